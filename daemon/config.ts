@@ -1,0 +1,288 @@
+/**
+ * Configuration: embedded defaults ← JSON file (--config FILE or NESTBOX_CONFIG) ← environment.
+ * Every key is described once in KEYS; parsing, validation and error messages come from that table.
+ * A bad value throws ConfigError, which main.ts turns into exit code 2 and one line on stderr.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import cron from 'node-cron';
+import { LOG_LEVELS, type LogLevel } from './log/logger.js';
+
+export type CoprocTarget =
+  | { kind: 'sim' }
+  | { kind: 'serial'; path: string; baud: number }
+  | { kind: 'esps'; path: string };
+
+export type Registrations = 'open' | 'approval' | 'closed';
+export type MqttProtocol = 3 | 4 | 5;
+
+export interface Config {
+  dataDir: string;
+  httpHost: string;
+  httpPort: number;
+  streamingPort: number;
+  baseUrl: string;
+  streamingUrl: string;
+  registrations: Registrations;
+  coproc: CoprocTarget;
+  mqttUrl: string | null;
+  mqttUsername: string | null;
+  mqttPassword: string | null;
+  mqttPrefix: string;
+  haDiscovery: string;
+  logLevel: LogLevel;
+  heartbeatS: number;
+  heartbeatMisses: number;
+  reconnectMaxS: number;
+  fallbackAfterS: number;
+  setupRetryS: number;
+  stableS: number;
+  setupPassphrase: string | null;
+  publicPreview: boolean;
+  federationAllowPrivate: boolean;
+  backupSchedule: string;
+  backupKeep: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly key: string, readonly value: unknown, readonly allowed: string, readonly source: string) {
+    super(`config: ${key}=${JSON.stringify(value)} (${source}) is not allowed: ${allowed}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Parser<T> = { allowed: string; parse(raw: unknown, fromEnv: boolean): T | undefined };
+
+const text = (allowed = 'a string'): Parser<string> => ({
+  allowed,
+  parse: (raw) => (typeof raw === 'string' ? raw : undefined),
+});
+
+const nonEmpty = (allowed: string): Parser<string> => ({
+  allowed,
+  parse: (raw) => (typeof raw === 'string' && raw.trim() !== '' ? raw : undefined),
+});
+
+const optionalText = (allowed = 'a string'): Parser<string | null> => ({
+  allowed,
+  parse: (raw) => (raw === null || raw === '' ? null : typeof raw === 'string' ? raw : undefined),
+});
+
+const integer = (min: number, max: number, allowed = `a whole number from ${min} to ${max}`): Parser<number> => ({
+  allowed,
+  parse(raw, fromEnv) {
+    const value = fromEnv && typeof raw === 'string' && /^-?\d+$/.test(raw.trim()) ? Number(raw) : raw;
+    return typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max ? value : undefined;
+  },
+});
+
+const boolean: Parser<boolean> = {
+  allowed: 'true or false',
+  parse(raw, fromEnv) {
+    if (typeof raw === 'boolean') return raw;
+    if (!fromEnv || typeof raw !== 'string') return undefined;
+    const word = raw.trim().toLowerCase();
+    if (['true', '1', 'yes', 'on'].includes(word)) return true;
+    if (['false', '0', 'no', 'off'].includes(word)) return false;
+    return undefined;
+  },
+};
+
+const oneOf = <T extends string>(values: readonly T[]): Parser<T> => ({
+  allowed: `one of ${values.join(', ')}`,
+  parse: (raw) => (typeof raw === 'string' && (values as readonly string[]).includes(raw) ? (raw as T) : undefined),
+});
+
+const httpUrl = (allowed: string): Parser<string> => ({
+  allowed,
+  parse(raw) {
+    if (typeof raw !== 'string') return undefined;
+    try {
+      const url = new URL(raw);
+      return ['http:', 'https:'].includes(url.protocol) && !url.search && !url.hash ? raw.replace(/\/+$/, '') : undefined;
+    } catch {
+      return undefined;
+    }
+  },
+});
+
+const mqttUrl: Parser<string | null> = {
+  allowed: 'an mqtt://, mqtts://, ws:// or wss:// URL, or empty for MQTT off',
+  parse(raw) {
+    if (raw === null || raw === '') return null;
+    if (typeof raw !== 'string') return undefined;
+    try {
+      return ['mqtt:', 'mqtts:', 'ws:', 'wss:'].includes(new URL(raw).protocol) ? raw : undefined;
+    } catch {
+      return undefined;
+    }
+  },
+};
+
+const cronExpression: Parser<string> = {
+  allowed: 'a cron expression (five or six fields), or "off"',
+  parse: (raw) => (typeof raw === 'string' && (raw === 'off' || cron.validate(raw)) ? raw : undefined),
+};
+
+const topicPart = (allowed: string, allowEmpty: boolean): Parser<string> => ({
+  allowed,
+  parse(raw) {
+    if (typeof raw !== 'string') return undefined;
+    if (raw === '') return allowEmpty ? raw : undefined;
+    return /^[^#+\u0000]+$/.test(raw) && !raw.startsWith('/') && !raw.endsWith('/') ? raw : undefined;
+  },
+});
+
+const passphrase: Parser<string | null> = {
+  allowed: '8 to 63 characters, or 64 hex digits (WPA2)',
+  parse(raw) {
+    if (raw === null || raw === '') return null;
+    if (typeof raw !== 'string') return undefined;
+    const ok = (raw.length >= 8 && raw.length <= 63 && /^[\x20-\x7e]+$/.test(raw)) || /^[0-9a-fA-F]{64}$/.test(raw);
+    return ok ? raw : undefined;
+  },
+};
+
+export const COPROC_ALLOWED = 'sim, serial:/dev/PATH[?baud=N] or esps:/dev/PATH';
+const BAUD_RATES = [9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600, 1000000, 1500000, 2000000, 3000000];
+
+export function parseCoprocTarget(raw: string): CoprocTarget | undefined {
+  if (raw === 'sim') return { kind: 'sim' };
+  const match = /^(serial|esps):(\/[^?\s]+)(?:\?(.*))?$/.exec(raw);
+  if (!match) return undefined;
+  const [, kind, path, query] = match;
+  if (kind === 'esps') return query ? undefined : { kind: 'esps', path: path! };
+  const params = new URLSearchParams(query ?? '');
+  for (const name of params.keys()) if (name !== 'baud') return undefined;
+  const baudText = params.get('baud') ?? '921600';
+  const baud = /^\d+$/.test(baudText) ? Number(baudText) : NaN;
+  return BAUD_RATES.includes(baud) ? { kind: 'serial', path: path!, baud } : undefined;
+}
+
+const coproc: Parser<CoprocTarget> = {
+  allowed: COPROC_ALLOWED,
+  parse: (raw) => (typeof raw === 'string' ? parseCoprocTarget(raw) : undefined),
+};
+
+interface KeySpec<K extends keyof Config = keyof Config> {
+  field: K;
+  json: string;
+  env: string;
+  parser: Parser<Config[K]>;
+  /** A value, or a function of the keys already resolved (derived defaults). */
+  fallback: Config[K] | ((config: Partial<Config>) => Config[K]);
+}
+
+function key<K extends keyof Config>(field: K, json: string, parser: Parser<Config[K]>, fallback: KeySpec<K>['fallback']): KeySpec<K> {
+  return { field, json, env: `NESTBOX_${json.toUpperCase()}`, parser, fallback };
+}
+
+/** The configuration contract of design.md, in one table. Order matters for derived defaults. */
+export const KEYS: readonly KeySpec[] = [
+  key('dataDir', 'data_dir', nonEmpty('a directory path'), './data'),
+  key('httpHost', 'http_host', nonEmpty('a host name or IP address'), '127.0.0.1'),
+  key('httpPort', 'http_port', integer(1, 65535, 'a port number from 1 to 65535'), 8080),
+  key('streamingPort', 'streaming_port', integer(1, 65535, 'a port number from 1 to 65535'), 4000),
+  key('baseUrl', 'base_url', httpUrl('an http:// or https:// URL without query'), 'http://localhost:8080'),
+  key('streamingUrl', 'streaming_url', httpUrl('an http:// or https:// URL without query'), (c) => deriveStreamingUrl(c.baseUrl!, c.streamingPort!)),
+  key('registrations', 'registrations', oneOf(['open', 'approval', 'closed'] as const), 'closed'),
+  key('coproc', 'coproc', coproc, { kind: 'sim' }),
+  key('mqttUrl', 'mqtt_url', mqttUrl, null),
+  key('mqttUsername', 'mqtt_username', optionalText(), null),
+  key('mqttPassword', 'mqtt_password', optionalText(), null),
+  key('mqttPrefix', 'mqtt_prefix', topicPart('a topic prefix without + # or leading/trailing /', false), 'nestbox'),
+  key('haDiscovery', 'ha_discovery', topicPart('a discovery prefix without + #, or empty to turn discovery off', true), 'homeassistant'),
+  key('logLevel', 'log_level', oneOf(LOG_LEVELS), 'info'),
+  key('heartbeatS', 'heartbeat_s', integer(1, 3600), 10),
+  key('heartbeatMisses', 'heartbeat_misses', integer(1, 100), 3),
+  key('reconnectMaxS', 'reconnect_max_s', integer(1, 3600), 30),
+  key('fallbackAfterS', 'fallback_after_s', integer(0, 86400), 60),
+  key('setupRetryS', 'setup_retry_s', integer(1, 86400), 60),
+  key('stableS', 'stable_s', integer(0, 3600), 10),
+  key('setupPassphrase', 'setup_passphrase', passphrase, null),
+  key('publicPreview', 'public_preview', boolean, true),
+  key('federationAllowPrivate', 'federation_allow_private', boolean, false),
+  key('backupSchedule', 'backup_schedule', cronExpression, '30 3 * * *'),
+  key('backupKeep', 'backup_keep', integer(1, 365), 7),
+] as KeySpec[];
+
+function deriveStreamingUrl(baseUrl: string, streamingPort: number): string {
+  const url = new URL(baseUrl);
+  url.port = String(streamingPort);
+  return url.toString().replace(/\/+$/, '');
+}
+
+export interface ConfigSources {
+  env?: NodeJS.ProcessEnv;
+  /** Path given with --config; NESTBOX_CONFIG is used when absent. */
+  file?: string | null;
+  cwd?: string;
+}
+
+export function loadConfig(sources: ConfigSources = {}): Config {
+  const env = sources.env ?? {};
+  const cwd = sources.cwd ?? process.cwd();
+  const filePath = sources.file ?? env.NESTBOX_CONFIG ?? null;
+  const fileValues = filePath ? readConfigFile(resolve(cwd, filePath)) : {};
+  const knownEnv = new Set(KEYS.map((spec) => spec.env));
+  for (const name of Object.keys(env)) {
+    if (name.startsWith('NESTBOX_') && name !== 'NESTBOX_CONFIG' && !knownEnv.has(name)) {
+      throw new ConfigError(name, env[name], `a known setting (${[...knownEnv].join(', ')})`, 'environment');
+    }
+  }
+
+  const config: Partial<Config> = {};
+  for (const spec of KEYS) {
+    const envValue = env[spec.env];
+    let value: unknown;
+    if (envValue !== undefined) {
+      value = parseOne(spec, spec.env, envValue, true, 'environment');
+    } else if (spec.json in fileValues) {
+      value = parseOne(spec, spec.json, fileValues[spec.json], false, filePath!);
+    } else {
+      value = typeof spec.fallback === 'function' ? (spec.fallback as (c: Partial<Config>) => unknown)(config) : spec.fallback;
+    }
+    (config as Record<string, unknown>)[spec.field] = value;
+  }
+  config.dataDir = resolve(cwd, config.dataDir!);
+  return config as Config;
+}
+
+function parseOne(spec: KeySpec, name: string, raw: unknown, fromEnv: boolean, source: string): unknown {
+  const value = spec.parser.parse(raw, fromEnv);
+  if (value === undefined) throw new ConfigError(name, raw, spec.parser.allowed, source);
+  return value;
+}
+
+function readConfigFile(path: string): Record<string, unknown> {
+  let textContent: string;
+  try {
+    textContent = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError('--config', path, `a readable JSON file (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`, 'command line');
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(textContent);
+  } catch (error) {
+    throw new ConfigError('--config', path, `valid JSON (${(error as Error).message})`, 'command line');
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new ConfigError('--config', path, 'a JSON object of settings', 'command line');
+  }
+  const known = new Set(KEYS.map((spec) => spec.json));
+  for (const name of Object.keys(parsed)) {
+    if (!known.has(name)) throw new ConfigError(name, (parsed as Record<string, unknown>)[name], `a known setting (${[...known].join(', ')})`, path);
+  }
+  return parsed as Record<string, unknown>;
+}
+
+/** The settings with secrets left out, for the start-up log line. */
+export function describeConfig(config: Config): Record<string, unknown> {
+  return {
+    ...config,
+    coproc: config.coproc.kind === 'sim' ? 'sim' : `${config.coproc.kind}:${config.coproc.path}`,
+    mqttPassword: config.mqttPassword ? '[set]' : null,
+    setupPassphrase: config.setupPassphrase ? '[set]' : null,
+  };
+}

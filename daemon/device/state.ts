@@ -1,0 +1,180 @@
+/**
+ * DeviceState: the one model of the box that the connectivity manager writes and every output
+ * (MQTT, web, systemd STATUS=) reads. Updates are section patches; each one that changes anything
+ * emits "change" with the list of changed paths. Discrete happenings go out as "event".
+ */
+import { EventEmitter } from 'node:events';
+import { isDeepStrictEqual } from 'node:util';
+
+export const CONNECTIVITY_STATES = ['starting', 'connecting', 'connected', 'reconnecting', 'setup_ap', 'device_lost'] as const;
+export type Connectivity = (typeof CONNECTIVITY_STATES)[number];
+
+export type WifiMode = 'none' | 'station' | 'softap' | 'apsta';
+export type LinkState = 'up' | 'down' | 'off';
+export type OtaPhase = 'idle' | 'writing' | 'rebooting' | 'done' | 'failed';
+
+export interface WifiState {
+  mode: WifiMode | null;
+  ssid: string | null;
+  bssid: string | null;
+  rssi: number | null;
+  channel: number | null;
+  mac: string | null;
+}
+
+export interface SoftApStation { mac: string; rssi: number | null }
+
+export interface SoftApState {
+  active: boolean;
+  ssid: string | null;
+  channel: number | null;
+  stations: SoftApStation[];
+}
+
+export interface OtaState {
+  phase: OtaPhase;
+  bytes: number;
+  total: number;
+  percent: number;
+  error: string | null;
+}
+
+export interface CoprocessorState {
+  link: LinkState;
+  transport: string;
+  last_heartbeat: string | null;
+  heartbeat_number: number | null;
+  tx_power_dbm: number | null;
+  power_save: string | null;
+  firmware: string | null;
+  ota: OtaState;
+}
+
+export interface InstanceState {
+  accounts: number;
+  statuses: number;
+  pending_follow_requests: number;
+  unread_notifications: number;
+}
+
+export interface DaemonState {
+  version: string;
+  started_at: string;
+  uptime_s: number;
+}
+
+export interface DeviceStateData {
+  connectivity: Connectivity;
+  /** Why the last connection attempt failed, in words a person understands; null when none. */
+  error: string | null;
+  wifi: WifiState;
+  softap: SoftApState;
+  coprocessor: CoprocessorState;
+  instance: InstanceState;
+  daemon: DaemonState;
+}
+
+type Section = Exclude<keyof DeviceStateData, 'connectivity' | 'error'>;
+export type DeviceStatePatch = {
+  connectivity?: Connectivity;
+  error?: string | null;
+} & { [K in Section]?: Partial<DeviceStateData[K]> };
+
+export interface DeviceStateChange {
+  /** Dotted paths of every value that changed, e.g. "wifi.rssi". */
+  paths: string[];
+  previous: Readonly<DeviceStateData>;
+  current: Readonly<DeviceStateData>;
+}
+
+export interface DeviceEvent {
+  name: string;
+  payload: Record<string, unknown>;
+  at: string;
+}
+
+export function initialDeviceState(version: string, transport: string, now = new Date()): DeviceStateData {
+  return {
+    connectivity: 'starting',
+    error: null,
+    wifi: { mode: null, ssid: null, bssid: null, rssi: null, channel: null, mac: null },
+    softap: { active: false, ssid: null, channel: null, stations: [] },
+    coprocessor: {
+      link: 'down', transport, last_heartbeat: null, heartbeat_number: null, tx_power_dbm: null,
+      power_save: null, firmware: null, ota: { phase: 'idle', bytes: 0, total: 0, percent: 0, error: null },
+    },
+    instance: { accounts: 0, statuses: 0, pending_follow_requests: 0, unread_notifications: 0 },
+    daemon: { version, started_at: now.toISOString(), uptime_s: 0 },
+  };
+}
+
+export class DeviceState extends EventEmitter<{ change: [DeviceStateChange]; event: [DeviceEvent] }> {
+  private data: DeviceStateData;
+
+  constructor(initial: DeviceStateData) {
+    super();
+    this.data = deepFreeze(structuredClone(initial));
+  }
+
+  get(): Readonly<DeviceStateData> {
+    return this.data;
+  }
+
+  /** Applies a patch; emits "change" only when some value really changed. Returns the paths. */
+  update(patch: DeviceStatePatch): string[] {
+    const previous = this.data;
+    const next = structuredClone(previous) as DeviceStateData;
+    const paths: string[] = [];
+    for (const [key, value] of Object.entries(patch) as Array<[keyof DeviceStateData, unknown]>) {
+      if (value === undefined) continue;
+      if (key === 'connectivity' || key === 'error') {
+        if (next[key] !== value) { paths.push(key); (next as unknown as Record<string, unknown>)[key] = value; }
+        continue;
+      }
+      const section = next[key] as unknown as Record<string, unknown>;
+      for (const [field, fieldValue] of Object.entries(value as Record<string, unknown>)) {
+        if (fieldValue === undefined || isDeepStrictEqual(section[field], fieldValue)) continue;
+        section[field] = structuredClone(fieldValue);
+        paths.push(`${key}.${field}`);
+      }
+    }
+    if (paths.length === 0) return paths;
+    this.data = deepFreeze(next);
+    this.emit('change', { paths, previous, current: this.data });
+    return paths;
+  }
+
+  /** A discrete happening (disconnected, setup_ap_started, ota_progress, …) for the outputs. */
+  publishEvent(name: string, payload: Record<string, unknown> = {}): void {
+    this.emit('event', { name, payload, at: new Date().toISOString() });
+  }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const item of Object.values(value)) deepFreeze(item);
+  }
+  return value;
+}
+
+/** One line for systemd STATUS= and the dashboard header. */
+export function summarizeDeviceState(state: Readonly<DeviceStateData>): string {
+  const { wifi, softap, coprocessor } = state;
+  const parts: string[] = [];
+  switch (state.connectivity) {
+    case 'connected':
+      parts.push(`online via ${wifi.ssid ?? '?'}${wifi.rssi != null ? ` (${wifi.rssi} dBm)` : ''}`);
+      break;
+    case 'setup_ap':
+      parts.push(`setup mode: join "${softap.ssid ?? '?'}" (${softap.stations.length} connected)`);
+      break;
+    case 'device_lost':
+      parts.push('coprocessor not answering');
+      break;
+    default:
+      parts.push(`${state.connectivity.replace('_', ' ')}${wifi.ssid ? ` to ${wifi.ssid}` : ''}`);
+  }
+  if (coprocessor.ota.phase === 'writing') parts.push(`firmware update ${coprocessor.ota.percent}%`);
+  return parts.join(', ');
+}

@@ -1,0 +1,79 @@
+/**
+ * Errors in Mastodon's shape: {"error": "…"} with the right status (422 adds "details"),
+ * never a stack trace. Anything thrown that is not an HttpError is a 500, logged in full.
+ */
+import type { Context, Next } from 'koa';
+import type { Logger } from '../log/logger.js';
+
+export type ErrorDetails = Record<string, Array<{ error: string; description: string }>>;
+
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly details?: ErrorDetails,
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+    this.name = 'HttpError';
+  }
+}
+
+export const badRequest = (message: string) => new HttpError(400, message);
+export const unauthorized = (message = 'The access token is invalid') => new HttpError(401, message);
+export const forbidden = (message = 'This action is outside the authorized scopes') => new HttpError(403, message);
+export const notFound = (message = 'Record not found') => new HttpError(404, message);
+export const unprocessable = (message: string, details?: ErrorDetails) => new HttpError(422, message, details);
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not found',
+  405: 'Method not allowed',
+  406: 'Not acceptable',
+  408: 'Request timeout',
+  409: 'Conflict',
+  413: 'Payload too large',
+  415: 'Unsupported media type',
+  422: 'Unprocessable entity',
+  429: 'Too many requests',
+  503: 'Service unavailable',
+};
+
+export function errorMiddleware(log: Logger) {
+  return async function shapeErrors(ctx: Context, next: Next): Promise<void> {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body == null) throw new HttpError(404, 'Not found');
+      if (ctx.status === 405 && ctx.body == null) throw new HttpError(405, STATUS_TEXT[405]!);
+    } catch (error) {
+      const { status, body, headers } = toResponse(error);
+      if (status >= 500) log.error('request failed', { method: ctx.method, path: ctx.path, error });
+      ctx.status = status;
+      ctx.set(headers);
+      ctx.body = body;
+    }
+  };
+}
+
+function toResponse(error: unknown): { status: number; body: Record<string, unknown>; headers: Record<string, string> } {
+  if (error instanceof HttpError) {
+    const body: Record<string, unknown> = { error: error.message };
+    if (error.details) body.details = error.details;
+    return { status: error.status, body, headers: error.headers ?? {} };
+  }
+  // Errors from koa and its body parser carry a client status (400 bad JSON, 413 too large, …).
+  const status = Number((error as { status?: unknown })?.status ?? (error as { statusCode?: unknown })?.statusCode);
+  if (Number.isInteger(status) && status >= 400 && status < 500) {
+    const exposed = (error as { expose?: boolean }).expose && (error as Error).message;
+    return { status, body: { error: describeClientError(status, exposed || '') }, headers: {} };
+  }
+  return { status: 500, body: { error: 'Internal server error' }, headers: {} };
+}
+
+function describeClientError(status: number, message: string): string {
+  if (status === 413) return 'Payload too large';
+  if (status === 400 && /json|unexpected|token/i.test(message)) return 'Invalid JSON in request body';
+  return message || STATUS_TEXT[status] || 'Bad request';
+}

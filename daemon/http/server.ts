@@ -1,0 +1,111 @@
+/**
+ * The one HTTP server of the box (API, web pages, OAuth, setup portal). Subsystems mount their
+ * routers; stop() refuses new connections, lets in-flight requests finish, then closes the rest.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import Koa, { type Middleware } from 'koa';
+import type Router from '@koa/router';
+
+type RouterMiddleware = ReturnType<Router['routes']>;
+import type { Logger } from '../log/logger.js';
+import { errorMiddleware } from './errors.js';
+
+export interface HttpServerOptions {
+  host: string;
+  port: number;
+  log: Logger;
+}
+
+export class HttpServer {
+  readonly app = new Koa({ proxy: false });
+  private readonly server: Server;
+  private readonly sockets = new Set<Socket>();
+  private inFlight = 0;
+  private handle: ReturnType<Koa['callback']> | null = null;
+  private idleWaiters: Array<() => void> = [];
+
+  constructor(private readonly options: HttpServerOptions) {
+    this.app.silent = true;
+    this.app.use(this.countInFlight);
+    this.app.use(requestLog(options.log));
+    this.app.use(errorMiddleware(options.log));
+    // Koa composes its middleware when callback() is called: build it once, at start().
+    this.server = createServer((req, res) => this.handle!(req, res));
+    this.server.keepAliveTimeout = 5000;
+    this.server.headersTimeout = 15000;
+    this.server.requestTimeout = 120000;
+    this.server.on('connection', (socket) => {
+      this.sockets.add(socket);
+      socket.on('close', () => this.sockets.delete(socket));
+    });
+  }
+
+  /** Adds middleware (usually a router's routes()) after the shared ones. */
+  use(middleware: Middleware | RouterMiddleware): void {
+    this.app.use(middleware as Middleware);
+  }
+
+  get nodeServer(): Server {
+    return this.server;
+  }
+
+  async start(): Promise<AddressInfo> {
+    this.handle = this.app.callback();
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(this.options.port, this.options.host, () => {
+        this.server.off('error', reject);
+        resolve();
+      });
+    });
+    return this.server.address() as AddressInfo;
+  }
+
+  async stop(graceMs = 5000): Promise<void> {
+    if (!this.server.listening) return;
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.server.closeIdleConnections();
+    await Promise.race([this.drained(), delay(graceMs)]);
+    for (const socket of this.sockets) socket.destroy();
+    await closed;
+  }
+
+  private drained(): Promise<void> {
+    if (this.inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private readonly countInFlight: Middleware = async (ctx, next) => {
+    this.inFlight += 1;
+    // Tell keep-alive clients to go once the server is shutting down.
+    if (!this.server.listening) ctx.set('Connection', 'close');
+    try {
+      await next();
+    } finally {
+      this.inFlight -= 1;
+      if (this.inFlight === 0) {
+        if (!this.server.listening) this.server.closeIdleConnections();
+        this.idleWaiters.splice(0).forEach((resolve) => resolve());
+      }
+    }
+  };
+}
+
+function requestLog(log: Logger): Middleware {
+  return async (ctx, next) => {
+    const started = process.hrtime.bigint();
+    try {
+      await next();
+    } finally {
+      if (log.enabled('debug')) {
+        // The path only: a query string may carry an access token.
+        log.debug('request', { method: ctx.method, path: ctx.path, status: ctx.status, ms: Number(process.hrtime.bigint() - started) / 1e6 });
+      }
+    }
+  };
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}

@@ -1,0 +1,48 @@
+/**
+ * Consistent copies of the live database (VACUUM INTO reads one snapshot while writers go on),
+ * written under a temporary name and renamed, so a half-written copy never looks like a backup.
+ */
+import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Db } from './db.js';
+
+const PREFIX = 'nestbox-';
+const SUFFIX = '.sqlite3';
+
+export interface BackupResult {
+  path: string;
+  bytes: number;
+  removed: string[];
+}
+
+export async function backupDatabase(db: Db, dir: string, keep: number, now = new Date()): Promise<BackupResult> {
+  await mkdir(dir, { recursive: true });
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.(\d{3})Z$/, '$1Z');
+  const path = join(dir, `${PREFIX}${stamp}${SUFFIX}`);
+  const partial = `${path}.partial`;
+  await rm(partial, { force: true });
+  await db.raw('VACUUM INTO ?', [partial]);
+  await rename(partial, path);
+  const { size } = await stat(path);
+  const removed = await pruneBackups(dir, keep);
+  return { path, bytes: size, removed };
+}
+
+export async function listBackups(dir: string): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  // The timestamp in the name sorts in time order.
+  return names.filter((name) => name.startsWith(PREFIX) && name.endsWith(SUFFIX)).sort();
+}
+
+async function pruneBackups(dir: string, keep: number): Promise<string[]> {
+  const names = await listBackups(dir);
+  const excess = names.slice(0, Math.max(0, names.length - keep));
+  await Promise.all(excess.map((name) => rm(join(dir, name), { force: true })));
+  return excess;
+}

@@ -1,0 +1,62 @@
+/**
+ * The one SQLite database of the box, through knex: WAL so readers never wait for the writer,
+ * foreign keys on, and a busy timeout so a second connection waits instead of failing.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import knexFactory, { type Knex } from 'knex';
+
+export type Db = Knex;
+
+export interface OpenOptions {
+  /** Path of the SQLite file; ':memory:' for a throw-away database. */
+  filename: string;
+  busyTimeoutMs?: number;
+}
+
+export const BUSY_TIMEOUT_MS = 5000;
+
+export function openDatabase({ filename, busyTimeoutMs = BUSY_TIMEOUT_MS }: OpenOptions): Db {
+  if (filename !== ':memory:') mkdirSync(dirname(filename), { recursive: true });
+  return knexFactory({
+    client: 'sqlite3',
+    connection: { filename },
+    useNullAsDefault: true,
+    // One writer: SQLite serialises writes anyway, and one connection keeps transactions simple.
+    pool: {
+      min: 1,
+      max: 1,
+      afterCreate(conn: SqliteConnection, done: (error: Error | null, conn: SqliteConnection) => void) {
+        const pragmas = [
+          'PRAGMA journal_mode = WAL',
+          'PRAGMA synchronous = NORMAL',
+          'PRAGMA foreign_keys = ON',
+          `PRAGMA busy_timeout = ${Math.trunc(busyTimeoutMs)}`,
+        ];
+        conn.exec(pragmas.join(';'), (error) => done(error ?? null, conn));
+      },
+    },
+  });
+}
+
+interface SqliteConnection {
+  exec(sql: string, callback: (error: Error | null) => void): void;
+}
+
+export async function pragma(db: Db, name: string): Promise<unknown> {
+  const rows: Array<Record<string, unknown>> = await db.raw(`PRAGMA ${name}`);
+  const first = rows[0];
+  return first ? Object.values(first)[0] : undefined;
+}
+
+/** Answers whether the database still responds: used by /healthz and the watchdog. */
+export async function ping(db: Db, timeoutMs = 2000): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const timeout = new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), timeoutMs); });
+    const query = db.raw('select 1 as ok').then(() => true, () => false);
+    return await Promise.race([query, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

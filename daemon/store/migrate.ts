@@ -1,0 +1,35 @@
+/**
+ * Migrations run at start-up, compiled with the daemon (no files read from disk at run time).
+ * knex applies all pending migrations in one transaction, so a failing migration leaves the
+ * database exactly as it was; running again when nothing is pending changes nothing.
+ */
+import type { Knex } from 'knex';
+import type { Db } from './db.js';
+import { MIGRATIONS, type Migration } from './migrations/index.js';
+
+class ListSource implements Knex.MigrationSource<Migration> {
+  constructor(private readonly migrations: readonly Migration[]) {}
+  async getMigrations(): Promise<Migration[]> { return [...this.migrations]; }
+  getMigrationName(migration: Migration): string { return migration.name; }
+  async getMigration(migration: Migration): Promise<Knex.Migration> {
+    return { up: migration.up, down: migration.down ?? (async () => { throw new Error(`${migration.name} cannot be undone`); }) };
+  }
+}
+
+export interface MigrateResult {
+  applied: string[];
+}
+
+export async function migrate(db: Db, migrations: readonly Migration[] = MIGRATIONS): Promise<MigrateResult> {
+  assertOrdered(migrations);
+  const [, applied] = (await db.migrate.latest({ migrationSource: new ListSource(migrations) })) as [number, string[]];
+  return { applied };
+}
+
+function assertOrdered(migrations: readonly Migration[]): void {
+  const names = migrations.map((m) => m.name);
+  const sorted = [...names].sort();
+  if (names.some((name, i) => name !== sorted[i]) || new Set(names).size !== names.length) {
+    throw new Error('migrations must be listed once each, in name order');
+  }
+}

@@ -1,0 +1,10 @@
+declare module 'systemd-notify' {
+  interface NotifyOptions {
+    ready?: boolean;
+    status?: string;
+    pid?: number;
+    booted?: boolean;
+  }
+  function notify(options: NotifyOptions): Promise<unknown>;
+  export default notify;
+}

@@ -1,0 +1,123 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ConfigError, loadConfig, parseCoprocTarget } from '../daemon/config.js';
+import { DAEMON_MAIN, tempDir } from './helpers/paths.js';
+
+function rejects(sources: Parameters<typeof loadConfig>[0], key: string): ConfigError {
+  try {
+    loadConfig(sources);
+  } catch (error) {
+    assert.instance(error, ConfigError);
+    assert.is((error as ConfigError).key, key);
+    return error as ConfigError;
+  }
+  assert.unreachable(`expected ${key} to be refused`);
+  throw new Error('unreachable');
+}
+
+test('defaults serve a developer machine', () => {
+  const config = loadConfig({ env: {}, cwd: '/srv/box' });
+  assert.is(config.dataDir, '/srv/box/data');
+  assert.is(config.httpHost, '127.0.0.1');
+  assert.is(config.httpPort, 8080);
+  assert.equal(config.coproc, { kind: 'sim' });
+  assert.is(config.mqttUrl, null);
+  assert.is(config.registrations, 'closed');
+  assert.is(config.streamingUrl, 'http://localhost:4000');
+  assert.is(config.publicPreview, true);
+});
+
+test('the JSON file overrides defaults and the environment overrides the file', () => {
+  const dir = tempDir();
+  const file = join(dir.path, 'nestbox.json');
+  writeFileSync(file, JSON.stringify({ http_port: 9000, mqtt_prefix: 'house/box', public_preview: false, coproc: 'esps:/dev/esps0' }));
+  const fromFile = loadConfig({ env: {}, file });
+  assert.is(fromFile.httpPort, 9000);
+  assert.is(fromFile.mqttPrefix, 'house/box');
+  assert.is(fromFile.publicPreview, false);
+  assert.equal(fromFile.coproc, { kind: 'esps', path: '/dev/esps0' });
+  const both = loadConfig({ env: { NESTBOX_CONFIG: file, NESTBOX_HTTP_PORT: '9100', NESTBOX_PUBLIC_PREVIEW: 'true' } });
+  assert.is(both.httpPort, 9100);
+  assert.is(both.publicPreview, true);
+  assert.is(both.mqttPrefix, 'house/box');
+  dir.remove();
+});
+
+test('the streaming URL is derived from the base URL and the streaming port', () => {
+  const config = loadConfig({ env: { NESTBOX_BASE_URL: 'https://box.example/', NESTBOX_STREAMING_PORT: '4443' } });
+  assert.is(config.baseUrl, 'https://box.example');
+  assert.is(config.streamingUrl, 'https://box.example:4443');
+});
+
+test('an unknown key is refused, from the file and from the environment', () => {
+  const dir = tempDir();
+  const file = join(dir.path, 'c.json');
+  writeFileSync(file, JSON.stringify({ http_prot: 80 }));
+  const error = rejects({ env: {}, file }, 'http_prot');
+  assert.match(error.message, /known setting/);
+  rejects({ env: { NESTBOX_HTTP_PROT: '80' } }, 'NESTBOX_HTTP_PROT');
+  dir.remove();
+});
+
+test('a value of the wrong type is refused', () => {
+  const dir = tempDir();
+  const file = join(dir.path, 'c.json');
+  writeFileSync(file, JSON.stringify({ http_port: '8080' }));
+  rejects({ env: {}, file }, 'http_port');
+  writeFileSync(file, JSON.stringify({ public_preview: 'yes' }));
+  rejects({ env: {}, file }, 'public_preview');
+  rejects({ env: { NESTBOX_HEARTBEAT_S: 'ten' } }, 'NESTBOX_HEARTBEAT_S');
+  rejects({ env: { NESTBOX_PUBLIC_PREVIEW: 'maybe' } }, 'NESTBOX_PUBLIC_PREVIEW');
+  dir.remove();
+});
+
+test('a port out of range is refused', () => {
+  const error = rejects({ env: { NESTBOX_HTTP_PORT: '70000' } }, 'NESTBOX_HTTP_PORT');
+  assert.match(error.message, /port number from 1 to 65535/);
+  rejects({ env: { NESTBOX_STREAMING_PORT: '0' } }, 'NESTBOX_STREAMING_PORT');
+});
+
+test('an unparsable NESTBOX_COPROC is refused', () => {
+  for (const value of ['serial', 'serial:ttyAMA0', 'serial:/dev/ttyAMA0?baud=12', 'serial:/dev/ttyAMA0?speed=9600', 'usb:/dev/x', 'esps:/dev/esps0?baud=1']) {
+    rejects({ env: { NESTBOX_COPROC: value } }, 'NESTBOX_COPROC');
+  }
+  assert.equal(parseCoprocTarget('serial:/dev/ttyAMA0?baud=921600'), { kind: 'serial', path: '/dev/ttyAMA0', baud: 921600 });
+  assert.equal(parseCoprocTarget('serial:/dev/ttyUSB0'), { kind: 'serial', path: '/dev/ttyUSB0', baud: 921600 });
+});
+
+test('other bad values: enums, URLs, cron, passphrase, missing or broken file', () => {
+  rejects({ env: { NESTBOX_REGISTRATIONS: 'sometimes' } }, 'NESTBOX_REGISTRATIONS');
+  rejects({ env: { NESTBOX_MQTT_URL: 'http://broker' } }, 'NESTBOX_MQTT_URL');
+  rejects({ env: { NESTBOX_BASE_URL: 'box.local' } }, 'NESTBOX_BASE_URL');
+  rejects({ env: { NESTBOX_BACKUP_SCHEDULE: 'nightly' } }, 'NESTBOX_BACKUP_SCHEDULE');
+  rejects({ env: { NESTBOX_SETUP_PASSPHRASE: 'short' } }, 'NESTBOX_SETUP_PASSPHRASE');
+  rejects({ env: { NESTBOX_MQTT_PREFIX: 'a/#' } }, 'NESTBOX_MQTT_PREFIX');
+  rejects({ env: {}, file: '/nonexistent/nestbox.json' }, '--config');
+  const dir = tempDir();
+  const file = join(dir.path, 'broken.json');
+  writeFileSync(file, '{"http_port": ');
+  rejects({ env: {}, file }, '--config');
+  writeFileSync(file, '[1,2]');
+  rejects({ env: {}, file }, '--config');
+  dir.remove();
+});
+
+test('the daemon exits with code 2 and one line naming key, value and what is allowed', () => {
+  const result = spawnSync(process.execPath, [DAEMON_MAIN], {
+    env: { PATH: process.env.PATH, NESTBOX_HTTP_PORT: '99999' },
+    encoding: 'utf8',
+    timeout: 10_000,
+  });
+  assert.is(result.status, 2);
+  const lines = result.stderr.trim().split('\n');
+  assert.is(lines.length, 1);
+  assert.match(lines[0]!, /NESTBOX_HTTP_PORT/);
+  assert.match(lines[0]!, /99999/);
+  assert.match(lines[0]!, /1 to 65535/);
+  assert.is(result.stdout, '');
+});
+
+test.run();

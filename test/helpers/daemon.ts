@@ -1,0 +1,162 @@
+/**
+ * Starts the real daemon (compiled dist/daemon/main.js) as a child process on free loopback ports
+ * with a temporary data dir, waits for /healthz, and stops it. Every integration test uses this.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DAEMON_MAIN, REPO_ROOT, tempDir } from './paths.js';
+import { freePort } from './ports.js';
+
+export interface LogLine {
+  level: string;
+  msg: string;
+  [key: string]: unknown;
+}
+
+export interface DaemonOptions {
+  /** Extra NESTBOX_* (or other) environment variables. */
+  env?: Record<string, string | undefined>;
+  /** Written to a JSON file and passed with --config. */
+  config?: Record<string, unknown>;
+  /** Reuse a data dir (e.g. to restart on the same database); a fresh temp dir otherwise. */
+  dataDir?: string;
+  /** Keep the data dir after stop (the caller removes it). */
+  keepDataDir?: boolean;
+  /** Wait for /healthz before resolving (default true). */
+  waitReady?: boolean;
+  startTimeoutMs?: number;
+}
+
+export interface RunningDaemon {
+  url: string;
+  port: number;
+  streamingPort: number;
+  dataDir: string;
+  child: ChildProcess;
+  logs: LogLine[];
+  /** Raw stdout lines that were not JSON (there should be none). */
+  rawLines: string[];
+  stderr: () => string;
+  fetch(path: string, init?: RequestInit): Promise<Response>;
+  json<T = any>(path: string, init?: RequestInit): Promise<{ status: number; body: T; headers: Headers }>;
+  waitForLog(match: (line: LogLine) => boolean, timeoutMs?: number): Promise<LogLine>;
+  /** SIGTERM (or another signal) and wait for exit; resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+export async function startDaemon(options: DaemonOptions = {}): Promise<RunningDaemon> {
+  const data = options.dataDir ? { path: options.dataDir, remove: () => undefined } : tempDir();
+  const port = await freePort();
+  const streamingPort = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const args = [DAEMON_MAIN];
+  if (options.config) {
+    const file = join(data.path, 'test-config.json');
+    writeFileSync(file, JSON.stringify(options.config));
+    args.push('--config', file);
+  }
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    NESTBOX_DATA_DIR: data.path,
+    NESTBOX_HTTP_HOST: '127.0.0.1',
+    NESTBOX_HTTP_PORT: String(port),
+    NESTBOX_STREAMING_PORT: String(streamingPort),
+    NESTBOX_BASE_URL: url,
+    NESTBOX_LOG_LEVEL: 'debug',
+    ...options.env,
+  };
+  for (const [key, value] of Object.entries(env)) if (value === undefined) delete env[key];
+
+  const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const logs: LogLine[] = [];
+  const rawLines: string[] = [];
+  const listeners = new Set<(line: LogLine) => void>();
+  let stderr = '';
+  let buffer = '';
+  child.stdout!.setEncoding('utf8');
+  child.stdout!.on('data', (chunk: string) => {
+    buffer += chunk;
+    let newline: number;
+    while ((newline = buffer.indexOf('\n')) >= 0) {
+      const text = buffer.slice(0, newline);
+      buffer = buffer.slice(newline + 1);
+      if (!text.trim()) continue;
+      try {
+        const line = JSON.parse(text) as LogLine;
+        logs.push(line);
+        for (const listener of listeners) listener(line);
+      } catch {
+        rawLines.push(text);
+      }
+    }
+  });
+  child.stderr!.setEncoding('utf8');
+  child.stderr!.on('data', (chunk: string) => { stderr += chunk; });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.on('exit', (code, signal) => resolve({ code, signal }));
+  });
+
+  const daemon: RunningDaemon = {
+    url, port, streamingPort, dataDir: data.path, child, logs, rawLines,
+    stderr: () => stderr,
+    fetch: (path, init) => fetch(url + path, init),
+    async json(path, init) {
+      const response = await fetch(url + path, init);
+      const textBody = await response.text();
+      let body: any = textBody;
+      try { body = JSON.parse(textBody); } catch { /* not JSON: keep the text */ }
+      return { status: response.status, body, headers: response.headers };
+    },
+    waitForLog(match, timeoutMs = 10_000) {
+      const found = logs.find(match);
+      if (found) return Promise.resolve(found);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => { listeners.delete(listener); reject(new Error('log line not seen in time')); }, timeoutMs);
+        const listener = (line: LogLine) => {
+          if (!match(line)) return;
+          clearTimeout(timer);
+          listeners.delete(listener);
+          resolve(line);
+        };
+        listeners.add(listener);
+      });
+    },
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      const { code } = await exited;
+      clearTimeout(timer);
+      if (!options.keepDataDir && !options.dataDir) data.remove();
+      return code;
+    },
+    exited,
+  };
+
+  if (options.waitReady !== false) {
+    try {
+      await waitForHealth(daemon, options.startTimeoutMs ?? 20_000);
+    } catch (error) {
+      await daemon.stop('SIGKILL');
+      throw new Error(`${(error as Error).message}\nstderr: ${stderr}\nlogs: ${logs.slice(-10).map((l) => JSON.stringify(l)).join('\n')}`);
+    }
+  }
+  return daemon;
+}
+
+async function waitForHealth(daemon: RunningDaemon, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let exitedEarly = false;
+  void daemon.exited.then(() => { exitedEarly = true; });
+  while (Date.now() < deadline) {
+    if (exitedEarly) throw new Error(`daemon exited during start-up (code ${daemon.child.exitCode})`);
+    try {
+      const response = await fetch(`${daemon.url}/healthz`);
+      if (response.ok && daemon.logs.some((line) => line.msg === 'ready')) return;
+    } catch { /* not listening yet */ }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error('daemon did not become ready in time');
+}
