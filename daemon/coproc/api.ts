@@ -1,0 +1,143 @@
+/**
+ * The coprocessor client as the rest of the daemon sees it: friendly types (MACs as lowercase
+ * "xx:xx:xx:xx:xx:xx" strings, enums as names, transmit power in dBm), one method per operation of
+ * the control protocol, and typed events. The connectivity manager depends on this interface only;
+ * daemon/coproc/client.ts implements it over framing + codec + a transport.
+ */
+import type { EventEmitter } from 'node:events';
+
+export type WifiModeName = 'none' | 'station' | 'softap' | 'apsta';
+/** The MAC-bearing interfaces: GetMAC/SetMAC accept only these. */
+export type WifiInterface = 'station' | 'softap';
+export type PowerSaveName = 'none' | 'min_modem' | 'max_modem';
+export type BandwidthName = 'ht20' | 'ht40';
+/** Ctrl_WifiSecProt names; real scans may report higher IDF values, kept as `unknown_<n>`. */
+export type SecurityName =
+  | 'open' | 'wep' | 'wpa_psk' | 'wpa2_psk' | 'wpa_wpa2_psk' | 'wpa2_enterprise' | 'wpa3_psk' | 'wpa2_wpa3_psk'
+  | `unknown_${number}`;
+
+export interface ScanEntry {
+  /** SSID decoded as UTF-8 for display; `ssidBytes` is what the air carries (may not be UTF-8). */
+  ssid: string;
+  ssidBytes: Uint8Array;
+  bssid: string;
+  rssi: number;
+  channel: number;
+  security: SecurityName;
+}
+
+export interface StationConfig {
+  ssid: string;
+  ssidBytes: Uint8Array;
+  bssid: string;
+  rssi: number;
+  channel: number;
+  security: SecurityName;
+}
+
+export interface ConnectRequest {
+  ssid: string | Uint8Array;
+  password: string;
+  /** Lock to one access point; empty or absent for any. */
+  bssid?: string;
+  wpa3Supported?: boolean;
+  listenInterval?: number;
+}
+
+export interface SoftApConfig {
+  ssid: string;
+  password: string;
+  channel: number;
+  security: SecurityName;
+  maxConnections: number;
+  ssidHidden: boolean;
+  bandwidth: BandwidthName;
+}
+
+export interface SoftApStationInfo {
+  mac: string;
+  rssi: number;
+}
+
+export interface VendorIe {
+  enable: boolean;
+  type: 'beacon' | 'probe_req' | 'probe_resp' | 'assoc_req' | 'assoc_resp';
+  index: 0 | 1;
+  elementId: number;
+  length: number;
+  oui: Uint8Array;
+  ouiType: number;
+  payload: Uint8Array;
+}
+
+/** Why an operation failed: the device said no (`device`), said nothing, or the link is down. */
+export type CoprocErrorKind = 'device' | 'timeout' | 'link_down' | 'invalid';
+
+export class CoprocError extends Error {
+  constructor(
+    readonly operation: string,
+    readonly kind: CoprocErrorKind,
+    /** The device's `resp` when kind is 'device' (−1 failure, 1 not connected, 5 out of range). */
+    readonly code: number | null,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'CoprocError';
+  }
+}
+
+export interface CoprocEvents {
+  /** Event_DevInit: the device (re)booted — after power-up, a crash or an OTA. */
+  devInit: [{ initData: Uint8Array }];
+  heartbeat: [{ number: number }];
+  /** Event 303: `reason` is the IDF disconnect reason (e.g. 201 NO_AP_FOUND, 202 AUTH_FAIL). */
+  stationDisconnected: [{ reason: number }];
+  /** Event 304: a phone left the soft AP. */
+  softApStationDisconnected: [{ mac: string; reason: number }];
+  /** The transport opened (device present) or closed (unplugged, driver reloaded). */
+  link: [{ up: boolean; reason?: string }];
+}
+
+export interface LinkCounters {
+  framesIn: number;
+  framesOut: number;
+  badFrames: number;
+  badChecksums: number;
+  undecodable: number;
+  unknownMessages: number;
+  lateResponses: number;
+  timeouts: number;
+}
+
+export interface CoprocClientApi extends EventEmitter<CoprocEvents> {
+  readonly linkUp: boolean;
+  counters(): LinkCounters;
+
+  getMac(iface: WifiInterface): Promise<string>;
+  setMac(iface: WifiInterface, mac: string): Promise<void>;
+  getMode(): Promise<WifiModeName>;
+  setMode(mode: WifiModeName): Promise<void>;
+  scan(): Promise<ScanEntry[]>;
+  /** null when the station is not connected (the device answers resp 1). */
+  getApConfig(): Promise<StationConfig | null>;
+  /** Resolves with the station MAC once connected; rejects with CoprocError otherwise. */
+  connectAp(request: ConnectRequest): Promise<{ mac: string }>;
+  disconnectAp(): Promise<void>;
+  getSoftApConfig(): Promise<SoftApConfig>;
+  setVendorIe(ie: VendorIe): Promise<void>;
+  startSoftAp(config: SoftApConfig): Promise<{ mac: string }>;
+  softApStations(): Promise<SoftApStationInfo[]>;
+  stopSoftAp(): Promise<void>;
+  setPowerSave(mode: PowerSaveName): Promise<void>;
+  getPowerSave(): Promise<PowerSaveName>;
+  otaBegin(): Promise<void>;
+  otaWrite(chunk: Uint8Array): Promise<void>;
+  otaEnd(): Promise<void>;
+  /** dBm; the device works in 0.25 dBm units and accepts 2–21 dBm (8–84). */
+  setMaxTxPower(dbm: number): Promise<void>;
+  getTxPower(): Promise<number>;
+  /** Heartbeat every `periodS` seconds (the device clamps to 10–3600), or off. */
+  configHeartbeat(enable: boolean, periodS?: number): Promise<void>;
+
+  close(): Promise<void>;
+}
