@@ -12,7 +12,9 @@ const quiet = process.argv.includes('--quiet');
 const say = (line) => { if (!quiet) process.stderr.write(`[setup] ${line}\n`); };
 
 function run(command, args) {
-  const result = spawnSync(command, args, { cwd: root, stdio: ['ignore', process.stderr, process.stderr] });
+  // JOBS lets node-gyp compile sqlite3 on every core.
+  const env = { ...process.env, JOBS: process.env.JOBS ?? 'max' };
+  const result = spawnSync(command, args, { cwd: root, env, stdio: ['ignore', process.stderr, process.stderr] });
   if (result.status !== 0) {
     process.stderr.write(`[setup] ${command} ${args.join(' ')} failed (exit ${result.status ?? result.signal})\n`);
     process.exit(result.status || 1);

@@ -66,14 +66,14 @@ function toResponse(error: unknown): { status: number; body: Record<string, unkn
   // Errors from koa and its body parser carry a client status (400 bad JSON, 413 too large, …).
   const status = Number((error as { status?: unknown })?.status ?? (error as { statusCode?: unknown })?.statusCode);
   if (Number.isInteger(status) && status >= 400 && status < 500) {
-    const exposed = (error as { expose?: boolean }).expose && (error as Error).message;
-    return { status, body: { error: describeClientError(status, exposed || '') }, headers: {} };
+    return { status, body: { error: describeClientError(status, error as Error & { expose?: boolean }) }, headers: {} };
   }
   return { status: 500, body: { error: 'Internal server error' }, headers: {} };
 }
 
-function describeClientError(status: number, message: string): string {
+function describeClientError(status: number, error: Error & { expose?: boolean }): string {
   if (status === 413) return 'Payload too large';
-  if (status === 400 && /json|unexpected|token/i.test(message)) return 'Invalid JSON in request body';
-  return message || STATUS_TEXT[status] || 'Bad request';
+  // The body parser reports malformed JSON as a SyntaxError carrying status 400.
+  if (status === 400 && error.name === 'SyntaxError') return 'Invalid JSON in request body';
+  return (error.expose && error.message) || STATUS_TEXT[status] || 'Bad request';
 }

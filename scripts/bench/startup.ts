@@ -1,0 +1,76 @@
+/**
+ * Start-up: time from process start to READY=1 (through a real notify socket) and RSS once ready,
+ * with an empty database and with a 100 MB one. Target: ready ≤ 1.0 s, RSS ≤ 70 MB (empty).
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { openDatabase } from '../../daemon/store/db.js';
+import { migrate } from '../../daemon/store/migrate.js';
+import { startNotifyListener } from '../../test/helpers/notify-socket.js';
+import { DAEMON_MAIN, tempDir } from '../../test/helpers/paths.js';
+import { freePort } from '../../test/helpers/ports.js';
+import { median, percentile, printFigure, printTable } from './report.js';
+
+export async function run(argv: string[]): Promise<void> {
+  const { values } = parseArgs({ args: argv, options: { runs: { type: 'string', default: '7' }, 'big-mb': { type: 'string', default: '100' } } });
+  const runs = Math.max(1, Number(values.runs));
+  const bigMb = Math.max(1, Number(values['big-mb']));
+  const rows = [];
+  for (const [label, sizeMb] of [['empty', 0], [`${bigMb} MB`, bigMb]] as const) {
+    const data = tempDir('nestbox-bench-');
+    if (sizeMb > 0) await fillDatabase(join(data.path, 'nestbox.sqlite3'), sizeMb);
+    const readyMs: number[] = [];
+    const rssMb: number[] = [];
+    for (let i = 0; i < runs; i += 1) {
+      const sample = await startOnce(data.path);
+      readyMs.push(sample.readyMs);
+      rssMb.push(sample.rssMb);
+    }
+    data.remove();
+    const database = sizeMb > 0 ? `${sizeMb}mb` : 'empty';
+    rows.push({ database: label, runs, 'ready p50 ms': median(readyMs), 'ready max ms': percentile(readyMs, 100), 'RSS p50 MB': median(rssMb), 'RSS max MB': percentile(rssMb, 100) });
+    printFigure('startup', 'ready_p50_ms', median(readyMs), { database });
+    printFigure('startup', 'ready_max_ms', percentile(readyMs, 100), { database });
+    printFigure('startup', 'rss_p50_mb', median(rssMb), { database });
+  }
+  printTable('Start-up to READY=1 (targets with an empty database: ≤ 1000 ms, ≤ 70 MB)', rows);
+}
+
+async function fillDatabase(filename: string, sizeMb: number): Promise<void> {
+  const db = openDatabase({ filename });
+  await migrate(db);
+  await db.schema.createTable('bench_filler', (t) => { t.increments('id'); t.binary('blob'); });
+  const chunk = Buffer.alloc(64 * 1024, 7);
+  const rowsNeeded = Math.ceil((sizeMb * 1024 * 1024) / chunk.length);
+  await db.transaction(async (trx) => {
+    for (let i = 0; i < rowsNeeded; i += 50) {
+      await trx('bench_filler').insert(Array.from({ length: Math.min(50, rowsNeeded - i) }, () => ({ blob: chunk })));
+    }
+  });
+  await db.raw('PRAGMA wal_checkpoint(TRUNCATE)');
+  await db.destroy();
+}
+
+async function startOnce(dataDir: string): Promise<{ readyMs: number; rssMb: number }> {
+  const listener = await startNotifyListener();
+  const port = await freePort();
+  const started = process.hrtime.bigint();
+  const child = spawn(process.execPath, [DAEMON_MAIN], {
+    env: { PATH: process.env.PATH, NOTIFY_SOCKET: listener.path, NESTBOX_DATA_DIR: dataDir, NESTBOX_HTTP_PORT: String(port), NESTBOX_STREAMING_PORT: String(await freePort()), NESTBOX_LOG_LEVEL: 'warn' },
+    stdio: 'ignore',
+  });
+  try {
+    await listener.waitFor((m) => m.READY === '1', 20_000);
+    const readyMs = Number(process.hrtime.bigint() - started) / 1e6;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+    const rssKb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
+    return { readyMs, rssMb: rssKb / 1024 };
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.once('exit', resolve));
+    await listener.close();
+  }
+}

@@ -1,0 +1,111 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startDaemon } from '../helpers/daemon.js';
+import { startNotifyListener } from '../helpers/notify-socket.js';
+import { createNotifier } from '../../daemon/lifecycle/systemd.js';
+import { Watchdog } from '../../daemon/lifecycle/watchdog.js';
+import { Logger } from '../../daemon/log/logger.js';
+
+const quiet = new Logger('silent');
+
+test('READY=1 comes once the daemon has started, with a one-line STATUS and the MAINPID', async () => {
+  const listener = await startNotifyListener();
+  const daemon = await startDaemon({ env: { NOTIFY_SOCKET: listener.path } });
+  try {
+    const ready = await listener.waitFor((m) => m.READY === '1');
+    assert.is(ready.MAINPID, String(daemon.child.pid));
+    assert.ok(ready.STATUS && !ready.STATUS.includes('\n'));
+    // READY=1 must not precede the HTTP server: by then /healthz answers.
+    const readyLog = await daemon.waitForLog((line) => line.msg === 'ready');
+    const listening = daemon.logs.findIndex((line) => String(line.msg).startsWith('Nestbox is listening'));
+    assert.ok(listening >= 0 && listening < daemon.logs.indexOf(readyLog));
+  } finally {
+    await daemon.stop();
+    await listener.close();
+  }
+});
+
+test('STOPPING=1 is sent on SIGTERM before the daemon exits 0', async () => {
+  const listener = await startNotifyListener();
+  const daemon = await startDaemon({ env: { NOTIFY_SOCKET: listener.path } });
+  await listener.waitFor((m) => m.READY === '1');
+  const code = await daemon.stop('SIGTERM');
+  assert.is(code, 0);
+  const stopping = listener.messages.find((m) => m.STOPPING === '1');
+  assert.ok(stopping, 'STOPPING=1 received');
+  assert.match(stopping!.STATUS ?? '', /stopping/);
+  await listener.close();
+});
+
+test('WATCHDOG=1 arrives every WATCHDOG_USEC/2 while the daemon is healthy', async () => {
+  const listener = await startNotifyListener();
+  const daemon = await startDaemon({ env: { NOTIFY_SOCKET: listener.path, WATCHDOG_USEC: '400000' } });
+  try {
+    await listener.waitFor((m) => m.READY === '1');
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    const pings = listener.messages.filter((m) => m.WATCHDOG === '1').length;
+    assert.ok(pings >= 3, `expected several pings in 1.2 s at 200 ms, got ${pings}`);
+  } finally {
+    await daemon.stop();
+    await listener.close();
+  }
+});
+
+// systemd-notify is a child process: it finds the socket in this process's environment.
+async function listenerInEnv() {
+  const listener = await startNotifyListener();
+  process.env.NOTIFY_SOCKET = listener.path;
+  return {
+    listener,
+    notifier: createNotifier(process.env, quiet),
+    async close() { delete process.env.NOTIFY_SOCKET; await listener.close(); },
+  };
+}
+
+test('a failing health check sends no WATCHDOG=1', async () => {
+  const { listener, notifier, close } = await listenerInEnv();
+  try {
+  let databaseAnswers = false;
+  const watchdog = new Watchdog({
+    env: { WATCHDOG_USEC: '100000' }, log: quiet,
+    ping: () => notifier.watchdog(),
+    databaseAnswers: async () => databaseAnswers,
+  });
+  assert.is(await watchdog.tick(), false);
+  await notifier.flush();
+  assert.is(listener.messages.filter((m) => m.WATCHDOG === '1').length, 0);
+  databaseAnswers = true;
+  assert.is(await watchdog.tick(), true);
+  await listener.waitFor((m) => m.WATCHDOG === '1');
+  } finally {
+    await close();
+  }
+});
+
+test('STATUS= follows changes and is not repeated when the line is unchanged', async () => {
+  const { listener, notifier, close } = await listenerInEnv();
+  try {
+  await notifier.ready('starting');
+  await notifier.status('online via HomeNet');
+  await notifier.status('online via HomeNet');
+  await notifier.status('setup mode:\njoin "Nestbox-1a2b"');
+  await notifier.flush();
+  await listener.waitFor((m) => m.STATUS === 'setup mode: join "Nestbox-1a2b"');
+  assert.equal(listener.messages.filter((m) => 'STATUS' in m).map((m) => m.STATUS), ['starting', 'online via HomeNet', 'setup mode: join "Nestbox-1a2b"']);
+  } finally {
+    await close();
+  }
+});
+
+test('nothing is sent when NOTIFY_SOCKET is unset', async () => {
+  const notifier = createNotifier({}, quiet);
+  assert.is(notifier.enabled, false);
+  const watchdog = new Watchdog({ env: {}, log: quiet, ping: () => notifier.watchdog(), databaseAnswers: async () => true });
+  assert.is(watchdog.start(), false, 'no watchdog without WATCHDOG_USEC');
+  // With no socket the notifier must not even spawn systemd-notify: it resolves at once.
+  await notifier.ready('x');
+  await notifier.watchdog();
+  await notifier.stopping('y');
+});
+
+test.run();

@@ -1,0 +1,64 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { openDatabase } from '../../daemon/store/db.js';
+import { migrate } from '../../daemon/store/migrate.js';
+import { backupDatabase, listBackups } from '../../daemon/store/backup.js';
+import { startDaemon } from '../helpers/daemon.js';
+import { tempDir } from '../helpers/paths.js';
+
+test('a backup is a consistent, complete copy of the live database', async () => {
+  const dir = tempDir();
+  const db = openDatabase({ filename: join(dir.path, 'live.sqlite3') });
+  try {
+    await migrate(db);
+    await db('settings').insert(Array.from({ length: 50 }, (_, i) => ({ key: `k${i}`, value: `v${i}` })));
+    const result = await backupDatabase(db, join(dir.path, 'backups'), 3);
+    assert.ok(result.bytes > 0);
+    const copy = openDatabase({ filename: result.path });
+    try {
+      const [{ integrity_check }] = await copy.raw('PRAGMA integrity_check');
+      assert.is(integrity_check, 'ok');
+      assert.is(Number((await copy('settings').count({ n: '*' }).first())!.n), 50);
+    } finally {
+      await copy.destroy();
+    }
+    assert.equal(readdirSync(join(dir.path, 'backups')).filter((n) => n.endsWith('.partial')), []);
+  } finally {
+    await db.destroy();
+    dir.remove();
+  }
+});
+
+test('only the last N backups are kept, the newest ones', async () => {
+  const dir = tempDir();
+  const db = openDatabase({ filename: join(dir.path, 'live.sqlite3') });
+  try {
+    await migrate(db);
+    const backups = join(dir.path, 'backups');
+    const made: string[] = [];
+    for (let i = 0; i < 5; i += 1) {
+      made.push((await backupDatabase(db, backups, 2, new Date(Date.UTC(2026, 0, 1 + i)))).path);
+    }
+    const kept = await listBackups(backups);
+    assert.equal(kept.map((name) => join(backups, name)), made.slice(-2));
+  } finally {
+    await db.destroy();
+    dir.remove();
+  }
+});
+
+test('the daemon runs the backup job on its cron schedule', async () => {
+  const daemon = await startDaemon({ env: { NESTBOX_BACKUP_SCHEDULE: '* * * * * *', NESTBOX_BACKUP_KEEP: '2' } });
+  try {
+    const line = await daemon.waitForLog((l) => l.msg === 'database backed up', 5000);
+    assert.match(String(line.path), /backups\/nestbox-\d{8}T\d{9}Z\.sqlite3$/);
+    await daemon.waitForLog((l) => l.msg === 'database backed up' && Number(l.removed) > 0, 6000);
+    assert.ok((await listBackups(join(daemon.dataDir, 'backups'))).length <= 2);
+  } finally {
+    await daemon.stop();
+  }
+});
+
+test.run();
