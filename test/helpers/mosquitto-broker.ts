@@ -35,12 +35,24 @@ topic write nestbox/+/command/+
 export interface BrokerOptions {
   users?: Array<{ username: string; password: string }>;
   acl?: string;
+  /** Adds an mqtts:// listener with a generated CA that requires a client certificate. */
+  tls?: boolean;
+}
+
+/** Files of the generated test PKI: a CA, the broker's certificate (IP 127.0.0.1) and a client's. */
+export interface TestPki {
+  caFile: string;
+  clientCertFile: string;
+  clientKeyFile: string;
 }
 
 export interface MosquittoBroker {
   port: number;
   /** mqtt://127.0.0.1:<port> */
   url: string;
+  /** mqtts://127.0.0.1:<port> when started with `tls`. */
+  tlsUrl: string | null;
+  pki: TestPki | null;
   stop(): Promise<void>;
   /** Stops and starts again on the same port (retained messages are gone). */
   restart(): Promise<void>;
@@ -69,6 +81,15 @@ export async function startMosquitto(options: BrokerOptions = {}): Promise<Mosqu
     if (made.status !== 0) throw new Error(`mosquitto_passwd failed: ${made.stderr}`);
   }
   writeFileSync(aclFile, options.acl ?? DEFAULT_ACL);
+  const tlsPort = options.tls ? await freePort() : null;
+  const pki = options.tls ? makeTestPki(dir.path) : null;
+  const tlsListener = tlsPort && pki ? [
+    `listener ${tlsPort} 127.0.0.1`,
+    `cafile ${pki.caFile}`,
+    `certfile ${join(dir.path, 'server.pem')}`,
+    `keyfile ${join(dir.path, 'server.key')}`,
+    'require_certificate true',
+  ] : [];
   writeFileSync(configFile, [
     `user ${userInfo().username}`,
     'per_listener_settings false',
@@ -81,6 +102,7 @@ export async function startMosquitto(options: BrokerOptions = {}): Promise<Mosqu
     'allow_anonymous false',
     `password_file ${passwordFile}`,
     `acl_file ${aclFile}`,
+    ...tlsListener,
     '',
   ].join('\n'));
   for (const file of [passwordFile, aclFile, configFile]) chmodSync(file, 0o644);
@@ -95,6 +117,7 @@ export async function startMosquitto(options: BrokerOptions = {}): Promise<Mosqu
     started.stdout!.on('data', (chunk) => { output += chunk; });
     started.stderr!.on('data', (chunk) => { output += chunk; });
     await waitForPort(port, started, () => output);
+    if (tlsPort) await waitForPort(tlsPort, started, () => output);
   }
 
   async function halt(): Promise<void> {
@@ -113,6 +136,8 @@ export async function startMosquitto(options: BrokerOptions = {}): Promise<Mosqu
   return {
     port,
     url,
+    tlsUrl: tlsPort ? `mqtts://127.0.0.1:${tlsPort}` : null,
+    pki,
     logs: () => output,
     async stop() {
       for (const client of clients) client.end(true);
@@ -133,6 +158,23 @@ export async function startMosquitto(options: BrokerOptions = {}): Promise<Mosqu
       return client;
     },
   };
+}
+
+/** A throw-away CA signing the broker's certificate (for 127.0.0.1) and a client certificate. */
+function makeTestPki(dir: string): TestPki {
+  const openssl = (...args: string[]) => {
+    const result = spawnSync('openssl', args, { cwd: dir, encoding: 'utf8' });
+    if (result.status !== 0) throw new Error(`openssl ${args[0]} failed: ${result.stderr}`);
+  };
+  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+  openssl('req', '-x509', ...ec, '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=nestbox test CA');
+  writeFileSync(join(dir, 'server.ext'), 'subjectAltName=IP:127.0.0.1\n');
+  openssl('req', ...ec, '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=127.0.0.1');
+  openssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.pem', '-days', '2', '-extfile', 'server.ext');
+  openssl('req', ...ec, '-keyout', 'client.key', '-out', 'client.csr', '-subj', '/CN=nestbox-box');
+  openssl('x509', '-req', '-in', 'client.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'client.pem', '-days', '2');
+  for (const file of ['ca.pem', 'server.pem', 'server.key', 'client.pem', 'client.key']) chmodSync(join(dir, file), 0o644);
+  return { caFile: join(dir, 'ca.pem'), clientCertFile: join(dir, 'client.pem'), clientKeyFile: join(dir, 'client.key') };
 }
 
 async function waitForPort(port: number, child: ChildProcess, output: () => string): Promise<void> {

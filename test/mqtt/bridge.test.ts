@@ -99,6 +99,17 @@ test('events go out on event/<name>, not retained', async () => {
   assert.is(lateRecorder.messages.length, 0, 'events are not retained');
 });
 
+test('events that happen before the bridge can connect are delivered once it has', async () => {
+  const watcher = await broker.client();
+  const recorder = await recordMessages(watcher, 'nestbox/020000000013/event/+');
+  const box = await bridge({ mac: null });
+  box.device.publishEvent('coprocessor_reset', { reason: 'power on' });
+  box.device.update({ wifi: { mac: '02:00:00:00:00:13' } });
+  const event = await recorder.wait(() => true);
+  assert.is(event.topic, 'nestbox/020000000013/event/coprocessor_reset');
+  assert.is(JSON.parse(event.text).reason, 'power on');
+});
+
 test('the discovery config has dev, o, cmps and every entity the issue lists', async () => {
   const box = await bridge({ mac: '02:00:00:00:00:05' });
   await box.waitForHealth((health) => health.status === 'ok');
@@ -304,8 +315,15 @@ test('MQTT 5 works as an option', async () => {
   });
   await box.waitForHealth((health) => health.status === 'ok');
   const late = await broker.client(HA_USER, { protocolVersion: 5 });
-  const recorder = await recordMessages(late, 'nestbox/02000000000d/state');
-  assert.ok(JSON.parse((await recorder.wait(() => true)).text).daemon);
+  const recorder = await recordMessages(late, ['nestbox/02000000000d/state', 'nestbox/02000000000d/command/+/result']);
+  assert.ok(JSON.parse((await recorder.wait((m) => m.topic.endsWith('/state'))).text).daemon);
+
+  // With MQTT 5 the bridge sees the retain flag even on a live message, and refuses it at once.
+  await late.publishAsync('nestbox/02000000000d/command/setup_mode', '{}', { qos: 1, retain: true });
+  const result = JSON.parse((await recorder.wait((m) => m.topic.endsWith('/setup_mode/result'))).text);
+  assert.match(result.error, /retained commands are ignored/);
+  await box.bridge.stop();
+  await late.publishAsync('nestbox/02000000000d/command/setup_mode', '', { qos: 1, retain: true });
 });
 
 test('a clean stop publishes offline (retained); nothing secret is in the state', async () => {
