@@ -207,7 +207,7 @@ export class MqttBridge {
     this.client = client;
     client.on('connect', () => void this.onConnect(client, topics).catch((error) => this.log.error('MQTT connect handling failed', { error })));
     client.on('message', (topic, payload, packet) => this.onMessage(topic, payload, packet.retain));
-    client.on('error', (error) => this.onError(error));
+    client.on('error', (error) => { if (client === this.client && !this.stopped) this.onError(error); });
     client.on('reconnect', () => {
       this.attempts += 1;
       // mqtt.js reads reconnectPeriod each time it arms its timer: this is the backoff.

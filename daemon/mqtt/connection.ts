@@ -105,7 +105,8 @@ export function describeBrokerError(error: unknown): string {
     case 'ENETUNREACH': return `broker unreachable (${code})`;
     case 'ECONNRESET': return 'the broker closed the connection';
   }
-  if (typeof code === 'string' && code.startsWith('ERR_TLS') || /certificate|self.signed|SSL/i.test(err?.message ?? '')) {
+  if (err?.message === 'connack timeout') return 'the broker did not answer the connection request in time';
+  if ((typeof code === 'string' && code.startsWith('ERR_TLS')) || /certificate|self.signed|SSL/i.test(err?.message ?? '')) {
     return `TLS handshake with the broker failed (${err.message})`;
   }
   return err?.message ? `MQTT error: ${err.message}` : 'MQTT error';
