@@ -37,6 +37,8 @@ export interface BrokerOptions {
   acl?: string;
   /** Adds an mqtts:// listener with a generated CA that requires a client certificate. */
   tls?: boolean;
+  /** Adds a ws:// listener (mosquitto needs the plain listener beside it to start). */
+  websockets?: boolean;
 }
 
 /** Files of the generated test PKI: a CA, the broker's certificate (IP 127.0.0.1) and a client's. */
@@ -52,6 +54,8 @@ export interface MosquittoBroker {
   url: string;
   /** mqtts://127.0.0.1:<port> when started with `tls`. */
   tlsUrl: string | null;
+  /** ws://127.0.0.1:<port> when started with `websockets`. */
+  wsUrl: string | null;
   pki: TestPki | null;
   stop(): Promise<void>;
   /** Stops and starts again on the same port (retained messages are gone). */
@@ -90,6 +94,8 @@ export async function startMosquitto(options: BrokerOptions = {}): Promise<Mosqu
     `keyfile ${join(dir.path, 'server.key')}`,
     'require_certificate true',
   ] : [];
+  const wsPort = options.websockets ? await freePort() : null;
+  const wsListener = wsPort ? [`listener ${wsPort} 127.0.0.1`, 'protocol websockets'] : [];
   writeFileSync(configFile, [
     `user ${userInfo().username}`,
     'per_listener_settings false',
@@ -103,6 +109,7 @@ export async function startMosquitto(options: BrokerOptions = {}): Promise<Mosqu
     `password_file ${passwordFile}`,
     `acl_file ${aclFile}`,
     ...tlsListener,
+    ...wsListener,
     '',
   ].join('\n'));
   for (const file of [passwordFile, aclFile, configFile]) chmodSync(file, 0o644);
@@ -117,7 +124,7 @@ export async function startMosquitto(options: BrokerOptions = {}): Promise<Mosqu
     started.stdout!.on('data', (chunk) => { output += chunk; });
     started.stderr!.on('data', (chunk) => { output += chunk; });
     await waitForPort(port, started, () => output);
-    if (tlsPort) await waitForPort(tlsPort, started, () => output);
+    for (const extra of [tlsPort, wsPort]) if (extra) await waitForPort(extra, started, () => output);
   }
 
   async function halt(): Promise<void> {
@@ -137,6 +144,7 @@ export async function startMosquitto(options: BrokerOptions = {}): Promise<Mosqu
     port,
     url,
     tlsUrl: tlsPort ? `mqtts://127.0.0.1:${tlsPort}` : null,
+    wsUrl: wsPort ? `ws://127.0.0.1:${wsPort}` : null,
     pki,
     logs: () => output,
     async stop() {

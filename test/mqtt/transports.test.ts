@@ -1,4 +1,4 @@
-/** mqtts:// with a CA file and a client certificate, against a real mosquitto TLS listener. */
+/** Transports other than plain mqtt://: ws://, and mqtts:// with a CA file and a client certificate. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { BrokerSettings } from '../../daemon/mqtt/connection.js';
@@ -8,7 +8,7 @@ import { closeDatabases, startBridge, type HarnessBridge } from './bridge-harnes
 let broker: MosquittoBroker;
 const running: HarnessBridge[] = [];
 
-test.before(async () => { broker = await startMosquitto({ tls: true }); });
+test.before(async () => { broker = await startMosquitto({ tls: true, websockets: true }); });
 test.after.each(async () => { for (const b of running.splice(0)) await b.bridge.stop(); });
 test.after(async () => { await broker.stop(); await closeDatabases(); });
 
@@ -19,6 +19,15 @@ function tlsSettings(files: Partial<Pick<BrokerSettings, 'caFile' | 'certFile' |
   };
 }
 
+
+test('ws:// connects and publishes like mqtt://', async () => {
+  const box = await startBridge(broker, { mac: '02:00:00:00:0c:04', broker: { ...tlsSettings({}), url: broker.wsUrl! } });
+  running.push(box);
+  await box.waitForHealth((health) => health.status === 'ok');
+  const ha = await broker.client(HA_USER);
+  const recorder = await recordMessages(ha, 'nestbox/020000000c04/state');
+  assert.ok(JSON.parse((await recorder.wait(() => true)).text).daemon);
+});
 
 test('mqtts:// with the CA file and a client certificate connects and publishes', async () => {
   const box = await startBridge(broker, { mac: '02:00:00:00:0c:01', broker: tlsSettings({ caFile: broker.pki!.caFile, certFile: broker.pki!.clientCertFile, keyFile: broker.pki!.clientKeyFile }) });
