@@ -86,6 +86,7 @@ export class MqttBridge {
   private haResendTimer: NodeJS.Timeout | null = null;
   private readonly refresh: Jobs;
   private readonly queuedEvents: DeviceEvent[] = [];
+  private readonly commandsRunning = new Set<string>();
   private stopped = false;
   private switching: Promise<void> = Promise.resolve();
   private attempts = 0;
@@ -305,7 +306,14 @@ export class MqttBridge {
       this.answer(name, { ok: false, error: 'retained commands are ignored: publish the command without the retain flag' });
       return;
     }
+    // One of each at a time: five presses of "scan" must not queue five scans on the coprocessor.
+    if (this.commandsRunning.has(name)) {
+      this.answer(name, { ok: false, error: `${name} is still running; send it again once its result has arrived` });
+      return;
+    }
+    this.commandsRunning.add(name);
     void runCommand(name, payload, { commands: this.options.commands, timeoutMs: this.timing.commandTimeoutMs }).then((result) => {
+      this.commandsRunning.delete(name);
       if (result.ok) this.log.info('MQTT command done', { command: name });
       else this.log.info('MQTT command refused or failed', { command: name, reason: result.error });
       this.answer(name, result);

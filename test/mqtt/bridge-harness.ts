@@ -19,9 +19,12 @@ import { BOX_USER, type MosquittoBroker } from '../helpers/mosquitto-broker.js';
 export class ConnectivityManagerDouble implements DeviceCommands {
   readonly calls: string[] = [];
   failRestartWith: Error | null = null;
+  /** While set, scan() waits for it (a scan in progress). */
+  scanGate: Promise<void> | null = null;
 
   async scan(): Promise<ScannedNetwork[]> {
     this.calls.push('scan');
+    if (this.scanGate) await this.scanGate;
     return [
       { ssid: 'Home', bssid: 'aa:bb:cc:00:00:01', rssi: -48, channel: 6, security: 'wpa2_psk' },
       { ssid: 'Neighbour', bssid: 'aa:bb:cc:00:00:02', rssi: -80, channel: 11, security: 'wpa3_psk' },
@@ -131,4 +134,13 @@ export async function startBridge(broker: MosquittoBroker, options: Partial<Mqtt
 
 export function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Polls `condition` until it holds; fails with `what` after `timeoutMs`. */
+export async function waitUntil(condition: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`not reached in time: ${what}`);
+    await delay(20);
+  }
 }

@@ -5,7 +5,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startMosquitto, HA_USER, recordMessages, type MosquittoBroker } from '../helpers/mosquitto-broker.js';
-import { closeDatabases, ConnectivityManagerDouble, delay, freshMemory, startBridge, type HarnessBridge } from './bridge-harness.js';
+import { closeDatabases, ConnectivityManagerDouble, delay, freshMemory, startBridge, waitUntil, type HarnessBridge } from './bridge-harness.js';
 
 let broker: MosquittoBroker;
 const running: HarnessBridge[] = [];
@@ -30,7 +30,6 @@ test('the bridge waits for the station MAC, then a late subscriber sees retained
 
   box.device.update({ wifi: { mac: '02:00:00:00:00:01' }, connectivity: 'connected' });
   await box.waitForHealth((health) => health.status === 'ok');
-  await delay(100);
 
   const late = await broker.client();
   const recorder = await recordMessages(late, 'nestbox/020000000001/#');
@@ -78,7 +77,7 @@ test('the refresh schedule republishes volatile values (heartbeat number, uptime
   const watcher = await broker.client();
   const recorder = await recordMessages(watcher, 'nestbox/020000000003/state');
   box.device.update({ coprocessor: { heartbeat_number: 42 } });
-  const refreshed = await recorder.wait((m) => JSON.parse(m.text).coprocessor.heartbeat_number === 42, { timeoutMs: 2500 });
+  const refreshed = await recorder.wait((m) => JSON.parse(m.text).coprocessor.heartbeat_number === 42, { timeoutMs: 5000 });
   assert.type(JSON.parse(refreshed.text).daemon.uptime_s, 'number');
 });
 
@@ -253,6 +252,24 @@ test('bad command payloads get a clear error result and the bridge keeps working
   assert.equal(await ask('tx_power', '11'), { ok: true, dbm: 11 });
 });
 
+test('a command sent again while it still runs is refused, not queued', async () => {
+  const commands = new ConnectivityManagerDouble();
+  let finishScan!: () => void;
+  commands.scanGate = new Promise((resolve) => { finishScan = resolve; });
+  const box = await bridge({ mac: '02:00:00:00:00:14', commands });
+  await box.waitForHealth((health) => health.status === 'ok');
+  const ha = await broker.client();
+  const recorder = await recordMessages(ha, 'nestbox/020000000014/command/scan/result');
+  await ha.publishAsync('nestbox/020000000014/command/scan', 'PRESS', { qos: 1 });
+  await ha.publishAsync('nestbox/020000000014/command/scan', 'PRESS', { qos: 1 });
+  const busy = JSON.parse((await recorder.wait(() => true)).text);
+  assert.equal(busy, { ok: false, error: 'scan is still running; send it again once its result has arrived' });
+  finishScan();
+  const done = JSON.parse((await recorder.wait((m) => JSON.parse(m.text).ok === true)).text);
+  assert.is(done.networks.length, 2);
+  assert.equal(commands.calls, ['scan']);
+});
+
 test('a retained command is refused when it is delivered on (re)subscribe, never executed', async () => {
   const ha = await broker.client();
   // Someone published a command with the retain flag: every new subscription would replay it.
@@ -302,8 +319,7 @@ test('a wrong password makes the bridge degraded with the reason, and it keeps r
   });
   const health = await box.waitForHealth((h) => h.status === 'degraded');
   assert.match(health.detail!, /refused the login/);
-  await delay(900);
-  assert.ok(box.bridge.status().attempts >= 3, `attempts: ${box.bridge.status().attempts}`);
+  await waitUntil(() => box.bridge.status().attempts >= 3, 'three connection attempts');
   assert.is(box.bridge.status().connected, false);
   assert.not.match(JSON.stringify(box.logs), /wrong/);
 });

@@ -79,7 +79,7 @@ test('a broker that refuses the login: READY anyway, mqtt degraded with the reas
     await daemon.waitForLog((line) => line.component === 'mqtt' && line.msg === 'connecting to the MQTT broker');
     const problems = () => daemon.logs.filter((line) => line.msg === 'MQTT broker problem; retrying').length;
     const before = problems();
-    await daemon.waitForLog(() => problems() > before, 3000);
+    await daemon.waitForLog(() => problems() > before, 8000);
     assert.not.match(JSON.stringify(daemon.logs), /not-the-pw-xyzzy/);
     assert.is(daemon.child.exitCode, null);
   } finally {
@@ -136,7 +136,7 @@ test('after a broker restart the daemon republishes; SIGTERM publishes offline',
     assert.is(connections(), 1);
     await broker.restart();
     await daemon.waitForLog((line) => line.msg === 'lost the MQTT broker; reconnecting');
-    await daemon.waitForLog(() => connections() === 2, 6000);
+    await daemon.waitForLog(() => connections() === 2, 8000);
     const watcher = await broker.client();
     const recorder = await recordMessages(watcher, 'nestbox/020000000a04/#');
     await recorder.wait((m) => m.topic.endsWith('/state'));
