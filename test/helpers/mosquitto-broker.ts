@@ -172,6 +172,7 @@ export async function startMosquitto(options: BrokerOptions = {}): Promise<Mosqu
 function makeTestPki(dir: string): TestPki {
   const openssl = (...args: string[]) => {
     const result = spawnSync('openssl', args, { cwd: dir, encoding: 'utf8' });
+    if (result.error) throw new Error(`openssl is needed for the TLS tests (.ci/run installs it): ${result.error.message}`);
     if (result.status !== 0) throw new Error(`openssl ${args[0]} failed: ${result.stderr}`);
   };
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
