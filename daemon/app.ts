@@ -18,6 +18,9 @@ import { Jobs } from './lifecycle/jobs.js';
 import { HttpServer } from './http/server.js';
 import { healthRouter } from './http/health-route.js';
 import { VERSION } from './version.js';
+import type { DeviceCommands } from './device/commands.js';
+import type { MqttBridge } from './mqtt/bridge.js';
+import { settingsMemory } from './mqtt/memory.js';
 
 export interface AppOptions {
   config: Config;
@@ -35,6 +38,9 @@ export class App {
   device!: DeviceState;
   http!: HttpServer;
   jobs!: Jobs;
+  /** What MQTT and the web may ask of the device; the connectivity step sets it. */
+  commands: DeviceCommands | null = null;
+  mqtt: MqttBridge | null = null;
   httpUrl = '';
   private readonly stoppers: Stopper[] = [];
   private stopping: Promise<void> | null = null;
@@ -56,6 +62,7 @@ export class App {
     this.health.set('mqtt', { status: 'off', detail: config.mqttUrl ? undefined : 'not configured' });
 
     await this.startHttp();
+    await this.startMqtt();
     this.startJobs();
     this.startWatchdog();
 
@@ -83,6 +90,35 @@ export class App {
     this.httpUrl = `http://${host}:${address.port}`;
     this.health.set('http', { status: 'ok' });
     log.info(`Nestbox is listening on ${this.httpUrl}`, { url: this.httpUrl, base_url: this.config.baseUrl });
+  }
+
+  /** The MQTT bridge connects in the background: a broker that is down never holds back READY=1. */
+  private async startMqtt(): Promise<void> {
+    const { config } = this;
+    if (!config.mqttUrl) return;
+    // Loaded only when configured: the MQTT client costs memory a box without a broker need not pay.
+    const { MqttBridge } = await import('./mqtt/bridge.js');
+    const bridge = new MqttBridge({
+      device: this.device,
+      commands: this.commands,
+      broker: {
+        url: config.mqttUrl, username: config.mqttUsername, password: config.mqttPassword,
+        protocolVersion: config.mqttProtocol, clientId: config.mqttClientId,
+        caFile: config.mqttCaFile, certFile: config.mqttCertFile, keyFile: config.mqttKeyFile,
+      },
+      prefix: config.mqttPrefix,
+      discoveryPrefix: config.haDiscovery === '' ? null : config.haDiscovery,
+      memory: settingsMemory(this.db),
+      log: this.log.child({ component: 'mqtt' }),
+      version: VERSION,
+      configurationUrl: config.baseUrl,
+      refreshSchedule: config.mqttRefreshSchedule,
+      setupPassphrase: config.mqttPublishSetupPassphrase ? () => config.setupPassphrase : null,
+      reportHealth: (health) => this.health.set('mqtt', health),
+    });
+    this.mqtt = bridge;
+    this.onStop('mqtt', () => bridge.stop());
+    await bridge.start();
   }
 
   private startJobs(): void {

@@ -30,6 +30,13 @@ export interface Config {
   mqttPassword: string | null;
   mqttPrefix: string;
   haDiscovery: string;
+  mqttProtocol: MqttProtocol;
+  mqttClientId: string | null;
+  mqttCaFile: string | null;
+  mqttCertFile: string | null;
+  mqttKeyFile: string | null;
+  mqttPublishSetupPassphrase: boolean;
+  mqttRefreshSchedule: string;
   logLevel: LogLevel;
   heartbeatS: number;
   heartbeatMisses: number;
@@ -119,6 +126,24 @@ const mqttUrl: Parser<string | null> = {
   },
 };
 
+const mqttProtocol: Parser<MqttProtocol> = {
+  allowed: '3.1.1 (default) or 5 (3.1 for old brokers)',
+  parse(raw) {
+    if (typeof raw !== 'string' && typeof raw !== 'number') return undefined;
+    const word = String(raw).trim();
+    if (word === '3.1.1' || word === '4') return 4;
+    if (word === '5' || word === '5.0') return 5;
+    if (word === '3.1' || word === '3') return 3;
+    return undefined;
+  },
+};
+
+/** MQTT allows any UTF-8 client id; printable ASCII without spaces keeps broker logs and ACLs sane. */
+const mqttClientId: Parser<string | null> = {
+  allowed: '1 to 64 printable ASCII characters without spaces, or empty for nestbox-<device id>',
+  parse: (raw) => (raw === null || raw === '' ? null : typeof raw === 'string' && /^[\x21-\x7e]{1,64}$/.test(raw) ? raw : undefined),
+};
+
 const cronExpression: Parser<string> = {
   allowed: 'a cron expression (five or six fields), or "off"',
   parse: (raw) => (typeof raw === 'string' && (raw === 'off' || cron.validate(raw)) ? raw : undefined),
@@ -192,6 +217,13 @@ export const KEYS: readonly KeySpec[] = [
   key('mqttPassword', 'mqtt_password', optionalText(), null),
   key('mqttPrefix', 'mqtt_prefix', topicPart('a topic prefix without + # or leading/trailing /', false), 'nestbox'),
   key('haDiscovery', 'ha_discovery', topicPart('a discovery prefix without + #, or empty to turn discovery off', true), 'homeassistant'),
+  key('mqttProtocol', 'mqtt_protocol', mqttProtocol, 4),
+  key('mqttClientId', 'mqtt_client_id', mqttClientId, null),
+  key('mqttCaFile', 'mqtt_ca_file', optionalText('a file path (PEM), or empty'), null),
+  key('mqttCertFile', 'mqtt_cert_file', optionalText('a file path (PEM), or empty'), null),
+  key('mqttKeyFile', 'mqtt_key_file', optionalText('a file path (PEM), or empty'), null),
+  key('mqttPublishSetupPassphrase', 'mqtt_publish_setup_passphrase', boolean, false),
+  key('mqttRefreshSchedule', 'mqtt_refresh_schedule', cronExpression, '* * * * *'),
   key('logLevel', 'log_level', oneOf(LOG_LEVELS), 'info'),
   key('heartbeatS', 'heartbeat_s', integer(1, 3600), 10),
   key('heartbeatMisses', 'heartbeat_misses', integer(1, 100), 3),
@@ -282,7 +314,21 @@ export function describeConfig(config: Config): Record<string, unknown> {
   return {
     ...config,
     coproc: config.coproc.kind === 'sim' ? 'sim' : `${config.coproc.kind}:${config.coproc.path}`,
+    mqttUrl: config.mqttUrl ? withoutUserInfo(config.mqttUrl) : null,
     mqttPassword: config.mqttPassword ? '[set]' : null,
     setupPassphrase: config.setupPassphrase ? '[set]' : null,
   };
+}
+
+/** A broker URL may carry a login (mqtt://user:pass@host): never show it. */
+export function withoutUserInfo(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (!parsed.username && !parsed.password) return url;
+    parsed.username = '';
+    parsed.password = '';
+    return parsed.toString();
+  } catch {
+    return '[unparsable URL]';
+  }
 }

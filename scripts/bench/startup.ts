@@ -11,13 +11,19 @@ import { migrate } from '../../daemon/store/migrate.js';
 import { startNotifyListener } from '../../test/helpers/notify-socket.js';
 import { DAEMON_MAIN, tempDir } from '../../test/helpers/paths.js';
 import { freePort } from '../../test/helpers/ports.js';
-import { median, percentile, printFigure, printTable } from './report.js';
+import { percentile, report, round, type Figure } from './stats.js';
+import type { Bench } from './index.js';
 
-export async function run(argv: string[]): Promise<void> {
+export const bench: Bench = {
+  description: 'process start to READY=1 and RSS, empty and 100 MB database',
+  run,
+};
+
+async function run(argv: string[]): Promise<void> {
   const { values } = parseArgs({ args: argv, options: { runs: { type: 'string', default: '7' }, 'big-mb': { type: 'string', default: '100' } } });
   const runs = Math.max(1, Number(values.runs));
   const bigMb = Math.max(1, Number(values['big-mb']));
-  const rows = [];
+  const figures: Figure[] = [];
   for (const [label, sizeMb] of [['empty', 0], [`${bigMb} MB`, bigMb]] as const) {
     const data = tempDir('nestbox-bench-');
     if (sizeMb > 0) await fillDatabase(join(data.path, 'nestbox.sqlite3'), sizeMb);
@@ -29,13 +35,15 @@ export async function run(argv: string[]): Promise<void> {
       rssMb.push(sample.rssMb);
     }
     data.remove();
-    const database = sizeMb > 0 ? `${sizeMb}mb` : 'empty';
-    rows.push({ database: label, runs, 'ready p50 ms': median(readyMs), 'ready max ms': percentile(readyMs, 100), 'RSS p50 MB': median(rssMb), 'RSS max MB': percentile(rssMb, 100) });
-    printFigure('startup', 'ready_p50_ms', median(readyMs), { database });
-    printFigure('startup', 'ready_max_ms', percentile(readyMs, 100), { database });
-    printFigure('startup', 'rss_p50_mb', median(rssMb), { database });
+    const database = label;
+    const empty = sizeMb === 0;
+    figures.push(
+      { metric: `ready_p50_ms (${database})`, value: round(percentile(readyMs, 50)), unit: 'ms', target: empty ? '≤ 1000' : '', database, runs },
+      { metric: `ready_max_ms (${database})`, value: round(percentile(readyMs, 100)), unit: 'ms', database, runs },
+      { metric: `rss_p50_mb (${database})`, value: round(percentile(rssMb, 50)), unit: 'MB', target: empty ? '≤ 70' : '', database, runs },
+    );
   }
-  printTable('Start-up to READY=1 (targets with an empty database: ≤ 1000 ms, ≤ 70 MB)', rows);
+  report('startup', figures);
 }
 
 async function fillDatabase(filename: string, sizeMb: number): Promise<void> {

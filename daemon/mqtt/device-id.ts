@@ -1,0 +1,19 @@
+/**
+ * The device id of the box on MQTT is its station MAC as 12 lowercase hex digits (design.md).
+ * The coprocessor reports the MAC; the bridge remembers the last one it saw so that, after a
+ * restart, the box shows up under the same id even while the coprocessor does not answer yet
+ * (the moment a home-automation user most wants to see it, as `device_lost`).
+ */
+export function deviceIdFromMac(mac: string | null | undefined): string | null {
+  if (typeof mac !== 'string') return null;
+  const match = /^([0-9a-f]{2})[:-]?([0-9a-f]{2})[:-]?([0-9a-f]{2})[:-]?([0-9a-f]{2})[:-]?([0-9a-f]{2})[:-]?([0-9a-f]{2})$/i.exec(mac.trim());
+  if (!match) return null;
+  const id = match.slice(1).join('').toLowerCase();
+  // An all-zero or broadcast address is what a device says before it knows its own.
+  return id === '000000000000' || id === 'ffffffffffff' ? null : id;
+}
+
+/** "a0b1c2d3e4f5" → "a0:b1:c2:d3:e4:f5" (Home Assistant's device connections use this form). */
+export function macFromDeviceId(deviceId: string): string {
+  return deviceId.match(/../g)!.join(':');
+}
