@@ -3,7 +3,7 @@
  * test double below it and millisecond timers, for the manager's and the HTTP routes' tests.
  */
 import { join } from 'node:path';
-import { ConnectivityManager } from '../../daemon/connectivity/manager.js';
+import { ConnectivityManager, type FirmwareUpdater } from '../../daemon/connectivity/manager.js';
 import { NetworksRepo } from '../../daemon/connectivity/networks-repo.js';
 import type { ConnectivityPolicy } from '../../daemon/connectivity/policy.js';
 import { DeviceState, initialDeviceState, type DeviceEvent } from '../../daemon/device/state.js';
@@ -54,6 +54,7 @@ export async function startManagerFixture(policy: Partial<ConnectivityPolicy> = 
     settings: { get: (key) => getSetting(db, key), set: (key, value) => setSetting(db, key, value) },
     health: (value) => health.set('connectivity', value),
     random: () => 0.5,
+    firmware: firmwareThrough(coproc),
   });
   await manager.start();
   return {
@@ -77,4 +78,22 @@ export async function waitFor(check: () => boolean, what: string, timeoutMs = 30
 
 export function utf8(text: string): Uint8Array {
   return new TextEncoder().encode(text);
+}
+
+/**
+ * Stands in for the link's OTA engine (daemon/coproc/ota.ts) the way the manager expects it:
+ * OTABegin, 4000-byte OTAWrites with progress, OTAEnd; the device then reboots (devInit).
+ */
+function firmwareThrough(coproc: CoprocTestDouble): FirmwareUpdater {
+  return {
+    async update(image, progress) {
+      await coproc.otaBegin();
+      for (let offset = 0; offset < image.length; offset += 4000) {
+        await coproc.otaWrite(image.subarray(offset, offset + 4000));
+        progress(Math.min(image.length, offset + 4000), image.length);
+      }
+      await coproc.otaEnd();
+      setTimeout(() => coproc.reboot(), 20);
+    },
+  };
 }

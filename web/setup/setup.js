@@ -165,7 +165,7 @@
         $('again').hidden = false;
         return;
       }
-      pollTimer = setTimeout(function () { poll(pending); }, 1000);
+      pollTimer = setTimeout(function () { poll(pending); }, 500);
     }).catch(function (error) {
       if (error.status === 404) {
         // Setup mode is over: the box left it because it is connected.
@@ -180,7 +180,7 @@
         'If joining failed, the setup network comes back and this page shows why. ' +
         'If it does not come back, the box is online: reconnect your phone to “' + pending.ssid + '” and open the dashboard.');
       $('result-link').hidden = false;
-      pollTimer = setTimeout(function () { poll(pending); }, Math.min(10000, 1000 * failures));
+      pollTimer = setTimeout(function () { poll(pending); }, Math.min(5000, 500 * failures));
     });
   }
 
