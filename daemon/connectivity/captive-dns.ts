@@ -25,6 +25,9 @@ export class CaptiveDns {
 
   get running(): boolean { return this.socket !== null; }
 
+  /** The bound port (useful when asked for port 0). */
+  get port(): number | null { return this.socket ? this.socket.address().port : null; }
+
   async start(): Promise<void> {
     if (this.socket) return;
     const socket = createSocket('udp4');
