@@ -293,10 +293,11 @@ export class ConnectivityManager implements DeviceCommands {
   private async startSoftAp(epoch: number): Promise<void> {
     const { client, device, networks } = this.options;
     try {
-      // Scan before the AP is up: the portal has a list at once, and the AP takes the channel of
-      // the likely home network, so joining it later does not move the radio under the phone.
-      const entries = await client.scan().catch(() => null);
-      if (entries) this.lastScan = entries;
+      // The AP takes the channel of the likely home network (from the last scan), so joining it
+      // later does not move the radio under the phone. With a scan at hand it starts at once and
+      // a fresh scan follows; on first boot it scans first.
+      const scanned = this.lastScan.length > 0;
+      if (!scanned) await this.refreshScan();
       const saved = (await networks.list()).map((network) => network.ssid);
       const channel = pickSetupChannel(this.lastScan, saved);
       await client.startSoftAp({
@@ -306,9 +307,20 @@ export class ConnectivityManager implements DeviceCommands {
       device.update({ softap: { active: true, ssid: this.apSsid, channel, stations: [] } });
       this.log.info('setup access point started', { ssid: this.apSsid, channel, security: 'wpa2_psk' });
       this.dispatch({ type: 'softApResult', epoch, started: true, ok: true });
+      if (scanned) void this.enqueue(() => this.refreshScan());
     } catch (error) {
       this.log.warn('setup access point did not start', { error: describeError(error) });
       this.dispatch({ type: 'softApResult', epoch, started: true, ok: false, error: describeError(error) });
+    }
+  }
+
+  /** Keeps the portal's list fresh; "no network found" (−1) is an empty list, not an error. */
+  private async refreshScan(): Promise<void> {
+    try {
+      this.lastScan = await this.options.client.scan();
+    } catch (error) {
+      if (error instanceof CoprocError && error.kind === 'device') this.lastScan = [];
+      else this.log.debug('scan failed', { error: describeError(error) });
     }
   }
 
@@ -382,7 +394,7 @@ export class ConnectivityManager implements DeviceCommands {
   async scan(): Promise<ScannedNetwork[]> {
     this.requireDevice();
     const entries = await this.enqueue(() => this.options.client.scan()).catch((error) => {
-      if (error instanceof CoprocError && error.kind === 'device') return [] as ScanEntry[]; // −1: no AP found
+      if (error instanceof CoprocError && error.kind === 'device') return [] as ScanEntry[]; // −1: nothing in range
       throw new CommandError('device', `The scan failed: ${describeError(error)}`);
     });
     this.lastScan = entries;
