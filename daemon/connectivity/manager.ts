@@ -410,29 +410,33 @@ export class ConnectivityManager implements DeviceCommands {
     if (typeof dbm !== 'number' || !Number.isFinite(dbm) || dbm < 2 || dbm > 21) {
       throw new CommandError('invalid', 'Transmit power is a number of dBm from 2 to 21');
     }
-    this.requireDevice();
-    const { client, settings, device } = this.options;
-    const applied = await this.enqueue(async () => {
+    const { client } = this.options;
+    const applied = await this.applyRadioSetting('Transmit power', TX_POWER_KEY, String(dbm), async () => {
       await client.setMaxTxPower(dbm);
       return client.getTxPower();
-    }).catch((error) => { throw deviceCommandError('Transmit power', error); });
-    await settings.set(TX_POWER_KEY, String(dbm));
-    device.update({ coprocessor: { tx_power_dbm: applied } });
+    });
+    this.options.device.update({ coprocessor: { tx_power_dbm: applied } });
     this.log.info('transmit power set', { asked_dbm: dbm, applied_dbm: applied });
     return applied;
   }
 
   async setPowerSave(mode: PowerSaveMode): Promise<void> {
     if (!POWER_SAVE_MODES.includes(mode)) throw new CommandError('invalid', `Power save is one of ${POWER_SAVE_MODES.join(', ')}`);
-    this.requireDevice();
-    const { client, settings, device } = this.options;
-    const applied = await this.enqueue(async () => {
+    const { client } = this.options;
+    const applied = await this.applyRadioSetting('Power save', POWER_SAVE_KEY, mode, async () => {
       await client.setPowerSave(mode);
       return client.getPowerSave();
-    }).catch((error) => { throw deviceCommandError('Power save', error); });
-    await settings.set(POWER_SAVE_KEY, mode);
-    device.update({ coprocessor: { power_save: applied } });
+    });
+    this.options.device.update({ coprocessor: { power_save: applied } });
     this.log.info('power save set', { mode: applied });
+  }
+
+  /** Sets and reads back a radio setting, then keeps the owner's choice for the next device reset. */
+  private async applyRadioSetting<T>(what: string, key: string, stored: string, apply: () => Promise<T>): Promise<T> {
+    this.requireDevice();
+    const applied = await this.enqueue(apply).catch((error) => { throw deviceCommandError(what, error); });
+    await this.options.settings.set(key, stored);
+    return applied;
   }
 
   /**
