@@ -59,6 +59,8 @@ export interface MachineSnapshot {
   softAp: SoftApFact;
   /** Setup mode is wanted (grace period over, nothing saved, or asked by the owner). */
   setupWanted: boolean;
+  /** Why setup mode was entered, in words; null outside setup mode. */
+  setupReason: string | null;
   phones: number;
   hasNetworks: boolean;
   attempt: number;
@@ -95,6 +97,7 @@ export class ConnectivityMachine {
   private connectAt: number | null = null;
   private stationsPollAt: number | null = null;
   private forcedUntil: number | null = null;
+  private setupReason: string | null = null;
   private initPendingEpoch: number | null = null;
   private softApRetryAt: number | null = null;
   private wasReady = false;
@@ -114,7 +117,7 @@ export class ConnectivityMachine {
   snapshot(): MachineSnapshot {
     return {
       phase: this.phase, epoch: this.epoch, device: this.device, station: this.station, softAp: this.softAp,
-      setupWanted: this.setupWanted, phones: this.phones, hasNetworks: this.hasNetworks, attempt: this.attempt,
+      setupWanted: this.setupWanted, setupReason: this.setupReason, phones: this.phones, hasNetworks: this.hasNetworks, attempt: this.attempt,
       failure: this.failure, wasConnected: this.wasConnected, disconnectedSince: this.disconnectedSince,
       connectedSince: this.connectedSince, lastHeartbeatAt: this.lastHeartbeatAt, connectAt: this.connectAt,
     };
@@ -199,9 +202,8 @@ export class ConnectivityMachine {
         }
         return;
       case 'enterSetupMode':
-        this.setupWanted = true;
+        this.wantSetup('setup mode asked by the owner');
         this.forcedUntil = now + this.policy.forcedSetupHoldMs;
-        this.cause = 'setup mode asked by the owner';
         return;
     }
   }
@@ -274,10 +276,7 @@ export class ConnectivityMachine {
       this.station = 'down';
       this.connectAt = now;
     }
-    if (!this.hasNetworks && !result.stationUp) {
-      this.setupWanted = true;
-      this.cause = 'no saved network';
-    }
+    if (!this.hasNetworks && !result.stationUp) this.wantSetup('no saved network');
   }
 
   // ── station ─────────────────────────────────────────────────────────────────────────────────
@@ -320,8 +319,7 @@ export class ConnectivityMachine {
     if (result.networksLeft === false) {
       this.hasNetworks = false;
       this.connectAt = null;
-      if (!this.setupWanted) this.cause = 'no saved network left to try';
-      this.setupWanted = true;
+      this.wantSetup(this.failure === 'auth' ? 'every saved password was refused' : 'no saved network left to try');
       return;
     }
     const delay = this.setupWanted ? this.policy.setupRetryMs : reconnectDelay(this.policy, this.attempt + 1, this.random);
@@ -353,6 +351,13 @@ export class ConnectivityMachine {
       this.softAp = 'on';
       this.setupWanted = true;
     }
+  }
+
+  /** Setup mode is wanted; the first reason stays visible (status API, dashboard) until it ends. */
+  private wantSetup(reason: string): void {
+    if (!this.setupWanted) this.setupReason = reason;
+    this.setupWanted = true;
+    this.cause = reason;
   }
 
   // ── timers and reconciliation ───────────────────────────────────────────────────────────────
@@ -390,14 +395,12 @@ export class ConnectivityMachine {
     }
     if (this.device !== 'ready') return;
     const fallback = this.fallbackDeadline();
-    if (fallback !== null && now >= fallback) {
-      this.setupWanted = true;
-      this.cause = `no connection for ${this.policy.fallbackAfterMs} ms (grace period over)`;
-    }
+    if (fallback !== null && now >= fallback) this.wantSetup(`no connection for ${this.policy.fallbackAfterMs / 1000} s (grace period over)`);
     if (this.forcedUntil !== null && now >= this.forcedUntil) this.forcedUntil = null;
     const stable = this.stableDeadline();
     if (stable !== null && now >= stable) {
       this.setupWanted = false;
+      this.setupReason = null;
       this.cause = `connection stable for ${this.policy.stableMs} ms`;
     }
     if (this.stationsPollAt !== null && now >= this.stationsPollAt && this.softAp === 'on') {

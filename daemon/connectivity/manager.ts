@@ -72,7 +72,7 @@ export interface SetupStatus {
   ssid: string | null;
   error: ConnectFailure | null;
   error_description: string | null;
-  setup_ap: { active: boolean; ssid: string | null };
+  setup_ap: { active: boolean; ssid: string | null; reason: string | null };
 }
 
 const TX_POWER_KEY = 'connectivity.tx_power_dbm';
@@ -200,6 +200,7 @@ export class ConnectivityManager implements DeviceCommands {
     this.options.device.update({
       connectivity: snapshot.phase,
       error: failure ? describeFailure(failure, this.target ? ssidText(this.target.ssid) : null) : null,
+      softap: { reason: snapshot.setupReason },
     });
     this.options.health?.(snapshot.phase === 'device_lost'
       ? { status: 'degraded', detail: 'the Wi-Fi coprocessor does not answer' }
@@ -380,7 +381,7 @@ export class ConnectivityManager implements DeviceCommands {
       ssid,
       error: snapshot.failure,
       error_description: snapshot.failure ? describeFailure(snapshot.failure, ssid) : null,
-      setup_ap: { active: state.softap.active, ssid: state.softap.ssid ?? this.apSsid },
+      setup_ap: { active: state.softap.active, ssid: state.softap.ssid ?? this.apSsid, reason: snapshot.setupReason },
     };
   }
 

@@ -97,7 +97,7 @@
     showError('state-error', state.error ? new Error(state.error) : null);
     var facts = [
       ['Connectivity', state.connectivity], ['Network', wifi.ssid || '—'], ['Channel', wifi.channel == null ? '—' : wifi.channel],
-      ['MAC', wifi.mac || '—'], ['Setup AP', softap.active ? 'on, ' + softap.stations.length + ' phone(s)' : 'off'],
+      ['MAC', wifi.mac || '—'], ['Setup AP', softap.active ? 'on, ' + softap.stations.length + ' phone(s)' + (softap.reason ? ' (' + softap.reason + ')' : '') : 'off'],
       ['Link', cop.link], ['Last heartbeat', cop.last_heartbeat ? new Date(cop.last_heartbeat).toLocaleTimeString() + ' (#' + cop.heartbeat_number + ')' : '—'],
       ['Transmit power', cop.tx_power_dbm == null ? '—' : cop.tx_power_dbm + ' dBm'], ['Power save', cop.power_save || '—'],
     ];
