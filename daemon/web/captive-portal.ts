@@ -2,8 +2,9 @@
  * Captive-portal handling while the box is in setup mode: the probe URLs of iOS/macOS
  * (/hotspot-detect.html), Android/ChromeOS (/generate_204), Windows (/connecttest.txt, /ncsi.txt,
  * /redirect) never get their "internet OK" answer but a redirect to the portal, and when the
- * soft-AP address is configured any request for another host is redirected too (the wildcard DNS
- * sends every name here). Nothing is cached. Outside setup mode this does nothing.
+ * soft-AP address is configured any request for another host that arrives on that address is
+ * redirected too (the wildcard DNS sends every name here). Nothing is cached. Outside setup mode
+ * this does nothing.
  */
 import type { Context, Middleware, Next } from 'koa';
 import { NO_CACHE } from './static-pages.js';
@@ -24,6 +25,8 @@ export function captivePortal(options: CaptivePortalOptions): Middleware {
   if (options.apAddress) own.add(options.apAddress);
   return async (ctx: Context, next: Next) => {
     if (!options.inSetupMode()) return next();
+    // Requests from the home network (the owner's setup mode while connected) are left alone.
+    if (options.apAddress !== null && localAddress(ctx) !== options.apAddress) return next();
     const probe = PROBE_PATHS.includes(ctx.path);
     const foreignHost = options.apAddress !== null && !own.has(ctx.hostname.toLowerCase()) && !ctx.path.startsWith('/setup');
     if (!probe && !foreignHost) return next();
@@ -31,6 +34,11 @@ export function captivePortal(options: CaptivePortalOptions): Middleware {
     ctx.redirect(portalUrl(ctx, options));
     ctx.body = 'Setup: open the portal';
   };
+}
+
+/** The local address a request arrived on (which interface), without the IPv4-mapped prefix. */
+export function localAddress(ctx: Context): string {
+  return (ctx.req.socket.localAddress ?? '').replace(/^::ffff:/, '');
 }
 
 function portalUrl(ctx: Context, options: CaptivePortalOptions): string {

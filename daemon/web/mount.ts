@@ -32,7 +32,7 @@ export function mountConnectivityWeb(http: HttpServer, options: ConnectivityWebO
     httpPort: options.httpPort,
     ownHosts: [new URL(options.baseUrl).hostname, options.httpHost, 'localhost', '127.0.0.1'],
   }));
-  http.use(setupPortalRouter({ connectivity, resolveToken, dashboardUrl: `${options.baseUrl}/dashboard` }).routes());
+  http.use(setupPortalRouter({ connectivity, resolveToken, dashboardUrl: `${options.baseUrl}/dashboard`, apAddress: options.setupApAddress }).routes());
   http.use(ownerApiRouter({ device: options.device, networks: options.networks, connectivity, resolveToken }).routes());
   http.use(dashboardRouter().routes());
 }

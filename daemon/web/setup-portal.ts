@@ -11,6 +11,7 @@ import { authenticate, currentAuth, scopeAllows, type TokenResolver } from '../h
 import { parseBody } from '../http/body.js';
 import { notFound } from '../http/errors.js';
 import { loadPage, NO_CACHE, sendPage } from './static-pages.js';
+import { localAddress } from './captive-portal.js';
 import { linkMissing, translated } from './errors.js';
 
 export interface SetupPortalOptions {
@@ -18,6 +19,11 @@ export interface SetupPortalOptions {
   resolveToken: TokenResolver;
   /** Where the owner finds the dashboard once the box is on the home network. */
   dashboardUrl: string;
+  /**
+   * The soft-AP interface address: when set, only requests that arrive on it are let in without
+   * login (the home network must not reach the portal while the owner's setup mode is on).
+   */
+  apAddress: string | null;
 }
 
 const PAGES = {
@@ -30,8 +36,9 @@ const PAGES = {
 export function setupPortalRouter(options: SetupPortalOptions): Router {
   const router = new Router();
   const pages = Object.fromEntries(Object.entries(PAGES).map(([path, file]) => [path, loadPage(file)]));
+  const onSetupNetwork = (ctx: Context) => options.apAddress === null || localAddress(ctx) === options.apAddress;
   const gate = (scope: string) => async (ctx: Context, next: Next) => {
-    if (options.connectivity()?.inSetupMode()) return next();
+    if (options.connectivity()?.inSetupMode() && onSetupNetwork(ctx)) return next();
     const auth = currentAuth(ctx);
     if (auth?.owner && scopeAllows(auth.scopes, scope)) return next();
     throw notFound();

@@ -119,13 +119,24 @@ function getWithHost(port: number, host: string, path: string): Promise<{ status
 }
 
 test('with the soft-AP address configured any other Host is redirected to the portal on that address', async () => {
-  const f = await startWebFixture({ apAddress: '10.42.0.1' });
+  const f = await startWebFixture({ apAddress: '127.0.0.1' });
   try {
     await waitFor(() => f.device.get().softap.active, 'setup mode');
-    assert.equal(await getWithHost(f.port, 'connectivitycheck.gstatic.com', '/generate_204'), { status: 302, location: 'http://10.42.0.1/setup' });
-    assert.equal(await getWithHost(f.port, 'www.example.org', '/some/page'), { status: 302, location: 'http://10.42.0.1/setup' });
-    assert.is((await getWithHost(f.port, '10.42.0.1', '/setup')).status, 200);
-    assert.is((await getWithHost(f.port, '10.42.0.1', '/setup/api/status')).status, 200);
+    assert.equal(await getWithHost(f.port, 'connectivitycheck.gstatic.com', '/generate_204'), { status: 302, location: 'http://127.0.0.1/setup' });
+    assert.equal(await getWithHost(f.port, 'www.example.org', '/some/page'), { status: 302, location: 'http://127.0.0.1/setup' });
+    assert.is((await getWithHost(f.port, '127.0.0.1', '/setup')).status, 200);
+    assert.is((await getWithHost(f.port, '127.0.0.1', '/setup/api/status')).status, 200);
+  } finally { await f.closeAll(); }
+});
+
+test('without login the portal answers only requests that arrive on the soft-AP address', async () => {
+  // The server listens on 127.0.0.1 only; the soft AP is said to be ::1, so nothing arrives there.
+  const f = await startWebFixture({ apAddress: '::1' });
+  try {
+    await waitFor(() => f.device.get().softap.active, 'setup mode');
+    assert.is((await f.json('/setup/api/status')).status, 404);
+    assert.is((await f.json('/setup/api/connect', { method: 'POST', body: JSON.stringify({ ssid: 'x', password: '' }) })).status, 404);
+    assert.is((await f.json('/setup/api/status', { token: 'owner-token' })).status, 200);
   } finally { await f.closeAll(); }
 });
 
