@@ -89,7 +89,10 @@ export class ConnectivityMachine {
   private attempt = 0;
   private failure: ConnectFailure | null = null;
   private wasConnected = false;
+  /** A network a person submitted waits to be tried. */
   private userRequest = false;
+  /** The attempt in flight is that person's. */
+  private userAttempt = false;
   private disconnectedSince: number | null = null;
   private connectedSince: number | null = null;
   private lastHeartbeatAt: number | null = null;
@@ -306,16 +309,22 @@ export class ConnectivityMachine {
       this.failure = null;
       this.connectedSince = now;
       this.disconnectedSince = null;
-      this.connectAt = null;
-      if (this.userRequest) this.forcedUntil = null;
-      this.userRequest = false;
+      this.connectAt = this.userRequest ? now : null;
+      if (this.userAttempt) this.forcedUntil = null;
+      this.userAttempt = false;
       return;
     }
     this.station = 'down';
     this.attempt += 1;
-    this.failure = result.failure ?? 'failed';
-    this.cause = `connect failed: ${this.failure}`;
-    this.userRequest = false;
+    // A failure of an attempt that started before the person's submission is not their answer.
+    const stale = this.userRequest;
+    if (!stale) this.failure = result.failure ?? 'failed';
+    this.cause = `connect failed: ${result.failure ?? 'failed'}`;
+    this.userAttempt = false;
+    if (stale) {
+      this.connectAt = now;
+      return;
+    }
     if (result.networksLeft === false) {
       this.hasNetworks = false;
       this.connectAt = null;
@@ -430,6 +439,8 @@ export class ConnectivityMachine {
       if (this.station === 'up') this.markDisconnected(now);
       this.station = 'connecting';
       this.connectAt = null;
+      this.userAttempt = this.userRequest;
+      this.userRequest = false;
       this.effects.push({ type: 'connect', epoch: this.epoch, attempt: this.attempt + 1 });
     }
   }

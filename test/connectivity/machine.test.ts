@@ -209,6 +209,19 @@ test('a phone on the setup AP pauses automatic retries, but what it submits is t
   h.none('stopSoftAp');
 });
 
+test('a network submitted while another attempt runs is tried next, and that attempt\'s failure is not shown as its answer', () => {
+  const h = harness();
+  h.boot(true);
+  const running = h.take('connect');
+  h.send({ type: 'networksChanged', hasNetworks: true, tryNow: true });
+  h.none('connect');
+  h.send({ type: 'connectResult', epoch: running.epoch, ok: false, failure: 'not_found', networksLeft: true });
+  assert.is(h.machine.snapshot().failure, null);
+  h.take('connect');
+  h.send({ type: 'connectResult', epoch: h.epoch(), ok: false, failure: 'auth', networksLeft: true });
+  assert.is(h.machine.snapshot().failure, 'auth');
+});
+
 test('setup mode ends only after the connection was stable, and never under a phone', () => {
   const h = harness();
   h.boot(false);
