@@ -18,6 +18,8 @@ export type MachineInput =
   | { type: 'tick' }
   | { type: 'link'; up: boolean; reason?: string }
   | { type: 'devInit' }
+  /** The owner asked for a coprocessor restart: the radio was taken down, start over. */
+  | { type: 'restart' }
   | { type: 'heartbeat' }
   | { type: 'stationDisconnected'; reason: number }
   | { type: 'softApStations'; count: number }
@@ -167,7 +169,10 @@ export class ConnectivityMachine {
         else this.loseDevice(now, `coprocessor link down${input.reason ? ` (${input.reason})` : ''}`);
         return;
       case 'devInit':
-        this.deviceReset(now);
+        this.deviceReset(now, 'the coprocessor restarted (devInit)');
+        return;
+      case 'restart':
+        this.deviceReset(now, 'coprocessor restart asked');
         return;
       case 'heartbeat':
         this.lastHeartbeatAt = now;
@@ -232,7 +237,7 @@ export class ConnectivityMachine {
     }
   }
 
-  private deviceReset(now: number): void {
+  private deviceReset(now: number, cause: string): void {
     const known = this.device === 'ready' || this.device === 'lost' || this.wasReady;
     if (known) this.effects.push({ type: 'publish', event: 'coprocessor_reset', payload: { was: this.phase } });
     // The device rebooted: its station and soft AP are down, heartbeats are off.
@@ -241,7 +246,7 @@ export class ConnectivityMachine {
     this.station = 'down';
     if (this.softAp !== 'off') this.softAp = 'off';
     this.lastHeartbeatAt = null;
-    if (this.started) this.beginInit('the coprocessor restarted (devInit)');
+    if (this.started) this.beginInit(cause);
   }
 
   private loseDevice(now: number, cause: string): void {

@@ -442,16 +442,18 @@ export class ConnectivityManager implements DeviceCommands {
 
   /**
    * The control protocol has no reset request (a hard reset needs the EN line): take the radio
-   * down and re-run the whole start-up sequence, as after a devInit.
+   * down and re-run the whole start-up sequence. Also the way to ask a lost device again at once.
    */
   async restartCoprocessor(): Promise<void> {
-    this.requireDevice();
     const { client } = this.options;
-    await this.enqueue(async () => {
-      await client.disconnectAp().catch(() => undefined);
-      await client.stopSoftAp().catch(() => undefined);
-    });
-    this.dispatch({ type: 'devInit' });
+    if (this.machine.phase !== 'device_lost') {
+      await this.enqueue(async () => {
+        await client.disconnectAp().catch(() => undefined);
+        await client.stopSoftAp().catch(() => undefined);
+      });
+    }
+    this.log.info('coprocessor restart asked');
+    this.dispatch({ type: 'restart' });
   }
 
   /** Writes a coprocessor firmware image; progress goes to DeviceState and as ota_progress events. */

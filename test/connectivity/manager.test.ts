@@ -174,4 +174,27 @@ test('the owner can enter setup mode while connected; the station stays connecte
   } finally { await f.close(); }
 });
 
+test('a restart asked by the owner takes the radio down and re-runs start-up, also when the device is lost', async () => {
+  const f = await startManagerFixture({ deviceProbeMs: 60_000 }, async (coproc, networks) => {
+    coproc.air.push(HOME);
+    await networks.save({ ssid: HOME.ssid, passphrase: HOME.password, hidden: false }, false);
+  });
+  try {
+    await waitFor(() => f.device.get().connectivity === 'connected', 'connected');
+    const inits = () => f.coproc.calls.filter((c) => c === 'configHeartbeat').length;
+    await f.manager.restartCoprocessor();
+    assert.ok(f.coproc.calls.includes('disconnectAp'));
+    assert.ok(f.events.some((e) => e.name === 'coprocessor_reset'));
+    await waitFor(() => inits() === 2 && f.device.get().connectivity === 'connected', 'started over');
+    f.coproc.linkUp = false;
+    f.coproc.emit('link', { up: false, reason: 'unplugged' });
+    await waitFor(() => f.device.get().connectivity === 'device_lost', 'lost');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.is(f.device.get().connectivity, 'device_lost', 'stays lost while the link is down');
+    f.coproc.linkUp = true;
+    await f.manager.restartCoprocessor();
+    await waitFor(() => f.device.get().connectivity === 'connected', 'back after the restart');
+  } finally { await f.close(); }
+});
+
 test.run();
