@@ -78,6 +78,8 @@ export interface SetupStatus {
 const TX_POWER_KEY = 'connectivity.tx_power_dbm';
 const POWER_SAVE_KEY = 'connectivity.power_save';
 const POWER_SAVE_MODES: readonly PowerSaveMode[] = ['none', 'min_modem', 'max_modem'];
+/** setTimeout fires at once beyond this; a later deadline is simply re-armed on that tick. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 /** A disconnect reason this recent explains a refused connect (newer firmware sends them). */
 const REASON_FRESH_MS = 5000;
 
@@ -157,7 +159,7 @@ export class ConnectivityManager implements DeviceCommands {
     this.timer = this.clock.setTimeout(() => {
       this.timer = null;
       this.dispatch({ type: 'tick' });
-    }, Math.max(0, deadline - this.clock.now()));
+    }, Math.min(MAX_TIMER_MS, Math.max(0, deadline - this.clock.now())));
   }
 
   private logTransition(transition: Transition): void {
@@ -177,21 +179,27 @@ export class ConnectivityManager implements DeviceCommands {
         this.options.device.publishEvent(effect.event, effect.payload);
         return;
       case 'initDevice':
-        void this.enqueue(() => this.initDevice(effect.epoch));
-        return;
+        return this.run(effect, () => this.initDevice(effect.epoch));
       case 'connect':
-        void this.enqueue(() => this.connect(effect.epoch, effect.attempt));
-        return;
+        return this.run(effect, () => this.connect(effect.epoch, effect.attempt), { type: 'connectResult', epoch: effect.epoch, ok: false, failure: 'failed', networksLeft: true });
       case 'startSoftAp':
-        void this.enqueue(() => this.startSoftAp(effect.epoch));
-        return;
+        return this.run(effect, () => this.startSoftAp(effect.epoch));
       case 'stopSoftAp':
-        void this.enqueue(() => this.stopSoftAp(effect.epoch));
-        return;
+        return this.run(effect, () => this.stopSoftAp(effect.epoch));
       case 'pollStations':
-        void this.enqueue(() => this.pollStations());
-        return;
+        return this.run(effect, () => this.pollStations());
     }
+  }
+
+  /**
+   * Queues an effect's operation. Each one reports its own outcome to the machine; should one
+   * fail in an unplanned way (the database, say), `fallback` keeps the machine from waiting forever.
+   */
+  private run(effect: Effect, operation: () => Promise<void>, fallback?: MachineInput): void {
+    this.enqueue(operation).catch((error) => {
+      this.log.error('connectivity operation failed', { effect: effect.type, error });
+      if (fallback) this.dispatch(fallback);
+    });
   }
 
   private writeState(): void {
@@ -279,8 +287,7 @@ export class ConnectivityManager implements DeviceCommands {
   private async classifyFailure(error: unknown, network: SavedNetwork, startedAt: number): Promise<ConnectFailure> {
     if (error instanceof CoprocError && error.kind !== 'device') return 'timeout';
     // The device says only "failed": a fresh scan tells a missing network from a refused password.
-    const entries = await this.options.client.scan().catch(() => null);
-    if (entries) this.lastScan = entries;
+    await this.refreshScan();
     const seen = this.findInScan(network.ssid);
     const reason = this.lastReason && this.lastReason.at >= startedAt - REASON_FRESH_MS ? this.lastReason.reason : null;
     if (!seen && network.hidden && reason === null) return 'failed';
