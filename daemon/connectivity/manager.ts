@@ -78,6 +78,7 @@ export interface SetupStatus {
 const TX_POWER_KEY = 'connectivity.tx_power_dbm';
 const POWER_SAVE_KEY = 'connectivity.power_save';
 const POWER_SAVE_MODES: readonly PowerSaveMode[] = ['none', 'min_modem', 'max_modem'];
+const STOP_GRACE_MS = 2000;
 /** setTimeout fires at once beyond this; a later deadline is simply re-armed on that tick. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 /** A disconnect reason this recent explains a refused connect (newer firmware sends them). */
@@ -132,7 +133,11 @@ export class ConnectivityManager implements DeviceCommands {
     this.stopped = true;
     if (this.timer !== null) this.clock.clearTimeout(this.timer);
     for (const [event, listener] of this.listeners.splice(0)) this.options.client.off(event as never, listener as never);
-    await this.queue.catch(() => undefined);
+    // A device operation may block for minutes (a ConnectAP retrying); shutdown does not wait that long.
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<void>((resolve) => { timer = setTimeout(resolve, STOP_GRACE_MS); });
+    await Promise.race([this.queue.catch(() => undefined), grace]);
+    clearTimeout(timer);
   }
 
   private listen(event: string, listener: (...args: any[]) => void): void {
