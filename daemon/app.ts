@@ -99,13 +99,13 @@ export class App {
     this.onStop('connectivity', stop);
   }
 
-  /** Owner tokens: the social instance's OAuth store supplies the real resolver; none is valid before. */
+  /** Owner tokens: the social instance's OAuth store supplies the real resolver (read at each request); none is valid before. */
   private resolveToken: TokenResolver = async () => null;
 
   private mountConnectivityRoutes(): void {
     mountConnectivityWeb(this.http, {
       device: this.device, networks: () => this.networks, connectivity: () => this.connectivity,
-      resolveToken: this.resolveToken, baseUrl: this.config.baseUrl, httpHost: this.config.httpHost,
+      resolveToken: (token) => this.resolveToken(token), baseUrl: this.config.baseUrl, httpHost: this.config.httpHost,
       httpPort: this.config.httpPort, setupApAddress: this.config.setupApAddress,
     });
   }
