@@ -2,8 +2,14 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { CommandError } from '../../daemon/connectivity/manager.js';
 import { startManagerFixture, utf8, waitFor } from './manager-fixture.js';
+import type { CoprocTestDouble } from './coproc-test-double.js';
+import type { NetworksRepo } from '../../daemon/connectivity/networks-repo.js';
 
 const HOME = { ssid: utf8('Home "Net" #1'), password: 'p@ss "word" #\\ x', channel: 11, rssi: -48, security: 'wpa2_psk' as const };
+const homeInRangeAndSaved = async (coproc: CoprocTestDouble, networks: NetworksRepo) => {
+  coproc.air.push(HOME);
+  await networks.save({ ssid: HOME.ssid, passphrase: HOME.password, hidden: false }, false);
+};
 
 test('first boot with no saved network: heartbeats on, setup AP with WPA2, MAC-derived SSID and the setup passphrase', async () => {
   const f = await startManagerFixture();
@@ -90,10 +96,7 @@ test('a network out of range is reported as not_found', async () => {
 });
 
 test('AP gone → disconnected event, reconnecting, fallback after the grace period; AP back → connected, setup AP stops', async () => {
-  const f = await startManagerFixture({}, async (coproc, networks) => {
-    coproc.air.push(HOME);
-    await networks.save({ ssid: HOME.ssid, passphrase: HOME.password, hidden: false }, false);
-  });
+  const f = await startManagerFixture({}, homeInRangeAndSaved);
   try {
     await waitFor(() => f.device.get().connectivity === 'connected', 'connected');
     f.coproc.air.length = 0;
@@ -109,10 +112,7 @@ test('AP gone → disconnected event, reconnecting, fallback after the grace per
 });
 
 test('heartbeats stop → device_lost and /healthz-degraded; the device answers again → re-initialised', async () => {
-  const f = await startManagerFixture({ heartbeatExpectedMs: 40, heartbeatMisses: 2, deviceProbeMs: 40 }, async (coproc, networks) => {
-    coproc.air.push(HOME);
-    await networks.save({ ssid: HOME.ssid, passphrase: HOME.password, hidden: false }, false);
-  });
+  const f = await startManagerFixture({ heartbeatExpectedMs: 40, heartbeatMisses: 2, deviceProbeMs: 40 }, homeInRangeAndSaved);
   try {
     await waitFor(() => f.device.get().connectivity === 'connected', 'connected');
     f.coproc.answering = false;
@@ -159,10 +159,7 @@ test('tx power and power save are applied, read back into the state, and refused
 });
 
 test('the owner can enter setup mode while connected; the station stays connected', async () => {
-  const f = await startManagerFixture({}, async (coproc, networks) => {
-    coproc.air.push(HOME);
-    await networks.save({ ssid: HOME.ssid, passphrase: HOME.password, hidden: false }, false);
-  });
+  const f = await startManagerFixture({}, homeInRangeAndSaved);
   try {
     await waitFor(() => f.device.get().connectivity === 'connected', 'connected');
     await f.manager.enterSetupMode();
@@ -175,10 +172,7 @@ test('the owner can enter setup mode while connected; the station stays connecte
 });
 
 test('a restart asked by the owner takes the radio down and re-runs start-up, also when the device is lost', async () => {
-  const f = await startManagerFixture({ deviceProbeMs: 60_000 }, async (coproc, networks) => {
-    coproc.air.push(HOME);
-    await networks.save({ ssid: HOME.ssid, passphrase: HOME.password, hidden: false }, false);
-  });
+  const f = await startManagerFixture({ deviceProbeMs: 60_000 }, homeInRangeAndSaved);
   try {
     await waitFor(() => f.device.get().connectivity === 'connected', 'connected');
     const inits = () => f.coproc.calls.filter((c) => c === 'configHeartbeat').length;
