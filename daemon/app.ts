@@ -21,6 +21,12 @@ import { VERSION } from './version.js';
 import type { DeviceCommands } from './device/commands.js';
 import type { MqttBridge } from './mqtt/bridge.js';
 import { settingsMemory } from './mqtt/memory.js';
+import type { CoprocClientApi } from './coproc/api.js';
+import type { TokenResolver } from './http/auth.js';
+import type { ConnectivityManager } from './connectivity/manager.js';
+import { NetworksRepo } from './connectivity/networks-repo.js';
+import { startConnectivitySubsystem } from './connectivity/subsystem.js';
+import { mountConnectivityWeb } from './web/mount.js';
 
 export interface AppOptions {
   config: Config;
@@ -41,6 +47,9 @@ export class App {
   /** What MQTT and the web may ask of the device; the connectivity step sets it. */
   commands: DeviceCommands | null = null;
   mqtt: MqttBridge | null = null;
+  networks!: NetworksRepo;
+  /** null until the coprocessor link hands its client to startConnectivity(). */
+  connectivity: ConnectivityManager | null = null;
   httpUrl = '';
   private readonly stoppers: Stopper[] = [];
   private stopping: Promise<void> | null = null;
@@ -60,6 +69,10 @@ export class App {
     this.device.on('change', () => this.reportStatus());
     this.health.on('change', () => this.reportStatus());
     this.health.set('mqtt', { status: 'off', detail: config.mqttUrl ? undefined : 'not configured' });
+    this.networks = new NetworksRepo(this.db);
+
+    // Coprocessor link → connectivity: the link step creates the client, then
+    // `await this.startConnectivity(client);` (the routes below work with or without it).
 
     await this.startHttp();
     await this.startMqtt();
@@ -80,10 +93,35 @@ export class App {
     this.health.set('database', { status: 'ok' });
   }
 
+  /** Connectivity over the link's client: state machine, saved networks, setup AP, captive DNS. */
+  async startConnectivity(client: CoprocClientApi): Promise<void> {
+    const { manager, stop } = await startConnectivitySubsystem({
+      client, config: this.config, db: this.db, device: this.device, networks: this.networks,
+      log: this.log.child({ component: 'connectivity' }),
+      health: (health) => this.health.set('connectivity', health),
+      // The OTA engine (daemon/coproc/ota.ts) plugs in here: { update(image, progress) }.
+      firmware: null,
+    });
+    this.connectivity = manager;
+    this.onStop('connectivity', stop);
+  }
+
+  /** Owner tokens: the social instance's OAuth store supplies the real resolver (read at each request); none is valid before. */
+  private resolveToken: TokenResolver = async () => null;
+
+  private mountConnectivityRoutes(): void {
+    mountConnectivityWeb(this.http, {
+      device: this.device, networks: () => this.networks, connectivity: () => this.connectivity,
+      resolveToken: (token) => this.resolveToken(token), baseUrl: this.config.baseUrl, httpHost: this.config.httpHost,
+      httpPort: this.config.httpPort, setupApAddress: this.config.setupApAddress,
+    });
+  }
+
   private async startHttp(): Promise<void> {
     const log = this.log.child({ component: 'http' });
     this.http = new HttpServer({ host: this.config.httpHost, port: this.config.httpPort, log });
     this.http.use(healthRouter(this.health, () => this.checkDatabase()).routes());
+    this.mountConnectivityRoutes();
     const address = await this.http.start();
     this.onStop('http', () => this.http.stop());
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;

@@ -45,6 +45,10 @@ export interface Config {
   setupRetryS: number;
   stableS: number;
   setupPassphrase: string | null;
+  reconnectDelayMs: number;
+  coprocTimeScale: number;
+  setupApAddress: string | null;
+  setupDnsPort: number;
   publicPreview: boolean;
   federationAllowPrivate: boolean;
   backupSchedule: string;
@@ -82,6 +86,25 @@ const integer = (min: number, max: number, allowed = `a whole number from ${min}
     return typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max ? value : undefined;
   },
 });
+
+const positiveNumber = (min: number, max: number): Parser<number> => ({
+  allowed: `a number from ${min} to ${max}`,
+  parse(raw, fromEnv) {
+    const value = fromEnv && typeof raw === 'string' && /^\d+(\.\d+)?$/.test(raw.trim()) ? Number(raw) : raw;
+    return typeof value === 'number' && Number.isFinite(value) && value >= min && value <= max ? value : undefined;
+  },
+});
+
+const ipv4Address: Parser<string | null> = {
+  allowed: 'an IPv4 address of this machine (the soft-AP interface), or empty',
+  parse(raw) {
+    if (raw === null || raw === '') return null;
+    if (typeof raw !== 'string') return undefined;
+    const parts = raw.split('.');
+    const ok = parts.length === 4 && parts.every((part) => /^\d{1,3}$/.test(part) && Number(part) <= 255);
+    return ok ? raw : undefined;
+  },
+};
 
 const boolean: Parser<boolean> = {
   allowed: 'true or false',
@@ -232,6 +255,10 @@ export const KEYS: readonly KeySpec[] = [
   key('setupRetryS', 'setup_retry_s', integer(1, 86400), 60),
   key('stableS', 'stable_s', integer(0, 3600), 10),
   key('setupPassphrase', 'setup_passphrase', passphrase, null),
+  key('reconnectDelayMs', 'reconnect_delay_ms', integer(0, 600_000), 1000),
+  key('coprocTimeScale', 'coproc_time_scale', positiveNumber(0.001, 10_000), 1),
+  key('setupApAddress', 'setup_ap_address', ipv4Address, null),
+  key('setupDnsPort', 'setup_dns_port', integer(1, 65535, 'a port number from 1 to 65535'), 53),
   key('publicPreview', 'public_preview', boolean, true),
   key('federationAllowPrivate', 'federation_allow_private', boolean, false),
   key('backupSchedule', 'backup_schedule', cronExpression, '30 3 * * *'),

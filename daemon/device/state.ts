@@ -29,6 +29,8 @@ export interface SoftApState {
   ssid: string | null;
   channel: number | null;
   stations: SoftApStation[];
+  /** Why the box is in setup mode (no saved network, grace period over, …); null otherwise. */
+  reason: string | null;
 }
 
 export interface OtaState {
@@ -98,7 +100,7 @@ export function initialDeviceState(version: string, transport: string, now = new
     connectivity: 'starting',
     error: null,
     wifi: { mode: null, ssid: null, bssid: null, rssi: null, channel: null, mac: null },
-    softap: { active: false, ssid: null, channel: null, stations: [] },
+    softap: { active: false, ssid: null, channel: null, stations: [], reason: null },
     coprocessor: {
       link: 'down', transport, last_heartbeat: null, heartbeat_number: null, tx_power_dbm: null,
       power_save: null, firmware: null, ota: { phase: 'idle', bytes: 0, total: 0, percent: 0, error: null },

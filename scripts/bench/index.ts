@@ -11,6 +11,7 @@ export interface Bench {
 const BENCHES: Record<string, () => Promise<Bench>> = {
   startup: async () => (await import('./startup.js')).bench,
   mqtt: async () => (await import('./mqtt.js')).bench,
+  failover: async () => (await import('./failover.js')).bench,
 };
 
 async function main(argv: string[]): Promise<void> {

@@ -4,6 +4,7 @@
  */
 import type { Knex } from 'knex';
 import { m20261121_01_core_settings } from './20261121_01_core_settings.js';
+import { m20261122_21_connectivity_networks } from './20261122_21_connectivity_networks.js';
 
 export interface Migration {
   name: string;
@@ -13,4 +14,5 @@ export interface Migration {
 
 export const MIGRATIONS: readonly Migration[] = [
   m20261121_01_core_settings,
+  m20261122_21_connectivity_networks,
 ];

@@ -1,0 +1,452 @@
+/**
+ * The connectivity state machine, pure: it takes inputs (link and device events, operation
+ * results, clock ticks) stamped with the time, and answers with effects for the manager to carry
+ * out. It never reads a clock, never waits and never talks to the device, so every rule is
+ * testable with an injected clock. The public phase is derived from the facts it keeps (device,
+ * station, soft AP), so it cannot disagree with them.
+ *
+ * Operation results carry the epoch of the effect that asked for them: after a device reset or
+ * loss the epoch moves on and late answers from before are ignored.
+ */
+import type { Connectivity } from '../device/state.js';
+import type { ConnectivityPolicy } from './policy.js';
+import { reconnectDelay } from './policy.js';
+import { describeDisconnectReason, type ConnectFailure } from './failures.js';
+
+export type MachineInput =
+  | { type: 'start'; hasNetworks: boolean }
+  | { type: 'tick' }
+  | { type: 'link'; up: boolean; reason?: string }
+  | { type: 'devInit' }
+  /** The owner asked for a coprocessor restart: the radio was taken down, start over. */
+  | { type: 'restart' }
+  | { type: 'heartbeat' }
+  | { type: 'stationDisconnected'; reason: number }
+  | { type: 'softApStations'; count: number }
+  | { type: 'softApStationLeft' }
+  | { type: 'initResult'; epoch: number; ok: boolean; stationUp?: boolean; softApUp?: boolean; error?: string }
+  | { type: 'connectResult'; epoch: number; ok: boolean; failure?: ConnectFailure; networksLeft?: boolean }
+  | { type: 'softApResult'; epoch: number; started: boolean; ok: boolean; error?: string }
+  | { type: 'networksChanged'; hasNetworks: boolean; tryNow: boolean }
+  | { type: 'enterSetupMode' };
+
+export type TimedInput = MachineInput & { at: number };
+
+export type PublishedEvent = 'disconnected' | 'setup_ap_started' | 'setup_ap_stopped' | 'coprocessor_reset';
+
+export type Effect =
+  | { type: 'initDevice'; epoch: number }
+  | { type: 'connect'; epoch: number; attempt: number }
+  | { type: 'startSoftAp'; epoch: number }
+  | { type: 'stopSoftAp'; epoch: number }
+  | { type: 'pollStations'; epoch: number }
+  | { type: 'publish'; event: PublishedEvent; payload: Record<string, unknown> };
+
+export interface Transition {
+  from: Connectivity;
+  to: Connectivity;
+  cause: string;
+  at: number;
+}
+
+type DeviceFact = 'unknown' | 'initialising' | 'ready' | 'lost';
+type StationFact = 'down' | 'connecting' | 'up';
+type SoftApFact = 'off' | 'starting' | 'on' | 'stopping';
+
+export interface MachineSnapshot {
+  phase: Connectivity;
+  epoch: number;
+  device: DeviceFact;
+  station: StationFact;
+  softAp: SoftApFact;
+  /** Setup mode is wanted (grace period over, nothing saved, or asked by the owner). */
+  setupWanted: boolean;
+  /** Why setup mode was entered, in words; null outside setup mode. */
+  setupReason: string | null;
+  phones: number;
+  hasNetworks: boolean;
+  attempt: number;
+  failure: ConnectFailure | null;
+  wasConnected: boolean;
+  disconnectedSince: number | null;
+  connectedSince: number | null;
+  lastHeartbeatAt: number | null;
+  connectAt: number | null;
+}
+
+export interface StepResult {
+  effects: Effect[];
+  transitions: Transition[];
+}
+
+export class ConnectivityMachine {
+  private epoch = 0;
+  private device: DeviceFact = 'unknown';
+  private station: StationFact = 'down';
+  private softAp: SoftApFact = 'off';
+  private setupWanted = false;
+  private phones = 0;
+  private hasNetworks = false;
+  private started = false;
+  private attempt = 0;
+  private failure: ConnectFailure | null = null;
+  private wasConnected = false;
+  /** A network a person submitted waits to be tried. */
+  private userRequest = false;
+  /** The attempt in flight is that person's. */
+  private userAttempt = false;
+  private disconnectedSince: number | null = null;
+  private connectedSince: number | null = null;
+  private lastHeartbeatAt: number | null = null;
+  private probeAt: number | null = null;
+  private connectAt: number | null = null;
+  private stationsPollAt: number | null = null;
+  private forcedUntil: number | null = null;
+  private setupReason: string | null = null;
+  private initPendingEpoch: number | null = null;
+  private softApRetryAt: number | null = null;
+  private wasReady = false;
+  private effects: Effect[] = [];
+  private cause = '';
+
+  constructor(private readonly policy: ConnectivityPolicy, private readonly random: () => number = Math.random) {}
+
+  get phase(): Connectivity {
+    if (this.device === 'lost') return 'device_lost';
+    if (!this.started || this.device === 'unknown' || (this.device === 'initialising' && !this.wasReady)) return 'starting';
+    if (this.station === 'up') return 'connected';
+    if (this.setupWanted || this.softAp === 'on' || this.softAp === 'starting') return 'setup_ap';
+    return this.wasConnected ? 'reconnecting' : 'connecting';
+  }
+
+  snapshot(): MachineSnapshot {
+    return {
+      phase: this.phase, epoch: this.epoch, device: this.device, station: this.station, softAp: this.softAp,
+      setupWanted: this.setupWanted, setupReason: this.setupReason, phones: this.phones, hasNetworks: this.hasNetworks, attempt: this.attempt,
+      failure: this.failure, wasConnected: this.wasConnected, disconnectedSince: this.disconnectedSince,
+      connectedSince: this.connectedSince, lastHeartbeatAt: this.lastHeartbeatAt, connectAt: this.connectAt,
+    };
+  }
+
+  /** Feeds one input; returns what to do and the phase changes it caused (with their cause). */
+  dispatch(input: TimedInput): StepResult {
+    const before = this.phase;
+    this.effects = [];
+    this.cause = input.type;
+    this.handle(input);
+    this.checkTimers(input.at);
+    this.reconcile(input.at);
+    const after = this.phase;
+    const transitions = before === after ? [] : [{ from: before, to: after, cause: this.cause, at: input.at }];
+    return { effects: this.effects, transitions };
+  }
+
+  /** The earliest moment a tick may change something; null when only an input can. */
+  nextDeadline(): number | null {
+    const candidates: Array<number | null> = [this.heartbeatDeadline(), this.softAp === 'on' ? this.stationsPollAt : null];
+    if (this.device === 'lost' && this.initPendingEpoch === null) candidates.push(this.probeAt);
+    if (this.device === 'ready') {
+      candidates.push(this.connectDeadline(), this.fallbackDeadline(), this.stableDeadline(), this.forcedUntil, this.softApRetryAt);
+    }
+    const times = candidates.filter((t): t is number => t !== null);
+    return times.length ? Math.min(...times) : null;
+  }
+
+  private handle(input: TimedInput): void {
+    const now = input.at;
+    switch (input.type) {
+      case 'start':
+        this.started = true;
+        this.hasNetworks = input.hasNetworks;
+        this.disconnectedSince = now;
+        this.beginInit('start-up');
+        return;
+      case 'tick':
+        this.cause = 'timer';
+        return;
+      case 'link':
+        if (input.up) this.deviceAnswered(now, 'coprocessor link up');
+        else this.loseDevice(now, `coprocessor link down${input.reason ? ` (${input.reason})` : ''}`);
+        return;
+      case 'devInit':
+        this.deviceReset(now, 'the coprocessor restarted (devInit)');
+        return;
+      case 'restart':
+        this.deviceReset(now, 'coprocessor restart asked');
+        return;
+      case 'heartbeat':
+        this.lastHeartbeatAt = now;
+        if (this.device === 'lost') this.deviceAnswered(now, 'heartbeat from a lost device');
+        return;
+      case 'stationDisconnected':
+        this.stationDropped(now, input.reason);
+        return;
+      case 'softApStations':
+        this.phones = input.count;
+        this.cause = `${input.count} phone(s) on the setup AP`;
+        return;
+      case 'softApStationLeft':
+        if (this.softAp === 'on') this.stationsPollAt = now;
+        return;
+      case 'initResult':
+        if (input.epoch === this.initPendingEpoch) this.initPendingEpoch = null;
+        if (input.epoch === this.epoch) this.initFinished(now, input);
+        return;
+      case 'connectResult':
+        if (input.epoch === this.epoch) this.connectFinished(now, input);
+        return;
+      case 'softApResult':
+        if (input.epoch === this.epoch) this.softApFinished(now, input);
+        return;
+      case 'networksChanged':
+        this.hasNetworks = input.hasNetworks;
+        if (input.tryNow) {
+          this.userRequest = true;
+          this.failure = null;
+          this.cause = 'new network submitted';
+          if (this.station !== 'connecting') this.connectAt = now;
+        } else if (input.hasNetworks && this.connectAt === null && this.station === 'down') {
+          this.connectAt = now;
+        }
+        return;
+      case 'enterSetupMode':
+        this.wantSetup('setup mode asked by the owner');
+        this.forcedUntil = now + this.policy.forcedSetupHoldMs;
+        return;
+    }
+  }
+
+  // ── device ──────────────────────────────────────────────────────────────────────────────────
+
+  private beginInit(cause: string): void {
+    this.device = 'initialising';
+    this.probeAt = null;
+    this.cause = cause;
+    this.requestInit();
+  }
+
+  private requestInit(): void {
+    this.initPendingEpoch = this.epoch;
+    this.effects.push({ type: 'initDevice', epoch: this.epoch });
+  }
+
+  private deviceAnswered(now: number, cause: string): void {
+    if (this.device === 'lost') {
+      this.epoch += 1;
+      this.beginInit(cause);
+    }
+  }
+
+  private deviceReset(now: number, cause: string): void {
+    const known = this.device === 'ready' || this.device === 'lost' || this.wasReady;
+    if (known) this.effects.push({ type: 'publish', event: 'coprocessor_reset', payload: { was: this.phase } });
+    // The device rebooted: its station and soft AP are down, heartbeats are off.
+    this.epoch += 1;
+    if (this.station === 'up') this.markDisconnected(now);
+    this.station = 'down';
+    if (this.softAp !== 'off') this.softAp = 'off';
+    this.lastHeartbeatAt = null;
+    if (this.started) this.beginInit(cause);
+  }
+
+  private loseDevice(now: number, cause: string): void {
+    if (this.device === 'lost' || !this.started) return;
+    this.epoch += 1;
+    this.device = 'lost';
+    this.cause = cause;
+    if (this.station === 'up') this.markDisconnected(now);
+    this.station = 'down';
+    this.connectAt = null;
+    this.stationsPollAt = null;
+    this.probeAt = now;
+  }
+
+  private initFinished(now: number, result: Extract<MachineInput, { type: 'initResult' }>): void {
+    if (!result.ok) {
+      this.epoch += 1;
+      this.device = 'lost';
+      this.cause = `the coprocessor does not answer${result.error ? ` (${result.error})` : ''}`;
+      this.probeAt = now + this.policy.deviceProbeMs;
+      return;
+    }
+    this.device = 'ready';
+    this.wasReady = true;
+    this.cause = 'coprocessor initialised';
+    this.lastHeartbeatAt = now;
+    this.softAp = result.softApUp ? 'on' : 'off';
+    if (this.softAp === 'on') this.stationsPollAt = now;
+    if (result.stationUp) {
+      this.station = 'up';
+      this.connectedSince ??= now;
+      this.disconnectedSince = null;
+      this.connectAt = null;
+    } else {
+      this.station = 'down';
+      this.connectAt = now;
+    }
+    if (!this.hasNetworks && !result.stationUp) this.wantSetup('no saved network');
+  }
+
+  // ── station ─────────────────────────────────────────────────────────────────────────────────
+
+  private stationDropped(now: number, reason: number): void {
+    // Bursts: only the first event of a drop counts; the rest fall inside the debounce window.
+    if (this.station !== 'up') return;
+    this.cause = `station disconnected: ${describeDisconnectReason(reason)}`;
+    this.station = 'down';
+    this.markDisconnected(now);
+    this.attempt = 0;
+    this.connectAt = now + reconnectDelay(this.policy, 1, this.random);
+    this.effects.push({ type: 'publish', event: 'disconnected', payload: { reason, reason_text: describeDisconnectReason(reason) } });
+  }
+
+  private markDisconnected(now: number): void {
+    this.wasConnected = true;
+    this.connectedSince = null;
+    this.disconnectedSince = now;
+  }
+
+  private connectFinished(now: number, result: Extract<MachineInput, { type: 'connectResult' }>): void {
+    if (result.ok) {
+      this.station = 'up';
+      this.cause = 'connected';
+      this.attempt = 0;
+      this.failure = null;
+      this.connectedSince = now;
+      this.disconnectedSince = null;
+      this.connectAt = this.userRequest ? now : null;
+      if (this.userAttempt) this.forcedUntil = null;
+      this.userAttempt = false;
+      return;
+    }
+    this.station = 'down';
+    this.attempt += 1;
+    // A failure of an attempt that started before the person's submission is not their answer.
+    const stale = this.userRequest;
+    if (!stale) this.failure = result.failure ?? 'failed';
+    this.cause = `connect failed: ${result.failure ?? 'failed'}`;
+    this.userAttempt = false;
+    if (stale) {
+      this.connectAt = now;
+      return;
+    }
+    if (result.networksLeft === false) {
+      this.hasNetworks = false;
+      this.connectAt = null;
+      this.wantSetup(this.failure === 'auth' ? 'every saved password was refused' : 'no saved network left to try');
+      return;
+    }
+    const delay = this.setupWanted ? this.policy.setupRetryMs : reconnectDelay(this.policy, this.attempt + 1, this.random);
+    this.connectAt = now + delay;
+  }
+
+  // ── soft AP ─────────────────────────────────────────────────────────────────────────────────
+
+  private softApFinished(now: number, result: Extract<MachineInput, { type: 'softApResult' }>): void {
+    if (result.started) {
+      if (result.ok) {
+        this.softAp = 'on';
+        this.stationsPollAt = now + this.policy.stationPollMs;
+        this.effects.push({ type: 'publish', event: 'setup_ap_started', payload: {} });
+      } else {
+        // Try again at the next setup retry; the machine stays in setup_ap meanwhile.
+        this.softAp = 'off';
+        this.cause = `setup AP did not start${result.error ? ` (${result.error})` : ''}`;
+        this.softApRetryAt = now + this.policy.setupRetryMs;
+      }
+      return;
+    }
+    if (result.ok) {
+      this.softAp = 'off';
+      this.phones = 0;
+      this.stationsPollAt = null;
+      this.effects.push({ type: 'publish', event: 'setup_ap_stopped', payload: {} });
+    } else {
+      this.softAp = 'on';
+      this.setupWanted = true;
+    }
+  }
+
+  /** Setup mode is wanted; the first reason stays visible (status API, dashboard) until it ends. */
+  private wantSetup(reason: string): void {
+    if (!this.setupWanted) this.setupReason = reason;
+    this.setupWanted = true;
+    this.cause = reason;
+  }
+
+  // ── timers and reconciliation ───────────────────────────────────────────────────────────────
+
+  private heartbeatDeadline(): number | null {
+    if (this.device !== 'ready' || this.lastHeartbeatAt === null) return null;
+    return this.lastHeartbeatAt + this.policy.heartbeatExpectedMs * this.policy.heartbeatMisses;
+  }
+
+  private connectDeadline(): number | null {
+    const mayConnect = this.station === 'down' || (this.station === 'up' && this.userRequest);
+    return mayConnect && this.hasNetworks ? this.connectAt : null;
+  }
+
+  private fallbackDeadline(): number | null {
+    if (this.station === 'up' || this.setupWanted || this.disconnectedSince === null) return null;
+    return this.disconnectedSince + this.policy.fallbackAfterMs;
+  }
+
+  /** When setup mode may end; null while a phone is on the AP or the owner's hold lasts. */
+  private stableDeadline(): number | null {
+    if (this.station !== 'up' || !this.setupWanted || this.connectedSince === null) return null;
+    if (this.phones > 0 || this.forcedUntil !== null) return null;
+    return this.connectedSince + this.policy.stableMs;
+  }
+
+  private checkTimers(now: number): void {
+    const heartbeat = this.heartbeatDeadline();
+    if (heartbeat !== null && now >= heartbeat) {
+      this.loseDevice(now, `no heartbeat for ${Math.round(this.policy.heartbeatExpectedMs * this.policy.heartbeatMisses)} ms`);
+    }
+    if (this.device === 'lost' && this.probeAt !== null && now >= this.probeAt && this.initPendingEpoch === null) {
+      this.requestInit();
+      this.probeAt = now + this.policy.deviceProbeMs;
+    }
+    if (this.device !== 'ready') return;
+    const fallback = this.fallbackDeadline();
+    if (fallback !== null && now >= fallback) this.wantSetup(`no connection for ${this.policy.fallbackAfterMs / 1000} s (grace period over)`);
+    if (this.forcedUntil !== null && now >= this.forcedUntil) this.forcedUntil = null;
+    const stable = this.stableDeadline();
+    if (stable !== null && now >= stable) {
+      this.setupWanted = false;
+      this.setupReason = null;
+      this.cause = `connection stable for ${this.policy.stableMs} ms`;
+    }
+    if (this.stationsPollAt !== null && now >= this.stationsPollAt && this.softAp === 'on') {
+      this.effects.push({ type: 'pollStations', epoch: this.epoch });
+      this.stationsPollAt = now + this.policy.stationPollMs;
+    }
+  }
+
+  private reconcile(now: number): void {
+    if (this.device !== 'ready') return;
+    if (this.setupWanted && this.softAp === 'off' && (this.softApRetryAt === null || now >= this.softApRetryAt)) {
+      this.softAp = 'starting';
+      this.softApRetryAt = null;
+      this.effects.push({ type: 'startSoftAp', epoch: this.epoch });
+    } else if (!this.setupWanted && this.softAp === 'on') {
+      this.softAp = 'stopping';
+      this.effects.push({ type: 'stopSoftAp', epoch: this.epoch });
+    }
+    const connectAt = this.connectDeadline();
+    if (connectAt !== null && now >= connectAt) {
+      // A phone on the setup AP is someone setting the box up: automatic retries would move the
+      // radio's channel under it, so they wait; what the person submits is tried at once.
+      if (this.softAp === 'on' && this.phones > 0 && !this.userRequest) {
+        this.connectAt = now + this.policy.setupRetryMs;
+        return;
+      }
+      if (this.station === 'up') this.markDisconnected(now);
+      this.station = 'connecting';
+      this.connectAt = null;
+      this.userAttempt = this.userRequest;
+      this.userRequest = false;
+      this.effects.push({ type: 'connect', epoch: this.epoch, attempt: this.attempt + 1 });
+    }
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * The connectivity subsystem as the composition root starts it: the manager over the link's
+ * client, its setup-AP passphrase, and the captive DNS when the soft-AP address is configured.
+ */
+import type { Config } from '../config.js';
+import type { CoprocClientApi } from '../coproc/api.js';
+import type { DeviceState } from '../device/state.js';
+import type { ComponentHealth } from '../lifecycle/health.js';
+import type { Logger } from '../log/logger.js';
+import type { Db } from '../store/db.js';
+import { getSetting, setSetting } from '../store/settings.js';
+import { CaptiveDns, captiveDnsDuringSetup } from './captive-dns.js';
+import { ConnectivityManager, type FirmwareUpdater } from './manager.js';
+import type { NetworksRepo } from './networks-repo.js';
+import { policyFromConfig } from './policy.js';
+import { loadSetupPassphrase } from './setup-identity.js';
+
+export interface ConnectivityParts {
+  client: CoprocClientApi;
+  config: Config;
+  db: Db;
+  device: DeviceState;
+  networks: NetworksRepo;
+  log: Logger;
+  health: (health: ComponentHealth) => void;
+  firmware: FirmwareUpdater | null;
+}
+
+export async function startConnectivitySubsystem(parts: ConnectivityParts): Promise<{ manager: ConnectivityManager; stop: () => Promise<void> }> {
+  const { config, db, log } = parts;
+  const setupPassphrase = await loadSetupPassphrase(db, config.setupPassphrase);
+  const manager = new ConnectivityManager({
+    client: parts.client, device: parts.device, networks: parts.networks, policy: policyFromConfig(config),
+    settings: { get: (key) => getSetting(db, key), set: (key, value) => setSetting(db, key, value) },
+    setupPassphrase, log, health: parts.health, firmware: parts.firmware,
+  });
+  // Shown on purpose, once: the owner needs it to join the setup AP (it is also on the dashboard).
+  log.info('setup access point key (WPA2) for joining the box in setup mode', {
+    setup_key: setupPassphrase, source: config.setupPassphrase ? 'NESTBOX_SETUP_PASSPHRASE' : 'generated for this device',
+  });
+  await manager.start();
+  let stopDns: () => Promise<void> = async () => undefined;
+  if (config.setupApAddress) {
+    const dns = new CaptiveDns({ address: config.setupApAddress, port: config.setupDnsPort, log: log.child({ part: 'captive-dns' }) });
+    stopDns = captiveDnsDuringSetup(parts.device, dns, log);
+  }
+  return {
+    manager,
+    async stop() {
+      await stopDns();
+      await manager.stop();
+    },
+  };
+}

@@ -1,0 +1,38 @@
+/**
+ * Mounts the connectivity side of the HTTP surface in its order: captive-portal redirects first
+ * (they apply to every path while in setup mode), then the setup portal, the owner API and the
+ * dashboard page.
+ */
+import type { ConnectivityManager } from '../connectivity/manager.js';
+import type { NetworksRepo } from '../connectivity/networks-repo.js';
+import type { DeviceState } from '../device/state.js';
+import type { TokenResolver } from '../http/auth.js';
+import type { HttpServer } from '../http/server.js';
+import { captivePortal } from './captive-portal.js';
+import { dashboardRouter } from './dashboard.js';
+import { ownerApiRouter } from './owner-api.js';
+import { setupPortalRouter } from './setup-portal.js';
+
+export interface ConnectivityWebOptions {
+  device: DeviceState;
+  networks: () => NetworksRepo | null;
+  connectivity: () => ConnectivityManager | null;
+  resolveToken: TokenResolver;
+  baseUrl: string;
+  httpHost: string;
+  httpPort: number;
+  setupApAddress: string | null;
+}
+
+export function mountConnectivityWeb(http: HttpServer, options: ConnectivityWebOptions): void {
+  const { connectivity, resolveToken } = options;
+  http.use(captivePortal({
+    inSetupMode: () => connectivity()?.inSetupMode() ?? false,
+    apAddress: options.setupApAddress,
+    httpPort: options.httpPort,
+    ownHosts: [new URL(options.baseUrl).hostname, options.httpHost, 'localhost', '127.0.0.1'],
+  }));
+  http.use(setupPortalRouter({ connectivity, resolveToken, dashboardUrl: `${options.baseUrl}/dashboard`, apAddress: options.setupApAddress }).routes());
+  http.use(ownerApiRouter({ device: options.device, networks: options.networks, connectivity, resolveToken }).routes());
+  http.use(dashboardRouter().routes());
+}
