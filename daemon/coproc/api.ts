@@ -96,6 +96,8 @@ export interface CoprocEvents {
   softApStationDisconnected: [{ mac: string; reason: number }];
   /** The transport opened (device present) or closed (unplugged, driver reloaded). */
   link: [{ up: boolean; reason?: string }];
+  /** The device stopped answering (a request timed out) or answers again (a response arrived). */
+  answering: [{ answering: boolean; operation: string }];
 }
 
 export interface LinkCounters {
@@ -107,6 +109,11 @@ export interface LinkCounters {
   unknownMessages: number;
   lateResponses: number;
   timeouts: number;
+  /** Fields of newer firmware the seed schema does not know, skipped while decoding. */
+  unknownFields: number;
+  eventsIn: number;
+  /** Times the transport went down. */
+  linkDrops: number;
 }
 
 export interface CoprocClientApi extends EventEmitter<CoprocEvents> {
