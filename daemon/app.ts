@@ -18,6 +18,9 @@ import { Jobs } from './lifecycle/jobs.js';
 import { HttpServer } from './http/server.js';
 import { healthRouter } from './http/health-route.js';
 import { VERSION } from './version.js';
+import { openCoprocLink } from './coproc/link.js';
+import type { CoprocClient } from './coproc/client.js';
+import type { Simulator } from './coproc/sim/index.js';
 
 export interface AppOptions {
   config: Config;
@@ -25,6 +28,10 @@ export interface AppOptions {
   /** The process environment: systemd's NOTIFY_SOCKET and WATCHDOG_USEC come from here. */
   env: NodeJS.ProcessEnv;
 }
+
+/** How long after the link opens the daemon first asks the coprocessor something. */
+const PROBE_DELAY_MS = 1000;
+const PROBE_TIMEOUT_MS = 2000;
 
 type Stopper = { name: string; stop: () => Promise<void> | void };
 
@@ -35,6 +42,10 @@ export class App {
   device!: DeviceState;
   http!: HttpServer;
   jobs!: Jobs;
+  /** The coprocessor link; the connectivity manager builds on it. */
+  coproc!: CoprocClient;
+  /** The embedded simulator when `coproc` is `sim` (its scenario controls), null otherwise. */
+  simulator: Simulator | null = null;
   httpUrl = '';
   private readonly stoppers: Stopper[] = [];
   private stopping: Promise<void> | null = null;
@@ -54,6 +65,7 @@ export class App {
     this.device.on('change', () => this.reportStatus());
     this.health.on('change', () => this.reportStatus());
     this.health.set('mqtt', { status: 'off', detail: config.mqttUrl ? undefined : 'not configured' });
+    this.startCoprocessor();
 
     await this.startHttp();
     this.startJobs();
@@ -71,6 +83,41 @@ export class App {
     const { applied } = await migrate(this.db);
     if (applied.length) log.info('migrations applied', { migrations: applied });
     this.health.set('database', { status: 'ok' });
+  }
+
+  /**
+   * Opens the link to the coprocessor (reopening by itself when the device comes and goes) and
+   * reports it: health component `coprocessor` and DeviceState `coprocessor.link`. Never waits for
+   * the device: a missing or silent one leaves the component degraded.
+   */
+  private startCoprocessor(): void {
+    const { client, simulator } = openCoprocLink(this.config.coproc, {
+      log: this.log,
+      sim: { timeScale: this.config.simTimeScale, scenario: this.config.simScenario },
+    });
+    this.coproc = client;
+    this.simulator = simulator;
+    this.onStop('coprocessor', () => client.close());
+    this.health.set('coprocessor', { status: 'starting', detail: `opening ${client.description}` });
+    let probe: NodeJS.Timeout | null = null;
+    const answered = () => this.health.set('coprocessor', { status: 'ok' });
+    const silent = () => this.health.set('coprocessor', { status: 'degraded', detail: 'the coprocessor does not answer' });
+    client.on('link', ({ up, reason }) => {
+      this.device.update({ coprocessor: { link: up ? 'up' : 'down' } });
+      if (probe) clearTimeout(probe);
+      if (!up) {
+        this.health.set('coprocessor', { status: 'degraded', detail: `link down${reason ? `: ${reason}` : ''}` });
+        return;
+      }
+      this.health.set('coprocessor', { status: 'starting', detail: 'waiting for the coprocessor to answer' });
+      // Let a device that is booting announce itself before asking it anything.
+      probe = setTimeout(() => {
+        client.call('getMode', {}, { timeoutMs: PROBE_TIMEOUT_MS }).then(answered, (error) => { if (error.kind === 'timeout') silent(); });
+      }, PROBE_DELAY_MS);
+    });
+    client.on('devInit', answered);
+    client.on('answering', ({ answering }) => (answering ? answered() : silent()));
+    this.onStop('coprocessor probe', () => { if (probe) clearTimeout(probe); });
   }
 
   private async startHttp(): Promise<void> {

@@ -40,6 +40,7 @@ interface Pending {
   spec: OperationSpec;
   bytes: Buffer;
   timeoutMs: number;
+  sentAt?: number;
   resolve(body: Body): void;
   reject(error: CoprocError): void;
   timer?: NodeJS.Timeout;
@@ -47,6 +48,11 @@ interface Pending {
 
 const STATUS_WORDS: Record<number, string> = { [-1]: 'failure', 1: 'not connected', 2: 'no access point found', 3: 'connection failed', 4: 'invalid argument', 5: 'out of range' };
 const FAULT_LOG_INTERVAL_MS = 10_000;
+/**
+ * Longest time bytes take from the device to us. A request written more than this before the
+ * device's Event_DevInit arrived reached it before it had booted: it will never be answered.
+ */
+const RESTART_TRANSIT_MS = 50;
 const MAX_SSID = 32;
 const MAX_PASSPHRASE = 64;
 export const OTA_CHUNK_MAX = 4000;
@@ -315,6 +321,7 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
       return;
     }
     this.stats.framesOut += 1;
+    pending.sentAt = performance.now();
     this.inflight = pending;
     pending.timer = setTimeout(() => this.onTimeout(pending), pending.timeoutMs);
   }
@@ -404,11 +411,15 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
     }
   }
 
-  /** A rebooted device forgets the request it was serving: fail it now rather than at its timeout. */
+  /**
+   * A rebooted device forgets the request it was serving: fail it now rather than at its timeout.
+   * A request sent just before the announcement may have crossed it on the wire and be answered.
+   */
   private onDeviceRestart(): void {
     const pending = this.inflight;
-    this.log.info('coprocessor (re)started', { interrupted: pending?.spec.protocolName ?? null });
-    if (!pending) return;
+    const lost = pending && performance.now() - (pending.sentAt ?? 0) > RESTART_TRANSIT_MS;
+    this.log.info('coprocessor (re)started', { interrupted: lost ? pending.spec.protocolName : null });
+    if (!pending || !lost) return;
     this.settle(pending);
     pending.reject(new CoprocError(pending.spec.name, 'link_down', null, `${pending.spec.protocolName}: the coprocessor restarted before answering`));
   }

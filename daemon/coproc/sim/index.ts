@@ -13,9 +13,9 @@ import { SimLink } from './link.js';
 export { SIM_NETWORKS, SEC, type SimNetwork } from './world.js';
 export { DISCONNECT_REASON, SIM_TIMING } from './device.js';
 
-export const SIM_SCENARIOS = ['default', 'no_networks', 'unresponsive'] as const;
 /** default: five networks in range; no_networks: an empty sky; unresponsive: a device that never answers. */
-export type SimScenario = (typeof SIM_SCENARIOS)[number];
+export { SIM_SCENARIO_NAMES as SIM_SCENARIOS, type SimScenarioName as SimScenario } from '../../config.js';
+import type { SimScenarioName as SimScenario } from '../../config.js';
 
 export interface SimulatorOptions {
   framing?: FramingKind;
