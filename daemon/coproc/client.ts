@@ -67,6 +67,7 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
   private inflight: Pending | null = null;
   private answering = true;
   private closed = false;
+  private wasUp = false;
   private lastFaultLog = 0;
   private readonly stats: LinkCounters = {
     framesIn: 0, framesOut: 0, badFrames: 0, badChecksums: 0, undecodable: 0, unknownMessages: 0,
@@ -87,11 +88,13 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
     this.transport.on('data', (chunk) => this.framing.push(chunk));
     this.transport.on('up', () => {
       this.framing.reset();
+      this.wasUp = true;
       this.emit('link', { up: true });
     });
     this.transport.on('down', (reason) => {
       this.framing.reset();
-      this.stats.linkDrops += 1;
+      if (this.wasUp) this.stats.linkDrops += 1;
+      this.wasUp = false;
       this.failAll('link_down', `the coprocessor link is down (${reason})`);
       this.emit('link', { up: false, reason });
     });

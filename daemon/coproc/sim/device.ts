@@ -69,6 +69,8 @@ export interface SimDeviceEvents {
   boot: [];
   /** The device went down for a reboot: the link forgets half-received requests. */
   reset: [reason: string];
+  /** A request reached the firmware's handler (for tests that act at that moment). */
+  request: [OperationName];
 }
 
 export class SimDevice extends EventEmitter<SimDeviceEvents> {

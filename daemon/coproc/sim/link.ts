@@ -113,6 +113,7 @@ export class SimLink {
     const spec = operationById(message.msgId);
     if (!spec) { this.counters.unanswered += 1; return; }
     const epoch = this.device.epoch;
+    this.device.emit('request', spec.name);
     const body = message.field === spec.requestField ? message.body : null;
     const reply = await this.device.handlers[spec.name](body);
     if (!reply || epoch !== this.device.epoch || this.device.frozen) { this.counters.unanswered += 1; return; }

@@ -8,6 +8,7 @@ import type { Logger } from '../../log/logger.js';
 export interface TransportEvents {
   data: [Buffer];
   up: [];
+  /** The link went down, or the device could not be opened (once, until it is up again). */
   down: [reason: string];
 }
 
@@ -53,6 +54,8 @@ export abstract class ReopeningTransport extends EventEmitter<TransportEvents> i
   private started = false;
   private delayMs: number;
   private failures = 0;
+  /** Down has been reported since the last up (or since start when the device never opened). */
+  private reportedDown = false;
   protected readonly log: Logger;
   private readonly minBackoffMs: number;
   private readonly maxBackoffMs: number;
@@ -91,6 +94,7 @@ export abstract class ReopeningTransport extends EventEmitter<TransportEvents> i
     this.port = null;
     if (port) {
       await port.close().catch(() => undefined);
+      this.reportedDown = true;
       this.emit('down', 'closed');
     }
   }
@@ -114,6 +118,10 @@ export abstract class ReopeningTransport extends EventEmitter<TransportEvents> i
       const fields = { transport: this.description, error: (error as Error).message, retry_ms: this.delayMs };
       if (this.failures === 1) this.log.warn('coprocessor device cannot be opened; retrying', fields);
       else this.log.debug('coprocessor device still cannot be opened', fields);
+      if (!this.reportedDown) {
+        this.reportedDown = true;
+        this.emit('down', `cannot open ${this.description}: ${(error as Error).message}`);
+      }
       this.schedule();
       return;
     }
@@ -122,6 +130,7 @@ export abstract class ReopeningTransport extends EventEmitter<TransportEvents> i
     this.port = handle;
     this.failures = 0;
     this.delayMs = this.minBackoffMs;
+    this.reportedDown = false;
     this.log.info('coprocessor link up', { transport: this.description });
     this.emit('up');
   }
@@ -131,6 +140,7 @@ export abstract class ReopeningTransport extends EventEmitter<TransportEvents> i
     this.port = null;
     void handle.close().catch(() => undefined);
     this.log.warn('coprocessor link down', { transport: this.description, reason });
+    this.reportedDown = true;
     this.emit('down', reason);
     this.schedule();
   }
