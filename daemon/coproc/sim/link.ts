@@ -37,6 +37,8 @@ export class SimLink {
   readonly counters: SimLinkCounters = { requests: 0, responses: 0, events: 0, unanswered: 0, badFrames: 0, undecodable: 0, dropped: 0 };
   private readonly queue: Buffer[] = [];
   private working = false;
+  /** Changes at every device reset: a request being served across a reset is forgotten. */
+  private generation = 0;
   private readonly inbound: (chunk: Buffer) => void;
   private readonly outbound: (bytes: Buffer) => void;
   private readonly device: SimDevice;
@@ -56,7 +58,12 @@ export class SimLink {
     this.outbound = outLine ? (bytes) => outLine.push(bytes) : options.write;
 
     this.device.on('event', (name, body) => this.sendEvent(name, body));
-    this.device.on('reset', () => { this.framing.reset(); this.queue.length = 0; });
+    this.device.on('reset', () => {
+      this.framing.reset();
+      this.queue.length = 0;
+      this.generation += 1;
+      this.working = false;
+    });
     this.device.on('boot', () => this.announce());
   }
 
@@ -91,12 +98,13 @@ export class SimLink {
   }
 
   private async work(): Promise<void> {
+    const generation = this.generation;
     this.working = true;
-    try {
-      for (let data = this.queue.shift(); data; data = this.queue.shift()) await this.serve(data);
-    } finally {
-      this.working = false;
+    for (let data = this.queue.shift(); data; data = this.queue.shift()) {
+      await this.serve(data);
+      if (generation !== this.generation) return; // the device rebooted meanwhile: a new loop owns the queue
     }
+    this.working = false;
   }
 
   /** One request: the firmware ignores msg_type and answers msg_id + 100, or nothing at all. */
