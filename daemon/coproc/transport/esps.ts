@@ -13,9 +13,11 @@ import { ReopeningTransport, type PortCallbacks, type PortHandle, type Transport
 
 export class EspsTransport extends ReopeningTransport {
   readonly description: string;
+  protected readonly devicePath: string;
 
   constructor(private readonly path: string, options: TransportOptions) {
     super(options);
+    this.devicePath = path;
     this.description = `esps:${path}`;
   }
 

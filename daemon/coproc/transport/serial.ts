@@ -4,9 +4,11 @@ import { ReopeningTransport, type PortCallbacks, type PortHandle, type Transport
 
 export class SerialTransport extends ReopeningTransport {
   readonly description: string;
+  protected readonly devicePath: string;
 
   constructor(private readonly path: string, private readonly baudRate: number, options: TransportOptions) {
     super(options);
+    this.devicePath = path;
     this.description = `serial:${path}`;
   }
 

@@ -3,6 +3,7 @@
  * disappears (unplugged, driver reloaded) it reports `down` and reopens with backoff.
  */
 import { EventEmitter } from 'node:events';
+import { stat } from 'node:fs/promises';
 import type { Logger } from '../../log/logger.js';
 
 export interface TransportEvents {
@@ -39,6 +40,8 @@ export interface BackoffOptions {
   minBackoffMs?: number;
   /** Ceiling of the doubling retry delay (default 5 s). */
   maxBackoffMs?: number;
+  /** How often an open device node is checked to still be the one opened (default 500 ms). */
+  watchIntervalMs?: number;
 }
 
 export interface TransportOptions extends BackoffOptions {
@@ -48,7 +51,11 @@ export interface TransportOptions extends BackoffOptions {
 /** Opens a port, reopens it after it is lost, and turns the two into up/down events. */
 export abstract class ReopeningTransport extends EventEmitter<TransportEvents> implements Transport {
   abstract readonly description: string;
+  /** The device node, watched while open: a tty that hangs up only says so when written to. */
+  protected abstract readonly devicePath: string;
   private port: PortHandle | null = null;
+  private watch: NodeJS.Timeout | null = null;
+  private readonly watchIntervalMs: number;
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
   private started = false;
@@ -65,6 +72,7 @@ export abstract class ReopeningTransport extends EventEmitter<TransportEvents> i
     this.log = options.log;
     this.minBackoffMs = options.minBackoffMs ?? 100;
     this.maxBackoffMs = options.maxBackoffMs ?? 5000;
+    this.watchIntervalMs = options.watchIntervalMs ?? 500;
     this.delayMs = this.minBackoffMs;
   }
 
@@ -88,6 +96,7 @@ export abstract class ReopeningTransport extends EventEmitter<TransportEvents> i
 
   async close(): Promise<void> {
     this.closed = true;
+    this.stopWatch();
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     const port = this.port;
@@ -104,6 +113,7 @@ export abstract class ReopeningTransport extends EventEmitter<TransportEvents> i
     if (this.closed) return;
     let handle: PortHandle;
     let lostEarly: string | null = null;
+    const identity = await nodeIdentity(this.devicePath);
     const callbacks: PortCallbacks = {
       data: (chunk) => { if (this.port === handle) this.emit('data', chunk); },
       lost: (reason) => {
@@ -131,13 +141,36 @@ export abstract class ReopeningTransport extends EventEmitter<TransportEvents> i
     this.failures = 0;
     this.delayMs = this.minBackoffMs;
     this.reportedDown = false;
+    this.startWatch(handle, identity);
     this.log.info('coprocessor link up', { transport: this.description });
     this.emit('up');
+  }
+
+  /**
+   * Unplugging a USB serial adapter or reloading the driver removes the device node; a
+   * pseudo-terminal whose other end is gone is replaced by another. Either way the open
+   * descriptor is dead even if no read has failed yet.
+   */
+  private startWatch(handle: PortHandle, identity: string | null): void {
+    this.stopWatch();
+    if (identity === null) return;
+    this.watch = setInterval(() => {
+      void nodeIdentity(this.devicePath).then((now) => {
+        if (now !== identity) this.onLost(handle, now === null ? 'the device node disappeared' : 'the device node was replaced');
+      });
+    }, this.watchIntervalMs);
+    this.watch.unref();
+  }
+
+  private stopWatch(): void {
+    if (this.watch) clearInterval(this.watch);
+    this.watch = null;
   }
 
   private onLost(handle: PortHandle, reason: string): void {
     if (this.port !== handle) return;
     this.port = null;
+    this.stopWatch();
     void handle.close().catch(() => undefined);
     this.log.warn('coprocessor link down', { transport: this.description, reason });
     this.reportedDown = true;
@@ -149,5 +182,15 @@ export abstract class ReopeningTransport extends EventEmitter<TransportEvents> i
     if (this.closed || this.timer) return;
     this.timer = setTimeout(() => void this.attempt(), this.delayMs);
     this.delayMs = Math.min(this.delayMs * 2, this.maxBackoffMs);
+  }
+}
+
+/** Which device a path leads to (device number and inode, through symlinks); null when none. */
+async function nodeIdentity(path: string): Promise<string | null> {
+  try {
+    const info = await stat(path);
+    return `${info.rdev}:${info.ino}`;
+  } catch {
+    return null;
   }
 }
