@@ -89,7 +89,7 @@ export class SimDevice extends EventEmitter<SimDeviceEvents> {
   private stations: SoftApStation[] = [];
   private powerSave = 1;
   private txPower = 80;
-  private heartbeat: { timer: NodeJS.Timeout; num: number } | null = null;
+  private heartbeat: { timer: NodeJS.Timeout; num: number; periodS: number } | null = null;
   private beaconLoss: NodeJS.Timeout | null = null;
   private ota: { fd: number; bytes: number } | null = null;
   private vendorIes = new Map<string, Body>();
@@ -246,7 +246,7 @@ export class SimDevice extends EventEmitter<SimDeviceEvents> {
       this.stopHeartbeat();
       if (b.enable) {
         const seconds = Math.min(HEARTBEAT_MAX_S, Math.max(HEARTBEAT_MIN_S, b.duration as number));
-        const heartbeat = { num: 0, timer: this.clock.every(seconds * 1000, () => this.beat(heartbeat)) };
+        const heartbeat = { num: 0, periodS: seconds, timer: this.clock.every(seconds * 1000, () => this.beat(heartbeat)) };
         this.heartbeat = heartbeat;
       }
       return ok();
@@ -338,7 +338,7 @@ export class SimDevice extends EventEmitter<SimDeviceEvents> {
       mode: this.mode,
       station: this.station ? Buffer.from(this.station.ssid).toString('latin1') : null,
       softAp: this.softAp ? { ssid: Buffer.from(this.softAp.ssid).toString('utf8'), stations: this.stations.map((s) => ({ ...s })) } : null,
-      heartbeat: this.heartbeat ? { next: this.heartbeat.num } : null,
+      heartbeat: this.heartbeat ? { periodS: this.heartbeat.periodS, next: this.heartbeat.num } : null,
       powerSave: this.powerSave,
       txPower: this.txPower,
       macs: { ...this.macs },
