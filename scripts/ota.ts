@@ -1,6 +1,6 @@
 /** `npm run ota -- FIRMWARE.bin [--device TARGET]`: a coprocessor firmware update with a progress bar. */
 import { readFileSync } from 'node:fs';
-import { OtaError, OtaUpdate, type OtaProgress } from '../daemon/coproc/ota.js';
+import { checkImage, OtaError, OtaUpdate, type OtaProgress } from '../daemon/coproc/ota.js';
 import { fail, parseCliArgs, takeOption } from './lib/args.js';
 import { openDevice, resolveTarget } from './lib/device.js';
 
@@ -27,6 +27,11 @@ async function main(argv: string[]): Promise<void> {
     fail(`cannot read ${positional[0]}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
 
+  try {
+    checkImage(image);
+  } catch (error) {
+    fail((error as Error).message);
+  }
   const { client } = await openDevice(target);
   const update = new OtaUpdate(client, { rebootTimeoutMs: rebootTimeout * 1000 });
   update.on('progress', drawProgress);

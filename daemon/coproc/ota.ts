@@ -11,6 +11,13 @@ import { OTA_CHUNK_MAX } from './client.js';
 /** Every ESP application image starts with this magic byte (esp_image_header_t.magic). */
 export const ESP_IMAGE_MAGIC = 0xe9;
 
+/** Refuses what cannot be an application image before anything is sent to the device. */
+export function checkImage(image: Uint8Array): void {
+  if (image.length === 0 || image[0] !== ESP_IMAGE_MAGIC) {
+    throw new OtaError('image', `not an ESP firmware image (it must start with the byte 0x${ESP_IMAGE_MAGIC.toString(16)})`);
+  }
+}
+
 export type OtaPhase = 'begin' | 'writing' | 'ending' | 'rebooting' | 'done';
 
 export interface OtaProgress {
@@ -51,9 +58,7 @@ export class OtaUpdate extends EventEmitter<{ progress: [OtaProgress] }> {
 
   async run(image: Uint8Array): Promise<OtaResult> {
     const chunkSize = Math.min(this.options.chunkSize ?? OTA_CHUNK_MAX, OTA_CHUNK_MAX);
-    if (image.length === 0 || image[0] !== ESP_IMAGE_MAGIC) {
-      throw new OtaError('image', `not an ESP firmware image (it must start with the byte 0x${ESP_IMAGE_MAGIC.toString(16)})`);
-    }
+    checkImage(image);
     const total = image.length;
     const started = performance.now();
     const progress = (phase: OtaPhase, bytes: number) => {
