@@ -4,7 +4,7 @@
  * point the daemon at it with NESTBOX_COPROC=serial:<path> (or esps:<path> with --framing esps).
  * Scenario commands are read from stdin, one per line; each answers one JSON line on stdout.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -57,14 +57,22 @@ async function main(argv: string[]): Promise<void> {
   process.stdout.write(`PTY ${bridge.path}\n`);
   sim.powerOn();
 
+  let stopping = false;
   const stop = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
     sim.close();
     await bridge.close();
+    rmSync(dir, { recursive: true, force: true });
     process.exit(code);
   };
   process.on('SIGINT', () => void stop(0));
   process.on('SIGTERM', () => void stop(0));
-  void bridge.exited.then(() => { process.stderr.write('socat exited: the pseudo-terminal is gone\n'); void stop(1); });
+  void bridge.exited.then(() => {
+    if (stopping) return;
+    process.stderr.write('socat exited: the pseudo-terminal is gone\n');
+    void stop(1);
+  });
 
   const lines = createInterface({ input: process.stdin });
   lines.on('line', (line) => {

@@ -4,6 +4,7 @@ import { createFraming, type Endpoint, type FrameFault } from '../../daemon/copr
 import { checksum, encodeFrame, FLAG_MORE_FRAGMENT, fragment, PayloadHeaderDecoder } from '../../daemon/coproc/framing/payload-header.js';
 import { decodePrivInit, encodePrivInit } from '../../daemon/coproc/framing/priv-init.js';
 import { encodeTlv, TlvStreamDecoder } from '../../daemon/coproc/framing/tlv.js';
+import { INTER_BYTE_TIMEOUT_MS } from '../../daemon/coproc/framing/incremental.js';
 
 function recorder() {
   const frames: Array<[Endpoint, string]> = [];
@@ -51,6 +52,38 @@ test('TLV: a frame longer than the limit is rejected from its header, before its
   assert.ok(decoder.pending < 14, 'nothing is held for the oversized frame');
   decoder.push(encodeTlv('ctrlEvnt', pb(1)));
   assert.equal(r.frames.length, 1);
+});
+
+test('TLV: a partial frame that waits longer than the inter-byte timeout is given up, and the frames it swallowed are found', () => {
+  const r = recorder();
+  const decoder = new TlvStreamDecoder(r.handlers, { maxData: 4082 });
+  const lie = encodeTlv('ctrlResp', pb(0));
+  lie.writeUInt16LE(3000, 12); // a length nothing will fill
+  const t0 = performance.now();
+  decoder.push(lie, t0);
+  decoder.push(encodeTlv('ctrlResp', pb(5)), t0 + 10);
+  assert.equal(r.frames, [], 'still inside the lie');
+  decoder.push(encodeTlv('ctrlResp', pb(6)), t0 + INTER_BYTE_TIMEOUT_MS + 100);
+  assert.equal(r.frames.map(([, d]) => d.length / 2), [5, 6]);
+  assert.ok(r.faults.includes('truncated'));
+  decoder.reset();
+});
+
+test('payload header: the same inter-byte timeout for a header whose length is never filled', () => {
+  const lens: number[] = [];
+  const faults: FrameFault[] = [];
+  const decoder = new PayloadHeaderDecoder({ packet: (h) => lens.push(h.len), fault: (f) => faults.push(f) });
+  const frame = (n: number) => encodeFrame({ ifType: 2, ifNum: 0, flags: 0, seq: 1, packetType: 0 }, pb(n));
+  const lie = frame(0);
+  lie.writeUInt16LE(1400, 2);
+  const t0 = performance.now();
+  decoder.push(lie, t0);
+  decoder.push(frame(5), t0 + 10);
+  assert.equal(lens, []);
+  decoder.push(frame(6), t0 + INTER_BYTE_TIMEOUT_MS + 100);
+  assert.equal(lens, [5, 6]);
+  assert.ok(faults.includes('truncated'));
+  decoder.reset();
 });
 
 test('payload header: the PRIV INIT example of §3.5, checksum 0x00de', () => {

@@ -6,6 +6,7 @@
  * The checksum is the 16-bit wrapping sum of header (checksum field zeroed) and payload.
  */
 import type { FrameFault } from './faults.js';
+import { IncrementalDecoder } from './incremental.js';
 
 export const HEADER_LEN = 12;
 export const IF_TYPE = { sta: 0, ap: 1, serial: 2, hci: 3, priv: 4, test: 5 } as const;
@@ -67,26 +68,18 @@ export interface PacketHandlers {
 }
 
 /** Incremental decoder of header frames; skips byte by byte to the next valid header after garbage. */
-export class PayloadHeaderDecoder {
-  private buffer: Buffer = Buffer.alloc(0);
-  private skipped = 0;
-
-  constructor(private readonly handlers: PacketHandlers) {}
-
-  reset(): void {
-    this.buffer = Buffer.alloc(0);
-    this.skipped = 0;
+export class PayloadHeaderDecoder extends IncrementalDecoder {
+  constructor(private readonly handlers: PacketHandlers) {
+    super((fault, detail) => handlers.fault(fault, detail));
   }
 
-  push(chunk: Uint8Array): void {
-    this.buffer = this.buffer.length ? Buffer.concat([this.buffer, chunk]) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
-    let pos = 0;
+  protected parse(pos: number): number {
     while (this.buffer.length - pos >= HEADER_LEN) {
       const b = this.buffer;
       const len = b.readUInt16LE(pos + 2);
       const structural = (b[pos]! & 0x0f) < IF_TYPE_LIMIT && b.readUInt16LE(pos + 4) === HEADER_LEN && len <= MAX_FRAME_PAYLOAD;
       if (!structural) {
-        pos = this.skip(pos);
+        pos = this.resync(pos);
         continue;
       }
       if (b.length - pos < HEADER_LEN + len) break;
@@ -95,7 +88,7 @@ export class PayloadHeaderDecoder {
       const actual = (checksum(b, pos, end) - b[pos + 6]! - b[pos + 7]! + 0x20000) & 0xffff;
       if (actual !== expected) {
         this.handlers.fault('bad_checksum', `checksum ${hex(actual)} instead of ${hex(expected)}`);
-        pos = this.skip(pos);
+        pos = this.resync(pos);
         continue;
       }
       this.flushSkipped();
@@ -105,19 +98,12 @@ export class PayloadHeaderDecoder {
       }
       pos = end;
     }
-    this.buffer = pos >= this.buffer.length ? Buffer.alloc(0) : this.buffer.subarray(pos);
-    if (this.buffer.length === 0) this.flushSkipped();
+    return pos;
   }
 
-  private skip(pos: number): number {
-    this.skipped += 1;
-    return pos + 1;
-  }
-
-  private flushSkipped(): void {
-    if (this.skipped === 0) return;
-    this.handlers.fault('garbage', `skipped ${this.skipped} bytes`);
-    this.skipped = 0;
+  /** No sync bytes in this framing: the next byte may start a header. */
+  protected resync(pos: number): number {
+    return this.skipTo(pos, pos + 1);
   }
 }
 

@@ -5,6 +5,7 @@
  * events under ctrlEvnt. The decoder is incremental, bounded and resynchronises after garbage.
  */
 import type { Endpoint, FrameHandlers } from './faults.js';
+import { IncrementalDecoder } from './incremental.js';
 
 export const TLV_TYPE_EPNAME = 0x01;
 export const TLV_TYPE_DATA = 0x02;
@@ -32,25 +33,12 @@ export interface TlvDecoderOptions {
   maxData: number;
 }
 
-export class TlvStreamDecoder {
-  private buffer: Buffer = Buffer.alloc(0);
-  private skipped = 0;
-
-  constructor(private readonly handlers: FrameHandlers, private readonly options: TlvDecoderOptions) {}
-
-  /** Bytes held while waiting for the rest of a frame. */
-  get pending(): number {
-    return this.buffer.length;
+export class TlvStreamDecoder extends IncrementalDecoder {
+  constructor(private readonly handlers: FrameHandlers, private readonly options: TlvDecoderOptions) {
+    super((fault, detail) => handlers.fault(fault, detail));
   }
 
-  reset(): void {
-    this.buffer = Buffer.alloc(0);
-    this.skipped = 0;
-  }
-
-  push(chunk: Uint8Array): void {
-    this.buffer = this.buffer.length ? Buffer.concat([this.buffer, chunk]) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
-    let pos = 0;
+  protected parse(pos: number): number {
     while (pos < this.buffer.length) {
       const verdict = this.check(pos);
       if (verdict === 'wait') break;
@@ -62,13 +50,11 @@ export class TlvStreamDecoder {
       const dataLen = this.buffer.readUInt16LE(pos + 12);
       const end = pos + TLV_PREFIX_LEN + dataLen;
       if (end > this.buffer.length) break;
-      const endpoint = ENDPOINTS[verdict]!;
       // Copy: the caller may keep the frame after the buffer moves on.
-      this.handlers.frame(endpoint, Buffer.from(this.buffer.subarray(pos + TLV_PREFIX_LEN, end)));
+      this.handlers.frame(ENDPOINTS[verdict]!, Buffer.from(this.buffer.subarray(pos + TLV_PREFIX_LEN, end)));
       pos = end;
     }
-    this.buffer = pos >= this.buffer.length ? Buffer.alloc(0) : this.buffer.subarray(pos);
-    if (this.buffer.length === 0) this.flushSkipped();
+    return pos;
   }
 
   /** Endpoint index when a valid prefix starts at `pos`, 'wait' when too few bytes to tell, 'skip' otherwise. */
@@ -93,16 +79,8 @@ export class TlvStreamDecoder {
   }
 
   /** Drops bytes up to the next place a frame could start. */
-  private resync(pos: number): number {
+  protected resync(pos: number): number {
     const next = this.buffer.indexOf(TLV_TYPE_EPNAME, pos + 1);
-    const to = next < 0 ? this.buffer.length : next;
-    this.skipped += to - pos;
-    return to;
-  }
-
-  private flushSkipped(): void {
-    if (this.skipped === 0) return;
-    this.handlers.fault('garbage', `skipped ${this.skipped} bytes`);
-    this.skipped = 0;
+    return this.skipTo(pos, next < 0 ? this.buffer.length : next);
   }
 }
