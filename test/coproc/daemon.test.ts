@@ -6,21 +6,27 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startDaemon, type RunningDaemon } from '../helpers/daemon.js';
+import { startSimOnPty, type SimOnPty } from '../helpers/pty.js';
 
 let simulated: RunningDaemon;
 let missing: RunningDaemon;
 let silent: RunningDaemon;
+let onPty: RunningDaemon;
+let pty: SimOnPty;
 
 test.before(async () => {
-  [simulated, missing, silent] = await Promise.all([
+  pty = await startSimOnPty({ framing: 'serial', timeScale: 20 });
+  [simulated, missing, silent, onPty] = await Promise.all([
     startDaemon(),
     startDaemon({ env: { NESTBOX_COPROC: 'serial:/dev/nestbox-no-such-tty?baud=115200' } }),
     startDaemon({ env: { NESTBOX_SIM_SCENARIO: 'unresponsive' } }),
+    startDaemon({ env: { NESTBOX_COPROC: `serial:${pty.path}?baud=921600` } }),
   ]);
 });
 
 test.after(async () => {
-  await Promise.all([simulated, missing, silent].map((daemon) => daemon?.stop()));
+  await Promise.all([simulated, missing, silent, onPty].map((daemon) => daemon?.stop()));
+  await pty?.close();
 });
 
 async function coprocessorHealth(daemon: RunningDaemon, until: (status: string) => boolean, timeoutMs = 6000) {
@@ -50,6 +56,17 @@ test('a serial device that does not exist: degraded with a plain reason, the dae
 test('a device that never answers: degraded, "the coprocessor does not answer"', async () => {
   const health = await coprocessorHealth(silent, (status) => status === 'degraded');
   assert.equal(health, { overall: 'degraded', status: 'degraded', detail: 'the coprocessor does not answer' });
+});
+
+test('a device on a serial line that is unplugged and plugged back: degraded "link down", then ok again', async () => {
+  assert.is((await coprocessorHealth(onPty, (status) => status === 'ok')).status, 'ok');
+  await pty.unplug();
+  const down = await coprocessorHealth(onPty, (status) => status === 'degraded');
+  assert.is(down.status, 'degraded');
+  assert.match(down.detail, /^link down/);
+  await pty.replug();
+  assert.is((await coprocessorHealth(onPty, (status) => status === 'ok')).status, 'ok');
+  await onPty.waitForLog((line) => line.msg === 'coprocessor link up' && String(line.transport).startsWith('serial:'));
 });
 
 test.run();

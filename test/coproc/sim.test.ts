@@ -129,6 +129,27 @@ test('OTAEnd on a valid image reboots the device 5 s (device time) later: PRIV I
   assert.is((await ask('getTxPower'))!.wifi_curr_tx_power, 80);
 });
 
+test('scenario controls: heartbeats stop while the device keeps answering; a frozen device answers nothing until it thaws', async () => {
+  const { sim, ask, answers } = rig();
+  await ask('configHeartbeat', { enable: true, duration: 10 }); // 100 ms at this time scale
+  await sleep(230);
+  const beats = () => answers.filter((m) => m.msgId === 302).length;
+  assert.ok(beats() >= 2);
+  sim.setHeartbeats(false);
+  const stoppedAt = beats();
+  await sleep(250);
+  assert.is(beats(), stoppedAt);
+  assert.is((await ask('getMode'))!.resp, 0);
+  sim.freeze(true);
+  assert.is(await ask('getMode'), null);
+  sim.freeze(false);
+  sim.setHeartbeats(true);
+  assert.is((await ask('getMode'))!.resp, 0);
+  await sleep(150);
+  assert.ok(beats() > stoppedAt);
+  await ask('configHeartbeat', { enable: false });
+});
+
 test('scenario no_networks: the scan finds nothing (resp −1); scenario unresponsive: nothing is answered', async () => {
   assert.is((await rig({ scenario: 'no_networks' }).ask('scan', {}, 60))!.resp, -1);
   assert.is(await rig({ scenario: 'unresponsive' }).ask('getMode'), null);
