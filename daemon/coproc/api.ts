@@ -87,7 +87,11 @@ export class CoprocError extends Error {
 }
 
 export interface CoprocEvents {
-  /** Event_DevInit: the device (re)booted — after power-up, a crash or an OTA. */
+  /**
+   * Event_DevInit: the device (re)booted — after power-up, a crash or an OTA. Behind the Linux
+   * driver (`esps:`) the boot also recreates /dev/esps0, so the link goes down and up and this
+   * event can be missed: treat a link that comes back up as a possible reboot too.
+   */
   devInit: [{ initData: Uint8Array }];
   heartbeat: [{ number: number }];
   /** Event 303: `reason` is the IDF disconnect reason (e.g. 201 NO_AP_FOUND, 202 AUTH_FAIL). */
