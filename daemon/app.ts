@@ -27,6 +27,11 @@ import type { ConnectivityManager } from './connectivity/manager.js';
 import { NetworksRepo } from './connectivity/networks-repo.js';
 import { startConnectivitySubsystem } from './connectivity/subsystem.js';
 import { mountConnectivityWeb } from './web/mount.js';
+import { openCoprocLink } from './coproc/link.js';
+import { OtaUpdate } from './coproc/ota.js';
+import type { FirmwareUpdater } from './connectivity/manager.js';
+import type { CoprocClient } from './coproc/client.js';
+import type { Simulator } from './coproc/sim/index.js';
 
 export interface AppOptions {
   config: Config;
@@ -34,6 +39,10 @@ export interface AppOptions {
   /** The process environment: systemd's NOTIFY_SOCKET and WATCHDOG_USEC come from here. */
   env: NodeJS.ProcessEnv;
 }
+
+/** How long after the link opens the daemon first asks the coprocessor something. */
+const PROBE_DELAY_MS = 1000;
+const PROBE_TIMEOUT_MS = 2000;
 
 type Stopper = { name: string; stop: () => Promise<void> | void };
 
@@ -50,6 +59,10 @@ export class App {
   networks!: NetworksRepo;
   /** null until the coprocessor link hands its client to startConnectivity(). */
   connectivity: ConnectivityManager | null = null;
+  /** The coprocessor link; the connectivity manager builds on it. */
+  coproc!: CoprocClient;
+  /** The embedded simulator when `coproc` is `sim` (its scenario controls), null otherwise. */
+  simulator: Simulator | null = null;
   httpUrl = '';
   private readonly stoppers: Stopper[] = [];
   private stopping: Promise<void> | null = null;
@@ -70,9 +83,8 @@ export class App {
     this.health.on('change', () => this.reportStatus());
     this.health.set('mqtt', { status: 'off', detail: config.mqttUrl ? undefined : 'not configured' });
     this.networks = new NetworksRepo(this.db);
-
-    // Coprocessor link → connectivity: the link step creates the client, then
-    // `await this.startConnectivity(client);` (the routes below work with or without it).
+    this.startCoprocessor();
+    await this.startConnectivity(this.coproc);
 
     await this.startHttp();
     await this.startMqtt();
@@ -99,10 +111,10 @@ export class App {
       client, config: this.config, db: this.db, device: this.device, networks: this.networks,
       log: this.log.child({ component: 'connectivity' }),
       health: (health) => this.health.set('connectivity', health),
-      // The OTA engine (daemon/coproc/ota.ts) plugs in here: { update(image, progress) }.
-      firmware: null,
+      firmware: firmwareUpdater(client),
     });
     this.connectivity = manager;
+    this.commands = manager;
     this.onStop('connectivity', stop);
   }
 
@@ -115,6 +127,41 @@ export class App {
       resolveToken: (token) => this.resolveToken(token), baseUrl: this.config.baseUrl, httpHost: this.config.httpHost,
       httpPort: this.config.httpPort, setupApAddress: this.config.setupApAddress,
     });
+  }
+
+  /**
+   * Opens the link to the coprocessor (reopening by itself when the device comes and goes) and
+   * reports it: health component `coprocessor` and DeviceState `coprocessor.link`. Never waits for
+   * the device: a missing or silent one leaves the component degraded.
+   */
+  private startCoprocessor(): void {
+    const { client, simulator } = openCoprocLink(this.config.coproc, {
+      log: this.log,
+      sim: { timeScale: this.config.coprocTimeScale, scenario: this.config.simScenario },
+    });
+    this.coproc = client;
+    this.simulator = simulator;
+    this.onStop('coprocessor', () => client.close());
+    this.health.set('coprocessor', { status: 'starting', detail: `opening ${client.description}` });
+    let probe: NodeJS.Timeout | null = null;
+    const answered = () => this.health.set('coprocessor', { status: 'ok' });
+    const silent = () => this.health.set('coprocessor', { status: 'degraded', detail: 'the coprocessor does not answer' });
+    client.on('link', ({ up, reason }) => {
+      this.device.update({ coprocessor: { link: up ? 'up' : 'down' } });
+      if (probe) clearTimeout(probe);
+      if (!up) {
+        this.health.set('coprocessor', { status: 'degraded', detail: `link down${reason ? `: ${reason}` : ''}` });
+        return;
+      }
+      this.health.set('coprocessor', { status: 'starting', detail: 'waiting for the coprocessor to answer' });
+      // Let a device that is booting announce itself before asking it anything.
+      probe = setTimeout(() => {
+        client.call('getMode', {}, { timeoutMs: PROBE_TIMEOUT_MS }).then(answered, (error) => { if (error.kind === 'timeout') silent(); });
+      }, PROBE_DELAY_MS);
+    });
+    client.on('devInit', answered);
+    client.on('answering', ({ answering }) => (answering ? answered() : silent()));
+    this.onStop('coprocessor probe', () => { if (probe) clearTimeout(probe); });
   }
 
   private async startHttp(): Promise<void> {
@@ -225,4 +272,15 @@ export class App {
 
 function describeTransport(config: Config): string {
   return config.coproc.kind === 'sim' ? 'sim' : `${config.coproc.kind}:${config.coproc.path}`;
+}
+
+/** The OTA engine as the connectivity manager drives it: progress in bytes after every chunk. */
+function firmwareUpdater(client: CoprocClientApi): FirmwareUpdater {
+  return {
+    async update(image, progress) {
+      const ota = new OtaUpdate(client);
+      ota.on('progress', ({ bytes, total }) => progress(bytes, total));
+      await ota.run(image);
+    },
+  };
 }

@@ -13,6 +13,10 @@ export type CoprocTarget =
   | { kind: 'serial'; path: string; baud: number }
   | { kind: 'esps'; path: string };
 
+/** What the embedded simulator (`coproc: sim`) starts as; see daemon/coproc/sim/index.ts. */
+export const SIM_SCENARIO_NAMES = ['default', 'no_networks', 'unresponsive'] as const;
+export type SimScenarioName = (typeof SIM_SCENARIO_NAMES)[number];
+
 export type Registrations = 'open' | 'approval' | 'closed';
 export type MqttProtocol = 3 | 4 | 5;
 
@@ -25,6 +29,7 @@ export interface Config {
   streamingUrl: string;
   registrations: Registrations;
   coproc: CoprocTarget;
+  simScenario: SimScenarioName;
   mqttUrl: string | null;
   mqttUsername: string | null;
   mqttPassword: string | null;
@@ -235,6 +240,7 @@ export const KEYS: readonly KeySpec[] = [
   key('streamingUrl', 'streaming_url', httpUrl('an http:// or https:// URL without query'), (c) => deriveStreamingUrl(c.baseUrl!, c.streamingPort!)),
   key('registrations', 'registrations', oneOf(['open', 'approval', 'closed'] as const), 'closed'),
   key('coproc', 'coproc', coproc, { kind: 'sim' }),
+  key('simScenario', 'sim_scenario', oneOf(SIM_SCENARIO_NAMES), 'default'),
   key('mqttUrl', 'mqtt_url', mqttUrl, null),
   key('mqttUsername', 'mqtt_username', optionalText(), null),
   key('mqttPassword', 'mqtt_password', optionalText(), null),

@@ -87,7 +87,11 @@ export class CoprocError extends Error {
 }
 
 export interface CoprocEvents {
-  /** Event_DevInit: the device (re)booted — after power-up, a crash or an OTA. */
+  /**
+   * Event_DevInit: the device (re)booted — after power-up, a crash or an OTA. Behind the Linux
+   * driver (`esps:`) the boot also recreates /dev/esps0, so the link goes down and up and this
+   * event can be missed: treat a link that comes back up as a possible reboot too.
+   */
   devInit: [{ initData: Uint8Array }];
   heartbeat: [{ number: number }];
   /** Event 303: `reason` is the IDF disconnect reason (e.g. 201 NO_AP_FOUND, 202 AUTH_FAIL). */
@@ -96,6 +100,8 @@ export interface CoprocEvents {
   softApStationDisconnected: [{ mac: string; reason: number }];
   /** The transport opened (device present) or closed (unplugged, driver reloaded). */
   link: [{ up: boolean; reason?: string }];
+  /** The device stopped answering (a request timed out) or answers again (a response arrived). */
+  answering: [{ answering: boolean; operation: string }];
 }
 
 export interface LinkCounters {
@@ -107,6 +113,11 @@ export interface LinkCounters {
   unknownMessages: number;
   lateResponses: number;
   timeouts: number;
+  /** Fields of newer firmware the seed schema does not know, skipped while decoding. */
+  unknownFields: number;
+  eventsIn: number;
+  /** Times the transport went down. */
+  linkDrops: number;
 }
 
 export interface CoprocClientApi extends EventEmitter<CoprocEvents> {

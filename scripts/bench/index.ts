@@ -10,6 +10,7 @@ export interface Bench {
 
 const BENCHES: Record<string, () => Promise<Bench>> = {
   startup: async () => (await import('./startup.js')).bench,
+  link: async () => (await import('./link.js')).bench,
   mqtt: async () => (await import('./mqtt.js')).bench,
   failover: async () => (await import('./failover.js')).bench,
 };

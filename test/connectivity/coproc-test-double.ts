@@ -40,7 +40,7 @@ export class CoprocTestDouble extends EventEmitter<CoprocEvents> implements Copr
   readonly mac = '24:0a:c4:12:ab:cd';
 
   counters(): LinkCounters {
-    return { framesIn: 0, framesOut: 0, badFrames: 0, badChecksums: 0, undecodable: 0, unknownMessages: 0, lateResponses: 0, timeouts: 0 };
+    return { framesIn: 0, framesOut: 0, badFrames: 0, badChecksums: 0, undecodable: 0, unknownMessages: 0, lateResponses: 0, timeouts: 0, unknownFields: 0, eventsIn: 0, linkDrops: 0 };
   }
 
   private async op<T>(name: string, run: () => T, slow = 1): Promise<T> {

@@ -4,13 +4,23 @@ import { ConfigError, loadConfig } from '../../daemon/config.js';
 import { policyFromConfig } from '../../daemon/connectivity/policy.js';
 import { startDaemon } from '../helpers/daemon.js';
 
-test('the daemon serves the dashboard; setup portal and owner API stay closed without setup mode or owner token', async () => {
-  const daemon = await startDaemon();
+test('first boot opens the setup portal; once the box has joined the home network it closes again', async () => {
+  // The embedded simulator, no saved network: setup mode at once. Joining HomeNet ends it.
+  const daemon = await startDaemon({ env: { NESTBOX_STABLE_S: '0', NESTBOX_COPROC_TIME_SCALE: '20' } });
   try {
-    assert.is((await daemon.json('/healthz')).body.status, 'ok');
     const dashboard = await daemon.fetch('/dashboard/');
     assert.is(dashboard.status, 200);
     assert.match(await dashboard.text(), /<title>Nestbox<\/title>/);
+    await waitFor(async () => (await daemon.json('/setup/api/status')).body.state === 'setup_ap');
+    assert.is((await daemon.json('/healthz')).body.status, 'ok', 'setup mode is a state, not a fault');
+    // The first scan runs while the setup AP comes up.
+    await waitFor(async () => (await daemon.json('/setup/api/networks')).body.some((n: { ssid: string }) => n.ssid === 'HomeNet'));
+    const connect = await daemon.json('/setup/api/connect', {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ssid: 'HomeNet', password: 'nestbox-home-2024', hidden: false }),
+    });
+    assert.is(connect.status, 202);
+    await waitFor(async () => (await daemon.json('/setup/api/status')).status === 404);
     for (const path of ['/setup', '/setup/api/status', '/setup/api/networks', '/generate_204']) {
       assert.is((await daemon.json(path)).status, 404, path);
     }
@@ -21,6 +31,15 @@ test('the daemon serves the dashboard; setup portal and owner API stay closed wi
     assert.is(await daemon.stop(), 0);
   }
 });
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error('condition not reached in time');
+}
 
 test('connectivity config keys: defaults, and a clear refusal of bad values', () => {
   const config = loadConfig({ env: {} });

@@ -1,7 +1,7 @@
 /**
- * The MQTT bridge inside the real daemon, against a real mosquitto. Until the coprocessor link and
- * connectivity manager are merged nothing in the daemon reports the station MAC, so these tests
- * start the daemon on a data dir where an earlier run remembered it (the bridge's own memory).
+ * The MQTT bridge inside the real daemon, against a real mosquitto. The embedded simulator reports
+ * the station MAC (the device id); tests of a broker that cannot be used start the daemon on a data
+ * dir where an earlier run remembered a MAC (the bridge's own memory), as after a restart.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -23,6 +23,9 @@ test.after(async () => {
   await broker.stop();
   for (const dir of dirs) dir.remove();
 });
+
+/** The embedded simulator's station MAC: remembering it means the id stays the same once it answers. */
+const EMBEDDED_SIM_MAC = '240ac4123456';
 
 /** A data dir in which a previous run of the daemon learnt the station MAC `mac`. */
 async function dataDirRemembering(mac: string): Promise<string> {
@@ -54,20 +57,20 @@ async function mqttHealth(daemon: RunningDaemon, status: string): Promise<{ stat
 }
 
 test('with no station MAC known yet the daemon is ready and MQTT says it waits for it', async () => {
-  const daemon = await startDaemon({ env: mqttEnv() });
+  // A coprocessor that never answers: the MAC stays unknown.
+  const daemon = await startDaemon({ env: mqttEnv({ NESTBOX_SIM_SCENARIO: 'unresponsive' }) });
   try {
     const health = await mqttHealth(daemon, 'starting');
     assert.is(health.status, 'starting');
     assert.match(health.detail!, /station MAC/);
-    const { body } = await daemon.json('/healthz');
-    assert.is(body.status, 'ok');
+    assert.ok(daemon.logs.some((line) => line.msg === 'ready'));
   } finally {
     assert.is(await daemon.stop(), 0);
   }
 });
 
 test('a broker that refuses the login: READY anyway, mqtt degraded with the reason, retrying, no secret logged', async () => {
-  const dataDir = await dataDirRemembering('020000000a01');
+  const dataDir = await dataDirRemembering(EMBEDDED_SIM_MAC);
   const daemon = await startDaemon({ dataDir, env: mqttEnv({ NESTBOX_MQTT_PASSWORD: 'not-the-pw-xyzzy' }) });
   try {
     assert.ok(daemon.logs.some((line) => line.msg === 'ready'));
@@ -88,7 +91,7 @@ test('a broker that refuses the login: READY anyway, mqtt degraded with the reas
 });
 
 test('a broker that is down: READY anyway, mqtt degraded (connection refused)', async () => {
-  const dataDir = await dataDirRemembering('020000000a02');
+  const dataDir = await dataDirRemembering(EMBEDDED_SIM_MAC);
   const deadPort = await freePort();
   const daemon = await startDaemon({ dataDir, env: mqttEnv({ NESTBOX_MQTT_URL: `mqtt://127.0.0.1:${deadPort}` }) });
   try {
@@ -99,24 +102,31 @@ test('a broker that is down: READY anyway, mqtt degraded (connection refused)', 
   }
 });
 
-test('retained online and state for a late subscriber; the Last Will says offline when the daemon is SIGKILLed', async () => {
-  const dataDir = await dataDirRemembering('020000000a03');
-  const daemon = await startDaemon({ dataDir, env: mqttEnv() });
+/** The device id: the simulator's station MAC as 12 hex digits, as the daemon reads it. */
+async function deviceIdOf(daemon: RunningDaemon): Promise<string> {
+  const ready = await daemon.waitForLog((line) => line.msg === 'coprocessor initialised');
+  return String(ready.mac).replace(/:/g, '');
+}
+
+test('retained online and state for a late subscriber; a command through the connectivity manager; the Last Will says offline when the daemon is SIGKILLed', async () => {
+  const daemon = await startDaemon({ env: mqttEnv() });
   try {
     assert.is((await mqttHealth(daemon, 'ok')).status, 'ok');
+    const id = await deviceIdOf(daemon);
+    assert.match(id, /^[0-9a-f]{12}$/);
     const ha = await broker.client();
-    const recorder = await recordMessages(ha, ['nestbox/020000000a03/#', 'homeassistant/device/020000000a03/config']);
+    const recorder = await recordMessages(ha, [`nestbox/${id}/#`, `homeassistant/device/${id}/config`]);
     assert.is((await recorder.wait((m) => m.topic.endsWith('/availability'))).text, 'online');
     const state = JSON.parse((await recorder.wait((m) => m.topic.endsWith('/state'))).text);
-    assert.is(state.connectivity, 'starting');
+    assert.is(state.wifi.mac.replace(/:/g, ''), id);
     assert.is(state.daemon.version, JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')).version);
     const config = JSON.parse((await recorder.wait((m) => m.topic.endsWith('/config'))).text);
     assert.is(config.dev.cu, daemon.url);
 
-    await ha.publishAsync('nestbox/020000000a03/command/scan', '{}', { qos: 1 });
-    const result = JSON.parse((await recorder.wait((m) => m.topic === 'nestbox/020000000a03/command/scan/result')).text);
-    assert.is(result.ok, false);
-    assert.match(result.error, /not available/);
+    await ha.publishAsync(`nestbox/${id}/command/scan`, '{}', { qos: 1 });
+    const result = JSON.parse((await recorder.wait((m) => m.topic === `nestbox/${id}/command/scan/result`, { timeoutMs: 10_000 })).text);
+    assert.is(result.ok, true, JSON.stringify(result));
+    assert.ok(result.networks.some((n: { ssid: string }) => n.ssid === 'HomeNet'));
 
     const from = recorder.mark();
     daemon.child.kill('SIGKILL');
@@ -128,17 +138,17 @@ test('retained online and state for a late subscriber; the Last Will says offlin
 });
 
 test('after a broker restart the daemon republishes; SIGTERM publishes offline', async () => {
-  const dataDir = await dataDirRemembering('020000000a04');
-  const daemon = await startDaemon({ dataDir, env: mqttEnv() });
+  const daemon = await startDaemon({ env: mqttEnv() });
   try {
     await mqttHealth(daemon, 'ok');
+    const id = await deviceIdOf(daemon);
     const connections = () => daemon.logs.filter((line) => line.msg === 'connected to the MQTT broker').length;
     assert.is(connections(), 1);
     await broker.restart();
     await daemon.waitForLog((line) => line.msg === 'lost the MQTT broker; reconnecting');
     await daemon.waitForLog(() => connections() === 2, 8000);
     const watcher = await broker.client();
-    const recorder = await recordMessages(watcher, 'nestbox/020000000a04/#');
+    const recorder = await recordMessages(watcher, `nestbox/${id}/#`);
     await recorder.wait((m) => m.topic.endsWith('/state'));
     assert.is((await recorder.wait((m) => m.topic.endsWith('/availability'))).text, 'online');
     const from = recorder.mark();

@@ -6,26 +6,39 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startDaemon, type RunningDaemon, type LogLine } from '../test/helpers/daemon.js';
+import { startDaemon, type RunningDaemon, type LogLine } from '../helpers/daemon.js';
+import { startSimOnPty } from '../helpers/pty.js';
 
 const TIME_SCALE = 20;
 
-/** What the scenarios need of the simulator (bind to its control surface at merge). */
+/** What the scenarios need of the simulator, on a real pseudo-terminal in this process. */
 interface SimulatorControl {
-  /** The pseudo-terminal the daemon opens (`PTY <path>` on the simulator's stdout). */
+  /** The pseudo-terminal the daemon opens. */
   devicePath: string;
-  addNetwork(network: { ssid: string; password: string; channel: number; rssi: number }): Promise<void>;
-  vanish(ssid: string): Promise<void>;
-  reappear(ssid: string): Promise<void>;
-  stopHeartbeats(): Promise<void>;
-  resumeHeartbeats(): Promise<void>;
-  reset(): Promise<void>;
+  vanish(ssid: string): void;
+  reappear(ssid: string): void;
+  stopHeartbeats(): void;
+  resumeHeartbeats(): void;
+  reset(): void;
   close(): Promise<void>;
 }
 
-declare function startSimulator(options: { timeScale: number; framing: 'serial' | 'esps' }): Promise<SimulatorControl>;
+async function startSimulator(options: { timeScale: number; framing: 'serial' | 'esps' }): Promise<SimulatorControl> {
+  const { sim, path, close } = await startSimOnPty({ timeScale: options.timeScale, framing: options.framing });
+  return {
+    devicePath: path,
+    vanish: (ssid) => sim.vanishNetwork(ssid),
+    reappear: (ssid) => sim.restoreNetwork(ssid),
+    // The firmware hangs: no heartbeats, no answers, until it comes back.
+    stopHeartbeats: () => sim.freeze(true),
+    resumeHeartbeats: () => sim.freeze(false),
+    reset: () => sim.reset(),
+    close,
+  };
+}
 
-const HOME = { ssid: 'Home', password: 'correct horse', channel: 6, rssi: -55 };
+/** The simulator's home network (daemon/coproc/sim/world.ts). */
+const HOME = { ssid: 'HomeNet', password: 'nestbox-home-2024' };
 
 async function boot(sim: SimulatorControl): Promise<RunningDaemon> {
   return startDaemon({
@@ -44,6 +57,15 @@ async function boot(sim: SimulatorControl): Promise<RunningDaemon> {
   });
 }
 
+/** Names the step that did not happen when a wait fails. */
+async function step<T>(name: string, waiting: Promise<T>): Promise<T> {
+  try {
+    return await waiting;
+  } catch (error) {
+    throw new Error(`step "${name}" did not happen: ${(error as Error).message}`);
+  }
+}
+
 const reached = (state: string) => (line: LogLine) => line.component === 'connectivity' && line.to === state;
 
 async function statusUntil(daemon: RunningDaemon, check: (body: any) => boolean, timeoutMs = 8000): Promise<any> {
@@ -58,39 +80,43 @@ async function statusUntil(daemon: RunningDaemon, check: (body: any) => boolean,
 
 test('first boot → setup AP → credentials → connected → AP gone → reconnecting → fallback → AP back → connected', async () => {
   const sim = await startSimulator({ timeScale: TIME_SCALE, framing: 'serial' });
-  await sim.addNetwork(HOME);
   const daemon = await boot(sim);
   try {
     await daemon.waitForLog(reached('setup_ap'));
-    const networks = await daemon.json('/setup/api/networks');
-    assert.ok(networks.body.some((n: any) => n.ssid === 'Home'));
-    assert.is((await daemon.json('/setup/api/connect', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ ssid: 'Home', password: HOME.password }) })).status, 202);
-    await daemon.waitForLog(reached('connected'));
-    await sim.vanish('Home');
-    await daemon.waitForLog(reached('reconnecting'));
-    const fallback = await daemon.waitForLog((line) => reached('setup_ap')(line) && /grace period/.test(String(line.cause)));
+    // The first scan finishes while the setup AP comes up.
+    const deadline = Date.now() + 8000;
+    while (!(await daemon.json('/setup/api/networks')).body.some((n: any) => n.ssid === HOME.ssid)) {
+      assert.ok(Date.now() < deadline, 'the home network shows in the scan list');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.is((await daemon.json('/setup/api/connect', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ ssid: HOME.ssid, password: HOME.password }) })).status, 202);
+    await step('connected', daemon.waitForLog(reached('connected'), 15_000));
+    // Connected and stable: the setup AP closes (the home network lost before that is still setup mode).
+    await step('setup AP stopped', daemon.waitForLog((line) => line.msg === 'setup access point stopped', 15_000));
+    sim.vanish(HOME.ssid);
+    await step('reconnecting', daemon.waitForLog(reached('reconnecting'), 15_000));
+    const fallback = await step('fallback', daemon.waitForLog((line) => reached('setup_ap')(line) && /grace period/.test(String(line.cause)), 15_000));
     assert.ok(fallback);
     assert.is((await daemon.json('/setup/api/status')).body.state, 'setup_ap');
-    await sim.reappear('Home');
-    await daemon.waitForLog((line) => reached('connected')(line) && daemon.logs.indexOf(line) > daemon.logs.indexOf(fallback));
+    sim.reappear(HOME.ssid);
+    await step('connected again', daemon.waitForLog((line) => reached('connected')(line) && daemon.logs.indexOf(line) > daemon.logs.indexOf(fallback), 20_000));
   } finally {
     await daemon.stop();
-    await sim.close();
+    sim.close();
   }
 });
 
 test('a wrong password → the auth error on the status API', async () => {
   const sim = await startSimulator({ timeScale: TIME_SCALE, framing: 'serial' });
-  await sim.addNetwork(HOME);
   const daemon = await boot(sim);
   try {
     await daemon.waitForLog(reached('setup_ap'));
-    await daemon.json('/setup/api/connect', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ ssid: 'Home', password: 'not the password' }) });
+    await daemon.json('/setup/api/connect', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ ssid: HOME.ssid, password: 'not the password' }) });
     const status = await statusUntil(daemon, (body) => body.error !== null);
     assert.is(status.error, 'auth');
   } finally {
     await daemon.stop();
-    await sim.close();
+    sim.close();
   }
 });
 
@@ -99,16 +125,16 @@ test('heartbeats stop → device_lost and /healthz degraded → the device answe
   const daemon = await boot(sim);
   try {
     await daemon.waitForLog(reached('setup_ap'));
-    await sim.stopHeartbeats();
+    sim.stopHeartbeats();
     await daemon.waitForLog(reached('device_lost'));
     assert.is((await daemon.json('/healthz')).body.status, 'degraded');
-    await sim.resumeHeartbeats();
+    sim.resumeHeartbeats();
     await daemon.waitForLog((line) => line.msg === 'coprocessor initialised' && daemon.logs.some(reached('device_lost')));
     await daemon.waitForLog((line) => reached('setup_ap')(line) && line.from !== 'starting');
     assert.is((await daemon.json('/healthz')).body.status, 'ok');
   } finally {
     await daemon.stop();
-    await sim.close();
+    sim.close();
   }
 });
 
@@ -118,13 +144,13 @@ test('a reset during setup brings the setup AP back with the whole configuration
   try {
     await daemon.waitForLog((line) => line.msg === 'setup access point started');
     const started = daemon.logs.filter((line) => line.msg === 'setup access point started').length;
-    await sim.reset();
+    sim.reset();
     await daemon.waitForLog((line) => line.msg === 'coprocessor initialised' && daemon.logs.filter((l) => l.msg === 'coprocessor initialised').length >= 2);
     await daemon.waitForLog(() => daemon.logs.filter((line) => line.msg === 'setup access point started').length > started);
     assert.is((await statusUntil(daemon, (body) => body.setup_ap.active)).state, 'setup_ap');
   } finally {
     await daemon.stop();
-    await sim.close();
+    sim.close();
   }
 });
 

@@ -1,0 +1,454 @@
+/**
+ * The coprocessor client: typed methods for the 21 operations over framing + codec + a transport.
+ * One request in flight at a time (the device serves them one by one); the others wait in a queue.
+ * Each operation has its timeout (the device does not answer a request it cannot parse); an answer
+ * is matched by msg_type Resp and request id + 100, and one that comes after its timeout is
+ * dropped and counted, never handed to the next caller.
+ */
+import { EventEmitter } from 'node:events';
+import type { Logger } from '../log/logger.js';
+import {
+  CoprocError, type CoprocClientApi, type CoprocEvents, type ConnectRequest, type LinkCounters, type PowerSaveName,
+  type ScanEntry, type SoftApConfig, type SoftApStationInfo, type StationConfig, type VendorIe, type WifiInterface, type WifiModeName,
+} from './api.js';
+import { decodeCtrlMsg, DecodeError, encodeCtrlMsg, type Body, type CtrlMessage } from './codec.js';
+import {
+  bandwidthFromWire, bandwidthToWire, bytesOf, dbmToQuarter, interfaceToWire, InvalidArgument, modeFromWire, modeToWire,
+  powerSaveFromWire, powerSaveToWire, quarterToDbm, securityFromWire, securityToWire, ssidText, stripNul, utf8,
+} from './convert.js';
+import { createFraming, DEVICE_MAX_FRAME, type Endpoint, type FrameFault, type Framing, type FramingKind } from './framing/index.js';
+import { TLV_PREFIX_LEN } from './framing/tlv.js';
+import { isMac, macFromWire, macToWire } from './mac.js';
+import { eventById, MSG_TYPE, OPERATION, RESP_OFFSET, type OperationName, type OperationSpec } from './operations.js';
+import type { Transport } from './transport/types.js';
+
+export interface CoprocClientOptions {
+  transport: Transport;
+  framing: FramingKind;
+  log: Logger;
+  /** Per-operation timeouts in ms, replacing the table's defaults. */
+  timeouts?: Partial<Record<OperationName, number>>;
+  /** Requests allowed to wait behind the one in flight (default 64). */
+  queueLimit?: number;
+}
+
+export interface CallOptions {
+  timeoutMs?: number;
+}
+
+interface Pending {
+  spec: OperationSpec;
+  bytes: Buffer;
+  timeoutMs: number;
+  sentAt?: number;
+  resolve(body: Body): void;
+  reject(error: CoprocError): void;
+  timer?: NodeJS.Timeout;
+}
+
+const STATUS_WORDS: Record<number, string> = { [-1]: 'failure', 1: 'not connected', 2: 'no access point found', 3: 'connection failed', 4: 'invalid argument', 5: 'out of range' };
+const FAULT_LOG_INTERVAL_MS = 10_000;
+/**
+ * Longest time bytes take from the device to us. A request written more than this before the
+ * device's Event_DevInit arrived reached it before it had booted: it will never be answered.
+ */
+const RESTART_TRANSIT_MS = 50;
+const MAX_SSID = 32;
+const MAX_PASSPHRASE = 64;
+export const OTA_CHUNK_MAX = 4000;
+
+export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocClientApi {
+  private readonly transport: Transport;
+  private readonly framing: Framing;
+  private readonly log: Logger;
+  private readonly timeouts: Partial<Record<OperationName, number>>;
+  private readonly queueLimit: number;
+  private readonly queue: Pending[] = [];
+  private inflight: Pending | null = null;
+  private answering = true;
+  private closed = false;
+  private wasUp = false;
+  private lastFaultLog = 0;
+  private readonly stats: LinkCounters = {
+    framesIn: 0, framesOut: 0, badFrames: 0, badChecksums: 0, undecodable: 0, unknownMessages: 0,
+    lateResponses: 0, timeouts: 0, unknownFields: 0, eventsIn: 0, linkDrops: 0,
+  };
+
+  constructor(options: CoprocClientOptions) {
+    super();
+    this.transport = options.transport;
+    this.log = options.log;
+    this.timeouts = options.timeouts ?? {};
+    this.queueLimit = options.queueLimit ?? 64;
+    this.framing = createFraming(options.framing, 'host', {
+      frame: (endpoint, data) => this.onFrame(endpoint, data),
+      fault: (fault, detail) => this.onFault(fault, detail),
+      privInit: (init) => this.log.debug('coprocessor boot announcement', { chip_id: init.chipId, capabilities: init.capabilities }),
+    });
+    this.transport.on('data', (chunk) => this.framing.push(chunk));
+    this.transport.on('up', () => {
+      this.framing.reset();
+      this.wasUp = true;
+      this.emit('link', { up: true });
+    });
+    this.transport.on('down', (reason) => {
+      this.framing.reset();
+      if (this.wasUp) this.stats.linkDrops += 1;
+      this.wasUp = false;
+      this.failAll('link_down', `the coprocessor link is down (${reason})`);
+      this.emit('link', { up: false, reason });
+    });
+  }
+
+  /** Opens the transport (and keeps reopening it). */
+  start(): void {
+    this.transport.start();
+  }
+
+  get linkUp(): boolean {
+    return this.transport.isOpen;
+  }
+
+  get description(): string {
+    return this.transport.description;
+  }
+
+  counters(): LinkCounters {
+    return { ...this.stats };
+  }
+
+  /**
+   * One operation with the raw request and response messages (protobuf field names, bytes as
+   * Uint8Array). Resolves with whatever the device answered, `resp` included; the typed methods
+   * below turn a non-zero `resp` into a CoprocError.
+   */
+  call(operation: OperationName, request: Body = {}, options: CallOptions = {}): Promise<Body> {
+    const spec = OPERATION[operation];
+    if (this.closed) return Promise.reject(new CoprocError(operation, 'link_down', null, `${spec.protocolName}: the client is closed`));
+    if (!this.transport.isOpen) return Promise.reject(new CoprocError(operation, 'link_down', null, `${spec.protocolName}: the coprocessor link is down`));
+    let bytes: Buffer;
+    try {
+      const pb = encodeCtrlMsg(MSG_TYPE.request, spec.id, spec.requestField, request);
+      if (pb.length + TLV_PREFIX_LEN > DEVICE_MAX_FRAME) throw new InvalidArgument(`the request is ${pb.length + TLV_PREFIX_LEN} bytes; the device takes at most ${DEVICE_MAX_FRAME}`);
+      bytes = this.framing.encode('ctrlResp', pb);
+    } catch (error) {
+      return Promise.reject(new CoprocError(operation, 'invalid', null, `${spec.protocolName}: ${(error as Error).message}`));
+    }
+    if (this.queue.length >= this.queueLimit) {
+      return Promise.reject(new CoprocError(operation, 'invalid', null, `${spec.protocolName}: ${this.queueLimit} requests are already waiting`));
+    }
+    const timeoutMs = options.timeoutMs ?? this.timeouts[operation] ?? spec.timeoutMs;
+    return new Promise<Body>((resolve, reject) => {
+      this.queue.push({ spec, bytes, timeoutMs, resolve, reject });
+      this.pump();
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.failAll('link_down', 'the coprocessor client is closing');
+    await this.transport.close();
+  }
+
+  // ── the 21 operations ──────────────────────────────────────────────────────────────────────────
+
+  async getMac(iface: WifiInterface): Promise<string> {
+    const mode = this.argument('getMac', () => interfaceToWire(iface));
+    return macFromWire(bytesOf((await this.run('getMac', { mode })).mac));
+  }
+
+  async setMac(iface: WifiInterface, mac: string): Promise<void> {
+    const mode = this.argument('setMac', () => interfaceToWire(iface));
+    this.check('setMac', isMac(mac), `${JSON.stringify(mac)} is not a MAC address (xx:xx:xx:xx:xx:xx)`);
+    await this.run('setMac', { mac: macToWire(mac), mode });
+  }
+
+  async getMode(): Promise<WifiModeName> {
+    const { mode } = await this.run('getMode');
+    return modeFromWire(mode as number) ?? this.unexpected('getMode', `mode ${mode}`);
+  }
+
+  async setMode(mode: WifiModeName): Promise<void> {
+    await this.run('setMode', { mode: this.argument('setMode', () => modeToWire(mode)) });
+  }
+
+  async scan(): Promise<ScanEntry[]> {
+    const { entries } = await this.run('scan');
+    return ((entries as Body[] | undefined) ?? []).map((entry) => {
+      const ssidBytes = bytesOf(entry.ssid);
+      return { ssid: ssidText(ssidBytes), ssidBytes, bssid: macFromWire(bytesOf(entry.bssid)), rssi: entry.rssi as number, channel: entry.chnl as number, security: securityFromWire(entry.sec_prot as number) };
+    });
+  }
+
+  async getApConfig(): Promise<StationConfig | null> {
+    const answer = await this.call('getApConfig');
+    if (answer.resp === 1) return null; // Not_Connected
+    this.throwUnlessOk('getApConfig', answer);
+    const ssidBytes = stripNul(bytesOf(answer.ssid));
+    return { ssid: ssidText(ssidBytes), ssidBytes, bssid: macFromWire(bytesOf(answer.bssid)), rssi: answer.rssi as number, channel: answer.chnl as number, security: securityFromWire(answer.sec_prot as number) };
+  }
+
+  async connectAp(request: ConnectRequest): Promise<{ mac: string }> {
+    const ssid = typeof request.ssid === 'string' ? utf8(request.ssid) : request.ssid;
+    const pwd = utf8(request.password ?? '');
+    this.check('connectAp', ssid.length >= 1 && ssid.length <= MAX_SSID, `the SSID must be 1 to ${MAX_SSID} bytes`);
+    this.check('connectAp', pwd.length <= MAX_PASSPHRASE, `the passphrase must be at most ${MAX_PASSPHRASE} bytes`);
+    this.check('connectAp', !request.bssid || isMac(request.bssid), `${JSON.stringify(request.bssid)} is not a BSSID`);
+    const answer = await this.run('connectAp', {
+      ssid, pwd, bssid: request.bssid ? macToWire(request.bssid) : undefined,
+      is_wpa3_supported: request.wpa3Supported ?? false, listen_interval: request.listenInterval ?? 0,
+    });
+    return { mac: macFromWire(bytesOf(answer.mac)) };
+  }
+
+  async disconnectAp(): Promise<void> {
+    await this.run('disconnectAp');
+  }
+
+  async getSoftApConfig(): Promise<SoftApConfig> {
+    const a = await this.run('getSoftApConfig');
+    return {
+      ssid: ssidText(bytesOf(a.ssid)), password: ssidText(bytesOf(a.pwd)), channel: a.chnl as number,
+      security: securityFromWire(a.sec_prot as number), maxConnections: a.max_conn as number,
+      ssidHidden: Boolean(a.ssid_hidden), bandwidth: bandwidthFromWire(a.bw as number),
+    };
+  }
+
+  async setVendorIe(ie: VendorIe): Promise<void> {
+    const type = ['beacon', 'probe_req', 'probe_resp', 'assoc_req', 'assoc_resp'].indexOf(ie.type);
+    this.check('setVendorIe', type >= 0, `unknown vendor IE type ${JSON.stringify(ie.type)}`);
+    this.check('setVendorIe', ie.oui.length === 3, 'the vendor OUI is 3 bytes');
+    await this.run('setVendorIe', {
+      enable: ie.enable, type, idx: ie.index,
+      vendor_ie_data: { element_id: ie.elementId, length: ie.length, vendor_oui: ie.oui, vendor_oui_type: ie.ouiType, payload: ie.payload },
+    });
+  }
+
+  async startSoftAp(config: SoftApConfig): Promise<{ mac: string }> {
+    const ssid = utf8(config.ssid);
+    const pwd = utf8(config.password ?? '');
+    const security = this.argument('startSoftAp', () => securityToWire(config.security));
+    this.check('startSoftAp', ssid.length >= 1 && ssid.length <= MAX_SSID, `the SSID must be 1 to ${MAX_SSID} bytes`);
+    this.check('startSoftAp', security === 0 || (pwd.length >= 8 && pwd.length <= MAX_PASSPHRASE), 'the passphrase must be 8 to 64 characters');
+    this.check('startSoftAp', config.maxConnections >= 1 && config.maxConnections <= 10, 'at most 10 stations (1 to 10)');
+    const answer = await this.run('startSoftAp', {
+      ssid, pwd: security === 0 ? undefined : pwd, chnl: config.channel, sec_prot: security, max_conn: config.maxConnections,
+      ssid_hidden: config.ssidHidden, bw: this.argument('startSoftAp', () => bandwidthToWire(config.bandwidth)),
+    });
+    return { mac: macFromWire(bytesOf(answer.mac)) };
+  }
+
+  async softApStations(): Promise<SoftApStationInfo[]> {
+    const { stations } = await this.run('softApStations');
+    return ((stations as Body[] | undefined) ?? []).map((s) => ({ mac: macFromWire(bytesOf(s.mac)), rssi: s.rssi as number }));
+  }
+
+  async stopSoftAp(): Promise<void> {
+    await this.run('stopSoftAp');
+  }
+
+  async setPowerSave(mode: PowerSaveName): Promise<void> {
+    await this.run('setPowerSave', { mode: this.argument('setPowerSave', () => powerSaveToWire(mode)) });
+  }
+
+  async getPowerSave(): Promise<PowerSaveName> {
+    const { mode } = await this.run('getPowerSave');
+    return powerSaveFromWire(mode as number) ?? this.unexpected('getPowerSave', `power-save mode ${mode}`);
+  }
+
+  async otaBegin(): Promise<void> {
+    await this.run('otaBegin');
+  }
+
+  async otaWrite(chunk: Uint8Array): Promise<void> {
+    this.check('otaWrite', chunk.length > 0 && chunk.length <= OTA_CHUNK_MAX, `an OTA chunk is 1 to ${OTA_CHUNK_MAX} bytes`);
+    await this.run('otaWrite', { ota_data: chunk });
+  }
+
+  async otaEnd(): Promise<void> {
+    await this.run('otaEnd');
+  }
+
+  async setMaxTxPower(dbm: number): Promise<void> {
+    this.check('setMaxTxPower', Number.isFinite(dbm), 'the transmit power is a number of dBm');
+    await this.run('setMaxTxPower', { wifi_max_tx_power: dbmToQuarter(dbm) });
+  }
+
+  async getTxPower(): Promise<number> {
+    return quarterToDbm((await this.run('getTxPower')).wifi_curr_tx_power as number);
+  }
+
+  async configHeartbeat(enable: boolean, periodS = 10): Promise<void> {
+    this.check('configHeartbeat', Number.isInteger(periodS) && periodS > 0, 'the heartbeat period is a whole number of seconds');
+    await this.run('configHeartbeat', { enable, duration: enable ? periodS : 0 });
+  }
+
+  // ── internals ──────────────────────────────────────────────────────────────────────────────────
+
+  private async run(operation: OperationName, request: Body = {}): Promise<Body> {
+    const answer = await this.call(operation, request);
+    this.throwUnlessOk(operation, answer);
+    return answer;
+  }
+
+  private throwUnlessOk(operation: OperationName, answer: Body): void {
+    const code = answer.resp as number;
+    if (code === 0) return;
+    const words = STATUS_WORDS[code] ?? `error ${code}`;
+    throw new CoprocError(operation, 'device', code, `${OPERATION[operation].protocolName} failed: the device answered resp ${code} (${words})`);
+  }
+
+  private check(operation: OperationName, condition: boolean, message: string): void {
+    if (!condition) throw new CoprocError(operation, 'invalid', null, `${OPERATION[operation].protocolName}: ${message}`);
+  }
+
+  private argument<T>(operation: OperationName, convert: () => T): T {
+    try {
+      return convert();
+    } catch (error) {
+      throw new CoprocError(operation, 'invalid', null, `${OPERATION[operation].protocolName}: ${(error as Error).message}`);
+    }
+  }
+
+  private unexpected(operation: OperationName, what: string): never {
+    throw new CoprocError(operation, 'device', null, `${OPERATION[operation].protocolName}: the device answered an unknown ${what}`);
+  }
+
+  private pump(): void {
+    if (this.inflight || this.queue.length === 0) return;
+    const pending = this.queue.shift()!;
+    if (!this.transport.write(pending.bytes)) {
+      pending.reject(new CoprocError(pending.spec.name, 'link_down', null, `${pending.spec.protocolName}: the coprocessor link is down`));
+      this.pump();
+      return;
+    }
+    this.stats.framesOut += 1;
+    pending.sentAt = performance.now();
+    this.inflight = pending;
+    pending.timer = setTimeout(() => this.onTimeout(pending), pending.timeoutMs);
+  }
+
+  private settle(pending: Pending): void {
+    clearTimeout(pending.timer);
+    if (this.inflight === pending) this.inflight = null;
+    queueMicrotask(() => this.pump());
+  }
+
+  private onTimeout(pending: Pending): void {
+    if (this.inflight !== pending) return;
+    this.stats.timeouts += 1;
+    this.settle(pending);
+    const seconds = pending.timeoutMs / 1000;
+    this.log.warn('coprocessor did not answer', { operation: pending.spec.protocolName, timeout_s: seconds });
+    pending.reject(new CoprocError(pending.spec.name, 'timeout', null, `${pending.spec.protocolName}: no answer from the coprocessor within ${seconds} s`));
+    this.setAnswering(false, pending.spec.name);
+  }
+
+  private failAll(kind: 'link_down', message: string): void {
+    const pending = [...(this.inflight ? [this.inflight] : []), ...this.queue.splice(0)];
+    this.inflight = null;
+    for (const p of pending) {
+      clearTimeout(p.timer);
+      p.reject(new CoprocError(p.spec.name, kind, null, `${p.spec.protocolName}: ${message}`));
+    }
+  }
+
+  private onFrame(endpoint: Endpoint, data: Buffer): void {
+    this.stats.framesIn += 1;
+    let message: CtrlMessage;
+    try {
+      message = decodeCtrlMsg(data);
+    } catch (error) {
+      this.stats.undecodable += 1;
+      this.logFault('undecodable message from the coprocessor', { endpoint, bytes: data.length, error: (error as DecodeError).message });
+      return;
+    }
+    if (message.unknownFields > 0) {
+      this.stats.unknownFields += message.unknownFields;
+      this.log.debug('skipped fields unknown to the schema (newer firmware)', { msg_id: message.msgId, fields: message.unknownFields });
+    }
+    if (message.msgType === MSG_TYPE.event) this.onEvent(message);
+    else if (message.msgType === MSG_TYPE.response) this.onResponse(message);
+    else this.onUnknown(message, 'neither a response nor an event');
+  }
+
+  private onResponse(message: CtrlMessage): void {
+    const pending = this.inflight;
+    if (pending && message.msgId === pending.spec.id + RESP_OFFSET && message.field === pending.spec.responseField) {
+      this.settle(pending);
+      this.setAnswering(true, pending.spec.name);
+      pending.resolve(message.body ?? {});
+      return;
+    }
+    if (message.msgId > 200 && message.msgId < 222) {
+      this.stats.lateResponses += 1;
+      this.log.info('dropped a coprocessor answer nobody waits for (late, after its timeout)', { msg_id: message.msgId, waiting_for: pending?.spec.protocolName ?? null });
+      return;
+    }
+    this.onUnknown(message, 'an answer to no request this host sends');
+  }
+
+  private onEvent(message: CtrlMessage): void {
+    const spec = eventById(message.msgId);
+    if (!spec || message.field !== spec.field) {
+      this.onUnknown(message, 'an event this schema does not know');
+      return;
+    }
+    this.stats.eventsIn += 1;
+    const body = message.body ?? {};
+    switch (spec.name) {
+      case 'devInit':
+        this.onDeviceRestart();
+        this.emit('devInit', { initData: bytesOf(body.init_data) });
+        break;
+      case 'heartbeat':
+        this.emit('heartbeat', { number: body.hb_num as number });
+        break;
+      case 'stationDisconnected':
+        this.emit('stationDisconnected', { reason: body.resp as number });
+        break;
+      case 'softApStationDisconnected':
+        this.emit('softApStationDisconnected', { mac: macFromWire(bytesOf(body.mac)), reason: body.resp as number });
+        break;
+    }
+  }
+
+  /**
+   * A rebooted device forgets the request it was serving: fail it now rather than at its timeout.
+   * A request sent just before the announcement may have crossed it on the wire and be answered.
+   */
+  private onDeviceRestart(): void {
+    const pending = this.inflight;
+    const lost = pending && performance.now() - (pending.sentAt ?? 0) > RESTART_TRANSIT_MS;
+    this.log.info('coprocessor (re)started', { interrupted: lost ? pending.spec.protocolName : null });
+    if (!pending || !lost) return;
+    this.settle(pending);
+    pending.reject(new CoprocError(pending.spec.name, 'link_down', null, `${pending.spec.protocolName}: the coprocessor restarted before answering`));
+  }
+
+  private onUnknown(message: CtrlMessage, what: string): void {
+    this.stats.unknownMessages += 1;
+    this.log.info('skipped a coprocessor message', { reason: what, msg_type: message.msgType, msg_id: message.msgId });
+  }
+
+  private onFault(fault: FrameFault, detail: string): void {
+    if (fault === 'bad_checksum') this.stats.badChecksums += 1;
+    else this.stats.badFrames += 1;
+    this.logFault('bad bytes on the coprocessor link', { fault, detail });
+  }
+
+  /** Garbage can arrive by the megabyte: log the first fault, then at most one every 10 s. */
+  private logFault(msg: string, fields: Record<string, unknown>): void {
+    const now = Date.now();
+    if (now - this.lastFaultLog < FAULT_LOG_INTERVAL_MS) return;
+    this.lastFaultLog = now;
+    this.log.warn(msg, { ...fields, counters: this.counters() });
+  }
+
+  private setAnswering(answering: boolean, operation: string): void {
+    if (this.answering === answering) return;
+    this.answering = answering;
+    this.emit('answering', { answering, operation });
+  }
+}

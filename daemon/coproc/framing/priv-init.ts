@@ -1,0 +1,38 @@
+/**
+ * The boot INIT event on ESP-Hosted's private interface (if_type 4, not protobuf): sent by the device
+ * before Event_DevInit on header-framed transports. Payload: event_type 0, event_len, then
+ * tag/len/value entries (chip id, SPI clock, capabilities, raw-throughput test flag).
+ */
+export const PRIV_EVENT_INIT = 0x00;
+export const PRIV_TAG = { capability: 0, spiClockMhz: 1, chipId: 2, testRawTp: 3, fwData: 4 } as const;
+
+export interface PrivInit {
+  chipId: number | null;
+  capabilities: number | null;
+  spiClockMhz: number | null;
+}
+
+/** The seed-era firmware's INIT for an ESP32, Wi-Fi only, checksums on (note §3.5). */
+export function encodePrivInit(init: PrivInit = { chipId: 0x00, capabilities: 0xa0, spiClockMhz: 10 }): Buffer {
+  const tlvs: number[] = [];
+  if (init.chipId !== null) tlvs.push(PRIV_TAG.chipId, 1, init.chipId);
+  if (init.spiClockMhz !== null) tlvs.push(PRIV_TAG.spiClockMhz, 1, init.spiClockMhz);
+  if (init.capabilities !== null) tlvs.push(PRIV_TAG.capability, 1, init.capabilities);
+  tlvs.push(PRIV_TAG.testRawTp, 1, 0);
+  return Buffer.from([PRIV_EVENT_INIT, tlvs.length, ...tlvs]);
+}
+
+export function decodePrivInit(payload: Uint8Array): PrivInit | null {
+  if (payload.length < 2 || payload[0] !== PRIV_EVENT_INIT) return null;
+  const end = Math.min(payload.length, 2 + payload[1]!);
+  const init: PrivInit = { chipId: null, capabilities: null, spiClockMhz: null };
+  for (let pos = 2; pos + 2 <= end; pos += 2 + payload[pos + 1]!) {
+    const tag = payload[pos]!;
+    const value = payload[pos + 2];
+    if (payload[pos + 1] !== 1 || value === undefined) continue;
+    if (tag === PRIV_TAG.chipId) init.chipId = value;
+    else if (tag === PRIV_TAG.capability) init.capabilities = value;
+    else if (tag === PRIV_TAG.spiClockMhz) init.spiClockMhz = value;
+  }
+  return init;
+}

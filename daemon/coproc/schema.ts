@@ -1,0 +1,41 @@
+/**
+ * The CtrlMsg schema (proto/ctrl.proto) loaded with protobufjs, once per process.
+ *
+ * Two views of the same file: `schema` is the document as written; `wire` is the same schema with
+ * every `string` field read as `bytes`. They are identical on the wire (both length-delimited), and
+ * the wire view lets an SSID that is not valid UTF-8 travel byte for byte in `Req_ConnectAP.ssid`,
+ * where protobufjs would otherwise re-encode it. The codec uses `wire`; converting text is our job.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import protobuf from 'protobufjs';
+
+export const PROTO_PATH = fileURLToPath(new URL('../../../proto/ctrl.proto', import.meta.url));
+
+export interface Schema {
+  schema: protobuf.Root;
+  wire: protobuf.Root;
+  ctrlMsg: protobuf.Type;
+}
+
+let loaded: Schema | null = null;
+
+export function loadSchema(): Schema {
+  if (loaded) return loaded;
+  const source = readFileSync(PROTO_PATH, 'utf8');
+  const schema = protobuf.parse(source, { keepCase: true }).root;
+  schema.resolveAll();
+  const wireSource = source.replace(/^(\s*(?:repeated\s+)?)string(\s+\w+\s*=)/gm, '$1bytes$2');
+  const wire = protobuf.parse(wireSource, { keepCase: true }).root;
+  wire.resolveAll();
+  loaded = { schema, wire, ctrlMsg: wire.lookupType('CtrlMsg') };
+  return loaded;
+}
+
+export function wireType(name: string): protobuf.Type {
+  return loadSchema().wire.lookupType(name);
+}
+
+export function schemaEnum(name: string): protobuf.Enum {
+  return loadSchema().schema.lookupEnum(name);
+}

@@ -1,0 +1,459 @@
+/**
+ * The virtual coprocessor: the seed-era ESP-Hosted-FG firmware's behaviour (notes/esp-hosted.md §4)
+ * on a simulated radio. It takes decoded requests and answers them, or — in the cases where the
+ * firmware sends nothing — answers null. It emits the firmware's events and reboots like it.
+ * Framing and bytes are the link's business (sim/link.ts).
+ */
+import { EventEmitter } from 'node:events';
+import { closeSync, openSync, readSync, writeSync } from 'node:fs';
+import type { Body } from '../codec.js';
+import type { EventName, OperationName } from '../operations.js';
+import { formatMac, macToWire, parseMacOctets } from '../mac.js';
+import { SimClock } from './clock.js';
+import { defaultNetworks, SEC, sameBytes, ssidBytes, type SimNetwork } from './world.js';
+
+export type Reply = Body | null;
+type Handler = (body: Body | null) => Reply | Promise<Reply>;
+
+/** Device-time durations of what the radio does (milliseconds). */
+export const SIM_TIMING = {
+  bootMs: 300,
+  scanMs: 1200,
+  connectMs: 800,
+  /** Three attempts (each a scan) before the firmware gives up on a network it cannot find. */
+  notFoundMs: 3 * 1200,
+  /** Handshake timeouts before a wrong passphrase is given up. */
+  authFailMs: 3 * 1000,
+  beaconTimeoutMs: 3000,
+  otaEraseMs: 300,
+  otaRebootMs: 5000,
+} as const;
+
+const MODE = { none: 0, sta: 1, ap: 2, apsta: 3 } as const;
+const HEARTBEAT_MIN_S = 10;
+const HEARTBEAT_MAX_S = 3600;
+const TX_POWER_MIN = 8;
+const TX_POWER_MAX = 84;
+/** The levels the driver rounds to, in 0.25 dBm (ctrl_apis.md). */
+const TX_POWER_LEVELS = [8, 20, 28, 34, 44, 52, 56, 60, 66, 72, 80, 84];
+const SOFTAP_MAX_STATIONS = 10;
+const OTA_PARTITION_BYTES = 0x200000;
+const ESP_IMAGE_MAGIC = 0xe9;
+export const DISCONNECT_REASON = { authExpire: 2, assocLeave: 8, handshakeTimeout: 15, beaconTimeout: 200, noApFound: 201, authFail: 202 } as const;
+
+export interface SimDeviceOptions {
+  clock?: SimClock;
+  networks?: SimNetwork[];
+  /** Where OTA images are written (a scratch file). */
+  otaPath: string;
+  /** Base station MAC; the soft AP's is this + 1 in the last octet, as on the chip. */
+  stationMac?: string;
+}
+
+export interface SoftApStation { mac: string; rssi: number }
+
+interface SoftAp {
+  ssid: Uint8Array;
+  pwd: Uint8Array;
+  channel: number;
+  security: number;
+  maxConn: number;
+  hidden: boolean;
+  bw: number;
+}
+
+export interface SimDeviceEvents {
+  /** An event for the host: the link encodes it under ctrlEvnt. */
+  event: [EventName, Body];
+  /** The device finished booting (the link announces it: PRIV INIT, then Event_DevInit). */
+  boot: [];
+  /** The device went down for a reboot: the link forgets half-received requests. */
+  reset: [reason: string];
+  /** A request reached the firmware's handler (for tests that act at that moment). */
+  request: [OperationName];
+}
+
+export class SimDevice extends EventEmitter<SimDeviceEvents> {
+  readonly clock: SimClock;
+  readonly networks: SimNetwork[];
+  /** Increases at every reboot: answers computed before it are never sent. */
+  epoch = 0;
+  booting = false;
+  frozen = false;
+  heartbeatsFlowing = true;
+
+  private mode: number = MODE.none;
+  private station: SimNetwork | null = null;
+  private connecting = false;
+  private softAp: SoftAp | null = null;
+  private stations: SoftApStation[] = [];
+  private powerSave = 1;
+  private txPower = 80;
+  private heartbeat: { timer: NodeJS.Timeout; num: number; periodS: number } | null = null;
+  private beaconLoss: NodeJS.Timeout | null = null;
+  private ota: { fd: number; bytes: number } | null = null;
+  private vendorIes = new Map<string, Body>();
+  private readonly baseMac: number[];
+  private macs: { sta: string; ap: string };
+  private nextStation = 1;
+  readonly otaPath: string;
+  /** Bytes of the last image that passed OTAEnd. */
+  lastImageBytes = 0;
+
+  constructor(options: SimDeviceOptions) {
+    super();
+    this.clock = options.clock ?? new SimClock();
+    this.networks = options.networks ?? defaultNetworks();
+    this.otaPath = options.otaPath;
+    this.baseMac = parseMacOctets(options.stationMac ?? '24:0a:c4:12:34:56')!;
+    this.macs = this.factoryMacs();
+  }
+
+  /** The firmware's request handlers, one per operation of the table. */
+  readonly handlers: Record<OperationName, Handler> = {
+    getMac: (b) => {
+      if (!b) return null;
+      if (b.mode === MODE.sta) return ok({ mac: macToWire(this.macs.sta) });
+      if (b.mode === MODE.ap) return ok({ mac: macToWire(this.macs.ap) });
+      return fail();
+    },
+    setMac: (b) => {
+      const raw = b?.mac as Uint8Array | undefined;
+      if (!b || !raw || raw.length === 0) return null;
+      if (raw.length > 17) return fail();
+      const octets = parseMacOctets(Buffer.from(raw).toString('latin1'));
+      if (!octets || (b.mode !== MODE.sta && b.mode !== MODE.ap)) return fail();
+      if (octets[0]! & 1) return fail(); // a multicast address: esp_wifi_set_mac refuses it
+      if (b.mode === MODE.sta) this.macs.sta = formatMac(octets);
+      else this.macs.ap = formatMac(octets);
+      return ok();
+    },
+    getMode: () => ok({ mode: this.mode }),
+    setMode: (b) => {
+      if (!b) return null;
+      const mode = b.mode as number;
+      if (mode < 0 || mode > MODE.apsta) return null; // mode ≥ WIFI_MODE_MAX: no response
+      this.applyMode(mode);
+      return ok();
+    },
+    scan: async () => {
+      const epoch = this.epoch;
+      this.applyMode(this.softAp ? MODE.apsta : MODE.sta);
+      await this.clock.sleep(SIM_TIMING.scanMs);
+      if (epoch !== this.epoch) return null;
+      const found = this.networks.filter((n) => n.inRange).sort((a, b) => b.rssi - a.rssi);
+      if (found.length === 0) return fail();
+      return ok({
+        count: found.length,
+        entries: found.map((n) => ({ ssid: n.hidden ? new Uint8Array() : n.ssid.slice(0, 32), chnl: n.channel, rssi: n.rssi, bssid: macToWire(n.bssid), sec_prot: n.security })),
+      });
+    },
+    getApConfig: () => {
+      const n = this.station;
+      if (!n) return { resp: 1 }; // Not_Connected
+      // The firmware sends strlen + 1 bytes: the SSID with its trailing NUL.
+      return ok({ ssid: Buffer.concat([n.ssid, Buffer.from([0])]), bssid: macToWire(n.bssid), rssi: n.rssi, chnl: n.channel, sec_prot: n.security });
+    },
+    connectAp: (b) => (b ? this.connect(b) : null),
+    disconnectAp: () => {
+      if (!this.station) return fail();
+      this.dropStation(null);
+      return ok();
+    },
+    getSoftApConfig: () => {
+      const ap = this.softAp;
+      if (!ap) return fail();
+      return ok({ ssid: ap.ssid, pwd: ap.security === SEC.open ? new Uint8Array() : ap.pwd, chnl: ap.channel, sec_prot: ap.security, max_conn: ap.maxConn, ssid_hidden: ap.hidden, bw: ap.bw });
+    },
+    setVendorIe: (b) => {
+      if (!b) return null;
+      const data = b.vendor_ie_data as Body | null;
+      const payload = data?.payload as Uint8Array | undefined;
+      if (b.enable && (!data || !payload || payload.length === 0)) return null;
+      const type = b.type as number;
+      const idx = b.idx as number;
+      if (type < 0 || type > 4 || (idx !== 0 && idx !== 1)) return fail();
+      if (b.enable) {
+        if (data!.element_id !== 0xdd || (data!.vendor_oui as Uint8Array).length !== 3) return fail();
+        this.vendorIes.set(`${type}/${idx}`, data!);
+      } else {
+        this.vendorIes.delete(`${type}/${idx}`);
+      }
+      return ok();
+    },
+    startSoftAp: (b) => (b ? this.startSoftAp(b) : null),
+    softApStations: () => {
+      if (!this.softAp || (this.mode & MODE.ap) === 0) return fail();
+      return ok({ num: this.stations.length, stations: this.stations.map((s) => ({ mac: macToWire(s.mac), rssi: s.rssi })) });
+    },
+    stopSoftAp: () => {
+      if (!this.softAp) return fail();
+      this.softAp = null;
+      this.stations = [];
+      this.mode = this.mode === MODE.apsta ? MODE.sta : MODE.none;
+      return ok();
+    },
+    setPowerSave: (b) => {
+      if (!b) return null;
+      if (b.mode !== 1 && b.mode !== 2) return fail();
+      this.powerSave = b.mode as number;
+      return ok();
+    },
+    getPowerSave: () => ok({ mode: this.powerSave }),
+    otaBegin: async () => {
+      const epoch = this.epoch;
+      this.abortOta();
+      await this.clock.sleep(SIM_TIMING.otaEraseMs);
+      if (epoch !== this.epoch) return null;
+      try {
+        this.ota = { fd: openSync(this.otaPath, 'w'), bytes: 0 };
+      } catch {
+        return fail();
+      }
+      return ok();
+    },
+    otaWrite: (b) => {
+      const data = (b?.ota_data as Uint8Array | undefined) ?? new Uint8Array();
+      if (!this.ota) return fail();
+      if (this.ota.bytes + data.length > OTA_PARTITION_BYTES) return fail();
+      writeSync(this.ota.fd, data);
+      this.ota.bytes += data.length;
+      return ok();
+    },
+    otaEnd: () => {
+      const ota = this.ota;
+      if (!ota) return fail();
+      this.ota = null;
+      const first = Buffer.alloc(1);
+      closeSync(ota.fd);
+      const fd = openSync(this.otaPath, 'r');
+      const read = readSync(fd, first, 0, 1, 0);
+      closeSync(fd);
+      if (read === 0 || first[0] !== ESP_IMAGE_MAGIC) return fail(); // esp_ota_end: image does not verify
+      this.lastImageBytes = ota.bytes;
+      this.clock.after(SIM_TIMING.otaRebootMs, () => this.reset('ota'));
+      return ok();
+    },
+    setMaxTxPower: (b) => {
+      const value = (b?.wifi_max_tx_power as number | undefined) ?? 0;
+      if (value < TX_POWER_MIN || value > TX_POWER_MAX) return { resp: 5 }; // Out_Of_Range
+      this.txPower = TX_POWER_LEVELS.reduce((best, level) => (Math.abs(level - value) < Math.abs(best - value) ? level : best));
+      return ok();
+    },
+    getTxPower: () => ok({ wifi_curr_tx_power: this.txPower }),
+    configHeartbeat: (b) => {
+      if (!b) return null;
+      this.stopHeartbeat();
+      if (b.enable) {
+        const seconds = Math.min(HEARTBEAT_MAX_S, Math.max(HEARTBEAT_MIN_S, b.duration as number));
+        const heartbeat = { num: 0, periodS: seconds, timer: this.clock.every(seconds * 1000, () => this.beat(heartbeat)) };
+        this.heartbeat = heartbeat;
+      }
+      return ok();
+    },
+  };
+
+  // ── scenario controls ────────────────────────────────────────────────────────────────────────
+
+  /** Power-cycles the device: everything volatile is lost; it boots and announces itself again. */
+  reset(reason = 'reset'): void {
+    this.epoch += 1;
+    this.clock.clear();
+    this.abortOta();
+    this.heartbeat = null;
+    this.beaconLoss = null;
+    this.mode = MODE.none;
+    this.station = null;
+    this.connecting = false;
+    this.softAp = null;
+    this.stations = [];
+    this.powerSave = 1;
+    this.txPower = 80;
+    this.vendorIes.clear();
+    this.macs = this.factoryMacs();
+    this.booting = true;
+    this.emit('reset', reason);
+    const epoch = this.epoch;
+    this.clock.after(SIM_TIMING.bootMs, () => {
+      if (epoch !== this.epoch) return;
+      this.booting = false;
+      this.emit('boot');
+    });
+  }
+
+  vanishNetwork(ssid: string | Uint8Array): void {
+    for (const network of this.findNetworks(ssid)) {
+      network.inRange = false;
+      if (this.station === network && !this.beaconLoss) {
+        this.beaconLoss = this.clock.after(SIM_TIMING.beaconTimeoutMs, () => {
+          this.beaconLoss = null;
+          if (this.station === network && !network.inRange) this.dropStation(DISCONNECT_REASON.beaconTimeout);
+        });
+      }
+    }
+  }
+
+  restoreNetwork(ssid: string | Uint8Array): void {
+    for (const network of this.findNetworks(ssid)) network.inRange = true;
+  }
+
+  /** The access point now wants another passphrase; a connected station is thrown out. */
+  setPassphrase(ssid: string | Uint8Array, passphrase: string): void {
+    for (const network of this.findNetworks(ssid)) {
+      network.passphrase = passphrase;
+      if (this.station === network) this.dropStation(DISCONNECT_REASON.authExpire);
+    }
+  }
+
+  setRssi(ssid: string | Uint8Array, rssi: number): void {
+    for (const network of this.findNetworks(ssid)) network.rssi = rssi;
+  }
+
+  /** The access point drops the station with this IDF reason. */
+  kickStation(reason: number = DISCONNECT_REASON.assocLeave): boolean {
+    if (!this.station) return false;
+    this.dropStation(reason);
+    return true;
+  }
+
+  /** A phone joins the soft AP; returns its MAC, or null when the AP is off or full. */
+  joinSoftAp(station: { mac?: string; rssi?: number } = {}): string | null {
+    if (!this.softAp || this.stations.length >= this.softAp.maxConn) return null;
+    const mac = (station.mac ?? formatMac([0x02, 0x11, 0x22, 0x33, 0x44, this.nextStation++ & 0xff])).toLowerCase();
+    this.stations = this.stations.filter((s) => s.mac !== mac);
+    this.stations.push({ mac, rssi: station.rssi ?? -55 });
+    return mac;
+  }
+
+  leaveSoftAp(mac: string): boolean {
+    const before = this.stations.length;
+    this.stations = this.stations.filter((s) => s.mac !== mac.toLowerCase());
+    if (this.stations.length === before || !this.softAp) return false;
+    this.emit('event', 'softApStationDisconnected', { mac: macToWire(mac) });
+    return true;
+  }
+
+  snapshot() {
+    return {
+      mode: this.mode,
+      station: this.station ? Buffer.from(this.station.ssid).toString('latin1') : null,
+      softAp: this.softAp ? { ssid: Buffer.from(this.softAp.ssid).toString('utf8'), stations: this.stations.map((s) => ({ ...s })) } : null,
+      heartbeat: this.heartbeat ? { periodS: this.heartbeat.periodS, next: this.heartbeat.num } : null,
+      powerSave: this.powerSave,
+      txPower: this.txPower,
+      macs: { ...this.macs },
+      otaActive: this.ota !== null,
+      otaBytes: this.ota?.bytes ?? 0,
+      booting: this.booting,
+      frozen: this.frozen,
+    };
+  }
+
+  close(): void {
+    this.clock.clear();
+    this.abortOta();
+  }
+
+  // ── internals ────────────────────────────────────────────────────────────────────────────────
+
+  private factoryMacs() {
+    const ap = [...this.baseMac];
+    ap[5] = (ap[5]! + 1) & 0xff;
+    return { sta: formatMac(this.baseMac), ap: formatMac(ap) };
+  }
+
+  private async connect(b: Body): Promise<Reply> {
+    const epoch = this.epoch;
+    const ssid = (b.ssid as Uint8Array).slice(0, 32);
+    const pwd = Buffer.from((b.pwd as Uint8Array).slice(0, 64)).toString('latin1');
+    const bssidText = Buffer.from(b.bssid as Uint8Array).toString('latin1');
+    const bssid = bssidText ? parseMacOctets(bssidText) : null;
+    if (this.station) this.dropStation(null); // host-triggered: no event
+    this.applyMode(this.softAp ? MODE.apsta : MODE.sta);
+    if (bssidText && !bssid) return fail();
+    this.connecting = true;
+    try {
+      await this.clock.sleep(SIM_TIMING.connectMs);
+      if (epoch !== this.epoch) return null;
+      const target = this.networks.find((n) => n.inRange && sameBytes(n.ssid, ssid) && (!bssid || n.bssid === formatMac(bssid)));
+      if (!target) {
+        await this.clock.sleep(SIM_TIMING.notFoundMs);
+        return epoch === this.epoch ? fail() : null;
+      }
+      const wpa3Refused = target.security === SEC.wpa3_psk && !b.is_wpa3_supported;
+      const passes = target.security === SEC.open || (pwd === target.passphrase && !wpa3Refused);
+      if (!passes) {
+        await this.clock.sleep(SIM_TIMING.authFailMs);
+        return epoch === this.epoch ? fail() : null;
+      }
+      this.station = target;
+      return ok({ mac: macToWire(this.macs.sta) });
+    } finally {
+      if (epoch === this.epoch) this.connecting = false;
+    }
+  }
+
+  private startSoftAp(b: Body): Reply {
+    const ssid = b.ssid as Uint8Array;
+    const pwd = b.pwd as Uint8Array;
+    const security = b.sec_prot as number;
+    if (ssid.length === 0 || ssid.length > 32) return fail();
+    if (security !== SEC.open && (pwd.length < 8 || pwd.length > 64)) return fail();
+    if (![SEC.open, SEC.wpa_psk, SEC.wpa2_psk, SEC.wpa_wpa2_psk].includes(security as 0)) return fail();
+    const channel = b.chnl as number;
+    if (channel < 1 || channel > 13) return fail();
+    const maxConn = (b.max_conn as number) || 4;
+    if (maxConn < 1 || maxConn > SOFTAP_MAX_STATIONS) return fail();
+    const bw = b.bw as number;
+    if (bw !== 1 && bw !== 2) return fail();
+    this.softAp = { ssid: ssid.slice(), pwd: pwd.slice(), channel, security, maxConn, hidden: Boolean(b.ssid_hidden), bw };
+    this.stations = [];
+    this.mode = this.station || this.mode === MODE.sta || this.mode === MODE.apsta ? MODE.apsta : MODE.ap;
+    return ok({ mac: macToWire(this.macs.ap) });
+  }
+
+  private applyMode(mode: number): void {
+    if ((mode & MODE.sta) === 0 && this.station) this.dropStation(DISCONNECT_REASON.assocLeave);
+    if ((mode & MODE.ap) === 0 && this.softAp) { this.softAp = null; this.stations = []; }
+    this.mode = mode;
+  }
+
+  /** Leaves the access point; `reason` null when the host asked for it (the firmware stays quiet). */
+  private dropStation(reason: number | null): void {
+    this.station = null;
+    this.clock.cancel(this.beaconLoss);
+    this.beaconLoss = null;
+    if (reason !== null && !this.connecting) this.emit('event', 'stationDisconnected', { resp: reason });
+  }
+
+  private beat(heartbeat: { num: number }): void {
+    if (!this.heartbeatsFlowing || this.frozen || this.booting) return;
+    this.emit('event', 'heartbeat', { hb_num: heartbeat.num });
+    heartbeat.num += 1;
+  }
+
+  private stopHeartbeat(): void {
+    if (this.heartbeat) this.clock.cancel(this.heartbeat.timer);
+    this.heartbeat = null;
+  }
+
+  private abortOta(): void {
+    if (!this.ota) return;
+    try { closeSync(this.ota.fd); } catch { /* already closed */ }
+    this.ota = null;
+  }
+
+  private findNetworks(ssid: string | Uint8Array): SimNetwork[] {
+    const wanted = ssidBytes(ssid);
+    return this.networks.filter((n) => sameBytes(n.ssid, wanted));
+  }
+}
+
+function ok(fields: Body = {}): Body {
+  return { resp: 0, ...fields };
+}
+
+function fail(code = -1): Body {
+  return { resp: code };
+}
+

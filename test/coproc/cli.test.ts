@@ -1,0 +1,140 @@
+/**
+ * The command-line contract: `npm run sim -- --pty` prints `PTY <path>` first and takes scenario
+ * commands on stdin; `npm run coproc` prints one JSON response and exits 1 when resp ≠ 0;
+ * `npm run ota` updates with a progress bar. The compiled scripts are run as the npm scripts run them.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { DIST, REPO_ROOT, tempDir } from '../helpers/paths.js';
+
+const script = (name: string) => join(DIST, 'scripts', `${name}.js`);
+const dir = tempDir('nestbox-cli-test-');
+
+function run(name: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [script(name), ...args], { cwd: REPO_ROOT, env: { ...process.env, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => { stdout += chunk; });
+    child.stderr.on('data', (chunk) => { stderr += chunk; });
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+interface RunningSim { child: ChildProcessWithoutNullStreams; path: string; lines: string[]; command(line: string): Promise<Record<string, unknown>> }
+
+async function startSim(args: string[]): Promise<RunningSim> {
+  const child = spawn(process.execPath, [script('sim'), '--pty', ...args], { cwd: REPO_ROOT });
+  const lines: string[] = [];
+  const waiters: Array<(line: string) => void> = [];
+  createInterface({ input: child.stdout }).on('line', (line) => { lines.push(line); waiters.shift()?.(line); });
+  const nextLine = () => new Promise<string>((resolve) => waiters.push(resolve));
+  const first = await nextLine();
+  assert.match(first, /^PTY \//);
+  return {
+    child,
+    path: first.slice(4),
+    lines,
+    async command(line) {
+      const answer = nextLine();
+      child.stdin.write(line + '\n');
+      return JSON.parse(await answer);
+    },
+  };
+}
+
+let sim: RunningSim;
+
+test.before(async () => {
+  sim = await startSim(['--framing', 'serial', '--time-scale', '20']);
+});
+
+test.after(() => {
+  sim.child.kill('SIGTERM');
+  dir.remove();
+});
+
+test('coproc: one operation, its response as JSON with protobuf field names, exit 0', async () => {
+  const { code, stdout } = await run('coproc', ['get-mac', '--mode', 'STA', '--device', `serial:${sim.path}`]);
+  assert.is(code, 0);
+  assert.equal(JSON.parse(stdout), { mac: '24:0a:c4:12:34:56', resp: 0 });
+});
+
+test('coproc: NESTBOX_COPROC names the device; resp ≠ 0 exits 1 with resp in the output', async () => {
+  const { code, stdout } = await run('coproc', ['set-max-tx-power', '--wifi-max-tx-power', '90'], { NESTBOX_COPROC: `serial:${sim.path}` });
+  assert.is(code, 1);
+  assert.equal(JSON.parse(stdout), { resp: 5 });
+});
+
+test('coproc: enums by name in and out, SSIDs as text', async () => {
+  const device = `serial:${sim.path}`;
+  const started = await run('coproc', ['start-softap', '--ssid', 'Nestbox-Setup', '--pwd', 'setup-pass-1', '--chnl', '6', '--sec-prot', 'WPA2_PSK', '--max-conn', '4', '--bw', 'HT40', '--device', device]);
+  assert.equal(JSON.parse(started.stdout), { resp: 0, mac: '24:0a:c4:12:34:57' });
+  const { stdout } = await run('coproc', ['get-softap-config', '--device', device]);
+  assert.equal(JSON.parse(stdout), { ssid: 'Nestbox-Setup', pwd: 'setup-pass-1', chnl: 6, sec_prot: 'WPA2_PSK', max_conn: 4, ssid_hidden: false, bw: 'HT40', resp: 0 });
+});
+
+test('sim: scenario commands on stdin answer one JSON line; a vanished network is gone from the scan', async () => {
+  assert.equal(await sim.command('vanish HomeNet'), { ok: true, command: 'vanish' });
+  assert.equal(await sim.command('bogus'), { ok: false, command: 'bogus', error: 'unknown command bogus' });
+  const { stdout } = await run('coproc', ['scan', '--device', `serial:${sim.path}`]);
+  const scan = JSON.parse(stdout);
+  assert.is(scan.resp, 0);
+  assert.is(scan.count, 4);
+  assert.not.ok(scan.entries.some((e: { ssid: string }) => e.ssid === 'HomeNet'));
+  await sim.command('restore HomeNet');
+});
+
+test('usage errors exit 2 (coproc) or 1 (ota, not an image) and say what is wrong, before touching the device', async () => {
+  const bad = join(dir.path, 'not-firmware.bin');
+  writeFileSync(bad, 'hello');
+  const device = `serial:${sim.path}`;
+  const [unknown, badOption, help, refused] = await Promise.all([
+    run('coproc', ['fly-to-moon', '--device', device]),
+    run('coproc', ['get-mode', '--colour', 'red', '--device', device]),
+    run('coproc', ['--help']),
+    run('ota', [bad, '--device', device]),
+  ]);
+  assert.is(unknown.code, 2);
+  assert.match(unknown.stderr, /unknown operation "fly-to-moon"/);
+  assert.is(badOption.code, 2);
+  assert.match(badOption.stderr, /no option --colour/);
+  assert.is(help.code, 0);
+  assert.match(help.stdout, /config-heartbeat/);
+  assert.is(refused.code, 1);
+  assert.match(refused.stderr, /not an ESP firmware image/);
+});
+
+test('ota: the image is written with progress and the command waits for the restart', async () => {
+  const image = join(dir.path, 'firmware.bin');
+  writeFileSync(image, Buffer.concat([Buffer.from([0xe9]), Buffer.alloc(9000, 7)]));
+  const { code, stdout, stderr } = await run('ota', [image, '--device', `serial:${sim.path}`]);
+  assert.is(code, 0, stderr);
+  assert.match(stdout, /firmware updated: 9001 bytes/);
+  assert.match(stderr, /100% 9001\/9001 B/);
+});
+
+test('coproc events: prints events as JSON lines until stopped', async () => {
+  const child = spawn(process.execPath, [script('coproc'), 'events', '--device', `serial:${sim.path}`], { cwd: REPO_ROOT });
+  const lines: string[] = [];
+  const seen = new Promise<void>((resolve) => {
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      lines.push(line);
+      if (line.includes('Event_DevInit')) resolve();
+    });
+  });
+  while (!lines.length) await new Promise((resolve) => setTimeout(resolve, 10));
+  await sim.command('reset');
+  await seen;
+  child.kill('SIGINT');
+  const code = await new Promise((resolve) => child.on('close', resolve));
+  assert.is(code, 0);
+  assert.equal(JSON.parse(lines[0]!), { event: 'link', up: true });
+  assert.ok(lines.some((line) => JSON.stringify(JSON.parse(line)) === JSON.stringify({ event: 'Event_DevInit', init_data: '' })));
+});
+
+test.run();

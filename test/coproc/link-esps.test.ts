@@ -1,0 +1,3 @@
+import { linkSuite } from './link-suite.js';
+
+linkSuite('esps').run();
