@@ -1,5 +1,5 @@
 /** `serial:/dev/ttyX?baud=N`: a UART straight to the coprocessor, through the serialport library. */
-import { SerialPort } from 'serialport';
+import type { SerialPort as SerialPortType } from 'serialport';
 import { ReopeningTransport, type PortCallbacks, type PortHandle, type TransportOptions } from './types.js';
 
 export class SerialTransport extends ReopeningTransport {
@@ -13,7 +13,9 @@ export class SerialTransport extends ReopeningTransport {
   }
 
   protected async openPort(callbacks: PortCallbacks): Promise<PortHandle> {
-    const port = new SerialPort({ path: this.path, baudRate: this.baudRate, autoOpen: false });
+    // Loaded on first use: the serialport bindings cost memory a box on `sim` or `esps:` need not pay.
+    const { SerialPort } = await import('serialport');
+    const port: SerialPortType = new SerialPort({ path: this.path, baudRate: this.baudRate, autoOpen: false });
     await new Promise<void>((resolve, reject) => port.open((error) => (error ? reject(error) : resolve())));
     let closing = false;
     port.on('data', (chunk: Buffer) => callbacks.data(chunk));
