@@ -18,6 +18,7 @@ import { Jobs } from './lifecycle/jobs.js';
 import { HttpServer } from './http/server.js';
 import { healthRouter } from './http/health-route.js';
 import { VERSION } from './version.js';
+import { Social } from './social/index.js';
 
 export interface AppOptions {
   config: Config;
@@ -35,6 +36,7 @@ export class App {
   device!: DeviceState;
   http!: HttpServer;
   jobs!: Jobs;
+  social!: Social;
   httpUrl = '';
   private readonly stoppers: Stopper[] = [];
   private stopping: Promise<void> | null = null;
@@ -55,8 +57,9 @@ export class App {
     this.health.on('change', () => this.reportStatus());
     this.health.set('mqtt', { status: 'off', detail: config.mqttUrl ? undefined : 'not configured' });
 
-    await this.startHttp();
+    await this.startHttp(() => this.startSocial());
     this.startJobs();
+    this.social.scheduleJobs(this.jobs);
     this.startWatchdog();
 
     await this.notifier.ready(this.statusLine());
@@ -73,16 +76,42 @@ export class App {
     this.health.set('database', { status: 'ok' });
   }
 
-  private async startHttp(): Promise<void> {
+  private async startHttp(mountRoutes: () => Promise<void>): Promise<void> {
     const log = this.log.child({ component: 'http' });
     this.http = new HttpServer({ host: this.config.httpHost, port: this.config.httpPort, log });
     this.http.use(healthRouter(this.health, () => this.checkDatabase()).routes());
+    await mountRoutes();
     const address = await this.http.start();
     this.onStop('http', () => this.http.stop());
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     this.httpUrl = `http://${host}:${address.port}`;
     this.health.set('http', { status: 'ok' });
     log.info(`Nestbox is listening on ${this.httpUrl}`, { url: this.httpUrl, base_url: this.config.baseUrl });
+  }
+
+  /** The social instance: its routes on the shared server, its counts into DeviceState.instance. */
+  private async startSocial(): Promise<void> {
+    const log = this.log.child({ component: 'social' });
+    this.social = await Social.open({ db: this.db, filename: join(this.config.dataDir, 'nestbox.sqlite3'), config: this.config, log });
+    this.onStop('social', () => this.social.close());
+    this.social.mount(this.http);
+    let timer: NodeJS.Timeout | null = null;
+    const refresh = async () => {
+      timer = null;
+      try {
+        this.device.update({ instance: await this.social.counts() });
+      } catch (error) {
+        log.warn('instance counts failed', { error });
+      }
+    };
+    const schedule = () => { timer ??= setTimeout(refresh, 500); };
+    for (const name of ['account.created', 'status.created', 'status.deleted', 'notification.created', 'notifications.removed',
+      'follow.created', 'follow.removed', 'follow_request.authorized', 'follow_request.rejected', 'marker.updated'] as const) {
+      this.social.events.on(name, schedule);
+    }
+    this.onStop('social-counts', () => { if (timer) clearTimeout(timer); });
+    await refresh();
+    this.health.set('social', { status: 'ok' });
   }
 
   private startJobs(): void {

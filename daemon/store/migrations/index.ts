@@ -4,6 +4,10 @@
  */
 import type { Knex } from 'knex';
 import { m20261121_01_core_settings } from './20261121_01_core_settings.js';
+import { m20261122_11_social_accounts } from './20261122_11_social_accounts.js';
+import { m20261122_12_social_statuses } from './20261122_12_social_statuses.js';
+import { m20261122_13_social_relationships } from './20261122_13_social_relationships.js';
+import { m20261122_14_social_notifications } from './20261122_14_social_notifications.js';
 
 export interface Migration {
   name: string;
@@ -13,4 +17,8 @@ export interface Migration {
 
 export const MIGRATIONS: readonly Migration[] = [
   m20261121_01_core_settings,
+  m20261122_11_social_accounts,
+  m20261122_12_social_statuses,
+  m20261122_13_social_relationships,
+  m20261122_14_social_notifications,
 ];

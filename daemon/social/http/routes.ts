@@ -1,0 +1,58 @@
+/**
+ * How social routes are declared: each names the scopes it accepts (Mastodon's lists), or says it
+ * is open (a token, when sent, is still resolved so the viewer is known). Bodies are parsed and
+ * the token resolved by the same small middlewares on every route.
+ */
+import type Router from '@koa/router';
+import type { Context, Middleware } from 'koa';
+import { authenticate, requireScope, currentAuth, type AuthContext, type TokenResolver } from '../../http/auth.js';
+import { parseBody } from '../../http/body.js';
+import { unauthorized } from '../../http/errors.js';
+
+export type Access =
+  | { scopes: string[]; user?: boolean; owner?: boolean }
+  /** No token needed; a sent token is still checked (401 when unknown). */
+  | 'open';
+
+export type Handler = (ctx: Context) => Promise<void> | void;
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+export class Routes {
+  private readonly body = parseBody();
+  private readonly auth: Middleware;
+
+  constructor(readonly router: Router, resolver: TokenResolver) {
+    this.auth = authenticate(resolver);
+  }
+
+  add(method: Method, path: string | string[], access: Access, handler: Handler): void {
+    const chain: Middleware[] = [this.body, this.auth];
+    if (access !== 'open') chain.push(requireScope(access.scopes, { user: access.user ?? true, owner: access.owner }));
+    for (const p of Array.isArray(path) ? path : [path]) {
+      (this.router[method] as (path: string, ...mw: Middleware[]) => Router)(p, ...chain, async (ctx) => { await handler(ctx); });
+    }
+  }
+
+  get(path: string | string[], access: Access, handler: Handler): void { this.add('get', path, access, handler); }
+  post(path: string | string[], access: Access, handler: Handler): void { this.add('post', path, access, handler); }
+  put(path: string | string[], access: Access, handler: Handler): void { this.add('put', path, access, handler); }
+  patch(path: string | string[], access: Access, handler: Handler): void { this.add('patch', path, access, handler); }
+  delete(path: string | string[], access: Access, handler: Handler): void { this.add('delete', path, access, handler); }
+}
+
+/** The account of the request's token; routes declared with `user: true` always have one. */
+export function viewerId(ctx: Context): string {
+  const auth = currentAuth(ctx);
+  if (!auth?.accountId) throw unauthorized('This method requires an authenticated user');
+  return auth.accountId;
+}
+
+export function optionalViewerId(ctx: Context): string | null {
+  return currentAuth(ctx)?.accountId ?? null;
+}
+
+export function authOf(ctx: Context): AuthContext {
+  const auth = currentAuth(ctx);
+  if (!auth) throw unauthorized();
+  return auth;
+}

@@ -1,0 +1,30 @@
+/**
+ * The instance figures the device state (and so MQTT) shows: accounts, statuses, the owner's
+ * pending follow requests and the owner's unread notifications (newer than the notifications
+ * marker, counted as Mastodon's v1 unread_count does, capped at 1000).
+ */
+import type { Reader } from './store/reader.js';
+
+export interface InstanceCounts {
+  accounts: number;
+  statuses: number;
+  pending_follow_requests: number;
+  unread_notifications: number;
+}
+
+const UNREAD_CAP = 1000;
+
+export async function instanceCounts(reader: Reader): Promise<InstanceCounts> {
+  const row = await reader.get<InstanceCounts>(`
+    WITH owner AS (SELECT account_id AS id FROM users WHERE role = 'owner' ORDER BY created_at LIMIT 1)
+    SELECT
+      (SELECT count(*) FROM accounts WHERE domain IS NULL AND suspended_at IS NULL) AS accounts,
+      (SELECT count(*) FROM statuses WHERE local = 1 AND deleted_at IS NULL AND reblog_of_id IS NULL) AS statuses,
+      (SELECT count(*) FROM follow_requests WHERE target_account_id = (SELECT id FROM owner)) AS pending_follow_requests,
+      (SELECT count(*) FROM (
+         SELECT 1 FROM notifications n
+          WHERE n.account_id = (SELECT id FROM owner) AND n.filtered = 0
+            AND n.id > coalesce((SELECT last_read_id FROM markers WHERE account_id = (SELECT id FROM owner) AND timeline = 'notifications'), 0)
+          LIMIT ${UNREAD_CAP})) AS unread_notifications`);
+  return row ?? { accounts: 0, statuses: 0, pending_follow_requests: 0, unread_notifications: 0 };
+}
