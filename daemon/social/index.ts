@@ -57,7 +57,7 @@ export class Social {
   }
 
   scheduleJobs(jobs: Jobs): void {
-    void jobs;
+    jobs.add('social-expire-mutes', '* * * * *', () => this.services.relationships.expireMutes());
   }
 
   counts(): Promise<InstanceCounts> {

@@ -2,15 +2,35 @@
 import type { SocialContext } from './context.js';
 import { AccountsService } from './accounts/service.js';
 import { OAuthService } from './oauth/service.js';
+import { NotificationsService } from './notifications/service.js';
+import { RelationshipsService } from './relationships/service.js';
+import { StatusesService } from './statuses/service.js';
+import { StatusRenderer } from './statuses/serialize.js';
+import { MarkersService } from './markers/service.js';
+import { RateLimiter } from './ratelimit/limiter.js';
 
 export interface SocialServices {
   oauth: OAuthService;
   accounts: AccountsService;
+  notifications: NotificationsService;
+  relationships: RelationshipsService;
+  statuses: StatusesService;
+  renderer: StatusRenderer;
+  markers: MarkersService;
+  limiter: RateLimiter;
 }
 
 export function buildServices(ctx: SocialContext): SocialServices {
+  const limiter = new RateLimiter(ctx);
+  const notifications = new NotificationsService(ctx);
   return {
     oauth: new OAuthService(ctx),
     accounts: new AccountsService(ctx),
+    notifications,
+    relationships: new RelationshipsService(ctx, notifications, limiter),
+    statuses: new StatusesService(ctx, notifications, limiter),
+    renderer: new StatusRenderer(ctx),
+    markers: new MarkersService(ctx),
+    limiter,
   };
 }

@@ -2,7 +2,7 @@
  * Accounts: creating local accounts (admin tool and registration), reading them, and changing
  * one's own profile. Local accounts carry the URIs federation needs and an RSA key pair.
  */
-import { generateKeyPairSync } from 'node:crypto';
+import { generateKeyPair } from 'node:crypto';
 import { HttpError, notFound, unprocessable, type ErrorDetails } from '../../http/errors.js';
 import type { SocialContext } from '../context.js';
 import { nowIso } from '../time.js';
@@ -64,18 +64,13 @@ export class AccountsService {
     const now = nowIso(this.ctx.now());
     const base = this.ctx.config.baseUrl;
     const uri = `${base}/users/${input.username}`;
-    const { publicKey, privateKey } = generateKeyPairSync('rsa', {
-      modulusLength: 2048,
-      publicKeyEncoding: { type: 'spki', format: 'pem' },
-      privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
-    });
     const passwordHash = await hashPassword(input.password);
     await this.ctx.db.transaction(async (trx) => {
       await this.repo.insertLocal(trx, {
         id, username: input.username, domain: null, locked: input.locked ? 1 : 0,
         uri, url: `${base}/@${input.username}`, inbox_url: `${uri}/inbox`, outbox_url: `${uri}/outbox`,
         shared_inbox_url: `${base}/inbox`, followers_url: `${uri}/followers`,
-        public_key: publicKey, private_key: privateKey, created_at: now, updated_at: now,
+        created_at: now, updated_at: now,
       }, {
         account_id: id, email: input.email, password_hash: passwordHash, role: input.owner ? 'owner' : 'user',
         approved: input.approved === false ? 0 : 1, reason: input.reason ?? null, invite_id: input.inviteId ?? null,
@@ -85,6 +80,20 @@ export class AccountsService {
     });
     this.ctx.events.emit('account.created', { accountId: id });
     return (await this.repo.byId(id))!;
+  }
+
+  /**
+   * The account's RSA key pair for HTTP signatures, made on first need (federation) rather than at
+   * creation: generating one costs about half a second on this class of machine.
+   */
+  async ensureKeys(accountId: string): Promise<{ publicKey: string; privateKey: string }> {
+    const row = await this.ctx.reader.get<{ public_key: string | null; private_key: string | null }>('SELECT public_key, private_key FROM accounts WHERE id = ?', [accountId]);
+    if (!row) throw notFound();
+    if (row.public_key && row.private_key) return { publicKey: row.public_key, privateKey: row.private_key };
+    const { publicKey, privateKey } = await generateRsaKeys();
+    await this.ctx.db.raw('UPDATE accounts SET public_key = ?, private_key = ? WHERE id = ? AND public_key IS NULL', [publicKey, privateKey, accountId]);
+    const stored = await this.ctx.reader.get<{ public_key: string; private_key: string }>('SELECT public_key, private_key FROM accounts WHERE id = ?', [accountId]);
+    return { publicKey: stored!.public_key, privateKey: stored!.private_key };
   }
 
   async setPassword(accountId: string, password: string): Promise<void> {
@@ -186,4 +195,14 @@ export function validationFailed(details: ErrorDetails): HttpError {
     .map(([field, errors]) => `${field.charAt(0).toUpperCase()}${field.slice(1).replace(/_/g, ' ')} ${errors.map((e) => e.description).join(', ')}`)
     .join(', ');
   return unprocessable(`Validation failed: ${summary}`, details);
+}
+
+function generateRsaKeys(): Promise<{ publicKey: string; privateKey: string }> {
+  return new Promise((resolve, reject) => {
+    generateKeyPair('rsa', {
+      modulusLength: 2048,
+      publicKeyEncoding: { type: 'spki', format: 'pem' },
+      privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+    }, (error, publicKey, privateKey) => (error ? reject(error) : resolve({ publicKey, privateKey })));
+  });
 }

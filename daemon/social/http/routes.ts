@@ -11,6 +11,8 @@ import { unauthorized } from '../../http/errors.js';
 
 export type Access =
   | { scopes: string[]; user?: boolean; owner?: boolean }
+  /** No token needed; a sent token must hold one of these scopes (Mastodon's authorize_if_got_token!). */
+  | { ifToken: string[] }
   /** No token needed; a sent token is still checked (401 when unknown). */
   | 'open';
 
@@ -27,7 +29,8 @@ export class Routes {
 
   add(method: Method, path: string | string[], access: Access, handler: Handler): void {
     const chain: Middleware[] = [this.body, this.auth];
-    if (access !== 'open') chain.push(requireScope(access.scopes, { user: access.user ?? true, owner: access.owner }));
+    if (access !== 'open' && 'ifToken' in access) chain.push(ifToken(requireScope(access.ifToken, { user: false })));
+    else if (access !== 'open') chain.push(requireScope(access.scopes, { user: access.user ?? true, owner: access.owner }));
     for (const p of Array.isArray(path) ? path : [path]) {
       (this.router[method] as (path: string, ...mw: Middleware[]) => Router)(p, ...chain, async (ctx) => { await handler(ctx); });
     }
@@ -38,6 +41,10 @@ export class Routes {
   put(path: string | string[], access: Access, handler: Handler): void { this.add('put', path, access, handler); }
   patch(path: string | string[], access: Access, handler: Handler): void { this.add('patch', path, access, handler); }
   delete(path: string | string[], access: Access, handler: Handler): void { this.add('delete', path, access, handler); }
+}
+
+function ifToken(check: Middleware): Middleware {
+  return (ctx, next) => (currentAuth(ctx) ? check(ctx, next) : next());
 }
 
 /** The account of the request's token; routes declared with `user: true` always have one. */

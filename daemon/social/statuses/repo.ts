@@ -1,0 +1,178 @@
+/** SQL for statuses and what accounts do to them (favourites, reblogs, bookmarks, pins, conversation mutes). */
+import type { Knex } from 'knex';
+import type { SocialContext } from '../context.js';
+
+export interface StatusRow {
+  id: string;
+  account_id: string;
+  uri: string;
+  url: string | null;
+  local: number;
+  text: string;
+  content: string;
+  spoiler_text: string;
+  sensitive: number;
+  visibility: string;
+  language: string | null;
+  in_reply_to_id: string | null;
+  in_reply_to_account_id: string | null;
+  reblog_of_id: string | null;
+  conversation_id: string | null;
+  application_id: string | null;
+  replies_count: number;
+  reblogs_count: number;
+  favourites_count: number;
+  created_at: string;
+  edited_at: string | null;
+  deleted_at: string | null;
+}
+
+export const STATUS_COLUMNS = `CAST(s.id AS TEXT) AS id, CAST(s.account_id AS TEXT) AS account_id, s.uri, s.url, s.local, s.text, s.content,
+  s.spoiler_text, s.sensitive, s.visibility, s.language, CAST(s.in_reply_to_id AS TEXT) AS in_reply_to_id,
+  CAST(s.in_reply_to_account_id AS TEXT) AS in_reply_to_account_id, CAST(s.reblog_of_id AS TEXT) AS reblog_of_id,
+  CAST(s.conversation_id AS TEXT) AS conversation_id, CAST(s.application_id AS TEXT) AS application_id,
+  s.replies_count, s.reblogs_count, s.favourites_count, s.created_at, s.edited_at, s.deleted_at`;
+
+export type ActionTable = 'favourites' | 'bookmarks' | 'status_pins';
+
+export interface ViewerFlags { favourited: Set<string>; reblogged: Set<string>; bookmarked: Set<string>; pinned: Set<string>; mutedConversations: Set<string> }
+
+const ids = (list: readonly string[]) => JSON.stringify(list);
+const IN_IDS = (column: string, param: string) => `${column} IN (SELECT CAST(value AS INTEGER) FROM json_each(${param}))`;
+
+export class StatusesRepo {
+  constructor(private readonly ctx: SocialContext) {}
+
+  byId(id: string): Promise<StatusRow | undefined> {
+    return this.ctx.reader.get<StatusRow>(`SELECT ${STATUS_COLUMNS} FROM statuses s WHERE s.id = ?`, [id]);
+  }
+
+  byIds(list: readonly string[]): Promise<StatusRow[]> {
+    if (list.length === 0) return Promise.resolve([]);
+    return this.ctx.reader.all<StatusRow>(`SELECT ${STATUS_COLUMNS} FROM statuses s WHERE ${IN_IDS('s.id', '?')}`, [ids(list)]);
+  }
+
+  async viewerFlags(viewerId: string, statusIds: readonly string[], conversationIds: readonly string[]): Promise<ViewerFlags> {
+    const rows = await this.ctx.reader.all<{ kind: string; id: string }>(`
+      SELECT 'f' AS kind, CAST(status_id AS TEXT) AS id FROM favourites WHERE account_id = ?1 AND ${IN_IDS('status_id', '?2')}
+      UNION ALL SELECT 'r', CAST(reblog_of_id AS TEXT) FROM statuses WHERE account_id = ?1 AND deleted_at IS NULL AND ${IN_IDS('reblog_of_id', '?2')}
+      UNION ALL SELECT 'b', CAST(status_id AS TEXT) FROM bookmarks WHERE account_id = ?1 AND ${IN_IDS('status_id', '?2')}
+      UNION ALL SELECT 'p', CAST(status_id AS TEXT) FROM status_pins WHERE account_id = ?1 AND ${IN_IDS('status_id', '?2')}
+      UNION ALL SELECT 'm', CAST(conversation_id AS TEXT) FROM conversation_mutes WHERE account_id = ?1 AND ${IN_IDS('conversation_id', '?3')}`,
+    [viewerId, ids(statusIds), ids(conversationIds)]);
+    const flags: ViewerFlags = { favourited: new Set(), reblogged: new Set(), bookmarked: new Set(), pinned: new Set(), mutedConversations: new Set() };
+    const byKind: Record<string, Set<string>> = { f: flags.favourited, r: flags.reblogged, b: flags.bookmarked, p: flags.pinned, m: flags.mutedConversations };
+    for (const row of rows) byKind[row.kind]!.add(row.id);
+    return flags;
+  }
+
+  mentions(statusIds: readonly string[]): Promise<Array<{ status_id: string; account_id: string }>> {
+    if (statusIds.length === 0) return Promise.resolve([]);
+    return this.ctx.reader.all(`SELECT CAST(status_id AS TEXT) AS status_id, CAST(account_id AS TEXT) AS account_id FROM mentions WHERE ${IN_IDS('status_id', '?')} ORDER BY id`, [ids(statusIds)]);
+  }
+
+  apps(appIds: readonly string[]): Promise<Array<{ id: string; name: string; website: string | null }>> {
+    if (appIds.length === 0) return Promise.resolve([]);
+    return this.ctx.reader.all(`SELECT CAST(id AS TEXT) AS id, name, website FROM oauth_apps WHERE ${IN_IDS('id', '?')}`, [ids(appIds)]);
+  }
+
+  /** True when the viewer may see the author's private statuses (follows the author). */
+  async follows(viewerId: string, authorId: string): Promise<boolean> {
+    return Boolean(await this.ctx.reader.get(`SELECT 1 AS x FROM follows WHERE account_id = ? AND target_account_id = ?`, [viewerId, authorId]));
+  }
+
+  async mentioned(statusId: string, accountId: string): Promise<boolean> {
+    return Boolean(await this.ctx.reader.get(`SELECT 1 AS x FROM mentions WHERE status_id = ? AND account_id = ?`, [statusId, accountId]));
+  }
+
+  async blocks(accountId: string, targetId: string): Promise<boolean> {
+    return Boolean(await this.ctx.reader.get(`SELECT 1 AS x FROM blocks WHERE account_id = ? AND target_account_id = ?`, [accountId, targetId]));
+  }
+
+  async reblogBy(accountId: string, statusId: string): Promise<StatusRow | undefined> {
+    return this.ctx.reader.get<StatusRow>(`SELECT ${STATUS_COLUMNS} FROM statuses s WHERE s.account_id = ? AND s.reblog_of_id = ? AND s.deleted_at IS NULL`, [accountId, statusId]);
+  }
+
+  async insertStatus(trx: Knex, row: Record<string, unknown>): Promise<void> {
+    await trx('statuses').insert(row);
+  }
+
+  async newConversation(trx: Knex): Promise<string> {
+    const rows = await trx.raw(`INSERT INTO conversations (created_at) VALUES (?) RETURNING CAST(id AS TEXT) AS id`, [new Date(this.ctx.now()).toISOString()]);
+    return (rows as Array<{ id: string }>)[0]!.id;
+  }
+
+  async insertMentions(trx: Knex, statusId: string, accountIds: readonly string[]): Promise<void> {
+    for (const accountId of accountIds) await trx.raw(`INSERT INTO mentions (status_id, account_id) VALUES (?, ?) ON CONFLICT DO NOTHING`, [statusId, accountId]);
+  }
+
+  /** Inserts (account, status) into an action table; false when it was already there. */
+  async addAction(trx: Knex, table: ActionTable, accountId: string, statusId: string): Promise<boolean> {
+    const rows = await trx.raw(`INSERT INTO ${table} (account_id, status_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING RETURNING id`,
+      [accountId, statusId, new Date(this.ctx.now()).toISOString()]);
+    return (rows as unknown[]).length > 0;
+  }
+
+  async removeAction(trx: Knex, table: ActionTable, accountId: string, statusId: string): Promise<boolean> {
+    const rows = await trx.raw(`DELETE FROM ${table} WHERE account_id = ? AND status_id = ? RETURNING id`, [accountId, statusId]);
+    return (rows as unknown[]).length > 0;
+  }
+
+  async countPins(accountId: string): Promise<number> {
+    const row = await this.ctx.reader.get<{ n: number }>(`SELECT count(*) AS n FROM status_pins p JOIN statuses s ON s.id = p.status_id WHERE p.account_id = ? AND s.deleted_at IS NULL`, [accountId]);
+    return row?.n ?? 0;
+  }
+
+  async adjust(trx: Knex, statusId: string, column: 'replies_count' | 'reblogs_count' | 'favourites_count', delta: number): Promise<void> {
+    await trx.raw(`UPDATE statuses SET ${column} = max(0, ${column} + ?) WHERE id = ?`, [delta, statusId]);
+  }
+
+  async softDelete(trx: Knex, statusId: string): Promise<void> {
+    await trx.raw(`UPDATE statuses SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL`, [new Date(this.ctx.now()).toISOString(), statusId]);
+  }
+
+  /** Live reblogs of a status (deleted with it). */
+  reblogsOf(trx: Knex, statusId: string): Promise<Array<{ id: string; account_id: string }>> {
+    return trx.raw(`SELECT CAST(id AS TEXT) AS id, CAST(account_id AS TEXT) AS account_id FROM statuses WHERE reblog_of_id = ? AND deleted_at IS NULL`, [statusId]);
+  }
+
+  async muteConversation(accountId: string, conversationId: string, mute: boolean): Promise<void> {
+    if (mute) await this.ctx.db.raw(`INSERT INTO conversation_mutes (account_id, conversation_id) VALUES (?, ?) ON CONFLICT DO NOTHING`, [accountId, conversationId]);
+    else await this.ctx.db.raw(`DELETE FROM conversation_mutes WHERE account_id = ? AND conversation_id = ?`, [accountId, conversationId]);
+  }
+
+  /** Accounts who favourited (or reblogged) a status, paged by the action's id, newest first. */
+  actors(kind: 'favourites' | 'reblogs', statusId: string, page: { maxId?: string; sinceId?: string; minId?: string; limit: number }): Promise<Array<{ edge_id: string; account_id: string }>> {
+    const ascending = page.minId !== undefined;
+    const source = kind === 'favourites'
+      ? `SELECT id, account_id FROM favourites WHERE status_id = ?1`
+      : `SELECT id, account_id FROM statuses WHERE reblog_of_id = ?1 AND deleted_at IS NULL`;
+    return this.ctx.reader.all(`SELECT * FROM (SELECT CAST(id AS TEXT) AS edge_id, CAST(account_id AS TEXT) AS account_id, id AS n FROM (${source})
+        WHERE id < coalesce(?2, 9223372036854775807) AND id > coalesce(?3, 0) ORDER BY id ${ascending ? 'ASC' : 'DESC'} LIMIT ?4) ORDER BY n DESC`,
+    [statusId, page.maxId ?? null, (ascending ? page.minId : page.sinceId) ?? null, page.limit]);
+  }
+
+  /** The viewer's favourites or bookmarks, paged by the action's id. */
+  actedOn(table: 'favourites' | 'bookmarks', accountId: string, page: { maxId?: string; sinceId?: string; minId?: string; limit: number }): Promise<Array<{ edge_id: string; status_id: string }>> {
+    const ascending = page.minId !== undefined;
+    return this.ctx.reader.all(`SELECT * FROM (SELECT CAST(t.id AS TEXT) AS edge_id, CAST(t.status_id AS TEXT) AS status_id, t.id AS n FROM ${table} t
+        JOIN statuses s ON s.id = t.status_id AND s.deleted_at IS NULL
+        WHERE t.account_id = ?1 AND t.id < coalesce(?2, 9223372036854775807) AND t.id > coalesce(?3, 0)
+        ORDER BY t.id ${ascending ? 'ASC' : 'DESC'} LIMIT ?4) ORDER BY n DESC`,
+    [accountId, page.maxId ?? null, (ascending ? page.minId : page.sinceId) ?? null, page.limit]);
+  }
+
+  /** An account's statuses the viewer may see, newest first. */
+  ofAccount(accountId: string, visibilities: readonly string[], opts: { pinned: boolean; excludeReplies: boolean; excludeReblogs: boolean }, page: { maxId?: string; sinceId?: string; minId?: string; limit: number }): Promise<Array<{ id: string }>> {
+    const ascending = page.minId !== undefined;
+    const join = opts.pinned ? 'JOIN status_pins p ON p.status_id = s.id AND p.account_id = s.account_id' : '';
+    const cursorColumn = 's.id';
+    let where = `s.account_id = ?1 AND s.deleted_at IS NULL AND s.visibility IN (SELECT value FROM json_each(?5))`;
+    if (opts.excludeReplies) where += ' AND (s.in_reply_to_id IS NULL OR s.in_reply_to_account_id = s.account_id)';
+    if (opts.excludeReblogs) where += ' AND s.reblog_of_id IS NULL';
+    return this.ctx.reader.all(`SELECT id FROM (SELECT CAST(s.id AS TEXT) AS id, ${cursorColumn} AS n FROM statuses s ${join}
+        WHERE ${where} AND ${cursorColumn} < coalesce(?2, 9223372036854775807) AND ${cursorColumn} > coalesce(?3, 0)
+        ORDER BY ${cursorColumn} ${ascending ? 'ASC' : 'DESC'} LIMIT ?4) ORDER BY n DESC`,
+    [accountId, page.maxId ?? null, (ascending ? page.minId : page.sinceId) ?? null, page.limit, JSON.stringify(visibilities)]);
+  }
+}
