@@ -6,7 +6,7 @@
 import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { authenticate, requireScope, currentAuth, type AuthContext, type TokenResolver } from '../../http/auth.js';
-import { parseBody } from '../../http/body.js';
+import { bodyParser } from './multipart.js';
 import { unauthorized } from '../../http/errors.js';
 
 export type Access =
@@ -20,7 +20,7 @@ export type Handler = (ctx: Context) => Promise<void> | void;
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 export class Routes {
-  private readonly body = parseBody();
+  private readonly body = bodyParser();
   private readonly auth: Middleware;
 
   constructor(readonly router: Router, resolver: TokenResolver) {
