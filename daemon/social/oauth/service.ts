@@ -42,7 +42,6 @@ export interface IssuedToken {
 export class OAuthService {
   readonly repo: OAuthRepo;
   private readonly accounts: AccountsRepo;
-  private readonly cache = new Map<string, { auth: AuthContext | Error; until: number }>();
 
   constructor(private readonly ctx: SocialContext) {
     this.repo = new OAuthRepo(ctx);
@@ -160,35 +159,22 @@ export class OAuthService {
     if (!token) return; // idempotent, as RFC 7009 asks
     if (token.app_id !== app.id) throw new OAuthError(403, 'unauthorized_client', 'You are not authorized to revoke this token');
     await this.repo.revokeToken(token.id);
-    this.forgetTokens();
   }
 
-  /** The TokenResolver of daemon/http/auth.ts over the hashed tokens, with a short in-process cache. */
+  /**
+   * The TokenResolver of daemon/http/auth.ts over the hashed tokens: one prepared lookup per
+   * request, no cache, so a revocation (also from the admin tool, another process) applies at once.
+   */
   readonly resolve = async (token: string): Promise<AuthContext | null> => {
-    const hash = sha256(token);
-    const now = this.ctx.now();
-    const cached = this.cache.get(hash);
-    if (cached && cached.until > now) {
-      if (cached.auth instanceof Error) throw cached.auth;
-      return cached.auth;
-    }
-    const row = await this.repo.tokenByHash(hash);
+    const row = await this.repo.tokenByHash(sha256(token));
     if (!row) return null;
     if (row.account_id && (row.disabled || row.suspended_at)) throw new HttpError(403, 'Your login is currently disabled');
+    if (row.account_id && !row.approved) throw new HttpError(403, 'Your login is currently pending approval');
     const owner = row.role === 'owner';
+    // Admin scopes are the owner's only, whatever a token row says.
     const scopes = row.scopes.split(' ').filter((scope) => owner || !isAdminScope(scope));
-    let auth: AuthContext | Error = { tokenId: row.id, accountId: row.account_id, appId: row.app_id, scopes: new Set(scopes), owner };
-    if (row.account_id && !row.approved) auth = new HttpError(403, 'Your login is currently pending approval');
-    if (this.cache.size > 10_000) this.cache.clear();
-    this.cache.set(hash, { auth, until: now + 60_000 });
-    if (auth instanceof Error) throw auth;
-    return auth;
+    return { tokenId: row.id, accountId: row.account_id, appId: row.app_id, scopes: new Set(scopes), owner };
   };
-
-  /** Call after anything that changes what a token may do (revocation, role, suspension). */
-  forgetTokens(): void {
-    this.cache.clear();
-  }
 }
 
 function isRedirectUri(uri: string): boolean {
