@@ -46,6 +46,11 @@ export const ACCOUNT_COLUMNS = `CAST(a.id AS TEXT) AS id, a.username, a.domain, 
   a.discoverable, a.fields, a.avatar, a.avatar_static, a.header, a.header_static, a.uri, a.url, a.silenced_at, a.suspended_at,
   a.followers_count, a.following_count, a.statuses_count, a.last_status_at, a.created_at`;
 
+/** The names of ACCOUNT_COLUMNS, for Reader.allJson. */
+export const ACCOUNT_FIELDS = ['id', 'username', 'domain', 'display_name', 'note', 'note_source', 'locked', 'bot', 'discoverable', 'fields',
+  'avatar', 'avatar_static', 'header', 'header_static', 'uri', 'url', 'silenced_at', 'suspended_at', 'followers_count', 'following_count',
+  'statuses_count', 'last_status_at', 'created_at'] as const;
+
 const USER_COLUMNS = `CAST(account_id AS TEXT) AS account_id, email, password_hash, role, approved, disabled, default_privacy,
   default_sensitive, default_language, CAST(created_by_app_id AS TEXT) AS created_by_app_id, created_at`;
 
@@ -59,8 +64,8 @@ export class AccountsRepo {
   /** Many accounts at once, in no particular order. */
   byIds(ids: readonly string[]): Promise<AccountRow[]> {
     if (ids.length === 0) return Promise.resolve([]);
-    return this.ctx.reader.all<AccountRow>(
-      `SELECT ${ACCOUNT_COLUMNS} FROM accounts a WHERE a.id IN (SELECT CAST(value AS INTEGER) FROM json_each(?))`, [JSON.stringify(ids)]);
+    return this.ctx.reader.allJson<AccountRow>(
+      `SELECT ${ACCOUNT_COLUMNS} FROM accounts a WHERE a.id IN (SELECT CAST(value AS INTEGER) FROM json_each(?))`, ACCOUNT_FIELDS, [JSON.stringify(ids)]);
   }
 
   byUsername(username: string, domain: string | null): Promise<AccountRow | undefined> {

@@ -38,12 +38,13 @@ export interface GroupAggregate {
   count: number;
   min_id: string | null;
   latest_at: string;
-  samples: string;
+  samples: string | string[];
 }
 
 const COLUMNS = (n: string) => `CAST(${n}.id AS TEXT) AS id, ${n}.type, CAST(${n}.from_account_id AS TEXT) AS from_account_id,
   CAST(${n}.status_id AS TEXT) AS status_id, ${n}.group_key, ${n}.filtered, ${n}.created_at`;
 const MAX = '9223372036854775807';
+const PAGE_FIELDS = ['id', 'type', 'from_account_id', 'status_id', 'group_key', 'filtered', 'created_at', 'page_key'] as const;
 
 function filterSql(alias: string, filter: Filter): string {
   let sql = '';
@@ -83,7 +84,7 @@ export class NotificationsRepo {
     const lowBound = (ascending ? cursor.minId : cursor.sinceId) ?? '0';
     const key = (alias: string) => keySql(alias, groupedTypes);
     const carried = (n: string) => `${n}.type, ${n}.from_account_id, ${n}.status_id, ${n}.group_key, ${n}.filtered, ${n}.created_at`;
-    const rows = await this.ctx.reader.all<PageRow & { n_id: number }>(`
+    const rows = await this.ctx.reader.allJson<PageRow>(`
       WITH RECURSIVE walk(n_id, page_key, seen, depth, type, from_account_id, status_id, group_key, filtered, created_at) AS (
         SELECT * FROM (
           SELECT n.id, ${key('n')}, ',' || ${key('n')} || ',', 1, ${carried('n')} FROM notifications n
@@ -99,23 +100,25 @@ export class NotificationsRepo {
          WHERE w.depth < ?4
       )
       SELECT CAST(n_id AS TEXT) AS id, type, CAST(from_account_id AS TEXT) AS from_account_id, CAST(status_id AS TEXT) AS status_id,
-             group_key, filtered, created_at, page_key, n_id FROM walk ORDER BY n_id DESC`,
-    [accountId, cursor.maxId ?? MAX, lowBound, cursor.limit]);
-    return rows;
+             group_key, filtered, created_at, page_key FROM walk`,
+    [...PAGE_FIELDS], [accountId, cursor.maxId ?? MAX, lowBound, cursor.limit]);
+    // Newest first, whatever order the JSON aggregate kept.
+    return rows.sort((a, b) => (BigInt(b.id) > BigInt(a.id) ? 1 : -1));
   }
 
   /** Per stored group key: newest id, count and 8 newest senders up to `end`; lowest id from `begin`. */
   groupAggregates(accountId: string, keys: readonly string[], begin: string, end: string): Promise<GroupAggregate[]> {
     if (keys.length === 0) return Promise.resolve([]);
-    return this.ctx.reader.all<GroupAggregate>(`
-      SELECT j.value AS group_key,
-        (SELECT CAST(max(id) AS TEXT) FROM notifications WHERE account_id = ?1 AND group_key = j.value AND id <= ?4) AS max_id,
-        (SELECT count(*) FROM notifications WHERE account_id = ?1 AND group_key = j.value AND id <= ?4) AS count,
-        (SELECT CAST(min(id) AS TEXT) FROM notifications WHERE account_id = ?1 AND group_key = j.value AND id >= ?3) AS min_id,
-        (SELECT created_at FROM notifications WHERE account_id = ?1 AND group_key = j.value AND id <= ?4 ORDER BY id DESC LIMIT 1) AS latest_at,
-        (SELECT json_group_array(s) FROM (SELECT CAST(from_account_id AS TEXT) AS s FROM notifications
-           WHERE account_id = ?1 AND group_key = j.value AND id <= ?4 ORDER BY id DESC LIMIT 8)) AS samples
-      FROM json_each(?2) j`, [accountId, JSON.stringify(keys), begin, end]);
+    return this.ctx.reader.allJson<GroupAggregate>(`
+      SELECT group_key, json_extract(head, '$[0]') AS max_id, json_extract(head, '$[1]') AS count, json_extract(head, '$[2]') AS latest_at,
+             min_id, samples FROM (
+        SELECT j.value AS group_key,
+          -- max() makes the bare created_at come from the newest row: one pass for three figures.
+          (SELECT json_array(CAST(max(id) AS TEXT), count(*), created_at) FROM notifications WHERE account_id = ?1 AND group_key = j.value AND id <= ?4) AS head,
+          (SELECT CAST(min(id) AS TEXT) FROM notifications WHERE account_id = ?1 AND group_key = j.value AND id >= ?3) AS min_id,
+          (SELECT json_group_array(s) FROM (SELECT CAST(from_account_id AS TEXT) AS s FROM notifications
+             WHERE account_id = ?1 AND group_key = j.value AND id <= ?4 ORDER BY id DESC LIMIT 8)) AS samples
+        FROM json_each(?2) j)`, ['group_key', 'max_id', 'count', 'min_id', 'latest_at', 'samples'], [accountId, JSON.stringify(keys), begin, end]);
   }
 
   /** The notifications of one group key (or `ungrouped-<id>`), newest first, any age. */

@@ -39,8 +39,7 @@ export function notificationRoutes(routes: Routes, service: NotificationsService
   const writeScope = { scopes: write('notifications') };
 
   async function hydrate(viewer: string, accountIds: string[], statusIds: string[]) {
-    const [accounts, statuses] = await Promise.all([renderer.accountsById(accountIds), renderer.render(statusIds, viewer)]);
-    return { accounts, statuses };
+    return renderer.renderWithAccounts(statusIds, viewer, accountIds);
   }
 
   // ── v1 ──

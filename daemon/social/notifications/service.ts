@@ -188,7 +188,7 @@ function groupFromAggregate(row: PageRow, aggregate: GroupAggregate): Group {
     page_min_id: aggregate.min_id ?? row.id,
     page_max_id: aggregate.max_id,
     latest_page_notification_at: aggregate.latest_at,
-    sample_account_ids: JSON.parse(aggregate.samples) as string[],
+    sample_account_ids: (typeof aggregate.samples === 'string' ? JSON.parse(aggregate.samples) : aggregate.samples) as string[],
     status_id: row.status_id,
   };
 }

@@ -33,6 +33,10 @@ export const STATUS_COLUMNS = `CAST(s.id AS TEXT) AS id, CAST(s.account_id AS TE
   CAST(s.conversation_id AS TEXT) AS conversation_id, CAST(s.application_id AS TEXT) AS application_id,
   s.replies_count, s.reblogs_count, s.favourites_count, s.created_at, s.edited_at, s.deleted_at`;
 
+export const STATUS_FIELDS = ['id', 'account_id', 'uri', 'url', 'local', 'text', 'content', 'spoiler_text', 'sensitive', 'visibility', 'language',
+  'in_reply_to_id', 'in_reply_to_account_id', 'reblog_of_id', 'conversation_id', 'application_id', 'replies_count', 'reblogs_count',
+  'favourites_count', 'created_at', 'edited_at', 'deleted_at'] as const;
+
 export type ActionTable = 'favourites' | 'bookmarks' | 'status_pins';
 
 export interface ViewerFlags { favourited: Set<string>; reblogged: Set<string>; bookmarked: Set<string>; pinned: Set<string>; mutedConversations: Set<string> }
@@ -49,7 +53,7 @@ export class StatusesRepo {
 
   byIds(list: readonly string[]): Promise<StatusRow[]> {
     if (list.length === 0) return Promise.resolve([]);
-    return this.ctx.reader.all<StatusRow>(`SELECT ${STATUS_COLUMNS} FROM statuses s WHERE ${IN_IDS('s.id', '?')}`, [ids(list)]);
+    return this.ctx.reader.allJson<StatusRow>(`SELECT ${STATUS_COLUMNS} FROM statuses s WHERE ${IN_IDS('s.id', '?')}`, STATUS_FIELDS, [ids(list)]);
   }
 
   async viewerFlags(viewerId: string, statusIds: readonly string[], conversationIds: readonly string[]): Promise<ViewerFlags> {

@@ -26,6 +26,11 @@ export class StatusRenderer {
 
   /** Renders statuses by id (missing or deleted ones are left out unless `includeDeleted`). */
   async render(ids: readonly string[], viewerId: string | null, options: { includeDeleted?: boolean; withSource?: boolean } = {}): Promise<Map<string, StatusJson>> {
+    return (await this.renderWithAccounts(ids, viewerId, [], options)).statuses;
+  }
+
+  /** Statuses and, in the same account query, the accounts `accountIds` (notification senders). */
+  async renderWithAccounts(ids: readonly string[], viewerId: string | null, accountIds: readonly string[], options: { includeDeleted?: boolean; withSource?: boolean } = {}): Promise<{ statuses: Map<string, StatusJson>; accounts: Map<string, AccountJson> }> {
     const rows = await this.repo.byIds([...new Set(ids)]);
     const reblogIds = rows.map((row) => row.reblog_of_id).filter((id): id is string => id !== null);
     const originals = await this.repo.byIds(reblogIds.filter((id) => !rows.some((row) => row.id === id)));
@@ -35,7 +40,7 @@ export class StatusRenderer {
       this.repo.mentions(all.map((row) => row.id)),
       this.repo.apps([...new Set(all.map((row) => row.application_id).filter((id): id is string => id !== null))]),
     ]);
-    const accounts = await this.accountsById([...all.map((row) => row.account_id), ...mentions.map((m) => m.account_id)]);
+    const accounts = await this.accountsById([...accountIds, ...all.map((row) => row.account_id), ...mentions.map((m) => m.account_id)]);
     const flags = viewerId
       ? await this.repo.viewerFlags(viewerId, all.map((row) => row.id), [...new Set(all.map((row) => row.conversation_id).filter((id): id is string => id !== null))])
       : null;
@@ -95,7 +100,7 @@ export class StatusRenderer {
       const json = one(row);
       if (json) out.set(row.id, json);
     }
-    return out;
+    return { statuses: out, accounts };
   }
 
   async renderOne(id: string, viewerId: string | null, options?: { includeDeleted?: boolean; withSource?: boolean }): Promise<StatusJson | undefined> {

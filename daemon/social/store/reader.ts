@@ -36,6 +36,17 @@ export class Reader {
     return rows[0];
   }
 
+  /**
+   * The rows of `sql` built into one JSON array by SQLite itself: for wide or long results this
+   * is several times faster than the driver making a JS value of every cell. `columns` names the
+   * result columns of `sql`; integers above 2^53 must already be text (CAST) in `sql`.
+   */
+  async allJson<T = Row>(sql: string, columns: readonly string[], params: Params = []): Promise<T[]> {
+    const object = columns.map((name) => `'${name}', q.${name}`).join(', ');
+    const rows = await this.all<{ j: string }>(`SELECT json_group_array(json_object(${object})) AS j FROM (${sql}) AS q`, params);
+    return JSON.parse(rows[0]?.j ?? '[]') as T[];
+  }
+
   private prepare(sql: string): sqlite3.Statement {
     let statement = this.statements.get(sql);
     if (!statement) {
