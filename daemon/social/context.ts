@@ -15,6 +15,8 @@ export interface SocialContext {
   events: SocialEventBus;
   /** Host (with port when not default) of the base URL: the domain part of local addresses. */
   localDomain: string;
+  /** Where uploaded files live (data dir/media). */
+  mediaDir: string;
   /** Clock for tests and benchmarks. */
   now: () => number;
 }

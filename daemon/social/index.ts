@@ -4,6 +4,7 @@
  */
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
+import { join } from 'node:path';
 import type { Config } from '../config.js';
 import type { Logger } from '../log/logger.js';
 import type { Db } from '../store/db.js';
@@ -38,6 +39,7 @@ export class Social {
       config: options.config,
       log: options.log,
       localDomain: localDomainOf(options.config.baseUrl),
+      mediaDir: join(options.config.dataDir, 'media'),
       now: options.now ?? Date.now,
     };
     await observeStoredIds(ctx);

@@ -112,7 +112,12 @@ async function seed(config: ReturnType<typeof loadConfig>, size: number, full: n
     const start = end - yearMs;
     // Rows kept: the newest `size` of the full series, so both sizes share the same first page.
     const first = full - size;
+    // Bulk load without the notification indexes, then build them once from sorted data: far
+    // faster than keeping four B-trees up to date row by row.
+    const indexes = await db.raw(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'notifications' AND sql IS NOT NULL`) as Array<{ name: string; sql: string }>;
+    await db.raw('PRAGMA cache_size = -65536');
     await db.transaction(async (trx) => {
+      for (const index of indexes) await trx.raw(`DROP INDEX ${index.name}`);
       await trx.raw(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
         INSERT INTO accounts (id, username, uri, url, created_at, updated_at)
         SELECT (? + i) * 65536, 'user' || i, ? || '/users/user' || i, ? || '/@user' || i, ?, ? FROM n`,
@@ -148,6 +153,7 @@ async function seed(config: ReturnType<typeof loadConfig>, size: number, full: n
         FROM rows`,
       [first, full - 1, start, yearMs, full, STATUSES, start, ACCOUNTS - 1,
         heavy.id, start, ACCOUNTS - 1, start, start, STATUSES, start, start]);
+      for (const index of indexes) await trx.raw(index.sql);
     });
     await db.raw('ANALYZE');
     return accessToken;

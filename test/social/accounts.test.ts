@@ -102,6 +102,49 @@ test('update_credentials changes display name, note, locked, bot, fields and def
   await h.api(owner.token, 'PATCH', '/api/v1/accounts/update_credentials', { locked: false, bot: false });
 });
 
+/** A 1×1 GIF with `frames` frames, built by hand. */
+function gif(frames: number): Buffer {
+  const frame = [0x2c, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0x02, 0x02, 0x44, 0x01, 0x00];
+  return Buffer.from([
+    ...Buffer.from('GIF89a', 'latin1'), 1, 0, 1, 0, 0x80, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff,
+    ...Array.from({ length: frames }, () => frame).flat(), 0x3b,
+  ]);
+}
+
+async function upload(token: string, files: Record<string, Blob>) {
+  const form = new FormData();
+  for (const [name, blob] of Object.entries(files)) form.append(name, blob, `${name}.bin`);
+  form.append('display_name', 'With images');
+  const res = await fetch(`${h.url}/api/v1/accounts/update_credentials`, { method: 'PATCH', headers: { authorization: `Bearer ${token}` }, body: form });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+test('update_credentials takes avatar and header images; the static copy of an animated GIF is its first frame', async () => {
+  const still = await upload(owner.token, { avatar: new Blob([gif(1)]), header: new Blob([gif(1)]) });
+  assert.is(still.status, 200, JSON.stringify(still.body));
+  assert.is(still.body.display_name, 'With images');
+  assert.match(still.body.avatar, /\/system\/accounts\/avatars\/\d+\/original\/[0-9a-f]+\.gif$/);
+  assert.is(still.body.avatar_static, still.body.avatar, 'a still image is its own static copy');
+  assert.is(Buffer.compare(Buffer.from(await (await fetch(still.body.header)).arrayBuffer()), gif(1)), 0);
+
+  const animated = await upload(owner.token, { avatar: new Blob([gif(3)]) });
+  assert.is(animated.status, 200);
+  assert.not.equal(animated.body.avatar_static, animated.body.avatar);
+  const original = Buffer.from(await (await fetch(animated.body.avatar)).arrayBuffer());
+  const first = await fetch(animated.body.avatar_static);
+  assert.is(first.headers.get('content-type'), 'image/gif');
+  assert.is(Buffer.compare(original, gif(3)), 0);
+  assert.is(Buffer.compare(Buffer.from(await first.arrayBuffer()), gif(1)), 0);
+  assert.is((await fetch(still.body.avatar)).status, 404, 'the replaced avatar is removed');
+
+  const text = await upload(owner.token, { avatar: new Blob(['not an image']) });
+  assert.is(text.status, 422);
+  assert.is(text.body.details.avatar[0].error, 'ERR_INVALID');
+  const big = await upload(owner.token, { avatar: new Blob([Buffer.alloc(9 * 1024 * 1024)]) });
+  assert.is(big.status, 413);
+  assert.is((await fetch(`${h.url}/system/accounts/avatars/1/original/..%2F..%2Fnestbox.sqlite3`)).status, 404);
+});
+
 test('GET /api/v1/accounts/:id, lookup and search', async () => {
   const shown = await h.api(null, 'GET', `/api/v1/accounts/${owner.id}`);
   assert.is(shown.body.username, 'boss');

@@ -1,5 +1,9 @@
 /** Registration, credentials, account lookup/search/show, and an account's statuses. */
 import type { Context } from 'koa';
+import { uploadOf } from '../http/multipart.js';
+
+/** Largest avatar or header accepted (413 beyond). */
+const IMAGE_LIMIT_BYTES = 8 * 1024 * 1024;
 import { HttpError, notFound } from '../../http/errors.js';
 import { boolParam, params, pathId, stringParam, type Params } from '../http/params.js';
 import { keep, pageQuery, setLink } from '../http/pagination.js';
@@ -62,9 +66,23 @@ export function accountRoutes(routes: Routes, deps: AccountRouteDeps): void {
 
   routes.patch('/api/v1/accounts/update_credentials', { scopes: write('accounts') }, async (ctx) => {
     const viewer = viewerId(ctx);
-    const { unlocked } = await accounts.updateCredentials(viewer, credentialsInput(params(ctx)));
+    const input = credentialsInput(params(ctx));
+    for (const kind of ['avatar', 'header'] as const) {
+      const file = uploadOf(ctx, kind);
+      if (file) input[kind] = await accounts.storeImage(viewer, kind, file.filepath);
+    }
+    const { unlocked } = await accounts.updateCredentials(viewer, input);
     if (unlocked) await relationships.authorizePendingOnUnlock(viewer);
     ctx.body = await credentialAccount(viewer);
+  }, { files: 2, fileBytes: IMAGE_LIMIT_BYTES });
+
+  routes.get('/system/accounts/:kind/:account/:variant/:file', 'open', async (ctx) => {
+    const { kind, account, variant, file } = ctx.params as Record<string, string>;
+    const image = await accounts.readImage(kind!, account!, variant!, file!);
+    if (!image) throw notFound();
+    ctx.type = image.type;
+    ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
+    ctx.body = image.bytes;
   });
 
   routes.get('/api/v1/accounts/lookup', { ifToken: read('accounts') }, async (ctx) => {

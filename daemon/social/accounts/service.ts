@@ -2,7 +2,10 @@
  * Accounts: creating local accounts (admin tool and registration), reading them, and changing
  * one's own profile. Local accounts carry the URIs federation needs and an RSA key pair.
  */
-import { generateKeyPair } from 'node:crypto';
+import { generateKeyPair, randomBytes } from 'node:crypto';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { detectImage, staticCopy } from './images.js';
 import { HttpError, notFound, unprocessable, type ErrorDetails } from '../../http/errors.js';
 import type { SocialContext } from '../context.js';
 import { nowIso } from '../time.js';
@@ -96,6 +99,52 @@ export class AccountsService {
     return { publicKey: stored!.public_key, privateKey: stored!.private_key };
   }
 
+  /**
+   * Stores an uploaded avatar or header (the file at `path`) and its static copy under the media
+   * directory; answers the paths to serve. Anything that is not PNG, JPEG, GIF or WebP is 422.
+   */
+  async storeImage(accountId: string, kind: 'avatar' | 'header', path: string): Promise<StoredImage> {
+    const bytes = await readFile(path);
+    const type = detectImage(bytes);
+    if (!type) {
+      throw validationFailed({ [kind]: [{ error: 'ERR_INVALID', description: 'must be a PNG, JPEG, GIF or WebP image' }] });
+    }
+    const name = `${randomBytes(12).toString('hex')}.${type === 'jpeg' ? 'jpg' : type}`;
+    const folder = `${kind}s`;
+    const still = staticCopy(type, bytes);
+    const base = join(this.ctx.mediaDir, 'accounts', folder, accountId);
+    await mkdir(join(base, 'original'), { recursive: true });
+    await writeFile(join(base, 'original', name), bytes);
+    if (still) {
+      await mkdir(join(base, 'static'), { recursive: true });
+      await writeFile(join(base, 'static', name), still);
+    }
+    const url = `/system/accounts/${folder}/${accountId}`;
+    return { original: `${url}/original/${name}`, static: `${url}/${still ? 'static' : 'original'}/${name}` };
+  }
+
+  /** An uploaded profile image for the /system/accounts route; null for anything else. */
+  async readImage(kind: string, accountId: string, variant: string, file: string): Promise<{ type: string; bytes: Buffer } | null> {
+    if (!['avatars', 'headers'].includes(kind) || !/^\d{1,19}$/.test(accountId) || !['original', 'static'].includes(variant)) return null;
+    const match = /^[0-9a-f]{24}\.(png|jpg|gif|webp)$/.exec(file);
+    if (!match) return null;
+    try {
+      const bytes = await readFile(join(this.ctx.mediaDir, 'accounts', kind, accountId, variant, file));
+      return { type: match[1] === 'jpg' ? 'image/jpeg' : `image/${match[1]}`, bytes };
+    } catch {
+      return null;
+    }
+  }
+
+  /** Removes the files of a replaced image (paths as stored). */
+  async removeImage(stored: string | null): Promise<void> {
+    const match = stored ? /^\/system\/accounts\/(avatars|headers)\/(\d+)\/(original|static)\/([0-9a-f]+\.\w+)$/.exec(stored) : null;
+    if (!match) return;
+    for (const variant of ['original', 'static']) {
+      await rm(join(this.ctx.mediaDir, 'accounts', match[1]!, match[2]!, variant, match[4]!), { force: true });
+    }
+  }
+
   async setPassword(accountId: string, password: string): Promise<void> {
     if (password.length < PASSWORD_MIN || password.length > PASSWORD_MAX) {
       throw new HttpError(422, `Validation failed: Password must have ${PASSWORD_MIN} to ${PASSWORD_MAX} characters`);
@@ -165,6 +214,9 @@ export class AccountsService {
     if (input.sensitive !== undefined) userChanges.default_sensitive = input.sensitive ? 1 : 0;
     if (input.language !== undefined) userChanges.default_language = input.language || null;
     if (Object.keys(details).length) throw validationFailed(details);
+    for (const image of ['avatar', 'header'] as const) {
+      if (input[image] !== undefined) await this.removeImage(before[image]);
+    }
     await this.ctx.db.transaction(async (trx) => {
       if (Object.keys(changes).length) await this.repo.update(accountId, { ...changes, updated_at: nowIso(this.ctx.now()) }, trx);
       if (Object.keys(userChanges).length) await this.repo.updateUser(accountId, userChanges, trx);

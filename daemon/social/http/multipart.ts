@@ -4,7 +4,8 @@
  * is refused with 413 unless the route takes files. Other content types go to the shared parser.
  */
 import { koaBody } from 'koa-body';
-import type { Middleware } from 'koa';
+import { rm } from 'node:fs/promises';
+import type { Context, Middleware } from 'koa';
 import { BODY_LIMIT_BYTES, parseBody } from '../../http/body.js';
 
 export function bodyParser(options: { files?: number; fileBytes?: number } = {}): Middleware {
@@ -29,10 +30,32 @@ export function bodyParser(options: { files?: number; fileBytes?: number } = {})
     try {
       await multipart(ctx, async () => undefined);
     } catch (error) {
+      await removeUploads(ctx);
       const message = String((error as Error).message ?? '');
       const status = /max|exceed|too large/i.test(message) ? 413 : 400;
       throw Object.assign(new Error(status === 413 ? 'Payload too large' : 'Invalid multipart body'), { status, expose: true });
     }
-    return next();
+    try {
+      return await next();
+    } finally {
+      await removeUploads(ctx);
+    }
   };
+}
+
+export interface Upload { filepath: string; size: number }
+
+/** The uploaded file of a field (first one), if any. */
+export function uploadOf(ctx: Context, field: string): Upload | undefined {
+  const files = (ctx.request as { files?: Record<string, Upload | Upload[]> }).files;
+  const file = files?.[field];
+  return Array.isArray(file) ? file[0] : file;
+}
+
+/** Temporary upload files never outlive the request (the service copies what it keeps). */
+async function removeUploads(ctx: Context): Promise<void> {
+  const files = (ctx.request as { files?: Record<string, Upload | Upload[]> }).files ?? {};
+  for (const entry of Object.values(files)) {
+    for (const file of Array.isArray(entry) ? entry : [entry]) await rm(file.filepath, { force: true });
+  }
 }

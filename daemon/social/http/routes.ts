@@ -27,8 +27,9 @@ export class Routes {
     this.auth = authenticate(resolver);
   }
 
-  add(method: Method, path: string | string[], access: Access, handler: Handler): void {
-    const chain: Middleware[] = [this.body, this.auth];
+  /** `files`: the route takes that many uploaded files of at most `fileBytes` each. */
+  add(method: Method, path: string | string[], access: Access, handler: Handler, upload?: { files: number; fileBytes: number }): void {
+    const chain: Middleware[] = [upload ? bodyParser(upload) : this.body, this.auth];
     if (access !== 'open' && 'ifToken' in access) chain.push(ifToken(requireScope(access.ifToken, { user: false })));
     else if (access !== 'open') chain.push(requireScope(access.scopes, { user: access.user ?? true, owner: access.owner }));
     for (const p of Array.isArray(path) ? path : [path]) {
@@ -39,7 +40,7 @@ export class Routes {
   get(path: string | string[], access: Access, handler: Handler): void { this.add('get', path, access, handler); }
   post(path: string | string[], access: Access, handler: Handler): void { this.add('post', path, access, handler); }
   put(path: string | string[], access: Access, handler: Handler): void { this.add('put', path, access, handler); }
-  patch(path: string | string[], access: Access, handler: Handler): void { this.add('patch', path, access, handler); }
+  patch(path: string | string[], access: Access, handler: Handler, upload?: { files: number; fileBytes: number }): void { this.add('patch', path, access, handler, upload); }
   delete(path: string | string[], access: Access, handler: Handler): void { this.add('delete', path, access, handler); }
 }
 
