@@ -37,9 +37,21 @@ export const STATUS_FIELDS = ['id', 'account_id', 'uri', 'url', 'local', 'text',
   'in_reply_to_id', 'in_reply_to_account_id', 'reblog_of_id', 'conversation_id', 'application_id', 'replies_count', 'reblogs_count',
   'favourites_count', 'created_at', 'edited_at', 'deleted_at'] as const;
 
-export type ActionTable = 'favourites' | 'bookmarks' | 'status_pins';
+/** A status with what rendering needs beside it: mentioned ids, its application, the viewer's flags. */
+export interface HydratedStatusRow extends StatusRow {
+  mention_ids: string;
+  app_name: string | null;
+  app_website: string | null;
+  favourited: number;
+  reblogged: number;
+  bookmarked: number;
+  pinned: number;
+  muted: number;
+}
 
-export interface ViewerFlags { favourited: Set<string>; reblogged: Set<string>; bookmarked: Set<string>; pinned: Set<string>; mutedConversations: Set<string> }
+const HYDRATED_FIELDS = [...STATUS_FIELDS, 'mention_ids', 'app_name', 'app_website', 'favourited', 'reblogged', 'bookmarked', 'pinned', 'muted'] as const;
+
+export type ActionTable = 'favourites' | 'bookmarks' | 'status_pins';
 
 const ids = (list: readonly string[]) => JSON.stringify(list);
 const IN_IDS = (column: string, param: string) => `${column} IN (SELECT CAST(value AS INTEGER) FROM json_each(${param}))`;
@@ -56,28 +68,20 @@ export class StatusesRepo {
     return this.ctx.reader.allJson<StatusRow>(`SELECT ${STATUS_COLUMNS} FROM statuses s WHERE ${IN_IDS('s.id', '?')}`, STATUS_FIELDS, [ids(list)]);
   }
 
-  async viewerFlags(viewerId: string, statusIds: readonly string[], conversationIds: readonly string[]): Promise<ViewerFlags> {
-    const rows = await this.ctx.reader.all<{ kind: string; id: string }>(`
-      SELECT 'f' AS kind, CAST(status_id AS TEXT) AS id FROM favourites WHERE account_id = ?1 AND ${IN_IDS('status_id', '?2')}
-      UNION ALL SELECT 'r', CAST(reblog_of_id AS TEXT) FROM statuses WHERE account_id = ?1 AND deleted_at IS NULL AND ${IN_IDS('reblog_of_id', '?2')}
-      UNION ALL SELECT 'b', CAST(status_id AS TEXT) FROM bookmarks WHERE account_id = ?1 AND ${IN_IDS('status_id', '?2')}
-      UNION ALL SELECT 'p', CAST(status_id AS TEXT) FROM status_pins WHERE account_id = ?1 AND ${IN_IDS('status_id', '?2')}
-      UNION ALL SELECT 'm', CAST(conversation_id AS TEXT) FROM conversation_mutes WHERE account_id = ?1 AND ${IN_IDS('conversation_id', '?3')}`,
-    [viewerId, ids(statusIds), ids(conversationIds)]);
-    const flags: ViewerFlags = { favourited: new Set(), reblogged: new Set(), bookmarked: new Set(), pinned: new Set(), mutedConversations: new Set() };
-    const byKind: Record<string, Set<string>> = { f: flags.favourited, r: flags.reblogged, b: flags.bookmarked, p: flags.pinned, m: flags.mutedConversations };
-    for (const row of rows) byKind[row.kind]!.add(row.id);
-    return flags;
-  }
-
-  mentions(statusIds: readonly string[]): Promise<Array<{ status_id: string; account_id: string }>> {
-    if (statusIds.length === 0) return Promise.resolve([]);
-    return this.ctx.reader.all(`SELECT CAST(status_id AS TEXT) AS status_id, CAST(account_id AS TEXT) AS account_id FROM mentions WHERE ${IN_IDS('status_id', '?')} ORDER BY id`, [ids(statusIds)]);
-  }
-
-  apps(appIds: readonly string[]): Promise<Array<{ id: string; name: string; website: string | null }>> {
-    if (appIds.length === 0) return Promise.resolve([]);
-    return this.ctx.reader.all(`SELECT CAST(id AS TEXT) AS id, name, website FROM oauth_apps WHERE ${IN_IDS('id', '?')}`, [ids(appIds)]);
+  /** Statuses by id with mentions, application and the viewer's flags, in one query. */
+  hydrated(list: readonly string[], viewerId: string | null): Promise<HydratedStatusRow[]> {
+    if (list.length === 0) return Promise.resolve([]);
+    return this.ctx.reader.allJson<HydratedStatusRow>(`
+      SELECT ${STATUS_COLUMNS},
+        (SELECT json_group_array(CAST(m.account_id AS TEXT)) FROM mentions m WHERE m.status_id = s.id) AS mention_ids,
+        app.name AS app_name, app.website AS app_website,
+        EXISTS (SELECT 1 FROM favourites WHERE account_id = ?2 AND status_id = s.id) AS favourited,
+        EXISTS (SELECT 1 FROM statuses r WHERE r.account_id = ?2 AND r.reblog_of_id = s.id AND r.deleted_at IS NULL) AS reblogged,
+        EXISTS (SELECT 1 FROM bookmarks WHERE account_id = ?2 AND status_id = s.id) AS bookmarked,
+        EXISTS (SELECT 1 FROM status_pins WHERE account_id = ?2 AND status_id = s.id) AS pinned,
+        EXISTS (SELECT 1 FROM conversation_mutes WHERE account_id = ?2 AND conversation_id = s.conversation_id) AS muted
+      FROM statuses s LEFT JOIN oauth_apps app ON app.id = s.application_id
+      WHERE ${IN_IDS('s.id', '?1')}`, HYDRATED_FIELDS, [ids(list), viewerId]);
   }
 
   /** True when the viewer may see the author's private statuses (follows the author). */

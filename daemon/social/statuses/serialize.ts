@@ -1,11 +1,11 @@
 /**
- * Status JSON (Mastodon 4.5 REST::StatusSerializer), rendered in batches: one query per kind of
- * related data (authors, viewer flags, mentions, applications) for any number of statuses.
+ * Status JSON (Mastodon 4.5 REST::StatusSerializer), rendered in batches: one query for the
+ * statuses with their mentions, application and the viewer's flags, one for every account.
  */
 import type { SocialContext } from '../context.js';
 import { AccountsRepo } from '../accounts/repo.js';
 import { acctOf, serializeAccount, type AccountJson } from '../accounts/serialize.js';
-import { StatusesRepo, type StatusRow, type ViewerFlags } from './repo.js';
+import { StatusesRepo, type HydratedStatusRow } from './repo.js';
 
 export type StatusJson = Record<string, unknown> & { id: string };
 
@@ -31,24 +31,15 @@ export class StatusRenderer {
 
   /** Statuses and, in the same account query, the accounts `accountIds` (notification senders). */
   async renderWithAccounts(ids: readonly string[], viewerId: string | null, accountIds: readonly string[], options: { includeDeleted?: boolean; withSource?: boolean } = {}): Promise<{ statuses: Map<string, StatusJson>; accounts: Map<string, AccountJson> }> {
-    const rows = await this.repo.byIds([...new Set(ids)]);
-    const reblogIds = rows.map((row) => row.reblog_of_id).filter((id): id is string => id !== null);
-    const originals = await this.repo.byIds(reblogIds.filter((id) => !rows.some((row) => row.id === id)));
+    const rows = await this.repo.hydrated([...new Set(ids)], viewerId);
+    const loaded = new Set(rows.map((row) => row.id));
+    const originals = await this.repo.hydrated([...new Set(rows.map((row) => row.reblog_of_id).filter((id): id is string => id !== null && !loaded.has(id)))], viewerId);
     const all = [...rows, ...originals];
     const byId = new Map(all.map((row) => [row.id, row]));
-    const [mentions, apps] = await Promise.all([
-      this.repo.mentions(all.map((row) => row.id)),
-      this.repo.apps([...new Set(all.map((row) => row.application_id).filter((id): id is string => id !== null))]),
-    ]);
-    const accounts = await this.accountsById([...accountIds, ...all.map((row) => row.account_id), ...mentions.map((m) => m.account_id)]);
-    const flags = viewerId
-      ? await this.repo.viewerFlags(viewerId, all.map((row) => row.id), [...new Set(all.map((row) => row.conversation_id).filter((id): id is string => id !== null))])
-      : null;
-    const appById = new Map(apps.map((app) => [app.id, app]));
-    const mentionsOf = new Map<string, string[]>();
-    for (const mention of mentions) mentionsOf.set(mention.status_id, [...(mentionsOf.get(mention.status_id) ?? []), mention.account_id]);
+    const mentionsOf = new Map(all.map((row) => [row.id, parseIds(row.mention_ids)]));
+    const accounts = await this.accountsById([...accountIds, ...all.map((row) => row.account_id), ...[...mentionsOf.values()].flat()]);
 
-    const one = (row: StatusRow): StatusJson | null => {
+    const one = (row: HydratedStatusRow): StatusJson | null => {
       const account = accounts.get(row.account_id);
       if (!account) return null;
       let reblog: StatusJson | null = null;
@@ -57,7 +48,6 @@ export class StatusRenderer {
         reblog = original && !original.deleted_at ? one(original) : null;
         if (!reblog) return null;
       }
-      const app = row.application_id ? appById.get(row.application_id) : undefined;
       const json: StatusJson = {
         id: row.id,
         created_at: row.created_at,
@@ -74,10 +64,10 @@ export class StatusRenderer {
         favourites_count: row.favourites_count,
         quotes_count: 0,
         edited_at: row.edited_at,
-        ...(flags ? viewerFields(row, viewerId!, flags) : {}),
+        ...(viewerId ? viewerFields(row, viewerId) : {}),
         content: reblog ? '' : row.content,
         reblog,
-        application: app ? { name: app.name, website: app.website || null } : undefined,
+        application: row.app_name !== null ? { name: row.app_name, website: row.app_website || null } : undefined,
         account,
         media_attachments: [],
         mentions: (mentionsOf.get(row.id) ?? []).map((id) => accounts.get(id)).filter((a): a is AccountJson => Boolean(a))
@@ -108,17 +98,21 @@ export class StatusRenderer {
   }
 }
 
-function viewerFields(row: StatusRow, viewerId: string, flags: ViewerFlags): Record<string, unknown> {
+function viewerFields(row: HydratedStatusRow, viewerId: string): Record<string, unknown> {
   const fields: Record<string, unknown> = {
-    favourited: flags.favourited.has(row.id),
-    reblogged: flags.reblogged.has(row.id),
-    muted: row.conversation_id !== null && flags.mutedConversations.has(row.conversation_id),
-    bookmarked: flags.bookmarked.has(row.id),
+    favourited: Boolean(row.favourited),
+    reblogged: Boolean(row.reblogged),
+    muted: Boolean(row.muted),
+    bookmarked: Boolean(row.bookmarked),
   };
   // Only the author's own pinnable statuses carry `pinned`.
-  if (row.account_id === viewerId && !row.reblog_of_id) fields.pinned = flags.pinned.has(row.id);
+  if (row.account_id === viewerId && !row.reblog_of_id) fields.pinned = Boolean(row.pinned);
   fields.filtered = [];
   return fields;
+}
+
+function parseIds(text: string | string[]): string[] {
+  return typeof text === 'string' ? (JSON.parse(text) as string[]) : text;
 }
 
 export { acctOf };

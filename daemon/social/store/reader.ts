@@ -1,5 +1,5 @@
 /**
- * A second SQLite connection for the social API's reads, with prepared statements kept per SQL
+ * Read-only SQLite connections for the social API's reads, with prepared statements kept per SQL
  * text: hot paths (token lookup, notification pages) skip knex's re-preparing, and reads run
  * beside the writer connection (WAL). Writes never go through here; they use knex transactions.
  * Every statement is run with all() so it is reset at once and holds no read snapshot open.
@@ -9,25 +9,43 @@ import sqlite3 from 'sqlite3';
 export type Row = Record<string, unknown>;
 export type Params = Array<string | number | null>;
 
+/** One read-only connection with its prepared statements and a count of queries in flight. */
+class Connection {
+  readonly statements = new Map<string, sqlite3.Statement>();
+  busy = 0;
+  constructor(readonly db: sqlite3.Database) {}
+}
+
+/**
+ * A small pool of read-only connections (two by default): one connection runs one statement at
+ * a time, two let SQLite use both cores of the box while the main thread serializes JSON.
+ */
 export class Reader {
-  private readonly statements = new Map<string, sqlite3.Statement>();
+  private constructor(private readonly connections: Connection[]) {}
 
-  private constructor(private readonly db: sqlite3.Database) {}
-
-  static open(filename: string, busyTimeoutMs = 5000): Promise<Reader> {
-    return new Promise((resolve, reject) => {
+  static async open(filename: string, size = 2, busyTimeoutMs = 5000): Promise<Reader> {
+    const open = () => new Promise<Connection>((resolve, reject) => {
       const db = new sqlite3.Database(filename, sqlite3.OPEN_READONLY, (error) => {
         if (error) return reject(error);
         db.configure('busyTimeout', busyTimeoutMs);
-        resolve(new Reader(db));
+        resolve(new Connection(db));
       });
     });
+    const connections: Connection[] = [];
+    for (let i = 0; i < size; i++) connections.push(await open());
+    return new Reader(connections);
   }
 
   all<T = Row>(sql: string, params: Params = []): Promise<T[]> {
-    const statement = this.prepare(sql);
+    const connection = this.connections.reduce((best, next) => (next.busy < best.busy ? next : best));
+    const statement = this.prepare(connection, sql);
+    connection.busy += 1;
     return new Promise((resolve, reject) => {
-      statement.all(params, (error: Error | null, rows: T[]) => (error ? reject(error) : resolve(rows)));
+      statement.all(params, (error: Error | null, rows: T[]) => {
+        connection.busy -= 1;
+        if (error) reject(error);
+        else resolve(rows);
+      });
     });
   }
 
@@ -47,24 +65,26 @@ export class Reader {
     return JSON.parse(rows[0]?.j ?? '[]') as T[];
   }
 
-  private prepare(sql: string): sqlite3.Statement {
-    let statement = this.statements.get(sql);
+  private prepare(connection: Connection, sql: string): sqlite3.Statement {
+    let statement = connection.statements.get(sql);
     if (!statement) {
-      statement = this.db.prepare(sql);
       // Statements built from user-chosen filter sets stay few; still, never grow without bound.
-      if (this.statements.size > 500) this.clearCache();
-      this.statements.set(sql, statement);
+      if (connection.statements.size > 500) clearCache(connection);
+      statement = connection.db.prepare(sql);
+      connection.statements.set(sql, statement);
     }
     return statement;
   }
 
-  private clearCache(): void {
-    for (const statement of this.statements.values()) statement.finalize();
-    this.statements.clear();
+  async close(): Promise<void> {
+    for (const connection of this.connections) {
+      clearCache(connection);
+      await new Promise<void>((resolve, reject) => connection.db.close((error) => (error ? reject(error) : resolve())));
+    }
   }
+}
 
-  close(): Promise<void> {
-    this.clearCache();
-    return new Promise((resolve, reject) => this.db.close((error) => (error ? reject(error) : resolve())));
-  }
+function clearCache(connection: Connection): void {
+  for (const statement of connection.statements.values()) statement.finalize();
+  connection.statements.clear();
 }
