@@ -99,7 +99,8 @@ export class App {
     const refresh = async () => {
       timer = null;
       try {
-        this.device.update({ instance: await this.social.counts() });
+        const counts = await this.social.counts();
+        if (this.device.update({ instance: counts }).length) log.debug('instance counts', { ...counts });
       } catch (error) {
         log.warn('instance counts failed', { error });
       }

@@ -7,7 +7,7 @@ let h: SocialHarness;
 let kim: TestAccount, lee: TestAccount;
 
 test.before(async () => {
-  h = await startSocialDaemon();
+  h = await startSocialDaemon({ NESTBOX_LOG_LEVEL: 'debug' });
   kim = await h.account('kim', { owner: true });
   lee = await h.account('lee');
 });
@@ -111,6 +111,9 @@ test('instance counts for the device state: accounts, statuses, the owner\'s pen
   const newest = (await h.api(kim.token, 'GET', '/api/v1/notifications?limit=1')).body[0].id;
   await h.api(kim.token, 'POST', '/api/v1/markers', { notifications: { last_read_id: newest } });
   assert.is((await h.admin.social.counts()).unread_notifications, 0);
+  // The daemon puts them into DeviceState.instance (debounced) as they change.
+  const logged = await h.daemon.waitForLog((line) => line.msg === 'instance counts' && line.pending_follow_requests === 1 && line.unread_notifications === 0, 5000);
+  assert.is(logged.accounts, 3);
 });
 
 test.run();
