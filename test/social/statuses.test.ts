@@ -163,6 +163,15 @@ test('mute and unmute a conversation; 422 through a reblog (no conversation of i
   assert.is(res.status, 422);
 });
 
+test('Idempotency-Key: a retried post answers the status already made', async () => {
+  const send = (who: TestAccount) => fetch(`${h.url}/api/v1/statuses`, { method: 'POST', headers: { authorization: `Bearer ${who.token}`, 'content-type': 'application/json', 'idempotency-key': 'retry-1' }, body: JSON.stringify({ status: 'once' }) }).then((r) => r.json() as Promise<any>);
+  const first = await send(cy);
+  const second = await send(cy);
+  assert.is(second.id, first.id);
+  const other = await send(di);
+  assert.is.not(other.id, first.id, 'keys are per account');
+});
+
 test('replies count and keep the conversation', async () => {
   const root = await post(amy, { status: 'root' });
   const reply = await post(bo, { status: '@amy reply', in_reply_to_id: root.id });

@@ -9,6 +9,7 @@ import { read, write } from '../oauth/scopes.js';
 import type { RelationshipsRepo } from '../relationships/repo.js';
 import type { StatusesService } from './service.js';
 import type { StatusRenderer } from './serialize.js';
+import { IdempotencyKeys } from './idempotency.js';
 
 export function statusRoutes(routes: Routes, service: StatusesService, renderer: StatusRenderer, relationships: RelationshipsRepo, baseUrl: string): void {
   async function send(ctx: Context, id: string, viewer: string | null, options?: { includeDeleted?: boolean; withSource?: boolean }) {
@@ -17,14 +18,20 @@ export function statusRoutes(routes: Routes, service: StatusesService, renderer:
     ctx.body = json;
   }
 
+  const idempotency = new IdempotencyKeys(Date.now);
+
   routes.post('/api/v1/statuses', { scopes: write('statuses') }, async (ctx) => {
     const viewer = viewerId(ctx);
+    const key = ctx.get('idempotency-key') || undefined;
+    const earlier = idempotency.get(viewer, key);
+    if (earlier) return send(ctx, earlier, viewer);
     const p = params(ctx);
     const { id, headers } = await service.create(viewer, {
       status: stringParam(p, 'status'), spoiler_text: stringParam(p, 'spoiler_text'), sensitive: boolParam(p, 'sensitive'),
       visibility: stringParam(p, 'visibility'), language: stringParam(p, 'language'), in_reply_to_id: stringParam(p, 'in_reply_to_id') || undefined,
       appId: authOf(ctx).appId,
     });
+    idempotency.remember(viewer, key, id);
     ctx.set(headers);
     await send(ctx, id, viewer);
   });
