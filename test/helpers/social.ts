@@ -58,8 +58,3 @@ export async function startSocialDaemon(env: Record<string, string> = {}): Promi
   };
   return harness;
 }
-
-/** Ids in the API are strings that may exceed 2^53: compare them as BigInt. */
-export function idLess(a: string, b: string): boolean {
-  return BigInt(a) < BigInt(b);
-}

@@ -3,7 +3,7 @@
  * the bracket form (`types[]=a&types[]=b`, or a JSON array), booleans as Rails casts them.
  */
 import type { Context } from 'koa';
-import { HttpError, unprocessable } from '../../http/errors.js';
+import { HttpError } from '../../http/errors.js';
 import { isValidId } from '../../store/ids.js';
 
 export type Params = Record<string, unknown>;
@@ -61,13 +61,4 @@ export function requireString(p: Params, name: string): string {
   const value = stringParam(p, name);
   if (value === undefined || value.trim() === '') throw new HttpError(400, `Missing parameter: ${name}`);
   return value;
-}
-
-export function validationError(field: string, code: string, description: string): HttpError {
-  return unprocessable(`Validation failed: ${humanField(field)} ${description}`, { [field]: [{ error: code, description }] });
-}
-
-function humanField(field: string): string {
-  const words = field.replace(/_/g, ' ');
-  return words.charAt(0).toUpperCase() + words.slice(1);
 }

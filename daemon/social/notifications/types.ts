@@ -25,10 +25,6 @@ export function selectGroupedTypes(grouped: string[] | undefined): string[] {
   return GROUPABLE_TYPES.filter((type) => grouped.includes(type));
 }
 
-export function isKnownType(type: string): boolean {
-  return KNOWN.has(type);
-}
-
 /** Literal SQL list of whitelisted names (never user text: only known type names reach here). */
 export function sqlList(names: readonly string[]): string {
   return names.map((name) => {

@@ -17,12 +17,11 @@ const CODE_TTL_MS = 10 * 60 * 1000;
 const NAME_MAX = 60;
 const URL_MAX = 2000;
 
+/** An OAuth error: rendered as {"error": code, "error_description": …} or as the error page. */
 export class OAuthError extends HttpError {
-  constructor(status: number, readonly code: string, description: string) {
+  constructor(status: number, readonly code: string, readonly description: string) {
     super(status, code);
-    this.description = description;
   }
-  readonly description: string;
 }
 
 export interface NewApp {

@@ -77,12 +77,12 @@ export class RelationshipsRepo {
   listEdges(table: EdgeTable, direction: 'out' | 'in', accountId: string, page: { maxId?: string; sinceId?: string; minId?: string; limit: number }): Promise<ListedEdge[]> {
     const [own, other] = direction === 'out' ? ['account_id', 'target_account_id'] : ['target_account_id', 'account_id'];
     const ascending = page.minId !== undefined;
-    const expired = table === 'mutes' ? ` AND (expires_at IS NULL OR expires_at > '${new Date(this.ctx.now()).toISOString()}')` : '';
+    const expired = table === 'mutes' ? ' AND (expires_at IS NULL OR expires_at > ?5)' : '';
     return this.ctx.reader.all<ListedEdge>(
       `SELECT * FROM (SELECT CAST(id AS TEXT) AS edge_id, CAST(${other} AS TEXT) AS account_id, id AS n FROM ${table}
         WHERE ${own} = ?1 AND id < coalesce(?2, 9223372036854775807) AND id > coalesce(?3, 0)${expired}
         ORDER BY id ${ascending ? 'ASC' : 'DESC'} LIMIT ?4) ORDER BY n DESC`,
-      [accountId, page.maxId ?? null, (ascending ? page.minId : page.sinceId) ?? null, page.limit]);
+      [accountId, page.maxId ?? null, (ascending ? page.minId : page.sinceId) ?? null, page.limit, ...(expired ? [new Date(this.ctx.now()).toISOString()] : [])]);
   }
 
   pendingRequesters(trx: Knex, targetId: string): Promise<Array<{ account_id: string }>> {

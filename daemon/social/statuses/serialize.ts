@@ -4,7 +4,7 @@
  */
 import type { SocialContext } from '../context.js';
 import { AccountsRepo } from '../accounts/repo.js';
-import { acctOf, serializeAccount, type AccountJson } from '../accounts/serialize.js';
+import { serializeAccount, type AccountJson } from '../accounts/serialize.js';
 import { StatusesRepo, type HydratedStatusRow } from './repo.js';
 
 export type StatusJson = Record<string, unknown> & { id: string };
@@ -115,4 +115,3 @@ function parseIds(text: string | string[]): string[] {
   return typeof text === 'string' ? (JSON.parse(text) as string[]) : text;
 }
 
-export { acctOf };
