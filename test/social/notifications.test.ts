@@ -111,6 +111,21 @@ test('undoing a favourite, reblog or follow removes its notification', async () 
   assert.equal((await v1()).body, []);
 });
 
+test('notifications from a suspended account are not shown', async () => {
+  await clear();
+  const gone = await h.account('suspended1');
+  const id = await post(alice, 'suspension');
+  await fav(gone, id);
+  await fav(bob, id);
+  const shown = (await v1()).body;
+  assert.is(shown.length, 2);
+  await h.admin.social.ctx.db.raw('UPDATE accounts SET suspended_at = ? WHERE id = ?', [new Date().toISOString(), gone.id]);
+  assert.equal((await v1()).body.map((n: any) => n.account.id), [bob.id]);
+  assert.equal((await v2()).body.notification_groups[0].notifications_count, 2, 'group counts are not re-filtered (as in Mastodon)');
+  assert.is((await h.api(alice.token, 'GET', `/api/v1/notifications/${shown[1].id}`)).status, 404);
+  assert.is((await h.api(alice.token, 'GET', '/api/v1/notifications/unread_count')).body.count, 1);
+});
+
 test('v1: account_id keeps the notifications of that account; a malformed or unknown one gives 200 and []', async () => {
   await clear();
   const id = await post(alice, 'by account');

@@ -46,8 +46,11 @@ const COLUMNS = (n: string) => `CAST(${n}.id AS TEXT) AS id, ${n}.type, CAST(${n
 const MAX = '9223372036854775807';
 const PAGE_FIELDS = ['id', 'type', 'from_account_id', 'status_id', 'group_key', 'filtered', 'created_at', 'page_key'] as const;
 
+/** Notifications from suspended accounts are never shown (Mastodon's without_suspended). */
+const NOT_SUSPENDED = (alias: string) => ` AND NOT EXISTS (SELECT 1 FROM accounts sa WHERE sa.id = ${alias}.from_account_id AND sa.suspended_at IS NOT NULL)`;
+
 function filterSql(alias: string, filter: Filter): string {
-  let sql = '';
+  let sql = NOT_SUSPENDED(alias);
   if (filter.types) sql += filter.types.length ? ` AND ${alias}.type IN (${sqlList(filter.types)})` : ' AND 0';
   if (!filter.includeFiltered) sql += ` AND ${alias}.filtered = 0`;
   return sql;
@@ -142,7 +145,7 @@ export class NotificationsRepo {
   }
 
   one(accountId: string, id: string): Promise<NotificationRow | undefined> {
-    return this.ctx.reader.get<NotificationRow>(`SELECT ${COLUMNS('n')} FROM notifications n WHERE n.account_id = ? AND n.id = ?`, [accountId, id]);
+    return this.ctx.reader.get<NotificationRow>(`SELECT ${COLUMNS('n')} FROM notifications n WHERE n.account_id = ? AND n.id = ?${NOT_SUSPENDED('n')}`, [accountId, id]);
   }
 
   /** Notifications above `after`, capped (v1 unread_count counts notifications). */
