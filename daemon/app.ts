@@ -19,6 +19,7 @@ import { HttpServer } from './http/server.js';
 import { healthRouter } from './http/health-route.js';
 import { VERSION } from './version.js';
 import { Social } from './social/index.js';
+import { watchInstanceCounts } from './social/instance-counts.js';
 
 export interface AppOptions {
   config: Config;
@@ -95,23 +96,11 @@ export class App {
     this.social = await Social.open({ db: this.db, filename: join(this.config.dataDir, 'nestbox.sqlite3'), config: this.config, log });
     this.onStop('social', () => this.social.close());
     this.social.mount(this.http);
-    let timer: NodeJS.Timeout | null = null;
-    const refresh = async () => {
-      timer = null;
-      try {
-        const counts = await this.social.counts();
-        if (this.device.update({ instance: counts }).length) log.debug('instance counts', { ...counts });
-      } catch (error) {
-        log.warn('instance counts failed', { error });
-      }
-    };
-    const schedule = () => { timer ??= setTimeout(refresh, 500); };
-    for (const name of ['account.created', 'status.created', 'status.deleted', 'notification.created', 'notifications.removed',
-      'follow.created', 'follow.removed', 'follow_request.authorized', 'follow_request.rejected', 'marker.updated'] as const) {
-      this.social.events.on(name, schedule);
-    }
-    this.onStop('social-counts', () => { if (timer) clearTimeout(timer); });
-    await refresh();
+    const counts = watchInstanceCounts(this.social.events, () => this.social.counts(), (instance) => {
+      if (this.device.update({ instance }).length) log.debug('instance counts', { ...instance });
+    }, log);
+    this.onStop('social-counts', () => counts.stop());
+    await counts.refresh();
     this.health.set('social', { status: 'ok' });
   }
 

@@ -3,6 +3,8 @@
  * pending follow requests and the owner's unread notifications (newer than the notifications
  * marker, counted as Mastodon's v1 unread_count does, capped at 1000).
  */
+import type { Logger } from '../log/logger.js';
+import type { SocialEventBus } from './events.js';
 import type { Reader } from './store/reader.js';
 
 export interface InstanceCounts {
@@ -27,4 +29,37 @@ export async function instanceCounts(reader: Reader): Promise<InstanceCounts> {
             AND n.id > coalesce((SELECT last_read_id FROM markers WHERE account_id = (SELECT id FROM owner) AND timeline = 'notifications'), 0)
           LIMIT ${UNREAD_CAP})) AS unread_notifications`);
   return row ?? { accounts: 0, statuses: 0, pending_follow_requests: 0, unread_notifications: 0 };
+}
+
+/** The bus events after which the counts may have changed. */
+const COUNTED_EVENTS = ['account.created', 'status.created', 'status.deleted', 'notification.created', 'notifications.removed',
+  'follow.created', 'follow.removed', 'follow_request.authorized', 'follow_request.rejected', 'marker.updated'] as const;
+
+/**
+ * Recomputes the counts at most every `delayMs` while things happen on the bus, and hands them
+ * to `apply` (the device state). A failure is logged, never thrown.
+ */
+export function watchInstanceCounts(events: SocialEventBus, read: () => Promise<InstanceCounts>, apply: (counts: InstanceCounts) => void,
+  log: Logger, delayMs = 500): { refresh(): Promise<void>; stop(): void } {
+  let timer: NodeJS.Timeout | null = null;
+  let stopped = false;
+  const refresh = async () => {
+    timer = null;
+    if (stopped) return;
+    try {
+      apply(await read());
+    } catch (error) {
+      log.warn('instance counts failed', { error });
+    }
+  };
+  const schedule = () => { if (!stopped) timer ??= setTimeout(refresh, delayMs); };
+  for (const name of COUNTED_EVENTS) events.on(name, schedule);
+  return {
+    refresh,
+    stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      for (const name of COUNTED_EVENTS) events.off(name, schedule);
+    },
+  };
 }
