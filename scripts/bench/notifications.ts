@@ -3,7 +3,8 @@
  * one heavy account: 55% favourites and 20% reblogs of 2,000 statuses, 10% follows, 15% mentions,
  * in 12-hour groups over a year), starts the real daemon on it, and measures
  * GET /api/v2/notifications?limit=40 and /api/v2/notifications/unread_count: p50/p99 at one
- * client, requests per second at 16 clients, and the daemon's RSS. Then the same on a copy with
+ * client, requests per second at 16 clients, and the daemon's RSS; the page also uncached (a
+ * different cursor each time, so it is walked and rendered again). Then the same on a copy with
  * 10,000 notifications (the newest 1% of every account), and the ratio between the two.
  *
  *   npm run bench -- notifications [--rows 1000000] [--small 10000] [--requests 400] [--seconds 3] [--keep]
@@ -19,7 +20,7 @@ import { AdminTool } from '../../daemon/social/admin.js';
 import { DAEMON_MAIN, REPO_ROOT, tempDir } from '../../test/helpers/paths.js';
 import { freePort } from '../../test/helpers/ports.js';
 
-interface Figures { rows: number; seedMs: number; list: Latency; unread: Latency; listRps: number; unreadRps: number; rssMb: number }
+interface Figures { rows: number; seedMs: number; list: Latency; unread: Latency; listRps: number; unreadRps: number; cold: Latency; coldRps: number; rssMb: number }
 interface Latency { p50: number; p99: number }
 
 const HEAVY_SHARE = 10;
@@ -44,12 +45,16 @@ export async function run(argv: string[]): Promise<void> {
     line('unread_count_p50_ms', figures.unread.p50);
     line('unread_count_p99_ms', figures.unread.p99);
     line('unread_count_rps_16', figures.unreadRps);
+    line('v2_list_uncached_p50_ms', figures.cold.p50);
+    line('v2_list_uncached_p99_ms', figures.cold.p99);
+    line('v2_list_uncached_rps_16', figures.coldRps);
     line('rss_mb', figures.rssMb);
   }
   const [a, b] = results as [Figures, Figures];
   const ratio = (metric: string, value: number) => process.stdout.write(`${JSON.stringify({ bench: 'notifications', metric, value: round(value), rows: b.rows, baseline_rows: a.rows })}\n`);
   ratio('v2_list_p50_ratio', b.list.p50 / a.list.p50);
   ratio('unread_count_p50_ratio', b.unread.p50 / a.unread.p50);
+  ratio('v2_list_uncached_p50_ratio', b.cold.p50 / a.cold.p50);
 }
 
 /** Seeds a database whose newest `size` notifications match the `full`-row set, then measures it. */
@@ -82,9 +87,15 @@ async function measure(size: number, full: number, requests: number, seconds: nu
     const unread = await latency(() => get(unreadPath), requests);
     const listRps = await throughput(() => get(listPath), 16, seconds);
     const unreadRps = await throughput(() => get(unreadPath), 16, seconds);
+    // Cold: every request a different (always too high) max_id, so the same first page is walked
+    // and rendered each time instead of coming from the response cache.
+    let n = 0;
+    const cold = () => get(`${listPath}&max_id=${4611686018427387904n - BigInt(++n)}`);
+    const coldLatency = await latency(cold, requests);
+    const coldRps = await throughput(cold, 16, seconds);
     const rssMb = rss(daemon.pid!);
     agent.destroy();
-    return { rows: size, seedMs, list, unread, listRps, unreadRps, rssMb };
+    return { rows: size, seedMs, list, unread, listRps, unreadRps, cold: coldLatency, coldRps, rssMb };
   } finally {
     if (daemon && daemon.exitCode === null) {
       const exited = new Promise((resolve) => daemon!.once('exit', resolve));
@@ -214,8 +225,8 @@ async function waitReady(url: string): Promise<void> {
 const round = (value: number) => Math.round(value * 100) / 100;
 
 function printTable(results: Figures[]): void {
-  const header = ['rows', 'seed ms', 'list p50', 'list p99', 'list rps@16', 'unread p50', 'unread p99', 'unread rps@16', 'RSS MB'];
-  const lines = results.map((r) => [r.rows, r.seedMs, r.list.p50, r.list.p99, r.listRps, r.unread.p50, r.unread.p99, r.unreadRps, r.rssMb].map((v) => String(round(v))));
+  const header = ['rows', 'seed ms', 'list p50', 'list p99', 'list rps@16', 'unread p50', 'unread p99', 'unread rps@16', 'uncached p50', 'uncached p99', 'uncached rps@16', 'RSS MB'];
+  const lines = results.map((r) => [r.rows, r.seedMs, r.list.p50, r.list.p99, r.listRps, r.unread.p50, r.unread.p99, r.unreadRps, r.cold.p50, r.cold.p99, r.coldRps, r.rssMb].map((v) => String(round(v))));
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((line) => line[i]!.length)));
   const format = (cells: string[]) => cells.map((cell, i) => cell.padStart(widths[i]!)).join('  ');
   process.stdout.write(`${format(header)}\n${lines.map(format).join('\n')}\n`);

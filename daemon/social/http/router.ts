@@ -10,6 +10,7 @@ import { statusRoutes } from '../statuses/routes.js';
 import { notificationRoutes } from '../notifications/routes.js';
 import { markerRoutes } from '../markers/routes.js';
 import { staticRoutes } from './static.js';
+import { ResponseCache } from './response-cache.js';
 
 export function socialRouter(ctx: SocialContext, services: SocialServices): Router {
   const router = new Router();
@@ -20,7 +21,7 @@ export function socialRouter(ctx: SocialContext, services: SocialServices): Rout
   relationshipRoutes(routes, services.relationships, services.accounts, services.renderer, baseUrl);
   accountRoutes(routes, { ctx, ...services });
   statusRoutes(routes, services.statuses, services.renderer, services.relationships.repo, baseUrl);
-  notificationRoutes(routes, services.notifications, services.renderer, baseUrl);
+  notificationRoutes(routes, services.notifications, services.renderer, baseUrl, new ResponseCache(ctx.reader));
   markerRoutes(routes, services.markers);
   staticRoutes(routes);
   return router;

@@ -10,6 +10,7 @@ import { DEFAULT_LIMIT, MAX_LIMIT, UNREAD_DEFAULT_CAP, UNREAD_MAX_CAP, type Noti
 import { serializeEnvelope, serializeNotification, type Expand } from './serialize.js';
 import { selectGroupedTypes, selectTypes } from './types.js';
 import type { Filter } from './repo.js';
+import type { ResponseCache } from '../http/response-cache.js';
 
 const V1_KEPT = ['limit', 'account_id', 'types', 'exclude_types', 'include_filtered'];
 const V2_KEPT = ['limit', 'include_filtered', 'types', 'exclude_types', 'grouped_types'];
@@ -34,7 +35,14 @@ function capOf(p: Params): number {
   return limitParam(p, UNREAD_DEFAULT_CAP, UNREAD_MAX_CAP);
 }
 
-export function notificationRoutes(routes: Routes, service: NotificationsService, renderer: StatusRenderer, baseUrl: string): void {
+export function notificationRoutes(routes: Routes, service: NotificationsService, renderer: StatusRenderer, baseUrl: string, cache: ResponseCache): void {
+  /**
+   * The viewer's reads, cached while the database is unchanged (key: viewer, path and query).
+   * Older pages (max_id) are read once while scrolling: only first pages and counts are kept.
+   */
+  const cached = (ctx: Context, render: () => Promise<void>) => (ctx.query.max_id !== undefined
+    ? render()
+    : cache.serve(ctx, `${viewerId(ctx)} ${ctx.path}?${ctx.querystring}`, ['Link'], render));
   const readScope = { scopes: read('notifications') };
   const writeScope = { scopes: write('notifications') };
 
@@ -43,7 +51,7 @@ export function notificationRoutes(routes: Routes, service: NotificationsService
   }
 
   // ── v1 ──
-  routes.get('/api/v1/notifications', readScope, async (ctx) => {
+  routes.get('/api/v1/notifications', readScope, (ctx) => cached(ctx, async () => {
     const viewer = viewerId(ctx);
     const p = params(ctx);
     const cursor = pageQuery(p, DEFAULT_LIMIT, MAX_LIMIT);
@@ -51,12 +59,12 @@ export function notificationRoutes(routes: Routes, service: NotificationsService
     const { accounts, statuses } = await hydrate(viewer, rows.map((r) => r.from_account_id), rows.map((r) => r.status_id).filter((id): id is string => id !== null));
     ctx.body = rows.map((row) => serializeNotification(row, accounts, statuses)).filter(Boolean);
     if (rows.length) setLink(ctx, { baseUrl, path: '/api/v1/notifications', kept: keep(p, V1_KEPT), nextMaxId: rows[rows.length - 1]!.id, prevMinId: rows[0]!.id });
-  });
+  }));
 
-  routes.get('/api/v1/notifications/unread_count', readScope, async (ctx) => {
+  routes.get('/api/v1/notifications/unread_count', readScope, (ctx) => cached(ctx, async () => {
     const p = params(ctx);
     ctx.body = { count: await service.unreadCount(viewerId(ctx), filterOf(p, true), capOf(p)) };
-  });
+  }));
 
   routes.post('/api/v1/notifications/clear', writeScope, async (ctx) => {
     await service.clear(viewerId(ctx));
@@ -78,7 +86,7 @@ export function notificationRoutes(routes: Routes, service: NotificationsService
   });
 
   // ── v2 ──
-  routes.get('/api/v2/notifications', readScope, async (ctx) => {
+  routes.get('/api/v2/notifications', readScope, (ctx) => cached(ctx, async () => {
     const viewer = viewerId(ctx);
     const p = params(ctx);
     const expand = expandOf(p);
@@ -87,12 +95,12 @@ export function notificationRoutes(routes: Routes, service: NotificationsService
     const { accounts, statuses } = await hydrate(viewer, groups.flatMap((g) => g.sample_account_ids), groups.map((g) => g.status_id).filter((id): id is string => id !== null));
     ctx.body = serializeEnvelope(groups, accounts, statuses, expand);
     if (rows.length) setLink(ctx, { baseUrl, path: '/api/v2/notifications', kept: keep(p, V2_KEPT), nextMaxId: rows[rows.length - 1]!.id, prevMinId: rows[0]!.id });
-  });
+  }));
 
-  routes.get('/api/v2/notifications/unread_count', readScope, async (ctx) => {
+  routes.get('/api/v2/notifications/unread_count', readScope, (ctx) => cached(ctx, async () => {
     const p = params(ctx);
     ctx.body = { count: await service.unreadGroupCount(viewerId(ctx), filterOf(p, false), selectGroupedTypes(arrayParam(p, 'grouped_types')), capOf(p)) };
-  });
+  }));
 
   routes.post('/api/v2/notifications/clear', writeScope, async (ctx) => {
     await service.clear(viewerId(ctx));

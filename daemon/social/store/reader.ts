@@ -55,6 +55,23 @@ export class Reader {
   }
 
   /**
+   * A number that changes whenever any other connection (the writer, another process) commits:
+   * SQLite's data_version, always asked of the same connection so values compare.
+   */
+  async dataVersion(): Promise<number> {
+    const connection = this.connections[0]!;
+    const statement = this.prepare(connection, 'PRAGMA data_version');
+    connection.busy += 1;
+    return new Promise((resolve, reject) => {
+      statement.all([], (error: Error | null, rows: Array<{ data_version: number }>) => {
+        connection.busy -= 1;
+        if (error) reject(error);
+        else resolve(rows[0]!.data_version);
+      });
+    });
+  }
+
+  /**
    * The rows of `sql` built into one JSON array by SQLite itself: for wide or long results this
    * is several times faster than the driver making a JS value of every cell. `columns` names the
    * result columns of `sql`; integers above 2^53 must already be text (CAST) in `sql`.
