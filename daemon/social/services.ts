@@ -8,6 +8,7 @@ import { StatusesService } from './statuses/service.js';
 import { StatusRenderer } from './statuses/serialize.js';
 import { MarkersService } from './markers/service.js';
 import { RateLimiter } from './ratelimit/limiter.js';
+import { ReportsService } from './reports/service.js';
 
 export interface SocialServices {
   oauth: OAuthService;
@@ -18,6 +19,7 @@ export interface SocialServices {
   renderer: StatusRenderer;
   markers: MarkersService;
   limiter: RateLimiter;
+  reports: ReportsService;
 }
 
 export function buildServices(ctx: SocialContext): SocialServices {
@@ -32,5 +34,6 @@ export function buildServices(ctx: SocialContext): SocialServices {
     renderer: new StatusRenderer(ctx),
     markers: new MarkersService(ctx),
     limiter,
+    reports: new ReportsService(ctx, limiter),
   };
 }

@@ -68,6 +68,24 @@ test('following is limited to 400 per 24 hours per account', async () => {
   assert.is(ok.headers.get('x-ratelimit-remaining'), '399');
 });
 
+test('reports: the category is stored, deleted statuses stay reportable, and reporting is limited to 400 per 24 hours', async () => {
+  const troll = await h.account('troll');
+  const post = await h.api(troll.token, 'POST', '/api/v1/statuses', { status: 'reportable' });
+  await h.api(troll.token, 'DELETE', `/api/v1/statuses/${post.body.id}`);
+  const res = await h.api(kim.token, 'POST', '/api/v1/reports', { account_id: troll.id, status_ids: [post.body.id], comment: 'spam', category: 'spam', forward: true, forward_to_domains: ['x.example'] });
+  assert.is(res.status, 200, JSON.stringify(res.body));
+  assert.is(res.body.category, 'spam');
+  assert.equal(res.body.status_ids, [post.body.id]);
+  assert.is(res.body.forwarded, false, 'a local target is not forwarded');
+  assert.is(res.body.target_account.id, troll.id);
+  assert.is(res.headers.get('x-ratelimit-limit'), '400');
+  assert.is((await h.api(kim.token, 'POST', '/api/v1/reports', { account_id: lee.id, category: 'gossip' })).status, 422);
+  assert.is((await h.api(kim.token, 'POST', '/api/v1/reports', { account_id: lee.id, status_ids: ['1'] })).status, 404, 'only the target\'s statuses');
+  const window = Math.floor(Date.now() / (24 * 3600_000)) * 24 * 3600_000;
+  await h.admin.social.ctx.db.raw('UPDATE rate_limits SET count = 400 WHERE account_id = ? AND family = ? AND window_start = ?', [kim.id, 'reports', window]);
+  assert.is((await h.api(kim.token, 'POST', '/api/v1/reports', { account_id: lee.id })).status, 429);
+});
+
 test('errors are {"error": …} with a 4xx status for malformed JSON, wrong types, big bodies and unknown ids', async () => {
   const cases: Array<[string, string, unknown, number]> = [
     ['POST', '/api/v1/statuses', '{not json', 400],
@@ -102,7 +120,7 @@ test('instance counts for the device state: accounts, statuses, the owner\'s pen
   const extra = await h.account('mo');
   await h.api(extra.token, 'POST', `/api/v1/accounts/${kim.id}/follow`);
   const counts = await h.admin.social.counts();
-  assert.is(counts.accounts, 3);
+  assert.is(counts.accounts, 4);
   assert.is(counts.pending_follow_requests, 1);
   const statuses = await h.admin.social.ctx.db.raw('SELECT count(*) AS n FROM statuses WHERE deleted_at IS NULL AND reblog_of_id IS NULL');
   assert.is(counts.statuses, statuses[0].n);
@@ -113,7 +131,7 @@ test('instance counts for the device state: accounts, statuses, the owner\'s pen
   assert.is((await h.admin.social.counts()).unread_notifications, 0);
   // The daemon puts them into DeviceState.instance (debounced) as they change.
   const logged = await h.daemon.waitForLog((line) => line.msg === 'instance counts' && line.pending_follow_requests === 1 && line.unread_notifications === 0, 5000);
-  assert.is(logged.accounts, 3);
+  assert.is(logged.accounts, 4);
 });
 
 test.run();

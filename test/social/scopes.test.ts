@@ -73,6 +73,7 @@ const ROUTES: Array<[string, string, string[], boolean?]> = [
   ['POST', '/api/v1/domain_blocks', W('blocks', true)],
   ['DELETE', '/api/v1/domain_blocks', W('blocks', true)],
   ['POST', '/api/v1/accounts', W('accounts')],
+  ['POST', '/api/v1/reports', W('reports')],
 ];
 
 test.before(async () => {
