@@ -123,4 +123,12 @@ test('an app-only token on a user route is 422 "This method requires an authenti
   assert.equal(res.body, { error: 'This method requires an authenticated user' });
 });
 
+test('closed registrations (the default) refuse sign-up with 403', async () => {
+  const app = await h.api(null, 'POST', '/api/v1/apps', { client_name: 'signup', redirect_uris: 'urn:ietf:wg:oauth:2.0:oob', scopes: 'write' });
+  const token = await h.api(null, 'POST', '/oauth/token', { grant_type: 'client_credentials', client_id: app.body.client_id, client_secret: app.body.client_secret, scope: 'write' });
+  const res = await h.api(token.body.access_token, 'POST', '/api/v1/accounts', { username: 'x', email: 'x@example.test', password: 'long enough pw', agreement: true });
+  assert.is(res.status, 403);
+  assert.equal(res.body, { error: 'This action is not allowed' });
+});
+
 test.run();
