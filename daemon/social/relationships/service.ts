@@ -58,14 +58,18 @@ export class RelationshipsService {
       }
     }
     const pending = Boolean(target.locked) || target.silenced_at !== null || (await this.repo.mutes(targetId, viewerId)) || target.domain !== null;
-    const headers = await this.ctx.db.transaction(async (trx) => {
-      const counted = await this.limiter.record(trx, viewerId, FAMILIES.follows);
-      await this.repo.insertEdge(trx, pending ? 'follow_requests' : 'follows', {
+    const { headers, inserted } = await this.ctx.db.transaction(async (trx) => {
+      const added = await this.repo.insertEdge(trx, pending ? 'follow_requests' : 'follows', {
         account_id: viewerId, target_account_id: targetId, ...settings, created_at: nowIso(this.ctx.now()),
       });
+      if (!added) return { headers: null, inserted: false };
+      // Counted only for a new follow or request; over the limit, the insert rolls back with the 429.
+      const counted = await this.limiter.record(trx, viewerId, FAMILIES.follows);
       if (!pending) await this.countFollow(trx, viewerId, targetId, 1);
-      return counted;
+      return { headers: counted, inserted: true };
     });
+    // A concurrent request made it first: nothing more to do.
+    if (!inserted) return { headers };
     this.ctx.events.emit('follow.created', { accountId: viewerId, targetAccountId: targetId, pending });
     await this.notifications.notify({ recipientId: targetId, fromId: viewerId, type: pending ? 'follow_request' : 'follow' });
     return { headers };
