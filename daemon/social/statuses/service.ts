@@ -161,14 +161,21 @@ export class StatusesService {
     const author = (await this.accounts.byId(viewerId))!;
     const reblogId = this.ctx.ids.next();
     const now = nowIso(this.ctx.now());
-    await this.ctx.db.transaction(async (trx) => {
-      await this.repo.insertStatus(trx, {
-        id: reblogId, account_id: viewerId, uri: `${author.uri}/statuses/${reblogId}/activity`, url: null, local: 1,
-        visibility, reblog_of_id: target.id, created_at: now, updated_at: now,
+    try {
+      await this.ctx.db.transaction(async (trx) => {
+        await this.repo.insertStatus(trx, {
+          id: reblogId, account_id: viewerId, uri: `${author.uri}/statuses/${reblogId}/activity`, url: null, local: 1,
+          visibility, reblog_of_id: target.id, created_at: now, updated_at: now,
+        });
+        await this.repo.adjust(trx, target.id, 'reblogs_count', 1);
+        await this.accounts.adjustCounter(trx, viewerId, 'statuses_count', 1);
       });
-      await this.repo.adjust(trx, target.id, 'reblogs_count', 1);
-      await this.accounts.adjustCounter(trx, viewerId, 'statuses_count', 1);
-    });
+    } catch (error) {
+      // A concurrent request made the reblog first (unique index): answer that one.
+      const made = await this.repo.reblogBy(viewerId, target.id);
+      if (made) return { id: made.id, headers };
+      throw error;
+    }
     this.ctx.events.emit('reblog.created', { accountId: viewerId, statusId: target.id, reblogId });
     this.ctx.events.emit('status.created', { statusId: reblogId, accountId: viewerId });
     await this.notifications.notify({ recipientId: target.account_id, fromId: viewerId, type: 'reblog', statusId: target.id, activityId: reblogId });

@@ -9,6 +9,7 @@ import { m20261122_12_social_statuses } from './20261122_12_social_statuses.js';
 import { m20261122_13_social_relationships } from './20261122_13_social_relationships.js';
 import { m20261122_14_social_notifications } from './20261122_14_social_notifications.js';
 import { m20261122_15_social_reports } from './20261122_15_social_reports.js';
+import { m20261122_16_social_reblog_once } from './20261122_16_social_reblog_once.js';
 
 export interface Migration {
   name: string;
@@ -23,4 +24,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m20261122_13_social_relationships,
   m20261122_14_social_notifications,
   m20261122_15_social_reports,
+  m20261122_16_social_reblog_once,
 ];
