@@ -32,6 +32,8 @@ import { OtaUpdate } from './coproc/ota.js';
 import type { FirmwareUpdater } from './connectivity/manager.js';
 import type { CoprocClient } from './coproc/client.js';
 import type { Simulator } from './coproc/sim/index.js';
+import { Social } from './social/index.js';
+import { watchInstanceCounts } from './social/instance-counts.js';
 
 export interface AppOptions {
   config: Config;
@@ -63,6 +65,7 @@ export class App {
   coproc!: CoprocClient;
   /** The embedded simulator when `coproc` is `sim` (its scenario controls), null otherwise. */
   simulator: Simulator | null = null;
+  social!: Social;
   httpUrl = '';
   private readonly stoppers: Stopper[] = [];
   private stopping: Promise<void> | null = null;
@@ -86,9 +89,10 @@ export class App {
     this.startCoprocessor();
     await this.startConnectivity(this.coproc);
 
-    await this.startHttp();
+    await this.startHttp(() => this.startSocial());
     await this.startMqtt();
     this.startJobs();
+    this.social.scheduleJobs(this.jobs);
     this.startWatchdog();
 
     await this.notifier.ready(this.statusLine());
@@ -118,7 +122,7 @@ export class App {
     this.onStop('connectivity', stop);
   }
 
-  /** Owner tokens: the social instance's OAuth store supplies the real resolver (read at each request); none is valid before. */
+  /** Owner tokens for the appliance API: the social instance's OAuth store, once it has started. */
   private resolveToken: TokenResolver = async () => null;
 
   private mountConnectivityRoutes(): void {
@@ -164,11 +168,13 @@ export class App {
     this.onStop('coprocessor probe', () => { if (probe) clearTimeout(probe); });
   }
 
-  private async startHttp(): Promise<void> {
+  private async startHttp(mountSocial: () => Promise<void>): Promise<void> {
     const log = this.log.child({ component: 'http' });
     this.http = new HttpServer({ host: this.config.httpHost, port: this.config.httpPort, log });
     this.http.use(healthRouter(this.health, () => this.checkDatabase()).routes());
+    // The setup portal first: in setup mode it answers captive-portal probes for any host.
     this.mountConnectivityRoutes();
+    await mountSocial();
     const address = await this.http.start();
     this.onStop('http', () => this.http.stop());
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
@@ -198,12 +204,27 @@ export class App {
       version: VERSION,
       configurationUrl: config.baseUrl,
       refreshSchedule: config.mqttRefreshSchedule,
-      setupPassphrase: config.mqttPublishSetupPassphrase ? () => config.setupPassphrase : null,
+      setupPassphrase: config.mqttPublishSetupPassphrase ? () => this.connectivity?.setupPassphrase ?? config.setupPassphrase : null,
       reportHealth: (health) => this.health.set('mqtt', health),
     });
     this.mqtt = bridge;
     this.onStop('mqtt', () => bridge.stop());
     await bridge.start();
+  }
+
+  /** The social instance: its routes on the shared server, its counts into DeviceState.instance. */
+  private async startSocial(): Promise<void> {
+    const log = this.log.child({ component: 'social' });
+    this.social = await Social.open({ db: this.db, filename: join(this.config.dataDir, 'nestbox.sqlite3'), config: this.config, log });
+    this.onStop('social', () => this.social.close());
+    this.resolveToken = this.social.services.oauth.resolve;
+    this.social.mount(this.http);
+    const counts = watchInstanceCounts(this.social.events, () => this.social.counts(), (instance) => {
+      if (this.device.update({ instance }).length) log.debug('instance counts', { ...instance });
+    }, log);
+    this.onStop('social-counts', () => counts.stop());
+    await counts.refresh();
+    this.health.set('social', { status: 'ok' });
   }
 
   private startJobs(): void {

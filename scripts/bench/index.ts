@@ -13,6 +13,7 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   link: async () => (await import('./link.js')).bench,
   mqtt: async () => (await import('./mqtt.js')).bench,
   failover: async () => (await import('./failover.js')).bench,
+  notifications: async () => (await import('./notifications.js')).bench,
 };
 
 async function main(argv: string[]): Promise<void> {

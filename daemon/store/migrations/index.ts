@@ -4,6 +4,12 @@
  */
 import type { Knex } from 'knex';
 import { m20261121_01_core_settings } from './20261121_01_core_settings.js';
+import { m20261122_11_social_accounts } from './20261122_11_social_accounts.js';
+import { m20261122_12_social_statuses } from './20261122_12_social_statuses.js';
+import { m20261122_13_social_relationships } from './20261122_13_social_relationships.js';
+import { m20261122_14_social_notifications } from './20261122_14_social_notifications.js';
+import { m20261122_15_social_reports } from './20261122_15_social_reports.js';
+import { m20261122_16_social_reblog_once } from './20261122_16_social_reblog_once.js';
 import { m20261122_21_connectivity_networks } from './20261122_21_connectivity_networks.js';
 
 export interface Migration {
@@ -14,5 +20,11 @@ export interface Migration {
 
 export const MIGRATIONS: readonly Migration[] = [
   m20261121_01_core_settings,
+  m20261122_11_social_accounts,
+  m20261122_12_social_statuses,
+  m20261122_13_social_relationships,
+  m20261122_14_social_notifications,
+  m20261122_15_social_reports,
+  m20261122_16_social_reblog_once,
   m20261122_21_connectivity_networks,
 ];

@@ -1,0 +1,126 @@
+/** SQL for accounts and the local users behind them. Ids are read as text. */
+import type { Knex } from 'knex';
+import type { SocialContext } from '../context.js';
+
+export interface AccountRow {
+  id: string;
+  username: string;
+  domain: string | null;
+  display_name: string;
+  note: string;
+  note_source: string;
+  locked: number;
+  bot: number;
+  discoverable: number;
+  fields: string;
+  avatar: string | null;
+  avatar_static: string | null;
+  header: string | null;
+  header_static: string | null;
+  uri: string;
+  url: string | null;
+  silenced_at: string | null;
+  suspended_at: string | null;
+  followers_count: number;
+  following_count: number;
+  statuses_count: number;
+  last_status_at: string | null;
+  created_at: string;
+}
+
+export interface UserRow {
+  account_id: string;
+  email: string;
+  password_hash: string;
+  role: string;
+  approved: number;
+  disabled: number;
+  default_privacy: string;
+  default_sensitive: number;
+  default_language: string | null;
+  created_by_app_id: string | null;
+  created_at: string;
+}
+
+export const ACCOUNT_COLUMNS = `CAST(a.id AS TEXT) AS id, a.username, a.domain, a.display_name, a.note, a.note_source, a.locked, a.bot,
+  a.discoverable, a.fields, a.avatar, a.avatar_static, a.header, a.header_static, a.uri, a.url, a.silenced_at, a.suspended_at,
+  a.followers_count, a.following_count, a.statuses_count, a.last_status_at, a.created_at`;
+
+/** The names of ACCOUNT_COLUMNS, for Reader.allJson. */
+export const ACCOUNT_FIELDS = ['id', 'username', 'domain', 'display_name', 'note', 'note_source', 'locked', 'bot', 'discoverable', 'fields',
+  'avatar', 'avatar_static', 'header', 'header_static', 'uri', 'url', 'silenced_at', 'suspended_at', 'followers_count', 'following_count',
+  'statuses_count', 'last_status_at', 'created_at'] as const;
+
+const USER_COLUMNS = `CAST(account_id AS TEXT) AS account_id, email, password_hash, role, approved, disabled, default_privacy,
+  default_sensitive, default_language, CAST(created_by_app_id AS TEXT) AS created_by_app_id, created_at`;
+
+export class AccountsRepo {
+  constructor(private readonly ctx: SocialContext) {}
+
+  byId(id: string): Promise<AccountRow | undefined> {
+    return this.ctx.reader.get<AccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM accounts a WHERE a.id = ?`, [id]);
+  }
+
+  /** Many accounts at once, in no particular order. */
+  byIds(ids: readonly string[]): Promise<AccountRow[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.ctx.reader.allJson<AccountRow>(
+      `SELECT ${ACCOUNT_COLUMNS} FROM accounts a WHERE a.id IN (SELECT CAST(value AS INTEGER) FROM json_each(?))`, ACCOUNT_FIELDS, [JSON.stringify(ids)]);
+  }
+
+  byUsername(username: string, domain: string | null): Promise<AccountRow | undefined> {
+    return this.ctx.reader.get<AccountRow>(
+      `SELECT ${ACCOUNT_COLUMNS} FROM accounts a WHERE lower(a.username) = lower(?) AND coalesce(lower(a.domain), '') = coalesce(lower(?), '')`,
+      [username, domain]);
+  }
+
+  search(query: string, limit: number, offset: number): Promise<AccountRow[]> {
+    const like = `${query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    return this.ctx.reader.all<AccountRow>(
+      `SELECT ${ACCOUNT_COLUMNS} FROM accounts a
+        WHERE a.suspended_at IS NULL
+          AND (lower(a.username) LIKE lower(?) ESCAPE '\\' OR lower(a.display_name) LIKE lower(?) ESCAPE '\\')
+        ORDER BY (lower(a.username) = lower(?)) DESC, a.domain IS NOT NULL, a.followers_count DESC, a.id
+        LIMIT ? OFFSET ?`, [like, like, query, limit, offset]);
+  }
+
+  userByAccountId(accountId: string): Promise<UserRow | undefined> {
+    return this.ctx.reader.get<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE account_id = ?`, [accountId]);
+  }
+
+  /** Login by username or e-mail address. */
+  userByLogin(login: string): Promise<UserRow | undefined> {
+    return this.ctx.reader.get<UserRow>(
+      `SELECT ${USER_COLUMNS} FROM users WHERE lower(email) = lower(?)
+        OR account_id = (SELECT id FROM accounts WHERE lower(username) = lower(?) AND domain IS NULL)`, [login, login]);
+  }
+
+  emailTaken(email: string): Promise<boolean> {
+    return this.ctx.reader.get(`SELECT 1 AS x FROM users WHERE lower(email) = lower(?)`, [email]).then(Boolean);
+  }
+
+  async insertLocal(trx: Knex, account: Record<string, unknown>, user: Record<string, unknown>): Promise<void> {
+    await trx('accounts').insert(account);
+    await trx('users').insert(user);
+  }
+
+  async update(id: string, changes: Record<string, unknown>, trx: Knex = this.ctx.db): Promise<void> {
+    await trx('accounts').whereRaw('id = ?', [id]).update(changes);
+  }
+
+  async updateUser(accountId: string, changes: Record<string, unknown>, trx: Knex = this.ctx.db): Promise<void> {
+    await trx('users').whereRaw('account_id = ?', [accountId]).update(changes);
+  }
+
+  async adjustCounter(trx: Knex, id: string, column: 'followers_count' | 'following_count' | 'statuses_count', delta: number): Promise<void> {
+    await trx.raw(`UPDATE accounts SET ${column} = max(0, ${column} + ?) WHERE id = ?`, [delta, id]);
+  }
+
+  ownerAccountId(): Promise<string | undefined> {
+    return this.ctx.reader.get<{ id: string }>(`SELECT CAST(account_id AS TEXT) AS id FROM users WHERE role = 'owner' ORDER BY created_at LIMIT 1`).then((row) => row?.id);
+  }
+
+  inviteByCode(code: string): Promise<{ id: string; max_uses: number | null; uses: number; expires_at: string | null } | undefined> {
+    return this.ctx.reader.get(`SELECT CAST(id AS TEXT) AS id, max_uses, uses, expires_at FROM invites WHERE code = ?`, [code]);
+  }
+}

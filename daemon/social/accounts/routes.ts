@@ -1,0 +1,157 @@
+/** Registration, credentials, account lookup/search/show, and an account's statuses. */
+import type { Context } from 'koa';
+import { uploadOf } from '../http/multipart.js';
+
+/** Largest avatar or header accepted (413 beyond). */
+const IMAGE_LIMIT_BYTES = 8 * 1024 * 1024;
+import { HttpError, notFound } from '../../http/errors.js';
+import { boolParam, params, pathId, stringParam, type Params } from '../http/params.js';
+import { keep, pageQuery, setLink } from '../http/pagination.js';
+import { authOf, optionalViewerId, viewerId, type Routes } from '../http/routes.js';
+import { read, write } from '../oauth/scopes.js';
+import type { OAuthService } from '../oauth/service.js';
+import type { RelationshipsService } from '../relationships/service.js';
+import type { StatusesService } from '../statuses/service.js';
+import type { StatusRenderer } from '../statuses/serialize.js';
+import type { SocialContext } from '../context.js';
+import { serializeAccount, serializeCredentialAccount } from './serialize.js';
+import { validationFailed, type AccountsService, type UpdateCredentials } from './service.js';
+
+export interface AccountRouteDeps {
+  ctx: SocialContext;
+  accounts: AccountsService;
+  oauth: OAuthService;
+  relationships: RelationshipsService;
+  statuses: StatusesService;
+  renderer: StatusRenderer;
+}
+
+export function accountRoutes(routes: Routes, deps: AccountRouteDeps): void {
+  const { ctx: social, accounts, oauth, relationships, statuses, renderer } = deps;
+  const baseUrl = social.config.baseUrl;
+
+  async function credentialAccount(accountId: string) {
+    const [row, user, requests] = await Promise.all([
+      accounts.get(accountId), accounts.user(accountId),
+      social.reader.get<{ n: number }>('SELECT count(*) AS n FROM follow_requests WHERE target_account_id = ?', [accountId]),
+    ]);
+    return serializeCredentialAccount(row, user, requests?.n ?? 0, baseUrl);
+  }
+
+  routes.post('/api/v1/accounts', { scopes: write('accounts'), user: false }, async (ctx) => {
+    const auth = authOf(ctx);
+    const p = params(ctx);
+    const inviteCode = stringParam(p, 'invite_code');
+    const invite = inviteCode ? await accounts.repo.inviteByCode(inviteCode) : undefined;
+    const validInvite = invite && (invite.max_uses === null || invite.uses < invite.max_uses) && (!invite.expires_at || Date.parse(invite.expires_at) > social.now());
+    const mode = social.config.registrations;
+    if (mode === 'closed' && !validInvite) throw new HttpError(403, 'This action is not allowed');
+    const input = { username: stringParam(p, 'username'), email: stringParam(p, 'email'), password: stringParam(p, 'password') };
+    const details = await accounts.validateNew(input);
+    if (boolParam(p, 'agreement') !== true) (details.agreement ??= []).push({ error: 'ERR_ACCEPTED', description: 'must be accepted' });
+    const reason = stringParam(p, 'reason')?.trim() ?? '';
+    if (reason.length > 1000) (details.reason ??= []).push({ error: 'ERR_TOO_LONG', description: 'is too long (maximum is 1000 characters)' });
+    if (inviteCode && !validInvite) (details.invite_code ??= []).push({ error: 'ERR_INVALID', description: 'is invalid' });
+    if (Object.keys(details).length) throw validationFailed(details);
+    const account = await accounts.createLocal({
+      username: input.username!, email: input.email!, password: input.password!,
+      approved: mode === 'open' || Boolean(validInvite), reason: reason || null, inviteId: validInvite ? invite!.id : null, appId: auth.appId,
+    });
+    ctx.body = await oauth.issueToken({ appId: auth.appId, accountId: account.id, scopes: [...auth.scopes] });
+  });
+
+  routes.get(['/api/v1/accounts/verify_credentials', '/api/v1/verify_credentials'], { scopes: ['profile', ...read('accounts')] }, async (ctx) => {
+    ctx.body = await credentialAccount(viewerId(ctx));
+  });
+
+  routes.patch('/api/v1/accounts/update_credentials', { scopes: write('accounts') }, async (ctx) => {
+    const viewer = viewerId(ctx);
+    const input = credentialsInput(params(ctx));
+    for (const kind of ['avatar', 'header'] as const) {
+      const file = uploadOf(ctx, kind);
+      if (file) input[kind] = await accounts.storeImage(viewer, kind, file.filepath);
+    }
+    const { unlocked } = await accounts.updateCredentials(viewer, input);
+    if (unlocked) await relationships.authorizePendingOnUnlock(viewer);
+    ctx.body = await credentialAccount(viewer);
+  }, { files: 2, fileBytes: IMAGE_LIMIT_BYTES });
+
+  routes.get('/system/accounts/:kind/:account/:variant/:file', 'open', async (ctx) => {
+    const { kind, account, variant, file } = ctx.params as Record<string, string>;
+    const image = await accounts.readImage(kind!, account!, variant!, file!);
+    if (!image) throw notFound();
+    ctx.type = image.type;
+    ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
+    ctx.body = image.bytes;
+  });
+
+  routes.get('/api/v1/accounts/lookup', { ifToken: read('accounts') }, async (ctx) => {
+    const acct = stringParam(params(ctx), 'acct');
+    if (!acct) throw notFound();
+    ctx.body = serializeAccount(await accounts.lookup(acct), baseUrl);
+  });
+
+  routes.get('/api/v1/accounts/search', { scopes: read('accounts') }, async (ctx) => {
+    const p = params(ctx);
+    const limit = Math.min(Math.max(Number.parseInt(String(p.limit ?? 40), 10) || 40, 1), 80);
+    const offset = Math.max(Number.parseInt(String(p.offset ?? 0), 10) || 0, 0);
+    const rows = await accounts.search(stringParam(p, 'q') ?? '', limit, offset);
+    ctx.body = rows.map((row) => serializeAccount(row, baseUrl));
+  });
+
+  routes.get('/api/v1/accounts/:id', { ifToken: read('accounts') }, async (ctx) => {
+    const row = await accounts.get(pathId(ctx));
+    ctx.body = serializeAccount(row, baseUrl);
+  });
+
+  routes.get('/api/v1/accounts/:id/statuses', { ifToken: read('statuses') }, async (ctx) => accountStatuses(ctx));
+
+  async function accountStatuses(ctx: Context): Promise<void> {
+    const id = pathId(ctx);
+    const account = await accounts.get(id);
+    const viewer = optionalViewerId(ctx);
+    const p = params(ctx);
+    const page = pageQuery(p, 20, 40);
+    const blocked = viewer ? await relationships.repo.exists('blocks', id, viewer) : false;
+    if (account.suspended_at || blocked) { ctx.body = []; return; }
+    const following = viewer ? viewer === id || (await relationships.repo.exists('follows', viewer, id)) : false;
+    const visibilities = following ? ['public', 'unlisted', 'private'] : ['public', 'unlisted'];
+    const pinned = boolParam(p, 'pinned') ?? false;
+    const rows = await statuses.repo.ofAccount(id, visibilities, {
+      pinned, excludeReplies: boolParam(p, 'exclude_replies') ?? false, excludeReblogs: boolParam(p, 'exclude_reblogs') ?? false,
+    }, page);
+    const rendered = await renderer.render(rows.map((row) => row.id), viewer);
+    ctx.body = rows.map((row) => rendered.get(row.id)).filter(Boolean);
+    if (rows.length) {
+      setLink(ctx, { baseUrl, path: ctx.path, kept: keep(p, ['limit', 'pinned', 'exclude_replies', 'exclude_reblogs', 'only_media', 'tagged']), nextMaxId: rows[rows.length - 1]!.id, prevMinId: rows[0]!.id });
+    }
+  }
+}
+
+function credentialsInput(p: Params): UpdateCredentials {
+  const source = (typeof p.source === 'object' && p.source !== null ? p.source : {}) as Params;
+  const text = (name: string) => {
+    const value = p[name];
+    if (value === undefined) return undefined;
+    if (typeof value !== 'string') throw new HttpError(400, `Invalid value for '${name}'`);
+    return value;
+  };
+  const input: UpdateCredentials = {
+    display_name: text('display_name'),
+    note: text('note'),
+    locked: boolParam(p, 'locked'),
+    bot: boolParam(p, 'bot'),
+    discoverable: boolParam(p, 'discoverable'),
+    privacy: stringParam(source, 'privacy') ?? stringParam(p, 'source[privacy]'),
+    sensitive: boolParam(source, 'sensitive') ?? boolParam(p, 'source[sensitive]'),
+    language: stringParam(source, 'language') ?? stringParam(p, 'source[language]'),
+  };
+  const fields = p.fields_attributes;
+  if (fields && typeof fields === 'object') {
+    const list = (Array.isArray(fields) ? fields : Object.values(fields)) as Array<{ name?: unknown; value?: unknown }>;
+    input.fields = list.filter((f) => f && typeof f === 'object')
+      .map((f) => ({ name: String(f.name ?? ''), value: String(f.value ?? '') }))
+      .filter((f) => f.name || f.value);
+  }
+  return input;
+}

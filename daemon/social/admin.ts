@@ -1,0 +1,73 @@
+/**
+ * The owner's tools behind `npm run admin`: create accounts (the owner among them), issue an
+ * access token for one's own account with chosen scopes (like Mastodon's "new application"
+ * page), reset a password. Used by the CLI and by tests, against the box's database.
+ */
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { Config } from '../config.js';
+import { silentLogger, type Logger } from '../log/logger.js';
+import { openDatabase, type Db } from '../store/db.js';
+import { migrate } from '../store/migrate.js';
+import { HttpError } from '../http/errors.js';
+import { Social } from './index.js';
+import { parseScopes } from './oauth/scopes.js';
+import { OOB_REDIRECT } from './oauth/service.js';
+
+export class AdminTool {
+  private constructor(private readonly db: Db, readonly social: Social) {}
+
+  static async open(config: Config, log: Logger = silentLogger): Promise<AdminTool> {
+    const filename = join(config.dataDir, 'nestbox.sqlite3');
+    const db = openDatabase({ filename });
+    await migrate(db);
+    return new AdminTool(db, await Social.open({ db, filename, config, log }));
+  }
+
+  async createAccount(input: { username: string; email: string; password: string; owner?: boolean; locked?: boolean }): Promise<{ id: string; username: string }> {
+    if (input.owner && (await this.social.services.accounts.repo.ownerAccountId())) {
+      throw new AdminError('an owner account already exists');
+    }
+    const row = await this.social.services.accounts.createLocal({ ...input, approved: true });
+    return { id: row.id, username: row.username };
+  }
+
+  /** A token for the account, under an app of that name owned by the account. */
+  async token(input: { username: string; scopes: string; app?: string }): Promise<{ accessToken: string; accountId: string; scopes: string }> {
+    const account = await this.social.services.accounts.repo.byUsername(input.username, null);
+    if (!account) throw new AdminError(`no local account named ${input.username}`);
+    const { scopes, unknown } = parseScopes(input.scopes);
+    if (unknown.length) throw new AdminError(`unknown scopes: ${unknown.join(' ')}`);
+    if (scopes.length === 0) throw new AdminError('no scopes given');
+    const oauth = this.social.services.oauth;
+    const app = await oauth.createApp({ client_name: input.app ?? 'nestbox-admin', redirect_uris: OOB_REDIRECT, scopes: scopes.join(' ') }, account.id);
+    const token = await oauth.issueToken({ appId: app.id, accountId: account.id, scopes });
+    return { accessToken: token.access_token, accountId: account.id, scopes: token.scope };
+  }
+
+  /** Sets the given password, or a generated one (returned); revokes the account's tokens. */
+  async resetPassword(username: string, password?: string): Promise<string> {
+    const account = await this.social.services.accounts.repo.byUsername(username, null);
+    if (!account) throw new AdminError(`no local account named ${username}`);
+    const next = password ?? randomBytes(12).toString('base64url');
+    await this.social.services.accounts.setPassword(account.id, next);
+    await this.social.services.oauth.repo.revokeAccountTokens(account.id);
+    return next;
+  }
+
+  async close(): Promise<void> {
+    await this.social.close();
+    await this.db.destroy();
+  }
+}
+
+export class AdminError extends Error {}
+
+/** Messages for the CLI: validation errors name the field. */
+export function describeAdminError(error: unknown): string {
+  if (error instanceof HttpError) {
+    if (error.details) return Object.entries(error.details).map(([field, list]) => `${field} ${list.map((e) => e.description).join(', ')}`).join('; ');
+    return error.message;
+  }
+  return (error as Error).message;
+}

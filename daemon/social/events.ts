@@ -1,0 +1,35 @@
+/**
+ * The social instance's internal event bus. Streaming (timelines, notifications) and federation
+ * (deliveries) subscribe here instead of being called by the services. Ids are strings.
+ */
+import { EventEmitter } from 'node:events';
+
+export interface SocialEvents {
+  'status.created': [{ statusId: string; accountId: string }];
+  'status.updated': [{ statusId: string; accountId: string }];
+  'status.deleted': [{ statusId: string; accountId: string; uri: string }];
+  'notification.created': [{ notificationId: string; accountId: string; type: string }];
+  'notifications.removed': [{ accountId: string }];
+  'follow.created': [{ accountId: string; targetAccountId: string; pending: boolean }];
+  'follow.removed': [{ accountId: string; targetAccountId: string }];
+  'follow_request.authorized': [{ accountId: string; targetAccountId: string }];
+  'follow_request.rejected': [{ accountId: string; targetAccountId: string }];
+  'favourite.created': [{ accountId: string; statusId: string }];
+  'favourite.removed': [{ accountId: string; statusId: string }];
+  'reblog.created': [{ accountId: string; statusId: string; reblogId: string }];
+  'reblog.removed': [{ accountId: string; statusId: string; reblogId: string }];
+  'block.created': [{ accountId: string; targetAccountId: string }];
+  'block.removed': [{ accountId: string; targetAccountId: string }];
+  'mute.changed': [{ accountId: string; targetAccountId: string; muted: boolean }];
+  'account.created': [{ accountId: string }];
+  'account.updated': [{ accountId: string }];
+  'marker.updated': [{ accountId: string; timeline: string }];
+}
+
+export class SocialEventBus extends EventEmitter<SocialEvents> {
+  constructor() {
+    super();
+    // Many subscribers (streaming connections) are expected.
+    this.setMaxListeners(0);
+  }
+}

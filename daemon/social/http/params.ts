@@ -1,0 +1,64 @@
+/**
+ * Request parameters the Mastodon way: query string and body merged (body wins), arrays only in
+ * the bracket form (`types[]=a&types[]=b`, or a JSON array), booleans as Rails casts them.
+ */
+import type { Context } from 'koa';
+import { HttpError } from '../../http/errors.js';
+import { isValidId } from '../../store/ids.js';
+
+export type Params = Record<string, unknown>;
+
+export function params(ctx: Context): Params {
+  const body = (ctx.request as { body?: unknown }).body;
+  const fromBody = body && typeof body === 'object' && !Array.isArray(body) ? (body as Params) : {};
+  return { ...(ctx.query as Params), ...fromBody };
+}
+
+export function stringParam(p: Params, name: string): string | undefined {
+  const value = p[name];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  throw new HttpError(400, `Invalid value for '${name}'`);
+}
+
+/** `name[]` (query or form) or a JSON array under `name`; a scalar `name=a` is ignored, as in Rails. */
+export function arrayParam(p: Params, name: string): string[] | undefined {
+  const raw = p[`${name}[]`] ?? (Array.isArray(p[name]) ? p[name] : undefined);
+  if (raw === undefined || raw === null) return undefined;
+  const list = Array.isArray(raw) ? raw : [raw];
+  return list.filter((item): item is string => typeof item === 'string');
+}
+
+const FALSE_VALUES = new Set(['false', '0', 'f', 'off', 'no', 'False', 'FALSE', 'F', 'OFF', 'NO']);
+
+/** Rails' boolean cast: anything but the false words (and empty) is true. */
+export function boolParam(p: Params, name: string): boolean | undefined {
+  const value = p[name];
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value === 'boolean') return value;
+  if (typeof value === 'number') return value !== 0;
+  if (typeof value === 'string') return !FALSE_VALUES.has(value);
+  throw new HttpError(400, `Invalid value for '${name}'`);
+}
+
+/** An id parameter: a malformed one matches nothing (Rails casts it to 0). */
+export function idParam(p: Params, name: string): string | undefined {
+  const value = p[name];
+  if (value === undefined || value === null || value === '') return undefined;
+  const text = typeof value === 'number' ? String(value) : value;
+  return isValidId(text) ? text : '0';
+}
+
+/** The id in a path: anything that is not an id is simply not found. */
+export function pathId(ctx: Context, name = 'id'): string {
+  const value = ctx.params?.[name];
+  if (!isValidId(value)) throw new HttpError(404, 'Record not found');
+  return value;
+}
+
+export function requireString(p: Params, name: string): string {
+  const value = stringParam(p, name);
+  if (value === undefined || value.trim() === '') throw new HttpError(400, `Missing parameter: ${name}`);
+  return value;
+}

@@ -1,0 +1,60 @@
+/**
+ * Rendered responses of hot read endpoints (notification pages, unread counts), kept while the
+ * database has not changed: an entry is stored with the data version read *before* it was
+ * computed and served only while that version still holds, so any commit (of this process or
+ * another) makes every entry stale. Clients poll the same first page over and over; this answers
+ * them without walking and rendering it again. Bounded by total size.
+ */
+import type { Context } from 'koa';
+import type { Reader } from '../store/reader.js';
+
+interface Entry { version: number; body: string; headers: Record<string, string>; bytes: number }
+
+export class ResponseCache {
+  private readonly entries = new Map<string, Entry>();
+  private bytes = 0;
+
+  constructor(private readonly reader: Reader, private readonly maxBytes = 4 * 1024 * 1024) {}
+
+  /**
+   * Serves `key` from the cache when fresh; otherwise runs `render` (which fills ctx.body and
+   * headers) and keeps its JSON body and the headers named in `keep`.
+   */
+  async serve(ctx: Context, key: string, keep: string[], render: () => Promise<void>): Promise<void> {
+    const version = await this.reader.dataVersion();
+    const hit = this.entries.get(key);
+    if (hit && hit.version === version) {
+      // Refresh its place in the LRU order.
+      this.entries.delete(key);
+      this.entries.set(key, hit);
+      ctx.set(hit.headers);
+      ctx.type = 'application/json';
+      ctx.body = hit.body;
+      return;
+    }
+    await render();
+    if (ctx.status !== 200) return;
+    const body = JSON.stringify(ctx.body);
+    const headers: Record<string, string> = {};
+    for (const name of keep) {
+      const value = ctx.response.get(name);
+      if (value) headers[name] = value;
+    }
+    ctx.type = 'application/json';
+    ctx.body = body;
+    this.store(key, { version, body, headers, bytes: body.length + key.length });
+  }
+
+  private store(key: string, entry: Entry): void {
+    if (entry.bytes > this.maxBytes / 4) return;
+    const previous = this.entries.get(key);
+    if (previous) { this.bytes -= previous.bytes; this.entries.delete(key); }
+    this.entries.set(key, entry);
+    this.bytes += entry.bytes;
+    for (const [oldest, old] of this.entries) {
+      if (this.bytes <= this.maxBytes) break;
+      this.entries.delete(oldest);
+      this.bytes -= old.bytes;
+    }
+  }
+}

@@ -1,0 +1,18 @@
+/** The default avatar and header images (web/social/), served like Mastodon's `missing.png`. */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { Routes } from './routes.js';
+import { MISSING_AVATAR, MISSING_HEADER } from '../accounts/serialize.js';
+
+const WEB_DIR = fileURLToPath(new URL('../../../../web/social/', import.meta.url));
+
+export function staticRoutes(routes: Routes): void {
+  const avatar = readFileSync(`${WEB_DIR}missing.png`);
+  for (const path of [MISSING_AVATAR, MISSING_HEADER]) {
+    routes.get(path, 'open', (ctx) => {
+      ctx.type = 'image/png';
+      ctx.set('Cache-Control', 'public, max-age=86400');
+      ctx.body = avatar;
+    });
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * The social instance: builds its services on the shared database, mounts its routes on the
+ * shared HTTP server, schedules its jobs, and offers the instance counts to the device state.
+ */
+import type Router from '@koa/router';
+import type { Middleware } from 'koa';
+import { join } from 'node:path';
+import type { Config } from '../config.js';
+import type { Logger } from '../log/logger.js';
+import type { Db } from '../store/db.js';
+import { SnowflakeGenerator } from '../store/ids.js';
+import type { HttpServer } from '../http/server.js';
+import type { Jobs } from '../lifecycle/jobs.js';
+import { localDomainOf, type SocialContext } from './context.js';
+import { SocialEventBus } from './events.js';
+import { Reader } from './store/reader.js';
+import { buildServices, type SocialServices } from './services.js';
+import { socialRouter } from './http/router.js';
+import { instanceCounts, type InstanceCounts } from './instance-counts.js';
+
+export interface SocialOptions {
+  db: Db;
+  /** The SQLite file, opened a second time for prepared reads. */
+  filename: string;
+  config: Config;
+  log: Logger;
+  now?: () => number;
+}
+
+export class Social {
+  private constructor(readonly ctx: SocialContext, readonly services: SocialServices) {}
+
+  static async open(options: SocialOptions): Promise<Social> {
+    const reader = await Reader.open(options.filename);
+    const ids = new SnowflakeGenerator();
+    const events = new SocialEventBus();
+    const ctx: SocialContext = {
+      db: options.db, reader, ids, events,
+      config: options.config,
+      log: options.log,
+      localDomain: localDomainOf(options.config.baseUrl),
+      mediaDir: join(options.config.dataDir, 'media'),
+      now: options.now ?? Date.now,
+    };
+    await observeStoredIds(ctx);
+    return new Social(ctx, buildServices(ctx));
+  }
+
+  /** Streaming and federation subscribe here. */
+  get events(): SocialEventBus {
+    return this.ctx.events;
+  }
+
+  /** Mounts the social API, OAuth and web routes (before the server starts listening). */
+  mount(http: HttpServer): void {
+    const router: Router = socialRouter(this.ctx, this.services);
+    http.use(router.routes());
+    http.use(router.allowedMethods() as unknown as Middleware);
+  }
+
+  scheduleJobs(jobs: Jobs): void {
+    jobs.add('social-expire-mutes', '* * * * *', () => this.services.relationships.expireMutes());
+  }
+
+  counts(): Promise<InstanceCounts> {
+    return instanceCounts(this.ctx.reader);
+  }
+
+  close(): Promise<void> {
+    return this.ctx.reader.close();
+  }
+}
+
+/** Later ids must stay above every stored one, even if the clock went back across a restart. */
+async function observeStoredIds(ctx: SocialContext): Promise<void> {
+  for (const table of ['accounts', 'statuses']) {
+    const row = await ctx.reader.get<{ id: string | null }>(`SELECT CAST(max(id) AS TEXT) AS id FROM ${table}`);
+    if (row?.id) ctx.ids.observe(row.id);
+  }
+}

@@ -1,0 +1,218 @@
+/**
+ * Notification SQL. The grouped page is a recursive CTE that takes one step per group kept: each
+ * step finds the next notification (in id order) whose group is not yet on the page, carrying the
+ * needed columns inside the CTE. Group aggregates are bounded index lookups per group. No query
+ * ever reads all of an account's notifications.
+ */
+import type { Knex } from 'knex';
+import type { SocialContext } from '../context.js';
+import { GROUPABLE_TYPES, sqlList } from './types.js';
+
+export interface NotificationRow {
+  id: string;
+  type: string;
+  from_account_id: string;
+  status_id: string | null;
+  group_key: string | null;
+  filtered: number;
+  created_at: string;
+}
+
+export interface PageRow extends NotificationRow {
+  /** The group this row stands for on the page: its stored key, or `ungrouped-<id>`. */
+  page_key: string;
+}
+
+export interface Filter {
+  /** null: every type. */
+  types: string[] | null;
+  includeFiltered: boolean;
+  fromAccountId?: string;
+}
+
+export interface Cursor { maxId?: string; sinceId?: string; minId?: string; limit: number }
+
+export interface GroupAggregate {
+  group_key: string;
+  max_id: string;
+  count: number;
+  min_id: string | null;
+  latest_at: string;
+  samples: string | string[];
+}
+
+const COLUMNS = (n: string) => `CAST(${n}.id AS TEXT) AS id, ${n}.type, CAST(${n}.from_account_id AS TEXT) AS from_account_id,
+  CAST(${n}.status_id AS TEXT) AS status_id, ${n}.group_key, ${n}.filtered, ${n}.created_at`;
+const MAX = '9223372036854775807';
+const PAGE_FIELDS = ['id', 'type', 'from_account_id', 'status_id', 'group_key', 'filtered', 'created_at', 'page_key'] as const;
+
+/** Notifications from suspended accounts are never shown (Mastodon's without_suspended). */
+const NOT_SUSPENDED = (alias: string) => ` AND NOT EXISTS (SELECT 1 FROM accounts sa WHERE sa.id = ${alias}.from_account_id AND sa.suspended_at IS NOT NULL)`;
+
+function filterSql(alias: string, filter: Filter): string {
+  let sql = NOT_SUSPENDED(alias);
+  if (filter.types) sql += filter.types.length ? ` AND ${alias}.type IN (${sqlList(filter.types)})` : ' AND 0';
+  if (!filter.includeFiltered) sql += ` AND ${alias}.filtered = 0`;
+  return sql;
+}
+
+/** The page key expression: stored keys count only for the grouped types. */
+function keySql(alias: string, groupedTypes: readonly string[]): string {
+  if (groupedTypes.length === GROUPABLE_TYPES.length) return `coalesce(${alias}.group_key, 'ungrouped-' || ${alias}.id)`;
+  if (groupedTypes.length === 0) return `'ungrouped-' || ${alias}.id`;
+  return `CASE WHEN ${alias}.group_key IS NOT NULL AND ${alias}.type IN (${sqlList(groupedTypes)}) THEN ${alias}.group_key ELSE 'ungrouped-' || ${alias}.id END`;
+}
+
+export class NotificationsRepo {
+  constructor(private readonly ctx: SocialContext) {}
+
+  /** v1 page: newest first; with min_id, the oldest `limit` above it (still returned newest first). */
+  list(accountId: string, filter: Filter, cursor: Cursor): Promise<NotificationRow[]> {
+    if (cursor.limit === 0) return Promise.resolve([]);
+    const ascending = cursor.minId !== undefined;
+    const from = filter.fromAccountId !== undefined ? ' AND n.from_account_id = ?5' : '';
+    return this.ctx.reader.all<NotificationRow>(
+      `SELECT * FROM (SELECT ${COLUMNS('n')}, n.id AS n_id FROM notifications n
+         WHERE n.account_id = ?1 AND n.id < ?2 AND n.id > ?3${filterSql('n', filter)}${from}
+         ORDER BY n.id ${ascending ? 'ASC' : 'DESC'} LIMIT ?4) ORDER BY n_id DESC`,
+      [accountId, cursor.maxId ?? MAX, (ascending ? cursor.minId : cursor.sinceId) ?? '0', cursor.limit, ...(from ? [filter.fromAccountId!] : [])]);
+  }
+
+  /** v2 page: one representative per group, newest first (with min_id: the oldest after it, reversed). */
+  async groupedPage(accountId: string, filter: Filter, groupedTypes: readonly string[], cursor: Cursor): Promise<PageRow[]> {
+    if (cursor.limit === 0) return [];
+    const ascending = cursor.minId !== undefined;
+    const order = ascending ? 'ASC' : 'DESC';
+    const step = ascending ? '>' : '<';
+    const lowBound = (ascending ? cursor.minId : cursor.sinceId) ?? '0';
+    const key = (alias: string) => keySql(alias, groupedTypes);
+    const carried = (n: string) => `${n}.type, ${n}.from_account_id, ${n}.status_id, ${n}.group_key, ${n}.filtered, ${n}.created_at`;
+    const rows = await this.ctx.reader.allJson<PageRow>(`
+      WITH RECURSIVE walk(n_id, page_key, seen, depth, type, from_account_id, status_id, group_key, filtered, created_at) AS (
+        SELECT * FROM (
+          SELECT n.id, ${key('n')}, ',' || ${key('n')} || ',', 1, ${carried('n')} FROM notifications n
+           WHERE n.account_id = ?1 AND n.id < ?2 AND n.id > ?3${filterSql('n', filter)}
+           ORDER BY n.id ${order} LIMIT 1)
+        UNION ALL
+        SELECT n.id, ${key('n')}, w.seen || ${key('n')} || ',', w.depth + 1, ${carried('n')}
+          FROM walk w JOIN notifications n ON n.id = (
+            SELECT m.id FROM notifications m
+             WHERE m.account_id = ?1 AND m.id ${step} w.n_id AND m.id < ?2 AND m.id > ?3${filterSql('m', filter)}
+               AND instr(w.seen, ',' || ${key('m')} || ',') = 0
+             ORDER BY m.id ${order} LIMIT 1)
+         WHERE w.depth < ?4
+      )
+      SELECT CAST(n_id AS TEXT) AS id, type, CAST(from_account_id AS TEXT) AS from_account_id, CAST(status_id AS TEXT) AS status_id,
+             group_key, filtered, created_at, page_key FROM walk`,
+    [...PAGE_FIELDS], [accountId, cursor.maxId ?? MAX, lowBound, cursor.limit]);
+    // Newest first, whatever order the JSON aggregate kept.
+    return rows.sort((a, b) => (BigInt(b.id) > BigInt(a.id) ? 1 : -1));
+  }
+
+  /** Per stored group key: newest id, count and 8 newest senders up to `end`; lowest id from `begin`. */
+  groupAggregates(accountId: string, keys: readonly string[], begin: string, end: string): Promise<GroupAggregate[]> {
+    if (keys.length === 0) return Promise.resolve([]);
+    return this.ctx.reader.allJson<GroupAggregate>(`
+      SELECT group_key, json_extract(head, '$[0]') AS max_id, json_extract(head, '$[1]') AS count, json_extract(head, '$[2]') AS latest_at,
+             min_id, samples FROM (
+        SELECT j.value AS group_key,
+          -- max() makes the bare created_at come from the newest row: one pass for three figures.
+          (SELECT json_array(CAST(max(id) AS TEXT), count(*), created_at) FROM notifications WHERE account_id = ?1 AND group_key = j.value AND id <= ?4) AS head,
+          (SELECT CAST(min(id) AS TEXT) FROM notifications WHERE account_id = ?1 AND group_key = j.value AND id >= ?3) AS min_id,
+          (SELECT json_group_array(s) FROM (SELECT CAST(from_account_id AS TEXT) AS s FROM notifications
+             WHERE account_id = ?1 AND group_key = j.value AND id <= ?4 ORDER BY id DESC LIMIT 8)) AS samples
+        FROM json_each(?2) j)`, ['group_key', 'max_id', 'count', 'min_id', 'latest_at', 'samples'], [accountId, JSON.stringify(keys), begin, end]);
+  }
+
+  /** The notifications of one group key (or `ungrouped-<id>`), newest first, any age. */
+  byGroupKey(accountId: string, groupKey: string): Promise<NotificationRow[]> {
+    const ungrouped = /^ungrouped-(\d{1,19})$/.exec(groupKey);
+    if (ungrouped) {
+      return this.ctx.reader.all<NotificationRow>(`SELECT ${COLUMNS('n')} FROM notifications n WHERE n.account_id = ? AND n.id = ?`, [accountId, ungrouped[1]!])
+        .then(async (rows) => (rows[0]?.group_key ? this.byGroupKey(accountId, rows[0].group_key) : rows));
+    }
+    return this.ctx.reader.all<NotificationRow>(
+      `SELECT ${COLUMNS('n')} FROM notifications n WHERE n.account_id = ? AND n.group_key = ? ORDER BY n.id DESC`, [accountId, groupKey]);
+  }
+
+  /** Accounts of a real group, newest first, paged by notification id. */
+  groupAccounts(accountId: string, groupKey: string, cursor: Cursor): Promise<Array<{ id: string; from_account_id: string }>> {
+    const ascending = cursor.minId !== undefined;
+    return this.ctx.reader.all(`SELECT * FROM (SELECT CAST(id AS TEXT) AS id, CAST(from_account_id AS TEXT) AS from_account_id, id AS n_id
+        FROM notifications WHERE account_id = ?1 AND group_key = ?2 AND id < ?3 AND id > ?4
+        ORDER BY id ${ascending ? 'ASC' : 'DESC'} LIMIT ?5) ORDER BY n_id DESC`,
+    [accountId, groupKey, cursor.maxId ?? MAX, (ascending ? cursor.minId : cursor.sinceId) ?? '0', cursor.limit]);
+  }
+
+  one(accountId: string, id: string): Promise<NotificationRow | undefined> {
+    return this.ctx.reader.get<NotificationRow>(`SELECT ${COLUMNS('n')} FROM notifications n WHERE n.account_id = ? AND n.id = ?${NOT_SUSPENDED('n')}`, [accountId, id]);
+  }
+
+  /** Notifications above `after`, capped (v1 unread_count counts notifications). */
+  async countAbove(accountId: string, filter: Filter, after: string, cap: number): Promise<number> {
+    const from = filter.fromAccountId !== undefined ? ' AND n.from_account_id = ?4' : '';
+    const row = await this.ctx.reader.get<{ count: number }>(
+      `SELECT count(*) AS count FROM (SELECT 1 FROM notifications n WHERE n.account_id = ?1 AND n.id > ?2${filterSql('n', filter)}${from} LIMIT ?3)`,
+      [accountId, after, cap, ...(from ? [filter.fromAccountId!] : [])]);
+    return row?.count ?? 0;
+  }
+
+  /** Groups having a notification above `after`, capped (v2 unread_count counts groups). */
+  async countGroupsAbove(accountId: string, filter: Filter, groupedTypes: readonly string[], after: string, cap: number): Promise<number> {
+    const row = await this.ctx.reader.get<{ count: number }>(
+      `SELECT count(*) AS count FROM (SELECT DISTINCT ${keySql('n', groupedTypes)} FROM notifications n
+         WHERE n.account_id = ?1 AND n.id > ?2${filterSql('n', filter)} ORDER BY n.id DESC LIMIT ?3)`,
+      [accountId, after, cap]);
+    return row?.count ?? 0;
+  }
+
+  async markerOf(accountId: string): Promise<string> {
+    const row = await this.ctx.reader.get<{ id: string }>(`SELECT CAST(last_read_id AS TEXT) AS id FROM markers WHERE account_id = ? AND timeline = 'notifications'`, [accountId]);
+    return row?.id ?? '0';
+  }
+
+  // ── writes ──
+
+  /** The start bucket of the open 12-hour window of (recipient, prefix), if any. */
+  async openWindow(trx: Knex, accountId: string, prefix: string): Promise<number | null> {
+    const rows = await trx.raw(`SELECT hour_bucket FROM notification_group_windows WHERE account_id = ? AND prefix = ?`, [accountId, prefix]);
+    return (rows as Array<{ hour_bucket: number }>)[0]?.hour_bucket ?? null;
+  }
+
+  async setWindow(trx: Knex, accountId: string, prefix: string, bucket: number): Promise<void> {
+    await trx.raw(`INSERT INTO notification_group_windows (account_id, prefix, hour_bucket) VALUES (?, ?, ?)
+      ON CONFLICT (account_id, prefix) DO UPDATE SET hour_bucket = excluded.hour_bucket`, [accountId, prefix, bucket]);
+  }
+
+  async insert(trx: Knex, row: { account_id: string; from_account_id: string; type: string; status_id: string | null; activity_id: string | null; group_key: string | null; created_at: string }): Promise<string> {
+    const rows = await trx.raw(`INSERT INTO notifications (account_id, from_account_id, type, status_id, activity_id, group_key, created_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING CAST(id AS TEXT) AS id`,
+    [row.account_id, row.from_account_id, row.type, row.status_id, row.activity_id, row.group_key, row.created_at]);
+    return (rows as Array<{ id: string }>)[0]!.id;
+  }
+
+  /** Deletes matching notifications; returns the recipients touched. */
+  async remove(trx: Knex, where: { accountId?: string; fromAccountId?: string; type?: string; statusId?: string; activityId?: string }): Promise<string[]> {
+    const clauses: string[] = [];
+    const bindings: string[] = [];
+    const add = (sql: string, value: string | undefined) => { if (value !== undefined) { clauses.push(sql); bindings.push(value); } };
+    add('account_id = ?', where.accountId);
+    add('from_account_id = ?', where.fromAccountId);
+    add('type = ?', where.type);
+    add('status_id = ?', where.statusId);
+    add('activity_id = ?', where.activityId);
+    if (clauses.length === 0) throw new Error('refusing to delete every notification');
+    const rows = await trx.raw(`DELETE FROM notifications WHERE ${clauses.join(' AND ')} RETURNING CAST(account_id AS TEXT) AS account_id`, bindings);
+    return [...new Set((rows as Array<{ account_id: string }>).map((row) => row.account_id))];
+  }
+
+  async removeIds(accountId: string, ids: readonly string[]): Promise<number> {
+    if (ids.length === 0) return 0;
+    const rows = await this.ctx.db.raw(`DELETE FROM notifications WHERE account_id = ? AND id IN (SELECT CAST(value AS INTEGER) FROM json_each(?)) RETURNING id`, [accountId, JSON.stringify(ids)]);
+    return (rows as unknown[]).length;
+  }
+
+  async clear(accountId: string): Promise<void> {
+    await this.ctx.db.raw(`DELETE FROM notifications WHERE account_id = ?`, [accountId]);
+  }
+}

@@ -1,0 +1,208 @@
+/**
+ * The rules of the notifications section: when a notification is stored (local recipient, never
+ * from self, not when blocked, muted with notifications, domain-blocked or the conversation
+ * muted), how it is grouped, and the v1 and v2 reads: filters, cursors, caps, unread counts
+ * honouring the notifications marker, and 404 versus 200 for another account's notification.
+ */
+import type { Knex } from 'knex';
+import type { SocialContext } from '../context.js';
+import { notFound } from '../../http/errors.js';
+import { nowIso } from '../time.js';
+import { NotificationsRepo, type Cursor, type Filter, type NotificationRow, type PageRow, type GroupAggregate } from './repo.js';
+import { groupPrefix, hourBucket, windowBucket } from './grouping.js';
+import type { NotificationType } from './types.js';
+
+export const DEFAULT_LIMIT = 40;
+export const MAX_LIMIT = 80;
+export const UNREAD_DEFAULT_CAP = 100;
+export const UNREAD_MAX_CAP = 1000;
+export const SAMPLE_ACCOUNTS = 8;
+
+export interface NewNotification {
+  recipientId: string;
+  fromId: string;
+  type: NotificationType;
+  statusId?: string | null;
+  /** The record whose removal removes the notification (a reblog, a mentioning status). */
+  activityId?: string | null;
+}
+
+/** One group of a v2 page, before serialization. */
+export interface Group {
+  group_key: string;
+  notifications_count: number;
+  type: string;
+  most_recent_notification_id: string;
+  page_min_id?: string;
+  page_max_id?: string;
+  latest_page_notification_at?: string;
+  sample_account_ids: string[];
+  status_id: string | null;
+}
+
+export class NotificationsService {
+  readonly repo: NotificationsRepo;
+
+  constructor(private readonly ctx: SocialContext) {
+    this.repo = new NotificationsRepo(ctx);
+  }
+
+  /** Stores a notification unless a rule drops it; returns its id or null. */
+  async notify(input: NewNotification): Promise<string | null> {
+    if (input.recipientId === input.fromId) return null;
+    if (await this.dropped(input)) return null;
+    const now = this.ctx.now();
+    const id = await this.ctx.db.transaction(async (trx) => {
+      const groupKey = await this.groupKey(trx, input, now);
+      return this.repo.insert(trx, {
+        account_id: input.recipientId, from_account_id: input.fromId, type: input.type,
+        status_id: input.statusId ?? null, activity_id: input.activityId ?? null, group_key: groupKey, created_at: nowIso(now),
+      });
+    });
+    this.ctx.events.emit('notification.created', { notificationId: id, accountId: input.recipientId, type: input.type });
+    return id;
+  }
+
+  private async dropped(input: NewNotification): Promise<boolean> {
+    const row = await this.ctx.reader.get<Record<string, number>>(`
+      SELECT
+        EXISTS (SELECT 1 FROM users WHERE account_id = ?1) AS local,
+        EXISTS (SELECT 1 FROM blocks WHERE account_id = ?1 AND target_account_id = ?2) AS blocking,
+        EXISTS (SELECT 1 FROM mutes WHERE account_id = ?1 AND target_account_id = ?2 AND hide_notifications = 1
+                  AND (expires_at IS NULL OR expires_at > ?4)) AS muting,
+        EXISTS (SELECT 1 FROM conversation_mutes cm JOIN statuses s ON s.conversation_id = cm.conversation_id
+                 WHERE cm.account_id = ?1 AND s.id = ?3) AS conversation_muted,
+        (EXISTS (SELECT 1 FROM accounts a JOIN account_domain_blocks d ON d.account_id = ?1 AND d.domain = lower(a.domain) WHERE a.id = ?2)
+          AND NOT EXISTS (SELECT 1 FROM follows WHERE account_id = ?1 AND target_account_id = ?2)) AS domain_blocked`,
+    [input.recipientId, input.fromId, input.statusId ?? null, nowIso(this.ctx.now())]);
+    return !row?.local || Boolean(row.blocking || row.muting || row.conversation_muted || row.domain_blocked);
+  }
+
+  private async groupKey(trx: Knex, input: NewNotification, now: number): Promise<string | null> {
+    const prefix = groupPrefix(input.type, input.statusId ?? null);
+    if (!prefix) return null;
+    const open = await this.repo.openWindow(trx, input.recipientId, prefix);
+    const bucket = windowBucket(hourBucket(now), open);
+    if (bucket !== open) await this.repo.setWindow(trx, input.recipientId, prefix, bucket);
+    return `${prefix}-${bucket}`;
+  }
+
+  /** Removes the notifications of an undone action (unfavourite, unreblog, unfollow, deletion). */
+  async remove(trx: Knex, where: Parameters<NotificationsRepo['remove']>[1]): Promise<void> {
+    const accounts = await this.repo.remove(trx, where);
+    for (const accountId of accounts) this.ctx.events.emit('notifications.removed', { accountId });
+  }
+
+  // ── v1 ──
+
+  list(accountId: string, filter: Filter, cursor: Cursor): Promise<NotificationRow[]> {
+    return this.repo.list(accountId, filter, cursor);
+  }
+
+  async show(accountId: string, id: string): Promise<NotificationRow> {
+    const row = await this.repo.one(accountId, id);
+    if (!row) throw notFound();
+    return row;
+  }
+
+  async dismiss(accountId: string, id: string): Promise<void> {
+    const removed = await this.repo.removeIds(accountId, [id]);
+    if (!removed) throw notFound();
+    this.ctx.events.emit('notifications.removed', { accountId });
+  }
+
+  async clear(accountId: string): Promise<void> {
+    await this.repo.clear(accountId);
+    this.ctx.events.emit('notifications.removed', { accountId });
+  }
+
+  async unreadCount(accountId: string, filter: Filter, cap: number): Promise<number> {
+    return this.repo.countAbove(accountId, filter, await this.repo.markerOf(accountId), cap);
+  }
+
+  // ── v2 ──
+
+  async groupedPage(accountId: string, filter: Filter, groupedTypes: readonly string[], cursor: Cursor): Promise<{ rows: PageRow[]; groups: Group[] }> {
+    const rows = await this.repo.groupedPage(accountId, filter, groupedTypes, cursor);
+    if (rows.length === 0) return { rows, groups: [] };
+    const { begin, end } = paginationRange(rows, cursor);
+    const grouped = rows.filter((row) => row.page_key === row.group_key).map((row) => row.page_key);
+    const aggregates = new Map((await this.repo.groupAggregates(accountId, grouped, begin, end)).map((a) => [a.group_key, a]));
+    const groups = rows.map((row) => {
+      const aggregate = row.page_key === row.group_key ? aggregates.get(row.page_key) : undefined;
+      return aggregate ? groupFromAggregate(row, aggregate) : ungroupedGroup(row);
+    });
+    return { rows, groups };
+  }
+
+  /** One group, counted over all its notifications (no page fields). */
+  async group(accountId: string, groupKey: string): Promise<Group> {
+    const rows = await this.repo.byGroupKey(accountId, groupKey);
+    if (rows.length === 0) throw notFound();
+    const newest = rows[0]!;
+    return {
+      group_key: newest.group_key ?? `ungrouped-${newest.id}`,
+      notifications_count: rows.length,
+      type: newest.type,
+      most_recent_notification_id: newest.id,
+      sample_account_ids: rows.slice(0, SAMPLE_ACCOUNTS).map((row) => row.from_account_id),
+      status_id: newest.status_id,
+    };
+  }
+
+  /** v2 dismiss: the whole group; another account's or an unknown key changes nothing. */
+  async dismissGroup(accountId: string, groupKey: string): Promise<void> {
+    const rows = await this.repo.byGroupKey(accountId, groupKey);
+    if (await this.repo.removeIds(accountId, rows.map((row) => row.id))) this.ctx.events.emit('notifications.removed', { accountId });
+  }
+
+  async groupAccounts(accountId: string, groupKey: string, cursor: Cursor): Promise<Array<{ id: string; from_account_id: string }>> {
+    if (groupKey.startsWith('ungrouped-')) return [];
+    return this.repo.groupAccounts(accountId, groupKey, cursor);
+  }
+
+  async unreadGroupCount(accountId: string, filter: Filter, groupedTypes: readonly string[], cap: number): Promise<number> {
+    return this.repo.countGroupsAbove(accountId, filter, groupedTypes, await this.repo.markerOf(accountId), cap);
+  }
+}
+
+/**
+ * The id range a page covers (Mastodon's pagination_range): a full page spans its lowest to its
+ * highest representative; a short page with min_id runs from its lowest up to max_id (exclusive);
+ * a short page otherwise runs from since_id (exclusive) up to its highest.
+ */
+export function paginationRange(rows: readonly { id: string }[], cursor: Cursor): { begin: string; end: string } {
+  const highest = rows[0]!.id;
+  const lowest = rows[rows.length - 1]!.id;
+  if (rows.length === cursor.limit) return { begin: lowest, end: highest };
+  if (cursor.minId !== undefined) return { begin: lowest, end: cursor.maxId ? (BigInt(cursor.maxId) - 1n).toString() : '9223372036854775807' };
+  return { begin: cursor.sinceId ? (BigInt(cursor.sinceId) + 1n).toString() : '0', end: highest };
+}
+
+function groupFromAggregate(row: PageRow, aggregate: GroupAggregate): Group {
+  return {
+    group_key: row.page_key,
+    notifications_count: aggregate.count,
+    type: row.type,
+    most_recent_notification_id: aggregate.max_id,
+    page_min_id: aggregate.min_id ?? row.id,
+    page_max_id: aggregate.max_id,
+    latest_page_notification_at: aggregate.latest_at,
+    sample_account_ids: (typeof aggregate.samples === 'string' ? JSON.parse(aggregate.samples) : aggregate.samples) as string[],
+    status_id: row.status_id,
+  };
+}
+
+function ungroupedGroup(row: PageRow): Group {
+  return {
+    group_key: `ungrouped-${row.id}`,
+    notifications_count: 1,
+    type: row.type,
+    most_recent_notification_id: row.id,
+    page_min_id: row.id,
+    page_max_id: row.id,
+    latest_page_notification_at: row.created_at,
+    sample_account_ids: [row.from_account_id],
+    status_id: row.status_id,
+  };
+}

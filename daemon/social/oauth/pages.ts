@@ -1,0 +1,42 @@
+/**
+ * The login-and-consent page and the out-of-band code page, from the plain HTML templates in
+ * web/oauth/ (read once at start-up). Every value put into a page is HTML-escaped.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { escapeHtml } from '../statuses/html.js';
+
+const WEB_DIR = fileURLToPath(new URL('../../../../web/oauth/', import.meta.url));
+
+export class OAuthPages {
+  private readonly authorize = readFileSync(`${WEB_DIR}authorize.html`, 'utf8');
+  private readonly code = readFileSync(`${WEB_DIR}code.html`, 'utf8');
+  private readonly error = readFileSync(`${WEB_DIR}error.html`, 'utf8');
+  readonly css = readFileSync(`${WEB_DIR}oauth.css`, 'utf8');
+
+  authorizePage(input: { appName: string; website: string | null; scopes: string[]; hidden: Record<string, string>; message?: string; login?: string }): string {
+    const hidden = Object.entries(input.hidden)
+      .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`).join('\n      ');
+    const scopes = input.scopes.map((scope) => `<li><code>${escapeHtml(scope)}</code></li>`).join('');
+    return fill(this.authorize, {
+      app: escapeHtml(input.appName),
+      website: input.website ? `<a href="${escapeHtml(input.website)}" rel="noopener">${escapeHtml(input.website)}</a>` : '',
+      scopes,
+      hidden,
+      login: escapeHtml(input.login ?? ''),
+      message: input.message ? `<p class="error" role="alert">${escapeHtml(input.message)}</p>` : '',
+    });
+  }
+
+  codePage(code: string): string {
+    return fill(this.code, { code: escapeHtml(code) });
+  }
+
+  errorPage(message: string): string {
+    return fill(this.error, { message: escapeHtml(message) });
+  }
+}
+
+function fill(template: string, values: Record<string, string>): string {
+  return template.replace(/\{\{(\w+)\}\}/g, (_all, name: string) => values[name] ?? '');
+}

@@ -1,0 +1,161 @@
+/** /api/v1/apps, /oauth/authorize (login and consent page), /oauth/token, /oauth/revoke, discovery. */
+import type { Context } from 'koa';
+import { HttpError } from '../../http/errors.js';
+import { params, stringParam, type Params } from '../http/params.js';
+import { authOf, type Routes } from '../http/routes.js';
+import { KNOWN_SCOPES } from './scopes.js';
+import { OAuthError, OOB_REDIRECT, type OAuthService } from './service.js';
+import { OAuthPages } from './pages.js';
+import { serializeApp, serializeCredentialApp } from './serialize.js';
+
+const AUTHORIZE_FIELDS = ['response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'code_challenge', 'code_challenge_method'] as const;
+
+export function oauthRoutes(routes: Routes, oauth: OAuthService, baseUrl: string): void {
+  const pages = new OAuthPages();
+
+  routes.post('/api/v1/apps', 'open', async (ctx) => {
+    const p = params(ctx);
+    const redirect = p['redirect_uris[]'] ?? p.redirect_uris;
+    const app = await oauth.createApp({
+      client_name: stringParam(p, 'client_name'),
+      redirect_uris: Array.isArray(redirect) ? redirect.map(String) : redirect === undefined ? undefined : String(redirect),
+      scopes: stringParam(p, 'scopes'),
+      website: stringParam(p, 'website'),
+    });
+    ctx.body = serializeCredentialApp(app);
+  });
+
+  routes.get('/api/v1/apps/verify_credentials', 'open', async (ctx) => {
+    const auth = authOf(ctx);
+    const app = auth.appId ? await oauth.repo.appById(auth.appId) : undefined;
+    if (!app) throw new HttpError(401, 'The access token is invalid');
+    ctx.body = serializeApp(app);
+  });
+
+  routes.get('/oauth/assets/oauth.css', 'open', (ctx) => {
+    ctx.type = 'text/css';
+    ctx.set('Cache-Control', 'public, max-age=3600');
+    ctx.body = pages.css;
+  });
+
+  routes.get('/oauth/authorize', 'open', async (ctx) => {
+    const query = pick(params(ctx));
+    await renderAuthorize(ctx, query);
+  });
+
+  routes.post('/oauth/authorize', 'open', async (ctx) => {
+    const p = params(ctx);
+    const query = pick(p);
+    let checked;
+    try {
+      checked = await oauth.checkAuthorization(query);
+    } catch (error) {
+      return renderError(ctx, error);
+    }
+    const target = new URL(checked.redirectUri === OOB_REDIRECT ? 'http://oob.invalid/' : checked.redirectUri);
+    if (query.state) target.searchParams.set('state', query.state);
+    if (p.decision === 'deny') {
+      if (checked.redirectUri === OOB_REDIRECT) return renderError(ctx, new OAuthError(403, 'access_denied', 'The resource owner or authorization server denied the request.'));
+      target.searchParams.set('error', 'access_denied');
+      target.searchParams.set('error_description', 'The resource owner or authorization server denied the request.');
+      return ctx.redirect(target.toString());
+    }
+    const login = stringParam(p, 'login') ?? '';
+    const accountId = await oauth.login(login, stringParam(p, 'password') ?? '');
+    if (!accountId) {
+      ctx.status = 401;
+      return renderAuthorize(ctx, query, 'Invalid username, e-mail or password.', login);
+    }
+    let code: string;
+    try {
+      code = await oauth.issueCode({ app: checked.app, accountId, redirectUri: checked.redirectUri, scopes: checked.scopes, codeChallenge: query.code_challenge, codeChallengeMethod: query.code_challenge_method });
+    } catch (error) {
+      return renderError(ctx, error);
+    }
+    if (checked.redirectUri === OOB_REDIRECT) {
+      ctx.type = 'html';
+      ctx.body = pages.codePage(code);
+      return;
+    }
+    target.searchParams.set('code', code);
+    ctx.redirect(target.toString());
+  });
+
+  routes.post('/oauth/token', 'open', async (ctx) => {
+    await oauthJson(ctx, async () => oauth.exchange(withBasicAuth(ctx, params(ctx))));
+  });
+
+  routes.post('/oauth/revoke', 'open', async (ctx) => {
+    await oauthJson(ctx, async () => { await oauth.revoke(withBasicAuth(ctx, params(ctx))); return {}; });
+  });
+
+  routes.get('/.well-known/oauth-authorization-server', 'open', (ctx) => {
+    ctx.body = {
+      issuer: `${baseUrl}/`,
+      service_documentation: 'https://docs.joinmastodon.org/',
+      authorization_endpoint: `${baseUrl}/oauth/authorize`,
+      token_endpoint: `${baseUrl}/oauth/token`,
+      app_registration_endpoint: `${baseUrl}/api/v1/apps`,
+      revocation_endpoint: `${baseUrl}/oauth/revoke`,
+      scopes_supported: KNOWN_SCOPES,
+      response_types_supported: ['code'],
+      response_modes_supported: ['query', 'fragment', 'form_post'],
+      code_challenge_methods_supported: ['S256'],
+      grant_types_supported: ['authorization_code', 'client_credentials'],
+      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+    };
+  });
+
+  async function renderAuthorize(ctx: Context, query: Record<string, string | undefined>, message?: string, login?: string): Promise<void> {
+    try {
+      const { app, redirectUri, scopes } = await oauth.checkAuthorization(query);
+      const hidden: Record<string, string> = {};
+      for (const field of AUTHORIZE_FIELDS) if (query[field]) hidden[field] = query[field]!;
+      hidden.redirect_uri = redirectUri;
+      hidden.scope = scopes.join(' ');
+      ctx.type = 'html';
+      ctx.set('Cache-Control', 'no-store');
+      ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'self'; form-action 'self' *; frame-ancestors 'none'");
+      ctx.body = pages.authorizePage({ appName: app.name, website: app.website, scopes, hidden, message, login });
+    } catch (error) {
+      renderError(ctx, error);
+    }
+  }
+
+  function renderError(ctx: Context, error: unknown): void {
+    if (!(error instanceof OAuthError)) throw error;
+    ctx.status = error.status;
+    ctx.type = 'html';
+    ctx.body = pages.errorPage(error.description);
+  }
+}
+
+function pick(p: Params): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const field of AUTHORIZE_FIELDS) out[field] = typeof p[field] === 'string' ? (p[field] as string) : undefined;
+  return out;
+}
+
+/** Client credentials may come in an HTTP Basic header instead of the body. */
+function withBasicAuth(ctx: Context, p: Params): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const [key, value] of Object.entries(p)) if (typeof value === 'string') out[key] = value;
+  const match = /^Basic\s+(\S+)$/i.exec(ctx.get('authorization'));
+  if (match) {
+    const [id, secret] = Buffer.from(match[1]!, 'base64').toString('utf8').split(':');
+    out.client_id ??= decodeURIComponent(id ?? '');
+    out.client_secret ??= decodeURIComponent(secret ?? '');
+  }
+  return out;
+}
+
+async function oauthJson(ctx: Context, run: () => Promise<object>): Promise<void> {
+  ctx.set('Cache-Control', 'no-store');
+  try {
+    ctx.body = await run();
+  } catch (error) {
+    if (!(error instanceof OAuthError)) throw error;
+    ctx.status = error.status;
+    ctx.body = { error: error.code, error_description: error.description };
+  }
+}

@@ -1,0 +1,195 @@
+/**
+ * OAuth 2.0 the way Mastodon (Doorkeeper) does it: apps, the authorization-code grant with PKCE
+ * S256 and `state`, the client-credentials grant, revocation, and hashed bearer tokens that never
+ * expire. Admin scopes are granted only to the owner's account.
+ */
+import { HttpError, unprocessable } from '../../http/errors.js';
+import type { AuthContext } from '../../http/auth.js';
+import type { SocialContext } from '../context.js';
+import { AccountsRepo } from '../accounts/repo.js';
+import { verifyPassword } from '../accounts/passwords.js';
+import { OAuthRepo, type AppRow } from './repo.js';
+import { DEFAULT_SCOPES, isAdminScope, parseScopes } from './scopes.js';
+import { pkceChallenge, randomSecret, safeEqual, sha256 } from './secrets.js';
+
+export const OOB_REDIRECT = 'urn:ietf:wg:oauth:2.0:oob';
+const CODE_TTL_MS = 10 * 60 * 1000;
+const NAME_MAX = 60;
+const URL_MAX = 2000;
+
+/** An OAuth error: rendered as {"error": code, "error_description": …} or as the error page. */
+export class OAuthError extends HttpError {
+  constructor(status: number, readonly code: string, readonly description: string) {
+    super(status, code);
+  }
+}
+
+export interface NewApp {
+  client_name?: string;
+  redirect_uris?: string | string[];
+  scopes?: string;
+  website?: string;
+}
+
+export interface IssuedToken {
+  access_token: string;
+  token_type: 'Bearer';
+  scope: string;
+  created_at: number;
+}
+
+export class OAuthService {
+  readonly repo: OAuthRepo;
+  private readonly accounts: AccountsRepo;
+
+  constructor(private readonly ctx: SocialContext) {
+    this.repo = new OAuthRepo(ctx);
+    this.accounts = new AccountsRepo(ctx);
+  }
+
+  async createApp(input: NewApp, ownerAccountId: string | null = null): Promise<AppRow> {
+    const name = (input.client_name ?? '').trim();
+    if (!name) throw unprocessable("Validation failed: Application name can't be blank");
+    if (name.length > NAME_MAX) throw unprocessable(`Validation failed: Application name is too long (maximum is ${NAME_MAX} characters)`);
+    const uris = (Array.isArray(input.redirect_uris) ? input.redirect_uris : String(input.redirect_uris ?? '').split(/[\s\n]+/))
+      .map((uri) => String(uri).trim()).filter(Boolean);
+    if (uris.length === 0) throw unprocessable("Validation failed: Redirect URI can't be blank");
+    if (uris.join('\n').length > URL_MAX) throw unprocessable(`Validation failed: Redirect URI is too long (maximum is ${URL_MAX} characters)`);
+    for (const uri of uris) if (!isRedirectUri(uri)) throw unprocessable('Validation failed: Redirect URI must be an absolute URI.');
+    const { scopes, unknown } = parseScopes(input.scopes === undefined || input.scopes === '' ? DEFAULT_SCOPES : input.scopes);
+    if (unknown.length || scopes.length === 0) throw unprocessable('Validation failed: Scopes must be valid scopes');
+    const website = input.website?.trim() || null;
+    if (website && (website.length > URL_MAX || !isHttpUrl(website))) throw unprocessable('Validation failed: Website is invalid');
+    const row = {
+      name, website, redirect_uri: uris.join('\n'), scopes: scopes.join(' '),
+      client_id: randomSecret(32), client_secret: randomSecret(32),
+    };
+    const id = await this.repo.insertApp({ ...row, owner_account_id: ownerAccountId });
+    return { id, ...row };
+  }
+
+  async authenticateClient(clientId: string | undefined, clientSecret: string | undefined): Promise<AppRow> {
+    const app = clientId ? await this.repo.appByClientId(clientId) : undefined;
+    if (!app || !clientSecret || !safeEqual(app.client_secret, clientSecret)) {
+      throw new OAuthError(401, 'invalid_client', 'Client authentication failed due to unknown client, no client authentication included, or unsupported authentication method.');
+    }
+    return app;
+  }
+
+  /** Checks an authorization request before the login page is shown. */
+  async checkAuthorization(q: { response_type?: string; client_id?: string; redirect_uri?: string; scope?: string; code_challenge?: string; code_challenge_method?: string }): Promise<{ app: AppRow; redirectUri: string; scopes: string[] }> {
+    const app = q.client_id ? await this.repo.appByClientId(q.client_id) : undefined;
+    if (!app) throw new OAuthError(401, 'invalid_client', 'Client authentication failed due to unknown client.');
+    const registered = app.redirect_uri.split('\n');
+    const redirectUri = q.redirect_uri || (registered.length === 1 ? registered[0]! : '');
+    if (!registered.includes(redirectUri)) throw new OAuthError(400, 'invalid_redirect_uri', 'The requested redirect uri is malformed or doesn\'t match client redirect URI.');
+    if (q.response_type !== 'code') throw new OAuthError(400, 'unsupported_response_type', 'The authorization server does not support this response type.');
+    const scopes = this.grantableScopes(q.scope, app);
+    if (q.code_challenge_method && q.code_challenge_method !== 'S256') throw new OAuthError(400, 'invalid_request', 'The code challenge method must be S256.');
+    if (q.code_challenge_method && !q.code_challenge) throw new OAuthError(400, 'invalid_request', 'The code challenge is missing.');
+    return { app, redirectUri, scopes };
+  }
+
+  private grantableScopes(requested: string | undefined, app: AppRow): string[] {
+    const { scopes, unknown } = parseScopes(requested || app.scopes);
+    const allowed = new Set(app.scopes.split(' '));
+    if (unknown.length || scopes.length === 0 || scopes.some((scope) => !allowed.has(scope))) {
+      throw new OAuthError(400, 'invalid_scope', 'The requested scope is invalid, unknown, or malformed.');
+    }
+    return scopes;
+  }
+
+  /** Login with username or e-mail and password; returns the account id or null. */
+  async login(login: string, password: string): Promise<string | null> {
+    const user = await this.accounts.userByLogin(login.trim());
+    if (!user || user.disabled || !(await verifyPassword(password, user.password_hash))) return null;
+    return user.account_id;
+  }
+
+  async issueCode(input: { app: AppRow; accountId: string; redirectUri: string; scopes: string[]; codeChallenge?: string; codeChallengeMethod?: string }): Promise<string> {
+    await this.assertScopesForAccount(input.accountId, input.scopes);
+    const code = randomSecret(32);
+    await this.repo.insertCode({
+      code_hash: sha256(code), app_id: input.app.id, account_id: input.accountId, redirect_uri: input.redirectUri,
+      scopes: input.scopes.join(' '), code_challenge: input.codeChallenge || null,
+      code_challenge_method: input.codeChallenge ? input.codeChallengeMethod || 'S256' : null,
+      expires_at: new Date(this.ctx.now() + CODE_TTL_MS).toISOString(),
+    });
+    return code;
+  }
+
+  private async assertScopesForAccount(accountId: string, scopes: string[]): Promise<void> {
+    if (!scopes.some(isAdminScope)) return;
+    const user = await this.accounts.userByAccountId(accountId);
+    if (user?.role !== 'owner') throw new OAuthError(400, 'invalid_scope', 'The requested scope is invalid, unknown, or malformed.');
+  }
+
+  async exchange(p: Record<string, string | undefined>): Promise<IssuedToken> {
+    const grant = p.grant_type;
+    if (grant !== 'authorization_code' && grant !== 'client_credentials') {
+      throw new OAuthError(400, 'unsupported_grant_type', 'The authorization grant type is not supported by the authorization server.');
+    }
+    const app = await this.authenticateClient(p.client_id, p.client_secret);
+    if (grant === 'client_credentials') {
+      const scopes = this.grantableScopes(p.scope, app).filter((scope) => !isAdminScope(scope));
+      if (scopes.length === 0) throw new OAuthError(400, 'invalid_scope', 'The requested scope is invalid, unknown, or malformed.');
+      return this.issueToken({ appId: app.id, accountId: null, scopes });
+    }
+    const invalidGrant = () => new OAuthError(400, 'invalid_grant', 'The provided authorization grant is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client.');
+    const code = p.code ? await this.repo.consumeCode(sha256(p.code)) : undefined;
+    if (!code || code.app_id !== app.id || Date.parse(code.expires_at) < this.ctx.now()) throw invalidGrant();
+    if ((p.redirect_uri ?? code.redirect_uri) !== code.redirect_uri) throw invalidGrant();
+    if (code.code_challenge) {
+      if (!p.code_verifier || !safeEqual(pkceChallenge(p.code_verifier), code.code_challenge)) throw invalidGrant();
+    }
+    return this.issueToken({ appId: app.id, accountId: code.account_id, scopes: code.scopes.split(' ') });
+  }
+
+  async issueToken(input: { appId: string | null; accountId: string | null; scopes: string[] }): Promise<IssuedToken> {
+    if (input.accountId) await this.assertScopesForAccount(input.accountId, input.scopes);
+    const token = randomSecret(32);
+    const { created_at } = await this.repo.insertToken({ token_hash: sha256(token), app_id: input.appId, account_id: input.accountId, scopes: input.scopes.join(' ') });
+    return { access_token: token, token_type: 'Bearer', scope: input.scopes.join(' '), created_at: Math.floor(Date.parse(created_at) / 1000) };
+  }
+
+  async revoke(p: Record<string, string | undefined>): Promise<void> {
+    const app = await this.authenticateClient(p.client_id, p.client_secret);
+    const token = p.token ? await this.repo.tokenAppByHash(sha256(p.token)) : undefined;
+    if (!token) return; // idempotent, as RFC 7009 asks
+    if (token.app_id !== app.id) throw new OAuthError(403, 'unauthorized_client', 'You are not authorized to revoke this token');
+    await this.repo.revokeToken(token.id);
+  }
+
+  /**
+   * The TokenResolver of daemon/http/auth.ts over the hashed tokens: one prepared lookup per
+   * request, no cache, so a revocation (also from the admin tool, another process) applies at once.
+   */
+  readonly resolve = async (token: string): Promise<AuthContext | null> => {
+    const row = await this.repo.tokenByHash(sha256(token));
+    if (!row) return null;
+    if (row.account_id && (row.disabled || row.suspended_at)) throw new HttpError(403, 'Your login is currently disabled');
+    if (row.account_id && !row.approved) throw new HttpError(403, 'Your login is currently pending approval');
+    const owner = row.role === 'owner';
+    // Admin scopes are the owner's only, whatever a token row says.
+    const scopes = row.scopes.split(' ').filter((scope) => owner || !isAdminScope(scope));
+    return { tokenId: row.id, accountId: row.account_id, appId: row.app_id, scopes: new Set(scopes), owner };
+  };
+}
+
+function isRedirectUri(uri: string): boolean {
+  if (uri === OOB_REDIRECT) return true;
+  try {
+    const url = new URL(uri);
+    return Boolean(url.protocol) && !url.hash;
+  } catch {
+    return false;
+  }
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    return ['http:', 'https:'].includes(new URL(text).protocol);
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,55 @@
+/**
+ * Per-account action limits (Mastodon's RateLimiter): fixed windows aligned to the epoch, counted
+ * inside the action's own transaction so a refused or failed action is never counted.
+ * 429 {"error":"Too many requests"} beyond the limit; X-RateLimit-* headers on success.
+ */
+import type { Knex } from 'knex';
+import { HttpError } from '../../http/errors.js';
+import type { SocialContext } from '../context.js';
+
+export interface Family { name: string; limit: number; periodMs: number }
+
+export const FAMILIES = {
+  statuses: { name: 'statuses', limit: 300, periodMs: 3 * 3600_000 },
+  follows: { name: 'follows', limit: 400, periodMs: 24 * 3600_000 },
+  reports: { name: 'reports', limit: 400, periodMs: 24 * 3600_000 },
+} satisfies Record<string, Family>;
+
+export type RateLimitHeaders = Record<'X-RateLimit-Limit' | 'X-RateLimit-Remaining' | 'X-RateLimit-Reset', string>;
+
+export class RateLimiter {
+  constructor(private readonly ctx: SocialContext) {}
+
+  private window(family: Family): { start: number; reset: string } {
+    const start = Math.floor(this.ctx.now() / family.periodMs) * family.periodMs;
+    // Mastodon prints the reset with six fractional digits.
+    const reset = new Date(start + family.periodMs).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+    return { start, reset };
+  }
+
+  /** Counts one action in `trx`; throws 429 (nothing counted) when the window is full. */
+  async record(trx: Knex, accountId: string, family: Family): Promise<RateLimitHeaders> {
+    const { start, reset } = this.window(family);
+    const rows = await trx.raw(`SELECT count FROM rate_limits WHERE account_id = ? AND family = ? AND window_start = ?`, [accountId, family.name, start]);
+    const count = (rows as Array<{ count: number }>)[0]?.count ?? 0;
+    if (count >= family.limit) {
+      throw new HttpError(429, 'Too many requests', undefined, headers(family, 0, reset));
+    }
+    await trx.raw(`INSERT INTO rate_limits (account_id, family, window_start, count) VALUES (?, ?, ?, 1)
+      ON CONFLICT (account_id, family, window_start) DO UPDATE SET count = count + 1`, [accountId, family.name, start]);
+    // Old windows are of no use: drop them as we go.
+    await trx.raw(`DELETE FROM rate_limits WHERE account_id = ? AND family = ? AND window_start < ?`, [accountId, family.name, start]);
+    return headers(family, family.limit - count - 1, reset);
+  }
+
+  /** The headers without counting (actions that show the family but are not counted, like reblogs). */
+  async peek(accountId: string, family: Family): Promise<RateLimitHeaders> {
+    const { start, reset } = this.window(family);
+    const row = await this.ctx.reader.get<{ count: number }>(`SELECT count FROM rate_limits WHERE account_id = ? AND family = ? AND window_start = ?`, [accountId, family.name, start]);
+    return headers(family, family.limit - (row?.count ?? 0), reset);
+  }
+}
+
+function headers(family: Family, remaining: number, reset: string): RateLimitHeaders {
+  return { 'X-RateLimit-Limit': String(family.limit), 'X-RateLimit-Remaining': String(Math.max(0, remaining)), 'X-RateLimit-Reset': reset };
+}

@@ -1,0 +1,193 @@
+/**
+ * Relationship rules: following (a request when the target is locked, silenced, or has muted the
+ * requester; no error when already following), authorizing and rejecting requests (and
+ * auto-authorizing them on unlock, except silenced or muted requesters), blocks, mutes with
+ * notifications and duration, domain blocks and private notes.
+ */
+import { HttpError, notFound } from '../../http/errors.js';
+import type { SocialContext } from '../context.js';
+import { nowIso } from '../time.js';
+import { AccountsRepo, type AccountRow } from '../accounts/repo.js';
+import type { NotificationsService } from '../notifications/service.js';
+import { FAMILIES, type RateLimitHeaders, type RateLimiter } from '../ratelimit/limiter.js';
+import { RelationshipsRepo, type RelationshipRow } from './repo.js';
+
+export interface FollowOptions { reblogs?: boolean; notify?: boolean; languages?: string[] | null }
+
+export class RelationshipsService {
+  readonly repo: RelationshipsRepo;
+  private readonly accounts: AccountsRepo;
+
+  constructor(private readonly ctx: SocialContext, private readonly notifications: NotificationsService, private readonly limiter: RateLimiter) {
+    this.repo = new RelationshipsRepo(ctx);
+    this.accounts = new AccountsRepo(ctx);
+  }
+
+  private async target(viewerId: string, targetId: string): Promise<AccountRow> {
+    const target = await this.accounts.byId(targetId);
+    if (!target || target.suspended_at) throw notFound();
+    if (target.id === viewerId) throw new HttpError(403, 'This action is not allowed');
+    return target;
+  }
+
+  async relationship(viewerId: string, targetId: string): Promise<RelationshipRow> {
+    const [row] = await this.repo.relationships(viewerId, [targetId]);
+    if (!row) throw notFound();
+    return row;
+  }
+
+  async follow(viewerId: string, targetId: string, options: FollowOptions): Promise<{ headers: RateLimitHeaders | null }> {
+    const target = await this.target(viewerId, targetId);
+    if ((await this.repo.exists('blocks', targetId, viewerId)) || (await this.repo.exists('blocks', viewerId, targetId))) {
+      throw new HttpError(403, 'This action is not allowed');
+    }
+    const settings = {
+      show_reblogs: options.reblogs === false ? 0 : 1,
+      notify: options.notify ? 1 : 0,
+      languages: options.languages?.length ? JSON.stringify(options.languages) : null,
+    };
+    // Already following or requested: update the options, no error.
+    for (const table of ['follows', 'follow_requests'] as const) {
+      if (await this.repo.exists(table, viewerId, targetId)) {
+        const changes: Record<string, unknown> = {};
+        if (options.reblogs !== undefined) changes.show_reblogs = settings.show_reblogs;
+        if (options.notify !== undefined) changes.notify = settings.notify;
+        if (options.languages !== undefined) changes.languages = settings.languages;
+        if (Object.keys(changes).length) await this.ctx.db(table).whereRaw('account_id = ? AND target_account_id = ?', [viewerId, targetId]).update(changes);
+        return { headers: null };
+      }
+    }
+    const pending = Boolean(target.locked) || target.silenced_at !== null || (await this.repo.mutes(targetId, viewerId)) || target.domain !== null;
+    const { headers, inserted } = await this.ctx.db.transaction(async (trx) => {
+      const added = await this.repo.insertEdge(trx, pending ? 'follow_requests' : 'follows', {
+        account_id: viewerId, target_account_id: targetId, ...settings, created_at: nowIso(this.ctx.now()),
+      });
+      if (!added) return { headers: null, inserted: false };
+      // Counted only for a new follow or request; over the limit, the insert rolls back with the 429.
+      const counted = await this.limiter.record(trx, viewerId, FAMILIES.follows);
+      if (!pending) await this.countFollow(trx, viewerId, targetId, 1);
+      return { headers: counted, inserted: true };
+    });
+    // A concurrent request made it first: nothing more to do.
+    if (!inserted) return { headers };
+    this.ctx.events.emit('follow.created', { accountId: viewerId, targetAccountId: targetId, pending });
+    await this.notifications.notify({ recipientId: targetId, fromId: viewerId, type: pending ? 'follow_request' : 'follow' });
+    return { headers };
+  }
+
+  private async countFollow(trx: Parameters<Parameters<SocialContext['db']['transaction']>[0]>[0], accountId: string, targetId: string, delta: number): Promise<void> {
+    await this.accounts.adjustCounter(trx, accountId, 'following_count', delta);
+    await this.accounts.adjustCounter(trx, targetId, 'followers_count', delta);
+  }
+
+  async unfollow(viewerId: string, targetId: string): Promise<void> {
+    await this.target(viewerId, targetId);
+    const removed = await this.ctx.db.transaction(async (trx) => {
+      const followed = await this.repo.deleteEdge(trx, 'follows', viewerId, targetId);
+      if (followed) await this.countFollow(trx, viewerId, targetId, -1);
+      const requested = await this.repo.deleteEdge(trx, 'follow_requests', viewerId, targetId);
+      await this.notifications.remove(trx, { accountId: targetId, fromAccountId: viewerId, type: 'follow' });
+      await this.notifications.remove(trx, { accountId: targetId, fromAccountId: viewerId, type: 'follow_request' });
+      return followed || requested;
+    });
+    if (removed) this.ctx.events.emit('follow.removed', { accountId: viewerId, targetAccountId: targetId });
+  }
+
+  /** The target (viewer) accepts `requesterId`'s request. */
+  async authorize(viewerId: string, requesterId: string): Promise<void> {
+    const done = await this.ctx.db.transaction(async (trx) => {
+      const request = await trx.raw(`DELETE FROM follow_requests WHERE account_id = ? AND target_account_id = ?
+        RETURNING show_reblogs, notify, languages, created_at`, [requesterId, viewerId]) as Array<Record<string, unknown>>;
+      if (!request[0]) return false;
+      await this.repo.insertEdge(trx, 'follows', { account_id: requesterId, target_account_id: viewerId, show_reblogs: request[0].show_reblogs, notify: request[0].notify, languages: request[0].languages, created_at: nowIso(this.ctx.now()) });
+      await this.countFollow(trx, requesterId, viewerId, 1);
+      await this.notifications.remove(trx, { accountId: viewerId, fromAccountId: requesterId, type: 'follow_request' });
+      return true;
+    });
+    if (!done) throw notFound();
+    this.ctx.events.emit('follow_request.authorized', { accountId: requesterId, targetAccountId: viewerId });
+  }
+
+  async reject(viewerId: string, requesterId: string): Promise<void> {
+    const done = await this.ctx.db.transaction(async (trx) => {
+      const gone = await this.repo.deleteEdge(trx, 'follow_requests', requesterId, viewerId);
+      if (gone) await this.notifications.remove(trx, { accountId: viewerId, fromAccountId: requesterId, type: 'follow_request' });
+      return gone;
+    });
+    if (!done) throw notFound();
+    this.ctx.events.emit('follow_request.rejected', { accountId: requesterId, targetAccountId: viewerId });
+  }
+
+  /** After unlocking: pending requests become follows, except from silenced or muted requesters. */
+  async authorizePendingOnUnlock(viewerId: string): Promise<void> {
+    const requesters = await this.repo.pendingRequesters(this.ctx.db, viewerId);
+    for (const { account_id: requesterId } of requesters) {
+      const requester = await this.accounts.byId(requesterId);
+      if (!requester || requester.silenced_at || (await this.repo.mutes(viewerId, requesterId))) continue;
+      await this.authorize(viewerId, requesterId);
+    }
+  }
+
+  async block(viewerId: string, targetId: string): Promise<void> {
+    await this.target(viewerId, targetId);
+    await this.ctx.db.transaction(async (trx) => {
+      await this.repo.insertEdge(trx, 'blocks', { account_id: viewerId, target_account_id: targetId, created_at: nowIso(this.ctx.now()) });
+      for (const [from, to] of [[viewerId, targetId], [targetId, viewerId]] as const) {
+        if (await this.repo.deleteEdge(trx, 'follows', from, to)) await this.countFollow(trx, from, to, -1);
+        await this.repo.deleteEdge(trx, 'follow_requests', from, to);
+      }
+    });
+    this.ctx.events.emit('block.created', { accountId: viewerId, targetAccountId: targetId });
+  }
+
+  async unblock(viewerId: string, targetId: string): Promise<void> {
+    await this.target(viewerId, targetId);
+    const removed = await this.ctx.db.transaction((trx) => this.repo.deleteEdge(trx, 'blocks', viewerId, targetId));
+    if (removed) this.ctx.events.emit('block.removed', { accountId: viewerId, targetAccountId: targetId });
+  }
+
+  /** `duration` in seconds; 0 or absent mutes indefinitely. */
+  async mute(viewerId: string, targetId: string, notifications = true, duration = 0): Promise<void> {
+    await this.target(viewerId, targetId);
+    if (!Number.isInteger(duration) || duration < 0) throw new HttpError(422, 'Validation failed: Duration must be a positive number of seconds');
+    const expiresAt = duration > 0 ? nowIso(this.ctx.now() + duration * 1000) : null;
+    await this.ctx.db.raw(`INSERT INTO mutes (account_id, target_account_id, hide_notifications, expires_at, created_at) VALUES (?, ?, ?, ?, ?)
+      ON CONFLICT (account_id, target_account_id) DO UPDATE SET hide_notifications = excluded.hide_notifications, expires_at = excluded.expires_at`,
+    [viewerId, targetId, notifications ? 1 : 0, expiresAt, nowIso(this.ctx.now())]);
+    this.ctx.events.emit('mute.changed', { accountId: viewerId, targetAccountId: targetId, muted: true });
+  }
+
+  async unmute(viewerId: string, targetId: string): Promise<void> {
+    await this.target(viewerId, targetId);
+    await this.ctx.db.raw(`DELETE FROM mutes WHERE account_id = ? AND target_account_id = ?`, [viewerId, targetId]);
+    this.ctx.events.emit('mute.changed', { accountId: viewerId, targetAccountId: targetId, muted: false });
+  }
+
+  /** The node-cron job: mutes whose duration ran out are removed. */
+  async expireMutes(): Promise<number> {
+    return this.repo.deleteExpiredMutes();
+  }
+
+  async setNote(viewerId: string, targetId: string, comment: string): Promise<void> {
+    await this.target(viewerId, targetId);
+    if (comment.length > 2000) throw new HttpError(422, 'Validation failed: Comment is too long (maximum is 2000 characters)');
+    await this.repo.setNote(viewerId, targetId, comment);
+  }
+
+  async blockDomain(viewerId: string, domain: string): Promise<void> {
+    const normalized = normalizeDomain(domain);
+    if (!normalized) throw new HttpError(422, 'Validation failed: Domain is invalid');
+    if (normalized === this.ctx.localDomain.toLowerCase()) throw new HttpError(422, 'Validation failed: Domain cannot be your own');
+    await this.repo.addDomainBlock(viewerId, normalized);
+  }
+
+  async unblockDomain(viewerId: string, domain: string): Promise<void> {
+    const normalized = normalizeDomain(domain);
+    if (normalized) await this.repo.removeDomainBlock(viewerId, normalized);
+  }
+}
+
+function normalizeDomain(domain: string): string | null {
+  const text = domain.trim().toLowerCase().replace(/^https?:\/\//, '').replace(/\/.*$/, '');
+  return /^[a-z0-9.-]+(:\d{1,5})?$/.test(text) && text.includes('.') || /^[a-z0-9-]+:\d{1,5}$/.test(text) || text === 'localhost' ? text : null;
+}

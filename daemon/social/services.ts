@@ -1,0 +1,39 @@
+/** The social services, built once over one context; routes and tools use them. */
+import type { SocialContext } from './context.js';
+import { AccountsService } from './accounts/service.js';
+import { OAuthService } from './oauth/service.js';
+import { NotificationsService } from './notifications/service.js';
+import { RelationshipsService } from './relationships/service.js';
+import { StatusesService } from './statuses/service.js';
+import { StatusRenderer } from './statuses/serialize.js';
+import { MarkersService } from './markers/service.js';
+import { RateLimiter } from './ratelimit/limiter.js';
+import { ReportsService } from './reports/service.js';
+
+export interface SocialServices {
+  oauth: OAuthService;
+  accounts: AccountsService;
+  notifications: NotificationsService;
+  relationships: RelationshipsService;
+  statuses: StatusesService;
+  renderer: StatusRenderer;
+  markers: MarkersService;
+  limiter: RateLimiter;
+  reports: ReportsService;
+}
+
+export function buildServices(ctx: SocialContext): SocialServices {
+  const limiter = new RateLimiter(ctx);
+  const notifications = new NotificationsService(ctx);
+  return {
+    oauth: new OAuthService(ctx),
+    accounts: new AccountsService(ctx),
+    notifications,
+    relationships: new RelationshipsService(ctx, notifications, limiter),
+    statuses: new StatusesService(ctx, notifications, limiter),
+    renderer: new StatusRenderer(ctx),
+    markers: new MarkersService(ctx),
+    limiter,
+    reports: new ReportsService(ctx, limiter),
+  };
+}

@@ -1,0 +1,186 @@
+/** SQL for statuses and what accounts do to them (favourites, reblogs, bookmarks, pins, conversation mutes). */
+import type { Knex } from 'knex';
+import type { SocialContext } from '../context.js';
+
+export interface StatusRow {
+  id: string;
+  account_id: string;
+  uri: string;
+  url: string | null;
+  local: number;
+  text: string;
+  content: string;
+  spoiler_text: string;
+  sensitive: number;
+  visibility: string;
+  language: string | null;
+  in_reply_to_id: string | null;
+  in_reply_to_account_id: string | null;
+  reblog_of_id: string | null;
+  conversation_id: string | null;
+  application_id: string | null;
+  replies_count: number;
+  reblogs_count: number;
+  favourites_count: number;
+  created_at: string;
+  edited_at: string | null;
+  deleted_at: string | null;
+}
+
+export const STATUS_COLUMNS = `CAST(s.id AS TEXT) AS id, CAST(s.account_id AS TEXT) AS account_id, s.uri, s.url, s.local, s.text, s.content,
+  s.spoiler_text, s.sensitive, s.visibility, s.language, CAST(s.in_reply_to_id AS TEXT) AS in_reply_to_id,
+  CAST(s.in_reply_to_account_id AS TEXT) AS in_reply_to_account_id, CAST(s.reblog_of_id AS TEXT) AS reblog_of_id,
+  CAST(s.conversation_id AS TEXT) AS conversation_id, CAST(s.application_id AS TEXT) AS application_id,
+  s.replies_count, s.reblogs_count, s.favourites_count, s.created_at, s.edited_at, s.deleted_at`;
+
+export const STATUS_FIELDS = ['id', 'account_id', 'uri', 'url', 'local', 'text', 'content', 'spoiler_text', 'sensitive', 'visibility', 'language',
+  'in_reply_to_id', 'in_reply_to_account_id', 'reblog_of_id', 'conversation_id', 'application_id', 'replies_count', 'reblogs_count',
+  'favourites_count', 'created_at', 'edited_at', 'deleted_at'] as const;
+
+/** A status with what rendering needs beside it: mentioned ids, its application, the viewer's flags. */
+export interface HydratedStatusRow extends StatusRow {
+  mention_ids: string;
+  app_name: string | null;
+  app_website: string | null;
+  favourited: number;
+  reblogged: number;
+  bookmarked: number;
+  pinned: number;
+  muted: number;
+}
+
+const HYDRATED_FIELDS = [...STATUS_FIELDS, 'mention_ids', 'app_name', 'app_website', 'favourited', 'reblogged', 'bookmarked', 'pinned', 'muted'] as const;
+
+export type ActionTable = 'favourites' | 'bookmarks' | 'status_pins';
+
+const ids = (list: readonly string[]) => JSON.stringify(list);
+const IN_IDS = (column: string, param: string) => `${column} IN (SELECT CAST(value AS INTEGER) FROM json_each(${param}))`;
+
+export class StatusesRepo {
+  constructor(private readonly ctx: SocialContext) {}
+
+  byId(id: string): Promise<StatusRow | undefined> {
+    return this.ctx.reader.get<StatusRow>(`SELECT ${STATUS_COLUMNS} FROM statuses s WHERE s.id = ?`, [id]);
+  }
+
+  byIds(list: readonly string[]): Promise<StatusRow[]> {
+    if (list.length === 0) return Promise.resolve([]);
+    return this.ctx.reader.allJson<StatusRow>(`SELECT ${STATUS_COLUMNS} FROM statuses s WHERE ${IN_IDS('s.id', '?')}`, STATUS_FIELDS, [ids(list)]);
+  }
+
+  /** Statuses by id with mentions, application and the viewer's flags, in one query. */
+  hydrated(list: readonly string[], viewerId: string | null): Promise<HydratedStatusRow[]> {
+    if (list.length === 0) return Promise.resolve([]);
+    return this.ctx.reader.allJson<HydratedStatusRow>(`
+      SELECT ${STATUS_COLUMNS},
+        (SELECT json_group_array(CAST(m.account_id AS TEXT)) FROM mentions m WHERE m.status_id = s.id) AS mention_ids,
+        app.name AS app_name, app.website AS app_website,
+        EXISTS (SELECT 1 FROM favourites WHERE account_id = ?2 AND status_id = s.id) AS favourited,
+        EXISTS (SELECT 1 FROM statuses r WHERE r.account_id = ?2 AND r.reblog_of_id = s.id AND r.deleted_at IS NULL) AS reblogged,
+        EXISTS (SELECT 1 FROM bookmarks WHERE account_id = ?2 AND status_id = s.id) AS bookmarked,
+        EXISTS (SELECT 1 FROM status_pins WHERE account_id = ?2 AND status_id = s.id) AS pinned,
+        EXISTS (SELECT 1 FROM conversation_mutes WHERE account_id = ?2 AND conversation_id = s.conversation_id) AS muted
+      FROM statuses s LEFT JOIN oauth_apps app ON app.id = s.application_id
+      WHERE ${IN_IDS('s.id', '?1')}`, HYDRATED_FIELDS, [ids(list), viewerId]);
+  }
+
+  /** True when the viewer may see the author's private statuses (follows the author). */
+  async follows(viewerId: string, authorId: string): Promise<boolean> {
+    return Boolean(await this.ctx.reader.get(`SELECT 1 AS x FROM follows WHERE account_id = ? AND target_account_id = ?`, [viewerId, authorId]));
+  }
+
+  async mentioned(statusId: string, accountId: string): Promise<boolean> {
+    return Boolean(await this.ctx.reader.get(`SELECT 1 AS x FROM mentions WHERE status_id = ? AND account_id = ?`, [statusId, accountId]));
+  }
+
+  async blocks(accountId: string, targetId: string): Promise<boolean> {
+    return Boolean(await this.ctx.reader.get(`SELECT 1 AS x FROM blocks WHERE account_id = ? AND target_account_id = ?`, [accountId, targetId]));
+  }
+
+  async reblogBy(accountId: string, statusId: string): Promise<StatusRow | undefined> {
+    return this.ctx.reader.get<StatusRow>(`SELECT ${STATUS_COLUMNS} FROM statuses s WHERE s.account_id = ? AND s.reblog_of_id = ? AND s.deleted_at IS NULL`, [accountId, statusId]);
+  }
+
+  async insertStatus(trx: Knex, row: Record<string, unknown>): Promise<void> {
+    await trx('statuses').insert(row);
+  }
+
+  async newConversation(trx: Knex): Promise<string> {
+    const rows = await trx.raw(`INSERT INTO conversations (created_at) VALUES (?) RETURNING CAST(id AS TEXT) AS id`, [new Date(this.ctx.now()).toISOString()]);
+    return (rows as Array<{ id: string }>)[0]!.id;
+  }
+
+  async insertMentions(trx: Knex, statusId: string, accountIds: readonly string[]): Promise<void> {
+    for (const accountId of accountIds) await trx.raw(`INSERT INTO mentions (status_id, account_id) VALUES (?, ?) ON CONFLICT DO NOTHING`, [statusId, accountId]);
+  }
+
+  /** Inserts (account, status) into an action table; false when it was already there. */
+  async addAction(trx: Knex, table: ActionTable, accountId: string, statusId: string): Promise<boolean> {
+    const rows = await trx.raw(`INSERT INTO ${table} (account_id, status_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING RETURNING id`,
+      [accountId, statusId, new Date(this.ctx.now()).toISOString()]);
+    return (rows as unknown[]).length > 0;
+  }
+
+  async removeAction(trx: Knex, table: ActionTable, accountId: string, statusId: string): Promise<boolean> {
+    const rows = await trx.raw(`DELETE FROM ${table} WHERE account_id = ? AND status_id = ? RETURNING id`, [accountId, statusId]);
+    return (rows as unknown[]).length > 0;
+  }
+
+  async countPins(accountId: string): Promise<number> {
+    const row = await this.ctx.reader.get<{ n: number }>(`SELECT count(*) AS n FROM status_pins p JOIN statuses s ON s.id = p.status_id WHERE p.account_id = ? AND s.deleted_at IS NULL`, [accountId]);
+    return row?.n ?? 0;
+  }
+
+  async adjust(trx: Knex, statusId: string, column: 'replies_count' | 'reblogs_count' | 'favourites_count', delta: number): Promise<void> {
+    await trx.raw(`UPDATE statuses SET ${column} = max(0, ${column} + ?) WHERE id = ?`, [delta, statusId]);
+  }
+
+  async softDelete(trx: Knex, statusId: string): Promise<void> {
+    await trx.raw(`UPDATE statuses SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL`, [new Date(this.ctx.now()).toISOString(), statusId]);
+  }
+
+  /** Live reblogs of a status (deleted with it). */
+  reblogsOf(trx: Knex, statusId: string): Promise<Array<{ id: string; account_id: string }>> {
+    return trx.raw(`SELECT CAST(id AS TEXT) AS id, CAST(account_id AS TEXT) AS account_id FROM statuses WHERE reblog_of_id = ? AND deleted_at IS NULL`, [statusId]);
+  }
+
+  async muteConversation(accountId: string, conversationId: string, mute: boolean): Promise<void> {
+    if (mute) await this.ctx.db.raw(`INSERT INTO conversation_mutes (account_id, conversation_id) VALUES (?, ?) ON CONFLICT DO NOTHING`, [accountId, conversationId]);
+    else await this.ctx.db.raw(`DELETE FROM conversation_mutes WHERE account_id = ? AND conversation_id = ?`, [accountId, conversationId]);
+  }
+
+  /** Accounts who favourited (or reblogged) a status, paged by the action's id, newest first. */
+  actors(kind: 'favourites' | 'reblogs', statusId: string, page: { maxId?: string; sinceId?: string; minId?: string; limit: number }): Promise<Array<{ edge_id: string; account_id: string }>> {
+    const ascending = page.minId !== undefined;
+    const source = kind === 'favourites'
+      ? `SELECT id, account_id FROM favourites WHERE status_id = ?1`
+      : `SELECT id, account_id FROM statuses WHERE reblog_of_id = ?1 AND deleted_at IS NULL`;
+    return this.ctx.reader.all(`SELECT * FROM (SELECT CAST(id AS TEXT) AS edge_id, CAST(account_id AS TEXT) AS account_id, id AS n FROM (${source})
+        WHERE id < coalesce(?2, 9223372036854775807) AND id > coalesce(?3, 0) ORDER BY id ${ascending ? 'ASC' : 'DESC'} LIMIT ?4) ORDER BY n DESC`,
+    [statusId, page.maxId ?? null, (ascending ? page.minId : page.sinceId) ?? null, page.limit]);
+  }
+
+  /** The viewer's favourites or bookmarks, paged by the action's id. */
+  actedOn(table: 'favourites' | 'bookmarks', accountId: string, page: { maxId?: string; sinceId?: string; minId?: string; limit: number }): Promise<Array<{ edge_id: string; status_id: string }>> {
+    const ascending = page.minId !== undefined;
+    return this.ctx.reader.all(`SELECT * FROM (SELECT CAST(t.id AS TEXT) AS edge_id, CAST(t.status_id AS TEXT) AS status_id, t.id AS n FROM ${table} t
+        JOIN statuses s ON s.id = t.status_id AND s.deleted_at IS NULL
+        WHERE t.account_id = ?1 AND t.id < coalesce(?2, 9223372036854775807) AND t.id > coalesce(?3, 0)
+        ORDER BY t.id ${ascending ? 'ASC' : 'DESC'} LIMIT ?4) ORDER BY n DESC`,
+    [accountId, page.maxId ?? null, (ascending ? page.minId : page.sinceId) ?? null, page.limit]);
+  }
+
+  /** An account's statuses the viewer may see, newest first. */
+  ofAccount(accountId: string, visibilities: readonly string[], opts: { pinned: boolean; excludeReplies: boolean; excludeReblogs: boolean }, page: { maxId?: string; sinceId?: string; minId?: string; limit: number }): Promise<Array<{ id: string }>> {
+    const ascending = page.minId !== undefined;
+    const join = opts.pinned ? 'JOIN status_pins p ON p.status_id = s.id AND p.account_id = s.account_id' : '';
+    const cursorColumn = 's.id';
+    let where = `s.account_id = ?1 AND s.deleted_at IS NULL AND s.visibility IN (SELECT value FROM json_each(?5))`;
+    if (opts.excludeReplies) where += ' AND (s.in_reply_to_id IS NULL OR s.in_reply_to_account_id = s.account_id)';
+    if (opts.excludeReblogs) where += ' AND s.reblog_of_id IS NULL';
+    return this.ctx.reader.all(`SELECT id FROM (SELECT CAST(s.id AS TEXT) AS id, ${cursorColumn} AS n FROM statuses s ${join}
+        WHERE ${where} AND ${cursorColumn} < coalesce(?2, 9223372036854775807) AND ${cursorColumn} > coalesce(?3, 0)
+        ORDER BY ${cursorColumn} ${ascending ? 'ASC' : 'DESC'} LIMIT ?4) ORDER BY n DESC`,
+    [accountId, page.maxId ?? null, (ascending ? page.minId : page.sinceId) ?? null, page.limit, JSON.stringify(visibilities)]);
+  }
+}

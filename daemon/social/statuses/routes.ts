@@ -1,0 +1,98 @@
+/** /api/v1/statuses and the actions on a status; favourites and bookmarks lists. */
+import type { Context } from 'koa';
+import { notFound } from '../../http/errors.js';
+import { boolParam, params, pathId, stringParam } from '../http/params.js';
+import { keep, pageQuery, setLink } from '../http/pagination.js';
+import { authOf, optionalViewerId, viewerId, type Routes } from '../http/routes.js';
+import { sendAccountPage } from '../http/lists.js';
+import { read, write } from '../oauth/scopes.js';
+import type { RelationshipsRepo } from '../relationships/repo.js';
+import type { StatusesService } from './service.js';
+import type { StatusRenderer } from './serialize.js';
+import { IdempotencyKeys } from './idempotency.js';
+
+export function statusRoutes(routes: Routes, service: StatusesService, renderer: StatusRenderer, relationships: RelationshipsRepo, baseUrl: string): void {
+  async function send(ctx: Context, id: string, viewer: string | null, options?: { includeDeleted?: boolean; withSource?: boolean }) {
+    const json = await renderer.renderOne(id, viewer, options);
+    if (!json) throw notFound();
+    ctx.body = json;
+  }
+
+  const idempotency = new IdempotencyKeys(Date.now);
+
+  routes.post('/api/v1/statuses', { scopes: write('statuses') }, async (ctx) => {
+    const viewer = viewerId(ctx);
+    const key = ctx.get('idempotency-key') || undefined;
+    const earlier = idempotency.get(viewer, key);
+    if (earlier) return send(ctx, earlier, viewer);
+    const p = params(ctx);
+    const { id, headers } = await service.create(viewer, {
+      status: stringParam(p, 'status'), spoiler_text: stringParam(p, 'spoiler_text'), sensitive: boolParam(p, 'sensitive'),
+      visibility: stringParam(p, 'visibility'), language: stringParam(p, 'language'), in_reply_to_id: stringParam(p, 'in_reply_to_id') || undefined,
+      appId: authOf(ctx).appId,
+    });
+    idempotency.remember(viewer, key, id);
+    ctx.set(headers);
+    await send(ctx, id, viewer);
+  });
+
+  routes.get('/api/v1/statuses/:id', { ifToken: read('statuses') }, async (ctx) => {
+    const viewer = optionalViewerId(ctx);
+    const row = await service.visible(pathId(ctx), viewer);
+    await send(ctx, row.id, viewer);
+  });
+
+  routes.delete('/api/v1/statuses/:id', { scopes: write('statuses') }, async (ctx) => {
+    const viewer = viewerId(ctx);
+    const row = await service.delete(viewer, pathId(ctx));
+    await send(ctx, row.id, viewer, { includeDeleted: true, withSource: true });
+  });
+
+  const action = (path: string, scope: string[], run: (viewer: string, id: string, ctx: Context) => Promise<string | void>) => {
+    routes.post(path, { scopes: scope }, async (ctx) => {
+      const viewer = viewerId(ctx);
+      const id = pathId(ctx);
+      const shown = (await run(viewer, id, ctx)) ?? id;
+      await send(ctx, shown, viewer);
+    });
+  };
+  action('/api/v1/statuses/:id/favourite', write('favourites'), async (v, id) => { await service.favourite(v, id); });
+  action('/api/v1/statuses/:id/unfavourite', write('favourites'), (v, id) => service.unfavourite(v, id));
+  action('/api/v1/statuses/:id/reblog', write('statuses'), async (v, id, ctx) => {
+    const { id: reblogId, headers } = await service.reblog(v, id, stringParam(params(ctx), 'visibility') ?? 'public');
+    ctx.set(headers);
+    return reblogId;
+  });
+  action('/api/v1/statuses/:id/unreblog', write('statuses'), (v, id) => service.unreblog(v, id));
+  action('/api/v1/statuses/:id/bookmark', write('bookmarks'), (v, id) => service.bookmark(v, id, true));
+  action('/api/v1/statuses/:id/unbookmark', write('bookmarks'), (v, id) => service.bookmark(v, id, false));
+  action('/api/v1/statuses/:id/pin', write('accounts'), (v, id) => service.pin(v, id, true));
+  action('/api/v1/statuses/:id/unpin', write('accounts'), (v, id) => service.pin(v, id, false));
+  action('/api/v1/statuses/:id/mute', write('mutes'), (v, id) => service.muteConversation(v, id, true));
+  action('/api/v1/statuses/:id/unmute', write('mutes'), (v, id) => service.muteConversation(v, id, false));
+
+  for (const [path, kind] of [['/api/v1/statuses/:id/reblogged_by', 'reblogs'], ['/api/v1/statuses/:id/favourited_by', 'favourites']] as const) {
+    routes.get(path, { ifToken: read('accounts') }, async (ctx) => {
+      const viewer = optionalViewerId(ctx);
+      const status = await service.visible(pathId(ctx), viewer);
+      const p = params(ctx);
+      const page = pageQuery(p, 40, 80);
+      const rows = await service.repo.actors(kind, status.id, page);
+      const hidden = viewer ? await relationships.hiddenFrom(viewer, rows.map((row) => row.account_id)) : new Set<string>();
+      await sendAccountPage(ctx, renderer, baseUrl, p, page, rows, hidden);
+    });
+  }
+
+  for (const [path, table] of [['/api/v1/favourites', 'favourites'], ['/api/v1/bookmarks', 'bookmarks']] as const) {
+    routes.get(path, { scopes: read(table) }, async (ctx) => {
+      const viewer = viewerId(ctx);
+      const p = params(ctx);
+      const page = pageQuery(p, 20, 40);
+      const rows = await service.repo.actedOn(table, viewer, page);
+      const visible = new Set(await service.checkVisibleToAll(rows.map((row) => row.status_id), viewer));
+      const rendered = await renderer.render(rows.map((row) => row.status_id), viewer);
+      ctx.body = rows.filter((row) => visible.has(row.status_id)).map((row) => rendered.get(row.status_id)).filter(Boolean);
+      if (rows.length) setLink(ctx, { baseUrl, path, kept: keep(p, ['limit']), nextMaxId: rows.length === page.limit ? rows[rows.length - 1]!.edge_id : null, prevMinId: rows[0]!.edge_id });
+    });
+  }
+}

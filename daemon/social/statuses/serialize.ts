@@ -1,0 +1,117 @@
+/**
+ * Status JSON (Mastodon 4.5 REST::StatusSerializer), rendered in batches: one query for the
+ * statuses with their mentions, application and the viewer's flags, one for every account.
+ */
+import type { SocialContext } from '../context.js';
+import { AccountsRepo } from '../accounts/repo.js';
+import { serializeAccount, type AccountJson } from '../accounts/serialize.js';
+import { StatusesRepo, type HydratedStatusRow } from './repo.js';
+
+export type StatusJson = Record<string, unknown> & { id: string };
+
+export class StatusRenderer {
+  private readonly repo: StatusesRepo;
+  private readonly accounts: AccountsRepo;
+
+  constructor(private readonly ctx: SocialContext) {
+    this.repo = new StatusesRepo(ctx);
+    this.accounts = new AccountsRepo(ctx);
+  }
+
+  async accountsById(ids: readonly string[]): Promise<Map<string, AccountJson>> {
+    const unique = [...new Set(ids)];
+    const rows = await this.accounts.byIds(unique);
+    return new Map(rows.map((row) => [row.id, serializeAccount(row, this.ctx.config.baseUrl)]));
+  }
+
+  /** Renders statuses by id (missing or deleted ones are left out unless `includeDeleted`). */
+  async render(ids: readonly string[], viewerId: string | null, options: { includeDeleted?: boolean; withSource?: boolean } = {}): Promise<Map<string, StatusJson>> {
+    return (await this.renderWithAccounts(ids, viewerId, [], options)).statuses;
+  }
+
+  /** Statuses and, in the same account query, the accounts `accountIds` (notification senders). */
+  async renderWithAccounts(ids: readonly string[], viewerId: string | null, accountIds: readonly string[], options: { includeDeleted?: boolean; withSource?: boolean } = {}): Promise<{ statuses: Map<string, StatusJson>; accounts: Map<string, AccountJson> }> {
+    const rows = await this.repo.hydrated([...new Set(ids)], viewerId);
+    const loaded = new Set(rows.map((row) => row.id));
+    const originals = await this.repo.hydrated([...new Set(rows.map((row) => row.reblog_of_id).filter((id): id is string => id !== null && !loaded.has(id)))], viewerId);
+    const all = [...rows, ...originals];
+    const byId = new Map(all.map((row) => [row.id, row]));
+    const mentionsOf = new Map(all.map((row) => [row.id, parseIds(row.mention_ids)]));
+    const accounts = await this.accountsById([...accountIds, ...all.map((row) => row.account_id), ...[...mentionsOf.values()].flat()]);
+
+    const one = (row: HydratedStatusRow): StatusJson | null => {
+      const account = accounts.get(row.account_id);
+      if (!account) return null;
+      let reblog: StatusJson | null = null;
+      if (row.reblog_of_id) {
+        const original = byId.get(row.reblog_of_id);
+        reblog = original && !original.deleted_at ? one(original) : null;
+        if (!reblog) return null;
+      }
+      const json: StatusJson = {
+        id: row.id,
+        created_at: row.created_at,
+        in_reply_to_id: row.in_reply_to_id,
+        in_reply_to_account_id: row.in_reply_to_account_id,
+        sensitive: Boolean(row.sensitive),
+        spoiler_text: row.spoiler_text,
+        visibility: row.visibility,
+        language: row.language,
+        uri: row.uri,
+        url: row.url,
+        replies_count: row.replies_count,
+        reblogs_count: row.reblogs_count,
+        favourites_count: row.favourites_count,
+        quotes_count: 0,
+        edited_at: row.edited_at,
+        ...(viewerId ? viewerFields(row, viewerId) : {}),
+        content: reblog ? '' : row.content,
+        reblog,
+        application: row.app_name !== null ? { name: row.app_name, website: row.app_website || null } : undefined,
+        account,
+        media_attachments: [],
+        mentions: (mentionsOf.get(row.id) ?? []).map((id) => accounts.get(id)).filter((a): a is AccountJson => Boolean(a))
+          .map((a) => ({ id: a.id, username: a.username, url: a.url, acct: a.acct })),
+        tags: [],
+        emojis: [],
+        quote: null,
+        card: null,
+        poll: null,
+        quote_approval: { automatic: ['public'], manual: [], current_user: 'automatic' },
+      };
+      if (json.application === undefined) delete json.application;
+      if (options.withSource) json.text = row.text;
+      return json;
+    };
+
+    const out = new Map<string, StatusJson>();
+    for (const row of rows) {
+      if (row.deleted_at && !options.includeDeleted) continue;
+      const json = one(row);
+      if (json) out.set(row.id, json);
+    }
+    return { statuses: out, accounts };
+  }
+
+  async renderOne(id: string, viewerId: string | null, options?: { includeDeleted?: boolean; withSource?: boolean }): Promise<StatusJson | undefined> {
+    return (await this.render([id], viewerId, options)).get(id);
+  }
+}
+
+function viewerFields(row: HydratedStatusRow, viewerId: string): Record<string, unknown> {
+  const fields: Record<string, unknown> = {
+    favourited: Boolean(row.favourited),
+    reblogged: Boolean(row.reblogged),
+    muted: Boolean(row.muted),
+    bookmarked: Boolean(row.bookmarked),
+  };
+  // Only the author's own pinnable statuses carry `pinned`.
+  if (row.account_id === viewerId && !row.reblog_of_id) fields.pinned = Boolean(row.pinned);
+  fields.filtered = [];
+  return fields;
+}
+
+function parseIds(text: string | string[]): string[] {
+  return typeof text === 'string' ? (JSON.parse(text) as string[]) : text;
+}
+

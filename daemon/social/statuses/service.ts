@@ -1,0 +1,234 @@
+/**
+ * The status rules: posting (visibility, content warning, replies, mentions, application),
+ * visibility everywhere (a private status is 404 to a non-follower), soft deletion, favourites,
+ * reblogs (422 for a private status), bookmarks, pins and conversation mutes, with the
+ * notifications each action creates or removes.
+ */
+import { notFound, unprocessable } from '../../http/errors.js';
+import type { SocialContext } from '../context.js';
+import { nowIso } from '../time.js';
+import { AccountsRepo, type AccountRow } from '../accounts/repo.js';
+import type { NotificationsService } from '../notifications/service.js';
+import { FAMILIES, type RateLimitHeaders, type RateLimiter } from '../ratelimit/limiter.js';
+import { textToHtml, type MentionLink } from './html.js';
+import { parseMentions } from './mentions.js';
+import { StatusesRepo, type StatusRow } from './repo.js';
+
+export const MAX_CHARS = 500;
+export const VISIBILITIES = ['public', 'unlisted', 'private'] as const;
+const MAX_PINS = 5;
+
+export interface NewStatus {
+  status?: string;
+  spoiler_text?: string;
+  sensitive?: boolean;
+  visibility?: string;
+  language?: string;
+  in_reply_to_id?: string;
+  appId: string | null;
+}
+
+export class StatusesService {
+  readonly repo: StatusesRepo;
+  private readonly accounts: AccountsRepo;
+
+  constructor(private readonly ctx: SocialContext, private readonly notifications: NotificationsService, private readonly limiter: RateLimiter) {
+    this.repo = new StatusesRepo(ctx);
+    this.accounts = new AccountsRepo(ctx);
+  }
+
+  /** The status if the viewer may see it; 404 otherwise (missing, deleted, private, blocked). */
+  async visible(id: string, viewerId: string | null): Promise<StatusRow> {
+    const row = await this.repo.byId(id);
+    if (!row || row.deleted_at || !(await this.canSee(row, viewerId))) throw notFound();
+    return row;
+  }
+
+  async canSee(row: StatusRow, viewerId: string | null): Promise<boolean> {
+    if (viewerId === row.account_id) return true;
+    if (viewerId && (await this.repo.blocks(row.account_id, viewerId))) return false;
+    if (row.visibility === 'public' || row.visibility === 'unlisted') return true;
+    if (!viewerId) return false;
+    return (await this.repo.follows(viewerId, row.account_id)) || (await this.repo.mentioned(row.id, viewerId));
+  }
+
+  async create(authorId: string, input: NewStatus): Promise<{ id: string; headers: RateLimitHeaders }> {
+    const text = input.status ?? '';
+    if (text.trim() === '') throw unprocessable("Validation failed: Text can't be blank");
+    if ([...text].length > MAX_CHARS) throw unprocessable(`Validation failed: Text character limit of ${MAX_CHARS} exceeded`);
+    const user = await this.accounts.userByAccountId(authorId);
+    const visibility = input.visibility ?? user?.default_privacy ?? 'public';
+    if (!(VISIBILITIES as readonly string[]).includes(visibility)) throw unprocessable('Validation failed: Visibility is not included in the list');
+    const parent = input.in_reply_to_id ? await this.visible(input.in_reply_to_id, authorId) : null;
+    if (parent?.reblog_of_id) throw unprocessable('Validation failed: Cannot reply to a reblog');
+    const mentioned = await this.resolveMentions(text);
+    const author = (await this.accounts.byId(authorId))!;
+    const id = this.ctx.ids.next();
+    const now = nowIso(this.ctx.now());
+    const uri = `${author.uri}/statuses/${id}`;
+    const links: MentionLink[] = mentioned.map(({ match, account }) => ({ match, url: account.url ?? account.uri, username: account.username }));
+    let headers!: RateLimitHeaders;
+    await this.ctx.db.transaction(async (trx) => {
+      headers = await this.limiter.record(trx, authorId, FAMILIES.statuses);
+      const conversationId = parent?.conversation_id ?? (await this.repo.newConversation(trx));
+      await this.repo.insertStatus(trx, {
+        id, account_id: authorId, uri, url: `${this.ctx.config.baseUrl}/@${author.username}/${id}`, local: 1,
+        text, content: textToHtml(text, links), spoiler_text: (input.spoiler_text ?? '').trim(),
+        sensitive: input.sensitive || (input.spoiler_text ?? '').trim() !== '' ? 1 : 0,
+        visibility, language: input.language || user?.default_language || null,
+        in_reply_to_id: parent?.id ?? null, in_reply_to_account_id: parent?.account_id ?? null,
+        conversation_id: conversationId, application_id: input.appId, created_at: now, updated_at: now,
+      });
+      await this.repo.insertMentions(trx, id, mentioned.map((m) => m.account.id));
+      if (parent) await this.repo.adjust(trx, parent.id, 'replies_count', 1);
+      await this.accounts.adjustCounter(trx, authorId, 'statuses_count', 1);
+      await this.accounts.update(authorId, { last_status_at: now }, trx);
+    });
+    this.ctx.events.emit('status.created', { statusId: id, accountId: authorId });
+    for (const { account } of mentioned) {
+      await this.notifications.notify({ recipientId: account.id, fromId: authorId, type: 'mention', statusId: id, activityId: id });
+    }
+    return { id, headers };
+  }
+
+  private async resolveMentions(text: string): Promise<Array<{ match: string; account: AccountRow }>> {
+    const out: Array<{ match: string; account: AccountRow }> = [];
+    for (const mention of parseMentions(text)) {
+      const local = !mention.domain || mention.domain.toLowerCase() === this.ctx.localDomain.toLowerCase();
+      const account = await this.accounts.byUsername(mention.username, local ? null : mention.domain);
+      if (account && !account.suspended_at && !out.some((m) => m.account.id === account.id)) out.push({ match: mention.match, account });
+    }
+    return out;
+  }
+
+  /** Soft-deletes at once (the row stays for reports); its reblogs go with it. */
+  async delete(viewerId: string, id: string): Promise<StatusRow> {
+    const row = await this.repo.byId(id);
+    if (!row || row.deleted_at || row.account_id !== viewerId) throw notFound();
+    await this.ctx.db.transaction(async (trx) => {
+      await this.repo.softDelete(trx, id);
+      await this.accounts.adjustCounter(trx, viewerId, 'statuses_count', -1);
+      if (row.in_reply_to_id) await this.repo.adjust(trx, row.in_reply_to_id, 'replies_count', -1);
+      if (row.reblog_of_id) await this.repo.adjust(trx, row.reblog_of_id, 'reblogs_count', -1);
+      for (const reblog of await this.repo.reblogsOf(trx, id)) {
+        await this.repo.softDelete(trx, reblog.id);
+        await this.accounts.adjustCounter(trx, reblog.account_id, 'statuses_count', -1);
+      }
+      await this.notifications.remove(trx, { statusId: id });
+      await this.notifications.remove(trx, { activityId: id });
+    });
+    this.ctx.events.emit('status.deleted', { statusId: id, accountId: viewerId, uri: row.uri });
+    return row;
+  }
+
+  async favourite(viewerId: string, id: string): Promise<void> {
+    const row = await this.visible(id, viewerId);
+    const target = await this.original(row);
+    const created = await this.ctx.db.transaction(async (trx) => {
+      const added = await this.repo.addAction(trx, 'favourites', viewerId, target.id);
+      if (added) await this.repo.adjust(trx, target.id, 'favourites_count', 1);
+      return added;
+    });
+    if (!created) return;
+    this.ctx.events.emit('favourite.created', { accountId: viewerId, statusId: target.id });
+    await this.notifications.notify({ recipientId: target.account_id, fromId: viewerId, type: 'favourite', statusId: target.id });
+  }
+
+  async unfavourite(viewerId: string, id: string): Promise<string> {
+    const row = await this.visible(id, viewerId);
+    const target = await this.original(row);
+    const removed = await this.ctx.db.transaction(async (trx) => {
+      const gone = await this.repo.removeAction(trx, 'favourites', viewerId, target.id);
+      if (gone) {
+        await this.repo.adjust(trx, target.id, 'favourites_count', -1);
+        await this.notifications.remove(trx, { accountId: target.account_id, fromAccountId: viewerId, type: 'favourite', statusId: target.id });
+      }
+      return gone;
+    });
+    if (removed) this.ctx.events.emit('favourite.removed', { accountId: viewerId, statusId: target.id });
+    return target.id;
+  }
+
+  /** Reblogs the original (a reblog of a reblog reblogs the original); returns the reblog's id. */
+  async reblog(viewerId: string, id: string, visibility = 'public'): Promise<{ id: string; headers: RateLimitHeaders }> {
+    const row = await this.visible(id, viewerId);
+    const target = await this.original(row);
+    if (target.visibility === 'private' || target.visibility === 'direct') throw unprocessable('Validation failed: Reblog of status is not allowed');
+    if (!(VISIBILITIES as readonly string[]).includes(visibility)) throw unprocessable('Validation failed: Visibility is not included in the list');
+    const headers = await this.limiter.peek(viewerId, FAMILIES.statuses);
+    const existing = await this.repo.reblogBy(viewerId, target.id);
+    if (existing) return { id: existing.id, headers };
+    const author = (await this.accounts.byId(viewerId))!;
+    const reblogId = this.ctx.ids.next();
+    const now = nowIso(this.ctx.now());
+    try {
+      await this.ctx.db.transaction(async (trx) => {
+        await this.repo.insertStatus(trx, {
+          id: reblogId, account_id: viewerId, uri: `${author.uri}/statuses/${reblogId}/activity`, url: null, local: 1,
+          visibility, reblog_of_id: target.id, created_at: now, updated_at: now,
+        });
+        await this.repo.adjust(trx, target.id, 'reblogs_count', 1);
+        await this.accounts.adjustCounter(trx, viewerId, 'statuses_count', 1);
+      });
+    } catch (error) {
+      // A concurrent request made the reblog first (unique index): answer that one.
+      const made = await this.repo.reblogBy(viewerId, target.id);
+      if (made) return { id: made.id, headers };
+      throw error;
+    }
+    this.ctx.events.emit('reblog.created', { accountId: viewerId, statusId: target.id, reblogId });
+    this.ctx.events.emit('status.created', { statusId: reblogId, accountId: viewerId });
+    await this.notifications.notify({ recipientId: target.account_id, fromId: viewerId, type: 'reblog', statusId: target.id, activityId: reblogId });
+    return { id: reblogId, headers };
+  }
+
+  async unreblog(viewerId: string, id: string): Promise<string> {
+    const row = await this.repo.byId(id);
+    if (!row || row.deleted_at) throw notFound();
+    const target = await this.original(row);
+    const reblog = await this.repo.reblogBy(viewerId, target.id);
+    if (!reblog) return target.id;
+    await this.delete(viewerId, reblog.id);
+    this.ctx.events.emit('reblog.removed', { accountId: viewerId, statusId: target.id, reblogId: reblog.id });
+    return target.id;
+  }
+
+  async bookmark(viewerId: string, id: string, on: boolean): Promise<string> {
+    const target = await this.original(await this.visible(id, viewerId));
+    await this.ctx.db.transaction((trx) => (on ? this.repo.addAction(trx, 'bookmarks', viewerId, target.id) : this.repo.removeAction(trx, 'bookmarks', viewerId, target.id)));
+    return target.id;
+  }
+
+  async pin(viewerId: string, id: string, on: boolean): Promise<void> {
+    const row = await this.visible(id, viewerId);
+    if (row.account_id !== viewerId || row.reblog_of_id) throw unprocessable('Validation failed: Status is not allowed to be pinned');
+    if (on) {
+      if ((await this.repo.countPins(viewerId)) >= MAX_PINS) throw unprocessable(`Validation failed: You have already pinned the maximum number of posts`);
+      await this.ctx.db.transaction((trx) => this.repo.addAction(trx, 'status_pins', viewerId, id));
+    } else {
+      await this.ctx.db.transaction((trx) => this.repo.removeAction(trx, 'status_pins', viewerId, id));
+    }
+  }
+
+  /** A reblog has no conversation of its own: 422, as for a status without one. */
+  async muteConversation(viewerId: string, id: string, on: boolean): Promise<void> {
+    const row = await this.visible(id, viewerId);
+    if (row.reblog_of_id || !row.conversation_id) throw unprocessable('Validation failed: Status has no conversation to mute');
+    await this.repo.muteConversation(viewerId, row.conversation_id, on);
+  }
+
+  private async original(row: StatusRow): Promise<StatusRow> {
+    if (!row.reblog_of_id) return row;
+    const original = await this.repo.byId(row.reblog_of_id);
+    if (!original || original.deleted_at) throw notFound();
+    return original;
+  }
+
+  async checkVisibleToAll(ids: string[], viewerId: string | null): Promise<string[]> {
+    const rows = await this.repo.byIds(ids);
+    const visible: string[] = [];
+    for (const row of rows) if (!row.deleted_at && (await this.canSee(row, viewerId))) visible.push(row.id);
+    return ids.filter((id) => visible.includes(id));
+  }
+}
+

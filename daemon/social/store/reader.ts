@@ -1,0 +1,107 @@
+/**
+ * Read-only SQLite connections for the social API's reads, with prepared statements kept per SQL
+ * text: hot paths (token lookup, notification pages) skip knex's re-preparing, and reads run
+ * beside the writer connection (WAL). Writes never go through here; they use knex transactions.
+ * Every statement is run with all() so it is reset at once and holds no read snapshot open.
+ */
+import sqlite3 from 'sqlite3';
+
+export type Row = Record<string, unknown>;
+export type Params = Array<string | number | null>;
+
+/** One read-only connection with its prepared statements and a count of queries in flight. */
+class Connection {
+  readonly statements = new Map<string, sqlite3.Statement>();
+  busy = 0;
+  constructor(readonly db: sqlite3.Database) {}
+}
+
+/**
+ * A small pool of read-only connections (two by default): one connection runs one statement at
+ * a time, two let SQLite use both cores of the box while the main thread serializes JSON.
+ */
+export class Reader {
+  private constructor(private readonly connections: Connection[]) {}
+
+  static async open(filename: string, size = 2, busyTimeoutMs = 5000): Promise<Reader> {
+    const open = () => new Promise<Connection>((resolve, reject) => {
+      const db = new sqlite3.Database(filename, sqlite3.OPEN_READONLY, (error) => {
+        if (error) return reject(error);
+        db.configure('busyTimeout', busyTimeoutMs);
+        resolve(new Connection(db));
+      });
+    });
+    const connections: Connection[] = [];
+    for (let i = 0; i < size; i++) connections.push(await open());
+    return new Reader(connections);
+  }
+
+  all<T = Row>(sql: string, params: Params = []): Promise<T[]> {
+    const connection = this.connections.reduce((best, next) => (next.busy < best.busy ? next : best));
+    const statement = this.prepare(connection, sql);
+    connection.busy += 1;
+    return new Promise((resolve, reject) => {
+      statement.all(params, (error: Error | null, rows: T[]) => {
+        connection.busy -= 1;
+        if (error) reject(error);
+        else resolve(rows);
+      });
+    });
+  }
+
+  async get<T = Row>(sql: string, params: Params = []): Promise<T | undefined> {
+    const rows = await this.all<T>(sql, params);
+    return rows[0];
+  }
+
+  /**
+   * A number that changes whenever any other connection (the writer, another process) commits:
+   * SQLite's data_version, always asked of the same connection so values compare.
+   */
+  async dataVersion(): Promise<number> {
+    const connection = this.connections[0]!;
+    const statement = this.prepare(connection, 'PRAGMA data_version');
+    connection.busy += 1;
+    return new Promise((resolve, reject) => {
+      statement.all([], (error: Error | null, rows: Array<{ data_version: number }>) => {
+        connection.busy -= 1;
+        if (error) reject(error);
+        else resolve(rows[0]!.data_version);
+      });
+    });
+  }
+
+  /**
+   * The rows of `sql` built into one JSON array by SQLite itself: for wide or long results this
+   * is several times faster than the driver making a JS value of every cell. `columns` names the
+   * result columns of `sql`; integers above 2^53 must already be text (CAST) in `sql`.
+   */
+  async allJson<T = Row>(sql: string, columns: readonly string[], params: Params = []): Promise<T[]> {
+    const object = columns.map((name) => `'${name}', q.${name}`).join(', ');
+    const rows = await this.all<{ j: string }>(`SELECT json_group_array(json_object(${object})) AS j FROM (${sql}) AS q`, params);
+    return JSON.parse(rows[0]?.j ?? '[]') as T[];
+  }
+
+  private prepare(connection: Connection, sql: string): sqlite3.Statement {
+    let statement = connection.statements.get(sql);
+    if (!statement) {
+      // Statements built from user-chosen filter sets stay few; still, never grow without bound.
+      if (connection.statements.size > 500) clearCache(connection);
+      statement = connection.db.prepare(sql);
+      connection.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  async close(): Promise<void> {
+    for (const connection of this.connections) {
+      clearCache(connection);
+      await new Promise<void>((resolve, reject) => connection.db.close((error) => (error ? reject(error) : resolve())));
+    }
+  }
+}
+
+function clearCache(connection: Connection): void {
+  for (const statement of connection.statements.values()) statement.finalize();
+  connection.statements.clear();
+}

@@ -1,0 +1,85 @@
+/**
+ * npm run admin -- <command> [options]: the owner's command-line tools (see --help).
+ * Works on the database of NESTBOX_DATA_DIR (or --config FILE), also while the daemon runs.
+ */
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig } from '../daemon/config.js';
+import { AdminTool, describeAdminError } from '../daemon/social/admin.js';
+
+const USAGE = `Usage: npm run admin -- <command> [options]
+
+Commands:
+  create-account --username U --email E --password P [--owner] [--locked]
+      Creates a local account; --owner makes it the box owner (the role that may hold admin scopes).
+  token --username U --scopes "read write" [--app NAME]
+      Issues an access token for the account; prints it as the last line.
+  reset-password --username U [--password P]
+      Sets a new password (generated and printed when not given) and revokes the account's tokens.
+
+Options:
+  --config FILE   JSON settings file (as for the daemon)
+  --help          print this help`;
+
+async function main(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv, allowPositionals: true,
+      options: {
+        username: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' },
+        owner: { type: 'boolean' }, locked: { type: 'boolean' }, scopes: { type: 'string' }, app: { type: 'string' },
+        config: { type: 'string' }, help: { type: 'boolean' },
+      },
+    });
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  const command = positionals[0];
+  if (values.help || !command) {
+    (values.help ? process.stdout : process.stderr).write(USAGE + '\n');
+    return values.help ? 0 : 2;
+  }
+  const need = (name: 'username' | 'email' | 'password' | 'scopes'): string => {
+    const value = values[name];
+    if (!value) throw new UsageError(`--${name} is required for ${command}`);
+    return value;
+  };
+
+  let tool: AdminTool | null = null;
+  try {
+    const config = loadConfig({ env: process.env, file: values.config ?? null });
+    tool = await AdminTool.open(config);
+    switch (command) {
+      case 'create-account': {
+        const account = await tool.createAccount({ username: need('username'), email: need('email'), password: need('password'), owner: values.owner, locked: values.locked });
+        process.stdout.write(`created account ${account.username} (id ${account.id})${values.owner ? ' as the owner' : ''}\n`);
+        return 0;
+      }
+      case 'token': {
+        const token = await tool.token({ username: need('username'), scopes: need('scopes'), app: values.app });
+        process.stdout.write(`scopes: ${token.scopes}\n${token.accessToken}\n`);
+        return 0;
+      }
+      case 'reset-password': {
+        const password = await tool.resetPassword(need('username'), values.password);
+        process.stdout.write(values.password ? 'password changed; tokens revoked\n' : `new password (tokens revoked):\n${password}\n`);
+        return 0;
+      }
+      default:
+        throw new UsageError(`unknown command: ${command}`);
+    }
+  } catch (error) {
+    if (error instanceof UsageError) { process.stderr.write(`${error.message}\n${USAGE}\n`); return 2; }
+    if (error instanceof ConfigError) { process.stderr.write(`${error.message}\n`); return 2; }
+    process.stderr.write(`admin: ${describeAdminError(error)}\n`);
+    return 1;
+  } finally {
+    await tool?.close();
+  }
+}
+
+class UsageError extends Error {}
+
+process.exitCode = await main(process.argv.slice(2));

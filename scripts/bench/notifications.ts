@@ -1,0 +1,239 @@
+/**
+ * Notifications benchmark: seeds 1,000 accounts and N notifications (default 1,000,000; 10% for
+ * one heavy account: 55% favourites and 20% reblogs of 2,000 statuses, 10% follows, 15% mentions,
+ * in 12-hour groups over a year), starts the real daemon on it, and measures
+ * GET /api/v2/notifications?limit=40 and /api/v2/notifications/unread_count: p50/p99 at one
+ * client, requests per second at 16 clients, and the daemon's RSS; the page also uncached (a
+ * different cursor each time, so it is walked and rendered again). Then the same on a copy with
+ * 10,000 notifications (the newest 1% of every account), and the ratio between the two.
+ *
+ *   npm run bench -- notifications [--rows 1000000] [--small 10000] [--requests 400] [--seconds 3] [--keep]
+ *   (--keep leaves the seeded data directories in place and names them on stderr)
+ */
+import type { Bench } from './index.js';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { Agent, request } from 'node:http';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../../daemon/config.js';
+import { AdminTool } from '../../daemon/social/admin.js';
+import { DAEMON_MAIN, REPO_ROOT, tempDir } from '../../test/helpers/paths.js';
+import { freePort } from '../../test/helpers/ports.js';
+
+interface Figures { rows: number; seedMs: number; list: Latency; unread: Latency; listRps: number; unreadRps: number; cold: Latency; coldRps: number; rssMb: number }
+interface Latency { p50: number; p99: number }
+
+const HEAVY_SHARE = 10;
+const ACCOUNTS = 1000;
+const STATUSES = 2000;
+
+export const bench: Bench = {
+  description: 'GET /api/v2/notifications and unread_count over 1,000,000 notifications (and 10,000)',
+  run,
+};
+
+async function run(argv: string[]): Promise<void> {
+  const { values } = parseArgs({ args: argv, options: { rows: { type: 'string' }, small: { type: 'string' }, requests: { type: 'string' }, seconds: { type: 'string' }, keep: { type: 'boolean' } } });
+  const rows = Number(values.rows ?? 1_000_000);
+  const small = Number(values.small ?? 10_000);
+  const requests = Number(values.requests ?? 400);
+  const seconds = Number(values.seconds ?? 3);
+  const results: Figures[] = [];
+  for (const size of [small, rows]) results.push(await measure(size, rows, requests, seconds, values.keep ?? false));
+  printTable(results);
+  for (const figures of results) {
+    const line = (metric: string, value: number) => process.stdout.write(`${JSON.stringify({ bench: 'notifications', metric, value: round(value), rows: figures.rows })}\n`);
+    line('seed_ms', figures.seedMs);
+    line('v2_list_p50_ms', figures.list.p50);
+    line('v2_list_p99_ms', figures.list.p99);
+    line('v2_list_rps_16', figures.listRps);
+    line('unread_count_p50_ms', figures.unread.p50);
+    line('unread_count_p99_ms', figures.unread.p99);
+    line('unread_count_rps_16', figures.unreadRps);
+    line('v2_list_uncached_p50_ms', figures.cold.p50);
+    line('v2_list_uncached_p99_ms', figures.cold.p99);
+    line('v2_list_uncached_rps_16', figures.coldRps);
+    line('rss_mb', figures.rssMb);
+  }
+  const [a, b] = results as [Figures, Figures];
+  const ratio = (metric: string, value: number) => process.stdout.write(`${JSON.stringify({ bench: 'notifications', metric, value: round(value), rows: b.rows, baseline_rows: a.rows })}\n`);
+  ratio('v2_list_p50_ratio', b.list.p50 / a.list.p50);
+  ratio('unread_count_p50_ratio', b.unread.p50 / a.unread.p50);
+  ratio('v2_list_uncached_p50_ratio', b.cold.p50 / a.cold.p50);
+}
+
+/** Seeds a database whose newest `size` notifications match the `full`-row set, then measures it. */
+async function measure(size: number, full: number, requests: number, seconds: number, keep: boolean): Promise<Figures> {
+  const dir = tempDir('nestbox-bench-');
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const env = { NESTBOX_DATA_DIR: dir.path, NESTBOX_BASE_URL: url };
+  let daemon: ChildProcess | null = null;
+  try {
+    const started = Date.now();
+    const token = await seed(loadConfig({ env }), size, full);
+    const seedMs = Date.now() - started;
+    process.stderr.write(`[bench] ${size} notifications seeded in ${seedMs} ms\n`);
+    daemon = spawn(process.execPath, [DAEMON_MAIN], {
+      cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'inherit'],
+      env: { PATH: process.env.PATH, ...env, NESTBOX_HTTP_PORT: String(port), NESTBOX_STREAMING_PORT: String(await freePort()), NESTBOX_LOG_LEVEL: 'warn', NESTBOX_BACKUP_SCHEDULE: 'off' },
+    });
+    await waitReady(url);
+    const agent = new Agent({ keepAlive: true, maxSockets: 16 });
+    const get = (path: string) => httpGet(agent, `${url}${path}`, token);
+    const listPath = '/api/v2/notifications?limit=40';
+    const unreadPath = '/api/v2/notifications/unread_count';
+    const check = await get(listPath);
+    if (check.status !== 200 || (JSON.parse(check.body) as { notification_groups: unknown[] }).notification_groups.length !== 40) {
+      throw new Error(`unexpected answer ${check.status}: ${check.body.slice(0, 200)}`);
+    }
+    for (let i = 0; i < 50; i++) { await get(listPath); await get(unreadPath); }
+    const list = await latency(() => get(listPath), requests);
+    const unread = await latency(() => get(unreadPath), requests);
+    const listRps = await throughput(() => get(listPath), 16, seconds);
+    const unreadRps = await throughput(() => get(unreadPath), 16, seconds);
+    // Cold: every request a different (always too high) max_id, so the same first page is walked
+    // and rendered each time instead of coming from the response cache.
+    let n = 0;
+    const cold = () => get(`${listPath}&max_id=${4611686018427387904n - BigInt(++n)}`);
+    const coldLatency = await latency(cold, requests);
+    const coldRps = await throughput(cold, 16, seconds);
+    const rssMb = rss(daemon.pid!);
+    agent.destroy();
+    return { rows: size, seedMs, list, unread, listRps, unreadRps, cold: coldLatency, coldRps, rssMb };
+  } finally {
+    if (daemon && daemon.exitCode === null) {
+      const exited = new Promise((resolve) => daemon!.once('exit', resolve));
+      daemon.kill('SIGTERM');
+      await exited;
+    }
+    if (keep) process.stderr.write(`[bench] kept ${dir.path}\n`);
+    else dir.remove();
+  }
+}
+
+/**
+ * Bulk seeding in SQL: accounts and statuses from recursive series, notifications from one
+ * INSERT … SELECT in a transaction. Notification i (oldest first) belongs to the heavy account
+ * when i % 10 = 0; its type follows i, its group key uses 12-hour windows.
+ */
+async function seed(config: ReturnType<typeof loadConfig>, size: number, full: number): Promise<string> {
+  const admin = await AdminTool.open(config);
+  try {
+    const heavy = await admin.createAccount({ username: 'heavy', email: 'heavy@bench.test', password: 'bench password', owner: true });
+    const { accessToken } = await admin.token({ username: 'heavy', scopes: 'read write' });
+    const db = admin.social.ctx.db;
+    const yearMs = 365 * 24 * 3600_000;
+    const end = Date.now() - 60_000;
+    const start = end - yearMs;
+    // Rows kept: the newest `size` of the full series, so both sizes share the same first page.
+    const first = full - size;
+    // Bulk load without the notification indexes, then build them once from sorted data: far
+    // faster than keeping four B-trees up to date row by row.
+    const indexes = await db.raw(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'notifications' AND sql IS NOT NULL`) as Array<{ name: string; sql: string }>;
+    await db.raw('PRAGMA cache_size = -65536');
+    await db.transaction(async (trx) => {
+      for (const index of indexes) await trx.raw(`DROP INDEX ${index.name}`);
+      await trx.raw(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+        INSERT INTO accounts (id, username, uri, url, created_at, updated_at)
+        SELECT (? + i) * 65536, 'user' || i, ? || '/users/user' || i, ? || '/@user' || i, ?, ? FROM n`,
+      [ACCOUNTS - 1, start, config.baseUrl, config.baseUrl, new Date(start).toISOString(), new Date(start).toISOString()]);
+      await trx.raw(`WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+        INSERT INTO statuses (id, account_id, uri, url, text, content, visibility, created_at, updated_at)
+        SELECT (? + i * 1000) * 65536 + 1, CASE WHEN i < ? THEN ? ELSE (? + 1 + (i % ?)) * 65536 END,
+               ? || '/s/' || i, ? || '/s/' || i, 'status ' || i, '<p>status ' || i || '</p>', 'public',
+               strftime('%Y-%m-%dT%H:%M:%fZ', (? + i * 1000) / 1000.0, 'unixepoch'), strftime('%Y-%m-%dT%H:%M:%fZ', (? + i * 1000) / 1000.0, 'unixepoch')
+          FROM n`,
+      [STATUSES * 2 - 1, start, STATUSES, heavy.id, start, ACCOUNTS - 1, config.baseUrl, config.baseUrl, start, start]);
+      await trx.raw(`WITH RECURSIVE n(i) AS (SELECT ? UNION ALL SELECT i + 1 FROM n WHERE i < ?),
+        rows AS (
+          SELECT i,
+            (i % ${HEAVY_SHARE}) = 0 AS heavy,
+            ? + CAST(i AS REAL) * ? / ? AS ms,
+            (i * 7919) % 100 AS pick,
+            (i * 2654435761) % ? AS target,
+            (? + 1 + (i * 48271) % ?) * 65536 AS sender
+          FROM n)
+        INSERT INTO notifications (account_id, from_account_id, type, status_id, group_key, created_at)
+        SELECT
+          CASE WHEN heavy THEN ? ELSE (? + 1 + (i % ?)) * 65536 END,
+          sender,
+          CASE WHEN NOT heavy THEN CASE WHEN pick < 50 THEN 'follow' ELSE 'mention' END
+               WHEN pick < 55 THEN 'favourite' WHEN pick < 75 THEN 'reblog' WHEN pick < 85 THEN 'follow' ELSE 'mention' END,
+          CASE WHEN heavy AND pick < 75 THEN (? + target * 1000) * 65536 + 1
+               WHEN (heavy AND pick >= 85) OR (NOT heavy AND pick >= 50) THEN (? + (? + target) * 1000) * 65536 + 1 END,
+          CASE WHEN heavy AND pick < 55 THEN 'favourite-' || ((? + target * 1000) * 65536 + 1) || '-' || (CAST(ms / 3600000 AS INTEGER) / 12 * 12)
+               WHEN heavy AND pick < 75 THEN 'reblog-' || ((? + target * 1000) * 65536 + 1) || '-' || (CAST(ms / 3600000 AS INTEGER) / 12 * 12)
+               WHEN pick < 85 AND (heavy OR pick < 50) THEN 'follow-' || (CAST(ms / 3600000 AS INTEGER) / 12 * 12) END,
+          strftime('%Y-%m-%dT%H:%M:%fZ', ms / 1000.0, 'unixepoch')
+        FROM rows`,
+      [first, full - 1, start, yearMs, full, STATUSES, start, ACCOUNTS - 1,
+        heavy.id, start, ACCOUNTS - 1, start, start, STATUSES, start, start]);
+      for (const index of indexes) await trx.raw(index.sql);
+    });
+    await db.raw('ANALYZE');
+    return accessToken;
+  } finally {
+    await admin.close();
+  }
+}
+
+function httpGet(agent: Agent, url: string, token: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { agent, headers: { authorization: `Bearer ${token}` } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+async function latency(call: () => Promise<{ status: number }>, count: number): Promise<Latency> {
+  const times: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const t0 = process.hrtime.bigint();
+    const { status } = await call();
+    times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    if (status !== 200) throw new Error(`status ${status}`);
+  }
+  times.sort((x, y) => x - y);
+  return { p50: times[Math.floor(count * 0.5)]!, p99: times[Math.min(count - 1, Math.floor(count * 0.99))]! };
+}
+
+async function throughput(call: () => Promise<unknown>, clients: number, seconds: number): Promise<number> {
+  const deadline = Date.now() + seconds * 1000;
+  let done = 0;
+  await Promise.all(Array.from({ length: clients }, async () => {
+    while (Date.now() < deadline) { await call(); done += 1; }
+  }));
+  return done / seconds;
+}
+
+function rss(pid: number): number {
+  const status = readFileSync(join('/proc', String(pid), 'status'), 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
+}
+
+async function waitReady(url: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    try {
+      if ((await fetch(`${url}/healthz`)).ok) return;
+    } catch { /* not yet */ }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error('daemon did not start');
+}
+
+const round = (value: number) => Math.round(value * 100) / 100;
+
+function printTable(results: Figures[]): void {
+  const header = ['rows', 'seed ms', 'list p50', 'list p99', 'list rps@16', 'unread p50', 'unread p99', 'unread rps@16', 'uncached p50', 'uncached p99', 'uncached rps@16', 'RSS MB'];
+  const lines = results.map((r) => [r.rows, r.seedMs, r.list.p50, r.list.p99, r.listRps, r.unread.p50, r.unread.p99, r.unreadRps, r.cold.p50, r.cold.p99, r.coldRps, r.rssMb].map((v) => String(round(v))));
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((line) => line[i]!.length)));
+  const format = (cells: string[]) => cells.map((cell, i) => cell.padStart(widths[i]!)).join('  ');
+  process.stdout.write(`${format(header)}\n${lines.map(format).join('\n')}\n`);
+}

@@ -1,0 +1,60 @@
+/**
+ * A running daemon for the social tests, plus the admin tool on its database (accounts and
+ * tokens are made the way `npm run admin` makes them) and a small JSON client.
+ */
+import { loadConfig } from '../../daemon/config.js';
+import { AdminTool } from '../../daemon/social/admin.js';
+import { startDaemon, type RunningDaemon } from './daemon.js';
+
+export interface ApiResponse<T = any> { status: number; body: T; headers: Headers }
+
+export interface TestAccount { id: string; username: string; token: string }
+
+export interface SocialHarness {
+  daemon: RunningDaemon;
+  admin: AdminTool;
+  url: string;
+  /** Creates an account and a token with `scopes` (default: everything but admin). */
+  account(username: string, options?: { owner?: boolean; locked?: boolean; scopes?: string }): Promise<TestAccount>;
+  token(username: string, scopes: string): Promise<string>;
+  api<T = any>(token: string | null, method: string, path: string, body?: unknown): Promise<ApiResponse<T>>;
+  stop(): Promise<void>;
+}
+
+export const ALL_USER_SCOPES = 'read write follow push profile';
+
+export async function startSocialDaemon(env: Record<string, string> = {}): Promise<SocialHarness> {
+  const daemon = await startDaemon({ env: { NESTBOX_LOG_LEVEL: 'info', ...env } });
+  const config = loadConfig({ env: { NESTBOX_DATA_DIR: daemon.dataDir, NESTBOX_BASE_URL: daemon.url } });
+  const admin = await AdminTool.open(config);
+  const harness: SocialHarness = {
+    daemon, admin, url: daemon.url,
+    async account(username, options = {}) {
+      const { id } = await admin.createAccount({ username, email: `${username}@example.test`, password: `pw-${username}-123`, owner: options.owner, locked: options.locked });
+      const token = (await admin.token({ username, scopes: options.scopes ?? ALL_USER_SCOPES })).accessToken;
+      return { id, username, token };
+    },
+    async token(username, scopes) {
+      return (await admin.token({ username, scopes })).accessToken;
+    },
+    async api(token, method, path, body) {
+      const headers: Record<string, string> = {};
+      if (token) headers.authorization = `Bearer ${token}`;
+      let payload: string | undefined;
+      if (body !== undefined) {
+        headers['content-type'] = 'application/json';
+        payload = typeof body === 'string' ? body : JSON.stringify(body);
+      }
+      const response = await fetch(daemon.url + path, { method, headers, body: payload, redirect: 'manual' });
+      const text = await response.text();
+      let parsed: any = text;
+      try { parsed = JSON.parse(text); } catch { /* keep text */ }
+      return { status: response.status, body: parsed, headers: response.headers };
+    },
+    async stop() {
+      await admin.close();
+      await daemon.stop();
+    },
+  };
+  return harness;
+}

@@ -1,0 +1,455 @@
+/**
+ * The notifications section of the API document, rule by rule, through HTTP against the real
+ * daemon (Mastodon 4.5 behaviour where the document says "not shown").
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startSocialDaemon, type SocialHarness, type TestAccount } from '../helpers/social.js';
+
+let h: SocialHarness;
+let alice: TestAccount, bob: TestAccount, carol: TestAccount, dave: TestAccount, erin: TestAccount, frank: TestAccount;
+const others = () => [bob, carol, dave, erin, frank];
+
+const post = async (who: TestAccount, text: string, extra: object = {}) => {
+  const res = await h.api(who.token, 'POST', '/api/v1/statuses', { status: text, ...extra });
+  assert.is(res.status, 200, JSON.stringify(res.body));
+  return res.body.id as string;
+};
+const fav = (who: TestAccount, id: string) => h.api(who.token, 'POST', `/api/v1/statuses/${id}/favourite`);
+const v1 = (query = '', who = alice) => h.api(who.token, 'GET', `/api/v1/notifications${query}`);
+const v2 = (query = '', who = alice) => h.api(who.token, 'GET', `/api/v2/notifications${query}`);
+const clear = (who = alice) => h.api(who.token, 'POST', '/api/v1/notifications/clear');
+
+test.before(async () => {
+  h = await startSocialDaemon();
+  alice = await h.account('alice', { owner: true });
+  [bob, carol, dave, erin, frank] = await Promise.all(['bob', 'carol', 'dave', 'erin', 'frank'].map((name) => h.account(name)));
+});
+test.after(async () => { await h?.stop(); });
+
+test('record ids are strings holding 64-bit integers above 2^53', async () => {
+  const id = await post(alice, 'ids');
+  assert.type(id, 'string');
+  assert.ok(BigInt(id) > 2n ** 53n);
+  assert.ok(BigInt(alice.id) > 2n ** 53n);
+  const account = await h.api(null, 'GET', `/api/v1/accounts/${alice.id}`);
+  assert.is(account.body.id, alice.id);
+  const status = await h.api(null, 'GET', `/api/v1/statuses/${id}`);
+  assert.is(status.body.id, id);
+});
+
+test('a notification is created when another account reblogs, mentions, favourites or follows; v1 lists them all by default', async () => {
+  await clear();
+  const id = await post(alice, 'notify me');
+  await fav(bob, id);
+  await h.api(carol.token, 'POST', `/api/v1/statuses/${id}/reblog`);
+  await post(dave, 'hi @alice');
+  await h.api(erin.token, 'POST', `/api/v1/accounts/${alice.id}/follow`);
+  const { status, body } = await v1();
+  assert.is(status, 200);
+  assert.equal(body.map((n: any) => n.type), ['follow', 'mention', 'reblog', 'favourite']);
+  for (const n of body) {
+    assert.type(n.id, 'string');
+    assert.type(n.account.id, 'string');
+    assert.match(n.created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  }
+  assert.is(body[3].account.id, bob.id);
+  assert.is(body[3].status.id, id);
+  assert.is(body[2].status.id, id, 'a reblog notification carries the original status');
+  assert.is(body[0].status, undefined, 'a follow notification has no status');
+});
+
+test('follow_request is a notification type of its own (returned by the API by default)', async () => {
+  const locked = await h.account('locked1', { locked: true });
+  await h.api(bob.token, 'POST', `/api/v1/accounts/${locked.id}/follow`);
+  const { body } = await v1('', locked);
+  assert.equal(body.map((n: any) => n.type), ['follow_request']);
+  const excluded = await v1('?exclude_types[]=follow_request', locked);
+  assert.equal(excluded.body, []);
+});
+
+test('no notification from oneself, from a blocked account, a muted one (with notifications) or in a muted conversation', async () => {
+  await clear();
+  const own = await post(alice, 'self');
+  await fav(alice, own);
+  assert.equal((await v1()).body, [], 'from self');
+
+  await h.api(alice.token, 'POST', `/api/v1/accounts/${frank.id}/block`);
+  await fav(frank, own);
+  assert.equal((await v1()).body, [], 'blocked sender');
+  await h.api(alice.token, 'POST', `/api/v1/accounts/${frank.id}/unblock`);
+
+  await h.api(alice.token, 'POST', `/api/v1/accounts/${erin.id}/mute`, { notifications: true });
+  await fav(erin, own);
+  assert.equal((await v1()).body, [], 'muted with notifications');
+  await h.api(alice.token, 'POST', `/api/v1/accounts/${erin.id}/mute`, { notifications: false });
+  await h.api(erin.token, 'POST', `/api/v1/statuses/${own}/unfavourite`);
+  await fav(erin, own);
+  assert.is((await v1()).body.length, 1, 'muted without notifications still notifies');
+  await h.api(alice.token, 'POST', `/api/v1/accounts/${erin.id}/unmute`);
+
+  await clear();
+  const muted = await h.api(alice.token, 'POST', `/api/v1/statuses/${own}/mute`);
+  assert.is(muted.status, 200);
+  assert.is(muted.body.muted, true);
+  await fav(dave, own);
+  await post(bob, '@alice in a muted thread', { in_reply_to_id: own });
+  assert.equal((await v1()).body, [], 'muted conversation');
+  await h.api(alice.token, 'POST', `/api/v1/statuses/${own}/unmute`);
+});
+
+test('undoing a favourite, reblog or follow removes its notification', async () => {
+  await clear();
+  const id = await post(alice, 'undo');
+  await fav(bob, id);
+  await h.api(carol.token, 'POST', `/api/v1/statuses/${id}/reblog`);
+  await h.api(dave.token, 'POST', `/api/v1/accounts/${alice.id}/follow`);
+  assert.is((await v1()).body.length, 3);
+  await h.api(bob.token, 'POST', `/api/v1/statuses/${id}/unfavourite`);
+  await h.api(carol.token, 'POST', `/api/v1/statuses/${id}/unreblog`);
+  await h.api(dave.token, 'POST', `/api/v1/accounts/${alice.id}/unfollow`);
+  assert.equal((await v1()).body, []);
+});
+
+test('notifications from a suspended account are not shown', async () => {
+  await clear();
+  const gone = await h.account('suspended1');
+  const id = await post(alice, 'suspension');
+  await fav(gone, id);
+  await fav(bob, id);
+  const shown = (await v1()).body;
+  assert.is(shown.length, 2);
+  await h.admin.social.ctx.db.raw('UPDATE accounts SET suspended_at = ? WHERE id = ?', [new Date().toISOString(), gone.id]);
+  assert.equal((await v1()).body.map((n: any) => n.account.id), [bob.id]);
+  assert.equal((await v2()).body.notification_groups[0].notifications_count, 2, 'group counts are not re-filtered (as in Mastodon)');
+  assert.is((await h.api(alice.token, 'GET', `/api/v1/notifications/${shown[1].id}`)).status, 404);
+  assert.is((await h.api(alice.token, 'GET', '/api/v1/notifications/unread_count')).body.count, 1);
+});
+
+test('v1: account_id keeps the notifications of that account; a malformed or unknown one gives 200 and []', async () => {
+  await clear();
+  const id = await post(alice, 'by account');
+  await fav(bob, id);
+  await fav(carol, id);
+  const only = await v1(`?account_id=${carol.id}`);
+  assert.is(only.status, 200);
+  assert.equal(only.body.map((n: any) => n.account.id), [carol.id]);
+  for (const bad of ['foo', '12345']) {
+    const res = await v1(`?account_id=${bad}`);
+    assert.is(res.status, 200);
+    assert.equal(res.body, []);
+  }
+});
+
+test('v1: types[] keeps only the listed types, exclude_types[] removes them', async () => {
+  await clear();
+  const id = await post(alice, 'types');
+  await fav(bob, id);
+  await post(carol, '@alice types');
+  assert.equal((await v1('?types[]=mention')).body.map((n: any) => n.type), ['mention']);
+  assert.equal((await v1('?exclude_types[]=mention')).body.map((n: any) => n.type), ['favourite']);
+  assert.equal((await v1('?types[]=mention&types[]=favourite&exclude_types[]=favourite')).body.map((n: any) => n.type), ['mention']);
+});
+
+test('v1: show and dismiss are 404 for another account\'s notification; dismiss and clear delete the caller\'s', async () => {
+  await clear();
+  const id = await post(alice, 'mine');
+  await fav(bob, id);
+  const [notification] = (await v1()).body;
+  const shown = await h.api(alice.token, 'GET', `/api/v1/notifications/${notification.id}`);
+  assert.is(shown.status, 200);
+  assert.is(shown.body.id, notification.id);
+  assert.equal((await h.api(bob.token, 'GET', `/api/v1/notifications/${notification.id}`)).body, { error: 'Record not found' });
+  assert.is((await h.api(bob.token, 'GET', `/api/v1/notifications/${notification.id}`)).status, 404);
+  assert.is((await h.api(bob.token, 'POST', `/api/v1/notifications/${notification.id}/dismiss`)).status, 404);
+  assert.is((await v1()).body.length, 1, 'another account cannot dismiss it');
+  const dismissed = await h.api(alice.token, 'POST', `/api/v1/notifications/${notification.id}/dismiss`);
+  assert.is(dismissed.status, 200);
+  assert.equal((await v1()).body, []);
+  assert.is((await h.api(alice.token, 'GET', `/api/v1/notifications/${notification.id}`)).status, 404);
+
+  await fav(carol, id);
+  await post(bob, '@carol hello');
+  const cleared = await clear();
+  assert.is(cleared.status, 200);
+  assert.equal((await v1()).body, []);
+  assert.is((await v1('', carol)).body.length, 1, 'clear leaves other accounts alone');
+});
+
+test('Link header: rel=next with max_id of the oldest, rel=prev with min_id of the newest; none for an empty page', async () => {
+  await clear();
+  const id = await post(alice, 'links');
+  for (const who of [bob, carol, dave]) await fav(who, id);
+  const all = (await v1()).body;
+  const page = await v1('?limit=2&types[]=favourite');
+  assert.is(page.body.length, 2);
+  const link = page.headers.get('link')!;
+  assert.is(link, `<${h.url}/api/v1/notifications?limit=2&max_id=${all[1].id}&types%5B%5D=favourite>; rel="next", <${h.url}/api/v1/notifications?limit=2&min_id=${all[0].id}&types%5B%5D=favourite>; rel="prev"`);
+  const next = await v1(`?limit=2&max_id=${all[1].id}`);
+  assert.equal(next.body.map((n: any) => n.id), [all[2].id]);
+  const empty = await v1(`?max_id=${all[2].id}`);
+  assert.equal(empty.body, []);
+  assert.is(empty.headers.get('link'), null);
+});
+
+test('v1: since_id returns the newest above it; min_id returns the oldest above it, newest first', async () => {
+  const all = (await v1()).body.map((n: any) => n.id);
+  assert.equal((await v1(`?since_id=${all[2]}&limit=1`)).body.map((n: any) => n.id), [all[0]]);
+  assert.equal((await v1(`?min_id=${all[2]}&limit=1`)).body.map((n: any) => n.id), [all[1]]);
+  assert.equal((await v1(`?min_id=${all[2]}`)).body.map((n: any) => n.id), [all[0], all[1]]);
+});
+
+test('limit: default 40 and at most 80 records in v1, groups in v2; limit=0 is an empty page', async () => {
+  await clear();
+  const seeded = await seedNotifications(alice.id, bob.id, 90);
+  assert.is(seeded, 90);
+  assert.is((await v1()).body.length, 40);
+  assert.is((await v1('?limit=500')).body.length, 80);
+  assert.is((await v1('?limit=0')).body.length, 0);
+  assert.is((await v2()).body.notification_groups.length, 40);
+  assert.is((await v2('?limit=500')).body.notification_groups.length, 80);
+});
+
+test('unread_count is capped: 100 by default, a limit lowers it, at most 1000', async () => {
+  assert.equal((await h.api(alice.token, 'GET', '/api/v2/notifications/unread_count')).body, { count: 90 });
+  await seedNotifications(alice.id, bob.id, 30);
+  assert.equal((await h.api(alice.token, 'GET', '/api/v2/notifications/unread_count')).body, { count: 100 });
+  assert.equal((await h.api(alice.token, 'GET', '/api/v2/notifications/unread_count?limit=7')).body, { count: 7 });
+  assert.equal((await h.api(alice.token, 'GET', '/api/v2/notifications/unread_count?limit=5000')).body, { count: 120 });
+  assert.equal((await h.api(alice.token, 'GET', '/api/v1/notifications/unread_count?limit=3')).body, { count: 3 });
+  await clear();
+});
+
+test('v2 grouping: five favourites of one status by five accounts are one group with five sample_account_ids', async () => {
+  await clear();
+  const id = await post(alice, 'five favourites');
+  for (const who of others()) await fav(who, id);
+  const { status, body } = await v2();
+  assert.is(status, 200);
+  assert.is(body.notification_groups.length, 1);
+  const [group] = body.notification_groups;
+  assert.is(group.type, 'favourite');
+  assert.is(group.notifications_count, 5);
+  assert.equal(group.sample_account_ids, [frank.id, erin.id, dave.id, carol.id, bob.id]);
+  assert.is(group.status_id, id);
+  assert.match(group.group_key, new RegExp(`^favourite-${id}-\\d+$`));
+  assert.equal(body.accounts.map((a: any) => a.id), [frank.id, erin.id, dave.id, carol.id, bob.id]);
+  assert.equal(body.statuses.map((s: any) => s.id), [id]);
+  assert.not.ok('partial_accounts' in body, 'partial_accounts only with expand_accounts=partial_avatars');
+  const notifications = (await v1()).body.map((n: any) => n.id);
+  assert.is(group.page_max_id, notifications[0]);
+  assert.is(group.page_min_id, notifications[4]);
+  assert.is(group.most_recent_notification_id, Number(notifications[0]), 'most_recent_notification_id is a JSON number, as in Mastodon');
+  assert.type(group.page_min_id, 'string');
+});
+
+test('v2 grouping: with grouped_types set to reblog, two favourites of one status are two groups', async () => {
+  await clear();
+  const id = await post(alice, 'two favourites');
+  await fav(bob, id);
+  await fav(carol, id);
+  const { body } = await v2('?grouped_types[]=reblog');
+  assert.is(body.notification_groups.length, 2);
+  for (const group of body.notification_groups) {
+    assert.match(group.group_key, /^ungrouped-\d+$/);
+    assert.is(group.sample_account_ids.length, 1);
+    assert.is(group.notifications_count, 1);
+    assert.is(group.page_min_id, group.page_max_id);
+  }
+  assert.is((await v2()).body.notification_groups.length, 1, 'grouped by default');
+});
+
+test('v2: page_min_id, page_max_id and the cursors are notification ids, not group keys', async () => {
+  const notifications = (await v1()).body.map((n: any) => n.id);
+  const [group] = (await v2()).body.notification_groups;
+  assert.is(group.page_max_id, notifications[0]);
+  assert.is(group.page_min_id, notifications[1]);
+  // A full page spans only its representatives (Mastodon's pagination range).
+  const page = await v2('?limit=1');
+  assert.is(page.body.notification_groups[0].page_min_id, notifications[0]);
+  assert.is(page.headers.get('link'), `<${h.url}/api/v2/notifications?limit=1&max_id=${notifications[0]}>; rel="next", <${h.url}/api/v2/notifications?limit=1&min_id=${notifications[0]}>; rel="prev"`);
+});
+
+test('v2 expand_accounts=partial_avatars: the most recent account of each group in full, the others partial with exactly seven keys', async () => {
+  await clear();
+  const id = await post(alice, 'partial');
+  for (const who of [bob, carol, dave]) await fav(who, id);
+  const { body } = await v2('?expand_accounts=partial_avatars');
+  assert.equal(body.accounts.map((a: any) => a.id), [dave.id]);
+  assert.equal(body.partial_accounts.map((a: any) => a.id), [carol.id, bob.id]);
+  for (const partial of body.partial_accounts) {
+    assert.equal(Object.keys(partial).sort(), ['acct', 'avatar', 'avatar_static', 'bot', 'id', 'locked', 'url']);
+  }
+  assert.not.ok(body.partial_accounts.some((a: any) => a.id === dave.id));
+  const full = await v2('?expand_accounts=full');
+  assert.is(full.body.accounts.length, 3);
+  assert.not.ok('partial_accounts' in full.body);
+});
+
+test('v2: an unknown expand_accounts value is 400, even with no notifications', async () => {
+  const res = await v2('?expand_accounts=everything', frank);
+  assert.is(res.status, 400);
+  assert.equal(res.body, { error: "Invalid value for 'expand_accounts': 'everything', allowed values are 'full' and 'partial_avatars'" });
+});
+
+test('v2: with types set to mention, only mention groups are returned, each with page_min_id', async () => {
+  await clear();
+  const id = await post(alice, 'mixed');
+  await fav(bob, id);
+  await post(carol, '@alice one');
+  await post(dave, '@alice two');
+  const { body } = await v2('?types[]=mention');
+  assert.equal(body.notification_groups.map((g: any) => g.type), ['mention', 'mention']);
+  for (const group of body.notification_groups) assert.type(group.page_min_id, 'string');
+  assert.equal(body.notification_groups.map((g: any) => g.sample_account_ids[0]), [dave.id, carol.id]);
+});
+
+test('v2: with since_id, only groups newer than that id are returned', async () => {
+  await clear();
+  const a = await post(alice, 'since a');
+  const b = await post(alice, 'since b');
+  await fav(bob, a);
+  const marker = (await v1()).body[0].id;
+  await fav(carol, b);
+  await fav(dave, a);
+  const { body } = await v2(`?since_id=${marker}`);
+  assert.equal(body.notification_groups.map((g: any) => g.status_id), [a, b]);
+  const [groupA] = body.notification_groups;
+  // The worked example of the note: counts and samples span the whole group, the page range does not.
+  assert.is(groupA.notifications_count, 2);
+  assert.equal(groupA.sample_account_ids, [dave.id, bob.id]);
+  assert.is(groupA.page_min_id, groupA.page_max_id);
+  assert.ok(BigInt(groupA.page_min_id) > BigInt(marker));
+});
+
+test('v2: with min_id, where the newest notifications belong to one group, that group covers them all', async () => {
+  await clear();
+  const loud = await post(alice, 'newest group');
+  await post(bob, '@alice before');
+  const before = (await v1()).body[0].id;
+  for (const who of [carol, dave, erin, bob]) await fav(who, loud);
+  const ids = (await v1('?types[]=favourite')).body.map((n: any) => n.id);
+  const { body } = await v2(`?min_id=${before}`);
+  assert.is(body.notification_groups.length, 1);
+  const [group] = body.notification_groups;
+  assert.is(group.status_id, loud);
+  assert.is(group.page_min_id, ids[ids.length - 1]);
+  assert.is(group.page_max_id, ids[0]);
+  assert.is(group.notifications_count, 4);
+});
+
+test('v2 pagination follows Mastodon\'s grouped walk (keys g1 g1 - g2 - g1 g2 g1)', async () => {
+  // Rebuilt from spec/models/notification_spec.rb with real favourites: n0..n7 oldest first.
+  await clear();
+  const g1 = await post(alice, 'g1');
+  const g2 = await post(alice, 'g2');
+  const steps: Array<[TestAccount, string | null]> = [[bob, g1], [carol, g1], [bob, null], [bob, g2], [carol, null], [dave, g1], [carol, g2], [erin, g1]];
+  for (const [who, status] of steps) {
+    if (status) await fav(who, status);
+    else await post(who, '@alice ungrouped');
+  }
+  const n = (await v1()).body.map((x: any) => x.id).reverse();
+  const reps = async (query: string) => (await v2(query)).body.notification_groups.map((g: any) => g.page_max_id === g.page_min_id && g.notifications_count === 1 ? g.page_max_id : g.page_max_id);
+  const maxIds = async (query: string) => (await h.api(alice.token, 'GET', `/api/v2/notifications${query}`)).headers.get('link')!;
+  assert.equal(await reps('?limit=4'), [n[7], n[6], n[4], n[2]]);
+  assert.match(await maxIds('?limit=4'), `max_id=${n[2]}`);
+  assert.equal((await v2(`?limit=4&since_id=${n[4]}`)).body.notification_groups.length, 2);
+  const fromMax = (await v2(`?limit=4&max_id=${n[7]}`)).body.notification_groups;
+  assert.equal(fromMax.map((g: any) => g.page_max_id), [n[6], n[5], n[4], n[2]]);
+  const fromMin = (await v2(`?limit=4&min_id=0`)).body.notification_groups.map((g: any) => g.page_min_id);
+  assert.equal(fromMin, [n[4], n[3], n[2], n[0]]);
+});
+
+test('v2 show: the group (404 for another account\'s); dismiss: the whole group, 200 and no change for another account\'s', async () => {
+  await clear();
+  const id = await post(alice, 'show');
+  await fav(bob, id);
+  await fav(carol, id);
+  const [group] = (await v2()).body.notification_groups;
+  const shown = await h.api(alice.token, 'GET', `/api/v2/notifications/${group.group_key}`);
+  assert.is(shown.status, 200);
+  assert.is(shown.body.notification_groups[0].group_key, group.group_key);
+  assert.is(shown.body.notification_groups[0].notifications_count, 2);
+  assert.is((await h.api(bob.token, 'GET', `/api/v2/notifications/${group.group_key}`)).status, 404);
+  assert.is((await h.api(alice.token, 'GET', '/api/v2/notifications/ungrouped-999999')).status, 404);
+
+  const accounts = await h.api(alice.token, 'GET', `/api/v2/notifications/${group.group_key}/accounts`);
+  assert.equal(accounts.body.map((a: any) => a.id), [carol.id, bob.id]);
+
+  const foreign = await h.api(bob.token, 'POST', `/api/v2/notifications/${group.group_key}/dismiss`);
+  assert.is(foreign.status, 200);
+  assert.is((await v2()).body.notification_groups.length, 1, 'nothing changed');
+  const own = await h.api(alice.token, 'POST', `/api/v2/notifications/${group.group_key}/dismiss`);
+  assert.is(own.status, 200);
+  assert.equal((await v2()).body.notification_groups, []);
+  assert.equal((await v2()).body, { accounts: [], statuses: [], notification_groups: [] });
+});
+
+test('v2 clear deletes all of the caller\'s notifications', async () => {
+  const id = await post(alice, 'clear v2');
+  await fav(bob, id);
+  await post(carol, '@alice and @bob');
+  assert.is((await h.api(alice.token, 'POST', '/api/v2/notifications/clear')).status, 200);
+  assert.equal((await v2()).body.notification_groups, []);
+  assert.ok((await v2('', bob)).body.notification_groups.length >= 1);
+});
+
+test('unread_count honours the notifications marker; with no marker it counts all groups', async () => {
+  const fresh = await h.account('reader');
+  const id = await post(fresh, 'read me');
+  await fav(bob, id);
+  await fav(carol, id);
+  await post(dave, '@reader hello');
+  const count = async (query = '') => (await h.api(fresh.token, 'GET', `/api/v2/notifications/unread_count${query}`)).body.count;
+  assert.is(await count(), 2, 'no marker: all groups (one favourite group, one mention)');
+  assert.is((await h.api(fresh.token, 'GET', '/api/v1/notifications/unread_count')).body.count, 3, 'v1 counts notifications');
+  const newest = (await v1('', fresh)).body[0].id;
+  const favIds = (await v1('?types[]=favourite', fresh)).body.map((n: any) => n.id);
+  const marked = await h.api(fresh.token, 'POST', '/api/v1/markers', { notifications: { last_read_id: favIds[1] } });
+  assert.is(marked.status, 200);
+  assert.is(await count(), 2, 'a group with one new member still counts once');
+  await h.api(fresh.token, 'POST', '/api/v1/markers', { notifications: { last_read_id: newest } });
+  assert.is(await count(), 0);
+  await fav(erin, id);
+  await h.api(frank.token, 'POST', `/api/v1/accounts/${fresh.id}/follow`);
+  assert.is(await count(), 2);
+  assert.is(await count('?exclude_types[]=follow'), 1, 'exclude_types applies');
+  assert.is(await count('?grouped_types[]=follow'), 2, 'grouped_types applies');
+  await h.api(fresh.token, 'POST', '/api/v1/markers', { notifications: { last_read_id: '0' } });
+  assert.is(await count('?grouped_types[]=follow'), 5, 'ungrouped favourites count one by one');
+  assert.is(await count(), 3);
+});
+
+test('scopes: read:notifications for the reads, write:notifications for dismiss and clear; write does not imply read', async () => {
+  const writer = await h.token('alice', 'write write:notifications');
+  const reader = await h.token('alice', 'read read:notifications');
+  const child = await h.token('alice', 'read:notifications');
+  const other = await h.token('alice', 'read:statuses');
+  const forbidden = { error: 'This action is outside the authorized scopes' };
+  for (const path of ['/api/v1/notifications', '/api/v2/notifications', '/api/v2/notifications/unread_count', '/api/v1/notifications/1', '/api/v2/notifications/ungrouped-1']) {
+    const res = await h.api(writer, 'GET', path);
+    assert.is(res.status, 403, path);
+    assert.equal(res.body, forbidden);
+    assert.is((await h.api(other, 'GET', path)).status, 403, path);
+  }
+  for (const path of ['/api/v1/notifications/clear', '/api/v2/notifications/clear', '/api/v1/notifications/1/dismiss', '/api/v2/notifications/ungrouped-1/dismiss']) {
+    assert.is((await h.api(reader, 'POST', path)).status, 403, path);
+  }
+  assert.is((await h.api(child, 'GET', '/api/v2/notifications')).status, 200);
+  assert.is((await h.api(writer, 'POST', '/api/v2/notifications/clear')).status, 200);
+  const none = await h.api(null, 'GET', '/api/v2/notifications');
+  assert.is(none.status, 401);
+  assert.equal(none.body, { error: 'The access token is invalid' });
+  assert.is((await h.api('not-a-token', 'GET', '/api/v1/notifications')).status, 401);
+});
+
+/** Bulk rows for the size rules (limits and caps): ungroupable notifications stored straight into the database. */
+async function seedNotifications(recipient: string, from: string, count: number): Promise<number> {
+  const db = h.admin.social.ctx.db;
+  const now = new Date().toISOString();
+  const rows = Array.from({ length: count }, () => ({ account_id: recipient, from_account_id: from, type: 'follow_request', status_id: null, created_at: now }));
+  await db.batchInsert('notifications', rows, 100);
+  return count;
+}
+
+test.run();

@@ -1,0 +1,158 @@
+/** Relationships: follows and follow requests, blocks, mutes, domain blocks, notes and the paged lists. */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startSocialDaemon, type SocialHarness, type TestAccount } from '../helpers/social.js';
+
+let h: SocialHarness;
+let ann: TestAccount, ben: TestAccount, cat: TestAccount, dan: TestAccount, eve: TestAccount;
+
+const rel = async (who: TestAccount, target: TestAccount) => (await h.api(who.token, 'GET', `/api/v1/accounts/relationships?id[]=${target.id}`)).body[0];
+
+test.before(async () => {
+  h = await startSocialDaemon();
+  [ann, ben, cat, dan, eve] = await Promise.all(['ann', 'ben', 'cat', 'dan', 'eve'].map((name) => h.account(name)));
+});
+test.after(async () => { await h?.stop(); });
+
+test('follow answers the relationship; following again is no error; unfollow undoes it', async () => {
+  const res = await h.api(ann.token, 'POST', `/api/v1/accounts/${ben.id}/follow`);
+  assert.is(res.status, 200);
+  assert.is(res.body.following, true);
+  assert.is(res.body.showing_reblogs, true);
+  for (const key of ['requested', 'domain_blocking', 'note', 'muting', 'muting_notifications', 'followed_by', 'blocking', 'blocked_by']) assert.ok(key in res.body, key);
+  const again = await h.api(ann.token, 'POST', `/api/v1/accounts/${ben.id}/follow`, { reblogs: false });
+  assert.is(again.status, 200);
+  assert.is(again.body.showing_reblogs, false);
+  assert.is((await rel(ben, ann)).followed_by, true);
+  const counts = await h.api(null, 'GET', `/api/v1/accounts/${ben.id}`);
+  assert.is(counts.body.followers_count, 1);
+  const un = await h.api(ann.token, 'POST', `/api/v1/accounts/${ben.id}/unfollow`);
+  assert.is(un.body.following, false);
+  assert.is((await h.api(null, 'GET', `/api/v1/accounts/${ben.id}`)).body.followers_count, 0);
+  assert.is((await h.api(ann.token, 'POST', `/api/v1/accounts/${ann.id}/follow`)).status, 403, 'not oneself');
+  assert.is((await h.api(ann.token, 'POST', '/api/v1/accounts/424242/follow')).status, 404);
+});
+
+test('POST /api/v1/follows follows by address and answers the account', async () => {
+  const res = await h.api(cat.token, 'POST', '/api/v1/follows', { uri: 'dan' });
+  assert.is(res.status, 200);
+  assert.is(res.body.id, dan.id);
+  assert.is((await rel(cat, dan)).following, true);
+  assert.is((await h.api(cat.token, 'POST', '/api/v1/follows', { uri: 'dan' })).status, 200, 'no error when already following');
+});
+
+test('following a locked account makes a follow request; authorize answers the relationship', async () => {
+  await h.api(eve.token, 'PATCH', '/api/v1/accounts/update_credentials', { locked: true });
+  const res = await h.api(ann.token, 'POST', `/api/v1/accounts/${eve.id}/follow`);
+  assert.is(res.body.following, false);
+  assert.is(res.body.requested, true);
+  const me = await h.api(eve.token, 'GET', '/api/v1/accounts/verify_credentials');
+  assert.is(me.body.source.follow_requests_count, 1);
+  const list = await h.api(eve.token, 'GET', '/api/v1/follow_requests');
+  assert.equal(list.body.map((a: any) => a.id), [ann.id]);
+  const authorized = await h.api(eve.token, 'POST', `/api/v1/follow_requests/${ann.id}/authorize`);
+  assert.is(authorized.status, 200);
+  assert.is(authorized.body.id, ann.id);
+  assert.is(authorized.body.followed_by, true);
+  assert.is(authorized.body.requested_by, false);
+  assert.is((await rel(ann, eve)).following, true);
+  assert.is((await h.api(eve.token, 'POST', `/api/v1/follow_requests/${ann.id}/authorize`)).status, 404, 'no pending request left');
+});
+
+test('reject removes the request', async () => {
+  await h.api(ben.token, 'POST', `/api/v1/accounts/${eve.id}/follow`);
+  const rejected = await h.api(eve.token, 'POST', `/api/v1/follow_requests/${ben.id}/reject`);
+  assert.is(rejected.status, 200);
+  assert.is(rejected.body.requested_by, false);
+  assert.is((await rel(ben, eve)).requested, false);
+  assert.equal((await h.api(eve.token, 'GET', '/api/v1/notifications?types[]=follow_request')).body.filter((n: any) => n.account.id === ben.id), []);
+});
+
+test('a target that has muted the requester gets a request, even when unlocked', async () => {
+  await h.api(dan.token, 'POST', `/api/v1/accounts/${ben.id}/mute`);
+  const res = await h.api(ben.token, 'POST', `/api/v1/accounts/${dan.id}/follow`);
+  assert.is(res.body.requested, true);
+  assert.is(res.body.following, false);
+  await h.api(dan.token, 'POST', `/api/v1/follow_requests/${ben.id}/reject`);
+  await h.api(dan.token, 'POST', `/api/v1/accounts/${ben.id}/unmute`);
+});
+
+test('unlocking authorizes the pending requests, except from muted requesters', async () => {
+  await h.api(ben.token, 'POST', `/api/v1/accounts/${eve.id}/follow`);
+  await h.api(cat.token, 'POST', `/api/v1/accounts/${eve.id}/follow`);
+  await h.api(eve.token, 'POST', `/api/v1/accounts/${cat.id}/mute`);
+  await h.api(eve.token, 'PATCH', '/api/v1/accounts/update_credentials', { locked: false });
+  assert.is((await rel(ben, eve)).following, true);
+  const muted = await rel(cat, eve);
+  assert.is(muted.following, false);
+  assert.is(muted.requested, true);
+});
+
+test('silenced requesters are not auto-authorized on unlock', async () => {
+  const quiet = await h.account('quiet');
+  await h.admin.social.ctx.db.raw('UPDATE accounts SET silenced_at = ? WHERE id = ?', [new Date().toISOString(), quiet.id]);
+  await h.api(dan.token, 'PATCH', '/api/v1/accounts/update_credentials', { locked: true });
+  await h.api(quiet.token, 'POST', `/api/v1/accounts/${dan.id}/follow`);
+  await h.api(dan.token, 'PATCH', '/api/v1/accounts/update_credentials', { locked: false });
+  assert.is((await rel(quiet, dan)).requested, true);
+});
+
+test('block removes follows both ways and hides the blocker; unblock', async () => {
+  await h.api(ann.token, 'POST', `/api/v1/accounts/${dan.id}/follow`);
+  await h.api(dan.token, 'POST', `/api/v1/accounts/${ann.id}/follow`);
+  const blocked = await h.api(ann.token, 'POST', `/api/v1/accounts/${dan.id}/block`);
+  assert.is(blocked.body.blocking, true);
+  assert.is(blocked.body.following, false);
+  assert.is(blocked.body.followed_by, false);
+  assert.is((await rel(dan, ann)).blocked_by, true);
+  assert.is((await h.api(dan.token, 'POST', `/api/v1/accounts/${ann.id}/follow`)).status, 403);
+  assert.equal((await h.api(ann.token, 'GET', '/api/v1/blocks')).body.map((a: any) => a.id), [dan.id]);
+  assert.is((await h.api(ann.token, 'POST', `/api/v1/accounts/${dan.id}/unblock`)).body.blocking, false);
+});
+
+test('mute with notifications and duration; expired mutes stop at once', async () => {
+  const muted = await h.api(ann.token, 'POST', `/api/v1/accounts/${cat.id}/mute`, { notifications: false, duration: 1 });
+  assert.is(muted.body.muting, true);
+  assert.is(muted.body.muting_notifications, false);
+  assert.equal((await h.api(ann.token, 'GET', '/api/v1/mutes')).body.map((a: any) => a.id), [cat.id]);
+  await new Promise((resolve) => setTimeout(resolve, 1100));
+  assert.is((await rel(ann, cat)).muting, false);
+  assert.equal((await h.api(ann.token, 'GET', '/api/v1/mutes')).body, []);
+  assert.is(await h.admin.social.services.relationships.expireMutes(), 1, 'the job removes the expired row');
+  const forever = await h.api(ann.token, 'POST', `/api/v1/accounts/${cat.id}/mute`);
+  assert.is(forever.body.muting_notifications, true, 'notifications are muted by default');
+  assert.is((await h.api(ann.token, 'POST', `/api/v1/accounts/${cat.id}/mute`, { duration: 'soon' })).status, 400);
+  await h.api(ann.token, 'POST', `/api/v1/accounts/${cat.id}/unmute`);
+});
+
+test('domain blocks: create, list, delete; relationships show domain_blocking', async () => {
+  assert.is((await h.api(ann.token, 'POST', '/api/v1/domain_blocks', { domain: 'spam.example' })).status, 200);
+  await h.api(ann.token, 'POST', '/api/v1/domain_blocks', { domain: 'SPAM.example' });
+  assert.equal((await h.api(ann.token, 'GET', '/api/v1/domain_blocks')).body, ['spam.example']);
+  assert.is((await h.api(ann.token, 'POST', '/api/v1/domain_blocks', { domain: 'not a domain' })).status, 422);
+  assert.is((await h.api(ann.token, 'POST', '/api/v1/domain_blocks', {})).status, 400);
+  await h.api(ann.token, 'DELETE', '/api/v1/domain_blocks', { domain: 'spam.example' });
+  assert.equal((await h.api(ann.token, 'GET', '/api/v1/domain_blocks')).body, []);
+  assert.is((await rel(ann, ben)).domain_blocking, false);
+});
+
+test('private notes show in the relationship', async () => {
+  const res = await h.api(ann.token, 'POST', `/api/v1/accounts/${ben.id}/note`, { comment: 'met at the market' });
+  assert.is(res.body.note, 'met at the market');
+  await h.api(ann.token, 'POST', `/api/v1/accounts/${ben.id}/note`, { comment: '' });
+  assert.is((await rel(ann, ben)).note, '');
+});
+
+test('followers and following are paged lists with Link headers', async () => {
+  for (const who of [ben, cat, dan]) await h.api(who.token, 'POST', `/api/v1/accounts/${ann.id}/follow`);
+  const first = await h.api(null, 'GET', `/api/v1/accounts/${ann.id}/followers?limit=2`);
+  assert.equal(first.body.map((a: any) => a.id), [dan.id, cat.id]);
+  const next = /<([^>]+)>; rel="next"/.exec(first.headers.get('link')!)![1]!;
+  const second = await h.api(null, 'GET', next.slice(h.url.length));
+  assert.equal(second.body.map((a: any) => a.id), [ben.id]);
+  assert.not.match(second.headers.get('link') ?? '', 'rel="next"');
+  const following = await h.api(null, 'GET', `/api/v1/accounts/${ben.id}/following`);
+  assert.ok(following.body.some((a: any) => a.id === ann.id));
+});
+
+test.run();

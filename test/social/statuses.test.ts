@@ -1,0 +1,185 @@
+/** Statuses: posting, visibility, deletion, favourites, reblogs, bookmarks, pins, conversation mutes, lists. */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startSocialDaemon, type SocialHarness, type TestAccount } from '../helpers/social.js';
+
+let h: SocialHarness;
+let amy: TestAccount, bo: TestAccount, cy: TestAccount, di: TestAccount;
+
+const post = async (who: TestAccount, body: object) => {
+  const res = await h.api(who.token, 'POST', '/api/v1/statuses', body);
+  assert.is(res.status, 200, JSON.stringify(res.body));
+  return res.body;
+};
+
+test.before(async () => {
+  h = await startSocialDaemon();
+  [amy, bo, cy, di] = await Promise.all(['amy', 'bo', 'cy', 'di'].map((name) => h.account(name)));
+});
+test.after(async () => { await h?.stop(); });
+
+test('create: visibility, spoiler_text, sensitive, language, mentions and application; rate-limit headers', async () => {
+  const res = await h.api(amy.token, 'POST', '/api/v1/statuses', { status: 'Hi @bo and @nobody, see https://example.test/x', spoiler_text: 'cw', visibility: 'unlisted', language: 'en' });
+  assert.is(res.status, 200);
+  const s = res.body;
+  assert.is(s.visibility, 'unlisted');
+  assert.is(s.spoiler_text, 'cw');
+  assert.is(s.sensitive, true, 'a content warning makes the status sensitive');
+  assert.is(s.language, 'en');
+  assert.equal(s.mentions.map((m: any) => m.acct), ['bo']);
+  assert.match(s.content, '<a href="https://example.test/x"');
+  assert.match(s.content, 'class="u-url mention"');
+  assert.is(s.application.name, 'nestbox-admin');
+  assert.is(s.application.website, null);
+  for (const key of ['muted', 'pinned', 'filtered', 'favourited', 'reblogged', 'bookmarked']) assert.ok(key in s, key);
+  assert.is(s.pinned, false);
+  assert.is(s.account.id, amy.id);
+  assert.is(res.headers.get('x-ratelimit-limit'), '300');
+  assert.is(res.headers.get('x-ratelimit-remaining'), '299');
+  assert.match(res.headers.get('x-ratelimit-reset')!, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+});
+
+test('create validates: blank text, more than 500 characters, unknown visibility, wrong types', async () => {
+  assert.match((await h.api(amy.token, 'POST', '/api/v1/statuses', { status: '  ' })).body.error, /can't be blank/);
+  assert.is((await h.api(amy.token, 'POST', '/api/v1/statuses', { status: 'x'.repeat(501) })).status, 422);
+  assert.is((await h.api(amy.token, 'POST', '/api/v1/statuses', { status: 'x'.repeat(500) })).status, 200);
+  assert.is((await h.api(amy.token, 'POST', '/api/v1/statuses', { status: 'x', visibility: 'secret' })).status, 422);
+  assert.is((await h.api(amy.token, 'POST', '/api/v1/statuses', { status: { nested: 1 } })).status, 400);
+  assert.is((await h.api(amy.token, 'POST', '/api/v1/statuses', '{"status":')).status, 400);
+  const huge = await h.api(amy.token, 'POST', '/api/v1/statuses', JSON.stringify({ status: 'x'.repeat(2 * 1024 * 1024) }));
+  assert.is(huge.status, 413);
+  assert.is((await h.api(amy.token, 'POST', '/api/v1/statuses', { status: 'reply', in_reply_to_id: '123' })).status, 404);
+});
+
+test('a private status is 404 to a non-follower and visible to followers and the mentioned', async () => {
+  const priv = await post(amy, { status: 'followers only @di', visibility: 'private' });
+  assert.is((await h.api(bo.token, 'GET', `/api/v1/statuses/${priv.id}`)).status, 404);
+  assert.is((await h.api(null, 'GET', `/api/v1/statuses/${priv.id}`)).status, 404);
+  assert.is((await h.api(di.token, 'GET', `/api/v1/statuses/${priv.id}`)).status, 200, 'mentioned');
+  await h.api(bo.token, 'POST', `/api/v1/accounts/${amy.id}/follow`);
+  assert.is((await h.api(bo.token, 'GET', `/api/v1/statuses/${priv.id}`)).status, 200);
+  const statuses = await h.api(cy.token, 'GET', `/api/v1/accounts/${amy.id}/statuses`);
+  assert.not.ok(statuses.body.some((s: any) => s.id === priv.id));
+  const asFollower = await h.api(bo.token, 'GET', `/api/v1/accounts/${amy.id}/statuses`);
+  assert.ok(asFollower.body.some((s: any) => s.id === priv.id));
+  assert.is((await h.api(cy.token, 'POST', `/api/v1/statuses/${priv.id}/favourite`)).status, 404);
+});
+
+test('reblog of a private status is 422; a reblog answers the wrapper; unreblog', async () => {
+  const priv = await post(amy, { status: 'no reblogs', visibility: 'private' });
+  assert.is((await h.api(bo.token, 'POST', `/api/v1/statuses/${priv.id}/reblog`)).status, 422);
+  const pub = await post(amy, { status: 'reblog me' });
+  const reblog = await h.api(cy.token, 'POST', `/api/v1/statuses/${pub.id}/reblog`);
+  assert.is(reblog.status, 200);
+  assert.is(reblog.body.reblog.id, pub.id);
+  assert.is(reblog.body.reblog.reblogged, true);
+  assert.is(reblog.body.reblog.reblogs_count, 1);
+  assert.is(reblog.headers.get('x-ratelimit-limit'), '300');
+  const again = await h.api(cy.token, 'POST', `/api/v1/statuses/${pub.id}/reblog`);
+  assert.is(again.body.id, reblog.body.id, 'reblogging twice keeps one reblog');
+  const by = await h.api(null, 'GET', `/api/v1/statuses/${pub.id}/reblogged_by`);
+  assert.equal(by.body.map((a: any) => a.id), [cy.id]);
+  const undone = await h.api(cy.token, 'POST', `/api/v1/statuses/${pub.id}/unreblog`);
+  assert.is(undone.body.id, pub.id);
+  assert.is(undone.body.reblogged, false);
+  assert.is(undone.body.reblogs_count, 0);
+});
+
+test('delete soft-deletes at once: the response carries the source text; the status is then 404', async () => {
+  const s = await post(amy, { status: 'delete me' });
+  assert.is((await h.api(bo.token, 'DELETE', `/api/v1/statuses/${s.id}`)).status, 404, 'only the author');
+  const deleted = await h.api(amy.token, 'DELETE', `/api/v1/statuses/${s.id}`);
+  assert.is(deleted.status, 200);
+  assert.is(deleted.body.text, 'delete me');
+  assert.is((await h.api(amy.token, 'GET', `/api/v1/statuses/${s.id}`)).status, 404);
+  const row = await h.admin.social.ctx.db.raw('SELECT deleted_at FROM statuses WHERE id = ?', [s.id]);
+  assert.ok(row[0].deleted_at, 'the row stays (reportable)');
+});
+
+test('favourite and unfavourite; favourited_by leaves out blocked, muted and blocking accounts', async () => {
+  const s = await post(amy, { status: 'fav me' });
+  for (const who of [bo, cy, di]) {
+    const res = await h.api(who.token, 'POST', `/api/v1/statuses/${s.id}/favourite`);
+    assert.is(res.body.favourited, true);
+  }
+  assert.is((await h.api(bo.token, 'POST', `/api/v1/statuses/${s.id}/favourite`)).body.favourites_count, 3, 'idempotent');
+  await h.api(amy.token, 'POST', `/api/v1/accounts/${bo.id}/block`);
+  await h.api(amy.token, 'POST', `/api/v1/accounts/${cy.id}/mute`);
+  const by = await h.api(amy.token, 'GET', `/api/v1/statuses/${s.id}/favourited_by`);
+  assert.equal(by.body.map((a: any) => a.id), [di.id]);
+  const blockedBy = await h.api(di.token, 'POST', `/api/v1/accounts/${cy.id}/block`);
+  assert.is(blockedBy.status, 200);
+  const seenByCy = await h.api(cy.token, 'GET', `/api/v1/statuses/${s.id}/favourited_by`);
+  assert.not.ok(seenByCy.body.some((a: any) => a.id === di.id), 'an account that blocks the viewer is left out');
+  await h.api(amy.token, 'POST', `/api/v1/accounts/${bo.id}/unblock`);
+  await h.api(amy.token, 'POST', `/api/v1/accounts/${cy.id}/unmute`);
+  const un = await h.api(di.token, 'POST', `/api/v1/statuses/${s.id}/unfavourite`);
+  assert.is(un.body.favourited, false);
+});
+
+test('favourites and bookmarks lists page with max_id and min_id', async () => {
+  const ids: string[] = [];
+  for (let i = 0; i < 3; i++) ids.push((await post(amy, { status: `list ${i}` })).id);
+  for (const id of ids) {
+    await h.api(di.token, 'POST', `/api/v1/statuses/${id}/favourite`);
+    const b = await h.api(di.token, 'POST', `/api/v1/statuses/${id}/bookmark`);
+    assert.is(b.body.bookmarked, true);
+  }
+  for (const path of ['/api/v1/favourites', '/api/v1/bookmarks']) {
+    const page = await h.api(di.token, 'GET', `${path}?limit=2`);
+    assert.equal(page.body.map((s: any) => s.id), [ids[2], ids[1]]);
+    const link = page.headers.get('link')!;
+    const prevMin = /min_id=(\d+)/.exec(link)![1];
+    const nextMax = /max_id=(\d+)/.exec(link)![1];
+    assert.equal((await h.api(di.token, 'GET', `${path}?max_id=${nextMax}&limit=1`)).body.map((s: any) => s.id), [ids[0]]);
+    const older = await h.api(di.token, 'GET', `${path}?max_id=${nextMax}&limit=5`);
+    const min = /min_id=(\d+)/.exec(older.headers.get('link')!)![1];
+    assert.equal((await h.api(di.token, 'GET', `${path}?min_id=${min}&limit=1`)).body.map((s: any) => s.id), [ids[1]]);
+    assert.ok(prevMin);
+  }
+  const unbookmarked = await h.api(di.token, 'POST', `/api/v1/statuses/${ids[0]}/unbookmark`);
+  assert.is(unbookmarked.body.bookmarked, false);
+});
+
+test('pin and unpin own statuses; pinned=true lists them with Link headers', async () => {
+  const s = await post(bo, { status: 'pin me' });
+  const pinned = await h.api(bo.token, 'POST', `/api/v1/statuses/${s.id}/pin`);
+  assert.is(pinned.body.pinned, true);
+  assert.is((await h.api(amy.token, 'POST', `/api/v1/statuses/${s.id}/pin`)).status, 422, 'not someone else\'s');
+  const list = await h.api(null, 'GET', `/api/v1/accounts/${bo.id}/statuses?pinned=true`);
+  assert.equal(list.body.map((x: any) => x.id), [s.id]);
+  assert.ok(list.headers.get('link'));
+  assert.is((await h.api(bo.token, 'POST', `/api/v1/statuses/${s.id}/unpin`)).body.pinned, false);
+  assert.equal((await h.api(null, 'GET', `/api/v1/accounts/${bo.id}/statuses?pinned=true`)).body, []);
+});
+
+test('mute and unmute a conversation; 422 through a reblog (no conversation of its own)', async () => {
+  const s = await post(amy, { status: 'thread' });
+  const muted = await h.api(bo.token, 'POST', `/api/v1/statuses/${s.id}/mute`);
+  assert.is(muted.body.muted, true);
+  assert.is((await h.api(bo.token, 'POST', `/api/v1/statuses/${s.id}/unmute`)).body.muted, false);
+  const reblog = await h.api(cy.token, 'POST', `/api/v1/statuses/${s.id}/reblog`);
+  const res = await h.api(bo.token, 'POST', `/api/v1/statuses/${reblog.body.id}/mute`);
+  assert.is(res.status, 422);
+});
+
+test('Idempotency-Key: a retried post answers the status already made', async () => {
+  const send = (who: TestAccount) => fetch(`${h.url}/api/v1/statuses`, { method: 'POST', headers: { authorization: `Bearer ${who.token}`, 'content-type': 'application/json', 'idempotency-key': 'retry-1' }, body: JSON.stringify({ status: 'once' }) }).then((r) => r.json() as Promise<any>);
+  const first = await send(cy);
+  const second = await send(cy);
+  assert.is(second.id, first.id);
+  const other = await send(di);
+  assert.is.not(other.id, first.id, 'keys are per account');
+});
+
+test('replies count and keep the conversation', async () => {
+  const root = await post(amy, { status: 'root' });
+  const reply = await post(bo, { status: '@amy reply', in_reply_to_id: root.id });
+  assert.is(reply.in_reply_to_id, root.id);
+  assert.is(reply.in_reply_to_account_id, amy.id);
+  assert.is((await h.api(amy.token, 'GET', `/api/v1/statuses/${root.id}`)).body.replies_count, 1);
+  const replies = await h.api(null, 'GET', `/api/v1/accounts/${bo.id}/statuses?exclude_replies=true`);
+  assert.not.ok(replies.body.some((x: any) => x.id === reply.id));
+});
+
+test.run();
