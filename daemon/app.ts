@@ -19,6 +19,8 @@ import { HttpServer } from './http/server.js';
 import { healthRouter } from './http/health-route.js';
 import { VERSION } from './version.js';
 import { Social } from './social/index.js';
+import { Federation } from './social/federation/index.js';
+import { SwitchableOnline } from './social/federation/delivery/online.js';
 
 export interface AppOptions {
   config: Config;
@@ -37,6 +39,7 @@ export class App {
   http!: HttpServer;
   jobs!: Jobs;
   social!: Social;
+  federation!: Federation;
   httpUrl = '';
   private readonly stoppers: Stopper[] = [];
   private stopping: Promise<void> | null = null;
@@ -57,7 +60,8 @@ export class App {
     this.health.on('change', () => this.reportStatus());
     this.health.set('mqtt', { status: 'off', detail: config.mqttUrl ? undefined : 'not configured' });
 
-    await this.startHttp(() => this.startSocial());
+    await this.startHttp(async () => { await this.startSocial(); this.mountFederation(); });
+    await this.startFederation();
     this.startJobs();
     this.social.scheduleJobs(this.jobs);
     this.startWatchdog();
@@ -112,6 +116,22 @@ export class App {
     this.onStop('social-counts', () => { if (timer) clearTimeout(timer); });
     await refresh();
     this.health.set('social', { status: 'ok' });
+  }
+
+  /** ActivityPub: discovery, actors, inboxes on the shared server (mounted before it listens). */
+  private mountFederation(): void {
+    // Until the connectivity manager drives DeviceState, deliveries are never paused; with it:
+    // `online: deviceOnline(this.device)` (from ./social/federation/delivery/online.js).
+    const online = new SwitchableOnline(true);
+    this.federation = Federation.create({ social: this.social, config: this.config, log: this.log.child({ component: 'federation' }), online });
+    this.federation.mount(this.http);
+  }
+
+  /** The delivery queue resumes what was queued before the last stop. */
+  private async startFederation(): Promise<void> {
+    await this.federation.start();
+    this.onStop('federation', () => this.federation.stop());
+    this.health.set('federation', { status: 'ok' });
   }
 
   private startJobs(): void {

@@ -8,6 +8,7 @@ import { m20261122_11_social_accounts } from './20261122_11_social_accounts.js';
 import { m20261122_12_social_statuses } from './20261122_12_social_statuses.js';
 import { m20261122_13_social_relationships } from './20261122_13_social_relationships.js';
 import { m20261122_14_social_notifications } from './20261122_14_social_notifications.js';
+import { m20261122_41_social_federation_queue } from './20261122_41_social_federation_queue.js';
 
 export interface Migration {
   name: string;
@@ -21,4 +22,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m20261122_12_social_statuses,
   m20261122_13_social_relationships,
   m20261122_14_social_notifications,
+  m20261122_41_social_federation_queue,
 ];
