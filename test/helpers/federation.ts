@@ -6,7 +6,7 @@ import { startSocialDaemon, type SocialHarness } from './social.js';
 
 export const FEDERATION_ENV = { NESTBOX_FEDERATION_ALLOW_PRIVATE: 'true' };
 
-export function startFederatedDaemon(options: { port?: number; dataDir?: string } = {}): Promise<SocialHarness> {
+export function startFederatedDaemon(options: { port?: number; dataDir?: string; keepDataDir?: boolean } = {}): Promise<SocialHarness> {
   return startSocialDaemon(FEDERATION_ENV, options);
 }
 

@@ -1,0 +1,105 @@
+/**
+ * Incoming signatures, against a fake peer on loopback: a correctly signed activity is taken;
+ * unsigned, tampered, replayed (old date) and forged-actor requests get 401 and store nothing;
+ * a rotated key is fetched again; bad JSON-LD is refused with a log line.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { SocialHarness, TestAccount } from '../../helpers/social.js';
+import { startFederatedDaemon } from '../../helpers/federation.js';
+import { FakePeer, type FakeActor } from '../../helpers/fake-peer.js';
+
+let A: SocialHarness;
+let peer: FakePeer;
+let alice: TestAccount;
+let mallory: FakeActor;
+let trent: FakeActor;
+let counter = 0;
+
+test.before(async () => {
+  [A, peer] = await Promise.all([startFederatedDaemon(), FakePeer.start()]);
+  alice = await A.account('alice');
+  mallory = peer.actor('mallory');
+  trent = peer.actor('trent');
+});
+
+test.after(async () => {
+  await Promise.all([A?.stop(), peer?.close()]);
+});
+
+function mention(actor: FakeActor, text: string): string {
+  counter += 1;
+  const id = `${actor.uri}/statuses/${counter}`;
+  return JSON.stringify({
+    '@context': 'https://www.w3.org/ns/activitystreams', id: `${id}/activity`, type: 'Create', actor: actor.uri,
+    object: { id, type: 'Note', attributedTo: actor.uri, content: `<p>${text}</p>`, to: [`${A.url}/users/alice`],
+      tag: [{ type: 'Mention', href: `${A.url}/users/alice`, name: `@alice@${new URL(A.url).host}` }], published: new Date().toISOString() },
+  });
+}
+
+const mentions = async () => (await A.api(alice.token, 'GET', '/api/v1/notifications?types[]=mention')).body as any[];
+const knowsAccount = async (actor: FakeActor) => (await A.api(alice.token, 'GET', `/api/v1/accounts/lookup?acct=${actor.username}@${peer.domain}`)).status === 200;
+
+test('an unsigned POST to an inbox is 401 and stores nothing', async () => {
+  const answer = await peer.post(`${A.url}/inbox`, null, mention(mallory, 'unsigned'));
+  assert.is(answer.status, 401);
+  assert.equal(await mentions(), []);
+  assert.is(await knowsAccount(mallory), false);
+});
+
+test('a body other than the signed one (digest mismatch) is 401 and stores nothing', async () => {
+  const answer = await peer.post(`${A.url}/inbox`, mallory, mention(mallory, 'signed'), { sendInstead: mention(mallory, 'tampered') });
+  assert.is(answer.status, 401);
+  assert.equal(await mentions(), []);
+  assert.is(await knowsAccount(mallory), false);
+});
+
+test('a replayed request with a date older than the window is 401', async () => {
+  const answer = await peer.post(`${A.url}/users/alice/inbox`, mallory, mention(mallory, 'old'), { date: new Date(Date.now() - 13 * 3600_000) });
+  assert.is(answer.status, 401);
+  const future = await peer.post(`${A.url}/users/alice/inbox`, mallory, mention(mallory, 'future'), { date: new Date(Date.now() + 2 * 3600_000) });
+  assert.is(future.status, 401);
+  assert.equal(await mentions(), []);
+});
+
+test('a correctly signed Create with a mention is taken and notifies', async () => {
+  const answer = await peer.post(`${A.url}/users/alice/inbox`, mallory, mention(mallory, 'hello alice'));
+  assert.is(answer.status, 202, answer.text);
+  const list = await mentions();
+  assert.is(list.length, 1);
+  assert.is(list[0].account.acct, `mallory@${peer.domain}`);
+  assert.match(list[0].status.content, 'hello alice');
+});
+
+test('an activity whose actor is not the signer (forged actor) is 401 and stores nothing', async () => {
+  const forged = mention(trent, 'I am trent');
+  const answer = await peer.post(`${A.url}/inbox`, mallory, forged);
+  assert.is(answer.status, 401);
+  assert.is((await mentions()).length, 1);
+  assert.is(await knowsAccount(trent), false);
+});
+
+test('a signature made with another key than the actor’s is 401', async () => {
+  const impostor: FakeActor = { ...mallory, privateKeyPem: trent.privateKeyPem };
+  const answer = await peer.post(`${A.url}/inbox`, impostor, mention(mallory, 'wrong key'));
+  assert.is(answer.status, 401);
+  assert.is((await mentions()).length, 1);
+});
+
+test('a rotated key is fetched again and verifies', async () => {
+  mallory = peer.actor('mallory');
+  const answer = await peer.post(`${A.url}/inbox`, mallory, mention(mallory, 'new key'));
+  assert.is(answer.status, 202, answer.text);
+  assert.is((await mentions()).length, 2);
+});
+
+test('a signed body that is not JSON, or not an activity, is 400 with a log line', async () => {
+  const answer = await peer.post(`${A.url}/inbox`, mallory, '{"not json');
+  assert.is(answer.status, 400);
+  const note = await peer.post(`${A.url}/inbox`, mallory, JSON.stringify({ id: 'x', type: 'Create', actor: mallory.uri, object: { type: 'Note', id: 'http://elsewhere.example/1', attributedTo: mallory.uri } }));
+  assert.is(note.status, 400);
+  await A.daemon.waitForLog((line) => line.msg === 'inbox rejected a malformed activity');
+  assert.is(A.daemon.child.exitCode, null);
+});
+
+test.run();
