@@ -19,7 +19,7 @@ import { HttpServer } from './http/server.js';
 import { healthRouter } from './http/health-route.js';
 import { VERSION } from './version.js';
 import { Social } from './social/index.js';
-import { Federation } from './social/federation/index.js';
+import { Federation, deliveriesQueuedBeforeAnswer } from './social/federation/index.js';
 import { SwitchableOnline } from './social/federation/delivery/online.js';
 
 export interface AppOptions {
@@ -39,7 +39,7 @@ export class App {
   http!: HttpServer;
   jobs!: Jobs;
   social!: Social;
-  federation!: Federation;
+  federation?: Federation;
   httpUrl = '';
   private readonly stoppers: Stopper[] = [];
   private stopping: Promise<void> | null = null;
@@ -60,7 +60,11 @@ export class App {
     this.health.on('change', () => this.reportStatus());
     this.health.set('mqtt', { status: 'off', detail: config.mqttUrl ? undefined : 'not configured' });
 
-    await this.startHttp(async () => { await this.startSocial(); this.mountFederation(); });
+    await this.startHttp(async () => {
+      this.http.use(deliveriesQueuedBeforeAnswer(() => this.federation));
+      await this.startSocial();
+      this.mountFederation();
+    });
     await this.startFederation();
     this.startJobs();
     this.social.scheduleJobs(this.jobs);
@@ -129,8 +133,9 @@ export class App {
 
   /** The delivery queue resumes what was queued before the last stop. */
   private async startFederation(): Promise<void> {
-    await this.federation.start();
-    this.onStop('federation', () => this.federation.stop());
+    const federation = this.federation!;
+    await federation.start();
+    this.onStop('federation', () => federation.stop());
     this.health.set('federation', { status: 'ok' });
   }
 

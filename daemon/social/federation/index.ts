@@ -96,8 +96,24 @@ export class Federation {
     this.fed.client.close();
   }
 
+  /** Resolves once every local action so far has its deliveries written to the queue. */
+  settled(): Promise<void> {
+    return this.outbound.settled();
+  }
+
   /** For search with resolve=true: an address or URL fetched over ActivityPub. */
   resolve(query: string): Promise<Resolved> {
     return this.resolver.resolve(query);
   }
+}
+
+/**
+ * Mounted before the API routes: a write request is answered only once the deliveries it caused
+ * are in the queue, so an action the client saw succeed survives a power cut right after.
+ */
+export function deliveriesQueuedBeforeAnswer(federation: () => Federation | undefined): Middleware {
+  return async (ctx, next) => {
+    await next();
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') await federation()?.settled();
+  };
 }
