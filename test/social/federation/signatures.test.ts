@@ -102,4 +102,25 @@ test('a signed body that is not JSON, or not an activity, is 400 with a log line
   assert.is(A.daemon.child.exitCode, null);
 });
 
+test('an Update of a remote note edits it; a Reject of our follow request withdraws it', async () => {
+  const create = JSON.parse(mention(mallory, 'before the edit'));
+  assert.is((await peer.post(`${A.url}/inbox`, mallory, JSON.stringify(create))).status, 202);
+  const edited = { ...create.object, content: '<p>after the edit</p>', updated: new Date().toISOString() };
+  const update = { '@context': 'https://www.w3.org/ns/activitystreams', id: `${create.object.id}#updates/1`, type: 'Update', actor: mallory.uri, object: edited };
+  assert.is((await peer.post(`${A.url}/inbox`, mallory, JSON.stringify(update))).status, 202);
+  const status = (await mentions()).find((n) => n.status.uri === create.object.id).status;
+  assert.match(status.content, 'after the edit');
+  assert.ok(status.edited_at);
+
+  const malloryOnA = (await A.api(alice.token, 'GET', `/api/v1/accounts/lookup?acct=mallory@${peer.domain}`)).body;
+  await A.api(alice.token, 'POST', `/api/v1/accounts/${malloryOnA.id}/follow`);
+  const rel = async () => (await A.api(alice.token, 'GET', `/api/v1/accounts/relationships?id[]=${malloryOnA.id}`)).body[0];
+  assert.is((await rel()).requested, true);
+  const reject = { '@context': 'https://www.w3.org/ns/activitystreams', id: `${mallory.uri}#rejects/1`, type: 'Reject', actor: mallory.uri,
+    object: { id: `${A.url}/users/alice#follows/x`, type: 'Follow', actor: `${A.url}/users/alice`, object: mallory.uri } };
+  assert.is((await peer.post(`${A.url}/inbox`, mallory, JSON.stringify(reject))).status, 202);
+  assert.is((await rel()).requested, false);
+  assert.is((await rel()).following, false);
+});
+
 test.run();
