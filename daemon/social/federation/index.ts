@@ -56,6 +56,16 @@ export class Federation {
     const receiver = new InboxReceiver(fed, remote, handlers, this.queue);
     this.resolver = new Resolver(fed, remote, statuses);
 
+    // Mentions of accounts never seen here are looked up on their server at post time.
+    fed.services.statuses.remoteAccountResolver = async (username, domain) => {
+      try {
+        const actor = await remote.resolveAcct(username, domain);
+        return await fed.services.accounts.repo.byId(actor.id);
+      } catch (error) {
+        fed.log.info('mentioned account not found', { acct: `${username}@${domain}`, error: (error as Error).message });
+        return undefined;
+      }
+    };
     discoveryRoutes(this.router, fed, local);
     actorRoutes(this.router, fed, local);
     for (const path of ['/inbox', '/users/:username/inbox']) this.router.post(path, (ctx) => receiver.receive(ctx));

@@ -31,6 +31,8 @@ export interface NewStatus {
 export class StatusesService {
   readonly repo: StatusesRepo;
   private readonly accounts: AccountsRepo;
+  /** Finds a remote account not yet known here (federation sets it: WebFinger). */
+  remoteAccountResolver: ((username: string, domain: string) => Promise<AccountRow | undefined>) | null = null;
 
   constructor(private readonly ctx: SocialContext, private readonly notifications: NotificationsService, private readonly limiter: RateLimiter) {
     this.repo = new StatusesRepo(ctx);
@@ -95,7 +97,8 @@ export class StatusesService {
     const out: Array<{ match: string; account: AccountRow }> = [];
     for (const mention of parseMentions(text)) {
       const local = !mention.domain || mention.domain.toLowerCase() === this.ctx.localDomain.toLowerCase();
-      const account = await this.accounts.byUsername(mention.username, local ? null : mention.domain);
+      const account = (await this.accounts.byUsername(mention.username, local ? null : mention.domain))
+        ?? (!local && this.remoteAccountResolver ? await this.remoteAccountResolver(mention.username, mention.domain!) : undefined);
       if (account && !account.suspended_at && !out.some((m) => m.account.id === account.id)) out.push({ match: mention.match, account });
     }
     return out;

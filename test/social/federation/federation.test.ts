@@ -129,6 +129,14 @@ test('a public post reaches the follower’s server; a mention notifies the ment
   assert.is(mentioned.status.mentions[0].id, bob.id);
 });
 
+test('a mention of an account this server has never seen is looked up by WebFinger and delivered', async () => {
+  const frank = await B.account('frank');
+  const post = await A.api(alice.token, 'POST', '/api/v1/statuses', { status: `hello @frank@${domainOf(B)}` });
+  assert.is(post.body.mentions[0]?.acct, `frank@${domainOf(B)}`);
+  const mentioned = await eventually('the mention of frank on B', async () => (await notifications(B, frank, 'mention'))[0]);
+  assert.is(mentioned.status.uri, post.body.uri);
+});
+
 test('favourite and reblog of a remote post notify its author', async () => {
   assert.is((await B.api(bob.token, 'POST', `/api/v1/statuses/${postOnB.id}/favourite`)).status, 200);
   const fav = await eventually('the favourite on A', async () => (await notifications(A, alice, 'favourite'))[0]);
