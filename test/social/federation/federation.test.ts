@@ -161,6 +161,20 @@ test('a profile change is published as Update and seen on the follower’s serve
   assert.match((await B.api(bob.token, 'GET', `/api/v1/accounts/${aliceOnB.id}`)).body.note, 'new bio');
 });
 
+test('an edited post is published as Update and edited on the follower’s server', async () => {
+  const own = (await A.api(alice.token, 'GET', `/api/v1/accounts/${alice.id}/statuses`)).body.find((s: any) => s.uri === postOnB.uri);
+  const edited = await A.api(alice.token, 'PUT', `/api/v1/statuses/${own.id}`, { status: 'Hello from A, edited', spoiler_text: 'cw' });
+  assert.is(edited.status, 200);
+  assert.ok(edited.body.edited_at);
+  const onB = await eventually('the edit on B', async () => {
+    const status = (await B.api(bob.token, 'GET', `/api/v1/statuses/${postOnB.id}`)).body;
+    return status.content.includes('edited') ? status : null;
+  });
+  assert.is(onB.spoiler_text, 'cw');
+  assert.ok(onB.edited_at);
+  assert.is((await B.api(bob.token, 'PUT', `/api/v1/statuses/${postOnB.id}`, { status: 'not mine' })).status, 404);
+});
+
 test('a deleted post disappears on the follower’s server', async () => {
   const gone = await A.api(alice.token, 'DELETE', `/api/v1/statuses/${(await A.api(alice.token, 'GET', `/api/v1/accounts/${alice.id}/statuses`)).body.find((s: any) => s.uri === postOnB.uri).id}`);
   assert.is(gone.status, 200);
