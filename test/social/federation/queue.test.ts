@@ -14,7 +14,8 @@ import { migrate } from '../../../daemon/store/migrate.js';
 import { silentLogger } from '../../../daemon/log/logger.js';
 import { PeerClient } from '../../../daemon/social/federation/net/client.js';
 import { DeliveryQueue } from '../../../daemon/social/federation/delivery/queue.js';
-import { SwitchableOnline } from '../../../daemon/social/federation/delivery/online.js';
+import { SwitchableOnline, deviceOnline } from '../../../daemon/social/federation/delivery/online.js';
+import { DeviceState, initialDeviceState } from '../../../daemon/device/state.js';
 import { tempDir } from '../../helpers/paths.js';
 import { eventually } from '../../helpers/federation.js';
 
@@ -32,7 +33,7 @@ let maxConcurrent = 0;
 
 const quiet = silentLogger;
 
-function queue(online: SwitchableOnline, extra: Partial<ConstructorParameters<typeof DeliveryQueue>[0]> = {}): DeliveryQueue {
+function queue(online: ConstructorParameters<typeof DeliveryQueue>[0]['online'], extra: Partial<ConstructorParameters<typeof DeliveryQueue>[0]> = {}): DeliveryQueue {
   return new DeliveryQueue({
     db, online, log: quiet,
     client: new PeerClient({ allowPrivate: true, userAgent: 'test', timeoutMs: 5000 }),
@@ -114,6 +115,27 @@ test('a failing peer is retried with backoff, then its domain is marked unavaila
   await q.markAvailable(domain);
   assert.is(await q.enqueue('1', [inbox], { type: 'Create', n: 'back' }), 1);
   await eventually('delivery after the peer came back', async () => received.some((body) => body.includes('"back"')));
+  await q.stop();
+});
+
+test('with DeviceState as the signal, deliveries wait until connectivity is connected', async () => {
+  received = [];
+  const device = new DeviceState(initialDeviceState('test', 'sim'));
+  device.update({ connectivity: 'reconnecting' });
+  const q = queue(deviceOnline(device));
+  await q.start();
+  await q.enqueue('1', [inbox], { type: 'Create', n: 'while reconnecting' });
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  assert.is(received.length, 0);
+  assert.is(q.status().paused, true);
+  device.update({ connectivity: 'connected' });
+  await eventually('the delivery once connected', async () => received.length === 1);
+  device.update({ connectivity: 'setup_ap' });
+  await q.enqueue('1', [inbox], { type: 'Create', n: 'in setup mode' });
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  assert.is(received.length, 1);
+  device.update({ connectivity: 'connected' });
+  await eventually('the second delivery', async () => received.length === 2);
   await q.stop();
 });
 

@@ -123,4 +123,20 @@ test('an Update of a remote note edits it; a Reject of our follow request withdr
   assert.is((await rel()).following, false);
 });
 
+test('a key rotated through a signed Update of the actor is used without fetching again', async () => {
+  const oldKey = { ...mallory };
+  const rotated = peer.actor('mallory');
+  // The peer keeps serving the old document: only the Update can teach the new key.
+  peer.actors.set('mallory', oldKey);
+  const update = { '@context': ['https://www.w3.org/ns/activitystreams', 'https://w3id.org/security/v1'], id: `${mallory.uri}#updates/key`, type: 'Update',
+    actor: mallory.uri, object: peer.document(rotated) };
+  assert.is((await peer.post(`${A.url}/inbox`, oldKey, JSON.stringify(update))).status, 202);
+  const before = (await mentions()).length;
+  const answer = await peer.post(`${A.url}/inbox`, rotated, mention(rotated, 'signed with the rotated key'));
+  assert.is(answer.status, 202, answer.text);
+  assert.is((await mentions()).length, before + 1);
+  mallory = rotated;
+  peer.actors.set('mallory', rotated);
+});
+
 test.run();
