@@ -139,4 +139,17 @@ test('a key rotated through a signed Update of the actor is used without fetchin
   peer.actors.set('mallory', rotated);
 });
 
+test('a follow from a domain the account blocks is refused', async () => {
+  const gina = await A.account('gina');
+  assert.is((await A.api(gina.token, 'POST', '/api/v1/domain_blocks', { domain: peer.domain })).status, 200);
+  const follow = { '@context': 'https://www.w3.org/ns/activitystreams', id: `${mallory.uri}#follows/gina`, type: 'Follow', actor: mallory.uri, object: `${A.url}/users/gina` };
+  assert.is((await peer.post(`${A.url}/users/gina/inbox`, mallory, JSON.stringify(follow))).status, 202);
+  assert.is((await A.api(gina.token, 'GET', `/api/v1/accounts/${gina.id}`)).body.followers_count, 0);
+  assert.equal((await A.api(gina.token, 'GET', '/api/v1/notifications')).body, []);
+  const harry = await A.account('harry');
+  const allowed = { ...follow, id: `${mallory.uri}#follows/harry`, object: `${A.url}/users/harry` };
+  assert.is((await peer.post(`${A.url}/users/harry/inbox`, mallory, JSON.stringify(allowed))).status, 202);
+  assert.is((await A.api(harry.token, 'GET', `/api/v1/accounts/${harry.id}`)).body.followers_count, 1);
+});
+
 test.run();
