@@ -129,6 +129,9 @@ export class App {
     const online = new SwitchableOnline(true);
     this.federation = Federation.create({ social: this.social, config: this.config, log: this.log.child({ component: 'federation' }), online });
     this.federation.mount(this.http);
+    // Registered before the HTTP server's stop, so it runs after the server has drained.
+    const federation = this.federation;
+    this.onStop('federation-events', () => federation.stopListening());
   }
 
   /** The delivery queue resumes what was queued before the last stop. */

@@ -100,9 +100,18 @@ export class Federation {
     await this.queue.start();
   }
 
+  /** Stops sending; what is queued stays in SQLite for the next start. */
   async stop(): Promise<void> {
-    this.outbound.stop();
     await this.queue.stop();
+  }
+
+  /**
+   * Stops turning local actions into queued deliveries. Call it after the HTTP server has
+   * drained, so the requests still finishing during shutdown have their deliveries queued.
+   */
+  async stopListening(): Promise<void> {
+    this.outbound.stop();
+    await this.outbound.settled();
     this.fed.client.close();
   }
 
