@@ -13,11 +13,14 @@ export interface FakeActor { username: string; uri: string; keyId: string; publi
 
 export class FakePeer {
   readonly actors = new Map<string, FakeActor>();
+  /** Every GET the peer answered, as the signature library reads a request. */
+  readonly gets: Array<{ method: string; url: string; httpVersion: string; headers: http.IncomingHttpHeaders }> = [];
   private constructor(private readonly server: http.Server, readonly url: string) {}
 
   static async start(): Promise<FakePeer> {
     let peer!: FakePeer;
     const server = http.createServer((req, res) => {
+      if (req.method === 'GET') peer.gets.push({ method: req.method, url: req.url ?? '', httpVersion: req.httpVersion, headers: req.headers });
       const name = /^\/users\/([^/?#]+)$/.exec(req.url ?? '')?.[1];
       const actor = name ? peer.actors.get(name) : undefined;
       if (!actor) { res.writeHead(404).end(); return; }

@@ -4,11 +4,14 @@ import type { SocialContext } from '../context.js';
 import type { SocialServices } from '../services.js';
 import type { PeerClient } from './net/client.js';
 import type { AddressPolicy } from './net/address-policy.js';
+import type { InstanceActor } from './actors/instance.js';
 
 export interface FederationContext {
   social: SocialContext;
   services: SocialServices;
   client: PeerClient;
+  /** Signs our fetches; served at /actor. */
+  instanceActor: InstanceActor;
   policy: AddressPolicy;
   log: Logger;
   baseUrl: string;

@@ -25,6 +25,7 @@ import { InboxReceiver } from './inbox/receive.js';
 import { Resolver, type Resolved } from './fetch/resolver.js';
 import { searchRoute } from './fetch/search-route.js';
 import { AccountMoves } from './actors/moves.js';
+import { InstanceActor } from './actors/instance.js';
 import { moveRoutes } from './actors/move-routes.js';
 
 export interface FederationOptions {
@@ -77,10 +78,12 @@ export class Federation {
     const { social, config } = options;
     const log = options.log;
     const policy = { allowPrivate: config.federationAllowPrivate };
+    const instanceActor = new InstanceActor(social.ctx.db, config.baseUrl, social.ctx.localDomain);
     const fed: FederationContext = {
       social: social.ctx,
       services: social.services,
-      client: new PeerClient({ ...policy, userAgent: `Nestbox/${VERSION} (+${config.baseUrl}/)` }),
+      client: new PeerClient({ ...policy, userAgent: `Nestbox/${VERSION} (+${config.baseUrl}/)`, fetchKey: () => instanceActor.signingKey() }),
+      instanceActor,
       policy,
       log,
       baseUrl: config.baseUrl,

@@ -8,6 +8,7 @@ import * as assert from 'uvu/assert';
 import type { SocialHarness, TestAccount } from '../../helpers/social.js';
 import { startFederatedDaemon } from '../../helpers/federation.js';
 import { FakePeer, type FakeActor } from '../../helpers/fake-peer.js';
+import httpSignature from '@peertube/http-signature';
 
 let A: SocialHarness;
 let peer: FakePeer;
@@ -69,6 +70,16 @@ test('a correctly signed Create with a mention is taken and notifies', async () 
   assert.is(list.length, 1);
   assert.is(list[0].account.acct, `mallory@${peer.domain}`);
   assert.match(list[0].status.content, 'hello alice');
+});
+
+test('fetches of a peer’s documents are signed by the instance actor', async () => {
+  const instance = (await A.daemon.json('/actor')).body;
+  assert.is(instance.type, 'Application');
+  const fetch = peer.gets.find((get) => get.url === '/users/mallory');
+  assert.ok(fetch, 'the key was fetched');
+  const parsed = httpSignature.parseRequest(fetch!, { headers: ['(request-target)', 'host', 'date'] });
+  assert.is(parsed.keyId, `${A.url}/actor#main-key`);
+  assert.is(httpSignature.verifySignature(parsed, instance.publicKey.publicKeyPem), true);
 });
 
 test('an activity whose actor is not the signer (forged actor) is 401 and stores nothing', async () => {

@@ -25,6 +25,8 @@ export function actorRoutes(router: Router, fed: FederationContext, local: Local
     ctx.body = body;
   };
 
+  router.get('/actor', async (ctx) => send(ctx, await fed.instanceActor.document()));
+
   for (const path of ['/users/:username', '/@:username']) {
     router.get(path, async (ctx) => send(ctx, await local.document(await account(ctx))));
   }

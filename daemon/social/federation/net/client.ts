@@ -29,6 +29,8 @@ export interface PeerClientOptions extends AddressPolicy {
   timeoutMs?: number;
   maxBytes?: number;
   userAgent: string;
+  /** The key GET requests are signed with (the instance actor's); unsigned when absent. */
+  fetchKey?: () => Promise<SigningKey>;
 }
 
 const MAX_REDIRECTS = 3;
@@ -49,8 +51,9 @@ export class PeerClient {
   /** GET a JSON document (following a few redirects, each checked); throws unless 2xx. */
   async getJson(rawUrl: string, accept = ACCEPT_ACTIVITY): Promise<{ url: string; json: unknown }> {
     let url = rawUrl;
+    const key = this.options.fetchKey ? await this.options.fetchKey() : undefined;
     for (let hop = 0; hop <= MAX_REDIRECTS; hop += 1) {
-      const response = await this.request('GET', url, { accept });
+      const response = await this.request('GET', url, { accept }, undefined, key);
       const location = response.headers.location;
       if (response.status >= 300 && response.status < 400 && location) {
         url = new URL(location, url).toString();
