@@ -197,6 +197,15 @@ test('unfollow is delivered as Undo of the Follow', async () => {
   await eventually('the Undo on A', async () => (await relationship(A, carol, bobOnA.id)).followed_by === false);
 });
 
+test('a rejected follow request is withdrawn on the requester’s server', async () => {
+  const carolOnB = await resolveAccount(B, bob.token, `carol@${domainOf(A)}`);
+  await B.api(bob.token, 'POST', `/api/v1/accounts/${carolOnB.id}/follow`);
+  const request = await eventually('the new request on A', async () => ((await A.api(carol.token, 'GET', '/api/v1/follow_requests')).body as any[])[0]);
+  assert.is((await A.api(carol.token, 'POST', `/api/v1/follow_requests/${request.id}/reject`)).status, 200);
+  await eventually('the Reject on B', async () => (await relationship(B, bob, carolOnB.id)).requested === false);
+  assert.is((await relationship(B, bob, carolOnB.id)).following, false);
+});
+
 test('a move: the moved account’s followers follow the new account', async () => {
   const dave = await A.account('dave');
   const dave2 = await B.account('dave2');
