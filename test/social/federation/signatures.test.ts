@@ -150,6 +150,41 @@ test('a key rotated through a signed Update of the actor is used without fetchin
   peer.actors.set('mallory', rotated);
 });
 
+test('odd or hostile activity shapes are answered 202 or 400, never 500', async () => {
+  const me = mallory.uri;
+  const alice = `${A.url}/users/alice`;
+  const shapes: unknown[] = [
+    { type: 'Create', actor: me, object: null },
+    { type: 'Create', actor: me, object: 42 },
+    { type: 'Create', actor: me, object: { type: ['Note', 'Object'], id: `${me}/notes/x1`, attributedTo: [me], content: { html: true } } },
+    { type: 'Create', actor: me, object: { type: 'Note', id: `${me}/notes/x2`, attributedTo: alice, content: 'claims to be alice' } },
+    { type: ['Like'], actor: { id: me }, object: { id: `${A.url}/users/alice/statuses/1` } },
+    { type: 'Like', actor: me, object: [] },
+    { type: 'Announce', actor: me, object: 'not a url' },
+    { type: 'Undo', actor: me, object: { type: 'Follow', actor: alice, object: me } },
+    { type: 'Undo', actor: me, object: 'x' },
+    { type: 'Delete', actor: me, object: { id: 12 } },
+    { type: 'Update', actor: me, object: { type: 'Person', id: alice } },
+    { type: 'Move', actor: me, object: alice, target: me },
+    { type: 'Accept', actor: me, object: { actor: [alice] } },
+    { type: 'Block', actor: me, object: { id: null } },
+    { type: 'Follow', actor: me, object: 'http://elsewhere.example/users/nobody' },
+    { type: 'Flag', actor: me, object: alice },
+    { type: 'Create', actor: me, object: { type: 'Note', id: `${me}/notes/x3`, attributedTo: me, content: `<script>alert(1)</script><p onclick="x">hi <a href="javascript:alert(1)">link</a></p>`, to: [alice], tag: [{ type: 'Mention', href: alice }] } },
+  ];
+  for (const shape of shapes) {
+    const answer = await peer.post(`${A.url}/inbox`, mallory, JSON.stringify({ id: `${me}#odd/${Math.random()}`, ...(shape as object) }));
+    assert.ok([202, 400].includes(answer.status), `${answer.status} for ${JSON.stringify(shape)}: ${answer.text}`);
+  }
+  const sanitized = (await mentions()).find((n) => n.status.uri === `${me}/notes/x3`);
+  assert.ok(sanitized, 'the last note was stored');
+  assert.not.match(sanitized.status.content, '<script');
+  assert.not.match(sanitized.status.content, 'onclick');
+  assert.not.match(sanitized.status.content, 'javascript:');
+  assert.is((await mentions()).some((n) => n.status.uri === `${me}/notes/x2`), false);
+  assert.is(A.daemon.child.exitCode, null);
+});
+
 test('a follow from a domain the account blocks is refused', async () => {
   const gina = await A.account('gina');
   assert.is((await A.api(gina.token, 'POST', '/api/v1/domain_blocks', { domain: peer.domain })).status, 200);

@@ -13,6 +13,13 @@ import { parseSignature, verifyWithKey, SignatureError } from '../signatures/ver
 import { hostOf, idOf, InvalidDocumentError, isObject, str, type Json } from '../objects/ld.js';
 import type { DeliveryQueue } from '../delivery/queue.js';
 import type { InboxHandlers } from './handlers.js';
+import { ForbiddenAddressError } from '../net/address-policy.js';
+import { PeerHttpError } from '../net/client.js';
+
+/** Errors of reaching a peer (its answer, or the network), as opposed to our own faults. */
+function isFetchFailure(error: unknown): boolean {
+  return error instanceof PeerHttpError || (error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string' && /^E[A-Z]+/.test((error as NodeJS.ErrnoException).code!));
+}
 
 export const INBOX_BODY_LIMIT = 1024 * 1024;
 
@@ -47,8 +54,10 @@ export class InboxReceiver {
       const handled = await this.handlers.handle(activity as Json, actor);
       this.fed.log.debug('inbox activity', { type: (activity as Json).type, actor: actor.uri, handled });
     } catch (error) {
-      if (error instanceof InvalidDocumentError) this.reject(ctx, error.message, actor.uri);
-      throw error;
+      if (error instanceof InvalidDocumentError || error instanceof ForbiddenAddressError) this.reject(ctx, error.message, actor.uri);
+      if (!isFetchFailure(error)) throw error;
+      // A referenced object could not be fetched: taken and dropped, as Mastodon does.
+      this.fed.log.warn('inbox could not fetch what an activity refers to', { type: (activity as Json).type, actor: actor.uri, error: (error as Error).message });
     }
     ctx.status = 202;
     ctx.body = '';
