@@ -137,6 +137,20 @@ test('a mention of an account this server has never seen is looked up by WebFing
   assert.is(mentioned.status.uri, post.body.uri);
 });
 
+test('search resolve fetches a remote status by its URL or its URI', async () => {
+  const erin = await B.account('resolver');
+  const post = await A.api(alice.token, 'POST', '/api/v1/statuses', { status: 'find me by my address', visibility: 'unlisted' });
+  for (const address of [post.body.url, post.body.uri]) {
+    const found = await B.api(erin.token, 'GET', `/api/v2/search?resolve=true&type=statuses&q=${encodeURIComponent(address)}`);
+    assert.is(found.status, 200);
+    assert.is(found.body.statuses.length, 1, address);
+    assert.is(found.body.statuses[0].uri, post.body.uri);
+    assert.is(found.body.statuses[0].visibility, 'unlisted');
+  }
+  const missing = await B.api(erin.token, 'GET', `/api/v2/search?resolve=true&q=${encodeURIComponent(`${A.url}/users/alice/statuses/1`)}`);
+  assert.equal(missing.body.statuses, []);
+});
+
 test('favourite and reblog of a remote post notify its author', async () => {
   assert.is((await B.api(bob.token, 'POST', `/api/v1/statuses/${postOnB.id}/favourite`)).status, 200);
   const fav = await eventually('the favourite on A', async () => (await notifications(A, alice, 'favourite'))[0]);

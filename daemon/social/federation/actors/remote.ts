@@ -5,7 +5,7 @@
  */
 import { nowIso } from '../../time.js';
 import { sanitizeRemoteHtml } from '../objects/sanitize.js';
-import { InvalidDocumentError, isObject, str } from '../objects/ld.js';
+import { InvalidDocumentError, isObject, isUniqueViolation, str } from '../objects/ld.js';
 import { isLocalUri, type FederationContext } from '../context.js';
 import { schemeFor } from '../net/address-policy.js';
 import { ActorsRepo, type ActorRow } from './repo.js';
@@ -49,14 +49,21 @@ export class RemoteActors {
       also_known_as: JSON.stringify(doc.alsoKnownAs), fetched_at: now,
     };
     let id = existing?.id;
-    await this.fed.social.db.transaction(async (trx) => {
-      if (id) {
-        await this.repo.update(trx, id, account, extra);
-      } else {
-        id = this.fed.social.ids.next();
-        await this.repo.insert(trx, { id, ...account, created_at: now }, { account_id: id, ...extra });
-      }
-    });
+    try {
+      await this.fed.social.db.transaction(async (trx) => {
+        if (id) {
+          await this.repo.update(trx, id, account, extra);
+        } else {
+          id = this.fed.social.ids.next();
+          await this.repo.insert(trx, { id, ...account, created_at: now }, { account_id: id, ...extra });
+        }
+      });
+    } catch (error) {
+      // Two requests met the same new actor at once: the first one stored it.
+      const stored = !existing && isUniqueViolation(error) ? await this.repo.byUri(doc.uri) : undefined;
+      if (stored) return stored;
+      throw error;
+    }
     if (existing) this.fed.social.events.emit('account.updated', { accountId: id! });
     else this.fed.social.events.emit('account.created', { accountId: id! });
     return (await this.repo.byId(id!))!;

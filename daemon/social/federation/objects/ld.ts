@@ -66,3 +66,8 @@ export function hostOf(value: string): string | null {
 export function hasType(object: Json, ...types: string[]): boolean {
   return asArray(object.type).some((type) => typeof type === 'string' && types.includes(type));
 }
+
+/** A UNIQUE violation: another request stored the same object a moment before us. */
+export function isUniqueViolation(error: unknown): boolean {
+  return error instanceof Error && /UNIQUE constraint failed/.test(error.message);
+}

@@ -8,7 +8,7 @@ import type { FederationContext } from '../context.js';
 import type { ActorRow } from '../actors/repo.js';
 import type { RemoteActors } from '../actors/remote.js';
 import { sanitizeRemoteHtml, htmlToText } from './sanitize.js';
-import { asArray, hasType, hostOf, httpUrl, idOf, ids, InvalidDocumentError, isObject, isPublic, str, type Json } from './ld.js';
+import { asArray, hasType, hostOf, httpUrl, idOf, ids, InvalidDocumentError, isObject, isPublic, isUniqueViolation, str, type Json } from './ld.js';
 
 export const NOTE_TYPES = ['Note', 'Article', 'Page', 'Question'];
 const MAX_CONTENT = 100_000;
@@ -80,6 +80,23 @@ export class RemoteStatuses {
     const mentioned = await this.mentionedAccounts(note.mentionUris);
     const id = this.fed.social.ids.next();
     const now = nowIso(this.fed.social.now());
+    try {
+      await this.insert(id, now, note, actor, parent, mentioned);
+    } catch (error) {
+      // The same note arrived twice at once (a delivery and a fetch): the first one stored it.
+      const stored = isUniqueViolation(error) ? await this.byUri(note.uri) : undefined;
+      if (stored) return stored.id;
+      throw error;
+    }
+    this.fed.social.events.emit('status.created', { statusId: id, accountId: actor.id });
+    for (const account of mentioned) {
+      if (account.domain !== null) continue;
+      await this.fed.services.notifications.notify({ recipientId: account.id, fromId: actor.id, type: 'mention', statusId: id, activityId: id });
+    }
+    return id;
+  }
+
+  private async insert(id: string, now: string, note: ParsedNote, actor: ActorRow, parent: { id: string; account_id: string } | undefined, mentioned: ActorRow[]): Promise<void> {
     await this.fed.social.db.transaction(async (trx) => {
       const parentRow = parent ? await this.statuses.repo.byId(parent.id) : undefined;
       const conversationId = parentRow?.conversation_id ?? (await this.statuses.repo.newConversation(trx));
@@ -95,12 +112,6 @@ export class RemoteStatuses {
       await this.fed.services.accounts.repo.adjustCounter(trx, actor.id, 'statuses_count', 1);
       await this.fed.services.accounts.repo.update(actor.id, { last_status_at: note.published }, trx);
     });
-    this.fed.social.events.emit('status.created', { statusId: id, accountId: actor.id });
-    for (const account of mentioned) {
-      if (account.domain !== null) continue;
-      await this.fed.services.notifications.notify({ recipientId: account.id, fromId: actor.id, type: 'mention', statusId: id, activityId: id });
-    }
-    return id;
   }
 
   /** An edited Note: content, warning and sensitivity replaced, `edited_at` set. */
