@@ -103,7 +103,7 @@ test('requests to one peer never exceed the per-domain limit', async () => {
 test('a failing peer is retried with backoff, then its domain is marked unavailable', async () => {
   received = [];
   answer = 503;
-  const q = queue(new SwitchableOnline(true), { retryBaseMs: 20, retryMaxMs: 40, maxAttempts: 3 });
+  const q = queue(new SwitchableOnline(true), { retryBaseMs: 20, retryMaxMs: 40, maxAttempts: 3, giveUpAfterMs: 0 });
   await q.start();
   await q.enqueue('1', [inbox], { type: 'Create', n: 'doomed' });
   await eventually('three attempts', async () => received.length === 3);

@@ -26,6 +26,8 @@ export interface DeliveryQueueOptions {
   retryBaseMs?: number;
   retryMaxMs?: number;
   maxAttempts?: number;
+  /** A delivery is given up only once it is also this old (restarts and flaps retry early). */
+  giveUpAfterMs?: number;
   now?: () => number;
 }
 
@@ -33,6 +35,7 @@ export const RETRY_BASE_MS = 30_000;
 export const RETRY_MAX_MS = 12 * 60 * 60 * 1000;
 /** 30 s doubling to 12 h, 16 attempts: about three days before a peer is given up. */
 export const MAX_ATTEMPTS = 16;
+export const GIVE_UP_AFTER_MS = 2 * 24 * 60 * 60 * 1000;
 
 /** Statuses a peer will answer the same way however often we ask: not retried. */
 function permanent(status: number): boolean {
@@ -185,7 +188,7 @@ export class DeliveryQueue {
     if (giveUp) {
       await this.repo.remove(row.id);
       log.warn('delivery dropped', { inbox: row.inbox, error: failure });
-    } else if (attempts >= maxAttempts) {
+    } else if (attempts >= maxAttempts && this.now() - row.created_at >= (this.options.giveUpAfterMs ?? GIVE_UP_AFTER_MS)) {
       const dropped = await this.repo.markUnavailable(row.domain, new Date(this.now()).toISOString());
       log.warn('peer marked unavailable after repeated delivery failures', { domain: row.domain, attempts, dropped, error: failure });
     } else {
