@@ -114,7 +114,7 @@ export class Federation {
    */
   async stopListening(): Promise<void> {
     this.outbound.stop();
-    await this.outbound.settled();
+    await this.outbound.drained();
     this.fed.client.close();
   }
 

@@ -51,7 +51,12 @@ export class Outbound {
 
   /** Resolves once every event seen so far has been turned into queued deliveries. */
   async settled(): Promise<void> {
-    while (this.preparing.size) await Promise.allSettled([...this.preparing]);
+    await Promise.allSettled([...this.preparing]);
+  }
+
+  /** As settled(), and again for events that arrive meanwhile, until none is left (shutdown). */
+  async drained(): Promise<void> {
+    while (this.preparing.size) await this.settled();
   }
 
   private on<K extends keyof SocialEvents>(name: K, handler: Handler<K>): void {
