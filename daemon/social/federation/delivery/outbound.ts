@@ -20,7 +20,7 @@ export class Outbound {
   private readonly actors: ActorsRepo;
   private readonly notes: NoteRenderer;
   private readonly unsubscribers: Array<() => void> = [];
-  /** Sends still being prepared (tests and the bench wait for these to be queued). */
+  /** Activities still being built and queued (a write request is answered once its own are queued). */
   private readonly preparing = new Set<Promise<void>>();
 
   constructor(private readonly fed: FederationContext, private readonly queue: DeliveryQueue, private readonly local: LocalActors) {

@@ -60,8 +60,6 @@ export class DeliveryQueue {
   private again = false;
   private running = false;
   private unsubscribe: (() => void) | null = null;
-  /** Deliveries accepted by peers since start (benchmarks read it). */
-  delivered = 0;
 
   constructor(private readonly options: DeliveryQueueOptions) {
     this.repo = new DeliveryRepo(options.db);
@@ -166,7 +164,6 @@ export class DeliveryQueue {
       const response = await this.options.client.post(row.inbox, row.body, key);
       if (response.status >= 200 && response.status < 300) {
         await this.repo.remove(row.id);
-        this.delivered += 1;
         log.debug('delivered', { inbox: row.inbox, status: response.status, attempts: row.attempts + 1 });
         if (!this.knownGood.has(row.domain)) await this.markAvailable(row.domain);
         return;
