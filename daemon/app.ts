@@ -34,6 +34,8 @@ import type { CoprocClient } from './coproc/client.js';
 import type { Simulator } from './coproc/sim/index.js';
 import { Social } from './social/index.js';
 import { watchInstanceCounts } from './social/instance-counts.js';
+import { Federation, deliveriesQueuedBeforeAnswer } from './social/federation/index.js';
+import { deviceOnline } from './social/federation/delivery/online.js';
 
 export interface AppOptions {
   config: Config;
@@ -66,6 +68,7 @@ export class App {
   /** The embedded simulator when `coproc` is `sim` (its scenario controls), null otherwise. */
   simulator: Simulator | null = null;
   social!: Social;
+  federation?: Federation;
   httpUrl = '';
   private readonly stoppers: Stopper[] = [];
   private stopping: Promise<void> | null = null;
@@ -89,7 +92,12 @@ export class App {
     this.startCoprocessor();
     await this.startConnectivity(this.coproc);
 
-    await this.startHttp(() => this.startSocial());
+    await this.startHttp(async () => {
+      this.http.use(deliveriesQueuedBeforeAnswer(() => this.federation));
+      await this.startSocial();
+      this.mountFederation();
+    });
+    await this.startFederation();
     await this.startMqtt();
     this.startJobs();
     this.social.scheduleJobs(this.jobs);
@@ -225,6 +233,25 @@ export class App {
     this.onStop('social-counts', () => counts.stop());
     await counts.refresh();
     this.health.set('social', { status: 'ok' });
+  }
+
+  /** ActivityPub: discovery, actors, inboxes on the shared server (mounted before it listens). */
+  private mountFederation(): void {
+    // Deliveries wait while the box is offline (connectivity is not `connected`) and resume after.
+    const online = deviceOnline(this.device);
+    this.federation = Federation.create({ social: this.social, config: this.config, log: this.log.child({ component: 'federation' }), online });
+    this.federation.mount(this.http);
+    // Registered before the HTTP server's stop, so it runs after the server has drained.
+    const federation = this.federation;
+    this.onStop('federation-events', () => federation.stopListening());
+  }
+
+  /** The delivery queue resumes what was queued before the last stop. */
+  private async startFederation(): Promise<void> {
+    const federation = this.federation!;
+    await federation.start();
+    this.onStop('federation', () => federation.stop());
+    this.health.set('federation', { status: 'ok' });
   }
 
   private startJobs(): void {

@@ -14,6 +14,7 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   mqtt: async () => (await import('./mqtt.js')).bench,
   failover: async () => (await import('./failover.js')).bench,
   notifications: async () => (await import('./notifications.js')).bench,
+  federation: async () => (await import('./federation.js')).bench,
 };
 
 async function main(argv: string[]): Promise<void> {

@@ -19,6 +19,8 @@ export interface DaemonOptions {
   env?: Record<string, string | undefined>;
   /** Written to a JSON file and passed with --config. */
   config?: Record<string, unknown>;
+  /** Listen on this port (e.g. to restart at the same address); a free one otherwise. */
+  port?: number;
   /** Reuse a data dir (e.g. to restart on the same database); a fresh temp dir otherwise. */
   dataDir?: string;
   /** Keep the data dir after stop (the caller removes it). */
@@ -48,7 +50,7 @@ export interface RunningDaemon {
 
 export async function startDaemon(options: DaemonOptions = {}): Promise<RunningDaemon> {
   const data = options.dataDir ? { path: options.dataDir, remove: () => undefined } : tempDir();
-  const port = await freePort();
+  const port = options.port ?? await freePort();
   const streamingPort = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const args = [DAEMON_MAIN];

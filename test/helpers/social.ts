@@ -23,8 +23,8 @@ export interface SocialHarness {
 
 export const ALL_USER_SCOPES = 'read write follow push profile';
 
-export async function startSocialDaemon(env: Record<string, string> = {}): Promise<SocialHarness> {
-  const daemon = await startDaemon({ env: { NESTBOX_LOG_LEVEL: 'info', ...env } });
+export async function startSocialDaemon(env: Record<string, string> = {}, options: { port?: number; dataDir?: string; keepDataDir?: boolean } = {}): Promise<SocialHarness> {
+  const daemon = await startDaemon({ env: { NESTBOX_LOG_LEVEL: 'info', ...env }, ...options });
   const config = loadConfig({ env: { NESTBOX_DATA_DIR: daemon.dataDir, NESTBOX_BASE_URL: daemon.url } });
   const admin = await AdminTool.open(config);
   const harness: SocialHarness = {

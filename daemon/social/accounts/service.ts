@@ -249,7 +249,7 @@ export function validationFailed(details: ErrorDetails): HttpError {
   return unprocessable(`Validation failed: ${summary}`, details);
 }
 
-function generateRsaKeys(): Promise<{ publicKey: string; privateKey: string }> {
+export function generateRsaKeys(): Promise<{ publicKey: string; privateKey: string }> {
   return new Promise((resolve, reject) => {
     generateKeyPair('rsa', {
       modulusLength: 2048,

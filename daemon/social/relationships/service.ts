@@ -97,9 +97,10 @@ export class RelationshipsService {
   async authorize(viewerId: string, requesterId: string): Promise<void> {
     const done = await this.ctx.db.transaction(async (trx) => {
       const request = await trx.raw(`DELETE FROM follow_requests WHERE account_id = ? AND target_account_id = ?
-        RETURNING show_reblogs, notify, languages, created_at`, [requesterId, viewerId]) as Array<Record<string, unknown>>;
+        RETURNING show_reblogs, notify, languages, uri, created_at`, [requesterId, viewerId]) as Array<Record<string, unknown>>;
       if (!request[0]) return false;
-      await this.repo.insertEdge(trx, 'follows', { account_id: requesterId, target_account_id: viewerId, show_reblogs: request[0].show_reblogs, notify: request[0].notify, languages: request[0].languages, created_at: nowIso(this.ctx.now()) });
+      // The uri is the requester's Follow activity (federation answers it with Accept).
+      await this.repo.insertEdge(trx, 'follows', { account_id: requesterId, target_account_id: viewerId, show_reblogs: request[0].show_reblogs, notify: request[0].notify, languages: request[0].languages, uri: request[0].uri, created_at: nowIso(this.ctx.now()) });
       await this.countFollow(trx, requesterId, viewerId, 1);
       await this.notifications.remove(trx, { accountId: viewerId, fromAccountId: requesterId, type: 'follow_request' });
       return true;

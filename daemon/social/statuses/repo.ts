@@ -89,6 +89,12 @@ export class StatusesRepo {
     return Boolean(await this.ctx.reader.get(`SELECT 1 AS x FROM follows WHERE account_id = ? AND target_account_id = ?`, [viewerId, authorId]));
   }
 
+  /** Who each status mentions, in mention order (federation addresses its deliveries with it). */
+  mentions(statusIds: readonly string[]): Promise<Array<{ status_id: string; account_id: string }>> {
+    if (statusIds.length === 0) return Promise.resolve([]);
+    return this.ctx.reader.all(`SELECT CAST(status_id AS TEXT) AS status_id, CAST(account_id AS TEXT) AS account_id FROM mentions WHERE ${IN_IDS('status_id', '?')} ORDER BY id`, [ids(statusIds)]);
+  }
+
   async mentioned(statusId: string, accountId: string): Promise<boolean> {
     return Boolean(await this.ctx.reader.get(`SELECT 1 AS x FROM mentions WHERE status_id = ? AND account_id = ?`, [statusId, accountId]));
   }

@@ -42,6 +42,15 @@ export function statusRoutes(routes: Routes, service: StatusesService, renderer:
     await send(ctx, row.id, viewer);
   });
 
+  routes.put('/api/v1/statuses/:id', { scopes: write('statuses') }, async (ctx) => {
+    const viewer = viewerId(ctx);
+    const p = params(ctx);
+    await service.edit(viewer, pathId(ctx), {
+      status: stringParam(p, 'status'), spoiler_text: stringParam(p, 'spoiler_text'), sensitive: boolParam(p, 'sensitive'), language: stringParam(p, 'language'),
+    });
+    await send(ctx, pathId(ctx), viewer);
+  });
+
   routes.delete('/api/v1/statuses/:id', { scopes: write('statuses') }, async (ctx) => {
     const viewer = viewerId(ctx);
     const row = await service.delete(viewer, pathId(ctx));

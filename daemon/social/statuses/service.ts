@@ -31,6 +31,8 @@ export interface NewStatus {
 export class StatusesService {
   readonly repo: StatusesRepo;
   private readonly accounts: AccountsRepo;
+  /** Finds a remote account not yet known here (federation sets it: WebFinger). */
+  remoteAccountResolver: ((username: string, domain: string) => Promise<AccountRow | undefined>) | null = null;
 
   constructor(private readonly ctx: SocialContext, private readonly notifications: NotificationsService, private readonly limiter: RateLimiter) {
     this.repo = new StatusesRepo(ctx);
@@ -91,11 +93,41 @@ export class StatusesService {
     return { id, headers };
   }
 
+  /**
+   * Edits one's own status (Mastodon's PUT /api/v1/statuses/:id): text, content warning,
+   * sensitivity and language replaced, `edited_at` set; newly mentioned accounts are notified.
+   */
+  async edit(authorId: string, id: string, input: Omit<NewStatus, 'visibility' | 'in_reply_to_id' | 'appId'>): Promise<void> {
+    const row = await this.repo.byId(id);
+    if (!row || row.deleted_at || row.account_id !== authorId || row.reblog_of_id) throw notFound();
+    const text = input.status ?? row.text;
+    if (text.trim() === '') throw unprocessable("Validation failed: Text can't be blank");
+    if ([...text].length > MAX_CHARS) throw unprocessable(`Validation failed: Text character limit of ${MAX_CHARS} exceeded`);
+    const mentioned = await this.resolveMentions(text);
+    const before = new Set((await this.repo.mentions([id])).map((m) => m.account_id));
+    const links: MentionLink[] = mentioned.map(({ match, account }) => ({ match, url: account.url ?? account.uri, username: account.username }));
+    const spoiler = (input.spoiler_text ?? row.spoiler_text).trim();
+    const now = nowIso(this.ctx.now());
+    await this.ctx.db.transaction(async (trx) => {
+      await trx('statuses').whereRaw('id = ?', [id]).update({
+        text, content: textToHtml(text, links), spoiler_text: spoiler,
+        sensitive: (input.sensitive ?? Boolean(row.sensitive)) || spoiler !== '' ? 1 : 0,
+        language: input.language ?? row.language, edited_at: now, updated_at: now,
+      });
+      await this.repo.insertMentions(trx, id, mentioned.map((m) => m.account.id));
+    });
+    this.ctx.events.emit('status.updated', { statusId: id, accountId: authorId });
+    for (const { account } of mentioned) {
+      if (!before.has(account.id)) await this.notifications.notify({ recipientId: account.id, fromId: authorId, type: 'mention', statusId: id, activityId: id });
+    }
+  }
+
   private async resolveMentions(text: string): Promise<Array<{ match: string; account: AccountRow }>> {
     const out: Array<{ match: string; account: AccountRow }> = [];
     for (const mention of parseMentions(text)) {
       const local = !mention.domain || mention.domain.toLowerCase() === this.ctx.localDomain.toLowerCase();
-      const account = await this.accounts.byUsername(mention.username, local ? null : mention.domain);
+      const account = (await this.accounts.byUsername(mention.username, local ? null : mention.domain))
+        ?? (!local && this.remoteAccountResolver ? await this.remoteAccountResolver(mention.username, mention.domain!) : undefined);
       if (account && !account.suspended_at && !out.some((m) => m.account.id === account.id)) out.push({ match: mention.match, account });
     }
     return out;

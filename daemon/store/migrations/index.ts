@@ -11,6 +11,7 @@ import { m20261122_14_social_notifications } from './20261122_14_social_notifica
 import { m20261122_15_social_reports } from './20261122_15_social_reports.js';
 import { m20261122_16_social_reblog_once } from './20261122_16_social_reblog_once.js';
 import { m20261122_21_connectivity_networks } from './20261122_21_connectivity_networks.js';
+import { m20261122_41_social_federation_queue } from './20261122_41_social_federation_queue.js';
 
 export interface Migration {
   name: string;
@@ -27,4 +28,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m20261122_15_social_reports,
   m20261122_16_social_reblog_once,
   m20261122_21_connectivity_networks,
+  m20261122_41_social_federation_queue,
 ];

@@ -1,0 +1,55 @@
+/**
+ * The instance actor (`/actor`, as Mastodon has): the key that signs our GET requests, since
+ * servers in secure mode (and GoToSocial by default) answer only signed fetches. Its key pair is
+ * made on first need and kept in the settings table.
+ */
+import type { Db } from '../../../store/db.js';
+import { getSetting } from '../../../store/settings.js';
+import { generateRsaKeys } from '../../accounts/service.js';
+import type { SigningKey } from '../signatures/sign.js';
+import { ACTOR_CONTEXT } from '../objects/context.js';
+import type { Json } from '../objects/ld.js';
+
+const SETTING = 'federation.instance_actor_keys';
+
+export class InstanceActor {
+  private keys: Promise<{ publicKey: string; privateKey: string }> | null = null;
+
+  constructor(private readonly db: Db, private readonly baseUrl: string, private readonly localDomain: string) {}
+
+  get uri(): string {
+    return `${this.baseUrl}/actor`;
+  }
+
+  private loadKeys(): Promise<{ publicKey: string; privateKey: string }> {
+    this.keys ??= (async () => {
+      const stored = await getSetting(this.db, SETTING);
+      if (stored) return JSON.parse(stored) as { publicKey: string; privateKey: string };
+      const made = await generateRsaKeys();
+      await this.db('settings').insert({ key: SETTING, value: JSON.stringify(made) }).onConflict('key').ignore();
+      return JSON.parse((await getSetting(this.db, SETTING))!) as { publicKey: string; privateKey: string };
+    })();
+    this.keys.catch(() => { this.keys = null; });
+    return this.keys;
+  }
+
+  async signingKey(): Promise<SigningKey> {
+    return { keyId: `${this.uri}#main-key`, privateKeyPem: (await this.loadKeys()).privateKey };
+  }
+
+  async document(): Promise<Json> {
+    const { publicKey } = await this.loadKeys();
+    return {
+      '@context': ACTOR_CONTEXT,
+      id: this.uri,
+      type: 'Application',
+      preferredUsername: this.localDomain,
+      inbox: `${this.uri}/inbox`,
+      outbox: `${this.uri}/outbox`,
+      url: `${this.baseUrl}/about`,
+      manuallyApprovesFollowers: true,
+      publicKey: { id: `${this.uri}#main-key`, owner: this.uri, publicKeyPem: publicKey },
+      endpoints: { sharedInbox: `${this.baseUrl}/inbox` },
+    };
+  }
+}

@@ -1,0 +1,51 @@
+/**
+ * Account migration of a local account: aliases (the accounts it also is, so a move *to* it is
+ * accepted elsewhere) and the move itself, which publishes Move to the followers and unfollows
+ * nothing locally (the followers' servers move them).
+ */
+import { nowIso } from '../../time.js';
+import { unprocessable } from '../../../http/errors.js';
+import type { FederationContext } from '../context.js';
+import type { RemoteActors } from './remote.js';
+import type { Outbound } from '../delivery/outbound.js';
+import { ActorsRepo } from './repo.js';
+import * as activities from '../objects/activities.js';
+import { parseAcct } from '../fetch/resolver.js';
+
+export class AccountMoves {
+  private readonly repo: ActorsRepo;
+
+  constructor(private readonly fed: FederationContext, private readonly remote: RemoteActors, private readonly outbound: Outbound) {
+    this.repo = new ActorsRepo(fed.social);
+  }
+
+  /** `address` is `user@host[:port]` or an actor URI. */
+  private async target(address: string) {
+    const acct = parseAcct(address);
+    const row = acct ? await this.remote.resolveAcct(acct.username, acct.domain) : await this.remote.resolve(address);
+    if (row.domain === null) throw unprocessable('Validation failed: Target must be a remote account');
+    return row;
+  }
+
+  async addAlias(accountId: string, address: string): Promise<string> {
+    const target = await this.target(address);
+    await this.fed.social.db.raw('INSERT INTO federation_local_aliases (account_id, uri) VALUES (?, ?) ON CONFLICT DO NOTHING', [accountId, target.uri]);
+    this.fed.social.events.emit('account.updated', { accountId });
+    return target.uri;
+  }
+
+  /** Moves a local account to `address`, which must list it among its aliases. */
+  async move(accountId: string, address: string): Promise<string> {
+    const actor = await this.repo.byId(accountId);
+    if (!actor || actor.domain !== null) throw unprocessable('Validation failed: Only local accounts move');
+    const target = await this.remote.resolve((await this.target(address)).uri, { refresh: true });
+    const aliases = JSON.parse(target.also_known_as ?? '[]') as string[];
+    if (!aliases.includes(actor.uri)) throw unprocessable('Validation failed: The target account must name this account as an alias');
+    await this.fed.social.db.raw(`INSERT INTO federation_local_moves (account_id, target_uri, created_at) VALUES (?, ?, ?)
+      ON CONFLICT (account_id) DO UPDATE SET target_uri = excluded.target_uri, created_at = excluded.created_at`, [accountId, target.uri, nowIso(this.fed.social.now())]);
+    await this.fed.social.db.raw(`INSERT INTO federation_actors (account_id, moved_to_account_id, fetched_at) VALUES (?, ?, ?)
+      ON CONFLICT (account_id) DO UPDATE SET moved_to_account_id = excluded.moved_to_account_id`, [accountId, target.id, nowIso(this.fed.social.now())]);
+    await this.outbound.send(actor, await this.repo.followerInboxes(accountId), activities.move(actor.uri, target.uri, this.fed.social.now()));
+    return target.uri;
+  }
+}

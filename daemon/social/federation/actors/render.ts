@@ -1,0 +1,44 @@
+/** The actor document of a local account (Mastodon's Person shape). */
+import type { AccountRow } from '../../accounts/repo.js';
+import { ACTOR_CONTEXT } from '../objects/context.js';
+import type { Json } from '../objects/ld.js';
+
+export interface LocalActorExtras {
+  publicKeyPem: string;
+  movedTo: string | null;
+  alsoKnownAs: string[];
+}
+
+export function keyIdOf(accountUri: string): string {
+  return `${accountUri}#main-key`;
+}
+
+export function renderActor(account: AccountRow, baseUrl: string, extras: LocalActorExtras): Json {
+  const uri = account.uri;
+  const image = (path: string | null) => (path ? { type: 'Image', url: /^https?:/.test(path) ? path : `${baseUrl}${path}` } : undefined);
+  const doc: Json = {
+    '@context': ACTOR_CONTEXT,
+    id: uri,
+    type: account.bot ? 'Service' : 'Person',
+    following: `${uri}/following`,
+    followers: `${uri}/followers`,
+    inbox: `${uri}/inbox`,
+    outbox: `${uri}/outbox`,
+    featured: `${uri}/collections/featured`,
+    preferredUsername: account.username,
+    name: account.display_name,
+    summary: account.note,
+    url: account.url ?? uri,
+    manuallyApprovesFollowers: Boolean(account.locked),
+    discoverable: Boolean(account.discoverable),
+    published: `${account.created_at.slice(0, 10)}T00:00:00Z`,
+    publicKey: { id: keyIdOf(uri), owner: uri, publicKeyPem: extras.publicKeyPem },
+    endpoints: { sharedInbox: `${baseUrl}/inbox` },
+    icon: image(account.avatar),
+    image: image(account.header),
+  };
+  if (extras.alsoKnownAs.length) doc.alsoKnownAs = extras.alsoKnownAs;
+  if (extras.movedTo) doc.movedTo = extras.movedTo;
+  for (const key of Object.keys(doc)) if (doc[key] === undefined) delete doc[key];
+  return doc;
+}

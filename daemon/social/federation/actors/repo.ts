@@ -1,0 +1,84 @@
+/** SQL for the federation side of accounts: inboxes, keys, remote actor extras. Ids as text. */
+import type { Knex } from 'knex';
+import type { SocialContext } from '../../context.js';
+
+export interface ActorRow {
+  id: string;
+  username: string;
+  domain: string | null;
+  uri: string;
+  url: string | null;
+  inbox_url: string | null;
+  shared_inbox_url: string | null;
+  followers_url: string | null;
+  public_key: string | null;
+  suspended_at: string | null;
+  locked: number;
+  key_id: string | null;
+  moved_to_account_id: string | null;
+  also_known_as: string | null;
+}
+
+const COLUMNS = `CAST(a.id AS TEXT) AS id, a.username, a.domain, a.uri, a.url, a.inbox_url, a.shared_inbox_url, a.followers_url,
+  a.public_key, a.suspended_at, a.locked, f.key_id, CAST(f.moved_to_account_id AS TEXT) AS moved_to_account_id, f.also_known_as`;
+const FROM = `FROM accounts a LEFT JOIN federation_actors f ON f.account_id = a.id`;
+
+export class ActorsRepo {
+  constructor(private readonly ctx: SocialContext) {}
+
+  byId(id: string): Promise<ActorRow | undefined> {
+    return this.ctx.reader.get<ActorRow>(`SELECT ${COLUMNS} ${FROM} WHERE a.id = ?`, [id]);
+  }
+
+  byUri(uri: string): Promise<ActorRow | undefined> {
+    return this.ctx.reader.get<ActorRow>(`SELECT ${COLUMNS} ${FROM} WHERE a.uri = ?`, [uri]);
+  }
+
+  byKeyId(keyId: string): Promise<ActorRow | undefined> {
+    return this.ctx.reader.get<ActorRow>(`SELECT ${COLUMNS} ${FROM} WHERE f.key_id = ?`, [keyId]);
+  }
+
+  byAcct(username: string, domain: string): Promise<ActorRow | undefined> {
+    return this.ctx.reader.get<ActorRow>(`SELECT ${COLUMNS} ${FROM} WHERE lower(a.username) = lower(?) AND lower(a.domain) = lower(?)`, [username, domain]);
+  }
+
+  /** Inboxes of an account's remote followers, shared inboxes preferred, one per server inbox. */
+  async followerInboxes(accountId: string): Promise<string[]> {
+    const rows = await this.ctx.reader.all<{ inbox: string }>(`SELECT DISTINCT coalesce(a.shared_inbox_url, a.inbox_url) AS inbox
+      FROM follows f JOIN accounts a ON a.id = f.account_id
+      WHERE f.target_account_id = ? AND a.domain IS NOT NULL AND a.suspended_at IS NULL AND coalesce(a.shared_inbox_url, a.inbox_url) IS NOT NULL`, [accountId]);
+    return rows.map((row) => row.inbox);
+  }
+
+  /** Local accounts following a (remote) account. */
+  localFollowersOf(accountId: string): Promise<Array<{ id: string }>> {
+    return this.ctx.reader.all(`SELECT CAST(f.account_id AS TEXT) AS id FROM follows f JOIN accounts a ON a.id = f.account_id
+      WHERE f.target_account_id = ? AND a.domain IS NULL`, [accountId]);
+  }
+
+  async insert(trx: Knex, account: Record<string, unknown>, extra: Record<string, unknown>): Promise<void> {
+    await trx('accounts').insert(account);
+    await trx('federation_actors').insert(extra);
+  }
+
+  async update(trx: Knex, id: string, account: Record<string, unknown>, extra: Record<string, unknown>): Promise<void> {
+    await trx('accounts').whereRaw('id = ?', [id]).update(account);
+    await trx.raw(`INSERT INTO federation_actors (account_id, fetched_at) VALUES (?, ?) ON CONFLICT (account_id) DO NOTHING`, [id, extra.fetched_at as string]);
+    await trx('federation_actors').whereRaw('account_id = ?', [id]).update(extra);
+  }
+
+  async setPublicKey(id: string, keyId: string, pem: string): Promise<void> {
+    await this.ctx.db.transaction(async (trx) => {
+      await trx.raw('UPDATE accounts SET public_key = ? WHERE id = ?', [pem, id]);
+      await trx.raw('UPDATE federation_actors SET key_id = ? WHERE account_id = ?', [keyId, id]);
+    });
+  }
+
+  async setMoved(id: string, targetId: string): Promise<void> {
+    await this.ctx.db.raw('UPDATE federation_actors SET moved_to_account_id = ? WHERE account_id = ?', [targetId, id]);
+  }
+
+  async suspend(id: string, at: string): Promise<void> {
+    await this.ctx.db.raw('UPDATE accounts SET suspended_at = ? WHERE id = ? AND domain IS NOT NULL', [at, id]);
+  }
+}

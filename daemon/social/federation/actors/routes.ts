@@ -1,0 +1,67 @@
+/**
+ * ActivityPub documents of local accounts and statuses: the actor, its collections (totals; the
+ * featured collection with the pinned notes), and each status at its uri (and its url) as a Note.
+ */
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { notFound } from '../../../http/errors.js';
+import type { FederationContext } from '../context.js';
+import type { LocalActors } from './local.js';
+import { NoteRenderer } from '../objects/note.js';
+import { AS_CONTEXT } from '../objects/context.js';
+import { ACTIVITY_JSON } from '../net/client.js';
+
+export function actorRoutes(router: Router, fed: FederationContext, local: LocalActors): void {
+  const notes = new NoteRenderer(fed);
+
+  const account = async (ctx: Context) => {
+    const row = await local.byUsername(String(ctx.params.username));
+    if (!row) throw notFound();
+    return row;
+  };
+  const send = (ctx: Context, body: object, status = 200) => {
+    ctx.status = status;
+    ctx.type = ACTIVITY_JSON;
+    ctx.body = body;
+  };
+
+  router.get('/actor', async (ctx) => send(ctx, await fed.instanceActor.document()));
+
+  for (const path of ['/users/:username', '/@:username']) {
+    router.get(path, async (ctx) => send(ctx, await local.document(await account(ctx))));
+  }
+
+  const collection = (suffix: string, count: (accountId: string) => Promise<number>) => {
+    router.get(`/users/:username/${suffix}`, async (ctx) => {
+      const row = await account(ctx);
+      send(ctx, { '@context': AS_CONTEXT, id: `${row.uri}/${suffix}`, type: 'OrderedCollection', totalItems: await count(row.id) });
+    });
+  };
+  collection('followers', async (id) => (await fed.services.accounts.get(id)).followers_count);
+  collection('following', async (id) => (await fed.services.accounts.get(id)).following_count);
+  collection('outbox', async (id) => (await fed.services.accounts.get(id)).statuses_count);
+
+  router.get('/users/:username/collections/featured', async (ctx) => {
+    const row = await account(ctx);
+    const pinned = await fed.services.statuses.repo.ofAccount(row.id, ['public', 'unlisted'], { pinned: true, excludeReplies: false, excludeReblogs: true }, { limit: 5 });
+    const items = [];
+    for (const { id } of pinned) {
+      const status = await fed.services.statuses.repo.byId(id);
+      const rendered = status ? await notes.render(status) : null;
+      if (rendered) items.push(rendered.note);
+    }
+    send(ctx, { '@context': AS_CONTEXT, id: `${row.uri}/collections/featured`, type: 'OrderedCollection', totalItems: items.length, orderedItems: items });
+  });
+
+  for (const path of ['/users/:username/statuses/:id', '/@:username/:id']) {
+    router.get(path, async (ctx) => {
+      const row = await account(ctx);
+      const id = String(ctx.params.id);
+      if (!/^\d{1,20}$/.test(id)) throw notFound();
+      const status = await fed.services.statuses.repo.byId(id);
+      if (!status || status.account_id !== row.id || status.reblog_of_id || !['public', 'unlisted'].includes(status.visibility)) throw notFound();
+      if (status.deleted_at) return send(ctx, { '@context': AS_CONTEXT, id: status.uri, type: 'Tombstone' }, 410);
+      send(ctx, (await notes.renderWithContext(status))!);
+    });
+  }
+}

@@ -1,0 +1,25 @@
+/** What every part of federation needs: the social context and services, the peer client, the log. */
+import type { Logger } from '../../log/logger.js';
+import type { SocialContext } from '../context.js';
+import type { SocialServices } from '../services.js';
+import type { PeerClient } from './net/client.js';
+import type { AddressPolicy } from './net/address-policy.js';
+import type { InstanceActor } from './actors/instance.js';
+
+export interface FederationContext {
+  social: SocialContext;
+  services: SocialServices;
+  client: PeerClient;
+  /** Signs our fetches; served at /actor. */
+  instanceActor: InstanceActor;
+  policy: AddressPolicy;
+  log: Logger;
+  baseUrl: string;
+  /** Host (and port) of the base URL. */
+  localDomain: string;
+}
+
+/** True when a URI belongs to this instance. */
+export function isLocalUri(fed: FederationContext, uri: string): boolean {
+  return uri === fed.baseUrl || uri.startsWith(`${fed.baseUrl}/`);
+}

@@ -1,0 +1,150 @@
+/**
+ * Local actions become activities: this listens on the social event bus and queues, for each
+ * event caused by a local account, the matching activity for the right inboxes (followers'
+ * shared inboxes, mentioned and targeted remote accounts). Events caused by remote actors
+ * (inbound activities run the same services) are not sent back out.
+ */
+import type { SocialEvents } from '../../events.js';
+import type { StatusRow } from '../../statuses/repo.js';
+import type { FederationContext } from '../context.js';
+import { ActorsRepo, type ActorRow } from '../actors/repo.js';
+import type { LocalActors } from '../actors/local.js';
+import { NoteRenderer, followersOf, isoSeconds } from '../objects/note.js';
+import * as activities from '../objects/activities.js';
+import type { Json } from '../objects/ld.js';
+import type { DeliveryQueue } from './queue.js';
+
+type Handler<K extends keyof SocialEvents> = (...args: SocialEvents[K]) => Promise<void>;
+
+export class Outbound {
+  private readonly actors: ActorsRepo;
+  private readonly notes: NoteRenderer;
+  private readonly unsubscribers: Array<() => void> = [];
+  /** Activities still being built and queued (a write request is answered once its own are queued). */
+  private readonly preparing = new Set<Promise<void>>();
+
+  constructor(private readonly fed: FederationContext, private readonly queue: DeliveryQueue, private readonly local: LocalActors) {
+    this.actors = new ActorsRepo(fed.social);
+    this.notes = new NoteRenderer(fed);
+  }
+
+  start(): void {
+    this.on('status.created', ({ statusId }) => this.statusActivity(statusId, 'create'));
+    this.on('status.updated', ({ statusId }) => this.statusActivity(statusId, 'update'));
+    this.on('status.deleted', ({ statusId }) => this.statusActivity(statusId, 'delete'));
+    this.on('favourite.created', ({ accountId, statusId }) => this.like(accountId, statusId, false));
+    this.on('favourite.removed', ({ accountId, statusId }) => this.like(accountId, statusId, true));
+    this.on('reblog.created', ({ accountId, statusId, reblogId }) => this.announce(accountId, statusId, reblogId, false));
+    this.on('reblog.removed', ({ accountId, statusId, reblogId }) => this.announce(accountId, statusId, reblogId, true));
+    this.on('follow.created', ({ accountId, targetAccountId }) => this.toTarget(accountId, targetAccountId, (a, t) => activities.follow(a.uri, t.uri)));
+    this.on('follow.removed', ({ accountId, targetAccountId }) => this.toTarget(accountId, targetAccountId, (a, t) => activities.undo(a.uri, activities.follow(a.uri, t.uri))));
+    this.on('block.created', ({ accountId, targetAccountId }) => this.toTarget(accountId, targetAccountId, (a, t) => activities.block(a.uri, t.uri)));
+    this.on('block.removed', ({ accountId, targetAccountId }) => this.toTarget(accountId, targetAccountId, (a, t) => activities.undo(a.uri, activities.block(a.uri, t.uri))));
+    this.on('follow_request.authorized', ({ accountId, targetAccountId }) => this.answerFollow('Accept', targetAccountId, accountId));
+    this.on('follow_request.rejected', ({ accountId, targetAccountId }) => this.answerFollow('Reject', targetAccountId, accountId));
+    this.on('account.updated', ({ accountId }) => this.profileUpdate(accountId));
+  }
+
+  stop(): void {
+    for (const unsubscribe of this.unsubscribers.splice(0)) unsubscribe();
+  }
+
+  /** Resolves once every event seen so far has been turned into queued deliveries. */
+  async settled(): Promise<void> {
+    await Promise.allSettled([...this.preparing]);
+  }
+
+  /** As settled(), and again for events that arrive meanwhile, until none is left (shutdown). */
+  async drained(): Promise<void> {
+    while (this.preparing.size) await this.settled();
+  }
+
+  private on<K extends keyof SocialEvents>(name: K, handler: Handler<K>): void {
+    const listener = (...args: SocialEvents[K]) => {
+      const job = handler(...args).catch((error) => this.fed.log.warn('outbound activity failed', { event: name, error }));
+      this.preparing.add(job);
+      void job.finally(() => this.preparing.delete(job));
+    };
+    this.fed.social.events.on(name, listener as never);
+    this.unsubscribers.push(() => this.fed.social.events.off(name, listener as never));
+  }
+
+  /** Sends `activity` from local `sender` to each inbox. */
+  async send(sender: ActorRow, inboxes: Array<string | null | undefined>, activity: Json): Promise<void> {
+    const targets = inboxes.filter((inbox): inbox is string => Boolean(inbox));
+    if (targets.length === 0) return;
+    await this.queue.enqueue(sender.id, targets, activity);
+  }
+
+  private async localActor(id: string): Promise<ActorRow | null> {
+    const actor = await this.actors.byId(id);
+    return actor && actor.domain === null ? actor : null;
+  }
+
+  private inboxOf(actor: ActorRow | undefined | null): string | null {
+    return actor && actor.domain !== null ? actor.inbox_url : null;
+  }
+
+  private async statusActivity(statusId: string, kind: 'create' | 'update' | 'delete'): Promise<void> {
+    const row = await this.fed.services.statuses.repo.byId(statusId);
+    if (!row || row.reblog_of_id || !row.local) return; // reblogs travel as Announce / Undo
+    const rendered = await this.notes.render(row);
+    if (!rendered || rendered.author.domain !== null) return;
+    const { author, note, mentioned } = rendered;
+    const inboxes = [
+      ...(row.visibility === 'direct' ? [] : await this.actors.followerInboxes(author.id)),
+      ...mentioned.map((actor) => this.inboxOf(actor)),
+    ];
+    const activity = kind === 'create' ? activities.create(note, author.uri)
+      : kind === 'update' ? activities.updateNote(note, author.uri, this.fed.social.now())
+        : activities.deleteNote(author.uri, row.uri);
+    await this.send(author, inboxes, activity);
+  }
+
+  private async like(accountId: string, statusId: string, undo: boolean): Promise<void> {
+    const actor = await this.localActor(accountId);
+    const status = await this.fed.services.statuses.repo.byId(statusId);
+    if (!actor || !status) return;
+    const author = await this.actors.byId(status.account_id);
+    const activity = activities.like(actor.uri, status.uri);
+    await this.send(actor, [this.inboxOf(author)], undo ? activities.undo(actor.uri, activity) : activity);
+  }
+
+  private async announce(accountId: string, statusId: string, reblogId: string, undo: boolean): Promise<void> {
+    const actor = await this.localActor(accountId);
+    const status = await this.fed.services.statuses.repo.byId(statusId);
+    const reblog: StatusRow | undefined = await this.fed.services.statuses.repo.byId(reblogId);
+    if (!actor || !status || !reblog) return;
+    const author = await this.actors.byId(status.account_id);
+    if (!author) return;
+    const activity = activities.announce(actor.uri, reblog.uri, status.uri, isoSeconds(reblog.created_at), followersOf(actor), author.uri);
+    const inboxes = [...(await this.actors.followerInboxes(actor.id)), this.inboxOf(author)];
+    await this.send(actor, inboxes, undo ? activities.undo(actor.uri, activity) : activity);
+  }
+
+  /** An activity from a local account to one remote account (follow, block and their undos). */
+  private async toTarget(accountId: string, targetId: string, build: (actor: ActorRow, target: ActorRow) => Json): Promise<void> {
+    const actor = await this.localActor(accountId);
+    const target = await this.actors.byId(targetId);
+    if (!actor || !target || target.domain === null) return;
+    await this.send(actor, [target.inbox_url], build(actor, target));
+  }
+
+  /** A local account answers a remote account's follow request. */
+  async answerFollow(kind: 'Accept' | 'Reject', targetId: string, requesterId: string, followUri?: string | null): Promise<void> {
+    const target = await this.localActor(targetId);
+    const requester = await this.actors.byId(requesterId);
+    if (!target || !requester || requester.domain === null) return;
+    const uri = followUri !== undefined ? followUri
+      : (await this.fed.social.reader.get<{ uri: string | null }>('SELECT uri FROM follows WHERE account_id = ? AND target_account_id = ?', [requesterId, targetId]))?.uri ?? null;
+    await this.send(target, [requester.inbox_url], activities.answerFollow(kind, target.uri, requester.uri, uri));
+  }
+
+  private async profileUpdate(accountId: string): Promise<void> {
+    const actor = await this.localActor(accountId);
+    if (!actor) return;
+    const account = await this.fed.services.accounts.get(accountId);
+    const doc = await this.local.document(account);
+    await this.send(actor, await this.actors.followerInboxes(actor.id), activities.updateActor(doc, this.fed.social.now()));
+  }
+}

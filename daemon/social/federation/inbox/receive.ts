@@ -1,0 +1,113 @@
+/**
+ * POST to an inbox: the body read raw (for its digest) within a size limit, the signature checked
+ * against the sender's key (fetched and cached; fetched again once when it fails, for rotation),
+ * the activity's actor matched to the key's owner, and only then the activity handled.
+ * Unsigned or wrong → 401 and nothing stored; bad JSON-LD → 400 and a log line.
+ */
+import type { Context } from 'koa';
+import { HttpError } from '../../../http/errors.js';
+import type { FederationContext } from '../context.js';
+import type { RemoteActors } from '../actors/remote.js';
+import type { RemoteActorDoc } from '../actors/parse.js';
+import { parseSignature, verifyWithKey, SignatureError } from '../signatures/verify.js';
+import { hostOf, idOf, InvalidDocumentError, isObject, str, type Json } from '../objects/ld.js';
+import type { DeliveryQueue } from '../delivery/queue.js';
+import type { InboxHandlers } from './handlers.js';
+import { ForbiddenAddressError } from '../net/address-policy.js';
+import { PeerHttpError } from '../net/client.js';
+
+/** Errors of reaching a peer (its answer, or the network), as opposed to our own faults. */
+function isFetchFailure(error: unknown): boolean {
+  return error instanceof PeerHttpError || (error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string' && /^E[A-Z]+/.test((error as NodeJS.ErrnoException).code!));
+}
+
+export const INBOX_BODY_LIMIT = 1024 * 1024;
+
+export class InboxReceiver {
+  constructor(
+    private readonly fed: FederationContext,
+    private readonly actors: RemoteActors,
+    private readonly handlers: InboxHandlers,
+    private readonly queue: DeliveryQueue,
+  ) {}
+
+  async receive(ctx: Context): Promise<void> {
+    const body = await readBody(ctx);
+    const signer = await this.verify(ctx, body);
+    let activity: unknown;
+    try {
+      activity = JSON.parse(body.toString('utf8'));
+    } catch {
+      this.reject(ctx, 'body is not JSON', signer.uri);
+    }
+    if (!isObject(activity) || !str(activity.type)) this.reject(ctx, 'activity has no type', signer.uri);
+    const actorUri = idOf((activity as Json).actor);
+    if (actorUri !== signer.uri) {
+      this.fed.log.warn('inbox refused an activity whose actor is not the signer', { actor: actorUri?.slice(0, 300), signer: signer.uri });
+      throw new HttpError(401, 'Activity actor does not match the signature');
+    }
+    // Verified: only now is anything stored (the sender's account first).
+    const actor = signer.doc ? await this.actors.store(signer.doc) : await this.actors.resolve(signer.uri);
+    if (actor.suspended_at) throw new HttpError(403, 'Account is suspended');
+    if (actor.domain) await this.queue.markAvailable(actor.domain);
+    try {
+      const handled = await this.handlers.handle(activity as Json, actor);
+      this.fed.log.debug('inbox activity', { type: (activity as Json).type, actor: actor.uri, handled });
+    } catch (error) {
+      if (error instanceof InvalidDocumentError || error instanceof ForbiddenAddressError) this.reject(ctx, error.message, actor.uri);
+      if (!isFetchFailure(error)) throw error;
+      // A referenced object could not be fetched: taken and dropped, as Mastodon does.
+      this.fed.log.warn('inbox could not fetch what an activity refers to', { type: (activity as Json).type, actor: actor.uri, error: (error as Error).message });
+    }
+    ctx.status = 202;
+    ctx.body = '';
+  }
+
+  private reject(ctx: Context, reason: string, from: string): never {
+    this.fed.log.warn('inbox rejected a malformed activity', { reason: reason.slice(0, 300), from, path: ctx.path });
+    throw new HttpError(400, `Invalid activity: ${reason.slice(0, 200)}`);
+  }
+
+  /** The verified signer: its actor URI, and its document when it was fetched just now. */
+  private async verify(ctx: Context, body: Buffer): Promise<{ uri: string; doc?: RemoteActorDoc }> {
+    let parsed;
+    try {
+      parsed = parseSignature(ctx.req, body, this.fed.social.now());
+    } catch (error) {
+      if (error instanceof SignatureError) this.refuse(error.message);
+      throw error;
+    }
+    const keyId = parsed.keyId;
+    if (hostOf(keyId) === null) this.refuse('keyId is not a URL');
+    for (const refresh of [false, true]) {
+      let key;
+      try {
+        key = await this.actors.keyFor(keyId, refresh);
+      } catch (error) {
+        this.refuse(`could not fetch key ${keyId}: ${(error as Error).message}`);
+      }
+      if (!key) this.refuse(`unknown key ${keyId}`);
+      if (verifyWithKey(parsed, key.pem)) return { uri: key.actorUri, doc: key.doc };
+      if (key.doc) break; // a freshly fetched key that fails will not pass on a second fetch
+    }
+    this.refuse(`signature does not verify with ${keyId}`);
+  }
+
+  private refuse(reason: string): never {
+    this.fed.log.info('inbox refused a request', { reason: reason.slice(0, 300) });
+    throw new HttpError(401, 'Request not signed or signature invalid');
+  }
+}
+
+async function readBody(ctx: Context): Promise<Buffer> {
+  const declared = Number(ctx.get('content-length'));
+  if (Number.isFinite(declared) && declared > INBOX_BODY_LIMIT) throw new HttpError(413, 'Payload too large');
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > INBOX_BODY_LIMIT) throw new HttpError(413, 'Payload too large');
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}

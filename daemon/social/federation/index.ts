@@ -1,0 +1,141 @@
+/**
+ * Federation: ActivityPub with HTTP signatures. Builds the peer client, the actor and status
+ * stores, the durable delivery queue, the outbound listener on the social event bus and the
+ * inbound handlers; mounts discovery, actor, status and inbox routes; offers `resolve()` to search.
+ */
+import Router from '@koa/router';
+import type { Middleware } from 'koa';
+import type { Config } from '../../config.js';
+import type { Logger } from '../../log/logger.js';
+import type { HttpServer } from '../../http/server.js';
+import { VERSION } from '../../version.js';
+import type { Social } from '../index.js';
+import type { FederationContext } from './context.js';
+import { PeerClient } from './net/client.js';
+import { LocalActors } from './actors/local.js';
+import { RemoteActors } from './actors/remote.js';
+import { actorRoutes } from './actors/routes.js';
+import { RemoteStatuses } from './objects/remote-statuses.js';
+import { discoveryRoutes } from './webfinger/routes.js';
+import { DeliveryQueue } from './delivery/queue.js';
+import { Outbound } from './delivery/outbound.js';
+import type { OnlineSignal } from './delivery/online.js';
+import { InboxHandlers } from './inbox/handlers.js';
+import { InboxReceiver } from './inbox/receive.js';
+import { Resolver, type Resolved } from './fetch/resolver.js';
+import { searchRoute } from './fetch/search-route.js';
+import { AccountMoves } from './actors/moves.js';
+import { InstanceActor } from './actors/instance.js';
+import { moveRoutes } from './actors/move-routes.js';
+
+export interface FederationOptions {
+  social: Social;
+  config: Config;
+  log: Logger;
+  /** Deliveries run only while this says online (DeviceState `connectivity` = connected). */
+  online: OnlineSignal;
+}
+
+export class Federation {
+  readonly queue: DeliveryQueue;
+  readonly outbound: Outbound;
+  readonly moves: AccountMoves;
+  private readonly resolver: Resolver;
+  private readonly router = new Router();
+
+  constructor(private readonly fed: FederationContext, online: OnlineSignal) {
+    const local = new LocalActors(fed);
+    const remote = new RemoteActors(fed);
+    const statuses = new RemoteStatuses(fed, remote);
+    this.queue = new DeliveryQueue({
+      db: fed.social.db, client: fed.client, log: fed.log.child({ component: 'delivery' }), online,
+      signingKey: (accountId) => local.signingKey(accountId),
+    });
+    this.outbound = new Outbound(fed, this.queue, local);
+    this.moves = new AccountMoves(fed, remote, this.outbound);
+    const handlers = new InboxHandlers(fed, remote, statuses, this.outbound);
+    const receiver = new InboxReceiver(fed, remote, handlers, this.queue);
+    this.resolver = new Resolver(fed, remote, statuses);
+
+    // Mentions of accounts never seen here are looked up on their server at post time.
+    fed.services.statuses.remoteAccountResolver = async (username, domain) => {
+      try {
+        const actor = await remote.resolveAcct(username, domain);
+        return await fed.services.accounts.repo.byId(actor.id);
+      } catch (error) {
+        fed.log.info('mentioned account not found', { acct: `${username}@${domain}`, error: (error as Error).message });
+        return undefined;
+      }
+    };
+    discoveryRoutes(this.router, fed, local);
+    actorRoutes(this.router, fed, local);
+    for (const path of ['/inbox', '/users/:username/inbox']) this.router.post(path, (ctx) => receiver.receive(ctx));
+    searchRoute(this.router, fed, this.resolver);
+    moveRoutes(this.router, fed, this.moves);
+  }
+
+  static create(options: FederationOptions): Federation {
+    const { social, config } = options;
+    const log = options.log;
+    const policy = { allowPrivate: config.federationAllowPrivate };
+    const instanceActor = new InstanceActor(social.ctx.db, config.baseUrl, social.ctx.localDomain);
+    const fed: FederationContext = {
+      social: social.ctx,
+      services: social.services,
+      client: new PeerClient({ ...policy, userAgent: `Nestbox/${VERSION} (+${config.baseUrl}/)`, fetchKey: () => instanceActor.signingKey() }),
+      instanceActor,
+      policy,
+      log,
+      baseUrl: config.baseUrl,
+      localDomain: social.ctx.localDomain,
+    };
+    return new Federation(fed, options.online);
+  }
+
+  /** Mounts the routes (before the server listens; before the social API's catch-alls). */
+  mount(http: HttpServer): void {
+    http.use(this.router.routes());
+    http.use(this.router.allowedMethods() as unknown as Middleware);
+  }
+
+  async start(): Promise<void> {
+    this.outbound.start();
+    await this.queue.start();
+  }
+
+  /** Stops sending; what is queued stays in SQLite for the next start. */
+  async stop(): Promise<void> {
+    await this.queue.stop();
+  }
+
+  /**
+   * Stops turning local actions into queued deliveries. Call it after the HTTP server has
+   * drained, so the requests still finishing during shutdown have their deliveries queued.
+   */
+  async stopListening(): Promise<void> {
+    this.outbound.stop();
+    await this.outbound.drained();
+    this.fed.client.close();
+  }
+
+  /** Resolves once every local action so far has its deliveries written to the queue. */
+  settled(): Promise<void> {
+    return this.outbound.settled();
+  }
+
+  /** For search with resolve=true: an address or URL fetched over ActivityPub. */
+  resolve(query: string): Promise<Resolved> {
+    return this.resolver.resolve(query);
+  }
+}
+
+/**
+ * Mounted before the API routes: a write request is answered only once the deliveries it caused
+ * are in the queue, so an action the client saw succeed survives a power cut right after.
+ */
+export function deliveriesQueuedBeforeAnswer(federation: () => Federation | undefined): Middleware {
+  return async (ctx, next) => {
+    await next();
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') await federation()?.settled();
+  };
+}

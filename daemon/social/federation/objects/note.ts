@@ -1,0 +1,81 @@
+/**
+ * Statuses as ActivityPub Notes, with their audience as Mastodon addresses it: public → to Public,
+ * cc followers; unlisted → to followers, cc Public; private → to followers; mentions in cc (or to,
+ * for direct statuses) and as Mention tags.
+ */
+import type { StatusRow } from '../../statuses/repo.js';
+import type { FederationContext } from '../context.js';
+import { ActorsRepo, type ActorRow } from '../actors/repo.js';
+import { NOTE_CONTEXT } from './context.js';
+import { PUBLIC, type Json } from './ld.js';
+
+export interface RenderedNote {
+  note: Json;
+  author: ActorRow;
+  to: string[];
+  cc: string[];
+  mentioned: ActorRow[];
+}
+
+export function acctAddress(actor: Pick<ActorRow, 'username' | 'domain'>, localDomain: string): string {
+  return `@${actor.username}@${actor.domain ?? localDomain}`;
+}
+
+export function followersOf(actor: ActorRow): string {
+  return actor.followers_url ?? `${actor.uri}/followers`;
+}
+
+export class NoteRenderer {
+  private readonly actors: ActorsRepo;
+
+  constructor(private readonly fed: FederationContext) {
+    this.actors = new ActorsRepo(fed.social);
+  }
+
+  async render(row: StatusRow): Promise<RenderedNote | null> {
+    const author = await this.actors.byId(row.account_id);
+    if (!author) return null;
+    const mentionRows = await this.fed.services.statuses.repo.mentions([row.id]);
+    const mentioned = (await Promise.all(mentionRows.map((m) => this.actors.byId(m.account_id)))).filter((a): a is ActorRow => Boolean(a));
+    const { to, cc } = audience(row.visibility, author, mentioned.map((a) => a.uri));
+    const parent = row.in_reply_to_id ? await this.fed.services.statuses.repo.byId(row.in_reply_to_id) : undefined;
+    const note: Json = {
+      id: row.uri,
+      type: 'Note',
+      summary: row.spoiler_text || null,
+      inReplyTo: parent?.uri ?? null,
+      published: isoSeconds(row.created_at),
+      url: row.url ?? row.uri,
+      attributedTo: author.uri,
+      to, cc,
+      sensitive: Boolean(row.sensitive),
+      content: row.content,
+      contentMap: row.language ? { [row.language]: row.content } : undefined,
+      tag: mentioned.map((a) => ({ type: 'Mention', href: a.uri, name: acctAddress(a, this.fed.localDomain) })),
+      attachment: [],
+    };
+    if (row.edited_at) note.updated = isoSeconds(row.edited_at);
+    if (note.contentMap === undefined) delete note.contentMap;
+    return { note, author, to, cc, mentioned };
+  }
+
+  async renderWithContext(row: StatusRow): Promise<Json | null> {
+    const rendered = await this.render(row);
+    return rendered ? { '@context': NOTE_CONTEXT, ...rendered.note } : null;
+  }
+}
+
+export function audience(visibility: string, author: ActorRow, mentionUris: string[]): { to: string[]; cc: string[] } {
+  const followers = followersOf(author);
+  switch (visibility) {
+    case 'public': return { to: [PUBLIC], cc: [followers, ...mentionUris] };
+    case 'unlisted': return { to: [followers], cc: [PUBLIC, ...mentionUris] };
+    case 'private': return { to: [followers], cc: mentionUris };
+    default: return { to: mentionUris, cc: [] };
+  }
+}
+
+/** Mastodon publishes times to the second. */
+export function isoSeconds(iso: string): string {
+  return `${iso.slice(0, 19)}Z`;
+}

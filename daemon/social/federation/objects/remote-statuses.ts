@@ -1,0 +1,150 @@
+/**
+ * Remote statuses: Notes from peers, checked (an id on the author's host, attributed to the actor
+ * who sent it), sanitized and stored with their URIs, mentions and audience, and mention
+ * notifications for local accounts through the same notification rules as local posts.
+ */
+import { nowIso } from '../../time.js';
+import type { FederationContext } from '../context.js';
+import type { ActorRow } from '../actors/repo.js';
+import type { RemoteActors } from '../actors/remote.js';
+import { sanitizeRemoteHtml, htmlToText } from './sanitize.js';
+import { asArray, hasType, hostOf, httpUrl, idOf, ids, InvalidDocumentError, isObject, isPublic, isUniqueViolation, str, type Json } from './ld.js';
+
+export const NOTE_TYPES = ['Note', 'Article', 'Page', 'Question'];
+const MAX_CONTENT = 100_000;
+
+export interface ParsedNote {
+  uri: string;
+  url: string | null;
+  attributedTo: string;
+  contentHtml: string;
+  summary: string;
+  sensitive: boolean;
+  language: string | null;
+  inReplyTo: string | null;
+  published: string;
+  visibility: 'public' | 'unlisted' | 'private' | 'direct';
+  mentionUris: string[];
+}
+
+export function parseNote(object: unknown, actor: ActorRow): ParsedNote {
+  if (!isObject(object) || !hasType(object, ...NOTE_TYPES)) throw new InvalidDocumentError('object is not a note');
+  const uri = httpUrl(object.id);
+  if (!uri) throw new InvalidDocumentError('note has no id');
+  if (hostOf(uri) !== actor.domain) throw new InvalidDocumentError(`note ${uri} is not on its author's host`);
+  const attributedTo = ids(object.attributedTo)[0];
+  if (attributedTo !== actor.uri) throw new InvalidDocumentError(`note ${uri} is not attributed to ${actor.uri}`);
+  const content = str(object.content) ?? '';
+  if (content.length > MAX_CONTENT) throw new InvalidDocumentError(`note ${uri} is too long`);
+  const contentMap = isObject(object.contentMap) ? Object.keys(object.contentMap) : [];
+  const published = Date.parse(str(object.published) ?? '');
+  return {
+    uri, attributedTo,
+    url: httpUrl(object.url) ?? httpUrl(asArray(object.url).map((u) => (isObject(u) ? u.href : u)).find((u) => typeof u === 'string')),
+    contentHtml: sanitizeRemoteHtml(content),
+    summary: (str(object.summary) ?? '').slice(0, 1000),
+    sensitive: object.sensitive === true || Boolean(str(object.summary)),
+    language: contentMap[0] && /^[a-z]{2,3}(-[A-Za-z0-9]+)?$/.test(contentMap[0]) ? contentMap[0] : null,
+    inReplyTo: idOf(object.inReplyTo),
+    published: Number.isFinite(published) ? new Date(published).toISOString() : new Date().toISOString(),
+    visibility: visibilityOf(object, actor),
+    mentionUris: asArray(object.tag).filter((tag) => isObject(tag) && tag.type === 'Mention').map((tag) => httpUrl((tag as Json).href)).filter((u): u is string => u !== null),
+  };
+}
+
+function visibilityOf(object: Json, actor: ActorRow): ParsedNote['visibility'] {
+  const to = ids(object.to);
+  const cc = ids(object.cc);
+  if (to.some(isPublic)) return 'public';
+  if (cc.some(isPublic)) return 'unlisted';
+  const followers = actor.followers_url ?? `${actor.uri}/followers`;
+  return [...to, ...cc].includes(followers) ? 'private' : 'direct';
+}
+
+export class RemoteStatuses {
+  constructor(private readonly fed: FederationContext, private readonly actors: RemoteActors) {}
+
+  private get statuses() { return this.fed.services.statuses; }
+
+  async byUri(uri: string) {
+    return this.fed.social.reader.get<{ id: string; account_id: string; reblog_of_id: string | null; deleted_at: string | null }>(
+      `SELECT CAST(id AS TEXT) AS id, CAST(account_id AS TEXT) AS account_id, CAST(reblog_of_id AS TEXT) AS reblog_of_id, deleted_at FROM statuses WHERE uri = ?`, [uri]);
+  }
+
+  /** Stores a Note from `actor` (once); returns the status id. */
+  async store(object: unknown, actor: ActorRow): Promise<string> {
+    const note = parseNote(object, actor);
+    const existing = await this.byUri(note.uri);
+    if (existing) return existing.id;
+    const parent = note.inReplyTo ? await this.byUri(note.inReplyTo) : undefined;
+    const mentioned = await this.mentionedAccounts(note.mentionUris);
+    const id = this.fed.social.ids.next();
+    const now = nowIso(this.fed.social.now());
+    try {
+      await this.insert(id, now, note, actor, parent, mentioned);
+    } catch (error) {
+      // The same note arrived twice at once (a delivery and a fetch): the first one stored it.
+      const stored = isUniqueViolation(error) ? await this.byUri(note.uri) : undefined;
+      if (stored) return stored.id;
+      throw error;
+    }
+    this.fed.social.events.emit('status.created', { statusId: id, accountId: actor.id });
+    for (const account of mentioned) {
+      if (account.domain !== null) continue;
+      await this.fed.services.notifications.notify({ recipientId: account.id, fromId: actor.id, type: 'mention', statusId: id, activityId: id });
+    }
+    return id;
+  }
+
+  private async insert(id: string, now: string, note: ParsedNote, actor: ActorRow, parent: { id: string; account_id: string } | undefined, mentioned: ActorRow[]): Promise<void> {
+    await this.fed.social.db.transaction(async (trx) => {
+      const parentRow = parent ? await this.statuses.repo.byId(parent.id) : undefined;
+      const conversationId = parentRow?.conversation_id ?? (await this.statuses.repo.newConversation(trx));
+      await this.statuses.repo.insertStatus(trx, {
+        id, account_id: actor.id, uri: note.uri, url: note.url ?? note.uri, local: 0,
+        text: htmlToText(note.contentHtml), content: note.contentHtml, spoiler_text: note.summary, sensitive: note.sensitive ? 1 : 0,
+        visibility: note.visibility, language: note.language,
+        in_reply_to_id: parent?.id ?? null, in_reply_to_account_id: parent?.account_id ?? null,
+        conversation_id: conversationId, created_at: note.published, updated_at: now,
+      });
+      await this.statuses.repo.insertMentions(trx, id, mentioned.map((m) => m.id));
+      if (parent) await this.statuses.repo.adjust(trx, parent.id, 'replies_count', 1);
+      await this.fed.services.accounts.repo.adjustCounter(trx, actor.id, 'statuses_count', 1);
+      await this.fed.services.accounts.repo.update(actor.id, { last_status_at: note.published }, trx);
+    });
+  }
+
+  /** An edited Note: content, warning and sensitivity replaced, `edited_at` set. */
+  async update(object: unknown, actor: ActorRow): Promise<string | null> {
+    const note = parseNote(object, actor);
+    const existing = await this.byUri(note.uri);
+    if (!existing || existing.account_id !== actor.id || existing.deleted_at) return null;
+    const now = nowIso(this.fed.social.now());
+    await this.fed.social.db.raw(`UPDATE statuses SET content = ?, text = ?, spoiler_text = ?, sensitive = ?, edited_at = ?, updated_at = ? WHERE id = ?`,
+      [note.contentHtml, htmlToText(note.contentHtml), note.summary, note.sensitive ? 1 : 0, now, now, existing.id]);
+    this.fed.social.events.emit('status.updated', { statusId: existing.id, accountId: actor.id });
+    return existing.id;
+  }
+
+  /** A status by URI: known, or fetched from its server with its author. */
+  async resolve(uri: string): Promise<string> {
+    const known = await this.byUri(uri);
+    if (known) return known.id;
+    const { json } = await this.fed.client.getJson(uri);
+    if (!isObject(json)) throw new InvalidDocumentError(`${uri} is not a JSON object`);
+    const authorUri = ids(json.attributedTo)[0];
+    if (!authorUri) throw new InvalidDocumentError(`${uri} has no author`);
+    const author = await this.actors.resolve(authorUri);
+    if (author.domain === null) throw new InvalidDocumentError(`${uri} claims a local author`);
+    return this.store(json, author);
+  }
+
+  private async mentionedAccounts(uris: string[]): Promise<ActorRow[]> {
+    const out: ActorRow[] = [];
+    for (const uri of [...new Set(uris)].slice(0, 50)) {
+      const account = await this.actors.repo.byUri(uri);
+      if (account && !account.suspended_at) out.push(account);
+    }
+    return out;
+  }
+}

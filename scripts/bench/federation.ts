@@ -1,0 +1,71 @@
+/**
+ * Federation benchmark: two daemons on loopback; 50 accounts on the second follow one account on
+ * the first. Measures the time from a post (API call) to its arrival on the followers' server
+ * (visible there through the API), p50/p99 over a series of posts, and deliveries per second
+ * for a burst of posts. Followers on one server share its inbox, as Mastodon delivers.
+ */
+import type { Bench } from './index.js';
+import { percentile, report, round } from './stats.js';
+import { domainOf, resolveAccount, startFederatedDaemon } from '../../test/helpers/federation.js';
+
+const FOLLOWERS = 50;
+
+async function waitFor<T>(probe: () => Promise<T | null | undefined | false>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+export const bench: Bench = {
+  description: `post → arrival at ${FOLLOWERS} followers on a second daemon (p50/p99), deliveries per second`,
+  async run(args) {
+    const posts = Number(args[0]) || 40;
+    const burst = Number(args[1]) || 100;
+    const [A, B] = await Promise.all([startFederatedDaemon(), startFederatedDaemon()]);
+    try {
+      const alice = await A.account('alice');
+      const followers = [];
+      for (let n = 0; n < FOLLOWERS; n += 1) followers.push(await B.account(`follower${n}`));
+      const aliceOnB = await resolveAccount(B, followers[0]!.token, `alice@${domainOf(A)}`);
+      for (const follower of followers) await B.api(follower.token, 'POST', `/api/v1/accounts/${aliceOnB.id}/follow`);
+      await waitFor(async () => (await A.api(alice.token, 'GET', `/api/v1/accounts/${alice.id}`)).body.followers_count === FOLLOWERS);
+      const reader = followers[FOLLOWERS - 1]!;
+      const arrived = async (uri: string) => {
+        const list = (await B.api(reader.token, 'GET', `/api/v1/accounts/${aliceOnB.id}/statuses?limit=5`)).body as Array<{ uri: string }>;
+        return list.some((s) => s.uri === uri);
+      };
+
+      const latencies: number[] = [];
+      for (let n = 0; n < posts; n += 1) {
+        const started = performance.now();
+        const { body } = await A.api(alice.token, 'POST', '/api/v1/statuses', { status: `post ${n}` });
+        await waitFor(() => arrived(body.uri));
+        latencies.push(performance.now() - started);
+      }
+
+      const uris: string[] = [];
+      const started = performance.now();
+      for (let n = 0; n < burst; n += 8) {
+        const batch = await Promise.all(Array.from({ length: Math.min(8, burst - n) }, (_, i) => A.api(alice.token, 'POST', '/api/v1/statuses', { status: `burst ${n + i}` })));
+        uris.push(...batch.map((r) => r.body.uri as string));
+      }
+      // Every burst post has arrived when B counts all of alice's statuses.
+      await waitFor(async () => (await B.api(reader.token, 'GET', `/api/v1/accounts/${aliceOnB.id}`)).body.statuses_count >= posts + uris.length, 60_000);
+      const seconds = (performance.now() - started) / 1000;
+
+      report('federation', [
+        { metric: 'post_to_arrival_p50_ms', value: round(percentile(latencies, 50)), unit: 'ms', followers: FOLLOWERS, posts },
+        { metric: 'post_to_arrival_p99_ms', value: round(percentile(latencies, 99)), unit: 'ms', target: '< 2000', followers: FOLLOWERS, posts },
+        { metric: 'post_to_arrival_max_ms', value: round(Math.max(...latencies)), unit: 'ms', followers: FOLLOWERS, posts },
+        { metric: 'deliveries_per_s', value: round(burst / seconds, 1), unit: '/s', deliveries: burst, note: 'posts made 8 at a time, until the last arrived' },
+      ]);
+    } finally {
+      await Promise.all([A.stop(), B.stop()]);
+    }
+  },
+};
+

@@ -1,0 +1,240 @@
+/**
+ * Two real daemons federating on loopback: discovery, follows (unlocked and locked), posts,
+ * mentions, favourites, reblogs, profile updates, deletes, blocks and a move, each side's
+ * notifications, statuses and relationships checked.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { SocialHarness, TestAccount } from '../../helpers/social.js';
+import { domainOf, eventually, resolveAccount, startFederatedDaemon } from '../../helpers/federation.js';
+
+let A: SocialHarness;
+let B: SocialHarness;
+let alice: TestAccount; // on A
+let carol: TestAccount; // on A, locked
+let bob: TestAccount; // on B
+let aliceOnB: any; // alice as B sees her
+let bobOnA: any;
+
+test.before(async () => {
+  [A, B] = await Promise.all([startFederatedDaemon(), startFederatedDaemon()]);
+  alice = await A.account('alice');
+  carol = await A.account('carol', { locked: true });
+  bob = await B.account('bob');
+});
+
+test.after(async () => {
+  await Promise.all([A?.stop(), B?.stop()]);
+});
+
+const notifications = async (on: SocialHarness, who: TestAccount, type: string) =>
+  (await on.api(who.token, 'GET', `/api/v1/notifications?types[]=${type}`)).body as any[];
+const relationship = async (on: SocialHarness, who: TestAccount, id: string) =>
+  (await on.api(who.token, 'GET', `/api/v1/accounts/relationships?id[]=${id}`)).body[0];
+
+test('WebFinger, host-meta and NodeInfo describe the instance and its accounts', async () => {
+  const finger = await A.daemon.json(`/.well-known/webfinger?resource=acct:alice@${domainOf(A)}`);
+  assert.is(finger.status, 200);
+  assert.is(finger.body.subject, `acct:alice@${domainOf(A)}`);
+  const self = finger.body.links.find((l: any) => l.rel === 'self');
+  assert.is(self.href, `${A.url}/users/alice`);
+  assert.is((await A.daemon.json(`/.well-known/webfinger?resource=acct:nobody@${domainOf(A)}`)).status, 404);
+  assert.is((await A.daemon.json(`/.well-known/webfinger?resource=acct:alice@elsewhere.example`)).status, 404);
+  const hostMeta = await A.daemon.fetch('/.well-known/host-meta');
+  assert.match(await hostMeta.text(), `${A.url}/.well-known/webfinger?resource={uri}`);
+  const nodeinfo = await A.daemon.json('/.well-known/nodeinfo');
+  const info = await A.daemon.json(new URL(nodeinfo.body.links[0].href).pathname);
+  assert.is(info.body.version, '2.0');
+  assert.equal(info.body.protocols, ['activitypub']);
+  assert.ok(info.body.usage.users.total >= 2);
+});
+
+test('the actor document carries inbox, outbox, collections, shared inbox and a public key', async () => {
+  const actor = await A.daemon.json('/users/alice', { headers: { accept: 'application/activity+json' } });
+  assert.is(actor.status, 200);
+  assert.match(actor.headers.get('content-type')!, 'application/activity+json');
+  const doc = actor.body;
+  assert.is(doc.id, `${A.url}/users/alice`);
+  assert.is(doc.type, 'Person');
+  assert.is(doc.inbox, `${doc.id}/inbox`);
+  assert.is(doc.outbox, `${doc.id}/outbox`);
+  assert.is(doc.followers, `${doc.id}/followers`);
+  assert.is(doc.following, `${doc.id}/following`);
+  assert.is(doc.featured, `${doc.id}/collections/featured`);
+  assert.is(doc.endpoints.sharedInbox, `${A.url}/inbox`);
+  assert.is(doc.publicKey.id, `${doc.id}#main-key`);
+  assert.match(doc.publicKey.publicKeyPem, 'BEGIN PUBLIC KEY');
+  const carolDoc = (await A.daemon.json('/users/carol')).body;
+  assert.is(carolDoc.manuallyApprovesFollowers, true);
+});
+
+test('search resolve finds a remote account by its address with a port', async () => {
+  aliceOnB = await resolveAccount(B, bob.token, `@alice@${domainOf(A)}`);
+  assert.is(aliceOnB.acct, `alice@${domainOf(A)}`);
+  assert.is(aliceOnB.uri, `${A.url}/users/alice`);
+  const unauthenticated = await B.api(null, 'GET', `/api/v2/search?resolve=true&q=${encodeURIComponent(`alice@${domainOf(A)}`)}`);
+  assert.is(unauthenticated.status, 401);
+});
+
+test('follow of an unlocked remote account: requested, then accepted; follow notification on the target side', async () => {
+  const answer = await B.api(bob.token, 'POST', `/api/v1/accounts/${aliceOnB.id}/follow`);
+  assert.is(answer.status, 200);
+  await eventually('the Accept', async () => (await relationship(B, bob, aliceOnB.id)).following === true);
+  const rel = await relationship(B, bob, aliceOnB.id);
+  assert.is(rel.requested, false);
+  const follows = await notifications(A, alice, 'follow');
+  assert.is(follows.length, 1);
+  assert.is(follows[0].account.acct, `bob@${domainOf(B)}`);
+  bobOnA = follows[0].account;
+  assert.is((await A.api(alice.token, 'GET', `/api/v1/accounts/${alice.id}`)).body.followers_count, 1);
+  assert.is((await relationship(A, alice, bobOnA.id)).followed_by, true);
+});
+
+test('follow of a locked remote account: a request until the owner authorizes it', async () => {
+  const carolOnB = await resolveAccount(B, bob.token, `carol@${domainOf(A)}`);
+  assert.is(carolOnB.locked, true);
+  await B.api(bob.token, 'POST', `/api/v1/accounts/${carolOnB.id}/follow`);
+  const requests = await eventually('the follow request on A', async () => {
+    const list = (await A.api(carol.token, 'GET', '/api/v1/follow_requests')).body as any[];
+    return list.length ? list : null;
+  });
+  assert.is(requests[0].acct, `bob@${domainOf(B)}`);
+  assert.is((await notifications(A, carol, 'follow_request')).length, 1);
+  assert.is((await relationship(B, bob, carolOnB.id)).requested, true);
+  assert.is((await relationship(B, bob, carolOnB.id)).following, false);
+  const authorized = await A.api(carol.token, 'POST', `/api/v1/follow_requests/${requests[0].id}/authorize`);
+  assert.is(authorized.status, 200);
+  await eventually('the Accept of the locked account', async () => (await relationship(B, bob, carolOnB.id)).following === true);
+});
+
+let postOnB: any;
+
+test('a public post reaches the follower’s server; a mention notifies the mentioned account', async () => {
+  const post = await A.api(alice.token, 'POST', '/api/v1/statuses', { status: 'Hello from A', visibility: 'public' });
+  assert.is(post.status, 200);
+  postOnB = await eventually('the post on B', async () => {
+    const list = (await B.api(bob.token, 'GET', `/api/v1/accounts/${aliceOnB.id}/statuses`)).body as any[];
+    return list.find((s) => s.uri === post.body.uri);
+  });
+  assert.is(postOnB.content, post.body.content);
+  assert.is(postOnB.account.acct, `alice@${domainOf(A)}`);
+  assert.is(postOnB.visibility, 'public');
+
+  const mention = await A.api(alice.token, 'POST', '/api/v1/statuses', { status: `@bob@${domainOf(B)} are you there?` });
+  assert.is(mention.status, 200);
+  assert.is(mention.body.mentions[0].acct, `bob@${domainOf(B)}`);
+  const mentioned = await eventually('the mention notification on B', async () => (await notifications(B, bob, 'mention'))[0]);
+  assert.is(mentioned.account.acct, `alice@${domainOf(A)}`);
+  assert.is(mentioned.status.uri, mention.body.uri);
+  assert.is(mentioned.status.mentions[0].id, bob.id);
+});
+
+test('a mention of an account this server has never seen is looked up by WebFinger and delivered', async () => {
+  const frank = await B.account('frank');
+  const post = await A.api(alice.token, 'POST', '/api/v1/statuses', { status: `hello @frank@${domainOf(B)}` });
+  assert.is(post.body.mentions[0]?.acct, `frank@${domainOf(B)}`);
+  const mentioned = await eventually('the mention of frank on B', async () => (await notifications(B, frank, 'mention'))[0]);
+  assert.is(mentioned.status.uri, post.body.uri);
+});
+
+test('search resolve fetches a remote status by its URL or its URI', async () => {
+  const erin = await B.account('resolver');
+  const post = await A.api(alice.token, 'POST', '/api/v1/statuses', { status: 'find me by my address', visibility: 'unlisted' });
+  for (const address of [post.body.url, post.body.uri]) {
+    const found = await B.api(erin.token, 'GET', `/api/v2/search?resolve=true&type=statuses&q=${encodeURIComponent(address)}`);
+    assert.is(found.status, 200);
+    assert.is(found.body.statuses.length, 1, address);
+    assert.is(found.body.statuses[0].uri, post.body.uri);
+    assert.is(found.body.statuses[0].visibility, 'unlisted');
+  }
+  const missing = await B.api(erin.token, 'GET', `/api/v2/search?resolve=true&q=${encodeURIComponent(`${A.url}/users/alice/statuses/1`)}`);
+  assert.equal(missing.body.statuses, []);
+});
+
+test('favourite and reblog of a remote post notify its author', async () => {
+  assert.is((await B.api(bob.token, 'POST', `/api/v1/statuses/${postOnB.id}/favourite`)).status, 200);
+  const fav = await eventually('the favourite on A', async () => (await notifications(A, alice, 'favourite'))[0]);
+  assert.is(fav.account.acct, `bob@${domainOf(B)}`);
+  assert.is(fav.status.favourites_count, 1);
+
+  assert.is((await B.api(bob.token, 'POST', `/api/v1/statuses/${postOnB.id}/reblog`)).status, 200);
+  const reblog = await eventually('the reblog on A', async () => (await notifications(A, alice, 'reblog'))[0]);
+  assert.is(reblog.account.acct, `bob@${domainOf(B)}`);
+  assert.is(reblog.status.reblogs_count, 1);
+
+  assert.is((await B.api(bob.token, 'POST', `/api/v1/statuses/${postOnB.id}/unfavourite`)).status, 200);
+  await eventually('the Undo of the Like', async () => (await notifications(A, alice, 'favourite')).length === 0);
+  assert.is((await B.api(bob.token, 'POST', `/api/v1/statuses/${postOnB.id}/unreblog`)).status, 200);
+  await eventually('the Undo of the Announce', async () => (await notifications(A, alice, 'reblog')).length === 0);
+});
+
+test('a profile change is published as Update and seen on the follower’s server', async () => {
+  const changed = await A.api(alice.token, 'PATCH', '/api/v1/accounts/update_credentials', { display_name: 'Alice of A', note: 'new bio' });
+  assert.is(changed.status, 200);
+  await eventually('the Update on B', async () => (await B.api(bob.token, 'GET', `/api/v1/accounts/${aliceOnB.id}`)).body.display_name === 'Alice of A');
+  assert.match((await B.api(bob.token, 'GET', `/api/v1/accounts/${aliceOnB.id}`)).body.note, 'new bio');
+});
+
+test('an edited post is published as Update and edited on the follower’s server', async () => {
+  const own = (await A.api(alice.token, 'GET', `/api/v1/accounts/${alice.id}/statuses`)).body.find((s: any) => s.uri === postOnB.uri);
+  const edited = await A.api(alice.token, 'PUT', `/api/v1/statuses/${own.id}`, { status: 'Hello from A, edited', spoiler_text: 'cw' });
+  assert.is(edited.status, 200);
+  assert.ok(edited.body.edited_at);
+  const onB = await eventually('the edit on B', async () => {
+    const status = (await B.api(bob.token, 'GET', `/api/v1/statuses/${postOnB.id}`)).body;
+    return status.content.includes('edited') ? status : null;
+  });
+  assert.is(onB.spoiler_text, 'cw');
+  assert.ok(onB.edited_at);
+  assert.is((await B.api(bob.token, 'PUT', `/api/v1/statuses/${postOnB.id}`, { status: 'not mine' })).status, 404);
+});
+
+test('a deleted post disappears on the follower’s server', async () => {
+  const gone = await A.api(alice.token, 'DELETE', `/api/v1/statuses/${(await A.api(alice.token, 'GET', `/api/v1/accounts/${alice.id}/statuses`)).body.find((s: any) => s.uri === postOnB.uri).id}`);
+  assert.is(gone.status, 200);
+  await eventually('the Delete on B', async () => (await B.api(bob.token, 'GET', `/api/v1/statuses/${postOnB.id}`)).status === 404);
+});
+
+test('a block is delivered: the follow ends on both sides and the blocked side sees blocked_by', async () => {
+  assert.is((await A.api(alice.token, 'POST', `/api/v1/accounts/${bobOnA.id}/block`)).status, 200);
+  await eventually('the Block on B', async () => (await relationship(B, bob, aliceOnB.id)).blocked_by === true);
+  const rel = await relationship(B, bob, aliceOnB.id);
+  assert.is(rel.following, false);
+  assert.is((await A.api(alice.token, 'GET', `/api/v1/accounts/${alice.id}`)).body.followers_count, 0);
+  assert.is((await A.api(alice.token, 'POST', `/api/v1/accounts/${bobOnA.id}/unblock`)).status, 200);
+  await eventually('the Undo of the Block on B', async () => (await relationship(B, bob, aliceOnB.id)).blocked_by === false);
+});
+
+test('unfollow is delivered as Undo of the Follow', async () => {
+  const carolOnB = await resolveAccount(B, bob.token, `carol@${domainOf(A)}`);
+  assert.is((await B.api(bob.token, 'POST', `/api/v1/accounts/${carolOnB.id}/unfollow`)).status, 200);
+  await eventually('the Undo on A', async () => (await relationship(A, carol, bobOnA.id)).followed_by === false);
+});
+
+test('a rejected follow request is withdrawn on the requester’s server', async () => {
+  const carolOnB = await resolveAccount(B, bob.token, `carol@${domainOf(A)}`);
+  await B.api(bob.token, 'POST', `/api/v1/accounts/${carolOnB.id}/follow`);
+  const request = await eventually('the new request on A', async () => ((await A.api(carol.token, 'GET', '/api/v1/follow_requests')).body as any[])[0]);
+  assert.is((await A.api(carol.token, 'POST', `/api/v1/follow_requests/${request.id}/reject`)).status, 200);
+  await eventually('the Reject on B', async () => (await relationship(B, bob, carolOnB.id)).requested === false);
+  assert.is((await relationship(B, bob, carolOnB.id)).following, false);
+});
+
+test('a move: the moved account’s followers follow the new account', async () => {
+  const dave = await A.account('dave');
+  const dave2 = await B.account('dave2');
+  const erin = await B.account('erin');
+  const daveOnB = await resolveAccount(B, erin.token, `dave@${domainOf(A)}`);
+  await B.api(erin.token, 'POST', `/api/v1/accounts/${daveOnB.id}/follow`);
+  await eventually('erin follows dave', async () => (await relationship(B, erin, daveOnB.id)).following === true);
+  const alias = await B.api(dave2.token, 'POST', '/api/v1/accounts/aliases', { acct: `dave@${domainOf(A)}` });
+  assert.is(alias.status, 200, JSON.stringify(alias.body));
+  const moved = await A.api(dave.token, 'POST', '/api/v1/accounts/migration', { acct: `dave2@${domainOf(B)}` });
+  assert.is(moved.status, 200, JSON.stringify(moved.body));
+  await eventually('erin follows dave2', async () => (await relationship(B, erin, dave2.id)).following === true);
+  assert.is((await relationship(B, erin, daveOnB.id)).following, false);
+  const refused = await A.api(alice.token, 'POST', '/api/v1/accounts/migration', { acct: `bob@${domainOf(B)}` });
+  assert.is(refused.status, 422);
+});
+
+test.run();

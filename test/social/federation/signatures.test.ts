@@ -1,0 +1,201 @@
+/**
+ * Incoming signatures, against a fake peer on loopback: a correctly signed activity is taken;
+ * unsigned, tampered, replayed (old date) and forged-actor requests get 401 and store nothing;
+ * a rotated key is fetched again; bad JSON-LD is refused with a log line.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { SocialHarness, TestAccount } from '../../helpers/social.js';
+import { startFederatedDaemon } from '../../helpers/federation.js';
+import { FakePeer, type FakeActor } from '../../helpers/fake-peer.js';
+import httpSignature from '@peertube/http-signature';
+
+let A: SocialHarness;
+let peer: FakePeer;
+let alice: TestAccount;
+let mallory: FakeActor;
+let trent: FakeActor;
+let counter = 0;
+
+test.before(async () => {
+  [A, peer] = await Promise.all([startFederatedDaemon(), FakePeer.start()]);
+  alice = await A.account('alice');
+  mallory = peer.actor('mallory');
+  trent = peer.actor('trent');
+});
+
+test.after(async () => {
+  await Promise.all([A?.stop(), peer?.close()]);
+});
+
+function mention(actor: FakeActor, text: string): string {
+  counter += 1;
+  const id = `${actor.uri}/statuses/${counter}`;
+  return JSON.stringify({
+    '@context': 'https://www.w3.org/ns/activitystreams', id: `${id}/activity`, type: 'Create', actor: actor.uri,
+    object: { id, type: 'Note', attributedTo: actor.uri, content: `<p>${text}</p>`, to: [`${A.url}/users/alice`],
+      tag: [{ type: 'Mention', href: `${A.url}/users/alice`, name: `@alice@${new URL(A.url).host}` }], published: new Date().toISOString() },
+  });
+}
+
+const mentions = async () => (await A.api(alice.token, 'GET', '/api/v1/notifications?types[]=mention')).body as any[];
+const knowsAccount = async (actor: FakeActor) => (await A.api(alice.token, 'GET', `/api/v1/accounts/lookup?acct=${actor.username}@${peer.domain}`)).status === 200;
+
+test('an unsigned POST to an inbox is 401 and stores nothing', async () => {
+  const answer = await peer.post(`${A.url}/inbox`, null, mention(mallory, 'unsigned'));
+  assert.is(answer.status, 401);
+  assert.equal(await mentions(), []);
+  assert.is(await knowsAccount(mallory), false);
+});
+
+test('a body other than the signed one (digest mismatch) is 401 and stores nothing', async () => {
+  const answer = await peer.post(`${A.url}/inbox`, mallory, mention(mallory, 'signed'), { sendInstead: mention(mallory, 'tampered') });
+  assert.is(answer.status, 401);
+  assert.equal(await mentions(), []);
+  assert.is(await knowsAccount(mallory), false);
+});
+
+test('a replayed request with a date older than the window is 401', async () => {
+  const answer = await peer.post(`${A.url}/users/alice/inbox`, mallory, mention(mallory, 'old'), { date: new Date(Date.now() - 13 * 3600_000) });
+  assert.is(answer.status, 401);
+  const future = await peer.post(`${A.url}/users/alice/inbox`, mallory, mention(mallory, 'future'), { date: new Date(Date.now() + 2 * 3600_000) });
+  assert.is(future.status, 401);
+  assert.equal(await mentions(), []);
+});
+
+test('a correctly signed Create with a mention is taken and notifies', async () => {
+  const answer = await peer.post(`${A.url}/users/alice/inbox`, mallory, mention(mallory, 'hello alice'));
+  assert.is(answer.status, 202, answer.text);
+  const list = await mentions();
+  assert.is(list.length, 1);
+  assert.is(list[0].account.acct, `mallory@${peer.domain}`);
+  assert.match(list[0].status.content, 'hello alice');
+});
+
+test('fetches of a peer’s documents are signed by the instance actor', async () => {
+  const instance = (await A.daemon.json('/actor')).body;
+  assert.is(instance.type, 'Application');
+  const fetch = peer.gets.find((get) => get.url === '/users/mallory');
+  assert.ok(fetch, 'the key was fetched');
+  const parsed = httpSignature.parseRequest(fetch!, { headers: ['(request-target)', 'host', 'date'] });
+  assert.is(parsed.keyId, `${A.url}/actor#main-key`);
+  assert.is(httpSignature.verifySignature(parsed, instance.publicKey.publicKeyPem), true);
+});
+
+test('an activity whose actor is not the signer (forged actor) is 401 and stores nothing', async () => {
+  const forged = mention(trent, 'I am trent');
+  const answer = await peer.post(`${A.url}/inbox`, mallory, forged);
+  assert.is(answer.status, 401);
+  assert.is((await mentions()).length, 1);
+  assert.is(await knowsAccount(trent), false);
+});
+
+test('a signature made with another key than the actor’s is 401', async () => {
+  const impostor: FakeActor = { ...mallory, privateKeyPem: trent.privateKeyPem };
+  const answer = await peer.post(`${A.url}/inbox`, impostor, mention(mallory, 'wrong key'));
+  assert.is(answer.status, 401);
+  assert.is((await mentions()).length, 1);
+});
+
+test('a rotated key is fetched again and verifies', async () => {
+  mallory = peer.actor('mallory');
+  const answer = await peer.post(`${A.url}/inbox`, mallory, mention(mallory, 'new key'));
+  assert.is(answer.status, 202, answer.text);
+  assert.is((await mentions()).length, 2);
+});
+
+test('a signed body that is not JSON, or not an activity, is 400 with a log line', async () => {
+  const answer = await peer.post(`${A.url}/inbox`, mallory, '{"not json');
+  assert.is(answer.status, 400);
+  const note = await peer.post(`${A.url}/inbox`, mallory, JSON.stringify({ id: 'x', type: 'Create', actor: mallory.uri, object: { type: 'Note', id: 'http://elsewhere.example/1', attributedTo: mallory.uri } }));
+  assert.is(note.status, 400);
+  await A.daemon.waitForLog((line) => line.msg === 'inbox rejected a malformed activity');
+  assert.is(A.daemon.child.exitCode, null);
+});
+
+test('an Update of a remote note edits it; a Reject of our follow request withdraws it', async () => {
+  const create = JSON.parse(mention(mallory, 'before the edit'));
+  assert.is((await peer.post(`${A.url}/inbox`, mallory, JSON.stringify(create))).status, 202);
+  const edited = { ...create.object, content: '<p>after the edit</p>', updated: new Date().toISOString() };
+  const update = { '@context': 'https://www.w3.org/ns/activitystreams', id: `${create.object.id}#updates/1`, type: 'Update', actor: mallory.uri, object: edited };
+  assert.is((await peer.post(`${A.url}/inbox`, mallory, JSON.stringify(update))).status, 202);
+  const status = (await mentions()).find((n) => n.status.uri === create.object.id).status;
+  assert.match(status.content, 'after the edit');
+  assert.ok(status.edited_at);
+
+  const malloryOnA = (await A.api(alice.token, 'GET', `/api/v1/accounts/lookup?acct=mallory@${peer.domain}`)).body;
+  await A.api(alice.token, 'POST', `/api/v1/accounts/${malloryOnA.id}/follow`);
+  const rel = async () => (await A.api(alice.token, 'GET', `/api/v1/accounts/relationships?id[]=${malloryOnA.id}`)).body[0];
+  assert.is((await rel()).requested, true);
+  const reject = { '@context': 'https://www.w3.org/ns/activitystreams', id: `${mallory.uri}#rejects/1`, type: 'Reject', actor: mallory.uri,
+    object: { id: `${A.url}/users/alice#follows/x`, type: 'Follow', actor: `${A.url}/users/alice`, object: mallory.uri } };
+  assert.is((await peer.post(`${A.url}/inbox`, mallory, JSON.stringify(reject))).status, 202);
+  assert.is((await rel()).requested, false);
+  assert.is((await rel()).following, false);
+});
+
+test('a key rotated through a signed Update of the actor is used without fetching again', async () => {
+  const oldKey = { ...mallory };
+  const rotated = peer.actor('mallory');
+  // The peer keeps serving the old document: only the Update can teach the new key.
+  peer.actors.set('mallory', oldKey);
+  const update = { '@context': ['https://www.w3.org/ns/activitystreams', 'https://w3id.org/security/v1'], id: `${mallory.uri}#updates/key`, type: 'Update',
+    actor: mallory.uri, object: peer.document(rotated) };
+  assert.is((await peer.post(`${A.url}/inbox`, oldKey, JSON.stringify(update))).status, 202);
+  const before = (await mentions()).length;
+  const answer = await peer.post(`${A.url}/inbox`, rotated, mention(rotated, 'signed with the rotated key'));
+  assert.is(answer.status, 202, answer.text);
+  assert.is((await mentions()).length, before + 1);
+  mallory = rotated;
+  peer.actors.set('mallory', rotated);
+});
+
+test('odd or hostile activity shapes are answered 202 or 400, never 500', async () => {
+  const me = mallory.uri;
+  const alice = `${A.url}/users/alice`;
+  const shapes: unknown[] = [
+    { type: 'Create', actor: me, object: null },
+    { type: 'Create', actor: me, object: 42 },
+    { type: 'Create', actor: me, object: { type: ['Note', 'Object'], id: `${me}/notes/x1`, attributedTo: [me], content: { html: true } } },
+    { type: 'Create', actor: me, object: { type: 'Note', id: `${me}/notes/x2`, attributedTo: alice, content: 'claims to be alice' } },
+    { type: ['Like'], actor: { id: me }, object: { id: `${A.url}/users/alice/statuses/1` } },
+    { type: 'Like', actor: me, object: [] },
+    { type: 'Announce', actor: me, object: 'not a url' },
+    { type: 'Undo', actor: me, object: { type: 'Follow', actor: alice, object: me } },
+    { type: 'Undo', actor: me, object: 'x' },
+    { type: 'Delete', actor: me, object: { id: 12 } },
+    { type: 'Update', actor: me, object: { type: 'Person', id: alice } },
+    { type: 'Move', actor: me, object: alice, target: me },
+    { type: 'Accept', actor: me, object: { actor: [alice] } },
+    { type: 'Block', actor: me, object: { id: null } },
+    { type: 'Follow', actor: me, object: 'http://elsewhere.example/users/nobody' },
+    { type: 'Flag', actor: me, object: alice },
+    { type: 'Create', actor: me, object: { type: 'Note', id: `${me}/notes/x3`, attributedTo: me, content: `<script>alert(1)</script><p onclick="x">hi <a href="javascript:alert(1)">link</a></p>`, to: [alice], tag: [{ type: 'Mention', href: alice }] } },
+  ];
+  for (const shape of shapes) {
+    const answer = await peer.post(`${A.url}/inbox`, mallory, JSON.stringify({ id: `${me}#odd/${Math.random()}`, ...(shape as object) }));
+    assert.ok([202, 400].includes(answer.status), `${answer.status} for ${JSON.stringify(shape)}: ${answer.text}`);
+  }
+  const sanitized = (await mentions()).find((n) => n.status.uri === `${me}/notes/x3`);
+  assert.ok(sanitized, 'the last note was stored');
+  assert.not.match(sanitized.status.content, '<script');
+  assert.not.match(sanitized.status.content, 'onclick');
+  assert.not.match(sanitized.status.content, 'javascript:');
+  assert.is((await mentions()).some((n) => n.status.uri === `${me}/notes/x2`), false);
+  assert.is(A.daemon.child.exitCode, null);
+});
+
+test('a follow from a domain the account blocks is refused', async () => {
+  const gina = await A.account('gina');
+  assert.is((await A.api(gina.token, 'POST', '/api/v1/domain_blocks', { domain: peer.domain })).status, 200);
+  const follow = { '@context': 'https://www.w3.org/ns/activitystreams', id: `${mallory.uri}#follows/gina`, type: 'Follow', actor: mallory.uri, object: `${A.url}/users/gina` };
+  assert.is((await peer.post(`${A.url}/users/gina/inbox`, mallory, JSON.stringify(follow))).status, 202);
+  assert.is((await A.api(gina.token, 'GET', `/api/v1/accounts/${gina.id}`)).body.followers_count, 0);
+  assert.equal((await A.api(gina.token, 'GET', '/api/v1/notifications')).body, []);
+  const harry = await A.account('harry');
+  const allowed = { ...follow, id: `${mallory.uri}#follows/harry`, object: `${A.url}/users/harry` };
+  assert.is((await peer.post(`${A.url}/users/harry/inbox`, mallory, JSON.stringify(allowed))).status, 202);
+  assert.is((await A.api(harry.token, 'GET', `/api/v1/accounts/${harry.id}`)).body.followers_count, 1);
+});
+
+test.run();
