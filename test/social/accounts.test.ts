@@ -162,20 +162,24 @@ test('GET /api/v1/accounts/:id, lookup and search', async () => {
 });
 
 test('npm run admin: create-account, token and reset-password through the command line', async () => {
-  const { spawnSync } = await import('node:child_process');
-  const run = (...args: string[]) => spawnSync(process.execPath, ['dist/scripts/admin.js', ...args], { env: { PATH: process.env.PATH, NESTBOX_DATA_DIR: h.daemon.dataDir, NESTBOX_BASE_URL: h.url }, encoding: 'utf8' });
-  const created = run('create-account', '--username', 'cli_user', '--email', 'cli@example.test', '--password', 'long enough pw', '--locked');
+  const { execFile } = await import('node:child_process');
+  // Asynchronous, so this process keeps serving its keep-alive sockets while the tool runs.
+  const run = (...args: string[]) => new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+    execFile(process.execPath, ['dist/scripts/admin.js', ...args], { env: { PATH: process.env.PATH, NESTBOX_DATA_DIR: h.daemon.dataDir, NESTBOX_BASE_URL: h.url } },
+      (error, stdout, stderr) => resolve({ status: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }));
+  });
+  const created = await run('create-account', '--username', 'cli_user', '--email', 'cli@example.test', '--password', 'long enough pw', '--locked');
   assert.is(created.status, 0, created.stderr);
-  const token = run('token', '--username', 'cli_user', '--scopes', 'read write');
+  const token = await run('token', '--username', 'cli_user', '--scopes', 'read write');
   assert.is(token.status, 0, token.stderr);
   const accessToken = token.stdout.trim().split('\n').pop()!;
   const me = await h.api(accessToken, 'GET', '/api/v1/accounts/verify_credentials');
   assert.is(me.body.username, 'cli_user');
   assert.is(me.body.locked, true);
-  const duplicate = run('create-account', '--username', 'cli_user', '--email', 'cli2@example.test', '--password', 'long enough pw');
+  const duplicate = await run('create-account', '--username', 'cli_user', '--email', 'cli2@example.test', '--password', 'long enough pw');
   assert.is(duplicate.status, 1);
   assert.match(duplicate.stderr, 'username is already taken');
-  const reset = run('reset-password', '--username', 'cli_user');
+  const reset = await run('reset-password', '--username', 'cli_user');
   assert.is(reset.status, 0, reset.stderr);
   assert.is((await h.api(accessToken, 'GET', '/api/v1/accounts/verify_credentials')).status, 401, 'tokens are revoked');
   let refused = false;
