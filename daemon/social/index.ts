@@ -16,6 +16,8 @@ import { Reader } from './store/reader.js';
 import { buildServices, type SocialServices } from './services.js';
 import { socialRouter } from './http/router.js';
 import { instanceCounts, type InstanceCounts } from './instance-counts.js';
+import { StreamHub } from './streaming/hub.js';
+import { StreamingServer } from './streaming/server.js';
 
 export interface SocialOptions {
   db: Db;
@@ -41,7 +43,9 @@ export class Social {
       now: options.now ?? Date.now,
     };
     await observeStoredIds(ctx);
-    return new Social(ctx, buildServices(ctx));
+    const services = buildServices(ctx);
+    await services.breadth.open();
+    return new Social(ctx, services);
   }
 
   /** Streaming and federation subscribe here. */
@@ -60,6 +64,23 @@ export class Social {
     jobs.add('social-expire-mutes', '* * * * *', () => this.services.relationships.expireMutes());
   }
 
+  /** Daemon only (not the admin tool): media left half-processed by a stop is processed again. */
+  resumeBackgroundWork(): Promise<void> {
+    return this.services.breadth.media.resume();
+  }
+
+  /** The streaming server on its own port; returns its stop. */
+  async startStreaming(host: string, port: number): Promise<{ port: number; stop: () => Promise<void> }> {
+    const hub = new StreamHub(this.ctx, this.services.renderer, this.services.notifications);
+    hub.start();
+    const server = new StreamingServer({
+      host, port, publicPreview: this.ctx.config.publicPreview, resolve: this.services.oauth.resolve, hub,
+      log: this.ctx.log.child({ component: 'streaming' }),
+    });
+    const address = await server.start();
+    return { port: address.port, stop: async () => { hub.stop(); await server.stop(); } };
+  }
+
   counts(): Promise<InstanceCounts> {
     return instanceCounts(this.ctx.reader);
   }
@@ -71,7 +92,7 @@ export class Social {
 
 /** Later ids must stay above every stored one, even if the clock went back across a restart. */
 async function observeStoredIds(ctx: SocialContext): Promise<void> {
-  for (const table of ['accounts', 'statuses']) {
+  for (const table of ['accounts', 'statuses', 'media_attachments']) {
     const row = await ctx.reader.get<{ id: string | null }>(`SELECT CAST(max(id) AS TEXT) AS id FROM ${table}`);
     if (row?.id) ctx.ids.observe(row.id);
   }

@@ -10,6 +10,7 @@ import { statusRoutes } from '../statuses/routes.js';
 import { notificationRoutes } from '../notifications/routes.js';
 import { markerRoutes } from '../markers/routes.js';
 import { staticRoutes } from './static.js';
+import { breadthRoutes } from './breadth-routes.js';
 
 export function socialRouter(ctx: SocialContext, services: SocialServices): Router {
   const router = new Router();
@@ -22,6 +23,7 @@ export function socialRouter(ctx: SocialContext, services: SocialServices): Rout
   statusRoutes(routes, services.statuses, services.renderer, services.relationships.repo, baseUrl);
   notificationRoutes(routes, services.notifications, services.renderer, baseUrl);
   markerRoutes(routes, services.markers);
+  breadthRoutes(routes, ctx, services);
   staticRoutes(routes);
   return router;
 }

@@ -9,9 +9,14 @@ import { StatusesRepo, type StatusRow, type ViewerFlags } from './repo.js';
 
 export type StatusJson = Record<string, unknown> & { id: string };
 
+/** Fills fields other resources own (media_attachments, tags, filtered) on every rendered status, reblogged ones included. */
+export type StatusDecorator = (rendered: ReadonlyArray<{ row: StatusRow; json: StatusJson }>, viewerId: string | null) => Promise<void>;
+
 export class StatusRenderer {
   private readonly repo: StatusesRepo;
   private readonly accounts: AccountsRepo;
+  /** Added by media, tags and filters when the services are built. */
+  readonly decorators: StatusDecorator[] = [];
 
   constructor(private readonly ctx: SocialContext) {
     this.repo = new StatusesRepo(ctx);
@@ -43,6 +48,7 @@ export class StatusRenderer {
     const mentionsOf = new Map<string, string[]>();
     for (const mention of mentions) mentionsOf.set(mention.status_id, [...(mentionsOf.get(mention.status_id) ?? []), mention.account_id]);
 
+    const built: Array<{ row: StatusRow; json: StatusJson }> = [];
     const one = (row: StatusRow): StatusJson | null => {
       const account = accounts.get(row.account_id);
       if (!account) return null;
@@ -86,6 +92,7 @@ export class StatusRenderer {
       };
       if (json.application === undefined) delete json.application;
       if (options.withSource) json.text = row.text;
+      built.push({ row, json });
       return json;
     };
 
@@ -95,6 +102,7 @@ export class StatusRenderer {
       const json = one(row);
       if (json) out.set(row.id, json);
     }
+    for (const decorate of this.decorators) await decorate(built, viewerId);
     return out;
   }
 

@@ -8,6 +8,9 @@ import { m20261122_11_social_accounts } from './20261122_11_social_accounts.js';
 import { m20261122_12_social_statuses } from './20261122_12_social_statuses.js';
 import { m20261122_13_social_relationships } from './20261122_13_social_relationships.js';
 import { m20261122_14_social_notifications } from './20261122_14_social_notifications.js';
+import { m20261122_31_social_media } from './20261122_31_social_media.js';
+import { m20261122_32_social_tags_search } from './20261122_32_social_tags_search.js';
+import { m20261122_33_social_breadth } from './20261122_33_social_breadth.js';
 
 export interface Migration {
   name: string;
@@ -21,4 +24,7 @@ export const MIGRATIONS: readonly Migration[] = [
   m20261122_12_social_statuses,
   m20261122_13_social_relationships,
   m20261122_14_social_notifications,
+  m20261122_31_social_media,
+  m20261122_32_social_tags_search,
+  m20261122_33_social_breadth,
 ];

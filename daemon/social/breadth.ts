@@ -1,0 +1,51 @@
+/**
+ * The social instance's breadth (issue 7) built over the core services: media, hashtags,
+ * timelines, search, filters and instance information, plus the streaming hub. Media, hashtags
+ * and filters plug into posting and rendering through the statuses' hooks and decorators.
+ */
+import type { SocialContext } from './context.js';
+import type { StatusesService } from './statuses/service.js';
+import type { StatusRenderer } from './statuses/serialize.js';
+import { MediaService } from './media/service.js';
+import { MediaStorage } from './media/storage.js';
+import { mediaCreateHook, mediaDecorator } from './media/hooks.js';
+import { TagsRepo } from './tags/repo.js';
+import { tagsCreateHook, tagsDecorator } from './tags/hooks.js';
+import { TimelinesRepo } from './timelines/repo.js';
+import { FiltersService } from './filters/service.js';
+import { filtersDecorator } from './filters/decorator.js';
+import { SearchService } from './search/service.js';
+import { InstanceRepo } from './instance/repo.js';
+import { vapidKeys, type VapidKeys } from './push/vapid.js';
+
+export interface BreadthServices {
+  media: MediaService;
+  tags: TagsRepo;
+  timelines: TimelinesRepo;
+  filters: FiltersService;
+  search: SearchService;
+  instance: InstanceRepo;
+  vapid: VapidKeys;
+  /** Loads what start-up needs (the VAPID keys, the media folders). */
+  open(): Promise<void>;
+}
+
+export function breadthServices(ctx: SocialContext, statuses: StatusesService, renderer: StatusRenderer): BreadthServices {
+  const media = new MediaService(ctx, new MediaStorage(ctx.config.dataDir, ctx.config.baseUrl));
+  const tags = new TagsRepo(ctx);
+  const filters = new FiltersService(ctx);
+  statuses.createHooks.push(mediaCreateHook(media), tagsCreateHook(tags));
+  renderer.decorators.push(mediaDecorator(media), tagsDecorator(tags, ctx.config.baseUrl), filtersDecorator(filters));
+  const services: BreadthServices = {
+    media, tags, filters,
+    timelines: new TimelinesRepo(ctx),
+    search: new SearchService(ctx),
+    instance: new InstanceRepo(ctx),
+    vapid: { publicKey: '', privateKey: '' },
+    async open() {
+      services.vapid = await vapidKeys(ctx.db);
+      await media.storage.prepare();
+    },
+  };
+  return services;
+}
