@@ -18,7 +18,7 @@ export class TagsRepo {
   ofStatuses(statusIds: readonly string[]): Promise<Array<{ status_id: string; name: string }>> {
     if (statusIds.length === 0) return Promise.resolve([]);
     return this.ctx.reader.all(`SELECT CAST(st.status_id AS TEXT) AS status_id, t.name FROM status_tags st JOIN tags t ON t.id = st.tag_id
-      WHERE st.status_id IN (SELECT CAST(value AS INTEGER) FROM json_each(?)) ORDER BY t.name`, [JSON.stringify(statusIds)]);
+      WHERE st.status_id IN (SELECT CAST(value AS INTEGER) FROM json_each(?)) ORDER BY lower(t.name)`, [JSON.stringify(statusIds)]);
   }
 
   byNames(names: readonly string[]): Promise<TagRow[]> {
