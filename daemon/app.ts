@@ -113,7 +113,7 @@ export class App {
     await refresh();
     this.health.set('social', { status: 'ok' });
     await this.startStreaming();
-    await this.social.resumeBackgroundWork();
+    this.onStop('social-background', await this.social.startBackgroundWork());
   }
 
   /** The streaming server (its own port); a port in use leaves it degraded, never stops start-up. */

@@ -42,6 +42,8 @@ export interface Config {
   federationAllowPrivate: boolean;
   backupSchedule: string;
   backupKeep: number;
+  smtpUrl: string | null;
+  smtpFrom: string;
 }
 
 export class ConfigError extends Error {
@@ -113,6 +115,20 @@ const mqttUrl: Parser<string | null> = {
     if (typeof raw !== 'string') return undefined;
     try {
       return ['mqtt:', 'mqtts:', 'ws:', 'wss:'].includes(new URL(raw).protocol) ? raw : undefined;
+    } catch {
+      return undefined;
+    }
+  },
+};
+
+const smtpUrl: Parser<string | null> = {
+  allowed: 'an smtp:// or smtps:// URL (user:password@host:port), or empty for no mail',
+  parse(raw) {
+    if (raw === null || raw === '') return null;
+    if (typeof raw !== 'string') return undefined;
+    try {
+      const url = new URL(raw);
+      return ['smtp:', 'smtps:'].includes(url.protocol) && url.hostname ? raw : undefined;
     } catch {
       return undefined;
     }
@@ -204,6 +220,8 @@ export const KEYS: readonly KeySpec[] = [
   key('federationAllowPrivate', 'federation_allow_private', boolean, false),
   key('backupSchedule', 'backup_schedule', cronExpression, '30 3 * * *'),
   key('backupKeep', 'backup_keep', integer(1, 365), 7),
+  key('smtpUrl', 'smtp_url', smtpUrl, null),
+  key('smtpFrom', 'smtp_from', nonEmpty('an e-mail address, optionally with a name: "Nestbox <box@example.org>"'), (c) => `Nestbox <notifications@${new URL(c.baseUrl!).hostname}>`),
 ] as KeySpec[];
 
 function deriveStreamingUrl(baseUrl: string, streamingPort: number): string {
@@ -283,6 +301,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
     ...config,
     coproc: config.coproc.kind === 'sim' ? 'sim' : `${config.coproc.kind}:${config.coproc.path}`,
     mqttPassword: config.mqttPassword ? '[set]' : null,
+    smtpUrl: config.smtpUrl ? config.smtpUrl.replace(/\/\/[^@/]*@/, '//[credentials]@') : null,
     setupPassphrase: config.setupPassphrase ? '[set]' : null,
   };
 }

@@ -17,6 +17,13 @@ import { filtersDecorator } from './filters/decorator.js';
 import { SearchService } from './search/service.js';
 import { InstanceRepo } from './instance/repo.js';
 import { vapidKeys, type VapidKeys } from './push/vapid.js';
+import { PushService } from './push/service.js';
+import { AnnouncementsService } from './announcements/service.js';
+import { ReportsService } from './reports/service.js';
+import { AdminAccountsService } from './admin/service.js';
+import { EmailsService } from './emails/service.js';
+import { smtpMailer } from './emails/mailer.js';
+import type { RateLimiter } from './ratelimit/limiter.js';
 
 export interface BreadthServices {
   media: MediaService;
@@ -26,11 +33,16 @@ export interface BreadthServices {
   search: SearchService;
   instance: InstanceRepo;
   vapid: VapidKeys;
+  push: PushService;
+  announcements: AnnouncementsService;
+  reports: ReportsService;
+  admin: AdminAccountsService;
+  emails: EmailsService;
   /** Loads what start-up needs (the VAPID keys, the media folders). */
   open(): Promise<void>;
 }
 
-export function breadthServices(ctx: SocialContext, statuses: StatusesService, renderer: StatusRenderer): BreadthServices {
+export function breadthServices(ctx: SocialContext, statuses: StatusesService, renderer: StatusRenderer, limiter: RateLimiter): BreadthServices {
   const media = new MediaService(ctx, new MediaStorage(ctx.config.dataDir, ctx.config.baseUrl));
   const tags = new TagsRepo(ctx);
   const filters = new FiltersService(ctx);
@@ -42,6 +54,11 @@ export function breadthServices(ctx: SocialContext, statuses: StatusesService, r
     search: new SearchService(ctx),
     instance: new InstanceRepo(ctx),
     vapid: { publicKey: '', privateKey: '' },
+    push: new PushService(ctx),
+    announcements: new AnnouncementsService(ctx),
+    reports: new ReportsService(ctx, limiter),
+    admin: new AdminAccountsService(ctx),
+    emails: new EmailsService(ctx, ctx.config.smtpUrl ? smtpMailer(ctx.config.smtpUrl, ctx.config.smtpFrom) : null),
     async open() {
       services.vapid = await vapidKeys(ctx.db);
       await media.storage.prepare();

@@ -18,6 +18,7 @@ import { socialRouter } from './http/router.js';
 import { instanceCounts, type InstanceCounts } from './instance-counts.js';
 import { StreamHub } from './streaming/hub.js';
 import { StreamingServer } from './streaming/server.js';
+import { PushDelivery } from './push/delivery.js';
 
 export interface SocialOptions {
   db: Db;
@@ -64,9 +65,23 @@ export class Social {
     jobs.add('social-expire-mutes', '* * * * *', () => this.services.relationships.expireMutes());
   }
 
-  /** Daemon only (not the admin tool): media left half-processed by a stop is processed again. */
-  resumeBackgroundWork(): Promise<void> {
-    return this.services.breadth.media.resume();
+  /**
+   * Daemon only (not the admin tool): Web Push delivery, confirmation mail for new sign-ups, and
+   * media left half-processed by a stop processed again. Returns the stop.
+   */
+  async startBackgroundWork(): Promise<() => Promise<void>> {
+    const { breadth } = this.services;
+    const push = new PushDelivery(this.ctx, breadth.push, this.services.notifications, () => breadth.vapid);
+    push.start();
+    const mail = ({ accountId }: { accountId: string }) => {
+      breadth.emails.onAccountCreated(accountId).catch((error) => this.ctx.log.warn('confirmation mail failed', { error: (error as Error).message }));
+    };
+    this.ctx.events.on('account.created', mail);
+    await breadth.media.resume();
+    return async () => {
+      this.ctx.events.off('account.created', mail);
+      await push.stop();
+    };
   }
 
   /** The streaming server on its own port; returns its stop. */

@@ -36,6 +36,6 @@ export function buildServices(ctx: SocialContext): SocialServices {
     renderer,
     markers: new MarkersService(ctx),
     limiter,
-    breadth: breadthServices(ctx, statuses, renderer),
+    breadth: breadthServices(ctx, statuses, renderer, limiter),
   };
 }

@@ -7,6 +7,11 @@ import { timelineRoutes } from '../timelines/routes.js';
 import { filterRoutes } from '../filters/routes.js';
 import { searchRoutes } from '../search/routes.js';
 import { instanceRoutes } from '../instance/routes.js';
+import { announcementRoutes } from '../announcements/routes.js';
+import { reportRoutes } from '../reports/routes.js';
+import { pushRoutes } from '../push/routes.js';
+import { adminRoutes } from '../admin/routes.js';
+import { emailRoutes } from '../emails/routes.js';
 
 export function breadthRoutes(routes: Routes, ctx: SocialContext, services: SocialServices): void {
   const { breadth, renderer } = services;
@@ -16,4 +21,9 @@ export function breadthRoutes(routes: Routes, ctx: SocialContext, services: Soci
   timelineRoutes(routes, { repo: breadth.timelines, tags: breadth.tags, renderer, baseUrl, publicPreview: ctx.config.publicPreview });
   filterRoutes(routes, breadth.filters);
   searchRoutes(routes, breadth.search, renderer, baseUrl, ctx.now);
+  announcementRoutes(routes, breadth.announcements);
+  reportRoutes(routes, breadth.reports, renderer);
+  pushRoutes(routes, breadth.push, () => breadth.vapid.publicKey);
+  adminRoutes(routes, breadth.admin, renderer, baseUrl);
+  emailRoutes(routes, breadth.emails);
 }
