@@ -66,7 +66,7 @@ export class PushDelivery {
     const request = webpush.generateRequestDetails(
       { endpoint: subscription.endpoint, keys: { p256dh: subscription.key_p256dh, auth: subscription.key_auth } },
       payload,
-      { vapidDetails: { subject: this.ctx.config.baseUrl, publicKey: keys.publicKey, privateKey: keys.privateKey }, TTL: TTL_S, contentEncoding: subscription.standard ? 'aes128gcm' : 'aesgcm' },
+      { vapidDetails: { subject: vapidSubject(this.ctx.config.baseUrl), publicKey: keys.publicKey, privateKey: keys.privateKey }, TTL: TTL_S, contentEncoding: subscription.standard ? 'aes128gcm' : 'aesgcm' },
     );
     for (let attempt = 0; ; attempt++) {
       let status = 0;
@@ -97,4 +97,10 @@ function titleFor(type: string, name: string): string {
     follow: `${name} is now following you`, follow_request: `${name} wants to follow you`, status: `${name} just posted`, update: `${name} edited a post`,
   };
   return titles[type] ?? `New notification from ${name}`;
+}
+
+/** VAPID wants an https: or mailto: contact: the instance itself when it is on https. */
+function vapidSubject(baseUrl: string): string {
+  const url = new URL(baseUrl);
+  return url.protocol === 'https:' ? url.origin : `mailto:postmaster@${url.hostname}`;
 }
