@@ -13,7 +13,8 @@ function sharpModule(): Promise<SharpFactory> {
   loaded ??= import('sharp').then((module) => {
     const sharp = module.default;
     sharp.cache(false);
-    sharp.concurrency(1);
+    // Two worker threads at most: the box has two to four cores and other work to do.
+    sharp.concurrency(2);
     return sharp as unknown as SharpFactory;
   });
   return loaded;
@@ -36,12 +37,16 @@ function dims(width: number, height: number): Dimensions {
 export async function processImage(input: string, original: string, preview: string, format: string): Promise<ImageResult> {
   const sharp = await sharpModule();
   const animated = format === 'gif';
-  const base = sharp(input, { animated, failOn: 'error' }).rotate()
-    .resize({ width: MAX_SIDE, height: MAX_SIDE, fit: 'inside', withoutEnlargement: true });
-  const encoded = format === 'png' ? base.png() : format === 'webp' ? base.webp({ quality: 90 }) : format === 'gif' ? base.gif() : base.jpeg({ quality: 90, mozjpeg: true });
-  const info = await encoded.toFile(original);
-  const small = await makePreview(sharp, original, preview);
-  return { original: dims(info.width, animated ? info.height / Math.max(1, pagesOf(info)) : info.height), small: small.dims, blurhash: small.blurhash };
+  // Decoded once; the original and the preview are two branches of the same pipeline.
+  const base = sharp(input, { animated, failOn: 'error' }).rotate();
+  const full = base.clone().resize({ width: MAX_SIDE, height: MAX_SIDE, fit: 'inside', withoutEnlargement: true });
+  const encoded = format === 'png' ? full.png() : format === 'webp' ? full.webp({ quality: 90 }) : format === 'gif' ? full.gif() : full.jpeg({ quality: 90 });
+  const small = base.clone().resize({ width: PREVIEW_SIDE, height: PREVIEW_SIDE, fit: 'inside', withoutEnlargement: true })
+    .flatten({ background: '#ffffff' }).jpeg({ quality: 80 });
+  const [info, smallInfo] = await Promise.all([encoded.toFile(original), small.toFile(preview)]);
+  const blurhash = await blurhashOf(sharp, preview);
+  const height = animated ? info.height / Math.max(1, pagesOf(info)) : info.height;
+  return { original: dims(info.width, height), small: dims(smallInfo.width, smallInfo.height), blurhash };
 }
 
 function pagesOf(info: { height: number; pageHeight?: number }): number {
@@ -58,9 +63,12 @@ async function makePreview(sharp: SharpFactory, input: string, preview: string):
   const info = await sharp(input, { failOn: 'error' }).rotate()
     .resize({ width: PREVIEW_SIDE, height: PREVIEW_SIDE, fit: 'inside', withoutEnlargement: true })
     .flatten({ background: '#ffffff' }).jpeg({ quality: 80 }).toFile(preview);
-  const { data, info: raw } = await sharp(preview).resize({ width: 32, height: 32, fit: 'inside' }).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
-  const blurhash = encode(new Uint8ClampedArray(data), raw.width, raw.height, 4, 4);
-  return { dims: dims(info.width, info.height), blurhash };
+  return { dims: dims(info.width, info.height), blurhash: await blurhashOf(sharp, preview) };
+}
+
+async function blurhashOf(sharp: SharpFactory, image: string): Promise<string> {
+  const { data, info } = await sharp(image).resize({ width: 32, height: 32, fit: 'inside' }).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  return encode(new Uint8ClampedArray(data), info.width, info.height, 4, 4);
 }
 
 /** True when sharp can read the image header (a file that only starts like an image is not). */
