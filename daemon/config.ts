@@ -108,32 +108,23 @@ const httpUrl = (allowed: string): Parser<string> => ({
   },
 });
 
-const mqttUrl: Parser<string | null> = {
-  allowed: 'an mqtt://, mqtts://, ws:// or wss:// URL, or empty for MQTT off',
-  parse(raw) {
-    if (raw === null || raw === '') return null;
-    if (typeof raw !== 'string') return undefined;
-    try {
-      return ['mqtt:', 'mqtts:', 'ws:', 'wss:'].includes(new URL(raw).protocol) ? raw : undefined;
-    } catch {
-      return undefined;
-    }
-  },
-};
-
-const smtpUrl: Parser<string | null> = {
-  allowed: 'an smtp:// or smtps:// URL (user:password@host:port), or empty for no mail',
+/** A URL with one of `protocols` (and a host), or empty for "off". */
+const optionalUrl = (protocols: readonly string[], allowed: string): Parser<string | null> => ({
+  allowed,
   parse(raw) {
     if (raw === null || raw === '') return null;
     if (typeof raw !== 'string') return undefined;
     try {
       const url = new URL(raw);
-      return ['smtp:', 'smtps:'].includes(url.protocol) && url.hostname ? raw : undefined;
+      return protocols.includes(url.protocol) && url.hostname ? raw : undefined;
     } catch {
       return undefined;
     }
   },
-};
+});
+
+const mqttUrl = optionalUrl(['mqtt:', 'mqtts:', 'ws:', 'wss:'], 'an mqtt://, mqtts://, ws:// or wss:// URL, or empty for MQTT off');
+const smtpUrl = optionalUrl(['smtp:', 'smtps:'], 'an smtp:// or smtps:// URL (user:password@host:port), or empty for no mail');
 
 const cronExpression: Parser<string> = {
   allowed: 'a cron expression (five or six fields), or "off"',
