@@ -43,7 +43,7 @@ export interface BreadthServices {
 }
 
 export function breadthServices(ctx: SocialContext, statuses: StatusesService, renderer: StatusRenderer, limiter: RateLimiter): BreadthServices {
-  const media = new MediaService(ctx, new MediaStorage(ctx.config.dataDir, ctx.config.baseUrl));
+  const media = new MediaService(ctx, new MediaStorage(ctx.config.dataDir, ctx.config.baseUrl), limiter);
   const tags = new TagsRepo(ctx);
   const filters = new FiltersService(ctx);
   statuses.createHooks.push(mediaCreateHook(media), tagsCreateHook(tags));

@@ -13,11 +13,10 @@ export async function png(width = 300, height = 200): Promise<Buffer> {
   return sharp({ create: { width, height, channels: 4, background: { r: 10, g: 120, b: 240, alpha: 0.5 } } }).png().toBuffer();
 }
 
-/** A JPEG of about `bytes` bytes (random pixels do not compress). */
-export async function noisyJpeg(bytes: number): Promise<Buffer> {
-  const side = Math.ceil(Math.sqrt(bytes / 1.2));
-  const raw = randomBytes(side * side * 3);
-  return sharp(raw, { raw: { width: side, height: side, channels: 3 } }).jpeg({ quality: 100 }).toBuffer();
+/** A real JPEG padded past `bytes` (decoders ignore what follows the end-of-image marker). */
+export async function paddedJpeg(bytes: number): Promise<Buffer> {
+  const jpeg = await sharp(randomBytes(64 * 64 * 3), { raw: { width: 64, height: 64, channels: 3 } }).jpeg().toBuffer();
+  return Buffer.concat([jpeg, Buffer.alloc(bytes - jpeg.length + 1)]);
 }
 
 export function form(fields: Record<string, string | { data: Buffer; type: string; name: string }>): FormData {

@@ -3,7 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import sharp from 'sharp';
 import { startSocialDaemon, type SocialHarness, type TestAccount } from '../helpers/social.js';
-import { form, jpegWithGps, noisyJpeg, png } from '../helpers/media-files.js';
+import { form, jpegWithGps, paddedJpeg, png } from '../helpers/media-files.js';
 
 let h: SocialHarness;
 let alice: TestAccount;
@@ -88,11 +88,13 @@ test('a file that is not what it claims is 422 and nothing is stored', async () 
   assert.is(missing.status, 422);
 });
 
-test('an image above 16 MB is 413', async () => {
-  const big = await noisyJpeg(17 * 1024 * 1024);
+test('an image above 16 MB is 413 and nothing is stored', async () => {
+  const big = await paddedJpeg(17 * 1024 * 1024);
   assert.ok(big.length > 16 * 1024 * 1024, `test file is ${big.length} bytes`);
   const res = await upload(alice.token, '/api/v1/media', form({ file: { data: big, type: 'image/jpeg', name: 'big.jpg' } }));
   assert.is(res.status, 413);
+  const left = await (h.admin as any).db.raw(`SELECT count(*) AS n FROM media_attachments WHERE file_size > ?`, [16 * 1024 * 1024]);
+  assert.is(left[0].n, 0);
 });
 
 test('PUT updates description and focus while unattached; attached or other people\'s media is 404', async () => {
@@ -125,6 +127,31 @@ test('statuses refuse someone else\'s media, unknown ids and more than four file
   const five = [];
   for (let i = 0; i < 5; i++) five.push((await upload(alice.token, '/api/v1/media', form({ file: { data: await png(20, 20), type: 'image/png', name: 'p.png' } }))).body.id);
   assert.is((await h.api(alice.token, 'POST', '/api/v1/statuses', { status: 'x', media_ids: five })).status, 422);
+});
+
+test('uploads are limited to 30 per 30 minutes per account (429 with rate-limit headers)', async () => {
+  const carol = await h.account('carol');
+  const file = await png(8, 8);
+  for (let i = 0; i < 30; i++) {
+    const res = await upload(carol.token, '/api/v2/media', form({ file: { data: file, type: 'image/png', name: 'p.png' } }));
+    assert.ok(res.status === 200 || res.status === 202, `upload ${i}: ${res.status}`);
+  }
+  const refused = await fetch(`${h.url}/api/v2/media`, { method: 'POST', headers: { authorization: `Bearer ${carol.token}` }, body: form({ file: { data: file, type: 'image/png', name: 'p.png' } }) });
+  assert.is(refused.status, 429);
+  assert.is(refused.headers.get('x-ratelimit-remaining'), '0');
+});
+
+test('unattached media older than a day is removed with its files; attached media stays', async () => {
+  const res = await upload(alice.token, '/api/v1/media', form({ file: { data: await png(), type: 'image/png', name: 'p.png' } }));
+  const db = (h.admin as any).db;
+  await db.raw(`UPDATE media_attachments SET created_at = '2020-01-01T00:00:00.000Z' WHERE id = ?`, [res.body.id]);
+  const attached = (await db.raw(`SELECT CAST(id AS TEXT) AS id FROM media_attachments WHERE status_id IS NOT NULL LIMIT 1`))[0].id;
+  await db.raw(`UPDATE media_attachments SET created_at = '2020-01-01T00:00:00.000Z' WHERE id = ?`, [attached]);
+  const removed = await h.admin.social.services.breadth.media.removeStale();
+  assert.ok(removed >= 1);
+  assert.is((await fetch(res.body.url)).status, 404);
+  assert.is((await db.raw(`SELECT count(*) AS n FROM media_attachments WHERE id = ?`, [res.body.id]))[0].n, 0);
+  assert.is((await db.raw(`SELECT count(*) AS n FROM media_attachments WHERE id = ?`, [attached]))[0].n, 1);
 });
 
 test('media routes need write:media: 401 without a token, 403 with read only', async () => {

@@ -47,8 +47,16 @@ export class MediaRepo {
     return this.ctx.reader.all(`SELECT CAST(id AS TEXT) AS id FROM media_attachments WHERE state = 'processing' ORDER BY id`);
   }
 
-  async insert(row: Record<string, unknown>): Promise<void> {
-    await this.ctx.db('media_attachments').insert(row);
+  async insert(row: Record<string, unknown>, trx: Knex = this.ctx.db): Promise<void> {
+    await trx('media_attachments').insert(row);
+  }
+
+  staleUnattached(beforeIso: string): Promise<Array<{ id: string }>> {
+    return this.ctx.reader.all(`SELECT CAST(id AS TEXT) AS id FROM media_attachments WHERE status_id IS NULL AND created_at < ? AND state != 'processing'`, [beforeIso]);
+  }
+
+  async remove(id: string): Promise<void> {
+    await this.ctx.db('media_attachments').where({ id }).whereNull('status_id').delete();
   }
 
   async update(id: string, patch: Record<string, unknown>): Promise<void> {

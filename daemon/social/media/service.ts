@@ -12,6 +12,12 @@ import { contradicts, detectMedia, limitFor, type Detected } from './detect.js';
 import { probe, processImage, processThumbnail } from './images.js';
 import { MediaRepo, type MediaRow } from './repo.js';
 import type { MediaStorage } from './storage.js';
+import type { Family, RateLimiter } from '../ratelimit/limiter.js';
+
+/** Mastodon's throttle on uploads: 30 per 30 minutes per account. */
+export const MEDIA_UPLOADS: Family = { name: 'media', limit: 30, periodMs: 30 * 60_000 };
+/** Unattached media older than this is removed (a client that gave up on a post). */
+export const UNATTACHED_MAX_AGE_MS = 24 * 3600_000;
 
 export interface UploadedFile { path: string; declaredType?: string | null; size: number }
 export interface MediaInput { description?: string; focus?: string; thumbnail?: UploadedFile }
@@ -24,7 +30,7 @@ export class MediaService {
   private queue: Promise<void> = Promise.resolve();
   private readonly waiting = new Map<string, Promise<void>>();
 
-  constructor(private readonly ctx: SocialContext, readonly storage: MediaStorage) {
+  constructor(private readonly ctx: SocialContext, readonly storage: MediaStorage, private readonly limiter: RateLimiter) {
     this.repo = new MediaRepo(ctx);
   }
 
@@ -46,11 +52,19 @@ export class MediaService {
     let thumbnail: string | null = null;
     if (input.thumbnail && detected.kind !== 'image') thumbnail = await this.takeThumbnail(id, input.thumbnail);
     const now = nowIso(this.ctx.now());
-    await this.repo.insert({
-      id, account_id: accountId, type: detected.kind, content_type: detected.mime, file_name: uploadName, file_size: file.size,
-      thumbnail_name: thumbnail, description: input.description ?? null, focus: input.focus ?? null,
-      state: 'processing', created_at: now, updated_at: now,
-    });
+    try {
+      await this.ctx.db.transaction(async (trx) => {
+        await this.limiter.record(trx, accountId, MEDIA_UPLOADS);
+        await this.repo.insert({
+          id, account_id: accountId, type: detected.kind, content_type: detected.mime, file_name: uploadName, file_size: file.size,
+          thumbnail_name: thumbnail, description: input.description ?? null, focus: input.focus ?? null,
+          state: 'processing', created_at: now, updated_at: now,
+        }, trx);
+      });
+    } catch (error) {
+      await this.storage.remove(id);
+      throw error;
+    }
     return { id, done: this.enqueue(id) };
   }
 
@@ -111,6 +125,17 @@ export class MediaService {
     const result = await processThumbnail(this.storage.path(id, uploaded), this.storage.path(id, 'thumbnail.jpg'));
     await unlink(this.storage.path(id, uploaded)).catch(() => undefined);
     return { thumbnail_name: 'thumbnail.jpg', preview_name: 'thumbnail.jpg', blurhash: result.blurhash, meta: JSON.stringify({ small: result.dims }) };
+  }
+
+  /** Removes unattached media older than a day, files included; returns how many. */
+  async removeStale(): Promise<number> {
+    const before = nowIso(this.ctx.now() - UNATTACHED_MAX_AGE_MS);
+    const stale = await this.repo.staleUnattached(before);
+    for (const { id } of stale) {
+      await this.repo.remove(id);
+      await this.storage.remove(id);
+    }
+    return stale.length;
   }
 
   /** Waits for processing of `id` if it is queued. */
