@@ -4,6 +4,7 @@
  * emojis, and GET /api/v1/streaming, which sends clients to the streaming server.
  */
 import type { Context } from 'koa';
+import { notFound } from '../../http/errors.js';
 import type { Routes } from '../http/routes.js';
 import { stringParam, params } from '../http/params.js';
 import type { StatusRenderer } from '../statuses/serialize.js';
@@ -56,6 +57,8 @@ export function instanceRoutes(routes: Routes, deps: InstanceDeps): void {
   // Clients that ask the API host for streaming are sent to the streaming server, same path and query.
   routes.router.get('/api/v1/streaming', (ctx) => {
     const target = new URL(config.streamingUrl);
+    // Streaming served through this very host (a proxy in front): redirecting would loop.
+    if (target.host === ctx.host) throw notFound();
     const query = ctx.querystring ? `?${ctx.querystring}` : '';
     ctx.status = 301;
     ctx.redirect(`${target.protocol}//${target.host}${target.pathname.replace(/\/+$/, '')}/api/v1/streaming${query}`);

@@ -3,10 +3,9 @@
  * policy allow it, encrypted and signed by the web-push library (VAPID), sent with fetch; retried
  * on network errors, 429 and 5xx (three attempts), and the subscription dropped on 404 or 410.
  */
-import webpush from 'web-push';
 import type { SocialContext } from '../context.js';
 import type { NotificationsService } from '../notifications/service.js';
-import type { VapidKeys } from './vapid.js';
+import { webPush, type VapidKeys } from './vapid.js';
 import type { PushRow, PushService } from './service.js';
 
 const RETRY_DELAYS_MS = [1000, 5000];
@@ -63,7 +62,7 @@ export class PushDelivery {
 
   private async send(subscription: PushRow, payload: string): Promise<void> {
     const keys = this.vapid();
-    const request = webpush.generateRequestDetails(
+    const request = (await webPush()).generateRequestDetails(
       { endpoint: subscription.endpoint, keys: { p256dh: subscription.key_p256dh, auth: subscription.key_auth } },
       payload,
       { vapidDetails: { subject: vapidSubject(this.ctx.config.baseUrl), publicKey: keys.publicKey, privateKey: keys.privateKey }, TTL: TTL_S, contentEncoding: subscription.standard ? 'aes128gcm' : 'aesgcm' },
