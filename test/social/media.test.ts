@@ -3,7 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import sharp from 'sharp';
 import { startSocialDaemon, type SocialHarness, type TestAccount } from '../helpers/social.js';
-import { form, jpegWithGps, paddedJpeg, png } from '../helpers/media-files.js';
+import { form, jpegWithGps, paddedJpeg, png, wav } from '../helpers/media-files.js';
 
 let h: SocialHarness;
 let alice: TestAccount;
@@ -73,6 +73,24 @@ test('base64 file in a JSON body is accepted', async () => {
   const res = await upload(alice.token, '/api/v1/media', JSON.stringify({ file: `data:image/png;base64,${data}` }), true);
   assert.is(res.status, 200);
   assert.equal(res.body.meta.original.size, '40x30');
+});
+
+test('audio is detected from its bytes; its thumbnail becomes the preview, and can be replaced while unattached', async () => {
+  const res = await upload(alice.token, '/api/v2/media', form({ file: { data: wav(), type: 'application/octet-stream', name: 'tone.bin' }, thumbnail: { data: await png(120, 80), type: 'image/png', name: 'cover.png' } }));
+  assert.ok(res.status === 200 || res.status === 202, String(res.status));
+  const done = await waitProcessed(alice.token, res.body.id);
+  assert.is(done.type, 'audio');
+  assert.match(done.url, /\/original\.wav$/);
+  assert.match(done.preview_url, /\/thumbnail\.jpg$/);
+  assert.equal(done.meta.small.size, '120x80');
+  assert.ok(done.blurhash);
+  const file = await fetch(done.url);
+  assert.is(file.headers.get('content-type'), 'audio/wav');
+  const replaced = await fetch(`${h.url}/api/v1/media/${done.id}`, { method: 'PUT', headers: { authorization: `Bearer ${alice.token}` }, body: form({ thumbnail: { data: await png(60, 60), type: 'image/png', name: 't.png' } }) });
+  assert.is(replaced.status, 200);
+  assert.equal(((await replaced.json()) as any).meta.small.size, '60x60');
+  const notImage = await fetch(`${h.url}/api/v1/media/${done.id}`, { method: 'PUT', headers: { authorization: `Bearer ${alice.token}` }, body: form({ thumbnail: { data: wav(0.1), type: 'image/png', name: 't.png' } }) });
+  assert.is(notImage.status, 422);
 });
 
 test('a file that is not what it claims is 422 and nothing is stored', async () => {
