@@ -19,7 +19,8 @@ let bob: TestAccount;
 let server: Server;
 let endpointBase: string;
 const received: Array<{ path: string; headers: Record<string, string | string[] | undefined>; body: Buffer }> = [];
-const answers = new Map<string, number>();
+/** Status codes the endpoint answers per path, one per request (the last one repeats); 201 by default. */
+const answers = new Map<string, number[]>();
 
 const receiver = createECDH('prime256v1');
 receiver.generateKeys();
@@ -35,7 +36,8 @@ test.before(async () => {
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
       received.push({ path: req.url!, headers: req.headers, body: Buffer.concat(chunks) });
-      res.writeHead(answers.get(req.url!) ?? 201).end();
+      const queue = answers.get(req.url!) ?? [201];
+      res.writeHead(queue.length > 1 ? queue.shift()! : queue[0]!).end();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -98,9 +100,19 @@ test('a notification is delivered encrypted and VAPID-signed; the policy decides
   assert.match(payload.title, /bob favourited your post/);
 });
 
+test('a delivery that meets a server error is retried', async () => {
+  const token = await h.token('bob', 'push');
+  answers.set('/flaky', [503, 201]);
+  await h.api(token, 'POST', '/api/v1/push/subscription', { subscription: { endpoint: `${endpointBase}/flaky`, keys }, data: { policy: 'all', alerts: { mention: true } } });
+  await h.api(alice.token, 'POST', '/api/v1/statuses', { status: 'ping @bob' });
+  await waitFor(() => received.filter((r) => r.path === '/flaky').length === 2, 6000);
+  assert.is((await h.api(token, 'GET', '/api/v1/push/subscription')).status, 200, 'kept after a retried delivery');
+  await h.api(token, 'DELETE', '/api/v1/push/subscription');
+});
+
 test('an endpoint answering 410 loses its subscription', async () => {
   const token = await h.token('bob', 'push');
-  answers.set('/gone', 410);
+  answers.set('/gone', [410]);
   await h.api(token, 'POST', '/api/v1/push/subscription', { subscription: { endpoint: `${endpointBase}/gone`, keys }, data: { policy: 'all', alerts: { mention: true } } });
   await h.api(alice.token, 'POST', '/api/v1/statuses', { status: 'hey @bob' });
   await waitFor(() => received.find((r) => r.path === '/gone'));
