@@ -44,11 +44,15 @@ async function waitForMail(to: string): Promise<{ to: string[]; text: string }> 
 test('a sign-up gets a confirmation mail; the link confirms; check_confirmation tells', async () => {
   const token = await signUp('erin');
   assert.is((await h.api(token, 'GET', '/api/v1/emails/check_confirmation')).body, false);
+  const refused = await h.api(token, 'GET', '/api/v1/timelines/home');
+  assert.is(refused.status, 403, 'an unconfirmed login is refused elsewhere');
+  assert.equal(refused.body, { error: 'Your login is missing a confirmed e-mail address' });
   const mail = await waitForMail('erin@example.test');
   const link = /http:\/\/\S+confirmation_token=([\w-]+)/.exec(mail.text.replace(/=\r?\n/g, '').replace(/=3D/g, '='))!;
   assert.ok(link, mail.text);
   assert.is((await h.api(null, 'GET', `/auth/confirmation?confirmation_token=${link[1]}`)).status, 200);
   assert.is((await h.api(token, 'GET', '/api/v1/emails/check_confirmation')).body, true);
+  assert.is((await h.api(token, 'GET', '/api/v1/timelines/home')).status, 200, 'confirmed: the token works everywhere');
   const again = await h.api(token, 'POST', '/api/v1/emails/confirmations');
   assert.is(again.status, 403, 'only while unconfirmed');
 });
@@ -73,6 +77,7 @@ test('without SMTP the box does not demand confirmation', async () => {
     const appToken = (await plain.api(null, 'POST', '/oauth/token', { grant_type: 'client_credentials', client_id: app.client_id, client_secret: app.client_secret, scope: 'read write' })).body.access_token;
     const token = (await plain.api(appToken, 'POST', '/api/v1/accounts', { username: 'hana', email: 'hana@example.test', password: 'a long password 123', agreement: true, locale: 'en' })).body.access_token;
     assert.is((await plain.api(token, 'GET', '/api/v1/emails/check_confirmation')).body, true);
+    assert.is((await plain.api(token, 'GET', '/api/v1/timelines/home')).status, 200, 'nothing demanded');
     assert.is((await plain.api(token, 'POST', '/api/v1/emails/confirmations')).status, 403);
   } finally {
     await plain.stop();

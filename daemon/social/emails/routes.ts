@@ -6,11 +6,11 @@ import { read, write } from '../oauth/scopes.js';
 import type { EmailsService } from './service.js';
 
 export function emailRoutes(routes: Routes, service: EmailsService): void {
-  routes.post('/api/v1/emails/confirmations', { scopes: write('accounts') }, async (ctx) => {
+  routes.post('/api/v1/emails/confirmations', { scopes: write('accounts'), unconfirmed: true }, async (ctx) => {
     await service.resend(viewerId(ctx), authOf(ctx).appId, stringParam(params(ctx), 'email'));
     ctx.body = {};
   });
-  routes.get('/api/v1/emails/check_confirmation', { scopes: [...read('accounts'), 'profile'] }, async (ctx) => {
+  routes.get('/api/v1/emails/check_confirmation', { scopes: [...read('accounts'), 'profile'], unconfirmed: true }, async (ctx) => {
     ctx.body = await service.confirmed(viewerId(ctx));
   });
   routes.get('/auth/confirmation', 'open', async (ctx) => {

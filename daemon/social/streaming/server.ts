@@ -78,6 +78,7 @@ export class StreamingServer {
         return refuse(socket, (error as { status?: number }).status ?? 401, (error as Error).message);
       }
       if (!auth) return refuse(socket, 401, 'Invalid access token');
+      if (auth.unconfirmed) return refuse(socket, 403, 'Your login is missing a confirmed e-mail address');
     } else if (!this.options.publicPreview) {
       return refuse(socket, 401, 'Missing access token');
     }
