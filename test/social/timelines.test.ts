@@ -39,6 +39,19 @@ test('home: own and followed accounts\' statuses (private ones of followed inclu
   assert.equal(since.body.map((s: any) => s.id), [ids.bobPrivate]);
 });
 
+test('home follows the follow graph: unfollowing removes an account\'s posts, following brings its earlier posts in', async () => {
+  await h.api(alice.token, 'POST', `/api/v1/accounts/${bob.id}/unfollow`);
+  assert.equal((await h.api(alice.token, 'GET', '/api/v1/timelines/home')).body.map((s: any) => s.id), [ids.alicePublic]);
+  await h.api(alice.token, 'POST', `/api/v1/accounts/${carol.id}/follow`);
+  assert.equal((await h.api(alice.token, 'GET', '/api/v1/timelines/home')).body.map((s: any) => s.id), [ids.carolUnlisted, ids.alicePublic, ids.carolPublic]);
+  await h.api(alice.token, 'POST', `/api/v1/accounts/${carol.id}/unfollow`);
+  await h.api(alice.token, 'POST', `/api/v1/accounts/${bob.id}/follow`);
+  const deleted = (await h.api(bob.token, 'POST', '/api/v1/statuses', { status: 'short-lived' })).body.id;
+  assert.is((await h.api(alice.token, 'GET', '/api/v1/timelines/home?limit=1')).body[0].id, deleted);
+  await h.api(bob.token, 'DELETE', `/api/v1/statuses/${deleted}`);
+  assert.is((await h.api(alice.token, 'GET', '/api/v1/timelines/home?limit=1')).body[0].id, ids.alicePublic, 'deleted statuses leave the feed');
+});
+
 test('home needs read:statuses and a user', async () => {
   assert.is((await h.api(null, 'GET', '/api/v1/timelines/home')).status, 401);
   assert.is((await h.api(await h.token('alice', 'write'), 'GET', '/api/v1/timelines/home')).status, 403);

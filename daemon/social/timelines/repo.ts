@@ -25,12 +25,16 @@ export class TimelinesRepo {
     [page.maxId ?? null, (ascending ? page.minId : page.sinceId) ?? null, page.limit, ...extra]);
   }
 
+  /** The viewer's materialised feed (home_feed), with deletions, mutes, blocks and show_reblogs applied. */
   home(viewerId: string, page: PageQuery): Promise<Array<{ id: string }>> {
-    return this.page('statuses s', `(s.account_id = ?4 OR EXISTS (SELECT 1 FROM follows f WHERE f.account_id = ?4 AND f.target_account_id = s.account_id
-          AND (s.reblog_of_id IS NULL OR f.show_reblogs = 1)))
-        AND NOT EXISTS (SELECT 1 FROM mutes m WHERE m.account_id = ?4 AND m.target_account_id = s.account_id)
-        AND (s.reblog_of_id IS NULL OR NOT EXISTS (SELECT 1 FROM statuses o JOIN blocks b ON b.account_id = ?4 AND b.target_account_id = o.account_id WHERE o.id = s.reblog_of_id))`,
-    page, [viewerId]);
+    const ascending = page.minId !== undefined;
+    return this.ctx.reader.all(`SELECT id FROM (SELECT CAST(h.status_id AS TEXT) AS id, h.status_id AS n FROM home_feed h JOIN statuses s ON s.id = h.status_id
+        WHERE h.account_id = ?4 AND h.status_id < coalesce(?1, 9223372036854775807) AND h.status_id > coalesce(?2, 0) AND s.deleted_at IS NULL
+          AND (s.account_id = ?4 OR s.reblog_of_id IS NULL OR EXISTS (SELECT 1 FROM follows f WHERE f.account_id = ?4 AND f.target_account_id = s.account_id AND f.show_reblogs = 1))
+          AND NOT EXISTS (SELECT 1 FROM mutes m WHERE m.account_id = ?4 AND m.target_account_id = s.account_id)
+          AND (s.reblog_of_id IS NULL OR NOT EXISTS (SELECT 1 FROM statuses o JOIN blocks b ON b.account_id = ?4 AND b.target_account_id = o.account_id WHERE o.id = s.reblog_of_id))
+        ORDER BY h.status_id ${ascending ? 'ASC' : 'DESC'} LIMIT ?3) ORDER BY n DESC`,
+    [page.maxId ?? null, (ascending ? page.minId : page.sinceId) ?? null, page.limit, viewerId]);
   }
 
   private publicWhere(options: PublicOptions, viewerId: string | null): string {

@@ -11,6 +11,7 @@ import { m20261122_14_social_notifications } from './20261122_14_social_notifica
 import { m20261122_31_social_media } from './20261122_31_social_media.js';
 import { m20261122_32_social_tags_search } from './20261122_32_social_tags_search.js';
 import { m20261122_33_social_breadth } from './20261122_33_social_breadth.js';
+import { m20261122_34_social_home_feed } from './20261122_34_social_home_feed.js';
 
 export interface Migration {
   name: string;
@@ -27,4 +28,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m20261122_31_social_media,
   m20261122_32_social_tags_search,
   m20261122_33_social_breadth,
+  m20261122_34_social_home_feed,
 ];
