@@ -86,6 +86,10 @@ test('tag: public statuses with the hashtag (any case), any/all/none, tags in th
   assert.equal(all.body.map((s: any) => s.id), [ids.bobPublic]);
   const none = await h.api(null, 'GET', '/api/v1/timelines/tag/birds?none[]=nestbox');
   assert.equal(none.body.map((s: any) => s.id), [ids.carolPublic]);
+  const any = await h.api(null, 'GET', '/api/v1/timelines/tag/nestbox?any[]=birds');
+  assert.equal(any.body.map((s: any) => s.id), [ids.carolPublic, ids.bobPublic]);
+  const paged = await h.api(null, 'GET', `/api/v1/timelines/tag/birds?limit=1&max_id=${ids.carolPublic}`);
+  assert.equal(paged.body.map((s: any) => s.id), [ids.bobPublic]);
   const unknown = await h.api(null, 'GET', '/api/v1/timelines/tag/nothinghere');
   assert.equal(unknown.body, []);
 });

@@ -16,12 +16,15 @@ const HIDDEN = (viewerParam: string) => `
 export class TimelinesRepo {
   constructor(private readonly ctx: SocialContext) {}
 
-  /** Wraps a WHERE clause over `statuses s` into a cursor page (params ?1 max, ?2 since/min, ?3 limit). */
-  private page(from: string, where: string, page: PageQuery, extra: Array<string | number | null>): Promise<Array<{ id: string }>> {
+  /**
+   * Wraps a WHERE clause over `statuses s` into a cursor page (params ?1 max, ?2 since/min, ?3
+   * limit); `cursor` is the column walked in order (the status id, or an index's copy of it).
+   */
+  private page(from: string, where: string, page: PageQuery, extra: Array<string | number | null>, cursor = 's.id'): Promise<Array<{ id: string }>> {
     const ascending = page.minId !== undefined;
     return this.ctx.reader.all(`SELECT id FROM (SELECT CAST(s.id AS TEXT) AS id, s.id AS n FROM ${from}
-        WHERE s.id < coalesce(?1, 9223372036854775807) AND s.id > coalesce(?2, 0) AND s.deleted_at IS NULL AND ${where}
-        ORDER BY s.id ${ascending ? 'ASC' : 'DESC'} LIMIT ?3) ORDER BY n DESC`,
+        WHERE ${cursor} < coalesce(?1, 9223372036854775807) AND ${cursor} > coalesce(?2, 0) AND s.deleted_at IS NULL AND ${where}
+        ORDER BY ${cursor} ${ascending ? 'ASC' : 'DESC'} LIMIT ?3) ORDER BY n DESC`,
     [page.maxId ?? null, (ascending ? page.minId : page.sinceId) ?? null, page.limit, ...extra]);
   }
 
@@ -37,8 +40,10 @@ export class TimelinesRepo {
     [page.maxId ?? null, (ascending ? page.minId : page.sinceId) ?? null, page.limit, viewerId]);
   }
 
-  private publicWhere(options: PublicOptions, viewerId: string | null): string {
-    let where = `s.visibility = 'public' AND s.reblog_of_id IS NULL AND (s.in_reply_to_id IS NULL OR s.in_reply_to_account_id = s.account_id)`;
+  /** Public, original statuses; replies to others only when `replies` (hashtag timelines). */
+  private publicWhere(options: PublicOptions, viewerId: string | null, replies = false): string {
+    let where = `s.visibility = 'public' AND s.reblog_of_id IS NULL`;
+    if (!replies) where += ' AND (s.in_reply_to_id IS NULL OR s.in_reply_to_account_id = s.account_id)';
     if (options.local) where += ' AND s.local = 1';
     else if (options.remote) where += ' AND s.local = 0';
     if (options.onlyMedia) where += ' AND EXISTS (SELECT 1 FROM media_attachments ma WHERE ma.status_id = s.id)';
@@ -51,11 +56,16 @@ export class TimelinesRepo {
     return this.page('statuses s', this.publicWhere(options, viewerId), page, viewerId ? [viewerId] : []);
   }
 
+  /** One tag walks its index (tag_id, status_id) in order; several `any` tags test each status. */
   tag(options: TagOptions, viewerId: string | null, page: PageQuery): Promise<Array<{ id: string }>> {
-    let where = this.publicWhere(options, viewerId).replace(' AND (s.in_reply_to_id IS NULL OR s.in_reply_to_account_id = s.account_id)', '');
-    where += ` AND EXISTS (SELECT 1 FROM status_tags st WHERE st.status_id = s.id AND st.tag_id IN (SELECT value FROM json_each(?5)))`;
+    let where = this.publicWhere(options, viewerId, true);
     for (const tagId of options.all) where += ` AND EXISTS (SELECT 1 FROM status_tags st WHERE st.status_id = s.id AND st.tag_id = ${Number(tagId)})`;
     where += ` AND NOT EXISTS (SELECT 1 FROM status_tags st WHERE st.status_id = s.id AND st.tag_id IN (SELECT value FROM json_each(?6)))`;
-    return this.page('statuses s', where, page, [viewerId, JSON.stringify(options.any), JSON.stringify(options.none)]);
+    const args = [viewerId, JSON.stringify(options.any), JSON.stringify(options.none)];
+    if (options.any.length === 1) {
+      return this.page('status_tags t JOIN statuses s ON s.id = t.status_id', `t.tag_id = CAST(json_extract(?5, '$[0]') AS INTEGER) AND ${where}`, page, args, 't.status_id');
+    }
+    where += ` AND EXISTS (SELECT 1 FROM status_tags st WHERE st.status_id = s.id AND st.tag_id IN (SELECT value FROM json_each(?5)))`;
+    return this.page('statuses s', where, page, args);
   }
 }
