@@ -46,7 +46,7 @@ export function breadthServices(ctx: SocialContext, statuses: StatusesService, r
   const media = new MediaService(ctx, new MediaStorage(ctx.config.dataDir, ctx.config.baseUrl), limiter);
   const tags = new TagsRepo(ctx);
   const filters = new FiltersService(ctx);
-  statuses.createHooks.push(mediaCreateHook(media), tagsCreateHook(tags));
+  statuses.createHooks.push(mediaCreateHook(media), tagsCreateHook(tags, ctx.config.baseUrl));
   renderer.decorators.push(mediaDecorator(media), tagsDecorator(tags, ctx.config.baseUrl), filtersDecorator(filters));
   const services: BreadthServices = {
     media, tags, filters,

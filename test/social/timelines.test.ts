@@ -82,6 +82,7 @@ test('tag: public statuses with the hashtag (any case), any/all/none, tags in th
   const res = await h.api(null, 'GET', '/api/v1/timelines/tag/Birds');
   assert.equal(res.body.map((s: any) => s.id), [ids.carolPublic, ids.bobPublic]);
   assert.equal(res.body[1].tags.map((t: any) => t.name), ['birds', 'nestbox']);
+  assert.match(res.body[1].content, new RegExp(`<a href="${h.url}/tags/nestbox" class="mention hashtag" rel="tag">#<span>Nestbox</span></a>`));
   const all = await h.api(null, 'GET', '/api/v1/timelines/tag/birds?all[]=nestbox');
   assert.equal(all.body.map((s: any) => s.id), [ids.bobPublic]);
   const none = await h.api(null, 'GET', '/api/v1/timelines/tag/birds?none[]=nestbox');

@@ -2,14 +2,19 @@
 import type { StatusCreateHook } from '../statuses/service.js';
 import type { StatusDecorator } from '../statuses/serialize.js';
 import { parseHashtags } from './parse.js';
+import { linkHashtags } from './html.js';
 import type { TagsRepo } from './repo.js';
 
-export function tagsCreateHook(repo: TagsRepo): StatusCreateHook {
+export function tagsCreateHook(repo: TagsRepo, baseUrl: string): StatusCreateHook {
   return {
     async prepare(_authorId, _input, text) {
       const names = parseHashtags(text);
       if (names.length === 0) return null;
-      return (trx, statusId) => repo.tagStatus(trx, statusId, names);
+      return async (trx, statusId) => {
+        await repo.tagStatus(trx, statusId, names);
+        const rows = await trx.raw(`SELECT content FROM statuses WHERE id = ?`, [statusId]) as Array<{ content: string }>;
+        await trx.raw(`UPDATE statuses SET content = ? WHERE id = ?`, [linkHashtags(rows[0]!.content, baseUrl), statusId]);
+      };
     },
   };
 }
