@@ -131,6 +131,25 @@ test('filters_changed goes to the user stream when a filter changes', async () =
   client.close();
 });
 
+test('EventSource clients get a stream as Server-Sent Events (legacy path and ?stream=)', async () => {
+  const controller = new AbortController();
+  const res = await fetch(`http://127.0.0.1:${h.daemon.streamingPort}/api/v1/streaming/user?access_token=${alice.token}`, { signal: controller.signal });
+  assert.is(res.status, 200);
+  assert.match(res.headers.get('content-type')!, /text\/event-stream/);
+  const reader = res.body!.getReader();
+  let text = '';
+  await reader.read();
+  const posted = await h.api(bob.token, 'POST', '/api/v1/statuses', { status: 'over server-sent events' });
+  while (!/event: update\ndata: .*\n\n/.test(text)) text += new TextDecoder().decode((await reader.read()).value);
+  const data = /event: update\ndata: (.*)\n\n/.exec(text)![1]!;
+  assert.is(JSON.parse(data).id, posted.body.id);
+  controller.abort();
+  const refused = await fetch(`http://127.0.0.1:${h.daemon.streamingPort}/api/v1/streaming?stream=user`);
+  assert.is(refused.status, 401);
+  const unknown = await fetch(`http://127.0.0.1:${h.daemon.streamingPort}/api/v1/streaming?stream=nope&access_token=${alice.token}`);
+  assert.is(unknown.status, 400);
+});
+
 test('a token without read scopes cannot subscribe to the user stream', async () => {
   const client = await connect(`${base}?access_token=${await h.token('alice', 'write')}`);
   client.ws.send(JSON.stringify({ type: 'subscribe', stream: 'user' }));

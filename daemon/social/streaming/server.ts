@@ -4,20 +4,24 @@
  * `?stream=…&tag=…`) takes `{"type":"subscribe"|"unsubscribe","stream":…,"tag":…}` messages.
  * The token comes in the Authorization header, the `access_token` query parameter, or the
  * Sec-WebSocket-Protocol header; an unknown token is refused before the upgrade (401).
+ * A plain GET on the same paths (`/api/v1/streaming/user`, `?stream=public`) is served as
+ * Server-Sent Events with one stream, for EventSource clients.
  */
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { AuthContext, TokenResolver } from '../../http/auth.js';
 import type { Logger } from '../../log/logger.js';
 import { channelFor, type StreamRequest } from './channels.js';
-import { StreamConnection } from './connection.js';
+import { EventSourceTransport, StreamConnection, WebSocketTransport } from './connection.js';
 import type { StreamHub } from './hub.js';
 
 export interface StreamingOptions { host: string; port: number; publicPreview: boolean; resolve: TokenResolver; hub: StreamHub; log: Logger }
 
 const PING_MS = 30_000;
+const HEARTBEAT_MS = 15_000;
+const STREAM_PATH = /^\/api\/v1\/streaming\/?([a-z:]*)$/;
 const MAX_MESSAGE_BYTES = 4096;
 
 export class StreamingServer {
@@ -32,6 +36,10 @@ export class StreamingServer {
       if (path === '/api/v1/streaming/health' && (req.method === 'GET' || req.method === 'HEAD')) {
         res.writeHead(200, { 'content-type': 'text/plain', 'cache-control': 'private, no-store' });
         res.end('OK');
+        return;
+      }
+      if (req.method === 'GET' && STREAM_PATH.test(path)) {
+        void this.eventSource(req, res);
         return;
       }
       res.writeHead(404, { 'content-type': 'application/json' });
@@ -54,7 +62,10 @@ export class StreamingServer {
     if (this.pinger) clearInterval(this.pinger);
     for (const client of this.wss.clients) client.terminate();
     this.wss.close();
-    await new Promise<void>((resolve) => this.http.close(() => resolve()));
+    const closed = new Promise<void>((resolve) => this.http.close(() => resolve()));
+    // Event streams never end by themselves.
+    this.http.closeAllConnections();
+    await closed;
   }
 
   private ping(): void {
@@ -68,25 +79,49 @@ export class StreamingServer {
 
   private async upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://x');
-    if (!/^\/api\/v1\/streaming\/?([a-z:]*)$/.test(url.pathname)) return refuse(socket, 404, 'Not found');
-    let auth: AuthContext | null = null;
+    if (!STREAM_PATH.test(url.pathname)) return refuse(socket, 404, 'Not found');
+    const auth = await this.authenticate(req, url);
+    if ('status' in auth) return refuse(socket, auth.status, auth.error);
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.connected(ws, auth.auth, url));
+  }
+
+  /** The request's token, resolved; an error to answer with when it is refused. */
+  private async authenticate(req: IncomingMessage, url: URL): Promise<{ auth: AuthContext | null } | { status: number; error: string }> {
     const token = tokenOf(req, url);
-    if (token) {
-      try {
-        auth = await this.options.resolve(token);
-      } catch (error) {
-        return refuse(socket, (error as { status?: number }).status ?? 401, (error as Error).message);
-      }
-      if (!auth) return refuse(socket, 401, 'Invalid access token');
-      if (auth.unconfirmed) return refuse(socket, 403, 'Your login is missing a confirmed e-mail address');
-    } else if (!this.options.publicPreview) {
-      return refuse(socket, 401, 'Missing access token');
+    if (!token) return this.options.publicPreview ? { auth: null } : { status: 401, error: 'Missing access token' };
+    let auth: AuthContext | null;
+    try {
+      auth = await this.options.resolve(token);
+    } catch (error) {
+      return { status: (error as { status?: number }).status ?? 401, error: (error as Error).message };
     }
-    this.wss.handleUpgrade(req, socket, head, (ws) => this.connected(ws, auth, url));
+    if (!auth) return { status: 401, error: 'Invalid access token' };
+    if (auth.unconfirmed) return { status: 403, error: 'Your login is missing a confirmed e-mail address' };
+    return { auth };
+  }
+
+  /** One stream as Server-Sent Events, kept open with a heartbeat until the client goes. */
+  private async eventSource(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://x');
+    const answer = (status: number, error: string) => { res.writeHead(status, { 'content-type': 'application/json' }); res.end(JSON.stringify({ error })); };
+    const auth = await this.authenticate(req, url);
+    if ('status' in auth) return answer(auth.status, auth.error);
+    const stream = url.searchParams.get('stream') ?? STREAM_PATH.exec(url.pathname)?.[1] ?? '';
+    const channel = channelFor({ stream, tag: url.searchParams.get('tag') ?? undefined });
+    if ('error' in channel) return answer(channel.status, channel.error);
+    const transport = new EventSourceTransport(res);
+    const connection = new StreamConnection(transport, auth.auth);
+    if (!connection.auth && channel.user) return answer(401, 'Missing access token');
+    if (!connection.allows(channel)) return answer(403, 'Access token does not have the required scopes');
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'private, no-store', 'x-accel-buffering': 'no' });
+    res.write(':)\n\n');
+    this.options.hub.subscribe(connection, channel);
+    const heartbeat = setInterval(() => transport.heartbeat(), HEARTBEAT_MS);
+    req.on('close', () => { clearInterval(heartbeat); this.options.hub.drop(connection); });
   }
 
   private connected(ws: WebSocket, auth: AuthContext | null, url: URL): void {
-    const connection = new StreamConnection(ws, auth);
+    const connection = new StreamConnection(new WebSocketTransport(ws), auth);
     (ws as WebSocket & { nestbox?: StreamConnection }).nestbox = connection;
     ws.on('pong', () => { connection.alive = true; });
     ws.on('close', () => this.options.hub.drop(connection));
