@@ -135,6 +135,7 @@ export class MediaService {
       await this.repo.remove(id);
       await this.storage.remove(id);
     }
+    await this.storage.sweepIncoming(3600_000, this.ctx.now());
     return stale.length;
   }
 

@@ -2,7 +2,7 @@
  * Where media files live: <data dir>/media/<attachment id>/<name>, and the public URL that serves
  * them. Names are chosen by us (original.<ext>, small.jpg, thumbnail.jpg), never by the uploader.
  */
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
 export const MEDIA_URL_PREFIX = '/system/media_attachments/files';
@@ -31,6 +31,20 @@ export class MediaStorage {
 
   url(id: string, name: string | null): string | null {
     return name ? `${this.baseUrl}${MEDIA_URL_PREFIX}/${id}/${name}` : null;
+  }
+
+  /** Upload leftovers (a request cut off or refused mid-way) older than `maxAgeMs`. */
+  async sweepIncoming(maxAgeMs: number, nowMs: number): Promise<number> {
+    let removed = 0;
+    for (const name of await readdir(this.incoming).catch(() => [] as string[])) {
+      const path = join(this.incoming, name);
+      const info = await stat(path).catch(() => null);
+      if (info && nowMs - info.mtimeMs > maxAgeMs) {
+        await rm(path, { force: true });
+        removed++;
+      }
+    }
+    return removed;
   }
 
   async remove(id: string): Promise<void> {
