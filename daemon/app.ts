@@ -233,6 +233,22 @@ export class App {
     this.onStop('social-counts', () => counts.stop());
     await counts.refresh();
     this.health.set('social', { status: 'ok' });
+    await this.startStreaming();
+    this.onStop('social-background', await this.social.startBackgroundWork());
+  }
+
+  /** The streaming server (its own port); a port in use leaves it degraded, never stops start-up. */
+  private async startStreaming(): Promise<void> {
+    const log = this.log.child({ component: 'streaming' });
+    try {
+      const streaming = await this.social.startStreaming(this.config.httpHost, this.config.streamingPort);
+      this.onStop('streaming', streaming.stop);
+      this.health.set('streaming', { status: 'ok' });
+      log.info('streaming server listening', { port: streaming.port });
+    } catch (error) {
+      this.health.set('streaming', { status: 'degraded', detail: (error as Error).message });
+      log.error('streaming server did not start', { error });
+    }
   }
 
   /** ActivityPub: discovery, actors, inboxes on the shared server (mounted before it listens). */

@@ -58,6 +58,8 @@ export interface Config {
   federationAllowPrivate: boolean;
   backupSchedule: string;
   backupKeep: number;
+  smtpUrl: string | null;
+  smtpFrom: string;
 }
 
 export class ConfigError extends Error {
@@ -141,18 +143,23 @@ const httpUrl = (allowed: string): Parser<string> => ({
   },
 });
 
-const mqttUrl: Parser<string | null> = {
-  allowed: 'an mqtt://, mqtts://, ws:// or wss:// URL, or empty for MQTT off',
+/** A URL with one of `protocols` (and a host), or empty for "off". */
+const optionalUrl = (protocols: readonly string[], allowed: string): Parser<string | null> => ({
+  allowed,
   parse(raw) {
     if (raw === null || raw === '') return null;
     if (typeof raw !== 'string') return undefined;
     try {
-      return ['mqtt:', 'mqtts:', 'ws:', 'wss:'].includes(new URL(raw).protocol) ? raw : undefined;
+      const url = new URL(raw);
+      return protocols.includes(url.protocol) && url.hostname ? raw : undefined;
     } catch {
       return undefined;
     }
   },
-};
+});
+
+const mqttUrl = optionalUrl(['mqtt:', 'mqtts:', 'ws:', 'wss:'], 'an mqtt://, mqtts://, ws:// or wss:// URL, or empty for MQTT off');
+const smtpUrl = optionalUrl(['smtp:', 'smtps:'], 'an smtp:// or smtps:// URL (user:password@host:port), or empty for no mail');
 
 const mqttProtocol: Parser<MqttProtocol> = {
   allowed: '3.1.1 (default) or 5 (3.1 for old brokers)',
@@ -269,6 +276,8 @@ export const KEYS: readonly KeySpec[] = [
   key('federationAllowPrivate', 'federation_allow_private', boolean, false),
   key('backupSchedule', 'backup_schedule', cronExpression, '30 3 * * *'),
   key('backupKeep', 'backup_keep', integer(1, 365), 7),
+  key('smtpUrl', 'smtp_url', smtpUrl, null),
+  key('smtpFrom', 'smtp_from', nonEmpty('an e-mail address, optionally with a name: "Nestbox <box@example.org>"'), (c) => `Nestbox <notifications@${new URL(c.baseUrl!).hostname}>`),
 ] as KeySpec[];
 
 function deriveStreamingUrl(baseUrl: string, streamingPort: number): string {
@@ -349,6 +358,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
     coproc: config.coproc.kind === 'sim' ? 'sim' : `${config.coproc.kind}:${config.coproc.path}`,
     mqttUrl: config.mqttUrl ? withoutUserInfo(config.mqttUrl) : null,
     mqttPassword: config.mqttPassword ? '[set]' : null,
+    smtpUrl: config.smtpUrl ? config.smtpUrl.replace(/\/\/[^@/]*@/, '//[credentials]@') : null,
     setupPassphrase: config.setupPassphrase ? '[set]' : null,
   };
 }

@@ -15,6 +15,8 @@ Commands:
       Issues an access token for the account; prints it as the last line.
   reset-password --username U [--password P]
       Sets a new password (generated and printed when not given) and revokes the account's tokens.
+  create-announcement --text T [--starts-at ISO --ends-at ISO [--all-day]]
+      Publishes an announcement to every user; --all-day only with a time range. Prints its id.
 
 Options:
   --config FILE   JSON settings file (as for the daemon)
@@ -28,6 +30,7 @@ async function main(argv: string[]): Promise<number> {
       options: {
         username: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' },
         owner: { type: 'boolean' }, locked: { type: 'boolean' }, scopes: { type: 'string' }, app: { type: 'string' },
+        text: { type: 'string' }, 'starts-at': { type: 'string' }, 'ends-at': { type: 'string' }, 'all-day': { type: 'boolean' },
         config: { type: 'string' }, help: { type: 'boolean' },
       },
     });
@@ -41,7 +44,7 @@ async function main(argv: string[]): Promise<number> {
     (values.help ? process.stdout : process.stderr).write(USAGE + '\n');
     return values.help ? 0 : 2;
   }
-  const need = (name: 'username' | 'email' | 'password' | 'scopes'): string => {
+  const need = (name: 'username' | 'email' | 'password' | 'scopes' | 'text'): string => {
     const value = values[name];
     if (!value) throw new UsageError(`--${name} is required for ${command}`);
     return value;
@@ -65,6 +68,11 @@ async function main(argv: string[]): Promise<number> {
       case 'reset-password': {
         const password = await tool.resetPassword(need('username'), values.password);
         process.stdout.write(values.password ? 'password changed; tokens revoked\n' : `new password (tokens revoked):\n${password}\n`);
+        return 0;
+      }
+      case 'create-announcement': {
+        const id = await tool.createAnnouncement({ text: need('text'), startsAt: values['starts-at'], endsAt: values['ends-at'], allDay: values['all-day'] });
+        process.stdout.write(`published announcement ${id}\n`);
         return 0;
       }
       default:

@@ -52,6 +52,15 @@ test('the streaming URL is derived from the base URL and the streaming port', ()
   assert.is(config.streamingUrl, 'https://box.example:4443');
 });
 
+test('mail: no SMTP by default, an smtp(s) URL accepted, anything else refused; the sender derives from the base URL', () => {
+  const plain = loadConfig({ env: { NESTBOX_BASE_URL: 'https://box.example' } });
+  assert.is(plain.smtpUrl, null);
+  assert.is(plain.smtpFrom, 'Nestbox <notifications@box.example>');
+  assert.is(loadConfig({ env: { NESTBOX_SMTP_URL: 'smtps://u:p@mail.example:465' } }).smtpUrl, 'smtps://u:p@mail.example:465');
+  rejects({ env: { NESTBOX_SMTP_URL: 'http://mail.example' } }, 'NESTBOX_SMTP_URL');
+  rejects({ env: { NESTBOX_SMTP_FROM: '' } }, 'NESTBOX_SMTP_FROM');
+});
+
 test('an unknown key is refused, from the file and from the environment', () => {
   const dir = tempDir();
   const file = join(dir.path, 'c.json');

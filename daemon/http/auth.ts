@@ -15,6 +15,8 @@ export interface AuthContext {
   scopes: ReadonlySet<string>;
   /** The box owner's account: the role that may hold admin scopes. */
   owner: boolean;
+  /** A user whose e-mail confirmation is still demanded: refused except where a route allows it. */
+  unconfirmed?: boolean;
 }
 
 export type TokenResolver = (token: string) => Promise<AuthContext | null>;
@@ -58,6 +60,8 @@ export interface ScopeOptions {
   user?: boolean;
   /** The route is for the box owner only (403 otherwise). */
   owner?: boolean;
+  /** The route serves users who have not confirmed their e-mail yet (the confirmation routes). */
+  unconfirmed?: boolean;
 }
 
 /** Needs a token holding one of `accepted` (or a parent of one). 401 without a token, 403 without the scope. */
@@ -71,6 +75,7 @@ export function requireScope(accepted: string | string[], options: ScopeOptions 
     }
     if ((options.user ?? true) && !auth.accountId) throw new HttpError(422, 'This method requires an authenticated user');
     if (options.owner && !auth.owner) throw new HttpError(403, 'This action is allowed only to the owner of the box');
+    if (auth.unconfirmed && !options.unconfirmed) throw new HttpError(403, 'Your login is missing a confirmed e-mail address');
     return next();
   };
 }

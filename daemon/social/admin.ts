@@ -55,6 +55,11 @@ export class AdminTool {
     return next;
   }
 
+  /** Publishes an announcement (there is no admin API for them); returns its id. */
+  createAnnouncement(input: { text: string; startsAt?: string; endsAt?: string; allDay?: boolean }): Promise<string> {
+    return this.social.services.breadth.announcements.create(input);
+  }
+
   async close(): Promise<void> {
     await this.social.close();
     await this.db.destroy();

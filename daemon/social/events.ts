@@ -24,6 +24,7 @@ export interface SocialEvents {
   'account.created': [{ accountId: string }];
   'account.updated': [{ accountId: string }];
   'marker.updated': [{ accountId: string; timeline: string }];
+  'filters.changed': [{ accountId: string }];
 }
 
 export class SocialEventBus extends EventEmitter<SocialEvents> {

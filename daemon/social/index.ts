@@ -17,6 +17,9 @@ import { Reader } from './store/reader.js';
 import { buildServices, type SocialServices } from './services.js';
 import { socialRouter } from './http/router.js';
 import { instanceCounts, type InstanceCounts } from './instance-counts.js';
+import { StreamHub } from './streaming/hub.js';
+import { StreamingServer } from './streaming/server.js';
+import { PushDelivery } from './push/delivery.js';
 
 export interface SocialOptions {
   db: Db;
@@ -43,7 +46,9 @@ export class Social {
       now: options.now ?? Date.now,
     };
     await observeStoredIds(ctx);
-    return new Social(ctx, buildServices(ctx));
+    const services = buildServices(ctx);
+    await services.breadth.open();
+    return new Social(ctx, services);
   }
 
   /** Streaming and federation subscribe here. */
@@ -60,6 +65,38 @@ export class Social {
 
   scheduleJobs(jobs: Jobs): void {
     jobs.add('social-expire-mutes', '* * * * *', () => this.services.relationships.expireMutes());
+    jobs.add('social-unattached-media', '17 * * * *', () => this.services.breadth.media.removeStale());
+  }
+
+  /**
+   * Daemon only (not the admin tool): Web Push delivery, confirmation mail for new sign-ups, and
+   * media left half-processed by a stop processed again. Returns the stop.
+   */
+  async startBackgroundWork(): Promise<() => Promise<void>> {
+    const { breadth } = this.services;
+    const push = new PushDelivery(this.ctx, breadth.push, this.services.notifications, () => breadth.vapid);
+    push.start();
+    const mail = ({ accountId }: { accountId: string }) => {
+      breadth.emails.onAccountCreated(accountId).catch((error) => this.ctx.log.warn('confirmation mail failed', { error: (error as Error).message }));
+    };
+    this.ctx.events.on('account.created', mail);
+    await breadth.media.resume();
+    return async () => {
+      this.ctx.events.off('account.created', mail);
+      await push.stop();
+    };
+  }
+
+  /** The streaming server on its own port; returns its stop. */
+  async startStreaming(host: string, port: number): Promise<{ port: number; stop: () => Promise<void> }> {
+    const hub = new StreamHub(this.ctx, this.services.renderer, this.services.notifications);
+    hub.start();
+    const server = new StreamingServer({
+      host, port, publicPreview: this.ctx.config.publicPreview, resolve: this.services.oauth.resolve, hub,
+      log: this.ctx.log.child({ component: 'streaming' }),
+    });
+    const address = await server.start();
+    return { port: address.port, stop: async () => { hub.stop(); await server.stop(); } };
   }
 
   counts(): Promise<InstanceCounts> {
@@ -73,7 +110,7 @@ export class Social {
 
 /** Later ids must stay above every stored one, even if the clock went back across a restart. */
 async function observeStoredIds(ctx: SocialContext): Promise<void> {
-  for (const table of ['accounts', 'statuses']) {
+  for (const table of ['accounts', 'statuses', 'media_attachments']) {
     const row = await ctx.reader.get<{ id: string | null }>(`SELECT CAST(max(id) AS TEXT) AS id FROM ${table}`);
     if (row?.id) ctx.ids.observe(row.id);
   }

@@ -8,7 +8,7 @@ import { StatusesService } from './statuses/service.js';
 import { StatusRenderer } from './statuses/serialize.js';
 import { MarkersService } from './markers/service.js';
 import { RateLimiter } from './ratelimit/limiter.js';
-import { ReportsService } from './reports/service.js';
+import { breadthServices, type BreadthServices } from './breadth.js';
 
 export interface SocialServices {
   oauth: OAuthService;
@@ -19,21 +19,23 @@ export interface SocialServices {
   renderer: StatusRenderer;
   markers: MarkersService;
   limiter: RateLimiter;
-  reports: ReportsService;
+  breadth: BreadthServices;
 }
 
 export function buildServices(ctx: SocialContext): SocialServices {
   const limiter = new RateLimiter(ctx);
   const notifications = new NotificationsService(ctx);
+  const statuses = new StatusesService(ctx, notifications, limiter);
+  const renderer = new StatusRenderer(ctx);
   return {
     oauth: new OAuthService(ctx),
     accounts: new AccountsService(ctx),
     notifications,
     relationships: new RelationshipsService(ctx, notifications, limiter),
-    statuses: new StatusesService(ctx, notifications, limiter),
-    renderer: new StatusRenderer(ctx),
+    statuses,
+    renderer,
     markers: new MarkersService(ctx),
     limiter,
-    reports: new ReportsService(ctx, limiter),
+    breadth: breadthServices(ctx, statuses, renderer, limiter),
   };
 }

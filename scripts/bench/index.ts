@@ -15,6 +15,7 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   failover: async () => (await import('./failover.js')).bench,
   notifications: async () => (await import('./notifications.js')).bench,
   federation: async () => (await import('./federation.js')).bench,
+  api: async () => (await import('./api.js')).apiBench,
 };
 
 async function main(argv: string[]): Promise<void> {

@@ -23,7 +23,6 @@ import type { OnlineSignal } from './delivery/online.js';
 import { InboxHandlers } from './inbox/handlers.js';
 import { InboxReceiver } from './inbox/receive.js';
 import { Resolver, type Resolved } from './fetch/resolver.js';
-import { searchRoute } from './fetch/search-route.js';
 import { AccountMoves } from './actors/moves.js';
 import { InstanceActor } from './actors/instance.js';
 import { moveRoutes } from './actors/move-routes.js';
@@ -67,10 +66,11 @@ export class Federation {
         return undefined;
       }
     };
+    // Search with resolve=true asks the peers for an address or URL it does not know yet.
+    fed.services.breadth.search.remoteResolver = (query) => this.resolver.resolve(query);
     discoveryRoutes(this.router, fed, local);
     actorRoutes(this.router, fed, local);
     for (const path of ['/inbox', '/users/:username/inbox']) this.router.post(path, (ctx) => receiver.receive(ctx));
-    searchRoute(this.router, fed, this.resolver);
     moveRoutes(this.router, fed, this.moves);
   }
 

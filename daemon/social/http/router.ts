@@ -9,9 +9,9 @@ import { relationshipRoutes } from '../relationships/routes.js';
 import { statusRoutes } from '../statuses/routes.js';
 import { notificationRoutes } from '../notifications/routes.js';
 import { markerRoutes } from '../markers/routes.js';
-import { reportRoutes } from '../reports/routes.js';
 import { staticRoutes } from './static.js';
 import { ResponseCache } from './response-cache.js';
+import { breadthRoutes } from './breadth-routes.js';
 
 export function socialRouter(ctx: SocialContext, services: SocialServices): Router {
   const router = new Router();
@@ -24,7 +24,7 @@ export function socialRouter(ctx: SocialContext, services: SocialServices): Rout
   statusRoutes(routes, services.statuses, services.renderer, services.relationships.repo, baseUrl);
   notificationRoutes(routes, services.notifications, services.renderer, baseUrl, new ResponseCache(ctx.reader));
   markerRoutes(routes, services.markers);
-  reportRoutes(routes, services.reports, services.renderer);
+  breadthRoutes(routes, ctx, services);
   staticRoutes(routes);
   return router;
 }

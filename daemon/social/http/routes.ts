@@ -10,7 +10,7 @@ import { bodyParser } from './multipart.js';
 import { unauthorized } from '../../http/errors.js';
 
 export type Access =
-  | { scopes: string[]; user?: boolean; owner?: boolean }
+  | { scopes: string[]; user?: boolean; owner?: boolean; unconfirmed?: boolean }
   /** No token needed; a sent token must hold one of these scopes (Mastodon's authorize_if_got_token!). */
   | { ifToken: string[] }
   /** No token needed; a sent token is still checked (401 when unknown). */
@@ -31,7 +31,7 @@ export class Routes {
   add(method: Method, path: string | string[], access: Access, handler: Handler, upload?: { files: number; fileBytes: number }): void {
     const chain: Middleware[] = [upload ? bodyParser(upload) : this.body, this.auth];
     if (access !== 'open' && 'ifToken' in access) chain.push(ifToken(requireScope(access.ifToken, { user: false })));
-    else if (access !== 'open') chain.push(requireScope(access.scopes, { user: access.user ?? true, owner: access.owner }));
+    else if (access !== 'open') chain.push(requireScope(access.scopes, { user: access.user ?? true, owner: access.owner, unconfirmed: access.unconfirmed }));
     for (const p of Array.isArray(path) ? path : [path]) {
       (this.router[method] as (path: string, ...mw: Middleware[]) => Router)(p, ...chain, async (ctx) => { await handler(ctx); });
     }

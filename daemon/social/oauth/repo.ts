@@ -21,6 +21,9 @@ export interface TokenRow {
   approved: number | null;
   disabled: number | null;
   suspended_at: string | null;
+  /** The user's e-mail confirmation and sign-up app (confirmation is demanded only with SMTP). */
+  confirmed_at: string | null;
+  created_by_app_id: string | null;
 }
 
 const APP_COLUMNS = 'CAST(id AS TEXT) AS id, name, website, redirect_uri, scopes, client_id, client_secret';
@@ -51,7 +54,7 @@ export class OAuthRepo {
   tokenByHash(hash: string): Promise<TokenRow | undefined> {
     return this.ctx.reader.get<TokenRow>(
       `SELECT CAST(t.id AS TEXT) AS id, CAST(t.account_id AS TEXT) AS account_id, CAST(t.app_id AS TEXT) AS app_id, t.scopes,
-              u.role, u.approved, u.disabled, a.suspended_at
+              u.role, u.approved, u.disabled, a.suspended_at, u.confirmed_at, CAST(u.created_by_app_id AS TEXT) AS created_by_app_id
          FROM oauth_tokens t
          LEFT JOIN users u ON u.account_id = t.account_id
          LEFT JOIN accounts a ON a.id = t.account_id

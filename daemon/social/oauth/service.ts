@@ -172,7 +172,9 @@ export class OAuthService {
     const owner = row.role === 'owner';
     // Admin scopes are the owner's only, whatever a token row says.
     const scopes = row.scopes.split(' ').filter((scope) => owner || !isAdminScope(scope));
-    return { tokenId: row.id, accountId: row.account_id, appId: row.app_id, scopes: new Set(scopes), owner };
+    // With an SMTP server, users who signed up through an app must confirm their address first.
+    const unconfirmed = Boolean(row.account_id && this.ctx.config.smtpUrl && !row.confirmed_at && row.created_by_app_id);
+    return { tokenId: row.id, accountId: row.account_id, appId: row.app_id, scopes: new Set(scopes), owner, ...(unconfirmed ? { unconfirmed } : {}) };
   };
 }
 

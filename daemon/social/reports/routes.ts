@@ -1,43 +1,26 @@
-/** POST /api/v1/reports. */
-import { arrayParam, boolParam, params, stringParam } from '../http/params.js';
+/** POST /api/v1/reports (write:reports), answered with the Report and the reports rate-limit headers. */
+import { arrayParam, boolParam, idParam, params, stringParam } from '../http/params.js';
 import { viewerId, type Routes } from '../http/routes.js';
 import { write } from '../oauth/scopes.js';
 import type { StatusRenderer } from '../statuses/serialize.js';
-import { isValidId } from '../../store/ids.js';
-import { notFound } from '../../http/errors.js';
-import type { ReportsService, ReportRow } from './service.js';
+import type { ReportsService } from './service.js';
 
 export function reportRoutes(routes: Routes, service: ReportsService, renderer: StatusRenderer): void {
   routes.post('/api/v1/reports', { scopes: write('reports') }, async (ctx) => {
     const p = params(ctx);
-    const accountId = stringParam(p, 'account_id');
-    if (!isValidId(accountId)) throw notFound();
-    const { report, headers } = await service.create(viewerId(ctx), {
-      accountId,
-      statusIds: (arrayParam(p, 'status_ids') ?? []).filter(isValidId),
-      comment: stringParam(p, 'comment') ?? '',
-      category: stringParam(p, 'category'),
-      ruleIds: arrayParam(p, 'rule_ids') ?? [],
-      forward: boolParam(p, 'forward') ?? false,
-      forwardToDomains: arrayParam(p, 'forward_to_domains') ?? [],
+    const { row, statusIds, headers } = await service.create(viewerId(ctx), {
+      accountId: idParam(p, 'account_id'), statusIds: arrayParam(p, 'status_ids') ?? [], comment: stringParam(p, 'comment'),
+      forward: boolParam(p, 'forward') ?? false, forwardToDomains: arrayParam(p, 'forward_to_domains') ?? [],
+      category: stringParam(p, 'category') || undefined, ruleIds: arrayParam(p, 'rule_ids') ?? [],
     });
+    const target = (await renderer.accountsById([row.target_account_id])).get(row.target_account_id);
     ctx.set(headers);
-    const account = (await renderer.accountsById([report.target_account_id])).get(report.target_account_id);
-    ctx.body = serializeReport(report, account);
+    ctx.body = {
+      id: row.id, action_taken: row.action_taken_at !== null, action_taken_at: row.action_taken_at, category: row.category,
+      comment: row.comment, forwarded: Boolean(row.forwarded), created_at: row.created_at,
+      status_ids: statusIds.length ? statusIds : null,
+      rule_ids: (JSON.parse(row.rule_ids) as number[]).map(String).length ? (JSON.parse(row.rule_ids) as number[]).map(String) : null,
+      target_account: target,
+    };
   });
-}
-
-function serializeReport(report: ReportRow, targetAccount: unknown): Record<string, unknown> {
-  return {
-    id: report.id,
-    action_taken: report.action_taken_at !== null,
-    action_taken_at: report.action_taken_at,
-    category: report.category,
-    comment: report.comment,
-    forwarded: Boolean(report.forwarded),
-    created_at: report.created_at,
-    status_ids: JSON.parse(report.status_ids),
-    rule_ids: JSON.parse(report.rule_ids),
-    target_account: targetAccount,
-  };
 }

@@ -1,7 +1,7 @@
 /** /api/v1/statuses and the actions on a status; favourites and bookmarks lists. */
 import type { Context } from 'koa';
 import { notFound } from '../../http/errors.js';
-import { boolParam, params, pathId, stringParam } from '../http/params.js';
+import { arrayParam, boolParam, params, pathId, stringParam } from '../http/params.js';
 import { keep, pageQuery, setLink } from '../http/pagination.js';
 import { authOf, optionalViewerId, viewerId, type Routes } from '../http/routes.js';
 import { sendAccountPage } from '../http/lists.js';
@@ -29,6 +29,7 @@ export function statusRoutes(routes: Routes, service: StatusesService, renderer:
     const { id, headers } = await service.create(viewer, {
       status: stringParam(p, 'status'), spoiler_text: stringParam(p, 'spoiler_text'), sensitive: boolParam(p, 'sensitive'),
       visibility: stringParam(p, 'visibility'), language: stringParam(p, 'language'), in_reply_to_id: stringParam(p, 'in_reply_to_id') || undefined,
+      media_ids: arrayParam(p, 'media_ids'),
       appId: authOf(ctx).appId,
     });
     idempotency.remember(viewer, key, id);

@@ -5,13 +5,18 @@
 import type { SocialContext } from '../context.js';
 import { AccountsRepo } from '../accounts/repo.js';
 import { serializeAccount, type AccountJson } from '../accounts/serialize.js';
-import { StatusesRepo, type HydratedStatusRow } from './repo.js';
+import { StatusesRepo, type HydratedStatusRow, type StatusRow } from './repo.js';
 
 export type StatusJson = Record<string, unknown> & { id: string };
+
+/** Fills fields other resources own (media_attachments, tags, filtered) on every rendered status, reblogged ones included. */
+export type StatusDecorator = (rendered: ReadonlyArray<{ row: StatusRow; json: StatusJson }>, viewerId: string | null) => Promise<void>;
 
 export class StatusRenderer {
   private readonly repo: StatusesRepo;
   private readonly accounts: AccountsRepo;
+  /** Added by media, tags and filters when the services are built. */
+  readonly decorators: StatusDecorator[] = [];
 
   constructor(private readonly ctx: SocialContext) {
     this.repo = new StatusesRepo(ctx);
@@ -39,6 +44,7 @@ export class StatusRenderer {
     const mentionsOf = new Map(all.map((row) => [row.id, parseIds(row.mention_ids)]));
     const accounts = await this.accountsById([...accountIds, ...all.map((row) => row.account_id), ...[...mentionsOf.values()].flat()]);
 
+    const built: Array<{ row: StatusRow; json: StatusJson }> = [];
     const one = (row: HydratedStatusRow): StatusJson | null => {
       const account = accounts.get(row.account_id);
       if (!account) return null;
@@ -81,6 +87,7 @@ export class StatusRenderer {
       };
       if (json.application === undefined) delete json.application;
       if (options.withSource) json.text = row.text;
+      built.push({ row, json });
       return json;
     };
 
@@ -90,6 +97,7 @@ export class StatusRenderer {
       const json = one(row);
       if (json) out.set(row.id, json);
     }
+    for (const decorate of this.decorators) await decorate(built, viewerId);
     return { statuses: out, accounts };
   }
 

@@ -4,6 +4,7 @@
  * reblogs (422 for a private status), bookmarks, pins and conversation mutes, with the
  * notifications each action creates or removes.
  */
+import type { Knex } from 'knex';
 import { notFound, unprocessable } from '../../http/errors.js';
 import type { SocialContext } from '../context.js';
 import { nowIso } from '../time.js';
@@ -25,7 +26,16 @@ export interface NewStatus {
   visibility?: string;
   language?: string;
   in_reply_to_id?: string;
+  media_ids?: string[];
   appId: string | null;
+}
+
+/**
+ * A resource that takes part in posting (media, hashtags): `prepare` checks the input before
+ * anything is written (throwing 422) and returns a step run inside the status's transaction.
+ */
+export interface StatusCreateHook {
+  prepare(authorId: string, input: NewStatus, text: string): Promise<((trx: Knex, statusId: string) => Promise<void>) | null>;
 }
 
 export class StatusesService {
@@ -33,6 +43,8 @@ export class StatusesService {
   private readonly accounts: AccountsRepo;
   /** Finds a remote account not yet known here (federation sets it: WebFinger). */
   remoteAccountResolver: ((username: string, domain: string) => Promise<AccountRow | undefined>) | null = null;
+  /** Added by media and tags when the services are built. */
+  readonly createHooks: StatusCreateHook[] = [];
 
   constructor(private readonly ctx: SocialContext, private readonly notifications: NotificationsService, private readonly limiter: RateLimiter) {
     this.repo = new StatusesRepo(ctx);
@@ -56,7 +68,7 @@ export class StatusesService {
 
   async create(authorId: string, input: NewStatus): Promise<{ id: string; headers: RateLimitHeaders }> {
     const text = input.status ?? '';
-    if (text.trim() === '') throw unprocessable("Validation failed: Text can't be blank");
+    if (text.trim() === '' && !input.media_ids?.length) throw unprocessable("Validation failed: Text can't be blank");
     if ([...text].length > MAX_CHARS) throw unprocessable(`Validation failed: Text character limit of ${MAX_CHARS} exceeded`);
     const user = await this.accounts.userByAccountId(authorId);
     const visibility = input.visibility ?? user?.default_privacy ?? 'public';
@@ -64,6 +76,7 @@ export class StatusesService {
     const parent = input.in_reply_to_id ? await this.visible(input.in_reply_to_id, authorId) : null;
     if (parent?.reblog_of_id) throw unprocessable('Validation failed: Cannot reply to a reblog');
     const mentioned = await this.resolveMentions(text);
+    const steps = await Promise.all(this.createHooks.map((hook) => hook.prepare(authorId, input, text)));
     const author = (await this.accounts.byId(authorId))!;
     const id = this.ctx.ids.next();
     const now = nowIso(this.ctx.now());
@@ -82,6 +95,7 @@ export class StatusesService {
         conversation_id: conversationId, application_id: input.appId, created_at: now, updated_at: now,
       });
       await this.repo.insertMentions(trx, id, mentioned.map((m) => m.account.id));
+      for (const step of steps) await step?.(trx, id);
       if (parent) await this.repo.adjust(trx, parent.id, 'replies_count', 1);
       await this.accounts.adjustCounter(trx, authorId, 'statuses_count', 1);
       await this.accounts.update(authorId, { last_status_at: now }, trx);

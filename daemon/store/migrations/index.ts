@@ -8,9 +8,12 @@ import { m20261122_11_social_accounts } from './20261122_11_social_accounts.js';
 import { m20261122_12_social_statuses } from './20261122_12_social_statuses.js';
 import { m20261122_13_social_relationships } from './20261122_13_social_relationships.js';
 import { m20261122_14_social_notifications } from './20261122_14_social_notifications.js';
-import { m20261122_15_social_reports } from './20261122_15_social_reports.js';
 import { m20261122_16_social_reblog_once } from './20261122_16_social_reblog_once.js';
 import { m20261122_21_connectivity_networks } from './20261122_21_connectivity_networks.js';
+import { m20261122_31_social_media } from './20261122_31_social_media.js';
+import { m20261122_32_social_tags_search } from './20261122_32_social_tags_search.js';
+import { m20261122_33_social_breadth } from './20261122_33_social_breadth.js';
+import { m20261122_34_social_home_feed } from './20261122_34_social_home_feed.js';
 import { m20261122_41_social_federation_queue } from './20261122_41_social_federation_queue.js';
 
 export interface Migration {
@@ -25,8 +28,11 @@ export const MIGRATIONS: readonly Migration[] = [
   m20261122_12_social_statuses,
   m20261122_13_social_relationships,
   m20261122_14_social_notifications,
-  m20261122_15_social_reports,
   m20261122_16_social_reblog_once,
   m20261122_21_connectivity_networks,
+  m20261122_31_social_media,
+  m20261122_32_social_tags_search,
+  m20261122_33_social_breadth,
+  m20261122_34_social_home_feed,
   m20261122_41_social_federation_queue,
 ];

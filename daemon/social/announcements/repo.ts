@@ -1,0 +1,50 @@
+/** SQL for announcements, their dismissals (read state) and reactions. */
+import type { SocialContext } from '../context.js';
+
+export interface AnnouncementRow { id: string; text: string; content: string; starts_at: string | null; ends_at: string | null; all_day: number; published_at: string; updated_at: string }
+export interface ReactionCount { announcement_id: string; name: string; count: number; me: number }
+
+const COLUMNS = `CAST(id AS TEXT) AS id, text, content, starts_at, ends_at, all_day, published_at, updated_at`;
+
+export class AnnouncementsRepo {
+  constructor(private readonly ctx: SocialContext) {}
+
+  /** Announcements that have not ended, oldest first; dismissed ones only when asked. */
+  list(accountId: string, nowIso: string, withDismissed: boolean): Promise<Array<AnnouncementRow & { read: number }>> {
+    return this.ctx.reader.all(`SELECT ${COLUMNS}, EXISTS (SELECT 1 FROM announcement_dismissals d WHERE d.announcement_id = announcements.id AND d.account_id = ?1) AS read
+      FROM announcements WHERE (ends_at IS NULL OR ends_at > ?2) AND (?3 = 1 OR NOT EXISTS (SELECT 1 FROM announcement_dismissals d WHERE d.announcement_id = announcements.id AND d.account_id = ?1))
+      ORDER BY published_at, id`, [accountId, nowIso, withDismissed ? 1 : 0]);
+  }
+
+  one(id: string): Promise<AnnouncementRow | undefined> {
+    return this.ctx.reader.get<AnnouncementRow>(`SELECT ${COLUMNS} FROM announcements WHERE id = ?`, [id]);
+  }
+
+  reactions(accountId: string, ids: readonly string[]): Promise<ReactionCount[]> {
+    return this.ctx.reader.all<ReactionCount>(`SELECT CAST(announcement_id AS TEXT) AS announcement_id, name, count(*) AS count, max(account_id = ?1) AS me
+      FROM announcement_reactions WHERE announcement_id IN (SELECT CAST(value AS INTEGER) FROM json_each(?2))
+      GROUP BY announcement_id, name ORDER BY min(created_at)`, [accountId, JSON.stringify(ids)]);
+  }
+
+  async insert(row: Omit<AnnouncementRow, 'id'>): Promise<string> {
+    const rows = await this.ctx.db.raw(`INSERT INTO announcements (text, content, starts_at, ends_at, all_day, published_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING CAST(id AS TEXT) AS id`,
+      [row.text, row.content, row.starts_at, row.ends_at, row.all_day, row.published_at, row.updated_at]);
+    return (rows as Array<{ id: string }>)[0]!.id;
+  }
+
+  async dismiss(id: string, accountId: string): Promise<void> {
+    await this.ctx.db.raw(`INSERT INTO announcement_dismissals (announcement_id, account_id) VALUES (?, ?) ON CONFLICT DO NOTHING`, [id, accountId]);
+  }
+
+  async react(id: string, accountId: string, name: string, nowIso: string): Promise<void> {
+    await this.ctx.db.raw(`INSERT INTO announcement_reactions (announcement_id, account_id, name, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`, [id, accountId, name, nowIso]);
+  }
+
+  async unreact(id: string, accountId: string, name: string): Promise<void> {
+    await this.ctx.db.raw(`DELETE FROM announcement_reactions WHERE announcement_id = ? AND account_id = ? AND name = ?`, [id, accountId, name]);
+  }
+
+  async customEmoji(shortcode: string): Promise<{ image_url: string; static_url: string } | undefined> {
+    return this.ctx.reader.get(`SELECT image_url, static_url FROM custom_emojis WHERE shortcode = ? AND domain IS NULL AND disabled = 0`, [shortcode]);
+  }
+}

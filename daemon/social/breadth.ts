@@ -1,0 +1,68 @@
+/**
+ * The social instance's breadth (issue 7) built over the core services: media, hashtags,
+ * timelines, search, filters and instance information, plus the streaming hub. Media, hashtags
+ * and filters plug into posting and rendering through the statuses' hooks and decorators.
+ */
+import type { SocialContext } from './context.js';
+import type { StatusesService } from './statuses/service.js';
+import type { StatusRenderer } from './statuses/serialize.js';
+import { MediaService } from './media/service.js';
+import { MediaStorage } from './media/storage.js';
+import { mediaCreateHook, mediaDecorator } from './media/hooks.js';
+import { TagsRepo } from './tags/repo.js';
+import { tagsCreateHook, tagsDecorator } from './tags/hooks.js';
+import { TimelinesRepo } from './timelines/repo.js';
+import { FiltersService } from './filters/service.js';
+import { filtersDecorator } from './filters/decorator.js';
+import { SearchService } from './search/service.js';
+import { InstanceRepo } from './instance/repo.js';
+import { vapidKeys, type VapidKeys } from './push/vapid.js';
+import { PushService } from './push/service.js';
+import { AnnouncementsService } from './announcements/service.js';
+import { ReportsService } from './reports/service.js';
+import { AdminAccountsService } from './admin/service.js';
+import { EmailsService } from './emails/service.js';
+import { smtpMailer } from './emails/mailer.js';
+import type { RateLimiter } from './ratelimit/limiter.js';
+
+export interface BreadthServices {
+  media: MediaService;
+  tags: TagsRepo;
+  timelines: TimelinesRepo;
+  filters: FiltersService;
+  search: SearchService;
+  instance: InstanceRepo;
+  vapid: VapidKeys;
+  push: PushService;
+  announcements: AnnouncementsService;
+  reports: ReportsService;
+  admin: AdminAccountsService;
+  emails: EmailsService;
+  /** Loads what start-up needs (the VAPID keys, the media folders). */
+  open(): Promise<void>;
+}
+
+export function breadthServices(ctx: SocialContext, statuses: StatusesService, renderer: StatusRenderer, limiter: RateLimiter): BreadthServices {
+  const media = new MediaService(ctx, new MediaStorage(ctx.config.dataDir, ctx.config.baseUrl), limiter);
+  const tags = new TagsRepo(ctx);
+  const filters = new FiltersService(ctx);
+  statuses.createHooks.push(mediaCreateHook(media), tagsCreateHook(tags, ctx.config.baseUrl));
+  renderer.decorators.push(mediaDecorator(media), tagsDecorator(tags, ctx.config.baseUrl), filtersDecorator(filters));
+  const services: BreadthServices = {
+    media, tags, filters,
+    timelines: new TimelinesRepo(ctx),
+    search: new SearchService(ctx),
+    instance: new InstanceRepo(ctx),
+    vapid: { publicKey: '', privateKey: '' },
+    push: new PushService(ctx),
+    announcements: new AnnouncementsService(ctx),
+    reports: new ReportsService(ctx, limiter),
+    admin: new AdminAccountsService(ctx),
+    emails: new EmailsService(ctx, ctx.config.smtpUrl ? smtpMailer(ctx.config.smtpUrl, ctx.config.smtpFrom) : null),
+    async open() {
+      services.vapid = await vapidKeys(ctx.db);
+      await media.storage.prepare();
+    },
+  };
+  return services;
+}

@@ -1,0 +1,21 @@
+/** `filtered` on statuses rendered for a viewer: each of their active filters whose keywords occur. */
+import type { StatusDecorator } from '../statuses/serialize.js';
+import { matchedKeywords, plainText } from './match.js';
+import { serializeResult } from './serialize.js';
+import type { FiltersService } from './service.js';
+
+export function filtersDecorator(filters: FiltersService): StatusDecorator {
+  return async (rendered, viewerId) => {
+    if (!viewerId || rendered.length === 0) return;
+    const active = (await filters.active(viewerId)).filter(({ keywords }) => keywords.length > 0);
+    if (active.length === 0) return;
+    for (const { row, json } of rendered) {
+      if (!('filtered' in json) || row.account_id === viewerId || row.reblog_of_id) continue;
+      const text = [row.spoiler_text, plainText(row.content)].join('\n');
+      json.filtered = active
+        .map(({ filter, keywords }) => ({ filter, matches: matchedKeywords(text, keywords) }))
+        .filter(({ matches }) => matches.length > 0)
+        .map(({ filter, matches }) => serializeResult(filter, matches));
+    }
+  };
+}

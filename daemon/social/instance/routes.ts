@@ -1,0 +1,66 @@
+/**
+ * Instance information: /api/v1/instance and /api/v2/instance (answered even to a bad or missing
+ * token: apps read them before logging in), languages, rules, peers and their search, custom
+ * emojis, and GET /api/v1/streaming, which sends clients to the streaming server.
+ */
+import type { Context } from 'koa';
+import { notFound } from '../../http/errors.js';
+import type { Routes } from '../http/routes.js';
+import { stringParam, params } from '../http/params.js';
+import type { StatusRenderer } from '../statuses/serialize.js';
+import { LANGUAGES } from './languages.js';
+import type { InstanceRepo } from './repo.js';
+import { instanceV1, instanceV2, streamingWsUrl, type InstanceFacts } from './serialize.js';
+
+export interface InstanceDeps {
+  repo: InstanceRepo;
+  renderer: StatusRenderer;
+  config: { baseUrl: string; streamingUrl: string; registrations: 'open' | 'approval' | 'closed'; publicPreview: boolean };
+  localDomain: string;
+  vapidKey: () => string;
+}
+
+export function instanceRoutes(routes: Routes, deps: InstanceDeps): void {
+  const { config } = deps;
+  const facts = async (): Promise<InstanceFacts> => {
+    const [stats, rules, contact] = await Promise.all([deps.repo.stats(), deps.repo.rules(), deps.repo.contactAccountId()]);
+    const account = contact ? (await deps.renderer.accountsById([contact.id])).get(contact.id) ?? null : null;
+    return {
+      domain: deps.localDomain, baseUrl: config.baseUrl, streamingWs: streamingWsUrl(config.streamingUrl), registrations: config.registrations,
+      stats, rules, contact: { account, email: contact?.email ?? '' }, vapidKey: deps.vapidKey(), publicPreview: config.publicPreview,
+    };
+  };
+  // No authentication at all: the instance record is served whatever token comes with it.
+  const open = (path: string, handler: (ctx: Context) => Promise<void> | void) => {
+    routes.router.get(path, async (ctx) => {
+      await handler(ctx);
+      ctx.set('Cache-Control', 'public, max-age=60');
+    });
+  };
+
+  open('/api/v1/instance', async (ctx) => { ctx.body = instanceV1(await facts()); });
+  open('/api/v2/instance', async (ctx) => { ctx.body = instanceV2(await facts()); });
+  open('/api/v1/instance/languages', (ctx) => { ctx.body = LANGUAGES.map(([code, name]) => ({ code, name })); });
+  open('/api/v1/instance/rules', async (ctx) => { ctx.body = (await deps.repo.rules()).map((r) => ({ id: String(r.id), text: r.text, hint: r.hint })); });
+  open('/api/v1/instance/peers', async (ctx) => { ctx.body = (await deps.repo.peers('', 10_000)).map((row) => row.domain); });
+  open('/api/v1/peers/search', async (ctx) => {
+    const q = (stringParam(params(ctx), 'q') ?? '').trim();
+    ctx.body = q ? (await deps.repo.peers(q, 10)).map((row) => row.domain) : [];
+  });
+  open('/api/v1/custom_emojis', async (ctx) => {
+    ctx.body = (await deps.repo.emojis()).map((row) => ({
+      shortcode: row.shortcode, url: row.image_url, static_url: row.static_url,
+      visible_in_picker: Boolean(row.visible_in_picker), category: row.category,
+    }));
+  });
+
+  // Clients that ask the API host for streaming are sent to the streaming server, same path and query.
+  routes.router.get('/api/v1/streaming', (ctx) => {
+    const target = new URL(config.streamingUrl);
+    // Streaming served through this very host (a proxy in front): redirecting would loop.
+    if (target.host === ctx.host) throw notFound();
+    const query = ctx.querystring ? `?${ctx.querystring}` : '';
+    ctx.status = 301;
+    ctx.redirect(`${target.protocol}//${target.host}${target.pathname.replace(/\/+$/, '')}/api/v1/streaming${query}`);
+  });
+}

@@ -1,0 +1,72 @@
+/** SQL for media attachments. Ids are snowflakes, read as text. */
+import type { Knex } from 'knex';
+import type { SocialContext } from '../context.js';
+
+export interface MediaRow {
+  id: string;
+  account_id: string;
+  status_id: string | null;
+  type: string;
+  content_type: string | null;
+  file_name: string | null;
+  file_size: number | null;
+  preview_name: string | null;
+  thumbnail_name: string | null;
+  remote_url: string | null;
+  description: string | null;
+  focus: string | null;
+  meta: string | null;
+  blurhash: string | null;
+  state: 'processing' | 'done' | 'failed';
+  error: string | null;
+  created_at: string;
+}
+
+const COLUMNS = `CAST(id AS TEXT) AS id, CAST(account_id AS TEXT) AS account_id, CAST(status_id AS TEXT) AS status_id, type, content_type,
+  file_name, file_size, preview_name, thumbnail_name, remote_url, description, focus, meta, blurhash, state, error, created_at`;
+
+export class MediaRepo {
+  constructor(private readonly ctx: SocialContext) {}
+
+  byId(id: string): Promise<MediaRow | undefined> {
+    return this.ctx.reader.get<MediaRow>(`SELECT ${COLUMNS} FROM media_attachments WHERE id = ?`, [id]);
+  }
+
+  byIds(ids: readonly string[]): Promise<MediaRow[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.ctx.reader.all<MediaRow>(`SELECT ${COLUMNS} FROM media_attachments WHERE id IN (SELECT CAST(value AS INTEGER) FROM json_each(?))`, [JSON.stringify(ids)]);
+  }
+
+  ofStatuses(statusIds: readonly string[]): Promise<MediaRow[]> {
+    if (statusIds.length === 0) return Promise.resolve([]);
+    return this.ctx.reader.all<MediaRow>(`SELECT ${COLUMNS} FROM media_attachments
+      WHERE status_id IN (SELECT CAST(value AS INTEGER) FROM json_each(?)) ORDER BY id`, [JSON.stringify(statusIds)]);
+  }
+
+  pending(): Promise<Array<{ id: string }>> {
+    return this.ctx.reader.all(`SELECT CAST(id AS TEXT) AS id FROM media_attachments WHERE state = 'processing' ORDER BY id`);
+  }
+
+  async insert(row: Record<string, unknown>, trx: Knex = this.ctx.db): Promise<void> {
+    await trx('media_attachments').insert(row);
+  }
+
+  staleUnattached(beforeIso: string): Promise<Array<{ id: string }>> {
+    return this.ctx.reader.all(`SELECT CAST(id AS TEXT) AS id FROM media_attachments WHERE status_id IS NULL AND created_at < ? AND state != 'processing'`, [beforeIso]);
+  }
+
+  async remove(id: string): Promise<void> {
+    await this.ctx.db('media_attachments').where({ id }).whereNull('status_id').delete();
+  }
+
+  async update(id: string, patch: Record<string, unknown>): Promise<void> {
+    await this.ctx.db('media_attachments').where({ id }).update({ ...patch, updated_at: new Date(this.ctx.now()).toISOString() });
+  }
+
+  /** Attaches unattached media of `accountId` to a status; returns how many were attached. */
+  async attach(trx: Knex, statusId: string, accountId: string, ids: readonly string[]): Promise<number> {
+    const rows = await trx.raw(`UPDATE media_attachments SET status_id = ? WHERE account_id = ? AND status_id IS NULL
+      AND id IN (SELECT CAST(value AS INTEGER) FROM json_each(?)) RETURNING id`, [statusId, accountId, JSON.stringify(ids)]);
+    return (rows as unknown[]).length;
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * /api/v1/media and /api/v2/media (upload), GET and PUT /api/v1/media/:id, and the files
+ * themselves under /system/media_attachments/files with long cache headers. The upload routes
+ * check the token before the body is read, so an unauthorised upload is never written to disk.
+ */
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import type { Context, Middleware } from 'koa';
+import { authenticate, requireScope } from '../../http/auth.js';
+import { notFound, unprocessable } from '../../http/errors.js';
+import { pathId, stringParam } from '../http/params.js';
+import { viewerId, type Routes } from '../http/routes.js';
+import { write } from '../oauth/scopes.js';
+import type { OAuthService } from '../oauth/service.js';
+import { mediaBodyParser, type MediaBody } from './body.js';
+import { serializeMedia } from './serialize.js';
+import type { MediaInput, MediaService } from './service.js';
+import { FILE_NAME, MEDIA_URL_PREFIX } from './storage.js';
+
+const CONTENT_TYPES: Record<string, string> = {
+  jpg: 'image/jpeg', png: 'image/png', gif: 'image/gif', webp: 'image/webp', mp4: 'video/mp4', webm: 'video/webm', mov: 'video/quicktime',
+  mp3: 'audio/mpeg', ogg: 'audio/ogg', oga: 'audio/ogg', opus: 'audio/opus', wav: 'audio/wav', flac: 'audio/flac', m4a: 'audio/mp4', aac: 'audio/aac',
+};
+
+export function mediaRoutes(routes: Routes, service: MediaService, oauth: OAuthService): void {
+  const chain: Middleware[] = [authenticate(oauth.resolve), requireScope(write('media')), mediaBodyParser(service.storage.incoming)];
+  const route = (method: 'post' | 'put', path: string, handler: (ctx: Context) => Promise<void>) => {
+    routes.router[method](path, ...chain, async (ctx) => { await handler(ctx); });
+  };
+
+  const input = (body: MediaBody): MediaInput => ({
+    description: stringParam(body.fields, 'description'),
+    focus: stringParam(body.fields, 'focus'),
+    thumbnail: body.thumbnail,
+  });
+
+  const upload = (waitForProcessing: boolean) => async (ctx: Context) => {
+    const body = ctx.state.media as MediaBody;
+    if (!body.file) throw unprocessable("Validation failed: File can't be blank");
+    const { id, done } = await service.upload(viewerId(ctx), body.file, input(body));
+    if (waitForProcessing) await done;
+    const row = (await service.repo.byId(id))!;
+    if (row.state === 'failed') throw unprocessable('Validation failed: File could not be processed');
+    ctx.status = row.state === 'done' ? 200 : 202;
+    ctx.body = serializeMedia(row, service.storage);
+  };
+  route('post', '/api/v1/media', upload(true));
+  route('post', '/api/v2/media', upload(false));
+
+  route('put', '/api/v1/media/:id', async (ctx) => {
+    const row = await service.update(viewerId(ctx), pathId(ctx), input(ctx.state.media as MediaBody));
+    ctx.body = serializeMedia(row, service.storage);
+  });
+
+  routes.get('/api/v1/media/:id', { scopes: write('media') }, async (ctx) => {
+    const row = await service.ownUnattached(viewerId(ctx), pathId(ctx));
+    if (row.state === 'failed') throw unprocessable('Validation failed: File could not be processed');
+    ctx.status = row.state === 'done' ? 200 : 206;
+    ctx.body = serializeMedia(row, service.storage);
+  });
+
+  routes.get(`${MEDIA_URL_PREFIX}/:id/:name`, 'open', async (ctx) => {
+    const id = pathId(ctx);
+    const name = String(ctx.params.name);
+    if (!FILE_NAME.test(name) || name.startsWith('upload.')) throw notFound();
+    const path = service.storage.path(id, name);
+    const info = await stat(path).catch(() => null);
+    if (!info?.isFile()) throw notFound();
+    ctx.type = CONTENT_TYPES[name.slice(name.lastIndexOf('.') + 1)] ?? 'application/octet-stream';
+    ctx.length = info.size;
+    ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
+    ctx.set('Last-Modified', info.mtime.toUTCString());
+    ctx.body = createReadStream(path);
+  });
+}

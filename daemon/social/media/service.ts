@@ -1,0 +1,192 @@
+/**
+ * The media rules: content-detected type, size limits (413), lying files (422), background
+ * processing (one at a time; v2 answers before it ends), description and focus edits only while
+ * unattached, and the checks a status makes before taking media (own, unattached, processed,
+ * at most four, no mix of images and video).
+ */
+import { rename, stat, unlink, mkdir } from 'node:fs/promises';
+import { HttpError, notFound, unprocessable } from '../../http/errors.js';
+import type { SocialContext } from '../context.js';
+import { nowIso } from '../time.js';
+import { contradicts, detectMedia, limitFor, type Detected } from './detect.js';
+import { probe, processImage, processThumbnail } from './images.js';
+import { MediaRepo, type MediaRow } from './repo.js';
+import type { MediaStorage } from './storage.js';
+import type { Family, RateLimiter } from '../ratelimit/limiter.js';
+
+/** Mastodon's throttle on uploads: 30 per 30 minutes per account. */
+export const MEDIA_UPLOADS: Family = { name: 'media', limit: 30, periodMs: 30 * 60_000 };
+/** Unattached media older than this is removed (a client that gave up on a post). */
+export const UNATTACHED_MAX_AGE_MS = 24 * 3600_000;
+
+export interface UploadedFile { path: string; declaredType?: string | null; size: number }
+export interface MediaInput { description?: string; focus?: string; thumbnail?: UploadedFile }
+
+export const MAX_DESCRIPTION = 1500;
+export const MAX_ATTACHMENTS = 4;
+
+export class MediaService {
+  readonly repo: MediaRepo;
+  private queue: Promise<void> = Promise.resolve();
+  private readonly waiting = new Map<string, Promise<void>>();
+
+  constructor(private readonly ctx: SocialContext, readonly storage: MediaStorage, private readonly limiter: RateLimiter) {
+    this.repo = new MediaRepo(ctx);
+  }
+
+  /** Re-queues what a stop interrupted. */
+  async resume(): Promise<void> {
+    await this.storage.prepare();
+    for (const { id } of await this.repo.pending()) this.enqueue(id);
+  }
+
+  /** Checks and stores an upload; processing is queued. `done` settles when it is finished. */
+  async upload(accountId: string, file: UploadedFile, input: MediaInput): Promise<{ id: string; done: Promise<void> }> {
+    const detected = await this.check(file);
+    validateInput(input);
+    const id = this.ctx.ids.next();
+    const dir = this.storage.dir(id);
+    await mkdir(dir, { recursive: true });
+    const uploadName = `upload.${detected.ext}`;
+    await rename(file.path, this.storage.path(id, uploadName));
+    let thumbnail: string | null = null;
+    if (input.thumbnail && detected.kind !== 'image') thumbnail = await this.takeThumbnail(id, input.thumbnail);
+    const now = nowIso(this.ctx.now());
+    try {
+      await this.ctx.db.transaction(async (trx) => {
+        await this.limiter.record(trx, accountId, MEDIA_UPLOADS);
+        await this.repo.insert({
+          id, account_id: accountId, type: detected.kind, content_type: detected.mime, file_name: uploadName, file_size: file.size,
+          thumbnail_name: thumbnail, description: input.description ?? null, focus: input.focus ?? null,
+          state: 'processing', created_at: now, updated_at: now,
+        }, trx);
+      });
+    } catch (error) {
+      await this.storage.remove(id);
+      throw error;
+    }
+    return { id, done: this.enqueue(id) };
+  }
+
+  private async check(file: UploadedFile): Promise<Detected> {
+    const detected = await detectMedia(file.path);
+    const size = (await stat(file.path)).size;
+    if (!detected) throw unprocessable('Validation failed: File content type is invalid');
+    if (contradicts(file.declaredType, detected)) throw unprocessable('Validation failed: File content does not match its declared type');
+    if (size > limitFor(detected.kind)) throw new HttpError(413, `Validation failed: File size must be less than ${limitFor(detected.kind) / 1024 / 1024} MB`);
+    if (detected.kind === 'image' && !(await probe(file.path))) throw unprocessable('Validation failed: File could not be read as an image');
+    return detected;
+  }
+
+  private async takeThumbnail(id: string, file: UploadedFile): Promise<string> {
+    const detected = await detectMedia(file.path);
+    if (!detected || detected.kind !== 'image') throw unprocessable('Validation failed: Thumbnail content type is invalid');
+    if (file.size > limitFor('image')) throw new HttpError(413, 'Validation failed: Thumbnail is too large');
+    const name = `thumbnail-upload.${detected.ext}`;
+    await rename(file.path, this.storage.path(id, name));
+    return name;
+  }
+
+  private enqueue(id: string): Promise<void> {
+    const run = this.queue.then(() => this.process(id));
+    this.queue = run.catch(() => undefined);
+    const done = run.finally(() => this.waiting.delete(id));
+    this.waiting.set(id, done);
+    return done;
+  }
+
+  private async process(id: string): Promise<void> {
+    const row = await this.repo.byId(id);
+    if (!row || row.state !== 'processing') return;
+    const ext = row.file_name!.slice(row.file_name!.lastIndexOf('.') + 1);
+    const upload = this.storage.path(id, row.file_name!);
+    try {
+      if (row.type === 'image') {
+        const format = ['png', 'webp', 'gif'].includes(ext) ? ext : 'jpg';
+        const original = `original.${format}`;
+        const result = await processImage(upload, this.storage.path(id, original), this.storage.path(id, 'small.jpg'), format);
+        await unlink(upload).catch(() => undefined);
+        await this.repo.update(id, { state: 'done', file_name: original, preview_name: 'small.jpg', blurhash: result.blurhash,
+          meta: JSON.stringify({ original: result.original, small: result.small }) });
+      } else {
+        const original = `original.${ext}`;
+        await rename(upload, this.storage.path(id, original));
+        const patch: Record<string, unknown> = { state: 'done', file_name: original };
+        if (row.thumbnail_name) Object.assign(patch, await this.thumbnailPatch(id, row.thumbnail_name));
+        await this.repo.update(id, patch);
+      }
+    } catch (error) {
+      this.ctx.log.warn('media processing failed', { media_id: id, error: (error as Error).message });
+      await this.repo.update(id, { state: 'failed', error: 'Processing failed' });
+    }
+  }
+
+  private async thumbnailPatch(id: string, uploaded: string): Promise<Record<string, unknown>> {
+    const result = await processThumbnail(this.storage.path(id, uploaded), this.storage.path(id, 'thumbnail.jpg'));
+    await unlink(this.storage.path(id, uploaded)).catch(() => undefined);
+    return { thumbnail_name: 'thumbnail.jpg', preview_name: 'thumbnail.jpg', blurhash: result.blurhash, meta: JSON.stringify({ small: result.dims }) };
+  }
+
+  /** Removes unattached media older than a day, files included; returns how many. */
+  async removeStale(): Promise<number> {
+    const before = nowIso(this.ctx.now() - UNATTACHED_MAX_AGE_MS);
+    const stale = await this.repo.staleUnattached(before);
+    for (const { id } of stale) {
+      await this.repo.remove(id);
+      await this.storage.remove(id);
+    }
+    await this.storage.sweepIncoming(3600_000, this.ctx.now());
+    return stale.length;
+  }
+
+  /** Waits for processing of `id` if it is queued. */
+  async settled(id: string): Promise<void> {
+    await this.waiting.get(id);
+  }
+
+  /** The caller's unattached attachment (GET and PUT): anything else is 404, as in Mastodon. */
+  async ownUnattached(accountId: string, id: string): Promise<MediaRow> {
+    const row = await this.repo.byId(id);
+    if (!row || row.account_id !== accountId || row.status_id !== null) throw notFound();
+    return row;
+  }
+
+  async update(accountId: string, id: string, input: MediaInput): Promise<MediaRow> {
+    const row = await this.ownUnattached(accountId, id);
+    validateInput(input);
+    const patch: Record<string, unknown> = {};
+    if (input.description !== undefined) patch.description = input.description;
+    if (input.focus !== undefined) patch.focus = input.focus;
+    if (input.thumbnail) {
+      if (row.type === 'image') throw unprocessable('Validation failed: Thumbnail can only be set for audio and video');
+      const name = await this.takeThumbnail(id, input.thumbnail);
+      Object.assign(patch, await this.thumbnailPatch(id, name));
+    }
+    if (Object.keys(patch).length) await this.repo.update(id, patch);
+    return (await this.repo.byId(id))!;
+  }
+
+  /** Checks media ids for a new status; returns them deduplicated in order. */
+  async checkForStatus(accountId: string, ids: readonly string[]): Promise<string[]> {
+    const unique = [...new Set(ids)];
+    if (unique.length > MAX_ATTACHMENTS) throw unprocessable(`Validation failed: You can attach at most ${MAX_ATTACHMENTS} files`);
+    const rows = await this.repo.byIds(unique);
+    const usable = rows.filter((row) => row.account_id === accountId && row.status_id === null);
+    if (usable.length !== unique.length) throw unprocessable('Validation failed: Media attachments are not yours or are already attached');
+    if (usable.some((row) => row.state !== 'done')) throw unprocessable('Validation failed: Media attachments are still being processed');
+    const kinds = new Set(usable.map((row) => row.type));
+    if (kinds.size > 1 && (kinds.has('video') || kinds.has('audio'))) throw unprocessable('Validation failed: Cannot attach a video or audio file to a status with other files');
+    return unique;
+  }
+}
+
+function validateInput(input: MediaInput): void {
+  if (input.description !== undefined && [...input.description].length > MAX_DESCRIPTION) {
+    throw unprocessable(`Validation failed: Description is too long (maximum is ${MAX_DESCRIPTION} characters)`);
+  }
+  if (input.focus !== undefined) {
+    const parts = input.focus.split(',').map((part) => Number(part.trim()));
+    if (parts.length !== 2 || parts.some((n) => !Number.isFinite(n) || n < -1 || n > 1)) throw unprocessable('Validation failed: Focus must be "x,y" with values from -1 to 1');
+    input.focus = parts.join(',');
+  }
+}

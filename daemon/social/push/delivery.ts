@@ -1,0 +1,105 @@
+/**
+ * Web Push delivery: each new notification goes to the recipient's subscriptions whose alerts and
+ * policy allow it, encrypted and signed by the web-push library (VAPID), sent with fetch; retried
+ * on network errors, 429 and 5xx (three attempts), and the subscription dropped on 404 or 410.
+ */
+import type { SocialContext } from '../context.js';
+import type { NotificationsService } from '../notifications/service.js';
+import { webPush, type VapidKeys } from './vapid.js';
+import type { PushRow, PushService } from './service.js';
+
+const RETRY_DELAYS_MS = [1000, 5000];
+const TTL_S = 48 * 3600;
+
+export class PushDelivery {
+  private readonly pending = new Set<Promise<void>>();
+  private readonly listener = (e: { notificationId: string; accountId: string; type: string }) => {
+    const job = this.deliver(e).catch((error) => this.ctx.log.warn('push delivery failed', { error: (error as Error).message }));
+    this.pending.add(job);
+    void job.finally(() => this.pending.delete(job));
+  };
+
+  constructor(private readonly ctx: SocialContext, private readonly push: PushService, private readonly notifications: NotificationsService,
+    private readonly vapid: () => VapidKeys, private readonly retryDelays = RETRY_DELAYS_MS) {}
+
+  start(): void {
+    this.ctx.events.on('notification.created', this.listener);
+  }
+
+  async stop(): Promise<void> {
+    this.ctx.events.off('notification.created', this.listener);
+    await Promise.allSettled([...this.pending]);
+  }
+
+  private async deliver(e: { notificationId: string; accountId: string; type: string }): Promise<void> {
+    const subscriptions = await this.push.ofAccount(e.accountId);
+    if (subscriptions.length === 0) return;
+    const row = await this.notifications.repo.one(e.accountId, e.notificationId);
+    if (!row || row.filtered) return;
+    const sender = await this.ctx.reader.get<{ username: string; display_name: string; avatar: string | null }>(`SELECT username, display_name, avatar FROM accounts WHERE id = ?`, [row.from_account_id]);
+    for (const subscription of subscriptions) {
+      const alerts = JSON.parse(subscription.alerts) as Record<string, boolean>;
+      if (!alerts[row.type] || !(await this.policyAllows(subscription, row.from_account_id))) continue;
+      const payload = JSON.stringify({
+        notification_id: row.id, notification_type: row.type, preferred_locale: 'en',
+        icon: sender?.avatar ?? `${this.ctx.config.baseUrl}/avatars/original/missing.png`,
+        title: titleFor(row.type, sender?.display_name || sender?.username || 'Someone'), body: '',
+      });
+      await this.send(subscription, payload);
+    }
+  }
+
+  private async policyAllows(subscription: PushRow, fromId: string): Promise<boolean> {
+    const follows = async (a: string, b: string) => Boolean(await this.ctx.reader.get(`SELECT 1 AS x FROM follows WHERE account_id = ? AND target_account_id = ?`, [a, b]));
+    switch (subscription.policy) {
+      case 'all': return true;
+      case 'none': return false;
+      case 'followed': return follows(subscription.account_id, fromId);
+      case 'follower': return follows(fromId, subscription.account_id);
+      default: return false;
+    }
+  }
+
+  private async send(subscription: PushRow, payload: string): Promise<void> {
+    const keys = this.vapid();
+    const request = (await webPush()).generateRequestDetails(
+      { endpoint: subscription.endpoint, keys: { p256dh: subscription.key_p256dh, auth: subscription.key_auth } },
+      payload,
+      { vapidDetails: { subject: vapidSubject(this.ctx.config.baseUrl), publicKey: keys.publicKey, privateKey: keys.privateKey }, TTL: TTL_S, contentEncoding: subscription.standard ? 'aes128gcm' : 'aesgcm' },
+    );
+    for (let attempt = 0; ; attempt++) {
+      let status = 0;
+      try {
+        const response = await fetch(request.endpoint, { method: 'POST', headers: request.headers as Record<string, string>, body: request.body as Buffer | undefined });
+        status = response.status;
+        await response.arrayBuffer().catch(() => undefined);
+      } catch { /* network error: retried */ }
+      if (status >= 200 && status < 300) return;
+      if (status === 404 || status === 410) {
+        await this.push.drop(subscription.id);
+        this.ctx.log.info('push subscription dropped', { subscription_id: subscription.id, status });
+        return;
+      }
+      const retriable = status === 0 || status === 429 || status >= 500;
+      if (!retriable || attempt >= this.retryDelays.length) {
+        this.ctx.log.warn('push not delivered', { subscription_id: subscription.id, status, attempts: attempt + 1 });
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, this.retryDelays[attempt]));
+    }
+  }
+}
+
+function titleFor(type: string, name: string): string {
+  const titles: Record<string, string> = {
+    mention: `You were mentioned by ${name}`, favourite: `${name} favourited your post`, reblog: `${name} boosted your post`,
+    follow: `${name} is now following you`, follow_request: `${name} wants to follow you`, status: `${name} just posted`, update: `${name} edited a post`,
+  };
+  return titles[type] ?? `New notification from ${name}`;
+}
+
+/** VAPID wants an https: or mailto: contact: the instance itself when it is on https. */
+function vapidSubject(baseUrl: string): string {
+  const url = new URL(baseUrl);
+  return url.protocol === 'https:' ? url.origin : `mailto:postmaster@${url.hostname}`;
+}

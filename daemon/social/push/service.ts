@@ -1,0 +1,95 @@
+/**
+ * Web Push subscriptions, one per access token: endpoint and keys checked, alerts per
+ * notification type, and the `policy` (all, followed, follower, none) — an unknown policy is 422
+ * and nothing is stored.
+ */
+import { notFound, unprocessable } from '../../http/errors.js';
+import type { SocialContext } from '../context.js';
+import { nowIso } from '../time.js';
+
+export const POLICIES = ['all', 'followed', 'follower', 'none'] as const;
+export const ALERT_TYPES = ['mention', 'status', 'reblog', 'follow', 'follow_request', 'favourite', 'poll', 'update', 'admin.sign_up', 'admin.report', 'quote', 'quoted_update'] as const;
+
+export interface PushRow { id: number; token_id: string; account_id: string; endpoint: string; key_p256dh: string; key_auth: string; alerts: string; policy: string; standard: number }
+export interface SubscriptionInput { endpoint?: string; p256dh?: string; auth?: string; standard?: boolean }
+export interface DataInput { alerts?: Record<string, unknown>; policy?: string }
+
+const COLUMNS = `id, CAST(token_id AS TEXT) AS token_id, CAST(account_id AS TEXT) AS account_id, endpoint, key_p256dh, key_auth, alerts, policy, standard`;
+
+export class PushService {
+  constructor(private readonly ctx: SocialContext) {}
+
+  get(tokenId: string): Promise<PushRow | undefined> {
+    return this.ctx.reader.get<PushRow>(`SELECT ${COLUMNS} FROM push_subscriptions WHERE token_id = ?`, [tokenId]);
+  }
+
+  ofAccount(accountId: string): Promise<PushRow[]> {
+    return this.ctx.reader.all<PushRow>(`SELECT ${COLUMNS} FROM push_subscriptions WHERE account_id = ?`, [accountId]);
+  }
+
+  /** Creates or replaces the token's subscription. */
+  async subscribe(tokenId: string, accountId: string, sub: SubscriptionInput, data: DataInput): Promise<PushRow> {
+    const endpoint = checkEndpoint(sub.endpoint);
+    const p256dh = checkKey(sub.p256dh, 65, 'p256dh');
+    const auth = checkKey(sub.auth, 16, 'auth');
+    const policy = checkPolicy(data.policy ?? 'all');
+    const alerts = mergeAlerts({}, data.alerts);
+    await this.ctx.db.transaction(async (trx) => {
+      await trx.raw(`DELETE FROM push_subscriptions WHERE token_id = ?`, [tokenId]);
+      await trx.raw(`INSERT INTO push_subscriptions (token_id, account_id, endpoint, key_p256dh, key_auth, alerts, policy, standard, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        [tokenId, accountId, endpoint, p256dh, auth, JSON.stringify(alerts), policy, sub.standard ? 1 : 0, nowIso(this.ctx.now())]);
+    });
+    return (await this.get(tokenId))!;
+  }
+
+  async update(tokenId: string, data: DataInput): Promise<PushRow> {
+    const row = await this.get(tokenId);
+    if (!row) throw notFound();
+    const policy = data.policy === undefined ? row.policy : checkPolicy(data.policy);
+    const alerts = mergeAlerts(JSON.parse(row.alerts) as Record<string, boolean>, data.alerts);
+    await this.ctx.db.raw(`UPDATE push_subscriptions SET alerts = ?, policy = ? WHERE id = ?`, [JSON.stringify(alerts), policy, row.id]);
+    return (await this.get(tokenId))!;
+  }
+
+  async remove(tokenId: string): Promise<void> {
+    await this.ctx.db.raw(`DELETE FROM push_subscriptions WHERE token_id = ?`, [tokenId]);
+  }
+
+  async drop(id: number): Promise<void> {
+    await this.ctx.db.raw(`DELETE FROM push_subscriptions WHERE id = ?`, [id]);
+  }
+}
+
+function checkEndpoint(value: string | undefined): string {
+  try {
+    const url = new URL(value ?? '');
+    if (url.protocol === 'https:' || url.protocol === 'http:') return url.toString();
+  } catch { /* refused below */ }
+  throw unprocessable('Validation failed: Endpoint is not a valid URL');
+}
+
+function checkKey(value: string | undefined, bytes: number, name: string): string {
+  const decoded = value ? Buffer.from(value, 'base64url') : Buffer.alloc(0);
+  if (decoded.length !== bytes) throw unprocessable(`Validation failed: Keys ${name} is invalid`);
+  return value!;
+}
+
+function checkPolicy(policy: string): string {
+  if (!(POLICIES as readonly string[]).includes(policy)) throw unprocessable(`Validation failed: Policy is not included in the list`);
+  return policy;
+}
+
+const FALSE_WORDS = new Set(['false', '0', 'f', 'off', 'no', '']);
+
+function mergeAlerts(current: Record<string, boolean>, given: Record<string, unknown> | undefined): Record<string, boolean> {
+  const out: Record<string, boolean> = {};
+  for (const type of ALERT_TYPES) {
+    const raw = given?.[type];
+    out[type] = raw === undefined ? current[type] ?? false : typeof raw === 'boolean' ? raw : !FALSE_WORDS.has(String(raw).toLowerCase());
+  }
+  return out;
+}
+
+export function serializeSubscription(row: PushRow, serverKey: string): Record<string, unknown> {
+  return { id: row.id, endpoint: row.endpoint, standard: Boolean(row.standard), alerts: JSON.parse(row.alerts), server_key: serverKey, policy: row.policy };
+}

@@ -1,0 +1,106 @@
+/**
+ * The rules of GET /api/v2/search: accounts, statuses and hashtags; paging (offset, min_id, max_id)
+ * only with a `type`; without a token search still works, but only exact matches for queries under
+ * 5 characters, no offset and no `resolve` (401); `from:` with an unsupported value is 422 and with
+ * an unknown account 404; `exclude_unreviewed` drops unreviewed hashtags.
+ */
+import { HttpError, notFound, unauthorized, unprocessable } from '../../http/errors.js';
+import type { SocialContext } from '../context.js';
+import { TagsRepo, type TagRow } from '../tags/repo.js';
+import { ftsExpression, parseFrom, parseQuery } from './query.js';
+import { SearchRepo } from './repo.js';
+
+export const SEARCH_TYPES = ['accounts', 'statuses', 'hashtags'] as const;
+export const EXACT_ONLY_BELOW = 5;
+
+export interface SearchInput {
+  q: string;
+  type?: string;
+  limit: number;
+  offset?: number;
+  minId?: string;
+  maxId?: string;
+  accountId?: string;
+  resolve: boolean;
+  excludeUnreviewed: boolean;
+}
+
+export interface SearchResult { accountIds: string[]; statusIds: string[]; tags: TagRow[] }
+
+export class SearchService {
+  readonly repo: SearchRepo;
+  readonly tags: TagsRepo;
+  /** Fetches an account address or a status URL from its server (federation sets it). */
+  remoteResolver: ((query: string) => Promise<{ accountIds: string[]; statusIds: string[] }>) | null = null;
+
+  constructor(private readonly ctx: SocialContext) {
+    this.repo = new SearchRepo(ctx);
+    this.tags = new TagsRepo(ctx);
+  }
+
+  async search(viewerId: string | null, input: SearchInput): Promise<SearchResult> {
+    if (input.type !== undefined && !(SEARCH_TYPES as readonly string[]).includes(input.type)) throw new HttpError(400, `Invalid value for 'type'`);
+    if (!viewerId && input.resolve) throw unauthorized('Search queries that resolve remote resources are not supported without authentication');
+    if (!viewerId && input.offset !== undefined) throw unauthorized('Search queries with offset are not supported without authentication');
+    const paged = input.type !== undefined;
+    const offset = paged ? input.offset ?? 0 : 0;
+    const wants = (type: string) => input.type === undefined || input.type === type;
+    const { text, from } = parseQuery(input.q.trim());
+    const exactOnly = !viewerId && input.q.trim().length < EXACT_ONLY_BELOW;
+    const result: SearchResult = { accountIds: [], statusIds: [], tags: [] };
+
+    let authorId: string | null = input.accountId ?? null;
+    if (from !== null) authorId = await this.fromAccount(from, viewerId);
+
+    if (wants('statuses') && viewerId) {
+      const match = ftsExpression(text);
+      if (match) {
+        result.statusIds = (await this.repo.statuses({
+          match, viewerId, authorId, limit: input.limit, offset,
+          maxId: paged ? input.maxId : undefined, minId: paged ? input.minId : undefined,
+        })).map((row) => row.id);
+      }
+    }
+    if (from !== null) return result;
+    if (wants('accounts')) result.accountIds = await this.accounts(text, exactOnly, input.limit, offset);
+    if (input.resolve && viewerId && this.remoteResolver && offset === 0) await this.mergeResolved(input.q.trim(), result, wants);
+    if (wants('hashtags')) {
+      const name = text.replace(/^#/, '');
+      if (name && /^[\p{L}\p{N}_]+$/u.test(name)) {
+        result.tags = await this.tags.search(name, { exact: exactOnly, reviewedOnly: input.excludeUnreviewed, limit: input.limit, offset });
+      }
+    }
+    return result;
+  }
+
+  /** What the query names on another server comes first, then the local matches (without repeats). */
+  private async mergeResolved(query: string, result: SearchResult, wants: (type: string) => boolean): Promise<void> {
+    const found = await this.remoteResolver!(query);
+    const first = (resolved: string[], local: string[]) => [...new Set([...resolved, ...local])];
+    if (wants('accounts')) result.accountIds = first(found.accountIds, result.accountIds);
+    if (wants('statuses')) result.statusIds = first(found.statusIds, result.statusIds);
+  }
+
+  private async fromAccount(value: string, viewerId: string | null): Promise<string> {
+    const parsed = parseFrom(value);
+    if (!parsed) throw unprocessable(`Validation failed: from: does not support "${value}"`);
+    if ('me' in parsed) {
+      if (!viewerId) throw unprocessable('Validation failed: from:me needs an authenticated user');
+      return viewerId;
+    }
+    const [found] = await this.repo.exactAccounts(parsed.username, parsed.domain, this.ctx.localDomain);
+    if (!found) throw notFound();
+    return found.id;
+  }
+
+  private async accounts(text: string, exactOnly: boolean, limit: number, offset: number): Promise<string[]> {
+    const address = /^@?([a-z0-9_]+(?:[a-z0-9_.-]*[a-z0-9_])?)(?:@([a-z0-9.-]+[a-z0-9](?::\d{1,5})?))?$/i.exec(text);
+    if (exactOnly || (address && address[2])) {
+      if (!address || offset > 0) return [];
+      return (await this.repo.exactAccounts(address[1]!, address[2] ?? null, this.ctx.localDomain)).slice(0, limit).map((row) => row.id);
+    }
+    const match = ftsExpression(text.replace(/^@/, '').replace(/[@.]/g, ' '));
+    if (!match) return [];
+    return (await this.repo.accounts(match, text.replace(/^@/, ''), limit, offset)).map((row) => row.id);
+  }
+}

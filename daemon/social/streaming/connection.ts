@@ -1,0 +1,72 @@
+/**
+ * One streaming client: its identity, its channels, and how its messages are framed. WebSocket
+ * clients get Mastodon's JSON messages ({stream, event, payload}); EventSource clients get
+ * `event:` / `data:` lines. Payload objects are JSON-encoded into a string; ids stay strings.
+ */
+import type { ServerResponse } from 'node:http';
+import type { WebSocket } from 'ws';
+import type { AuthContext } from '../../http/auth.js';
+import { scopeAllows } from '../../http/auth.js';
+import type { Channel } from './channels.js';
+
+export interface StreamTransport {
+  deliver(stream: string[], event: string, payload: string | undefined): void;
+  error(message: string, status: number): void;
+}
+
+export class WebSocketTransport implements StreamTransport {
+  constructor(readonly socket: WebSocket) {}
+
+  private write(message: unknown): void {
+    if (this.socket.readyState === this.socket.OPEN) this.socket.send(JSON.stringify(message));
+  }
+
+  deliver(stream: string[], event: string, payload: string | undefined): void {
+    this.write(payload === undefined ? { stream, event } : { stream, event, payload });
+  }
+
+  error(message: string, status: number): void {
+    this.write({ error: message, status });
+  }
+}
+
+export class EventSourceTransport implements StreamTransport {
+  constructor(readonly response: ServerResponse) {}
+
+  deliver(_stream: string[], event: string, payload: string | undefined): void {
+    if (!this.response.writableEnded) this.response.write(`event: ${event}\ndata: ${payload ?? ''}\n\n`);
+  }
+
+  error(message: string, status: number): void {
+    if (!this.response.writableEnded) this.response.write(`event: error\ndata: ${JSON.stringify({ error: message, status })}\n\n`);
+  }
+
+  heartbeat(): void {
+    if (!this.response.writableEnded) this.response.write(':thump\n\n');
+  }
+}
+
+export class StreamConnection {
+  readonly channels = new Map<string, Channel>();
+  alive = true;
+
+  constructor(readonly transport: StreamTransport, readonly auth: AuthContext | null) {}
+
+  get accountId(): string | null {
+    return this.auth?.accountId ?? null;
+  }
+
+  allows(channel: Channel): boolean {
+    if (!this.auth) return !channel.user;
+    if (channel.user && !this.auth.accountId) return false;
+    return channel.scopes.some((scope) => scopeAllows(this.auth!.scopes, scope));
+  }
+
+  send(channel: Channel, event: string, payload?: unknown): void {
+    this.transport.deliver(channel.name, event, payload === undefined ? undefined : typeof payload === 'string' ? payload : JSON.stringify(payload));
+  }
+
+  error(message: string, status: number): void {
+    this.transport.error(message, status);
+  }
+}

@@ -1,0 +1,44 @@
+/** SQL for hashtags and the statuses that carry them. */
+import type { Knex } from 'knex';
+import type { SocialContext } from '../context.js';
+
+export interface TagRow { id: number; name: string; reviewed_at: string | null; listable: number }
+
+export class TagsRepo {
+  constructor(private readonly ctx: SocialContext) {}
+
+  async tagStatus(trx: Knex, statusId: string, names: readonly string[]): Promise<void> {
+    const now = new Date(this.ctx.now()).toISOString();
+    for (const name of names) {
+      await trx.raw(`INSERT INTO tags (name, created_at) VALUES (?, ?) ON CONFLICT DO NOTHING`, [name, now]);
+      await trx.raw(`INSERT INTO status_tags (status_id, tag_id) SELECT ?, id FROM tags WHERE lower(name) = lower(?) ON CONFLICT DO NOTHING`, [statusId, name]);
+    }
+  }
+
+  ofStatuses(statusIds: readonly string[]): Promise<Array<{ status_id: string; name: string }>> {
+    if (statusIds.length === 0) return Promise.resolve([]);
+    return this.ctx.reader.all(`SELECT CAST(st.status_id AS TEXT) AS status_id, t.name FROM status_tags st JOIN tags t ON t.id = st.tag_id
+      WHERE st.status_id IN (SELECT CAST(value AS INTEGER) FROM json_each(?)) ORDER BY lower(t.name)`, [JSON.stringify(statusIds)]);
+  }
+
+  byNames(names: readonly string[]): Promise<TagRow[]> {
+    return this.ctx.reader.all<TagRow>(`SELECT id, name, reviewed_at, listable FROM tags WHERE lower(name) IN (SELECT lower(value) FROM json_each(?))`, [JSON.stringify(names)]);
+  }
+
+  /** Tags whose name starts with `prefix` (or equals it when `exact`), most used first. */
+  search(prefix: string, options: { exact: boolean; reviewedOnly: boolean; limit: number; offset: number }): Promise<TagRow[]> {
+    const where = options.exact ? `lower(name) = lower(?1)` : `lower(name) >= lower(?1) AND lower(name) < lower(?1) || char(1114111)`;
+    return this.ctx.reader.all<TagRow>(`SELECT id, name, reviewed_at, listable FROM tags WHERE ${where} AND listable = 1
+      ${options.reviewedOnly ? 'AND reviewed_at IS NOT NULL' : ''}
+      ORDER BY (lower(name) = lower(?1)) DESC, (SELECT count(*) FROM status_tags st WHERE st.tag_id = tags.id) DESC, name LIMIT ?2 OFFSET ?3`,
+    [prefix, options.limit, options.offset]);
+  }
+
+  /** Uses per day over the last week, newest day first (Mastodon's tag history). */
+  history(tagId: number, nowMs: number): Promise<Array<{ day: string; uses: number; accounts: number }>> {
+    const since = new Date(nowMs - 7 * 86400_000).toISOString();
+    return this.ctx.reader.all(`SELECT substr(s.created_at, 1, 10) AS day, count(*) AS uses, count(DISTINCT s.account_id) AS accounts
+      FROM status_tags st JOIN statuses s ON s.id = st.status_id WHERE st.tag_id = ? AND s.created_at >= ? AND s.deleted_at IS NULL
+      GROUP BY day ORDER BY day DESC`, [tagId, since]);
+  }
+}

@@ -1,0 +1,67 @@
+/**
+ * /api/v1/timelines/home, /public and /tag/:hashtag. Public and hashtag timelines are open
+ * while public preview is on (NESTBOX_PUBLIC_PREVIEW); off, they need a user's token (401).
+ */
+import type { Context } from 'koa';
+import { unauthorized } from '../../http/errors.js';
+import { arrayParam, boolParam, params, type Params } from '../http/params.js';
+import { keep, pageQuery, setLink, type PageQuery } from '../http/pagination.js';
+import { optionalViewerId, viewerId, type Routes } from '../http/routes.js';
+import { read } from '../oauth/scopes.js';
+import type { StatusRenderer } from '../statuses/serialize.js';
+import { normalizeTag } from '../tags/parse.js';
+import type { TagsRepo } from '../tags/repo.js';
+import type { TimelinesRepo, PublicOptions } from './repo.js';
+
+export interface TimelineDeps { repo: TimelinesRepo; tags: TagsRepo; renderer: StatusRenderer; baseUrl: string; publicPreview: boolean }
+
+/** Renders status ids in order (hidden or vanished ones left out) with the Link header. */
+export async function sendStatusPage(ctx: Context, deps: Pick<TimelineDeps, 'renderer' | 'baseUrl'>, p: Params, ids: Array<{ id: string }>, kept: string[], viewer: string | null): Promise<void> {
+  const rendered = await deps.renderer.render(ids.map((row) => row.id), viewer);
+  ctx.body = ids.map((row) => rendered.get(row.id)).filter(Boolean);
+  if (ids.length) setLink(ctx, { baseUrl: deps.baseUrl, path: ctx.path, kept: keep(p, kept), nextMaxId: ids[ids.length - 1]!.id, prevMinId: ids[0]!.id });
+}
+
+function publicOptions(p: Params): PublicOptions {
+  return { local: boolParam(p, 'local') ?? false, remote: boolParam(p, 'remote') ?? false, onlyMedia: boolParam(p, 'only_media') ?? false };
+}
+
+export function timelineRoutes(routes: Routes, deps: TimelineDeps): void {
+  const page = (p: Params): PageQuery => pageQuery(p, 20, 40);
+  const previewViewer = (ctx: Context): string | null => {
+    const viewer = optionalViewerId(ctx);
+    if (!deps.publicPreview && !viewer) {
+      if (ctx.state.auth) viewerId(ctx);
+      throw unauthorized('This method requires an authenticated user');
+    }
+    return viewer;
+  };
+
+  routes.get('/api/v1/timelines/home', { scopes: read('statuses') }, async (ctx) => {
+    const viewer = viewerId(ctx);
+    const p = params(ctx);
+    await sendStatusPage(ctx, deps, p, await deps.repo.home(viewer, page(p)), ['limit'], viewer);
+  });
+
+  routes.get('/api/v1/timelines/public', { ifToken: read('statuses') }, async (ctx) => {
+    const viewer = previewViewer(ctx);
+    const p = params(ctx);
+    await sendStatusPage(ctx, deps, p, await deps.repo.public(publicOptions(p), viewer, page(p)), ['limit', 'local', 'remote', 'only_media'], viewer);
+  });
+
+  routes.get('/api/v1/timelines/tag/:hashtag', { ifToken: read('statuses') }, async (ctx) => {
+    const viewer = previewViewer(ctx);
+    const p = params(ctx);
+    const tagIds = async (names: string[]) => (names.length ? (await deps.tags.byNames(names.map(normalizeTag))).map((tag) => tag.id) : []);
+    const any = await tagIds([String(ctx.params.hashtag), ...(arrayParam(p, 'any') ?? [])]);
+    const allNames = arrayParam(p, 'all') ?? [];
+    const all = await tagIds(allNames);
+    if (any.length === 0 || all.length < new Set(allNames.map(normalizeTag)).size) {
+      ctx.body = [];
+      return;
+    }
+    const none = await tagIds(arrayParam(p, 'none') ?? []);
+    const ids = await deps.repo.tag({ ...publicOptions(p), any, all, none }, viewer, page(p));
+    await sendStatusPage(ctx, deps, p, ids, ['limit', 'local', 'remote', 'only_media', 'any', 'all', 'none'], viewer);
+  });
+}

@@ -1,0 +1,176 @@
+/**
+ * npm run bench -- api: the social API under realistic volume, through HTTP against the real
+ * daemon on loopback. Home timeline (40 statuses; 10,000 posts by 100 followed accounts), search
+ * (100,000 statuses), a 4 MB JPEG upload (answer and end of processing), and streaming (500
+ * WebSocket clients; one notification delivered to its recipient).
+ */
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import WebSocket from 'ws';
+import { openDatabase } from '../../daemon/store/db.js';
+import { migrate } from '../../daemon/store/migrate.js';
+import { snowflakeAt } from '../../daemon/store/ids.js';
+import { sha256 } from '../../daemon/social/oauth/secrets.js';
+import { startDaemon, type RunningDaemon } from '../../test/helpers/daemon.js';
+import { tempDir } from '../../test/helpers/paths.js';
+import type { Bench } from './index.js';
+import { percentile, report, round, type Figure } from './stats.js';
+
+const ACCOUNTS = 1000;
+const FOLLOWED = 100;
+const STATUSES = 100_000;
+const FOLLOWED_POSTS = 10_000;
+const CLIENTS = 500;
+
+const WORDS = Array.from({ length: 2000 }, (_, i) => `w${(i * 7919).toString(36)}x`);
+
+async function seed(dataDir: string): Promise<void> {
+  const db = openDatabase({ filename: join(dataDir, 'nestbox.sqlite3') });
+  await migrate(db);
+  const now = Date.now();
+  const at = new Date(now).toISOString();
+  await db.transaction(async (trx) => {
+    for (let i = 0; i < ACCOUNTS; i++) {
+      const id = snowflakeAt(now - 10_000_000 + i);
+      await trx.raw(`INSERT INTO accounts (id, username, display_name, uri, url, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+        [id, `user${i}`, `User ${i}`, `http://127.0.0.1/users/user${i}`, `http://127.0.0.1/@user${i}`, at, at]);
+      await trx.raw(`INSERT INTO users (account_id, email, password_hash, approved, created_at, confirmed_at) VALUES (?, ?, 'x', 1, ?, ?)`, [id, `user${i}@bench.test`, at, at]);
+      await trx.raw(`INSERT INTO oauth_tokens (token_hash, account_id, scopes, created_at) VALUES (?, ?, 'read write', ?)`, [sha256(`token-${i}`), id, at]);
+    }
+    // user0 follows user1..user100.
+    for (let i = 1; i <= FOLLOWED; i++) {
+      await trx.raw(`INSERT INTO follows (account_id, target_account_id, created_at) VALUES (?, ?, ?)`, [snowflakeAt(now - 10_000_000), snowflakeAt(now - 10_000_000 + i), at]);
+    }
+    let seedValue = 1;
+    const random = () => { seedValue = (seedValue * 48271) % 2147483647; return seedValue / 2147483647; };
+    for (let n = 0; n < STATUSES; n++) {
+      // The first 10,000 are by followed accounts, spread over the whole period; the rest by others.
+      const author = n % 10 === 0 ? 1 + (n / 10) % FOLLOWED : FOLLOWED + 1 + (n % (ACCOUNTS - FOLLOWED - 1));
+      const id = snowflakeAt(now - 5_000_000 + n * 40);
+      const text = Array.from({ length: 12 }, () => WORDS[Math.floor(random() * WORDS.length)]).join(' ');
+      await trx.raw(`INSERT INTO statuses (id, account_id, uri, text, content, visibility, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 'public', ?, ?)`,
+        [id, snowflakeAt(now - 10_000_000 + author), `http://127.0.0.1/s/${id}`, text, `<p>${text}</p>`, at, at]);
+    }
+  });
+  await db.raw('ANALYZE');
+  await db.destroy();
+}
+
+async function timed(samples: number[], run: () => Promise<void>): Promise<void> {
+  const started = performance.now();
+  await run();
+  samples.push(performance.now() - started);
+}
+
+async function get(daemon: RunningDaemon, path: string, token: string): Promise<unknown> {
+  const res = await daemon.fetch(path, { headers: { authorization: `Bearer ${token}` } });
+  if (!res.ok) throw new Error(`${path}: ${res.status}`);
+  return res.json();
+}
+
+async function benchTimeline(daemon: RunningDaemon): Promise<number[]> {
+  const samples: number[] = [];
+  for (let i = 0; i < 30; i++) await get(daemon, '/api/v1/timelines/home?limit=40', 'token-0');
+  for (let i = 0; i < 300; i++) {
+    await timed(samples, async () => {
+      const body = await get(daemon, '/api/v1/timelines/home?limit=40', 'token-0') as unknown[];
+      if (body.length !== 40) throw new Error(`home timeline gave ${body.length}`);
+    });
+  }
+  return samples;
+}
+
+async function benchSearch(daemon: RunningDaemon): Promise<number[]> {
+  const samples: number[] = [];
+  for (let i = 0; i < 300; i++) {
+    const word = WORDS[(i * 37) % WORDS.length]!;
+    await timed(samples, async () => { await get(daemon, `/api/v2/search?q=${word}&type=statuses&limit=20`, 'token-0'); });
+  }
+  return samples;
+}
+
+async function benchUpload(daemon: RunningDaemon): Promise<{ answered: number[]; processed: number[] }> {
+  const side = 2000;
+  const jpeg = await sharp(randomBytes(side * side * 3), { raw: { width: side, height: side, channels: 3 } }).jpeg({ quality: 95 }).toBuffer();
+  process.stderr.write(`upload file: ${(jpeg.length / 1024 / 1024).toFixed(1)} MB JPEG, ${side}x${side}\n`);
+  const answered: number[] = [];
+  const processed: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const body = new FormData();
+    body.append('file', new Blob([jpeg], { type: 'image/jpeg' }), 'photo.jpg');
+    const started = performance.now();
+    const res = await daemon.fetch('/api/v2/media', { method: 'POST', headers: { authorization: 'Bearer token-1' }, body });
+    const media = await res.json() as { id: string };
+    answered.push(performance.now() - started);
+    for (;;) {
+      const state = await daemon.fetch(`/api/v1/media/${media.id}`, { headers: { authorization: 'Bearer token-1' } });
+      await state.arrayBuffer();
+      if (state.status === 200) break;
+      if (state.status !== 206) throw new Error(`media ${media.id}: ${state.status}`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    processed.push(performance.now() - started);
+  }
+  return { answered, processed };
+}
+
+async function benchStreaming(daemon: RunningDaemon): Promise<number[]> {
+  const url = `ws://127.0.0.1:${daemon.streamingPort}/api/v1/streaming?stream=user:notification`;
+  const recipients = Array.from({ length: CLIENTS }, (_, i) => FOLLOWED + 1 + i);
+  const waiting = new Map<number, () => void>();
+  const sockets = await Promise.all(recipients.map((n) => new Promise<WebSocket>((resolve, reject) => {
+    const ws = new WebSocket(url, { headers: { authorization: `Bearer token-${n}` } });
+    ws.on('message', () => waiting.get(n)?.());
+    ws.once('open', () => resolve(ws));
+    ws.once('error', reject);
+  })));
+  const samples: number[] = [];
+  for (let i = 0; i < 100; i++) {
+    const n = recipients[(i * 7) % recipients.length]!;
+    const statuses = await get(daemon, `/api/v1/accounts/${await accountId(daemon, n)}/statuses?limit=1`, 'token-0') as Array<{ id: string }>;
+    const delivered = new Promise<void>((resolve) => waiting.set(n, resolve));
+    const started = performance.now();
+    const res = await daemon.fetch(`/api/v1/statuses/${statuses[0]!.id}/favourite`, { method: 'POST', headers: { authorization: 'Bearer token-0' } });
+    await res.arrayBuffer();
+    await delivered;
+    samples.push(performance.now() - started);
+    waiting.delete(n);
+    await daemon.fetch(`/api/v1/statuses/${statuses[0]!.id}/unfavourite`, { method: 'POST', headers: { authorization: 'Bearer token-0' } }).then((r) => r.arrayBuffer());
+  }
+  for (const ws of sockets) ws.close();
+  return samples;
+}
+
+async function accountId(daemon: RunningDaemon, n: number): Promise<string> {
+  const account = await get(daemon, `/api/v1/accounts/lookup?acct=user${n}`, 'token-0') as { id: string };
+  return account.id;
+}
+
+export const apiBench: Bench = {
+  description: 'home timeline, search, media upload and streaming delivery against the real daemon',
+  async run() {
+    const data = tempDir('nestbox-bench-');
+    const seeding = performance.now();
+    await seed(data.path);
+    process.stderr.write(`seeded ${STATUSES} statuses, ${ACCOUNTS} accounts in ${Math.round(performance.now() - seeding)} ms\n`);
+    const daemon = await startDaemon({ dataDir: data.path, env: { NESTBOX_LOG_LEVEL: 'info' } });
+    try {
+      const figures: Figure[] = [];
+      const add = (metric: string, samples: number[], extra: Record<string, unknown> = {}) => {
+        figures.push({ bench: 'api', metric: `${metric}_p50_ms`, value: round(percentile(samples, 50)), ...extra });
+        figures.push({ bench: 'api', metric: `${metric}_p99_ms`, value: round(percentile(samples, 99)), ...extra });
+      };
+      add('home_timeline', await benchTimeline(daemon), { limit: 40, followed_posts: FOLLOWED_POSTS });
+      add('search', await benchSearch(daemon), { statuses: STATUSES });
+      const upload = await benchUpload(daemon);
+      add('upload_answered', upload.answered, { bytes: '4MB' });
+      add('upload_processed', upload.processed, { bytes: '4MB' });
+      add('streaming_notification', await benchStreaming(daemon), { clients: CLIENTS });
+      report('api', figures);
+    } finally {
+      await daemon.stop();
+      data.remove();
+    }
+  },
+};

@@ -1,0 +1,51 @@
+/** Real image files for the media tests, made with sharp: a JPEG carrying EXIF GPS, a PNG, and a big noisy JPEG. */
+import { randomBytes } from 'node:crypto';
+import sharp from 'sharp';
+
+export async function jpegWithGps(width = 800, height = 600): Promise<Buffer> {
+  return sharp({ create: { width, height, channels: 3, background: { r: 200, g: 80, b: 40 } } })
+    .jpeg()
+    .withExif({ IFD0: { Make: 'NestboxTestCam', Copyright: 'test' }, IFD3: { GPSLatitudeRef: 'N', GPSLatitude: '48/1 51/1 2400/100', GPSLongitudeRef: 'E', GPSLongitude: '2/1 21/1 600/100' } })
+    .toBuffer();
+}
+
+export async function png(width = 300, height = 200): Promise<Buffer> {
+  return sharp({ create: { width, height, channels: 4, background: { r: 10, g: 120, b: 240, alpha: 0.5 } } }).png().toBuffer();
+}
+
+/** A real JPEG padded past `bytes` (decoders ignore what follows the end-of-image marker). */
+export async function paddedJpeg(bytes: number): Promise<Buffer> {
+  const jpeg = await sharp(randomBytes(64 * 64 * 3), { raw: { width: 64, height: 64, channels: 3 } }).jpeg().toBuffer();
+  return Buffer.concat([jpeg, Buffer.alloc(bytes - jpeg.length + 1)]);
+}
+
+export function form(fields: Record<string, string | { data: Buffer; type: string; name: string }>): FormData {
+  const body = new FormData();
+  for (const [key, value] of Object.entries(fields)) {
+    if (typeof value === 'string') body.append(key, value);
+    else body.append(key, new Blob([value.data], { type: value.type }), value.name);
+  }
+  return body;
+}
+
+/** A real PCM WAV file: `seconds` of a 440 Hz tone, 8 kHz mono 16-bit. */
+export function wav(seconds = 0.5): Buffer {
+  const rate = 8000;
+  const samples = Math.round(rate * seconds);
+  const data = Buffer.alloc(samples * 2);
+  for (let i = 0; i < samples; i++) data.writeInt16LE(Math.round(Math.sin((2 * Math.PI * 440 * i) / rate) * 8000), i * 2);
+  const header = Buffer.alloc(44);
+  header.write('RIFF', 0);
+  header.writeUInt32LE(36 + data.length, 4);
+  header.write('WAVEfmt ', 8);
+  header.writeUInt32LE(16, 16);
+  header.writeUInt16LE(1, 20);
+  header.writeUInt16LE(1, 22);
+  header.writeUInt32LE(rate, 24);
+  header.writeUInt32LE(rate * 2, 28);
+  header.writeUInt16LE(2, 32);
+  header.writeUInt16LE(16, 34);
+  header.write('data', 36);
+  header.writeUInt32LE(data.length, 40);
+  return Buffer.concat([header, data]);
+}

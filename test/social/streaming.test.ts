@@ -1,0 +1,160 @@
+/** The streaming server with a real WebSocket client: health, token by header/query/subprotocol, streams and events. */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import WebSocket from 'ws';
+import { startSocialDaemon, type SocialHarness, type TestAccount } from '../helpers/social.js';
+
+let h: SocialHarness;
+let alice: TestAccount;
+let bob: TestAccount;
+let base: string;
+
+test.before(async () => {
+  h = await startSocialDaemon();
+  alice = await h.account('alice');
+  bob = await h.account('bob');
+  base = `ws://127.0.0.1:${h.daemon.streamingPort}/api/v1/streaming`;
+  await h.api(alice.token, 'POST', `/api/v1/accounts/${bob.id}/follow`);
+});
+test.after(async () => { await h?.stop(); });
+
+interface Client { ws: WebSocket; next(match?: (m: any) => boolean, timeoutMs?: number): Promise<any>; close(): void }
+
+function connect(url: string, options: WebSocket.ClientOptions & { protocols?: string[] } = {}): Promise<Client> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, options.protocols ?? [], options);
+    const queue: any[] = [];
+    const waiters: Array<{ match: (m: any) => boolean; resolve: (m: any) => void }> = [];
+    ws.on('message', (data) => {
+      const message = JSON.parse(data.toString());
+      const index = waiters.findIndex((w) => w.match(message));
+      if (index >= 0) waiters.splice(index, 1)[0]!.resolve(message);
+      else queue.push(message);
+    });
+    ws.once('open', () => resolve({
+      ws,
+      next(match = () => true, timeoutMs = 3000) {
+        const index = queue.findIndex(match);
+        if (index >= 0) return Promise.resolve(queue.splice(index, 1)[0]);
+        return new Promise((res, rej) => {
+          const timer = setTimeout(() => rej(new Error('no message in time')), timeoutMs);
+          waiters.push({ match, resolve: (m) => { clearTimeout(timer); res(m); } });
+        });
+      },
+      close: () => ws.close(),
+    }));
+    ws.once('unexpected-response', (_req, res) => reject(Object.assign(new Error(`HTTP ${res.statusCode}`), { status: res.statusCode })));
+    ws.once('error', reject);
+  });
+}
+
+test('health answers OK on the streaming port', async () => {
+  const res = await fetch(`http://127.0.0.1:${h.daemon.streamingPort}/api/v1/streaming/health`);
+  assert.is(res.status, 200);
+  assert.is(await res.text(), 'OK');
+});
+
+test('an unknown token is refused before the upgrade with 401', async () => {
+  try {
+    await connect(`${base}?stream=user&access_token=wrong`);
+    assert.unreachable('connected');
+  } catch (error) {
+    assert.is((error as { status?: number }).status, 401);
+  }
+});
+
+test('user stream by header: a followed account\'s status arrives as `update` with a JSON string payload and string ids', async () => {
+  const client = await connect(`${base}?stream=user`, { headers: { authorization: `Bearer ${alice.token}` } });
+  await new Promise((r) => setTimeout(r, 50));
+  const posted = await h.api(bob.token, 'POST', '/api/v1/statuses', { status: 'hello stream' });
+  const message = await client.next((m) => m.event === 'update');
+  assert.equal(message.stream, ['user']);
+  assert.type(message.payload, 'string');
+  const status = JSON.parse(message.payload);
+  assert.is(status.id, posted.body.id);
+  assert.type(status.account.id, 'string');
+  await h.api(bob.token, 'DELETE', `/api/v1/statuses/${posted.body.id}`);
+  const deleted = await client.next((m) => m.event === 'delete');
+  assert.is(deleted.payload, posted.body.id);
+  client.close();
+});
+
+test('notifications reach user:notification (token in the query), and subprotocol tokens work', async () => {
+  const byQuery = await connect(`${base}?stream=user:notification&access_token=${bob.token}`);
+  const byProtocol = await connect(`${base}`, { protocols: [bob.token] });
+  byProtocol.ws.send(JSON.stringify({ type: 'subscribe', stream: 'user:notification' }));
+  await new Promise((r) => setTimeout(r, 100));
+  const status = await h.api(bob.token, 'POST', '/api/v1/statuses', { status: 'fav me' });
+  await h.api(alice.token, 'POST', `/api/v1/statuses/${status.body.id}/favourite`);
+  for (const client of [byQuery, byProtocol]) {
+    const message = await client.next((m) => m.event === 'notification');
+    assert.equal(message.stream, ['user:notification']);
+    const notification = JSON.parse(message.payload);
+    assert.is(notification.type, 'favourite');
+    assert.is(notification.account.id, alice.id);
+    assert.is(notification.status.id, status.body.id);
+    client.close();
+  }
+});
+
+test('subscribe / unsubscribe to public, public:local and hashtag streams without a token', async () => {
+  const client = await connect(base);
+  client.ws.send(JSON.stringify({ type: 'subscribe', stream: 'hashtag', tag: 'Birds' }));
+  client.ws.send(JSON.stringify({ type: 'subscribe', stream: 'public:local' }));
+  await new Promise((r) => setTimeout(r, 100));
+  const posted = await h.api(bob.token, 'POST', '/api/v1/statuses', { status: 'look #birds' });
+  const tagged = await client.next((m) => m.event === 'update' && m.stream[0] === 'hashtag');
+  assert.equal(tagged.stream, ['hashtag', 'Birds']);
+  assert.is(JSON.parse(tagged.payload).id, posted.body.id);
+  const local = await client.next((m) => m.event === 'update' && m.stream[0] === 'public:local');
+  assert.is(JSON.parse(local.payload).id, posted.body.id);
+  client.ws.send(JSON.stringify({ type: 'unsubscribe', stream: 'public:local' }));
+  client.ws.send(JSON.stringify({ type: 'subscribe', stream: 'user' }));
+  const refused = await client.next((m) => m.error);
+  assert.is(refused.status, 401);
+  await new Promise((r) => setTimeout(r, 100));
+  await h.api(bob.token, 'POST', '/api/v1/statuses', { status: 'no tag here' });
+  const silent = await client.next((m) => m.event === 'update', 500).then(() => false, () => true);
+  assert.ok(silent, 'unsubscribed stream sends nothing');
+  client.ws.send(JSON.stringify({ type: 'subscribe', stream: 'nonsense' }));
+  assert.is((await client.next((m) => m.error)).status, 400);
+  client.close();
+});
+
+test('filters_changed goes to the user stream when a filter changes', async () => {
+  const client = await connect(`${base}?stream=user&access_token=${alice.token}`);
+  await new Promise((r) => setTimeout(r, 50));
+  await h.api(alice.token, 'POST', '/api/v2/filters', { title: 'x', context: ['home'], keywords_attributes: [{ keyword: 'y' }] });
+  const message = await client.next((m) => m.event === 'filters_changed');
+  assert.equal(message.stream, ['user']);
+  assert.is(message.payload, undefined);
+  client.close();
+});
+
+test('EventSource clients get a stream as Server-Sent Events (legacy path and ?stream=)', async () => {
+  const controller = new AbortController();
+  const res = await fetch(`http://127.0.0.1:${h.daemon.streamingPort}/api/v1/streaming/user?access_token=${alice.token}`, { signal: controller.signal });
+  assert.is(res.status, 200);
+  assert.match(res.headers.get('content-type')!, /text\/event-stream/);
+  const reader = res.body!.getReader();
+  let text = '';
+  await reader.read();
+  const posted = await h.api(bob.token, 'POST', '/api/v1/statuses', { status: 'over server-sent events' });
+  while (!/event: update\ndata: .*\n\n/.test(text)) text += new TextDecoder().decode((await reader.read()).value);
+  const data = /event: update\ndata: (.*)\n\n/.exec(text)![1]!;
+  assert.is(JSON.parse(data).id, posted.body.id);
+  controller.abort();
+  const refused = await fetch(`http://127.0.0.1:${h.daemon.streamingPort}/api/v1/streaming?stream=user`);
+  assert.is(refused.status, 401);
+  const unknown = await fetch(`http://127.0.0.1:${h.daemon.streamingPort}/api/v1/streaming?stream=nope&access_token=${alice.token}`);
+  assert.is(unknown.status, 400);
+});
+
+test('a token without read scopes cannot subscribe to the user stream', async () => {
+  const client = await connect(`${base}?access_token=${await h.token('alice', 'write')}`);
+  client.ws.send(JSON.stringify({ type: 'subscribe', stream: 'user' }));
+  assert.is((await client.next((m) => m.error)).status, 403);
+  client.close();
+});
+
+test.run();
