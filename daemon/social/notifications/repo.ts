@@ -114,16 +114,18 @@ export class NotificationsRepo {
   /** Per stored group key: newest id, count and 8 newest senders up to `end`; lowest id from `begin`. */
   groupAggregates(accountId: string, keys: readonly string[], begin: string, end: string): Promise<GroupAggregate[]> {
     if (keys.length === 0) return Promise.resolve([]);
+    // MATERIALIZED: flattened, the `head` subquery would run once per json_extract (three times).
     return this.ctx.reader.allJson<GroupAggregate>(`
-      SELECT group_key, json_extract(head, '$[0]') AS max_id, json_extract(head, '$[1]') AS count, json_extract(head, '$[2]') AS latest_at,
-             min_id, samples FROM (
+      WITH g AS MATERIALIZED (
         SELECT j.value AS group_key,
-          -- max() makes the bare created_at come from the newest row: one pass for three figures.
-          (SELECT json_array(CAST(max(id) AS TEXT), count(*), created_at) FROM notifications WHERE account_id = ?1 AND group_key = j.value AND id <= ?4) AS head,
+          -- Newest id and count from the index alone; the newest row's time by one lookup.
+          (SELECT json_array(CAST(max(id) AS TEXT), count(*)) FROM notifications WHERE account_id = ?1 AND group_key = j.value AND id <= ?4) AS head,
+          (SELECT created_at FROM notifications WHERE account_id = ?1 AND group_key = j.value AND id <= ?4 ORDER BY id DESC LIMIT 1) AS latest_at,
           (SELECT CAST(min(id) AS TEXT) FROM notifications WHERE account_id = ?1 AND group_key = j.value AND id >= ?3) AS min_id,
           (SELECT json_group_array(s) FROM (SELECT CAST(from_account_id AS TEXT) AS s FROM notifications
              WHERE account_id = ?1 AND group_key = j.value AND id <= ?4 ORDER BY id DESC LIMIT 8)) AS samples
-        FROM json_each(?2) j)`, ['group_key', 'max_id', 'count', 'min_id', 'latest_at', 'samples'], [accountId, JSON.stringify(keys), begin, end]);
+        FROM json_each(?2) j)
+      SELECT group_key, json_extract(head, '$[0]') AS max_id, json_extract(head, '$[1]') AS count, latest_at, min_id, samples FROM g`, ['group_key', 'max_id', 'count', 'min_id', 'latest_at', 'samples'], [accountId, JSON.stringify(keys), begin, end]);
   }
 
   /** The notifications of one group key (or `ungrouped-<id>`), newest first, any age. */
