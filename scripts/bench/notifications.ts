@@ -190,8 +190,8 @@ async function seed(config: ReturnType<typeof loadConfig>, size: number, full: n
                WHEN pick < 55 THEN 'favourite' WHEN pick < 75 THEN 'reblog' WHEN pick < 85 THEN 'follow' ELSE 'mention' END,
           CASE WHEN heavy AND pick < 75 THEN (? + target * 1000) * 65536 + 1
                WHEN (heavy AND pick >= 85) OR (NOT heavy AND pick >= 50) THEN (? + (? + target) * 1000) * 65536 + 1 END,
-          CASE WHEN heavy AND pick < 55 THEN 'favourite-' || ((? + target * 1000) * 65536 + 1) || '-' || (CAST(ms / 3600000 AS INTEGER) / 12 * 12)
-               WHEN heavy AND pick < 75 THEN 'reblog-' || ((? + target * 1000) * 65536 + 1) || '-' || (CAST(ms / 3600000 AS INTEGER) / 12 * 12)
+          CASE WHEN heavy AND pick < 55 THEN 'favourite-' || CAST((? + target * 1000) * 65536 + 1 AS INTEGER) || '-' || (CAST(ms / 3600000 AS INTEGER) / 12 * 12)
+               WHEN heavy AND pick < 75 THEN 'reblog-' || CAST((? + target * 1000) * 65536 + 1 AS INTEGER) || '-' || (CAST(ms / 3600000 AS INTEGER) / 12 * 12)
                WHEN pick < 85 AND (heavy OR pick < 50) THEN 'follow-' || (CAST(ms / 3600000 AS INTEGER) / 12 * 12) END,
           strftime('%Y-%m-%dT%H:%M:%fZ', ms / 1000.0, 'unixepoch')
         FROM rows`,
