@@ -7,8 +7,10 @@
  * uncached: every request differs from the others (a new, always too high max_id for the page; an
  * unused query parameter for the count), so the response cache never answers and the page is
  * walked, counted, hydrated and serialized each time. The same requests repeated (answered from
- * the response cache) are the secondary, "cached" figures. Then all of it on a copy with 10,000
- * notifications (the newest 1% of every account), and the 1M/10k ratios.
+ * the response cache) are the secondary, "cached" figures. Each throughput run also reports the
+ * daemon's CPU time per request, which stays comparable when other work shares the machine.
+ * Then all of it on a copy with 10,000 notifications (the newest 1% of every account), and the
+ * 1M/10k ratios.
  *
  *   npm run bench -- notifications [--rows 1000000] [--small 10000] [--requests 400] [--seconds 3] [--keep]
  *   (--keep leaves the seeded data directories in place and names them on stderr)
@@ -25,7 +27,8 @@ import { DAEMON_MAIN, REPO_ROOT, tempDir } from '../../test/helpers/paths.js';
 import { freePort } from '../../test/helpers/ports.js';
 
 interface Latency { p50: number; p99: number }
-interface Endpoint { latency: Latency; rps: number }
+/** cpuMs: the daemon's CPU time (all its threads) per request at 16 clients; steadier than rps on a shared machine. */
+interface Endpoint { latency: Latency; rps: number; cpuMs: number }
 /** Per row count: each endpoint uncached (primary) and cached (secondary). */
 interface Figures {
   rows: number; seedMs: number; rssMb: number;
@@ -63,10 +66,11 @@ async function run(argv: string[]): Promise<void> {
       // Uncached figures keep the plain metric names (they are the ones judged); cached ones say so.
       const suffix = mode === 'cached' ? '_cached' : '';
       for (const name of NAMES) {
-        const { latency: l, rps } = figures[mode][name];
+        const { latency: l, rps, cpuMs } = figures[mode][name];
         line(`${METRIC[name]}${suffix}_p50_ms`, l.p50);
         line(`${METRIC[name]}${suffix}_p99_ms`, l.p99);
         line(`${METRIC[name]}${suffix}_rps_16`, rps);
+        line(`${METRIC[name]}${suffix}_cpu_ms_per_request`, cpuMs);
       }
     }
     line('rss_mb', figures.rssMb);
@@ -123,7 +127,9 @@ async function measure(size: number, full: number, requests: number, seconds: nu
       for (const name of NAMES) {
         for (let i = 0; i < 50; i++) await calls[mode][name]();
         const l = await latency(calls[mode][name], requests);
-        measured[mode][name] = { latency: l, rps: await throughput(calls[mode][name], 16, seconds) };
+        const cpuBefore = cpuMs(daemon.pid!);
+        const rps = await throughput(calls[mode][name], 16, seconds);
+        measured[mode][name] = { latency: l, rps, cpuMs: (cpuMs(daemon.pid!) - cpuBefore) / (rps * seconds) };
       }
     }
     const rssMb = rss(daemon.pid!);
@@ -240,6 +246,12 @@ async function throughput(call: () => Promise<unknown>, clients: number, seconds
   return done / seconds;
 }
 
+/** User + system CPU time of the process so far (/proc/<pid>/stat, in clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(join('/proc', String(pid), 'stat'), 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 function rss(pid: number): number {
   const status = readFileSync(join('/proc', String(pid), 'status'), 'utf8');
   return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
@@ -258,11 +270,11 @@ async function waitReady(url: string): Promise<void> {
 const round = (value: number) => Math.round(value * 100) / 100;
 
 function printTable(results: Figures[]): void {
-  const header = ['rows', 'responses', 'list p50', 'list p99', 'list rps@16', 'unread p50', 'unread p99', 'unread rps@16', 'RSS MB', 'seed ms'];
+  const header = ['rows', 'responses', 'list p50', 'list p99', 'list rps@16', 'list cpu ms/req', 'unread p50', 'unread p99', 'unread rps@16', 'unread cpu ms/req', 'RSS MB', 'seed ms'];
   const lines = results.flatMap((r) => MODES.map((mode) => {
     const { list, unread } = r[mode];
     return [String(r.rows), mode === 'uncached' ? 'uncached (primary)' : 'cached (secondary)',
-      ...[list.latency.p50, list.latency.p99, list.rps, unread.latency.p50, unread.latency.p99, unread.rps, r.rssMb, r.seedMs].map((v) => String(round(v)))];
+      ...[list.latency.p50, list.latency.p99, list.rps, list.cpuMs, unread.latency.p50, unread.latency.p99, unread.rps, unread.cpuMs, r.rssMb, r.seedMs].map((v) => String(round(v)))];
   }));
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((line) => line[i]!.length)));
   const format = (cells: string[]) => cells.map((cell, i) => cell.padStart(widths[i]!)).join('  ');
