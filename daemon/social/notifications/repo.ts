@@ -44,6 +44,8 @@ export interface GroupAggregate {
 const COLUMNS = (n: string) => `CAST(${n}.id AS TEXT) AS id, ${n}.type, CAST(${n}.from_account_id AS TEXT) AS from_account_id,
   CAST(${n}.status_id AS TEXT) AS status_id, ${n}.group_key, ${n}.filtered, ${n}.created_at`;
 const MAX = '9223372036854775807';
+/** The notifications read marker of account ?1, inside the count statement: one query, not two. */
+const MARKER = `coalesce((SELECT mk.last_read_id FROM markers mk WHERE mk.account_id = ?1 AND mk.timeline = 'notifications'), 0)`;
 const PAGE_FIELDS = ['id', 'type', 'from_account_id', 'status_id', 'group_key', 'filtered', 'created_at', 'page_key'] as const;
 
 /** Notifications from suspended accounts are never shown (Mastodon's without_suspended). */
@@ -105,23 +107,25 @@ export class NotificationsRepo {
       SELECT CAST(n_id AS TEXT) AS id, type, CAST(from_account_id AS TEXT) AS from_account_id, CAST(status_id AS TEXT) AS status_id,
              group_key, filtered, created_at, page_key FROM walk`,
     [...PAGE_FIELDS], [accountId, cursor.maxId ?? MAX, lowBound, cursor.limit]);
-    // Newest first, whatever order the JSON aggregate kept.
-    return rows.sort((a, b) => (BigInt(b.id) > BigInt(a.id) ? 1 : -1));
+    // Newest first, whatever order the JSON aggregate kept (decimal ids: longer is larger).
+    return rows.sort((a, b) => b.id.length - a.id.length || (b.id > a.id ? 1 : -1));
   }
 
   /** Per stored group key: newest id, count and 8 newest senders up to `end`; lowest id from `begin`. */
   groupAggregates(accountId: string, keys: readonly string[], begin: string, end: string): Promise<GroupAggregate[]> {
     if (keys.length === 0) return Promise.resolve([]);
+    // MATERIALIZED: flattened, the `head` subquery would run once per json_extract (three times).
     return this.ctx.reader.allJson<GroupAggregate>(`
-      SELECT group_key, json_extract(head, '$[0]') AS max_id, json_extract(head, '$[1]') AS count, json_extract(head, '$[2]') AS latest_at,
-             min_id, samples FROM (
+      WITH g AS MATERIALIZED (
         SELECT j.value AS group_key,
-          -- max() makes the bare created_at come from the newest row: one pass for three figures.
-          (SELECT json_array(CAST(max(id) AS TEXT), count(*), created_at) FROM notifications WHERE account_id = ?1 AND group_key = j.value AND id <= ?4) AS head,
+          -- Newest id and count from the index alone; the newest row's time by one lookup.
+          (SELECT json_array(CAST(max(id) AS TEXT), count(*)) FROM notifications WHERE account_id = ?1 AND group_key = j.value AND id <= ?4) AS head,
+          (SELECT created_at FROM notifications WHERE account_id = ?1 AND group_key = j.value AND id <= ?4 ORDER BY id DESC LIMIT 1) AS latest_at,
           (SELECT CAST(min(id) AS TEXT) FROM notifications WHERE account_id = ?1 AND group_key = j.value AND id >= ?3) AS min_id,
           (SELECT json_group_array(s) FROM (SELECT CAST(from_account_id AS TEXT) AS s FROM notifications
              WHERE account_id = ?1 AND group_key = j.value AND id <= ?4 ORDER BY id DESC LIMIT 8)) AS samples
-        FROM json_each(?2) j)`, ['group_key', 'max_id', 'count', 'min_id', 'latest_at', 'samples'], [accountId, JSON.stringify(keys), begin, end]);
+        FROM json_each(?2) j)
+      SELECT group_key, json_extract(head, '$[0]') AS max_id, json_extract(head, '$[1]') AS count, latest_at, min_id, samples FROM g`, ['group_key', 'max_id', 'count', 'min_id', 'latest_at', 'samples'], [accountId, JSON.stringify(keys), begin, end]);
   }
 
   /** The notifications of one group key (or `ungrouped-<id>`), newest first, any age. */
@@ -148,27 +152,22 @@ export class NotificationsRepo {
     return this.ctx.reader.get<NotificationRow>(`SELECT ${COLUMNS('n')} FROM notifications n WHERE n.account_id = ? AND n.id = ?${NOT_SUSPENDED('n')}`, [accountId, id]);
   }
 
-  /** Notifications above `after`, capped (v1 unread_count counts notifications). */
-  async countAbove(accountId: string, filter: Filter, after: string, cap: number): Promise<number> {
-    const from = filter.fromAccountId !== undefined ? ' AND n.from_account_id = ?4' : '';
+  /** Notifications above the read marker, capped (v1 unread_count counts notifications). */
+  async countUnread(accountId: string, filter: Filter, cap: number): Promise<number> {
+    const from = filter.fromAccountId !== undefined ? ' AND n.from_account_id = ?3' : '';
     const row = await this.ctx.reader.get<{ count: number }>(
-      `SELECT count(*) AS count FROM (SELECT 1 FROM notifications n WHERE n.account_id = ?1 AND n.id > ?2${filterSql('n', filter)}${from} LIMIT ?3)`,
-      [accountId, after, cap, ...(from ? [filter.fromAccountId!] : [])]);
+      `SELECT count(*) AS count FROM (SELECT 1 FROM notifications n WHERE n.account_id = ?1 AND n.id > ${MARKER}${filterSql('n', filter)}${from} LIMIT ?2)`,
+      [accountId, cap, ...(from ? [filter.fromAccountId!] : [])]);
     return row?.count ?? 0;
   }
 
-  /** Groups having a notification above `after`, capped (v2 unread_count counts groups). */
-  async countGroupsAbove(accountId: string, filter: Filter, groupedTypes: readonly string[], after: string, cap: number): Promise<number> {
+  /** Groups having a notification above the read marker, capped (v2 unread_count counts groups). */
+  async countUnreadGroups(accountId: string, filter: Filter, groupedTypes: readonly string[], cap: number): Promise<number> {
     const row = await this.ctx.reader.get<{ count: number }>(
       `SELECT count(*) AS count FROM (SELECT DISTINCT ${keySql('n', groupedTypes)} FROM notifications n
-         WHERE n.account_id = ?1 AND n.id > ?2${filterSql('n', filter)} ORDER BY n.id DESC LIMIT ?3)`,
-      [accountId, after, cap]);
+         WHERE n.account_id = ?1 AND n.id > ${MARKER}${filterSql('n', filter)} ORDER BY n.id DESC LIMIT ?2)`,
+      [accountId, cap]);
     return row?.count ?? 0;
-  }
-
-  async markerOf(accountId: string): Promise<string> {
-    const row = await this.ctx.reader.get<{ id: string }>(`SELECT CAST(last_read_id AS TEXT) AS id FROM markers WHERE account_id = ? AND timeline = 'notifications'`, [accountId]);
-    return row?.id ?? '0';
   }
 
   // ── writes ──

@@ -91,9 +91,14 @@ export function notificationRoutes(routes: Routes, service: NotificationsService
     const p = params(ctx);
     const expand = expandOf(p);
     const cursor = pageQuery(p, DEFAULT_LIMIT, MAX_LIMIT);
-    const { rows, groups } = await service.groupedPage(viewer, filterOf(p, false), selectGroupedTypes(arrayParam(p, 'grouped_types')), cursor);
-    const { accounts, statuses } = await hydrate(viewer, groups.flatMap((g) => g.sample_account_ids), groups.map((g) => g.status_id).filter((id): id is string => id !== null));
-    ctx.body = serializeEnvelope(groups, accounts, statuses, expand);
+    const rows = await service.pageRows(viewer, filterOf(p, false), selectGroupedTypes(arrayParam(p, 'grouped_types')), cursor);
+    // A group's status is its representative row's: the statuses load while the aggregates are
+    // counted, and the sample accounts join the statuses' account query when they are known.
+    const groups = service.groupsOf(viewer, rows, cursor);
+    const sampleIds = groups.then((list) => list.flatMap((g) => g.sample_account_ids));
+    const statusIds = rows.map((r) => r.status_id).filter((id): id is string => id !== null);
+    const [pageGroups, , { accounts, statuses }] = await Promise.all([groups, sampleIds, renderer.renderWithAccounts(statusIds, viewer, sampleIds)]);
+    ctx.body = serializeEnvelope(pageGroups, accounts, statuses, expand);
     if (rows.length) setLink(ctx, { baseUrl, path: '/api/v2/notifications', kept: keep(p, V2_KEPT), nextMaxId: rows[rows.length - 1]!.id, prevMinId: rows[0]!.id });
   }));
 

@@ -117,22 +117,29 @@ export class NotificationsService {
   }
 
   async unreadCount(accountId: string, filter: Filter, cap: number): Promise<number> {
-    return this.repo.countAbove(accountId, filter, await this.repo.markerOf(accountId), cap);
+    return this.repo.countUnread(accountId, filter, cap);
   }
 
   // ── v2 ──
 
-  async groupedPage(accountId: string, filter: Filter, groupedTypes: readonly string[], cursor: Cursor): Promise<{ rows: PageRow[]; groups: Group[] }> {
-    const rows = await this.repo.groupedPage(accountId, filter, groupedTypes, cursor);
-    if (rows.length === 0) return { rows, groups: [] };
+  /** A v2 page's rows: one representative per group, newest first. */
+  pageRows(accountId: string, filter: Filter, groupedTypes: readonly string[], cursor: Cursor): Promise<PageRow[]> {
+    return this.repo.groupedPage(accountId, filter, groupedTypes, cursor);
+  }
+
+  /**
+   * The groups of a page's rows, counted by their aggregates. Apart from pageRows so callers can
+   * load the page's statuses (known from the rows) while the aggregates are counted.
+   */
+  async groupsOf(accountId: string, rows: readonly PageRow[], cursor: Cursor): Promise<Group[]> {
+    if (rows.length === 0) return [];
     const { begin, end } = paginationRange(rows, cursor);
     const grouped = rows.filter((row) => row.page_key === row.group_key).map((row) => row.page_key);
     const aggregates = new Map((await this.repo.groupAggregates(accountId, grouped, begin, end)).map((a) => [a.group_key, a]));
-    const groups = rows.map((row) => {
+    return rows.map((row) => {
       const aggregate = row.page_key === row.group_key ? aggregates.get(row.page_key) : undefined;
       return aggregate ? groupFromAggregate(row, aggregate) : ungroupedGroup(row);
     });
-    return { rows, groups };
   }
 
   /** One group, counted over all its notifications (no page fields). */
@@ -162,7 +169,7 @@ export class NotificationsService {
   }
 
   async unreadGroupCount(accountId: string, filter: Filter, groupedTypes: readonly string[], cap: number): Promise<number> {
-    return this.repo.countGroupsAbove(accountId, filter, groupedTypes, await this.repo.markerOf(accountId), cap);
+    return this.repo.countUnreadGroups(accountId, filter, groupedTypes, cap);
   }
 }
 

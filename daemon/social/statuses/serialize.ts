@@ -34,15 +34,18 @@ export class StatusRenderer {
     return (await this.renderWithAccounts(ids, viewerId, [], options)).statuses;
   }
 
-  /** Statuses and, in the same account query, the accounts `accountIds` (notification senders). */
-  async renderWithAccounts(ids: readonly string[], viewerId: string | null, accountIds: readonly string[], options: { includeDeleted?: boolean; withSource?: boolean } = {}): Promise<{ statuses: Map<string, StatusJson>; accounts: Map<string, AccountJson> }> {
+  /**
+   * Statuses and, in the same account query, the accounts `accountIds` (notification senders);
+   * they may still be being computed (a promise) while the statuses load.
+   */
+  async renderWithAccounts(ids: readonly string[], viewerId: string | null, accountIds: readonly string[] | Promise<readonly string[]>, options: { includeDeleted?: boolean; withSource?: boolean } = {}): Promise<{ statuses: Map<string, StatusJson>; accounts: Map<string, AccountJson> }> {
     const rows = await this.repo.hydrated([...new Set(ids)], viewerId);
     const loaded = new Set(rows.map((row) => row.id));
     const originals = await this.repo.hydrated([...new Set(rows.map((row) => row.reblog_of_id).filter((id): id is string => id !== null && !loaded.has(id)))], viewerId);
     const all = [...rows, ...originals];
     const byId = new Map(all.map((row) => [row.id, row]));
     const mentionsOf = new Map(all.map((row) => [row.id, parseIds(row.mention_ids)]));
-    const accounts = await this.accountsById([...accountIds, ...all.map((row) => row.account_id), ...[...mentionsOf.values()].flat()]);
+    const accounts = await this.accountsById([...(await accountIds), ...all.map((row) => row.account_id), ...[...mentionsOf.values()].flat()]);
 
     const built: Array<{ row: StatusRow; json: StatusJson }> = [];
     const one = (row: HydratedStatusRow): StatusJson | null => {
