@@ -6,23 +6,30 @@ import type { Middleware } from 'koa';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
-const PARSED_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const PARSED_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'];
+
+export type KoaBodyOptions = Parameters<(typeof import('koa-body'))['koaBody']>[0];
+
+/**
+ * koa-body with these options, loaded with the first request that has a body rather than at
+ * start-up (it brings formidable and zod): most requests are GETs, and many boxes never upload.
+ */
+export function lazyKoaBody(options: KoaBodyOptions): Middleware {
+  let parser: Promise<Middleware> | null = null;
+  return async (ctx, next) => {
+    parser ??= import('koa-body').then(({ koaBody }) => koaBody(options));
+    return (await parser)(ctx, next);
+  };
+}
 
 export function parseBody(): Middleware {
-  let parser: Promise<Middleware> | null = null;
-  // The parser (and its dependencies) loads with the first request that has a body, not at
-  // start-up: most requests are GETs, and a box that only serves them never pays for it.
-  const load = () => import('koa-body').then(({ koaBody }) => koaBody({
+  const parser = lazyKoaBody({
     jsonLimit: BODY_LIMIT_BYTES,
     formLimit: BODY_LIMIT_BYTES,
     textLimit: BODY_LIMIT_BYTES,
     multipart: false,
     jsonStrict: false,
-    parsedMethods: [...PARSED_METHODS],
-  } as Parameters<typeof koaBody>[0]));
-  return async (ctx, next) => {
-    if (!PARSED_METHODS.has(ctx.method)) return next();
-    parser ??= load();
-    return (await parser)(ctx, next);
-  };
+    parsedMethods: PARSED_METHODS,
+  } as KoaBodyOptions);
+  return (ctx, next) => (PARSED_METHODS.includes(ctx.method) ? parser(ctx, next) : next());
 }

@@ -3,14 +3,13 @@
  * update_credentials): fields only, same 1 MiB limit as the JSON and form parser; a file part
  * is refused with 413 unless the route takes files. Other content types go to the shared parser.
  */
-import { koaBody } from 'koa-body';
 import { rm } from 'node:fs/promises';
 import type { Context, Middleware } from 'koa';
-import { BODY_LIMIT_BYTES, parseBody } from '../../http/body.js';
+import { BODY_LIMIT_BYTES, lazyKoaBody, parseBody, type KoaBodyOptions } from '../../http/body.js';
 
 export function bodyParser(options: { files?: number; fileBytes?: number } = {}): Middleware {
   const plain = parseBody();
-  const multipart = koaBody({
+  const multipart = lazyKoaBody({
     multipart: true,
     urlencoded: false,
     json: false,
@@ -24,7 +23,7 @@ export function bodyParser(options: { files?: number; fileBytes?: number } = {})
       maxFields: 1000,
       allowEmptyFiles: false,
     },
-  } as Parameters<typeof koaBody>[0]);
+  } as KoaBodyOptions);
   return async (ctx, next) => {
     if (!ctx.is('multipart')) return plain(ctx, next);
     try {

@@ -7,9 +7,9 @@
 import { writeFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { koaBody } from 'koa-body';
 import type { Context, Middleware } from 'koa';
 import { HttpError } from '../../http/errors.js';
+import { lazyKoaBody, type KoaBodyOptions } from '../../http/body.js';
 import { AV_LIMIT_BYTES } from './detect.js';
 import type { UploadedFile } from './service.js';
 
@@ -19,7 +19,7 @@ const BASE64_LIMIT_BYTES = Math.ceil((16 * 1024 * 1024 * 4) / 3) + 1024;
 export interface MediaBody { fields: Record<string, unknown>; file?: UploadedFile; thumbnail?: UploadedFile; cleanup(): Promise<void> }
 
 export function mediaBodyParser(incomingDir: string): Middleware {
-  const multipart = koaBody({
+  const multipart = lazyKoaBody({
     multipart: true, urlencoded: false, json: false, text: false,
     parsedMethods: ['POST', 'PUT'],
     formidable: {
@@ -27,8 +27,8 @@ export function mediaBodyParser(incomingDir: string): Middleware {
       maxFiles: 2, maxFileSize: AV_LIMIT_BYTES, maxTotalFileSize: AV_LIMIT_BYTES + 16 * 1024 * 1024,
       maxFieldsSize: 1024 * 1024, maxFields: 100, allowEmptyFiles: false,
     },
-  } as Parameters<typeof koaBody>[0]);
-  const plain = koaBody({ jsonLimit: BASE64_LIMIT_BYTES, formLimit: BASE64_LIMIT_BYTES, multipart: false, parsedMethods: ['POST', 'PUT'] } as Parameters<typeof koaBody>[0]);
+  } as KoaBodyOptions);
+  const plain = lazyKoaBody({ jsonLimit: BASE64_LIMIT_BYTES, formLimit: BASE64_LIMIT_BYTES, multipart: false, parsedMethods: ['POST', 'PUT'] } as KoaBodyOptions);
 
   return async (ctx, next) => {
     try {

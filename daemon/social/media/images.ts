@@ -4,7 +4,10 @@
  * and a blurhash of the preview. One image at a time, no pixel cache: the box has little memory.
  */
 import type { Sharp, SharpOptions } from 'sharp';
-import { encode } from 'blurhash';
+import type * as Blurhash from 'blurhash';
+import { onFirstUse } from '../../lib/on-first-use.js';
+
+const blurhash = onFirstUse<typeof Blurhash>('blurhash');
 
 type SharpFactory = (input?: string | Buffer, options?: SharpOptions) => Sharp;
 let loaded: Promise<SharpFactory> | null = null;
@@ -68,7 +71,7 @@ async function makePreview(sharp: SharpFactory, input: string, preview: string):
 
 async function blurhashOf(sharp: SharpFactory, image: string): Promise<string> {
   const { data, info } = await sharp(image).resize({ width: 32, height: 32, fit: 'inside' }).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
-  return encode(new Uint8ClampedArray(data), info.width, info.height, 4, 4);
+  return blurhash().encode(new Uint8ClampedArray(data), info.width, info.height, 4, 4);
 }
 
 /** True when sharp can read the image header (a file that only starts like an image is not). */

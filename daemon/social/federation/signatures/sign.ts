@@ -4,7 +4,10 @@
  */
 import { createHash } from 'node:crypto';
 import type { ClientRequest } from 'node:http';
-import httpSignature from '@peertube/http-signature';
+import type httpSignatureType from '@peertube/http-signature';
+import { onFirstUse } from '../../../lib/on-first-use.js';
+
+const httpSignature = onFirstUse<typeof httpSignatureType>('@peertube/http-signature');
 
 export interface SigningKey {
   /** The actor's key id: `<actor uri>#main-key`. */
@@ -22,7 +25,7 @@ export function digestHeader(body: Buffer | string): string {
 
 /** Adds Date (when missing) and Signature to a request whose other headers are already set. */
 export function signRequest(request: ClientRequest, key: SigningKey, hasBody: boolean): void {
-  httpSignature.signRequest(request, {
+  httpSignature().signRequest(request, {
     keyId: key.keyId,
     key: key.privateKeyPem,
     algorithm: 'rsa-sha256',

@@ -4,7 +4,11 @@
  * body, and the Date inside Mastodon's window (12 hours old at most, 1 hour ahead at most).
  */
 import type { IncomingMessage } from 'node:http';
-import httpSignature, { type ParsedSignature } from '@peertube/http-signature';
+import type { ParsedSignature } from '@peertube/http-signature';
+import type httpSignatureType from '@peertube/http-signature';
+import { onFirstUse } from '../../../lib/on-first-use.js';
+
+const httpSignature = onFirstUse<typeof httpSignatureType>('@peertube/http-signature');
 import { digestHeader } from './sign.js';
 
 export const MAX_AGE_MS = 12 * 60 * 60 * 1000;
@@ -24,7 +28,7 @@ export function parseSignature(request: IncomingMessage, body: Buffer | null, no
   const required = ['(request-target)', 'host', 'date', ...(body ? ['digest'] : [])];
   let parsed: ParsedSignature;
   try {
-    parsed = httpSignature.parseRequest(request, { headers: required, clockSkew: MAX_AGE_MS / 1000, algorithms: ALGORITHMS, authorizationHeaderName: 'signature' });
+    parsed = httpSignature().parseRequest(request, { headers: required, clockSkew: MAX_AGE_MS / 1000, algorithms: ALGORITHMS, authorizationHeaderName: 'signature' });
   } catch (error) {
     throw new SignatureError(`bad signature: ${(error as Error).message}`);
   }
@@ -43,7 +47,7 @@ export function parseSignature(request: IncomingMessage, body: Buffer | null, no
 
 export function verifyWithKey(parsed: ParsedSignature, publicKeyPem: string): boolean {
   try {
-    return httpSignature.verifySignature(parsed, publicKeyPem);
+    return httpSignature().verifySignature(parsed, publicKeyPem);
   } catch {
     return false;
   }
