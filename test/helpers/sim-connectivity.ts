@@ -62,10 +62,6 @@ export async function startSimConnectivity(options: SimConnectivityOptions = {})
   const { client, simulator } = openCoprocLink({ kind: 'sim' }, {
     log, sim: { timeScale: config.coprocTimeScale, scenario: config.simScenario, otaPath: join(dir.path, 'ota.bin') },
   });
-  // Booted before the daemon asks it anything, as a powered device on a PTY is: at a fast time
-  // scale the boot (7.5 ms at 40×) is shorter than the client's transit window, and a request
-  // that crossed the announcement waits for its whole timeout.
-  await new Promise<void>((resolve) => client.once('devInit', () => resolve()));
   const device = new DeviceState(initialDeviceState('test', 'sim'));
   const events: DeviceEvent[] = [];
   device.on('event', (event) => events.push(event));
