@@ -67,12 +67,14 @@ async function run(argv: string[]): Promise<void> {
     const beatsBefore = pty.sim.snapshot().heartbeat?.next ?? 0;
     await new Promise((resolve) => setTimeout(resolve, idleSeconds * 1000));
     const idleMessages = recorder.messages.length - idleFrom;
+    const idleTopics: Record<string, number> = {};
+    for (const m of recorder.messages.slice(idleFrom)) idleTopics[m.topic.slice(`nestbox/${DEVICE_ID}/`.length)] = (idleTopics[m.topic.slice(`nestbox/${DEVICE_ID}/`.length)] ?? 0) + 1;
     const heartbeats = (pty.sim.snapshot().heartbeat?.next ?? 0) - beatsBefore;
 
     report('mqtt', [
       { metric: 'change_to_subscriber_p50_ms', value: round(percentile(delays, 50)), unit: 'ms', changes, path: 'simulator → PTY → daemon → mosquitto' },
       { metric: 'change_to_subscriber_p99_ms', value: round(percentile(delays, 99)), unit: 'ms', target: '≤ 50', changes },
-      { metric: 'idle_messages_per_min', value: round(idleMessages / (idleSeconds / 60)), unit: 'msg/min', target: '≤ 2', idle_s: idleSeconds, heartbeats },
+      { metric: 'idle_messages_per_min', value: round(idleMessages / (idleSeconds / 60)), unit: 'msg/min', target: '≤ 2', idle_s: idleSeconds, heartbeats, topics: idleTopics },
     ]);
   } finally {
     await daemon.stop();
