@@ -57,6 +57,22 @@ async function boot(sim: SimulatorControl): Promise<RunningDaemon> {
   });
 }
 
+interface Rig { sim: SimulatorControl; daemon: RunningDaemon }
+/** One simulator and daemon per scenario, all started together; each test closes its own. */
+let rigs: Rig[] = [];
+const SCENARIOS = 4;
+
+test.before(async () => {
+  rigs = await Promise.all(Array.from({ length: SCENARIOS }, async () => {
+    const sim = await startSimulator({ timeScale: TIME_SCALE, framing: 'serial' });
+    return { sim, daemon: await boot(sim) };
+  }));
+});
+
+test.after(async () => {
+  await Promise.all(rigs.map(async ({ sim, daemon }) => { await daemon.stop(); await sim.close(); }));
+});
+
 /** Names the step that did not happen when a wait fails. */
 async function step<T>(name: string, waiting: Promise<T>): Promise<T> {
   try {
@@ -79,8 +95,7 @@ async function statusUntil(daemon: RunningDaemon, check: (body: any) => boolean,
 }
 
 test('first boot → setup AP → credentials → connected → AP gone → reconnecting → fallback → AP back → connected', async () => {
-  const sim = await startSimulator({ timeScale: TIME_SCALE, framing: 'serial' });
-  const daemon = await boot(sim);
+  const { sim, daemon } = rigs[0]!;
   try {
     await daemon.waitForLog(reached('setup_ap'));
     // The first scan finishes while the setup AP comes up.
@@ -102,13 +117,12 @@ test('first boot → setup AP → credentials → connected → AP gone → reco
     await step('connected again', daemon.waitForLog((line) => reached('connected')(line) && daemon.logs.indexOf(line) > daemon.logs.indexOf(fallback), 20_000));
   } finally {
     await daemon.stop();
-    sim.close();
+    await sim.close();
   }
 });
 
 test('a wrong password → the auth error on the status API', async () => {
-  const sim = await startSimulator({ timeScale: TIME_SCALE, framing: 'serial' });
-  const daemon = await boot(sim);
+  const { sim, daemon } = rigs[1]!;
   try {
     await daemon.waitForLog(reached('setup_ap'));
     await daemon.json('/setup/api/connect', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ ssid: HOME.ssid, password: 'not the password' }) });
@@ -116,13 +130,12 @@ test('a wrong password → the auth error on the status API', async () => {
     assert.is(status.error, 'auth');
   } finally {
     await daemon.stop();
-    sim.close();
+    await sim.close();
   }
 });
 
 test('heartbeats stop → device_lost and /healthz degraded → the device answers → re-initialised', async () => {
-  const sim = await startSimulator({ timeScale: TIME_SCALE, framing: 'serial' });
-  const daemon = await boot(sim);
+  const { sim, daemon } = rigs[2]!;
   try {
     await daemon.waitForLog(reached('setup_ap'));
     sim.stopHeartbeats();
@@ -134,13 +147,12 @@ test('heartbeats stop → device_lost and /healthz degraded → the device answe
     assert.is((await daemon.json('/healthz')).body.status, 'ok');
   } finally {
     await daemon.stop();
-    sim.close();
+    await sim.close();
   }
 });
 
 test('a reset during setup brings the setup AP back with the whole configuration', async () => {
-  const sim = await startSimulator({ timeScale: TIME_SCALE, framing: 'serial' });
-  const daemon = await boot(sim);
+  const { sim, daemon } = rigs[3]!;
   try {
     await daemon.waitForLog((line) => line.msg === 'setup access point started');
     const started = daemon.logs.filter((line) => line.msg === 'setup access point started').length;
@@ -150,7 +162,7 @@ test('a reset during setup brings the setup AP back with the whole configuration
     assert.is((await statusUntil(daemon, (body) => body.setup_ap.active)).state, 'setup_ap');
   } finally {
     await daemon.stop();
-    sim.close();
+    await sim.close();
   }
 });
 
