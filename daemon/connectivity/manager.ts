@@ -111,6 +111,11 @@ export class ConnectivityManager implements DeviceCommands {
   async start(): Promise<void> {
     const { client, device } = this.options;
     this.listen('devInit', () => this.dispatch({ type: 'devInit' }));
+    // The seed-era firmware has no version request: what it runs on is what its boot announcement
+    // says (serial framing only; the esps driver keeps it, and a boot before we opened is missed).
+    this.listen('boot', ({ chip }: { chip: string | null }) => {
+      if (chip) device.update({ coprocessor: { firmware: `ESP-Hosted-FG (${chip})` } });
+    });
     this.listen('heartbeat', ({ number }: { number: number }) => {
       device.update({ coprocessor: { last_heartbeat: new Date(this.clock.now()).toISOString(), heartbeat_number: number } });
       this.dispatch({ type: 'heartbeat' });

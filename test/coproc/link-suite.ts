@@ -54,7 +54,7 @@ export function linkSuite(framing: FramingKind) {
     const target = framing === 'serial' ? { kind: 'serial' as const, path: context.pty.path, baud: 921600 } : { kind: 'esps' as const, path: context.pty.path };
     context.client = openCoprocLink(target, { log: silentLogger, minBackoffMs: 20, maxBackoffMs: 200 }).client;
     await waitForLink(context.client, 3000);
-    await sleep(30); // the simulator's boot (6 ms at this time scale) is over
+    while (context.pty.sim.snapshot().booting) await sleep(5); // a request sent while it boots is never answered
   });
 
   it.after(async ({ pty, client }) => {

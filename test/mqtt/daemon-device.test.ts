@@ -146,6 +146,8 @@ test('the device resets → event coprocessor_reset; the owner\'s radio settings
   await daemon.waitForLog(() => inits() > before);
   assert.is(pty.sim.snapshot().txPower, 60);
   assert.is(pty.sim.snapshot().powerSave, 2); // WIFI_PS_MAX_MODEM
+  // Its boot announcement names the chip (the first boot came before the daemon opened the line).
+  await recorder.wait(state((s) => s.coprocessor.firmware === 'ESP-Hosted-FG (ESP32)'), { from });
 });
 
 test('the firmware hangs → device_lost: STATUS= and /healthz say so; it answers again → re-initialised', async () => {
