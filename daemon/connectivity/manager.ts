@@ -288,7 +288,7 @@ export class ConnectivityManager implements DeviceCommands {
       let flagged = false;
       if (failure === 'auth') flagged = await networks.recordAuthFailure(network.id, policy.authFailureLimit);
       const networksLeft = (await networks.candidates()).length > 0;
-      this.log.warn('connect failed', { ssid: name, attempt, failure, password_flagged: flagged, error: describeError(error) });
+      this.log.warn('connect failed', { ssid: name, attempt, failure, refused_key_flagged: flagged, error: describeError(error) });
       device.update({ wifi: { ssid: null, bssid: null, rssi: null, channel: null } });
       this.dispatch({ type: 'connectResult', epoch, ok: false, failure, networksLeft });
     }

@@ -6,7 +6,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startDaemon, type RunningDaemon, type LogLine } from '../helpers/daemon.js';
+import { startAll, startDaemon, type RunningDaemon, type LogLine } from '../helpers/daemon.js';
 import { startSimOnPty } from '../helpers/pty.js';
 
 const TIME_SCALE = 20;
@@ -42,6 +42,7 @@ const HOME = { ssid: 'HomeNet', password: 'nestbox-home-2024' };
 
 async function boot(sim: SimulatorControl): Promise<RunningDaemon> {
   return startDaemon({
+    startTimeoutMs: 60_000, // four start together on two cores
     env: {
       NESTBOX_COPROC: `serial:${sim.devicePath}`,
       NESTBOX_COPROC_TIME_SCALE: String(TIME_SCALE),
@@ -63,10 +64,14 @@ let rigs: Rig[] = [];
 const SCENARIOS = 4;
 
 test.before(async () => {
-  rigs = await Promise.all(Array.from({ length: SCENARIOS }, async () => {
-    const sim = await startSimulator({ timeScale: TIME_SCALE, framing: 'serial' });
-    return { sim, daemon: await boot(sim) };
-  }));
+  const sims = await Promise.all(Array.from({ length: SCENARIOS }, () => startSimulator({ timeScale: TIME_SCALE, framing: 'serial' })));
+  try {
+    const daemons = await startAll(sims.map((sim) => boot(sim)));
+    rigs = sims.map((sim, i) => ({ sim, daemon: daemons[i]! }));
+  } catch (error) {
+    await Promise.all(sims.map((sim) => sim.close()));
+    throw error;
+  }
 });
 
 test.after(async () => {

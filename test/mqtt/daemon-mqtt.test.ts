@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { settingsMemory } from '../../daemon/mqtt/memory.js';
 import { openDatabase } from '../../daemon/store/db.js';
 import { migrate } from '../../daemon/store/migrate.js';
-import { startDaemon, type RunningDaemon } from '../helpers/daemon.js';
+import { startAll, startDaemon, type RunningDaemon } from '../helpers/daemon.js';
 import { BOX_USER, recordMessages, startMosquitto, type MosquittoBroker } from '../helpers/mosquitto-broker.js';
 import { REPO_ROOT, tempDir } from '../helpers/paths.js';
 import { freePort } from '../helpers/ports.js';
@@ -20,6 +20,8 @@ let broker: MosquittoBroker;
 const dirs: Array<{ remove(): void }> = [];
 /** One daemon per case, all started together (each test stops its own). */
 let pty: SimOnPty;
+/** Five daemons start at once on two cores: each may take longer than alone. */
+const TOGETHER = { startTimeoutMs: 60_000 };
 let daemons: Record<'waiting' | 'refused' | 'down' | 'killed' | 'restarted', RunningDaemon>;
 
 test.before(async () => {
@@ -27,20 +29,20 @@ test.before(async () => {
   // Its own device (another station MAC, so another client id and topics than the embedded simulator's).
   pty = await startSimOnPty({ framing: 'serial', timeScale: 20, stationMac: '02:be:0c:5e:77:02' });
   const [refusedDir, downDir, deadPort] = await Promise.all([dataDirRemembering(EMBEDDED_SIM_MAC), dataDirRemembering(EMBEDDED_SIM_MAC), freePort()]);
-  const [waiting, refused, down, killed, restarted] = await Promise.all([
+  const [waiting, refused, down, killed, restarted] = await startAll([
     // A coprocessor that never answers: the MAC stays unknown.
-    startDaemon({ env: mqttEnv({ NESTBOX_SIM_SCENARIO: 'unresponsive' }) }),
-    startDaemon({ dataDir: refusedDir, env: mqttEnv({ NESTBOX_MQTT_PASSWORD: 'not-the-pw-xyzzy' }) }),
-    startDaemon({ dataDir: downDir, env: mqttEnv({ NESTBOX_MQTT_URL: `mqtt://127.0.0.1:${deadPort}` }) }),
-    startDaemon({ env: mqttEnv() }),
-    startDaemon({ env: mqttEnv({ NESTBOX_COPROC: `serial:${pty.path}`, NESTBOX_COPROC_TIME_SCALE: '20' }) }),
+    startDaemon({ ...TOGETHER, env: mqttEnv({ NESTBOX_SIM_SCENARIO: 'unresponsive' }) }),
+    startDaemon({ ...TOGETHER, dataDir: refusedDir, env: mqttEnv({ NESTBOX_MQTT_PASSWORD: 'not-the-pw-xyzzy' }) }),
+    startDaemon({ ...TOGETHER, dataDir: downDir, env: mqttEnv({ NESTBOX_MQTT_URL: `mqtt://127.0.0.1:${deadPort}` }) }),
+    startDaemon({ ...TOGETHER, env: mqttEnv() }),
+    startDaemon({ ...TOGETHER, env: mqttEnv({ NESTBOX_COPROC: `serial:${pty.path}`, NESTBOX_COPROC_TIME_SCALE: '20' }) }),
   ]);
   daemons = { waiting, refused, down, killed, restarted };
 });
 test.after(async () => {
   await Promise.all(Object.values(daemons ?? {}).map((daemon) => daemon.stop()));
-  await broker.stop();
   await pty?.close();
+  await broker.stop();
   for (const dir of dirs) dir.remove();
 });
 
