@@ -28,8 +28,6 @@ import { NetworksRepo } from './connectivity/networks-repo.js';
 import { startConnectivitySubsystem } from './connectivity/subsystem.js';
 import { mountConnectivityWeb } from './web/mount.js';
 import { openCoprocLink } from './coproc/link.js';
-import { OtaUpdate } from './coproc/ota.js';
-import type { FirmwareUpdater } from './connectivity/manager.js';
 import type { CoprocClient } from './coproc/client.js';
 import type { Simulator } from './coproc/sim/index.js';
 import { Social } from './social/index.js';
@@ -123,7 +121,6 @@ export class App {
       client, config: this.config, db: this.db, device: this.device, networks: this.networks,
       log: this.log.child({ component: 'connectivity' }),
       health: (health) => this.health.set('connectivity', health),
-      firmware: firmwareUpdater(client),
     });
     this.connectivity = manager;
     this.commands = manager;
@@ -336,15 +333,4 @@ export class App {
 
 function describeTransport(config: Config): string {
   return config.coproc.kind === 'sim' ? 'sim' : `${config.coproc.kind}:${config.coproc.path}`;
-}
-
-/** The OTA engine as the connectivity manager drives it: progress in bytes after every chunk. */
-function firmwareUpdater(client: CoprocClientApi): FirmwareUpdater {
-  return {
-    async update(image, progress) {
-      const ota = new OtaUpdate(client);
-      ota.on('progress', ({ bytes, total }) => progress(bytes, total));
-      await ota.run(image);
-    },
-  };
 }

@@ -93,6 +93,9 @@ export class ConnectivityMachine {
   private wasConnected = false;
   /** A network a person submitted waits to be tried. */
   private userRequest = false;
+  /** When the connect attempt in flight was asked, and how long the last failed one took. */
+  private connectStartedAt: number | null = null;
+  private lastFailedConnectMs: number | null = null;
   /** The attempt in flight is that person's. */
   private userAttempt = false;
   private disconnectedSince: number | null = null;
@@ -321,6 +324,7 @@ export class ConnectivityMachine {
     }
     this.station = 'down';
     this.attempt += 1;
+    if (this.connectStartedAt !== null) this.lastFailedConnectMs = now - this.connectStartedAt;
     // A failure of an attempt that started before the person's submission is not their answer.
     const stale = this.userRequest;
     if (!stale) this.failure = result.failure ?? 'failed';
@@ -441,8 +445,16 @@ export class ConnectivityMachine {
         this.connectAt = now + this.policy.setupRetryMs;
         return;
       }
+      // The device does one thing at a time and a failing ConnectAP holds it for seconds: an
+      // automatic attempt that would still run when the grace period ends waits for the setup AP.
+      const fallback = this.fallbackDeadline();
+      if (!this.userRequest && fallback !== null && this.lastFailedConnectMs !== null && now < fallback && now + this.lastFailedConnectMs > fallback) {
+        this.connectAt = fallback;
+        return;
+      }
       if (this.station === 'up') this.markDisconnected(now);
       this.station = 'connecting';
+      this.connectStartedAt = now;
       this.connectAt = null;
       this.userAttempt = this.userRequest;
       this.userRequest = false;

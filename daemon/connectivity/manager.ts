@@ -111,6 +111,11 @@ export class ConnectivityManager implements DeviceCommands {
   async start(): Promise<void> {
     const { client, device } = this.options;
     this.listen('devInit', () => this.dispatch({ type: 'devInit' }));
+    // The seed-era firmware has no version request: what it runs on is what its boot announcement
+    // says (serial framing only; the esps driver keeps it, and a boot before we opened is missed).
+    this.listen('boot', ({ chip }: { chip: string | null }) => {
+      if (chip) device.update({ coprocessor: { firmware: `ESP-Hosted-FG (${chip})` } });
+    });
     this.listen('heartbeat', ({ number }: { number: number }) => {
       device.update({ coprocessor: { last_heartbeat: new Date(this.clock.now()).toISOString(), heartbeat_number: number } });
       this.dispatch({ type: 'heartbeat' });
@@ -283,7 +288,7 @@ export class ConnectivityManager implements DeviceCommands {
       let flagged = false;
       if (failure === 'auth') flagged = await networks.recordAuthFailure(network.id, policy.authFailureLimit);
       const networksLeft = (await networks.candidates()).length > 0;
-      this.log.warn('connect failed', { ssid: name, attempt, failure, password_flagged: flagged, error: describeError(error) });
+      this.log.warn('connect failed', { ssid: name, attempt, failure, refused_key_flagged: flagged, error: describeError(error) });
       device.update({ wifi: { ssid: null, bssid: null, rssi: null, channel: null } });
       this.dispatch({ type: 'connectResult', epoch, ok: false, failure, networksLeft });
     }

@@ -10,6 +10,7 @@ import type { Logger } from '../log/logger.js';
 import type { Db } from '../store/db.js';
 import { getSetting, setSetting } from '../store/settings.js';
 import { CaptiveDns, captiveDnsDuringSetup } from './captive-dns.js';
+import { OtaUpdate } from '../coproc/ota.js';
 import { ConnectivityManager, type FirmwareUpdater } from './manager.js';
 import type { NetworksRepo } from './networks-repo.js';
 import { policyFromConfig } from './policy.js';
@@ -23,7 +24,8 @@ export interface ConnectivityParts {
   networks: NetworksRepo;
   log: Logger;
   health: (health: ComponentHealth) => void;
-  firmware: FirmwareUpdater | null;
+  /** Default: the OTA engine over the same client. */
+  firmware?: FirmwareUpdater | null;
 }
 
 export async function startConnectivitySubsystem(parts: ConnectivityParts): Promise<{ manager: ConnectivityManager; stop: () => Promise<void> }> {
@@ -32,7 +34,7 @@ export async function startConnectivitySubsystem(parts: ConnectivityParts): Prom
   const manager = new ConnectivityManager({
     client: parts.client, device: parts.device, networks: parts.networks, policy: policyFromConfig(config),
     settings: { get: (key) => getSetting(db, key), set: (key, value) => setSetting(db, key, value) },
-    setupPassphrase, log, health: parts.health, firmware: parts.firmware,
+    setupPassphrase, log, health: parts.health, firmware: parts.firmware === undefined ? otaFirmwareUpdater(parts.client) : parts.firmware,
   });
   // Shown on purpose, once: the owner needs it to join the setup AP (it is also on the dashboard).
   log.info('setup access point key (WPA2) for joining the box in setup mode', {
@@ -49,6 +51,17 @@ export async function startConnectivitySubsystem(parts: ConnectivityParts): Prom
     async stop() {
       await stopDns();
       await manager.stop();
+    },
+  };
+}
+
+/** The OTA engine as the connectivity manager drives it: progress in bytes after every chunk. */
+export function otaFirmwareUpdater(client: CoprocClientApi): FirmwareUpdater {
+  return {
+    async update(image, progress) {
+      const ota = new OtaUpdate(client);
+      ota.on('progress', ({ bytes, total }) => progress(bytes, total));
+      await ota.run(image);
     },
   };
 }

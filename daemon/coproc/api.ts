@@ -93,6 +93,11 @@ export interface CoprocEvents {
    * event can be missed: treat a link that comes back up as a possible reboot too.
    */
   devInit: [{ initData: Uint8Array }];
+  /**
+   * The boot announcement on ESP-Hosted's private interface (header-framed transports only, just
+   * before devInit): the chip the firmware runs on, by name ('ESP32-C3'…), or null if unknown.
+   */
+  boot: [{ chip: string | null; chipId: number | null }];
   heartbeat: [{ number: number }];
   /** Event 303: `reason` is the IDF disconnect reason (e.g. 201 NO_AP_FOUND, 202 AUTH_FAIL). */
   stationDisconnected: [{ reason: number }];

@@ -17,6 +17,7 @@ import {
   powerSaveFromWire, powerSaveToWire, quarterToDbm, securityFromWire, securityToWire, ssidText, stripNul, utf8,
 } from './convert.js';
 import { createFraming, DEVICE_MAX_FRAME, type Endpoint, type FrameFault, type Framing, type FramingKind } from './framing/index.js';
+import { chipName } from './framing/priv-init.js';
 import { TLV_PREFIX_LEN } from './framing/tlv.js';
 import { isMac, macFromWire, macToWire } from './mac.js';
 import { eventById, MSG_TYPE, OPERATION, RESP_OFFSET, type OperationName, type OperationSpec } from './operations.js';
@@ -83,7 +84,10 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
     this.framing = createFraming(options.framing, 'host', {
       frame: (endpoint, data) => this.onFrame(endpoint, data),
       fault: (fault, detail) => this.onFault(fault, detail),
-      privInit: (init) => this.log.debug('coprocessor boot announcement', { chip_id: init.chipId, capabilities: init.capabilities }),
+      privInit: (init) => {
+        this.log.debug('coprocessor boot announcement', { chip_id: init.chipId, capabilities: init.capabilities });
+        this.emit('boot', { chip: chipName(init.chipId), chipId: init.chipId });
+      },
     });
     this.transport.on('data', (chunk) => this.framing.push(chunk));
     this.transport.on('up', () => {

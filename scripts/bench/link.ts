@@ -26,11 +26,24 @@ async function withLink<T>(framing: FramingKind, simArgs: string[], body: (clien
   const { client } = openCoprocLink(target, { log: silentLogger });
   try {
     await waitForLink(client, 5000);
-    await new Promise((resolve) => setTimeout(resolve, 100)); // past the simulator's boot
+    await untilAnswering(client);
     return await body(client);
   } finally {
     await client.close();
     await sim.stop();
+  }
+}
+
+/** The simulator may still be booting (a request it gets then is never answered): ask until it answers. */
+async function untilAnswering(client: ReturnType<typeof openCoprocLink>['client']): Promise<void> {
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    try {
+      await client.call('getMode', {}, { timeoutMs: 250 });
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+    }
   }
 }
 

@@ -166,6 +166,31 @@ test('after the grace period without a connection the setup AP starts, counted f
   h.takeEvent('setup_ap_started');
 });
 
+test('no automatic attempt that would outlast the grace period: the setup AP starts on time, the attempt right after it', () => {
+  const h = harness();
+  h.connectedAfterBoot();
+  h.send({ type: 'stationDisconnected', reason: 200 });
+  const dropAt = h.now();
+  const fallbackAt = dropAt + POLICY.fallbackAfterMs;
+  // Each failing attempt holds the device 20 s (ConnectAP to a network that is gone).
+  const failingAttemptMs = 20_000;
+  let learned = false; // the machine knows how long an attempt takes once one has failed
+  for (;;) {
+    h.untilNext();
+    if (h.effects.some((e) => e.type === 'startSoftAp')) break;
+    if (h.effects.some((e) => e.type === 'connect')) {
+      h.take('connect');
+      if (learned) assert.ok(h.now() + failingAttemptMs <= fallbackAt, `an attempt started at +${h.now() - dropAt} ms would still run at the grace period's end`);
+      h.advance(failingAttemptMs);
+      h.send({ type: 'connectResult', epoch: h.epoch(), ok: false, failure: 'not_found', networksLeft: true });
+      learned = true;
+    }
+  }
+  assert.is(h.now(), fallbackAt, 'the setup AP is asked exactly when the grace period ends');
+  const order = h.effects.map((e) => e.type).filter((type) => type === 'startSoftAp' || type === 'connect');
+  assert.equal(order, ['startSoftAp', 'connect']);
+});
+
 test('the grace period at start-up counts from start-up when networks are saved (boot race)', () => {
   const h = harness();
   h.boot(true);

@@ -6,7 +6,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startDaemon, type RunningDaemon, type LogLine } from '../helpers/daemon.js';
+import { startAll, startDaemon, type RunningDaemon, type LogLine } from '../helpers/daemon.js';
 import { startSimOnPty } from '../helpers/pty.js';
 
 const TIME_SCALE = 20;
@@ -42,6 +42,7 @@ const HOME = { ssid: 'HomeNet', password: 'nestbox-home-2024' };
 
 async function boot(sim: SimulatorControl): Promise<RunningDaemon> {
   return startDaemon({
+    startTimeoutMs: 60_000, // four start together on two cores
     env: {
       NESTBOX_COPROC: `serial:${sim.devicePath}`,
       NESTBOX_COPROC_TIME_SCALE: String(TIME_SCALE),
@@ -56,6 +57,26 @@ async function boot(sim: SimulatorControl): Promise<RunningDaemon> {
     },
   });
 }
+
+interface Rig { sim: SimulatorControl; daemon: RunningDaemon }
+/** One simulator and daemon per scenario, all started together; each test closes its own. */
+let rigs: Rig[] = [];
+const SCENARIOS = 4;
+
+test.before(async () => {
+  const sims = await Promise.all(Array.from({ length: SCENARIOS }, () => startSimulator({ timeScale: TIME_SCALE, framing: 'serial' })));
+  try {
+    const daemons = await startAll(sims.map((sim) => boot(sim)));
+    rigs = sims.map((sim, i) => ({ sim, daemon: daemons[i]! }));
+  } catch (error) {
+    await Promise.all(sims.map((sim) => sim.close()));
+    throw error;
+  }
+});
+
+test.after(async () => {
+  await Promise.all(rigs.map(async ({ sim, daemon }) => { await daemon.stop(); await sim.close(); }));
+});
 
 /** Names the step that did not happen when a wait fails. */
 async function step<T>(name: string, waiting: Promise<T>): Promise<T> {
@@ -79,8 +100,7 @@ async function statusUntil(daemon: RunningDaemon, check: (body: any) => boolean,
 }
 
 test('first boot → setup AP → credentials → connected → AP gone → reconnecting → fallback → AP back → connected', async () => {
-  const sim = await startSimulator({ timeScale: TIME_SCALE, framing: 'serial' });
-  const daemon = await boot(sim);
+  const { sim, daemon } = rigs[0]!;
   try {
     await daemon.waitForLog(reached('setup_ap'));
     // The first scan finishes while the setup AP comes up.
@@ -107,8 +127,7 @@ test('first boot → setup AP → credentials → connected → AP gone → reco
 });
 
 test('a wrong password → the auth error on the status API', async () => {
-  const sim = await startSimulator({ timeScale: TIME_SCALE, framing: 'serial' });
-  const daemon = await boot(sim);
+  const { sim, daemon } = rigs[1]!;
   try {
     await daemon.waitForLog(reached('setup_ap'));
     await daemon.json('/setup/api/connect', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ ssid: HOME.ssid, password: 'not the password' }) });
@@ -121,8 +140,7 @@ test('a wrong password → the auth error on the status API', async () => {
 });
 
 test('heartbeats stop → device_lost and /healthz degraded → the device answers → re-initialised', async () => {
-  const sim = await startSimulator({ timeScale: TIME_SCALE, framing: 'serial' });
-  const daemon = await boot(sim);
+  const { sim, daemon } = rigs[2]!;
   try {
     await daemon.waitForLog(reached('setup_ap'));
     const frozenAt = daemon.logs.length;
@@ -140,8 +158,7 @@ test('heartbeats stop → device_lost and /healthz degraded → the device answe
 });
 
 test('a reset during setup brings the setup AP back with the whole configuration', async () => {
-  const sim = await startSimulator({ timeScale: TIME_SCALE, framing: 'serial' });
-  const daemon = await boot(sim);
+  const { sim, daemon } = rigs[3]!;
   try {
     await daemon.waitForLog((line) => line.msg === 'setup access point started');
     const started = daemon.logs.filter((line) => line.msg === 'setup access point started').length;

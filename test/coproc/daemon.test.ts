@@ -5,7 +5,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startDaemon, type RunningDaemon } from '../helpers/daemon.js';
+import { startAll, startDaemon, type RunningDaemon } from '../helpers/daemon.js';
 import { startSimOnPty, type SimOnPty } from '../helpers/pty.js';
 
 let simulated: RunningDaemon;
@@ -16,12 +16,13 @@ let pty: SimOnPty;
 
 test.before(async () => {
   pty = await startSimOnPty({ framing: 'serial', timeScale: 20 });
-  [simulated, missing, silent, onPty] = await Promise.all([
-    startDaemon(),
-    startDaemon({ env: { NESTBOX_COPROC: 'serial:/dev/nestbox-no-such-tty?baud=115200' } }),
-    startDaemon({ env: { NESTBOX_SIM_SCENARIO: 'unresponsive' } }),
-    startDaemon({ env: { NESTBOX_COPROC: `serial:${pty.path}?baud=921600` } }),
-  ]);
+  const together = { startTimeoutMs: 60_000 }; // four start at once on two cores
+  [simulated, missing, silent, onPty] = await startAll([
+    startDaemon(together),
+    startDaemon({ ...together, env: { NESTBOX_COPROC: 'serial:/dev/nestbox-no-such-tty?baud=115200' } }),
+    startDaemon({ ...together, env: { NESTBOX_SIM_SCENARIO: 'unresponsive' } }),
+    startDaemon({ ...together, env: { NESTBOX_COPROC: `serial:${pty.path}?baud=921600` } }),
+  ]) as [RunningDaemon, RunningDaemon, RunningDaemon, RunningDaemon];
 });
 
 test.after(async () => {

@@ -54,7 +54,16 @@ export function linkSuite(framing: FramingKind) {
     const target = framing === 'serial' ? { kind: 'serial' as const, path: context.pty.path, baud: 921600 } : { kind: 'esps' as const, path: context.pty.path };
     context.client = openCoprocLink(target, { log: silentLogger, minBackoffMs: 20, maxBackoffMs: 200 }).client;
     await waitForLink(context.client, 3000);
-    await sleep(30); // the simulator's boot (6 ms at this time scale) is over
+    // The simulator may still be booting (a request it gets then is never answered) and its
+    // announcement may still be on the way: ask until it answers.
+    for (let tries = 0; ; tries += 1) {
+      try {
+        await context.client.call('getMode', {}, { timeoutMs: 250 });
+        break;
+      } catch (error) {
+        if (tries > 20) throw error;
+      }
+    }
   });
 
   it.after(async ({ pty, client }) => {

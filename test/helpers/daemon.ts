@@ -162,3 +162,16 @@ async function waitForHealth(daemon: RunningDaemon, timeoutMs: number): Promise<
   }
   throw new Error('daemon did not become ready in time');
 }
+
+/**
+ * Starts several daemons together (they share two cores, so each gets a longer start-up time);
+ * if one fails, the others are stopped before the error is thrown, so none is left running.
+ */
+export async function startAll(starts: Array<Promise<RunningDaemon>>): Promise<RunningDaemon[]> {
+  const settled = await Promise.allSettled(starts);
+  const failed = settled.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+  const started = settled.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+  if (!failed) return started;
+  await Promise.all(started.map((daemon) => daemon.stop('SIGKILL')));
+  throw failed.reason;
+}

@@ -10,16 +10,38 @@ import { join } from 'node:path';
 import { settingsMemory } from '../../daemon/mqtt/memory.js';
 import { openDatabase } from '../../daemon/store/db.js';
 import { migrate } from '../../daemon/store/migrate.js';
-import { startDaemon, type RunningDaemon } from '../helpers/daemon.js';
+import { startAll, startDaemon, type RunningDaemon } from '../helpers/daemon.js';
 import { BOX_USER, recordMessages, startMosquitto, type MosquittoBroker } from '../helpers/mosquitto-broker.js';
 import { REPO_ROOT, tempDir } from '../helpers/paths.js';
 import { freePort } from '../helpers/ports.js';
+import { startSimOnPty, type SimOnPty } from '../helpers/pty.js';
 
 let broker: MosquittoBroker;
 const dirs: Array<{ remove(): void }> = [];
+/** One daemon per case, all started together (each test stops its own). */
+let pty: SimOnPty;
+/** Five daemons start at once on two cores: each may take longer than alone. */
+const TOGETHER = { startTimeoutMs: 60_000 };
+let daemons: Record<'waiting' | 'refused' | 'down' | 'killed' | 'restarted', RunningDaemon>;
 
-test.before(async () => { broker = await startMosquitto(); });
+test.before(async () => {
+  broker = await startMosquitto();
+  // Its own device (another station MAC, so another client id and topics than the embedded simulator's).
+  pty = await startSimOnPty({ framing: 'serial', timeScale: 20, stationMac: '02:be:0c:5e:77:02' });
+  const [refusedDir, downDir, deadPort] = await Promise.all([dataDirRemembering(EMBEDDED_SIM_MAC), dataDirRemembering(EMBEDDED_SIM_MAC), freePort()]);
+  const [waiting, refused, down, killed, restarted] = await startAll([
+    // A coprocessor that never answers: the MAC stays unknown.
+    startDaemon({ ...TOGETHER, env: mqttEnv({ NESTBOX_SIM_SCENARIO: 'unresponsive' }) }),
+    startDaemon({ ...TOGETHER, dataDir: refusedDir, env: mqttEnv({ NESTBOX_MQTT_PASSWORD: 'not-the-pw-xyzzy' }) }),
+    startDaemon({ ...TOGETHER, dataDir: downDir, env: mqttEnv({ NESTBOX_MQTT_URL: `mqtt://127.0.0.1:${deadPort}` }) }),
+    startDaemon({ ...TOGETHER, env: mqttEnv() }),
+    startDaemon({ ...TOGETHER, env: mqttEnv({ NESTBOX_COPROC: `serial:${pty.path}`, NESTBOX_COPROC_TIME_SCALE: '20' }) }),
+  ]);
+  daemons = { waiting, refused, down, killed, restarted };
+});
 test.after(async () => {
+  await Promise.all(Object.values(daemons ?? {}).map((daemon) => daemon.stop()));
+  await pty?.close();
   await broker.stop();
   for (const dir of dirs) dir.remove();
 });
@@ -57,8 +79,7 @@ async function mqttHealth(daemon: RunningDaemon, status: string): Promise<{ stat
 }
 
 test('with no station MAC known yet the daemon is ready and MQTT says it waits for it', async () => {
-  // A coprocessor that never answers: the MAC stays unknown.
-  const daemon = await startDaemon({ env: mqttEnv({ NESTBOX_SIM_SCENARIO: 'unresponsive' }) });
+  const daemon = daemons.waiting;
   try {
     const health = await mqttHealth(daemon, 'starting');
     assert.is(health.status, 'starting');
@@ -70,8 +91,7 @@ test('with no station MAC known yet the daemon is ready and MQTT says it waits f
 });
 
 test('a broker that refuses the login: READY anyway, mqtt degraded with the reason, retrying, no secret logged', async () => {
-  const dataDir = await dataDirRemembering(EMBEDDED_SIM_MAC);
-  const daemon = await startDaemon({ dataDir, env: mqttEnv({ NESTBOX_MQTT_PASSWORD: 'not-the-pw-xyzzy' }) });
+  const daemon = daemons.refused;
   try {
     assert.ok(daemon.logs.some((line) => line.msg === 'ready'));
     const health = await mqttHealth(daemon, 'degraded');
@@ -91,9 +111,7 @@ test('a broker that refuses the login: READY anyway, mqtt degraded with the reas
 });
 
 test('a broker that is down: READY anyway, mqtt degraded (connection refused)', async () => {
-  const dataDir = await dataDirRemembering(EMBEDDED_SIM_MAC);
-  const deadPort = await freePort();
-  const daemon = await startDaemon({ dataDir, env: mqttEnv({ NESTBOX_MQTT_URL: `mqtt://127.0.0.1:${deadPort}` }) });
+  const daemon = daemons.down;
   try {
     const health = await mqttHealth(daemon, 'degraded');
     assert.match(health.detail!, /connection refused/);
@@ -109,7 +127,7 @@ async function deviceIdOf(daemon: RunningDaemon): Promise<string> {
 }
 
 test('retained online and state for a late subscriber; a command through the connectivity manager; the Last Will says offline when the daemon is SIGKILLed', async () => {
-  const daemon = await startDaemon({ env: mqttEnv() });
+  const daemon = daemons.killed;
   try {
     assert.is((await mqttHealth(daemon, 'ok')).status, 'ok');
     const id = await deviceIdOf(daemon);
@@ -138,7 +156,7 @@ test('retained online and state for a late subscriber; a command through the con
 });
 
 test('after a broker restart the daemon republishes; SIGTERM publishes offline', async () => {
-  const daemon = await startDaemon({ env: mqttEnv() });
+  const daemon = daemons.restarted;
   try {
     await mqttHealth(daemon, 'ok');
     const id = await deviceIdOf(daemon);

@@ -39,6 +39,14 @@ const TX_POWER_LEVELS = [8, 20, 28, 34, 44, 52, 56, 60, 66, 72, 80, 84];
 const SOFTAP_MAX_STATIONS = 10;
 const OTA_PARTITION_BYTES = 0x200000;
 const ESP_IMAGE_MAGIC = 0xe9;
+/**
+ * However fast the clock runs, a boot lasts at least this long in real time. The host tells a
+ * request lost in the reboot from one that crossed the announcement on the wire by the transit
+ * time (the client's RESTART_TRANSIT_MS, 50 ms); a real device boots far slower than that, and a
+ * time-scaled boot shorter than it would leave a request unanswered until its whole timeout.
+ */
+const MIN_BOOT_REAL_MS = 100;
+
 export const DISCONNECT_REASON = { authExpire: 2, assocLeave: 8, handshakeTimeout: 15, beaconTimeout: 200, noApFound: 201, authFail: 202 } as const;
 
 export interface SimDeviceOptions {
@@ -274,7 +282,7 @@ export class SimDevice extends EventEmitter<SimDeviceEvents> {
     this.booting = true;
     this.emit('reset', reason);
     const epoch = this.epoch;
-    this.clock.after(SIM_TIMING.bootMs, () => {
+    this.clock.after(Math.max(SIM_TIMING.bootMs, MIN_BOOT_REAL_MS * this.clock.timeScale), () => {
       if (epoch !== this.epoch) return;
       this.booting = false;
       this.emit('boot');
