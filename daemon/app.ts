@@ -66,6 +66,7 @@ export class App {
   /** The embedded simulator when `coproc` is `sim` (its scenario controls), null otherwise. */
   simulator: Simulator | null = null;
   social!: Social;
+  private refreshInstanceCounts: () => Promise<void> = async () => undefined;
   federation?: Federation;
   httpUrl = '';
   private readonly stoppers: Stopper[] = [];
@@ -99,6 +100,8 @@ export class App {
     await this.startMqtt();
     this.startJobs();
     this.social.scheduleJobs(this.jobs);
+    // The admin tool writes from its own process, where the bus does not reach: catch up each minute.
+    this.jobs.add('instance-counts', '* * * * *', () => this.refreshInstanceCounts());
     this.startWatchdog();
 
     await this.notifier.ready(this.statusLine());
@@ -228,6 +231,7 @@ export class App {
       if (this.device.update({ instance }).length) log.debug('instance counts', { ...instance });
     }, log);
     this.onStop('social-counts', () => counts.stop());
+    this.refreshInstanceCounts = () => counts.refresh();
     await counts.refresh();
     this.health.set('social', { status: 'ok' });
     await this.startStreaming();
