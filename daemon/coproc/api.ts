@@ -26,14 +26,8 @@ export interface ScanEntry {
   security: SecurityName;
 }
 
-export interface StationConfig {
-  ssid: string;
-  ssidBytes: Uint8Array;
-  bssid: string;
-  rssi: number;
-  channel: number;
-  security: SecurityName;
-}
+/** The access point the station is connected to (GetAPConfig): the same fields as a scan entry. */
+export type StationConfig = ScanEntry;
 
 export interface ConnectRequest {
   ssid: string | Uint8Array;
