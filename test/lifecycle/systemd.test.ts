@@ -65,18 +65,18 @@ async function listenerInEnv() {
 test('a failing health check sends no WATCHDOG=1', async () => {
   const { listener, notifier, close } = await listenerInEnv();
   try {
-  let databaseAnswers = false;
-  const watchdog = new Watchdog({
-    env: { WATCHDOG_USEC: '100000' }, log: quiet,
-    ping: () => notifier.watchdog(),
-    databaseAnswers: async () => databaseAnswers,
-  });
-  assert.is(await watchdog.tick(), false);
-  await notifier.flush();
-  assert.is(listener.messages.filter((m) => m.WATCHDOG === '1').length, 0);
-  databaseAnswers = true;
-  assert.is(await watchdog.tick(), true);
-  await listener.waitFor((m) => m.WATCHDOG === '1');
+    let databaseAnswers = false;
+    const watchdog = new Watchdog({
+      env: { WATCHDOG_USEC: '100000' }, log: quiet,
+      ping: () => notifier.watchdog(),
+      databaseAnswers: async () => databaseAnswers,
+    });
+    assert.is(await watchdog.tick(), false);
+    await notifier.flush();
+    assert.is(listener.messages.filter((m) => m.WATCHDOG === '1').length, 0);
+    databaseAnswers = true;
+    assert.is(await watchdog.tick(), true);
+    await listener.waitFor((m) => m.WATCHDOG === '1');
   } finally {
     await close();
   }
@@ -85,13 +85,13 @@ test('a failing health check sends no WATCHDOG=1', async () => {
 test('STATUS= follows changes and is not repeated when the line is unchanged', async () => {
   const { listener, notifier, close } = await listenerInEnv();
   try {
-  await notifier.ready('starting');
-  await notifier.status('online via HomeNet');
-  await notifier.status('online via HomeNet');
-  await notifier.status('setup mode:\njoin "Nestbox-1a2b"');
-  await notifier.flush();
-  await listener.waitFor((m) => m.STATUS === 'setup mode: join "Nestbox-1a2b"');
-  assert.equal(listener.messages.filter((m) => 'STATUS' in m).map((m) => m.STATUS), ['starting', 'online via HomeNet', 'setup mode: join "Nestbox-1a2b"']);
+    await notifier.ready('starting');
+    await notifier.status('online via HomeNet');
+    await notifier.status('online via HomeNet');
+    await notifier.status('setup mode:\njoin "Nestbox-1a2b"');
+    await notifier.flush();
+    await listener.waitFor((m) => m.STATUS === 'setup mode: join "Nestbox-1a2b"');
+    assert.equal(listener.messages.filter((m) => 'STATUS' in m).map((m) => m.STATUS), ['starting', 'online via HomeNet', 'setup mode: join "Nestbox-1a2b"']);
   } finally {
     await close();
   }
