@@ -55,11 +55,17 @@
       .catch(function (error) { showError('login-error', error); });
   }
 
-  function finishOAuth(code, state) {
+  // The instance answers on the redirect URI with either ?code= or ?error= (a refusal, a non-owner).
+  function finishOAuth(answer) {
     var pending = JSON.parse(sessionStorage.getItem(OAUTH_KEY) || 'null');
+    var code = answer.get('code');
     sessionStorage.removeItem(OAUTH_KEY);
     history.replaceState(null, '', redirectUri);
-    if (!pending || pending.state !== state) return Promise.reject(new Error('The login answer does not match the request; try again'));
+    if (!pending || pending.state !== answer.get('state')) return Promise.reject(new Error('The login answer does not match the request; try again'));
+    if (answer.get('error') === 'access_denied' && /owner/.test(answer.get('error_description') || '')) {
+      return Promise.reject(new Error('This account is not the box owner’s: only the box owner can use the dashboard. Log in with the owner’s account.'));
+    }
+    if (!code) return Promise.reject(new Error('Login refused: ' + (answer.get('error_description') || answer.get('error') || 'no code')));
     return fetch('/oauth/token', json('POST', {
       grant_type: 'authorization_code', code: code, client_id: pending.client_id, client_secret: pending.client_secret,
       redirect_uri: redirectUri, code_verifier: pending.verifier, scope: SCOPES,
@@ -226,8 +232,8 @@
   });
 
   var params = new URLSearchParams(location.search);
-  if (params.get('code')) {
-    finishOAuth(params.get('code'), params.get('state')).then(useToken, function (error) { logout(); showError('login-error', error); });
+  if (params.get('code') || params.get('error')) {
+    finishOAuth(params).then(useToken, function (error) { logout(); showError('login-error', error); });
   } else if (token) start();
   else logout();
 }());
