@@ -24,12 +24,23 @@ test.after(async () => {
 });
 
 /** Opens the dashboard, presses "Log in" and signs in on the instance's login and consent page. */
-async function logIn(page: Page, login: string, password: string): Promise<void> {
+async function logIn(page: Page, login: string, password: string, options: { typoFirst?: boolean } = {}): Promise<void> {
   await page.goto(`${h.url}/dashboard`);
   await page.click('#oauth-login');
   await page.waitForURL(/\/oauth\/authorize\?/);
+  const request = new URL(page.url()).searchParams;
+  assert.is(request.get('code_challenge_method'), 'S256');
+  assert.match(request.get('code_challenge') ?? '', /^[\w-]{43}$/);
+  assert.match(request.get('state') ?? '', /^[\w-]{16,}$/);
   assert.match(await page.locator('h1').textContent() ?? '', /Nestbox dashboard/);
   assert.equal(await page.locator('.scopes code').allTextContents(), ['admin:read', 'admin:write']);
+  if (options.typoFirst) {
+    // A wrong password re-renders the page with the request (state, PKCE challenge) kept.
+    await page.fill('#login', login);
+    await page.fill('#password', `${password}-typo`);
+    await page.click('#allow');
+    await page.locator('.error', { hasText: 'Invalid username, e-mail or password' }).waitFor();
+  }
   await page.fill('#login', login);
   await page.fill('#password', password);
   await page.click('#allow');
@@ -40,7 +51,7 @@ test('the owner logs in through the instance, sees the state live, adds a networ
   const context = await chromium.browser.newContext();
   const page = await context.newPage();
   try {
-    await logIn(page, 'boss@example.test', 'pw-boss-123');
+    await logIn(page, 'boss@example.test', 'pw-boss-123', { typoFirst: true });
     await page.locator('#app').waitFor();
     assert.ok(await page.locator('#login').isHidden());
     // The page addresses the box with a token of its own from the code exchange, not a pasted one.
