@@ -106,6 +106,14 @@ test('the owner logs in through the instance, sees the state live, adds a networ
     assert.ok(await page.locator('#ota-progress').isVisible());
     const { body } = await h.api(token, 'GET', '/api/nestbox/v1/state');
     assert.equal([body.coprocessor.ota.phase, body.coprocessor.ota.bytes], ['done', 12_000]);
+
+    // Logging out revokes the page's token on the instance, not only in the browser.
+    await page.click('#logout');
+    await page.locator('#login').waitFor();
+    for (let tries = 0; (await h.api(token, 'GET', '/api/nestbox/v1/state')).status !== 401; tries++) {
+      assert.ok(tries < 50, 'the token still works after logging out');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
   } finally {
     await context.close();
   }

@@ -5,6 +5,7 @@
   var API = '/api/nestbox/v1';
   var TOKEN_KEY = 'nestbox.dashboard.token';
   var OAUTH_KEY = 'nestbox.dashboard.oauth';
+  var CLIENT_KEY = 'nestbox.dashboard.client'; // the app that holds the token, to revoke it at log-out
   var SCOPES = 'admin:read admin:write';
   var $ = function (id) { return document.getElementById(id); };
   var token = localStorage.getItem(TOKEN_KEY);
@@ -69,7 +70,13 @@
     return fetch('/oauth/token', json('POST', {
       grant_type: 'authorization_code', code: code, client_id: pending.client_id, client_secret: pending.client_secret,
       redirect_uri: redirectUri, code_verifier: pending.verifier, scope: SCOPES,
-    })).then(function (r) { return r.json().then(function (body) { if (!r.ok) throw new Error(body.error_description || body.error || 'Login failed'); return body.access_token; }); });
+    })).then(function (r) {
+      return r.json().then(function (body) {
+        if (!r.ok) throw new Error(body.error_description || body.error || 'Login failed');
+        localStorage.setItem(CLIENT_KEY, JSON.stringify({ client_id: pending.client_id, client_secret: pending.client_secret }));
+        return body.access_token;
+      });
+    });
   }
 
   function useToken(value) {
@@ -78,7 +85,13 @@
     start();
   }
 
+  // Tokens never expire, so logging out revokes the one this page got (a pasted one is only forgotten).
   function logout() {
+    var client = JSON.parse(localStorage.getItem(CLIENT_KEY) || 'null');
+    if (token && client) {
+      fetch('/oauth/revoke', json('POST', { client_id: client.client_id, client_secret: client.client_secret, token: token })).catch(function () { /* offline: forget it anyway */ });
+    }
+    localStorage.removeItem(CLIENT_KEY);
     localStorage.removeItem(TOKEN_KEY);
     token = null;
     if (stream) stream.close();
