@@ -178,8 +178,13 @@ test('revoke: idempotent for the owning app, 403 unauthorized_client for another
 
 test('admin scopes are granted only to the owner', async () => {
   const app = await registerApp('read admin:read');
-  const member = await authorize(app, { scope: 'admin:read' });
-  assert.is(member.status, 400);
+  const member = await authorize(app, { scope: 'admin:read', state: 's1' });
+  assert.is(member.status, 302);
+  const refused = new URL(member.headers.get('location')!);
+  assert.is(refused.searchParams.get('error'), 'access_denied');
+  assert.match(refused.searchParams.get('error_description')!, /Only the box owner/);
+  assert.is(refused.searchParams.get('state'), 's1');
+  assert.is(refused.searchParams.get('code'), null);
   const owner = await authorize(app, { scope: 'admin:read' }, 'owner', 'pw-owner-123');
   assert.is(owner.status, 302);
 });

@@ -5,6 +5,7 @@
   var API = '/api/nestbox/v1';
   var TOKEN_KEY = 'nestbox.dashboard.token';
   var OAUTH_KEY = 'nestbox.dashboard.oauth';
+  var CLIENT_KEY = 'nestbox.dashboard.client'; // the app that holds the token, to revoke it at log-out
   var SCOPES = 'admin:read admin:write';
   var $ = function (id) { return document.getElementById(id); };
   var token = localStorage.getItem(TOKEN_KEY);
@@ -55,15 +56,27 @@
       .catch(function (error) { showError('login-error', error); });
   }
 
-  function finishOAuth(code, state) {
+  // The instance answers on the redirect URI with either ?code= or ?error= (a refusal, a non-owner).
+  function finishOAuth(answer) {
     var pending = JSON.parse(sessionStorage.getItem(OAUTH_KEY) || 'null');
+    var code = answer.get('code');
     sessionStorage.removeItem(OAUTH_KEY);
     history.replaceState(null, '', redirectUri);
-    if (!pending || pending.state !== state) return Promise.reject(new Error('The login answer does not match the request; try again'));
+    if (!pending || pending.state !== answer.get('state')) return Promise.reject(new Error('The login answer does not match the request; try again'));
+    if (answer.get('error') === 'access_denied' && /owner/.test(answer.get('error_description') || '')) {
+      return Promise.reject(new Error('This account is not the box owner’s: only the box owner can use the dashboard. Log in with the owner’s account.'));
+    }
+    if (!code) return Promise.reject(new Error('Login refused: ' + (answer.get('error_description') || answer.get('error') || 'no code')));
     return fetch('/oauth/token', json('POST', {
       grant_type: 'authorization_code', code: code, client_id: pending.client_id, client_secret: pending.client_secret,
       redirect_uri: redirectUri, code_verifier: pending.verifier, scope: SCOPES,
-    })).then(function (r) { return r.json().then(function (body) { if (!r.ok) throw new Error(body.error_description || body.error || 'Login failed'); return body.access_token; }); });
+    })).then(function (r) {
+      return r.json().then(function (body) {
+        if (!r.ok) throw new Error(body.error_description || body.error || 'Login failed');
+        localStorage.setItem(CLIENT_KEY, JSON.stringify({ client_id: pending.client_id, client_secret: pending.client_secret }));
+        return body.access_token;
+      });
+    });
   }
 
   function useToken(value) {
@@ -72,7 +85,13 @@
     start();
   }
 
+  // Tokens never expire, so logging out revokes the one this page got (a pasted one is only forgotten).
   function logout() {
+    var client = JSON.parse(localStorage.getItem(CLIENT_KEY) || 'null');
+    if (token && client) {
+      fetch('/oauth/revoke', json('POST', { client_id: client.client_id, client_secret: client.client_secret, token: token })).catch(function () { /* offline: forget it anyway */ });
+    }
+    localStorage.removeItem(CLIENT_KEY);
     localStorage.removeItem(TOKEN_KEY);
     token = null;
     if (stream) stream.close();
@@ -226,8 +245,8 @@
   });
 
   var params = new URLSearchParams(location.search);
-  if (params.get('code')) {
-    finishOAuth(params.get('code'), params.get('state')).then(useToken, function (error) { logout(); showError('login-error', error); });
+  if (params.get('code') || params.get('error')) {
+    finishOAuth(params).then(useToken, function (error) { logout(); showError('login-error', error); });
   } else if (token) start();
   else logout();
 }());

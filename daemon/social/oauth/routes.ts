@@ -70,7 +70,11 @@ export function oauthRoutes(routes: Routes, oauth: OAuthService, baseUrl: string
     try {
       code = await oauth.issueCode({ app: checked.app, accountId, redirectUri: checked.redirectUri, scopes: checked.scopes, codeChallenge: query.code_challenge, codeChallengeMethod: query.code_challenge_method });
     } catch (error) {
-      return renderError(ctx, error);
+      // The redirect URI is checked by now, so the client hears of the refusal (RFC 6749 §4.1.2.1).
+      if (!(error instanceof OAuthError) || checked.redirectUri === OOB_REDIRECT) return renderError(ctx, error);
+      target.searchParams.set('error', error.code);
+      target.searchParams.set('error_description', error.description);
+      return ctx.redirect(target.toString());
     }
     if (checked.redirectUri === OOB_REDIRECT) {
       ctx.type = 'html';

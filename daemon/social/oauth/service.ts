@@ -121,7 +121,8 @@ export class OAuthService {
   private async assertScopesForAccount(accountId: string, scopes: string[]): Promise<void> {
     if (!scopes.some(isAdminScope)) return;
     const user = await this.accounts.userByAccountId(accountId);
-    if (user?.role !== 'owner') throw new OAuthError(400, 'invalid_scope', 'The requested scope is invalid, unknown, or malformed.');
+    // access_denied (not invalid_scope): the request is well formed, this account may not grant it.
+    if (user?.role !== 'owner') throw new OAuthError(403, 'access_denied', "Only the box owner's account may grant the admin scopes; this account is not the owner.");
   }
 
   async exchange(p: Record<string, string | undefined>): Promise<IssuedToken> {
