@@ -277,6 +277,12 @@ test('a move: the moved account’s followers follow the new account', async () 
   assert.is(moved.status, 200, JSON.stringify(moved.body));
   await eventually('erin follows dave2', async () => (await relationship(B, erin, dave2.id)).following === true);
   assert.is((await relationship(B, erin, daveOnB.id)).following, false);
+  assert.is((await B.api(erin.token, 'GET', `/api/v1/accounts/${daveOnB.id}`)).body.moved?.id, dave2.id);
+  const daveOnA = (await A.api(alice.token, 'GET', `/api/v1/accounts/${dave.id}`)).body;
+  assert.is(daveOnA.moved?.acct, `dave2@${domainOf(B)}`);
+  assert.is(daveOnA.moved.moved, undefined);
+  assert.is((await A.api(alice.token, 'GET', `/api/v1/accounts/lookup?acct=dave`)).body.moved?.acct, `dave2@${domainOf(B)}`);
+  assert.is((await A.api(alice.token, 'GET', `/api/v1/accounts/${alice.id}`)).body.moved, undefined);
   const refused = await A.api(alice.token, 'POST', '/api/v1/accounts/migration', { acct: `bob@${domainOf(B)}` });
   assert.is(refused.status, 422);
 });
