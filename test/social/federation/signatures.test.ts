@@ -221,8 +221,10 @@ test('an Update of a remote note replaces its media', async () => {
   const me = mallory.uri;
   const id = `${me}/notes/media-edit`;
   const note = (attachment: unknown[]) => ({ id, type: 'Note', attributedTo: me, content: '<p>edit me</p>', to: [`${A.url}/users/alice`], tag: [{ type: 'Mention', href: `${A.url}/users/alice` }], attachment });
-  const first = [{ type: 'Image', url: `${me}/media/old.jpg`, name: 'old' }];
+  const first = [{ type: 'Image', url: `${me}/media/old.jpg`, name: 'old', summary: 'old alt text' }];
   assert.is((await peer.post(`${A.url}/inbox`, mallory, JSON.stringify({ id: `${id}/create`, type: 'Create', actor: me, object: note(first) }))).status, 202);
+  const before = (await mentions()).find((n) => n.status.uri === id).status.media_attachments as any[];
+  assert.equal(before.map((m) => [m.type, m.remote_url, m.description]), [['image', `${me}/media/old.jpg`, 'old alt text']]);
   const second = [{ type: 'Document', mediaType: 'video/mp4', url: `${me}/media/new.mp4`, name: 'new', blurhash: 'LEHV6nWB2yk8pyo0adR*.7kCMdnj' }];
   assert.is((await peer.post(`${A.url}/inbox`, mallory, JSON.stringify({ id: `${id}/update`, type: 'Update', actor: me, object: note(second) }))).status, 202);
   const status = (await mentions()).find((n) => n.status.uri === id).status;

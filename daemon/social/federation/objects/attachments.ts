@@ -44,7 +44,8 @@ function parseAttachment(item: unknown, policy: AddressPolicy): ParsedAttachment
   const mediaType = str(item.mediaType);
   const contentType = mediaType && MEDIA_TYPE.test(mediaType) ? mediaType.toLowerCase() : null;
   const blurhash = str(item.blurhash);
-  const name = str(item.name)?.trim();
+  // As Mastodon: some servers put the alt text in `summary`, most in `name`.
+  const name = (str(item.summary)?.trim() || str(item.name)?.trim()) ?? null;
   return {
     type: kindOf(contentType, item),
     remoteUrl,
