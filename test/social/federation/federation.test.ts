@@ -167,6 +167,8 @@ test('a post with an image arrives with its media referenced by remote_url, type
   assert.is.not(media.id, mediaId);
   const single = await B.api(bob.token, 'GET', `/api/v1/statuses/${onB.id}`);
   assert.is(single.body.media_attachments[0].remote_url, local.url);
+  const onlyMedia = (await B.api(bob.token, 'GET', '/api/v1/timelines/public?remote=true&only_media=true')).body as any[];
+  assert.equal(onlyMedia.map((s) => s.uri), [post.body.uri]);
   // The file B points at is really served by A.
   const file = await fetch(media.remote_url);
   assert.is(file.status, 200);
