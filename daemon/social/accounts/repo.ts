@@ -61,6 +61,12 @@ export class AccountsRepo {
     return this.ctx.reader.get<AccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM accounts a WHERE a.id = ?`, [id]);
   }
 
+  /** The account this one moved to (a Move sent or received), if any. */
+  async movedTo(id: string): Promise<AccountRow | undefined> {
+    return this.ctx.reader.get<AccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM federation_actors f JOIN accounts a ON a.id = f.moved_to_account_id
+      WHERE f.account_id = ?`, [id]);
+  }
+
   /** Many accounts at once, in no particular order. */
   byIds(ids: readonly string[]): Promise<AccountRow[]> {
     if (ids.length === 0) return Promise.resolve([]);

@@ -14,7 +14,8 @@ import type { RelationshipsService } from '../relationships/service.js';
 import type { StatusesService } from '../statuses/service.js';
 import type { StatusRenderer } from '../statuses/serialize.js';
 import type { SocialContext } from '../context.js';
-import { serializeAccount, serializeCredentialAccount } from './serialize.js';
+import { serializeAccount, serializeCredentialAccount, type AccountJson } from './serialize.js';
+import type { AccountRow } from './repo.js';
 import { validationFailed, type AccountsService, type UpdateCredentials } from './service.js';
 
 export interface AccountRouteDeps {
@@ -88,7 +89,7 @@ export function accountRoutes(routes: Routes, deps: AccountRouteDeps): void {
   routes.get('/api/v1/accounts/lookup', { ifToken: read('accounts') }, async (ctx) => {
     const acct = stringParam(params(ctx), 'acct');
     if (!acct) throw notFound();
-    ctx.body = serializeAccount(await accounts.lookup(acct), baseUrl);
+    ctx.body = await withMoved(await accounts.lookup(acct));
   });
 
   routes.get('/api/v1/accounts/search', { scopes: read('accounts') }, async (ctx) => {
@@ -101,8 +102,16 @@ export function accountRoutes(routes: Routes, deps: AccountRouteDeps): void {
 
   routes.get('/api/v1/accounts/:id', { ifToken: read('accounts') }, async (ctx) => {
     const row = await accounts.get(pathId(ctx));
-    ctx.body = serializeAccount(row, baseUrl);
+    ctx.body = await withMoved(row);
   });
+
+  /** Mastodon's `moved`: the account it moved to, present only after a move (not nested further). */
+  async function withMoved(row: AccountRow): Promise<AccountJson> {
+    const json = serializeAccount(row, baseUrl);
+    const target = await accounts.repo.movedTo(row.id);
+    if (target) json.moved = serializeAccount(target, baseUrl);
+    return json;
+  }
 
   routes.get('/api/v1/accounts/:id/statuses', { ifToken: read('statuses') }, async (ctx) => accountStatuses(ctx));
 

@@ -27,7 +27,8 @@ export function serializeMedia(row: MediaRow, storage: MediaStorage): MediaJson 
     id: row.id,
     type: row.type,
     url: local ? (done ? storage.url(row.id, row.file_name) : null) : row.remote_url,
-    preview_url: done ? storage.url(row.id, row.preview_name) : null,
+    // Remote media is not downloaded: both URLs point at the peer's file, as Mastodon does when uncached.
+    preview_url: local ? (done ? storage.url(row.id, row.preview_name) : null) : row.remote_url,
     remote_url: row.remote_url,
     preview_remote_url: null,
     text_url: null,

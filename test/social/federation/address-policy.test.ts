@@ -4,6 +4,7 @@ import * as assert from 'uvu/assert';
 import { checkUrl, isPrivateAddress, schemeFor } from '../../../daemon/social/federation/net/address-policy.js';
 import { parseAcct } from '../../../daemon/social/federation/fetch/resolver.js';
 import { retryDelay } from '../../../daemon/social/federation/delivery/queue.js';
+import { parseAttachments } from '../../../daemon/social/federation/objects/attachments.js';
 
 const strict = { allowPrivate: false };
 const open = { allowPrivate: true };
@@ -14,6 +15,13 @@ test('loopback, private and link-local addresses are refused unless allowed', ()
     assert.ok(checkUrl(open, url.replace('https:', 'http:')));
   }
   assert.ok(checkUrl(strict, 'https://mastodon.example/inbox'));
+});
+
+test('remote attachments on loopback or private addresses are dropped unless private federation is allowed', () => {
+  const docs = ['https://127.0.0.1/a.png', 'https://[::1]/b.png', 'https://10.0.0.7/c.png', 'http://cdn.example/d.png', 'https://cdn.example/e.png']
+    .map((url) => ({ type: 'Document', mediaType: 'image/png', url }));
+  assert.equal(parseAttachments(docs, strict).map((a) => a.remoteUrl), ['https://cdn.example/e.png']);
+  assert.is(parseAttachments(docs, open).length, 4);
 });
 
 test('plain http only with private federation allowed; no credentials in URLs', () => {

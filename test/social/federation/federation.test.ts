@@ -7,6 +7,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { SocialHarness, TestAccount } from '../../helpers/social.js';
 import { domainOf, eventually, resolveAccount, startFederatedDaemon } from '../../helpers/federation.js';
+import { form, png } from '../../helpers/media-files.js';
 
 let A: SocialHarness;
 let B: SocialHarness;
@@ -129,6 +130,51 @@ test('a public post reaches the follower’s server; a mention notifies the ment
   assert.is(mentioned.status.mentions[0].id, bob.id);
 });
 
+test('a post with an image arrives with its media referenced by remote_url, type, description, blurhash and meta', async () => {
+  const uploaded = await fetch(`${A.url}/api/v2/media`, {
+    method: 'POST', headers: { authorization: `Bearer ${alice.token}` },
+    body: form({ file: { data: await png(320, 160), type: 'image/png', name: 'sky.png' }, description: 'A blue sky', focus: '0.5,-0.25' }),
+  });
+  assert.ok([200, 202].includes(uploaded.status), String(uploaded.status));
+  const mediaId = ((await uploaded.json()) as any).id as string;
+  const local = await eventually('the upload processed', async () => {
+    const res = await A.api(alice.token, 'GET', `/api/v1/media/${mediaId}`);
+    return res.status === 200 ? res.body : null;
+  });
+  const post = await A.api(alice.token, 'POST', '/api/v1/statuses', { status: 'Look at this sky', media_ids: [mediaId] });
+  assert.is(post.status, 200, JSON.stringify(post.body));
+
+  const note = (await A.daemon.json(new URL(post.body.uri).pathname, { headers: { accept: 'application/activity+json' } })).body;
+  assert.is(note.attachment.length, 1);
+  assert.equal(note.attachment[0], {
+    type: 'Document', mediaType: 'image/png', url: local.url, name: 'A blue sky', blurhash: local.blurhash, width: 320, height: 160, focalPoint: [0.5, -0.25],
+  });
+
+  const onB = await eventually('the post with media on B', async () => {
+    const list = (await B.api(bob.token, 'GET', `/api/v1/accounts/${aliceOnB.id}/statuses`)).body as any[];
+    return list.find((s) => s.uri === post.body.uri);
+  });
+  assert.is(onB.media_attachments.length, 1);
+  const media = onB.media_attachments[0];
+  assert.is(media.type, 'image');
+  assert.is(media.remote_url, local.url);
+  assert.is(media.url, local.url);
+  assert.is(media.preview_url, local.url);
+  assert.is(media.description, 'A blue sky');
+  assert.is(media.blurhash, local.blurhash);
+  assert.equal(media.meta.original, { width: 320, height: 160, size: '320x160', aspect: 2 });
+  assert.equal(media.meta.focus, { x: 0.5, y: -0.25 });
+  assert.is.not(media.id, mediaId);
+  const single = await B.api(bob.token, 'GET', `/api/v1/statuses/${onB.id}`);
+  assert.is(single.body.media_attachments[0].remote_url, local.url);
+  const onlyMedia = (await B.api(bob.token, 'GET', '/api/v1/timelines/public?remote=true&only_media=true')).body as any[];
+  assert.equal(onlyMedia.map((s) => s.uri), [post.body.uri]);
+  // The file B points at is really served by A.
+  const file = await fetch(media.remote_url);
+  assert.is(file.status, 200);
+  assert.match(file.headers.get('content-type') ?? '', 'image/png');
+});
+
 test('a mention of an account this server has never seen is looked up by WebFinger and delivered', async () => {
   const frank = await B.account('frank');
   const post = await A.api(alice.token, 'POST', '/api/v1/statuses', { status: `hello @frank@${domainOf(B)}` });
@@ -233,6 +279,12 @@ test('a move: the moved account’s followers follow the new account', async () 
   assert.is(moved.status, 200, JSON.stringify(moved.body));
   await eventually('erin follows dave2', async () => (await relationship(B, erin, dave2.id)).following === true);
   assert.is((await relationship(B, erin, daveOnB.id)).following, false);
+  assert.is((await B.api(erin.token, 'GET', `/api/v1/accounts/${daveOnB.id}`)).body.moved?.id, dave2.id);
+  const daveOnA = (await A.api(alice.token, 'GET', `/api/v1/accounts/${dave.id}`)).body;
+  assert.is(daveOnA.moved?.acct, `dave2@${domainOf(B)}`);
+  assert.is(daveOnA.moved.moved, undefined);
+  assert.is((await A.api(alice.token, 'GET', `/api/v1/accounts/lookup?acct=dave`)).body.moved?.acct, `dave2@${domainOf(B)}`);
+  assert.is((await A.api(alice.token, 'GET', `/api/v1/accounts/${alice.id}`)).body.moved, undefined);
   const refused = await A.api(alice.token, 'POST', '/api/v1/accounts/migration', { acct: `bob@${domainOf(B)}` });
   assert.is(refused.status, 422);
 });

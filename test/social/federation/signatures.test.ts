@@ -185,6 +185,53 @@ test('odd or hostile activity shapes are answered 202 or 400, never 500', async 
   assert.is(A.daemon.child.exitCode, null);
 });
 
+test('hostile attachment shapes are skipped, never a 500: non-arrays, too many, bad URLs', async () => {
+  const me = mallory.uri;
+  const doc = (n: number, extra: object = {}) => ({ type: 'Document', mediaType: 'image/png', url: `${me}/media/${n}.png`, name: `picture ${n}`, width: 40, height: 20, ...extra });
+  const cases: Array<{ attachment: unknown; expect: string[] }> = [
+    { attachment: 'http://example.invalid/a.png', expect: [] },
+    { attachment: 42, expect: [] },
+    { attachment: { nested: [doc(1)] }, expect: [] },
+    { attachment: doc(2), expect: [`${me}/media/2.png`] },
+    { attachment: [1, 2, 3, 4, 5, 6].map((n) => doc(n + 10)), expect: [11, 12, 13, 14].map((n) => `${me}/media/${n}.png`) },
+    { attachment: [
+      doc(20, { url: 'javascript:alert(1)' }), doc(21, { url: 'ftp://peer.example/x.png' }), doc(22, { url: 'http://user:pw@peer.example/x.png' }),
+      doc(23, { url: `http://x/${'a'.repeat(5000)}` }), doc(24, { url: 12 }), doc(25, { url: null }), { type: 'Tombstone', url: `${me}/media/26.png` },
+      doc(27, { url: [{ type: 'Link', href: `${me}/media/27.png` }], width: -3, height: 'tall', blurhash: '<script>', name: { x: 1 }, mediaType: 'no type', focalPoint: [9, 9] }),
+    ], expect: [`${me}/media/27.png`] },
+  ];
+  for (const [index, { attachment, expect }] of cases.entries()) {
+    const id = `${me}/notes/media-${index}`;
+    const create = { '@context': 'https://www.w3.org/ns/activitystreams', id: `${id}/activity`, type: 'Create', actor: me,
+      object: { id, type: 'Note', attributedTo: me, content: `<p>media ${index}</p>`, to: [`${A.url}/users/alice`], tag: [{ type: 'Mention', href: `${A.url}/users/alice` }], attachment } };
+    const answer = await peer.post(`${A.url}/inbox`, mallory, JSON.stringify(create));
+    assert.is(answer.status, 202, `case ${index}: ${answer.text}`);
+    const stored = (await mentions()).find((n) => n.status.uri === id);
+    assert.ok(stored, `case ${index} stored`);
+    const media = stored.status.media_attachments as any[];
+    assert.equal(media.map((m) => m.remote_url), expect, `case ${index}`);
+    if (index === 5) {
+      assert.equal([media[0].type, media[0].description, media[0].blurhash, media[0].meta], ['unknown', null, null, null]);
+    }
+  }
+  assert.is(A.daemon.child.exitCode, null);
+});
+
+test('an Update of a remote note replaces its media', async () => {
+  const me = mallory.uri;
+  const id = `${me}/notes/media-edit`;
+  const note = (attachment: unknown[]) => ({ id, type: 'Note', attributedTo: me, content: '<p>edit me</p>', to: [`${A.url}/users/alice`], tag: [{ type: 'Mention', href: `${A.url}/users/alice` }], attachment });
+  const first = [{ type: 'Image', url: `${me}/media/old.jpg`, name: 'old', summary: 'old alt text' }];
+  assert.is((await peer.post(`${A.url}/inbox`, mallory, JSON.stringify({ id: `${id}/create`, type: 'Create', actor: me, object: note(first) }))).status, 202);
+  const before = (await mentions()).find((n) => n.status.uri === id).status.media_attachments as any[];
+  assert.equal(before.map((m) => [m.type, m.remote_url, m.description]), [['image', `${me}/media/old.jpg`, 'old alt text']]);
+  const second = [{ type: 'Document', mediaType: 'video/mp4', url: `${me}/media/new.mp4`, name: 'new', blurhash: 'LEHV6nWB2yk8pyo0adR*.7kCMdnj' }];
+  assert.is((await peer.post(`${A.url}/inbox`, mallory, JSON.stringify({ id: `${id}/update`, type: 'Update', actor: me, object: note(second) }))).status, 202);
+  const status = (await mentions()).find((n) => n.status.uri === id).status;
+  const media = (await A.api(alice.token, 'GET', `/api/v1/statuses/${status.id}`)).body.media_attachments as any[];
+  assert.equal(media.map((m) => [m.type, m.remote_url, m.description, m.blurhash]), [['video', `${me}/media/new.mp4`, 'new', 'LEHV6nWB2yk8pyo0adR*.7kCMdnj']]);
+});
+
 test('a follow from a domain the account blocks is refused', async () => {
   const gina = await A.account('gina');
   assert.is((await A.api(gina.token, 'POST', '/api/v1/domain_blocks', { domain: peer.domain })).status, 200);

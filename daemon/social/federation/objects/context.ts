@@ -11,4 +11,9 @@ export const ACTOR_CONTEXT = [AS_CONTEXT, SECURITY_CONTEXT, {
   alsoKnownAs: { '@id': 'as:alsoKnownAs', '@type': '@id' },
 }];
 
-export const NOTE_CONTEXT = [AS_CONTEXT, { sensitive: 'as:sensitive', toot: 'http://joinmastodon.org/ns#' }];
+export const NOTE_CONTEXT = [AS_CONTEXT, {
+  sensitive: 'as:sensitive',
+  toot: 'http://joinmastodon.org/ns#',
+  blurhash: 'toot:blurhash',
+  focalPoint: { '@container': '@list', '@id': 'toot:focalPoint' },
+}];

@@ -7,6 +7,7 @@ import type { StatusRow } from '../../statuses/repo.js';
 import type { FederationContext } from '../context.js';
 import { ActorsRepo, type ActorRow } from '../actors/repo.js';
 import { NOTE_CONTEXT } from './context.js';
+import { renderAttachments } from './attachments.js';
 import { PUBLIC, type Json } from './ld.js';
 
 export interface RenderedNote {
@@ -52,11 +53,16 @@ export class NoteRenderer {
       content: row.content,
       contentMap: row.language ? { [row.language]: row.content } : undefined,
       tag: mentioned.map((a) => ({ type: 'Mention', href: a.uri, name: acctAddress(a, this.fed.localDomain) })),
-      attachment: [],
+      attachment: await this.attachments(row.id),
     };
     if (row.edited_at) note.updated = isoSeconds(row.edited_at);
     if (note.contentMap === undefined) delete note.contentMap;
     return { note, author, to, cc, mentioned };
+  }
+
+  private async attachments(statusId: string): Promise<Json[]> {
+    const media = this.fed.services.breadth.media;
+    return renderAttachments(await media.repo.ofStatuses([statusId]), media.storage);
   }
 
   async renderWithContext(row: StatusRow): Promise<Json | null> {

@@ -3,11 +3,13 @@
  * who sent it), sanitized and stored with their URIs, mentions and audience, and mention
  * notifications for local accounts through the same notification rules as local posts.
  */
+import type { Knex } from 'knex';
 import { nowIso } from '../../time.js';
 import type { FederationContext } from '../context.js';
 import type { ActorRow } from '../actors/repo.js';
 import type { RemoteActors } from '../actors/remote.js';
 import { sanitizeRemoteHtml, htmlToText } from './sanitize.js';
+import { attachmentRows, parseAttachments } from './attachments.js';
 import { asArray, hasType, hostOf, httpUrl, idOf, ids, InvalidDocumentError, isObject, isPublic, isUniqueViolation, str, type Json } from './ld.js';
 
 export const NOTE_TYPES = ['Note', 'Article', 'Page', 'Question'];
@@ -25,6 +27,8 @@ export interface ParsedNote {
   published: string;
   visibility: 'public' | 'unlisted' | 'private' | 'direct';
   mentionUris: string[];
+  /** The raw `attachment` value, read by parseAttachments with the address policy. */
+  attachment: unknown;
 }
 
 export function parseNote(object: unknown, actor: ActorRow): ParsedNote {
@@ -48,6 +52,7 @@ export function parseNote(object: unknown, actor: ActorRow): ParsedNote {
     inReplyTo: idOf(object.inReplyTo),
     published: Number.isFinite(published) ? new Date(published).toISOString() : new Date().toISOString(),
     visibility: visibilityOf(object, actor),
+    attachment: object.attachment,
     mentionUris: asArray(object.tag).filter((tag) => isObject(tag) && tag.type === 'Mention').map((tag) => httpUrl((tag as Json).href)).filter((u): u is string => u !== null),
   };
 }
@@ -108,20 +113,32 @@ export class RemoteStatuses {
         conversation_id: conversationId, created_at: note.published, updated_at: now,
       });
       await this.statuses.repo.insertMentions(trx, id, mentioned.map((m) => m.id));
+      await this.insertMedia(trx, note, actor, id, now);
       if (parent) await this.statuses.repo.adjust(trx, parent.id, 'replies_count', 1);
       await this.fed.services.accounts.repo.adjustCounter(trx, actor.id, 'statuses_count', 1);
       await this.fed.services.accounts.repo.update(actor.id, { last_status_at: note.published }, trx);
     });
   }
 
-  /** An edited Note: content, warning and sensitivity replaced, `edited_at` set. */
+  /** The Note's attachments as media rows referencing the peer's files by `remote_url`. */
+  private async insertMedia(trx: Knex, note: ParsedNote, actor: ActorRow, statusId: string, now: string): Promise<void> {
+    const rows = attachmentRows(parseAttachments(note.attachment, this.fed.policy), () => this.fed.social.ids.next(), actor.id, statusId, now);
+    if (rows.length) await trx('media_attachments').insert(rows);
+  }
+
+  /** An edited Note: content, warning, sensitivity and media replaced, `edited_at` set. */
   async update(object: unknown, actor: ActorRow): Promise<string | null> {
     const note = parseNote(object, actor);
     const existing = await this.byUri(note.uri);
     if (!existing || existing.account_id !== actor.id || existing.deleted_at) return null;
     const now = nowIso(this.fed.social.now());
-    await this.fed.social.db.raw(`UPDATE statuses SET content = ?, text = ?, spoiler_text = ?, sensitive = ?, edited_at = ?, updated_at = ? WHERE id = ?`,
-      [note.contentHtml, htmlToText(note.contentHtml), note.summary, note.sensitive ? 1 : 0, now, now, existing.id]);
+    await this.fed.social.db.transaction(async (trx) => {
+      await trx.raw(`UPDATE statuses SET content = ?, text = ?, spoiler_text = ?, sensitive = ?, edited_at = ?, updated_at = ? WHERE id = ?`,
+        [note.contentHtml, htmlToText(note.contentHtml), note.summary, note.sensitive ? 1 : 0, now, now, existing.id]);
+      // Only rows that reference a peer's file: a remote status never owns files here.
+      await trx('media_attachments').where({ status_id: existing.id }).whereNull('file_name').delete();
+      await this.insertMedia(trx, note, actor, existing.id, now);
+    });
     this.fed.social.events.emit('status.updated', { statusId: existing.id, accountId: actor.id });
     return existing.id;
   }
