@@ -59,15 +59,15 @@ export class App {
   commands: DeviceCommands | null = null;
   mqtt: MqttBridge | null = null;
   networks!: NetworksRepo;
-  /** null until the coprocessor link hands its client to startConnectivity(). */
+  /** Set by startConnectivity(), over the coprocessor link's client. */
   connectivity: ConnectivityManager | null = null;
   /** The coprocessor link; the connectivity manager builds on it. */
   coproc!: CoprocClient;
   /** The embedded simulator when `coproc` is `sim` (its scenario controls), null otherwise. */
   simulator: Simulator | null = null;
   social!: Social;
-  private refreshInstanceCounts: () => Promise<void> = async () => undefined;
   federation?: Federation;
+  private refreshInstanceCounts: () => Promise<void> = async () => undefined;
   httpUrl = '';
   private readonly stoppers: Stopper[] = [];
   private stopping: Promise<void> | null = null;

@@ -10,6 +10,8 @@
   var $ = function (id) { return document.getElementById(id); };
   var token = localStorage.getItem(TOKEN_KEY);
   var stream = null;
+  /** Radio controls the owner has changed and not yet applied: live state must not overwrite them. */
+  var pendingEdit = { tx: false, ps: false };
   var redirectUri = location.origin + '/dashboard/';
 
   function api(path, options) {
@@ -127,8 +129,9 @@
       var dd = document.createElement('dd'); dd.textContent = String(pair[1]);
       dl.appendChild(dt); dl.appendChild(dd);
     });
-    if (document.activeElement !== $('tx') && cop.tx_power_dbm != null) $('tx').value = cop.tx_power_dbm;
-    if (document.activeElement !== $('ps') && cop.power_save) $('ps').value = cop.power_save;
+    // A value the owner has changed but not yet applied is kept; live updates fill the rest.
+    if (!pendingEdit.tx && document.activeElement !== $('tx') && cop.tx_power_dbm != null) $('tx').value = cop.tx_power_dbm;
+    if (!pendingEdit.ps && document.activeElement !== $('ps') && cop.power_save) $('ps').value = cop.power_save;
     var ota = cop.ota;
     if (ota.phase !== 'idle') {
       $('ota-progress').hidden = false;
@@ -231,13 +234,15 @@
       .catch(function (e) { showError('networks-error', e); });
   });
   $('setup-mode').addEventListener('click', function () { api('/setup_mode', { method: 'POST' }).catch(function (e) { alert(e.message); }); });
+  $('tx').addEventListener('input', function () { pendingEdit.tx = true; });
+  $('ps').addEventListener('change', function () { pendingEdit.ps = true; });
   $('tx-form').addEventListener('submit', function (event) {
     event.preventDefault();
-    api('/tx_power', json('PUT', { dbm: Number($('tx').value) })).then(function () { showError('radio-error', null); }, function (e) { showError('radio-error', e); });
+    api('/tx_power', json('PUT', { dbm: Number($('tx').value) })).then(function () { pendingEdit.tx = false; showError('radio-error', null); }, function (e) { showError('radio-error', e); });
   });
   $('ps-form').addEventListener('submit', function (event) {
     event.preventDefault();
-    api('/power_save', json('PUT', { mode: $('ps').value })).then(function () { showError('radio-error', null); }, function (e) { showError('radio-error', e); });
+    api('/power_save', json('PUT', { mode: $('ps').value })).then(function () { pendingEdit.ps = false; showError('radio-error', null); }, function (e) { showError('radio-error', e); });
   });
   $('ota-form').addEventListener('submit', function (event) {
     event.preventDefault();
