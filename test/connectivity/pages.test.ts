@@ -113,7 +113,10 @@ test('dashboard: log in with an owner token and see the state change live', asyn
     await page.click('#token-form button');
     await page.locator('#summary[data-state=connected]').waitFor({ timeout: 5000 });
     assert.match(await page.locator('#summary').textContent() ?? '', /Online via “Home <script>”/);
+    // The saved networks load with their own request, after the state.
+    await page.locator('#networks li span', { hasText: 'Home <script>' }).waitFor({ timeout: 5000 });
     assert.equal(await page.locator('#networks li span').allTextContents(), ['Home <script>']);
+    await page.locator('#ap-key', { hasText: f.passphrase }).waitFor({ timeout: 5000 });
     assert.is(await page.locator('#ap-key').textContent(), f.passphrase);
     f.coproc.air.length = 0;
     f.coproc.dropStation(200);
