@@ -14,6 +14,11 @@ import { tempDir } from '../helpers/paths.js';
 const dir = tempDir('nestbox-sim-test-');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Waits until `check` holds (the simulator runs on real timers, and a loaded machine is slow). */
+async function until(check: () => boolean, timeoutMs = 3000): Promise<void> {
+  for (const deadline = Date.now() + timeoutMs; !check() && Date.now() < deadline;) await sleep(5);
+}
+
 function rig(options: { framing?: FramingKind; scenario?: SimScenario } = {}) {
   const framing = options.framing ?? 'esps';
   const sim = new Simulator({ framing, timeScale: 100, scenario: options.scenario, otaPath: join(dir.path, `ota-${Math.random()}.bin`) });
@@ -27,13 +32,14 @@ function rig(options: { framing?: FramingKind; scenario?: SimScenario } = {}) {
   });
   sim.attach((bytes) => host.push(bytes));
   const send = (pb: Uint8Array) => sim.receive(host.encode('ctrlResp', pb));
-  const ask = async (name: OperationName, body: Body = {}, waitMs = 40): Promise<Body | null> => {
+  /** The answer to one request, or null when none came within `waitMs`. */
+  const ask = async (name: OperationName, body: Body = {}, waitMs = 400): Promise<Body | null> => {
     const before = answers.length;
     const op = OPERATION[name];
     send(encodeCtrlMsg(1, op.id, op.requestField, body));
-    await sleep(waitMs);
-    const answer = answers.slice(before).find((m) => m.msgId === op.id + 100);
-    return answer ? answer.body : null;
+    const answer = () => answers.slice(before).find((m) => m.msgId === op.id + 100);
+    await until(() => answer() !== undefined, waitMs);
+    return answer()?.body ?? null;
   };
   return { sim, answers, raw, boots, send, ask };
 }
@@ -79,7 +85,7 @@ test('heartbeat: the period is clamped to 10–3600 s, numbering restarts at 0, 
 
 test('mode side effects: scan switches the station on (APSTA with a soft AP); stopping the soft AP leaves STA; connect keeps the soft AP', async () => {
   const { ask, sim } = rig();
-  await ask('scan', {}, 60);
+  await ask('scan');
   assert.is(sim.snapshot().mode, 1);
   await ask('startSoftAp', { ssid: Buffer.from('Setup'), pwd: Buffer.from('12345678'), chnl: 1, sec_prot: 3, max_conn: 2, bw: 1 });
   assert.is(sim.snapshot().mode, 3);
@@ -111,8 +117,10 @@ test('the firmware queues at most 10 requests; more are dropped unanswered', asy
   const { send, answers } = rig();
   const scan = encodeCtrlMsg(1, OPERATION.scan.id, OPERATION.scan.requestField, {});
   for (let i = 0; i < 15; i++) send(scan);
-  await sleep(400);
-  assert.is(answers.filter((m) => m.msgId === 205).length, 11); // one being served + 10 waiting
+  const scans = () => answers.filter((m) => m.msgId === 205).length;
+  await until(() => scans() >= 11);
+  await sleep(200); // and no more come
+  assert.is(scans(), 11); // one being served + 10 waiting
 });
 
 test('OTAEnd on a valid image reboots the device 5 s (device time) later: PRIV INIT, then Event_DevInit, state back to defaults', async () => {
@@ -122,8 +130,10 @@ test('OTAEnd on a valid image reboots the device 5 s (device time) later: PRIV I
   await ask('otaWrite', { ota_data: Uint8Array.from([0xe9, 1, 2, 3]) });
   assert.is((await ask('otaEnd'))!.resp, 0);
   assert.equal(boots, []);
-  await sleep(120);
+  // 5 s of device time: wait for the reboot itself rather than a fixed real-time delay.
+  await until(() => boots.length > 0);
   assert.equal(boots, [0]);
+  await until(() => answers.some((m) => m.msgId === 301));
   assert.ok(answers.some((m) => m.msgId === 301 && m.msgType === 3));
   assert.is(sim.device.lastImageBytes, 4);
   assert.is((await ask('getTxPower'))!.wifi_curr_tx_power, 80);
@@ -132,8 +142,8 @@ test('OTAEnd on a valid image reboots the device 5 s (device time) later: PRIV I
 test('scenario controls: heartbeats stop while the device keeps answering; a frozen device answers nothing until it thaws', async () => {
   const { sim, ask, answers } = rig();
   await ask('configHeartbeat', { enable: true, duration: 10 }); // 100 ms at this time scale
-  await sleep(230);
   const beats = () => answers.filter((m) => m.msgId === 302).length;
+  await until(() => beats() >= 2);
   assert.ok(beats() >= 2);
   sim.setHeartbeats(false);
   const stoppedAt = beats();
@@ -145,13 +155,13 @@ test('scenario controls: heartbeats stop while the device keeps answering; a fro
   sim.freeze(false);
   sim.setHeartbeats(true);
   assert.is((await ask('getMode'))!.resp, 0);
-  await sleep(150);
+  await until(() => beats() > stoppedAt);
   assert.ok(beats() > stoppedAt);
   await ask('configHeartbeat', { enable: false });
 });
 
 test('scenario no_networks: the scan finds nothing (resp −1); scenario unresponsive: nothing is answered', async () => {
-  assert.is((await rig({ scenario: 'no_networks' }).ask('scan', {}, 60))!.resp, -1);
+  assert.is((await rig({ scenario: 'no_networks' }).ask('scan'))!.resp, -1);
   assert.is(await rig({ scenario: 'unresponsive' }).ask('getMode'), null);
 });
 

@@ -4,22 +4,42 @@
  * fresh temporary profile itself, and each test takes a new context on top of it.
  */
 import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import { tempDir } from './paths.js';
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 
-export async function launchChromium(): Promise<{ browser: Browser; close(): Promise<void> }> {
+const LAUNCH = {
+  executablePath: CHROMIUM_PATH,
+  headless: true,
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+    '--disable-component-update', '--disable-sync'],
+};
+
+function assertInstalled(): void {
   if (!existsSync(CHROMIUM_PATH)) throw new Error(`${CHROMIUM_PATH} is missing: install Debian's chromium (.ci/run does)`);
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM_PATH,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
-  });
+}
+
+export async function launchChromium(): Promise<{ browser: Browser; close(): Promise<void> }> {
+  assertInstalled();
+  const browser = await chromium.launch(LAUNCH);
   return {
     browser,
     async close() {
       await browser.close();
     },
   };
+}
+
+/** One browser context on a fresh profile of its own (playwright passes it as --user-data-dir). */
+export async function launchChromiumContext(): Promise<{ context: BrowserContext; close(): Promise<void> }> {
+  assertInstalled();
+  const profile = tempDir('nestbox-chromium-');
+  try {
+    const context = await chromium.launchPersistentContext(profile.path, LAUNCH);
+    return { context, async close() { await context.close(); profile.remove(); } };
+  } catch (error) {
+    profile.remove();
+    throw error;
+  }
 }

@@ -1,15 +1,15 @@
 /** The login-and-consent page in a real browser: sign in, authorize, get the code; deny. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { launchChromium } from '../helpers/headless-chromium.js';
+import { launchChromiumContext } from '../helpers/chromium.js';
 import { startSocialDaemon, type SocialHarness } from '../helpers/social.js';
 
 let h: SocialHarness;
-let chromium: Awaited<ReturnType<typeof launchChromium>>;
+let chromium: Awaited<ReturnType<typeof launchChromiumContext>>;
 
 test.before(async () => {
   h = await startSocialDaemon();
-  chromium = await launchChromium();
+  chromium = await launchChromiumContext();
   await h.account('pat');
 });
 test.after(async () => { await chromium?.close(); await h?.stop(); });
