@@ -94,7 +94,7 @@ test('mode side effects: scan switches the station on (APSTA with a soft AP); st
   await ask('setMode', { mode: 0 });
   await ask('startSoftAp', { ssid: Buffer.from('Setup'), pwd: Buffer.from('12345678'), chnl: 1, sec_prot: 3, max_conn: 2, bw: 1 });
   assert.is(sim.snapshot().mode, 2);
-  await ask('connectAp', { ssid: Buffer.from('CoffeeShop Free') }, 60);
+  await ask('connectAp', { ssid: Buffer.from('CoffeeShop Free') });
   assert.is(sim.snapshot().mode, 3);
   assert.is(sim.snapshot().station, 'CoffeeShop Free');
 });
@@ -126,7 +126,7 @@ test('the firmware queues at most 10 requests; more are dropped unanswered', asy
 test('OTAEnd on a valid image reboots the device 5 s (device time) later: PRIV INIT, then Event_DevInit, state back to defaults', async () => {
   const { ask, answers, boots, sim } = rig({ framing: 'serial' });
   await ask('setMaxTxPower', { wifi_max_tx_power: 40 });
-  await ask('otaBegin', {}, 20);
+  await ask('otaBegin');
   await ask('otaWrite', { ota_data: Uint8Array.from([0xe9, 1, 2, 3]) });
   assert.is((await ask('otaEnd'))!.resp, 0);
   assert.equal(boots, []);
