@@ -318,7 +318,7 @@ export function linkSuite(framing: FramingKind) {
       } finally {
         pty.sim.device.off('request', onRequest);
       }
-      await sleep(350);
+      for (const deadline = Date.now() + 3000; pty.sim.snapshot().otaActive && Date.now() < deadline;) await sleep(10);
       assert.is(pty.sim.snapshot().otaActive, false);
     } finally {
       pty.sim.clock.timeScale = TIME_SCALE;
