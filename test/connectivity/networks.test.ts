@@ -1,12 +1,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { join } from 'node:path';
 import { NetworkInputError, parseNetworkInput, ssidText } from '../../daemon/connectivity/network-input.js';
 import { NetworksRepo } from '../../daemon/connectivity/networks-repo.js';
 import { loadSetupPassphrase, setupApSsid } from '../../daemon/connectivity/setup-identity.js';
-import { openDatabase } from '../../daemon/store/db.js';
 import { migrate } from '../../daemon/store/migrate.js';
-import { tempDir } from '../helpers/paths.js';
+import { withTempDatabase } from '../helpers/temp-database.js';
 
 const refused = (body: unknown): NetworkInputError => {
   try { parseNetworkInput(body); } catch (error) { return error as NetworkInputError; }
@@ -41,9 +39,7 @@ test('SSIDs are bytes: UTF-8 text or hex, 1–32 bytes, not the all-zero placeho
 });
 
 test('the saved-networks repo keeps SSID bytes exactly, orders by priority and flags refused passwords', async () => {
-  const dir = tempDir();
-  const db = openDatabase({ filename: join(dir.path, 'n.sqlite3') });
-  try {
+  await withTempDatabase(async (db, dir) => {
     await migrate(db);
     const repo = new NetworksRepo(db);
     const odd = Uint8Array.from([0xff, 0x00, 0x41]);
@@ -68,26 +64,18 @@ test('the saved-networks repo keeps SSID bytes exactly, orders by priority and f
     assert.ok((await repo.get(second.id))!.lastSuccessAt);
     assert.ok(await repo.remove(top.id));
     assert.not.ok(await repo.remove(top.id));
-  } finally {
-    await db.destroy();
-    dir.remove();
-  }
+  });
 });
 
 test('the setup passphrase is generated once per device and kept; the configured one wins', async () => {
-  const dir = tempDir();
-  const db = openDatabase({ filename: join(dir.path, 'p.sqlite3') });
-  try {
+  await withTempDatabase(async (db, dir) => {
     await migrate(db);
     const generated = await loadSetupPassphrase(db, null);
     assert.match(generated, /^[a-z2-9]{4}-[a-z2-9]{4}-[a-z2-9]{4}$/);
     assert.is(await loadSetupPassphrase(db, null), generated);
     assert.is(await loadSetupPassphrase(db, 'configured-pass'), 'configured-pass');
     assert.is(setupApSsid('24:0a:c4:12:ab:cd'), 'Nestbox-ABCD');
-  } finally {
-    await db.destroy();
-    dir.remove();
-  }
+  });
 });
 
 test.run();

@@ -6,15 +6,13 @@ import { openDatabase } from '../../daemon/store/db.js';
 import { migrate } from '../../daemon/store/migrate.js';
 import { backupDatabase, listBackups } from '../../daemon/store/backup.js';
 import { startDaemon } from '../helpers/daemon.js';
-import { tempDir } from '../helpers/paths.js';
+import { withTempDatabase } from '../helpers/temp-database.js';
 
 test('a backup is a consistent, complete copy of the live database', async () => {
-  const dir = tempDir();
-  const db = openDatabase({ filename: join(dir.path, 'live.sqlite3') });
-  try {
+  await withTempDatabase(async (db, dir) => {
     await migrate(db);
     await db('settings').insert(Array.from({ length: 50 }, (_, i) => ({ key: `k${i}`, value: `v${i}` })));
-    const result = await backupDatabase(db, join(dir.path, 'backups'), 3);
+    const result = await backupDatabase(db, join(dir, 'backups'), 3);
     assert.ok(result.bytes > 0);
     const copy = openDatabase({ filename: result.path });
     try {
@@ -24,29 +22,21 @@ test('a backup is a consistent, complete copy of the live database', async () =>
     } finally {
       await copy.destroy();
     }
-    assert.equal(readdirSync(join(dir.path, 'backups')).filter((n) => n.endsWith('.partial')), []);
-  } finally {
-    await db.destroy();
-    dir.remove();
-  }
+    assert.equal(readdirSync(join(dir, 'backups')).filter((n) => n.endsWith('.partial')), []);
+  });
 });
 
 test('only the last N backups are kept, the newest ones', async () => {
-  const dir = tempDir();
-  const db = openDatabase({ filename: join(dir.path, 'live.sqlite3') });
-  try {
+  await withTempDatabase(async (db, dir) => {
     await migrate(db);
-    const backups = join(dir.path, 'backups');
+    const backups = join(dir, 'backups');
     const made: string[] = [];
     for (let i = 0; i < 5; i += 1) {
       made.push((await backupDatabase(db, backups, 2, new Date(Date.UTC(2026, 0, 1 + i)))).path);
     }
     const kept = await listBackups(backups);
     assert.equal(kept.map((name) => join(backups, name)), made.slice(-2));
-  } finally {
-    await db.destroy();
-    dir.remove();
-  }
+  });
 });
 
 test('the daemon runs the backup job on its cron schedule', async () => {

@@ -1,44 +1,31 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { join } from 'node:path';
 import { openDatabase, pragma } from '../../daemon/store/db.js';
 import { migrate } from '../../daemon/store/migrate.js';
 import { MIGRATIONS, type Migration } from '../../daemon/store/migrations/index.js';
-import { tempDir } from '../helpers/paths.js';
+import { withTempDatabase } from '../helpers/temp-database.js';
 
 test('the database runs in WAL mode with foreign keys on and a busy timeout', async () => {
-  const dir = tempDir();
-  const db = openDatabase({ filename: join(dir.path, 'a.sqlite3') });
-  try {
+  await withTempDatabase(async (db, dir) => {
     assert.is(await pragma(db, 'journal_mode'), 'wal');
     assert.is(await pragma(db, 'foreign_keys'), 1);
     assert.is(await pragma(db, 'busy_timeout'), 5000);
-  } finally {
-    await db.destroy();
-    dir.remove();
-  }
+  });
 });
 
 test('migrations run once: a second run applies nothing and keeps the data', async () => {
-  const dir = tempDir();
-  const db = openDatabase({ filename: join(dir.path, 'a.sqlite3') });
-  try {
+  await withTempDatabase(async (db, dir) => {
     const first = await migrate(db);
     assert.equal(first.applied, MIGRATIONS.map((m) => m.name));
     await db('settings').insert({ key: 'k', value: 'v' });
     const second = await migrate(db);
     assert.equal(second.applied, []);
     assert.is((await db('settings').first()).value, 'v');
-  } finally {
-    await db.destroy();
-    dir.remove();
-  }
+  });
 });
 
 test('a migration that fails leaves the database as it was', async () => {
-  const dir = tempDir();
-  const db = openDatabase({ filename: join(dir.path, 'a.sqlite3') });
-  try {
+  await withTempDatabase(async (db, dir) => {
     await migrate(db);
     const good: Migration = {
       name: '29990101_01_test_good',
@@ -62,10 +49,7 @@ test('a migration that fails leaves the database as it was', async () => {
     // Fixed, the batch then applies.
     const fixed = await migrate(db, [...MIGRATIONS, good]);
     assert.equal(fixed.applied, ['29990101_01_test_good']);
-  } finally {
-    await db.destroy();
-    dir.remove();
-  }
+  });
 });
 
 test('migrations listed out of name order are refused before anything runs', async () => {
