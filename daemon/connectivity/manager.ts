@@ -97,6 +97,7 @@ export class ConnectivityManager implements DeviceCommands {
   private preferred: number | null = null;
   private apSsid = setupApSsid(null);
   private otaRunning = false;
+  private startTimer: unknown = null;
   private readonly listeners: Array<[string, (...args: any[]) => void]> = [];
 
   constructor(private readonly options: ConnectivityManagerOptions) {
@@ -131,11 +132,30 @@ export class ConnectivityManager implements DeviceCommands {
     });
     device.update({ coprocessor: { link: client.linkUp ? 'up' : 'down' } });
     const hasNetworks = (await this.options.networks.candidates()).length > 0;
-    this.dispatch({ type: 'start', hasNetworks });
+    this.startWhenLinked(() => this.dispatch({ type: 'start', hasNetworks }));
+  }
+
+  /**
+   * A transport still opening (a serial port opens asynchronously) is not a lost device: start
+   * once the link is up, or after the time in which a heartbeat would have come.
+   */
+  private startWhenLinked(begin: () => void): void {
+    if (this.options.client.linkUp) return begin();
+    let begun = false;
+    const once = () => {
+      if (begun || this.stopped) return;
+      begun = true;
+      if (this.startTimer !== null) this.clock.clearTimeout(this.startTimer);
+      this.startTimer = null;
+      begin();
+    };
+    this.listen('link', ({ up }: { up: boolean }) => { if (up) once(); });
+    this.startTimer = this.clock.setTimeout(once, this.options.policy.heartbeatExpectedMs);
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
+    if (this.startTimer !== null) this.clock.clearTimeout(this.startTimer);
     if (this.timer !== null) this.clock.clearTimeout(this.timer);
     for (const [event, listener] of this.listeners.splice(0)) this.options.client.off(event as never, listener as never);
     // A device operation may block for minutes (a ConnectAP retrying); shutdown does not wait that long.
