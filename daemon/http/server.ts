@@ -10,6 +10,7 @@ import type Router from '@koa/router';
 type RouterMiddleware = ReturnType<Router['routes']>;
 import type { Logger } from '../log/logger.js';
 import { errorMiddleware } from './errors.js';
+import { isJsonBody, renderJson } from './json-text.js';
 
 export interface HttpServerOptions {
   host: string;
@@ -29,6 +30,7 @@ export class HttpServer {
     this.app.silent = true;
     this.app.use(this.countInFlight);
     this.app.use(requestLog(options.log));
+    this.app.use(jsonBodies);
     this.app.use(errorMiddleware(options.log));
     // Koa composes its middleware when callback() is called: build it once, at start().
     this.server = createServer((req, res) => this.handle!(req, res));
@@ -91,6 +93,17 @@ export class HttpServer {
     }
   };
 }
+
+/** JSON bodies are written by renderJson, which embeds pre-rendered objects as they are. */
+const jsonBodies: Middleware = async (ctx, next) => {
+  await next();
+  if (isJsonBody(ctx.body)) {
+    // Koa typed the object body already (JSON, or what the route chose, e.g. activity+json).
+    const text = renderJson(ctx.body);
+    if (!ctx.response.get('Content-Type')) ctx.type = 'application/json';
+    ctx.body = text;
+  }
+};
 
 function requestLog(log: Logger): Middleware {
   return async (ctx, next) => {

@@ -9,6 +9,8 @@
  * walked, counted, hydrated and serialized each time. The same requests repeated (answered from
  * the response cache) are the secondary, "cached" figures. Each throughput run also reports the
  * daemon's CPU time per request, which stays comparable when other work shares the machine.
+ * Throughput is measured with wrk when it is installed (as the floors were), else with a Node
+ * client that competes with the daemon for the same two cores.
  * Then all of it on a copy with 10,000 notifications (the newest 1% of every account), and the
  * 1M/10k ratios.
  *
@@ -25,6 +27,7 @@ import { loadConfig } from '../../daemon/config.js';
 import { AdminTool } from '../../daemon/social/admin.js';
 import { DAEMON_MAIN, REPO_ROOT, tempDir } from '../../test/helpers/paths.js';
 import { freePort } from '../../test/helpers/ports.js';
+import { wrkInstalled, wrkThroughput, type Vary } from './wrk.js';
 
 interface Latency { p50: number; p99: number }
 /** cpuMs: the daemon's CPU time (all its threads) per request at 16 clients; steadier than rps on a shared machine. */
@@ -121,6 +124,12 @@ async function measure(size: number, full: number, requests: number, seconds: nu
       },
       cached: { list: () => get(listPath), unread: () => get(unreadPath) },
     };
+    const wrk = wrkInstalled();
+    process.stderr.write(`[bench] throughput measured with ${wrk ? 'wrk' : 'a Node client (install wrk for steadier figures)'}\n`);
+    const wrkRequests: Record<Mode, Record<Name, { path: string; vary: Vary }>> = {
+      uncached: { list: { path: listPath, vary: 'max_id' }, unread: { path: unreadPath, vary: 'param' } },
+      cached: { list: { path: listPath, vary: 'none' }, unread: { path: unreadPath, vary: 'none' } },
+    };
     const measured = {} as Record<Mode, Record<Name, Endpoint>>;
     for (const mode of MODES) {
       measured[mode] = {} as Record<Name, Endpoint>;
@@ -128,7 +137,9 @@ async function measure(size: number, full: number, requests: number, seconds: nu
         for (let i = 0; i < 50; i++) await calls[mode][name]();
         const l = await latency(calls[mode][name], requests);
         const cpuBefore = cpuMs(daemon.pid!);
-        const rps = await throughput(calls[mode][name], 16, seconds);
+        const rps = wrk
+          ? wrkThroughput({ url, token, clients: 16, seconds, ...wrkRequests[mode][name] })
+          : await throughput(calls[mode][name], 16, seconds);
         measured[mode][name] = { latency: l, rps, cpuMs: (cpuMs(daemon.pid!) - cpuBefore) / (rps * seconds) };
       }
     }

@@ -74,6 +74,13 @@ export class AccountsRepo {
       `SELECT ${ACCOUNT_COLUMNS} FROM accounts a WHERE a.id IN (SELECT CAST(value AS INTEGER) FROM json_each(?))`, ACCOUNT_FIELDS, [JSON.stringify(ids)]);
   }
 
+  /** Many accounts at once as row texts (JSON objects of ACCOUNT_FIELDS), in no particular order. */
+  rowTextsByIds(ids: readonly string[]): Promise<Array<{ id: string; text: string }>> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.ctx.reader.rowTexts(
+      `SELECT ${ACCOUNT_COLUMNS} FROM accounts a WHERE a.id IN (SELECT CAST(value AS INTEGER) FROM json_each(?))`, ACCOUNT_FIELDS, [JSON.stringify(ids)]);
+  }
+
   byUsername(username: string, domain: string | null): Promise<AccountRow | undefined> {
     return this.ctx.reader.get<AccountRow>(
       `SELECT ${ACCOUNT_COLUMNS} FROM accounts a WHERE lower(a.username) = lower(?) AND coalesce(lower(a.domain), '') = coalesce(lower(?), '')`,

@@ -10,7 +10,7 @@ export function filtersDecorator(filters: FiltersService): StatusDecorator {
     const active = (await filters.active(viewerId)).filter(({ keywords }) => keywords.length > 0);
     if (active.length === 0) return;
     for (const { row, json } of rendered) {
-      if (!('filtered' in json) || row.account_id === viewerId || row.reblog_of_id) continue;
+      if (json.filtered === undefined || row.account_id === viewerId || row.reblog_of_id) continue;
       const text = [row.spoiler_text, plainText(row.content)].join('\n');
       json.filtered = active
         .map(({ filter, keywords }) => ({ filter, matches: matchedKeywords(text, keywords) }))

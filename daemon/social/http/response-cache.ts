@@ -7,6 +7,7 @@
  */
 import type { Context } from 'koa';
 import type { Reader } from '../store/reader.js';
+import { isJsonBody, renderJson } from '../../http/json-text.js';
 
 interface Entry { version: number; body: string; headers: Record<string, string>; bytes: number }
 
@@ -34,7 +35,7 @@ export class ResponseCache {
     }
     await render();
     if (ctx.status !== 200) return;
-    const body = JSON.stringify(ctx.body);
+    const body = isJsonBody(ctx.body) ? renderJson(ctx.body) : String(ctx.body);
     const headers: Record<string, string> = {};
     for (const name of keep) {
       const value = ctx.response.get(name);

@@ -4,7 +4,8 @@
  */
 import type { SocialContext } from '../context.js';
 import { AccountsRepo } from '../accounts/repo.js';
-import { serializeAccount, type AccountJson } from '../accounts/serialize.js';
+import type { AccountJson } from '../accounts/serialize.js';
+import { RenderedAccounts } from '../accounts/rendered.js';
 import { StatusesRepo, type HydratedStatusRow, type StatusRow } from './repo.js';
 
 export type StatusJson = Record<string, unknown> & { id: string };
@@ -15,18 +16,20 @@ export type StatusDecorator = (rendered: ReadonlyArray<{ row: StatusRow; json: S
 export class StatusRenderer {
   private readonly repo: StatusesRepo;
   private readonly accounts: AccountsRepo;
+  private readonly renderedAccounts: RenderedAccounts;
   /** Added by media, tags and filters when the services are built. */
   readonly decorators: StatusDecorator[] = [];
 
   constructor(private readonly ctx: SocialContext) {
     this.repo = new StatusesRepo(ctx);
     this.accounts = new AccountsRepo(ctx);
+    this.renderedAccounts = new RenderedAccounts(ctx.config.baseUrl);
   }
 
+  /** Account JSON by id (frozen: rendered accounts are shared between responses). */
   async accountsById(ids: readonly string[]): Promise<Map<string, AccountJson>> {
-    const unique = [...new Set(ids)];
-    const rows = await this.accounts.byIds(unique);
-    return new Map(rows.map((row) => [row.id, serializeAccount(row, this.ctx.config.baseUrl)]));
+    const rows = await this.accounts.rowTextsByIds([...new Set(ids)]);
+    return new Map(rows.map(({ id, text }) => [id, this.renderedAccounts.of(id, text)]));
   }
 
   /** Renders statuses by id (missing or deleted ones are left out unless `includeDeleted`). */
@@ -57,6 +60,9 @@ export class StatusRenderer {
         reblog = original && !original.deleted_at ? one(original) : null;
         if (!reblog) return null;
       }
+      // One fixed shape for every status, so V8 keeps these objects fast for JSON.stringify (spreads
+      // and deletes make dictionaries). A field a status lacks is undefined, which JSON leaves out.
+      const viewer = viewerId !== null;
       const json: StatusJson = {
         id: row.id,
         created_at: row.created_at,
@@ -73,7 +79,13 @@ export class StatusRenderer {
         favourites_count: row.favourites_count,
         quotes_count: 0,
         edited_at: row.edited_at,
-        ...(viewerId ? viewerFields(row, viewerId) : {}),
+        favourited: viewer ? Boolean(row.favourited) : undefined,
+        reblogged: viewer ? Boolean(row.reblogged) : undefined,
+        muted: viewer ? Boolean(row.muted) : undefined,
+        bookmarked: viewer ? Boolean(row.bookmarked) : undefined,
+        // Only the author's own pinnable statuses carry `pinned`.
+        pinned: viewer && row.account_id === viewerId && !row.reblog_of_id ? Boolean(row.pinned) : undefined,
+        filtered: viewer ? [] : undefined,
         content: reblog ? '' : row.content,
         reblog,
         application: row.app_name !== null ? { name: row.app_name, website: row.app_website || null } : undefined,
@@ -87,9 +99,8 @@ export class StatusRenderer {
         card: null,
         poll: null,
         quote_approval: { automatic: ['public'], manual: [], current_user: 'automatic' },
+        text: options.withSource ? row.text : undefined,
       };
-      if (json.application === undefined) delete json.application;
-      if (options.withSource) json.text = row.text;
       built.push({ row, json });
       return json;
     };
@@ -107,19 +118,6 @@ export class StatusRenderer {
   async renderOne(id: string, viewerId: string | null, options?: { includeDeleted?: boolean; withSource?: boolean }): Promise<StatusJson | undefined> {
     return (await this.render([id], viewerId, options)).get(id);
   }
-}
-
-function viewerFields(row: HydratedStatusRow, viewerId: string): Record<string, unknown> {
-  const fields: Record<string, unknown> = {
-    favourited: Boolean(row.favourited),
-    reblogged: Boolean(row.reblogged),
-    muted: Boolean(row.muted),
-    bookmarked: Boolean(row.bookmarked),
-  };
-  // Only the author's own pinnable statuses carry `pinned`.
-  if (row.account_id === viewerId && !row.reblog_of_id) fields.pinned = Boolean(row.pinned);
-  fields.filtered = [];
-  return fields;
 }
 
 function parseIds(text: string | string[]): string[] {

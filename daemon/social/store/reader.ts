@@ -77,9 +77,16 @@ export class Reader {
    * result columns of `sql`; integers above 2^53 must already be text (CAST) in `sql`.
    */
   async allJson<T = Row>(sql: string, columns: readonly string[], params: Params = []): Promise<T[]> {
-    const object = columns.map((name) => `'${name}', q.${name}`).join(', ');
-    const rows = await this.all<{ j: string }>(`SELECT json_group_array(json_object(${object})) AS j FROM (${sql}) AS q`, params);
+    const rows = await this.all<{ j: string }>(`SELECT json_group_array(${jsonObject(columns)}) AS j FROM (${sql}) AS q`, params);
     return JSON.parse(rows[0]?.j ?? '[]') as T[];
+  }
+
+  /**
+   * Each row of `sql` (which has an `id` column) as its own JSON object text, built by SQLite: for
+   * callers that keep what they render from a row while the row's text is unchanged.
+   */
+  rowTexts(sql: string, columns: readonly string[], params: Params = []): Promise<Array<{ id: string; text: string }>> {
+    return this.all<{ id: string; text: string }>(`SELECT q.id AS id, ${jsonObject(columns)} AS text FROM (${sql}) AS q`, params);
   }
 
   private prepare(connection: Connection, sql: string): sqlite3.Statement {
@@ -99,6 +106,10 @@ export class Reader {
       await new Promise<void>((resolve, reject) => connection.db.close((error) => (error ? reject(error) : resolve())));
     }
   }
+}
+
+function jsonObject(columns: readonly string[]): string {
+  return `json_object(${columns.map((name) => `'${name}', q.${name}`).join(', ')})`;
 }
 
 function clearCache(connection: Connection): void {

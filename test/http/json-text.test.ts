@@ -1,0 +1,46 @@
+/** Pre-rendered JSON: embedded verbatim by renderJson, a plain object everywhere else, never forgeable. */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { markRendered, renderJson } from '../../daemon/http/json-text.js';
+
+const account = () => ({ id: '1', acct: 'alice', emojis: [] as unknown[], fields: [{ name: 'a', value: 'b' }], note: 'é "quoted" \u2028' });
+
+test('renderJson writes marked objects as their stored text and equals JSON.stringify', () => {
+  const shared = markRendered(account());
+  const body = { accounts: [shared, shared], statuses: [{ id: '9', account: shared, mentions: [] }], count: 2 };
+  const text = renderJson(body);
+  assert.is(text, JSON.stringify({ accounts: [account(), account()], statuses: [{ id: '9', account: account(), mentions: [] }], count: 2 }));
+  assert.equal(JSON.parse(text).statuses[0].account, account());
+});
+
+test('the stored text is what is written, so a text that differs from the object shows (the caller owns it)', () => {
+  const marked = markRendered({ id: '1' }, '{"id":"1","rendered":true}');
+  assert.is(renderJson([marked]), '[{"id":"1","rendered":true}]');
+});
+
+test('outside renderJson a marked object serializes as a whole object', () => {
+  const shared = markRendered(account());
+  assert.is(JSON.stringify({ a: shared }), JSON.stringify({ a: account() }));
+});
+
+test('marked objects are frozen through and through: they are shared between responses', () => {
+  const shared = markRendered(account()) as ReturnType<typeof account>;
+  assert.ok(Object.isFrozen(shared) && Object.isFrozen(shared.fields) && Object.isFrozen(shared.fields[0]));
+  assert.throws(() => { (shared as { acct: string }).acct = 'mallory'; });
+  assert.is(shared.acct, 'alice');
+});
+
+test('a string shaped like a placeholder is written as the string it is', () => {
+  const shared = markRendered({ id: '1' });
+  // Learn the placeholder shape by stringifying inside renderJson's own pass is impossible from
+  // outside; strings that look like one (hex nonce, colon, index) are plain data.
+  const forged = { id: '2', display_name: '000000000000000000000000:0', account: shared };
+  assert.is(renderJson(forged), JSON.stringify({ id: '2', display_name: '000000000000000000000000:0', account: { id: '1' } }));
+});
+
+test('bodies without marked objects, and primitives, are plain JSON', () => {
+  assert.is(renderJson({ a: [1, 'two', null, true] }), '{"a":[1,"two",null,true]}');
+  assert.is(renderJson([]), '[]');
+});
+
+test.run();
