@@ -15,7 +15,9 @@ export function mediaCreateHook(media: MediaService): StatusCreateHook {
 }
 
 export function mediaDecorator(media: MediaService): StatusDecorator {
-  return async (rendered) => {
+  return async (all) => {
+    const rendered = all.filter(({ row }) => row.has_media);
+    if (rendered.length === 0) return;
     const rows = await media.repo.ofStatuses(rendered.map(({ row }) => row.id));
     const byStatus = new Map<string, unknown[]>();
     for (const row of rows) byStatus.set(row.status_id!, [...(byStatus.get(row.status_id!) ?? []), serializeMedia(row, media.storage)]);

@@ -47,9 +47,12 @@ export interface HydratedStatusRow extends StatusRow {
   bookmarked: number;
   pinned: number;
   muted: number;
+  /** Whether media or hashtags are attached: their decorators skip pages that have none. */
+  has_media: number;
+  has_tags: number;
 }
 
-const HYDRATED_FIELDS = [...STATUS_FIELDS, 'mention_ids', 'app_name', 'app_website', 'favourited', 'reblogged', 'bookmarked', 'pinned', 'muted'] as const;
+const HYDRATED_FIELDS = [...STATUS_FIELDS, 'mention_ids', 'app_name', 'app_website', 'favourited', 'reblogged', 'bookmarked', 'pinned', 'muted', 'has_media', 'has_tags'] as const;
 
 export type ActionTable = 'favourites' | 'bookmarks' | 'status_pins';
 
@@ -79,7 +82,9 @@ export class StatusesRepo {
         EXISTS (SELECT 1 FROM statuses r WHERE r.account_id = ?2 AND r.reblog_of_id = s.id AND r.deleted_at IS NULL) AS reblogged,
         EXISTS (SELECT 1 FROM bookmarks WHERE account_id = ?2 AND status_id = s.id) AS bookmarked,
         EXISTS (SELECT 1 FROM status_pins WHERE account_id = ?2 AND status_id = s.id) AS pinned,
-        EXISTS (SELECT 1 FROM conversation_mutes WHERE account_id = ?2 AND conversation_id = s.conversation_id) AS muted
+        EXISTS (SELECT 1 FROM conversation_mutes WHERE account_id = ?2 AND conversation_id = s.conversation_id) AS muted,
+        EXISTS (SELECT 1 FROM media_attachments WHERE status_id = s.id) AS has_media,
+        EXISTS (SELECT 1 FROM status_tags WHERE status_id = s.id) AS has_tags
       FROM statuses s LEFT JOIN oauth_apps app ON app.id = s.application_id
       WHERE ${IN_IDS('s.id', '?1')}`, HYDRATED_FIELDS, [ids(list), viewerId]);
   }

@@ -11,7 +11,7 @@ import { StatusesRepo, type HydratedStatusRow, type StatusRow } from './repo.js'
 export type StatusJson = Record<string, unknown> & { id: string };
 
 /** Fills fields other resources own (media_attachments, tags, filtered) on every rendered status, reblogged ones included. */
-export type StatusDecorator = (rendered: ReadonlyArray<{ row: StatusRow; json: StatusJson }>, viewerId: string | null) => Promise<void>;
+export type StatusDecorator = (rendered: ReadonlyArray<{ row: HydratedStatusRow; json: StatusJson }>, viewerId: string | null) => Promise<void>;
 
 export class StatusRenderer {
   private readonly repo: StatusesRepo;
@@ -50,7 +50,7 @@ export class StatusRenderer {
     const mentionsOf = new Map(all.map((row) => [row.id, parseIds(row.mention_ids)]));
     const accounts = await this.accountsById([...(await accountIds), ...all.map((row) => row.account_id), ...[...mentionsOf.values()].flat()]);
 
-    const built: Array<{ row: StatusRow; json: StatusJson }> = [];
+    const built: Array<{ row: HydratedStatusRow; json: StatusJson }> = [];
     const one = (row: HydratedStatusRow): StatusJson | null => {
       const account = accounts.get(row.account_id);
       if (!account) return null;
@@ -111,7 +111,8 @@ export class StatusRenderer {
       const json = one(row);
       if (json) out.set(row.id, json);
     }
-    for (const decorate of this.decorators) await decorate(built, viewerId);
+    // Each decorator fills its own fields: they may run side by side.
+    await Promise.all(this.decorators.map((decorate) => decorate(built, viewerId)));
     return { statuses: out, accounts };
   }
 

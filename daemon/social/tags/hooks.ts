@@ -20,7 +20,9 @@ export function tagsCreateHook(repo: TagsRepo, baseUrl: string): StatusCreateHoo
 }
 
 export function tagsDecorator(repo: TagsRepo, baseUrl: string): StatusDecorator {
-  return async (rendered) => {
+  return async (all) => {
+    const rendered = all.filter(({ row }) => row.has_tags);
+    if (rendered.length === 0) return;
     const rows = await repo.ofStatuses(rendered.map(({ row }) => row.id));
     const byStatus = new Map<string, Array<{ name: string; url: string }>>();
     for (const row of rows) {
