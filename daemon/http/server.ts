@@ -101,7 +101,8 @@ const jsonBodies: Middleware = async (ctx, next) => {
     // Koa typed the object body already (JSON, or what the route chose, e.g. activity+json).
     const text = renderJson(ctx.body);
     if (!ctx.response.get('Content-Type')) ctx.type = 'application/json';
-    ctx.body = text;
+    // Bytes, encoded once: a string body is measured for Content-Length and encoded again to write.
+    ctx.body = Buffer.from(text);
   }
 };
 
