@@ -14,11 +14,13 @@
  * Then all of it on a copy with 10,000 notifications (the newest 1% of every account), and the
  * 1M/10k ratios.
  *
- *   npm run bench -- notifications [--rows 1000000] [--small 10000] [--requests 400] [--seconds 3] [--keep]
+ * Both sizes run side by side, measured in alternating rounds; each figure is the median of its rounds.
+ *
+ *   npm run bench -- notifications [--rows 1000000] [--small 10000] [--requests 400] [--seconds 3] [--rounds 3] [--keep]
  *   (--keep leaves the seeded data directories in place and names them on stderr)
  */
 import type { Bench } from './index.js';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { Agent, request } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -54,14 +56,31 @@ export const bench: Bench = {
 };
 
 async function run(argv: string[]): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { rows: { type: 'string' }, small: { type: 'string' }, requests: { type: 'string' }, seconds: { type: 'string' }, keep: { type: 'boolean' } } });
+  const { values } = parseArgs({ args: argv, options: { rows: { type: 'string' }, small: { type: 'string' }, requests: { type: 'string' }, seconds: { type: 'string' }, rounds: { type: 'string' }, keep: { type: 'boolean' } } });
   const rows = Number(values.rows ?? 1_000_000);
   const small = Number(values.small ?? 10_000);
-  const requests = Number(values.requests ?? 400);
-  const seconds = Number(values.seconds ?? 3);
-  const results: Figures[] = [];
-  for (const size of [small, rows]) results.push(await measure(size, rows, requests, seconds, values.keep ?? false));
-  printTable(results);
+  const options = { requests: Number(values.requests ?? 400), seconds: Number(values.seconds ?? 3) };
+  const rounds = Number(values.rounds ?? 3);
+  const wrk = wrkInstalled();
+  process.stderr.write(`[bench] throughput measured with ${wrk ? 'wrk' : 'a Node client (install wrk for steadier figures)'}\n`);
+  const targets: Target[] = [];
+  try {
+    for (const size of [small, rows]) targets.push(await prepare(size, rows));
+    // Both sizes are measured in alternating rounds and each figure is the median of its rounds,
+    // so a slower spell of the shared machine weighs on both sides of a ratio alike.
+    const measured = targets.map(() => [] as Array<Record<Mode, Record<Name, Endpoint>>>);
+    for (let round = 0; round < rounds; round++) {
+      for (const [i, target] of targets.entries()) measured[i]!.push(await measureRound(target, options, wrk));
+    }
+    const results = targets.map((target, i) => figuresOf(target, measured[i]!));
+    printTable(results);
+    printLines(results);
+  } finally {
+    for (const target of targets) await target.close(values.keep ?? false);
+  }
+}
+
+function printLines(results: Figures[]): void {
   for (const figures of results) {
     const line = (metric: string, value: number) => process.stdout.write(`${JSON.stringify({ bench: 'notifications', metric, value: round(value), rows: figures.rows })}\n`);
     line('seed_ms', figures.seedMs);
@@ -89,72 +108,104 @@ async function run(argv: string[]): Promise<void> {
   }
 }
 
-/** Seeds a database whose newest `size` notifications match the `full`-row set, then measures it. */
-async function measure(size: number, full: number, requests: number, seconds: number, keep: boolean): Promise<Figures> {
+/** A seeded database with its daemon running. */
+interface Target {
+  size: number;
+  seedMs: number;
+  url: string;
+  token: string;
+  pid: number;
+  get(path: string): Promise<{ status: number; body: string }>;
+  close(keep: boolean): Promise<void>;
+}
+
+const LIST_PATH = '/api/v2/notifications?limit=40';
+const UNREAD_PATH = '/api/v2/notifications/unread_count';
+
+/** Seeds a database whose newest `size` notifications match the `full`-row set and starts a daemon on it. */
+async function prepare(size: number, full: number): Promise<Target> {
   const dir = tempDir('nestbox-bench-');
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const env = { NESTBOX_DATA_DIR: dir.path, NESTBOX_BASE_URL: url };
-  let daemon: ChildProcess | null = null;
-  try {
-    const started = Date.now();
-    const token = await seed(loadConfig({ env }), size, full);
-    const seedMs = Date.now() - started;
-    process.stderr.write(`[bench] ${size} notifications seeded in ${seedMs} ms\n`);
-    daemon = spawn(process.execPath, [DAEMON_MAIN], {
-      cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'inherit'],
-      env: { PATH: process.env.PATH, ...env, NESTBOX_HTTP_PORT: String(port), NESTBOX_STREAMING_PORT: String(await freePort()), NESTBOX_LOG_LEVEL: 'warn', NESTBOX_BACKUP_SCHEDULE: 'off' },
-    });
-    await waitReady(url);
-    const agent = new Agent({ keepAlive: true, maxSockets: 16 });
-    const get = (path: string) => httpGet(agent, `${url}${path}`, token);
-    const listPath = '/api/v2/notifications?limit=40';
-    const unreadPath = '/api/v2/notifications/unread_count';
-    const check = await get(listPath);
-    if (check.status !== 200 || (JSON.parse(check.body) as { notification_groups: unknown[] }).notification_groups.length !== 40) {
-      throw new Error(`unexpected answer ${check.status}: ${check.body.slice(0, 200)}`);
-    }
-    // Uncached: every request a different URL (an always too high max_id; an unused parameter),
-    // so the response cache never answers. Cached: the same URL again and again.
-    let n = 0;
-    const calls: Record<Mode, Record<Name, () => Promise<{ status: number }>>> = {
-      uncached: {
-        list: () => get(`${listPath}&max_id=${4611686018427387904n - BigInt(++n)}`),
-        unread: () => get(`${unreadPath}?bench_request=${++n}`),
-      },
-      cached: { list: () => get(listPath), unread: () => get(unreadPath) },
-    };
-    const wrk = wrkInstalled();
-    process.stderr.write(`[bench] throughput measured with ${wrk ? 'wrk' : 'a Node client (install wrk for steadier figures)'}\n`);
-    const wrkRequests: Record<Mode, Record<Name, { path: string; vary: Vary }>> = {
-      uncached: { list: { path: listPath, vary: 'max_id' }, unread: { path: unreadPath, vary: 'param' } },
-      cached: { list: { path: listPath, vary: 'none' }, unread: { path: unreadPath, vary: 'none' } },
-    };
-    const measured = {} as Record<Mode, Record<Name, Endpoint>>;
-    for (const mode of MODES) {
-      measured[mode] = {} as Record<Name, Endpoint>;
-      for (const name of NAMES) {
-        for (let i = 0; i < 50; i++) await calls[mode][name]();
-        const l = await latency(calls[mode][name], requests);
-        const cpuBefore = cpuMs(daemon.pid!);
-        const rps = wrk
-          ? wrkThroughput({ url, token, clients: 16, seconds, ...wrkRequests[mode][name] })
-          : await throughput(calls[mode][name], 16, seconds);
-        measured[mode][name] = { latency: l, rps, cpuMs: (cpuMs(daemon.pid!) - cpuBefore) / (rps * seconds) };
-      }
-    }
-    const rssMb = rss(daemon.pid!);
+  const started = Date.now();
+  const token = await seed(loadConfig({ env }), size, full);
+  const seedMs = Date.now() - started;
+  process.stderr.write(`[bench] ${size} notifications seeded in ${seedMs} ms\n`);
+  const daemon = spawn(process.execPath, [DAEMON_MAIN], {
+    cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'inherit'],
+    env: { PATH: process.env.PATH, ...env, NESTBOX_HTTP_PORT: String(port), NESTBOX_STREAMING_PORT: String(await freePort()), NESTBOX_LOG_LEVEL: 'warn', NESTBOX_BACKUP_SCHEDULE: 'off' },
+  });
+  const agent = new Agent({ keepAlive: true, maxSockets: 16 });
+  const close = async (keep: boolean) => {
     agent.destroy();
-    return { rows: size, seedMs, rssMb, uncached: measured.uncached, cached: measured.cached };
-  } finally {
-    if (daemon && daemon.exitCode === null) {
-      const exited = new Promise((resolve) => daemon!.once('exit', resolve));
+    if (daemon.exitCode === null) {
+      const exited = new Promise((resolve) => daemon.once('exit', resolve));
       daemon.kill('SIGTERM');
       await exited;
     }
     if (keep) process.stderr.write(`[bench] kept ${dir.path}\n`);
     else dir.remove();
+  };
+  try {
+    await waitReady(url);
+    const get = (path: string) => httpGet(agent, `${url}${path}`, token);
+    const check = await get(LIST_PATH);
+    if (check.status !== 200 || (JSON.parse(check.body) as { notification_groups: unknown[] }).notification_groups.length !== 40) {
+      throw new Error(`unexpected answer ${check.status}: ${check.body.slice(0, 200)}`);
+    }
+    return { size, seedMs, url, token, pid: daemon.pid!, get, close };
+  } catch (error) {
+    await close(false);
+    throw error;
   }
+}
+
+/** One round over every endpoint and mode: latency at one client, then throughput at 16. */
+async function measureRound(target: Target, options: { requests: number; seconds: number }, wrk: boolean): Promise<Record<Mode, Record<Name, Endpoint>>> {
+  // Uncached: every request a different URL (an always too high max_id; an unused parameter),
+  // so the response cache never answers. Cached: the same URL again and again.
+  let n = 0;
+  const calls: Record<Mode, Record<Name, () => Promise<{ status: number }>>> = {
+    uncached: {
+      list: () => target.get(`${LIST_PATH}&max_id=${4611686018427387904n - BigInt(++n)}`),
+      unread: () => target.get(`${UNREAD_PATH}?bench_request=${++n}`),
+    },
+    cached: { list: () => target.get(LIST_PATH), unread: () => target.get(UNREAD_PATH) },
+  };
+  const wrkRequests: Record<Mode, Record<Name, { path: string; vary: Vary }>> = {
+    uncached: { list: { path: LIST_PATH, vary: 'max_id' }, unread: { path: UNREAD_PATH, vary: 'param' } },
+    cached: { list: { path: LIST_PATH, vary: 'none' }, unread: { path: UNREAD_PATH, vary: 'none' } },
+  };
+  const measured = {} as Record<Mode, Record<Name, Endpoint>>;
+  for (const mode of MODES) {
+    measured[mode] = {} as Record<Name, Endpoint>;
+    for (const name of NAMES) {
+      for (let i = 0; i < 50; i++) await calls[mode][name]();
+      const l = await latency(calls[mode][name], options.requests);
+      const cpuBefore = cpuMs(target.pid);
+      const rps = wrk
+        ? wrkThroughput({ url: target.url, token: target.token, clients: 16, seconds: options.seconds, ...wrkRequests[mode][name] })
+        : await throughput(calls[mode][name], 16, options.seconds);
+      measured[mode][name] = { latency: l, rps, cpuMs: (cpuMs(target.pid) - cpuBefore) / (rps * options.seconds) };
+    }
+  }
+  return measured;
+}
+
+/** The median of each figure over the rounds, and the daemon's RSS after all of them. */
+function figuresOf(target: Target, rounds: Array<Record<Mode, Record<Name, Endpoint>>>): Figures {
+  const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)]!;
+  const pick = (mode: Mode, name: Name): Endpoint => {
+    const all = rounds.map((r) => r[mode][name]);
+    return {
+      latency: { p50: median(all.map((e) => e.latency.p50)), p99: median(all.map((e) => e.latency.p99)) },
+      rps: median(all.map((e) => e.rps)),
+      cpuMs: median(all.map((e) => e.cpuMs)),
+    };
+  };
+  const endpoints = (mode: Mode) => ({ list: pick(mode, 'list'), unread: pick(mode, 'unread') });
+  return { rows: target.size, seedMs: target.seedMs, rssMb: rss(target.pid), uncached: endpoints('uncached'), cached: endpoints('cached') };
 }
 
 /**
