@@ -25,6 +25,7 @@ export interface SocialEvents {
   'account.updated': [{ accountId: string }];
   'marker.updated': [{ accountId: string; timeline: string }];
   'filters.changed': [{ accountId: string }];
+  'announcement.reaction': [{ announcementId: string; name: string; count: number }];
 }
 
 export class SocialEventBus extends EventEmitter<SocialEvents> {

@@ -131,6 +131,26 @@ test('filters_changed goes to the user stream when a filter changes', async () =
   client.close();
 });
 
+test('an announcement reaction reaches every user stream with its new count', async () => {
+  const announcementId = await h.admin.createAnnouncement({ text: 'Picnic on Sunday' });
+  const aliceStream = await connect(`${base}?stream=user&access_token=${alice.token}`);
+  const bobStream = await connect(`${base}?stream=user&access_token=${bob.token}`);
+  await new Promise((r) => setTimeout(r, 50));
+  assert.is((await h.api(alice.token, 'PUT', `/api/v1/announcements/${announcementId}/reactions/${encodeURIComponent('👍')}`)).status, 200);
+  assert.is((await h.api(bob.token, 'PUT', `/api/v1/announcements/${announcementId}/reactions/${encodeURIComponent('👍')}`)).status, 200);
+  const isReaction = (count: number) => (m: any) => m.event === 'announcement.reaction' && JSON.parse(m.payload).count === count;
+  for (const stream of [aliceStream, bobStream]) {
+    const first = await stream.next(isReaction(1));
+    assert.equal(first.stream, ['user']);
+    assert.equal(JSON.parse(first.payload), { name: '👍', count: 1, announcement_id: announcementId });
+    await stream.next(isReaction(2));
+  }
+  await h.api(alice.token, 'DELETE', `/api/v1/announcements/${announcementId}/reactions/${encodeURIComponent('👍')}`);
+  assert.equal(JSON.parse((await bobStream.next((m) => m.event === 'announcement.reaction')).payload).count, 1);
+  aliceStream.close();
+  bobStream.close();
+});
+
 test('EventSource clients get a stream as Server-Sent Events (legacy path and ?stream=)', async () => {
   const controller = new AbortController();
   const res = await fetch(`http://127.0.0.1:${h.daemon.streamingPort}/api/v1/streaming/user?access_token=${alice.token}`, { signal: controller.signal });

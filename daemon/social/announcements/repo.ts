@@ -44,6 +44,12 @@ export class AnnouncementsRepo {
     await this.ctx.db.raw(`DELETE FROM announcement_reactions WHERE announcement_id = ? AND account_id = ? AND name = ?`, [id, accountId, name]);
   }
 
+  /** How many accounts reacted with `name`, read on the writer so a reaction just stored counts. */
+  async reactionCount(id: string, name: string): Promise<number> {
+    const rows = await this.ctx.db.raw(`SELECT count(*) AS count FROM announcement_reactions WHERE announcement_id = ? AND name = ?`, [id, name]) as Array<{ count: number }>;
+    return rows[0]?.count ?? 0;
+  }
+
   async customEmoji(shortcode: string): Promise<{ image_url: string; static_url: string } | undefined> {
     return this.ctx.reader.get(`SELECT image_url, static_url FROM custom_emojis WHERE shortcode = ? AND domain IS NULL AND disabled = 0`, [shortcode]);
   }

@@ -51,11 +51,18 @@ export class AnnouncementsService {
     await this.existing(id);
     if (!EMOJI.test(name) && !(await this.repo.customEmoji(name))) throw unprocessable('Validation failed: Name is not a recognized emoji');
     await this.repo.react(id, accountId, name, nowIso(this.ctx.now()));
+    await this.reactionChanged(id, name);
   }
 
   async unreact(accountId: string, id: string, name: string): Promise<void> {
     await this.existing(id);
     await this.repo.unreact(id, accountId, name);
+    await this.reactionChanged(id, name);
+  }
+
+  /** Every user's stream hears the new count (Mastodon's announcement.reaction). */
+  private async reactionChanged(id: string, name: string): Promise<void> {
+    this.ctx.events.emit('announcement.reaction', { announcementId: id, name, count: await this.repo.reactionCount(id, name) });
   }
 }
 

@@ -2,6 +2,7 @@
  * Routes the social event bus to connected clients: each status, notification, deletion and
  * filter change goes only to the channels (and, for user streams, the accounts) it concerns,
  * rendered once per viewer with string ids. Statuses a viewer's `hide` filter matches are not sent.
+ * Announcement reaction counts go to every user stream.
  */
 import type { SocialContext } from '../context.js';
 import type { StatusRenderer, StatusJson } from '../statuses/serialize.js';
@@ -29,6 +30,10 @@ export class StreamHub {
     on('status.deleted', async (e: { statusId: string }) => this.deleted(e.statusId));
     on('notification.created', (e: { notificationId: string; accountId: string }) => this.notification(e.notificationId, e.accountId));
     on('filters.changed', async (e: { accountId: string }) => this.toAccount(e.accountId, ['user'], (c, channel) => c.send(channel, 'filters_changed')));
+    on('announcement.reaction', async (e: { announcementId: string; name: string; count: number }) => {
+      const payload = { name: e.name, count: e.count, announcement_id: e.announcementId };
+      for (const accountId of this.byAccount.keys()) this.toAccount(accountId, ['user'], (c, channel) => c.send(channel, 'announcement.reaction', payload));
+    });
   }
 
   stop(): void {
