@@ -1,29 +1,42 @@
 /**
- * Account JSON kept while its row is unchanged: a row read again as it was (the same senders on
- * every notification page, one author on every status) is not parsed, built or serialized again.
- * An entry holds the row text it was rendered from and answers only for that exact text, so any
- * change to the account renders anew and nothing is ever stale. The oldest entries go first once
- * the bound is reached.
+ * Account JSON kept by (id, render version): the same senders on every notification page and one
+ * author on every status are rendered once, and their rows are not even read again while their
+ * version holds (a trigger moves it on every change to the account, whoever writes it). Bounded;
+ * the oldest entries go first.
  */
 import { markRendered } from '../../http/json-text.js';
 import { serializeAccount, type AccountJson } from './serialize.js';
-import type { AccountRow } from './repo.js';
+import type { AccountRow, AccountsRepo } from './repo.js';
 
-interface Entry { rowText: string; json: Readonly<AccountJson> }
+export interface RenderedAccount { version: number; json: Readonly<AccountJson> }
 
 export class RenderedAccounts {
-  private readonly byId = new Map<string, Entry>();
+  private readonly byId = new Map<string, RenderedAccount>();
 
-  constructor(private readonly baseUrl: string, private readonly capacity = 2000) {}
+  constructor(private readonly repo: AccountsRepo, private readonly baseUrl: string, private readonly capacity = 2000) {}
 
-  /** The account JSON of a row text from AccountsRepo.rowTextsByIds (frozen: it is shared). */
-  of(id: string, rowText: string): Readonly<AccountJson> {
-    // Comparing the texts is a memcmp; hashing them as keys cost more than the rest of a hit.
-    const known = this.byId.get(id);
-    if (known?.rowText === rowText) return known.json;
-    const json = markRendered(serializeAccount(JSON.parse(rowText) as AccountRow, this.baseUrl));
-    if (!known && this.byId.size >= this.capacity) this.byId.delete(this.byId.keys().next().value!);
-    this.byId.set(id, { rowText, json });
-    return json;
+  /** The accounts that exist among `ids`, rendered (frozen: they are shared between responses). */
+  async byIds(ids: readonly string[]): Promise<Map<string, RenderedAccount>> {
+    // What is held now answers even if a concurrent request evicts it before the rows come back.
+    const held = new Map<string, RenderedAccount>();
+    const known: Record<string, number> = {};
+    for (const id of ids) {
+      const entry = this.byId.get(id);
+      if (entry) held.set(id, entry);
+      known[id] = entry?.version ?? -1;
+    }
+    const out = new Map<string, RenderedAccount>();
+    for (const row of await this.repo.changedRowTexts(known)) {
+      const entry = row.text === null ? held.get(row.id) : this.store(row.id, row.version, row.text);
+      if (entry) out.set(row.id, entry);
+    }
+    return out;
+  }
+
+  private store(id: string, version: number, text: string): RenderedAccount {
+    const entry = { version, json: markRendered(serializeAccount(JSON.parse(text) as AccountRow, this.baseUrl)) };
+    if (!this.byId.has(id) && this.byId.size >= this.capacity) this.byId.delete(this.byId.keys().next().value!);
+    this.byId.set(id, entry);
+    return entry;
   }
 }

@@ -74,11 +74,14 @@ export class AccountsRepo {
       `SELECT ${ACCOUNT_COLUMNS} FROM accounts a WHERE a.id IN (SELECT CAST(value AS INTEGER) FROM json_each(?))`, ACCOUNT_FIELDS, [JSON.stringify(ids)]);
   }
 
-  /** Many accounts at once as row texts (JSON objects of ACCOUNT_FIELDS), in no particular order. */
-  rowTextsByIds(ids: readonly string[]): Promise<Array<{ id: string; text: string }>> {
-    if (ids.length === 0) return Promise.resolve([]);
-    return this.ctx.reader.rowTexts(
-      `SELECT ${ACCOUNT_COLUMNS} FROM accounts a WHERE a.id IN (SELECT CAST(value AS INTEGER) FROM json_each(?))`, ACCOUNT_FIELDS, [JSON.stringify(ids)]);
+  /**
+   * Accounts by id, each with its render version and, unless `known` (id → version) already has
+   * that version, its row text (a JSON object of ACCOUNT_FIELDS).
+   */
+  changedRowTexts(known: Record<string, number>): Promise<Array<{ id: string; version: number; text: string | null }>> {
+    if (Object.keys(known).length === 0) return Promise.resolve([]);
+    return this.ctx.reader.changedRowTexts(`SELECT ${ACCOUNT_COLUMNS}, a.version AS version, j.value AS known
+      FROM json_each(?) j JOIN accounts a ON a.id = CAST(j.key AS INTEGER)`, ACCOUNT_FIELDS, [JSON.stringify(known)]);
   }
 
   byUsername(username: string, domain: string | null): Promise<AccountRow | undefined> {

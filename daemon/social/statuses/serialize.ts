@@ -23,13 +23,13 @@ export class StatusRenderer {
   constructor(private readonly ctx: SocialContext) {
     this.repo = new StatusesRepo(ctx);
     this.accounts = new AccountsRepo(ctx);
-    this.renderedAccounts = new RenderedAccounts(ctx.config.baseUrl);
+    this.renderedAccounts = new RenderedAccounts(this.accounts, ctx.config.baseUrl);
   }
 
   /** Account JSON by id (frozen: rendered accounts are shared between responses). */
   async accountsById(ids: readonly string[]): Promise<Map<string, AccountJson>> {
-    const rows = await this.accounts.rowTextsByIds([...new Set(ids)]);
-    return new Map(rows.map(({ id, text }) => [id, this.renderedAccounts.of(id, text)]));
+    const rendered = await this.renderedAccounts.byIds([...new Set(ids)]);
+    return new Map([...rendered].map(([id, entry]) => [id, entry.json]));
   }
 
   /** Renders statuses by id (missing or deleted ones are left out unless `includeDeleted`). */

@@ -82,11 +82,13 @@ export class Reader {
   }
 
   /**
-   * Each row of `sql` (which has an `id` column) as its own JSON object text, built by SQLite: for
-   * callers that keep what they render from a row while the row's text is unchanged.
+   * Rows of `sql` (with `id`, `version` and `known` columns) as JSON object texts built by SQLite,
+   * except where `known` already is the row's version: those come back with a null text, so a
+   * caller that keeps what it rendered by (id, version) reads only what changed.
    */
-  rowTexts(sql: string, columns: readonly string[], params: Params = []): Promise<Array<{ id: string; text: string }>> {
-    return this.all<{ id: string; text: string }>(`SELECT q.id AS id, ${jsonObject(columns)} AS text FROM (${sql}) AS q`, params);
+  changedRowTexts(sql: string, columns: readonly string[], params: Params = []): Promise<Array<{ id: string; version: number; text: string | null }>> {
+    return this.all(`SELECT q.id AS id, q.version AS version, CASE WHEN q.version IS q.known THEN NULL ELSE ${jsonObject(columns)} END AS text
+      FROM (${sql}) AS q`, params);
   }
 
   private prepare(connection: Connection, sql: string): sqlite3.Statement {

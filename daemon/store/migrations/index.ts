@@ -15,6 +15,7 @@ import { m20261122_32_social_tags_search } from './20261122_32_social_tags_searc
 import { m20261122_33_social_breadth } from './20261122_33_social_breadth.js';
 import { m20261122_34_social_home_feed } from './20261122_34_social_home_feed.js';
 import { m20261122_41_social_federation_queue } from './20261122_41_social_federation_queue.js';
+import { m20261122_51_social_render_versions } from './20261122_51_social_render_versions.js';
 
 export interface Migration {
   name: string;
@@ -35,4 +36,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m20261122_33_social_breadth,
   m20261122_34_social_home_feed,
   m20261122_41_social_federation_queue,
+  m20261122_51_social_render_versions,
 ];

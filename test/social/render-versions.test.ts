@@ -1,0 +1,64 @@
+/**
+ * Rendered accounts and statuses are reused only while their render version holds: every change,
+ * through the API or straight into the database from another process, shows at the next read.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startSocialDaemon, type SocialHarness, type TestAccount } from '../helpers/social.js';
+
+let h: SocialHarness;
+let alice: TestAccount;
+let bob: TestAccount;
+
+test.before(async () => {
+  h = await startSocialDaemon();
+  alice = await h.account('alice');
+  bob = await h.account('bob');
+});
+test.after(async () => { await h?.stop(); });
+
+/** Another process writing to the box's database, as the admin tool or a restore script would. */
+const elsewhere = () => h.admin.social.ctx.db;
+
+async function version(table: 'accounts' | 'statuses', id: string): Promise<number> {
+  const rows = await elsewhere().raw(`SELECT version FROM ${table} WHERE id = ?`, [id]) as Array<{ version: number }>;
+  return rows[0]!.version;
+}
+
+test('an account embedded in statuses follows every change to it, whoever writes it', async () => {
+  const posted = await h.api(alice.token, 'POST', '/api/v1/statuses', { status: 'hello' });
+  const read = async () => (await h.api(bob.token, 'GET', `/api/v1/statuses/${posted.body.id}`)).body.account;
+  const first = await read();
+  assert.is(first.statuses_count, 1);
+  assert.equal(await read(), first);
+
+  await h.api(alice.token, 'PATCH', '/api/v1/accounts/update_credentials', { display_name: 'Alice A' });
+  assert.is((await read()).display_name, 'Alice A');
+
+  const before = await version('accounts', alice.id);
+  await elsewhere().raw(`UPDATE accounts SET display_name = 'Renamed elsewhere' WHERE id = ?`, [alice.id]);
+  assert.is(await version('accounts', alice.id), before + 1);
+  assert.is((await read()).display_name, 'Renamed elsewhere');
+
+  await h.api(bob.token, 'POST', `/api/v1/accounts/${alice.id}/follow`);
+  assert.is((await read()).followers_count, 1);
+});
+
+test('a notifications page shows a sender changed behind its back, with the same page otherwise', async () => {
+  const carol = await h.account('carol');
+  const posted = await h.api(carol.token, 'POST', '/api/v1/statuses', { status: 'hi from carol' });
+  await h.api(bob.token, 'POST', `/api/v1/statuses/${posted.body.id}/favourite`);
+  const page = async () => (await h.api(carol.token, 'GET', '/api/v2/notifications?max_id=9223372036854775807')).body;
+  const first = await page();
+  const sender = () => first.accounts.find((a: { id: string }) => a.id === bob.id);
+  assert.ok(sender());
+  await elsewhere().raw(`UPDATE accounts SET display_name = 'Bob B', bot = 1 WHERE id = ?`, [bob.id]);
+  const second = await page();
+  const changed = second.accounts.find((a: { id: string }) => a.id === bob.id);
+  assert.is(changed.display_name, 'Bob B');
+  assert.is(changed.bot, true);
+  assert.equal({ ...changed, display_name: sender().display_name, bot: sender().bot }, sender());
+  assert.equal(second.notification_groups, first.notification_groups);
+});
+
+test.run();
