@@ -61,4 +61,36 @@ test('a notifications page shows a sender changed behind its back, with the same
   assert.equal(second.notification_groups, first.notification_groups);
 });
 
+test('a status shown again follows changes to its row, mentions and hashtags, and each viewer\'s own flags', async () => {
+  const posted = await h.api(alice.token, 'POST', '/api/v1/statuses', { status: 'plain words' });
+  const id = posted.body.id as string;
+  const read = async (token = bob.token) => (await h.api(token, 'GET', `/api/v1/statuses/${id}`)).body;
+  assert.is((await read()).favourites_count, 0);
+
+  await h.api(bob.token, 'POST', `/api/v1/statuses/${id}/favourite`);
+  const favourited = await read();
+  assert.is(favourited.favourites_count, 1);
+  assert.is(favourited.favourited, true);
+  assert.is((await read(alice.token)).favourited, false, 'flags are the viewer\'s own');
+
+  const before = await version('statuses', id);
+  await elsewhere().raw(`UPDATE statuses SET content = '<p>changed elsewhere</p>' WHERE id = ?`, [id]);
+  assert.ok(await version('statuses', id) > before);
+  assert.is((await read()).content, '<p>changed elsewhere</p>');
+
+  await elsewhere().raw(`INSERT INTO mentions (status_id, account_id) VALUES (?, ?)`, [id, bob.id]);
+  assert.equal((await read()).mentions.map((m: { id: string }) => m.id), [bob.id]);
+
+  const tagged = await h.api(alice.token, 'POST', '/api/v1/statuses', { status: 'about #gardens' });
+  const readTagged = async () => (await h.api(bob.token, 'GET', `/api/v1/statuses/${tagged.body.id}`)).body;
+  assert.equal((await readTagged()).tags.map((t: { name: string }) => t.name), ['gardens']);
+  await elsewhere().raw(`DELETE FROM status_tags WHERE status_id = ?`, [tagged.body.id]);
+  assert.equal((await readTagged()).tags, []);
+
+  await h.api(bob.token, 'POST', `/api/v1/statuses/${id}/unfavourite`);
+  const unfavourited = await read();
+  assert.is(unfavourited.favourites_count, 0);
+  assert.is(unfavourited.favourited, false);
+});
+
 test.run();

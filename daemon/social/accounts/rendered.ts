@@ -26,15 +26,15 @@ export class RenderedAccounts {
       known[id] = entry?.version ?? -1;
     }
     const out = new Map<string, RenderedAccount>();
-    for (const row of await this.repo.changedRowTexts(known)) {
-      const entry = row.text === null ? held.get(row.id) : this.store(row.id, row.version, row.text);
-      if (entry) out.set(row.id, entry);
+    for (const { id, version, row } of await this.repo.changedRows(known)) {
+      const entry = row === null ? held.get(id) : this.store(id, version, row);
+      if (entry) out.set(id, entry);
     }
     return out;
   }
 
-  private store(id: string, version: number, text: string): RenderedAccount {
-    const entry = { version, json: markRendered(serializeAccount(JSON.parse(text) as AccountRow, this.baseUrl)) };
+  private store(id: string, version: number, row: AccountRow): RenderedAccount {
+    const entry = { version, json: markRendered(serializeAccount(row, this.baseUrl)) };
     if (!this.byId.has(id) && this.byId.size >= this.capacity) this.byId.delete(this.byId.keys().next().value!);
     this.byId.set(id, entry);
     return entry;

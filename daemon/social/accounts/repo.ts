@@ -76,11 +76,11 @@ export class AccountsRepo {
 
   /**
    * Accounts by id, each with its render version and, unless `known` (id → version) already has
-   * that version, its row text (a JSON object of ACCOUNT_FIELDS).
+   * that version, its row.
    */
-  changedRowTexts(known: Record<string, number>): Promise<Array<{ id: string; version: number; text: string | null }>> {
+  changedRows(known: Record<string, number>): Promise<Array<{ id: string; version: number; row: AccountRow | null }>> {
     if (Object.keys(known).length === 0) return Promise.resolve([]);
-    return this.ctx.reader.changedRowTexts(`SELECT ${ACCOUNT_COLUMNS}, a.version AS version, j.value AS known
+    return this.ctx.reader.changedRows<AccountRow>(`SELECT ${ACCOUNT_COLUMNS}, a.version AS version, j.value AS known
       FROM json_each(?) j JOIN accounts a ON a.id = CAST(j.key AS INTEGER)`, ACCOUNT_FIELDS, [JSON.stringify(known)]);
   }
 

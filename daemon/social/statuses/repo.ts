@@ -37,22 +37,23 @@ export const STATUS_FIELDS = ['id', 'account_id', 'uri', 'url', 'local', 'text',
   'in_reply_to_id', 'in_reply_to_account_id', 'reblog_of_id', 'conversation_id', 'application_id', 'replies_count', 'reblogs_count',
   'favourites_count', 'created_at', 'edited_at', 'deleted_at'] as const;
 
-/** A status with what rendering needs beside it: mentioned ids, its application, the viewer's flags. */
-export interface HydratedStatusRow extends StatusRow {
-  mention_ids: string;
+/** What a status's JSON is made from beside its row: mentioned ids, its application, attached media or hashtags. */
+export interface RenderRow extends StatusRow {
+  mention_ids: string[];
   app_name: string | null;
   app_website: string | null;
-  favourited: number;
-  reblogged: number;
-  bookmarked: number;
-  pinned: number;
-  muted: number;
   /** Whether media or hashtags are attached: their decorators skip pages that have none. */
   has_media: number;
   has_tags: number;
 }
 
-const HYDRATED_FIELDS = [...STATUS_FIELDS, 'mention_ids', 'app_name', 'app_website', 'favourited', 'reblogged', 'bookmarked', 'pinned', 'muted', 'has_media', 'has_tags'] as const;
+const RENDER_FIELDS = [...STATUS_FIELDS, 'mention_ids', 'app_name', 'app_website', 'has_media', 'has_tags'] as const;
+
+/** The viewer's own relation to a status, as bits of one number. */
+export const VIEWER_FLAG = { favourited: 1, reblogged: 2, bookmarked: 4, pinned: 8, muted: 16 } as const;
+
+/** A status's render version and viewer flags; its row only when the caller's version is not current. */
+export interface ChangedRenderRow { id: string; version: number; flags: number; row: (Omit<RenderRow, 'mention_ids'> & { mention_ids: string | string[] }) | null }
 
 export type ActionTable = 'favourites' | 'bookmarks' | 'status_pins';
 
@@ -71,22 +72,25 @@ export class StatusesRepo {
     return this.ctx.reader.allJson<StatusRow>(`SELECT ${STATUS_COLUMNS} FROM statuses s WHERE ${IN_IDS('s.id', '?')}`, STATUS_FIELDS, [ids(list)]);
   }
 
-  /** Statuses by id with mentions, application and the viewer's flags, in one query. */
-  hydrated(list: readonly string[], viewerId: string | null): Promise<HydratedStatusRow[]> {
-    if (list.length === 0) return Promise.resolve([]);
-    return this.ctx.reader.allJson<HydratedStatusRow>(`
-      SELECT ${STATUS_COLUMNS},
+  /**
+   * Statuses by id with the viewer's flags, and their render rows where `known` (id → render
+   * version) is not current: one query, in which statuses already rendered cost a few index lookups.
+   */
+  renderRows(known: Record<string, number>, viewerId: string | null): Promise<ChangedRenderRow[]> {
+    if (Object.keys(known).length === 0) return Promise.resolve([]);
+    return this.ctx.reader.changedRows<ChangedRenderRow['row'], { flags: number }>(`
+      SELECT ${STATUS_COLUMNS}, s.version AS version, j.value AS known,
         (SELECT json_group_array(CAST(m.account_id AS TEXT)) FROM mentions m WHERE m.status_id = s.id) AS mention_ids,
         app.name AS app_name, app.website AS app_website,
-        EXISTS (SELECT 1 FROM favourites WHERE account_id = ?2 AND status_id = s.id) AS favourited,
-        EXISTS (SELECT 1 FROM statuses r WHERE r.account_id = ?2 AND r.reblog_of_id = s.id AND r.deleted_at IS NULL) AS reblogged,
-        EXISTS (SELECT 1 FROM bookmarks WHERE account_id = ?2 AND status_id = s.id) AS bookmarked,
-        EXISTS (SELECT 1 FROM status_pins WHERE account_id = ?2 AND status_id = s.id) AS pinned,
-        EXISTS (SELECT 1 FROM conversation_mutes WHERE account_id = ?2 AND conversation_id = s.conversation_id) AS muted,
         EXISTS (SELECT 1 FROM media_attachments WHERE status_id = s.id) AS has_media,
-        EXISTS (SELECT 1 FROM status_tags WHERE status_id = s.id) AS has_tags
-      FROM statuses s LEFT JOIN oauth_apps app ON app.id = s.application_id
-      WHERE ${IN_IDS('s.id', '?1')}`, HYDRATED_FIELDS, [ids(list), viewerId]);
+        EXISTS (SELECT 1 FROM status_tags WHERE status_id = s.id) AS has_tags,
+        EXISTS (SELECT 1 FROM favourites WHERE account_id = ?2 AND status_id = s.id) * ${VIEWER_FLAG.favourited}
+        + EXISTS (SELECT 1 FROM statuses r WHERE r.account_id = ?2 AND r.reblog_of_id = s.id AND r.deleted_at IS NULL) * ${VIEWER_FLAG.reblogged}
+        + EXISTS (SELECT 1 FROM bookmarks WHERE account_id = ?2 AND status_id = s.id) * ${VIEWER_FLAG.bookmarked}
+        + EXISTS (SELECT 1 FROM status_pins WHERE account_id = ?2 AND status_id = s.id) * ${VIEWER_FLAG.pinned}
+        + EXISTS (SELECT 1 FROM conversation_mutes WHERE account_id = ?2 AND conversation_id = s.conversation_id) * ${VIEWER_FLAG.muted} AS flags
+      FROM json_each(?1) j JOIN statuses s ON s.id = CAST(j.key AS INTEGER) LEFT JOIN oauth_apps app ON app.id = s.application_id`,
+    RENDER_FIELDS, [JSON.stringify(known), viewerId], ['flags']);
   }
 
   /** True when the viewer may see the author's private statuses (follows the author). */

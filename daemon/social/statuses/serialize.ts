@@ -1,22 +1,25 @@
 /**
  * Status JSON (Mastodon 4.5 REST::StatusSerializer), rendered in batches: one query for the
- * statuses with their mentions, application and the viewer's flags, one for every account.
+ * statuses (the viewer's flags always, rows only where their render version moved), one for the
+ * reblogged originals, one for every account.
  */
 import type { SocialContext } from '../context.js';
 import { AccountsRepo } from '../accounts/repo.js';
 import type { AccountJson } from '../accounts/serialize.js';
 import { RenderedAccounts } from '../accounts/rendered.js';
-import { StatusesRepo, type HydratedStatusRow, type StatusRow } from './repo.js';
+import { StatusesRepo, VIEWER_FLAG, type RenderRow } from './repo.js';
+import { StatusRenderRows } from './render-rows.js';
 
 export type StatusJson = Record<string, unknown> & { id: string };
 
 /** Fills fields other resources own (media_attachments, tags, filtered) on every rendered status, reblogged ones included. */
-export type StatusDecorator = (rendered: ReadonlyArray<{ row: HydratedStatusRow; json: StatusJson }>, viewerId: string | null) => Promise<void>;
+export type StatusDecorator = (rendered: ReadonlyArray<{ row: Readonly<RenderRow>; json: StatusJson }>, viewerId: string | null) => Promise<void>;
 
 export class StatusRenderer {
   private readonly repo: StatusesRepo;
   private readonly accounts: AccountsRepo;
   private readonly renderedAccounts: RenderedAccounts;
+  private readonly renderRows: StatusRenderRows;
   /** Added by media, tags and filters when the services are built. */
   readonly decorators: StatusDecorator[] = [];
 
@@ -24,6 +27,7 @@ export class StatusRenderer {
     this.repo = new StatusesRepo(ctx);
     this.accounts = new AccountsRepo(ctx);
     this.renderedAccounts = new RenderedAccounts(this.accounts, ctx.config.baseUrl);
+    this.renderRows = new StatusRenderRows(this.repo);
   }
 
   /** Account JSON by id (frozen: rendered accounts are shared between responses). */
@@ -42,16 +46,16 @@ export class StatusRenderer {
    * they may still be being computed (a promise) while the statuses load.
    */
   async renderWithAccounts(ids: readonly string[], viewerId: string | null, accountIds: readonly string[] | Promise<readonly string[]>, options: { includeDeleted?: boolean; withSource?: boolean } = {}): Promise<{ statuses: Map<string, StatusJson>; accounts: Map<string, AccountJson> }> {
-    const rows = await this.repo.hydrated([...new Set(ids)], viewerId);
-    const loaded = new Set(rows.map((row) => row.id));
-    const originals = await this.repo.hydrated([...new Set(rows.map((row) => row.reblog_of_id).filter((id): id is string => id !== null && !loaded.has(id)))], viewerId);
-    const all = [...rows, ...originals];
-    const byId = new Map(all.map((row) => [row.id, row]));
-    const mentionsOf = new Map(all.map((row) => [row.id, parseIds(row.mention_ids)]));
-    const accounts = await this.accountsById([...(await accountIds), ...all.map((row) => row.account_id), ...[...mentionsOf.values()].flat()]);
+    const loaded = await this.renderRows.load([...new Set(ids)], viewerId);
+    const have = new Set(loaded.map(({ row }) => row.id));
+    const originalIds = [...new Set(loaded.map(({ row }) => row.reblog_of_id).filter((id): id is string => id !== null && !have.has(id)))];
+    const all = [...loaded, ...(await this.renderRows.load(originalIds, viewerId))];
+    const byId = new Map(all.map(({ row }) => [row.id, row]));
+    const flagsOf = new Map(all.map(({ row, flags }) => [row.id, flags]));
+    const accounts = await this.accountsById([...(await accountIds), ...all.flatMap(({ row }) => [row.account_id, ...row.mention_ids])]);
 
-    const built: Array<{ row: HydratedStatusRow; json: StatusJson }> = [];
-    const one = (row: HydratedStatusRow): StatusJson | null => {
+    const built: Array<{ row: Readonly<RenderRow>; json: StatusJson }> = [];
+    const one = (row: Readonly<RenderRow>): StatusJson | null => {
       const account = accounts.get(row.account_id);
       if (!account) return null;
       let reblog: StatusJson | null = null;
@@ -63,6 +67,8 @@ export class StatusRenderer {
       // One fixed shape for every status, so V8 keeps these objects fast for JSON.stringify (spreads
       // and deletes make dictionaries). A field a status lacks is undefined, which JSON leaves out.
       const viewer = viewerId !== null;
+      const flags = flagsOf.get(row.id) ?? 0;
+      const flag = (bit: number) => (viewer ? (flags & bit) !== 0 : undefined);
       const json: StatusJson = {
         id: row.id,
         created_at: row.created_at,
@@ -79,19 +85,19 @@ export class StatusRenderer {
         favourites_count: row.favourites_count,
         quotes_count: 0,
         edited_at: row.edited_at,
-        favourited: viewer ? Boolean(row.favourited) : undefined,
-        reblogged: viewer ? Boolean(row.reblogged) : undefined,
-        muted: viewer ? Boolean(row.muted) : undefined,
-        bookmarked: viewer ? Boolean(row.bookmarked) : undefined,
+        favourited: flag(VIEWER_FLAG.favourited),
+        reblogged: flag(VIEWER_FLAG.reblogged),
+        muted: flag(VIEWER_FLAG.muted),
+        bookmarked: flag(VIEWER_FLAG.bookmarked),
         // Only the author's own pinnable statuses carry `pinned`.
-        pinned: viewer && row.account_id === viewerId && !row.reblog_of_id ? Boolean(row.pinned) : undefined,
+        pinned: row.account_id === viewerId && !row.reblog_of_id ? flag(VIEWER_FLAG.pinned) : undefined,
         filtered: viewer ? [] : undefined,
         content: reblog ? '' : row.content,
         reblog,
         application: row.app_name !== null ? { name: row.app_name, website: row.app_website || null } : undefined,
         account,
         media_attachments: [],
-        mentions: (mentionsOf.get(row.id) ?? []).map((id) => accounts.get(id)).filter((a): a is AccountJson => Boolean(a))
+        mentions: row.mention_ids.map((id) => accounts.get(id)).filter((a): a is AccountJson => Boolean(a))
           .map((a) => ({ id: a.id, username: a.username, url: a.url, acct: a.acct })),
         tags: [],
         emojis: [],
@@ -106,7 +112,7 @@ export class StatusRenderer {
     };
 
     const out = new Map<string, StatusJson>();
-    for (const row of rows) {
+    for (const { row } of loaded) {
       if (row.deleted_at && !options.includeDeleted) continue;
       const json = one(row);
       if (json) out.set(row.id, json);
@@ -120,8 +126,3 @@ export class StatusRenderer {
     return (await this.render([id], viewerId, options)).get(id);
   }
 }
-
-function parseIds(text: string | string[]): string[] {
-  return typeof text === 'string' ? (JSON.parse(text) as string[]) : text;
-}
-
