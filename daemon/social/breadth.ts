@@ -13,7 +13,7 @@ import { TagsRepo } from './tags/repo.js';
 import { tagsCreateHook, tagsDecorator } from './tags/hooks.js';
 import { TimelinesRepo } from './timelines/repo.js';
 import { FiltersService } from './filters/service.js';
-import { filtersDecorator } from './filters/decorator.js';
+import { filtersDecorator, filtersViewerKey } from './filters/decorator.js';
 import { SearchService } from './search/service.js';
 import { InstanceRepo } from './instance/repo.js';
 import { vapidKeys, type VapidKeys } from './push/vapid.js';
@@ -48,6 +48,7 @@ export function breadthServices(ctx: SocialContext, statuses: StatusesService, r
   const filters = new FiltersService(ctx);
   statuses.createHooks.push(mediaCreateHook(media), tagsCreateHook(tags, ctx.config.baseUrl));
   renderer.decorators.push(mediaDecorator(media), tagsDecorator(tags, ctx.config.baseUrl), filtersDecorator(filters));
+  renderer.viewerKeys.push(filtersViewerKey(filters));
   const services: BreadthServices = {
     media, tags, filters,
     timelines: new TimelinesRepo(ctx),

@@ -93,4 +93,26 @@ test('a status shown again follows changes to its row, mentions and hashtags, an
   assert.is(unfavourited.favourited, false);
 });
 
+test('a reblog shows its original as it is now, and a viewer\'s new filter applies at once', async () => {
+  const original = await h.api(alice.token, 'POST', '/api/v1/statuses', { status: 'about tomatoes' });
+  const reblog = await h.api(bob.token, 'POST', `/api/v1/statuses/${original.body.id}/reblog`);
+  assert.is(reblog.status, 200);
+  const read = async () => (await h.api(alice.token, 'GET', `/api/v1/statuses/${reblog.body.id}`)).body;
+  assert.is((await read()).reblog.content, '<p>about tomatoes</p>');
+  await elsewhere().raw(`UPDATE statuses SET content = '<p>about potatoes</p>' WHERE id = ?`, [original.body.id]);
+  assert.is((await read()).reblog.content, '<p>about potatoes</p>');
+
+  const dave = await h.account('dave');
+  const readByDave = async () => (await h.api(dave.token, 'GET', `/api/v1/statuses/${original.body.id}`)).body;
+  assert.equal((await readByDave()).filtered, []);
+  const filter = await h.api(dave.token, 'POST', '/api/v2/filters', { title: 'veg', context: ['home', 'public', 'thread'], keywords_attributes: [{ keyword: 'potatoes' }] });
+  assert.is(filter.status, 200);
+  const filtered = (await readByDave()).filtered;
+  assert.is(filtered.length, 1);
+  assert.equal(filtered[0].keyword_matches, ['potatoes']);
+  assert.equal((await h.api(bob.token, 'GET', `/api/v1/statuses/${original.body.id}`)).body.filtered, [], 'another viewer\'s filters do not apply');
+  await h.api(dave.token, 'DELETE', `/api/v2/filters/${filter.body.id}`);
+  assert.equal((await readByDave()).filtered, []);
+});
+
 test.run();

@@ -1,5 +1,6 @@
 /** `filtered` on statuses rendered for a viewer: each of their active filters whose keywords occur. */
-import type { StatusDecorator } from '../statuses/serialize.js';
+import { createHash } from 'node:crypto';
+import type { StatusDecorator, ViewerKey } from '../statuses/serialize.js';
 import { matchedKeywords, plainText } from './match.js';
 import { serializeResult } from './serialize.js';
 import type { FiltersService } from './service.js';
@@ -17,5 +18,13 @@ export function filtersDecorator(filters: FiltersService): StatusDecorator {
         .filter(({ matches }) => matches.length > 0)
         .map(({ filter, matches }) => serializeResult(filter, matches));
     }
+  };
+}
+
+/** What `filtered` is made from for a viewer: their active keyword filters (none: the empty key). */
+export function filtersViewerKey(filters: FiltersService): ViewerKey {
+  return async (viewerId) => {
+    const active = (await filters.active(viewerId)).filter(({ keywords }) => keywords.length > 0);
+    return active.length === 0 ? '' : createHash('sha256').update(JSON.stringify(active)).digest('base64url');
   };
 }

@@ -8,7 +8,7 @@ import type { ChangedRenderRow, RenderRow, StatusesRepo } from './repo.js';
 
 interface Entry { version: number; row: Readonly<RenderRow> }
 
-export interface LoadedStatus { row: Readonly<RenderRow>; flags: number }
+export interface LoadedStatus { row: Readonly<RenderRow>; version: number; flags: number }
 
 export class StatusRenderRows {
   private readonly byId = new Map<string, Entry>();
@@ -29,7 +29,7 @@ export class StatusRenderRows {
     const out: LoadedStatus[] = [];
     for (const changed of await this.repo.renderRows(known, viewerId)) {
       const entry = changed.row === null ? held.get(changed.id) : this.store(changed.id, changed.version, changed.row);
-      if (entry) out.push({ row: entry.row, flags: changed.flags });
+      if (entry) out.push({ row: entry.row, version: entry.version, flags: changed.flags });
     }
     return out;
   }

@@ -9,19 +9,29 @@ import type { AccountJson } from '../accounts/serialize.js';
 import { RenderedAccounts } from '../accounts/rendered.js';
 import { StatusesRepo, VIEWER_FLAG, type RenderRow } from './repo.js';
 import { StatusRenderRows } from './render-rows.js';
+import { RenderedStatuses } from './rendered.js';
 
 export type StatusJson = Record<string, unknown> & { id: string };
 
-/** Fills fields other resources own (media_attachments, tags, filtered) on every rendered status, reblogged ones included. */
+/**
+ * Fills fields other resources own (media_attachments, tags, filtered) on every status rendered
+ * anew, reblogged ones included. What a decorator adds must follow from the status's render
+ * version, or from the viewer through a ViewerKey.
+ */
 export type StatusDecorator = (rendered: ReadonlyArray<{ row: Readonly<RenderRow>; json: StatusJson }>, viewerId: string | null) => Promise<void>;
+
+/** A summary of what a viewer-dependent decorator renders from (a viewer's filters); part of every status's cache key. */
+export type ViewerKey = (viewerId: string) => Promise<string>;
 
 export class StatusRenderer {
   private readonly repo: StatusesRepo;
   private readonly accounts: AccountsRepo;
   private readonly renderedAccounts: RenderedAccounts;
   private readonly renderRows: StatusRenderRows;
+  private readonly rendered = new RenderedStatuses<StatusJson>();
   /** Added by media, tags and filters when the services are built. */
   readonly decorators: StatusDecorator[] = [];
+  readonly viewerKeys: ViewerKey[] = [];
 
   constructor(private readonly ctx: SocialContext) {
     this.repo = new StatusesRepo(ctx);
@@ -46,28 +56,40 @@ export class StatusRenderer {
    * they may still be being computed (a promise) while the statuses load.
    */
   async renderWithAccounts(ids: readonly string[], viewerId: string | null, accountIds: readonly string[] | Promise<readonly string[]>, options: { includeDeleted?: boolean; withSource?: boolean } = {}): Promise<{ statuses: Map<string, StatusJson>; accounts: Map<string, AccountJson> }> {
+    // Rendered statuses are kept only for the ordinary rendering (not deleted ones, not with source).
+    const cacheable = !options.includeDeleted && !options.withSource;
+    const viewerKey = cacheable && viewerId !== null ? Promise.all(this.viewerKeys.map((key) => key(viewerId))).then((keys) => keys.join('|')) : Promise.resolve('anonymous');
     const loaded = await this.renderRows.load([...new Set(ids)], viewerId);
     const have = new Set(loaded.map(({ row }) => row.id));
     const originalIds = [...new Set(loaded.map(({ row }) => row.reblog_of_id).filter((id): id is string => id !== null && !have.has(id)))];
     const all = [...loaded, ...(await this.renderRows.load(originalIds, viewerId))];
-    const byId = new Map(all.map(({ row }) => [row.id, row]));
-    const flagsOf = new Map(all.map(({ row, flags }) => [row.id, flags]));
-    const accounts = await this.accountsById([...(await accountIds), ...all.flatMap(({ row }) => [row.account_id, ...row.mention_ids])]);
+    const byId = new Map(all.map((status) => [status.row.id, status]));
+    const [rendered, viewerPart] = await Promise.all([
+      this.renderedAccounts.byIds([...new Set([...(await accountIds), ...all.flatMap(({ row }) => [row.account_id, ...row.mention_ids])])]),
+      viewerKey,
+    ]);
+    const accounts = new Map([...rendered].map(([id, entry]) => [id, entry.json]));
 
     const built: Array<{ row: Readonly<RenderRow>; json: StatusJson }> = [];
-    const one = (row: Readonly<RenderRow>): StatusJson | null => {
-      const account = accounts.get(row.account_id);
-      if (!account) return null;
-      let reblog: StatusJson | null = null;
+    const fresh: Array<{ key: string; json: StatusJson }> = [];
+    const one = (row: Readonly<RenderRow>): { json: StatusJson; key: string } | null => {
+      const author = rendered.get(row.account_id);
+      if (!author) return null;
+      const account = author.json;
+      let reblog: { json: StatusJson; key: string } | null = null;
       if (row.reblog_of_id) {
-        const original = byId.get(row.reblog_of_id);
+        const original = byId.get(row.reblog_of_id)?.row;
         reblog = original && !original.deleted_at ? one(original) : null;
         if (!reblog) return null;
       }
+      const { version, flags } = byId.get(row.id)!;
+      const key = [row.id, version, flags, viewerId === null ? '' : viewerId === row.account_id ? 'own' : 'other', author.version,
+        row.mention_ids.map((id) => rendered.get(id)?.version ?? '-').join(','), reblog?.key ?? '', viewerPart].join(' ');
+      const kept = cacheable ? this.rendered.get(key) : undefined;
+      if (kept) return { json: kept, key };
       // One fixed shape for every status, so V8 keeps these objects fast for JSON.stringify (spreads
       // and deletes make dictionaries). A field a status lacks is undefined, which JSON leaves out.
       const viewer = viewerId !== null;
-      const flags = flagsOf.get(row.id) ?? 0;
       const flag = (bit: number) => (viewer ? (flags & bit) !== 0 : undefined);
       const json: StatusJson = {
         id: row.id,
@@ -93,7 +115,7 @@ export class StatusRenderer {
         pinned: row.account_id === viewerId && !row.reblog_of_id ? flag(VIEWER_FLAG.pinned) : undefined,
         filtered: viewer ? [] : undefined,
         content: reblog ? '' : row.content,
-        reblog,
+        reblog: reblog?.json ?? null,
         application: row.app_name !== null ? { name: row.app_name, website: row.app_website || null } : undefined,
         account,
         media_attachments: [],
@@ -108,17 +130,20 @@ export class StatusRenderer {
         text: options.withSource ? row.text : undefined,
       };
       built.push({ row, json });
-      return json;
+      fresh.push({ key, json });
+      return { json, key };
     };
 
     const out = new Map<string, StatusJson>();
     for (const { row } of loaded) {
       if (row.deleted_at && !options.includeDeleted) continue;
-      const json = one(row);
-      if (json) out.set(row.id, json);
+      const status = one(row);
+      if (status) out.set(row.id, status.json);
     }
     // Each decorator fills its own fields: they may run side by side.
-    await Promise.all(this.decorators.map((decorate) => decorate(built, viewerId)));
+    if (built.length > 0) await Promise.all(this.decorators.map((decorate) => decorate(built, viewerId)));
+    // Kept in place (marked and frozen): originals were built first, so each is final before its reblog.
+    if (cacheable) for (const { key, json } of fresh) this.rendered.keep(key, json);
     return { statuses: out, accounts };
   }
 
