@@ -110,8 +110,12 @@ export function initialDeviceState(version: string, transport: string, now = new
   };
 }
 
+/** How many recent events DeviceState keeps for outputs that start after them. */
+const RECENT_EVENTS = 20;
+
 export class DeviceState extends EventEmitter<{ change: [DeviceStateChange]; event: [DeviceEvent] }> {
   private data: DeviceStateData;
+  private readonly recent: DeviceEvent[] = [];
 
   constructor(initial: DeviceStateData) {
     super();
@@ -148,7 +152,18 @@ export class DeviceState extends EventEmitter<{ change: [DeviceStateChange]; eve
 
   /** A discrete happening (disconnected, setup_ap_started, ota_progress, …) for the outputs. */
   publishEvent(name: string, payload: Record<string, unknown> = {}): void {
-    this.emit('event', { name, payload, at: new Date().toISOString() });
+    const event = { name, payload, at: new Date().toISOString() };
+    this.recent.push(event);
+    if (this.recent.length > RECENT_EVENTS) this.recent.shift();
+    this.emit('event', event);
+  }
+
+  /**
+   * The latest events, oldest first: an output that starts later (MQTT starts after
+   * connectivity) still reports what happened since boot, e.g. the first setup_ap_started.
+   */
+  recentEvents(): readonly DeviceEvent[] {
+    return [...this.recent];
   }
 }
 

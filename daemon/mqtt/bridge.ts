@@ -117,6 +117,8 @@ export class MqttBridge {
   async start(): Promise<void> {
     const { device, memory } = this.options;
     device.on('change', this.onChange);
+    // What happened before the bridge existed (the first boot's setup_ap_started) goes out first.
+    for (const event of device.recentEvents()) this.onEvent(event);
     device.on('event', this.onEvent);
     this.startRefresh();
 

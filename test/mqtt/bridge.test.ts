@@ -5,7 +5,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startMosquitto, HA_USER, recordMessages, type MosquittoBroker } from '../helpers/mosquitto-broker.js';
-import { closeDatabases, ConnectivityManagerDouble, delay, freshMemory, startBridge, waitUntil, type HarnessBridge } from './bridge-harness.js';
+import { closeDatabases, ConnectivityManagerDouble, delay, freshMemory, newDeviceState, startBridge, waitUntil, type HarnessBridge } from './bridge-harness.js';
 
 let broker: MosquittoBroker;
 const running: HarnessBridge[] = [];
@@ -79,6 +79,19 @@ test('the refresh schedule republishes volatile values (heartbeat number, uptime
   box.device.update({ coprocessor: { heartbeat_number: 42 } });
   const refreshed = await recorder.wait((m) => JSON.parse(m.text).coprocessor.heartbeat_number === 42, { timeoutMs: 5000 });
   assert.type(JSON.parse(refreshed.text).daemon.uptime_s, 'number');
+});
+
+test('events from before the bridge started (the first boot\'s setup mode) still go out, once', async () => {
+  const watcher = await broker.client();
+  const recorder = await recordMessages(watcher, 'nestbox/020000000005/event/#');
+  const device = newDeviceState('02:00:00:00:00:05');
+  device.publishEvent('setup_ap_started', { ssid: 'Nestbox-Early' });
+  const box = await bridge({ device });
+  const event = await recorder.wait((m) => m.topic === 'nestbox/020000000005/event/setup_ap_started');
+  assert.is(JSON.parse(event.text).ssid, 'Nestbox-Early');
+  box.device.publishEvent('setup_ap_stopped');
+  await recorder.wait((m) => m.topic === 'nestbox/020000000005/event/setup_ap_stopped');
+  assert.is(recorder.messages.filter((m) => m.topic.endsWith('/setup_ap_started')).length, 1);
 });
 
 test('events go out on event/<name>, not retained', async () => {

@@ -62,9 +62,11 @@ async function command(name: string, payload: string): Promise<any> {
   return JSON.parse((await recorder.wait((m) => m.topic === `${BASE}/command/${name}/result`, { from, timeoutMs: 10_000 })).text);
 }
 
-test('first boot with no saved network: the state says setup mode, STATUS= says to join the setup AP', async () => {
-  // (Its setup_ap_started event may come before the bridge is up: MQTT starts after connectivity.)
+test('first boot with no saved network: the state says setup mode, event setup_ap_started, STATUS= says to join the setup AP', async () => {
   await recorder.wait(state((s) => s.connectivity === 'setup_ap' && s.softap.active), { timeoutMs: 10_000 });
+  // Published even when setup mode began before the MQTT bridge existed (it starts after connectivity).
+  const started = JSON.parse((await recorder.wait(event('setup_ap_started'), { timeoutMs: 10_000 })).text);
+  assert.ok(!Number.isNaN(Date.parse(started.at)), JSON.stringify(started));
   const line = await notify.waitFor(status(/^setup mode: join "/));
   assert.match(line.STATUS!, /\(0 connected\)/);
   assert.is((await daemon.json('/healthz')).body.status, 'ok', 'setup mode is a state, not a fault');
