@@ -7,6 +7,7 @@ import type { ServerResponse } from 'node:http';
 import type { WebSocket } from 'ws';
 import type { AuthContext } from '../../http/auth.js';
 import { scopeAllows } from '../../http/auth.js';
+import { renderJson } from '../../http/json-text.js';
 import type { Channel } from './channels.js';
 
 export interface StreamTransport {
@@ -63,7 +64,8 @@ export class StreamConnection {
   }
 
   send(channel: Channel, event: string, payload?: unknown): void {
-    this.transport.deliver(channel.name, event, payload === undefined ? undefined : typeof payload === 'string' ? payload : JSON.stringify(payload));
+    // renderJson: pre-rendered statuses and accounts go in as their stored text.
+    this.transport.deliver(channel.name, event, payload === undefined ? undefined : typeof payload === 'string' ? payload : renderJson(payload));
   }
 
   error(message: string, status: number): void {
