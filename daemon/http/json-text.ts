@@ -17,19 +17,23 @@ const PLACEHOLDER = new RegExp(`"${NONCE}:(\\d+)"`, 'g');
 /** The texts of the renderJson call in progress (JSON.stringify is synchronous: one at a time). */
 let embedding: string[] | null = null;
 
+/** The stored text of each marked object. */
+const texts = new WeakMap<object, string>();
+
+/** Shared by every marked object: its placeholder inside renderJson, a plain copy anywhere else. */
+function toJSON(this: object): unknown {
+  if (embedding === null) return Array.isArray(this) ? [...this] : { ...this };
+  embedding.push(texts.get(this)!);
+  return `${NONCE}:${embedding.length - 1}`;
+}
+
 /**
  * Marks `value` (frozen, with everything in it: it is shared between responses) as rendered to
  * `text`, which must be JSON.stringify(value).
  */
 export function markRendered<T extends object>(value: T, text: string = JSON.stringify(value)): Readonly<T> {
-  Object.defineProperty(value, 'toJSON', {
-    enumerable: false,
-    value(this: T) {
-      if (embedding === null) return { ...this };
-      embedding.push(text);
-      return `${NONCE}:${embedding.length - 1}`;
-    },
-  });
+  texts.set(value, text);
+  Object.defineProperty(value, 'toJSON', { enumerable: false, value: toJSON });
   return deepFreeze(value);
 }
 
