@@ -59,6 +59,8 @@ export class StatusRenderer {
     // Rendered statuses are kept only for the ordinary rendering (not deleted ones, not with source).
     const cacheable = !options.includeDeleted && !options.withSource;
     const viewerKey = cacheable && viewerId !== null ? Promise.all(this.viewerKeys.map((key) => key(viewerId))).then((keys) => keys.join('|')) : Promise.resolve('anonymous');
+    // Awaited below; if loading fails first, its own failure must not go unhandled.
+    viewerKey.catch(() => undefined);
     const loaded = await this.renderRows.load([...new Set(ids)], viewerId);
     const have = new Set(loaded.map(({ row }) => row.id));
     const originalIds = [...new Set(loaded.map(({ row }) => row.reblog_of_id).filter((id): id is string => id !== null && !have.has(id)))];
