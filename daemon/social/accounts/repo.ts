@@ -46,7 +46,7 @@ export const ACCOUNT_COLUMNS = `CAST(a.id AS TEXT) AS id, a.username, a.domain, 
   a.discoverable, a.fields, a.avatar, a.avatar_static, a.header, a.header_static, a.uri, a.url, a.silenced_at, a.suspended_at,
   a.followers_count, a.following_count, a.statuses_count, a.last_status_at, a.created_at`;
 
-/** The names of ACCOUNT_COLUMNS, for Reader.allJson. */
+/** The names of ACCOUNT_COLUMNS, for the Reader's JSON-building queries. */
 export const ACCOUNT_FIELDS = ['id', 'username', 'domain', 'display_name', 'note', 'note_source', 'locked', 'bot', 'discoverable', 'fields',
   'avatar', 'avatar_static', 'header', 'header_static', 'uri', 'url', 'silenced_at', 'suspended_at', 'followers_count', 'following_count',
   'statuses_count', 'last_status_at', 'created_at'] as const;
@@ -65,13 +65,6 @@ export class AccountsRepo {
   async movedTo(id: string): Promise<AccountRow | undefined> {
     return this.ctx.reader.get<AccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM federation_actors f JOIN accounts a ON a.id = f.moved_to_account_id
       WHERE f.account_id = ?`, [id]);
-  }
-
-  /** Many accounts at once, in no particular order. */
-  byIds(ids: readonly string[]): Promise<AccountRow[]> {
-    if (ids.length === 0) return Promise.resolve([]);
-    return this.ctx.reader.allJson<AccountRow>(
-      `SELECT ${ACCOUNT_COLUMNS} FROM accounts a WHERE a.id IN (SELECT CAST(value AS INTEGER) FROM json_each(?))`, ACCOUNT_FIELDS, [JSON.stringify(ids)]);
   }
 
   /**

@@ -6,11 +6,14 @@
  * responses). Bounded; the oldest go first.
  */
 import { markRendered } from '../../http/json-text.js';
+import { BoundedMap } from '../store/versioned-cache.js';
 
 export class RenderedStatuses<T extends object> {
-  private readonly byKey = new Map<string, Readonly<T>>();
+  private readonly byKey: BoundedMap<string, Readonly<T>>;
 
-  constructor(private readonly capacity = 1000) {}
+  constructor(capacity = 1000) {
+    this.byKey = new BoundedMap(capacity);
+  }
 
   get(key: string): Readonly<T> | undefined {
     return this.byKey.get(key);
@@ -18,9 +21,6 @@ export class RenderedStatuses<T extends object> {
 
   /** Marks `json` as rendered (freezing it) and keeps it under `key`. */
   keep(key: string, json: T): Readonly<T> {
-    const rendered = markRendered(json);
-    if (!this.byKey.has(key) && this.byKey.size >= this.capacity) this.byKey.delete(this.byKey.keys().next().value!);
-    this.byKey.set(key, rendered);
-    return rendered;
+    return this.byKey.set(key, markRendered(json));
   }
 }
