@@ -51,7 +51,7 @@ export class VersionedCache<Row, V> {
     const out: Array<Versioned<V> & { changed: C }> = [];
     for (const changed of await fetch(known)) {
       const entry = changed.row === null ? held.get(changed.id) : this.byId.set(changed.id, { version: changed.version, value: this.make(changed.row) });
-      if (entry) out.push({ ...entry, changed });
+      if (entry) out.push({ version: entry.version, value: entry.value, changed });
     }
     return out;
   }
