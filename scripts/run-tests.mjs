@@ -13,6 +13,8 @@ const testRoot = join(root, 'dist', 'test');
 const filters = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
 const concurrency = Number(process.env.TEST_CONCURRENCY) || Math.max(2, Math.min(4, cpus().length + 1));
 const FILE_TIMEOUT_MS = Number(process.env.TEST_FILE_TIMEOUT_MS) || 180_000;
+// Makes an error in a before/after hook visible (uvu itself drops it).
+const loudHooks = join(testRoot, 'helpers', 'loud-hooks.js');
 
 function findTests(dir) {
   let out = [];
@@ -32,7 +34,7 @@ const files = findTests(testRoot)
 function runFile(file) {
   return new Promise((resolve) => {
     const started = Date.now();
-    const child = spawn(process.execPath, ['--enable-source-maps', file], {
+    const child = spawn(process.execPath, ['--enable-source-maps', '--import', loudHooks, file], {
       cwd: root,
       env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -48,7 +48,10 @@ export interface RunningDaemon {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-export async function startDaemon(options: DaemonOptions = {}): Promise<RunningDaemon> {
+/** A port from freePort() can be taken by another test process before the daemon binds it. */
+const PORT_RACE_ATTEMPTS = 3;
+
+export async function startDaemon(options: DaemonOptions = {}, attempt = 1): Promise<RunningDaemon> {
   const data = options.dataDir ? { path: options.dataDir, remove: () => undefined } : tempDir();
   const port = options.port ?? await freePort();
   const streamingPort = await freePort();
@@ -142,6 +145,8 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
       await waitForHealth(daemon, options.startTimeoutMs ?? 20_000);
     } catch (error) {
       await daemon.stop('SIGKILL');
+      const lostPortRace = logs.some((line) => JSON.stringify(line.error ?? '').includes('EADDRINUSE'));
+      if (lostPortRace && options.port === undefined && attempt < PORT_RACE_ATTEMPTS) return startDaemon(options, attempt + 1);
       throw new Error(`${(error as Error).message}\nstderr: ${stderr}\nlogs: ${logs.slice(-10).map((l) => JSON.stringify(l)).join('\n')}`);
     }
   }
