@@ -9,7 +9,7 @@ import type { Context } from 'koa';
 import type { Reader } from '../store/reader.js';
 import { isJsonBody, renderJson } from '../../http/json-text.js';
 
-interface Entry { version: number; body: string; headers: Record<string, string>; bytes: number }
+interface Entry { version: number; body: Buffer; headers: Record<string, string>; bytes: number }
 
 export class ResponseCache {
   private readonly entries = new Map<string, Entry>();
@@ -35,7 +35,8 @@ export class ResponseCache {
     }
     await render();
     if (ctx.status !== 200) return;
-    const body = isJsonBody(ctx.body) ? renderJson(ctx.body) : String(ctx.body);
+    // Kept as bytes: a hit is then written as it is, not measured and encoded again.
+    const body = Buffer.from(isJsonBody(ctx.body) ? renderJson(ctx.body) : String(ctx.body));
     const headers: Record<string, string> = {};
     for (const name of keep) {
       const value = ctx.response.get(name);
