@@ -8,7 +8,8 @@
  * unused query parameter for the count), so the response cache never answers and the page is
  * walked, counted, hydrated and serialized each time. The same requests repeated (answered from
  * the response cache) are the secondary, "cached" figures. Each throughput run also reports the
- * daemon's CPU time per request, which stays comparable when other work shares the machine.
+ * daemon's CPU time per request (all threads, and the main thread's share, which caps throughput
+ * at 1000 / main-thread ms), figures that stay comparable when other work shares the machine.
  * Throughput is measured with wrk when it is installed (as the floors were), else with a Node
  * client that competes with the daemon for the same two cores.
  * Then all of it on a copy with 10,000 notifications (the newest 1% of every account), and the
@@ -32,8 +33,11 @@ import { freePort } from '../../test/helpers/ports.js';
 import { wrkInstalled, wrkThroughput, type Vary } from './wrk.js';
 
 interface Latency { p50: number; p99: number }
-/** cpuMs: the daemon's CPU time (all its threads) per request at 16 clients; steadier than rps on a shared machine. */
-interface Endpoint { latency: Latency; rps: number; cpuMs: number }
+/**
+ * cpuMs: the daemon's CPU time (all its threads) per request at 16 clients; steadier than rps on a
+ * shared machine. mainMs: the main thread's share, which alone caps throughput at 1000 / mainMs.
+ */
+interface Endpoint { latency: Latency; rps: number; cpuMs: number; mainMs: number }
 /** Per row count: each endpoint uncached (primary) and cached (secondary). */
 interface Figures {
   rows: number; seedMs: number; rssMb: number;
@@ -88,11 +92,12 @@ function printLines(results: Figures[]): void {
       // Uncached figures keep the plain metric names (they are the ones judged); cached ones say so.
       const suffix = mode === 'cached' ? '_cached' : '';
       for (const name of NAMES) {
-        const { latency: l, rps, cpuMs } = figures[mode][name];
+        const { latency: l, rps, cpuMs, mainMs } = figures[mode][name];
         line(`${METRIC[name]}${suffix}_p50_ms`, l.p50);
         line(`${METRIC[name]}${suffix}_p99_ms`, l.p99);
         line(`${METRIC[name]}${suffix}_rps_16`, rps);
         line(`${METRIC[name]}${suffix}_cpu_ms_per_request`, cpuMs);
+        line(`${METRIC[name]}${suffix}_main_thread_cpu_ms_per_request`, mainMs);
       }
     }
     line('rss_mb', figures.rssMb);
@@ -184,10 +189,12 @@ async function measureRound(target: Target, options: { requests: number; seconds
       for (let i = 0; i < 50; i++) await calls[mode][name]();
       const l = await latency(calls[mode][name], options.requests);
       const cpuBefore = cpuMs(target.pid);
+      const mainBefore = cpuMs(target.pid, target.pid);
       const rps = wrk
         ? wrkThroughput({ url: target.url, token: target.token, clients: 16, seconds: options.seconds, ...wrkRequests[mode][name] })
         : await throughput(calls[mode][name], 16, options.seconds);
-      measured[mode][name] = { latency: l, rps, cpuMs: (cpuMs(target.pid) - cpuBefore) / (rps * options.seconds) };
+      const requests = rps * options.seconds;
+      measured[mode][name] = { latency: l, rps, cpuMs: (cpuMs(target.pid) - cpuBefore) / requests, mainMs: (cpuMs(target.pid, target.pid) - mainBefore) / requests };
     }
   }
   return measured;
@@ -202,6 +209,7 @@ function figuresOf(target: Target, rounds: Array<Record<Mode, Record<Name, Endpo
       latency: { p50: median(all.map((e) => e.latency.p50)), p99: median(all.map((e) => e.latency.p99)) },
       rps: median(all.map((e) => e.rps)),
       cpuMs: median(all.map((e) => e.cpuMs)),
+      mainMs: median(all.map((e) => e.mainMs)),
     };
   };
   const endpoints = (mode: Mode) => ({ list: pick(mode, 'list'), unread: pick(mode, 'unread') });
@@ -308,9 +316,13 @@ async function throughput(call: () => Promise<unknown>, clients: number, seconds
   return done / seconds;
 }
 
-/** User + system CPU time of the process so far (/proc/<pid>/stat, in clock ticks of 10 ms). */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(join('/proc', String(pid), 'stat'), 'utf8').split(') ')[1]!.split(' ');
+/**
+ * User + system CPU time so far of the process, or of one of its threads (the main thread's id is
+ * the process id), from /proc in clock ticks of 10 ms.
+ */
+function cpuMs(pid: number, thread?: number): number {
+  const stat = thread === undefined ? join('/proc', String(pid), 'stat') : join('/proc', String(pid), 'task', String(thread), 'stat');
+  const fields = readFileSync(stat, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
@@ -332,11 +344,11 @@ async function waitReady(url: string): Promise<void> {
 const round = (value: number) => Math.round(value * 100) / 100;
 
 function printTable(results: Figures[]): void {
-  const header = ['rows', 'responses', 'list p50', 'list p99', 'list rps@16', 'list cpu ms/req', 'unread p50', 'unread p99', 'unread rps@16', 'unread cpu ms/req', 'RSS MB', 'seed ms'];
+  const header = ['rows', 'responses', 'list p50', 'list p99', 'list rps@16', 'list cpu ms/req', 'list main ms/req', 'unread p50', 'unread p99', 'unread rps@16', 'unread cpu ms/req', 'RSS MB', 'seed ms'];
   const lines = results.flatMap((r) => MODES.map((mode) => {
     const { list, unread } = r[mode];
     return [String(r.rows), mode === 'uncached' ? 'uncached (primary)' : 'cached (secondary)',
-      ...[list.latency.p50, list.latency.p99, list.rps, list.cpuMs, unread.latency.p50, unread.latency.p99, unread.rps, unread.cpuMs, r.rssMb, r.seedMs].map((v) => String(round(v)))];
+      ...[list.latency.p50, list.latency.p99, list.rps, list.cpuMs, list.mainMs, unread.latency.p50, unread.latency.p99, unread.rps, unread.cpuMs, r.rssMb, r.seedMs].map((v) => String(round(v)))];
   }));
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((line) => line[i]!.length)));
   const format = (cells: string[]) => cells.map((cell, i) => cell.padStart(widths[i]!)).join('  ');
