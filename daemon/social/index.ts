@@ -66,6 +66,7 @@ export class Social {
   scheduleJobs(jobs: Jobs): void {
     jobs.add('social-expire-mutes', '* * * * *', () => this.services.relationships.expireMutes());
     jobs.add('social-unattached-media', '17 * * * *', () => this.services.breadth.media.removeStale());
+    jobs.add('social-oauth-vacuum', '43 4 * * *', () => this.services.oauth.vacuum());
   }
 
   /**

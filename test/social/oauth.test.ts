@@ -176,6 +176,46 @@ test('revoke: idempotent for the owning app, 403 unauthorized_client for another
   assert.is((await h.api(null, 'POST', '/oauth/revoke', { client_id: app.client_id, client_secret: app.client_secret, token: token.access_token })).status, 200);
 });
 
+test('the daily vacuum removes revoked tokens, spent codes and, after a day, apps nothing refers to', async () => {
+  const db = h.admin.social.ctx.db;
+  const oauth = h.admin.social.services.oauth.repo;
+  const appToken = async (app: any) => (await h.api(null, 'POST', '/oauth/token', { grant_type: 'client_credentials', client_id: app.client_id, client_secret: app.client_secret })).body.access_token as string;
+  const exists = async (app: any) => (await db('oauth_apps').where({ id: app.id }).first()) !== undefined;
+
+  const unused = await registerApp();
+  const inUse = await registerApp();
+  const inUseToken = await appToken(inUse);
+  const loggedOut = await registerApp();
+  const loggedOutToken = await appToken(loggedOut);
+  assert.is((await h.api(null, 'POST', '/oauth/revoke', { client_id: loggedOut.client_id, client_secret: loggedOut.client_secret, token: loggedOutToken })).status, 200);
+  const signUps = await registerApp();
+  const { id: signedUp } = await h.account('signedup');
+  await db('users').where({ account_id: signedUp }).update({ created_by_app_id: signUps.id });
+  const pending = await registerApp();
+  const code = await authorize(pending, {});
+  assert.is(code.status, 302);
+
+  // Today: the revoked token goes, every app stays (none is a day old).
+  const today = await oauth.vacuum(new Date(), 24 * 3600 * 1000);
+  assert.ok(today.tokens >= 1);
+  assert.is(today.apps, 0);
+  assert.is(await db('oauth_tokens').whereNotNull('revoked_at').first(), undefined);
+  assert.ok(await exists(unused) && await exists(loggedOut));
+
+  // Two days on: the code has expired too; apps with nothing left go, the others stay.
+  const later = await oauth.vacuum(new Date(Date.now() + 2 * 24 * 3600 * 1000), 24 * 3600 * 1000);
+  assert.ok(later.codes >= 1);
+  assert.not.ok(await exists(unused), 'never used');
+  assert.not.ok(await exists(loggedOut), 'its only token was revoked');
+  assert.not.ok(await exists(pending), 'its only code expired unused');
+  assert.ok(await exists(inUse), 'holds a live token');
+  assert.ok(await exists(signUps), 'an account signed up through it');
+  assert.is((await h.api(inUseToken, 'GET', '/api/v1/apps/verify_credentials')).status, 200);
+  const gone = await h.api(null, 'POST', '/oauth/token', { grant_type: 'client_credentials', client_id: unused.client_id, client_secret: unused.client_secret });
+  assert.is(gone.status, 401);
+  assert.is(gone.body.error, 'invalid_client');
+});
+
 test('admin scopes are granted only to the owner', async () => {
   const app = await registerApp('read admin:read');
   const member = await authorize(app, { scope: 'admin:read', state: 's1' });

@@ -77,6 +77,26 @@ export class OAuthRepo {
     await this.ctx.db('oauth_codes').insert({ ...row, created_at: new Date(this.ctx.now()).toISOString() });
   }
 
+  /**
+   * Mastodon's daily vacuum: revoked tokens, used or expired authorization codes, and then the
+   * apps nobody holds anything of (no token, code, owner or account signed up through them) once
+   * a day old. Each dashboard login or client sign-in that ends in a log-out leaves such an app.
+   */
+  async vacuum(now: Date, appAgeMs: number): Promise<{ tokens: number; codes: number; apps: number }> {
+    return this.ctx.db.transaction(async (trx) => {
+      const nowIso = now.toISOString();
+      const tokens = await trx('oauth_tokens').whereNotNull('revoked_at').andWhere('revoked_at', '<=', nowIso).delete();
+      const codes = await trx('oauth_codes').whereNotNull('used_at').orWhere('expires_at', '<', nowIso).delete();
+      const apps = await trx.raw(`DELETE FROM oauth_apps AS a
+        WHERE a.owner_account_id IS NULL AND a.created_at < ?
+          AND NOT EXISTS (SELECT 1 FROM oauth_tokens t WHERE t.app_id = a.id)
+          AND NOT EXISTS (SELECT 1 FROM oauth_codes c WHERE c.app_id = a.id)
+          AND NOT EXISTS (SELECT 1 FROM users u WHERE u.created_by_app_id = a.id)
+        RETURNING id`, [new Date(now.getTime() - appAgeMs).toISOString()]) as unknown[];
+      return { tokens, codes, apps: apps.length };
+    });
+  }
+
   /** Marks the code used and returns it, once: a second exchange finds nothing. */
   async consumeCode(codeHash: string): Promise<{ app_id: string; account_id: string; redirect_uri: string; scopes: string; code_challenge: string | null; code_challenge_method: string | null; expires_at: string } | undefined> {
     return this.ctx.db.transaction(async (trx) => {

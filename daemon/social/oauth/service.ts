@@ -14,6 +14,8 @@ import { pkceChallenge, randomSecret, safeEqual, sha256 } from './secrets.js';
 
 export const OOB_REDIRECT = 'urn:ietf:wg:oauth:2.0:oob';
 const CODE_TTL_MS = 10 * 60 * 1000;
+/** An app nothing refers to is kept this long, as Mastodon does: a client may register, then sign in. */
+const APP_VACUUM_AGE_MS = 24 * 3600 * 1000;
 const NAME_MAX = 60;
 const URL_MAX = 2000;
 
@@ -151,6 +153,12 @@ export class OAuthService {
     const token = randomSecret(32);
     const { created_at } = await this.repo.insertToken({ token_hash: sha256(token), app_id: input.appId, account_id: input.accountId, scopes: input.scopes.join(' ') });
     return { access_token: token, token_type: 'Bearer', scope: input.scopes.join(' '), created_at: Math.floor(Date.parse(created_at) / 1000) };
+  }
+
+  /** Removes what OAuth no longer needs (see OAuthRepo.vacuum); run daily. */
+  async vacuum(): Promise<void> {
+    const removed = await this.repo.vacuum(new Date(this.ctx.now()), APP_VACUUM_AGE_MS);
+    if (removed.tokens || removed.codes || removed.apps) this.ctx.log.info('oauth vacuum', { revoked_tokens: removed.tokens, codes: removed.codes, apps: removed.apps });
   }
 
   async revoke(p: Record<string, string | undefined>): Promise<void> {
