@@ -65,6 +65,20 @@ export function accountRoutes(routes: Routes, deps: AccountRouteDeps): void {
     ctx.body = await credentialAccount(viewerId(ctx));
   });
 
+  // Apps read the posting defaults here (Mastodon's web settings set the reading ones; the box has none).
+  routes.get('/api/v1/preferences', { scopes: read('accounts') }, async (ctx) => {
+    const user = await accounts.user(viewerId(ctx));
+    ctx.body = {
+      'posting:default:visibility': user.default_privacy,
+      'posting:default:sensitive': Boolean(user.default_sensitive),
+      'posting:default:language': user.default_language,
+      'posting:default:quote_policy': 'public',
+      'reading:expand:media': 'default',
+      'reading:expand:spoilers': false,
+      'reading:autoplay:gifs': false,
+    };
+  });
+
   routes.patch('/api/v1/accounts/update_credentials', { scopes: write('accounts') }, async (ctx) => {
     const viewer = viewerId(ctx);
     const input = credentialsInput(params(ctx));

@@ -1,7 +1,7 @@
 /**
  * Instance information: /api/v1/instance and /api/v2/instance (answered even to a bad or missing
  * token: apps read them before logging in), languages, rules, peers and their search, custom
- * emojis, and GET /api/v1/streaming, which sends clients to the streaming server.
+ * emojis, trends (off), and GET /api/v1/streaming, which sends clients to the streaming server.
  */
 import type { Context } from 'koa';
 import { notFound } from '../../http/errors.js';
@@ -53,6 +53,10 @@ export function instanceRoutes(routes: Routes, deps: InstanceDeps): void {
       visible_in_picker: Boolean(row.visible_in_picker), category: row.category,
     }));
   });
+
+  // Trends are off on the box, as a Mastodon admin can turn them off: a few home users make no
+  // trend worth showing, so the lists are empty, as Mastodon's are then.
+  for (const path of ['/api/v1/trends', '/api/v1/trends/tags', '/api/v1/trends/statuses', '/api/v1/trends/links']) open(path, (ctx) => { ctx.body = []; });
 
   // Clients that ask the API host for streaming are sent to the streaming server, same path and query.
   routes.router.get('/api/v1/streaming', (ctx) => {

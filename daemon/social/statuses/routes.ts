@@ -43,6 +43,20 @@ export function statusRoutes(routes: Routes, service: StatusesService, renderer:
     await send(ctx, row.id, viewer);
   });
 
+  routes.get('/api/v1/statuses/:id/context', { ifToken: read('statuses') }, async (ctx) => {
+    const viewer = optionalViewerId(ctx);
+    const { ancestors, descendants } = await service.context(pathId(ctx), viewer);
+    const rendered = await renderer.render([...ancestors, ...descendants], viewer);
+    const inOrder = (ids: string[]) => ids.map((id) => rendered.get(id)).filter(Boolean);
+    ctx.body = { ancestors: inOrder(ancestors), descendants: inOrder(descendants) };
+  });
+
+  // What an app puts in its editor to edit a status: the text as written, not the HTML.
+  routes.get('/api/v1/statuses/:id/source', { scopes: read('statuses') }, async (ctx) => {
+    const row = await service.visible(pathId(ctx), viewerId(ctx));
+    ctx.body = { id: row.id, text: row.text, spoiler_text: row.spoiler_text };
+  });
+
   routes.put('/api/v1/statuses/:id', { scopes: write('statuses') }, async (ctx) => {
     const viewer = viewerId(ctx);
     const p = params(ctx);

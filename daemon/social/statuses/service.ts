@@ -14,10 +14,14 @@ import { FAMILIES, type RateLimitHeaders, type RateLimiter } from '../ratelimit/
 import { textToHtml, type MentionLink } from './html.js';
 import { parseMentions } from './mentions.js';
 import { StatusesRepo, type StatusRow } from './repo.js';
+import { ThreadRepo, type Descendant, type ThreadLimits } from './thread-repo.js';
 
 export const MAX_CHARS = 500;
 export const VISIBILITIES = ['public', 'unlisted', 'private'] as const;
 const MAX_PINS = 5;
+/** Mastodon's context limits: a signed-in viewer gets the whole thread, anyone else a part of it. */
+const SIGNED_IN_THREAD: ThreadLimits = { ancestors: 4096, descendants: 4096, depth: null };
+const ANONYMOUS_THREAD: ThreadLimits = { ancestors: 40, descendants: 60, depth: 20 };
 
 export interface NewStatus {
   status?: string;
@@ -40,6 +44,7 @@ export interface StatusCreateHook {
 
 export class StatusesService {
   readonly repo: StatusesRepo;
+  private readonly thread: ThreadRepo;
   private readonly accounts: AccountsRepo;
   /** Finds a remote account not yet known here (federation sets it: WebFinger). */
   remoteAccountResolver: ((username: string, domain: string) => Promise<AccountRow | undefined>) | null = null;
@@ -48,6 +53,7 @@ export class StatusesService {
 
   constructor(private readonly ctx: SocialContext, private readonly notifications: NotificationsService, private readonly limiter: RateLimiter) {
     this.repo = new StatusesRepo(ctx);
+    this.thread = new ThreadRepo(ctx);
     this.accounts = new AccountsRepo(ctx);
   }
 
@@ -270,6 +276,21 @@ export class StatusesService {
     return original;
   }
 
+  /**
+   * A status's thread as the viewer may see it (GET /api/v1/statuses/:id/context): the ids above
+   * it, the thread's start first, and below it depth first with the authors' replies to themselves
+   * brought to the front. 404 when the status itself is not visible.
+   */
+  async context(id: string, viewerId: string | null): Promise<{ ancestors: string[]; descendants: string[] }> {
+    const row = await this.visible(id, viewerId);
+    const limits = viewerId ? SIGNED_IN_THREAD : ANONYMOUS_THREAD;
+    const [ancestors, descendants] = await Promise.all([
+      row.in_reply_to_id ? this.thread.ancestorIds(row.id, viewerId, limits.ancestors) : [],
+      this.thread.descendants(row.id, viewerId, limits),
+    ]);
+    return { ancestors, descendants: selfRepliesFirst(descendants).map((status) => status.id) };
+  }
+
   async checkVisibleToAll(ids: string[], viewerId: string | null): Promise<string[]> {
     const rows = await this.repo.byIds(ids);
     const visible: string[] = [];
@@ -278,3 +299,9 @@ export class StatusesService {
   }
 }
 
+
+/** Mastodon's promote_by!: replies an author made to themselves move ahead of the others, in order. */
+function selfRepliesFirst(statuses: readonly Descendant[]): Descendant[] {
+  const self = (status: Descendant) => status.in_reply_to_account_id === status.account_id;
+  return [...statuses.filter(self), ...statuses.filter((status) => !self(status))];
+}
