@@ -43,6 +43,7 @@ const ROUTES: Array<[string, string, string[], boolean?]> = [
   ['POST', `/api/v1/statuses/${X}/unmute`, W('mutes', true)],
   ['GET', `/api/v1/statuses/${X}/context`, R('statuses'), true],
   ['GET', `/api/v1/statuses/${X}/source`, R('statuses')],
+  ['GET', `/api/v1/statuses/${X}/history`, R('statuses'), true],
   ['GET', '/api/v1/preferences', R('accounts')],
   ['GET', `/api/v1/statuses/${X}/reblogged_by`, R('accounts'), true],
   ['GET', `/api/v1/statuses/${X}/favourited_by`, R('accounts'), true],

@@ -1,11 +1,12 @@
 /**
- * Threads and the small reads real apps make around them: a status's context (ancestors and
- * descendants, depth first, self-replies first, as each viewer may see them), its source for
- * editing, the account's preferences, and trends (off on the box, so empty).
+ * Threads and the reads real apps make around a status: its context (ancestors and descendants,
+ * depth first, self-replies first, as each viewer may see them), its source for editing, its edit
+ * history, the account's preferences, and trends (off on the box, so empty).
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startSocialDaemon, type SocialHarness, type TestAccount } from '../helpers/social.js';
+import { form, png } from '../helpers/media-files.js';
 
 let h: SocialHarness;
 let ann: TestAccount, ben: TestAccount, cat: TestAccount, dan: TestAccount;
@@ -90,6 +91,42 @@ test('source: the text as written, for editing; 404 where the status cannot be s
   const secret = await post(cat, 'followers only', { visibility: 'private' });
   assert.is((await h.api(dan.token, 'GET', `/api/v1/statuses/${secret}/source`)).status, 404);
   assert.is((await h.api(null, 'GET', `/api/v1/statuses/${id}/source`)).status, 401);
+});
+
+test('history: one version for a status never edited, then the original and every edit with its media', async () => {
+  const upload = await fetch(`${h.url}/api/v1/media`, { method: 'POST', headers: { authorization: `Bearer ${ann.token}` }, body: form({ file: { data: await png(), type: 'image/png', name: 'p.png' }, description: 'blue' }) });
+  assert.is(upload.status, 200);
+  const media = await upload.json() as { id: string };
+  const posted = (await h.api(ann.token, 'POST', '/api/v1/statuses', { status: 'first words', media_ids: [media.id] })).body;
+  const history = async (who: TestAccount | null = dan) => {
+    const res = await h.api(who?.token ?? null, 'GET', `/api/v1/statuses/${posted.id}/history`);
+    assert.is(res.status, 200, JSON.stringify(res.body));
+    return res.body as Array<Record<string, any>>;
+  };
+  const unedited = await history(null);
+  assert.is(unedited.length, 1);
+  assert.is(unedited[0]!.content, '<p>first words</p>');
+  assert.is(unedited[0]!.created_at, posted.created_at);
+  assert.is(unedited[0]!.account.id, ann.id);
+  assert.equal(unedited[0]!.media_attachments.map((m: { id: string }) => m.id), [media.id]);
+
+  assert.is((await h.api(ann.token, 'PUT', `/api/v1/statuses/${posted.id}`, { status: 'second words' })).status, 200);
+  const edited = (await h.api(ann.token, 'PUT', `/api/v1/statuses/${posted.id}`, { status: 'third words', spoiler_text: 'now with a warning' })).body;
+  const versions = await history();
+  assert.equal(versions.map((v) => v.content), ['<p>first words</p>', '<p>second words</p>', '<p>third words</p>']);
+  assert.equal(versions.map((v) => v.sensitive), [false, false, true]);
+  assert.is(versions[2]!.spoiler_text, 'now with a warning');
+  assert.is(versions[0]!.created_at, posted.created_at);
+  assert.is(versions[2]!.created_at, edited.edited_at);
+  assert.ok(versions[1]!.created_at > versions[0]!.created_at && versions[1]!.created_at <= versions[2]!.created_at);
+  for (const version of versions) {
+    assert.is(version.account.id, ann.id);
+    assert.equal(version.media_attachments.map((m: { id: string; description: string }) => [m.id, m.description]), [[media.id, 'blue']]);
+    assert.equal(version.emojis, []);
+  }
+
+  const secret = await post(cat, 'followers only', { visibility: 'private' });
+  assert.is((await h.api(dan.token, 'GET', `/api/v1/statuses/${secret}/history`)).status, 404);
 });
 
 test('preferences follow the account\'s posting defaults', async () => {

@@ -15,6 +15,7 @@ import { textToHtml, type MentionLink } from './html.js';
 import { parseMentions } from './mentions.js';
 import { StatusesRepo, type StatusRow } from './repo.js';
 import { ThreadRepo, type Descendant, type ThreadLimits } from './thread-repo.js';
+import { StatusEditsRepo } from './edits-repo.js';
 
 export const MAX_CHARS = 500;
 export const VISIBILITIES = ['public', 'unlisted', 'private'] as const;
@@ -44,6 +45,7 @@ export interface StatusCreateHook {
 
 export class StatusesService {
   readonly repo: StatusesRepo;
+  readonly edits: StatusEditsRepo;
   private readonly thread: ThreadRepo;
   private readonly accounts: AccountsRepo;
   /** Finds a remote account not yet known here (federation sets it: WebFinger). */
@@ -54,6 +56,7 @@ export class StatusesService {
   constructor(private readonly ctx: SocialContext, private readonly notifications: NotificationsService, private readonly limiter: RateLimiter) {
     this.repo = new StatusesRepo(ctx);
     this.thread = new ThreadRepo(ctx);
+    this.edits = new StatusEditsRepo(ctx);
     this.accounts = new AccountsRepo(ctx);
   }
 
@@ -115,7 +118,8 @@ export class StatusesService {
 
   /**
    * Edits one's own status (Mastodon's PUT /api/v1/statuses/:id): text, content warning,
-   * sensitivity and language replaced, `edited_at` set; newly mentioned accounts are notified.
+   * sensitivity and language replaced, `edited_at` set, both versions kept in its history; newly
+   * mentioned accounts are notified.
    */
   async edit(authorId: string, id: string, input: Omit<NewStatus, 'visibility' | 'in_reply_to_id' | 'appId'>): Promise<void> {
     const row = await this.repo.byId(id);
@@ -129,12 +133,14 @@ export class StatusesService {
     const spoiler = (input.spoiler_text ?? row.spoiler_text).trim();
     const now = nowIso(this.ctx.now());
     await this.ctx.db.transaction(async (trx) => {
+      await this.edits.beforeEdit(trx, id);
       await trx('statuses').whereRaw('id = ?', [id]).update({
         text, content: textToHtml(text, links), spoiler_text: spoiler,
         sensitive: (input.sensitive ?? Boolean(row.sensitive)) || spoiler !== '' ? 1 : 0,
         language: input.language ?? row.language, edited_at: now, updated_at: now,
       });
       await this.repo.insertMentions(trx, id, mentioned.map((m) => m.account.id));
+      await this.edits.afterEdit(trx, id);
     });
     this.ctx.events.emit('status.updated', { statusId: id, accountId: authorId });
     for (const { account } of mentioned) {

@@ -16,6 +16,7 @@ import { m20261122_33_social_breadth } from './20261122_33_social_breadth.js';
 import { m20261122_34_social_home_feed } from './20261122_34_social_home_feed.js';
 import { m20261122_41_social_federation_queue } from './20261122_41_social_federation_queue.js';
 import { m20261122_51_social_render_versions } from './20261122_51_social_render_versions.js';
+import { m20261122_52_social_status_edits } from './20261122_52_social_status_edits.js';
 
 export interface Migration {
   name: string;
@@ -37,4 +38,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m20261122_34_social_home_feed,
   m20261122_41_social_federation_queue,
   m20261122_51_social_render_versions,
+  m20261122_52_social_status_edits,
 ];

@@ -232,6 +232,11 @@ test('an edited post is published as Update and edited on the follower’s serve
   });
   assert.is(onB.spoiler_text, 'cw');
   assert.ok(onB.edited_at);
+  const history = (await B.api(bob.token, 'GET', `/api/v1/statuses/${postOnB.id}/history`)).body;
+  assert.is(history.length, 2, 'the original and the edit, kept on B too');
+  assert.not.match(history[0].content, 'edited');
+  assert.match(history[1].content, 'edited');
+  assert.is(history[1].spoiler_text, 'cw');
   assert.is((await B.api(bob.token, 'PUT', `/api/v1/statuses/${postOnB.id}`, { status: 'not mine' })).status, 404);
 });
 

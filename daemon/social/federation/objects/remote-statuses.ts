@@ -10,6 +10,7 @@ import type { ActorRow } from '../actors/repo.js';
 import type { RemoteActors } from '../actors/remote.js';
 import { sanitizeRemoteHtml, htmlToText } from './sanitize.js';
 import { attachmentRows, parseAttachments } from './attachments.js';
+import { StatusEditsRepo } from '../../statuses/edits-repo.js';
 import { asArray, hasType, hostOf, httpUrl, idOf, ids, InvalidDocumentError, isObject, isPublic, isUniqueViolation, str, type Json } from './ld.js';
 
 export const NOTE_TYPES = ['Note', 'Article', 'Page', 'Question'];
@@ -67,7 +68,11 @@ function visibilityOf(object: Json, actor: ActorRow): ParsedNote['visibility'] {
 }
 
 export class RemoteStatuses {
-  constructor(private readonly fed: FederationContext, private readonly actors: RemoteActors) {}
+  private readonly edits: StatusEditsRepo;
+
+  constructor(private readonly fed: FederationContext, private readonly actors: RemoteActors) {
+    this.edits = new StatusEditsRepo(fed.social);
+  }
 
   private get statuses() { return this.fed.services.statuses; }
 
@@ -126,18 +131,20 @@ export class RemoteStatuses {
     if (rows.length) await trx('media_attachments').insert(rows);
   }
 
-  /** An edited Note: content, warning, sensitivity and media replaced, `edited_at` set. */
+  /** An edited Note: content, warning, sensitivity and media replaced, `edited_at` set, kept in its history. */
   async update(object: unknown, actor: ActorRow): Promise<string | null> {
     const note = parseNote(object, actor);
     const existing = await this.byUri(note.uri);
     if (!existing || existing.account_id !== actor.id || existing.deleted_at) return null;
     const now = nowIso(this.fed.social.now());
     await this.fed.social.db.transaction(async (trx) => {
+      await this.edits.beforeEdit(trx, existing.id);
       await trx.raw(`UPDATE statuses SET content = ?, text = ?, spoiler_text = ?, sensitive = ?, edited_at = ?, updated_at = ? WHERE id = ?`,
         [note.contentHtml, htmlToText(note.contentHtml), note.summary, note.sensitive ? 1 : 0, now, now, existing.id]);
       // Only rows that reference a peer's file: a remote status never owns files here.
       await trx('media_attachments').where({ status_id: existing.id }).whereNull('file_name').delete();
       await this.insertMedia(trx, note, actor, existing.id, now);
+      await this.edits.afterEdit(trx, existing.id);
     });
     this.fed.social.events.emit('status.updated', { statusId: existing.id, accountId: actor.id });
     return existing.id;
