@@ -9,6 +9,7 @@ import { StatusRenderer } from './statuses/serialize.js';
 import { MarkersService } from './markers/service.js';
 import { RateLimiter } from './ratelimit/limiter.js';
 import { breadthServices, type BreadthServices } from './breadth.js';
+import { ListsService } from './lists/service.js';
 
 export interface SocialServices {
   oauth: OAuthService;
@@ -18,6 +19,7 @@ export interface SocialServices {
   statuses: StatusesService;
   renderer: StatusRenderer;
   markers: MarkersService;
+  lists: ListsService;
   limiter: RateLimiter;
   breadth: BreadthServices;
 }
@@ -35,6 +37,7 @@ export function buildServices(ctx: SocialContext): SocialServices {
     statuses,
     renderer,
     markers: new MarkersService(ctx),
+    lists: new ListsService(ctx),
     limiter,
     breadth: breadthServices(ctx, statuses, renderer, limiter),
   };

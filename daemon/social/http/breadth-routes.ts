@@ -14,6 +14,7 @@ import { adminRoutes } from '../admin/routes.js';
 import { emailRoutes } from '../emails/routes.js';
 import { statusHistoryRoutes } from '../statuses/history-routes.js';
 import { serializeMedia } from '../media/serialize.js';
+import { listRoutes } from '../lists/routes.js';
 
 export function breadthRoutes(routes: Routes, ctx: SocialContext, services: SocialServices): void {
   const { breadth, renderer } = services;
@@ -27,6 +28,7 @@ export function breadthRoutes(routes: Routes, ctx: SocialContext, services: Soci
   });
   timelineRoutes(routes, { repo: breadth.timelines, tags: breadth.tags, renderer, baseUrl, publicPreview: ctx.config.publicPreview });
   filterRoutes(routes, breadth.filters);
+  listRoutes(routes, { service: services.lists, timelines: breadth.timelines, renderer, baseUrl });
   searchRoutes(routes, breadth.search, renderer, baseUrl, ctx.now);
   announcementRoutes(routes, breadth.announcements);
   reportRoutes(routes, breadth.reports, renderer);

@@ -96,11 +96,13 @@ export class RelationshipsService {
   /** The target (viewer) accepts `requesterId`'s request. */
   async authorize(viewerId: string, requesterId: string): Promise<void> {
     const done = await this.ctx.db.transaction(async (trx) => {
-      const request = await trx.raw(`DELETE FROM follow_requests WHERE account_id = ? AND target_account_id = ?
-        RETURNING show_reblogs, notify, languages, uri, created_at`, [requesterId, viewerId]) as Array<Record<string, unknown>>;
+      const request = await trx.raw(`SELECT show_reblogs, notify, languages, uri FROM follow_requests WHERE account_id = ? AND target_account_id = ?`,
+        [requesterId, viewerId]) as Array<Record<string, unknown>>;
       if (!request[0]) return false;
-      // The uri is the requester's Follow activity (federation answers it with Accept).
+      // The uri is the requester's Follow activity (federation answers it with Accept). The follow
+      // exists before the request goes, so the requester's lists keep the account.
       await this.repo.insertEdge(trx, 'follows', { account_id: requesterId, target_account_id: viewerId, show_reblogs: request[0].show_reblogs, notify: request[0].notify, languages: request[0].languages, uri: request[0].uri, created_at: nowIso(this.ctx.now()) });
+      await this.repo.deleteEdge(trx, 'follow_requests', requesterId, viewerId);
       await this.countFollow(trx, requesterId, viewerId, 1);
       await this.notifications.remove(trx, { accountId: viewerId, fromAccountId: requesterId, type: 'follow_request' });
       return true;

@@ -1,5 +1,5 @@
 /**
- * Timeline SQL: home (the viewer and the accounts they follow), public (local / remote /
+ * Timeline SQL: home (the viewer and the accounts they follow), lists, public (local / remote /
  * only_media) and hashtag (any / all / none). Newest first, Mastodon's max/since/min cursors; ids
  * leave SQL as text. Accounts the viewer blocks or mutes, or who block the viewer, are left out.
  */
@@ -28,7 +28,10 @@ export class TimelinesRepo {
     [page.maxId ?? null, (ascending ? page.minId : page.sinceId) ?? null, page.limit, ...extra]);
   }
 
-  /** The viewer's materialised feed (home_feed), with deletions, mutes, blocks and show_reblogs applied. */
+  /**
+   * The viewer's materialised feed (home_feed), with deletions, mutes, blocks and show_reblogs
+   * applied, and without the members of the viewer's exclusive lists.
+   */
   home(viewerId: string, page: PageQuery): Promise<Array<{ id: string }>> {
     const ascending = page.minId !== undefined;
     return this.ctx.reader.all(`SELECT id FROM (SELECT CAST(h.status_id AS TEXT) AS id, h.status_id AS n FROM home_feed h JOIN statuses s ON s.id = h.status_id
@@ -36,8 +39,28 @@ export class TimelinesRepo {
           AND (s.account_id = ?4 OR s.reblog_of_id IS NULL OR EXISTS (SELECT 1 FROM follows f WHERE f.account_id = ?4 AND f.target_account_id = s.account_id AND f.show_reblogs = 1))
           AND NOT EXISTS (SELECT 1 FROM mutes m WHERE m.account_id = ?4 AND m.target_account_id = s.account_id)
           AND (s.reblog_of_id IS NULL OR NOT EXISTS (SELECT 1 FROM statuses o JOIN blocks b ON b.account_id = ?4 AND b.target_account_id = o.account_id WHERE o.id = s.reblog_of_id))
+          AND (s.account_id = ?4 OR NOT EXISTS (SELECT 1 FROM list_accounts la JOIN lists l ON l.id = la.list_id
+                                                 WHERE la.account_id = s.account_id AND l.account_id = ?4 AND l.exclusive = 1))
         ORDER BY h.status_id ${ascending ? 'ASC' : 'DESC'} LIMIT ?3) ORDER BY n DESC`,
     [page.maxId ?? null, (ascending ? page.minId : page.sinceId) ?? null, page.limit, viewerId]);
+  }
+
+  /**
+   * A list's feed (?4 its owner, ?5 the list): what its followed members post and boost, as the
+   * home feed would show it; replies to others only as the list's replies policy allows (to the
+   * owner always; `list`: to members; `followed`: to accounts the owner follows; `none`: no more).
+   */
+  list(ownerId: string, listId: string, repliesPolicy: string, page: PageQuery): Promise<Array<{ id: string }>> {
+    const replyTarget = repliesPolicy === 'followed'
+      ? 'EXISTS (SELECT 1 FROM follows rf WHERE rf.account_id = ?4 AND rf.target_account_id = s.in_reply_to_account_id)'
+      : repliesPolicy === 'list' ? 'EXISTS (SELECT 1 FROM list_accounts rl WHERE rl.list_id = ?5 AND rl.account_id = s.in_reply_to_account_id)' : '0';
+    const where = `s.account_id IN (SELECT la.account_id FROM list_accounts la WHERE la.list_id = ?5
+          AND (la.account_id = ?4 OR EXISTS (SELECT 1 FROM follows f WHERE f.account_id = ?4 AND f.target_account_id = la.account_id)))
+      AND (s.in_reply_to_id IS NULL OR s.in_reply_to_account_id IN (s.account_id, ?4) OR ${replyTarget})
+      AND (s.reblog_of_id IS NULL OR s.account_id = ?4 OR EXISTS (SELECT 1 FROM follows f WHERE f.account_id = ?4 AND f.target_account_id = s.account_id AND f.show_reblogs = 1))
+      AND (s.reblog_of_id IS NULL OR NOT EXISTS (SELECT 1 FROM statuses o JOIN blocks b ON b.account_id = ?4 AND b.target_account_id = o.account_id WHERE o.id = s.reblog_of_id))
+      ${HIDDEN('?4')}`;
+    return this.page('statuses s', where, page, [ownerId, listId]);
   }
 
   /** Public, original statuses; replies to others only when `replies` (hashtag timelines). */

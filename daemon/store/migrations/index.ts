@@ -17,6 +17,7 @@ import { m20261122_34_social_home_feed } from './20261122_34_social_home_feed.js
 import { m20261122_41_social_federation_queue } from './20261122_41_social_federation_queue.js';
 import { m20261122_51_social_render_versions } from './20261122_51_social_render_versions.js';
 import { m20261122_52_social_status_edits } from './20261122_52_social_status_edits.js';
+import { m20261122_53_social_lists } from './20261122_53_social_lists.js';
 
 export interface Migration {
   name: string;
@@ -39,4 +40,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m20261122_41_social_federation_queue,
   m20261122_51_social_render_versions,
   m20261122_52_social_status_edits,
+  m20261122_53_social_lists,
 ];
