@@ -170,6 +170,31 @@ test('EventSource clients get a stream as Server-Sent Events (legacy path and ?s
   assert.is(unknown.status, 400);
 });
 
+test('list stream: what the list shows, to its owner only', async () => {
+  const carol = await h.account('carol');
+  await h.api(alice.token, 'POST', `/api/v1/accounts/${carol.id}/follow`);
+  const list = (await h.api(alice.token, 'POST', '/api/v1/lists', { title: 'Bob only' })).body;
+  assert.is((await h.api(alice.token, 'POST', `/api/v1/lists/${list.id}/accounts`, { account_ids: [bob.id] })).status, 200);
+  const client = await connect(`${base}?stream=list&list=${list.id}&access_token=${alice.token}`);
+  await new Promise((r) => setTimeout(r, 50));
+  const fromCarol = await h.api(carol.token, 'POST', '/api/v1/statuses', { status: 'carol is not on the list' });
+  const fromBob = await h.api(bob.token, 'POST', '/api/v1/statuses', { status: 'bob is', visibility: 'private' });
+  const message = await client.next((m) => m.event === 'update');
+  assert.equal(message.stream, ['list', list.id]);
+  assert.is(JSON.parse(message.payload).id, fromBob.body.id, 'the first update is bob\'s, not carol\'s earlier one');
+  assert.ok(fromCarol.body.id < fromBob.body.id);
+  client.close();
+
+  const intruder = await connect(`${base}?access_token=${bob.token}`);
+  intruder.ws.send(JSON.stringify({ type: 'subscribe', stream: 'list', list: list.id }));
+  assert.is((await intruder.next((m) => m.error)).status, 401);
+  intruder.ws.send(JSON.stringify({ type: 'subscribe', stream: 'list' }));
+  assert.is((await intruder.next((m) => m.error)).status, 400);
+  intruder.close();
+  const sse = await fetch(`http://127.0.0.1:${h.daemon.streamingPort}/api/v1/streaming/list?list=${list.id}&access_token=${bob.token}`);
+  assert.is(sse.status, 401);
+});
+
 test('a token without read scopes cannot subscribe to the user stream', async () => {
   const client = await connect(`${base}?access_token=${await h.token('alice', 'write')}`);
   client.ws.send(JSON.stringify({ type: 'subscribe', stream: 'user' }));

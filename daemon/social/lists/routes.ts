@@ -67,6 +67,6 @@ export function listRoutes(routes: Routes, deps: ListRouteDeps): void {
     const viewer = viewerId(ctx);
     const list = await service.get(viewer, pathId(ctx, 'list_id'));
     const p = params(ctx);
-    await sendStatusPage(ctx, { renderer, baseUrl }, p, await deps.timelines.list(viewer, list.id, list.replies_policy, pageQuery(p, 20, 40)), ['limit'], viewer);
+    await sendStatusPage(ctx, { renderer, baseUrl }, p, await deps.timelines.list(viewer, list.id, pageQuery(p, 20, 40)), ['limit'], viewer);
   });
 }

@@ -1,9 +1,10 @@
 /**
  * Mastodon's stream names and the channel keys connections subscribe to: `user`,
- * `user:notification`, `public` (`:local`, `:remote`, `:media` variants) and `hashtag` /
- * `hashtag:local` with a tag. A stream names what the client asked; a channel is what we route on.
+ * `user:notification`, `public` (`:local`, `:remote`, `:media` variants), `hashtag` /
+ * `hashtag:local` with a tag, and `list` with a list id. A stream names what the client asked; a
+ * channel is what we route on.
  */
-export interface StreamRequest { stream: string; tag?: string }
+export interface StreamRequest { stream: string; tag?: string; list?: string }
 
 export interface Channel {
   key: string;
@@ -13,6 +14,8 @@ export interface Channel {
   scopes: string[];
   /** Needs a user (the user streams). */
   user: boolean;
+  /** A list stream's list: only its owner may subscribe. */
+  listId?: string;
 }
 
 const PUBLIC = ['public', 'public:local', 'public:remote', 'public:media', 'public:local:media', 'public:remote:media'];
@@ -28,6 +31,11 @@ export function channelFor(request: StreamRequest): Channel | { error: string; s
     if (!tag) return { error: 'No tag for stream provided', status: 400 };
     return { key: `${stream}:${tag}`, name: [stream, request.tag!], scopes: READ_STATUSES, user: false };
   }
+  if (stream === 'list') {
+    const list = request.list ?? '';
+    if (!/^\d{1,19}$/.test(list)) return { error: 'Missing list name parameter', status: 400 };
+    return { key: listChannel(list), name: ['list', list], scopes: ['read', 'read:lists'], user: true, listId: list };
+  }
   return { error: 'Unknown stream type', status: 400 };
 }
 
@@ -40,4 +48,8 @@ export function publicChannels(local: boolean, withMedia: boolean): string[] {
 
 export function hashtagChannels(tags: readonly string[], local: boolean): string[] {
   return tags.flatMap((tag) => [`hashtag:${tag.toLowerCase()}`, ...(local ? [`hashtag:local:${tag.toLowerCase()}`] : [])]);
+}
+
+export function listChannel(listId: string): string {
+  return `list:${listId}`;
 }

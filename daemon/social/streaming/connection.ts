@@ -50,6 +50,8 @@ export class EventSourceTransport implements StreamTransport {
 export class StreamConnection {
   readonly channels = new Map<string, Channel>();
   alive = true;
+  /** Set once the client has gone: a subscription checked meanwhile must not bring it back. */
+  closed = false;
 
   constructor(readonly transport: StreamTransport, readonly auth: AuthContext | null) {}
 

@@ -2,14 +2,15 @@
  * Routes the social event bus to connected clients: each status, notification, deletion and
  * filter change goes only to the channels (and, for user streams, the accounts) it concerns,
  * rendered once per viewer with string ids. Statuses a viewer's `hide` filter matches are not sent.
- * Announcement reaction counts go to every user stream.
+ * Announcement reaction counts go to every user stream; list streams get what their list shows.
  */
 import type { SocialContext } from '../context.js';
 import type { StatusRenderer, StatusJson } from '../statuses/serialize.js';
 import type { NotificationsService } from '../notifications/service.js';
 import { serializeNotification } from '../notifications/serialize.js';
 import type { Channel } from './channels.js';
-import { hashtagChannels, publicChannels } from './channels.js';
+import { hashtagChannels, listChannel, publicChannels } from './channels.js';
+import { listShows } from '../timelines/repo.js';
 import type { StreamConnection } from './connection.js';
 
 export class StreamHub {
@@ -47,6 +48,7 @@ export class StreamHub {
   }
 
   subscribe(connection: StreamConnection, channel: Channel): void {
+    if (connection.closed) return;
     connection.channels.set(channel.key, channel);
     add(this.byChannel, channel.key, connection);
     if (connection.accountId) add(this.byAccount, connection.accountId, connection);
@@ -58,6 +60,7 @@ export class StreamHub {
   }
 
   drop(connection: StreamConnection): void {
+    connection.closed = true;
     for (const key of connection.channels.keys()) remove(this.byChannel, key, connection);
     connection.channels.clear();
     if (connection.accountId) remove(this.byAccount, connection.accountId, connection);
@@ -70,6 +73,10 @@ export class StreamHub {
         if (channel) send(connection, channel);
       }
     }
+  }
+
+  async ownsList(accountId: string, listId: string): Promise<boolean> {
+    return Boolean(await this.ctx.reader.get(`SELECT 1 AS x FROM lists WHERE id = ? AND account_id = ?`, [listId, accountId]));
   }
 
   private async notification(id: string, accountId: string): Promise<void> {
@@ -93,6 +100,7 @@ export class StreamHub {
       FROM statuses s WHERE s.id = ?`, [statusId]);
     if (!facts) return;
     await this.home(statusId, authorId, event, Boolean(facts.reblog));
+    await this.lists(statusId, event);
     if (facts.visibility !== 'public' || facts.reblog) return;
     const keys = hashtagChannels(JSON.parse(facts.tags ?? '[]') as string[], Boolean(facts.local));
     if (!facts.reply_other) keys.push(...publicChannels(Boolean(facts.local), Boolean(facts.media)));
@@ -123,6 +131,20 @@ export class StreamHub {
     for (const accountId of recipients) {
       const json = await this.renderFor(statusId, accountId, cache);
       if (json) this.toAccount(accountId, ['user'], (c, channel) => c.send(channel, event, json));
+    }
+  }
+
+  /** The `list` streams of the lists that show the status (the list timeline's own rule). */
+  private async lists(statusId: string, event: string): Promise<void> {
+    const listIds = [...this.byChannel.keys()].filter((key) => key.startsWith('list:')).map((key) => key.slice('list:'.length));
+    if (listIds.length === 0) return;
+    const rows = await this.ctx.reader.all<{ list_id: string; owner_id: string }>(`SELECT CAST(l.id AS TEXT) AS list_id, CAST(l.account_id AS TEXT) AS owner_id
+      FROM lists l JOIN statuses s ON s.id = ?1 WHERE l.id IN (SELECT CAST(value AS INTEGER) FROM json_each(?2)) AND ${listShows('l.account_id', 'l.id')}`,
+    [statusId, JSON.stringify(listIds)]);
+    const cache = new Map<string, StatusJson | null>();
+    for (const { list_id: listId, owner_id: ownerId } of rows) {
+      const json = await this.renderFor(statusId, ownerId, cache);
+      if (json) this.toAccount(ownerId, [listChannel(listId)], (c, channel) => c.send(channel, event, json));
     }
   }
 

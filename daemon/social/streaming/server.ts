@@ -13,7 +13,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { AuthContext, TokenResolver } from '../../http/auth.js';
 import type { Logger } from '../../log/logger.js';
-import { channelFor, type StreamRequest } from './channels.js';
+import { channelFor, type Channel, type StreamRequest } from './channels.js';
 import { EventSourceTransport, StreamConnection, WebSocketTransport } from './connection.js';
 import type { StreamHub } from './hub.js';
 
@@ -107,12 +107,13 @@ export class StreamingServer {
     const auth = await this.authenticate(req, url);
     if ('status' in auth) return answer(auth.status, auth.error);
     const stream = url.searchParams.get('stream') ?? STREAM_PATH.exec(url.pathname)?.[1] ?? '';
-    const channel = channelFor({ stream, tag: url.searchParams.get('tag') ?? undefined });
+    const channel = channelFor({ stream, tag: url.searchParams.get('tag') ?? undefined, list: url.searchParams.get('list') ?? undefined });
     if ('error' in channel) return answer(channel.status, channel.error);
     const transport = new EventSourceTransport(res);
     const connection = new StreamConnection(transport, auth.auth);
     if (!connection.auth && channel.user) return answer(401, 'Missing access token');
     if (!connection.allows(channel)) return answer(403, 'Access token does not have the required scopes');
+    if (!(await this.mayStream(connection, channel))) return answer(401, 'Not authorized to stream this list');
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'private, no-store', 'x-accel-buffering': 'no' });
     res.write(':)\n\n');
     this.options.hub.subscribe(connection, channel);
@@ -129,31 +130,43 @@ export class StreamingServer {
     ws.on('message', (data) => this.message(connection, data.toString()));
     const legacy = /^\/api\/v1\/streaming\/([a-z:]+)$/.exec(url.pathname)?.[1];
     const stream = url.searchParams.get('stream') ?? legacy;
-    if (stream) this.subscribe(connection, { stream, tag: url.searchParams.get('tag') ?? undefined });
+    if (stream) void this.subscribe(connection, { stream, tag: url.searchParams.get('tag') ?? undefined, list: url.searchParams.get('list') ?? undefined });
   }
 
   private message(connection: StreamConnection, text: string): void {
-    let message: { type?: unknown; stream?: unknown; tag?: unknown };
+    let message: { type?: unknown; stream?: unknown; tag?: unknown; list?: unknown };
     try {
       message = JSON.parse(text);
     } catch {
       return connection.error('Invalid JSON', 400);
     }
     if (!message || typeof message !== 'object' || typeof message.stream !== 'string') return connection.error('Unknown stream type', 400);
-    const request: StreamRequest = { stream: message.stream, tag: typeof message.tag === 'string' ? message.tag : undefined };
-    if (message.type === 'subscribe') this.subscribe(connection, request);
+    const request: StreamRequest = { stream: message.stream, tag: typeof message.tag === 'string' ? message.tag : undefined, list: typeof message.list === 'string' ? message.list : undefined };
+    if (message.type === 'subscribe') void this.subscribe(connection, request);
     else if (message.type === 'unsubscribe') {
       const channel = channelFor(request);
       if ('key' in channel) this.options.hub.unsubscribe(connection, channel.key);
     } else connection.error('Unknown message type', 400);
   }
 
-  private subscribe(connection: StreamConnection, request: StreamRequest): void {
+  private async subscribe(connection: StreamConnection, request: StreamRequest): Promise<void> {
     const channel = channelFor(request);
     if ('error' in channel) return connection.error(channel.error, channel.status);
     if (!connection.auth && (channel.user || !this.options.publicPreview)) return connection.error('Missing access token', 401);
     if (!connection.allows(channel)) return connection.error('Access token does not have the required scopes', 403);
+    if (!(await this.mayStream(connection, channel))) return connection.error('Not authorized to stream this list', 401);
     this.options.hub.subscribe(connection, channel);
+  }
+
+  /** A list stream is its owner's alone. */
+  private async mayStream(connection: StreamConnection, channel: Channel): Promise<boolean> {
+    if (channel.listId === undefined) return true;
+    try {
+      return connection.accountId !== null && (await this.options.hub.ownsList(connection.accountId, channel.listId));
+    } catch (error) {
+      this.options.log.warn('list stream check failed', { error: (error as Error).message });
+      return false;
+    }
   }
 }
 

@@ -13,6 +13,24 @@ const HIDDEN = (viewerParam: string) => `
   AND NOT EXISTS (SELECT 1 FROM blocks b WHERE (b.account_id = ${viewerParam} AND b.target_account_id = s.account_id) OR (b.account_id = s.account_id AND b.target_account_id = ${viewerParam}))
   AND NOT EXISTS (SELECT 1 FROM mutes m WHERE m.account_id = ${viewerParam} AND m.target_account_id = s.account_id)`;
 
+/**
+ * Whether list `list` of `owner` (SQL expressions) shows status `s`: what its followed members
+ * post and boost, as the home feed would show it; replies to others only as the list's replies
+ * policy allows (to the owner always; `list`: to members; `followed`: to accounts the owner
+ * follows; `none`: no more). The list timeline and the `list` stream both ask this.
+ */
+export function listShows(owner: string, list: string): string {
+  const policy = `(SELECT pl.replies_policy FROM lists pl WHERE pl.id = ${list})`;
+  return `s.account_id IN (SELECT la.account_id FROM list_accounts la WHERE la.list_id = ${list}
+        AND (la.account_id = ${owner} OR EXISTS (SELECT 1 FROM follows f WHERE f.account_id = ${owner} AND f.target_account_id = la.account_id)))
+      AND (s.in_reply_to_id IS NULL OR s.in_reply_to_account_id IN (s.account_id, ${owner})
+        OR (${policy} = 'followed' AND EXISTS (SELECT 1 FROM follows rf WHERE rf.account_id = ${owner} AND rf.target_account_id = s.in_reply_to_account_id))
+        OR (${policy} = 'list' AND EXISTS (SELECT 1 FROM list_accounts rl WHERE rl.list_id = ${list} AND rl.account_id = s.in_reply_to_account_id)))
+      AND (s.reblog_of_id IS NULL OR s.account_id = ${owner} OR EXISTS (SELECT 1 FROM follows f WHERE f.account_id = ${owner} AND f.target_account_id = s.account_id AND f.show_reblogs = 1))
+      AND (s.reblog_of_id IS NULL OR NOT EXISTS (SELECT 1 FROM statuses o JOIN blocks b ON b.account_id = ${owner} AND b.target_account_id = o.account_id WHERE o.id = s.reblog_of_id))
+      ${HIDDEN(owner)}`;
+}
+
 export class TimelinesRepo {
   constructor(private readonly ctx: SocialContext) {}
 
@@ -45,22 +63,9 @@ export class TimelinesRepo {
     [page.maxId ?? null, (ascending ? page.minId : page.sinceId) ?? null, page.limit, viewerId]);
   }
 
-  /**
-   * A list's feed (?4 its owner, ?5 the list): what its followed members post and boost, as the
-   * home feed would show it; replies to others only as the list's replies policy allows (to the
-   * owner always; `list`: to members; `followed`: to accounts the owner follows; `none`: no more).
-   */
-  list(ownerId: string, listId: string, repliesPolicy: string, page: PageQuery): Promise<Array<{ id: string }>> {
-    const replyTarget = repliesPolicy === 'followed'
-      ? 'EXISTS (SELECT 1 FROM follows rf WHERE rf.account_id = ?4 AND rf.target_account_id = s.in_reply_to_account_id)'
-      : repliesPolicy === 'list' ? 'EXISTS (SELECT 1 FROM list_accounts rl WHERE rl.list_id = ?5 AND rl.account_id = s.in_reply_to_account_id)' : '0';
-    const where = `s.account_id IN (SELECT la.account_id FROM list_accounts la WHERE la.list_id = ?5
-          AND (la.account_id = ?4 OR EXISTS (SELECT 1 FROM follows f WHERE f.account_id = ?4 AND f.target_account_id = la.account_id)))
-      AND (s.in_reply_to_id IS NULL OR s.in_reply_to_account_id IN (s.account_id, ?4) OR ${replyTarget})
-      AND (s.reblog_of_id IS NULL OR s.account_id = ?4 OR EXISTS (SELECT 1 FROM follows f WHERE f.account_id = ?4 AND f.target_account_id = s.account_id AND f.show_reblogs = 1))
-      AND (s.reblog_of_id IS NULL OR NOT EXISTS (SELECT 1 FROM statuses o JOIN blocks b ON b.account_id = ?4 AND b.target_account_id = o.account_id WHERE o.id = s.reblog_of_id))
-      ${HIDDEN('?4')}`;
-    return this.page('statuses s', where, page, [ownerId, listId]);
+  /** A list's feed (?4 its owner, ?5 the list): see listShows. */
+  list(ownerId: string, listId: string, page: PageQuery): Promise<Array<{ id: string }>> {
+    return this.page('statuses s', listShows('?4', '?5'), page, [ownerId, listId]);
   }
 
   /** Public, original statuses; replies to others only when `replies` (hashtag timelines). */
