@@ -24,6 +24,7 @@ import { AdminAccountsService } from './admin/service.js';
 import { EmailsService } from './emails/service.js';
 import { smtpMailer } from './emails/mailer.js';
 import type { RateLimiter } from './ratelimit/limiter.js';
+import { ScheduledStatusesService } from './scheduled/service.js';
 
 export interface BreadthServices {
   media: MediaService;
@@ -38,6 +39,7 @@ export interface BreadthServices {
   reports: ReportsService;
   admin: AdminAccountsService;
   emails: EmailsService;
+  scheduled: ScheduledStatusesService;
   /** Loads what start-up needs (the VAPID keys, the media folders). */
   open(): Promise<void>;
 }
@@ -58,6 +60,7 @@ export function breadthServices(ctx: SocialContext, statuses: StatusesService, r
     push: new PushService(ctx),
     announcements: new AnnouncementsService(ctx),
     reports: new ReportsService(ctx, limiter),
+    scheduled: new ScheduledStatusesService(ctx, statuses, media),
     admin: new AdminAccountsService(ctx),
     emails: new EmailsService(ctx, ctx.config.smtpUrl ? smtpMailer(ctx.config.smtpUrl, ctx.config.smtpFrom) : null),
     async open() {

@@ -13,7 +13,7 @@ import { pushRoutes } from '../push/routes.js';
 import { adminRoutes } from '../admin/routes.js';
 import { emailRoutes } from '../emails/routes.js';
 import { statusHistoryRoutes } from '../statuses/history-routes.js';
-import { serializeMedia } from '../media/serialize.js';
+import { scheduledRoutes } from '../scheduled/routes.js';
 import { listRoutes } from '../lists/routes.js';
 
 export function breadthRoutes(routes: Routes, ctx: SocialContext, services: SocialServices): void {
@@ -21,11 +21,10 @@ export function breadthRoutes(routes: Routes, ctx: SocialContext, services: Soci
   const baseUrl = ctx.config.baseUrl;
   instanceRoutes(routes, { repo: breadth.instance, renderer, config: ctx.config, localDomain: ctx.localDomain, vapidKey: () => breadth.vapid.publicKey });
   mediaRoutes(routes, breadth.media, services.oauth);
-  // Edit history lists the media each version had: the media service renders them.
-  statusHistoryRoutes(routes, services.statuses, renderer, async (ids) => {
-    const rows = new Map((await breadth.media.repo.byIds(ids)).map((row) => [String(row.id), row]));
-    return ids.flatMap((id) => (rows.has(id) ? [serializeMedia(rows.get(id)!, breadth.media.storage)] : []));
-  });
+  // Edit history and scheduled statuses list media: the media service renders them.
+  const mediaById = (ids: readonly string[]) => breadth.media.jsonByIds(ids);
+  statusHistoryRoutes(routes, services.statuses, renderer, mediaById);
+  scheduledRoutes(routes, breadth.scheduled, mediaById, baseUrl);
   timelineRoutes(routes, { repo: breadth.timelines, tags: breadth.tags, renderer, baseUrl, publicPreview: ctx.config.publicPreview });
   filterRoutes(routes, breadth.filters);
   listRoutes(routes, { service: services.lists, timelines: breadth.timelines, renderer, baseUrl });

@@ -12,6 +12,7 @@ import { markerRoutes } from '../markers/routes.js';
 import { staticRoutes } from './static.js';
 import { ResponseCache } from './response-cache.js';
 import { breadthRoutes } from './breadth-routes.js';
+import { renderScheduled } from '../scheduled/routes.js';
 
 export function socialRouter(ctx: SocialContext, services: SocialServices): Router {
   const router = new Router();
@@ -21,7 +22,11 @@ export function socialRouter(ctx: SocialContext, services: SocialServices): Rout
   // Fixed paths before `/:id` ones: relationships and lookup/search are registered first.
   relationshipRoutes(routes, services.relationships, services.accounts, services.renderer, baseUrl);
   accountRoutes(routes, { ctx, ...services });
-  statusRoutes(routes, services.statuses, services.renderer, services.relationships.repo, baseUrl);
+  const { scheduled, media } = services.breadth;
+  statusRoutes(routes, services.statuses, services.renderer, services.relationships.repo, baseUrl, {
+    when: (at) => scheduled.when(at),
+    schedule: async (author, input, at) => renderScheduled(await scheduled.schedule(author, input, at), (ids) => media.jsonByIds(ids)),
+  });
   notificationRoutes(routes, services.notifications, services.renderer, baseUrl, new ResponseCache(ctx.reader));
   markerRoutes(routes, services.markers);
   breadthRoutes(routes, ctx, services);

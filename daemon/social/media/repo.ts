@@ -6,6 +6,8 @@ export interface MediaRow {
   id: string;
   account_id: string;
   status_id: string | null;
+  /** Held for a scheduled status until it is posted. */
+  scheduled_status_id: string | null;
   type: string;
   content_type: string | null;
   file_name: string | null;
@@ -22,7 +24,8 @@ export interface MediaRow {
   created_at: string;
 }
 
-const COLUMNS = `CAST(id AS TEXT) AS id, CAST(account_id AS TEXT) AS account_id, CAST(status_id AS TEXT) AS status_id, type, content_type,
+const COLUMNS = `CAST(id AS TEXT) AS id, CAST(account_id AS TEXT) AS account_id, CAST(status_id AS TEXT) AS status_id,
+  CAST(scheduled_status_id AS TEXT) AS scheduled_status_id, type, content_type,
   file_name, file_size, preview_name, thumbnail_name, remote_url, description, focus, meta, blurhash, state, error, created_at`;
 
 export class MediaRepo {
@@ -52,7 +55,7 @@ export class MediaRepo {
   }
 
   staleUnattached(beforeIso: string): Promise<Array<{ id: string }>> {
-    return this.ctx.reader.all(`SELECT CAST(id AS TEXT) AS id FROM media_attachments WHERE status_id IS NULL AND created_at < ? AND state != 'processing'`, [beforeIso]);
+    return this.ctx.reader.all(`SELECT CAST(id AS TEXT) AS id FROM media_attachments WHERE status_id IS NULL AND scheduled_status_id IS NULL AND created_at < ? AND state != 'processing'`, [beforeIso]);
   }
 
   async remove(id: string): Promise<void> {
@@ -61,6 +64,12 @@ export class MediaRepo {
 
   async update(id: string, patch: Record<string, unknown>): Promise<void> {
     await this.ctx.db('media_attachments').where({ id }).update({ ...patch, updated_at: new Date(this.ctx.now()).toISOString() });
+  }
+
+  /** Holds unattached media of `accountId` for a scheduled status. */
+  async reserve(trx: Knex, scheduledId: string, accountId: string, ids: readonly string[]): Promise<void> {
+    await trx.raw(`UPDATE media_attachments SET scheduled_status_id = ? WHERE account_id = ? AND status_id IS NULL AND scheduled_status_id IS NULL
+      AND id IN (SELECT CAST(value AS INTEGER) FROM json_each(?))`, [scheduledId, accountId, JSON.stringify(ids)]);
   }
 
   /** Attaches unattached media of `accountId` to a status; returns how many were attached. */

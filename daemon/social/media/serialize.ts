@@ -37,3 +37,6 @@ export function serializeMedia(row: MediaRow, storage: MediaStorage): MediaJson 
     blurhash: row.blurhash,
   };
 }
+
+/** Media JSON by id, in the order asked; ids no longer there are left out. */
+export type MediaById = (ids: readonly string[]) => Promise<MediaJson[]>;

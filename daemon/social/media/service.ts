@@ -11,6 +11,7 @@ import { nowIso } from '../time.js';
 import { contradicts, detectMedia, limitFor, type Detected } from './detect.js';
 import { probe, processImage, processThumbnail } from './images.js';
 import { MediaRepo, type MediaRow } from './repo.js';
+import { serializeMedia, type MediaJson } from './serialize.js';
 import type { MediaStorage } from './storage.js';
 import type { Family, RateLimiter } from '../ratelimit/limiter.js';
 
@@ -127,6 +128,12 @@ export class MediaService {
     return { thumbnail_name: 'thumbnail.jpg', preview_name: 'thumbnail.jpg', blurhash: result.blurhash, meta: JSON.stringify({ small: result.dims }) };
   }
 
+  /** Media JSON by id, in the order asked (edit history, scheduled statuses). */
+  async jsonByIds(ids: readonly string[]): Promise<MediaJson[]> {
+    const rows = new Map((await this.repo.byIds(ids)).map((row) => [row.id, row]));
+    return ids.flatMap((id) => (rows.has(id) ? [serializeMedia(rows.get(id)!, this.storage)] : []));
+  }
+
   /** Removes unattached media older than a day, files included; returns how many. */
   async removeStale(): Promise<number> {
     const before = nowIso(this.ctx.now() - UNATTACHED_MAX_AGE_MS);
@@ -171,7 +178,7 @@ export class MediaService {
     const unique = [...new Set(ids)];
     if (unique.length > MAX_ATTACHMENTS) throw unprocessable(`Validation failed: You can attach at most ${MAX_ATTACHMENTS} files`);
     const rows = await this.repo.byIds(unique);
-    const usable = rows.filter((row) => row.account_id === accountId && row.status_id === null);
+    const usable = rows.filter((row) => row.account_id === accountId && row.status_id === null && row.scheduled_status_id === null);
     if (usable.length !== unique.length) throw unprocessable('Validation failed: Media attachments are not yours or are already attached');
     if (usable.some((row) => row.state !== 'done')) throw unprocessable('Validation failed: Media attachments are still being processed');
     const kinds = new Set(usable.map((row) => row.type));

@@ -5,11 +5,10 @@
 import { pathId } from '../http/params.js';
 import { optionalViewerId, type Routes } from '../http/routes.js';
 import { read } from '../oauth/scopes.js';
+import type { MediaById } from '../media/serialize.js';
 import type { StatusRenderer, StatusJson } from './serialize.js';
 import type { StatusesService } from './service.js';
 
-/** Media JSON by id, in the order asked (the media service renders it; statuses do not own media). */
-export type MediaById = (ids: readonly string[]) => Promise<unknown[]>;
 
 export function statusHistoryRoutes(routes: Routes, service: StatusesService, renderer: StatusRenderer, mediaById: MediaById): void {
   routes.get('/api/v1/statuses/:id/history', { ifToken: read('statuses') }, async (ctx) => {

@@ -7,11 +7,17 @@ import { authOf, optionalViewerId, viewerId, type Routes } from '../http/routes.
 import { sendAccountPage } from '../http/lists.js';
 import { read, write } from '../oauth/scopes.js';
 import type { RelationshipsRepo } from '../relationships/repo.js';
-import type { StatusesService } from './service.js';
+import type { NewStatus, StatusesService } from './service.js';
 import type { StatusRenderer } from './serialize.js';
 import { IdempotencyKeys } from './idempotency.js';
 
-export function statusRoutes(routes: Routes, service: StatusesService, renderer: StatusRenderer, relationships: RelationshipsRepo, baseUrl: string): void {
+/** Posting with `scheduled_at`: kept for later and answered as a ScheduledStatus. */
+export interface Scheduler {
+  when(scheduledAt: string): Date | null;
+  schedule(authorId: string, input: NewStatus, at: Date): Promise<Record<string, unknown>>;
+}
+
+export function statusRoutes(routes: Routes, service: StatusesService, renderer: StatusRenderer, relationships: RelationshipsRepo, baseUrl: string, scheduler: Scheduler): void {
   async function send(ctx: Context, id: string, viewer: string | null, options?: { includeDeleted?: boolean; withSource?: boolean }) {
     const json = await renderer.renderOne(id, viewer, options);
     if (!json) throw notFound();
@@ -26,12 +32,19 @@ export function statusRoutes(routes: Routes, service: StatusesService, renderer:
     const earlier = idempotency.get(viewer, key);
     if (earlier) return send(ctx, earlier, viewer);
     const p = params(ctx);
-    const { id, headers } = await service.create(viewer, {
+    const input: NewStatus = {
       status: stringParam(p, 'status'), spoiler_text: stringParam(p, 'spoiler_text'), sensitive: boolParam(p, 'sensitive'),
       visibility: stringParam(p, 'visibility'), language: stringParam(p, 'language'), in_reply_to_id: stringParam(p, 'in_reply_to_id') || undefined,
       media_ids: arrayParam(p, 'media_ids'),
       appId: authOf(ctx).appId,
-    });
+    };
+    const scheduledAt = stringParam(p, 'scheduled_at');
+    const later = scheduledAt ? scheduler.when(scheduledAt) : null;
+    if (later) {
+      ctx.body = await scheduler.schedule(viewer, input, later);
+      return;
+    }
+    const { id, headers } = await service.create(viewer, input);
     idempotency.remember(viewer, key, id);
     ctx.set(headers);
     await send(ctx, id, viewer);

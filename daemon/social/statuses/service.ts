@@ -75,7 +75,11 @@ export class StatusesService {
     return (await this.repo.follows(viewerId, row.account_id)) || (await this.repo.mentioned(row.id, viewerId));
   }
 
-  async create(authorId: string, input: NewStatus): Promise<{ id: string; headers: RateLimitHeaders }> {
+  /**
+   * The checks a new status passes before anything is written (422 or 404), also when it is only
+   * scheduled: text, visibility, the status it answers, and each create hook's (media, hashtags).
+   */
+  async check(authorId: string, input: NewStatus): Promise<{ text: string; visibility: string; parent: StatusRow | null; steps: Array<((trx: Knex, statusId: string) => Promise<void>) | null> }> {
     const text = input.status ?? '';
     if (text.trim() === '' && !input.media_ids?.length) throw unprocessable("Validation failed: Text can't be blank");
     if ([...text].length > MAX_CHARS) throw unprocessable(`Validation failed: Text character limit of ${MAX_CHARS} exceeded`);
@@ -84,8 +88,14 @@ export class StatusesService {
     if (!(VISIBILITIES as readonly string[]).includes(visibility)) throw unprocessable('Validation failed: Visibility is not included in the list');
     const parent = input.in_reply_to_id ? await this.visible(input.in_reply_to_id, authorId) : null;
     if (parent?.reblog_of_id) throw unprocessable('Validation failed: Cannot reply to a reblog');
-    const mentioned = await this.resolveMentions(text);
     const steps = await Promise.all(this.createHooks.map((hook) => hook.prepare(authorId, input, text)));
+    return { text, visibility, parent, steps };
+  }
+
+  async create(authorId: string, input: NewStatus): Promise<{ id: string; headers: RateLimitHeaders }> {
+    const { text, visibility, parent, steps } = await this.check(authorId, input);
+    const user = await this.accounts.userByAccountId(authorId);
+    const mentioned = await this.resolveMentions(text);
     const author = (await this.accounts.byId(authorId))!;
     const id = this.ctx.ids.next();
     const now = nowIso(this.ctx.now());

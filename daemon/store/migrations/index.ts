@@ -18,6 +18,7 @@ import { m20261122_41_social_federation_queue } from './20261122_41_social_feder
 import { m20261122_51_social_render_versions } from './20261122_51_social_render_versions.js';
 import { m20261122_52_social_status_edits } from './20261122_52_social_status_edits.js';
 import { m20261122_53_social_lists } from './20261122_53_social_lists.js';
+import { m20261122_54_social_scheduled_statuses } from './20261122_54_social_scheduled_statuses.js';
 
 export interface Migration {
   name: string;
@@ -41,4 +42,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m20261122_51_social_render_versions,
   m20261122_52_social_status_edits,
   m20261122_53_social_lists,
+  m20261122_54_social_scheduled_statuses,
 ];
