@@ -15,6 +15,12 @@ export class TagsRepo {
     }
   }
 
+  /** Replaces a status's hashtags (a peer's Update of its note). */
+  async retagStatus(trx: Knex, statusId: string, names: readonly string[]): Promise<void> {
+    await trx.raw(`DELETE FROM status_tags WHERE status_id = ?`, [statusId]);
+    await this.tagStatus(trx, statusId, names);
+  }
+
   ofStatuses(statusIds: readonly string[]): Promise<Array<{ status_id: string; name: string }>> {
     if (statusIds.length === 0) return Promise.resolve([]);
     return this.ctx.reader.all(`SELECT CAST(st.status_id AS TEXT) AS status_id, t.name FROM status_tags st JOIN tags t ON t.id = st.tag_id

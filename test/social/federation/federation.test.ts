@@ -130,6 +130,19 @@ test('a public post reaches the follower’s server; a mention notifies the ment
   assert.is(mentioned.status.mentions[0].id, bob.id);
 });
 
+test('hashtags travel as Hashtag tags: the post is on the tag timeline of the follower\'s server', async () => {
+  const post = await A.api(alice.token, 'POST', '/api/v1/statuses', { status: 'Nesting season #BirdBox #nestbox' });
+  assert.is(post.status, 200);
+  const note = await (await fetch(post.body.uri, { headers: { accept: 'application/activity+json' } })).json() as { tag: Array<{ type: string; name: string; href: string }> };
+  assert.equal(note.tag.filter((t) => t.type === 'Hashtag').map((t) => [t.name, t.href]).sort(),
+    [['#BirdBox', `${A.url}/tags/birdbox`], ['#nestbox', `${A.url}/tags/nestbox`]]);
+  const onB = await eventually('the tagged post on B', async () => {
+    const list = (await B.api(bob.token, 'GET', '/api/v1/timelines/tag/birdbox')).body as Array<{ uri: string }>;
+    return list.find((s) => s.uri === post.body.uri);
+  });
+  assert.equal((onB as unknown as { tags: Array<{ name: string }> }).tags.map((t) => t.name), ['birdbox', 'nestbox']);
+});
+
 test('a post with an image arrives with its media referenced by remote_url, type, description, blurhash and meta', async () => {
   const uploaded = await fetch(`${A.url}/api/v2/media`, {
     method: 'POST', headers: { authorization: `Bearer ${alice.token}` },

@@ -115,13 +115,20 @@ test('a signed body that is not JSON, or not an activity, is 400 with a log line
 
 test('an Update of a remote note edits it; a Reject of our follow request withdraws it', async () => {
   const create = JSON.parse(mention(mallory, 'before the edit'));
+  // Hashtags are read from Hashtag tags; invalid names and other tag types are skipped.
+  create.object.tag = [...create.object.tag, { type: 'Hashtag', name: '#Before', href: 'https://x.test/tags/before' },
+    { type: 'Hashtag', name: '#not valid!' }, { type: 'Emoji', name: ':blob:' }];
   assert.is((await peer.post(`${A.url}/inbox`, mallory, JSON.stringify(create))).status, 202);
-  const edited = { ...create.object, content: '<p>after the edit</p>', updated: new Date().toISOString() };
+  const tagsOf = async () => ((await mentions()).find((n) => n.status.uri === create.object.id).status.tags as Array<{ name: string }>).map((t) => t.name);
+  assert.equal(await tagsOf(), ['before']);
+  const edited = { ...create.object, content: '<p>after the edit</p>', updated: new Date().toISOString(),
+    tag: [...create.object.tag.filter((t: { type: string }) => t.type !== 'Hashtag'), { type: 'Hashtag', name: 'After' }] };
   const update = { '@context': 'https://www.w3.org/ns/activitystreams', id: `${create.object.id}#updates/1`, type: 'Update', actor: mallory.uri, object: edited };
   assert.is((await peer.post(`${A.url}/inbox`, mallory, JSON.stringify(update))).status, 202);
   const status = (await mentions()).find((n) => n.status.uri === create.object.id).status;
   assert.match(status.content, 'after the edit');
   assert.ok(status.edited_at);
+  assert.equal(await tagsOf(), ['after'], 'the Update replaces the hashtags');
 
   const malloryOnA = (await A.api(alice.token, 'GET', `/api/v1/accounts/lookup?acct=mallory@${peer.domain}`)).body;
   await A.api(alice.token, 'POST', `/api/v1/accounts/${malloryOnA.id}/follow`);

@@ -1,7 +1,7 @@
 /**
  * Statuses as ActivityPub Notes, with their audience as Mastodon addresses it: public → to Public,
  * cc followers; unlisted → to followers, cc Public; private → to followers; mentions in cc (or to,
- * for direct statuses) and as Mention tags.
+ * for direct statuses) and as Mention tags, hashtags as Hashtag tags.
  */
 import type { StatusRow } from '../../statuses/repo.js';
 import type { FederationContext } from '../context.js';
@@ -52,12 +52,21 @@ export class NoteRenderer {
       sensitive: Boolean(row.sensitive),
       content: row.content,
       contentMap: row.language ? { [row.language]: row.content } : undefined,
-      tag: mentioned.map((a) => ({ type: 'Mention', href: a.uri, name: acctAddress(a, this.fed.localDomain) })),
+      tag: [
+        ...mentioned.map((a) => ({ type: 'Mention', href: a.uri, name: acctAddress(a, this.fed.localDomain) })),
+        ...(await this.hashtags(row.id)),
+      ],
       attachment: await this.attachments(row.id),
     };
     if (row.edited_at) note.updated = isoSeconds(row.edited_at);
     if (note.contentMap === undefined) delete note.contentMap;
     return { note, author, to, cc, mentioned };
+  }
+
+  /** Its hashtags, which peers index the post under (Mastodon reads them from here, not from the HTML). */
+  private async hashtags(statusId: string): Promise<Json[]> {
+    const rows = await this.fed.services.breadth.tags.ofStatuses([statusId]);
+    return rows.map(({ name }) => ({ type: 'Hashtag', href: `${this.fed.social.config.baseUrl}/tags/${encodeURIComponent(name.toLowerCase())}`, name: `#${name}` }));
   }
 
   private async attachments(statusId: string): Promise<Json[]> {

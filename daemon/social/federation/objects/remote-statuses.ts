@@ -1,6 +1,6 @@
 /**
  * Remote statuses: Notes from peers, checked (an id on the author's host, attributed to the actor
- * who sent it), sanitized and stored with their URIs, mentions and audience, and mention
+ * who sent it), sanitized and stored with their URIs, mentions, hashtags and audience, and mention
  * notifications for local accounts through the same notification rules as local posts.
  */
 import type { Knex } from 'knex';
@@ -11,6 +11,7 @@ import type { RemoteActors } from '../actors/remote.js';
 import { sanitizeRemoteHtml, htmlToText } from './sanitize.js';
 import { attachmentRows, parseAttachments } from './attachments.js';
 import { StatusEditsRepo } from '../../statuses/edits-repo.js';
+import { hashtagNames } from '../../tags/parse.js';
 import { asArray, hasType, hostOf, httpUrl, idOf, ids, InvalidDocumentError, isObject, isPublic, isUniqueViolation, str, type Json } from './ld.js';
 
 export const NOTE_TYPES = ['Note', 'Article', 'Page', 'Question'];
@@ -28,6 +29,8 @@ export interface ParsedNote {
   published: string;
   visibility: 'public' | 'unlisted' | 'private' | 'direct';
   mentionUris: string[];
+  /** The names of its `Hashtag` tags. */
+  hashtags: string[];
   /** The raw `attachment` value, read by parseAttachments with the address policy. */
   attachment: unknown;
 }
@@ -55,6 +58,7 @@ export function parseNote(object: unknown, actor: ActorRow): ParsedNote {
     visibility: visibilityOf(object, actor),
     attachment: object.attachment,
     mentionUris: asArray(object.tag).filter((tag) => isObject(tag) && tag.type === 'Mention').map((tag) => httpUrl((tag as Json).href)).filter((u): u is string => u !== null),
+    hashtags: hashtagNames(asArray(object.tag).filter((tag) => isObject(tag) && tag.type === 'Hashtag').map((tag) => str((tag as Json).name)).filter((n): n is string => n !== null)),
   };
 }
 
@@ -119,6 +123,7 @@ export class RemoteStatuses {
       });
       await this.statuses.repo.insertMentions(trx, id, mentioned.map((m) => m.id));
       await this.insertMedia(trx, note, actor, id, now);
+      if (note.hashtags.length) await this.fed.services.breadth.tags.tagStatus(trx, id, note.hashtags);
       if (parent) await this.statuses.repo.adjust(trx, parent.id, 'replies_count', 1);
       await this.fed.services.accounts.repo.adjustCounter(trx, actor.id, 'statuses_count', 1);
       await this.fed.services.accounts.repo.update(actor.id, { last_status_at: note.published }, trx);
@@ -131,7 +136,7 @@ export class RemoteStatuses {
     if (rows.length) await trx('media_attachments').insert(rows);
   }
 
-  /** An edited Note: content, warning, sensitivity and media replaced, `edited_at` set, kept in its history. */
+  /** An edited Note: content, warning, sensitivity, media and hashtags replaced, `edited_at` set, kept in its history. */
   async update(object: unknown, actor: ActorRow): Promise<string | null> {
     const note = parseNote(object, actor);
     const existing = await this.byUri(note.uri);
@@ -144,6 +149,7 @@ export class RemoteStatuses {
       // Only rows that reference a peer's file: a remote status never owns files here.
       await trx('media_attachments').where({ status_id: existing.id }).whereNull('file_name').delete();
       await this.insertMedia(trx, note, actor, existing.id, now);
+      await this.fed.services.breadth.tags.retagStatus(trx, existing.id, note.hashtags);
       await this.edits.afterEdit(trx, existing.id);
     });
     this.fed.social.events.emit('status.updated', { statusId: existing.id, accountId: actor.id });
