@@ -195,6 +195,18 @@ test('list stream: what the list shows, to its owner only', async () => {
   assert.is(sse.status, 401);
 });
 
+test('user stream: a public post with a followed hashtag arrives, from an account not followed', async () => {
+  const dora = await h.account('dora');
+  assert.is((await h.api(alice.token, 'POST', '/api/v1/tags/owls/follow')).status, 200);
+  const client = await connect(`${base}?stream=user&access_token=${alice.token}`);
+  await new Promise((r) => setTimeout(r, 50));
+  await h.api(dora.token, 'POST', '/api/v1/statuses', { status: 'no tag, not followed' });
+  const tagged = await h.api(dora.token, 'POST', '/api/v1/statuses', { status: 'a barn owl #owls' });
+  const message = await client.next((m) => m.event === 'update');
+  assert.is(JSON.parse(message.payload).id, tagged.body.id);
+  client.close();
+});
+
 test('a token without read scopes cannot subscribe to the user stream', async () => {
   const client = await connect(`${base}?access_token=${await h.token('alice', 'write')}`);
   client.ws.send(JSON.stringify({ type: 'subscribe', stream: 'user' }));

@@ -15,6 +15,7 @@ import { emailRoutes } from '../emails/routes.js';
 import { statusHistoryRoutes } from '../statuses/history-routes.js';
 import { scheduledRoutes } from '../scheduled/routes.js';
 import { listRoutes } from '../lists/routes.js';
+import { tagRoutes } from '../tags/routes.js';
 
 export function breadthRoutes(routes: Routes, ctx: SocialContext, services: SocialServices): void {
   const { breadth, renderer } = services;
@@ -29,6 +30,7 @@ export function breadthRoutes(routes: Routes, ctx: SocialContext, services: Soci
   filterRoutes(routes, breadth.filters);
   listRoutes(routes, { service: services.lists, timelines: breadth.timelines, renderer, baseUrl });
   searchRoutes(routes, breadth.search, renderer, baseUrl, ctx.now);
+  tagRoutes(routes, breadth.tags, baseUrl, ctx.now);
   announcementRoutes(routes, breadth.announcements);
   reportRoutes(routes, breadth.reports, renderer);
   pushRoutes(routes, breadth.push, () => breadth.vapid.publicKey);

@@ -6,7 +6,7 @@ import { optionalViewerId, type Routes } from '../http/routes.js';
 import { read } from '../oauth/scopes.js';
 import type { StatusRenderer } from '../statuses/serialize.js';
 import type { SearchService } from './service.js';
-import { serializeTag } from './serialize.js';
+import { serializeTag } from '../tags/serialize.js';
 
 export function searchRoutes(routes: Routes, service: SearchService, renderer: StatusRenderer, baseUrl: string, now: () => number): void {
   routes.get('/api/v2/search', { ifToken: read('search') }, async (ctx) => {
@@ -22,7 +22,8 @@ export function searchRoutes(routes: Routes, service: SearchService, renderer: S
     const [accounts, statuses, hashtags] = await Promise.all([
       renderer.accountsById(result.accountIds),
       renderer.render(result.statusIds, viewer),
-      Promise.all(result.tags.map(async (tag) => serializeTag(tag, baseUrl, await service.tags.history(tag.id, now()), now()))),
+      service.tags.followedAmong(viewer, result.tags.map((tag) => tag.id)).then((followed) => Promise.all(result.tags.map(async (tag) =>
+        serializeTag(tag, baseUrl, await service.tags.history(tag.id, now()), now(), followed.has(tag.id))))),
     ]);
     ctx.body = {
       accounts: result.accountIds.map((id) => accounts.get(id)).filter(Boolean),

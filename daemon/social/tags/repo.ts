@@ -1,6 +1,7 @@
-/** SQL for hashtags and the statuses that carry them. */
+/** SQL for hashtags, the statuses that carry them, and who follows them. */
 import type { Knex } from 'knex';
 import type { SocialContext } from '../context.js';
+import type { PageQuery } from '../http/pagination.js';
 
 export interface TagRow { id: number; name: string; reviewed_at: string | null; listable: number }
 
@@ -38,6 +39,39 @@ export class TagsRepo {
       ${options.reviewedOnly ? 'AND reviewed_at IS NOT NULL' : ''}
       ORDER BY (lower(name) = lower(?1)) DESC, (SELECT count(*) FROM status_tags st WHERE st.tag_id = tags.id) DESC, name LIMIT ?2 OFFSET ?3`,
     [prefix, options.limit, options.offset]);
+  }
+
+  /** A tag by name, made if it is new (following a tag nobody used yet). */
+  async ensure(name: string): Promise<TagRow> {
+    await this.ctx.db.raw(`INSERT INTO tags (name, created_at) VALUES (?, ?) ON CONFLICT DO NOTHING`, [name, new Date(this.ctx.now()).toISOString()]);
+    return (await this.byNames([name]))[0]!;
+  }
+
+  /** Of `tagIds`, those `viewerId` follows. */
+  async followedAmong(viewerId: string | null, tagIds: readonly number[]): Promise<Set<number>> {
+    if (!viewerId || tagIds.length === 0) return new Set();
+    const rows = await this.ctx.reader.all<{ tag_id: number }>(`SELECT tag_id FROM tag_follows WHERE account_id = ? AND tag_id IN (SELECT value FROM json_each(?))`,
+      [viewerId, JSON.stringify(tagIds)]);
+    return new Set(rows.map((row) => row.tag_id));
+  }
+
+  async follow(accountId: string, tagId: number): Promise<void> {
+    await this.ctx.db.raw(`INSERT INTO tag_follows (account_id, tag_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`,
+      [accountId, tagId, new Date(this.ctx.now()).toISOString()]);
+  }
+
+  async unfollow(accountId: string, tagId: number): Promise<void> {
+    await this.ctx.db.raw(`DELETE FROM tag_follows WHERE account_id = ? AND tag_id = ?`, [accountId, tagId]);
+  }
+
+  /** The tags an account follows, newest follow first, paged by the follow. */
+  followed(accountId: string, page: PageQuery): Promise<Array<TagRow & { edge_id: string }>> {
+    const ascending = page.minId !== undefined;
+    return this.ctx.reader.all(`SELECT * FROM (SELECT t.id, t.name, t.reviewed_at, t.listable, CAST(tf.id AS TEXT) AS edge_id, tf.id AS n
+        FROM tag_follows tf JOIN tags t ON t.id = tf.tag_id
+        WHERE tf.account_id = ?1 AND tf.id < coalesce(?2, 9223372036854775807) AND tf.id > coalesce(?3, 0)
+        ORDER BY tf.id ${ascending ? 'ASC' : 'DESC'} LIMIT ?4) ORDER BY n DESC`,
+    [accountId, page.maxId ?? null, (ascending ? page.minId : page.sinceId) ?? null, page.limit]);
   }
 
   /** Uses per day over the last week, newest day first (Mastodon's tag history). */

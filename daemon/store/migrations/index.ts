@@ -19,6 +19,7 @@ import { m20261122_51_social_render_versions } from './20261122_51_social_render
 import { m20261122_52_social_status_edits } from './20261122_52_social_status_edits.js';
 import { m20261122_53_social_lists } from './20261122_53_social_lists.js';
 import { m20261122_54_social_scheduled_statuses } from './20261122_54_social_scheduled_statuses.js';
+import { m20261122_55_social_tag_follows } from './20261122_55_social_tag_follows.js';
 
 export interface Migration {
   name: string;
@@ -43,4 +44,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m20261122_52_social_status_edits,
   m20261122_53_social_lists,
   m20261122_54_social_scheduled_statuses,
+  m20261122_55_social_tag_follows,
 ];

@@ -1,0 +1,58 @@
+/**
+ * Hashtags as apps show them: GET /api/v1/tags/:name (any valid name, used or not), following
+ * and unfollowing one (its public posts then join the home feed), and /api/v1/followed_tags.
+ */
+import type { Context } from 'koa';
+import { notFound } from '../../http/errors.js';
+import { params } from '../http/params.js';
+import { keep, pageQuery, setLink } from '../http/pagination.js';
+import { optionalViewerId, viewerId, type Routes } from '../http/routes.js';
+import { read, write } from '../oauth/scopes.js';
+import { hashtagNames } from './parse.js';
+import type { TagRow, TagsRepo } from './repo.js';
+import { serializeTag } from './serialize.js';
+
+export function tagRoutes(routes: Routes, tags: TagsRepo, baseUrl: string, now: () => number): void {
+  const nameOf = (ctx: Context): string => {
+    const [name] = hashtagNames([decodeURIComponent(String(ctx.params.name ?? ''))]);
+    if (!name) throw notFound();
+    return name;
+  };
+  const render = async (tag: Pick<TagRow, 'id' | 'name'>, viewer: string | null) => {
+    const followed = tag.id > 0 ? await tags.followedAmong(viewer, [tag.id]) : new Set<number>();
+    const history = tag.id > 0 ? await tags.history(tag.id, now()) : [];
+    return serializeTag(tag, baseUrl, history, now(), followed.has(tag.id));
+  };
+
+  routes.get('/api/v1/tags/:name', 'open', async (ctx) => {
+    const name = nameOf(ctx);
+    // A name nobody used yet is still a hashtag (Mastodon answers it unsaved, with no history).
+    const tag = (await tags.byNames([name]))[0] ?? { id: 0, name };
+    ctx.body = await render(tag, optionalViewerId(ctx));
+  });
+
+  routes.post('/api/v1/tags/:name/follow', { scopes: write('follows') }, async (ctx) => {
+    const viewer = viewerId(ctx);
+    const tag = await tags.ensure(nameOf(ctx));
+    await tags.follow(viewer, tag.id);
+    ctx.body = await render(tag, viewer);
+  });
+
+  routes.post('/api/v1/tags/:name/unfollow', { scopes: write('follows') }, async (ctx) => {
+    const viewer = viewerId(ctx);
+    const tag = await tags.ensure(nameOf(ctx));
+    await tags.unfollow(viewer, tag.id);
+    ctx.body = await render(tag, viewer);
+  });
+
+  routes.get('/api/v1/followed_tags', { scopes: read('follows') }, async (ctx) => {
+    const viewer = viewerId(ctx);
+    const p = params(ctx);
+    const page = pageQuery(p, 100, 200);
+    const rows = await tags.followed(viewer, page);
+    ctx.body = await Promise.all(rows.map((tag) => render(tag, viewer)));
+    if (rows.length) {
+      setLink(ctx, { baseUrl, path: ctx.path, kept: keep(p, ['limit']), nextMaxId: rows.length === page.limit ? rows[rows.length - 1]!.edge_id : null, prevMinId: rows[0]!.edge_id });
+    }
+  });
+}
