@@ -155,4 +155,24 @@ test('followers and following are paged lists with Link headers', async () => {
   assert.ok(following.body.some((a: any) => a.id === ann.id));
 });
 
+test('familiar followers: who among the accounts one follows follows each account asked about', async () => {
+  const [fx, fy, fz, target, other] = await Promise.all(['fx', 'fy', 'fz', 'ftarget', 'fother'].map((name) => h.account(name)));
+  const follow = (who: TestAccount, whom: TestAccount) => h.api(who.token, 'POST', `/api/v1/accounts/${whom.id}/follow`);
+  await follow(fx, fy);
+  await follow(fx, fz);
+  await follow(fy, target);
+  await follow(fz, target);
+  await follow(other, target); // fx does not follow other
+  await follow(fx, target); // fx itself is not listed
+  const res = await h.api(fx.token, 'GET', `/api/v1/accounts/familiar_followers?id[]=${target.id}&id[]=${other.id}&id[]=${target.id}`);
+  assert.is(res.status, 200);
+  assert.equal(res.body.map((entry: { id: string }) => entry.id), [target.id, other.id]);
+  assert.equal(res.body[0].accounts.map((a: { id: string }) => a.id), [fy.id, fz.id]);
+  assert.equal(res.body[1].accounts, []);
+  assert.is(res.body[0].accounts[0].username, 'fy');
+  await h.admin.social.ctx.db('accounts').where({ id: fz.id }).update({ suspended_at: new Date().toISOString() });
+  const after = await h.api(fx.token, 'GET', `/api/v1/accounts/familiar_followers?id[]=${target.id}`);
+  assert.equal(after.body[0].accounts.map((a: { id: string }) => a.id), [fy.id], 'suspended accounts are left out');
+});
+
 test.run();

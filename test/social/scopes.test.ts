@@ -53,6 +53,7 @@ const ROUTES: Array<[string, string, string[], boolean?]> = [
   ['GET', '/api/v1/verify_credentials', ['profile', ...R('accounts')]],
   ['PATCH', '/api/v1/accounts/update_credentials', W('accounts')],
   ['GET', `/api/v1/accounts/relationships?id[]=${X}`, R('follows', true)],
+  ['GET', `/api/v1/accounts/familiar_followers?id[]=${X}`, R('follows', true)],
   ['GET', '/api/v1/accounts/lookup?acct=nobody', R('accounts'), true],
   ['GET', '/api/v1/accounts/search?q=a', R('accounts')],
   ['GET', `/api/v1/accounts/${X}`, R('accounts'), true],

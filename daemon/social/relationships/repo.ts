@@ -118,6 +118,19 @@ export class RelationshipsRepo {
   }
 
   /** Accounts among `ids` that the viewer blocks, mutes, or is blocked by. */
+  /**
+   * For each of `ids`, the accounts the viewer follows that follow it (Mastodon's familiar
+   * followers; suspended ones left out), oldest follow first.
+   */
+  familiarFollowers(viewerId: string, ids: readonly string[]): Promise<Array<{ target_id: string; account_id: string }>> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.ctx.reader.all(`SELECT CAST(j.value AS TEXT) AS target_id, CAST(f.account_id AS TEXT) AS account_id FROM json_each(?2) j
+      JOIN follows f ON f.target_account_id = CAST(j.value AS INTEGER)
+      WHERE f.account_id != ?1 AND EXISTS (SELECT 1 FROM follows mine WHERE mine.account_id = ?1 AND mine.target_account_id = f.account_id)
+        AND NOT EXISTS (SELECT 1 FROM accounts a WHERE a.id = f.account_id AND a.suspended_at IS NOT NULL)
+      ORDER BY f.id`, [viewerId, JSON.stringify(ids)]);
+  }
+
   async hiddenFrom(viewerId: string, ids: readonly string[]): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
     const rows = await this.ctx.reader.all<{ id: string }>(`

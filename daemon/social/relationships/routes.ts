@@ -1,4 +1,5 @@
 /** Follow, unfollow, blocks, mutes, follow requests, domain blocks, notes, relationships and the account lists. */
+import type { Context } from 'koa';
 import { HttpError, notFound } from '../../http/errors.js';
 import { arrayParam, boolParam, params, pathId, requireString, stringParam } from '../http/params.js';
 import { keep, pageQuery, setLink } from '../http/pagination.js';
@@ -12,14 +13,33 @@ import { isValidId } from '../../store/ids.js';
 import type { RelationshipsService } from './service.js';
 import { serializeRelationship } from './serialize.js';
 
+/** Accounts named per account in familiar_followers (apps show a few avatars). */
+const FAMILIAR_MAX = 40;
+
+/** `id[]` (or a single `id`): valid ids only, once each, at most 80. */
+function accountIds(ctx: Context): string[] {
+  return [...new Set((arrayParam(params(ctx), 'id') ?? (typeof ctx.query.id === 'string' ? [ctx.query.id] : [])).filter(isValidId))].slice(0, 80);
+}
+
 export function relationshipRoutes(routes: Routes, service: RelationshipsService, accounts: AccountsService, renderer: StatusRenderer, baseUrl: string): void {
   const relationship = async (viewer: string, target: string) => serializeRelationship(await service.relationship(viewer, target));
 
   routes.get('/api/v1/accounts/relationships', { scopes: read('follows') }, async (ctx) => {
-    const ids = (arrayParam(params(ctx), 'id') ?? (typeof ctx.query.id === 'string' ? [ctx.query.id] : [])).filter(isValidId).slice(0, 80);
+    const ids = accountIds(ctx);
     const rows = await service.repo.relationships(viewerId(ctx), ids);
     const byId = new Map(rows.map((row) => [row.id, row]));
     ctx.body = ids.map((id) => byId.get(id)).filter(Boolean).map((row) => serializeRelationship(row!));
+  });
+
+  // "Followed by …" on a profile: who among the accounts one follows follows it.
+  routes.get('/api/v1/accounts/familiar_followers', { scopes: read('follows') }, async (ctx) => {
+    const ids = accountIds(ctx);
+    const rows = await service.repo.familiarFollowers(viewerId(ctx), ids);
+    const accounts = await renderer.accountsById([...new Set(rows.map((row) => row.account_id))]);
+    ctx.body = ids.map((id) => ({
+      id,
+      accounts: rows.filter((row) => row.target_id === id).slice(0, FAMILIAR_MAX).map((row) => accounts.get(row.account_id)).filter(Boolean),
+    }));
   });
 
   routes.post('/api/v1/accounts/:id/follow', { scopes: write('follows') }, async (ctx) => {
