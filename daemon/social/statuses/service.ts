@@ -72,7 +72,9 @@ export class StatusesService {
     if (viewerId && (await this.repo.blocks(row.account_id, viewerId))) return false;
     if (row.visibility === 'public' || row.visibility === 'unlisted') return true;
     if (!viewerId) return false;
-    return (await this.repo.follows(viewerId, row.account_id)) || (await this.repo.mentioned(row.id, viewerId));
+    // Direct statuses (from peers: the box does not post them) are for the accounts they mention only.
+    if (row.visibility !== 'direct' && (await this.repo.follows(viewerId, row.account_id))) return true;
+    return this.repo.mentioned(row.id, viewerId);
   }
 
   /**

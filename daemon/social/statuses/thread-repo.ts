@@ -5,6 +5,7 @@
  * reply under a hidden one still shows, as in Mastodon.
  */
 import type { SocialContext } from '../context.js';
+import { visibleBy } from './visibility.js';
 
 export interface ThreadLimits {
   ancestors: number;
@@ -21,13 +22,12 @@ const WALK_BOUND = 4096;
 /**
  * Whether the viewer (?2, null when anonymous) may see status `s` in a thread: Mastodon's
  * StatusFilter and StatusPolicy#show?. One's own statuses always; otherwise not deleted, author
- * not suspended, public or unlisted or followed or mentioned, no block either way, not muted,
- * not silenced or domain-blocked unless followed.
+ * not suspended, visible by its visibility (statuses/visibility.ts), no block either way, not
+ * muted, not silenced or domain-blocked unless followed.
  */
 const VISIBLE = `s.deleted_at IS NULL AND NOT EXISTS (SELECT 1 FROM accounts a WHERE a.id = s.account_id AND a.suspended_at IS NOT NULL)
   AND (s.account_id IS ?2 OR (
-    (s.visibility IN ('public', 'unlisted') OR EXISTS (SELECT 1 FROM follows f WHERE f.account_id = ?2 AND f.target_account_id = s.account_id)
-      OR EXISTS (SELECT 1 FROM mentions m WHERE m.status_id = s.id AND m.account_id = ?2))
+    ${visibleBy('?2')}
     AND NOT EXISTS (SELECT 1 FROM blocks b WHERE (b.account_id = ?2 AND b.target_account_id = s.account_id) OR (b.account_id = s.account_id AND b.target_account_id = ?2))
     AND NOT EXISTS (SELECT 1 FROM mutes mu WHERE mu.account_id = ?2 AND mu.target_account_id = s.account_id)
     AND (EXISTS (SELECT 1 FROM follows f WHERE f.account_id = ?2 AND f.target_account_id = s.account_id)

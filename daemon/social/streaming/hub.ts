@@ -99,7 +99,7 @@ export class StreamHub {
         (SELECT json_group_array(lower(t.name)) FROM status_tags st JOIN tags t ON t.id = st.tag_id WHERE st.status_id = s.id) AS tags
       FROM statuses s WHERE s.id = ?`, [statusId]);
     if (!facts) return;
-    await this.home(statusId, authorId, event, Boolean(facts.reblog), facts.visibility === 'public' && !facts.reblog);
+    await this.home(statusId, authorId, event, Boolean(facts.reblog), facts.visibility === 'public' && !facts.reblog, facts.visibility === 'direct');
     await this.lists(statusId, event);
     if (facts.visibility !== 'public' || facts.reblog) return;
     const keys = hashtagChannels(JSON.parse(facts.tags ?? '[]') as string[], Boolean(facts.local));
@@ -117,18 +117,22 @@ export class StreamHub {
     }
   }
 
-  /** The `user` streams of the author, their local followers and, for a public post, those following one of its hashtags. */
-  private async home(statusId: string, authorId: string, event: string, reblog: boolean, tagged: boolean): Promise<void> {
+  /**
+   * The `user` streams of the author, their local followers (of a direct status: those it
+   * mentions only) and, for a public post, those following one of its hashtags.
+   */
+  private async home(statusId: string, authorId: string, event: string, reblog: boolean, tagged: boolean, direct: boolean): Promise<void> {
     const connected = [...this.byAccount.keys()];
     if (connected.length === 0) return;
     const rows = await this.ctx.reader.all<{ id: string }>(`SELECT CAST(account_id AS TEXT) AS id FROM follows
       WHERE target_account_id = ?1 AND (?3 = 0 OR show_reblogs = 1) AND account_id IN (SELECT CAST(value AS INTEGER) FROM json_each(?2))
         AND NOT EXISTS (SELECT 1 FROM mutes m WHERE m.account_id = follows.account_id AND m.target_account_id = ?1)
+        AND (?6 = 0 OR EXISTS (SELECT 1 FROM mentions mn WHERE mn.status_id = ?4 AND mn.account_id = follows.account_id))
       UNION SELECT CAST(tf.account_id AS TEXT) FROM status_tags st JOIN tag_follows tf ON tf.tag_id = st.tag_id
       WHERE ?5 = 1 AND st.status_id = ?4 AND tf.account_id IN (SELECT CAST(value AS INTEGER) FROM json_each(?2))
         AND NOT EXISTS (SELECT 1 FROM mutes m WHERE m.account_id = tf.account_id AND m.target_account_id = ?1)
         AND NOT EXISTS (SELECT 1 FROM blocks b WHERE (b.account_id = tf.account_id AND b.target_account_id = ?1) OR (b.account_id = ?1 AND b.target_account_id = tf.account_id))`,
-    [authorId, JSON.stringify(connected), reblog ? 1 : 0, statusId, tagged ? 1 : 0]);
+    [authorId, JSON.stringify(connected), reblog ? 1 : 0, statusId, tagged ? 1 : 0, direct ? 1 : 0]);
     const recipients = new Set(rows.map((row) => row.id));
     if (this.byAccount.has(authorId)) recipients.add(authorId);
     const cache = new Map<string, StatusJson | null>();

@@ -5,6 +5,7 @@
  */
 import type { SocialContext } from '../context.js';
 import type { PageQuery } from '../http/pagination.js';
+import { visibleBy } from '../statuses/visibility.js';
 
 export interface PublicOptions { local: boolean; remote: boolean; onlyMedia: boolean }
 export interface TagOptions extends PublicOptions { any: number[]; all: number[]; none: number[] }
@@ -28,6 +29,7 @@ export function listShows(owner: string, list: string): string {
         OR (${policy} = 'list' AND EXISTS (SELECT 1 FROM list_accounts rl WHERE rl.list_id = ${list} AND rl.account_id = s.in_reply_to_account_id)))
       AND (s.reblog_of_id IS NULL OR s.account_id = ${owner} OR EXISTS (SELECT 1 FROM follows f WHERE f.account_id = ${owner} AND f.target_account_id = s.account_id AND f.show_reblogs = 1))
       AND (s.reblog_of_id IS NULL OR NOT EXISTS (SELECT 1 FROM statuses o JOIN blocks b ON b.account_id = ${owner} AND b.target_account_id = o.account_id WHERE o.id = s.reblog_of_id))
+      AND ${visibleBy(owner)}
       ${HIDDEN(owner)}`;
 }
 
@@ -48,7 +50,8 @@ export class TimelinesRepo {
 
   /**
    * The viewer's materialised feed (home_feed), with deletions, mutes, blocks and show_reblogs
-   * applied, and without the members of the viewer's exclusive lists.
+   * applied, without the members of the viewer's exclusive lists, and only what the viewer may
+   * see (a peer's direct status to someone else reaches every follower's feed row, not its page).
    */
   home(viewerId: string, page: PageQuery): Promise<Array<{ id: string }>> {
     const ascending = page.minId !== undefined;
@@ -59,6 +62,7 @@ export class TimelinesRepo {
           AND (s.reblog_of_id IS NULL OR NOT EXISTS (SELECT 1 FROM statuses o JOIN blocks b ON b.account_id = ?4 AND b.target_account_id = o.account_id WHERE o.id = s.reblog_of_id))
           AND (s.account_id = ?4 OR NOT EXISTS (SELECT 1 FROM list_accounts la JOIN lists l ON l.id = la.list_id
                                                  WHERE la.account_id = s.account_id AND l.account_id = ?4 AND l.exclusive = 1))
+          AND ${visibleBy('?4')}
         ORDER BY h.status_id ${ascending ? 'ASC' : 'DESC'} LIMIT ?3) ORDER BY n DESC`,
     [page.maxId ?? null, (ascending ? page.minId : page.sinceId) ?? null, page.limit, viewerId]);
   }

@@ -252,4 +252,34 @@ test('a follow from a domain the account blocks is refused', async () => {
   assert.is((await A.api(harry.token, 'GET', `/api/v1/accounts/${harry.id}`)).body.followers_count, 1);
 });
 
+test('a peer\'s direct status is for the accounts it mentions: not for the sender\'s other followers, not on their home', async () => {
+  const bob = await A.account('dm-bystander');
+  const note = (text: string, to: string[]) => {
+    counter += 1;
+    const id = `${mallory.uri}/statuses/${counter}`;
+    return { '@context': 'https://www.w3.org/ns/activitystreams', id: `${id}/activity`, type: 'Create', actor: mallory.uri,
+      object: { id, type: 'Note', attributedTo: mallory.uri, content: `<p>${text}</p>`, to,
+        tag: to.includes(`${A.url}/users/alice`) ? [{ type: 'Mention', href: `${A.url}/users/alice`, name: `@alice@${new URL(A.url).host}` }] : [],
+        published: new Date().toISOString() } };
+  };
+  // bob follows mallory (the handshake is not what this is about).
+  assert.is((await peer.post(`${A.url}/inbox`, mallory, JSON.stringify(note('hello world', ['https://www.w3.org/ns/activitystreams#Public'])))).status, 202);
+  const malloryOnA = (await A.api(alice.token, 'GET', `/api/v1/accounts/lookup?acct=mallory@${peer.domain}`)).body;
+  await A.admin.social.ctx.db('follows').insert({ account_id: bob.id, target_account_id: malloryOnA.id, created_at: new Date().toISOString() });
+
+  const dm = note('for alice only', [`${A.url}/users/alice`]);
+  const pub = note('for everyone', ['https://www.w3.org/ns/activitystreams#Public']);
+  for (const activity of [dm, pub]) assert.is((await peer.post(`${A.url}/inbox`, mallory, JSON.stringify(activity))).status, 202);
+  const status = (await mentions()).find((n) => n.status.uri === dm.object.id).status;
+  assert.is(status.visibility, 'direct');
+
+  const bobHome = ((await A.api(bob.token, 'GET', '/api/v1/timelines/home?limit=40')).body as Array<{ uri: string }>).map((s) => s.uri);
+  assert.ok(bobHome.includes(pub.object.id), 'bob follows mallory: the public note is on his home');
+  assert.not.ok(bobHome.includes(dm.object.id), 'the direct one is not');
+  assert.is((await A.api(bob.token, 'GET', `/api/v1/statuses/${status.id}`)).status, 404);
+  assert.is((await A.api(bob.token, 'GET', `/api/v1/statuses/${status.id}/context`)).status, 404);
+  assert.is((await A.api(alice.token, 'GET', `/api/v1/statuses/${status.id}`)).status, 200, 'alice, mentioned, sees it');
+  assert.is((await A.api(alice.token, 'POST', `/api/v1/statuses/${status.id}/reblog`)).status, 422);
+});
+
 test.run();
