@@ -152,6 +152,8 @@ test('client_credentials gives an app token; a wrong secret is 401 invalid_clien
   assert.is(verified.body.name, 'Test app');
   assert.is(verified.body.client_secret, undefined);
   assert.is((await h.api('garbage', 'GET', '/api/v1/apps/verify_credentials')).status, 401);
+  const malformed = await fetch(`${h.url}/oauth/token`, { method: 'POST', headers: { authorization: `Basic ${Buffer.from('%:x').toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials' });
+  assert.is(malformed.status, 401, 'a malformed escape in Basic credentials is a wrong client, not a 500');
 });
 
 test('tokens are stored hashed', async () => {
@@ -194,6 +196,9 @@ test('the daily vacuum removes revoked tokens, spent codes and, after a day, app
   const pending = await registerApp();
   const code = await authorize(pending, {});
   assert.is(code.status, 302);
+  const scheduler = await registerApp();
+  await db('scheduled_statuses').insert({ account_id: signedUp, scheduled_at: new Date(Date.now() + 7 * 86_400_000).toISOString(),
+    params: JSON.stringify({ text: 'later', application_id: scheduler.id }), created_at: new Date().toISOString() });
 
   // Today: the revoked token goes, every app stays (none is a day old).
   const today = await oauth.vacuum(new Date(), 24 * 3600 * 1000);
@@ -210,6 +215,7 @@ test('the daily vacuum removes revoked tokens, spent codes and, after a day, app
   assert.not.ok(await exists(pending), 'its only code expired unused');
   assert.ok(await exists(inUse), 'holds a live token');
   assert.ok(await exists(signUps), 'an account signed up through it');
+  assert.ok(await exists(scheduler), 'a post scheduled through it will name it');
   assert.is((await h.api(inUseToken, 'GET', '/api/v1/apps/verify_credentials')).status, 200);
   const gone = await h.api(null, 'POST', '/oauth/token', { grant_type: 'client_credentials', client_id: unused.client_id, client_secret: unused.client_secret });
   assert.is(gone.status, 401);

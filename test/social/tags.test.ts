@@ -30,7 +30,10 @@ test('a tag is answered whether used or not, with a week of history; an invalid 
   await post(nia, 'first #Wrens of the year');
   const used = await ok(null, 'GET', '/api/v1/tags/wrens');
   assert.equal(used.history[0], { day: used.history[0].day, uses: '1', accounts: '1' });
+  assert.is(unused.id, '', 'a hashtag nobody used has no id yet');
   assert.is((await h.api(null, 'GET', '/api/v1/tags/not%20valid!')).status, 404);
+  assert.is((await h.api(null, 'GET', '/api/v1/tags/%25')).status, 404, 'a percent sign is not a hashtag (and no 500)');
+  assert.is((await ok(null, 'GET', '/api/v1/tags/caf%C3%A9')).name, 'café');
   assert.is((await h.api(null, 'GET', '/api/v1/tags/1234')).status, 404, 'all digits is not a hashtag');
 });
 

@@ -79,8 +79,8 @@ export class OAuthRepo {
 
   /**
    * Mastodon's daily vacuum: revoked tokens, used or expired authorization codes, and then the
-   * apps nobody holds anything of (no token, code, owner or account signed up through them) once
-   * a day old. Each dashboard login or client sign-in that ends in a log-out leaves such an app.
+   * apps nobody holds anything of (no token, code, owner, account signed up through them or post
+   * scheduled through them) once a day old. Each dashboard login or client sign-in that ends in a log-out leaves such an app.
    */
   async vacuum(now: Date, appAgeMs: number): Promise<{ tokens: number; codes: number; apps: number }> {
     return this.ctx.db.transaction(async (trx) => {
@@ -92,6 +92,7 @@ export class OAuthRepo {
           AND NOT EXISTS (SELECT 1 FROM oauth_tokens t WHERE t.app_id = a.id)
           AND NOT EXISTS (SELECT 1 FROM oauth_codes c WHERE c.app_id = a.id)
           AND NOT EXISTS (SELECT 1 FROM users u WHERE u.created_by_app_id = a.id)
+          AND NOT EXISTS (SELECT 1 FROM scheduled_statuses ss WHERE json_extract(ss.params, '$.application_id') = CAST(a.id AS TEXT))
         RETURNING id`, [new Date(now.getTime() - appAgeMs).toISOString()]) as unknown[];
       return { tokens, codes, apps: apps.length };
     });

@@ -147,10 +147,19 @@ function withBasicAuth(ctx: Context, p: Params): Record<string, string | undefin
   const match = /^Basic\s+(\S+)$/i.exec(ctx.get('authorization'));
   if (match) {
     const [id, secret] = Buffer.from(match[1]!, 'base64').toString('utf8').split(':');
-    out.client_id ??= decodeURIComponent(id ?? '');
-    out.client_secret ??= decodeURIComponent(secret ?? '');
+    out.client_id ??= formDecoded(id ?? '');
+    out.client_secret ??= formDecoded(secret ?? '');
   }
   return out;
+}
+
+/** RFC 6749 §2.3.1: Basic credentials are form-encoded; a malformed escape is kept as written (and then matches no client). */
+function formDecoded(value: string): string {
+  try {
+    return decodeURIComponent(value.replace(/\+/g, ' '));
+  } catch {
+    return value;
+  }
 }
 
 async function oauthJson(ctx: Context, run: () => Promise<object>): Promise<void> {

@@ -14,7 +14,8 @@ import { serializeTag } from './serialize.js';
 
 export function tagRoutes(routes: Routes, tags: TagsRepo, baseUrl: string, now: () => number): void {
   const nameOf = (ctx: Context): string => {
-    const [name] = hashtagNames([decodeURIComponent(String(ctx.params.name ?? ''))]);
+    // The router has decoded the path already: decoding again would turn a name with '%' into a 500.
+    const [name] = hashtagNames([String(ctx.params.name ?? '')]);
     if (!name) throw notFound();
     return name;
   };

@@ -10,5 +10,6 @@ export function serializeTag(tag: Pick<TagRow, 'id' | 'name'>, baseUrl: string, 
     days.push({ day: String(Date.parse(`${date}T00:00:00Z`) / 1000), uses: String(entry?.uses ?? 0), accounts: String(entry?.accounts ?? 0) });
   }
   const name = tag.name.toLowerCase();
-  return { id: String(tag.id), name, url: `${baseUrl}/tags/${encodeURIComponent(name)}`, history: days, following, featuring: false };
+  // A hashtag nobody used yet has no row: Mastodon gives it an empty id.
+  return { id: tag.id > 0 ? String(tag.id) : '', name, url: `${baseUrl}/tags/${encodeURIComponent(name)}`, history: days, following, featuring: false };
 }
