@@ -182,4 +182,12 @@ test('replies count and keep the conversation', async () => {
   assert.not.ok(replies.body.some((x: any) => x.id === reply.id));
 });
 
+test('custom emoji: a status lists the box\'s emoji its text uses; an edit updates them', async () => {
+  await h.admin.social.ctx.db.raw(`INSERT INTO custom_emojis (shortcode, image_url, static_url, created_at) VALUES ('nestbird', 'http://127.0.0.1/e/nestbird.png', 'http://127.0.0.1/e/nestbird-static.png', ?)`, [new Date().toISOString()]);
+  const status = await post(amy, { status: 'good morning :nestbird: :nosuchemoji:', spoiler_text: 'birds' });
+  assert.equal(status.emojis, [{ shortcode: 'nestbird', url: 'http://127.0.0.1/e/nestbird.png', static_url: 'http://127.0.0.1/e/nestbird-static.png', visible_in_picker: false }]);
+  const edited = await h.api(amy.token, 'PUT', `/api/v1/statuses/${status.id}`, { status: 'no birds now' });
+  assert.equal(edited.body.emojis, []);
+});
+
 test.run();

@@ -26,6 +26,8 @@ export interface AccountRow {
   statuses_count: number;
   last_status_at: string | null;
   created_at: string;
+  /** The custom emoji its name and bio use (JSON of StoredEmoji). */
+  emojis: string;
 }
 
 export interface UserRow {
@@ -44,12 +46,12 @@ export interface UserRow {
 
 export const ACCOUNT_COLUMNS = `CAST(a.id AS TEXT) AS id, a.username, a.domain, a.display_name, a.note, a.note_source, a.locked, a.bot,
   a.discoverable, a.fields, a.avatar, a.avatar_static, a.header, a.header_static, a.uri, a.url, a.silenced_at, a.suspended_at,
-  a.followers_count, a.following_count, a.statuses_count, a.last_status_at, a.created_at`;
+  a.followers_count, a.following_count, a.statuses_count, a.last_status_at, a.created_at, a.emojis`;
 
 /** The names of ACCOUNT_COLUMNS, for the Reader's JSON-building queries. */
 export const ACCOUNT_FIELDS = ['id', 'username', 'domain', 'display_name', 'note', 'note_source', 'locked', 'bot', 'discoverable', 'fields',
   'avatar', 'avatar_static', 'header', 'header_static', 'uri', 'url', 'silenced_at', 'suspended_at', 'followers_count', 'following_count',
-  'statuses_count', 'last_status_at', 'created_at'] as const;
+  'statuses_count', 'last_status_at', 'created_at', 'emojis'] as const;
 
 const USER_COLUMNS = `CAST(account_id AS TEXT) AS account_id, email, password_hash, role, approved, disabled, default_privacy,
   default_sensitive, default_language, CAST(created_by_app_id AS TEXT) AS created_by_app_id, created_at`;

@@ -1,5 +1,6 @@
 /** Account JSON (Mastodon 4.5 REST::AccountSerializer), the credential account, and the partial account. */
 import { midnightIso } from '../time.js';
+import { renderEmojis } from '../statuses/emojis.js';
 import type { AccountRow, UserRow } from './repo.js';
 
 export interface AccountJson {
@@ -71,7 +72,7 @@ export function serializeAccount(row: AccountRow, baseUrl: string): AccountJson 
     statuses_count: row.statuses_count,
     last_status_at: row.last_status_at ? row.last_status_at.slice(0, 10) : null,
     hide_collections: false,
-    emojis: [],
+    emojis: suspended ? [] : renderEmojis(row.emojis),
     fields: suspended ? [] : parseFields(row.fields),
   };
   if (suspended) json.suspended = true;

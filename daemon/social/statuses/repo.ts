@@ -1,6 +1,7 @@
 /** SQL for statuses and what accounts do to them (favourites, reblogs, bookmarks, pins, conversation mutes). */
 import type { Knex } from 'knex';
 import type { SocialContext } from '../context.js';
+import type { StoredEmoji } from './emojis.js';
 
 export interface StatusRow {
   id: string;
@@ -25,17 +26,19 @@ export interface StatusRow {
   created_at: string;
   edited_at: string | null;
   deleted_at: string | null;
+  /** The custom emoji its text uses (JSON of StoredEmoji). */
+  emojis: string;
 }
 
 export const STATUS_COLUMNS = `CAST(s.id AS TEXT) AS id, CAST(s.account_id AS TEXT) AS account_id, s.uri, s.url, s.local, s.text, s.content,
   s.spoiler_text, s.sensitive, s.visibility, s.language, CAST(s.in_reply_to_id AS TEXT) AS in_reply_to_id,
   CAST(s.in_reply_to_account_id AS TEXT) AS in_reply_to_account_id, CAST(s.reblog_of_id AS TEXT) AS reblog_of_id,
   CAST(s.conversation_id AS TEXT) AS conversation_id, CAST(s.application_id AS TEXT) AS application_id,
-  s.replies_count, s.reblogs_count, s.favourites_count, s.created_at, s.edited_at, s.deleted_at`;
+  s.replies_count, s.reblogs_count, s.favourites_count, s.created_at, s.edited_at, s.deleted_at, s.emojis`;
 
 export const STATUS_FIELDS = ['id', 'account_id', 'uri', 'url', 'local', 'text', 'content', 'spoiler_text', 'sensitive', 'visibility', 'language',
   'in_reply_to_id', 'in_reply_to_account_id', 'reblog_of_id', 'conversation_id', 'application_id', 'replies_count', 'reblogs_count',
-  'favourites_count', 'created_at', 'edited_at', 'deleted_at'] as const;
+  'favourites_count', 'created_at', 'edited_at', 'deleted_at', 'emojis'] as const;
 
 /** What a status's JSON is made from beside its row: mentioned ids, its application, attached media or hashtags. */
 export interface RenderRow extends StatusRow {
@@ -91,6 +94,14 @@ export class StatusesRepo {
         + EXISTS (SELECT 1 FROM conversation_mutes WHERE account_id = ?2 AND conversation_id = s.conversation_id) * ${VIEWER_FLAG.muted} AS flags
       FROM json_each(?1) j JOIN statuses s ON s.id = CAST(j.key AS INTEGER) LEFT JOIN oauth_apps app ON app.id = s.application_id`,
     RENDER_FIELDS, [JSON.stringify(known), viewerId], ['flags']);
+  }
+
+  /** The box's own enabled custom emoji among `shortcodes`. */
+  async localEmojis(shortcodes: readonly string[]): Promise<Map<string, StoredEmoji>> {
+    if (shortcodes.length === 0) return new Map();
+    const rows = await this.ctx.reader.all<StoredEmoji>(`SELECT shortcode, image_url AS url, static_url FROM custom_emojis
+      WHERE domain IS NULL AND disabled = 0 AND shortcode IN (SELECT value FROM json_each(?))`, [JSON.stringify(shortcodes)]);
+    return new Map(rows.map((row) => [row.shortcode, row]));
   }
 
   /** True when the viewer may see the author's private statuses (follows the author). */

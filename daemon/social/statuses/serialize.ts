@@ -10,6 +10,7 @@ import { RenderedAccounts } from '../accounts/rendered.js';
 import { StatusesRepo, VIEWER_FLAG, type RenderRow } from './repo.js';
 import { StatusRenderRows } from './render-rows.js';
 import { RenderedStatuses } from './rendered.js';
+import { renderEmojis } from './emojis.js';
 
 export type StatusJson = Record<string, unknown> & { id: string };
 
@@ -124,7 +125,7 @@ export class StatusRenderer {
         mentions: row.mention_ids.map((id) => accounts.get(id)).filter((a): a is AccountJson => Boolean(a))
           .map((a) => ({ id: a.id, username: a.username, url: a.url, acct: a.acct })),
         tags: [],
-        emojis: [],
+        emojis: renderEmojis(row.emojis),
         quote: null,
         card: null,
         poll: null,

@@ -16,6 +16,7 @@ import { parseMentions } from './mentions.js';
 import { StatusesRepo, type StatusRow } from './repo.js';
 import { ThreadRepo, type Descendant, type ThreadLimits } from './thread-repo.js';
 import { StatusEditsRepo } from './edits-repo.js';
+import { shortcodesIn, usedEmojis } from './emojis.js';
 
 export const MAX_CHARS = 500;
 export const VISIBILITIES = ['public', 'unlisted', 'private'] as const;
@@ -98,6 +99,7 @@ export class StatusesService {
     const { text, visibility, parent, steps } = await this.check(authorId, input);
     const user = await this.accounts.userByAccountId(authorId);
     const mentioned = await this.resolveMentions(text);
+    const emojis = await this.emojisIn(text, input.spoiler_text ?? '');
     const author = (await this.accounts.byId(authorId))!;
     const id = this.ctx.ids.next();
     const now = nowIso(this.ctx.now());
@@ -111,7 +113,7 @@ export class StatusesService {
         id, account_id: authorId, uri, url: `${this.ctx.config.baseUrl}/@${author.username}/${id}`, local: 1,
         text, content: textToHtml(text, links), spoiler_text: (input.spoiler_text ?? '').trim(),
         sensitive: input.sensitive || (input.spoiler_text ?? '').trim() !== '' ? 1 : 0,
-        visibility, language: input.language || user?.default_language || null,
+        visibility, language: input.language || user?.default_language || null, emojis,
         in_reply_to_id: parent?.id ?? null, in_reply_to_account_id: parent?.account_id ?? null,
         conversation_id: conversationId, application_id: input.appId, created_at: now, updated_at: now,
       });
@@ -143,13 +145,14 @@ export class StatusesService {
     const before = new Set((await this.repo.mentions([id])).map((m) => m.account_id));
     const links: MentionLink[] = mentioned.map(({ match, account }) => ({ match, url: account.url ?? account.uri, username: account.username }));
     const spoiler = (input.spoiler_text ?? row.spoiler_text).trim();
+    const emojis = await this.emojisIn(text, spoiler);
     const now = nowIso(this.ctx.now());
     await this.ctx.db.transaction(async (trx) => {
       await this.edits.beforeEdit(trx, id);
       await trx('statuses').whereRaw('id = ?', [id]).update({
         text, content: textToHtml(text, links), spoiler_text: spoiler,
         sensitive: (input.sensitive ?? Boolean(row.sensitive)) || spoiler !== '' ? 1 : 0,
-        language: input.language ?? row.language, edited_at: now, updated_at: now,
+        language: input.language ?? row.language, emojis, edited_at: now, updated_at: now,
       });
       await this.repo.insertMentions(trx, id, mentioned.map((m) => m.account.id));
       await this.edits.afterEdit(trx, id);
@@ -158,6 +161,11 @@ export class StatusesService {
     for (const { account } of mentioned) {
       if (!before.has(account.id)) await this.notifications.notify({ recipientId: account.id, fromId: authorId, type: 'mention', statusId: id, activityId: id });
     }
+  }
+
+  /** The box's custom emoji a text uses, as stored on the status. */
+  private async emojisIn(...texts: string[]): Promise<string> {
+    return JSON.stringify(usedEmojis(await this.repo.localEmojis(shortcodesIn(...texts)), ...texts));
   }
 
   private async resolveMentions(text: string): Promise<Array<{ match: string; account: AccountRow }>> {

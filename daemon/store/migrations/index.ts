@@ -20,6 +20,7 @@ import { m20261122_52_social_status_edits } from './20261122_52_social_status_ed
 import { m20261122_53_social_lists } from './20261122_53_social_lists.js';
 import { m20261122_54_social_scheduled_statuses } from './20261122_54_social_scheduled_statuses.js';
 import { m20261122_55_social_tag_follows } from './20261122_55_social_tag_follows.js';
+import { m20261122_56_social_emojis_in_use } from './20261122_56_social_emojis_in_use.js';
 
 export interface Migration {
   name: string;
@@ -45,4 +46,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m20261122_53_social_lists,
   m20261122_54_social_scheduled_statuses,
   m20261122_55_social_tag_follows,
+  m20261122_56_social_emojis_in_use,
 ];

@@ -143,6 +143,18 @@ test('hashtags travel as Hashtag tags: the post is on the tag timeline of the fo
   assert.equal((onB as unknown as { tags: Array<{ name: string }> }).tags.map((t) => t.name), ['birdbox', 'nestbox']);
 });
 
+test('custom emoji travel as Emoji tags: the follower\'s server shows them with their images', async () => {
+  const image = `${A.url}/emoji/nestbird.png`;
+  await A.admin.social.ctx.db.raw(`INSERT INTO custom_emojis (shortcode, image_url, static_url, created_at) VALUES ('nestbird', ?, ?, ?)`, [image, image, new Date().toISOString()]);
+  const post = await A.api(alice.token, 'POST', '/api/v1/statuses', { status: 'morning :nestbird:' });
+  assert.is(post.status, 200);
+  const onB = await eventually('the post with emoji on B', async () => {
+    const list = (await B.api(bob.token, 'GET', `/api/v1/accounts/${aliceOnB.id}/statuses`)).body as Array<{ uri: string }>;
+    return list.find((s) => s.uri === post.body.uri);
+  });
+  assert.equal((onB as unknown as { emojis: Array<{ shortcode: string; url: string }> }).emojis.map((e) => [e.shortcode, e.url]), [['nestbird', image]]);
+});
+
 test('a post with an image arrives with its media referenced by remote_url, type, description, blurhash and meta', async () => {
   const uploaded = await fetch(`${A.url}/api/v2/media`, {
     method: 'POST', headers: { authorization: `Bearer ${alice.token}` },

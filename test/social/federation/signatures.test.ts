@@ -282,4 +282,23 @@ test('a peer\'s direct status is for the accounts it mentions: not for the sende
   assert.is((await A.api(alice.token, 'POST', `/api/v1/statuses/${status.id}/reblog`)).status, 422);
 });
 
+test('a peer\'s custom emoji: a note\'s and an actor\'s Emoji tags that their text uses, with their images', async () => {
+  const create = JSON.parse(mention(mallory, 'party :blobparty: and :notdeclared:'));
+  create.object.tag = [...create.object.tag,
+    { type: 'Emoji', name: ':blobparty:', icon: { type: 'Image', url: `${peer.url}/emoji/blobparty.png` } },
+    { type: 'Emoji', name: ':unused:', icon: { type: 'Image', url: `${peer.url}/emoji/unused.png` } },
+    { type: 'Emoji', name: ':badurl:', icon: { type: 'Image', url: 'ftp://example.test/x.png' } },
+    { type: 'Emoji', name: 'no colons', icon: { url: `${peer.url}/emoji/x.png` } }];
+  assert.is((await peer.post(`${A.url}/inbox`, mallory, JSON.stringify(create))).status, 202);
+  const status = (await mentions()).find((n) => n.status.uri === create.object.id).status;
+  assert.equal(status.emojis, [{ shortcode: 'blobparty', url: `${peer.url}/emoji/blobparty.png`, static_url: `${peer.url}/emoji/blobparty.png`, visible_in_picker: false }]);
+
+  const renamed = { ...peer.document(mallory), name: 'Mallory :blobfox:', tag: [{ type: 'Emoji', name: ':blobfox:', icon: { url: `${peer.url}/emoji/blobfox.png` } }] };
+  const update = { '@context': ['https://www.w3.org/ns/activitystreams', 'https://w3id.org/security/v1'], id: `${mallory.uri}#updates/emoji`, type: 'Update', actor: mallory.uri, object: renamed };
+  assert.is((await peer.post(`${A.url}/inbox`, mallory, JSON.stringify(update))).status, 202);
+  const account = (await A.api(alice.token, 'GET', `/api/v1/accounts/lookup?acct=mallory@${peer.domain}`)).body;
+  assert.is(account.display_name, 'Mallory :blobfox:');
+  assert.equal(account.emojis.map((e: { shortcode: string; url: string }) => [e.shortcode, e.url]), [['blobfox', `${peer.url}/emoji/blobfox.png`]]);
+});
+
 test.run();

@@ -29,6 +29,8 @@ export interface RemoteActorDoc {
   publicKeyPem: string;
   alsoKnownAs: string[];
   movedTo: string | null;
+  /** The raw `tag` value, for its `Emoji` entries (read with the address policy). */
+  tag: unknown;
 }
 
 const USERNAME = /^[\p{L}\p{N}_.-]{1,100}$/u;
@@ -70,5 +72,6 @@ export function parseActor(doc: unknown, fetchedFrom?: string): RemoteActorDoc {
     header: image(doc.image),
     alsoKnownAs: asArray(doc.alsoKnownAs).map(idOf).filter((id): id is string => id !== null).slice(0, 20),
     movedTo: httpUrl(idOf(doc.movedTo)),
+    tag: doc.tag,
   };
 }

@@ -10,6 +10,8 @@ import { isLocalUri, type FederationContext } from '../context.js';
 import { schemeFor } from '../net/address-policy.js';
 import { ActorsRepo, type ActorRow } from './repo.js';
 import { parseActor, type RemoteActorDoc } from './parse.js';
+import { usedEmojis } from '../../statuses/emojis.js';
+import { parseEmojiTags } from '../objects/emoji-tags.js';
 
 export class RemoteActors {
   readonly repo: ActorsRepo;
@@ -37,8 +39,10 @@ export class RemoteActors {
   async store(doc: RemoteActorDoc): Promise<ActorRow> {
     const now = nowIso(this.fed.social.now());
     const existing = (await this.repo.byUri(doc.uri)) ?? (await this.repo.byAcct(doc.username, doc.domain));
+    const note = sanitizeRemoteHtml(doc.summaryHtml);
     const account = {
-      username: doc.username, domain: doc.domain, display_name: doc.displayName, note: sanitizeRemoteHtml(doc.summaryHtml),
+      username: doc.username, domain: doc.domain, display_name: doc.displayName, note,
+      emojis: JSON.stringify(usedEmojis(parseEmojiTags(doc.tag, this.fed.policy), doc.displayName, note)),
       locked: doc.locked ? 1 : 0, bot: doc.bot ? 1 : 0, discoverable: doc.discoverable ? 1 : 0,
       avatar: doc.avatar, avatar_static: doc.avatar, header: doc.header, header_static: doc.header,
       uri: doc.uri, url: doc.url ?? doc.uri, inbox_url: doc.inbox, outbox_url: doc.outbox, shared_inbox_url: doc.sharedInbox,

@@ -1,7 +1,7 @@
 /**
  * Statuses as ActivityPub Notes, with their audience as Mastodon addresses it: public → to Public,
  * cc followers; unlisted → to followers, cc Public; private → to followers; mentions in cc (or to,
- * for direct statuses) and as Mention tags, hashtags as Hashtag tags.
+ * for direct statuses) and as Mention tags, hashtags as Hashtag tags, custom emoji as Emoji tags.
  */
 import type { StatusRow } from '../../statuses/repo.js';
 import type { FederationContext } from '../context.js';
@@ -9,6 +9,8 @@ import { ActorsRepo, type ActorRow } from '../actors/repo.js';
 import { NOTE_CONTEXT } from './context.js';
 import { renderAttachments } from './attachments.js';
 import { PUBLIC, type Json } from './ld.js';
+import { emojiTags } from './emoji-tags.js';
+import type { StoredEmoji } from '../../statuses/emojis.js';
 
 export interface RenderedNote {
   note: Json;
@@ -55,6 +57,7 @@ export class NoteRenderer {
       tag: [
         ...mentioned.map((a) => ({ type: 'Mention', href: a.uri, name: acctAddress(a, this.fed.localDomain) })),
         ...(await this.hashtags(row.id)),
+        ...emojiTags(JSON.parse(row.emojis || '[]') as StoredEmoji[]),
       ],
       attachment: await this.attachments(row.id),
     };

@@ -12,6 +12,8 @@ import { sanitizeRemoteHtml, htmlToText } from './sanitize.js';
 import { attachmentRows, parseAttachments } from './attachments.js';
 import { StatusEditsRepo } from '../../statuses/edits-repo.js';
 import { hashtagNames } from '../../tags/parse.js';
+import { usedEmojis } from '../../statuses/emojis.js';
+import { parseEmojiTags } from './emoji-tags.js';
 import { asArray, hasType, hostOf, httpUrl, idOf, ids, InvalidDocumentError, isObject, isPublic, isUniqueViolation, str, type Json } from './ld.js';
 
 export const NOTE_TYPES = ['Note', 'Article', 'Page', 'Question'];
@@ -31,6 +33,8 @@ export interface ParsedNote {
   mentionUris: string[];
   /** The names of its `Hashtag` tags. */
   hashtags: string[];
+  /** The raw `tag` value, for its `Emoji` entries (read with the address policy). */
+  tag: unknown;
   /** The raw `attachment` value, read by parseAttachments with the address policy. */
   attachment: unknown;
 }
@@ -58,6 +62,7 @@ export function parseNote(object: unknown, actor: ActorRow): ParsedNote {
     visibility: visibilityOf(object, actor),
     attachment: object.attachment,
     mentionUris: asArray(object.tag).filter((tag) => isObject(tag) && tag.type === 'Mention').map((tag) => httpUrl((tag as Json).href)).filter((u): u is string => u !== null),
+    tag: object.tag,
     hashtags: hashtagNames(asArray(object.tag).filter((tag) => isObject(tag) && tag.type === 'Hashtag').map((tag) => str((tag as Json).name)).filter((n): n is string => n !== null)),
   };
 }
@@ -117,7 +122,7 @@ export class RemoteStatuses {
       await this.statuses.repo.insertStatus(trx, {
         id, account_id: actor.id, uri: note.uri, url: note.url ?? note.uri, local: 0,
         text: htmlToText(note.contentHtml), content: note.contentHtml, spoiler_text: note.summary, sensitive: note.sensitive ? 1 : 0,
-        visibility: note.visibility, language: note.language,
+        visibility: note.visibility, language: note.language, emojis: this.emojisOf(note),
         in_reply_to_id: parent?.id ?? null, in_reply_to_account_id: parent?.account_id ?? null,
         conversation_id: conversationId, created_at: note.published, updated_at: now,
       });
@@ -128,6 +133,11 @@ export class RemoteStatuses {
       await this.fed.services.accounts.repo.adjustCounter(trx, actor.id, 'statuses_count', 1);
       await this.fed.services.accounts.repo.update(actor.id, { last_status_at: note.published }, trx);
     });
+  }
+
+  /** The custom emoji its text and warning use, as stored JSON. */
+  private emojisOf(note: ParsedNote): string {
+    return JSON.stringify(usedEmojis(parseEmojiTags(note.tag, this.fed.policy), note.contentHtml, note.summary));
   }
 
   /** The Note's attachments as media rows referencing the peer's files by `remote_url`. */
@@ -144,8 +154,8 @@ export class RemoteStatuses {
     const now = nowIso(this.fed.social.now());
     await this.fed.social.db.transaction(async (trx) => {
       await this.edits.beforeEdit(trx, existing.id);
-      await trx.raw(`UPDATE statuses SET content = ?, text = ?, spoiler_text = ?, sensitive = ?, edited_at = ?, updated_at = ? WHERE id = ?`,
-        [note.contentHtml, htmlToText(note.contentHtml), note.summary, note.sensitive ? 1 : 0, now, now, existing.id]);
+      await trx.raw(`UPDATE statuses SET content = ?, text = ?, spoiler_text = ?, sensitive = ?, emojis = ?, edited_at = ?, updated_at = ? WHERE id = ?`,
+        [note.contentHtml, htmlToText(note.contentHtml), note.summary, note.sensitive ? 1 : 0, this.emojisOf(note), now, now, existing.id]);
       // Only rows that reference a peer's file: a remote status never owns files here.
       await trx('media_attachments').where({ status_id: existing.id }).whereNull('file_name').delete();
       await this.insertMedia(trx, note, actor, existing.id, now);
