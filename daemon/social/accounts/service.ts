@@ -3,6 +3,7 @@
  * one's own profile. Local accounts carry the URIs federation needs and an RSA key pair.
  */
 import { generateKeyPair, randomBytes } from 'node:crypto';
+import { localEmojisIn } from '../instance/custom-emojis.js';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { detectImage, staticCopy } from './images.js';
@@ -214,6 +215,10 @@ export class AccountsService {
     if (input.sensitive !== undefined) userChanges.default_sensitive = input.sensitive ? 1 : 0;
     if (input.language !== undefined) userChanges.default_language = input.language || null;
     if (Object.keys(details).length) throw validationFailed(details);
+    if (input.display_name !== undefined || input.note !== undefined || input.fields !== undefined) {
+      changes.emojis = await localEmojisIn(this.ctx.reader, (changes.display_name ?? before.display_name) as string,
+        (changes.note_source ?? before.note_source ?? '') as string, (changes.fields ?? before.fields ?? '') as string);
+    }
     for (const image of ['avatar', 'header'] as const) {
       if (input[image] !== undefined) await this.removeImage(before[image]);
     }

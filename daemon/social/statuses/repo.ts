@@ -1,7 +1,6 @@
 /** SQL for statuses and what accounts do to them (favourites, reblogs, bookmarks, pins, conversation mutes). */
 import type { Knex } from 'knex';
 import type { SocialContext } from '../context.js';
-import type { StoredEmoji } from './emojis.js';
 
 export interface StatusRow {
   id: string;
@@ -94,14 +93,6 @@ export class StatusesRepo {
         + EXISTS (SELECT 1 FROM conversation_mutes WHERE account_id = ?2 AND conversation_id = s.conversation_id) * ${VIEWER_FLAG.muted} AS flags
       FROM json_each(?1) j JOIN statuses s ON s.id = CAST(j.key AS INTEGER) LEFT JOIN oauth_apps app ON app.id = s.application_id`,
     RENDER_FIELDS, [JSON.stringify(known), viewerId], ['flags']);
-  }
-
-  /** The box's own enabled custom emoji among `shortcodes`. */
-  async localEmojis(shortcodes: readonly string[]): Promise<Map<string, StoredEmoji>> {
-    if (shortcodes.length === 0) return new Map();
-    const rows = await this.ctx.reader.all<StoredEmoji>(`SELECT shortcode, image_url AS url, static_url FROM custom_emojis
-      WHERE domain IS NULL AND disabled = 0 AND shortcode IN (SELECT value FROM json_each(?))`, [JSON.stringify(shortcodes)]);
-    return new Map(rows.map((row) => [row.shortcode, row]));
   }
 
   /** True when the viewer may see the author's private statuses (follows the author). */

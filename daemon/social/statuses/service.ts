@@ -16,7 +16,7 @@ import { parseMentions } from './mentions.js';
 import { StatusesRepo, type StatusRow } from './repo.js';
 import { ThreadRepo, type Descendant, type ThreadLimits } from './thread-repo.js';
 import { StatusEditsRepo } from './edits-repo.js';
-import { shortcodesIn, usedEmojis } from './emojis.js';
+import { localEmojisIn } from '../instance/custom-emojis.js';
 
 export const MAX_CHARS = 500;
 export const VISIBILITIES = ['public', 'unlisted', 'private'] as const;
@@ -99,7 +99,7 @@ export class StatusesService {
     const { text, visibility, parent, steps } = await this.check(authorId, input);
     const user = await this.accounts.userByAccountId(authorId);
     const mentioned = await this.resolveMentions(text);
-    const emojis = await this.emojisIn(text, input.spoiler_text ?? '');
+    const emojis = await localEmojisIn(this.ctx.reader, text, input.spoiler_text ?? '');
     const author = (await this.accounts.byId(authorId))!;
     const id = this.ctx.ids.next();
     const now = nowIso(this.ctx.now());
@@ -145,7 +145,7 @@ export class StatusesService {
     const before = new Set((await this.repo.mentions([id])).map((m) => m.account_id));
     const links: MentionLink[] = mentioned.map(({ match, account }) => ({ match, url: account.url ?? account.uri, username: account.username }));
     const spoiler = (input.spoiler_text ?? row.spoiler_text).trim();
-    const emojis = await this.emojisIn(text, spoiler);
+    const emojis = await localEmojisIn(this.ctx.reader, text, spoiler);
     const now = nowIso(this.ctx.now());
     await this.ctx.db.transaction(async (trx) => {
       await this.edits.beforeEdit(trx, id);
@@ -161,11 +161,6 @@ export class StatusesService {
     for (const { account } of mentioned) {
       if (!before.has(account.id)) await this.notifications.notify({ recipientId: account.id, fromId: authorId, type: 'mention', statusId: id, activityId: id });
     }
-  }
-
-  /** The box's custom emoji a text uses, as stored on the status. */
-  private async emojisIn(...texts: string[]): Promise<string> {
-    return JSON.stringify(usedEmojis(await this.repo.localEmojis(shortcodesIn(...texts)), ...texts));
   }
 
   private async resolveMentions(text: string): Promise<Array<{ match: string; account: AccountRow }>> {

@@ -153,6 +153,17 @@ test('custom emoji travel as Emoji tags: the follower\'s server shows them with 
     return list.find((s) => s.uri === post.body.uri);
   });
   assert.equal((onB as unknown as { emojis: Array<{ shortcode: string; url: string }> }).emojis.map((e) => [e.shortcode, e.url]), [['nestbird', image]]);
+
+  // In a profile too: the actor document carries it, and the follower's server shows it.
+  assert.is((await A.api(alice.token, 'PATCH', '/api/v1/accounts/update_credentials', { display_name: 'Alice :nestbird:' })).status, 200);
+  const own = (await A.api(alice.token, 'GET', '/api/v1/accounts/verify_credentials')).body;
+  assert.equal(own.emojis.map((e: { shortcode: string }) => e.shortcode), ['nestbird']);
+  const actor = await (await fetch(`${A.url}/users/alice`, { headers: { accept: 'application/activity+json' } })).json() as { tag: Array<{ type: string; name: string }> };
+  assert.equal(actor.tag.map((t) => [t.type, t.name]), [['Emoji', ':nestbird:']]);
+  await eventually('the profile emoji on B', async () => {
+    const account = (await B.api(bob.token, 'GET', `/api/v1/accounts/${aliceOnB.id}`)).body as { display_name: string; emojis: Array<{ shortcode: string }> };
+    return account.display_name === 'Alice :nestbird:' && account.emojis.some((e) => e.shortcode === 'nestbird');
+  });
 });
 
 test('a post with an image arrives with its media referenced by remote_url, type, description, blurhash and meta', async () => {

@@ -2,6 +2,8 @@
 import type { AccountRow } from '../../accounts/repo.js';
 import { ACTOR_CONTEXT } from '../objects/context.js';
 import type { Json } from '../objects/ld.js';
+import { emojiTags } from '../objects/emoji-tags.js';
+import type { StoredEmoji } from '../../statuses/emojis.js';
 
 export interface LocalActorExtras {
   publicKeyPem: string;
@@ -36,6 +38,7 @@ export function renderActor(account: AccountRow, baseUrl: string, extras: LocalA
     endpoints: { sharedInbox: `${baseUrl}/inbox` },
     icon: image(account.avatar),
     image: image(account.header),
+    tag: emojiTags(JSON.parse(account.emojis || '[]') as StoredEmoji[]),
   };
   if (extras.alsoKnownAs.length) doc.alsoKnownAs = extras.alsoKnownAs;
   if (extras.movedTo) doc.movedTo = extras.movedTo;
