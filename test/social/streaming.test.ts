@@ -207,6 +207,20 @@ test('user stream: a public post with a followed hashtag arrives, from an accoun
   client.close();
 });
 
+test('direct stream: a direct status arrives as a `conversation` for the account it mentions', async () => {
+  const client = await connect(`${base}?stream=direct&access_token=${alice.token}`);
+  await new Promise((r) => setTimeout(r, 50));
+  const dm = await h.api(bob.token, 'POST', '/api/v1/statuses', { status: '@alice psst', visibility: 'direct' });
+  assert.is(dm.status, 200);
+  const message = await client.next((m) => m.event === 'conversation');
+  assert.equal(message.stream, ['direct']);
+  const conversation = JSON.parse(message.payload);
+  assert.is(conversation.last_status.id, dm.body.id);
+  assert.is(conversation.unread, true);
+  assert.equal(conversation.accounts.map((a: { id: string }) => a.id), [bob.id]);
+  client.close();
+});
+
 test('a token without read scopes cannot subscribe to the user stream', async () => {
   const client = await connect(`${base}?access_token=${await h.token('alice', 'write')}`);
   client.ws.send(JSON.stringify({ type: 'subscribe', stream: 'user' }));

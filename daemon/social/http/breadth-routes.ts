@@ -16,6 +16,8 @@ import { statusHistoryRoutes } from '../statuses/history-routes.js';
 import { scheduledRoutes } from '../scheduled/routes.js';
 import { listRoutes } from '../lists/routes.js';
 import { tagRoutes } from '../tags/routes.js';
+import { conversationRoutes } from '../conversations/routes.js';
+import { ConversationsRepo } from '../conversations/repo.js';
 
 export function breadthRoutes(routes: Routes, ctx: SocialContext, services: SocialServices): void {
   const { breadth, renderer } = services;
@@ -31,6 +33,7 @@ export function breadthRoutes(routes: Routes, ctx: SocialContext, services: Soci
   listRoutes(routes, { service: services.lists, timelines: breadth.timelines, renderer, baseUrl });
   searchRoutes(routes, breadth.search, renderer, baseUrl, ctx.now);
   tagRoutes(routes, breadth.tags, baseUrl, ctx.now);
+  conversationRoutes(routes, new ConversationsRepo(ctx), renderer, baseUrl);
   announcementRoutes(routes, breadth.announcements);
   reportRoutes(routes, breadth.reports, renderer);
   pushRoutes(routes, breadth.push, () => breadth.vapid.publicKey);

@@ -19,7 +19,9 @@ import { StatusEditsRepo } from './edits-repo.js';
 import { localEmojisIn } from '../instance/custom-emojis.js';
 
 export const MAX_CHARS = 500;
-export const VISIBILITIES = ['public', 'unlisted', 'private'] as const;
+export const VISIBILITIES = ['public', 'unlisted', 'private', 'direct'] as const;
+/** A reblog is never direct (Mastodon's). */
+const REBLOG_VISIBILITIES = ['public', 'unlisted', 'private'];
 const MAX_PINS = 5;
 /** Mastodon's context limits: a signed-in viewer gets the whole thread, anyone else a part of it. */
 const SIGNED_IN_THREAD: ThreadLimits = { ancestors: 4096, descendants: 4096, depth: null };
@@ -73,7 +75,7 @@ export class StatusesService {
     if (viewerId && (await this.repo.blocks(row.account_id, viewerId))) return false;
     if (row.visibility === 'public' || row.visibility === 'unlisted') return true;
     if (!viewerId) return false;
-    // Direct statuses (from peers: the box does not post them) are for the accounts they mention only.
+    // Direct statuses are for the accounts they mention only.
     if (row.visibility !== 'direct' && (await this.repo.follows(viewerId, row.account_id))) return true;
     return this.repo.mentioned(row.id, viewerId);
   }
@@ -227,7 +229,7 @@ export class StatusesService {
     const row = await this.visible(id, viewerId);
     const target = await this.original(row);
     if (target.visibility === 'private' || target.visibility === 'direct') throw unprocessable('Validation failed: Reblog of status is not allowed');
-    if (!(VISIBILITIES as readonly string[]).includes(visibility)) throw unprocessable('Validation failed: Visibility is not included in the list');
+    if (!REBLOG_VISIBILITIES.includes(visibility)) throw unprocessable('Validation failed: Visibility is not included in the list');
     const headers = await this.limiter.peek(viewerId, FAMILIES.statuses);
     const existing = await this.repo.reblogBy(viewerId, target.id);
     if (existing) return { id: existing.id, headers };
@@ -275,6 +277,7 @@ export class StatusesService {
   async pin(viewerId: string, id: string, on: boolean): Promise<void> {
     const row = await this.visible(id, viewerId);
     if (row.account_id !== viewerId || row.reblog_of_id) throw unprocessable('Validation failed: Status is not allowed to be pinned');
+    if (on && row.visibility === 'direct') throw unprocessable('Validation failed: Posts that are only visible to mentioned users cannot be pinned');
     if (on) {
       if ((await this.repo.countPins(viewerId)) >= MAX_PINS) throw unprocessable(`Validation failed: You have already pinned the maximum number of posts`);
       await this.ctx.db.transaction((trx) => this.repo.addAction(trx, 'status_pins', viewerId, id));

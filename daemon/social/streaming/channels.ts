@@ -1,6 +1,6 @@
 /**
  * Mastodon's stream names and the channel keys connections subscribe to: `user`,
- * `user:notification`, `public` (`:local`, `:remote`, `:media` variants), `hashtag` /
+ * `user:notification`, `direct`, `public` (`:local`, `:remote`, `:media` variants), `hashtag` /
  * `hashtag:local` with a tag, and `list` with a list id. A stream names what the client asked; a
  * channel is what we route on.
  */
@@ -25,6 +25,7 @@ export function channelFor(request: StreamRequest): Channel | { error: string; s
   const { stream } = request;
   if (stream === 'user') return { key: 'user', name: ['user'], scopes: READ_STATUSES, user: true };
   if (stream === 'user:notification') return { key: 'user:notification', name: ['user:notification'], scopes: ['read', 'read:notifications'], user: true };
+  if (stream === 'direct') return { key: 'direct', name: ['direct'], scopes: READ_STATUSES, user: true };
   if (PUBLIC.includes(stream)) return { key: stream, name: [stream], scopes: READ_STATUSES, user: false };
   if (stream === 'hashtag' || stream === 'hashtag:local') {
     const tag = (request.tag ?? '').replace(/^#/, '').toLowerCase();

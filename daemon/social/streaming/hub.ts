@@ -2,7 +2,8 @@
  * Routes the social event bus to connected clients: each status, notification, deletion and
  * filter change goes only to the channels (and, for user streams, the accounts) it concerns,
  * rendered once per viewer with string ids. Statuses a viewer's `hide` filter matches are not sent.
- * Announcement reaction counts go to every user stream; list streams get what their list shows.
+ * Announcement reaction counts go to every user stream; list streams get what their list shows;
+ * `direct` streams get the conversation a direct status moved.
  */
 import type { SocialContext } from '../context.js';
 import type { StatusRenderer, StatusJson } from '../statuses/serialize.js';
@@ -11,6 +12,8 @@ import { serializeNotification } from '../notifications/serialize.js';
 import type { Channel } from './channels.js';
 import { hashtagChannels, listChannel, publicChannels } from './channels.js';
 import { listShows } from '../timelines/repo.js';
+import { ConversationsRepo } from '../conversations/repo.js';
+import { renderConversations } from '../conversations/render.js';
 import type { StreamConnection } from './connection.js';
 
 export class StreamHub {
@@ -18,7 +21,11 @@ export class StreamHub {
   private readonly byAccount = new Map<string, Set<StreamConnection>>();
   private readonly unsubscribers: Array<() => void> = [];
 
-  constructor(private readonly ctx: SocialContext, private readonly renderer: StatusRenderer, private readonly notifications: NotificationsService) {}
+  private readonly conversationsRepo: ConversationsRepo;
+
+  constructor(private readonly ctx: SocialContext, private readonly renderer: StatusRenderer, private readonly notifications: NotificationsService) {
+    this.conversationsRepo = new ConversationsRepo(ctx);
+  }
 
   start(): void {
     const on = <K extends Parameters<SocialContext['events']['on']>[0]>(name: K, handler: (...args: any[]) => Promise<void>) => {
@@ -101,6 +108,7 @@ export class StreamHub {
     if (!facts) return;
     await this.home(statusId, authorId, event, Boolean(facts.reblog), facts.visibility === 'public' && !facts.reblog, facts.visibility === 'direct');
     await this.lists(statusId, event);
+    if (facts.visibility === 'direct') await this.conversations(statusId);
     if (facts.visibility !== 'public' || facts.reblog) return;
     const keys = hashtagChannels(JSON.parse(facts.tags ?? '[]') as string[], Boolean(facts.local));
     if (!facts.reply_other) keys.push(...publicChannels(Boolean(facts.local), Boolean(facts.media)));
@@ -139,6 +147,16 @@ export class StreamHub {
     for (const accountId of recipients) {
       const json = await this.renderFor(statusId, accountId, cache);
       if (json) this.toAccount(accountId, ['user'], (c, channel) => c.send(channel, event, json));
+    }
+  }
+
+  /** The `direct` streams of the local accounts in a direct status's conversation: the conversation as it now is. */
+  private async conversations(statusId: string): Promise<void> {
+    for (const { account_id: accountId, id } of await this.conversationsRepo.ofStatus(statusId)) {
+      if (!this.byAccount.has(accountId)) continue;
+      const row = await this.conversationsRepo.one(accountId, id);
+      const [json] = row ? await renderConversations(this.renderer, accountId, [row]) : [];
+      if (json) this.toAccount(accountId, ['direct'], (c, channel) => c.send(channel, 'conversation', json));
     }
   }
 

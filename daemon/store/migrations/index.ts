@@ -21,6 +21,7 @@ import { m20261122_53_social_lists } from './20261122_53_social_lists.js';
 import { m20261122_54_social_scheduled_statuses } from './20261122_54_social_scheduled_statuses.js';
 import { m20261122_55_social_tag_follows } from './20261122_55_social_tag_follows.js';
 import { m20261122_56_social_emojis_in_use } from './20261122_56_social_emojis_in_use.js';
+import { m20261122_57_social_conversations } from './20261122_57_social_conversations.js';
 
 export interface Migration {
   name: string;
@@ -47,4 +48,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m20261122_54_social_scheduled_statuses,
   m20261122_55_social_tag_follows,
   m20261122_56_social_emojis_in_use,
+  m20261122_57_social_conversations,
 ];

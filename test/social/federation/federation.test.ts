@@ -166,6 +166,17 @@ test('custom emoji travel as Emoji tags: the follower\'s server shows them with 
   });
 });
 
+test('a direct status reaches only the mentioned account\'s server and its conversation list', async () => {
+  const dm = await A.api(alice.token, 'POST', '/api/v1/statuses', { status: `@bob@${domainOf(B)} only for you`, visibility: 'direct' });
+  assert.is(dm.status, 200);
+  const conversation = await eventually('the conversation on B', async () => {
+    const list = (await B.api(bob.token, 'GET', '/api/v1/conversations')).body as Array<{ last_status: { uri: string } }>;
+    return list.find((c) => c.last_status.uri === dm.body.uri);
+  });
+  assert.is((conversation as unknown as { unread: boolean }).unread, true);
+  assert.is((conversation as unknown as { last_status: { visibility: string } }).last_status.visibility, 'direct');
+});
+
 test('a post with an image arrives with its media referenced by remote_url, type, description, blurhash and meta', async () => {
   const uploaded = await fetch(`${A.url}/api/v2/media`, {
     method: 'POST', headers: { authorization: `Bearer ${alice.token}` },

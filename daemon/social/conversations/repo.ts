@@ -1,0 +1,63 @@
+/**
+ * SQL for an account's conversations (direct messages). The list row says only which
+ * conversation and when it last moved; its newest status the account may still see and who else
+ * takes part are read from the statuses themselves, so a deleted message simply drops out.
+ */
+import type { SocialContext } from '../context.js';
+import type { PageQuery } from '../http/pagination.js';
+
+export interface ConversationRow {
+  id: string;
+  unread: number;
+  /** Paging position: the id of the status that last moved it. */
+  edge_id: string;
+  /** Its newest direct status not deleted that the account wrote or is mentioned in. */
+  last_status_id: string | null;
+  /** The other accounts in it (JSON array of ids). */
+  participant_ids: string;
+}
+
+const DIRECT_OF = (conversation: string) => `s.conversation_id = ${conversation} AND s.visibility = 'direct'`;
+
+const SELECT = `SELECT CAST(ac.id AS TEXT) AS id, ac.unread, CAST(ac.last_status_id AS TEXT) AS edge_id, ac.last_status_id AS n,
+  (SELECT CAST(max(s.id) AS TEXT) FROM statuses s WHERE ${DIRECT_OF('ac.conversation_id')} AND s.deleted_at IS NULL
+     AND (s.account_id = ac.account_id OR EXISTS (SELECT 1 FROM mentions m WHERE m.status_id = s.id AND m.account_id = ac.account_id))) AS last_status_id,
+  (SELECT json_group_array(p.id) FROM (SELECT DISTINCT CAST(x.id AS TEXT) AS id FROM (
+      SELECT s.account_id AS id FROM statuses s WHERE ${DIRECT_OF('ac.conversation_id')}
+      UNION SELECT m.account_id FROM mentions m JOIN statuses s ON s.id = m.status_id WHERE ${DIRECT_OF('ac.conversation_id')}) x
+    WHERE x.id != ac.account_id) p) AS participant_ids
+  FROM account_conversations ac`;
+
+export class ConversationsRepo {
+  constructor(private readonly ctx: SocialContext) {}
+
+  page(accountId: string, page: PageQuery): Promise<ConversationRow[]> {
+    const ascending = page.minId !== undefined;
+    return this.ctx.reader.all<ConversationRow>(`SELECT * FROM (${SELECT}
+        WHERE ac.account_id = ?1 AND ac.last_status_id < coalesce(?2, 9223372036854775807) AND ac.last_status_id > coalesce(?3, 0)
+        ORDER BY ac.last_status_id ${ascending ? 'ASC' : 'DESC'} LIMIT ?4) ORDER BY n DESC`,
+    [accountId, page.maxId ?? null, (ascending ? page.minId : page.sinceId) ?? null, page.limit]);
+  }
+
+  one(accountId: string, id: string): Promise<ConversationRow | undefined> {
+    return this.ctx.reader.get<ConversationRow>(`${SELECT} WHERE ac.account_id = ? AND ac.id = ?`, [accountId, id]);
+  }
+
+  /** The local participants' list entries of a status's conversation (who gets the `conversation` event). */
+  ofStatus(statusId: string): Promise<Array<{ account_id: string; id: string }>> {
+    return this.ctx.reader.all(`SELECT CAST(ac.account_id AS TEXT) AS account_id, CAST(ac.id AS TEXT) AS id FROM account_conversations ac
+      JOIN statuses s ON s.conversation_id = ac.conversation_id WHERE s.id = ? AND s.visibility = 'direct'
+        AND (s.account_id = ac.account_id OR EXISTS (SELECT 1 FROM mentions m WHERE m.status_id = s.id AND m.account_id = ac.account_id))`, [statusId]);
+  }
+
+  async markRead(accountId: string, id: string): Promise<boolean> {
+    const rows = await this.ctx.db.raw(`UPDATE account_conversations SET unread = 0 WHERE account_id = ? AND id = ? RETURNING id`, [accountId, id]) as unknown[];
+    return rows.length > 0;
+  }
+
+  /** Takes it off the account's list (it comes back with the next message). */
+  async remove(accountId: string, id: string): Promise<boolean> {
+    const rows = await this.ctx.db.raw(`DELETE FROM account_conversations WHERE account_id = ? AND id = ? RETURNING id`, [accountId, id]) as unknown[];
+    return rows.length > 0;
+  }
+}
