@@ -70,4 +70,16 @@ test('a reply moves the conversation and makes it unread; read, and taking it of
   assert.is((await conversations(ben)).length, 1, 'a new message brings it back');
 });
 
+test('the list pages newest first by latest message, with Link', async () => {
+  const dan = await h.account('dan');
+  const first = await ok(dan, 'POST', '/api/v1/statuses', { status: '@ann first thread', visibility: 'direct' });
+  const second = await ok(dan, 'POST', '/api/v1/statuses', { status: '@ben second thread', visibility: 'direct' });
+  const page = await h.api(dan.token, 'GET', '/api/v1/conversations?limit=1');
+  assert.equal(page.body.map((c: { last_status: { id: string } }) => c.last_status.id), [second.id]);
+  const next = /<([^>]+)>; rel="next"/.exec(page.headers.get('link') ?? '')?.[1];
+  assert.ok(next, page.headers.get('link') ?? 'no Link');
+  const older = await h.api(dan.token, 'GET', new URL(next!).pathname + new URL(next!).search);
+  assert.equal(older.body.map((c: { last_status: { id: string } }) => c.last_status.id), [first.id]);
+});
+
 test.run();

@@ -175,4 +175,15 @@ test('familiar followers: who among the accounts one follows follows each accoun
   assert.equal(after.body[0].accounts.map((a: { id: string }) => a.id), [fy.id], 'suspended accounts are left out');
 });
 
+test('domain blocks page newest first past ten of them (ids compared as numbers, not text)', async () => {
+  const blocker = await h.account('blocker');
+  const domains = Array.from({ length: 12 }, (_, i) => `d${i}.example`);
+  for (const domain of domains) assert.is((await h.api(blocker.token, 'POST', '/api/v1/domain_blocks', { domain })).status, 200);
+  const first = await h.api(blocker.token, 'GET', '/api/v1/domain_blocks?limit=5');
+  assert.equal(first.body, domains.slice(7).reverse());
+  const next = /<([^>]+)>; rel="next"/.exec(first.headers.get('link') ?? '')?.[1];
+  const second = await h.api(blocker.token, 'GET', new URL(next!).pathname + new URL(next!).search);
+  assert.equal(second.body, domains.slice(2, 7).reverse());
+});
+
 test.run();

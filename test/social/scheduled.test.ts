@@ -107,6 +107,15 @@ test('at most 25 a day', async () => {
   assert.is(refused.status, 422);
   assert.match(refused.body.error, /25 scheduled posts for today/);
   assert.is((await schedule(lou, { status: 'next day is fine', scheduled_at: new Date(day.getTime() + 86_400_000).toISOString() })).status, 200);
+
+  const page = await h.api(lou.token, 'GET', '/api/v1/scheduled_statuses?limit=10');
+  assert.is(page.body.length, 10);
+  const next = /<([^>]+)>; rel="next"/.exec(page.headers.get('link') ?? '')?.[1];
+  const nextUrl = new URL(next!);
+  nextUrl.searchParams.set('limit', '40');
+  const rest = await h.api(lou.token, 'GET', nextUrl.pathname + nextUrl.search);
+  assert.is(rest.body.length, 16, 'the other 16 of 26');
+  assert.not.ok(rest.body.some((s: { id: string }) => page.body.some((p: { id: string }) => p.id === s.id)));
 });
 
 test.run();

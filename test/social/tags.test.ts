@@ -73,4 +73,15 @@ test('public posts with a followed tag join the home feed; unfollowing the tag t
   assert.ok((await home(mia)).includes(later), 'kept: the followed tag brought it');
 });
 
+test('followed_tags pages newest follow first, with Link', async () => {
+  await ok(ola.token, 'POST', '/api/v1/tags/first/follow');
+  await ok(ola.token, 'POST', '/api/v1/tags/second/follow');
+  const page = await h.api(ola.token, 'GET', '/api/v1/followed_tags?limit=1');
+  assert.equal(page.body.map((t: { name: string }) => t.name), ['second']);
+  const next = /<([^>]+)>; rel="next"/.exec(page.headers.get('link') ?? '')?.[1];
+  assert.ok(next);
+  const older = await h.api(ola.token, 'GET', new URL(next!).pathname + new URL(next!).search);
+  assert.equal(older.body.map((t: { name: string }) => t.name), ['first']);
+});
+
 test.run();

@@ -4,7 +4,7 @@
  * takes part are read from the statuses themselves, so a deleted message simply drops out.
  */
 import type { SocialContext } from '../context.js';
-import type { PageQuery } from '../http/pagination.js';
+import { cursorPageSql, type PageQuery } from '../http/pagination.js';
 
 export interface ConversationRow {
   id: string;
@@ -19,28 +19,24 @@ export interface ConversationRow {
 
 const DIRECT_OF = (conversation: string) => `s.conversation_id = ${conversation} AND s.visibility = 'direct'`;
 
-const SELECT = `SELECT CAST(ac.id AS TEXT) AS id, ac.unread, CAST(ac.last_status_id AS TEXT) AS edge_id, ac.last_status_id AS n,
+const COLUMNS = `CAST(ac.id AS TEXT) AS id, ac.unread, CAST(ac.last_status_id AS TEXT) AS edge_id,
   (SELECT CAST(max(s.id) AS TEXT) FROM statuses s WHERE ${DIRECT_OF('ac.conversation_id')} AND s.deleted_at IS NULL
      AND (s.account_id = ac.account_id OR EXISTS (SELECT 1 FROM mentions m WHERE m.status_id = s.id AND m.account_id = ac.account_id))) AS last_status_id,
   (SELECT json_group_array(p.id) FROM (SELECT DISTINCT CAST(x.id AS TEXT) AS id FROM (
       SELECT s.account_id AS id FROM statuses s WHERE ${DIRECT_OF('ac.conversation_id')}
       UNION SELECT m.account_id FROM mentions m JOIN statuses s ON s.id = m.status_id WHERE ${DIRECT_OF('ac.conversation_id')}) x
-    WHERE x.id != ac.account_id) p) AS participant_ids
-  FROM account_conversations ac`;
+    WHERE x.id != ac.account_id) p) AS participant_ids`;
 
 export class ConversationsRepo {
   constructor(private readonly ctx: SocialContext) {}
 
   page(accountId: string, page: PageQuery): Promise<ConversationRow[]> {
-    const ascending = page.minId !== undefined;
-    return this.ctx.reader.all<ConversationRow>(`SELECT * FROM (${SELECT}
-        WHERE ac.account_id = ?1 AND ac.last_status_id < coalesce(?2, 9223372036854775807) AND ac.last_status_id > coalesce(?3, 0)
-        ORDER BY ac.last_status_id ${ascending ? 'ASC' : 'DESC'} LIMIT ?4) ORDER BY n DESC`,
-    [accountId, page.maxId ?? null, (ascending ? page.minId : page.sinceId) ?? null, page.limit]);
+    const { sql, params } = cursorPageSql({ select: COLUMNS, from: 'account_conversations ac', where: 'ac.account_id = ?1', cursor: 'ac.last_status_id' }, [accountId], page);
+    return this.ctx.reader.all<ConversationRow>(sql, params);
   }
 
   one(accountId: string, id: string): Promise<ConversationRow | undefined> {
-    return this.ctx.reader.get<ConversationRow>(`${SELECT} WHERE ac.account_id = ? AND ac.id = ?`, [accountId, id]);
+    return this.ctx.reader.get<ConversationRow>(`SELECT ${COLUMNS} FROM account_conversations ac WHERE ac.account_id = ? AND ac.id = ?`, [accountId, id]);
   }
 
   /** The local participants' list entries of a status's conversation (who gets the `conversation` event). */

@@ -12,11 +12,11 @@ export class FiltersRepo {
   constructor(private readonly ctx: SocialContext) {}
 
   list(accountId: string): Promise<FilterRow[]> {
-    return this.ctx.reader.all<FilterRow>(`SELECT ${FILTER} FROM filters WHERE account_id = ? ORDER BY id`, [accountId]);
+    return this.ctx.reader.all<FilterRow>(`SELECT ${FILTER} FROM filters WHERE account_id = ? ORDER BY filters.id`, [accountId]);
   }
 
   active(accountId: string, nowIso: string): Promise<FilterRow[]> {
-    return this.ctx.reader.all<FilterRow>(`SELECT ${FILTER} FROM filters WHERE account_id = ? AND (expires_at IS NULL OR expires_at > ?) ORDER BY id`, [accountId, nowIso]);
+    return this.ctx.reader.all<FilterRow>(`SELECT ${FILTER} FROM filters WHERE account_id = ? AND (expires_at IS NULL OR expires_at > ?) ORDER BY filters.id`, [accountId, nowIso]);
   }
 
   one(accountId: string, id: string): Promise<FilterRow | undefined> {
@@ -25,7 +25,7 @@ export class FiltersRepo {
 
   keywords(filterIds: readonly string[]): Promise<KeywordRow[]> {
     if (filterIds.length === 0) return Promise.resolve([]);
-    return this.ctx.reader.all<KeywordRow>(`SELECT ${KEYWORD} FROM filter_keywords WHERE filter_id IN (SELECT CAST(value AS INTEGER) FROM json_each(?)) ORDER BY id`, [JSON.stringify(filterIds)]);
+    return this.ctx.reader.all<KeywordRow>(`SELECT ${KEYWORD} FROM filter_keywords WHERE filter_id IN (SELECT CAST(value AS INTEGER) FROM json_each(?)) ORDER BY filter_keywords.id`, [JSON.stringify(filterIds)]);
   }
 
   /** A keyword with the account owning its filter. */

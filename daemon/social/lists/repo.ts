@@ -1,7 +1,7 @@
 /** SQL for lists and their members. Every query is scoped to the list's owner. */
 import type { Knex } from 'knex';
 import type { SocialContext } from '../context.js';
-import type { PageQuery } from '../http/pagination.js';
+import { cursorPageSql, type PageQuery } from '../http/pagination.js';
 
 export interface ListRow { id: string; title: string; replies_policy: string; exclusive: number }
 
@@ -11,7 +11,7 @@ export class ListsRepo {
   constructor(private readonly ctx: SocialContext) {}
 
   ofOwner(ownerId: string): Promise<ListRow[]> {
-    return this.ctx.reader.all<ListRow>(`SELECT ${COLUMNS} FROM lists WHERE account_id = ? ORDER BY id`, [ownerId]);
+    return this.ctx.reader.all<ListRow>(`SELECT ${COLUMNS} FROM lists WHERE account_id = ? ORDER BY lists.id`, [ownerId]);
   }
 
   one(ownerId: string, id: string): Promise<ListRow | undefined> {
@@ -46,11 +46,9 @@ export class ListsRepo {
 
   /** Members, paged by when they were added (limit 0: all of them). */
   members(listId: string, page: PageQuery): Promise<Array<{ edge_id: string; account_id: string }>> {
-    const ascending = page.minId !== undefined;
-    return this.ctx.reader.all(`SELECT * FROM (SELECT CAST(id AS TEXT) AS edge_id, CAST(account_id AS TEXT) AS account_id, id AS n FROM list_accounts
-        WHERE list_id = ?1 AND id < coalesce(?2, 9223372036854775807) AND id > coalesce(?3, 0)
-        ORDER BY id ${ascending ? 'ASC' : 'DESC'} LIMIT ?4) ORDER BY n DESC`,
-    [listId, page.maxId ?? null, (ascending ? page.minId : page.sinceId) ?? null, page.limit === 0 ? -1 : page.limit]);
+    const { sql, params } = cursorPageSql({ select: 'CAST(id AS TEXT) AS edge_id, CAST(account_id AS TEXT) AS account_id', from: 'list_accounts', where: 'list_id = ?1', cursor: 'id' },
+      [listId], { ...page, limit: page.limit === 0 ? -1 : page.limit });
+    return this.ctx.reader.all(sql, params);
   }
 
   async allExist(accountIds: readonly string[]): Promise<boolean> {

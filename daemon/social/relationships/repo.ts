@@ -1,5 +1,6 @@
 /** SQL for follows, follow requests, blocks, mutes, domain blocks and private notes. */
 import type { Knex } from 'knex';
+import { cursorPageSql } from '../http/pagination.js';
 import type { SocialContext } from '../context.js';
 
 export interface RelationshipRow {
@@ -96,11 +97,8 @@ export class RelationshipsRepo {
   }
 
   domainBlocks(accountId: string, page: { maxId?: string; sinceId?: string; minId?: string; limit: number }): Promise<Array<{ id: string; domain: string }>> {
-    const ascending = page.minId !== undefined;
-    return this.ctx.reader.all(`SELECT * FROM (SELECT CAST(id AS TEXT) AS id, domain, id AS n FROM account_domain_blocks
-       WHERE account_id = ?1 AND id < coalesce(?2, 9223372036854775807) AND id > coalesce(?3, 0)
-       ORDER BY id ${ascending ? 'ASC' : 'DESC'} LIMIT ?4) ORDER BY n DESC`,
-    [accountId, page.maxId ?? null, (ascending ? page.minId : page.sinceId) ?? null, page.limit]);
+    const { sql, params } = cursorPageSql({ select: 'CAST(id AS TEXT) AS id, domain', from: 'account_domain_blocks', where: 'account_id = ?1', cursor: 'id' }, [accountId], page);
+    return this.ctx.reader.all(sql, params);
   }
 
   async addDomainBlock(accountId: string, domain: string): Promise<void> {

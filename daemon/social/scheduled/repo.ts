@@ -1,7 +1,7 @@
 /** SQL for scheduled statuses. Every read is scoped to the owning account, except the due list. */
 import type { Knex } from 'knex';
 import type { SocialContext } from '../context.js';
-import type { PageQuery } from '../http/pagination.js';
+import { cursorPageSql, type PageQuery } from '../http/pagination.js';
 
 export interface ScheduledRow { id: string; account_id: string; scheduled_at: string; params: string }
 
@@ -15,11 +15,8 @@ export class ScheduledRepo {
   }
 
   page(accountId: string, page: PageQuery): Promise<ScheduledRow[]> {
-    const ascending = page.minId !== undefined;
-    return this.ctx.reader.all<ScheduledRow>(`SELECT * FROM (SELECT ${COLUMNS}, id AS n FROM scheduled_statuses
-        WHERE account_id = ?1 AND id < coalesce(?2, 9223372036854775807) AND id > coalesce(?3, 0)
-        ORDER BY id ${ascending ? 'ASC' : 'DESC'} LIMIT ?4) ORDER BY n DESC`,
-    [accountId, page.maxId ?? null, (ascending ? page.minId : page.sinceId) ?? null, page.limit]);
+    const { sql, params } = cursorPageSql({ select: COLUMNS, from: 'scheduled_statuses', where: 'account_id = ?1', cursor: 'id' }, [accountId], page);
+    return this.ctx.reader.all<ScheduledRow>(sql, params);
   }
 
   /** How many the account has in all, and how many fall on the UTC day of `dayIso`. */

@@ -1,7 +1,7 @@
 /** SQL for hashtags, the statuses that carry them, and who follows them. */
 import type { Knex } from 'knex';
 import type { SocialContext } from '../context.js';
-import type { PageQuery } from '../http/pagination.js';
+import { cursorPageSql, type PageQuery } from '../http/pagination.js';
 
 export interface TagRow { id: number; name: string; reviewed_at: string | null; listable: number }
 
@@ -66,12 +66,9 @@ export class TagsRepo {
 
   /** The tags an account follows, newest follow first, paged by the follow. */
   followed(accountId: string, page: PageQuery): Promise<Array<TagRow & { edge_id: string }>> {
-    const ascending = page.minId !== undefined;
-    return this.ctx.reader.all(`SELECT * FROM (SELECT t.id, t.name, t.reviewed_at, t.listable, CAST(tf.id AS TEXT) AS edge_id, tf.id AS n
-        FROM tag_follows tf JOIN tags t ON t.id = tf.tag_id
-        WHERE tf.account_id = ?1 AND tf.id < coalesce(?2, 9223372036854775807) AND tf.id > coalesce(?3, 0)
-        ORDER BY tf.id ${ascending ? 'ASC' : 'DESC'} LIMIT ?4) ORDER BY n DESC`,
-    [accountId, page.maxId ?? null, (ascending ? page.minId : page.sinceId) ?? null, page.limit]);
+    const { sql, params } = cursorPageSql({ select: 't.id, t.name, t.reviewed_at, t.listable, CAST(tf.id AS TEXT) AS edge_id',
+      from: 'tag_follows tf JOIN tags t ON t.id = tf.tag_id', where: 'tf.account_id = ?1', cursor: 'tf.id' }, [accountId], page);
+    return this.ctx.reader.all(sql, params);
   }
 
   /** Uses per day over the last week, newest day first (Mastodon's tag history). */
