@@ -49,3 +49,13 @@ export function wav(seconds = 0.5): Buffer {
   header.writeUInt32LE(data.length, 40);
   return Buffer.concat([header, data]);
 }
+
+/** Uploads a real PNG through POST /api/v1/media (processed at once) and returns its id. */
+export async function uploadPng(baseUrl: string, token: string, description?: string): Promise<string> {
+  const res = await fetch(`${baseUrl}/api/v1/media`, {
+    method: 'POST', headers: { authorization: `Bearer ${token}` },
+    body: form({ file: { data: await png(), type: 'image/png', name: 'p.png' }, ...(description ? { description } : {}) }),
+  });
+  if (res.status !== 200) throw new Error(`upload answered ${res.status}: ${await res.text()}`);
+  return ((await res.json()) as { id: string }).id;
+}

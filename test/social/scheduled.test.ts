@@ -2,7 +2,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startSocialDaemon, type SocialHarness, type TestAccount } from '../helpers/social.js';
-import { form, png } from '../helpers/media-files.js';
+import { uploadPng } from '../helpers/media-files.js';
 
 let h: SocialHarness;
 let kim: TestAccount, lou: TestAccount;
@@ -13,11 +13,6 @@ async function schedule(who: TestAccount, body: Record<string, unknown>) {
   return h.api(who.token, 'POST', '/api/v1/statuses', body);
 }
 
-async function upload(who: TestAccount): Promise<string> {
-  const res = await fetch(`${h.url}/api/v1/media`, { method: 'POST', headers: { authorization: `Bearer ${who.token}` }, body: form({ file: { data: await png(), type: 'image/png', name: 'p.png' } }) });
-  assert.is(res.status, 200);
-  return ((await res.json()) as { id: string }).id;
-}
 
 const ownStatuses = async (who: TestAccount) => (await h.api(who.token, 'GET', `/api/v1/accounts/${who.id}/statuses`)).body as Array<Record<string, any>>;
 
@@ -70,7 +65,7 @@ test('too soon or not a date is 422; a time already past posts at once; a bad po
 });
 
 test('media are held for the scheduled post, then posted with it when its time comes', async () => {
-  const mediaId = await upload(lou);
+  const mediaId = await uploadPng(h.url, lou.token);
   const scheduled = (await schedule(lou, { status: 'with a picture', media_ids: [mediaId], scheduled_at: inMinutes(10) })).body;
   assert.equal(scheduled.params.media_ids, [mediaId]);
   assert.equal(scheduled.media_attachments.map((m: { id: string }) => m.id), [mediaId]);

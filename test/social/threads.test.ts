@@ -6,7 +6,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startSocialDaemon, type SocialHarness, type TestAccount } from '../helpers/social.js';
-import { form, png } from '../helpers/media-files.js';
+import { uploadPng } from '../helpers/media-files.js';
 
 let h: SocialHarness;
 let ann: TestAccount, ben: TestAccount, cat: TestAccount, dan: TestAccount;
@@ -94,9 +94,7 @@ test('source: the text as written, for editing; 404 where the status cannot be s
 });
 
 test('history: one version for a status never edited, then the original and every edit with its media', async () => {
-  const upload = await fetch(`${h.url}/api/v1/media`, { method: 'POST', headers: { authorization: `Bearer ${ann.token}` }, body: form({ file: { data: await png(), type: 'image/png', name: 'p.png' }, description: 'blue' }) });
-  assert.is(upload.status, 200);
-  const media = await upload.json() as { id: string };
+  const media = { id: await uploadPng(h.url, ann.token, 'blue') };
   const posted = (await h.api(ann.token, 'POST', '/api/v1/statuses', { status: 'first words', media_ids: [media.id] })).body;
   const history = async (who: TestAccount | null = dan) => {
     const res = await h.api(who?.token ?? null, 'GET', `/api/v1/statuses/${posted.id}/history`);

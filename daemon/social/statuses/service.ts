@@ -84,7 +84,7 @@ export class StatusesService {
    * The checks a new status passes before anything is written (422 or 404), also when it is only
    * scheduled: text, visibility, the status it answers, and each create hook's (media, hashtags).
    */
-  async check(authorId: string, input: NewStatus): Promise<{ text: string; visibility: string; parent: StatusRow | null; steps: Array<((trx: Knex, statusId: string) => Promise<void>) | null> }> {
+  async check(authorId: string, input: NewStatus): Promise<{ text: string; visibility: string; language: string | null; parent: StatusRow | null; steps: Array<((trx: Knex, statusId: string) => Promise<void>) | null> }> {
     const text = input.status ?? '';
     if (text.trim() === '' && !input.media_ids?.length) throw unprocessable("Validation failed: Text can't be blank");
     if ([...text].length > MAX_CHARS) throw unprocessable(`Validation failed: Text character limit of ${MAX_CHARS} exceeded`);
@@ -94,12 +94,11 @@ export class StatusesService {
     const parent = input.in_reply_to_id ? await this.visible(input.in_reply_to_id, authorId) : null;
     if (parent?.reblog_of_id) throw unprocessable('Validation failed: Cannot reply to a reblog');
     const steps = await Promise.all(this.createHooks.map((hook) => hook.prepare(authorId, input, text)));
-    return { text, visibility, parent, steps };
+    return { text, visibility, language: input.language || user?.default_language || null, parent, steps };
   }
 
   async create(authorId: string, input: NewStatus): Promise<{ id: string; headers: RateLimitHeaders }> {
-    const { text, visibility, parent, steps } = await this.check(authorId, input);
-    const user = await this.accounts.userByAccountId(authorId);
+    const { text, visibility, language, parent, steps } = await this.check(authorId, input);
     const mentioned = await this.resolveMentions(text);
     const emojis = await localEmojisIn(this.ctx.reader, text, input.spoiler_text ?? '');
     const author = (await this.accounts.byId(authorId))!;
@@ -115,7 +114,7 @@ export class StatusesService {
         id, account_id: authorId, uri, url: `${this.ctx.config.baseUrl}/@${author.username}/${id}`, local: 1,
         text, content: textToHtml(text, links), spoiler_text: (input.spoiler_text ?? '').trim(),
         sensitive: input.sensitive || (input.spoiler_text ?? '').trim() !== '' ? 1 : 0,
-        visibility, language: input.language || user?.default_language || null, emojis,
+        visibility, language, emojis,
         in_reply_to_id: parent?.id ?? null, in_reply_to_account_id: parent?.account_id ?? null,
         conversation_id: conversationId, application_id: input.appId, created_at: now, updated_at: now,
       });

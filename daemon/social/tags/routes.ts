@@ -19,31 +19,29 @@ export function tagRoutes(routes: Routes, tags: TagsRepo, baseUrl: string, now: 
     if (!name) throw notFound();
     return name;
   };
-  const render = async (tag: Pick<TagRow, 'id' | 'name'>, viewer: string | null) => {
-    const followed = tag.id > 0 ? await tags.followedAmong(viewer, [tag.id]) : new Set<number>();
-    const history = tag.id > 0 ? await tags.history(tag.id, now()) : [];
-    return serializeTag(tag, baseUrl, history, now(), followed.has(tag.id));
-  };
+  const render = async (tag: Pick<TagRow, 'id' | 'name'>, following: boolean) =>
+    serializeTag(tag, baseUrl, tag.id > 0 ? await tags.history(tag.id, now()) : [], now(), following);
 
   routes.get('/api/v1/tags/:name', 'open', async (ctx) => {
     const name = nameOf(ctx);
     // A name nobody used yet is still a hashtag (Mastodon answers it unsaved, with no history).
     const tag = (await tags.byNames([name]))[0] ?? { id: 0, name };
-    ctx.body = await render(tag, optionalViewerId(ctx));
+    const following = tag.id > 0 && (await tags.followedAmong(optionalViewerId(ctx), [tag.id])).has(tag.id);
+    ctx.body = await render(tag, following);
   });
 
   routes.post('/api/v1/tags/:name/follow', { scopes: write('follows') }, async (ctx) => {
     const viewer = viewerId(ctx);
     const tag = await tags.ensure(nameOf(ctx));
     await tags.follow(viewer, tag.id);
-    ctx.body = await render(tag, viewer);
+    ctx.body = await render(tag, true);
   });
 
   routes.post('/api/v1/tags/:name/unfollow', { scopes: write('follows') }, async (ctx) => {
     const viewer = viewerId(ctx);
     const tag = await tags.ensure(nameOf(ctx));
     await tags.unfollow(viewer, tag.id);
-    ctx.body = await render(tag, viewer);
+    ctx.body = await render(tag, false);
   });
 
   routes.get('/api/v1/followed_tags', { scopes: read('follows') }, async (ctx) => {
@@ -51,7 +49,7 @@ export function tagRoutes(routes: Routes, tags: TagsRepo, baseUrl: string, now: 
     const p = params(ctx);
     const page = pageQuery(p, 100, 200);
     const rows = await tags.followed(viewer, page);
-    ctx.body = await Promise.all(rows.map((tag) => render(tag, viewer)));
+    ctx.body = await Promise.all(rows.map((tag) => render(tag, true)));
     if (rows.length) {
       setLink(ctx, { baseUrl, path: ctx.path, kept: keep(p, ['limit']), nextMaxId: rows.length === page.limit ? rows[rows.length - 1]!.edge_id : null, prevMinId: rows[0]!.edge_id });
     }
