@@ -25,6 +25,9 @@ import { EmailsService } from './emails/service.js';
 import { smtpMailer } from './emails/mailer.js';
 import type { RateLimiter } from './ratelimit/limiter.js';
 import { ScheduledStatusesService } from './scheduled/service.js';
+import type { NotificationsService } from './notifications/service.js';
+import { PollsService } from './polls/service.js';
+import { pollsCreateHook, pollsDecorator, pollsEditHook } from './polls/hooks.js';
 
 export interface BreadthServices {
   media: MediaService;
@@ -40,19 +43,22 @@ export interface BreadthServices {
   admin: AdminAccountsService;
   emails: EmailsService;
   scheduled: ScheduledStatusesService;
+  polls: PollsService;
   /** Loads what start-up needs (the VAPID keys, the media folders). */
   open(): Promise<void>;
 }
 
-export function breadthServices(ctx: SocialContext, statuses: StatusesService, renderer: StatusRenderer, limiter: RateLimiter): BreadthServices {
+export function breadthServices(ctx: SocialContext, statuses: StatusesService, renderer: StatusRenderer, limiter: RateLimiter, notifications: NotificationsService): BreadthServices {
   const media = new MediaService(ctx, new MediaStorage(ctx.config.dataDir, ctx.config.baseUrl), limiter);
   const tags = new TagsRepo(ctx);
   const filters = new FiltersService(ctx);
-  statuses.createHooks.push(mediaCreateHook(media), tagsCreateHook(tags, ctx.config.baseUrl));
-  renderer.decorators.push(mediaDecorator(media), tagsDecorator(tags, ctx.config.baseUrl), filtersDecorator(filters));
+  const polls = new PollsService(ctx, statuses, notifications);
+  statuses.createHooks.push(mediaCreateHook(media), tagsCreateHook(tags, ctx.config.baseUrl), pollsCreateHook(polls));
+  statuses.editHooks.push(pollsEditHook(polls));
+  renderer.decorators.push(mediaDecorator(media), tagsDecorator(tags, ctx.config.baseUrl), filtersDecorator(filters), pollsDecorator(polls, ctx.now));
   renderer.viewerKeys.push(filtersViewerKey(filters));
   const services: BreadthServices = {
-    media, tags, filters,
+    media, tags, filters, polls,
     timelines: new TimelinesRepo(ctx),
     search: new SearchService(ctx),
     instance: new InstanceRepo(ctx),

@@ -8,6 +8,9 @@ export interface SocialEvents {
   'status.created': [{ statusId: string; accountId: string }];
   'status.updated': [{ statusId: string; accountId: string }];
   'status.deleted': [{ statusId: string; accountId: string; uri: string }];
+  /** A vote was cast (by `accountId`, local or a peer) in the poll of `statusId`. */
+  'poll.voted': [{ pollId: string; statusId: string; accountId: string; choices: number[] }];
+  'poll.ended': [{ pollId: string; statusId: string; accountId: string }];
   'notification.created': [{ notificationId: string; accountId: string; type: string }];
   'notifications.removed': [{ accountId: string }];
   'follow.created': [{ accountId: string; targetAccountId: string; pending: boolean }];

@@ -68,6 +68,7 @@ export class Social {
     jobs.add('social-unattached-media', '17 * * * *', () => this.services.breadth.media.removeStale());
     jobs.add('social-oauth-vacuum', '43 4 * * *', () => this.services.oauth.vacuum());
     jobs.add('social-scheduled-statuses', '* * * * *', () => this.services.breadth.scheduled.publishDue());
+    jobs.add('social-ended-polls', '* * * * *', () => this.services.breadth.polls.notifyEnded());
   }
 
   /**

@@ -39,6 +39,6 @@ export function buildServices(ctx: SocialContext): SocialServices {
     markers: new MarkersService(ctx),
     lists: new ListsService(ctx),
     limiter,
-    breadth: breadthServices(ctx, statuses, renderer, limiter),
+    breadth: breadthServices(ctx, statuses, renderer, limiter, notifications),
   };
 }

@@ -37,6 +37,8 @@ export const ROUTES: Array<[string, string, string[], boolean?]> = [
   ['POST', `/api/v1/statuses/${X}/unmute`, W('mutes', true)],
   ['GET', `/api/v1/statuses/${X}/context`, R('statuses'), true],
   ['GET', `/api/v1/statuses/${X}/source`, R('statuses')],
+  ['GET', `/api/v1/polls/${X}`, R('statuses'), true],
+  ['POST', `/api/v1/polls/${X}/votes`, W('statuses')],
   ['GET', `/api/v1/statuses/${X}/history`, R('statuses'), true],
   ['GET', '/api/v1/preferences', R('accounts')],
   ['GET', `/api/v1/statuses/${X}/reblogged_by`, R('accounts'), true],

@@ -18,6 +18,7 @@ import { listRoutes } from '../lists/routes.js';
 import { tagRoutes } from '../tags/routes.js';
 import { conversationRoutes } from '../conversations/routes.js';
 import { ConversationsRepo } from '../conversations/repo.js';
+import { pollRoutes } from '../polls/routes.js';
 
 export function breadthRoutes(routes: Routes, ctx: SocialContext, services: SocialServices): void {
   const { breadth, renderer } = services;
@@ -34,6 +35,7 @@ export function breadthRoutes(routes: Routes, ctx: SocialContext, services: Soci
   searchRoutes(routes, breadth.search, renderer, baseUrl, ctx.now);
   tagRoutes(routes, breadth.tags, baseUrl, ctx.now);
   conversationRoutes(routes, new ConversationsRepo(ctx), renderer, baseUrl);
+  pollRoutes(routes, breadth.polls, ctx.now);
   announcementRoutes(routes, breadth.announcements);
   reportRoutes(routes, breadth.reports, renderer);
   pushRoutes(routes, breadth.push, () => breadth.vapid.publicKey);

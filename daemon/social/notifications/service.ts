@@ -49,7 +49,8 @@ export class NotificationsService {
 
   /** Stores a notification unless a rule drops it; returns its id or null. */
   async notify(input: NewNotification): Promise<string | null> {
-    if (input.recipientId === input.fromId) return null;
+    // A poll's author is told of its end like its voters are (Mastodon's one exception to 'never from self').
+    if (input.recipientId === input.fromId && input.type !== 'poll') return null;
     if (await this.dropped(input)) return null;
     const now = this.ctx.now();
     const id = await this.ctx.db.transaction(async (trx) => {

@@ -7,7 +7,7 @@ export function serializeScheduled(row: ScheduledRow, media: unknown[]): Record<
   return {
     id: row.id,
     scheduled_at: row.scheduled_at,
-    params: { ...params, poll: null, scheduled_at: null, idempotency: null, with_rate_limit: false },
+    params: { ...params, poll: params.poll ?? null, scheduled_at: null, idempotency: null, with_rate_limit: false },
     media_attachments: media,
   };
 }

@@ -25,6 +25,8 @@ export interface ScheduledParams {
   in_reply_to_id: string | null;
   language: string | null;
   application_id: string | null;
+  /** Mastodon's shape; absent in rows kept before polls. */
+  poll?: { options: string[]; expires_in: number; multiple: boolean; hide_totals: boolean } | null;
 }
 
 export class ScheduledStatusesService {
@@ -49,6 +51,7 @@ export class ScheduledStatusesService {
       text: input.status ?? '', media_ids: input.media_ids?.length ? [...new Set(input.media_ids)] : null,
       sensitive: input.sensitive ?? null, spoiler_text: input.spoiler_text ?? null, visibility: input.visibility ?? null,
       in_reply_to_id: input.in_reply_to_id ?? null, language: input.language ?? null, application_id: input.appId,
+      poll: input.poll ? { options: input.poll.options, expires_in: input.poll.expiresIn, multiple: input.poll.multiple, hide_totals: input.poll.hideTotals } : null,
     };
     const id = await this.ctx.db.transaction(async (trx) => {
       const inserted = await this.repo.insert(trx, { account_id: authorId, scheduled_at: at.toISOString(), params: JSON.stringify(params) }, nowIso(this.ctx.now()));
@@ -89,6 +92,7 @@ export class ScheduledStatusesService {
           status: params.text, media_ids: params.media_ids ?? undefined, sensitive: params.sensitive ?? undefined,
           spoiler_text: params.spoiler_text ?? undefined, visibility: params.visibility ?? undefined,
           in_reply_to_id: params.in_reply_to_id ?? undefined, language: params.language ?? undefined, appId: params.application_id,
+          poll: params.poll ? { options: params.poll.options, expiresIn: params.poll.expires_in, multiple: params.poll.multiple, hideTotals: params.poll.hide_totals } : undefined,
         });
         posted += 1;
       } catch (error) {

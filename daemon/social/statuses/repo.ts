@@ -47,12 +47,19 @@ export interface RenderRow extends StatusRow {
   /** Whether media or hashtags are attached: their decorators skip pages that have none. */
   has_media: number;
   has_tags: number;
+  /** Its poll's end: null without a poll, '' for a poll that never ends. */
+  poll_ends: string | null;
 }
 
-const RENDER_FIELDS = [...STATUS_FIELDS, 'mention_ids', 'app_name', 'app_website', 'has_media', 'has_tags'] as const;
+const RENDER_FIELDS = [...STATUS_FIELDS, 'mention_ids', 'app_name', 'app_website', 'has_media', 'has_tags', 'poll_ends'] as const;
 
-/** The viewer's own relation to a status, as bits of one number. */
-export const VIEWER_FLAG = { favourited: 1, reblogged: 2, bookmarked: 4, pinned: 8, muted: 16 } as const;
+/**
+ * The viewer's own relation to a status, as bits of one number. Above `voted`, bit 6 + i is set
+ * when the viewer chose option i of its poll (options 0–39: the flags stay exact in a double).
+ */
+export const VIEWER_FLAG = { favourited: 1, reblogged: 2, bookmarked: 4, pinned: 8, muted: 16, voted: 32 } as const;
+export const VOTE_CHOICE_SHIFT = 6;
+export const MAX_FLAGGED_CHOICES = 40;
 
 /** A status's render version and viewer flags; its row only when the caller's version is not current. */
 export interface ChangedRenderRow { id: string; version: number; flags: number; row: (Omit<RenderRow, 'mention_ids'> & { mention_ids: string | string[] }) | null }
@@ -86,11 +93,14 @@ export class StatusesRepo {
         app.name AS app_name, app.website AS app_website,
         EXISTS (SELECT 1 FROM media_attachments WHERE status_id = s.id) AS has_media,
         EXISTS (SELECT 1 FROM status_tags WHERE status_id = s.id) AS has_tags,
+        (SELECT coalesce(expires_at, '') FROM polls WHERE status_id = s.id) AS poll_ends,
         EXISTS (SELECT 1 FROM favourites WHERE account_id = ?2 AND status_id = s.id) * ${VIEWER_FLAG.favourited}
         + EXISTS (SELECT 1 FROM statuses r WHERE r.account_id = ?2 AND r.reblog_of_id = s.id AND r.deleted_at IS NULL) * ${VIEWER_FLAG.reblogged}
         + EXISTS (SELECT 1 FROM bookmarks WHERE account_id = ?2 AND status_id = s.id) * ${VIEWER_FLAG.bookmarked}
         + EXISTS (SELECT 1 FROM status_pins WHERE account_id = ?2 AND status_id = s.id) * ${VIEWER_FLAG.pinned}
-        + EXISTS (SELECT 1 FROM conversation_mutes WHERE account_id = ?2 AND conversation_id = s.conversation_id) * ${VIEWER_FLAG.muted} AS flags
+        + EXISTS (SELECT 1 FROM conversation_mutes WHERE account_id = ?2 AND conversation_id = s.conversation_id) * ${VIEWER_FLAG.muted}
+        + coalesce((SELECT ${VIEWER_FLAG.voted} + sum(1 << (${VOTE_CHOICE_SHIFT} + v.choice)) FROM polls p JOIN poll_votes v ON v.poll_id = p.id
+            WHERE p.status_id = s.id AND v.account_id = ?2 AND v.choice < ${MAX_FLAGGED_CHOICES}), 0) AS flags
       FROM json_each(?1) j JOIN statuses s ON s.id = CAST(j.key AS INTEGER) LEFT JOIN oauth_apps app ON app.id = s.application_id`,
     RENDER_FIELDS, [JSON.stringify(known), viewerId], ['flags']);
   }

@@ -10,6 +10,7 @@ import type { RelationshipsRepo } from '../relationships/repo.js';
 import type { NewStatus, StatusesService } from './service.js';
 import type { StatusRenderer } from './serialize.js';
 import { IdempotencyKeys } from './idempotency.js';
+import { pollParam } from '../polls/params.js';
 
 /** Posting with `scheduled_at`: kept for later and answered as a ScheduledStatus. */
 export interface Scheduler {
@@ -35,7 +36,7 @@ export function statusRoutes(routes: Routes, service: StatusesService, renderer:
     const input: NewStatus = {
       status: stringParam(p, 'status'), spoiler_text: stringParam(p, 'spoiler_text'), sensitive: boolParam(p, 'sensitive'),
       visibility: stringParam(p, 'visibility'), language: stringParam(p, 'language'), in_reply_to_id: stringParam(p, 'in_reply_to_id') || undefined,
-      media_ids: arrayParam(p, 'media_ids'),
+      media_ids: arrayParam(p, 'media_ids'), poll: pollParam(p),
       appId: authOf(ctx).appId,
     };
     const scheduledAt = stringParam(p, 'scheduled_at');
@@ -75,6 +76,7 @@ export function statusRoutes(routes: Routes, service: StatusesService, renderer:
     const p = params(ctx);
     await service.edit(viewer, pathId(ctx), {
       status: stringParam(p, 'status'), spoiler_text: stringParam(p, 'spoiler_text'), sensitive: boolParam(p, 'sensitive'), language: stringParam(p, 'language'),
+      poll: pollParam(p),
     });
     await send(ctx, pathId(ctx), viewer);
   });

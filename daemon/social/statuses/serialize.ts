@@ -73,6 +73,8 @@ export class StatusRenderer {
     ]);
     const accounts = new Map([...rendered].map(([id, entry]) => [id, entry.json]));
 
+    // A poll's `expired` follows the clock: the time is part of what a rendering is kept by.
+    const now = this.ctx.now();
     const built: Array<{ row: Readonly<RenderRow>; json: StatusJson }> = [];
     const fresh: Array<{ key: string; json: StatusJson }> = [];
     const one = (row: Readonly<RenderRow>): { json: StatusJson; key: string } | null => {
@@ -87,7 +89,7 @@ export class StatusRenderer {
       }
       const { version, flags } = byId.get(row.id)!;
       const key = [row.id, version, flags, viewerId === null ? '' : viewerId === row.account_id ? 'own' : 'other', author.version,
-        row.mention_ids.map((id) => rendered.get(id)?.version ?? '-').join(','), reblog?.key ?? '', viewerPart].join(' ');
+        row.mention_ids.map((id) => rendered.get(id)?.version ?? '-').join(','), reblog?.key ?? '', viewerPart, pollState(row.poll_ends, now)].join(' ');
       const kept = cacheable ? this.rendered.get(key) : undefined;
       if (kept) return { json: kept, key };
       // One fixed shape for every status, so V8 keeps these objects fast for JSON.stringify (spreads
@@ -153,4 +155,10 @@ export class StatusRenderer {
   async renderOne(id: string, viewerId: string | null, options?: { includeDeleted?: boolean; withSource?: boolean }): Promise<StatusJson | undefined> {
     return (await this.render([id], viewerId, options)).get(id);
   }
+}
+
+/** Whether a status's poll has ended at `now` ('' without a poll). */
+function pollState(ends: string | null, now: number): string {
+  if (ends === null) return '';
+  return ends !== '' && Date.parse(ends) <= now ? 'poll-ended' : 'poll-open';
 }

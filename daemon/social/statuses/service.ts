@@ -17,6 +17,7 @@ import { StatusesRepo, type StatusRow } from './repo.js';
 import { ThreadRepo, type Descendant, type ThreadLimits } from './thread-repo.js';
 import { StatusEditsRepo } from './edits-repo.js';
 import { localEmojisIn } from '../instance/custom-emojis.js';
+import type { PollInput } from '../polls/params.js';
 
 export const MAX_CHARS = 500;
 export const VISIBILITIES = ['public', 'unlisted', 'private', 'direct'] as const;
@@ -35,6 +36,7 @@ export interface NewStatus {
   language?: string;
   in_reply_to_id?: string;
   media_ids?: string[];
+  poll?: PollInput;
   appId: string | null;
 }
 
@@ -46,6 +48,11 @@ export interface StatusCreateHook {
   prepare(authorId: string, input: NewStatus, text: string): Promise<((trx: Knex, statusId: string) => Promise<void>) | null>;
 }
 
+/** A resource that takes part in editing (polls): as StatusCreateHook, for an existing status. */
+export interface StatusEditHook {
+  prepare(authorId: string, statusId: string, input: Omit<NewStatus, 'visibility' | 'in_reply_to_id' | 'appId'>): Promise<((trx: Knex) => Promise<void>) | null>;
+}
+
 export class StatusesService {
   readonly repo: StatusesRepo;
   readonly edits: StatusEditsRepo;
@@ -55,6 +62,8 @@ export class StatusesService {
   remoteAccountResolver: ((username: string, domain: string) => Promise<AccountRow | undefined>) | null = null;
   /** Added by media and tags when the services are built. */
   readonly createHooks: StatusCreateHook[] = [];
+  /** Added by polls when the services are built. */
+  readonly editHooks: StatusEditHook[] = [];
 
   constructor(private readonly ctx: SocialContext, private readonly notifications: NotificationsService, private readonly limiter: RateLimiter) {
     this.repo = new StatusesRepo(ctx);
@@ -147,9 +156,11 @@ export class StatusesService {
     const links: MentionLink[] = mentioned.map(({ match, account }) => ({ match, url: account.url ?? account.uri, username: account.username }));
     const spoiler = (input.spoiler_text ?? row.spoiler_text).trim();
     const emojis = await localEmojisIn(this.ctx.reader, text, spoiler);
+    const steps = await Promise.all(this.editHooks.map((hook) => hook.prepare(authorId, id, input)));
     const now = nowIso(this.ctx.now());
     await this.ctx.db.transaction(async (trx) => {
       await this.edits.beforeEdit(trx, id);
+      for (const step of steps) await step?.(trx);
       await trx('statuses').whereRaw('id = ?', [id]).update({
         text, content: textToHtml(text, links), spoiler_text: spoiler,
         sensitive: (input.sensitive ?? Boolean(row.sensitive)) || spoiler !== '' ? 1 : 0,

@@ -22,6 +22,7 @@ import { m20261122_54_social_scheduled_statuses } from './20261122_54_social_sch
 import { m20261122_55_social_tag_follows } from './20261122_55_social_tag_follows.js';
 import { m20261122_56_social_emojis_in_use } from './20261122_56_social_emojis_in_use.js';
 import { m20261122_57_social_conversations } from './20261122_57_social_conversations.js';
+import { m20261122_58_social_polls } from './20261122_58_social_polls.js';
 
 export interface Migration {
   name: string;
@@ -49,4 +50,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m20261122_55_social_tag_follows,
   m20261122_56_social_emojis_in_use,
   m20261122_57_social_conversations,
+  m20261122_58_social_polls,
 ];
