@@ -59,6 +59,11 @@ export class PollsRepo {
     return rows.map((row) => row.choice);
   }
 
+  /** An account's votes in a poll, with their ids (a vote federates under its id). */
+  votesOf(pollId: string, accountId: string): Promise<Array<{ id: string; choice: number }>> {
+    return this.ctx.reader.all(`SELECT CAST(id AS TEXT) AS id, choice FROM poll_votes WHERE poll_id = ? AND account_id = ? ORDER BY choice`, [pollId, accountId]);
+  }
+
   async insert(trx: Knex, poll: NewPoll, now: string): Promise<void> {
     await trx.raw(`INSERT INTO polls (id, status_id, account_id, options, tallies, multiple, hide_totals, votes_count, voters_count, expires_at, created_at, updated_at)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,

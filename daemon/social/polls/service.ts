@@ -102,6 +102,7 @@ export class PollsService {
   async remoteVote(poll: PollRow, voterId: string, optionTitle: string, uri: string): Promise<boolean> {
     const choice = (JSON.parse(poll.options) as string[]).indexOf(optionTitle);
     if (choice < 0 || poll.account_id === voterId || isEnded(poll, this.ctx.now())) return false;
+    if (await this.statuses.repo.blocks(poll.account_id, voterId)) return false;
     const added = await this.ctx.db.transaction(async (trx) => {
       const before = await this.repo.ownChoices(poll.id, voterId, trx);
       if (before.includes(choice) || (!poll.multiple && before.length > 0)) return [];

@@ -261,6 +261,40 @@ test('favourite and reblog of a remote post notify its author', async () => {
   await eventually('the Undo of the Announce', async () => (await notifications(A, alice, 'reblog')).length === 0);
 });
 
+test('polls: a Question arrives with its options; votes travel to the author as Notes, counts come back as Update', async () => {
+  const posted = await A.api(alice.token, 'POST', '/api/v1/statuses', { status: 'Cats or dogs?', poll: { options: ['cats', 'dogs'], expires_in: 86_400 } });
+  assert.is(posted.status, 200, JSON.stringify(posted.body));
+  const pollOnB = async () => (await B.api(bob.token, 'GET', `/api/v1/accounts/${aliceOnB.id}/statuses`)).body.find((s: any) => s.uri === posted.body.uri)?.poll;
+  const arrived = await eventually('the poll on B', pollOnB);
+  assert.equal(arrived.options, [{ title: 'cats', votes_count: 0 }, { title: 'dogs', votes_count: 0 }]);
+  assert.is(arrived.multiple, false);
+  assert.is(arrived.expires_at.slice(0, 19), posted.body.poll.expires_at.slice(0, 19));
+  assert.is(arrived.voted, false);
+
+  // A local vote on A: its new count goes out at once.
+  assert.is((await A.api(carol.token, 'POST', `/api/v1/polls/${posted.body.poll.id}/votes`, { choices: [0] })).status, 200);
+  await eventually('the counts on B', async () => (await pollOnB()).options[0].votes_count === 1);
+  assert.is((await pollOnB()).voters_count, 1);
+  const statusOnB = (await B.api(bob.token, 'GET', `/api/v1/accounts/${aliceOnB.id}/statuses`)).body.find((s: any) => s.uri === posted.body.uri);
+  assert.is(statusOnB.edited_at, null, 'new counts are no edit');
+
+  // bob's vote on B reaches A as a Note answering the Question, never as a status.
+  const statusesOnA = (await A.api(alice.token, 'GET', `/api/v1/accounts/${alice.id}`)).body.statuses_count;
+  const voted = await B.api(bob.token, 'POST', `/api/v1/polls/${arrived.id}/votes`, { choices: [1] });
+  assert.is(voted.status, 200, JSON.stringify(voted.body));
+  assert.equal(voted.body.own_votes, [1]);
+  assert.equal(voted.body.options.map((o: any) => o.votes_count), [1, 1]);
+  const onA = await eventually('the vote on A', async () => {
+    const poll = (await A.api(alice.token, 'GET', `/api/v1/polls/${posted.body.poll.id}`)).body;
+    return poll.votes_count === 2 ? poll : null;
+  });
+  assert.equal(onA.options.map((o: any) => o.votes_count), [1, 1]);
+  assert.is(onA.voters_count, 2);
+  assert.is((await A.api(alice.token, 'GET', `/api/v1/accounts/${alice.id}`)).body.statuses_count, statusesOnA);
+  assert.equal(await notifications(A, alice, 'mention'), []);
+  assert.is((await B.api(bob.token, 'POST', `/api/v1/polls/${arrived.id}/votes`, { choices: [0] })).status, 422, 'once');
+});
+
 test('a profile change is published as Update and seen on the follower’s server', async () => {
   const changed = await A.api(alice.token, 'PATCH', '/api/v1/accounts/update_credentials', { display_name: 'Alice of A', note: 'new bio' });
   assert.is(changed.status, 200);

@@ -13,6 +13,10 @@ import { NoteRenderer, followersOf, isoSeconds } from '../objects/note.js';
 import * as activities from '../objects/activities.js';
 import type { Json } from '../objects/ld.js';
 import type { DeliveryQueue } from './queue.js';
+import { voteActivity } from '../objects/question.js';
+
+/** Mastodon waits 3 minutes before sending a poll's new counts; we send the first at once, then at most this often. */
+const POLL_UPDATE_INTERVAL_MS = 60_000;
 
 type Handler<K extends keyof SocialEvents> = (...args: SocialEvents[K]) => Promise<void>;
 
@@ -20,6 +24,12 @@ export class Outbound {
   private readonly actors: ActorsRepo;
   private readonly notes: NoteRenderer;
   private readonly unsubscribers: Array<() => void> = [];
+  /**
+   * Polls whose new counts went out within the last POLL_UPDATE_INTERVAL_MS, and whether more
+   * votes came since (one more Update is due at its end). Votes come in bursts; peers get the
+   * first count at once and then at most one Update per interval.
+   */
+  private readonly pollUpdates = new Map<string, { again: boolean; timer: NodeJS.Timeout }>();
   /** Activities still being built and queued (a write request is answered once its own are queued). */
   private readonly preparing = new Set<Promise<void>>();
 
@@ -43,10 +53,14 @@ export class Outbound {
     this.on('follow_request.authorized', ({ accountId, targetAccountId }) => this.answerFollow('Accept', targetAccountId, accountId));
     this.on('follow_request.rejected', ({ accountId, targetAccountId }) => this.answerFollow('Reject', targetAccountId, accountId));
     this.on('account.updated', ({ accountId }) => this.profileUpdate(accountId));
+    this.on('poll.voted', (vote) => this.pollVoted(vote));
+    this.on('poll.ended', ({ statusId }) => this.pollUpdate(statusId));
   }
 
   stop(): void {
     for (const unsubscribe of this.unsubscribers.splice(0)) unsubscribe();
+    for (const { timer } of this.pollUpdates.values()) clearTimeout(timer);
+    this.pollUpdates.clear();
   }
 
   /** Resolves once every event seen so far has been turned into queued deliveries. */
@@ -60,13 +74,16 @@ export class Outbound {
   }
 
   private on<K extends keyof SocialEvents>(name: K, handler: Handler<K>): void {
-    const listener = (...args: SocialEvents[K]) => {
-      const job = handler(...args).catch((error) => this.fed.log.warn('outbound activity failed', { event: name, error }));
-      this.preparing.add(job);
-      void job.finally(() => this.preparing.delete(job));
-    };
+    const listener = (...args: SocialEvents[K]) => this.track(name, handler(...args));
     this.fed.social.events.on(name, listener as never);
     this.unsubscribers.push(() => this.fed.social.events.off(name, listener as never));
+  }
+
+  /** Counts `work` among the activities being prepared (settled() waits for it); logs its failure. */
+  private track(event: string, work: Promise<void>): void {
+    const job = work.catch((error) => this.fed.log.warn('outbound activity failed', { event, error }));
+    this.preparing.add(job);
+    void job.finally(() => this.preparing.delete(job));
   }
 
   /** Sends `activity` from local `sender` to each inbox. */
@@ -138,6 +155,59 @@ export class Outbound {
     const uri = followUri !== undefined ? followUri
       : (await this.fed.social.reader.get<{ uri: string | null }>('SELECT uri FROM follows WHERE account_id = ? AND target_account_id = ?', [requesterId, targetId]))?.uri ?? null;
     await this.send(target, [requester.inbox_url], activities.answerFollow(kind, target.uri, requester.uri, uri));
+  }
+
+  /** A local vote in a peer's poll goes to its author, one Create per choice; a vote in ours updates its counts. */
+  private async pollVoted({ pollId, statusId, accountId, choices }: SocialEvents['poll.voted'][0]): Promise<void> {
+    const status = await this.fed.services.statuses.repo.byId(statusId);
+    if (!status) return;
+    if (status.local) {
+      const poll = await this.fed.services.breadth.polls.repo.byId(pollId);
+      if (poll && !poll.hide_totals) await this.throttledPollUpdate(statusId);
+      return;
+    }
+    const voter = await this.localActor(accountId);
+    const author = await this.actors.byId(status.account_id);
+    const poll = await this.fed.services.breadth.polls.repo.byId(pollId);
+    if (!voter || !author || !poll) return;
+    const options = JSON.parse(poll.options) as string[];
+    for (const vote of await this.fed.services.breadth.polls.repo.votesOf(pollId, accountId)) {
+      if (!choices.includes(vote.choice)) continue;
+      await this.send(voter, [this.inboxOf(author)], voteActivity(voter.uri, vote.id, author.uri, status.uri, options[vote.choice]!));
+    }
+  }
+
+  /** Sends the poll's counts now, or once at the end of the interval when they went out within it. */
+  private async throttledPollUpdate(statusId: string): Promise<void> {
+    const open = this.pollUpdates.get(statusId);
+    if (open) {
+      open.again = true;
+      return;
+    }
+    const interval = { again: false, timer: setTimeout(() => {
+      this.pollUpdates.delete(statusId);
+      if (interval.again) this.track('poll.voted', this.throttledPollUpdate(statusId));
+    }, POLL_UPDATE_INTERVAL_MS) };
+    interval.timer.unref();
+    this.pollUpdates.set(statusId, interval);
+    await this.pollUpdate(statusId);
+  }
+
+  /** The poll's Question with its counts, to the followers, the mentioned and the remote voters. */
+  private async pollUpdate(statusId: string): Promise<void> {
+    const row = await this.fed.services.statuses.repo.byId(statusId);
+    if (!row || !row.local || row.deleted_at) return;
+    const rendered = await this.notes.render(row);
+    const poll = await this.fed.services.breadth.polls.repo.byStatus(statusId);
+    if (!rendered || !poll) return;
+    const { author, note, mentioned } = rendered;
+    const voters = await Promise.all((await this.fed.services.breadth.polls.repo.remoteVoters(poll.id)).map((id) => this.actors.byId(id)));
+    const inboxes = [
+      ...(row.visibility === 'direct' ? [] : await this.actors.followerInboxes(author.id)),
+      ...mentioned.map((actor) => this.inboxOf(actor)),
+      ...voters.map((actor) => this.inboxOf(actor)),
+    ];
+    await this.send(author, [...new Set(inboxes)], activities.updateNote(note, author.uri, this.fed.social.now()));
   }
 
   private async profileUpdate(accountId: string): Promise<void> {

@@ -11,7 +11,9 @@ import type { RemoteActors } from '../actors/remote.js';
 import { parseActor, ACTOR_TYPES } from '../actors/parse.js';
 import type { RemoteStatuses } from '../objects/remote-statuses.js';
 import { NOTE_TYPES } from '../objects/remote-statuses.js';
-import { hasType, idOf, InvalidDocumentError, isObject, str, type Json } from '../objects/ld.js';
+import { hasType, hostOf, idOf, InvalidDocumentError, isObject, str, type Json } from '../objects/ld.js';
+import { parseVote } from '../objects/question.js';
+import { isLocalUri } from '../context.js';
 import type { Outbound } from '../delivery/outbound.js';
 
 type Handler = (activity: Json, actor: ActorRow) => Promise<void>;
@@ -126,11 +128,27 @@ export class InboxHandlers {
 
   private async create(activity: Json, actor: ActorRow): Promise<void> {
     const object = activity.object;
+    if (await this.vote(object, actor)) return;
     if (isObject(object) && hasType(object, ...NOTE_TYPES)) {
       await this.statuses.store(object, actor);
     } else if (typeof object === 'string') {
       await this.statuses.resolve(object);
     }
+  }
+
+  /**
+   * A vote in one of our polls (a Note naming one of its options, answering it) is counted and
+   * never stored as a status, as Mastodon does; one it cannot count is dropped.
+   */
+  private async vote(object: unknown, actor: ActorRow): Promise<boolean> {
+    const vote = parseVote(object);
+    if (!vote || !isLocalUri(this.fed, vote.questionUri)) return false;
+    const status = await this.statuses.byUri(vote.questionUri);
+    const poll = status && !status.deleted_at ? await this.services.breadth.polls.repo.byStatus(status.id) : undefined;
+    if (!poll || !(JSON.parse(poll.options) as string[]).includes(vote.name)) return false;
+    if (hostOf(vote.uri) !== actor.domain) throw new InvalidDocumentError(`vote ${vote.uri} is not on its voter's host`);
+    await this.services.breadth.polls.remoteVote(poll, actor.id, vote.name, vote.uri);
+    return true;
   }
 
   private async delete(activity: Json, actor: ActorRow): Promise<void> {

@@ -15,5 +15,6 @@ export const NOTE_CONTEXT = [AS_CONTEXT, {
   sensitive: 'as:sensitive',
   toot: 'http://joinmastodon.org/ns#',
   blurhash: 'toot:blurhash',
+  votersCount: 'toot:votersCount',
   focalPoint: { '@container': '@list', '@id': 'toot:focalPoint' },
 }];

@@ -1,7 +1,8 @@
 /**
  * Statuses as ActivityPub Notes, with their audience as Mastodon addresses it: public → to Public,
  * cc followers; unlisted → to followers, cc Public; private → to followers; mentions in cc (or to,
- * for direct statuses) and as Mention tags, hashtags as Hashtag tags, custom emoji as Emoji tags.
+ * for direct statuses) and as Mention tags, hashtags as Hashtag tags, custom emoji as Emoji tags;
+ * a status with a poll is a Question.
  */
 import type { StatusRow } from '../../statuses/repo.js';
 import type { FederationContext } from '../context.js';
@@ -11,6 +12,7 @@ import { renderAttachments } from './attachments.js';
 import { PUBLIC, type Json } from './ld.js';
 import { emojiTags } from './emoji-tags.js';
 import type { StoredEmoji } from '../../statuses/emojis.js';
+import { asQuestion } from './question.js';
 
 export interface RenderedNote {
   note: Json;
@@ -61,6 +63,8 @@ export class NoteRenderer {
       ],
       attachment: await this.attachments(row.id),
     };
+    const poll = await this.fed.services.breadth.polls.repo.byStatus(row.id);
+    if (poll) asQuestion(note, poll, this.fed.social.now());
     if (row.edited_at) note.updated = isoSeconds(row.edited_at);
     if (note.contentMap === undefined) delete note.contentMap;
     return { note, author, to, cc, mentioned };

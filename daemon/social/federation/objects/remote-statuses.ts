@@ -14,6 +14,8 @@ import { StatusEditsRepo } from '../../statuses/edits-repo.js';
 import { hashtagNames } from '../../tags/parse.js';
 import { usedEmojis } from '../../statuses/emojis.js';
 import { parseEmojiTags } from './emoji-tags.js';
+import { parsePoll, type ParsedPoll } from './question.js';
+import type { PollRow } from '../../polls/repo.js';
 import { asArray, hasType, hostOf, httpUrl, idOf, ids, InvalidDocumentError, isObject, isPublic, isUniqueViolation, str, type Json } from './ld.js';
 
 export const NOTE_TYPES = ['Note', 'Article', 'Page', 'Question'];
@@ -37,6 +39,8 @@ export interface ParsedNote {
   tag: unknown;
   /** The raw `attachment` value, read by parseAttachments with the address policy. */
   attachment: unknown;
+  /** A Question's poll. */
+  poll: ParsedPoll | null;
 }
 
 export function parseNote(object: unknown, actor: ActorRow): ParsedNote {
@@ -63,6 +67,7 @@ export function parseNote(object: unknown, actor: ActorRow): ParsedNote {
     attachment: object.attachment,
     mentionUris: asArray(object.tag).filter((tag) => isObject(tag) && tag.type === 'Mention').map((tag) => httpUrl((tag as Json).href)).filter((u): u is string => u !== null),
     tag: object.tag,
+    poll: hasType(object, 'Question') ? parsePoll(object) : null,
     hashtags: hashtagNames(asArray(object.tag).filter((tag) => isObject(tag) && tag.type === 'Hashtag').map((tag) => str((tag as Json).name)).filter((n): n is string => n !== null)),
   };
 }
@@ -84,6 +89,7 @@ export class RemoteStatuses {
   }
 
   private get statuses() { return this.fed.services.statuses; }
+  private get polls() { return this.fed.services.breadth.polls.repo; }
 
   async byUri(uri: string) {
     return this.fed.social.reader.get<{ id: string; account_id: string; reblog_of_id: string | null; deleted_at: string | null }>(
@@ -129,6 +135,7 @@ export class RemoteStatuses {
       await this.statuses.repo.insertMentions(trx, id, mentioned.map((m) => m.id));
       await this.insertMedia(trx, note, actor, id, now);
       if (note.hashtags.length) await this.fed.services.breadth.tags.tagStatus(trx, id, note.hashtags);
+      if (note.poll) await this.polls.insert(trx, { ...note.poll, id: this.fed.social.ids.next(), statusId: id, accountId: actor.id, hideTotals: false }, now);
       if (parent) await this.statuses.repo.adjust(trx, parent.id, 'replies_count', 1);
       await this.fed.services.accounts.repo.adjustCounter(trx, actor.id, 'statuses_count', 1);
       await this.fed.services.accounts.repo.update(actor.id, { last_status_at: note.published }, trx);
@@ -146,12 +153,23 @@ export class RemoteStatuses {
     if (rows.length) await trx('media_attachments').insert(rows);
   }
 
-  /** An edited Note: content, warning, sensitivity, media and hashtags replaced, `edited_at` set, kept in its history. */
+  /**
+   * An edited Note: content, warning, sensitivity, media, hashtags and poll replaced, `edited_at`
+   * set, kept in its history. A Question whose text did not change is its server publishing new
+   * vote counts: only the poll is refreshed, as Mastodon does, and that is no edit.
+   */
   async update(object: unknown, actor: ActorRow): Promise<string | null> {
     const note = parseNote(object, actor);
     const existing = await this.byUri(note.uri);
     if (!existing || existing.account_id !== actor.id || existing.deleted_at) return null;
     const now = nowIso(this.fed.social.now());
+    const stored = (await this.statuses.repo.byId(existing.id))!;
+    const poll = await this.polls.byStatus(existing.id);
+    const sameText = stored.content === note.contentHtml && stored.spoiler_text === note.summary && Boolean(stored.sensitive) === note.sensitive;
+    if (sameText && note.poll && poll && !pollChanged(poll, note.poll)) {
+      await this.fed.social.db.transaction((trx) => this.polls.replaceRemote(trx, existing.id, { ...note.poll!, hideTotals: false }, now));
+      return existing.id;
+    }
     await this.fed.social.db.transaction(async (trx) => {
       await this.edits.beforeEdit(trx, existing.id);
       await trx.raw(`UPDATE statuses SET content = ?, text = ?, spoiler_text = ?, sensitive = ?, emojis = ?, edited_at = ?, updated_at = ? WHERE id = ?`,
@@ -160,10 +178,22 @@ export class RemoteStatuses {
       await trx('media_attachments').where({ status_id: existing.id }).whereNull('file_name').delete();
       await this.insertMedia(trx, note, actor, existing.id, now);
       await this.fed.services.breadth.tags.retagStatus(trx, existing.id, note.hashtags);
+      await this.replacePoll(trx, existing.id, actor.id, poll, note.poll, now);
       await this.edits.afterEdit(trx, existing.id);
     });
     this.fed.social.events.emit('status.updated', { statusId: existing.id, accountId: actor.id });
     return existing.id;
+  }
+
+  /** An edit's poll: new options drop the votes cast here (they were for other choices). */
+  private async replacePoll(trx: Knex, statusId: string, authorId: string, before: PollRow | undefined, after: ParsedPoll | null, now: string): Promise<void> {
+    if (!after) {
+      if (before) await trx.raw(`DELETE FROM polls WHERE id = ?`, [before.id]);
+      return;
+    }
+    if (!before) return this.polls.insert(trx, { ...after, id: this.fed.social.ids.next(), statusId, accountId: authorId, hideTotals: false }, now);
+    if (pollChanged(before, after)) await trx.raw(`DELETE FROM poll_votes WHERE poll_id = ?`, [before.id]);
+    await this.polls.replaceRemote(trx, statusId, { ...after, hideTotals: false }, now);
   }
 
   /** A status by URI: known, or fetched from its server with its author. */
@@ -187,4 +217,9 @@ export class RemoteStatuses {
     }
     return out;
   }
+}
+
+/** A change of options or of single versus multiple choice (votes cast for the old ones no longer hold). */
+function pollChanged(before: PollRow, after: ParsedPoll): boolean {
+  return before.options !== JSON.stringify(after.options) || Boolean(before.multiple) !== after.multiple;
 }
