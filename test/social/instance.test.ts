@@ -51,6 +51,18 @@ test('languages list, custom emojis (unlisted ones kept out of the picker)', asy
   assert.equal(emojis.body.map((e: any) => [e.shortcode, e.visible_in_picker]), [['blobcat', true], ['secretcat', false]]);
 });
 
+test('the about pages: extended description and privacy policy as HTML; no translation, no terms of service', async () => {
+  const about = await h.api(null, 'GET', '/api/v1/instance/extended_description');
+  assert.is(about.status, 200);
+  assert.match(about.body.content, /^<p>.*Nestbox/);
+  assert.ok('updated_at' in about.body);
+  const privacy = await h.api(null, 'GET', '/api/v1/instance/privacy_policy');
+  assert.match(privacy.body.content, 'stays on the box');
+  assert.not.ok(Number.isNaN(Date.parse(privacy.body.updated_at)));
+  assert.equal((await h.api(null, 'GET', '/api/v1/instance/translation_languages')).body, {});
+  assert.is((await h.api(null, 'GET', '/api/v1/instance/terms_of_service')).status, 404, 'none, as on a Mastodon server without terms');
+});
+
 test('peers search matches domains case-insensitively by prefix', async () => {
   assert.equal((await h.api(null, 'GET', '/api/v1/peers/search?q=MASTO')).body, ['masto.other', 'mastodon.example']);
   assert.equal((await h.api(null, 'GET', '/api/v1/peers/search?q=pleroma')).body, ['pleroma.example']);

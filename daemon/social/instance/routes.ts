@@ -1,7 +1,7 @@
 /**
  * Instance information: /api/v1/instance and /api/v2/instance (answered even to a bad or missing
- * token: apps read them before logging in), languages, rules, peers and their search, custom
- * emojis, trends (off), and GET /api/v1/streaming, which sends clients to the streaming server.
+ * token: apps read them before logging in), the about pages, languages, rules, peers and their
+ * search, custom emojis, trends (off), and GET /api/v1/streaming, which sends clients to the streaming server.
  */
 import type { Context } from 'koa';
 import { notFound } from '../../http/errors.js';
@@ -10,7 +10,7 @@ import { stringParam, params } from '../http/params.js';
 import type { StatusRenderer } from '../statuses/serialize.js';
 import { LANGUAGES } from './languages.js';
 import type { InstanceRepo } from './repo.js';
-import { instanceV1, instanceV2, streamingWsUrl, type InstanceFacts } from './serialize.js';
+import { extendedDescription, instanceV1, instanceV2, privacyPolicy, streamingWsUrl, type InstanceFacts } from './serialize.js';
 
 export interface InstanceDeps {
   repo: InstanceRepo;
@@ -40,6 +40,10 @@ export function instanceRoutes(routes: Routes, deps: InstanceDeps): void {
 
   open('/api/v1/instance', async (ctx) => { ctx.body = instanceV1(await facts()); });
   open('/api/v2/instance', async (ctx) => { ctx.body = instanceV2(await facts()); });
+  open('/api/v1/instance/extended_description', (ctx) => { ctx.body = extendedDescription(); });
+  open('/api/v1/instance/privacy_policy', (ctx) => { ctx.body = privacyPolicy(); });
+  // No translation service on the box: no language pairs (Mastodon's answer without one).
+  open('/api/v1/instance/translation_languages', (ctx) => { ctx.body = {}; });
   open('/api/v1/instance/languages', (ctx) => { ctx.body = LANGUAGES.map(([code, name]) => ({ code, name })); });
   open('/api/v1/instance/rules', async (ctx) => { ctx.body = (await deps.repo.rules()).map((r) => ({ id: String(r.id), text: r.text, hint: r.hint })); });
   open('/api/v1/instance/peers', async (ctx) => { ctx.body = (await deps.repo.peers('', 10_000)).map((row) => row.domain); });

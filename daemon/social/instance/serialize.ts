@@ -30,6 +30,22 @@ const MIME_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp', 'image
 const TITLE = 'Nestbox';
 const DESCRIPTION = 'A Mastodon-compatible home instance on a Nestbox appliance.';
 
+/** About pages (Mastodon's ExtendedDescription and PrivacyPolicy entities): what the box is and where its data goes. */
+export function extendedDescription(): { updated_at: string | null; content: string } {
+  return { updated_at: null, content: `<p>${DESCRIPTION} It belongs to the household that runs it: its accounts are theirs and their guests'.</p>` };
+}
+
+export function privacyPolicy(): { updated_at: string; content: string } {
+  return {
+    updated_at: '2026-11-22T00:00:00.000Z',
+    content: ['<p>This server runs on a Nestbox appliance in its owner\'s home. What you store here (your account, posts, media and',
+      'settings) stays on the box.</p><p>Posts leave it only as their visibility says: public, unlisted and followers-only posts',
+      'are delivered to the servers of your followers, and direct messages to the servers of the accounts they mention. Those',
+      'servers keep their copies under their own rules.</p><p>Passwords are stored only as salted hashes and access tokens only',
+      'as hashes. There are no trackers and no analytics.</p>'].join(' '),
+  };
+}
+
 function statusesConfig() {
   return { max_characters: MAX_CHARS, max_media_attachments: MAX_ATTACHMENTS, characters_reserved_per_url: 23 };
 }
