@@ -8,6 +8,7 @@ import { accountRoutes } from '../accounts/routes.js';
 import { relationshipRoutes } from '../relationships/routes.js';
 import { statusRoutes } from '../statuses/routes.js';
 import { notificationRoutes } from '../notifications/routes.js';
+import { notificationPolicyRoutes } from '../notification-policy/routes.js';
 import { markerRoutes } from '../markers/routes.js';
 import { staticRoutes } from './static.js';
 import { ResponseCache } from './response-cache.js';
@@ -27,6 +28,8 @@ export function socialRouter(ctx: SocialContext, services: SocialServices): Rout
     when: (at) => scheduled.when(at),
     schedule: async (author, input, at) => renderScheduled(await scheduled.schedule(author, input, at), (ids) => media.jsonByIds(ids)),
   });
+  // Before /api/v1/notifications/:id, which would take `policy` and `requests` for ids.
+  notificationPolicyRoutes(routes, services.notifications.policy, services.renderer, baseUrl);
   notificationRoutes(routes, services.notifications, services.renderer, baseUrl, new ResponseCache(ctx.reader));
   markerRoutes(routes, services.markers);
   breadthRoutes(routes, ctx, services);

@@ -183,10 +183,10 @@ export class NotificationsRepo {
       ON CONFLICT (account_id, prefix) DO UPDATE SET hour_bucket = excluded.hour_bucket`, [accountId, prefix, bucket]);
   }
 
-  async insert(trx: Knex, row: { account_id: string; from_account_id: string; type: string; status_id: string | null; activity_id: string | null; group_key: string | null; created_at: string }): Promise<string> {
-    const rows = await trx.raw(`INSERT INTO notifications (account_id, from_account_id, type, status_id, activity_id, group_key, created_at)
-      VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING CAST(id AS TEXT) AS id`,
-    [row.account_id, row.from_account_id, row.type, row.status_id, row.activity_id, row.group_key, row.created_at]);
+  async insert(trx: Knex, row: { account_id: string; from_account_id: string; type: string; status_id: string | null; activity_id: string | null; group_key: string | null; filtered: boolean; created_at: string }): Promise<string> {
+    const rows = await trx.raw(`INSERT INTO notifications (account_id, from_account_id, type, status_id, activity_id, group_key, filtered, created_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING CAST(id AS TEXT) AS id`,
+    [row.account_id, row.from_account_id, row.type, row.status_id, row.activity_id, row.group_key, row.filtered ? 1 : 0, row.created_at]);
     return (rows as Array<{ id: string }>)[0]!.id;
   }
 

@@ -1,7 +1,6 @@
 /**
- * The rules of the notifications section: when a notification is stored (local recipient, never
- * from self, not when blocked, muted with notifications, domain-blocked or the conversation
- * muted), how it is grouped, and the v1 and v2 reads: filters, cursors, caps, unread counts
+ * The rules of the notifications section: when a notification is stored, filtered or dropped
+ * (notification-policy/rules.ts), how it is grouped, and the v1 and v2 reads: filters, cursors, caps, unread counts
  * honouring the notifications marker, and 404 versus 200 for another account's notification.
  */
 import type { Knex } from 'knex';
@@ -11,6 +10,7 @@ import { nowIso } from '../time.js';
 import { NotificationsRepo, type Cursor, type Filter, type NotificationRow, type PageRow, type GroupAggregate } from './repo.js';
 import { groupPrefix, hourBucket, windowBucket } from './grouping.js';
 import type { NotificationType } from './types.js';
+import { NotificationPolicyService } from '../notification-policy/service.js';
 
 export const DEFAULT_LIMIT = 40;
 export const MAX_LIMIT = 80;
@@ -42,41 +42,32 @@ export interface Group {
 
 export class NotificationsService {
   readonly repo: NotificationsRepo;
+  readonly policy: NotificationPolicyService;
 
   constructor(private readonly ctx: SocialContext) {
     this.repo = new NotificationsRepo(ctx);
+    this.policy = new NotificationPolicyService(ctx);
   }
 
-  /** Stores a notification unless a rule drops it; returns its id or null. */
+  /**
+   * Stores a notification unless a rule drops it; returns its id or null. One the recipient's
+   * policy filters is stored aside (filtered, no group) and announced to no one: its sender's
+   * request (for mentions) collects it.
+   */
   async notify(input: NewNotification): Promise<string | null> {
-    // A poll's author is told of its end like its voters are (Mastodon's one exception to 'never from self').
-    if (input.recipientId === input.fromId && input.type !== 'poll') return null;
-    if (await this.dropped(input)) return null;
+    const verdict = await this.policy.verdict(input.recipientId, input.fromId, input.type, input.statusId ?? null);
+    if (verdict === 'drop') return null;
+    const filtered = verdict === 'filter';
     const now = this.ctx.now();
     const id = await this.ctx.db.transaction(async (trx) => {
-      const groupKey = await this.groupKey(trx, input, now);
+      const groupKey = filtered ? null : await this.groupKey(trx, input, now);
       return this.repo.insert(trx, {
-        account_id: input.recipientId, from_account_id: input.fromId, type: input.type,
+        account_id: input.recipientId, from_account_id: input.fromId, type: input.type, filtered,
         status_id: input.statusId ?? null, activity_id: input.activityId ?? null, group_key: groupKey, created_at: nowIso(now),
       });
     });
-    this.ctx.events.emit('notification.created', { notificationId: id, accountId: input.recipientId, type: input.type });
+    if (!filtered) this.ctx.events.emit('notification.created', { notificationId: id, accountId: input.recipientId, type: input.type });
     return id;
-  }
-
-  private async dropped(input: NewNotification): Promise<boolean> {
-    const row = await this.ctx.reader.get<Record<string, number>>(`
-      SELECT
-        EXISTS (SELECT 1 FROM users WHERE account_id = ?1) AS local,
-        EXISTS (SELECT 1 FROM blocks WHERE account_id = ?1 AND target_account_id = ?2) AS blocking,
-        EXISTS (SELECT 1 FROM mutes WHERE account_id = ?1 AND target_account_id = ?2 AND hide_notifications = 1
-                  AND (expires_at IS NULL OR expires_at > ?4)) AS muting,
-        EXISTS (SELECT 1 FROM conversation_mutes cm JOIN statuses s ON s.conversation_id = cm.conversation_id
-                 WHERE cm.account_id = ?1 AND s.id = ?3) AS conversation_muted,
-        (EXISTS (SELECT 1 FROM accounts a JOIN account_domain_blocks d ON d.account_id = ?1 AND d.domain = lower(a.domain) WHERE a.id = ?2)
-          AND NOT EXISTS (SELECT 1 FROM follows WHERE account_id = ?1 AND target_account_id = ?2)) AS domain_blocked`,
-    [input.recipientId, input.fromId, input.statusId ?? null, nowIso(this.ctx.now())]);
-    return !row?.local || Boolean(row.blocking || row.muting || row.conversation_muted || row.domain_blocked);
   }
 
   private async groupKey(trx: Knex, input: NewNotification, now: number): Promise<string | null> {

@@ -23,6 +23,7 @@ import { m20261122_55_social_tag_follows } from './20261122_55_social_tag_follow
 import { m20261122_56_social_emojis_in_use } from './20261122_56_social_emojis_in_use.js';
 import { m20261122_57_social_conversations } from './20261122_57_social_conversations.js';
 import { m20261122_58_social_polls } from './20261122_58_social_polls.js';
+import { m20261122_59_social_notification_policy } from './20261122_59_social_notification_policy.js';
 
 export interface Migration {
   name: string;
@@ -51,4 +52,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m20261122_56_social_emojis_in_use,
   m20261122_57_social_conversations,
   m20261122_58_social_polls,
+  m20261122_59_social_notification_policy,
 ];

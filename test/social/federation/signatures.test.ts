@@ -38,7 +38,8 @@ function mention(actor: FakeActor, text: string): string {
   });
 }
 
-const mentions = async () => (await A.api(alice.token, 'GET', '/api/v1/notifications?types[]=mention')).body as any[];
+// With the filtered ones: a stranger's direct mention is held back by alice's default policy.
+const mentions = async () => (await A.api(alice.token, 'GET', '/api/v1/notifications?types[]=mention&include_filtered=true')).body as any[];
 const knowsAccount = async (actor: FakeActor) => (await A.api(alice.token, 'GET', `/api/v1/accounts/lookup?acct=${actor.username}@${peer.domain}`)).status === 200;
 
 test('an unsigned POST to an inbox is 401 and stores nothing', async () => {
@@ -270,8 +271,12 @@ test('a peer\'s direct status is for the accounts it mentions: not for the sende
   const dm = note('for alice only', [`${A.url}/users/alice`]);
   const pub = note('for everyone', ['https://www.w3.org/ns/activitystreams#Public']);
   for (const activity of [dm, pub]) assert.is((await peer.post(`${A.url}/inbox`, mallory, JSON.stringify(activity))).status, 202);
-  const status = (await mentions()).find((n) => n.status.uri === dm.object.id).status;
+  const notification = (await mentions()).find((n) => n.status.uri === dm.object.id);
+  const status = notification.status;
   assert.is(status.visibility, 'direct');
+  assert.is(notification.filtered, true, 'a stranger\'s private mention waits as a request');
+  const requests = (await A.api(alice.token, 'GET', '/api/v1/notifications/requests')).body as any[];
+  assert.is(requests.find((r) => r.account.acct === `mallory@${peer.domain}`)?.last_status.uri, dm.object.id);
 
   const bobHome = ((await A.api(bob.token, 'GET', '/api/v1/timelines/home?limit=40')).body as Array<{ uri: string }>).map((s) => s.uri);
   assert.ok(bobHome.includes(pub.object.id), 'bob follows mallory: the public note is on his home');
