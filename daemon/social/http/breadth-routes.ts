@@ -19,6 +19,8 @@ import { tagRoutes } from '../tags/routes.js';
 import { conversationRoutes } from '../conversations/routes.js';
 import { ConversationsRepo } from '../conversations/repo.js';
 import { pollRoutes } from '../polls/routes.js';
+import { directoryRoutes } from '../directory/routes.js';
+import { DirectoryRepo } from '../directory/repo.js';
 
 export function breadthRoutes(routes: Routes, ctx: SocialContext, services: SocialServices): void {
   const { breadth, renderer } = services;
@@ -36,6 +38,7 @@ export function breadthRoutes(routes: Routes, ctx: SocialContext, services: Soci
   tagRoutes(routes, breadth.tags, baseUrl, ctx.now);
   conversationRoutes(routes, new ConversationsRepo(ctx), renderer, baseUrl);
   pollRoutes(routes, breadth.polls, ctx.now);
+  directoryRoutes(routes, new DirectoryRepo(ctx), renderer);
   announcementRoutes(routes, breadth.announcements);
   reportRoutes(routes, breadth.reports, renderer);
   pushRoutes(routes, breadth.push, () => breadth.vapid.publicKey);

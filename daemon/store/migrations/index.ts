@@ -24,6 +24,7 @@ import { m20261122_56_social_emojis_in_use } from './20261122_56_social_emojis_i
 import { m20261122_57_social_conversations } from './20261122_57_social_conversations.js';
 import { m20261122_58_social_polls } from './20261122_58_social_polls.js';
 import { m20261122_59_social_notification_policy } from './20261122_59_social_notification_policy.js';
+import { m20261122_60_social_suggestion_dismissals } from './20261122_60_social_suggestion_dismissals.js';
 
 export interface Migration {
   name: string;
@@ -53,4 +54,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m20261122_57_social_conversations,
   m20261122_58_social_polls,
   m20261122_59_social_notification_policy,
+  m20261122_60_social_suggestion_dismissals,
 ];
