@@ -20,6 +20,8 @@ import { conversationRoutes } from '../conversations/routes.js';
 import { ConversationsRepo } from '../conversations/repo.js';
 import { pollRoutes } from '../polls/routes.js';
 import { directoryRoutes } from '../directory/routes.js';
+import { featuredRoutes } from '../featured/routes.js';
+import { FeaturedRepo } from '../featured/repo.js';
 import { DirectoryRepo } from '../directory/repo.js';
 
 export function breadthRoutes(routes: Routes, ctx: SocialContext, services: SocialServices): void {
@@ -35,7 +37,9 @@ export function breadthRoutes(routes: Routes, ctx: SocialContext, services: Soci
   filterRoutes(routes, breadth.filters);
   listRoutes(routes, { service: services.lists, timelines: breadth.timelines, renderer, baseUrl });
   searchRoutes(routes, breadth.search, renderer, baseUrl, ctx.now);
-  tagRoutes(routes, breadth.tags, baseUrl, ctx.now);
+  const featured = new FeaturedRepo(ctx);
+  tagRoutes(routes, breadth.tags, featured, baseUrl, ctx.now);
+  featuredRoutes(routes, { repo: featured, tags: breadth.tags, renderer, relationships: services.relationships, baseUrl, now: ctx.now });
   conversationRoutes(routes, new ConversationsRepo(ctx), renderer, baseUrl);
   pollRoutes(routes, breadth.polls, ctx.now);
   directoryRoutes(routes, new DirectoryRepo(ctx), renderer);

@@ -17,6 +17,7 @@ export interface RelationshipRow {
   requested: number;
   requested_by: number;
   domain_blocking: number;
+  endorsed: number;
   note: string | null;
 }
 
@@ -39,6 +40,7 @@ export class RelationshipsRepo {
         EXISTS (SELECT 1 FROM follow_requests WHERE account_id = ?1 AND target_account_id = t.id) AS requested,
         EXISTS (SELECT 1 FROM follow_requests WHERE account_id = t.id AND target_account_id = ?1) AS requested_by,
         (t.domain IS NOT NULL AND EXISTS (SELECT 1 FROM account_domain_blocks WHERE account_id = ?1 AND domain = lower(t.domain))) AS domain_blocking,
+        EXISTS (SELECT 1 FROM account_pins WHERE account_id = ?1 AND target_account_id = t.id) AS endorsed,
         (SELECT comment FROM account_notes WHERE account_id = ?1 AND target_account_id = t.id) AS note
       FROM accounts t
       LEFT JOIN follows f ON f.account_id = ?1 AND f.target_account_id = t.id

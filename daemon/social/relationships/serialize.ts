@@ -18,7 +18,7 @@ export function serializeRelationship(row: RelationshipRow): Record<string, unkn
     requested: Boolean(row.requested),
     requested_by: Boolean(row.requested_by),
     domain_blocking: Boolean(row.domain_blocking),
-    endorsed: false,
+    endorsed: Boolean(row.endorsed),
     note: row.note ?? '',
   };
 }

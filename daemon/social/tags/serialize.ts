@@ -1,7 +1,7 @@
 /** The rich Tag object: name, url, a week of daily use (strings, newest day first), and whether the viewer follows it. */
 import type { TagRow } from './repo.js';
 
-export function serializeTag(tag: Pick<TagRow, 'id' | 'name'>, baseUrl: string, history: Array<{ day: string; uses: number; accounts: number }>, nowMs: number, following = false): Record<string, unknown> {
+export function serializeTag(tag: Pick<TagRow, 'id' | 'name'>, baseUrl: string, history: Array<{ day: string; uses: number; accounts: number }>, nowMs: number, following = false, featuring = false): Record<string, unknown> {
   const byDay = new Map(history.map((h) => [h.day, h]));
   const days = [];
   for (let i = 0; i < 7; i++) {
@@ -11,5 +11,5 @@ export function serializeTag(tag: Pick<TagRow, 'id' | 'name'>, baseUrl: string, 
   }
   const name = tag.name.toLowerCase();
   // A hashtag nobody used yet has no row: Mastodon gives it an empty id.
-  return { id: tag.id > 0 ? String(tag.id) : '', name, url: `${baseUrl}/tags/${encodeURIComponent(name)}`, history: days, following, featuring: false };
+  return { id: tag.id > 0 ? String(tag.id) : '', name, url: `${baseUrl}/tags/${encodeURIComponent(name)}`, history: days, following, featuring };
 }

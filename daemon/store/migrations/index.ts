@@ -25,6 +25,7 @@ import { m20261122_57_social_conversations } from './20261122_57_social_conversa
 import { m20261122_58_social_polls } from './20261122_58_social_polls.js';
 import { m20261122_59_social_notification_policy } from './20261122_59_social_notification_policy.js';
 import { m20261122_60_social_suggestion_dismissals } from './20261122_60_social_suggestion_dismissals.js';
+import { m20261122_61_social_featured } from './20261122_61_social_featured.js';
 
 export interface Migration {
   name: string;
@@ -55,4 +56,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m20261122_58_social_polls,
   m20261122_59_social_notification_policy,
   m20261122_60_social_suggestion_dismissals,
+  m20261122_61_social_featured,
 ];
