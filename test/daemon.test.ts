@@ -14,6 +14,8 @@ test('the daemon starts with embedded defaults and answers /healthz without secr
     assert.is(body.components.http.status, 'ok');
     assert.is(headers.get('cache-control'), 'no-store');
     assert.ok(existsSync(join(daemon.dataDir, 'nestbox.sqlite3')));
+    const mastodonHealth = await fetch(`${daemon.url}/health`);
+    assert.is(await mastodonHealth.text(), 'OK', "Mastodon's /health for uptime monitors");
     const ready = await daemon.waitForLog((line) => line.msg === 'ready');
     assert.is(ready.url, daemon.url);
     assert.not.match(JSON.stringify(daemon.logs), /hunter2-secret/);

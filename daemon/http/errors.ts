@@ -23,6 +23,12 @@ export const badRequest = (message: string) => new HttpError(400, message);
 export const unauthorized = (message = 'The access token is invalid') => new HttpError(401, message);
 export const forbidden = (message = 'This action is outside the authorized scopes') => new HttpError(403, message);
 export const notFound = (message = 'Record not found') => new HttpError(404, message);
+/** For reads of several records: a missing one is left out (null), any other failure still fails. */
+export function nullIfNotFound(error: unknown): null {
+  if (error instanceof HttpError && error.status === 404) return null;
+  throw error;
+}
+
 export const unprocessable = (message: string, details?: ErrorDetails) => new HttpError(422, message, details);
 
 const STATUS_TEXT: Record<number, string> = {

@@ -143,6 +143,16 @@ test('update_credentials takes avatar and header images; the static copy of an a
   const big = await upload(owner.token, { avatar: new Blob([Buffer.alloc(9 * 1024 * 1024)]) });
   assert.is(big.status, 413);
   assert.is((await fetch(`${h.url}/system/accounts/avatars/1/original/..%2F..%2Fnestbox.sqlite3`)).status, 404);
+
+  // DELETE /api/v1/profile/avatar and /header: back to the default images, the files removed.
+  const current = (await h.api(owner.token, 'GET', '/api/v1/accounts/verify_credentials')).body;
+  const cleared = await h.api(owner.token, 'DELETE', '/api/v1/profile/avatar');
+  assert.is(cleared.status, 200);
+  assert.match(cleared.body.avatar, /missing\.png$/);
+  assert.is(cleared.body.header, current.header, 'the header stays');
+  assert.is((await fetch(current.avatar)).status, 404);
+  assert.match((await h.api(owner.token, 'DELETE', '/api/v1/profile/header')).body.header, /missing\.png$/);
+  assert.type(cleared.body.source, 'object', 'a credential account');
 });
 
 test('GET /api/v1/accounts/:id, lookup and search', async () => {
@@ -159,6 +169,14 @@ test('GET /api/v1/accounts/:id, lookup and search', async () => {
   assert.is((await h.api(null, 'GET', '/api/v1/accounts/search?q=bo')).status, 401, 'search requires authentication');
   const search = await h.api(owner.token, 'GET', '/api/v1/accounts/search?q=bo');
   assert.equal(search.body.map((a: any) => a.acct), ['boss']);
+});
+
+test('several accounts at once: in the order asked, unknown and malformed ids left out', async () => {
+  const [a, b] = [(await h.api(owner.token, 'GET', '/api/v1/accounts/verify_credentials')).body.id, (await h.account('many-ids')).id];
+  const res = await h.api(null, 'GET', `/api/v1/accounts?id[]=${b}&id[]=999999&id[]=x&id[]=${a}&id[]=${b}`);
+  assert.is(res.status, 200);
+  assert.equal(res.body.map((account: { id: string }) => account.id), [b, a]);
+  assert.equal((await h.api(null, 'GET', '/api/v1/accounts')).body, []);
 });
 
 test('npm run admin: create-account, token and reset-password through the command line', async () => {

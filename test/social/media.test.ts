@@ -172,6 +172,20 @@ test('unattached media older than a day is removed with its files; attached medi
   assert.is((await db.raw(`SELECT count(*) AS n FROM media_attachments WHERE id = ?`, [attached]))[0].n, 1);
 });
 
+test('DELETE /api/v1/media/:id: one\'s unattached upload goes with its files; attached is 422, another\'s 404', async () => {
+  const res = await upload(alice.token, '/api/v1/media', form({ file: { data: await png(), type: 'image/png', name: 'p.png' } }));
+  assert.is((await h.api(bob.token, 'DELETE', `/api/v1/media/${res.body.id}`)).status, 404);
+  assert.equal((await h.api(alice.token, 'DELETE', `/api/v1/media/${res.body.id}`)).body, {});
+  assert.is((await fetch(res.body.url)).status, 404);
+  assert.is((await h.api(alice.token, 'GET', `/api/v1/media/${res.body.id}`)).status, 404);
+  const used = await upload(alice.token, '/api/v1/media', form({ file: { data: await png(), type: 'image/png', name: 'p.png' } }));
+  assert.is((await h.api(alice.token, 'POST', '/api/v1/statuses', { status: 'with it', media_ids: [used.body.id] })).status, 200);
+  const refused = await h.api(alice.token, 'DELETE', `/api/v1/media/${used.body.id}`);
+  assert.is(refused.status, 422);
+  assert.is(refused.body.error, 'Media attachment is currently used by a status');
+  assert.is((await fetch(used.body.url)).status, 200);
+});
+
 test('media routes need write:media: 401 without a token, 403 with read only', async () => {
   const body = () => form({ file: { data: Buffer.from('x'), type: 'image/png', name: 'x.png' } });
   assert.is((await fetch(`${h.url}/api/v1/media`, { method: 'POST', body: body() })).status, 401);

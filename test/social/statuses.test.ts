@@ -51,6 +51,16 @@ test('create validates: blank text, more than 500 characters, unknown visibility
   assert.is((await h.api(amy.token, 'POST', '/api/v1/statuses', { status: 'reply', in_reply_to_id: '123' })).status, 404);
 });
 
+test('several statuses at once: in the order asked, what the viewer may not see left out', async () => {
+  const open = await post(amy, { status: 'for all' });
+  const hidden = await post(amy, { status: 'followers only', visibility: 'private' });
+  const ids = (body: Array<{ id: string }>) => body.map((s) => s.id);
+  const anonymous = await h.api(null, 'GET', `/api/v1/statuses?id[]=${hidden.id}&id[]=${open.id}&id[]=12345`);
+  assert.is(anonymous.status, 200);
+  assert.equal(ids(anonymous.body), [open.id]);
+  assert.equal(ids((await h.api(amy.token, 'GET', `/api/v1/statuses?id[]=${hidden.id}&id[]=${open.id}`)).body), [hidden.id, open.id]);
+});
+
 test('a private status is 404 to a non-follower and visible to followers and the mentioned', async () => {
   const priv = await post(amy, { status: 'followers only @di', visibility: 'private' });
   assert.is((await h.api(bo.token, 'GET', `/api/v1/statuses/${priv.id}`)).status, 404);

@@ -4,8 +4,8 @@ import { uploadOf } from '../http/multipart.js';
 
 /** Largest avatar or header accepted (413 beyond). */
 const IMAGE_LIMIT_BYTES = 8 * 1024 * 1024;
-import { HttpError, notFound } from '../../http/errors.js';
-import { boolParam, params, pathId, stringParam, type Params } from '../http/params.js';
+import { HttpError, notFound, nullIfNotFound } from '../../http/errors.js';
+import { boolParam, manyIds, params, pathId, stringParam, type Params } from '../http/params.js';
 import { keep, pageQuery, setLink } from '../http/pagination.js';
 import { authOf, optionalViewerId, viewerId, type Routes } from '../http/routes.js';
 import { read, write } from '../oauth/scopes.js';
@@ -91,6 +91,15 @@ export function accountRoutes(routes: Routes, deps: AccountRouteDeps): void {
     ctx.body = await credentialAccount(viewer);
   }, { files: 2, fileBytes: IMAGE_LIMIT_BYTES });
 
+  // Removing the picture or banner (Mastodon 4.2): back to the default image.
+  for (const kind of ['avatar', 'header'] as const) {
+    routes.delete(`/api/v1/profile/${kind}`, { scopes: write('accounts') }, async (ctx) => {
+      const viewer = viewerId(ctx);
+      await accounts.updateCredentials(viewer, { [kind]: null });
+      ctx.body = await credentialAccount(viewer);
+    });
+  }
+
   routes.get('/system/accounts/:kind/:account/:variant/:file', 'open', async (ctx) => {
     const { kind, account, variant, file } = ctx.params as Record<string, string>;
     const image = await accounts.readImage(kind!, account!, variant!, file!);
@@ -112,6 +121,13 @@ export function accountRoutes(routes: Routes, deps: AccountRouteDeps): void {
     const offset = Math.max(Number.parseInt(String(p.offset ?? 0), 10) || 0, 0);
     const rows = await accounts.search(stringParam(p, 'q') ?? '', limit, offset);
     ctx.body = rows.map((row) => serializeAccount(row, baseUrl));
+  });
+
+  // Several accounts at once (Mastodon 4.3), in the order asked; unknown ids are left out.
+  routes.get('/api/v1/accounts', { ifToken: read('accounts') }, async (ctx) => {
+    const ids = manyIds(params(ctx));
+    const rows = await Promise.all(ids.map((id) => accounts.get(id).catch(nullIfNotFound)));
+    ctx.body = await Promise.all(rows.filter((row): row is AccountRow => row !== null).map(withMoved));
   });
 
   routes.get('/api/v1/accounts/:id', { ifToken: read('accounts') }, async (ctx) => {

@@ -62,3 +62,10 @@ export function requireString(p: Params, name: string): string {
   if (value === undefined || value.trim() === '') throw new HttpError(400, `Missing parameter: ${name}`);
   return value;
 }
+
+/** `id[]` of the endpoints that read several records at once (Mastodon's cap: 20); malformed ids are left out. */
+export function manyIds(p: Params, max = 20): string[] {
+  const raw = p['id[]'] ?? p.id;
+  const list = Array.isArray(raw) ? raw : raw === undefined ? [] : [raw];
+  return [...new Set(list.map(String).filter((id) => isValidId(id)))].slice(0, max);
+}

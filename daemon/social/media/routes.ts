@@ -59,6 +59,11 @@ export function mediaRoutes(routes: Routes, service: MediaService, oauth: OAuthS
     ctx.body = serializeMedia(row, service.storage);
   });
 
+  routes.delete('/api/v1/media/:id', { scopes: write('media') }, async (ctx) => {
+    await service.delete(viewerId(ctx), pathId(ctx));
+    ctx.body = {};
+  });
+
   routes.get(`${MEDIA_URL_PREFIX}/:id/:name`, 'open', async (ctx) => {
     const id = pathId(ctx);
     const name = String(ctx.params.name);

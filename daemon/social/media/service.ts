@@ -151,6 +151,19 @@ export class MediaService {
     await this.waiting.get(id);
   }
 
+  /**
+   * Deletes the caller's attachment that no status carries (Mastodon 4.4); one that a status or a
+   * scheduled status holds is 422; another account's is 404. Waits for processing to end first.
+   */
+  async delete(accountId: string, id: string): Promise<void> {
+    const row = await this.repo.byId(id);
+    if (!row || row.account_id !== accountId) throw notFound();
+    if (row.status_id !== null || row.scheduled_status_id !== null) throw unprocessable('Media attachment is currently used by a status');
+    await this.settled(id);
+    await this.repo.remove(id);
+    await this.storage.remove(id);
+  }
+
   /** The caller's unattached attachment (GET and PUT): anything else is 404, as in Mastodon. */
   async ownUnattached(accountId: string, id: string): Promise<MediaRow> {
     const row = await this.repo.byId(id);

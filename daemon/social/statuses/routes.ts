@@ -1,7 +1,7 @@
 /** /api/v1/statuses and the actions on a status; favourites and bookmarks lists. */
 import type { Context } from 'koa';
-import { notFound } from '../../http/errors.js';
-import { arrayParam, boolParam, params, pathId, stringParam } from '../http/params.js';
+import { notFound, nullIfNotFound } from '../../http/errors.js';
+import { arrayParam, boolParam, manyIds, params, pathId, stringParam } from '../http/params.js';
 import { keep, pageQuery, setLink } from '../http/pagination.js';
 import { authOf, optionalViewerId, viewerId, type Routes } from '../http/routes.js';
 import { sendAccountPage } from '../http/lists.js';
@@ -49,6 +49,15 @@ export function statusRoutes(routes: Routes, service: StatusesService, renderer:
     idempotency.remember(viewer, key, id);
     ctx.set(headers);
     await send(ctx, id, viewer);
+  });
+
+  // Several statuses at once (Mastodon 4.3), in the order asked; ones the viewer may not see are left out.
+  routes.get('/api/v1/statuses', { ifToken: read('statuses') }, async (ctx) => {
+    const viewer = optionalViewerId(ctx);
+    const ids = manyIds(params(ctx));
+    const visible = await Promise.all(ids.map((id) => service.visible(id, viewer).then(() => id, nullIfNotFound)));
+    const rendered = await renderer.render(visible.filter((id): id is string => id !== null), viewer);
+    ctx.body = ids.map((id) => rendered.get(id)).filter(Boolean);
   });
 
   routes.get('/api/v1/statuses/:id', { ifToken: read('statuses') }, async (ctx) => {
