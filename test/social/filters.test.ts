@@ -83,6 +83,34 @@ test('statuses carry `filtered` results for the viewer, whole-word matching incl
   assert.is(home.body.find((s: any) => s.id === hit).filtered.length, 1);
 });
 
+test('filters v1: each keyword a filter; create, show, update, delete; shared filters not changed from here', async () => {
+  const created = await h.api(bob.token, 'POST', '/api/v1/filters', { phrase: 'crypto', context: ['home', 'notifications'], irreversible: true, expires_in: 3600 });
+  assert.is(created.status, 200, JSON.stringify(created.body));
+  assert.equal({ ...created.body, id: 'x', expires_at: 'x' }, { id: 'x', phrase: 'crypto', context: ['home', 'notifications'], whole_word: true, expires_at: 'x', irreversible: true });
+  assert.ok(Date.parse(created.body.expires_at) > Date.now());
+  const asV2 = (await h.api(bob.token, 'GET', '/api/v2/filters')).body.find((f: any) => f.keywords[0]?.id === created.body.id);
+  assert.equal([asV2.title, asV2.filter_action, asV2.keywords[0].keyword], ['crypto', 'hide', 'crypto'], 'a v2 filter titled by the phrase');
+
+  const updated = await h.api(bob.token, 'PUT', `/api/v1/filters/${created.body.id}`, { phrase: 'nft', whole_word: false, irreversible: false, context: ['public'] });
+  assert.is(updated.status, 200, JSON.stringify(updated.body));
+  assert.equal([updated.body.id, updated.body.phrase, updated.body.whole_word, updated.body.irreversible, updated.body.context], [created.body.id, 'nft', false, false, ['public']]);
+  assert.equal(await (await h.api(bob.token, 'GET', `/api/v1/filters/${created.body.id}`)).body, updated.body);
+
+  // A v2 filter with two keywords shows as two v1 filters, which cannot be changed one by one.
+  const shared = await h.api(bob.token, 'POST', '/api/v2/filters', { title: 'Sports', context: ['home'], keywords_attributes: [{ keyword: 'goal' }, { keyword: 'match' }] });
+  const v1 = (await h.api(bob.token, 'GET', '/api/v1/filters')).body as any[];
+  assert.equal(v1.map((f) => f.phrase).sort(), ['goal', 'match', 'nft']);
+  const goal = v1.find((f) => f.phrase === 'goal');
+  const refused = await h.api(bob.token, 'PUT', `/api/v1/filters/${goal.id}`, { phrase: 'score' });
+  assert.is(refused.status, 422);
+  assert.match(refused.body.error, 'apply to more than one filter keyword');
+  assert.is((await h.api(alice.token, 'GET', `/api/v1/filters/${goal.id}`)).status, 404, 'not alice\'s');
+  assert.equal((await h.api(bob.token, 'DELETE', `/api/v1/filters/${goal.id}`)).body, {});
+  assert.equal((await h.api(bob.token, 'GET', `/api/v2/filters/${shared.body.id}`)).body.keywords.map((k: any) => k.keyword), ['match']);
+  assert.is((await h.api(bob.token, 'POST', '/api/v1/filters', { phrase: ' ', context: ['home'] })).status, 422);
+  assert.is((await h.api(bob.token, 'POST', '/api/v1/filters', { phrase: 'x', context: ['nowhere'] })).status, 422);
+});
+
 test('filters need read:filters / write:filters', async () => {
   assert.is((await h.api(await h.token('alice', 'read:statuses'), 'GET', '/api/v2/filters')).status, 403);
   assert.is((await h.api(await h.token('alice', 'read:filters'), 'POST', '/api/v2/filters', { title: 'x', context: ['home'] })).status, 403);

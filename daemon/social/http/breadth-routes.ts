@@ -5,6 +5,7 @@ import type { Routes } from './routes.js';
 import { mediaRoutes } from '../media/routes.js';
 import { timelineRoutes } from '../timelines/routes.js';
 import { filterRoutes } from '../filters/routes.js';
+import { filterV1Routes } from '../filters/v1-routes.js';
 import { searchRoutes } from '../search/routes.js';
 import { instanceRoutes } from '../instance/routes.js';
 import { announcementRoutes } from '../announcements/routes.js';
@@ -35,6 +36,7 @@ export function breadthRoutes(routes: Routes, ctx: SocialContext, services: Soci
   scheduledRoutes(routes, breadth.scheduled, mediaById, baseUrl);
   timelineRoutes(routes, { repo: breadth.timelines, tags: breadth.tags, renderer, baseUrl, publicPreview: ctx.config.publicPreview });
   filterRoutes(routes, breadth.filters);
+  filterV1Routes(routes, breadth.filters);
   listRoutes(routes, { service: services.lists, timelines: breadth.timelines, renderer, baseUrl });
   searchRoutes(routes, breadth.search, renderer, baseUrl, ctx.now);
   const featured = new FeaturedRepo(ctx);
