@@ -1,17 +1,18 @@
 /** /api/v1 and /api/v2 notifications/policy, and /api/v1/notifications/requests. Mounted before /api/v1/notifications/:id. */
 import type { Context } from 'koa';
-import { boolParam, params, pathId, stringParam, type Params } from '../http/params.js';
+import { boolParam, manyIds, params, pathId, stringParam } from '../http/params.js';
 import { keep, pageQuery, setLink } from '../http/pagination.js';
 import { viewerId, type Routes } from '../http/routes.js';
 import { read, write } from '../oauth/scopes.js';
 import type { StatusRenderer } from '../statuses/serialize.js';
-import { isValidId } from '../../store/ids.js';
 import type { NotificationPolicyService } from './service.js';
 import type { RequestRow } from './repo.js';
 import { POLICY_FIELDS, type PolicyField } from './rules.js';
 import { serializePolicy, serializePolicyV1, serializeRequest, V1_FIELDS } from './serialize.js';
 
 const DEFAULT_LIMIT = 40;
+/** Requests accepted or dismissed in one call (a page of them, and then some). */
+const MAX_BULK = 200;
 
 export function notificationPolicyRoutes(routes: Routes, service: NotificationPolicyService, renderer: StatusRenderer, baseUrl: string): void {
   const readScope = { scopes: read('notifications') };
@@ -62,11 +63,11 @@ export function notificationPolicyRoutes(routes: Routes, service: NotificationPo
   // Accepting is done at once here, so what was accepted has always been merged.
   routes.get('/api/v1/notifications/requests/merged', readScope, (ctx) => { ctx.body = { merged: true }; });
   routes.post('/api/v1/notifications/requests/accept', writeScope, async (ctx) => {
-    await service.accept(viewerId(ctx), idsParam(params(ctx)), false);
+    await service.accept(viewerId(ctx), manyIds(params(ctx), MAX_BULK), false);
     ctx.body = {};
   });
   routes.post('/api/v1/notifications/requests/dismiss', writeScope, async (ctx) => {
-    await service.dismiss(viewerId(ctx), idsParam(params(ctx)), false);
+    await service.dismiss(viewerId(ctx), manyIds(params(ctx), MAX_BULK), false);
     ctx.body = {};
   });
   routes.get('/api/v1/notifications/requests/:id', readScope, async (ctx) => {
@@ -82,11 +83,4 @@ export function notificationPolicyRoutes(routes: Routes, service: NotificationPo
     await service.dismiss(viewerId(ctx), [pathId(ctx)], true);
     ctx.body = {};
   });
-}
-
-/** `id[]`: request ids (anything else matches nothing, and is not found). */
-function idsParam(p: Params): string[] {
-  const raw = p['id[]'] ?? p.id;
-  const list = Array.isArray(raw) ? raw : raw === undefined ? [] : [raw];
-  return list.map(String).map((id) => (isValidId(id) ? id : '0'));
 }

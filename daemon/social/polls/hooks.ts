@@ -9,8 +9,8 @@ export function pollsCreateHook(polls: PollsService): StatusCreateHook {
     async prepare(authorId, input) {
       const poll = input.poll;
       if (!poll) return null;
-      polls.check(poll, Boolean(input.media_ids?.length));
-      return async (trx, statusId) => { await polls.attach(trx, statusId, authorId, poll); };
+      const options = polls.check(poll, Boolean(input.media_ids?.length));
+      return async (trx, statusId) => { await polls.attach(trx, statusId, authorId, poll, options); };
     },
   };
 }
@@ -20,8 +20,8 @@ export function pollsEditHook(polls: PollsService): StatusEditHook {
     async prepare(authorId, statusId, input) {
       const poll = input.poll;
       if (!poll) return null;
-      polls.check(poll, false);
-      return async (trx) => { await polls.edit(trx, statusId, authorId, poll); };
+      const options = polls.check(poll, false);
+      return async (trx) => { await polls.edit(trx, statusId, authorId, poll, options); };
     },
   };
 }

@@ -40,11 +40,11 @@ export class PollsService {
     return options;
   }
 
-  /** Stores a checked poll for a status being written in `trx`. */
-  async attach(trx: Knex, statusId: string, authorId: string, input: PollInput): Promise<void> {
+  /** Stores a poll for a status being written in `trx`; `options` are those check() returned. */
+  async attach(trx: Knex, statusId: string, authorId: string, input: PollInput, options: string[]): Promise<void> {
     const now = this.ctx.now();
     await this.repo.insert(trx, {
-      id: this.ctx.ids.next(), statusId, accountId: authorId, options: this.check(input, false),
+      id: this.ctx.ids.next(), statusId, accountId: authorId, options,
       multiple: input.multiple, hideTotals: input.hideTotals, expiresAt: new Date(now + input.expiresIn * 1000).toISOString(),
     }, nowIso(now));
   }
@@ -53,10 +53,9 @@ export class PollsService {
    * An edit's poll (Mastodon's): new options or a change between single and multiple choice
    * start the count again; the end restarts from now. A status without a poll gets one.
    */
-  async edit(trx: Knex, statusId: string, authorId: string, input: PollInput): Promise<void> {
-    const options = this.check(input, false);
+  async edit(trx: Knex, statusId: string, authorId: string, input: PollInput, options: string[]): Promise<void> {
     const existing = await this.repo.byStatus(statusId, trx);
-    if (!existing) return this.attach(trx, statusId, authorId, input);
+    if (!existing) return this.attach(trx, statusId, authorId, input, options);
     const now = this.ctx.now();
     const changed = JSON.stringify(options) !== existing.options || input.multiple !== Boolean(existing.multiple);
     await this.repo.edit(trx, existing.id, { options, multiple: input.multiple, hideTotals: input.hideTotals, expiresAt: new Date(now + input.expiresIn * 1000).toISOString() }, changed, nowIso(now));

@@ -160,16 +160,15 @@ export class Outbound {
   /** A local vote in a peer's poll goes to its author, one Create per choice; a vote in ours updates its counts. */
   private async pollVoted({ pollId, statusId, accountId, choices }: SocialEvents['poll.voted'][0]): Promise<void> {
     const status = await this.fed.services.statuses.repo.byId(statusId);
-    if (!status) return;
+    const poll = await this.fed.services.breadth.polls.repo.byId(pollId);
+    if (!status || !poll) return;
     if (status.local) {
-      const poll = await this.fed.services.breadth.polls.repo.byId(pollId);
-      if (poll && !poll.hide_totals) await this.throttledPollUpdate(statusId);
+      if (!poll.hide_totals) await this.throttledPollUpdate(statusId);
       return;
     }
     const voter = await this.localActor(accountId);
     const author = await this.actors.byId(status.account_id);
-    const poll = await this.fed.services.breadth.polls.repo.byId(pollId);
-    if (!voter || !author || !poll) return;
+    if (!voter || !author) return;
     const options = JSON.parse(poll.options) as string[];
     for (const vote of await this.fed.services.breadth.polls.repo.votesOf(pollId, accountId)) {
       if (!choices.includes(vote.choice)) continue;
