@@ -221,6 +221,18 @@ test('direct stream: a direct status arrives as a `conversation` for the account
   client.close();
 });
 
+test('direct stream: a stranger\'s direct status held back by the policy sends no conversation', async () => {
+  const stranger = await h.account('stranger');
+  const client = await connect(`${base}?stream=direct&access_token=${alice.token}`);
+  await new Promise((r) => setTimeout(r, 50));
+  const held = await h.api(stranger.token, 'POST', '/api/v1/statuses', { status: '@alice buy now', visibility: 'direct' });
+  assert.is(held.status, 200);
+  const shown = await h.api(bob.token, 'POST', '/api/v1/statuses', { status: '@alice the real one', visibility: 'direct' });
+  const message = await client.next((m) => m.event === 'conversation');
+  assert.is(JSON.parse(message.payload).last_status.id, shown.body.id, 'the held-back one never came');
+  client.close();
+});
+
 test('a token without read scopes cannot subscribe to the user stream', async () => {
   const client = await connect(`${base}?access_token=${await h.token('alice', 'write')}`);
   client.ws.send(JSON.stringify({ type: 'subscribe', stream: 'user' }));

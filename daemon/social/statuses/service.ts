@@ -133,10 +133,12 @@ export class StatusesService {
       await this.accounts.adjustCounter(trx, authorId, 'statuses_count', 1);
       await this.accounts.update(authorId, { last_status_at: now }, trx);
     });
-    this.ctx.events.emit('status.created', { statusId: id, accountId: authorId });
+    // Mentions first: a direct status held back by its recipient's policy leaves their
+    // conversations before the streams read them.
     for (const { account } of mentioned) {
       await this.notifications.notify({ recipientId: account.id, fromId: authorId, type: 'mention', statusId: id, activityId: id });
     }
+    this.ctx.events.emit('status.created', { statusId: id, accountId: authorId });
     return { id, headers };
   }
 

@@ -113,11 +113,12 @@ export class RemoteStatuses {
       if (stored) return stored.id;
       throw error;
     }
-    this.fed.social.events.emit('status.created', { statusId: id, accountId: actor.id });
+    // Mentions first, as for local posts: the streams then see held-back conversations gone.
     for (const account of mentioned) {
       if (account.domain !== null) continue;
       await this.fed.services.notifications.notify({ recipientId: account.id, fromId: actor.id, type: 'mention', statusId: id, activityId: id });
     }
+    this.fed.social.events.emit('status.created', { statusId: id, accountId: actor.id });
     return id;
   }
 
