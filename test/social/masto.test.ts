@@ -1,6 +1,7 @@
 /**
  * End to end with a real client library (masto.js): register an app, get an app token, register
- * an account, post, favourite from another account, and read v1 and grouped v2 notifications.
+ * an account, post, favourite from another account, and read v1 and grouped v2 notifications;
+ * polls and the notification policy with its requests.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -59,6 +60,35 @@ test('masto.js registers an app and an account, posts, favourites and reads v1 a
   assert.is(unread.count, 3);
   await user.v1.markers.create({ notifications: { lastReadId: v1[0]!.id } });
   assert.is((await user.v2.notifications.unreadCount.fetch()).count, 0);
+});
+
+test('masto.js: a poll posted, voted on and read back; the notification policy and a request accepted', async () => {
+  const author = await h.account('pollster');
+  const voter = await h.account('voter');
+  const stranger = await h.account('masto_stranger');
+  const asAuthor = createRestAPIClient({ url: h.url, accessToken: author.token });
+  const asVoter = createRestAPIClient({ url: h.url, accessToken: voter.token });
+  const asStranger = createRestAPIClient({ url: h.url, accessToken: stranger.token });
+
+  const status = await asAuthor.v1.statuses.create({ status: 'Tabs or spaces?', poll: { options: ['tabs', 'spaces'], expiresIn: 3600, multiple: false } });
+  assert.equal(status.poll?.options.map((o) => o.title), ['tabs', 'spaces']);
+  const voted = await asVoter.v1.polls.$select(status.poll!.id).votes.create({ choices: [1] });
+  assert.equal(voted.ownVotes, [1]);
+  assert.equal(voted.options.map((o) => o.votesCount), [0, 1]);
+  assert.is((await asAuthor.v1.polls.$select(status.poll!.id).fetch()).votersCount, 1);
+
+  const policy = await asAuthor.v2.notifications.policy.fetch();
+  assert.is(policy.forPrivateMentions, 'filter');
+  assert.is((await asAuthor.v2.notifications.policy.update({ forNewAccounts: 'filter' })).forNewAccounts, 'filter');
+  await asAuthor.v2.notifications.policy.update({ forNewAccounts: 'accept' });
+  await asStranger.v1.statuses.create({ status: '@pollster psst', visibility: 'direct' });
+  const [request] = await asAuthor.v1.notifications.requests.list();
+  assert.is(request?.account.id, stranger.id);
+  assert.is(request?.notificationsCount, '1');
+  await asAuthor.v1.notifications.requests.$select(request!.id).accept();
+  assert.is((await asAuthor.v1.notifications.requests.merged.fetch()).merged, true);
+  const mentions = await asAuthor.v1.notifications.list({ types: ['mention'] });
+  assert.equal(mentions.map((n) => n.account.id), [stranger.id]);
 });
 
 test.run();
