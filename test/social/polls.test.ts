@@ -196,11 +196,17 @@ test('editing: new options start the count again; the same options keep the vote
   const forBob = await ok(bob, 'GET', `/api/v1/polls/${status.poll.id}`);
   assert.is(forBob.voted, false, 'may vote again');
   assert.is((await h.api(ann.token, 'PUT', `/api/v1/statuses/${status.id}`, { status: 'x', poll: poll(['solo']) })).status, 422);
+  const history = await ok(bob, 'GET', `/api/v1/statuses/${status.id}/history`);
+  assert.equal(history.map((v: any) => v.poll?.options.map((o: { title: string }) => o.title)),
+    [['one', 'two'], ['one', 'two'], ['one', 'two'], ['one', 'two', 'three']], 'each version with its options');
 
   const plain = (await post(ann, { status: 'no poll yet' })).body;
   assert.is(plain.poll, null);
   const added = await ok(ann, 'PUT', `/api/v1/statuses/${plain.id}`, { status: 'now a poll', poll: poll(['x', 'y']) });
   assert.equal(added.poll.options.map((o: { title: string }) => o.title), ['x', 'y']);
+  const [before, after] = await ok(bob, 'GET', `/api/v1/statuses/${plain.id}/history`);
+  assert.not.ok('poll' in before, 'no poll then');
+  assert.equal(after.poll, { options: [{ title: 'x' }, { title: 'y' }] });
 });
 
 test('hostile poll and vote parameters get a 4xx and an error, never a 5xx, and store nothing', async () => {

@@ -11,13 +11,16 @@ export interface StatusEditRow {
   spoiler_text: string;
   sensitive: number;
   media_ids: string[];
+  /** The poll's option titles at that version, or null without a poll. */
+  poll_options: string[] | null;
   created_at: string;
 }
 
 /** A snapshot of status ?1 as it is now, dated by `at` (an SQL expression over `s`). */
-const SNAPSHOT = (at: string) => `INSERT INTO status_edits (status_id, account_id, text, content, spoiler_text, sensitive, media_ids, created_at)
+const SNAPSHOT = (at: string) => `INSERT INTO status_edits (status_id, account_id, text, content, spoiler_text, sensitive, media_ids, poll_options, created_at)
   SELECT s.id, s.account_id, s.text, s.content, s.spoiler_text, s.sensitive,
-    (SELECT json_group_array(CAST(m.id AS TEXT)) FROM (SELECT id FROM media_attachments WHERE status_id = s.id ORDER BY id) m), ${at}
+    (SELECT json_group_array(CAST(m.id AS TEXT)) FROM (SELECT id FROM media_attachments WHERE status_id = s.id ORDER BY id) m),
+    (SELECT options FROM polls WHERE status_id = s.id), ${at}
   FROM statuses s WHERE s.id = ?1`;
 
 export class StatusEditsRepo {
@@ -35,8 +38,8 @@ export class StatusEditsRepo {
 
   /** The versions of a status, oldest first; empty when it was never edited. */
   async history(statusId: string): Promise<StatusEditRow[]> {
-    const rows = await this.ctx.reader.all<Omit<StatusEditRow, 'media_ids'> & { media_ids: string }>(
-      `SELECT CAST(account_id AS TEXT) AS account_id, content, spoiler_text, sensitive, media_ids, created_at FROM status_edits WHERE status_id = ? ORDER BY id`, [statusId]);
-    return rows.map((row) => ({ ...row, media_ids: JSON.parse(row.media_ids) as string[] }));
+    const rows = await this.ctx.reader.all<Omit<StatusEditRow, 'media_ids' | 'poll_options'> & { media_ids: string; poll_options: string | null }>(
+      `SELECT CAST(account_id AS TEXT) AS account_id, content, spoiler_text, sensitive, media_ids, poll_options, created_at FROM status_edits WHERE status_id = ? ORDER BY id`, [statusId]);
+    return rows.map((row) => ({ ...row, media_ids: JSON.parse(row.media_ids) as string[], poll_options: row.poll_options === null ? null : JSON.parse(row.poll_options) as string[] }));
   }
 }

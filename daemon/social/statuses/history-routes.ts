@@ -29,6 +29,8 @@ export function statusHistoryRoutes(routes: Routes, service: StatusesService, re
       account: accounts.get(version.account_id) ?? null,
       media_attachments: await mediaById(version.media_ids),
       emojis: [],
+      // Mastodon's StatusEdit carries the poll's options only, and only for a status with one.
+      poll: version.poll_options ? { options: version.poll_options.map((title) => ({ title })) } : undefined,
     })));
   });
 }
@@ -42,5 +44,11 @@ function asVersion(status: StatusJson): Record<string, unknown> {
     account: status.account,
     media_attachments: status.media_attachments ?? [],
     emojis: status.emojis ?? [],
+    poll: pollOptions(status.poll),
   };
+}
+
+function pollOptions(poll: unknown): { options: Array<{ title: string }> } | undefined {
+  if (!poll || typeof poll !== 'object') return undefined;
+  return { options: (poll as { options: Array<{ title: string }> }).options.map(({ title }) => ({ title })) };
 }

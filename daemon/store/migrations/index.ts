@@ -26,6 +26,7 @@ import { m20261122_58_social_polls } from './20261122_58_social_polls.js';
 import { m20261122_59_social_notification_policy } from './20261122_59_social_notification_policy.js';
 import { m20261122_60_social_suggestion_dismissals } from './20261122_60_social_suggestion_dismissals.js';
 import { m20261122_61_social_featured } from './20261122_61_social_featured.js';
+import { m20261122_62_social_status_edits_polls } from './20261122_62_social_status_edits_polls.js';
 
 export interface Migration {
   name: string;
@@ -57,4 +58,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m20261122_59_social_notification_policy,
   m20261122_60_social_suggestion_dismissals,
   m20261122_61_social_featured,
+  m20261122_62_social_status_edits_polls,
 ];
