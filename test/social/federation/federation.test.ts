@@ -67,6 +67,12 @@ test('the actor document carries inbox, outbox, collections, shared inbox and a 
   assert.match(doc.publicKey.publicKeyPem, 'BEGIN PUBLIC KEY');
   const carolDoc = (await A.daemon.json('/users/carol')).body;
   assert.is(carolDoc.manuallyApprovesFollowers, true);
+
+  assert.is(doc.featuredTags, `${doc.id}/collections/tags`);
+  assert.is((await A.api(alice.token, 'POST', '/api/v1/featured_tags', { name: 'Gardening' })).status, 200);
+  const tags = (await A.daemon.json('/users/alice/collections/tags', { headers: { accept: 'application/activity+json' } })).body;
+  assert.equal([tags.type, tags.totalItems], ['Collection', 1]);
+  assert.equal(tags.items, [{ type: 'Hashtag', href: `${A.url}/tags/gardening`, name: '#Gardening' }]);
 });
 
 test('search resolve finds a remote account by its address with a port', async () => {

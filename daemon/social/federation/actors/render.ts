@@ -27,6 +27,7 @@ export function renderActor(account: AccountRow, baseUrl: string, extras: LocalA
     inbox: `${uri}/inbox`,
     outbox: `${uri}/outbox`,
     featured: `${uri}/collections/featured`,
+    featuredTags: `${uri}/collections/tags`,
     preferredUsername: account.username,
     name: account.display_name,
     summary: account.note,

@@ -1,6 +1,6 @@
 /**
  * ActivityPub documents of local accounts and statuses: the actor, its collections (totals; the
- * featured collection with the pinned notes), and each status at its uri (and its url) as a Note.
+ * featured collection with the pinned notes, the featured hashtags), and each status at its uri (and its url) as a Note.
  */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
@@ -10,6 +10,7 @@ import type { LocalActors } from './local.js';
 import { NoteRenderer } from '../objects/note.js';
 import { AS_CONTEXT } from '../objects/context.js';
 import { ACTIVITY_JSON } from '../net/client.js';
+import { FeaturedRepo } from '../../featured/repo.js';
 
 export function actorRoutes(router: Router, fed: FederationContext, local: LocalActors): void {
   const notes = new NoteRenderer(fed);
@@ -51,6 +52,14 @@ export function actorRoutes(router: Router, fed: FederationContext, local: Local
       if (rendered) items.push(rendered.note);
     }
     send(ctx, { '@context': AS_CONTEXT, id: `${row.uri}/collections/featured`, type: 'OrderedCollection', totalItems: items.length, orderedItems: items });
+  });
+
+  // The hashtags the account features on its profile, as Hashtag objects (Mastodon's featuredTags).
+  const featured = new FeaturedRepo(fed.social);
+  router.get('/users/:username/collections/tags', async (ctx) => {
+    const row = await account(ctx);
+    const items = (await featured.tags(row.id)).map(({ name }) => ({ type: 'Hashtag', href: `${fed.baseUrl}/tags/${encodeURIComponent(name.toLowerCase())}`, name: `#${name}` }));
+    send(ctx, { '@context': AS_CONTEXT, id: `${row.uri}/collections/tags`, type: 'Collection', totalItems: items.length, items });
   });
 
   for (const path of ['/users/:username/statuses/:id', '/@:username/:id']) {

@@ -6,6 +6,7 @@ export const ACTOR_CONTEXT = [AS_CONTEXT, SECURITY_CONTEXT, {
   manuallyApprovesFollowers: 'as:manuallyApprovesFollowers',
   toot: 'http://joinmastodon.org/ns#',
   featured: { '@id': 'toot:featured', '@type': '@id' },
+  featuredTags: { '@id': 'toot:featuredTags', '@type': '@id' },
   discoverable: 'toot:discoverable',
   movedTo: { '@id': 'as:movedTo', '@type': '@id' },
   alsoKnownAs: { '@id': 'as:alsoKnownAs', '@type': '@id' },
