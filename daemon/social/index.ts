@@ -21,6 +21,9 @@ import { StreamHub } from './streaming/hub.js';
 import { StreamingServer } from './streaming/server.js';
 import { PushDelivery } from './push/delivery.js';
 
+/** How long local copies of peers' images are kept (Mastodon admins commonly keep a week). */
+const REMOTE_MEDIA_CACHE_MS = 7 * 86_400_000;
+
 export interface SocialOptions {
   db: Db;
   /** The SQLite file, opened a second time for prepared reads. */
@@ -69,6 +72,7 @@ export class Social {
     jobs.add('social-oauth-vacuum', '43 4 * * *', () => this.services.oauth.vacuum());
     jobs.add('social-scheduled-statuses', '* * * * *', () => this.services.breadth.scheduled.publishDue());
     jobs.add('social-ended-polls', '* * * * *', () => this.services.breadth.polls.notifyEnded());
+    jobs.add('social-remote-media-cache', '29 3 * * *', () => this.services.breadth.media.uncacheRemote(new Date(this.ctx.now() - REMOTE_MEDIA_CACHE_MS).toISOString()));
   }
 
   /**

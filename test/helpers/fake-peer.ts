@@ -15,12 +15,16 @@ export class FakePeer {
   readonly actors = new Map<string, FakeActor>();
   /** Every GET the peer answered, as the signature library reads a request. */
   readonly gets: Array<{ method: string; url: string; httpVersion: string; headers: http.IncomingHttpHeaders }> = [];
+  /** Files the peer serves by path (media of its notes). */
+  readonly files = new Map<string, { type: string; body: Buffer }>();
   private constructor(private readonly server: http.Server, readonly url: string) {}
 
   static async start(): Promise<FakePeer> {
     let peer!: FakePeer;
     const server = http.createServer((req, res) => {
       if (req.method === 'GET') peer.gets.push({ method: req.method, url: req.url ?? '', httpVersion: req.httpVersion, headers: req.headers });
+      const file = peer.files.get(req.url ?? '');
+      if (file) { res.writeHead(200, { 'content-type': file.type }).end(file.body); return; }
       const name = /^\/users\/([^/?#]+)$/.exec(req.url ?? '')?.[1];
       const actor = name ? peer.actors.get(name) : undefined;
       if (!actor) { res.writeHead(404).end(); return; }

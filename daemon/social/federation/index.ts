@@ -26,6 +26,7 @@ import { Resolver, type Resolved } from './fetch/resolver.js';
 import { AccountMoves } from './actors/moves.js';
 import { InstanceActor } from './actors/instance.js';
 import { moveRoutes } from './actors/move-routes.js';
+import { RemoteMediaCache } from './fetch/media-cache.js';
 
 export interface FederationOptions {
   social: Social;
@@ -39,6 +40,7 @@ export class Federation {
   readonly queue: DeliveryQueue;
   readonly outbound: Outbound;
   readonly moves: AccountMoves;
+  readonly mediaCache: RemoteMediaCache;
   private readonly resolver: Resolver;
   private readonly router = new Router();
 
@@ -55,6 +57,7 @@ export class Federation {
     const handlers = new InboxHandlers(fed, remote, statuses, this.outbound);
     const receiver = new InboxReceiver(fed, remote, handlers, this.queue);
     this.resolver = new Resolver(fed, remote, statuses);
+    this.mediaCache = new RemoteMediaCache(fed);
 
     // Mentions of accounts never seen here are looked up on their server at post time.
     fed.services.statuses.remoteAccountResolver = async (username, domain) => {
@@ -100,6 +103,7 @@ export class Federation {
 
   async start(): Promise<void> {
     this.outbound.start();
+    this.mediaCache.start();
     await this.queue.start();
   }
 
@@ -115,6 +119,7 @@ export class Federation {
   async stopListening(): Promise<void> {
     this.outbound.stop();
     await this.outbound.drained();
+    await this.mediaCache.stop();
     this.fed.client.close();
   }
 

@@ -58,6 +58,11 @@ export class MediaRepo {
     return this.ctx.reader.all(`SELECT CAST(id AS TEXT) AS id FROM media_attachments WHERE status_id IS NULL AND scheduled_status_id IS NULL AND created_at < ? AND state != 'processing'`, [beforeIso]);
   }
 
+  /** Peers' media with a local copy made before `beforeIso` (a copy is the row's last change). */
+  cachedRemote(beforeIso: string): Promise<Array<{ id: string }>> {
+    return this.ctx.reader.all(`SELECT CAST(id AS TEXT) AS id FROM media_attachments WHERE remote_url IS NOT NULL AND file_name IS NOT NULL AND updated_at < ? LIMIT 1000`, [beforeIso]);
+  }
+
   async remove(id: string): Promise<void> {
     await this.ctx.db('media_attachments').where({ id }).whereNull('status_id').delete();
   }

@@ -4,7 +4,8 @@
  * unattached, and the checks a status makes before taking media (own, unattached, processed,
  * at most four, no mix of images and video).
  */
-import { rename, stat, unlink, mkdir } from 'node:fs/promises';
+import { rename, stat, unlink, mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { HttpError, notFound, unprocessable } from '../../http/errors.js';
 import type { SocialContext } from '../context.js';
 import { nowIso } from '../time.js';
@@ -132,6 +133,48 @@ export class MediaService {
   async jsonByIds(ids: readonly string[]): Promise<MediaJson[]> {
     const rows = new Map((await this.repo.byIds(ids)).map((row) => [row.id, row]));
     return ids.flatMap((id) => (rows.has(id) ? [serializeMedia(rows.get(id)!, this.storage)] : []));
+  }
+
+  /**
+   * Keeps a local copy of a peer's image (processed as an upload is: original and preview, with
+   * their sizes), so apps load it from the box and not from the peer. Anything that is not an
+   * image this box can read is left remote. True when the copy was made.
+   */
+  async cacheRemote(id: string, bytes: Buffer): Promise<boolean> {
+    const row = await this.repo.byId(id);
+    if (!row || row.remote_url === null || row.file_name !== null || row.type !== 'image') return false;
+    const incoming = join(this.storage.incoming, `remote-${id}`);
+    await writeFile(incoming, bytes);
+    try {
+      const detected = await detectMedia(incoming);
+      if (!detected || detected.kind !== 'image' || bytes.length > limitFor('image') || !(await probe(incoming))) return false;
+      await mkdir(this.storage.dir(id), { recursive: true });
+      const format = ['png', 'webp', 'gif'].includes(detected.ext) ? detected.ext : 'jpg';
+      const original = `original.${format}`;
+      const result = await processImage(incoming, this.storage.path(id, original), this.storage.path(id, 'small.jpg'), format);
+      await this.repo.update(id, { file_name: original, preview_name: 'small.jpg', file_size: bytes.length, blurhash: row.blurhash ?? result.blurhash,
+        meta: JSON.stringify({ original: result.original, small: result.small }) });
+      return true;
+    } catch (error) {
+      this.ctx.log.info('remote media not cached', { media_id: id, error: (error as Error).message });
+      await this.storage.remove(id);
+      return false;
+    } finally {
+      await unlink(incoming).catch(() => undefined);
+    }
+  }
+
+  /**
+   * Drops the local copies of peers' media cached before `beforeIso` (the rows point at the
+   * peer's files again): an SD card does not keep the fediverse. Returns how many.
+   */
+  async uncacheRemote(beforeIso: string): Promise<number> {
+    const rows = await this.repo.cachedRemote(beforeIso);
+    for (const { id } of rows) {
+      await this.repo.update(id, { file_name: null, preview_name: null, file_size: null });
+      await this.storage.remove(id);
+    }
+    return rows.length;
   }
 
   /** Removes unattached media older than a day, files included; returns how many. */

@@ -208,24 +208,34 @@ test('a post with an image arrives with its media referenced by remote_url, type
     return list.find((s) => s.uri === post.body.uri);
   });
   assert.is(onB.media_attachments.length, 1);
-  const media = onB.media_attachments[0];
+  assert.is(onB.media_attachments[0].remote_url, local.url);
+  // B keeps its own copy: apps then load the picture from B, not from A.
+  const media = await eventually('the copy on B', async () => {
+    const status = (await B.api(bob.token, 'GET', `/api/v1/statuses/${onB.id}`)).body;
+    return status.media_attachments[0].url.startsWith(B.url) ? status.media_attachments[0] : null;
+  });
   assert.is(media.type, 'image');
-  assert.is(media.remote_url, local.url);
-  assert.is(media.url, local.url);
-  assert.is(media.preview_url, local.url);
+  assert.is(media.remote_url, local.url, 'the peer\'s address stays known');
+  assert.match(media.preview_url, B.url);
   assert.is(media.description, 'A blue sky');
-  assert.is(media.blurhash, local.blurhash);
+  assert.is(media.blurhash, local.blurhash, "the peer's blurhash is kept");
   assert.equal(media.meta.original, { width: 320, height: 160, size: '320x160', aspect: 2 });
   assert.equal(media.meta.focus, { x: 0.5, y: -0.25 });
   assert.is.not(media.id, mediaId);
-  const single = await B.api(bob.token, 'GET', `/api/v1/statuses/${onB.id}`);
-  assert.is(single.body.media_attachments[0].remote_url, local.url);
   const onlyMedia = (await B.api(bob.token, 'GET', '/api/v1/timelines/public?remote=true&only_media=true')).body as any[];
   assert.equal(onlyMedia.map((s) => s.uri), [post.body.uri]);
-  // The file B points at is really served by A.
-  const file = await fetch(media.remote_url);
-  assert.is(file.status, 200);
-  assert.match(file.headers.get('content-type') ?? '', 'image/png');
+  for (const url of [media.url, media.preview_url, media.remote_url]) {
+    const file = await fetch(url);
+    assert.is(file.status, 200, url);
+    assert.match(file.headers.get('content-type') ?? '', /^image\//);
+  }
+
+  // After the week a copy is kept, B points at A's file again and the copy is gone.
+  await B.admin.social.ctx.db('media_attachments').where({ id: media.id }).update({ updated_at: '2020-01-01T00:00:00.000Z' });
+  assert.is(await B.admin.social.services.breadth.media.uncacheRemote(new Date().toISOString()), 1);
+  const uncached = (await B.api(bob.token, 'GET', `/api/v1/statuses/${onB.id}`)).body.media_attachments[0];
+  assert.equal([uncached.url, uncached.preview_url, uncached.remote_url], [local.url, local.url, local.url]);
+  assert.is((await fetch(media.url)).status, 404);
 });
 
 test('a mention of an account this server has never seen is looked up by WebFinger and delivered', async () => {

@@ -6,7 +6,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { SocialHarness, TestAccount } from '../../helpers/social.js';
-import { startFederatedDaemon } from '../../helpers/federation.js';
+import { eventually, startFederatedDaemon } from '../../helpers/federation.js';
+import { png } from '../../helpers/media-files.js';
 import { FakePeer, type FakeActor } from '../../helpers/fake-peer.js';
 import httpSignature from '@peertube/http-signature';
 
@@ -238,6 +239,28 @@ test('an Update of a remote note replaces its media', async () => {
   const status = (await mentions()).find((n) => n.status.uri === id).status;
   const media = (await A.api(alice.token, 'GET', `/api/v1/statuses/${status.id}`)).body.media_attachments as any[];
   assert.equal(media.map((m) => [m.type, m.remote_url, m.description, m.blurhash]), [['video', `${me}/media/new.mp4`, 'new', 'LEHV6nWB2yk8pyo0adR*.7kCMdnj']]);
+});
+
+test("a peer's images are copied to the box; what is not an image, or too big, stays remote", async () => {
+  const me = mallory.uri;
+  peer.files.set('/media/cat.png', { type: 'image/png', body: await png(64, 48) });
+  peer.files.set('/media/fake.jpg', { type: 'image/jpeg', body: Buffer.from('<html>not a picture</html>') });
+  peer.files.set('/media/huge.png', { type: 'image/png', body: Buffer.concat([await png(8, 8), Buffer.alloc(17 * 1024 * 1024)]) });
+  const id = `${me}/notes/pictures`;
+  const attachment = ['cat.png', 'fake.jpg', 'huge.png'].map((name) => ({ type: 'Image', url: `${peer.url}/media/${name}`, name }));
+  const create = { id: `${id}/create`, type: 'Create', actor: me, object: { id, type: 'Note', attributedTo: me, content: '<p>pictures</p>', to: ['https://www.w3.org/ns/activitystreams#Public'], attachment } };
+  assert.is((await peer.post(`${A.url}/inbox`, mallory, JSON.stringify(create))).status, 202);
+  const statusId = await eventually('the note on A', async () => (await A.admin.social.ctx.reader.get<{ id: string }>('SELECT CAST(id AS TEXT) AS id FROM statuses WHERE uri = ?', [id]))?.id);
+  // One at a time, in order: once the huge one was tried, all three were.
+  await eventually('all three fetched', async () => peer.gets.some((g) => g.url === '/media/huge.png'));
+  const media = await eventually('the copy', async () => {
+    const list = (await A.api(alice.token, 'GET', `/api/v1/statuses/${statusId}`)).body.media_attachments as any[];
+    return list[0].url.startsWith(A.url) ? list : null;
+  });
+  assert.is((await fetch(media[0].url)).status, 200);
+  assert.equal(media[0].meta.original.width, 64);
+  assert.equal(media.slice(1).map((m: any) => m.url), [`${peer.url}/media/fake.jpg`, `${peer.url}/media/huge.png`], 'left remote');
+  assert.is((await A.daemon.json('/healthz')).status, 200);
 });
 
 test('a follow from a domain the account blocks is refused', async () => {

@@ -69,6 +69,25 @@ export class PeerClient {
     throw new PeerHttpError(rawUrl, null, `GET ${rawUrl}: too many redirects`);
   }
 
+  /**
+   * GET a file (media of a peer's post) of at most `maxBytes`, following a few redirects, each
+   * checked by the address policy; unsigned, as media servers expect. Throws unless 2xx.
+   */
+  async getBytes(rawUrl: string, maxBytes: number, timeoutMs = 60_000): Promise<{ url: string; bytes: Buffer; contentType: string | null }> {
+    let url = rawUrl;
+    for (let hop = 0; hop <= MAX_REDIRECTS; hop += 1) {
+      const response = await this.request('GET', url, { accept: '*/*' }, undefined, undefined, maxBytes, timeoutMs);
+      const location = response.headers.location;
+      if (response.status >= 300 && response.status < 400 && location) {
+        url = new URL(location, url).toString();
+        continue;
+      }
+      if (response.status < 200 || response.status >= 300) throw new PeerHttpError(url, response.status, `GET ${url} answered ${response.status}`);
+      return { url, bytes: response.body, contentType: response.headers['content-type'] ?? null };
+    }
+    throw new PeerHttpError(rawUrl, null, `GET ${rawUrl}: too many redirects`);
+  }
+
   /** POST an activity, signed by `key`; resolves with the response (any status). */
   post(url: string, body: string, key: SigningKey): Promise<PeerResponse> {
     const bytes = Buffer.from(body, 'utf8');
@@ -83,7 +102,7 @@ export class PeerClient {
     this.agents.https.destroy();
   }
 
-  private request(method: 'GET' | 'POST', rawUrl: string, headers: Record<string, string>, body?: Buffer, key?: SigningKey): Promise<PeerResponse> {
+  private request(method: 'GET' | 'POST', rawUrl: string, headers: Record<string, string>, body?: Buffer, key?: SigningKey, maxBytes = this.maxBytes, timeoutMs = this.timeoutMs): Promise<PeerResponse> {
     const url = checkUrl(this.options, rawUrl);
     const secure = url.protocol === 'https:';
     const lookup = this.guardedLookup();
@@ -95,13 +114,13 @@ export class PeerClient {
         agent: secure ? this.agents.https : this.agents.http,
         headers: { 'user-agent': this.options.userAgent, ...headers, ...(body ? { 'content-length': String(body.length) } : {}) },
         lookup,
-        timeout: this.timeoutMs,
+        timeout: timeoutMs,
       }, (response) => {
         const chunks: Buffer[] = [];
         let size = 0;
         response.on('data', (chunk: Buffer) => {
           size += chunk.length;
-          if (size > this.maxBytes) fail(new PeerHttpError(url.toString(), response.statusCode ?? null, `${method} ${url} answered more than ${this.maxBytes} bytes`));
+          if (size > maxBytes) fail(new PeerHttpError(url.toString(), response.statusCode ?? null, `${method} ${url} answered more than ${maxBytes} bytes`));
           else chunks.push(chunk);
         });
         response.on('end', () => {
@@ -113,7 +132,7 @@ export class PeerClient {
         response.on('error', fail);
       });
       // One deadline for the whole exchange, not only for idle sockets.
-      const deadline = setTimeout(() => fail(new PeerHttpError(url.toString(), null, `${method} ${url} timed out after ${this.timeoutMs} ms`)), this.timeoutMs);
+      const deadline = setTimeout(() => fail(new PeerHttpError(url.toString(), null, `${method} ${url} timed out after ${timeoutMs} ms`)), timeoutMs);
       request.on('timeout', () => fail(new PeerHttpError(url.toString(), null, `${method} ${url} timed out`)));
       request.on('error', (error) => { clearTimeout(deadline); fail(error); });
       request.on('close', () => clearTimeout(deadline));

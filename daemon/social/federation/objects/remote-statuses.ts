@@ -171,17 +171,19 @@ export class RemoteStatuses {
       await this.fed.social.db.transaction((trx) => this.polls.replaceRemote(trx, existing.id, { ...note.poll!, hideTotals: false }, now));
       return existing.id;
     }
+    let replaced: string[] = [];
     await this.fed.social.db.transaction(async (trx) => {
       await this.edits.beforeEdit(trx, existing.id);
       await trx.raw(`UPDATE statuses SET content = ?, text = ?, spoiler_text = ?, sensitive = ?, emojis = ?, edited_at = ?, updated_at = ? WHERE id = ?`,
         [note.contentHtml, htmlToText(note.contentHtml), note.summary, note.sensitive ? 1 : 0, this.emojisOf(note), now, now, existing.id]);
-      // Only rows that reference a peer's file: a remote status never owns files here.
-      await trx('media_attachments').where({ status_id: existing.id }).whereNull('file_name').delete();
+      // The peer's attachments are replaced; their local copies (if cached) go after the commit.
+      replaced = (await trx.raw(`DELETE FROM media_attachments WHERE status_id = ? AND remote_url IS NOT NULL RETURNING CAST(id AS TEXT) AS id`, [existing.id]) as Array<{ id: string }>).map((row) => row.id);
       await this.insertMedia(trx, note, actor, existing.id, now);
       await this.fed.services.breadth.tags.retagStatus(trx, existing.id, note.hashtags);
       await this.replacePoll(trx, existing.id, actor.id, poll, note.poll, now);
       await this.edits.afterEdit(trx, existing.id);
     });
+    for (const id of replaced) await this.fed.services.breadth.media.storage.remove(id);
     this.fed.social.events.emit('status.updated', { statusId: existing.id, accountId: actor.id });
     return existing.id;
   }
