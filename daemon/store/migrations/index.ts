@@ -27,6 +27,7 @@ import { m20261122_59_social_notification_policy } from './20261122_59_social_no
 import { m20261122_60_social_suggestion_dismissals } from './20261122_60_social_suggestion_dismissals.js';
 import { m20261122_61_social_featured } from './20261122_61_social_featured.js';
 import { m20261122_62_social_status_edits_polls } from './20261122_62_social_status_edits_polls.js';
+import { m20261122_63_social_remote_image_sources } from './20261122_63_social_remote_image_sources.js';
 
 export interface Migration {
   name: string;
@@ -59,4 +60,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m20261122_60_social_suggestion_dismissals,
   m20261122_61_social_featured,
   m20261122_62_social_status_edits_polls,
+  m20261122_63_social_remote_image_sources,
 ];

@@ -318,6 +318,36 @@ test('a profile change is published as Update and seen on the follower’s serve
   assert.match((await B.api(bob.token, 'GET', `/api/v1/accounts/${aliceOnB.id}`)).body.note, 'new bio');
 });
 
+test("a peer's avatar is copied to the follower's server, and replaced when it changes", async () => {
+  const setAvatar = async (width: number) => {
+    const body = new FormData();
+    body.set('avatar', new Blob([await png(width, width)], { type: 'image/png' }), 'me.png');
+    const res = await fetch(`${A.url}/api/v1/accounts/update_credentials`, { method: 'PATCH', headers: { authorization: `Bearer ${alice.token}` }, body });
+    assert.is(res.status, 200);
+    return ((await res.json()) as { avatar: string }).avatar;
+  };
+  const copyOnB = async (notOf?: string) => eventually('the avatar copy on B', async () => {
+    const avatar = (await B.api(bob.token, 'GET', `/api/v1/accounts/${aliceOnB.id}`)).body.avatar as string;
+    return avatar.startsWith(`${B.url}/system/accounts/avatars/`) && avatar !== notOf ? avatar : null;
+  });
+  const first = await setAvatar(40);
+  const copy = await copyOnB();
+  const served = await fetch(copy);
+  assert.is(served.status, 200);
+  const [copied, original] = [Buffer.from(await served.arrayBuffer()), Buffer.from(await (await fetch(first)).arrayBuffer())];
+  assert.is(copied.length, original.length, `same size: ${copy} ${first}`);
+  assert.is(Buffer.compare(copied, original), 0, 'the same picture');
+
+  await setAvatar(50);
+  const second = await copyOnB(copy);
+  assert.is.not(second, copy);
+  assert.is((await fetch(copy)).status, 404, 'the replaced copy is gone');
+  // An Update that leaves the picture as it was keeps the copy.
+  await A.api(alice.token, 'PATCH', '/api/v1/accounts/update_credentials', { note: 'same face' });
+  await eventually('the note on B', async () => (await B.api(bob.token, 'GET', `/api/v1/accounts/${aliceOnB.id}`)).body.note.includes('same face'));
+  assert.is((await B.api(bob.token, 'GET', `/api/v1/accounts/${aliceOnB.id}`)).body.avatar, second);
+});
+
 test('an edited post is published as Update and edited on the follower’s server', async () => {
   const own = (await A.api(alice.token, 'GET', `/api/v1/accounts/${alice.id}/statuses`)).body.find((s: any) => s.uri === postOnB.uri);
   const edited = await A.api(alice.token, 'PUT', `/api/v1/statuses/${own.id}`, { status: 'Hello from A, edited', spoiler_text: 'cw' });

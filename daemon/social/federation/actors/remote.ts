@@ -8,7 +8,7 @@ import { sanitizeRemoteHtml } from '../objects/sanitize.js';
 import { InvalidDocumentError, isObject, isUniqueViolation, str } from '../objects/ld.js';
 import { isLocalUri, type FederationContext } from '../context.js';
 import { schemeFor } from '../net/address-policy.js';
-import { ActorsRepo, type ActorRow } from './repo.js';
+import { ActorsRepo, type RemoteImages, type ActorRow } from './repo.js';
 import { parseActor, type RemoteActorDoc } from './parse.js';
 import { usedEmojis } from '../../statuses/emojis.js';
 import { parseEmojiTags } from '../objects/emoji-tags.js';
@@ -39,18 +39,20 @@ export class RemoteActors {
   async store(doc: RemoteActorDoc): Promise<ActorRow> {
     const now = nowIso(this.fed.social.now());
     const existing = (await this.repo.byUri(doc.uri)) ?? (await this.repo.byAcct(doc.username, doc.domain));
+    const before = existing ? await this.repo.images(existing.id) : undefined;
+    const pictures = { ...picture('avatar', doc.avatar, before), ...picture('header', doc.header, before) };
     const note = sanitizeRemoteHtml(doc.summaryHtml);
     const account = {
       username: doc.username, domain: doc.domain, display_name: doc.displayName, note,
       emojis: JSON.stringify(usedEmojis(parseEmojiTags(doc.tag, this.fed.policy), doc.displayName, note)),
       locked: doc.locked ? 1 : 0, bot: doc.bot ? 1 : 0, discoverable: doc.discoverable ? 1 : 0,
-      avatar: doc.avatar, avatar_static: doc.avatar, header: doc.header, header_static: doc.header,
+      ...pictures,
       uri: doc.uri, url: doc.url ?? doc.uri, inbox_url: doc.inbox, outbox_url: doc.outbox, shared_inbox_url: doc.sharedInbox,
       followers_url: doc.followers, public_key: doc.publicKeyPem, updated_at: now,
     };
     const extra = {
       key_id: doc.keyId, type: doc.type, following_url: doc.following, featured_url: doc.featured,
-      also_known_as: JSON.stringify(doc.alsoKnownAs), fetched_at: now,
+      also_known_as: JSON.stringify(doc.alsoKnownAs), fetched_at: now, avatar_source: doc.avatar, header_source: doc.header,
     };
     let id = existing?.id;
     try {
@@ -67,6 +69,10 @@ export class RemoteActors {
       const stored = !existing && isUniqueViolation(error) ? await this.repo.byUri(doc.uri) : undefined;
       if (stored) return stored;
       throw error;
+    }
+    // Local copies of pictures the peer replaced are of no use any more.
+    for (const kind of ['avatar', 'header'] as const) {
+      if (before?.[kind] && before[kind] !== pictures[kind]) await this.fed.services.accounts.removeImage(before[kind]);
     }
     if (existing) this.fed.social.events.emit('account.updated', { accountId: id! });
     else this.fed.social.events.emit('account.created', { accountId: id! });
@@ -102,4 +108,15 @@ export class RemoteActors {
     if (!href) throw new InvalidDocumentError(`WebFinger of ${resource} names no ActivityPub actor`);
     return this.resolve(href);
   }
+}
+
+/**
+ * The row's picture fields for a peer's picture at `source`: the local copy while the source is
+ * unchanged, else the peer's URL (a copy is made later, in the background).
+ */
+function picture(kind: 'avatar' | 'header', source: string | null, before: RemoteImages | undefined): Record<string, string | null> {
+  const copy = before && source !== null && before[`${kind}_source`] === source && before[kind]?.startsWith('/system/');
+  return copy
+    ? { [kind]: before[kind], [`${kind}_static`]: before[`${kind}_static`] }
+    : { [kind]: source, [`${kind}_static`]: source };
 }

@@ -19,6 +19,15 @@ export interface ActorRow {
   also_known_as: string | null;
 }
 
+export interface RemoteImages {
+  avatar: string | null;
+  avatar_static: string | null;
+  header: string | null;
+  header_static: string | null;
+  avatar_source: string | null;
+  header_source: string | null;
+}
+
 const COLUMNS = `CAST(a.id AS TEXT) AS id, a.username, a.domain, a.uri, a.url, a.inbox_url, a.shared_inbox_url, a.followers_url,
   a.public_key, a.suspended_at, a.locked, f.key_id, CAST(f.moved_to_account_id AS TEXT) AS moved_to_account_id, f.also_known_as`;
 const FROM = `FROM accounts a LEFT JOIN federation_actors f ON f.account_id = a.id`;
@@ -54,6 +63,19 @@ export class ActorsRepo {
   localFollowersOf(accountId: string): Promise<Array<{ id: string }>> {
     return this.ctx.reader.all(`SELECT CAST(f.account_id AS TEXT) AS id FROM follows f JOIN accounts a ON a.id = f.account_id
       WHERE f.target_account_id = ? AND a.domain IS NULL`, [accountId]);
+  }
+
+  /** A peer's account's pictures as the row has them (the peer's URLs or local copies) and their sources. */
+  images(id: string): Promise<RemoteImages | undefined> {
+    return this.ctx.reader.get<RemoteImages>(`SELECT a.avatar, a.avatar_static, a.header, a.header_static, f.avatar_source, f.header_source
+      FROM accounts a JOIN federation_actors f ON f.account_id = a.id WHERE a.id = ? AND a.domain IS NOT NULL`, [id]);
+  }
+
+  /** Points a peer's account at the local copy of its picture, if that picture is still `source`. */
+  async useCopy(id: string, kind: 'avatar' | 'header', source: string, copy: { original: string; static: string }): Promise<boolean> {
+    const rows = await this.ctx.db.raw(`UPDATE accounts SET ${kind} = ?, ${kind}_static = ? WHERE id = ? AND ${kind} = ?
+      AND EXISTS (SELECT 1 FROM federation_actors f WHERE f.account_id = accounts.id AND f.${kind}_source = ?) RETURNING id`, [copy.original, copy.static, id, source, source]);
+    return (rows as unknown[]).length > 0;
   }
 
   async insert(trx: Knex, account: Record<string, unknown>, extra: Record<string, unknown>): Promise<void> {

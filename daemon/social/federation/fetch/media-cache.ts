@@ -1,66 +1,108 @@
 /**
- * Local copies of peers' images: when a peer's status arrives (or is edited), its image
- * attachments are fetched in the background, one at a time, and kept through the media service,
- * so apps load them from the box instead of telling every peer who reads what. Bounded: at most
- * MAX_PENDING waiting (more stay remote), each at most the image upload limit. What fails stays
+ * Local copies of peers' pictures: the image attachments of their statuses (when one arrives or
+ * is edited) and their accounts' avatars and headers (when an account is stored or updated) are
+ * fetched in the background, one at a time, and kept here, so apps load them from the box instead
+ * of telling every peer who reads what. Bounded: at most MAX_PENDING waiting (more stay remote),
+ * each at most the image upload limit (profile pictures: 2 MB, as Mastodon). What fails stays
  * remote, with a log line.
  */
+import { writeFile, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { FederationContext } from '../context.js';
 import { IMAGE_LIMIT_BYTES } from '../../media/detect.js';
+import { ActorsRepo } from '../actors/repo.js';
 
 const MAX_PENDING = 500;
+const PICTURE_LIMIT_BYTES = 2 * 1024 * 1024;
+
+type Job = { kind: 'attachment'; id: string } | { kind: 'avatar' | 'header'; accountId: string; source: string };
+
+const keyOf = (job: Job) => (job.kind === 'attachment' ? `m${job.id}` : `${job.kind}${job.accountId}`);
 
 export class RemoteMediaCache {
-  private readonly pending: string[] = [];
+  private readonly pending = new Map<string, Job>();
+  private readonly actors: ActorsRepo;
   private running: Promise<void> | null = null;
   private stopped = false;
-  private readonly onStatus = ({ statusId }: { statusId: string }) => { void this.enqueueStatus(statusId); };
+  private readonly onStatus = ({ statusId }: { statusId: string }) => { void this.queue(() => this.attachmentsOf(statusId)); };
+  private readonly onAccount = ({ accountId }: { accountId: string }) => { void this.queue(() => this.picturesOf(accountId)); };
 
-  constructor(private readonly fed: FederationContext) {}
+  constructor(private readonly fed: FederationContext) {
+    this.actors = new ActorsRepo(fed.social);
+  }
 
   start(): void {
     this.stopped = false;
-    this.fed.social.events.on('status.created', this.onStatus);
-    this.fed.social.events.on('status.updated', this.onStatus);
+    for (const name of ['status.created', 'status.updated'] as const) this.fed.social.events.on(name, this.onStatus);
+    for (const name of ['account.created', 'account.updated'] as const) this.fed.social.events.on(name, this.onAccount);
   }
 
   /** Stops taking work and waits for the fetch in progress. */
   async stop(): Promise<void> {
     this.stopped = true;
-    this.fed.social.events.off('status.created', this.onStatus);
-    this.fed.social.events.off('status.updated', this.onStatus);
-    this.pending.length = 0;
+    for (const name of ['status.created', 'status.updated'] as const) this.fed.social.events.off(name, this.onStatus);
+    for (const name of ['account.created', 'account.updated'] as const) this.fed.social.events.off(name, this.onAccount);
+    this.pending.clear();
     await this.running;
   }
 
-  /** Resolves once everything queued so far is fetched (tests, shutdown). */
-  async idle(): Promise<void> {
-    while (this.running) await this.running;
-  }
-
-  private async enqueueStatus(statusId: string): Promise<void> {
+  private async queue(find: () => Promise<Job[]>): Promise<void> {
     try {
-      const rows = await this.fed.social.reader.all<{ id: string }>(`SELECT CAST(m.id AS TEXT) AS id FROM media_attachments m JOIN statuses s ON s.id = m.status_id
-        WHERE m.status_id = ? AND s.local = 0 AND m.remote_url IS NOT NULL AND m.file_name IS NULL AND m.type = 'image' ORDER BY m.id`, [statusId]);
-      for (const { id } of rows) if (this.pending.length < MAX_PENDING && !this.pending.includes(id)) this.pending.push(id);
-      if (rows.length && !this.running && !this.stopped) this.running = this.drain().finally(() => { this.running = null; });
+      for (const job of await find()) if (this.pending.size < MAX_PENDING) this.pending.set(keyOf(job), job);
+      if (this.pending.size && !this.running && !this.stopped) this.running = this.drain().finally(() => { this.running = null; });
     } catch (error) {
-      this.fed.log.warn('remote media not queued', { status_id: statusId, error: (error as Error).message });
+      this.fed.log.warn('remote media not queued', { error: (error as Error).message });
     }
   }
 
-  private async drain(): Promise<void> {
-    for (let id = this.pending.shift(); id !== undefined && !this.stopped; id = this.pending.shift()) await this.fetch(id);
+  /** A peer's status's image attachments not copied yet. */
+  private async attachmentsOf(statusId: string): Promise<Job[]> {
+    const rows = await this.fed.social.reader.all<{ id: string }>(`SELECT CAST(m.id AS TEXT) AS id FROM media_attachments m JOIN statuses s ON s.id = m.status_id
+      WHERE m.status_id = ? AND s.local = 0 AND m.remote_url IS NOT NULL AND m.file_name IS NULL AND m.type = 'image' ORDER BY m.id`, [statusId]);
+    return rows.map(({ id }) => ({ kind: 'attachment', id }));
   }
 
-  private async fetch(id: string): Promise<void> {
+  /** A peer's account's pictures that still point at the peer. */
+  private async picturesOf(accountId: string): Promise<Job[]> {
+    const images = await this.actors.images(accountId);
+    if (!images) return [];
+    return (['avatar', 'header'] as const).flatMap((kind) => {
+      const source = images[`${kind}_source`];
+      return source && images[kind] === source ? [{ kind, accountId, source }] : [];
+    });
+  }
+
+  private async drain(): Promise<void> {
+    while (this.pending.size && !this.stopped) {
+      const [key, job] = this.pending.entries().next().value as [string, Job];
+      this.pending.delete(key);
+      try {
+        await (job.kind === 'attachment' ? this.copyAttachment(job.id) : this.copyPicture(job.kind, job.accountId, job.source));
+      } catch (error) {
+        this.fed.log.info('remote media not copied', { job: key, error: (error as Error).message });
+      }
+    }
+  }
+
+  private async copyAttachment(id: string): Promise<void> {
     const row = await this.fed.services.breadth.media.repo.byId(id);
     if (!row?.remote_url || row.file_name !== null) return;
+    const { bytes } = await this.fed.client.getBytes(row.remote_url, IMAGE_LIMIT_BYTES);
+    await this.fed.services.breadth.media.cacheRemote(id, bytes);
+  }
+
+  /** An avatar or header, stored as a local one is (with a still copy of an animation). */
+  private async copyPicture(kind: 'avatar' | 'header', accountId: string, source: string): Promise<void> {
+    const { bytes } = await this.fed.client.getBytes(source, PICTURE_LIMIT_BYTES);
+    const incoming = join(this.fed.services.breadth.media.storage.incoming, `${kind}-${accountId}`);
+    await writeFile(incoming, bytes);
     try {
-      const { bytes } = await this.fed.client.getBytes(row.remote_url, IMAGE_LIMIT_BYTES);
-      await this.fed.services.breadth.media.cacheRemote(id, bytes);
-    } catch (error) {
-      this.fed.log.info('remote media not fetched', { media_id: id, error: (error as Error).message });
+      const accounts = this.fed.services.accounts;
+      const copy = await accounts.storeImage(accountId, kind, incoming);
+      // The peer may have changed the picture meanwhile: then this copy is of no use.
+      if (!(await this.actors.useCopy(accountId, kind, source, copy))) await accounts.removeImage(copy.original);
+    } finally {
+      await unlink(incoming).catch(() => undefined);
     }
   }
 }
