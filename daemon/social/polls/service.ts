@@ -74,8 +74,8 @@ export class PollsService {
    * anything is stored. Emits `poll.voted` (federation sends the vote, or the new counts).
    */
   async vote(pollId: string, voterId: string, choices: readonly string[]): Promise<PollRow> {
-    if (choices.length === 0) throw badRequest('param is missing or the value is empty: choices');
     const poll = await this.visible(pollId, voterId);
+    if (choices.length === 0) throw badRequest('param is missing or the value is empty: choices');
     if (await this.statuses.repo.blocks(voterId, poll.account_id)) throw forbidden('This action is not allowed');
     const options = JSON.parse(poll.options) as string[];
     const picked = [...new Set(choices.map((choice) => (/^\d{1,3}$/.test(choice) ? Number(choice) : -1)))];
