@@ -1,5 +1,5 @@
 /**
- * CLI entry of the daemon: parse arguments, load the config (exit 2 on a bad value), run the app,
+ * The daemon (started through entry.cjs, which sizes the thread pool first): parse arguments, load the config (exit 2 on a bad value), run the app,
  * and map SIGTERM/SIGINT to a clean stop within 10 s.
  */
 import { parseArgs } from 'node:util';

@@ -1,5 +1,5 @@
 /**
- * Starts the real daemon (compiled dist/daemon/main.js) as a child process on free loopback ports
+ * Starts the real daemon (compiled dist/daemon/entry.cjs) as a child process on free loopback ports
  * with a temporary data dir, waits for /healthz, and stops it. Every integration test uses this.
  */
 import { spawn, type ChildProcess } from 'node:child_process';

@@ -17,13 +17,13 @@ class Connection {
 }
 
 /**
- * A small pool of read-only connections (two by default): one connection runs one statement at
- * a time, two let SQLite use both cores of the box while the main thread serializes JSON.
+ * A small pool of read-only connections, one per thread of libuv's pool (two at least): one
+ * connection runs one statement at a time; more connections than threads would only wait.
  */
 export class Reader {
   private constructor(private readonly connections: Connection[]) {}
 
-  static async open(filename: string, size = 2, busyTimeoutMs = 5000): Promise<Reader> {
+  static async open(filename: string, size = Math.max(2, Number(process.env.UV_THREADPOOL_SIZE) || 2), busyTimeoutMs = 5000): Promise<Reader> {
     const open = () => new Promise<Connection>((resolve, reject) => {
       const db = new sqlite3.Database(filename, sqlite3.OPEN_READONLY, (error) => {
         if (error) return reject(error);
