@@ -56,6 +56,7 @@ export class NotificationPolicyService {
   /** Accepts requests: one named in the path must exist (404); of a list, unknown ids are passed over. */
   async accept(accountId: string, ids: readonly string[], single: boolean): Promise<void> {
     for (const request of await this.found(accountId, ids, single)) await this.repo.accept(accountId, request, nowIso(this.ctx.now()));
+    // The bus's "an account's notifications changed" signal (unread counts are recounted on it).
     this.ctx.events.emit('notifications.removed', { accountId });
   }
 
