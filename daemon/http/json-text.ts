@@ -1,12 +1,13 @@
 /**
  * JSON rendered once and written verbatim. Hot responses repeat the same objects: a page's
  * author is embedded in every one of its statuses, the same senders come back page after page.
- * An object marked with its JSON text is written into a response as that text instead of being
- * serialized again.
+ * An object marked with its JSON is kept as UTF-8 bytes, encoded once, and a response embeds those
+ * bytes instead of serializing and encoding the object again: encoding a 100 KB page cost more
+ * than building it.
  *
- * Only renderJson embeds the texts. Anywhere else a marked object serializes like any other
- * (its toJSON hands JSON.stringify a plain copy), so code that stringifies it directly, or a
- * library that does, still gets the whole object.
+ * Only renderJson and renderJsonBytes embed the stored JSON. Anywhere else a marked object
+ * serializes like any other (its toJSON hands JSON.stringify a plain copy), so code that
+ * stringifies it directly, or a library that does, still gets the whole object.
  */
 import { randomBytes } from 'node:crypto';
 
@@ -14,16 +15,16 @@ import { randomBytes } from 'node:crypto';
 const NONCE = randomBytes(12).toString('hex');
 const PLACEHOLDER = new RegExp(`"${NONCE}:(\\d+)"`, 'g');
 
-/** The texts of the renderJson call in progress (JSON.stringify is synchronous: one at a time). */
-let embedding: string[] | null = null;
+/** The stored JSON met by the render in progress (JSON.stringify is synchronous: one at a time). */
+let embedding: Buffer[] | null = null;
 
-/** The stored text of each marked object. */
-const texts = new WeakMap<object, string>();
+/** The stored JSON of each marked object, as UTF-8. */
+const stored = new WeakMap<object, Buffer>();
 
 /** Shared by every marked object: its placeholder inside renderJson, a plain copy anywhere else. */
 function toJSON(this: object): unknown {
   if (embedding === null) return Array.isArray(this) ? [...this] : { ...this };
-  embedding.push(texts.get(this)!);
+  embedding.push(stored.get(this)!);
   return `${NONCE}:${embedding.length - 1}`;
 }
 
@@ -32,29 +33,46 @@ function toJSON(this: object): unknown {
  * `text`, which must be JSON.stringify(value).
  */
 export function markRendered<T extends object>(value: T, text: string = JSON.stringify(value)): Readonly<T> {
-  texts.set(value, text);
+  stored.set(value, Buffer.from(text));
   Object.defineProperty(value, 'toJSON', { enumerable: false, value: toJSON });
   return deepFreeze(value);
 }
 
-/** JSON.stringify(value), with every marked object inside written as its stored text. */
-export function renderJson(value: unknown): string {
-  const texts: string[] = [];
-  embedding = texts;
+/** JSON.stringify(value) as UTF-8, with every marked object inside written as its stored bytes. */
+export function renderJsonBytes(value: unknown): Buffer {
+  const embedded: Buffer[] = [];
+  embedding = embedded;
   let skeleton: string;
   try {
     skeleton = JSON.stringify(value);
   } finally {
     embedding = null;
   }
-  if (texts.length === 0) return skeleton;
+  if (embedded.length === 0) return Buffer.from(skeleton);
+  // The skeleton's own text between placeholders is small; only it is encoded here.
+  const parts: Buffer[] = [];
+  let length = 0;
+  let from = 0;
   let replaced = 0;
-  const text = skeleton.replace(PLACEHOLDER, (_match, index: string) => {
+  for (const match of skeleton.matchAll(PLACEHOLDER)) {
+    const bytes = embedded[Number(match[1])];
+    if (bytes === undefined) break;
+    const between = Buffer.from(skeleton.slice(from, match.index));
+    parts.push(between, bytes);
+    length += between.length + bytes.length;
+    from = match.index + match[0].length;
     replaced += 1;
-    return texts[Number(index)] ?? 'null';
-  });
+  }
   // Every placeholder is one of ours unless a string in the data forged one: then serialize plainly.
-  return replaced === texts.length ? text : JSON.stringify(value);
+  if (replaced !== embedded.length) return Buffer.from(JSON.stringify(value));
+  const rest = Buffer.from(skeleton.slice(from));
+  parts.push(rest);
+  return Buffer.concat(parts, length + rest.length);
+}
+
+/** JSON.stringify(value), with every marked object inside written as its stored JSON. */
+export function renderJson(value: unknown): string {
+  return renderJsonBytes(value).toString('utf8');
 }
 
 function deepFreeze<T>(value: T): Readonly<T> {

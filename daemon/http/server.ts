@@ -10,7 +10,7 @@ import type Router from '@koa/router';
 type RouterMiddleware = ReturnType<Router['routes']>;
 import type { Logger } from '../log/logger.js';
 import { errorMiddleware } from './errors.js';
-import { isJsonBody, renderJson } from './json-text.js';
+import { isJsonBody, renderJsonBytes } from './json-text.js';
 
 export interface HttpServerOptions {
   host: string;
@@ -94,15 +94,17 @@ export class HttpServer {
   };
 }
 
-/** JSON bodies are written by renderJson, which embeds pre-rendered objects as they are. */
+/**
+ * JSON bodies are written as bytes by renderJsonBytes, which embeds pre-rendered objects as their
+ * stored bytes (a string body would be measured for Content-Length and encoded again to write).
+ */
 const jsonBodies: Middleware = async (ctx, next) => {
   await next();
   if (isJsonBody(ctx.body)) {
     // Koa typed the object body already (JSON, or what the route chose, e.g. activity+json).
-    const text = renderJson(ctx.body);
+    const bytes = renderJsonBytes(ctx.body);
     if (!ctx.response.get('Content-Type')) ctx.type = 'application/json';
-    // Bytes, encoded once: a string body is measured for Content-Length and encoded again to write.
-    ctx.body = Buffer.from(text);
+    ctx.body = bytes;
   }
 };
 

@@ -1,7 +1,7 @@
 /** Pre-rendered JSON: embedded verbatim by renderJson, a plain object everywhere else, never forgeable. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { markRendered, renderJson } from '../../daemon/http/json-text.js';
+import { markRendered, renderJson, renderJsonBytes } from '../../daemon/http/json-text.js';
 
 const account = () => ({ id: '1', acct: 'alice', emojis: [] as unknown[], fields: [{ name: 'a', value: 'b' }], note: 'é "quoted" \u2028' });
 
@@ -11,6 +11,15 @@ test('renderJson writes marked objects as their stored text and equals JSON.stri
   const text = renderJson(body);
   assert.is(text, JSON.stringify({ accounts: [account(), account()], statuses: [{ id: '9', account: account(), mentions: [] }], count: 2 }));
   assert.equal(JSON.parse(text).statuses[0].account, account());
+});
+
+test('renderJsonBytes is the UTF-8 of the same JSON, multi-byte characters on both sides of embedded bytes', () => {
+  const shared = markRendered({ ...account(), display_name: 'Zoë 🐦' });
+  const body = { before: 'ünïcödé ✓', accounts: [shared], after: '🏠', count: 1 };
+  const bytes = renderJsonBytes(body);
+  assert.ok(bytes.equals(Buffer.from(JSON.stringify({ before: 'ünïcödé ✓', accounts: [{ ...account(), display_name: 'Zoë 🐦' }], after: '🏠', count: 1 }))));
+  assert.is(bytes.toString('utf8'), renderJson(body));
+  assert.ok(renderJsonBytes({ plain: 'é' }).equals(Buffer.from('{"plain":"é"}')));
 });
 
 test('the stored text is what is written, so a text that differs from the object shows (the caller owns it)', () => {
@@ -36,6 +45,7 @@ test('a string shaped like a placeholder is written as the string it is', () => 
   // outside; strings that look like one (hex nonce, colon, index) are plain data.
   const forged = { id: '2', display_name: '000000000000000000000000:0', account: shared };
   assert.is(renderJson(forged), JSON.stringify({ id: '2', display_name: '000000000000000000000000:0', account: { id: '1' } }));
+  assert.is(renderJsonBytes(forged).toString(), renderJson(forged));
 });
 
 test('bodies without marked objects, and primitives, are plain JSON', () => {

@@ -7,7 +7,7 @@
  */
 import type { Context } from 'koa';
 import type { Reader } from '../store/reader.js';
-import { isJsonBody, renderJson } from '../../http/json-text.js';
+import { isJsonBody, renderJsonBytes } from '../../http/json-text.js';
 
 interface Entry { version: number; body: Buffer; headers: Record<string, string>; bytes: number }
 
@@ -36,7 +36,7 @@ export class ResponseCache {
     await render();
     if (ctx.status !== 200) return;
     // Kept as bytes: a hit is then written as it is, not measured and encoded again.
-    const body = Buffer.from(isJsonBody(ctx.body) ? renderJson(ctx.body) : String(ctx.body));
+    const body = isJsonBody(ctx.body) ? renderJsonBytes(ctx.body) : Buffer.from(String(ctx.body));
     const headers: Record<string, string> = {};
     for (const name of keep) {
       const value = ctx.response.get(name);
