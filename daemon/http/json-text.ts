@@ -13,7 +13,8 @@ import { randomBytes } from 'node:crypto';
 
 /** Unguessable, so no string a user wrote can pass for a placeholder. */
 const NONCE = randomBytes(12).toString('hex');
-const PLACEHOLDER = new RegExp(`"${NONCE}:(\\d+)"`, 'g');
+/** How a placeholder begins inside the JSON text: `"<nonce>:<index>"`. */
+const PLACEHOLDER_START = `"${NONCE}:`;
 
 /** The stored JSON met by the render in progress (JSON.stringify is synchronous: one at a time). */
 let embedding: Buffer[] | null = null;
@@ -49,25 +50,42 @@ export function renderJsonBytes(value: unknown): Buffer {
     embedding = null;
   }
   if (embedded.length === 0) return Buffer.from(skeleton);
-  // The skeleton's own text between placeholders is small; only it is encoded here.
-  const parts: Buffer[] = [];
-  let length = 0;
-  let from = 0;
-  let replaced = 0;
-  for (const match of skeleton.matchAll(PLACEHOLDER)) {
-    const bytes = embedded[Number(match[1])];
-    if (bytes === undefined) break;
-    const between = Buffer.from(skeleton.slice(from, match.index));
-    parts.push(between, bytes);
-    length += between.length + bytes.length;
-    from = match.index + match[0].length;
-    replaced += 1;
-  }
+  const gaps = skeletonGaps(skeleton, embedded.length);
   // Every placeholder is one of ours unless a string in the data forged one: then serialize plainly.
-  if (replaced !== embedded.length) return Buffer.from(JSON.stringify(value));
-  const rest = Buffer.from(skeleton.slice(from));
-  parts.push(rest);
-  return Buffer.concat(parts, length + rest.length);
+  if (!gaps) return Buffer.from(JSON.stringify(value));
+  // One allocation, filled in place: the skeleton's own text is small, only it is encoded here.
+  let length = 0;
+  for (const gap of gaps) length += Buffer.byteLength(gap);
+  for (const bytes of embedded) length += bytes.length;
+  const out = Buffer.allocUnsafe(length);
+  let offset = 0;
+  embedded.forEach((bytes, i) => {
+    offset += out.write(gaps[i]!, offset);
+    out.set(bytes, offset);
+    offset += bytes.length;
+  });
+  out.write(gaps[embedded.length]!, offset);
+  return out;
+}
+
+/**
+ * The skeleton's text around its `count` placeholders, which must be exactly "0" to "count - 1" in
+ * order (JSON.stringify meets them in that order); null if the skeleton holds any other.
+ */
+function skeletonGaps(skeleton: string, count: number): string[] | null {
+  const gaps: string[] = [];
+  let from = 0;
+  for (let i = 0; i < count; i++) {
+    const at = skeleton.indexOf(PLACEHOLDER_START, from);
+    if (at < 0) return null;
+    const close = skeleton.indexOf('"', at + PLACEHOLDER_START.length);
+    if (skeleton.slice(at + PLACEHOLDER_START.length, close) !== String(i)) return null;
+    gaps.push(skeleton.slice(from, at));
+    from = close + 1;
+  }
+  if (skeleton.includes(PLACEHOLDER_START, from)) return null;
+  gaps.push(skeleton.slice(from));
+  return gaps;
 }
 
 /** JSON.stringify(value), with every marked object inside written as its stored JSON. */
