@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, loadConfig, parseCoprocTarget } from '../daemon/config.js';
-import { DAEMON_MAIN, tempDir } from './helpers/paths.js';
+import { daemonCommand, tempDir } from './helpers/paths.js';
 
 function rejects(sources: Parameters<typeof loadConfig>[0], key: string): ConfigError {
   try {
@@ -115,8 +115,9 @@ test('other bad values: enums, URLs, cron, passphrase, missing or broken file', 
 });
 
 test('the daemon exits with code 2 and one line naming key, value and what is allowed', () => {
-  const result = spawnSync(process.execPath, [DAEMON_MAIN], {
-    env: { PATH: process.env.PATH, NESTBOX_HTTP_PORT: '99999' },
+  const launch = daemonCommand();
+  const result = spawnSync(launch.command, launch.args, {
+    env: { ...launch.env, PATH: process.env.PATH, NESTBOX_HTTP_PORT: '99999' },
     encoding: 'utf8',
     timeout: 10_000,
   });

@@ -1,8 +1,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { startDaemon } from './helpers/daemon.js';
+import { daemonCommand, REPO_ROOT, tempDir } from './helpers/paths.js';
 
 test('the daemon starts with embedded defaults and answers /healthz without secrets', async () => {
   const daemon = await startDaemon({ env: { NESTBOX_MQTT_PASSWORD: 'hunter2-secret' } });
@@ -22,6 +24,26 @@ test('the daemon starts with embedded defaults and answers /healthz without secr
     assert.equal(daemon.rawLines, []);
   } finally {
     assert.is(await daemon.stop(), 0);
+  }
+});
+
+test('the launcher execs Node on the entry with glibc malloc tuned; tunables already given win', () => {
+  const dir = tempDir();
+  try {
+    // A stand-in for node that prints its process id, what glibc would read, and its arguments.
+    const fakeNode = join(dir.path, 'node');
+    writeFileSync(fakeNode, '#!/bin/sh\necho "$$|$GLIBC_TUNABLES|$*"\n', { mode: 0o755 });
+    const launch = daemonCommand(['--config', 'site.json']);
+    const run = spawnSync(launch.command, launch.args, { env: { PATH: process.env.PATH, NODE: fakeNode, GLIBC_TUNABLES: 'glibc.malloc.trim_threshold=4194304' }, encoding: 'utf8' });
+    assert.is(run.status, 0, run.stderr);
+    const [pid, tunables, args] = run.stdout.trim().split('|');
+    assert.is(Number(pid), run.pid, 'exec: the daemon keeps the process systemd started');
+    assert.is(tunables, 'glibc.malloc.trim_threshold=8388608:glibc.malloc.mmap_threshold=1048576:glibc.malloc.trim_threshold=4194304');
+    const [entry, ...rest] = args!.split(' ');
+    assert.is(resolve(entry!), join(REPO_ROOT, 'dist', 'daemon', 'entry.cjs'));
+    assert.equal(rest, ['--config', 'site.json']);
+  } finally {
+    dir.remove();
   }
 });
 

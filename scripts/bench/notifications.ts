@@ -28,7 +28,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../../daemon/config.js';
 import { AdminTool } from '../../daemon/social/admin.js';
-import { DAEMON_MAIN, REPO_ROOT, tempDir } from '../../test/helpers/paths.js';
+import { daemonCommand, REPO_ROOT, tempDir } from '../../test/helpers/paths.js';
 import { freePort } from '../../test/helpers/ports.js';
 import { wrkInstalled, wrkThroughput, type Vary } from './wrk.js';
 
@@ -137,9 +137,10 @@ async function prepare(size: number, full: number): Promise<Target> {
   const token = await seed(loadConfig({ env }), size, full);
   const seedMs = Date.now() - started;
   process.stderr.write(`[bench] ${size} notifications seeded in ${seedMs} ms\n`);
-  const daemon = spawn(process.execPath, [DAEMON_MAIN], {
+  const launch = daemonCommand();
+  const daemon = spawn(launch.command, launch.args, {
     cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'inherit'],
-    env: { PATH: process.env.PATH, ...env, NESTBOX_HTTP_PORT: String(port), NESTBOX_STREAMING_PORT: String(await freePort()), NESTBOX_LOG_LEVEL: 'warn', NESTBOX_BACKUP_SCHEDULE: 'off' },
+    env: { ...launch.env, PATH: process.env.PATH, ...env, NESTBOX_HTTP_PORT: String(port), NESTBOX_STREAMING_PORT: String(await freePort()), NESTBOX_LOG_LEVEL: 'warn', NESTBOX_BACKUP_SCHEDULE: 'off' },
   });
   const agent = new Agent({ keepAlive: true, maxSockets: 16 });
   const close = async (keep: boolean) => {

@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import { openDatabase } from '../../daemon/store/db.js';
 import { migrate } from '../../daemon/store/migrate.js';
 import { startNotifyListener } from '../../test/helpers/notify-socket.js';
-import { DAEMON_MAIN, tempDir } from '../../test/helpers/paths.js';
+import { daemonCommand, tempDir } from '../../test/helpers/paths.js';
 import { freePort } from '../../test/helpers/ports.js';
 import { percentile, report, round, type Figure } from './stats.js';
 import type { Bench } from './index.js';
@@ -65,8 +65,9 @@ async function startOnce(dataDir: string): Promise<{ readyMs: number; rssMb: num
   const listener = await startNotifyListener();
   const port = await freePort();
   const started = process.hrtime.bigint();
-  const child = spawn(process.execPath, [DAEMON_MAIN], {
-    env: { PATH: process.env.PATH, NOTIFY_SOCKET: listener.path, NESTBOX_DATA_DIR: dataDir, NESTBOX_HTTP_PORT: String(port), NESTBOX_STREAMING_PORT: String(await freePort()), NESTBOX_LOG_LEVEL: 'warn' },
+  const launch = daemonCommand();
+  const child = spawn(launch.command, launch.args, {
+    env: { ...launch.env, PATH: process.env.PATH, NOTIFY_SOCKET: listener.path, NESTBOX_DATA_DIR: dataDir, NESTBOX_HTTP_PORT: String(port), NESTBOX_STREAMING_PORT: String(await freePort()), NESTBOX_LOG_LEVEL: 'warn' },
     stdio: 'ignore',
   });
   try {

@@ -1,11 +1,11 @@
 /**
- * Starts the real daemon (compiled dist/daemon/entry.cjs) as a child process on free loopback ports
+ * Starts the real daemon (scripts/nestboxd, as production does) as a child process on free loopback ports
  * with a temporary data dir, waits for /healthz, and stops it. Every integration test uses this.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DAEMON_MAIN, REPO_ROOT, tempDir } from './paths.js';
+import { daemonCommand, REPO_ROOT, tempDir } from './paths.js';
 import { freePort } from './ports.js';
 
 export interface LogLine {
@@ -56,13 +56,15 @@ export async function startDaemon(options: DaemonOptions = {}, attempt = 1): Pro
   const port = options.port ?? await freePort();
   const streamingPort = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const args = [DAEMON_MAIN];
+  const args: string[] = [];
   if (options.config) {
     const file = join(data.path, 'test-config.json');
     writeFileSync(file, JSON.stringify(options.config));
     args.push('--config', file);
   }
+  const launch = daemonCommand(args);
   const env: NodeJS.ProcessEnv = {
+    ...launch.env,
     PATH: process.env.PATH,
     HOME: process.env.HOME,
     NESTBOX_DATA_DIR: data.path,
@@ -75,7 +77,7 @@ export async function startDaemon(options: DaemonOptions = {}, attempt = 1): Pro
   };
   for (const [key, value] of Object.entries(env)) if (value === undefined) delete env[key];
 
-  const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(launch.command, launch.args, { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const logs: LogLine[] = [];
   const rawLines: string[] = [];
   const listeners = new Set<(line: LogLine) => void>();

@@ -25,6 +25,7 @@ test('the unit declares notify, watchdog, restart, limits, state, user and devic
   const d = directives(unitText);
   const one = (key: string) => d.get(key)?.[0];
   assert.is(one('Type'), 'notify');
+  assert.is(one('ExecStart'), '/bin/sh /opt/nestbox/scripts/nestboxd', 'started by the launcher that tunes malloc');
   assert.is(one('NotifyAccess'), 'all');
   assert.ok(one('WatchdogSec'));
   assert.is(one('Restart'), 'on-failure');
@@ -81,6 +82,7 @@ test('install.sh stages the unit, the code and the site settings, and is safe to
     assert.is(second.status, 0, second.stderr);
     assert.ok(existsSync(join(root.path, 'opt/nestbox/daemon/main.ts')));
     assert.ok(existsSync(join(root.path, 'opt/nestbox/package.json')));
+    assert.ok(existsSync(join(root.path, 'opt/nestbox/scripts/nestboxd')), 'the launcher the unit runs');
     assert.not.ok(existsSync(join(root.path, 'opt/nestbox/.git')));
     assert.is(readFileSync(join(root.path, 'etc/systemd/system/nestbox.service'), 'utf8'), unitText);
     assert.is(readFileSync(settings, 'utf8'), 'NESTBOX_MQTT_URL=mqtt://127.0.0.1:1883\n', 'site settings survive a reinstall');
