@@ -38,7 +38,7 @@ test('the launcher execs Node on the entry with glibc malloc tuned; tunables alr
     assert.is(run.status, 0, run.stderr);
     const [pid, tunables, args] = run.stdout.trim().split('|');
     assert.is(Number(pid), run.pid, 'exec: the daemon keeps the process systemd started');
-    assert.is(tunables, 'glibc.malloc.trim_threshold=8388608:glibc.malloc.mmap_threshold=1048576:glibc.malloc.trim_threshold=4194304');
+    assert.is(tunables, 'glibc.malloc.trim_threshold=8388608:glibc.malloc.mmap_threshold=1048576:glibc.malloc.arena_max=2:glibc.malloc.trim_threshold=4194304');
     const [entry, ...rest] = args!.split(' ');
     assert.is(resolve(entry!), join(REPO_ROOT, 'dist', 'daemon', 'entry.cjs'));
     assert.equal(rest, ['--config', 'site.json']);
