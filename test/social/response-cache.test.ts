@@ -1,0 +1,79 @@
+/** Rendered responses kept while the database is unchanged: served as stored, stale after any commit, bounded. */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
+import { join } from 'node:path';
+import Koa from 'koa';
+import sqlite3 from 'sqlite3';
+import { ResponseCache } from '../../daemon/social/http/response-cache.js';
+import { Reader } from '../../daemon/social/store/reader.js';
+import { tempDir } from '../helpers/paths.js';
+
+const app = new Koa();
+function context(url: string) {
+  const req = new IncomingMessage(new Socket());
+  req.method = 'GET';
+  req.url = url;
+  return app.createContext(req, new ServerResponse(req));
+}
+
+async function withDatabase(run: (reader: Reader, write: (sql: string) => Promise<void>) => Promise<void>): Promise<void> {
+  const dir = tempDir();
+  const file = join(dir.path, 'cache.sqlite3');
+  const writer = new sqlite3.Database(file);
+  const write = (sql: string) => new Promise<void>((resolve, reject) => writer.exec(sql, (error) => (error ? reject(error) : resolve())));
+  await write('PRAGMA journal_mode = WAL; CREATE TABLE t (n INTEGER)');
+  const reader = await Reader.open(file);
+  try {
+    await run(reader, write);
+  } finally {
+    await reader.close();
+    await new Promise((resolve) => writer.close(resolve));
+    dir.remove();
+  }
+}
+
+/** Serves `key`, rendering `{ count }` when the cache does not answer; returns the body and whether it rendered. */
+async function serve(cache: ResponseCache, key: string, count: number): Promise<{ body: string; rendered: boolean }> {
+  const ctx = context(`/count?key=${key}`);
+  let rendered = false;
+  await cache.serve(ctx, key, ['Link'], async () => {
+    rendered = true;
+    ctx.status = 200;
+    ctx.body = { count };
+    ctx.set('Link', `<http://127.0.0.1/${key}>; rel="next"`);
+  });
+  return { body: Buffer.isBuffer(ctx.body) ? ctx.body.toString() : String(ctx.body), rendered };
+}
+
+test('a hit answers the stored bytes and headers; any commit makes it stale', async () => {
+  await withDatabase(async (reader, write) => {
+    const cache = new ResponseCache(reader);
+    assert.equal(await serve(cache, 'a', 1), { body: '{"count":1}', rendered: true });
+    const ctx = context('/count');
+    await cache.serve(ctx, 'a', ['Link'], async () => assert.unreachable('served from the cache'));
+    assert.is((ctx.body as Buffer).toString(), '{"count":1}');
+    assert.is(ctx.response.get('Link'), '<http://127.0.0.1/a>; rel="next"');
+    await write('INSERT INTO t VALUES (1)');
+    assert.equal(await serve(cache, 'a', 2), { body: '{"count":2}', rendered: true });
+  });
+});
+
+test('the size bound counts each entry, not only its bytes: many tiny bodies stay few', async () => {
+  await withDatabase(async (reader) => {
+    const budget = 64 * 1024;
+    const cache = new ResponseCache(reader, budget);
+    const keys = Array.from({ length: 2000 }, (_, i) => `viewer /api/v2/notifications/unread_count?n=${i}`);
+    for (const key of keys) await serve(cache, key, 1);
+    let kept = 0;
+    for (const key of keys.slice().reverse()) {
+      if ((await serve(cache, key, 1)).rendered) break;
+      kept += 1;
+    }
+    // Body (11 bytes) and key (~50) alone would fit ~1,000 entries in 64 KB; with the per-entry cost, ~200.
+    assert.ok(kept > 150 && kept < 260, `kept ${kept}`);
+  });
+});
+
+test.run();
