@@ -243,6 +243,29 @@ test('v2 grouping: five favourites of one status by five accounts are one group 
   assert.type(group.page_min_id, 'string');
 });
 
+test('v2 grouping: a group of ten is counted whole and names its eight newest senders', async () => {
+  await clear();
+  const id = await post(alice, 'ten favourites');
+  // Ten favourites of one status in one window, from ten accounts, stored in order.
+  const senders = [...others().map((who) => who.id)];
+  for (let i = 0; i < 5; i++) senders.push((await h.account(`tenfold${i}`)).id);
+  const now = new Date().toISOString();
+  const groupKey = `favourite-${id}-1`;
+  await h.admin.social.ctx.db('notifications').insert(senders.map((from) => ({ account_id: alice.id, from_account_id: from, type: 'favourite', status_id: id, group_key: groupKey, created_at: now })));
+  const { body } = await v2();
+  assert.is(body.notification_groups.length, 1);
+  const [group] = body.notification_groups;
+  assert.is(group.group_key, groupKey);
+  assert.is(group.notifications_count, 10);
+  assert.equal(group.sample_account_ids, senders.slice(2).reverse(), 'the eight newest, newest first');
+  const ids = (await v1()).body.map((n: any) => n.id);
+  assert.is(ids.length, 10);
+  assert.is(group.page_max_id, ids[0]);
+  assert.is(group.page_min_id, ids[9]);
+  assert.is(group.latest_page_notification_at, now);
+  await clear();
+});
+
 test('v2 grouping: with grouped_types set to reblog, two favourites of one status are two groups', async () => {
   await clear();
   const id = await post(alice, 'two favourites');

@@ -7,6 +7,9 @@ import type { NotificationType } from './types.js';
 
 export const MAXIMUM_GROUP_SPAN_HOURS = 12;
 
+/** How many of a group's newest senders it names (sample_account_ids). */
+export const SAMPLE_ACCOUNTS = 8;
+
 /** The part of the key before the hour bucket; null for types that never group. */
 export function groupPrefix(type: NotificationType, statusId: string | null): string | null {
   switch (type) {

@@ -7,6 +7,7 @@
 import type { Knex } from 'knex';
 import type { SocialContext } from '../context.js';
 import { GROUPABLE_TYPES, sqlList } from './types.js';
+import { SAMPLE_ACCOUNTS } from './grouping.js';
 
 export interface NotificationRow {
   id: string;
@@ -38,7 +39,7 @@ export interface GroupAggregate {
   count: number;
   min_id: string | null;
   latest_at: string;
-  samples: string | string[];
+  samples: string[];
 }
 
 const COLUMNS = (n: string) => `CAST(${n}.id AS TEXT) AS id, ${n}.type, CAST(${n}.from_account_id AS TEXT) AS from_account_id,
@@ -112,20 +113,35 @@ export class NotificationsRepo {
   }
 
   /** Per stored group key: newest id, count and 8 newest senders up to `end`; lowest id from `begin`. */
-  groupAggregates(accountId: string, keys: readonly string[], begin: string, end: string): Promise<GroupAggregate[]> {
-    if (keys.length === 0) return Promise.resolve([]);
-    // MATERIALIZED: flattened, the `head` subquery would run once per json_extract (three times).
-    return this.ctx.reader.allJson<GroupAggregate>(`
+  async groupAggregates(accountId: string, keys: readonly string[], begin: string, end: string): Promise<GroupAggregate[]> {
+    if (keys.length === 0) return [];
+    // One walk down each group's newest rows gives its newest id and time, its senders and, for
+    // the usual group of under 9, its count; only larger groups are counted apart. MATERIALIZED:
+    // flattened, the walk would run again for each use of `newest`.
+    // `newest` arrives as JSON text (a subquery's result is text to the JSON functions).
+    const rows = await this.ctx.reader.allJson<{ group_key: string; newest: string; min_id: string | null; count: number }>(`
       WITH g AS MATERIALIZED (
         SELECT j.value AS group_key,
-          -- Newest id and count from the index alone; the newest row's time by one lookup.
-          (SELECT json_array(CAST(max(id) AS TEXT), count(*)) FROM notifications WHERE account_id = ?1 AND group_key = j.value AND id <= ?4) AS head,
-          (SELECT created_at FROM notifications WHERE account_id = ?1 AND group_key = j.value AND id <= ?4 ORDER BY id DESC LIMIT 1) AS latest_at,
-          (SELECT CAST(min(id) AS TEXT) FROM notifications WHERE account_id = ?1 AND group_key = j.value AND id >= ?3) AS min_id,
-          (SELECT json_group_array(s) FROM (SELECT CAST(from_account_id AS TEXT) AS s FROM notifications
-             WHERE account_id = ?1 AND group_key = j.value AND id <= ?4 ORDER BY id DESC LIMIT 8)) AS samples
+          (SELECT json_group_array(json_array(CAST(id AS TEXT), CAST(from_account_id AS TEXT), created_at)) FROM (SELECT id, from_account_id, created_at
+             FROM notifications WHERE account_id = ?1 AND group_key = j.value AND id <= ?4 ORDER BY id DESC LIMIT ${SAMPLE_ACCOUNTS + 1})) AS newest,
+          (SELECT CAST(min(id) AS TEXT) FROM notifications WHERE account_id = ?1 AND group_key = j.value AND id >= ?3) AS min_id
         FROM json_each(?2) j)
-      SELECT group_key, json_extract(head, '$[0]') AS max_id, json_extract(head, '$[1]') AS count, latest_at, min_id, samples FROM g`, ['group_key', 'max_id', 'count', 'min_id', 'latest_at', 'samples'], [accountId, JSON.stringify(keys), begin, end]);
+      SELECT group_key, newest, min_id,
+        CASE WHEN json_array_length(newest) <= ${SAMPLE_ACCOUNTS} THEN json_array_length(newest)
+          ELSE (SELECT count(*) FROM notifications WHERE account_id = ?1 AND group_key = g.group_key AND id <= ?4) END AS count
+      FROM g`, ['group_key', 'newest', 'min_id', 'count'], [accountId, JSON.stringify(keys), begin, end]);
+    return rows.flatMap((row) => {
+      const newest = JSON.parse(row.newest) as Array<[id: string, fromAccountId: string, createdAt: string]>;
+      if (newest.length === 0) return [];
+      return [{
+        group_key: row.group_key,
+        max_id: newest[0]![0],
+        count: row.count,
+        min_id: row.min_id,
+        latest_at: newest[0]![2],
+        samples: newest.slice(0, SAMPLE_ACCOUNTS).map(([, fromAccountId]) => fromAccountId),
+      }];
+    });
   }
 
   /** The notifications of one group key (or `ungrouped-<id>`), newest first, any age. */

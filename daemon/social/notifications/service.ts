@@ -8,7 +8,7 @@ import type { SocialContext } from '../context.js';
 import { notFound } from '../../http/errors.js';
 import { nowIso } from '../time.js';
 import { NotificationsRepo, type Cursor, type Filter, type NotificationRow, type PageRow, type GroupAggregate } from './repo.js';
-import { groupPrefix, hourBucket, windowBucket } from './grouping.js';
+import { groupPrefix, hourBucket, SAMPLE_ACCOUNTS, windowBucket } from './grouping.js';
 import type { NotificationType } from './types.js';
 import { NotificationPolicyService } from '../notification-policy/service.js';
 
@@ -16,7 +16,6 @@ export const DEFAULT_LIMIT = 40;
 export const MAX_LIMIT = 80;
 export const UNREAD_DEFAULT_CAP = 100;
 export const UNREAD_MAX_CAP = 1000;
-export const SAMPLE_ACCOUNTS = 8;
 
 export interface NewNotification {
   recipientId: string;
@@ -187,7 +186,7 @@ function groupFromAggregate(row: PageRow, aggregate: GroupAggregate): Group {
     page_min_id: aggregate.min_id ?? row.id,
     page_max_id: aggregate.max_id,
     latest_page_notification_at: aggregate.latest_at,
-    sample_account_ids: (typeof aggregate.samples === 'string' ? JSON.parse(aggregate.samples) : aggregate.samples) as string[],
+    sample_account_ids: aggregate.samples,
     status_id: row.status_id,
   };
 }
