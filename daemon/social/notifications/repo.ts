@@ -66,6 +66,62 @@ function keySql(alias: string, groupedTypes: readonly string[]): string {
   return `CASE WHEN ${alias}.group_key IS NOT NULL AND ${alias}.type IN (${sqlList(groupedTypes)}) THEN ${alias}.group_key ELSE 'ungrouped-' || ${alias}.id END`;
 }
 
+/** Per group key in ?2 of account ?1: its newest nine rows up to ?4, lowest id from ?3, count. A constant: see Reader.wrapped. */
+const AGGREGATES_SQL = `
+      WITH g AS MATERIALIZED (
+        SELECT j.value AS group_key,
+          (SELECT json_group_array(json_array(CAST(id AS TEXT), CAST(from_account_id AS TEXT), created_at)) FROM (SELECT id, from_account_id, created_at
+             FROM notifications WHERE account_id = ?1 AND group_key = j.value AND id <= ?4 ORDER BY id DESC LIMIT ${SAMPLE_ACCOUNTS + 1})) AS newest,
+          (SELECT CAST(min(id) AS TEXT) FROM notifications WHERE account_id = ?1 AND group_key = j.value AND id >= ?3) AS min_id
+        FROM json_each(?2) j)
+      SELECT group_key, newest, min_id,
+        CASE WHEN json_array_length(newest) <= ${SAMPLE_ACCOUNTS} THEN json_array_length(newest)
+          ELSE (SELECT count(*) FROM notifications WHERE account_id = ?1 AND group_key = g.group_key AND id <= ?4) END AS count
+      FROM g`;
+const AGGREGATE_FIELDS = ['group_key', 'newest', 'min_id', 'count'] as const;
+
+/** The grouped page's SQL per filter shape, built once each (few shapes exist: see Reader.wrapped). */
+const groupedPageSql = new Map<string, string>();
+
+function groupedPageSqlFor(filter: Filter, groupedTypes: readonly string[], ascending: boolean): string {
+  const shape = `${ascending}|${filter.includeFiltered}|${filter.types?.join() ?? '*'}|${groupedTypes.join()}`;
+  let sql = groupedPageSql.get(shape);
+  if (sql === undefined) {
+    if (groupedPageSql.size > 200) groupedPageSql.clear();
+    sql = buildGroupedPageSql(filter, groupedTypes, ascending);
+    groupedPageSql.set(shape, sql);
+  }
+  return sql;
+}
+
+/**
+ * The walk: each step finds the next notification (in id order) whose page key is not yet in
+ * `seen`. ?1 account, ?2 max_id (exclusive), ?3 since_id or min_id (exclusive), ?4 limit.
+ */
+function buildGroupedPageSql(filter: Filter, groupedTypes: readonly string[], ascending: boolean): string {
+  const order = ascending ? 'ASC' : 'DESC';
+  const step = ascending ? '>' : '<';
+  const key = (alias: string) => keySql(alias, groupedTypes);
+  const carried = (n: string) => `${n}.type, ${n}.from_account_id, ${n}.status_id, ${n}.group_key, ${n}.filtered, ${n}.created_at`;
+  return `
+      WITH RECURSIVE walk(n_id, page_key, seen, depth, type, from_account_id, status_id, group_key, filtered, created_at) AS (
+        SELECT * FROM (
+          SELECT n.id, ${key('n')}, ',' || ${key('n')} || ',', 1, ${carried('n')} FROM notifications n
+           WHERE n.account_id = ?1 AND n.id < ?2 AND n.id > ?3${filterSql('n', filter)}
+           ORDER BY n.id ${order} LIMIT 1)
+        UNION ALL
+        SELECT n.id, ${key('n')}, w.seen || ${key('n')} || ',', w.depth + 1, ${carried('n')}
+          FROM walk w JOIN notifications n ON n.id = (
+            SELECT m.id FROM notifications m
+             WHERE m.account_id = ?1 AND m.id ${step} w.n_id AND m.id < ?2 AND m.id > ?3${filterSql('m', filter)}
+               AND instr(w.seen, ',' || ${key('m')} || ',') = 0
+             ORDER BY m.id ${order} LIMIT 1)
+         WHERE w.depth < ?4
+      )
+      SELECT CAST(n_id AS TEXT) AS id, type, CAST(from_account_id AS TEXT) AS from_account_id, CAST(status_id AS TEXT) AS status_id,
+             group_key, filtered, created_at, page_key FROM walk`;
+}
+
 export class NotificationsRepo {
   constructor(private readonly ctx: SocialContext) {}
 
@@ -85,29 +141,9 @@ export class NotificationsRepo {
   async groupedPage(accountId: string, filter: Filter, groupedTypes: readonly string[], cursor: Cursor): Promise<PageRow[]> {
     if (cursor.limit === 0) return [];
     const ascending = cursor.minId !== undefined;
-    const order = ascending ? 'ASC' : 'DESC';
-    const step = ascending ? '>' : '<';
     const lowBound = (ascending ? cursor.minId : cursor.sinceId) ?? '0';
-    const key = (alias: string) => keySql(alias, groupedTypes);
-    const carried = (n: string) => `${n}.type, ${n}.from_account_id, ${n}.status_id, ${n}.group_key, ${n}.filtered, ${n}.created_at`;
-    const rows = await this.ctx.reader.allJson<PageRow>(`
-      WITH RECURSIVE walk(n_id, page_key, seen, depth, type, from_account_id, status_id, group_key, filtered, created_at) AS (
-        SELECT * FROM (
-          SELECT n.id, ${key('n')}, ',' || ${key('n')} || ',', 1, ${carried('n')} FROM notifications n
-           WHERE n.account_id = ?1 AND n.id < ?2 AND n.id > ?3${filterSql('n', filter)}
-           ORDER BY n.id ${order} LIMIT 1)
-        UNION ALL
-        SELECT n.id, ${key('n')}, w.seen || ${key('n')} || ',', w.depth + 1, ${carried('n')}
-          FROM walk w JOIN notifications n ON n.id = (
-            SELECT m.id FROM notifications m
-             WHERE m.account_id = ?1 AND m.id ${step} w.n_id AND m.id < ?2 AND m.id > ?3${filterSql('m', filter)}
-               AND instr(w.seen, ',' || ${key('m')} || ',') = 0
-             ORDER BY m.id ${order} LIMIT 1)
-         WHERE w.depth < ?4
-      )
-      SELECT CAST(n_id AS TEXT) AS id, type, CAST(from_account_id AS TEXT) AS from_account_id, CAST(status_id AS TEXT) AS status_id,
-             group_key, filtered, created_at, page_key FROM walk`,
-    [...PAGE_FIELDS], [accountId, cursor.maxId ?? MAX, lowBound, cursor.limit]);
+    const rows = await this.ctx.reader.allJson<PageRow>(groupedPageSqlFor(filter, groupedTypes, ascending), PAGE_FIELDS,
+      [accountId, cursor.maxId ?? MAX, lowBound, cursor.limit]);
     // Newest first, whatever order the JSON aggregate kept (decimal ids: longer is larger).
     return rows.sort((a, b) => b.id.length - a.id.length || (b.id > a.id ? 1 : -1));
   }
@@ -119,17 +155,8 @@ export class NotificationsRepo {
     // the usual group of under 9, its count; only larger groups are counted apart. MATERIALIZED:
     // flattened, the walk would run again for each use of `newest`.
     // `newest` arrives as JSON text (a subquery's result is text to the JSON functions).
-    const rows = await this.ctx.reader.allJson<{ group_key: string; newest: string; min_id: string | null; count: number }>(`
-      WITH g AS MATERIALIZED (
-        SELECT j.value AS group_key,
-          (SELECT json_group_array(json_array(CAST(id AS TEXT), CAST(from_account_id AS TEXT), created_at)) FROM (SELECT id, from_account_id, created_at
-             FROM notifications WHERE account_id = ?1 AND group_key = j.value AND id <= ?4 ORDER BY id DESC LIMIT ${SAMPLE_ACCOUNTS + 1})) AS newest,
-          (SELECT CAST(min(id) AS TEXT) FROM notifications WHERE account_id = ?1 AND group_key = j.value AND id >= ?3) AS min_id
-        FROM json_each(?2) j)
-      SELECT group_key, newest, min_id,
-        CASE WHEN json_array_length(newest) <= ${SAMPLE_ACCOUNTS} THEN json_array_length(newest)
-          ELSE (SELECT count(*) FROM notifications WHERE account_id = ?1 AND group_key = g.group_key AND id <= ?4) END AS count
-      FROM g`, ['group_key', 'newest', 'min_id', 'count'], [accountId, JSON.stringify(keys), begin, end]);
+    const rows = await this.ctx.reader.allJson<{ group_key: string; newest: string; min_id: string | null; count: number }>(
+      AGGREGATES_SQL, AGGREGATE_FIELDS, [accountId, JSON.stringify(keys), begin, end]);
     return rows.flatMap((row) => {
       const newest = JSON.parse(row.newest) as Array<[id: string, fromAccountId: string, createdAt: string]>;
       if (newest.length === 0) return [];

@@ -69,6 +69,23 @@ export type ActionTable = 'favourites' | 'bookmarks' | 'status_pins';
 const ids = (list: readonly string[]) => JSON.stringify(list);
 const IN_IDS = (column: string, param: string) => `${column} IN (SELECT CAST(value AS INTEGER) FROM json_each(${param}))`;
 
+/** Render rows and viewer flags of the statuses in ?1 (id → known version) for viewer ?2. A constant: see Reader.wrapped. */
+const RENDER_ROWS_SQL = `
+      SELECT ${STATUS_COLUMNS}, s.version AS version, j.value AS known,
+        (SELECT json_group_array(CAST(m.account_id AS TEXT)) FROM mentions m WHERE m.status_id = s.id) AS mention_ids,
+        app.name AS app_name, app.website AS app_website,
+        EXISTS (SELECT 1 FROM media_attachments WHERE status_id = s.id) AS has_media,
+        EXISTS (SELECT 1 FROM status_tags WHERE status_id = s.id) AS has_tags,
+        (SELECT coalesce(expires_at, '') FROM polls WHERE status_id = s.id) AS poll_ends,
+        EXISTS (SELECT 1 FROM favourites WHERE account_id = ?2 AND status_id = s.id) * ${VIEWER_FLAG.favourited}
+        + EXISTS (SELECT 1 FROM statuses r WHERE r.account_id = ?2 AND r.reblog_of_id = s.id AND r.deleted_at IS NULL) * ${VIEWER_FLAG.reblogged}
+        + EXISTS (SELECT 1 FROM bookmarks WHERE account_id = ?2 AND status_id = s.id) * ${VIEWER_FLAG.bookmarked}
+        + EXISTS (SELECT 1 FROM status_pins WHERE account_id = ?2 AND status_id = s.id) * ${VIEWER_FLAG.pinned}
+        + EXISTS (SELECT 1 FROM conversation_mutes WHERE account_id = ?2 AND conversation_id = s.conversation_id) * ${VIEWER_FLAG.muted}
+        + coalesce((SELECT ${VIEWER_FLAG.voted} + sum(1 << (${VOTE_CHOICE_SHIFT} + v.choice)) FROM polls p JOIN poll_votes v ON v.poll_id = p.id
+            WHERE p.status_id = s.id AND v.account_id = ?2 AND v.choice < ${MAX_FLAGGED_CHOICES}), 0) AS flags
+      FROM json_each(?1) j JOIN statuses s ON s.id = CAST(j.key AS INTEGER) LEFT JOIN oauth_apps app ON app.id = s.application_id`;
+
 export class StatusesRepo {
   constructor(private readonly ctx: SocialContext) {}
 
@@ -87,22 +104,7 @@ export class StatusesRepo {
    */
   renderRows(known: Record<string, number>, viewerId: string | null): Promise<ChangedRenderRow[]> {
     if (Object.keys(known).length === 0) return Promise.resolve([]);
-    return this.ctx.reader.changedRows<ChangedRenderRow['row'], { flags: number }>(`
-      SELECT ${STATUS_COLUMNS}, s.version AS version, j.value AS known,
-        (SELECT json_group_array(CAST(m.account_id AS TEXT)) FROM mentions m WHERE m.status_id = s.id) AS mention_ids,
-        app.name AS app_name, app.website AS app_website,
-        EXISTS (SELECT 1 FROM media_attachments WHERE status_id = s.id) AS has_media,
-        EXISTS (SELECT 1 FROM status_tags WHERE status_id = s.id) AS has_tags,
-        (SELECT coalesce(expires_at, '') FROM polls WHERE status_id = s.id) AS poll_ends,
-        EXISTS (SELECT 1 FROM favourites WHERE account_id = ?2 AND status_id = s.id) * ${VIEWER_FLAG.favourited}
-        + EXISTS (SELECT 1 FROM statuses r WHERE r.account_id = ?2 AND r.reblog_of_id = s.id AND r.deleted_at IS NULL) * ${VIEWER_FLAG.reblogged}
-        + EXISTS (SELECT 1 FROM bookmarks WHERE account_id = ?2 AND status_id = s.id) * ${VIEWER_FLAG.bookmarked}
-        + EXISTS (SELECT 1 FROM status_pins WHERE account_id = ?2 AND status_id = s.id) * ${VIEWER_FLAG.pinned}
-        + EXISTS (SELECT 1 FROM conversation_mutes WHERE account_id = ?2 AND conversation_id = s.conversation_id) * ${VIEWER_FLAG.muted}
-        + coalesce((SELECT ${VIEWER_FLAG.voted} + sum(1 << (${VOTE_CHOICE_SHIFT} + v.choice)) FROM polls p JOIN poll_votes v ON v.poll_id = p.id
-            WHERE p.status_id = s.id AND v.account_id = ?2 AND v.choice < ${MAX_FLAGGED_CHOICES}), 0) AS flags
-      FROM json_each(?1) j JOIN statuses s ON s.id = CAST(j.key AS INTEGER) LEFT JOIN oauth_apps app ON app.id = s.application_id`,
-    RENDER_FIELDS, [JSON.stringify(known), viewerId], ['flags']);
+    return this.ctx.reader.changedRows<ChangedRenderRow['row'], { flags: number }>(RENDER_ROWS_SQL, RENDER_FIELDS, [JSON.stringify(known), viewerId], ['flags']);
   }
 
   /** True when the viewer may see the author's private statuses (follows the author). */
