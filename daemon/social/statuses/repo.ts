@@ -73,7 +73,8 @@ const IN_IDS = (column: string, param: string) => `${column} IN (SELECT CAST(val
 const RENDER_ROWS_SQL = `
       SELECT ${STATUS_COLUMNS}, s.version AS version, j.value AS known,
         (SELECT json_group_array(CAST(m.account_id AS TEXT)) FROM mentions m WHERE m.status_id = s.id) AS mention_ids,
-        app.name AS app_name, app.website AS app_website,
+        -- Looked up by id whatever the statistics say (a stale count of one app made SQLite scan them all per status).
+        (SELECT name FROM oauth_apps WHERE id = s.application_id) AS app_name, (SELECT website FROM oauth_apps WHERE id = s.application_id) AS app_website,
         EXISTS (SELECT 1 FROM media_attachments WHERE status_id = s.id) AS has_media,
         EXISTS (SELECT 1 FROM status_tags WHERE status_id = s.id) AS has_tags,
         (SELECT coalesce(expires_at, '') FROM polls WHERE status_id = s.id) AS poll_ends,
@@ -84,7 +85,7 @@ const RENDER_ROWS_SQL = `
         + EXISTS (SELECT 1 FROM conversation_mutes WHERE account_id = ?2 AND conversation_id = s.conversation_id) * ${VIEWER_FLAG.muted}
         + coalesce((SELECT ${VIEWER_FLAG.voted} + sum(1 << (${VOTE_CHOICE_SHIFT} + v.choice)) FROM polls p JOIN poll_votes v ON v.poll_id = p.id
             WHERE p.status_id = s.id AND v.account_id = ?2 AND v.choice < ${MAX_FLAGGED_CHOICES}), 0) AS flags
-      FROM json_each(?1) j JOIN statuses s ON s.id = CAST(j.key AS INTEGER) LEFT JOIN oauth_apps app ON app.id = s.application_id`;
+      FROM json_each(?1) j JOIN statuses s ON s.id = CAST(j.key AS INTEGER)`;
 
 export class StatusesRepo {
   constructor(private readonly ctx: SocialContext) {}
