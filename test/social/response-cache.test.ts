@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import Koa from 'koa';
 import sqlite3 from 'sqlite3';
 import { ResponseCache } from '../../daemon/social/http/response-cache.js';
+import { onlyKnownParams } from '../../daemon/social/notifications/routes.js';
 import { Reader } from '../../daemon/social/store/reader.js';
 import { tempDir } from '../helpers/paths.js';
 
@@ -74,6 +75,25 @@ test('the size bound counts each entry, not only its bytes: many tiny bodies sta
     // Body (11 bytes) and key (~50) alone would fit ~1,000 entries in 64 KB; with the per-entry cost, ~200.
     assert.ok(kept > 150 && kept < 260, `kept ${kept}`);
   });
+});
+
+test('the entry bound keeps the newest entries however small they are', async () => {
+  await withDatabase(async (reader) => {
+    const cache = new ResponseCache(reader, 64 * 1024 * 1024, 50);
+    const keys = Array.from({ length: 120 }, (_, i) => `viewer /count?n=${i}`);
+    for (const key of keys) await serve(cache, key, 1);
+    assert.is((await serve(cache, keys[119]!, 1)).rendered, false);
+    assert.is((await serve(cache, keys[70]!, 1)).rendered, false, 'the 50th newest is kept');
+    assert.is((await serve(cache, keys[69]!, 1)).rendered, true, 'the 51st newest is not');
+  });
+});
+
+test('notification reads keep answers only for queries made of parameters they know', () => {
+  const known = new Set(['limit', 'types', 'max_id']);
+  assert.ok(onlyKnownParams(context('/api/v2/notifications/unread_count'), known));
+  assert.ok(onlyKnownParams(context('/api/v2/notifications?limit=5&types[]=mention&types[1]=follow'), known));
+  assert.not.ok(onlyKnownParams(context('/api/v2/notifications/unread_count?_=1732530000'), known), 'a cache buster');
+  assert.not.ok(onlyKnownParams(context('/api/v2/notifications?limit=5&bench_request=7'), known));
 });
 
 test.run();

@@ -15,6 +15,11 @@ import type { ResponseCache } from '../http/response-cache.js';
 const V1_KEPT = ['limit', 'account_id', 'types', 'exclude_types', 'include_filtered'];
 const V2_KEPT = ['limit', 'include_filtered', 'types', 'exclude_types', 'grouped_types'];
 
+/** The query parameters each cached read understands (bracket forms included); any other marks a cache buster. */
+const CURSOR = ['max_id', 'since_id', 'min_id', 'access_token'];
+const V1_PARAMS = new Set([...V1_KEPT, ...CURSOR]);
+const V2_PARAMS = new Set([...V2_KEPT, ...CURSOR, 'expand_accounts']);
+
 function filterOf(p: Params, withAccount: boolean): Filter {
   const fromAccountId = withAccount ? idParam(p, 'account_id') : undefined;
   return {
@@ -38,11 +43,16 @@ function capOf(p: Params): number {
 export function notificationRoutes(routes: Routes, service: NotificationsService, renderer: StatusRenderer, baseUrl: string, cache: ResponseCache): void {
   /**
    * The viewer's reads, cached while the database is unchanged (key: viewer, path and query).
-   * Older pages (max_id) are read once while scrolling: only first pages and counts are kept.
+   * Older pages (max_id) are read once while scrolling: only first pages and counts are kept. A
+   * query with a parameter the endpoint does not know differs per request (a cache buster): its
+   * answer would never be asked for again, so it is not kept.
    */
-  const cached = (ctx: Context, render: () => Promise<void>) => (ctx.query.max_id !== undefined
-    ? render()
-    : cache.serve(ctx, `${viewerId(ctx)} ${ctx.path}?${ctx.querystring}`, ['Link'], render));
+  const cached = (known: ReadonlySet<string>) => (ctx: Context, render: () => Promise<void>) => (
+    ctx.query.max_id !== undefined || !onlyKnownParams(ctx, known)
+      ? render()
+      : cache.serve(ctx, `${viewerId(ctx)} ${ctx.path}?${ctx.querystring}`, ['Link'], render));
+  const cachedV1 = cached(V1_PARAMS);
+  const cachedV2 = cached(V2_PARAMS);
   const readScope = { scopes: read('notifications') };
   const writeScope = { scopes: write('notifications') };
 
@@ -51,7 +61,7 @@ export function notificationRoutes(routes: Routes, service: NotificationsService
   }
 
   // ── v1 ──
-  routes.get('/api/v1/notifications', readScope, (ctx) => cached(ctx, async () => {
+  routes.get('/api/v1/notifications', readScope, (ctx) => cachedV1(ctx, async () => {
     const viewer = viewerId(ctx);
     const p = params(ctx);
     const cursor = pageQuery(p, DEFAULT_LIMIT, MAX_LIMIT);
@@ -61,7 +71,7 @@ export function notificationRoutes(routes: Routes, service: NotificationsService
     if (rows.length) setLink(ctx, { baseUrl, path: '/api/v1/notifications', kept: keep(p, V1_KEPT), nextMaxId: rows[rows.length - 1]!.id, prevMinId: rows[0]!.id });
   }));
 
-  routes.get('/api/v1/notifications/unread_count', readScope, (ctx) => cached(ctx, async () => {
+  routes.get('/api/v1/notifications/unread_count', readScope, (ctx) => cachedV1(ctx, async () => {
     const p = params(ctx);
     ctx.body = { count: await service.unreadCount(viewerId(ctx), filterOf(p, true), capOf(p)) };
   }));
@@ -86,7 +96,7 @@ export function notificationRoutes(routes: Routes, service: NotificationsService
   });
 
   // ── v2 ──
-  routes.get('/api/v2/notifications', readScope, (ctx) => cached(ctx, async () => {
+  routes.get('/api/v2/notifications', readScope, (ctx) => cachedV2(ctx, async () => {
     const viewer = viewerId(ctx);
     const p = params(ctx);
     const expand = expandOf(p);
@@ -102,7 +112,7 @@ export function notificationRoutes(routes: Routes, service: NotificationsService
     if (rows.length) setLink(ctx, { baseUrl, path: '/api/v2/notifications', kept: keep(p, V2_KEPT), nextMaxId: rows[rows.length - 1]!.id, prevMinId: rows[0]!.id });
   }));
 
-  routes.get('/api/v2/notifications/unread_count', readScope, (ctx) => cached(ctx, async () => {
+  routes.get('/api/v2/notifications/unread_count', readScope, (ctx) => cachedV2(ctx, async () => {
     const p = params(ctx);
     ctx.body = { count: await service.unreadGroupCount(viewerId(ctx), filterOf(p, false), selectGroupedTypes(arrayParam(p, 'grouped_types')), capOf(p)) };
   }));
@@ -140,6 +150,11 @@ export function notificationRoutes(routes: Routes, service: NotificationsService
       });
     }
   });
+}
+
+/** True when every query parameter is one `known` names (`types[]`, `types[0]` count as `types`). */
+export function onlyKnownParams(ctx: Context, known: ReadonlySet<string>): boolean {
+  return Object.keys(ctx.query).every((name) => known.has(name.replace(/\[\d*\]$/, '')));
 }
 
 function groupKeyParam(ctx: Context): string {
