@@ -3,7 +3,7 @@
  * database has not changed: an entry is stored with the data version read *before* it was
  * computed and served only while that version still holds, so any commit (of this process or
  * another) makes every entry stale. Clients poll the same first page over and over; this answers
- * them without walking and rendering it again. Bounded by total size.
+ * them without walking and rendering it again. Bounded by total size and by entry count.
  */
 import type { Context } from 'koa';
 import type { Reader } from '../store/reader.js';
