@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { startDaemon } from './helpers/daemon.js';
-import { daemonCommand, REPO_ROOT, tempDir } from './helpers/paths.js';
+import { daemonCommand, DIST, tempDir } from './helpers/paths.js';
 
 test('the daemon starts with embedded defaults and answers /healthz without secrets', async () => {
   const daemon = await startDaemon({ env: { NESTBOX_MQTT_PASSWORD: 'hunter2-secret' } });
@@ -40,7 +40,7 @@ test('the launcher execs Node on the entry with glibc malloc tuned; tunables alr
     assert.is(Number(pid), run.pid, 'exec: the daemon keeps the process systemd started');
     assert.is(tunables, 'glibc.malloc.trim_threshold=8388608:glibc.malloc.mmap_threshold=1048576:glibc.malloc.arena_max=2:glibc.malloc.trim_threshold=4194304');
     const [entry, ...rest] = args!.split(' ');
-    assert.is(resolve(entry!), join(REPO_ROOT, 'dist', 'daemon', 'entry.cjs'));
+    assert.is(resolve(entry!), join(DIST, 'daemon', 'entry.cjs'));
     assert.equal(rest, ['--config', 'site.json']);
   } finally {
     dir.remove();

@@ -34,7 +34,11 @@ function toJSON(this: object): unknown {
  * `text`, which must be JSON.stringify(value).
  */
 export function markRendered<T extends object>(value: T, text: string = JSON.stringify(value)): Readonly<T> {
-  stored.set(value, Buffer.from(text));
+  // Its own allocation, not a slice of Node's shared 8 KB pool: one long-kept slice would keep its
+  // whole pool block alive after the cache dropped every neighbour.
+  const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
+  bytes.write(text);
+  stored.set(value, bytes);
   Object.defineProperty(value, 'toJSON', { enumerable: false, value: toJSON });
   return deepFreeze(value);
 }
