@@ -10,6 +10,7 @@ import type { Logger } from './log/logger.js';
 import { openDatabase, ping, type Db } from './store/db.js';
 import { migrate } from './store/migrate.js';
 import { backupDatabase } from './store/backup.js';
+import { refreshStatistics } from './store/statistics.js';
 import { DeviceState, initialDeviceState, summarizeDeviceState } from './device/state.js';
 import { Health } from './lifecycle/health.js';
 import { createNotifier, type Notifier } from './lifecycle/systemd.js';
@@ -112,9 +113,13 @@ export class App {
     const log = this.log.child({ component: 'store' });
     const filename = join(this.config.dataDir, 'nestbox.sqlite3');
     this.db = openDatabase({ filename });
-    this.onStop('database', () => this.db.destroy());
+    this.onStop('database', async () => {
+      await refreshStatistics(this.db).catch((error: unknown) => log.warn('statistics not refreshed', { error }));
+      await this.db.destroy();
+    });
     const { applied } = await migrate(this.db);
     if (applied.length) log.info('migrations applied', { migrations: applied });
+    log.debug('statistics refreshed', { ms: await refreshStatistics(this.db) });
     this.health.set('database', { status: 'ok' });
   }
 
@@ -275,6 +280,7 @@ export class App {
     this.jobs = new Jobs(this.log.child({ component: 'jobs' }));
     this.onStop('jobs', () => this.jobs.stop());
     const backupLog = this.log.child({ component: 'backup' });
+    this.jobs.add('database-statistics', '47 */6 * * *', () => refreshStatistics(this.db));
     this.jobs.add('backup', this.config.backupSchedule, async () => {
       const result = await backupDatabase(this.db, join(this.config.dataDir, 'backups'), this.config.backupKeep);
       backupLog.info('database backed up', { path: result.path, bytes: result.bytes, removed: result.removed.length });
