@@ -9,6 +9,11 @@ async function statRows(db: Db, table: string): Promise<number | null> {
   return rows[0] ? Number(rows[0].stat.split(' ')[0]) : null;
 }
 
+async function createTokens(db: Db): Promise<void> {
+  await db.raw('CREATE TABLE tokens (id INTEGER PRIMARY KEY, account INTEGER, secret TEXT)');
+  await db.raw('CREATE UNIQUE INDEX tokens_secret ON tokens (secret)');
+}
+
 async function fill(db: Db, from: number, to: number): Promise<void> {
   await db.raw(`WITH RECURSIVE n(i) AS (SELECT ? UNION ALL SELECT i + 1 FROM n WHERE i < ?)
     INSERT INTO tokens (account, secret) SELECT i % 7, hex(randomblob(8)) FROM n`, [from, to]);
@@ -21,8 +26,7 @@ async function hasStatTable(db: Db): Promise<boolean> {
 
 test('tables never analyzed get statistics', async () => {
   await withTempDatabase(async (db) => {
-    await db.raw('CREATE TABLE tokens (id INTEGER PRIMARY KEY, account INTEGER, secret TEXT)');
-    await db.raw('CREATE UNIQUE INDEX tokens_secret ON tokens (secret)');
+    await createTokens(db);
     await fill(db, 1, 500);
     assert.is(await hasStatTable(db), false);
     await refreshStatistics(db);
@@ -32,8 +36,7 @@ test('tables never analyzed get statistics', async () => {
 
 test('stale statistics are measured again once the table has grown tenfold', async () => {
   await withTempDatabase(async (db) => {
-    await db.raw('CREATE TABLE tokens (id INTEGER PRIMARY KEY, account INTEGER, secret TEXT)');
-    await db.raw('CREATE UNIQUE INDEX tokens_secret ON tokens (secret)');
+    await createTokens(db);
     await fill(db, 1, 2);
     await db.raw('ANALYZE');
     assert.is(await statRows(db, 'tokens'), 2);
@@ -45,8 +48,7 @@ test('stale statistics are measured again once the table has grown tenfold', asy
 
 test('a run with nothing to measure changes nothing', async () => {
   await withTempDatabase(async (db) => {
-    await db.raw('CREATE TABLE tokens (id INTEGER PRIMARY KEY, account INTEGER, secret TEXT)');
-    await db.raw('CREATE UNIQUE INDEX tokens_secret ON tokens (secret)');
+    await createTokens(db);
     await fill(db, 1, 300);
     await refreshStatistics(db);
     const before = await db.raw(`SELECT tbl, idx, stat FROM sqlite_stat1 ORDER BY tbl, idx`);
