@@ -106,7 +106,13 @@ test('follow of a locked remote account: a request until the owner authorizes it
     return list.length ? list : null;
   });
   assert.is(requests[0].acct, `bob@${domainOf(B)}`);
-  assert.is((await notifications(A, carol, 'follow_request')).length, 1);
+  // The notification is stored just after the request, as Mastodon's notification worker does.
+  const notified = await eventually('the follow_request notification', async () => {
+    const list = await notifications(A, carol, 'follow_request');
+    return list.length ? list : null;
+  });
+  assert.is(notified.length, 1);
+  assert.is(notified[0].account.acct, `bob@${domainOf(B)}`);
   assert.is((await relationship(B, bob, carolOnB.id)).requested, true);
   assert.is((await relationship(B, bob, carolOnB.id)).following, false);
   const authorized = await A.api(carol.token, 'POST', `/api/v1/follow_requests/${requests[0].id}/authorize`);
