@@ -15,9 +15,9 @@
  * Then all of it on a copy with 10,000 notifications (the newest 1% of every account), and the
  * 1M/10k ratios.
  *
- * Both sizes run side by side, measured in alternating rounds; each figure is the median of its rounds.
+ * Both sizes run side by side, measured endpoint by endpoint in turn, in 5 rounds; each figure is the median of its rounds.
  *
- *   npm run bench -- notifications [--rows 1000000] [--small 10000] [--requests 400] [--seconds 3] [--rounds 3] [--keep]
+ *   npm run bench -- notifications [--rows 1000000] [--small 10000] [--requests 400] [--seconds 3] [--rounds 5] [--keep]
  *   (--keep leaves the seeded data directories in place and names them on stderr)
  */
 import type { Bench } from './index.js';
@@ -64,17 +64,17 @@ async function run(argv: string[]): Promise<void> {
   const rows = Number(values.rows ?? 1_000_000);
   const small = Number(values.small ?? 10_000);
   const options = { requests: Number(values.requests ?? 400), seconds: Number(values.seconds ?? 3) };
-  const rounds = Number(values.rounds ?? 3);
+  const rounds = Number(values.rounds ?? 5);
   const wrk = wrkInstalled();
   process.stderr.write(`[bench] throughput measured with ${wrk ? 'wrk' : 'a Node client (install wrk for steadier figures)'}\n`);
   const targets: Target[] = [];
   try {
     for (const size of [small, rows]) targets.push(await prepare(size, rows));
-    // Both sizes are measured in alternating rounds and each figure is the median of its rounds,
-    // so a slower spell of the shared machine weighs on both sides of a ratio alike.
+    // Both sizes are measured side by side, endpoint by endpoint, and each figure is the median of
+    // its rounds, so a slower spell of the shared machine weighs on both sides of a ratio alike.
     const measured = targets.map(() => [] as Array<Record<Mode, Record<Name, Endpoint>>>);
     for (let round = 0; round < rounds; round++) {
-      for (const [i, target] of targets.entries()) measured[i]!.push(await measureRound(target, options, wrk));
+      (await measureRound(targets, options, wrk)).forEach((figures, i) => measured[i]!.push(figures));
     }
     const results = targets.map((target, i) => figuresOf(target, measured[i]!));
     printTable(results);
@@ -167,15 +167,31 @@ async function prepare(size: number, full: number): Promise<Target> {
   }
 }
 
-/** One round over every endpoint and mode: latency at one client, then throughput at 16. */
-async function measureRound(target: Target, options: { requests: number; seconds: number }, wrk: boolean): Promise<Record<Mode, Record<Name, Endpoint>>> {
+/**
+ * One round: every endpoint and mode measured on each target in turn, so the two sizes of a pair
+ * are measured seconds apart, within the same spell of the shared machine.
+ */
+async function measureRound(targets: readonly Target[], options: { requests: number; seconds: number }, wrk: boolean): Promise<Array<Record<Mode, Record<Name, Endpoint>>>> {
+  const measured = targets.map(() => ({ uncached: {}, cached: {} }) as Record<Mode, Record<Name, Endpoint>>);
+  for (const mode of MODES) {
+    for (const name of NAMES) {
+      for (const [i, target] of targets.entries()) measured[i]![mode][name] = await measureEndpoint(target, mode, name, options, wrk);
+    }
+  }
+  return measured;
+}
+
+/** Numbers the uncached requests: each one a URL not asked before. */
+let requestNumber = 0;
+
+/** One endpoint in one mode: latency at one client, then throughput at 16. */
+async function measureEndpoint(target: Target, mode: Mode, name: Name, options: { requests: number; seconds: number }, wrk: boolean): Promise<Endpoint> {
   // Uncached: every request a different URL (an always too high max_id; an unused parameter),
   // so the response cache never answers. Cached: the same URL again and again.
-  let n = 0;
   const calls: Record<Mode, Record<Name, () => Promise<{ status: number }>>> = {
     uncached: {
-      list: () => target.get(`${LIST_PATH}&max_id=${4611686018427387904n - BigInt(++n)}`),
-      unread: () => target.get(`${UNREAD_PATH}?bench_request=${++n}`),
+      list: () => target.get(`${LIST_PATH}&max_id=${4611686018427387904n - BigInt(++requestNumber)}`),
+      unread: () => target.get(`${UNREAD_PATH}?bench_request=${++requestNumber}`),
     },
     cached: { list: () => target.get(LIST_PATH), unread: () => target.get(UNREAD_PATH) },
   };
@@ -183,22 +199,16 @@ async function measureRound(target: Target, options: { requests: number; seconds
     uncached: { list: { path: LIST_PATH, vary: 'max_id' }, unread: { path: UNREAD_PATH, vary: 'param' } },
     cached: { list: { path: LIST_PATH, vary: 'none' }, unread: { path: UNREAD_PATH, vary: 'none' } },
   };
-  const measured = {} as Record<Mode, Record<Name, Endpoint>>;
-  for (const mode of MODES) {
-    measured[mode] = {} as Record<Name, Endpoint>;
-    for (const name of NAMES) {
-      for (let i = 0; i < 50; i++) await calls[mode][name]();
-      const l = await latency(calls[mode][name], options.requests);
-      const cpuBefore = cpuMs(target.pid);
-      const mainBefore = cpuMs(target.pid, target.pid);
-      const rps = wrk
-        ? wrkThroughput({ url: target.url, token: target.token, clients: 16, seconds: options.seconds, ...wrkRequests[mode][name] })
-        : await throughput(calls[mode][name], 16, options.seconds);
-      const requests = rps * options.seconds;
-      measured[mode][name] = { latency: l, rps, cpuMs: (cpuMs(target.pid) - cpuBefore) / requests, mainMs: (cpuMs(target.pid, target.pid) - mainBefore) / requests };
-    }
-  }
-  return measured;
+  const call = calls[mode][name];
+  for (let i = 0; i < 50; i++) await call();
+  const l = await latency(call, options.requests);
+  const cpuBefore = cpuMs(target.pid);
+  const mainBefore = cpuMs(target.pid, target.pid);
+  const rps = wrk
+    ? wrkThroughput({ url: target.url, token: target.token, clients: 16, seconds: options.seconds, ...wrkRequests[mode][name] })
+    : await throughput(call, 16, options.seconds);
+  const requests = rps * options.seconds;
+  return { latency: l, rps, cpuMs: (cpuMs(target.pid) - cpuBefore) / requests, mainMs: (cpuMs(target.pid, target.pid) - mainBefore) / requests };
 }
 
 /** The median of each figure over the rounds, and the daemon's RSS after all of them. */
@@ -283,7 +293,12 @@ async function seed(config: ReturnType<typeof loadConfig>, size: number, full: n
   }
 }
 
-function httpGet(agent: Agent, url: string, token: string): Promise<{ status: number; body: string }> {
+/**
+ * A GET on a kept-alive connection, asked again once on a fresh one when the server had just closed
+ * the kept one (idle past its keep-alive timeout while the other size was measured): the
+ * retry Node's documentation prescribes for request.reusedSocket.
+ */
+function httpGet(agent: Agent, url: string, token: string, retried = false): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request(url, { agent, headers: { authorization: `Bearer ${token}` } }, (res) => {
       const chunks: Buffer[] = [];
@@ -291,7 +306,10 @@ function httpGet(agent: Agent, url: string, token: string): Promise<{ status: nu
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
       res.on('error', reject);
     });
-    req.on('error', reject);
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      if (!retried && req.reusedSocket && error.code === 'ECONNRESET') resolve(httpGet(agent, url, token, true));
+      else reject(error);
+    });
     req.end();
   });
 }
