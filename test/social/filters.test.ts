@@ -83,6 +83,25 @@ test('statuses carry `filtered` results for the viewer, whole-word matching incl
   assert.is(home.body.find((s: any) => s.id === hit).filtered.length, 1);
 });
 
+test('a change to the viewer\'s filters shows in the next status rendered; an expired filter stops filtering', async () => {
+  const carol = await h.account('carol');
+  const status = (await h.api(bob.token, 'POST', '/api/v1/statuses', { status: 'The weather is lovely today' })).body.id;
+  const filteredTitles = async () => ((await h.api(carol.token, 'GET', `/api/v1/statuses/${status}`)).body.filtered as any[]).map((f) => f.filter.title);
+  assert.equal(await filteredTitles(), []);
+  const created = await h.api(carol.token, 'POST', '/api/v2/filters', { title: 'Weather', context: ['home'], keywords_attributes: [{ keyword: 'weather' }] });
+  assert.equal(await filteredTitles(), ['Weather']);
+  const keywordId = created.body.keywords[0].id;
+  await h.api(carol.token, 'PUT', `/api/v2/filters/keywords/${keywordId}`, { keyword: 'lovely' });
+  const renamed = (await h.api(carol.token, 'GET', `/api/v1/statuses/${status}`)).body.filtered;
+  assert.equal(renamed[0].keyword_matches, ['lovely']);
+  await h.api(carol.token, 'DELETE', `/api/v2/filters/${created.body.id}`);
+  assert.equal(await filteredTitles(), []);
+  await h.api(carol.token, 'POST', '/api/v2/filters', { title: 'Brief', context: ['home'], expires_in: 1, keywords_attributes: [{ keyword: 'weather' }] });
+  assert.equal(await filteredTitles(), ['Brief']);
+  await new Promise((resolve) => setTimeout(resolve, 1100));
+  assert.equal(await filteredTitles(), [], 'expired');
+});
+
 test('filters v1: each keyword a filter; create, show, update, delete; shared filters not changed from here', async () => {
   const created = await h.api(bob.token, 'POST', '/api/v1/filters', { phrase: 'crypto', context: ['home', 'notifications'], irreversible: true, expires_in: 3600 });
   assert.is(created.status, 200, JSON.stringify(created.body));

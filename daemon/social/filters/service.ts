@@ -8,6 +8,7 @@ import { notFound, unprocessable } from '../../http/errors.js';
 import type { SocialContext } from '../context.js';
 import { nowIso } from '../time.js';
 import { FiltersRepo, type FilterRow, type KeywordRow } from './repo.js';
+import { ActiveFiltersCache } from './active-cache.js';
 
 export const CONTEXTS = ['home', 'notifications', 'public', 'thread', 'account'] as const;
 export const ACTIONS = ['warn', 'hide', 'blur'] as const;
@@ -17,6 +18,7 @@ export interface FilterInput { title?: string; context?: string[]; filter_action
 
 export class FiltersService {
   readonly repo: FiltersRepo;
+  private readonly activeFilters = new ActiveFiltersCache<ReadonlyArray<{ filter: FilterRow; keywords: KeywordRow[] }>>();
 
   constructor(private readonly ctx: SocialContext) {
     this.repo = new FiltersRepo(ctx);
@@ -26,8 +28,13 @@ export class FiltersService {
     return this.withKeywords(await this.repo.list(accountId));
   }
 
-  async active(accountId: string): Promise<Array<{ filter: FilterRow; keywords: KeywordRow[] }>> {
-    return this.withKeywords(await this.repo.active(accountId, nowIso(this.ctx.now())));
+  /** The account's unexpired filters with their keywords; shared between callers, never to be changed. */
+  async active(accountId: string): Promise<ReadonlyArray<{ filter: FilterRow; keywords: KeywordRow[] }>> {
+    const now = this.ctx.now();
+    return this.activeFilters.get(accountId, now, async () => {
+      const value = Object.freeze(await this.withKeywords(await this.repo.active(accountId, nowIso(now))));
+      return { value, until: firstExpiry(value.map(({ filter }) => filter)) };
+    });
   }
 
   private async withKeywords(filters: FilterRow[]) {
@@ -131,8 +138,14 @@ export class FiltersService {
   }
 
   private changed(accountId: string): void {
+    this.activeFilters.forget(accountId);
     this.ctx.events.emit('filters.changed', { accountId });
   }
+}
+
+/** When the first of `filters` expires (ms since the epoch); Infinity when none does. */
+function firstExpiry(filters: readonly FilterRow[]): number {
+  return Math.min(Infinity, ...filters.flatMap(({ expires_at }) => (expires_at ? [Date.parse(expires_at)] : [])));
 }
 
 function checkContext(context: string[] | undefined): string[] {

@@ -1,0 +1,45 @@
+/**
+ * Each account's active filters, kept in memory. Every status rendered for a signed-in viewer
+ * needs them (its `filtered`, and its place in the rendered-status cache), so without this every
+ * timeline or notifications page paid a query for a list that seldom changes. Filters change only
+ * through FiltersService (no other code and no other process writes them), which forgets an
+ * account's entry on every change; an entry also lapses when its first filter expires.
+ */
+export interface Loaded<T> {
+  value: T;
+  /** When the value stops being true (ms since the epoch): its first expiry, or Infinity. */
+  until: number;
+}
+
+export class ActiveFiltersCache<T> {
+  private readonly entries = new Map<string, Loaded<T>>();
+  /** Moves on every change: a value read while one happened may predate it and is not kept. */
+  private generation = 0;
+
+  constructor(private readonly maxEntries = 1000) {}
+
+  async get(accountId: string, now: number, load: () => Promise<Loaded<T>>): Promise<T> {
+    const kept = this.entries.get(accountId);
+    if (kept && now < kept.until) return kept.value;
+    const generation = this.generation;
+    const loaded = await load();
+    if (generation === this.generation) this.keep(accountId, loaded);
+    return loaded.value;
+  }
+
+  forget(accountId: string): void {
+    this.generation += 1;
+    this.entries.delete(accountId);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  private keep(accountId: string, loaded: Loaded<T>): void {
+    this.entries.delete(accountId);
+    // The oldest entry goes first (a Map iterates in insertion order).
+    if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(accountId, loaded);
+  }
+}
