@@ -5,6 +5,8 @@
  * through FiltersService (no other code and no other process writes them), which forgets an
  * account's entry on every change; an entry also lapses when its first filter expires.
  */
+import { BoundedMap } from '../store/versioned-cache.js';
+
 export interface Loaded<T> {
   value: T;
   /** When the value stops being true (ms since the epoch): its first expiry, or Infinity. */
@@ -12,18 +14,20 @@ export interface Loaded<T> {
 }
 
 export class ActiveFiltersCache<T> {
-  private readonly entries = new Map<string, Loaded<T>>();
+  private readonly entries: BoundedMap<string, Loaded<T>>;
   /** Moves on every change: a value read while one happened may predate it and is not kept. */
   private generation = 0;
 
-  constructor(private readonly maxEntries = 1000) {}
+  constructor(maxEntries = 1000) {
+    this.entries = new BoundedMap(maxEntries);
+  }
 
   async get(accountId: string, now: number, load: () => Promise<Loaded<T>>): Promise<T> {
     const kept = this.entries.get(accountId);
     if (kept && now < kept.until) return kept.value;
     const generation = this.generation;
     const loaded = await load();
-    if (generation === this.generation) this.keep(accountId, loaded);
+    if (generation === this.generation) this.entries.set(accountId, loaded);
     return loaded.value;
   }
 
@@ -34,12 +38,5 @@ export class ActiveFiltersCache<T> {
 
   get size(): number {
     return this.entries.size;
-  }
-
-  private keep(accountId: string, loaded: Loaded<T>): void {
-    this.entries.delete(accountId);
-    // The oldest entry goes first (a Map iterates in insertion order).
-    if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(accountId, loaded);
   }
 }

@@ -19,6 +19,14 @@ export class BoundedMap<K, V> {
     this.entries.set(key, value);
     return value;
   }
+
+  delete(key: K): void {
+    this.entries.delete(key);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
 }
 
 /** A row as the versioned queries return it: null when the caller already holds that version. */
