@@ -113,10 +113,7 @@ export class App {
     const log = this.log.child({ component: 'store' });
     const filename = join(this.config.dataDir, 'nestbox.sqlite3');
     this.db = openDatabase({ filename });
-    this.onStop('database', async () => {
-      await refreshStatistics(this.db).catch((error: unknown) => log.warn('statistics not refreshed', { error }));
-      await this.db.destroy();
-    });
+    this.onStop('database', () => this.db.destroy());
     const { applied } = await migrate(this.db);
     if (applied.length) log.info('migrations applied', { migrations: applied });
     log.debug('statistics refreshed', { ms: await refreshStatistics(this.db) });

@@ -6,7 +6,8 @@
  * one row made SQLite scan it (oauth_apps per status, oauth_tokens per request) once it held many.
  *
  * Readers see new statistics when they open: the daemon refreshes them before its readers open,
- * periodically for the next start, and when it stops.
+ * and periodically for the next start (a refresh at stop as well would only repeat the next
+ * start's, and lengthen the stop).
  */
 import type { Db } from './db.js';
 
