@@ -144,7 +144,10 @@ test('heartbeats stop → device_lost and /healthz degraded → the device answe
   try {
     await daemon.waitForLog(reached('setup_ap'));
     const booted = daemon.logs.findIndex(reached('setup_ap'));
-    assert.not.ok(daemon.logs.slice(0, booted).some(reached('device_lost')), 'a serial port still opening at boot is not a lost device');
+    // Heartbeats late under load (four daemons boot at once beside other suites) rightly lose the
+    // device; losing it to a port still opening (link down, no answer to the first request) is the bug.
+    const lostAtBoot = daemon.logs.slice(0, booted).filter((line) => reached('device_lost')(line) && !/^no heartbeat/.test(String(line.cause)));
+    assert.equal(lostAtBoot.map((line) => line.cause), [], 'a serial port still opening at boot is not a lost device');
     // This rig waited idle through the scenarios before it: on a loaded machine its heartbeats may
     // have been late meanwhile (rightly a lost device). Start from a device that answers.
     await statusUntil(daemon, (body) => body.state === 'setup_ap', 20_000);
