@@ -13,7 +13,10 @@
  * Throughput is measured with wrk when it is installed (as the floors were), else with a Node
  * client that competes with the daemon for the same two cores.
  * Then all of it on a copy with 10,000 notifications (the newest 1% of every account), and the
- * 1M/10k ratios.
+ * 1M/10k ratios. With wrk, each round also measures the floors' bare koa server (stack-floor.ts):
+ * the machine's spell during the run, against the day the floors were taken. It is context, not a
+ * scale: in a slow spell the bare server (all syscalls) lost more than the page did (38% of its
+ * floor against ~70% of the page's fast-spell rate).
  *
  * Both sizes run side by side, measured endpoint by endpoint in turn, in 5 rounds; each figure is the median of its rounds.
  *
@@ -31,6 +34,7 @@ import { AdminTool } from '../../daemon/social/admin.js';
 import { daemonCommand, REPO_ROOT, tempDir } from '../../test/helpers/paths.js';
 import { freePort } from '../../test/helpers/ports.js';
 import { wrkInstalled, wrkThroughput, type Vary } from './wrk.js';
+import { FLOORS_KOA_RPS_16, startStackFloor } from './stack-floor.js';
 
 interface Latency { p50: number; p99: number }
 /**
@@ -68,23 +72,39 @@ async function run(argv: string[]): Promise<void> {
   const wrk = wrkInstalled();
   process.stderr.write(`[bench] throughput measured with ${wrk ? 'wrk' : 'a Node client (install wrk for steadier figures)'}\n`);
   const targets: Target[] = [];
+  const floor = wrk ? await startStackFloor() : null;
   try {
     for (const size of [small, rows]) targets.push(await prepare(size, rows));
     // Both sizes are measured side by side, endpoint by endpoint, and each figure is the median of
     // its rounds, so a slower spell of the shared machine weighs on both sides of a ratio alike.
     const measured = targets.map(() => [] as Array<Record<Mode, Record<Name, Endpoint>>>);
+    const speeds: number[] = [];
     for (let round = 0; round < rounds; round++) {
+      if (floor) speeds.push(floor.measure(options.seconds) / FLOORS_KOA_RPS_16);
       (await measureRound(targets, options, wrk)).forEach((figures, i) => measured[i]!.push(figures));
     }
     const results = targets.map((target, i) => figuresOf(target, measured[i]!));
     printTable(results);
-    printLines(results);
+    if (floor) printSpeed(speeds);
+    printLines(results, speeds);
   } finally {
     for (const target of targets) await target.close(values.keep ?? false);
+    await floor?.close();
   }
 }
 
-function printLines(results: Figures[]): void {
+const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)]!;
+
+function printSpeed(speeds: number[]): void {
+  const speed = median(speeds);
+  process.stdout.write(`machine speed: the floors' bare koa server answered ${Math.round(speed * FLOORS_KOA_RPS_16)} req/s at 16 clients, ${Math.round(speed * 100)}% of the ${FLOORS_KOA_RPS_16} in performance-floors.md (rounds: ${speeds.map((v) => `${Math.round(v * 100)}%`).join(' ')})\n`);
+}
+
+function printLines(results: Figures[], speeds: number[]): void {
+  if (speeds.length) {
+    process.stdout.write(`${JSON.stringify({ bench: 'notifications', metric: 'stack_floor_rps_16', value: round(median(speeds) * FLOORS_KOA_RPS_16) })}\n`);
+    process.stdout.write(`${JSON.stringify({ bench: 'notifications', metric: 'machine_speed_vs_floors', value: round(median(speeds)) })}\n`);
+  }
   for (const figures of results) {
     const line = (metric: string, value: number) => process.stdout.write(`${JSON.stringify({ bench: 'notifications', metric, value: round(value), rows: figures.rows })}\n`);
     line('seed_ms', figures.seedMs);
@@ -213,7 +233,6 @@ async function measureEndpoint(target: Target, mode: Mode, name: Name, options: 
 
 /** The median of each figure over the rounds, and the daemon's RSS after all of them. */
 function figuresOf(target: Target, rounds: Array<Record<Mode, Record<Name, Endpoint>>>): Figures {
-  const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)]!;
   const pick = (mode: Mode, name: Name): Endpoint => {
     const all = rounds.map((r) => r[mode][name]);
     return {
