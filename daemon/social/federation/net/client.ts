@@ -3,11 +3,12 @@
  * (checked on the URL and again on each resolved address), POSTs signed. Built on node:http so
  * the signature library signs the real request and the DNS answer is checked before connecting.
  */
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import type { LookupAddress } from 'node:dns';
 import http, { type ClientRequest, type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { checkUrl, isPrivateAddress, ForbiddenAddressError, type AddressPolicy } from './address-policy.js';
 import { digestHeader, signRequest, type SigningKey } from '../signatures/sign.js';
+import { resolvePeerHost, type PeerDnsOptions } from './dns.js';
 
 export const ACTIVITY_JSON = 'application/activity+json';
 export const ACCEPT_ACTIVITY = 'application/activity+json, application/ld+json; profile="https://www.w3.org/ns/activitystreams"';
@@ -31,6 +32,8 @@ export interface PeerClientOptions extends AddressPolicy {
   userAgent: string;
   /** The key GET requests are signed with (the instance actor's); unsigned when absent. */
   fetchKey?: () => Promise<SigningKey>;
+  /** How names are resolved (dns.ts): the system's DNS servers unless given. */
+  dns?: PeerDnsOptions;
 }
 
 const MAX_REDIRECTS = 3;
@@ -147,19 +150,16 @@ export class PeerClient {
     });
   }
 
-  /** DNS lookup that refuses private answers unless they are allowed. */
+  /** Name resolution (off the thread pool, see dns.ts) that refuses private answers unless they are allowed. */
   private guardedLookup() {
-    const allowPrivate = this.options.allowPrivate;
-    return (hostname: string, options: object, callback: (error: Error | null, address: string | LookupAddress[], family?: number) => void) => {
-      dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
-        if (error) return callback(error, '');
-        const list = addresses as LookupAddress[];
+    const { allowPrivate, dns } = this.options;
+    return (hostname: string, options: { family?: number | string; all?: boolean }, callback: (error: Error | null, address: string | LookupAddress[], family?: number) => void) => {
+      const family = options.family === 4 || options.family === 'IPv4' ? 4 : options.family === 6 || options.family === 'IPv6' ? 6 : 0;
+      resolvePeerHost(hostname, dns, family).then((list) => {
         if (!allowPrivate && list.some((entry) => isPrivateAddress(entry.address))) return callback(new ForbiddenAddressError(hostname), '');
-        if ((options as { all?: boolean }).all) return callback(null, list);
-        const first = list[0];
-        if (!first) return callback(new Error(`no address for ${hostname}`), '');
-        callback(null, first.address, first.family);
-      });
+        if (options.all) return callback(null, list);
+        callback(null, list[0]!.address, list[0]!.family);
+      }, (error: Error) => callback(error, ''));
     };
   }
 }
