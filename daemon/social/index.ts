@@ -20,6 +20,8 @@ import { instanceCounts, type InstanceCounts } from './instance-counts.js';
 import { StreamHub } from './streaming/hub.js';
 import { StreamingServer } from './streaming/server.js';
 import { PushDelivery } from './push/delivery.js';
+import { PeerClient } from './federation/net/client.js';
+import { VERSION } from '../version.js';
 
 /** How long local copies of peers' images are kept (Mastodon admins commonly keep a week). */
 const REMOTE_MEDIA_CACHE_MS = 7 * 86_400_000;
@@ -81,7 +83,9 @@ export class Social {
    */
   async startBackgroundWork(): Promise<() => Promise<void>> {
     const { breadth } = this.services;
-    const push = new PushDelivery(this.ctx, breadth.push, this.services.notifications, () => breadth.vapid);
+    const { config } = this.ctx;
+    const pushClient = new PeerClient({ allowPrivate: config.federationAllowPrivate, userAgent: `Nestbox/${VERSION} (+${config.baseUrl}/)` });
+    const push = new PushDelivery(this.ctx, breadth.push, this.services.notifications, () => breadth.vapid, pushClient);
     push.start();
     const mail = ({ accountId }: { accountId: string }) => {
       breadth.emails.onAccountCreated(accountId).catch((error) => this.ctx.log.warn('confirmation mail failed', { error: (error as Error).message }));
@@ -91,6 +95,7 @@ export class Social {
     return async () => {
       this.ctx.events.off('account.created', mail);
       await push.stop();
+      pushClient.close();
     };
   }
 

@@ -1,7 +1,9 @@
 /**
  * Web Push: subscription API (policy, alerts, one per token) and delivery to a real HTTP endpoint
  * on loopback, encrypted to the subscriber's keys (decrypted here with http_ece), VAPID-signed;
- * an endpoint answering 410 loses its subscription.
+ * an endpoint answering 410 loses its subscription. Endpoints on loopback need
+ * NESTBOX_FEDERATION_ALLOW_PRIVATE (as federation tests do); without it, plain http and private
+ * addresses are refused.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -28,7 +30,7 @@ const authSecret = randomBytes(16);
 const keys = { p256dh: receiver.getPublicKey().toString('base64url'), auth: authSecret.toString('base64url') };
 
 test.before(async () => {
-  h = await startSocialDaemon();
+  h = await startSocialDaemon({ NESTBOX_FEDERATION_ALLOW_PRIVATE: 'true' });
   alice = await h.account('alice');
   bob = await h.account('bob');
   server = createServer((req, res) => {
@@ -117,6 +119,25 @@ test('an endpoint answering 410 loses its subscription', async () => {
   await h.api(alice.token, 'POST', '/api/v1/statuses', { status: 'hey @bob' });
   await waitFor(() => received.find((r) => r.path === '/gone'));
   await waitFor(async () => (await h.api(token, 'GET', '/api/v1/push/subscription')).status === 404);
+});
+
+test('without allowPrivate, an endpoint on plain http or a private address is 422 and nothing is stored', async () => {
+  const strict = await startSocialDaemon();
+  try {
+    await strict.account('carol');
+    const token = await strict.token('carol', 'push');
+    for (const endpoint of [`${endpointBase}/x`, 'https://127.0.0.1/x', 'https://192.168.1.10/push', 'https://[::1]/x', 'https://localhost/x', 'https://[::ffff:10.0.0.1]/x']) {
+      const refused = await strict.api(token, 'POST', '/api/v1/push/subscription', { subscription: { endpoint, keys } });
+      assert.is(refused.status, 422, endpoint);
+      assert.is(refused.body.error, 'Validation failed: Endpoint must be an https URL on a public address');
+    }
+    assert.is((await strict.api(token, 'GET', '/api/v1/push/subscription')).status, 404, 'nothing stored');
+    const accepted = await strict.api(token, 'POST', '/api/v1/push/subscription', { subscription: { endpoint: 'https://push.example.net/send/abc', keys } });
+    assert.is(accepted.status, 200);
+    assert.is(accepted.body.endpoint, 'https://push.example.net/send/abc');
+  } finally {
+    await strict.stop();
+  }
 });
 
 test.run();

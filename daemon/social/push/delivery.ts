@@ -1,12 +1,20 @@
 /**
  * Web Push delivery: each new notification goes to the recipient's subscriptions whose alerts and
- * policy allow it, encrypted and signed by the web-push library (VAPID), sent with fetch; retried
- * on network errors, 429 and 5xx (three attempts), and the subscription dropped on 404 or 410.
+ * policy allow it, encrypted and signed by the web-push library (VAPID), sent through the client
+ * for other servers: an endpoint is a URL any account holder chose, so, as Mastodon does, it gets
+ * the federation's address policy (no loopback or private address, whatever its name resolves to:
+ * no requests into the owner's home network) and its limits. Retried on network errors, 429 and 5xx
+ * (three attempts); the subscription dropped on 404 or 410.
  */
 import type { SocialContext } from '../context.js';
 import type { NotificationsService } from '../notifications/service.js';
 import { webPush, type VapidKeys } from './vapid.js';
 import type { PushRow, PushService } from './service.js';
+import { ForbiddenAddressError } from '../federation/net/address-policy.js';
+import type { PeerClient } from '../federation/net/client.js';
+
+/** What delivery needs of the client for other servers. */
+export type PushSender = Pick<PeerClient, 'postPlain'>;
 
 const RETRY_DELAYS_MS = [1000, 5000];
 const TTL_S = 48 * 3600;
@@ -20,7 +28,7 @@ export class PushDelivery {
   };
 
   constructor(private readonly ctx: SocialContext, private readonly push: PushService, private readonly notifications: NotificationsService,
-    private readonly vapid: () => VapidKeys, private readonly retryDelays = RETRY_DELAYS_MS) {}
+    private readonly vapid: () => VapidKeys, private readonly sender: PushSender, private readonly retryDelays = RETRY_DELAYS_MS) {}
 
   start(): void {
     this.ctx.events.on('notification.created', this.listener);
@@ -70,10 +78,14 @@ export class PushDelivery {
     for (let attempt = 0; ; attempt++) {
       let status = 0;
       try {
-        const response = await fetch(request.endpoint, { method: 'POST', headers: request.headers as Record<string, string>, body: request.body as Buffer | undefined });
-        status = response.status;
-        await response.arrayBuffer().catch(() => undefined);
-      } catch { /* network error: retried */ }
+        status = (await this.sender.postPlain(request.endpoint, request.headers as Record<string, string>, request.body as Buffer)).status;
+      } catch (error) {
+        if (error instanceof ForbiddenAddressError) {
+          this.ctx.log.warn('push endpoint refused: not a public address', { subscription_id: subscription.id });
+          return;
+        }
+        // A network error: retried.
+      }
       if (status >= 200 && status < 300) return;
       if (status === 404 || status === 410) {
         await this.push.drop(subscription.id);

@@ -6,6 +6,7 @@
 import { notFound, unprocessable } from '../../http/errors.js';
 import type { SocialContext } from '../context.js';
 import { nowIso } from '../time.js';
+import { checkUrl, type AddressPolicy } from '../federation/net/address-policy.js';
 
 export const POLICIES = ['all', 'followed', 'follower', 'none'] as const;
 export const ALERT_TYPES = ['mention', 'status', 'reblog', 'follow', 'follow_request', 'favourite', 'poll', 'update', 'admin.sign_up', 'admin.report', 'quote', 'quoted_update'] as const;
@@ -29,7 +30,7 @@ export class PushService {
 
   /** Creates or replaces the token's subscription. */
   async subscribe(tokenId: string, accountId: string, sub: SubscriptionInput, data: DataInput): Promise<PushRow> {
-    const endpoint = checkEndpoint(sub.endpoint);
+    const endpoint = checkEndpoint(sub.endpoint, { allowPrivate: this.ctx.config.federationAllowPrivate });
     const p256dh = checkKey(sub.p256dh, 65, 'p256dh');
     const auth = checkKey(sub.auth, 16, 'auth');
     const policy = checkPolicy(data.policy ?? 'all');
@@ -60,12 +61,23 @@ export class PushService {
   }
 }
 
-function checkEndpoint(value: string | undefined): string {
+/**
+ * A URL the box may POST to: https on a public address (plain http and loopback only with the
+ * federation's allowPrivate, for tests). Delivery checks the resolved address again.
+ */
+function checkEndpoint(value: string | undefined, policy: AddressPolicy): string {
+  let url: URL;
   try {
-    const url = new URL(value ?? '');
-    if (url.protocol === 'https:' || url.protocol === 'http:') return url.toString();
-  } catch { /* refused below */ }
-  throw unprocessable('Validation failed: Endpoint is not a valid URL');
+    url = new URL(value ?? '');
+  } catch {
+    throw unprocessable('Validation failed: Endpoint is not a valid URL');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw unprocessable('Validation failed: Endpoint is not a valid URL');
+  try {
+    return checkUrl(policy, url.toString()).toString();
+  } catch {
+    throw unprocessable('Validation failed: Endpoint must be an https URL on a public address');
+  }
 }
 
 function checkKey(value: string | undefined, bytes: number, name: string): string {

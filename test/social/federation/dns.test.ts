@@ -14,6 +14,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { resolvePeerHost } from '../../../daemon/social/federation/net/dns.js';
 import { PeerClient } from '../../../daemon/social/federation/net/client.js';
+import { ForbiddenAddressError } from '../../../daemon/social/federation/net/address-policy.js';
 import { DIST, tempDir } from '../../helpers/paths.js';
 
 const RECORDS: Record<string, { A?: string[]; AAAA?: string[] }> = {
@@ -91,6 +92,26 @@ test('the peer client connects to a named peer through the given DNS servers', a
     assert.ok(dns.queries.some((q) => q.endsWith(' peer.test')));
     const error = await client.getJson(`http://nowhere.test:${port}/x`).catch((e: NodeJS.ErrnoException) => e);
     assert.is((error as NodeJS.ErrnoException).code, 'ENOTFOUND');
+  } finally {
+    client.close();
+    server.close();
+    dns.close();
+  }
+});
+
+test('without allowPrivate, a public-looking name that resolves to loopback is refused before connecting', async () => {
+  const dns = await dnsServer();
+  let reached = 0;
+  const server = http.createServer((_req, res) => { reached += 1; res.end('{}'); });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const client = new PeerClient({ allowPrivate: false, userAgent: 'test', timeoutMs: 5000, dns: { servers: [dns.server] } });
+  try {
+    const port = (server.address() as AddressInfo).port;
+    const post = await client.postPlain(`https://peer.test:${port}/push`, {}, Buffer.from('x')).catch((e: Error) => e);
+    assert.instance(post, ForbiddenAddressError);
+    const get = await client.getJson(`https://peer.test:${port}/actor`).catch((e: Error) => e);
+    assert.instance(get, ForbiddenAddressError);
+    assert.is(reached, 0);
   } finally {
     client.close();
     server.close();

@@ -91,6 +91,15 @@ export class PeerClient {
     throw new PeerHttpError(rawUrl, null, `GET ${rawUrl}: too many redirects`);
   }
 
+  /**
+   * POST `body` unsigned with the caller's headers (Web Push: the payload and VAPID headers come
+   * from the push library), under the same address policy, DNS, deadline and size limit as every
+   * request to another server; resolves with the response (any status).
+   */
+  postPlain(url: string, headers: Record<string, string>, body: Buffer): Promise<PeerResponse> {
+    return this.request('POST', url, headers, body);
+  }
+
   /** POST an activity, signed by `key`; resolves with the response (any status). */
   post(url: string, body: string, key: SigningKey): Promise<PeerResponse> {
     const bytes = Buffer.from(body, 'utf8');
