@@ -3,13 +3,13 @@
  * frames. One opener at a time (the driver answers EBUSY to a second one).
  *
  * A terminal (a pseudo-terminal standing in for the device in tests) is read through libuv's tty
- * handle, which polls; the real driver node is not a tty, and is read with blocking reads in the
- * thread pool, which the driver's poll-less read path is made for.
+ * handle; the real driver node is not a tty: it is read without blocking and polled for
+ * readability (polled-reader.ts), as the driver supports (O_NONBLOCK answers EAGAIN, poll works).
  */
-import { closeSync, constants, createReadStream, openSync, write } from 'node:fs';
+import { closeSync, constants, openSync, write } from 'node:fs';
 import { isatty, ReadStream as TtyReadStream } from 'node:tty';
-import type { Readable } from 'node:stream';
 import { ReopeningTransport, type PortCallbacks, type PortHandle, type TransportOptions } from './types.js';
+import { PolledReader } from './polled-reader.js';
 
 export class EspsTransport extends ReopeningTransport {
   readonly description: string;
@@ -22,33 +22,36 @@ export class EspsTransport extends ReopeningTransport {
   }
 
   protected async openPort(callbacks: PortCallbacks): Promise<PortHandle> {
-    let fd = openSync(this.path, constants.O_RDWR | constants.O_NOCTTY | constants.O_NONBLOCK);
-    let stream: Readable;
-    if (isatty(fd)) {
-      const tty = new TtyReadStream(fd);
-      tty.setRawMode(true);
-      stream = tty;
-    } else {
-      closeSync(fd);
-      fd = openSync(this.path, constants.O_RDWR | constants.O_NOCTTY);
-      stream = createReadStream('', { fd, autoClose: false, highWaterMark: 8192 });
-    }
+    const fd = openSync(this.path, constants.O_RDWR | constants.O_NOCTTY | constants.O_NONBLOCK);
     let closing = false;
-    stream.on('data', (chunk: Buffer) => callbacks.data(chunk));
     const lost = (reason: string) => { if (!closing) callbacks.lost(reason); };
-    stream.on('error', (error: Error) => lost(error.message));
-    stream.on('end', () => lost('device closed'));
+    const reader = isatty(fd) ? ttyReader(fd, callbacks.data, lost) : new PolledReader(fd, callbacks.data, lost);
+    reader.start();
     const writer = new FdWriter(fd, lost);
     return {
       write: (bytes) => writer.write(bytes),
       close: async () => {
         closing = true;
         writer.stop();
-        stream.destroy();
-        try { closeSync(fd); } catch { /* already closed by the stream */ }
+        reader.stop();
+        try { closeSync(fd); } catch { /* already closed by the tty stream */ }
       },
     };
   }
+}
+
+/** A terminal read through libuv's tty handle, in raw mode. */
+function ttyReader(fd: number, onData: (chunk: Buffer) => void, onLost: (reason: string) => void): { start(): void; stop(): void } {
+  const tty = new TtyReadStream(fd);
+  tty.setRawMode(true);
+  return {
+    start: () => {
+      tty.on('data', (chunk: Buffer) => onData(chunk));
+      tty.on('error', (error: Error) => onLost(error.message));
+      tty.on('end', () => onLost('device closed'));
+    },
+    stop: () => { tty.destroy(); },
+  };
 }
 
 /** Ordered writes to a possibly non-blocking descriptor: retries a full buffer (EAGAIN) shortly after. */

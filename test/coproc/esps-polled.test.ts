@@ -1,0 +1,78 @@
+/**
+ * The esps transport on a device node that is not a terminal (a FIFO here, like the driver's
+ * /dev/esps0: non-blocking reads answer EAGAIN, poll works): bytes arrive, and a quiet device
+ * holds no thread of libuv's pool, so file and database work go on and the process ends at once
+ * after close (a blocking read held the pool's thread until the next byte).
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { openSync, writeSync, closeSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { EspsTransport } from '../../daemon/coproc/transport/esps.js';
+import { silentLogger } from '../../daemon/log/logger.js';
+import { DIST, tempDir } from '../helpers/paths.js';
+
+function fifoIn(dir: string): string {
+  const path = join(dir, 'esps0');
+  execFileSync('mkfifo', [path]);
+  return path;
+}
+
+test('bytes written to the device node arrive, in order, as they come', async () => {
+  const dir = tempDir();
+  const transport = new EspsTransport(fifoIn(dir.path), { log: silentLogger });
+  try {
+    const up = new Promise<void>((resolve) => transport.once('up', () => resolve()));
+    const received: Buffer[] = [];
+    transport.on('data', (chunk: Buffer) => received.push(chunk));
+    transport.start();
+    await up;
+    const device = openSync(join(dir.path, 'esps0'), 'w');
+    try {
+      writeSync(device, Buffer.from([1, 2, 3]));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      writeSync(device, Buffer.from([4, 5]));
+      const deadline = Date.now() + 5000;
+      while (Buffer.concat(received).length < 5 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    } finally { closeSync(device); }
+    assert.equal([...Buffer.concat(received)], [1, 2, 3, 4, 5]);
+  } finally {
+    await transport.close();
+    dir.remove();
+  }
+});
+
+test('a quiet device holds no pool thread: with a pool of one, file work goes on, and close lets the process end', async () => {
+  const dir = tempDir();
+  try {
+    const device = fifoIn(dir.path);
+    const script = `
+      import { stat } from 'node:fs/promises';
+      import { EspsTransport } from ${JSON.stringify(join(DIST, 'daemon/coproc/transport/esps.js'))};
+      import { silentLogger } from ${JSON.stringify(join(DIST, 'daemon/log/logger.js'))};
+      const transport = new EspsTransport(process.env.DEVICE, { log: silentLogger });
+      const up = new Promise((resolve) => transport.once('up', resolve));
+      transport.start();
+      await up;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      for (let i = 0; i < 3; i++) await stat(process.env.DEVICE);
+      process.stdout.write('file work done\\n');
+      await transport.close();`;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      env: { ...process.env, UV_THREADPOOL_SIZE: '1', DEVICE: device }, stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString(); });
+    // A bound on a hang, not a speed target: a held pool thread would stall the child for good.
+    const hung = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    clearTimeout(hung);
+    assert.is(out, 'file work done\n');
+    assert.is(code, 0);
+  } finally {
+    dir.remove();
+  }
+});
+
+test.run();
