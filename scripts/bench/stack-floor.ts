@@ -1,8 +1,8 @@
 /**
- * How fast the shared machine is right now, against the day the performance floors were taken:
- * the floors' bare koa server measured with the same wrk, seconds before or after a benchmark's
- * own figures. This machine's speed swings by up to 2x in spells, so a throughput figure means
- * little without the floor measured beside it.
+ * How fast the shared machine is now, against the day the performance floors were taken: the
+ * floors' bare koa server measured with the same wrk, seconds before a benchmark's own figures.
+ * This machine's speed swings by up to 2x in spells; the reading says how far from the floors'
+ * day a run was, not by how much to correct its figures (spells shift within seconds).
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
