@@ -50,6 +50,8 @@ interface Figures {
 }
 type Mode = 'uncached' | 'cached';
 type Name = 'list' | 'unread';
+/** One round's figures for one target. */
+type Round = Record<Mode, Record<Name, Endpoint>>;
 const MODES: Mode[] = ['uncached', 'cached'];
 const NAMES: Name[] = ['list', 'unread'];
 const METRIC: Record<Name, string> = { list: 'v2_list', unread: 'unread_count' };
@@ -77,7 +79,7 @@ async function run(argv: string[]): Promise<void> {
     for (const size of [small, rows]) targets.push(await prepare(size, rows));
     // Both sizes are measured side by side, endpoint by endpoint, and each figure is the median of
     // its rounds, so a slower spell of the shared machine weighs on both sides of a ratio alike.
-    const measured = targets.map(() => [] as Array<Record<Mode, Record<Name, Endpoint>>>);
+    const measured = targets.map(() => [] as Round[]);
     const speeds: number[] = [];
     for (let round = 0; round < rounds; round++) {
       if (floor) speeds.push(floor.measure(options.seconds) / FLOORS_KOA_RPS_16);
@@ -86,7 +88,7 @@ async function run(argv: string[]): Promise<void> {
     const results = targets.map((target, i) => figuresOf(target, measured[i]!));
     printTable(results);
     if (floor) printSpeed(speeds);
-    printLines(results, speeds);
+    printLines(results, measured, speeds);
   } finally {
     for (const target of targets) await target.close(values.keep ?? false);
     await floor?.close();
@@ -100,7 +102,7 @@ function printSpeed(speeds: number[]): void {
   process.stdout.write(`machine speed: the floors' bare koa server answered ${Math.round(speed * FLOORS_KOA_RPS_16)} req/s at 16 clients, ${Math.round(speed * 100)}% of the ${FLOORS_KOA_RPS_16} in performance-floors.md (rounds: ${speeds.map((v) => `${Math.round(v * 100)}%`).join(' ')})\n`);
 }
 
-function printLines(results: Figures[], speeds: number[]): void {
+function printLines(results: Figures[], rounds: Round[][], speeds: number[]): void {
   if (speeds.length) {
     process.stdout.write(`${JSON.stringify({ bench: 'notifications', metric: 'stack_floor_rps_16', value: round(median(speeds) * FLOORS_KOA_RPS_16) })}\n`);
     process.stdout.write(`${JSON.stringify({ bench: 'notifications', metric: 'machine_speed_vs_floors', value: round(median(speeds)) })}\n`);
@@ -122,13 +124,20 @@ function printLines(results: Figures[], speeds: number[]): void {
     }
     line('rss_mb', figures.rssMb);
   }
+  // Each ratio is the median of the rounds' own ratios: the two sizes of a round were measured
+  // seconds apart, so a spell that moved between rounds does not set one size's median against
+  // the other's taken in another spell.
   const [a, b] = results as [Figures, Figures];
-  const ratio = (metric: string, value: number) => process.stdout.write(`${JSON.stringify({ bench: 'notifications', metric, value: round(value), rows: b.rows, baseline_rows: a.rows })}\n`);
+  const [small, large] = rounds as [Round[], Round[]];
+  const ratio = (metric: string, of: (round: Round) => number) => {
+    const value = median(large.map((round, i) => of(round) / of(small[i]!)));
+    process.stdout.write(`${JSON.stringify({ bench: 'notifications', metric, value: round(value), rows: b.rows, baseline_rows: a.rows })}\n`);
+  };
   for (const mode of MODES) {
     const suffix = mode === 'cached' ? '_cached' : '';
     for (const name of NAMES) {
-      ratio(`${METRIC[name]}${suffix}_p50_ratio`, b[mode][name].latency.p50 / a[mode][name].latency.p50);
-      ratio(`${METRIC[name]}${suffix}_rps_ratio`, b[mode][name].rps / a[mode][name].rps);
+      ratio(`${METRIC[name]}${suffix}_p50_ratio`, (r) => r[mode][name].latency.p50);
+      ratio(`${METRIC[name]}${suffix}_rps_ratio`, (r) => r[mode][name].rps);
     }
   }
 }
@@ -191,8 +200,8 @@ async function prepare(size: number, full: number): Promise<Target> {
  * One round: every endpoint and mode measured on each target in turn, so the two sizes of a pair
  * are measured seconds apart, within the same spell of the shared machine.
  */
-async function measureRound(targets: readonly Target[], options: { requests: number; seconds: number }, wrk: boolean): Promise<Array<Record<Mode, Record<Name, Endpoint>>>> {
-  const measured = targets.map(() => ({ uncached: {}, cached: {} }) as Record<Mode, Record<Name, Endpoint>>);
+async function measureRound(targets: readonly Target[], options: { requests: number; seconds: number }, wrk: boolean): Promise<Round[]> {
+  const measured = targets.map(() => ({ uncached: {}, cached: {} }) as Round);
   for (const mode of MODES) {
     for (const name of NAMES) {
       for (const [i, target] of targets.entries()) measured[i]![mode][name] = await measureEndpoint(target, mode, name, options, wrk);
@@ -232,7 +241,7 @@ async function measureEndpoint(target: Target, mode: Mode, name: Name, options: 
 }
 
 /** The median of each figure over the rounds, and the daemon's RSS after all of them. */
-function figuresOf(target: Target, rounds: Array<Record<Mode, Record<Name, Endpoint>>>): Figures {
+function figuresOf(target: Target, rounds: Round[]): Figures {
   const pick = (mode: Mode, name: Name): Endpoint => {
     const all = rounds.map((r) => r[mode][name]);
     return {
