@@ -1,7 +1,7 @@
 /**
- * The floors' bare HTTP stack: koa + @koa/router answering one fixed 5 KB JSON body (5,051 bytes), no database
- * (the first HTTP line of ../shared/notes/performance-floors.md). Run as its own process by
- * stack-floor.ts: `node stack-floor-server.js <port>`; prints "ready" once listening on loopback.
+ * The floors' bare HTTP stack: koa + @koa/router answering one fixed 5 KB JSON body (5,051 bytes),
+ * no database (the first HTTP line of ../shared/notes/performance-floors.md). Run as its own
+ * process by stack-floor.ts: `node stack-floor-server.js <port>`; prints "ready" once listening.
  */
 import Koa from 'koa';
 import Router from '@koa/router';

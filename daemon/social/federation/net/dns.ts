@@ -1,11 +1,10 @@
 /**
  * Name resolution for requests to other servers, asked of DNS directly (c-ares, as Mastodon asks
- * Resolv::DNS) instead of getaddrinfo. getaddrinfo runs in libuv's thread pool, the pool SQLite,
- * file reads and the coprocessor's blocking reads (esps) also need: when the network fails
- * upstream, each lookup of a retrying delivery holds a thread for its whole timeout (seconds), and
- * libuv lets lookups take up to half the pool. On a two-thread pool whose other thread waits on the
- * coprocessor, every database and file read (the setup page too) then waited for DNS. DNS queries
- * here are sockets polled by the event loop and hold no thread.
+ * Resolv::DNS) instead of getaddrinfo. getaddrinfo runs in libuv's thread pool, the pool SQLite and
+ * file reads (the setup page too) need: when the network fails upstream, each lookup of a retrying
+ * delivery holds a thread for its whole timeout (seconds), and libuv lets lookups take up to half
+ * the pool, one of the box's two threads. DNS queries here are sockets polled by the event loop and
+ * hold no thread.
  */
 import { Resolver } from 'node:dns/promises';
 import { isIP } from 'node:net';
