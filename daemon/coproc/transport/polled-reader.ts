@@ -20,7 +20,7 @@ export class PolledReader {
   }
 
   start(): void {
-    this.next();
+    this.next(Buffer.allocUnsafe(CHUNK_BYTES));
   }
 
   /** Stops reading; the caller closes the descriptor. */
@@ -32,23 +32,24 @@ export class PolledReader {
     this.poller.destroy();
   }
 
-  private next(): void {
+  /** Reads into `buffer`, kept for the next attempt while the device is empty (EAGAIN). */
+  private next(buffer: Buffer): void {
     if (this.stopped) return;
-    const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
     read(this.fd, buffer, 0, CHUNK_BYTES, null, (error, bytes) => {
       if (this.stopped) return;
       if (error?.code === 'EAGAIN' || error?.code === 'EWOULDBLOCK') {
         this.poller.once('readable', (pollError) => {
           if (this.stopped) return;
           if (pollError) this.onLost(pollError.message);
-          else this.next();
+          else this.next(buffer);
         });
         return;
       }
       if (error) return this.onLost(error.message);
       if (bytes === 0) return this.onLost('device closed');
+      // The chunk handed on keeps its bytes: the next read gets a buffer of its own.
       this.onData(buffer.subarray(0, bytes));
-      this.next();
+      this.next(Buffer.allocUnsafe(CHUNK_BYTES));
     });
   }
 }

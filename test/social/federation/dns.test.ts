@@ -80,43 +80,43 @@ test('a DNS server that never answers fails the lookup with ETIMEOUT', async () 
   } finally { dns.close(); }
 });
 
-test('the peer client connects to a named peer through the given DNS servers', async () => {
+/**
+ * A loopback HTTP peer answering `handler`, the DNS server naming it peer.test, and a peer client
+ * using that server: `use` gets the client, the peer's port and the DNS server; all closed after.
+ */
+async function withNamedPeer(allowPrivate: boolean, handler: http.RequestListener, use: (client: PeerClient, port: number, dns: { queries: string[] }) => Promise<void>): Promise<void> {
   const dns = await dnsServer();
-  const server = http.createServer((req, res) => res.end(JSON.stringify({ host: req.headers.host })));
+  const server = http.createServer(handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const client = new PeerClient({ allowPrivate: true, userAgent: 'test', timeoutMs: 5000, dns: { servers: [dns.server] } });
+  const client = new PeerClient({ allowPrivate, userAgent: 'test', timeoutMs: 5000, dns: { servers: [dns.server] } });
   try {
-    const port = (server.address() as AddressInfo).port;
+    await use(client, (server.address() as AddressInfo).port, dns);
+  } finally {
+    client.close();
+    server.close();
+    dns.close();
+  }
+}
+
+test('the peer client connects to a named peer through the given DNS servers', async () => {
+  await withNamedPeer(true, (req, res) => res.end(JSON.stringify({ host: req.headers.host })), async (client, port, dns) => {
     const { json } = await client.getJson(`http://peer.test:${port}/x`);
     assert.equal(json, { host: `peer.test:${port}` });
     assert.ok(dns.queries.some((q) => q.endsWith(' peer.test')));
     const error = await client.getJson(`http://nowhere.test:${port}/x`).catch((e: NodeJS.ErrnoException) => e);
     assert.is((error as NodeJS.ErrnoException).code, 'ENOTFOUND');
-  } finally {
-    client.close();
-    server.close();
-    dns.close();
-  }
+  });
 });
 
 test('without allowPrivate, a public-looking name that resolves to loopback is refused before connecting', async () => {
-  const dns = await dnsServer();
   let reached = 0;
-  const server = http.createServer((_req, res) => { reached += 1; res.end('{}'); });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const client = new PeerClient({ allowPrivate: false, userAgent: 'test', timeoutMs: 5000, dns: { servers: [dns.server] } });
-  try {
-    const port = (server.address() as AddressInfo).port;
+  await withNamedPeer(false, (_req, res) => { reached += 1; res.end('{}'); }, async (client, port) => {
     const post = await client.postPlain(`https://peer.test:${port}/push`, {}, Buffer.from('x')).catch((e: Error) => e);
     assert.instance(post, ForbiddenAddressError);
     const get = await client.getJson(`https://peer.test:${port}/actor`).catch((e: Error) => e);
     assert.instance(get, ForbiddenAddressError);
-    assert.is(reached, 0);
-  } finally {
-    client.close();
-    server.close();
-    dns.close();
-  }
+  });
+  assert.is(reached, 0);
 });
 
 test('a name resolves while the only thread of the pool is blocked', async () => {
