@@ -25,8 +25,18 @@ const stored = new WeakMap<object, Buffer>();
 /** Shared by every marked object: its placeholder inside renderJson, a plain copy anywhere else. */
 function toJSON(this: object): unknown {
   if (embedding === null) return Array.isArray(this) ? [...this] : { ...this };
-  embedding.push(stored.get(this)!);
-  return `${NONCE}:${embedding.length - 1}`;
+  return placeholder(this);
+}
+
+/** Shared by every raw JSON text: its placeholder inside renderJson, the value it holds anywhere else. */
+function rawToJSON(this: object): unknown {
+  if (embedding === null) return JSON.parse(stored.get(this)!.toString('utf8'));
+  return placeholder(this);
+}
+
+function placeholder(value: object): string {
+  embedding!.push(stored.get(value)!);
+  return `${NONCE}:${embedding!.length - 1}`;
 }
 
 /**
@@ -43,8 +53,119 @@ export function markRendered<T extends object>(value: T, text: string = JSON.str
   return deepFreeze(value);
 }
 
+/**
+ * JSON text made elsewhere (SQLite renders some lists whole), written as it is by renderJson and
+ * renderJsonBytes; anywhere else it serializes as the value the text holds. The text must be valid
+ * JSON: it is not checked here.
+ */
+export function rawJson(text: string): Readonly<object> {
+  const value = {};
+  stored.set(value, Buffer.from(text));
+  Object.defineProperty(value, 'toJSON', { enumerable: false, value: rawToJSON });
+  return Object.freeze(value);
+}
+
 /** JSON.stringify(value) as UTF-8, with every marked object inside written as its stored bytes. */
 export function renderJsonBytes(value: unknown): Buffer {
+  const parts = envelopeParts(value);
+  return parts ? joinParts(parts) : renderWithPlaceholders(value);
+}
+
+/** A run of stored objects, written comma-separated between the brackets. */
+interface StoredList { list: Buffer[] }
+type Part = string | Buffer | StoredList;
+
+/**
+ * The parts of the usual hot body (a list of stored objects, or a plain object whose fields are
+ * such lists or stored texts beside plain values: a page and what it embeds) written without a stringify pass:
+ * placing ~100 stored objects through placeholders cost as much as the rest of the rendering.
+ * null for any other shape. A field of another kind is rendered on its own the general way.
+ */
+function envelopeParts(value: unknown): Part[] | null {
+  if (value === null || typeof value !== 'object' || stored.has(value)) return null;
+  if (Array.isArray(value)) {
+    const list = storedList(value);
+    return list ? [list] : null;
+  }
+  // Other objects (an account, the instance, a count) are one stringify pass as they are.
+  if (!isPlainObject(value) || !Object.values(value).some(startsStoredList)) return null;
+  const parts: Part[] = [];
+  for (const key of Object.keys(value)) {
+    const field = (value as Record<string, unknown>)[key];
+    const list = Array.isArray(field) ? storedList(field) : null;
+    const rendered = list ?? storedBytes(field) ?? fieldText(field);
+    if (rendered === undefined) continue;
+    parts.push(`${parts.length === 0 ? '{' : ','}${JSON.stringify(key)}:`, rendered);
+  }
+  parts.push(parts.length === 0 ? '{}' : '}');
+  return parts;
+}
+
+/** The stored bytes of every item, or null unless every item is a marked object (and there is one). */
+function storedList(items: readonly unknown[]): StoredList | null {
+  if (items.length === 0) return null;
+  const list: Buffer[] = [];
+  for (const item of items) {
+    const bytes = storedBytes(item);
+    if (!bytes) return null;
+    list.push(bytes);
+  }
+  return { list };
+}
+
+function startsStoredList(field: unknown): boolean {
+  return Array.isArray(field) ? stored.has(field[0] as object) : stored.has(field as object);
+}
+
+function storedBytes(value: unknown): Buffer | undefined {
+  return stored.get(value as object); // undefined for anything unmarked, primitives too
+}
+
+/** A field's JSON as JSON.stringify writes it inside an object; undefined where it leaves the field out. */
+function fieldText(field: unknown): string | Buffer | undefined {
+  if (field !== null && typeof field === 'object') return renderWithPlaceholders(field);
+  return JSON.stringify(field) as string | undefined;
+}
+
+function isPlainObject(value: object): boolean {
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return (proto === Object.prototype || proto === null) && !('toJSON' in value);
+}
+
+const [OPEN_BRACKET, COMMA, CLOSE_BRACKET] = [0x5b, 0x2c, 0x5d];
+
+/** The parts in one allocation, filled in place. */
+function joinParts(parts: readonly Part[]): Buffer {
+  let length = 0;
+  for (const part of parts) {
+    if (typeof part === 'string') length += Buffer.byteLength(part);
+    else if (Buffer.isBuffer(part)) length += part.length;
+    else length += part.list.reduce((sum, bytes) => sum + bytes.length, part.list.length + 1); // brackets and commas
+  }
+  const out = Buffer.allocUnsafe(length);
+  let offset = 0;
+  for (const part of parts) {
+    if (typeof part === 'string') offset += out.write(part, offset);
+    else if (Buffer.isBuffer(part)) offset += part.copy(out, offset);
+    else offset = writeList(out, offset, part.list);
+  }
+  return out;
+}
+
+/** `[a,b,…]` of stored bytes at `offset`; returns the offset after it. */
+function writeList(out: Buffer, offset: number, list: readonly Buffer[]): number {
+  out[offset++] = OPEN_BRACKET;
+  list.forEach((bytes, i) => {
+    if (i > 0) out[offset++] = COMMA;
+    out.set(bytes, offset);
+    offset += bytes.length;
+  });
+  out[offset++] = CLOSE_BRACKET;
+  return offset;
+}
+
+/** JSON.stringify(value) with marked objects as placeholders, then their stored bytes put in their place. */
+function renderWithPlaceholders(value: unknown): Buffer {
   const embedded: Buffer[] = [];
   embedding = embedded;
   let skeleton: string;

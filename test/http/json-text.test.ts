@@ -1,7 +1,7 @@
 /** Pre-rendered JSON: embedded verbatim by renderJson, a plain object everywhere else, never forgeable. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { markRendered, renderJson, renderJsonBytes } from '../../daemon/http/json-text.js';
+import { markRendered, rawJson, renderJson, renderJsonBytes } from '../../daemon/http/json-text.js';
 
 const account = () => ({ id: '1', acct: 'alice', emojis: [] as unknown[], fields: [{ name: 'a', value: 'b' }], note: 'é "quoted" \u2028' });
 
@@ -51,6 +51,36 @@ test('a string shaped like a placeholder is written as the string it is', () => 
 test('bodies without marked objects, and primitives, are plain JSON', () => {
   assert.is(renderJson({ a: [1, 'two', null, true] }), '{"a":[1,"two",null,true]}');
   assert.is(renderJson([]), '[]');
+});
+
+test('a page of stored lists beside plain fields is the same JSON, whatever the fields hold', () => {
+  const alice = markRendered(account());
+  const bob = markRendered({ ...account(), id: '2', acct: 'bob' });
+  const when = new Date(Date.UTC(2026, 0, 2));
+  const page = {
+    'ke"y ✓': [alice, bob], empty: [], skipped: undefined, fn: () => 1, count: 3, at: when,
+    nested: { author: alice, list: [bob] }, mixed: [alice, { id: '3' }], nulls: [null, alice], text: 'Zoë 🐦', none: null,
+  };
+  const plain = JSON.parse(JSON.stringify(page));
+  assert.ok(renderJsonBytes(page).equals(Buffer.from(JSON.stringify(plain))));
+  assert.equal(JSON.parse(renderJson(page)), plain);
+});
+
+test('a list of stored objects alone is the same JSON; so are objects with nothing stored in lists', () => {
+  const alice = markRendered(account());
+  assert.is(renderJson([alice, alice]), JSON.stringify([account(), account()]));
+  assert.is(renderJson({}), '{}');
+  assert.is(renderJson({ only: undefined, lists: [[alice]] }), JSON.stringify({ lists: [[account()]] }));
+  assert.is(renderJson({ a: [alice], b: undefined }), JSON.stringify({ a: [account()] }));
+});
+
+test('raw JSON text is written as it is inside a render, and as the value it holds anywhere else', () => {
+  const groups = rawJson('[{"id":12345678901234567890,"é":"✓"},{"n":1}]');
+  const alice = markRendered(account());
+  assert.is(renderJson({ accounts: [alice], groups, count: 1 }), `{"accounts":[${JSON.stringify(account())}],"groups":[{"id":12345678901234567890,"é":"✓"},{"n":1}],"count":1}`);
+  assert.is(renderJson({ nested: { groups } }), '{"nested":{"groups":[{"id":12345678901234567890,"é":"✓"},{"n":1}]}}');
+  assert.equal(JSON.parse(JSON.stringify({ groups })), { groups: [{ id: 12345678901234567890, é: '✓' }, { n: 1 }] });
+  assert.ok(Object.isFrozen(groups));
 });
 
 test.run();
