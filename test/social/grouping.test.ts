@@ -1,8 +1,7 @@
-/** The pure parts of grouping: group keys, the sticky 12-hour window, the page range, type filters. */
+/** The pure parts of grouping: group keys, the sticky 12-hour window, type filters. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { groupPrefix, hourBucket, windowBucket } from '../../daemon/social/notifications/grouping.js';
-import { paginationRange } from '../../daemon/social/notifications/service.js';
 import { selectGroupedTypes, selectTypes, NOTIFICATION_TYPES } from '../../daemon/social/notifications/types.js';
 
 test('favourites and reblogs group per status, follows per recipient, other types never', () => {
@@ -22,15 +21,6 @@ test('a group window starts at the hour of its first notification and spans 12 h
   assert.is(windowBucket(opened + 11, opened), opened, 'the 12th bucket is still in the window');
   assert.is(windowBucket(opened + 12, opened), opened + 12, 'the 13th starts a new window');
   assert.is(hourBucket(1_723_400_000_000), 478722);
-});
-
-test('the page range: a full page spans its representatives; a short one reaches max_id or since_id', () => {
-  const rows = [{ id: '30' }, { id: '20' }, { id: '10' }];
-  assert.equal(paginationRange(rows, { limit: 3 }), { begin: '10', end: '30' });
-  assert.equal(paginationRange(rows, { limit: 5, minId: '5', maxId: '40' }), { begin: '10', end: '39' });
-  assert.equal(paginationRange(rows, { limit: 5, minId: '5' }), { begin: '10', end: '9223372036854775807' });
-  assert.equal(paginationRange(rows, { limit: 5, sinceId: '7' }), { begin: '8', end: '30' });
-  assert.equal(paginationRange(rows, { limit: 5 }), { begin: '0', end: '30' });
 });
 
 test('types[] keeps known types only; exclude_types[] removes; unknown grouped types group nothing', () => {

@@ -323,7 +323,12 @@ test('v2: with types set to mention, only mention groups are returned, each with
   await post(dave, '@alice two');
   const { body } = await v2('?types[]=mention');
   assert.equal(body.notification_groups.map((g: any) => g.type), ['mention', 'mention']);
-  for (const group of body.notification_groups) assert.type(group.page_min_id, 'string');
+  for (const group of body.notification_groups) {
+    assert.type(group.page_min_id, 'string');
+    assert.is(group.page_min_id, group.page_max_id);
+    assert.is(group.notifications_count, 1, 'a mention is a group of its own');
+    assert.is(group.group_key, `ungrouped-${group.page_min_id}`);
+  }
   assert.equal(body.notification_groups.map((g: any) => g.sample_account_ids[0]), [dave.id, carol.id]);
 });
 
@@ -359,6 +364,21 @@ test('v2: with min_id, where the newest notifications belong to one group, that 
   assert.is(group.page_min_id, ids[ids.length - 1]);
   assert.is(group.page_max_id, ids[0]);
   assert.is(group.notifications_count, 4);
+});
+
+test('v2: a short page with min_id and max_id counts its groups up to max_id, not above', async () => {
+  await clear();
+  const loud = await post(alice, 'bounded group');
+  for (const who of [bob, carol, dave, erin]) await fav(who, loud);
+  const ids = (await v1('?types[]=favourite')).body.map((n: any) => n.id).reverse();
+  const { body } = await v2(`?min_id=0&max_id=${ids[3]}`);
+  assert.is(body.notification_groups.length, 1);
+  const [group] = body.notification_groups;
+  assert.is(group.notifications_count, 3);
+  assert.equal(group.sample_account_ids, [dave.id, carol.id, bob.id]);
+  assert.is(group.page_min_id, ids[0]);
+  assert.is(group.page_max_id, ids[2]);
+  assert.is(group.most_recent_notification_id, Number(ids[2]));
 });
 
 test('v2 pagination follows Mastodon\'s grouped walk (keys g1 g1 - g2 - g1 g2 g1)', async () => {

@@ -1,8 +1,8 @@
 /**
  * Notification SQL. The grouped page is a recursive CTE that takes one step per group kept: each
  * step finds the next notification (in id order) whose group is not yet on the page, carrying the
- * needed columns inside the CTE. Group aggregates are bounded index lookups per group. No query
- * ever reads all of an account's notifications.
+ * needed columns inside the CTE. Group aggregates are bounded index lookups per group, in the same
+ * statement. No query ever reads all of an account's notifications.
  */
 import type { Knex } from 'knex';
 import type { SocialContext } from '../context.js';
@@ -19,9 +19,20 @@ export interface NotificationRow {
   created_at: string;
 }
 
-export interface PageRow extends NotificationRow {
-  /** The group this row stands for on the page: its stored key, or `ungrouped-<id>`. */
-  page_key: string;
+/** One group of a v2 page, counted over the page's range. */
+export interface PageGroup {
+  /** The walk's row for the group (its first met in the page's direction): the Link cursors. */
+  representativeId: string;
+  groupKey: string;
+  type: string;
+  statusId: string | null;
+  count: number;
+  /** Newest and lowest notification of the group within the page's range. */
+  newestId: string;
+  minId: string;
+  latestAt: string;
+  /** Newest first, at most 8. */
+  sampleAccountIds: string[];
 }
 
 export interface Filter {
@@ -33,21 +44,11 @@ export interface Filter {
 
 export interface Cursor { maxId?: string; sinceId?: string; minId?: string; limit: number }
 
-export interface GroupAggregate {
-  group_key: string;
-  max_id: string;
-  count: number;
-  min_id: string | null;
-  latest_at: string;
-  samples: string[];
-}
-
 const COLUMNS = (n: string) => `CAST(${n}.id AS TEXT) AS id, ${n}.type, CAST(${n}.from_account_id AS TEXT) AS from_account_id,
   CAST(${n}.status_id AS TEXT) AS status_id, ${n}.group_key, ${n}.filtered, ${n}.created_at`;
 const MAX = '9223372036854775807';
 /** The notifications read marker of account ?1, inside the count statement: one query, not two. */
 const MARKER = `coalesce((SELECT mk.last_read_id FROM markers mk WHERE mk.account_id = ?1 AND mk.timeline = 'notifications'), 0)`;
-const PAGE_FIELDS = ['id', 'type', 'from_account_id', 'status_id', 'group_key', 'filtered', 'created_at', 'page_key'] as const;
 
 /** Notifications from suspended accounts are never shown (Mastodon's without_suspended). */
 const NOT_SUSPENDED = (alias: string) => ` AND NOT EXISTS (SELECT 1 FROM accounts sa WHERE sa.id = ${alias}.from_account_id AND sa.suspended_at IS NOT NULL)`;
@@ -66,20 +67,6 @@ function keySql(alias: string, groupedTypes: readonly string[]): string {
   return `CASE WHEN ${alias}.group_key IS NOT NULL AND ${alias}.type IN (${sqlList(groupedTypes)}) THEN ${alias}.group_key ELSE 'ungrouped-' || ${alias}.id END`;
 }
 
-/** Per group key in ?2 of account ?1: its newest nine rows up to ?4, lowest id from ?3, count. A constant: see Reader.wrapped. */
-const AGGREGATES_SQL = `
-      WITH g AS MATERIALIZED (
-        SELECT j.value AS group_key,
-          (SELECT json_group_array(json_array(CAST(id AS TEXT), CAST(from_account_id AS TEXT), created_at)) FROM (SELECT id, from_account_id, created_at
-             FROM notifications WHERE account_id = ?1 AND group_key = j.value AND id <= ?4 ORDER BY id DESC LIMIT ${SAMPLE_ACCOUNTS + 1})) AS newest,
-          (SELECT CAST(min(id) AS TEXT) FROM notifications WHERE account_id = ?1 AND group_key = j.value AND id >= ?3) AS min_id
-        FROM json_each(?2) j)
-      SELECT group_key, newest, min_id,
-        CASE WHEN json_array_length(newest) <= ${SAMPLE_ACCOUNTS} THEN json_array_length(newest)
-          ELSE (SELECT count(*) FROM notifications WHERE account_id = ?1 AND group_key = g.group_key AND id <= ?4) END AS count
-      FROM g`;
-const AGGREGATE_FIELDS = ['group_key', 'newest', 'min_id', 'count'] as const;
-
 /** The grouped page's SQL per filter shape, built once each (few shapes exist: see Reader.wrapped). */
 const groupedPageSql = new Map<string, string>();
 
@@ -95,14 +82,24 @@ function groupedPageSqlFor(filter: Filter, groupedTypes: readonly string[], asce
 }
 
 /**
- * The walk: each step finds the next notification (in id order) whose page key is not yet in
- * `seen`. ?1 account, ?2 max_id (exclusive), ?3 since_id or min_id (exclusive), ?4 limit.
+ * The page in one statement. The walk: each step finds the next notification (in id order) whose
+ * page key is not yet in `seen`. ?1 account, ?2 max_id (exclusive), ?3 since_id or min_id
+ * (exclusive), ?4 limit. Then the id range the page covers (Mastodon's pagination_range: a full page
+ * spans its lowest to its highest representative; a short page with min_id runs from its lowest up
+ * to max_id, exclusive; a short page otherwise from since_id, exclusive, up to its highest), and
+ * per real group its newest id and time and 8 newest senders up to the range's end, its count
+ * (counted apart only beyond the samples), and its lowest id from the range's start. One
+ * statement, one JSON text: a page is one round trip to SQLite.
  */
 function buildGroupedPageSql(filter: Filter, groupedTypes: readonly string[], ascending: boolean): string {
   const order = ascending ? 'ASC' : 'DESC';
   const step = ascending ? '>' : '<';
   const key = (alias: string) => keySql(alias, groupedTypes);
   const carried = (n: string) => `${n}.type, ${n}.from_account_id, ${n}.status_id, ${n}.group_key, ${n}.filtered, ${n}.created_at`;
+  const range = ascending
+    ? `SELECT lowest AS begin_id, CASE WHEN size = ?4 THEN highest ELSE CAST(?2 AS INTEGER) - 1 END AS end_id FROM page`
+    : `SELECT CASE WHEN size = ?4 THEN lowest ELSE CAST(?3 AS INTEGER) + 1 END AS begin_id, highest AS end_id FROM page`;
+  const groupOf = (alias: string) => `account_id = ?1 AND group_key = ${alias}.page_key`;
   return `
       WITH RECURSIVE walk(n_id, page_key, seen, depth, type, from_account_id, status_id, group_key, filtered, created_at) AS (
         SELECT * FROM (
@@ -117,9 +114,39 @@ function buildGroupedPageSql(filter: Filter, groupedTypes: readonly string[], as
                AND instr(w.seen, ',' || ${key('m')} || ',') = 0
              ORDER BY m.id ${order} LIMIT 1)
          WHERE w.depth < ?4
-      )
-      SELECT CAST(n_id AS TEXT) AS id, type, CAST(from_account_id AS TEXT) AS from_account_id, CAST(status_id AS TEXT) AS status_id,
-             group_key, filtered, created_at, page_key FROM walk`;
+      ),
+      page AS (SELECT count(*) AS size, min(n_id) AS lowest, max(n_id) AS highest FROM walk),
+      range AS (${range}),
+      -- Per real group: its newest id and senders up to the range's end, and its lowest id from the
+      -- range's start, each one bounded index lookup; counted apart only beyond the samples.
+      groups AS MATERIALIZED (
+        SELECT w.n_id, w.type, w.status_id, w.page_key, w.from_account_id, w.created_at, r.end_id,
+          w.page_key IS w.group_key AS grouped,
+          CASE WHEN w.page_key IS w.group_key THEN (SELECT max(id) FROM notifications WHERE ${groupOf('w')} AND id <= r.end_id) END AS newest_id,
+          CASE WHEN w.page_key IS w.group_key THEN (SELECT min(id) FROM notifications WHERE ${groupOf('w')} AND id >= r.begin_id) END AS min_id,
+          CASE WHEN w.page_key IS w.group_key THEN (SELECT group_concat(from_account_id, ',') FROM (SELECT from_account_id FROM notifications
+             WHERE ${groupOf('w')} AND id <= r.end_id ORDER BY id DESC LIMIT ${SAMPLE_ACCOUNTS})) END AS samples,
+          CASE WHEN w.page_key IS w.group_key THEN (SELECT count(*) FROM (SELECT 1 FROM notifications WHERE ${groupOf('w')} AND id <= r.end_id
+             LIMIT ${SAMPLE_ACCOUNTS + 1})) END AS head
+        FROM walk w, range r),
+      shown AS (
+        SELECT n_id, type, status_id, page_key,
+          CASE WHEN NOT grouped THEN 1 WHEN head <= ${SAMPLE_ACCOUNTS} THEN head
+               ELSE (SELECT count(*) FROM notifications WHERE ${groupOf('g')} AND id <= g.end_id) END AS count,
+          CASE WHEN grouped THEN newest_id ELSE n_id END AS newest_id,
+          CASE WHEN grouped THEN min_id ELSE n_id END AS min_id,
+          CASE WHEN grouped THEN (SELECT created_at FROM notifications WHERE id = g.newest_id) ELSE created_at END AS latest_at,
+          CASE WHEN grouped THEN samples ELSE from_account_id END AS samples
+        FROM groups g)
+      SELECT json_group_array(json_array(CAST(n_id AS TEXT), type, CAST(status_id AS TEXT), page_key, count, CAST(newest_id AS TEXT),
+          CAST(min_id AS TEXT), latest_at, CAST(samples AS TEXT))) AS page
+        FROM shown`;
+}
+
+type PageTuple = [id: string, type: string, statusId: string | null, groupKey: string, count: number, newestId: string, minId: string, latestAt: string, samples: string];
+
+function pageGroup([representativeId, type, statusId, groupKey, count, newestId, minId, latestAt, samples]: PageTuple): PageGroup {
+  return { representativeId, type, statusId, groupKey, count, newestId, minId, latestAt, sampleAccountIds: samples.split(',') };
 }
 
 export class NotificationsRepo {
@@ -137,38 +164,17 @@ export class NotificationsRepo {
       [accountId, cursor.maxId ?? MAX, (ascending ? cursor.minId : cursor.sinceId) ?? '0', cursor.limit, ...(from ? [filter.fromAccountId!] : [])]);
   }
 
-  /** v2 page: one representative per group, newest first (with min_id: the oldest after it, reversed). */
-  async groupedPage(accountId: string, filter: Filter, groupedTypes: readonly string[], cursor: Cursor): Promise<PageRow[]> {
+  /** v2 page: its groups, newest first (with min_id: the oldest after it, still newest first). */
+  async groupedPage(accountId: string, filter: Filter, groupedTypes: readonly string[], cursor: Cursor): Promise<PageGroup[]> {
     if (cursor.limit === 0) return [];
     const ascending = cursor.minId !== undefined;
     const lowBound = (ascending ? cursor.minId : cursor.sinceId) ?? '0';
-    const rows = await this.ctx.reader.allJson<PageRow>(groupedPageSqlFor(filter, groupedTypes, ascending), PAGE_FIELDS,
+    const row = await this.ctx.reader.get<{ page: string }>(groupedPageSqlFor(filter, groupedTypes, ascending),
       [accountId, cursor.maxId ?? MAX, lowBound, cursor.limit]);
-    // Newest first, whatever order the JSON aggregate kept (decimal ids: longer is larger).
-    return rows.sort((a, b) => b.id.length - a.id.length || (b.id > a.id ? 1 : -1));
-  }
-
-  /** Per stored group key: newest id, count and 8 newest senders up to `end`; lowest id from `begin`. */
-  async groupAggregates(accountId: string, keys: readonly string[], begin: string, end: string): Promise<GroupAggregate[]> {
-    if (keys.length === 0) return [];
-    // One walk down each group's newest rows gives its newest id and time, its senders and, for
-    // the usual group of under 9, its count; only larger groups are counted apart. MATERIALIZED:
-    // flattened, the walk would run again for each use of `newest`.
-    // `newest` arrives as JSON text (a subquery's result is text to the JSON functions).
-    const rows = await this.ctx.reader.allJson<{ group_key: string; newest: string; min_id: string | null; count: number }>(
-      AGGREGATES_SQL, AGGREGATE_FIELDS, [accountId, JSON.stringify(keys), begin, end]);
-    return rows.flatMap((row) => {
-      const newest = JSON.parse(row.newest) as Array<[id: string, fromAccountId: string, createdAt: string]>;
-      if (newest.length === 0) return [];
-      return [{
-        group_key: row.group_key,
-        max_id: newest[0]![0],
-        count: row.count,
-        min_id: row.min_id,
-        latest_at: newest[0]![2],
-        samples: newest.slice(0, SAMPLE_ACCOUNTS).map(([, fromAccountId]) => fromAccountId),
-      }];
-    });
+    // Newest first, sorted here: an ORDER BY in the statement cost a sorter per page (decimal ids:
+    // the longer is the larger).
+    return (JSON.parse(row?.page ?? '[]') as PageTuple[]).map(pageGroup)
+      .sort((a, b) => b.representativeId.length - a.representativeId.length || (b.representativeId > a.representativeId ? 1 : -1));
   }
 
   /** The notifications of one group key (or `ungrouped-<id>`), newest first, any age. */

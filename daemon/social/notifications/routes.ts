@@ -7,7 +7,7 @@ import { viewerId, type Routes } from '../http/routes.js';
 import type { StatusRenderer } from '../statuses/serialize.js';
 import { read, write } from '../oauth/scopes.js';
 import { DEFAULT_LIMIT, MAX_LIMIT, UNREAD_DEFAULT_CAP, UNREAD_MAX_CAP, type NotificationsService } from './service.js';
-import { serializeEnvelope, serializeNotification, type Expand } from './serialize.js';
+import { serializeGroupEnvelope, serializeNotification, serializePage, type Expand } from './serialize.js';
 import { selectGroupedTypes, selectTypes } from './types.js';
 import type { Filter } from './repo.js';
 import type { ResponseCache } from '../http/response-cache.js';
@@ -101,15 +101,11 @@ export function notificationRoutes(routes: Routes, service: NotificationsService
     const p = params(ctx);
     const expand = expandOf(p);
     const cursor = pageQuery(p, DEFAULT_LIMIT, MAX_LIMIT);
-    const rows = await service.pageRows(viewer, filterOf(p, false), selectGroupedTypes(arrayParam(p, 'grouped_types')), cursor);
-    // A group's status is its representative row's: the statuses load while the aggregates are
-    // counted, and the sample accounts join the statuses' account query when they are known.
-    const groups = service.groupsOf(viewer, rows, cursor);
-    const sampleIds = groups.then((list) => list.flatMap((g) => g.sample_account_ids));
-    const statusIds = rows.map((r) => r.status_id).filter((id): id is string => id !== null);
-    const [pageGroups, , { accounts, statuses }] = await Promise.all([groups, sampleIds, renderer.renderWithAccounts(statusIds, viewer, sampleIds)]);
-    ctx.body = serializeEnvelope(pageGroups, accounts, statuses, expand);
-    if (rows.length) setLink(ctx, { baseUrl, path: '/api/v2/notifications', kept: keep(p, V2_KEPT), nextMaxId: rows[rows.length - 1]!.id, prevMinId: rows[0]!.id });
+    const groups = await service.page(viewer, filterOf(p, false), selectGroupedTypes(arrayParam(p, 'grouped_types')), cursor);
+    const statusIds = groups.map((g) => g.statusId).filter((id): id is string => id !== null);
+    const { accounts, statuses } = await renderer.renderWithAccounts(statusIds, viewer, groups.flatMap((g) => g.sampleAccountIds));
+    ctx.body = serializePage(groups, accounts, statuses, expand);
+    if (groups.length) setLink(ctx, { baseUrl, path: '/api/v2/notifications', kept: keep(p, V2_KEPT), nextMaxId: groups[groups.length - 1]!.representativeId, prevMinId: groups[0]!.representativeId });
   }));
 
   routes.get('/api/v2/notifications/unread_count', readScope, (ctx) => cachedV2(ctx, async () => {
@@ -127,7 +123,7 @@ export function notificationRoutes(routes: Routes, service: NotificationsService
     const p = params(ctx);
     const group = await service.group(viewer, groupKeyParam(ctx));
     const { accounts, statuses } = await hydrate(viewer, group.sample_account_ids, group.status_id ? [group.status_id] : []);
-    ctx.body = serializeEnvelope([group], accounts, statuses, expandOf(p));
+    ctx.body = serializeGroupEnvelope(group, accounts, statuses, expandOf(p));
   });
 
   routes.post('/api/v2/notifications/:group_key/dismiss', writeScope, async (ctx) => {

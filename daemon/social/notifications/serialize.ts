@@ -1,7 +1,8 @@
 /** Notification (v1), notification group and the v2 envelope (Mastodon 4.5 shapes). */
 import { serializePartialAccount, type AccountJson } from '../accounts/serialize.js';
 import type { StatusJson } from '../statuses/serialize.js';
-import type { NotificationRow } from './repo.js';
+import { rawJson } from '../../http/json-text.js';
+import type { NotificationRow, PageGroup } from './repo.js';
 import type { Group } from './service.js';
 import { STATUS_TYPES } from './types.js';
 
@@ -24,32 +25,54 @@ export function serializeNotification(row: NotificationRow, accounts: Map<string
   return json;
 }
 
-/** most_recent_notification_id is a JSON number, as Mastodon sends it (clients decode an integer). */
+/** A group of the show endpoint. most_recent_notification_id is a JSON number, as Mastodon sends it (clients decode an integer). */
 export function serializeGroup(group: Group): Record<string, unknown> {
-  const json: Record<string, unknown> = {
+  return {
     group_key: group.group_key,
     notifications_count: group.notifications_count,
     type: group.type,
     most_recent_notification_id: Number(group.most_recent_notification_id),
+    sample_account_ids: group.sample_account_ids,
+    status_id: STATUS_TYPES.has(group.type) ? group.status_id : null,
   };
-  if (group.page_min_id !== undefined) {
-    json.page_min_id = group.page_min_id;
-    json.page_max_id = group.page_max_id;
-    json.latest_page_notification_at = group.latest_page_notification_at;
-  }
-  json.sample_account_ids = group.sample_account_ids;
-  json.status_id = STATUS_TYPES.has(group.type) ? group.status_id : null;
-  return json;
+}
+
+/**
+ * A page's group as JSON text, in serializeGroup's shape with the page fields after the id. Written
+ * out, not stringified from an object: the ids are decimal digits from SQLite (so the newest id is
+ * written exactly, as Mastodon does), and a page's 40 groups built as objects cost more to
+ * serialize than the rest of the page.
+ */
+export function pageGroupJson(group: PageGroup): string {
+  const statusId = STATUS_TYPES.has(group.type) && group.statusId !== null ? `"${group.statusId}"` : 'null';
+  return `{"group_key":${JSON.stringify(group.groupKey)},"notifications_count":${group.count},"type":${JSON.stringify(group.type)},`
+    + `"most_recent_notification_id":${group.newestId},"page_min_id":"${group.minId}","page_max_id":"${group.newestId}",`
+    + `"latest_page_notification_at":${JSON.stringify(group.latestAt)},"sample_account_ids":["${group.sampleAccountIds.join('","')}"],"status_id":${statusId}}`;
 }
 
 export type Expand = 'full' | 'partial_avatars';
 
+/** What the envelope must know of a group to place its accounts and status. */
+interface Placed { type: string; statusId: string | null; sampleAccountIds: readonly string[] }
+
+/** The v2 envelope of a page. */
+export function serializePage(groups: readonly PageGroup[], accounts: Map<string, AccountJson>, statuses: Map<string, StatusJson>, expand: Expand): Record<string, unknown> {
+  return envelope(groups, accounts, statuses, expand, (visible) => rawJson(`[${visible.map(pageGroupJson).join(',')}]`));
+}
+
+/** The v2 envelope of one group (the show endpoint). */
+export function serializeGroupEnvelope(group: Group, accounts: Map<string, AccountJson>, statuses: Map<string, StatusJson>, expand: Expand): Record<string, unknown> {
+  const placed = { type: group.type, statusId: group.status_id, sampleAccountIds: group.sample_account_ids, group };
+  return envelope([placed], accounts, statuses, expand, (visible) => visible.map((entry) => serializeGroup(entry.group)));
+}
+
 /**
  * The v2 envelope. Full: every sample account. Partial avatars: the most recent account of each
- * group in full, the other sample accounts as partial accounts (never one already in full).
+ * group in full, the other sample accounts as partial accounts (never one already in full). A
+ * group whose status is not shown to the viewer is left out.
  */
-export function serializeEnvelope(groups: Group[], accounts: Map<string, AccountJson>, statuses: Map<string, StatusJson>, expand: Expand): Record<string, unknown> {
-  const visible = groups.filter((group) => !STATUS_TYPES.has(group.type) || (group.status_id && statuses.has(group.status_id)));
+function envelope<G extends Placed>(groups: readonly G[], accounts: Map<string, AccountJson>, statuses: Map<string, StatusJson>, expand: Expand, render: (visible: G[]) => unknown): Record<string, unknown> {
+  const visible = groups.filter((group) => !STATUS_TYPES.has(group.type) || (group.statusId && statuses.has(group.statusId)));
   const full: AccountJson[] = [];
   const fullIds = new Set<string>();
   const addFull = (id: string) => {
@@ -57,29 +80,29 @@ export function serializeEnvelope(groups: Group[], accounts: Map<string, Account
     if (account && !fullIds.has(id)) { fullIds.add(id); full.push(account); }
   };
   for (const group of visible) {
-    if (expand === 'full') group.sample_account_ids.forEach(addFull);
-    else if (group.sample_account_ids[0]) addFull(group.sample_account_ids[0]);
+    if (expand === 'full') group.sampleAccountIds.forEach(addFull);
+    else if (group.sampleAccountIds[0]) addFull(group.sampleAccountIds[0]);
   }
-  const envelope: Record<string, unknown> = { accounts: full };
+  const result: Record<string, unknown> = { accounts: full };
   if (expand === 'partial_avatars') {
     const partial = new Map<string, ReturnType<typeof serializePartialAccount>>();
     for (const group of visible) {
-      for (const id of group.sample_account_ids.slice(1)) {
+      for (const id of group.sampleAccountIds.slice(1)) {
         const account = accounts.get(id);
         if (account && !fullIds.has(id) && !partial.has(id)) partial.set(id, serializePartialAccount(account));
       }
     }
-    envelope.partial_accounts = [...partial.values()];
+    result.partial_accounts = [...partial.values()];
   }
   const statusList: StatusJson[] = [];
   const seen = new Set<string>();
   for (const group of visible) {
-    if (group.status_id && statuses.has(group.status_id) && !seen.has(group.status_id)) {
-      seen.add(group.status_id);
-      statusList.push(statuses.get(group.status_id)!);
+    if (group.statusId && statuses.has(group.statusId) && !seen.has(group.statusId)) {
+      seen.add(group.statusId);
+      statusList.push(statuses.get(group.statusId)!);
     }
   }
-  envelope.statuses = statusList;
-  envelope.notification_groups = visible.map(serializeGroup);
-  return envelope;
+  result.statuses = statusList;
+  result.notification_groups = render(visible);
+  return result;
 }

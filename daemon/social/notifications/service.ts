@@ -7,7 +7,7 @@ import type { Knex } from 'knex';
 import type { SocialContext } from '../context.js';
 import { notFound } from '../../http/errors.js';
 import { nowIso } from '../time.js';
-import { NotificationsRepo, type Cursor, type Filter, type NotificationRow, type PageRow, type GroupAggregate } from './repo.js';
+import { NotificationsRepo, type Cursor, type Filter, type NotificationRow, type PageGroup } from './repo.js';
 import { groupPrefix, hourBucket, SAMPLE_ACCOUNTS, windowBucket } from './grouping.js';
 import type { NotificationType } from './types.js';
 import { NotificationPolicyService } from '../notification-policy/service.js';
@@ -26,15 +26,12 @@ export interface NewNotification {
   activityId?: string | null;
 }
 
-/** One group of a v2 page, before serialization. */
+/** One group, counted over all its notifications (the show endpoint's). */
 export interface Group {
   group_key: string;
   notifications_count: number;
   type: string;
   most_recent_notification_id: string;
-  page_min_id?: string;
-  page_max_id?: string;
-  latest_page_notification_at?: string;
   sample_account_ids: string[];
   status_id: string | null;
 }
@@ -113,24 +110,9 @@ export class NotificationsService {
 
   // ── v2 ──
 
-  /** A v2 page's rows: one representative per group, newest first. */
-  pageRows(accountId: string, filter: Filter, groupedTypes: readonly string[], cursor: Cursor): Promise<PageRow[]> {
+  /** A v2 page: one group per representative, newest first, counted over the page's range. */
+  page(accountId: string, filter: Filter, groupedTypes: readonly string[], cursor: Cursor): Promise<PageGroup[]> {
     return this.repo.groupedPage(accountId, filter, groupedTypes, cursor);
-  }
-
-  /**
-   * The groups of a page's rows, counted by their aggregates. Apart from pageRows so callers can
-   * load the page's statuses (known from the rows) while the aggregates are counted.
-   */
-  async groupsOf(accountId: string, rows: readonly PageRow[], cursor: Cursor): Promise<Group[]> {
-    if (rows.length === 0) return [];
-    const { begin, end } = paginationRange(rows, cursor);
-    const grouped = rows.filter((row) => row.page_key === row.group_key).map((row) => row.page_key);
-    const aggregates = new Map((await this.repo.groupAggregates(accountId, grouped, begin, end)).map((a) => [a.group_key, a]));
-    return rows.map((row) => {
-      const aggregate = row.page_key === row.group_key ? aggregates.get(row.page_key) : undefined;
-      return aggregate ? groupFromAggregate(row, aggregate) : ungroupedGroup(row);
-    });
   }
 
   /** One group, counted over all its notifications (no page fields). */
@@ -162,45 +144,4 @@ export class NotificationsService {
   async unreadGroupCount(accountId: string, filter: Filter, groupedTypes: readonly string[], cap: number): Promise<number> {
     return this.repo.countUnreadGroups(accountId, filter, groupedTypes, cap);
   }
-}
-
-/**
- * The id range a page covers (Mastodon's pagination_range): a full page spans its lowest to its
- * highest representative; a short page with min_id runs from its lowest up to max_id (exclusive);
- * a short page otherwise runs from since_id (exclusive) up to its highest.
- */
-export function paginationRange(rows: readonly { id: string }[], cursor: Cursor): { begin: string; end: string } {
-  const highest = rows[0]!.id;
-  const lowest = rows[rows.length - 1]!.id;
-  if (rows.length === cursor.limit) return { begin: lowest, end: highest };
-  if (cursor.minId !== undefined) return { begin: lowest, end: cursor.maxId ? (BigInt(cursor.maxId) - 1n).toString() : '9223372036854775807' };
-  return { begin: cursor.sinceId ? (BigInt(cursor.sinceId) + 1n).toString() : '0', end: highest };
-}
-
-function groupFromAggregate(row: PageRow, aggregate: GroupAggregate): Group {
-  return {
-    group_key: row.page_key,
-    notifications_count: aggregate.count,
-    type: row.type,
-    most_recent_notification_id: aggregate.max_id,
-    page_min_id: aggregate.min_id ?? row.id,
-    page_max_id: aggregate.max_id,
-    latest_page_notification_at: aggregate.latest_at,
-    sample_account_ids: aggregate.samples,
-    status_id: row.status_id,
-  };
-}
-
-function ungroupedGroup(row: PageRow): Group {
-  return {
-    group_key: `ungrouped-${row.id}`,
-    notifications_count: 1,
-    type: row.type,
-    most_recent_notification_id: row.id,
-    page_min_id: row.id,
-    page_max_id: row.id,
-    latest_page_notification_at: row.created_at,
-    sample_account_ids: [row.from_account_id],
-    status_id: row.status_id,
-  };
 }
