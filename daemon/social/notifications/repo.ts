@@ -117,36 +117,39 @@ function buildGroupedPageSql(filter: Filter, groupedTypes: readonly string[], as
       ),
       page AS (SELECT count(*) AS size, min(n_id) AS lowest, max(n_id) AS highest FROM walk),
       range AS (${range}),
-      -- Per real group: its newest id and senders up to the range's end, and its lowest id from the
-      -- range's start, each one bounded index lookup; counted apart only beyond the samples.
+      -- Per real group, one walk down its newest rows up to the range's end (newest id and time,
+      -- senders, and the count when under 9), and its lowest id from the range's start.
       groups AS MATERIALIZED (
         SELECT w.n_id, w.type, w.status_id, w.page_key, w.from_account_id, w.created_at, r.end_id,
-          w.page_key IS w.group_key AS grouped,
-          CASE WHEN w.page_key IS w.group_key THEN (SELECT max(id) FROM notifications WHERE ${groupOf('w')} AND id <= r.end_id) END AS newest_id,
-          CASE WHEN w.page_key IS w.group_key THEN (SELECT min(id) FROM notifications WHERE ${groupOf('w')} AND id >= r.begin_id) END AS min_id,
-          CASE WHEN w.page_key IS w.group_key THEN (SELECT group_concat(from_account_id, ',') FROM (SELECT from_account_id FROM notifications
-             WHERE ${groupOf('w')} AND id <= r.end_id ORDER BY id DESC LIMIT ${SAMPLE_ACCOUNTS})) END AS samples,
-          CASE WHEN w.page_key IS w.group_key THEN (SELECT count(*) FROM (SELECT 1 FROM notifications WHERE ${groupOf('w')} AND id <= r.end_id
-             LIMIT ${SAMPLE_ACCOUNTS + 1})) END AS head
-        FROM walk w, range r),
-      shown AS (
-        SELECT n_id, type, status_id, page_key,
-          CASE WHEN NOT grouped THEN 1 WHEN head <= ${SAMPLE_ACCOUNTS} THEN head
-               ELSE (SELECT count(*) FROM notifications WHERE ${groupOf('g')} AND id <= g.end_id) END AS count,
-          CASE WHEN grouped THEN newest_id ELSE n_id END AS newest_id,
-          CASE WHEN grouped THEN min_id ELSE n_id END AS min_id,
-          CASE WHEN grouped THEN (SELECT created_at FROM notifications WHERE id = g.newest_id) ELSE created_at END AS latest_at,
-          CASE WHEN grouped THEN samples ELSE from_account_id END AS samples
-        FROM groups g)
-      SELECT json_group_array(json_array(CAST(n_id AS TEXT), type, CAST(status_id AS TEXT), page_key, count, CAST(newest_id AS TEXT),
-          CAST(min_id AS TEXT), latest_at, CAST(samples AS TEXT))) AS page
-        FROM shown`;
+          CASE WHEN w.page_key IS w.group_key THEN (SELECT group_concat(id || ':' || from_account_id, ',') FROM (SELECT id, from_account_id
+             FROM notifications WHERE ${groupOf('w')} AND id <= r.end_id ORDER BY id DESC LIMIT ${SAMPLE_ACCOUNTS + 1})) END AS newest,
+          CASE WHEN w.page_key IS w.group_key THEN (SELECT min(id) FROM notifications WHERE ${groupOf('w')} AND id >= r.begin_id) END AS min_id
+        FROM walk w, range r)
+      SELECT json_group_array(json_array(CAST(n_id AS TEXT), type, CAST(status_id AS TEXT), page_key, CAST(from_account_id AS TEXT), created_at,
+          newest, CAST(min_id AS TEXT),
+          CASE WHEN newest IS NULL THEN NULL
+               WHEN length(newest) - length(replace(newest, ',', '')) < ${SAMPLE_ACCOUNTS} THEN length(newest) - length(replace(newest, ',', '')) + 1
+               ELSE (SELECT count(*) FROM notifications WHERE ${groupOf('g')} AND id <= g.end_id) END,
+          CASE WHEN newest IS NULL THEN NULL ELSE (SELECT created_at FROM notifications WHERE id = CAST(substr(newest, 1, instr(newest, ':') - 1) AS INTEGER)) END)) AS page
+        FROM groups g`;
 }
 
-type PageTuple = [id: string, type: string, statusId: string | null, groupKey: string, count: number, newestId: string, minId: string, latestAt: string, samples: string];
+/** A group's row as the page statement returns it; `newest`, `minId`, `count` and `latestAt` only for real groups. */
+type PageTuple = [id: string, type: string, statusId: string | null, pageKey: string, fromAccountId: string, createdAt: string,
+  newest: string | null, minId: string | null, count: number | null, latestAt: string | null];
 
-function pageGroup([representativeId, type, statusId, groupKey, count, newestId, minId, latestAt, samples]: PageTuple): PageGroup {
-  return { representativeId, type, statusId, groupKey, count, newestId, minId, latestAt, sampleAccountIds: samples.split(',') };
+/**
+ * A page group from its row. A real group's `newest` is `id:sender` of its newest rows (at most
+ * 9), newest first: the first is its newest notification, the first 8 senders are its samples.
+ */
+function pageGroup([representativeId, type, statusId, groupKey, fromAccountId, createdAt, newest, minId, count, latestAt]: PageTuple): PageGroup {
+  if (newest === null) {
+    return { representativeId, type, statusId, groupKey, count: 1, newestId: representativeId, minId: representativeId, latestAt: createdAt, sampleAccountIds: [fromAccountId] };
+  }
+  const rows = newest.split(',', SAMPLE_ACCOUNTS);
+  const newestId = rows[0]!.slice(0, rows[0]!.indexOf(':'));
+  const sampleAccountIds = rows.map((row) => row.slice(row.indexOf(':') + 1));
+  return { representativeId, type, statusId, groupKey, count: count!, newestId, minId: minId!, latestAt: latestAt!, sampleAccountIds };
 }
 
 export class NotificationsRepo {
