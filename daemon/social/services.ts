@@ -29,7 +29,7 @@ export interface SocialServices {
 
 export function buildServices(ctx: SocialContext, hasher: PasswordHasher): SocialServices {
   const passwords = new Passwords(hasher);
-  const throttle = new LoginThrottle({ address: ctx.config.loginLimitAddress, account: ctx.config.loginLimitAccount });
+  const throttle = new LoginThrottle({ address: ctx.config.loginLimitAddress, account: ctx.config.loginLimitAccount }, ctx.log);
   const limiter = new RateLimiter(ctx);
   const notifications = new NotificationsService(ctx);
   const statuses = new StatusesService(ctx, notifications, limiter);

@@ -7,14 +7,15 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { request } from 'node:http';
-import { startSocialDaemon, type SocialHarness } from '../helpers/social.js';
+import { startSocialDaemon, type SocialHarness, type TestAccount } from '../helpers/social.js';
 
 let h: SocialHarness;
 let app: { client_id: string };
+let pat: TestAccount;
 
 test.before(async () => {
   h = await startSocialDaemon({ NESTBOX_LOG_LEVEL: 'debug', NESTBOX_LOGIN_LIMIT_ACCOUNT: '5/3', NESTBOX_LOGIN_LIMIT_ADDRESS: '5/2' });
-  await h.account('pat');
+  pat = await h.account('pat');
   await h.account('sam');
   app = (await h.api(null, 'POST', '/api/v1/apps', { client_name: 'Login test', redirect_uris: 'urn:ietf:wg:oauth:2.0:oob', scopes: 'read' })).body;
 });
@@ -69,6 +70,8 @@ test('wrong passwords for one account are throttled by account: 429 with Retry-A
   const again = await login('pat', 'again-5');
   assert.is(again.status, 429);
   assert.is(again.retryAfter, '6', 'a second offence waits twice as long');
+  const logged = h.daemon.logs.filter((line) => line.msg === 'login attempts throttled' && line.rule === 'login/account').map((line) => [line.account_id, line.strikes, line.wait_s]);
+  assert.equal(logged, [[pat.id, 1, 3], [pat.id, 2, 6]], 'each throttling is logged once, by account id');
 });
 
 test('attempts from one address are throttled by address, whatever X-Forwarded-For says; other addresses and loopback are not', async () => {
@@ -80,6 +83,7 @@ test('attempts from one address are throttled by address, whatever X-Forwarded-F
   const right = await login('sam', 'pw-sam-123', '127.0.0.2', { 'x-forwarded-for': '192.0.2.7' });
   assert.is(right.status, 429, 'the right password from the throttled address is refused, X-Forwarded-For or not');
   assert.is(hashes(), before, 'unknown logins and throttled attempts hash nothing');
+  assert.ok(h.daemon.logs.some((line) => line.msg === 'login attempts throttled' && line.rule === 'login/address' && line.address === '127.0.0.2'));
   assert.is((await login('sam', 'pw-sam-123', '127.0.0.3')).status, 200, 'another address may sign in');
   for (let i = 0; i < 7; i++) assert.is((await login(`local${i}`, 'guess', '127.0.0.1')).status, 401, 'the box itself (or a proxy on it) is not counted by address');
 

@@ -110,7 +110,7 @@ export class OAuthService {
    */
   async login(login: string, password: string, address: string | undefined): Promise<string | null> {
     const user = await this.accounts.userByLogin(login.trim());
-    await this.throttle.attempt(address, user ? `account:${user.account_id}` : `login:${login.trim().toLowerCase()}`);
+    await this.throttle.attempt(address, user ? { key: `account:${user.account_id}`, accountId: user.account_id } : { key: `login:${login.trim().toLowerCase()}`, accountId: null });
     // No stored password is longer: a longer one cannot match and is not worth hashing.
     if (!user || user.disabled || password.length > PASSWORD_MAX) return null;
     return (await this.passwords.verify(password, user.password_hash)) ? user.account_id : null;

@@ -8,6 +8,7 @@
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { AttemptLimit } from '../../config.js';
 import { HttpError } from '../../http/errors.js';
+import type { Logger } from '../../log/logger.js';
 
 const MAX_BLOCK_S = 24 * 3600;
 
@@ -22,13 +23,13 @@ class Rule {
   private readonly attempts: RateLimiterMemory;
   private readonly strikes: RateLimiterMemory;
 
-  constructor(name: string, private readonly limit: AttemptLimit) {
+  constructor(private readonly name: string, private readonly limit: AttemptLimit, private readonly log: Logger) {
     this.attempts = new RateLimiterMemory({ keyPrefix: name, points: limit.limit, duration: limit.periodS });
     this.strikes = new RateLimiterMemory({ keyPrefix: `${name}/strikes`, points: Number.MAX_SAFE_INTEGER, duration: MAX_BLOCK_S });
   }
 
-  /** Counts an attempt by `key`; the seconds to wait when it is over the limit. */
-  async count(key: string): Promise<number | null> {
+  /** Counts an attempt by `key`; the seconds to wait when it is over the limit. `shown` names the key in the log. */
+  async count(key: string, shown: Record<string, string>): Promise<number | null> {
     try {
       await this.attempts.consume(key);
       return null;
@@ -39,6 +40,7 @@ class Rule {
       const { consumedPoints: strikes } = await this.strikes.penalty(key);
       const blockS = Math.min(MAX_BLOCK_S, this.limit.periodS * 2 ** (strikes - 1));
       await this.attempts.block(key, blockS);
+      this.log.warn('login attempts throttled', { rule: this.name, ...shown, strikes, wait_s: blockS });
       return blockS;
     }
   }
@@ -48,20 +50,22 @@ export class LoginThrottle {
   private readonly byAddress: Rule;
   private readonly byAccount: Rule;
 
-  constructor(limits: { address: AttemptLimit; account: AttemptLimit }) {
-    this.byAddress = new Rule('login/address', limits.address);
-    this.byAccount = new Rule('login/account', limits.account);
+  constructor(limits: { address: AttemptLimit; account: AttemptLimit }, log: Logger) {
+    this.byAddress = new Rule('login/address', limits.address, log);
+    this.byAccount = new Rule('login/account', limits.account, log);
   }
 
   /**
-   * Counts one login attempt from `address` (a socket's remote address) on `account` (the
-   * account's id, or the login as typed when it names none); throws LoginThrottled when either
+   * Counts one login attempt from `address` (a socket's remote address) on `account` (keyed by
+   * the account's id, or by the login as typed when it names none); throws LoginThrottled when either
    * is over its limit. Loopback is not counted by address: it is the box itself or a proxy on
    * it, and would put every client behind that proxy in one bucket (Mastodon safelists it too).
    */
-  async attempt(address: string | undefined, account: string): Promise<void> {
+  async attempt(address: string | undefined, account: { key: string; accountId: string | null }): Promise<void> {
     const addressKey = throttledAddress(address);
-    const waitS = (addressKey ? await this.byAddress.count(addressKey) : null) ?? await this.byAccount.count(account);
+    // What was typed as a login is never logged: it may be a password typed in the wrong field.
+    const waitS = (addressKey ? await this.byAddress.count(addressKey, { address: addressKey }) : null)
+      ?? await this.byAccount.count(account.key, account.accountId ? { account_id: account.accountId } : {});
     if (waitS !== null) throw new LoginThrottled(waitS);
   }
 }
