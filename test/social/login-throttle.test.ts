@@ -82,7 +82,7 @@ test('attempts from one address are throttled by address, whatever X-Forwarded-F
   assert.is(throttled.retryAfter, '2');
   const right = await login('sam', 'pw-sam-123', '127.0.0.2', { 'x-forwarded-for': '192.0.2.7' });
   assert.is(right.status, 429, 'the right password from the throttled address is refused, X-Forwarded-For or not');
-  assert.is(hashes(), before, 'unknown logins and throttled attempts hash nothing');
+  assert.is(hashes() - before, 5, 'a login naming no account is hashed like any other (its timing tells nothing); a throttled one is not');
   assert.ok(h.daemon.logs.some((line) => line.msg === 'login attempts throttled' && line.rule === 'login/address' && line.address === '127.0.0.2'));
   assert.is((await login('sam', 'pw-sam-123', '127.0.0.3')).status, 200, 'another address may sign in');
   for (let i = 0; i < 7; i++) assert.is((await login(`local${i}`, 'guess', '127.0.0.1')).status, 401, 'the box itself (or a proxy on it) is not counted by address');

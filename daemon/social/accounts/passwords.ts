@@ -16,6 +16,16 @@ export class Passwords {
     return `scrypt$${N}$${R}$${P}$${salt.toString('base64')}$${key.toString('base64')}`;
   }
 
+  /**
+   * Hashes and refuses: for a login that names no account (or a disabled one), so the answer
+   * takes as long as a real check and does not tell whether the account exists (Devise's
+   * paranoid mode, which Mastodon uses, does the same).
+   */
+  async refuse(password: string): Promise<false> {
+    await this.hasher.derive(password, randomBytes(16), { n: N, r: R, p: P, keyLength: KEY_LENGTH });
+    return false;
+  }
+
   async verify(password: string, stored: string): Promise<boolean> {
     const [scheme, n, r, p, salt, hash] = stored.split('$');
     if (scheme !== 'scrypt' || !salt || !hash) return false;

@@ -112,7 +112,8 @@ export class OAuthService {
     const user = await this.accounts.userByLogin(login.trim());
     await this.throttle.attempt(address, user ? { key: `account:${user.account_id}`, accountId: user.account_id } : { key: `login:${login.trim().toLowerCase()}`, accountId: null });
     // No stored password is longer: a longer one cannot match and is not worth hashing.
-    if (!user || user.disabled || password.length > PASSWORD_MAX) return null;
+    if (password.length > PASSWORD_MAX) return null;
+    if (!user || user.disabled) return this.passwords.refuse(password).then(() => null);
     return (await this.passwords.verify(password, user.password_hash)) ? user.account_id : null;
   }
 
