@@ -18,6 +18,8 @@ export const SIM_SCENARIO_NAMES = ['default', 'no_networks', 'unresponsive'] as 
 export type SimScenarioName = (typeof SIM_SCENARIO_NAMES)[number];
 
 export type Registrations = 'open' | 'approval' | 'closed';
+/** So many attempts per so many seconds. */
+export interface AttemptLimit { limit: number; periodS: number }
 export type MqttProtocol = 3 | 4 | 5;
 
 export interface Config {
@@ -60,6 +62,8 @@ export interface Config {
   backupKeep: number;
   smtpUrl: string | null;
   smtpFrom: string;
+  loginLimitAddress: AttemptLimit;
+  loginLimitAccount: AttemptLimit;
 }
 
 export class ConfigError extends Error {
@@ -224,6 +228,16 @@ const coproc: Parser<CoprocTarget> = {
   parse: (raw) => (typeof raw === 'string' ? parseCoprocTarget(raw) : undefined),
 };
 
+const attemptLimit: Parser<AttemptLimit> = {
+  allowed: 'ATTEMPTS/SECONDS, two whole numbers from 1 to 86400 (e.g. 25/300)',
+  parse(raw) {
+    const match = typeof raw === 'string' ? /^(\d{1,5})\/(\d{1,5})$/.exec(raw.trim()) : null;
+    if (!match) return undefined;
+    const [limit, periodS] = [Number(match[1]), Number(match[2])];
+    return limit >= 1 && limit <= 86400 && periodS >= 1 && periodS <= 86400 ? { limit, periodS } : undefined;
+  },
+};
+
 interface KeySpec<K extends keyof Config = keyof Config> {
   field: K;
   json: string;
@@ -278,6 +292,9 @@ export const KEYS: readonly KeySpec[] = [
   key('backupKeep', 'backup_keep', integer(1, 365), 7),
   key('smtpUrl', 'smtp_url', smtpUrl, null),
   key('smtpFrom', 'smtp_from', nonEmpty('an e-mail address, optionally with a name: "Nestbox <box@example.org>"'), (c) => `Nestbox <notifications@${new URL(c.baseUrl!).hostname}>`),
+  // Mastodon's rack-attack rules throttle_login_attempts/ip and throttle_login_attempts/email.
+  key('loginLimitAddress', 'login_limit_address', attemptLimit, { limit: 25, periodS: 300 }),
+  key('loginLimitAccount', 'login_limit_account', attemptLimit, { limit: 25, periodS: 3600 }),
 ] as KeySpec[];
 
 function deriveStreamingUrl(baseUrl: string, streamingPort: number): string {

@@ -22,6 +22,7 @@ import { StreamingServer } from './streaming/server.js';
 import { PushDelivery } from './push/delivery.js';
 import { PeerClient } from './federation/net/client.js';
 import { VERSION } from '../version.js';
+import { PasswordHasher } from './accounts/password-hasher.js';
 
 /** How long local copies of peers' images are kept (Mastodon admins commonly keep a week). */
 const REMOTE_MEDIA_CACHE_MS = 7 * 86_400_000;
@@ -36,7 +37,7 @@ export interface SocialOptions {
 }
 
 export class Social {
-  private constructor(readonly ctx: SocialContext, readonly services: SocialServices) {}
+  private constructor(readonly ctx: SocialContext, readonly services: SocialServices, private readonly hasher: PasswordHasher) {}
 
   static async open(options: SocialOptions): Promise<Social> {
     const reader = await Reader.open(options.filename);
@@ -51,9 +52,10 @@ export class Social {
       now: options.now ?? Date.now,
     };
     await observeStoredIds(ctx);
-    const services = buildServices(ctx);
+    const hasher = new PasswordHasher(options.log);
+    const services = buildServices(ctx, hasher);
     await services.breadth.open();
-    return new Social(ctx, services);
+    return new Social(ctx, services, hasher);
   }
 
   /** Streaming and federation subscribe here. */
@@ -115,8 +117,9 @@ export class Social {
     return instanceCounts(this.ctx.reader);
   }
 
-  close(): Promise<void> {
-    return this.ctx.reader.close();
+  async close(): Promise<void> {
+    await this.hasher.close();
+    await this.ctx.reader.close();
   }
 }
 

@@ -10,6 +10,9 @@ import { MarkersService } from './markers/service.js';
 import { RateLimiter } from './ratelimit/limiter.js';
 import { breadthServices, type BreadthServices } from './breadth.js';
 import { ListsService } from './lists/service.js';
+import { Passwords } from './accounts/passwords.js';
+import type { PasswordHasher } from './accounts/password-hasher.js';
+import { LoginThrottle } from './ratelimit/login-throttle.js';
 
 export interface SocialServices {
   oauth: OAuthService;
@@ -24,14 +27,16 @@ export interface SocialServices {
   breadth: BreadthServices;
 }
 
-export function buildServices(ctx: SocialContext): SocialServices {
+export function buildServices(ctx: SocialContext, hasher: PasswordHasher): SocialServices {
+  const passwords = new Passwords(hasher);
+  const throttle = new LoginThrottle({ address: ctx.config.loginLimitAddress, account: ctx.config.loginLimitAccount }, ctx.log);
   const limiter = new RateLimiter(ctx);
   const notifications = new NotificationsService(ctx);
   const statuses = new StatusesService(ctx, notifications, limiter);
   const renderer = new StatusRenderer(ctx);
   return {
-    oauth: new OAuthService(ctx),
-    accounts: new AccountsService(ctx),
+    oauth: new OAuthService(ctx, passwords, throttle),
+    accounts: new AccountsService(ctx, passwords),
     notifications,
     relationships: new RelationshipsService(ctx, notifications, limiter),
     statuses,

@@ -10,7 +10,7 @@ import { detectImage, staticCopy } from './images.js';
 import { HttpError, notFound, unprocessable, type ErrorDetails } from '../../http/errors.js';
 import type { SocialContext } from '../context.js';
 import { nowIso } from '../time.js';
-import { hashPassword } from './passwords.js';
+import type { Passwords } from './passwords.js';
 import { AccountsRepo, type AccountRow, type UserRow } from './repo.js';
 import { escapeHtml, textToHtml } from '../statuses/html.js';
 
@@ -19,7 +19,7 @@ const USERNAME_MAX = 30;
 const DISPLAY_NAME_MAX = 30;
 const NOTE_MAX = 500;
 const PASSWORD_MIN = 8;
-const PASSWORD_MAX = 72;
+export const PASSWORD_MAX = 72;
 const PRIVACIES = ['public', 'unlisted', 'private'];
 
 export interface NewLocalAccount {
@@ -37,7 +37,7 @@ export interface NewLocalAccount {
 export class AccountsService {
   readonly repo: AccountsRepo;
 
-  constructor(private readonly ctx: SocialContext) {
+  constructor(private readonly ctx: SocialContext, private readonly passwords: Passwords) {
     this.repo = new AccountsRepo(ctx);
   }
 
@@ -68,7 +68,7 @@ export class AccountsService {
     const now = nowIso(this.ctx.now());
     const base = this.ctx.config.baseUrl;
     const uri = `${base}/users/${input.username}`;
-    const passwordHash = await hashPassword(input.password);
+    const passwordHash = await this.passwords.hash(input.password);
     await this.ctx.db.transaction(async (trx) => {
       await this.repo.insertLocal(trx, {
         id, username: input.username, domain: null, locked: input.locked ? 1 : 0,
@@ -150,7 +150,7 @@ export class AccountsService {
     if (password.length < PASSWORD_MIN || password.length > PASSWORD_MAX) {
       throw new HttpError(422, `Validation failed: Password must have ${PASSWORD_MIN} to ${PASSWORD_MAX} characters`);
     }
-    await this.repo.updateUser(accountId, { password_hash: await hashPassword(password) });
+    await this.repo.updateUser(accountId, { password_hash: await this.passwords.hash(password) });
   }
 
   async get(id: string): Promise<AccountRow> {

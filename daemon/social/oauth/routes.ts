@@ -61,7 +61,17 @@ export function oauthRoutes(routes: Routes, oauth: OAuthService, baseUrl: string
       return ctx.redirect(target.toString());
     }
     const login = stringParam(p, 'login') ?? '';
-    const accountId = await oauth.login(login, stringParam(p, 'password') ?? '');
+    let accountId: string | null;
+    try {
+      // The socket's address: the daemon trusts no proxy (koa's proxy setting is off), so a
+      // client cannot pick its own bucket with X-Forwarded-For.
+      accountId = await oauth.login(login, stringParam(p, 'password') ?? '', ctx.socket.remoteAddress);
+    } catch (error) {
+      if (!(error instanceof HttpError) || (error.status !== 429 && error.status !== 503)) throw error;
+      ctx.status = error.status;
+      ctx.set(error.headers ?? {});
+      return renderAuthorize(ctx, query, refusal(error), login);
+    }
     if (!accountId) {
       ctx.status = 401;
       return renderAuthorize(ctx, query, 'Invalid username, e-mail or password.', login);
@@ -132,6 +142,14 @@ export function oauthRoutes(routes: Routes, oauth: OAuthService, baseUrl: string
     ctx.type = 'html';
     ctx.body = pages.errorPage(error.description);
   }
+}
+
+/** The login form's words for a refused attempt. */
+function refusal(error: HttpError): string {
+  const waitS = Number(error.headers?.['Retry-After'] ?? 1);
+  if (error.status === 503) return 'The box is busy checking other sign-ins. Try again in a moment.';
+  const wait = waitS < 120 ? `${waitS} seconds` : `${Math.ceil(waitS / 60)} minutes`;
+  return `Too many sign-in attempts. Try again in ${wait}.`;
 }
 
 function pick(p: Params): Record<string, string | undefined> {

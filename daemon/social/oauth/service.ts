@@ -7,7 +7,9 @@ import { HttpError, unprocessable } from '../../http/errors.js';
 import type { AuthContext } from '../../http/auth.js';
 import type { SocialContext } from '../context.js';
 import { AccountsRepo } from '../accounts/repo.js';
-import { verifyPassword } from '../accounts/passwords.js';
+import type { Passwords } from '../accounts/passwords.js';
+import { PASSWORD_MAX } from '../accounts/service.js';
+import type { LoginThrottle } from '../ratelimit/login-throttle.js';
 import { OAuthRepo, type AppRow } from './repo.js';
 import { DEFAULT_SCOPES, isAdminScope, parseScopes } from './scopes.js';
 import { pkceChallenge, randomSecret, safeEqual, sha256 } from './secrets.js';
@@ -44,7 +46,7 @@ export class OAuthService {
   readonly repo: OAuthRepo;
   private readonly accounts: AccountsRepo;
 
-  constructor(private readonly ctx: SocialContext) {
+  constructor(private readonly ctx: SocialContext, private readonly passwords: Passwords, private readonly throttle: LoginThrottle) {
     this.repo = new OAuthRepo(ctx);
     this.accounts = new AccountsRepo(ctx);
   }
@@ -101,11 +103,18 @@ export class OAuthService {
     return scopes;
   }
 
-  /** Login with username or e-mail and password; returns the account id or null. */
-  async login(login: string, password: string): Promise<string | null> {
+  /**
+   * Login with username or e-mail and password from a client at `address`; returns the account
+   * id or null. Throttled (429) before the password is hashed; the attempt counts against the
+   * account the login names, so its username and e-mail share one budget.
+   */
+  async login(login: string, password: string, address: string | undefined): Promise<string | null> {
     const user = await this.accounts.userByLogin(login.trim());
-    if (!user || user.disabled || !(await verifyPassword(password, user.password_hash))) return null;
-    return user.account_id;
+    await this.throttle.attempt(address, user ? { key: `account:${user.account_id}`, accountId: user.account_id } : { key: `login:${login.trim().toLowerCase()}`, accountId: null });
+    // No stored password is longer: a longer one cannot match and is not worth hashing.
+    if (password.length > PASSWORD_MAX) return null;
+    if (!user || user.disabled) return this.passwords.refuse(password).then(() => null);
+    return (await this.passwords.verify(password, user.password_hash)) ? user.account_id : null;
   }
 
   async issueCode(input: { app: AppRow; accountId: string; redirectUri: string; scopes: string[]; codeChallenge?: string; codeChallengeMethod?: string }): Promise<string> {

@@ -5,7 +5,9 @@
  * The token comes in the Authorization header, the `access_token` query parameter, or the
  * Sec-WebSocket-Protocol header; an unknown token is refused before the upgrade (401).
  * A plain GET on the same paths (`/api/v1/streaming/user`, `?stream=public`) is served as
- * Server-Sent Events with one stream, for EventSource clients.
+ * Server-Sent Events with one stream, for EventSource clients. `/metrics` gives the box owner
+ * (admin:read) the clients, their queued bytes and the slow ones cut off, in Prometheus' text
+ * format, as Mastodon's streaming server has a /metrics.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -16,6 +18,8 @@ import type { Logger } from '../../log/logger.js';
 import { channelFor, type Channel, type StreamRequest } from './channels.js';
 import { EventSourceTransport, StreamConnection, WebSocketTransport } from './connection.js';
 import type { StreamHub } from './hub.js';
+import { StreamClients } from './clients.js';
+import { prometheusText } from './metrics.js';
 
 export interface StreamingOptions { host: string; port: number; publicPreview: boolean; resolve: TokenResolver; hub: StreamHub; log: Logger }
 
@@ -28,14 +32,20 @@ export class StreamingServer {
   private readonly http: Server;
   private readonly wss: WebSocketServer;
   private pinger: NodeJS.Timeout | null = null;
+  private readonly clients: StreamClients;
 
   constructor(private readonly options: StreamingOptions) {
+    this.clients = new StreamClients(options.hub, options.log);
     this.wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES, handleProtocols: (protocols) => [...protocols][0] ?? false });
     this.http = createServer((req, res) => {
       const path = new URL(req.url ?? '/', 'http://x').pathname;
       if (path === '/api/v1/streaming/health' && (req.method === 'GET' || req.method === 'HEAD')) {
         res.writeHead(200, { 'content-type': 'text/plain', 'cache-control': 'private, no-store' });
         res.end('OK');
+        return;
+      }
+      if (path === '/metrics' && req.method === 'GET') {
+        void this.metrics(req, res);
         return;
       }
       if (req.method === 'GET' && STREAM_PATH.test(path)) {
@@ -100,6 +110,18 @@ export class StreamingServer {
     return { auth };
   }
 
+  private async metrics(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const auth = await this.authenticate(req, new URL(req.url ?? '/', 'http://x'));
+    const allowed = 'auth' in auth && auth.auth?.owner && auth.auth.scopes.has('admin:read');
+    if (!allowed) {
+      res.writeHead(403, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: 'This action is outside the authorized scopes' }));
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4', 'cache-control': 'private, no-store' });
+    res.end(prometheusText(this.clients.stats()));
+  }
+
   /** One stream as Server-Sent Events, kept open with a heartbeat until the client goes. */
   private async eventSource(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://x');
@@ -110,23 +132,25 @@ export class StreamingServer {
     const channel = channelFor({ stream, tag: url.searchParams.get('tag') ?? undefined, list: url.searchParams.get('list') ?? undefined });
     if ('error' in channel) return answer(channel.status, channel.error);
     const transport = new EventSourceTransport(res);
-    const connection = new StreamConnection(transport, auth.auth);
+    const connection = new StreamConnection(transport, auth.auth, this.clients.fellBehind);
     if (!connection.auth && channel.user) return answer(401, 'Missing access token');
     if (!connection.allows(channel)) return answer(403, 'Access token does not have the required scopes');
     if (!(await this.mayStream(connection, channel))) return answer(401, 'Not authorized to stream this list');
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'private, no-store', 'x-accel-buffering': 'no' });
     res.write(':)\n\n');
+    this.clients.add(connection);
     this.options.hub.subscribe(connection, channel);
     const heartbeat = setInterval(() => transport.heartbeat(), HEARTBEAT_MS);
-    req.on('close', () => { clearInterval(heartbeat); this.options.hub.drop(connection); });
+    req.on('close', () => { clearInterval(heartbeat); this.clients.remove(connection); });
   }
 
   private connected(ws: WebSocket, auth: AuthContext | null, url: URL): void {
-    const connection = new StreamConnection(new WebSocketTransport(ws), auth);
+    const connection = new StreamConnection(new WebSocketTransport(ws), auth, this.clients.fellBehind);
     (ws as WebSocket & { nestbox?: StreamConnection }).nestbox = connection;
+    this.clients.add(connection);
     ws.on('pong', () => { connection.alive = true; });
-    ws.on('close', () => this.options.hub.drop(connection));
-    ws.on('error', () => this.options.hub.drop(connection));
+    ws.on('close', () => this.clients.remove(connection));
+    ws.on('error', () => this.clients.remove(connection));
     ws.on('message', (data) => this.message(connection, data.toString()));
     const legacy = /^\/api\/v1\/streaming\/([a-z:]+)$/.exec(url.pathname)?.[1];
     const stream = url.searchParams.get('stream') ?? legacy;

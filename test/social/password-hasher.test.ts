@@ -1,0 +1,70 @@
+/**
+ * The password hasher: scrypt on its own thread, not on libuv's pool (which SQLite uses), and
+ * a bounded line of waiting jobs that refuses the overflow with 503 instead of growing.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { pbkdf2, randomBytes, scryptSync } from 'node:crypto';
+import { silentLogger } from '../../daemon/log/logger.js';
+import { PasswordHasher } from '../../daemon/social/accounts/password-hasher.js';
+import { Passwords } from '../../daemon/social/accounts/passwords.js';
+import { HttpError } from '../../daemon/http/errors.js';
+
+const PARAMS = { n: 16384, r: 8, p: 1, keyLength: 32 };
+
+test('the derived key is scrypt\'s, and a stored hash verifies only its own password', async () => {
+  const hasher = new PasswordHasher(silentLogger);
+  try {
+    const salt = randomBytes(16);
+    const key = await hasher.derive('correct horse', salt, PARAMS);
+    assert.ok(key.equals(scryptSync('correct horse', salt, 32, { N: 16384, r: 8, p: 1 })));
+    const passwords = new Passwords(hasher);
+    const stored = await passwords.hash('correct horse');
+    assert.ok(await passwords.verify('correct horse', stored));
+    assert.not.ok(await passwords.verify('battery staple', stored));
+    assert.is(hasher.stats().hashed, 4);
+  } finally {
+    await hasher.close();
+  }
+});
+
+test('a burst beyond the line\'s bound is refused with 503 and Retry-After; the line never grows past it', async () => {
+  const hasher = new PasswordHasher(silentLogger, 2);
+  try {
+    const salt = randomBytes(16);
+    const outcomes = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => hasher.derive(`pw-${i}`, salt, PARAMS)));
+    const done = outcomes.filter((o) => o.status === 'fulfilled');
+    const refused = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason] : []));
+    assert.is(done.length, 3, 'the running job and two waiting');
+    assert.is(refused.length, 7);
+    for (const error of refused) {
+      assert.instance(error, HttpError);
+      assert.is(error.status, 503);
+      assert.is(error.headers?.['Retry-After'], '1');
+    }
+    const stats = hasher.stats();
+    assert.equal({ hashed: stats.hashed, pending: stats.pending, mostPending: stats.mostPending, refused: stats.refused }, { hashed: 3, pending: 0, mostPending: 3, refused: 7 });
+  } finally {
+    await hasher.close();
+  }
+});
+
+test('hashing does not wait for libuv\'s thread pool: it finishes while every pool thread is busy', async () => {
+  const hasher = new PasswordHasher(silentLogger);
+  try {
+    await hasher.derive('warm up', randomBytes(16), PARAMS); // the thread is started before the pool is filled
+    const poolSize = Number(process.env.UV_THREADPOOL_SIZE) || 4;
+    const order: string[] = [];
+    // Twice the pool's threads, each long enough that none ends before a single scrypt would.
+    const blockers = Array.from({ length: poolSize * 2 }, () => new Promise<void>((resolve, reject) => {
+      pbkdf2('x', 'salt', 1_000_000, 32, 'sha256', (error) => { if (error) reject(error); else { order.push('pool'); resolve(); } });
+    }));
+    const hashed = hasher.derive('during the burst', randomBytes(16), PARAMS).then(() => { order.push('hash'); });
+    await Promise.all([hashed, ...blockers]);
+    assert.is(order[0], 'hash', `finished in the order ${order.join(', ')}`);
+  } finally {
+    await hasher.close();
+  }
+});
+
+test.run();
