@@ -82,11 +82,21 @@ export function accountRoutes(routes: Routes, deps: AccountRouteDeps): void {
   routes.patch('/api/v1/accounts/update_credentials', { scopes: write('accounts') }, async (ctx) => {
     const viewer = viewerId(ctx);
     const input = credentialsInput(params(ctx));
-    for (const kind of ['avatar', 'header'] as const) {
-      const file = uploadOf(ctx, kind);
-      if (file) input[kind] = await accounts.storeImage(viewer, kind, file.filepath);
+    const stored: string[] = [];
+    let unlocked: boolean;
+    try {
+      for (const kind of ['avatar', 'header'] as const) {
+        const file = uploadOf(ctx, kind);
+        if (!file) continue;
+        input[kind] = await accounts.storeImage(viewer, kind, file.filepath);
+        stored.push(input[kind]!.original);
+      }
+      ({ unlocked } = await accounts.updateCredentials(viewer, input));
+    } catch (error) {
+      // A refused update keeps no image of it.
+      for (const image of stored) await accounts.removeImage(image);
+      throw error;
     }
-    const { unlocked } = await accounts.updateCredentials(viewer, input);
     if (unlocked) await relationships.authorizePendingOnUnlock(viewer);
     ctx.body = await credentialAccount(viewer);
   }, { files: 2, fileBytes: IMAGE_LIMIT_BYTES });

@@ -1,0 +1,54 @@
+/**
+ * The periodic media sweep: what a crash, a power cut or a bug can leave behind is removed —
+ * upload temp files nobody is writing any more, attachment folders without a row, and rows stuck
+ * in "processing" that no queue of this process will ever finish (marked failed, files removed).
+ * Everything younger than the grace period is left alone: an upload may be between its file and
+ * its row, or still arriving.
+ */
+import { readdir, stat } from 'node:fs/promises';
+import type { SocialContext } from '../context.js';
+import { nowIso } from '../time.js';
+import type { MediaService } from './service.js';
+
+export const SWEEP_GRACE_MS = 3600_000;
+
+export interface SweepResult { tempFiles: number; orphanFolders: number; stuckRows: number }
+
+export class MediaSweep {
+  constructor(private readonly ctx: SocialContext, private readonly media: MediaService, private readonly graceMs = SWEEP_GRACE_MS) {}
+
+  async run(): Promise<SweepResult> {
+    const now = this.ctx.now();
+    const tempFiles = await this.media.storage.sweepIncoming(this.graceMs, now);
+    const stuckRows = await this.failStuck(now);
+    const orphanFolders = await this.removeOrphans(now);
+    if (tempFiles + stuckRows + orphanFolders > 0) this.ctx.log.info('media sweep', { tempFiles, orphanFolders, stuckRows });
+    return { tempFiles, orphanFolders, stuckRows };
+  }
+
+  private async failStuck(now: number): Promise<number> {
+    const stuck = await this.ctx.reader.all<{ id: string }>(`SELECT CAST(id AS TEXT) AS id FROM media_attachments
+      WHERE state = 'processing' AND updated_at < ?`, [nowIso(now - this.graceMs)]);
+    const dropped = stuck.filter(({ id }) => !this.media.queued(id));
+    for (const { id } of dropped) await this.media.fail(id);
+    return dropped.length;
+  }
+
+  /** Attachment folders are named by their id; one whose id has no row is an orphan. */
+  private async removeOrphans(now: number): Promise<number> {
+    const names = (await readdir(this.media.storage.root).catch(() => [] as string[])).filter((name) => /^\d{1,19}$/.test(name));
+    if (names.length === 0) return 0;
+    const rows = await this.ctx.reader.all<{ id: string }>(`SELECT CAST(id AS TEXT) AS id FROM media_attachments
+      WHERE id IN (SELECT CAST(value AS INTEGER) FROM json_each(?))`, [JSON.stringify(names)]);
+    const known = new Set(rows.map(({ id }) => id));
+    let removed = 0;
+    for (const name of names) {
+      if (known.has(name)) continue;
+      const info = await stat(this.media.storage.dir(name)).catch(() => null);
+      if (!info || now - info.mtimeMs < this.graceMs) continue;
+      await this.media.storage.remove(name);
+      removed++;
+    }
+    return removed;
+  }
+}
