@@ -10,7 +10,7 @@ import { once } from 'node:events';
 import type { WriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import type { Context, Middleware } from 'koa';
-import { BODY_LIMIT_BYTES, parseBody, type KoaBodyOptions } from '../../http/body.js';
+import { BODY_LIMIT_BYTES, parseBody, requireIdentityEncoding, type KoaBodyOptions } from '../../http/body.js';
 import { HttpError } from '../../http/errors.js';
 
 export interface MultipartLimits {
@@ -39,6 +39,8 @@ interface FormidableFile { filepath: string; _writeStream?: WriteStream | null }
 export function multipartParser(limits: MultipartLimits): Middleware {
   let koaBody: Promise<(options: KoaBodyOptions) => Middleware> | null = null;
   return async (ctx, next) => {
+    // formidable reads the bytes as sent.
+    requireIdentityEncoding(ctx);
     // Loaded with the first upload (it brings formidable and zod), not at start-up.
     koaBody ??= import('koa-body').then((module) => module.koaBody as (options: KoaBodyOptions) => Middleware);
     const started: FormidableFile[] = [];

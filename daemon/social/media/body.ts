@@ -42,9 +42,9 @@ export function mediaBodyParser(incomingDir: string): Middleware {
     try {
       await plain(ctx, async () => undefined);
     } catch (error) {
-      const status = (error as { status?: number }).status;
-      if (status === 413 || status === 415) throw new HttpError(status, status === 413 ? 'Payload too large' : 'Unsupported Content-Encoding');
-      throw new HttpError(400, 'Invalid request body');
+      if (error instanceof HttpError) throw error;
+      const tooLarge = (error as { status?: number }).status === 413;
+      throw new HttpError(tooLarge ? 413 : 400, tooLarge ? 'Payload too large' : 'Invalid request body');
     }
     return withBody(ctx, next);
   };
