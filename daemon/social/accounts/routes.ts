@@ -6,7 +6,7 @@ import { uploadOf } from '../http/multipart.js';
 const IMAGE_LIMIT_BYTES = 8 * 1024 * 1024;
 import { HttpError, notFound, nullIfNotFound } from '../../http/errors.js';
 import { boolParam, manyIds, params, pathId, stringParam, type Params } from '../http/params.js';
-import { keep, pageQuery, setLink } from '../http/pagination.js';
+import { keep, offsetParam, pageQuery, setLink } from '../http/pagination.js';
 import { authOf, optionalViewerId, viewerId, type Routes } from '../http/routes.js';
 import { read, write } from '../oauth/scopes.js';
 import type { OAuthService } from '../oauth/service.js';
@@ -128,7 +128,7 @@ export function accountRoutes(routes: Routes, deps: AccountRouteDeps): void {
   routes.get('/api/v1/accounts/search', { scopes: read('accounts') }, async (ctx) => {
     const p = params(ctx);
     const limit = Math.min(Math.max(Number.parseInt(String(p.limit ?? 40), 10) || 40, 1), 80);
-    const offset = Math.max(Number.parseInt(String(p.offset ?? 0), 10) || 0, 0);
+    const offset = offsetParam(p) ?? 0;
     const rows = await accounts.search(stringParam(p, 'q') ?? '', limit, offset);
     ctx.body = rows.map((row) => serializeAccount(row, baseUrl));
   });
