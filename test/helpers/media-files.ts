@@ -59,3 +59,11 @@ export async function uploadPng(baseUrl: string, token: string, description?: st
   if (res.status !== 200) throw new Error(`upload answered ${res.status}: ${await res.text()}`);
   return ((await res.json()) as { id: string }).id;
 }
+
+/** A PNG whose header reads well (sharp's metadata passes) but whose image data is garbage: decoding fails. */
+export async function corruptPng(): Promise<Buffer> {
+  const bytes = Buffer.from(await png(300, 200));
+  const data = bytes.indexOf(Buffer.from('IDAT')) + 8;
+  bytes.fill(0xff, data, data + 32);
+  return bytes;
+}
