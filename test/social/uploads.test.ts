@@ -5,6 +5,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSocialDaemon, type SocialHarness, type TestAccount } from '../helpers/social.js';
@@ -70,6 +72,27 @@ test('a file part past the limit of a route that takes files is 413 and leaves n
   assert.is(res.status, 413);
   assert.equal(await res.json(), { error: 'Payload too large' });
   assert.is(await settled(tempFiles), before);
+});
+
+test('an upload cut off by the client leaves no descriptor and no temporary file', async () => {
+  const fdsBefore = await settled(descriptors);
+  const filesBefore = tempFiles();
+  for (let i = 0; i < 20; i++) {
+    const socket = connect(h.daemon.port, '127.0.0.1');
+    await once(socket, 'connect');
+    socket.write([
+      'POST /api/v2/media HTTP/1.1', 'Host: 127.0.0.1', `Authorization: Bearer ${alice.token}`,
+      'Content-Type: multipart/form-data; boundary=cut', 'Content-Length: 10000000', '',
+      '--cut', 'Content-Disposition: form-data; name="file"; filename="a.png"', 'Content-Type: image/png', '', '',
+    ].join('\r\n'));
+    socket.write(Buffer.alloc(200 * 1024, 1));
+    // The file is being written when the client goes away.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    socket.destroy();
+  }
+  const fdsAfter = await settled(descriptors);
+  assert.ok(fdsAfter - fdsBefore <= 5, `descriptors: ${fdsBefore} before, ${fdsAfter} after 20 cut-off uploads`);
+  assert.is(await settled(tempFiles), filesBefore, 'temporary files');
 });
 
 test('an unauthorised upload to update_credentials is 401 and writes nothing', async () => {
