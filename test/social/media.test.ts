@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import sharp from 'sharp';
 import { startSocialDaemon, type SocialHarness, type TestAccount } from '../helpers/social.js';
 import { existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { corruptPng, form, jpegWithGps, paddedJpeg, png, wav } from '../helpers/media-files.js';
 
 let h: SocialHarness;
@@ -243,7 +243,7 @@ test('a processing failure removes the partial files and leaves no row in "proce
   assert.equal(onDisk(), before);
 });
 
-test('the media sweep removes idle temp files, folders without a row and rows stuck in processing', async () => {
+test('the media sweep removes idle temp files, folders without a row, rows stuck in processing and unused profile images', async () => {
   const long = new Date(Date.now() - 2 * 3600_000);
   const orphan = join(mediaDir(), '999999999999');
   mkdirSync(orphan);
@@ -254,11 +254,20 @@ test('the media sweep removes idle temp files, folders without a row and rows st
   utimesSync(temp, long, long);
   const fresh = join(mediaDir(), 'incoming', 'arriving-now');
   writeFileSync(fresh, 'an upload under way');
+  const unusedAvatar = join(mediaDir(), 'accounts', 'avatars', alice.id, 'original', 'aaaaaaaaaaaaaaaaaaaaaaaa.png');
+  mkdirSync(dirname(unusedAvatar), { recursive: true });
+  writeFileSync(unusedAvatar, await png());
+  utimesSync(unusedAvatar, long, long);
+  const profile = await fetch(`${h.url}/api/v1/accounts/update_credentials`, { method: 'PATCH', headers: { authorization: `Bearer ${alice.token}` }, body: form({ avatar: { data: await png(), type: 'image/png', name: 'me.png' } }) });
+  const usedAvatar = join(mediaDir(), new URL(((await profile.json()) as any).avatar).pathname.replace('/system/', ''));
+  utimesSync(usedAvatar, long, long);
   const stuck = await upload(alice.token, '/api/v1/media', form({ file: { data: await png(), type: 'image/png', name: 'p.png' } }));
   await db().raw(`UPDATE media_attachments SET state = 'processing', updated_at = ? WHERE id = ?`, [long.toISOString(), stuck.body.id]);
 
   const result = await h.admin.social.services.breadth.mediaSweep.run();
-  assert.equal(result, { tempFiles: 1, orphanFolders: 1, stuckRows: 1 });
+  assert.equal(result, { tempFiles: 1, orphanFolders: 1, stuckRows: 1, profileImages: 1 });
+  assert.not.ok(existsSync(unusedAvatar), 'an avatar file no account names');
+  assert.ok(existsSync(usedAvatar), 'the avatar in use stays');
   assert.not.ok(existsSync(orphan));
   assert.not.ok(existsSync(temp));
   assert.ok(existsSync(fresh), 'a file still being written stays');
