@@ -243,6 +243,18 @@ test('a processing failure removes the partial files and leaves no row in "proce
   assert.equal(onDisk(), before);
 });
 
+test('a replacement thumbnail that cannot be decoded is 422 and the current one stays whole', async () => {
+  const res = await upload(alice.token, '/api/v2/media', form({ file: { data: wav(), type: 'audio/wav', name: 'a.wav' }, thumbnail: { data: await png(120, 80), type: 'image/png', name: 'c.png' } }));
+  const done = await waitProcessed(alice.token, res.body.id);
+  const files = () => readdirSync(join(mediaDir(), done.id)).sort();
+  const before = files();
+  const preview = Buffer.from(await (await fetch(done.preview_url)).arrayBuffer());
+  const replaced = await fetch(`${h.url}/api/v1/media/${done.id}`, { method: 'PUT', headers: { authorization: `Bearer ${alice.token}` }, body: form({ thumbnail: { data: await corruptPng(), type: 'image/png', name: 't.png' } }) });
+  assert.is(replaced.status, 422);
+  assert.equal(files(), before, 'no partial preview, no uploaded thumbnail left');
+  assert.ok(Buffer.from(await (await fetch(done.preview_url)).arrayBuffer()).equals(preview), 'the preview served is the one before');
+});
+
 test('the media sweep removes idle temp files, folders without a row, rows stuck in processing and unused profile images', async () => {
   const long = new Date(Date.now() - 2 * 3600_000);
   const orphan = join(mediaDir(), '999999999999');

@@ -151,12 +151,16 @@ export class MediaService {
     await this.storage.remove(id);
   }
 
+  /** The preview is made beside the current one and renamed over it: a failure leaves the old one whole. */
   private async thumbnailPatch(id: string, uploaded: string): Promise<Record<string, unknown>> {
+    const next = this.storage.path(id, 'thumbnail-next.jpg');
     try {
-      const result = await processThumbnail(this.storage.path(id, uploaded), this.storage.path(id, 'thumbnail.jpg'));
+      const result = await processThumbnail(this.storage.path(id, uploaded), next);
+      await rename(next, this.storage.path(id, 'thumbnail.jpg'));
       return { thumbnail_name: 'thumbnail.jpg', preview_name: 'thumbnail.jpg', blurhash: result.blurhash, meta: JSON.stringify({ small: result.dims }) };
     } finally {
       await unlink(this.storage.path(id, uploaded)).catch(() => undefined);
+      await unlink(next).catch(() => undefined);
     }
   }
 
