@@ -6,7 +6,7 @@
 
 /** Path parameter values, already percent-encoded. */
 export const PATH_VALUES = [
-  '1', '%25', '%00', '%01%1F%7F', '%C3%28', '%FF%FE', '-1', '1e308', '18446744073709551616', '99999999999999999999999', '..%2F..', 'abc',
+  '1', '%25', '%00', '%01%1F%7F', '%C3%28', '%FF%FE', '-1', '1e308', '9223372036854775808', '18446744073709551616', '99999999999999999999999', '..%2F..', 'abc',
 ];
 
 /** Query strings naming the parameters routes read, each with hostile values. */
@@ -15,7 +15,7 @@ export const QUERIES = [
   'limit=1e308&max_id=18446744073709551616&since_id=-1&min_id=1e308&offset=-1&duration=1e308&expires_in=1e20',
   'limit=-1&offset=18446744073709551616&id[]=%00&types[]=%C3%28&exclude_types[]=%FF&q=%00%01&acct=%FF&account_id=-1',
   'q=a%00b&type=statuses&resolve=true&following=%00&exclude_unreviewed=%FF&local=%00&remote=1e308&only_media=-1&order=%01',
-  'limit=abc&max_id=%25&id=%C3%28&code=%00&redirect_uri=%FF&client_id=%00&response_type=code&scope=read%00&resource=acct:%00@%FF&page=-1&grouped_types[]=%00',
+  'limit=abc&max_id=9223372036854775808&since_id=9999999999999999999&id=%C3%28&code=%00&redirect_uri=%FF&client_id=%00&response_type=code&scope=read%00&resource=acct:%00@%FF&page=-1&grouped_types[]=%00',
 ];
 
 const HUGE = { limit: 1e308, duration: 1e308, expires_in: 1e20, scheduled_at: '+275760-09-13T00:00:00Z', offset: -1, id: 2 ** 64, dbm: 1e308, version: 1e308 };
