@@ -129,6 +129,8 @@ test('no route answers 5xx to hostile input; every error is {"error": "..."}', a
   assert.ok(all.length > 5000, `${all.length} requests`);
   assert.equal(failures.slice(0, 30), [], `${failures.length} failures`);
   assert.is((await h.daemon.json('/healthz')).status, 200, 'and the daemon is still well');
+  const errors = h.daemon.logs.filter((line) => line.level === 'error').map((line) => JSON.stringify(line).slice(0, 300));
+  assert.equal(errors, [], 'nothing logged as a fault');
 });
 
 test.run();
