@@ -4,12 +4,11 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { once } from 'node:events';
 import { readdirSync, utimesSync } from 'node:fs';
-import { connect } from 'node:net';
 import { join } from 'node:path';
 import { startSocialDaemon } from '../helpers/social.js';
 import { tempDir } from '../helpers/paths.js';
+import { startUnfinishedUpload } from '../helpers/media-files.js';
 
 test('an upload cut off by a crash leaves only a temp file, which the sweep removes', async () => {
   const data = tempDir();
@@ -17,15 +16,7 @@ test('an upload cut off by a crash leaves only a temp file, which the sweep remo
   try {
     const first = await startSocialDaemon({}, { dataDir: data.path });
     const alice = await first.account('alice');
-    const socket = connect(first.daemon.port, '127.0.0.1');
-    await once(socket, 'connect');
-    socket.on('error', () => undefined);
-    socket.write([
-      'POST /api/v2/media HTTP/1.1', 'Host: 127.0.0.1', `Authorization: Bearer ${alice.token}`,
-      'Content-Type: multipart/form-data; boundary=cut', 'Content-Length: 10000000', '',
-      '--cut', 'Content-Disposition: form-data; name="file"; filename="a.png"', 'Content-Type: image/png', '', '',
-    ].join('\r\n'));
-    socket.write(Buffer.alloc(256 * 1024, 1));
+    const socket = await startUnfinishedUpload(first.daemon.port, alice.token, 256 * 1024);
     for (let i = 0; i < 50 && readdirSync(incoming).length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
     assert.is(readdirSync(incoming).length, 1, 'the upload is being written');
     await first.admin.close();

@@ -5,12 +5,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { once } from 'node:events';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSocialDaemon, type SocialHarness, type TestAccount } from '../helpers/social.js';
-import { form, png } from '../helpers/media-files.js';
+import { form, png, startUnfinishedUpload } from '../helpers/media-files.js';
 
 let h: SocialHarness;
 let alice: TestAccount;
@@ -78,14 +76,7 @@ test('an upload cut off by the client leaves no descriptor and no temporary file
   const fdsBefore = await settled(descriptors);
   const filesBefore = tempFiles();
   for (let i = 0; i < 20; i++) {
-    const socket = connect(h.daemon.port, '127.0.0.1');
-    await once(socket, 'connect');
-    socket.write([
-      'POST /api/v2/media HTTP/1.1', 'Host: 127.0.0.1', `Authorization: Bearer ${alice.token}`,
-      'Content-Type: multipart/form-data; boundary=cut', 'Content-Length: 10000000', '',
-      '--cut', 'Content-Disposition: form-data; name="file"; filename="a.png"', 'Content-Type: image/png', '', '',
-    ].join('\r\n'));
-    socket.write(Buffer.alloc(200 * 1024, 1));
+    const socket = await startUnfinishedUpload(h.daemon.port, alice.token);
     // The file is being written when the client goes away.
     await new Promise((resolve) => setTimeout(resolve, 50));
     socket.destroy();
