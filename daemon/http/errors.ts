@@ -56,6 +56,8 @@ export function errorMiddleware(log: Logger) {
     } catch (error) {
       const { status, body, headers } = toResponse(error);
       if (status >= 500) log.error('request failed', { method: ctx.method, path: ctx.path, error });
+      // A client's mistake is its own: the message only, never a stack trace.
+      else if (log.enabled('debug')) log.debug('request refused', { method: ctx.method, path: ctx.path, status, error: body.error });
       ctx.status = status;
       ctx.set(headers);
       ctx.body = body;

@@ -11,6 +11,7 @@ type RouterMiddleware = ReturnType<Router['routes']>;
 import type { Logger } from '../log/logger.js';
 import { errorMiddleware } from './errors.js';
 import { isJsonBody, renderJsonBytes } from './json-text.js';
+import { routeTable } from './route-table.js';
 
 export interface HttpServerOptions {
   host: string;
@@ -54,6 +55,7 @@ export class HttpServer {
 
   async start(): Promise<AddressInfo> {
     this.handle = this.app.callback();
+    if (this.options.log.enabled('debug')) this.options.log.debug('http routes', { routes: routeTable(this.app.middleware).map(({ method, path }) => `${method} ${path}`) });
     await new Promise<void>((resolve, reject) => {
       this.server.once('error', reject);
       this.server.listen(this.options.port, this.options.host, () => {

@@ -8,6 +8,7 @@ import type { StatusesService } from './statuses/service.js';
 import type { StatusRenderer } from './statuses/serialize.js';
 import { MediaService } from './media/service.js';
 import { MediaStorage } from './media/storage.js';
+import { MediaSweep } from './media/sweep.js';
 import { mediaCreateHook, mediaDecorator } from './media/hooks.js';
 import { TagsRepo } from './tags/repo.js';
 import { tagsCreateHook, tagsDecorator } from './tags/hooks.js';
@@ -31,6 +32,7 @@ import { pollsCreateHook, pollsDecorator, pollsEditHook } from './polls/hooks.js
 
 export interface BreadthServices {
   media: MediaService;
+  mediaSweep: MediaSweep;
   tags: TagsRepo;
   timelines: TimelinesRepo;
   filters: FiltersService;
@@ -59,6 +61,7 @@ export function breadthServices(ctx: SocialContext, statuses: StatusesService, r
   renderer.viewerKeys.push(filtersViewerKey(filters));
   const services: BreadthServices = {
     media, tags, filters, polls,
+    mediaSweep: new MediaSweep(ctx, media),
     timelines: new TimelinesRepo(ctx),
     search: new SearchService(ctx),
     instance: new InstanceRepo(ctx),

@@ -73,6 +73,7 @@ export class Social {
   scheduleJobs(jobs: Jobs): void {
     jobs.add('social-expire-mutes', '* * * * *', () => this.services.relationships.expireMutes());
     jobs.add('social-unattached-media', '17 * * * *', () => this.services.breadth.media.removeStale());
+    jobs.add('social-media-sweep', '47 * * * *', () => this.services.breadth.mediaSweep.run());
     jobs.add('social-oauth-vacuum', '43 4 * * *', () => this.services.oauth.vacuum());
     jobs.add('social-scheduled-statuses', '* * * * *', () => this.services.breadth.scheduled.publishDue());
     jobs.add('social-ended-polls', '* * * * *', () => this.services.breadth.polls.notifyEnded());

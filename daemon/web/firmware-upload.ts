@@ -5,6 +5,7 @@
  */
 import type { Context } from 'koa';
 import { HttpError, unprocessable } from '../http/errors.js';
+import { requireIdentityEncoding } from '../http/body.js';
 
 /** The largest OTA partition of the 4 MB ESP32 layouts is under 2 MB; 4 MiB leaves room. */
 export const FIRMWARE_MAX_BYTES = 4 * 1024 * 1024;
@@ -12,6 +13,7 @@ const ESP_IMAGE_MAGIC = 0xe9;
 
 export async function readFirmwareUpload(ctx: Context): Promise<Uint8Array> {
   if (!ctx.is('application/octet-stream')) throw new HttpError(415, 'Send the firmware file as application/octet-stream');
+  requireIdentityEncoding(ctx);
   const declared = Number(ctx.get('content-length') || 0);
   if (declared > FIRMWARE_MAX_BYTES) throw new HttpError(413, 'Payload too large');
   const chunks: Buffer[] = [];

@@ -1,5 +1,7 @@
 /** Real image files for the media tests, made with sharp: a JPEG carrying EXIF GPS, a PNG, and a big noisy JPEG. */
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { connect, type Socket } from 'node:net';
 import sharp from 'sharp';
 
 export async function jpegWithGps(width = 800, height = 600): Promise<Buffer> {
@@ -58,4 +60,29 @@ export async function uploadPng(baseUrl: string, token: string, description?: st
   });
   if (res.status !== 200) throw new Error(`upload answered ${res.status}: ${await res.text()}`);
   return ((await res.json()) as { id: string }).id;
+}
+
+/** A PNG whose header reads well (sharp's metadata passes) but whose image data is garbage: decoding fails. */
+export async function corruptPng(): Promise<Buffer> {
+  const bytes = Buffer.from(await png(300, 200));
+  const data = bytes.indexOf(Buffer.from('IDAT')) + 8;
+  bytes.fill(0xff, data, data + 32);
+  return bytes;
+}
+
+/**
+ * Starts a media upload on a raw socket that announces 10 MB and sends the first `bytes` of the
+ * file part only; returns the socket (the caller cuts it off, or kills the daemon).
+ */
+export async function startUnfinishedUpload(port: number, token: string, bytes = 200 * 1024): Promise<Socket> {
+  const socket = connect(port, '127.0.0.1');
+  socket.on('error', () => undefined);
+  await once(socket, 'connect');
+  socket.write([
+    'POST /api/v2/media HTTP/1.1', 'Host: 127.0.0.1', `Authorization: Bearer ${token}`,
+    'Content-Type: multipart/form-data; boundary=cut', 'Content-Length: 10000000', '',
+    '--cut', 'Content-Disposition: form-data; name="file"; filename="a.png"', 'Content-Type: image/png', '', '',
+  ].join('\r\n'));
+  socket.write(Buffer.alloc(bytes, 1));
+  return socket;
 }

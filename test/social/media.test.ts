@@ -3,7 +3,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import sharp from 'sharp';
 import { startSocialDaemon, type SocialHarness, type TestAccount } from '../helpers/social.js';
-import { form, jpegWithGps, paddedJpeg, png, wav } from '../helpers/media-files.js';
+import { existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { corruptPng, form, jpegWithGps, paddedJpeg, png, wav } from '../helpers/media-files.js';
 
 let h: SocialHarness;
 let alice: TestAccount;
@@ -191,6 +193,99 @@ test('media routes need write:media: 401 without a token, 403 with read only', a
   assert.is((await fetch(`${h.url}/api/v1/media`, { method: 'POST', body: body() })).status, 401);
   const readOnly = await h.token('alice', 'read');
   assert.is((await upload(readOnly, '/api/v2/media', body())).status, 403);
+});
+
+const mediaDir = () => join(h.daemon.dataDir, 'media');
+/** Attachment folders (named by id) and files waiting in the incoming folder. */
+const onDisk = () => ({
+  folders: readdirSync(mediaDir()).filter((name) => /^\d+$/.test(name)).sort(),
+  incoming: readdirSync(join(mediaDir(), 'incoming')).length,
+});
+const db = () => (h.admin as any).db;
+const uploadsCounted = async (accountId: string) =>
+  (await db().raw(`SELECT coalesce(sum(count), 0) AS n FROM rate_limits WHERE account_id = ? AND family = 'media'`, [accountId]))[0].n;
+
+test('an upload refused for a bad parameter (422) leaves nothing in the media folder and counts against the limit', async () => {
+  const dave = await h.account('dave');
+  const before = onDisk();
+  const badThumbnail = await upload(dave.token, '/api/v2/media', form({ file: { data: wav(), type: 'audio/wav', name: 'a.wav' }, thumbnail: { data: Buffer.from('not an image at all'), type: 'image/png', name: 't.png' } }));
+  assert.is(badThumbnail.status, 422);
+  const badFocus = await upload(dave.token, '/api/v1/media', form({ file: { data: await png(), type: 'image/png', name: 'p.png' }, focus: '7,7' }));
+  assert.is(badFocus.status, 422);
+  const badBase64 = await upload(dave.token, '/api/v1/media', JSON.stringify({ file: await png(8, 8).then((b) => b.toString('base64')), thumbnail: '%%%' }), true);
+  assert.is(badBase64.status, 422);
+  assert.equal(onDisk(), before, 'no attachment folder and no incoming file');
+  assert.is((await db().raw(`SELECT count(*) AS n FROM media_attachments WHERE account_id = ?`, [dave.id]))[0].n, 0);
+  assert.is(await uploadsCounted(dave.id), 3, 'each refused upload counted');
+  const next = await fetch(`${h.url}/api/v2/media`, { method: 'POST', headers: { authorization: `Bearer ${dave.token}` }, body: form({ file: { data: await png(), type: 'image/png', name: 'p.png' } }) });
+  assert.is(next.headers.get('x-ratelimit-remaining'), '26');
+});
+
+test('a processing failure removes the partial files and leaves no row in "processing"', async () => {
+  const erin = await h.account('erin');
+  const before = onDisk();
+  const v1 = await upload(erin.token, '/api/v1/media', form({ file: { data: await corruptPng(), type: 'image/png', name: 'broken.png' } }));
+  assert.is(v1.status, 422, 'sharp reads the header but not the image');
+  assert.is((await db().raw(`SELECT count(*) AS n FROM media_attachments WHERE account_id = ?`, [erin.id]))[0].n, 0, 'a v1 client never learnt the id: no row');
+  assert.equal(onDisk(), before);
+
+  const v2 = await upload(erin.token, '/api/v2/media', form({ file: { data: await corruptPng(), type: 'image/png', name: 'broken.png' } }));
+  assert.is(v2.status, 202);
+  let polled = 206;
+  for (let i = 0; i < 100 && polled === 206; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    polled = (await h.api(erin.token, 'GET', `/api/v1/media/${v2.body.id}`)).status;
+  }
+  assert.is(polled, 422, 'the app polling it learns it failed');
+  const [row] = await db().raw(`SELECT state FROM media_attachments WHERE id = ?`, [v2.body.id]);
+  assert.is(row.state, 'failed');
+  assert.not.ok(existsSync(join(mediaDir(), v2.body.id)), 'no partial original or preview');
+  assert.equal(onDisk(), before);
+});
+
+test('a replacement thumbnail that cannot be decoded is 422 and the current one stays whole', async () => {
+  const res = await upload(alice.token, '/api/v2/media', form({ file: { data: wav(), type: 'audio/wav', name: 'a.wav' }, thumbnail: { data: await png(120, 80), type: 'image/png', name: 'c.png' } }));
+  const done = await waitProcessed(alice.token, res.body.id);
+  const files = () => readdirSync(join(mediaDir(), done.id)).sort();
+  const before = files();
+  const preview = Buffer.from(await (await fetch(done.preview_url)).arrayBuffer());
+  const replaced = await fetch(`${h.url}/api/v1/media/${done.id}`, { method: 'PUT', headers: { authorization: `Bearer ${alice.token}` }, body: form({ thumbnail: { data: await corruptPng(), type: 'image/png', name: 't.png' } }) });
+  assert.is(replaced.status, 422);
+  assert.equal(files(), before, 'no partial preview, no uploaded thumbnail left');
+  assert.ok(Buffer.from(await (await fetch(done.preview_url)).arrayBuffer()).equals(preview), 'the preview served is the one before');
+});
+
+test('the media sweep removes idle temp files, folders without a row, rows stuck in processing and unused profile images', async () => {
+  const long = new Date(Date.now() - 2 * 3600_000);
+  const orphan = join(mediaDir(), '999999999999');
+  mkdirSync(orphan);
+  writeFileSync(join(orphan, 'original.png'), await png());
+  utimesSync(orphan, long, long);
+  const temp = join(mediaDir(), 'incoming', 'abandoned-upload');
+  writeFileSync(temp, 'half an upload');
+  utimesSync(temp, long, long);
+  const fresh = join(mediaDir(), 'incoming', 'arriving-now');
+  writeFileSync(fresh, 'an upload under way');
+  const unusedAvatar = join(mediaDir(), 'accounts', 'avatars', alice.id, 'original', 'aaaaaaaaaaaaaaaaaaaaaaaa.png');
+  mkdirSync(dirname(unusedAvatar), { recursive: true });
+  writeFileSync(unusedAvatar, await png());
+  utimesSync(unusedAvatar, long, long);
+  const profile = await fetch(`${h.url}/api/v1/accounts/update_credentials`, { method: 'PATCH', headers: { authorization: `Bearer ${alice.token}` }, body: form({ avatar: { data: await png(), type: 'image/png', name: 'me.png' } }) });
+  const usedAvatar = join(mediaDir(), new URL(((await profile.json()) as any).avatar).pathname.replace('/system/', ''));
+  utimesSync(usedAvatar, long, long);
+  const stuck = await upload(alice.token, '/api/v1/media', form({ file: { data: await png(), type: 'image/png', name: 'p.png' } }));
+  await db().raw(`UPDATE media_attachments SET state = 'processing', updated_at = ? WHERE id = ?`, [long.toISOString(), stuck.body.id]);
+
+  const result = await h.admin.social.services.breadth.mediaSweep.run();
+  assert.equal(result, { tempFiles: 1, orphanFolders: 1, stuckRows: 1, profileImages: 1 });
+  assert.not.ok(existsSync(unusedAvatar), 'an avatar file no account names');
+  assert.ok(existsSync(usedAvatar), 'the avatar in use stays');
+  assert.not.ok(existsSync(orphan));
+  assert.not.ok(existsSync(temp));
+  assert.ok(existsSync(fresh), 'a file still being written stays');
+  assert.not.ok(existsSync(join(mediaDir(), stuck.body.id)));
+  assert.is((await db().raw(`SELECT state FROM media_attachments WHERE id = ?`, [stuck.body.id]))[0].state, 'failed');
+  assert.is((await h.api(alice.token, 'GET', `/api/v1/media/${stuck.body.id}`)).status, 422);
 });
 
 test.run();

@@ -6,7 +6,7 @@ import { uploadOf } from '../http/multipart.js';
 const IMAGE_LIMIT_BYTES = 8 * 1024 * 1024;
 import { HttpError, notFound, nullIfNotFound } from '../../http/errors.js';
 import { boolParam, manyIds, params, pathId, stringParam, type Params } from '../http/params.js';
-import { keep, pageQuery, setLink } from '../http/pagination.js';
+import { keep, offsetParam, pageQuery, setLink } from '../http/pagination.js';
 import { authOf, optionalViewerId, viewerId, type Routes } from '../http/routes.js';
 import { read, write } from '../oauth/scopes.js';
 import type { OAuthService } from '../oauth/service.js';
@@ -82,11 +82,21 @@ export function accountRoutes(routes: Routes, deps: AccountRouteDeps): void {
   routes.patch('/api/v1/accounts/update_credentials', { scopes: write('accounts') }, async (ctx) => {
     const viewer = viewerId(ctx);
     const input = credentialsInput(params(ctx));
-    for (const kind of ['avatar', 'header'] as const) {
-      const file = uploadOf(ctx, kind);
-      if (file) input[kind] = await accounts.storeImage(viewer, kind, file.filepath);
+    const stored: string[] = [];
+    let unlocked: boolean;
+    try {
+      for (const kind of ['avatar', 'header'] as const) {
+        const file = uploadOf(ctx, kind);
+        if (!file) continue;
+        input[kind] = await accounts.storeImage(viewer, kind, file.filepath);
+        stored.push(input[kind]!.original);
+      }
+      ({ unlocked } = await accounts.updateCredentials(viewer, input));
+    } catch (error) {
+      // A refused update keeps no image of it.
+      for (const image of stored) await accounts.removeImage(image);
+      throw error;
     }
-    const { unlocked } = await accounts.updateCredentials(viewer, input);
     if (unlocked) await relationships.authorizePendingOnUnlock(viewer);
     ctx.body = await credentialAccount(viewer);
   }, { files: 2, fileBytes: IMAGE_LIMIT_BYTES });
@@ -118,7 +128,7 @@ export function accountRoutes(routes: Routes, deps: AccountRouteDeps): void {
   routes.get('/api/v1/accounts/search', { scopes: read('accounts') }, async (ctx) => {
     const p = params(ctx);
     const limit = Math.min(Math.max(Number.parseInt(String(p.limit ?? 40), 10) || 40, 1), 80);
-    const offset = Math.max(Number.parseInt(String(p.offset ?? 0), 10) || 0, 0);
+    const offset = offsetParam(p) ?? 0;
     const rows = await accounts.search(stringParam(p, 'q') ?? '', limit, offset);
     ctx.body = rows.map((row) => serializeAccount(row, baseUrl));
   });

@@ -114,14 +114,20 @@ export class AccountsService {
     const folder = `${kind}s`;
     const still = staticCopy(type, bytes);
     const base = join(this.ctx.mediaDir, 'accounts', folder, accountId);
-    await mkdir(join(base, 'original'), { recursive: true });
-    await writeFile(join(base, 'original', name), bytes);
-    if (still) {
-      await mkdir(join(base, 'static'), { recursive: true });
-      await writeFile(join(base, 'static', name), still);
-    }
     const url = `/system/accounts/${folder}/${accountId}`;
-    return { original: `${url}/original/${name}`, static: `${url}/${still ? 'static' : 'original'}/${name}` };
+    const stored = { original: `${url}/original/${name}`, static: `${url}/${still ? 'static' : 'original'}/${name}` };
+    try {
+      await mkdir(join(base, 'original'), { recursive: true });
+      await writeFile(join(base, 'original', name), bytes);
+      if (still) {
+        await mkdir(join(base, 'static'), { recursive: true });
+        await writeFile(join(base, 'static', name), still);
+      }
+    } catch (error) {
+      await this.removeImage(stored.original);
+      throw error;
+    }
+    return stored;
   }
 
   /** An uploaded profile image for the /system/accounts route; null for anything else. */
@@ -219,13 +225,14 @@ export class AccountsService {
       changes.emojis = await localEmojisIn(this.ctx.reader, (changes.display_name ?? before.display_name) as string,
         (changes.note_source ?? before.note_source ?? '') as string, (changes.fields ?? before.fields ?? '') as string);
     }
-    for (const image of ['avatar', 'header'] as const) {
-      if (input[image] !== undefined) await this.removeImage(before[image]);
-    }
     await this.ctx.db.transaction(async (trx) => {
       if (Object.keys(changes).length) await this.repo.update(accountId, { ...changes, updated_at: nowIso(this.ctx.now()) }, trx);
       if (Object.keys(userChanges).length) await this.repo.updateUser(accountId, userChanges, trx);
     });
+    // Replaced images go once the row no longer points at them.
+    for (const image of ['avatar', 'header'] as const) {
+      if (input[image] !== undefined && before[image] !== changes[image]) await this.removeImage(before[image]);
+    }
     this.ctx.events.emit('account.updated', { accountId });
     return { unlocked: Boolean(before.locked) && input.locked === false };
   }

@@ -1,6 +1,6 @@
 /** /api/v1/directory and follow suggestions (/api/v1/suggestions, /api/v2/suggestions). */
 import { boolParam, params, pathId, stringParam } from '../http/params.js';
-import { limitParam } from '../http/pagination.js';
+import { limitParam, offsetParam } from '../http/pagination.js';
 import { optionalViewerId, viewerId, type Routes } from '../http/routes.js';
 import { read, write } from '../oauth/scopes.js';
 import type { StatusRenderer } from '../statuses/serialize.js';
@@ -16,11 +16,10 @@ export function directoryRoutes(routes: Routes, repo: DirectoryRepo, renderer: S
 
   routes.get('/api/v1/directory', { ifToken: read('accounts') }, async (ctx) => {
     const p = params(ctx);
-    const offset = Number.parseInt(stringParam(p, 'offset') ?? '0', 10);
     const ids = await repo.directory(optionalViewerId(ctx), {
       order: stringParam(p, 'order') === 'new' ? 'new' : 'active',
       local: boolParam(p, 'local') ?? false,
-      offset: Number.isFinite(offset) ? Math.min(Math.abs(offset), 1_000_000) : 0,
+      offset: Math.min(offsetParam(p) ?? 0, 1_000_000),
       limit: limitParam(p, DEFAULT_LIMIT, DEFAULT_LIMIT * 2),
     });
     ctx.body = await inOrder(ids);

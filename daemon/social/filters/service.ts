@@ -6,7 +6,7 @@
 import type { Knex } from 'knex';
 import { notFound, unprocessable } from '../../http/errors.js';
 import type { SocialContext } from '../context.js';
-import { nowIso } from '../time.js';
+import { isoAfterSeconds, nowIso } from '../time.js';
 import { FiltersRepo, type FilterRow, type KeywordRow } from './repo.js';
 import { ActiveFiltersCache } from './active-cache.js';
 
@@ -134,7 +134,7 @@ export class FiltersService {
 
   private expiry(expiresIn: number | null | undefined): string | null {
     if (expiresIn === undefined || expiresIn === null) return null;
-    return nowIso(this.ctx.now() + expiresIn * 1000);
+    return isoAfterSeconds(this.ctx.now(), expiresIn, 'Expires in');
   }
 
   private changed(accountId: string): void {

@@ -4,6 +4,7 @@
  * then always with both rels, `next` first; query keys sorted, request cursors not carried.
  */
 import type { Context } from 'koa';
+import { unprocessable } from '../../http/errors.js';
 import { idParam, type Params } from './params.js';
 
 export interface PageQuery {
@@ -11,6 +12,16 @@ export interface PageQuery {
   sinceId?: string;
   minId?: string;
   limit: number;
+}
+
+/** `offset` as Rails reads it (not a number: 0); negative or past what a query can skip is 422. */
+export function offsetParam(p: Params): number | undefined {
+  const raw = p.offset;
+  if (raw === undefined || raw === null || raw === '') return undefined;
+  const parsed = Number.parseInt(String(raw), 10);
+  if (Number.isNaN(parsed)) return 0;
+  if (!Number.isSafeInteger(parsed) || parsed < 0) throw unprocessable('Validation failed: Offset must be a number from 0');
+  return parsed;
 }
 
 export function limitParam(p: Params, fallback: number, max = fallback * 2): number {

@@ -17,7 +17,7 @@ import { renderScheduled } from '../scheduled/routes.js';
 
 export function socialRouter(ctx: SocialContext, services: SocialServices): Router {
   const router = new Router();
-  const routes = new Routes(router, services.oauth.resolve);
+  const routes = new Routes(router, services.oauth.resolve, services.breadth.media.storage.incoming);
   const baseUrl = ctx.config.baseUrl;
   oauthRoutes(routes, services.oauth, baseUrl);
   // Fixed paths before `/:id` ones: relationships and lookup/search are registered first.

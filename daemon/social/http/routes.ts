@@ -1,7 +1,7 @@
 /**
  * How social routes are declared: each names the scopes it accepts (Mastodon's lists), or says it
- * is open (a token, when sent, is still resolved so the viewer is known). Bodies are parsed and
- * the token resolved by the same small middlewares on every route.
+ * is open (a token, when sent, is still resolved so the viewer is known). The token and its scopes
+ * are checked before the body is read: a refused request never costs a parse or a temporary file.
  */
 import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
@@ -20,18 +20,21 @@ export type Handler = (ctx: Context) => Promise<void> | void;
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 export class Routes {
-  private readonly body = bodyParser();
+  private readonly body: Middleware;
   private readonly auth: Middleware;
 
-  constructor(readonly router: Router, resolver: TokenResolver) {
+  /** `uploadDir`: where file parts of multipart bodies are written while the request lasts. */
+  constructor(readonly router: Router, resolver: TokenResolver, private readonly uploadDir: string) {
     this.auth = authenticate(resolver);
+    this.body = bodyParser(uploadDir);
   }
 
   /** `files`: the route takes that many uploaded files of at most `fileBytes` each. */
   add(method: Method, path: string | string[], access: Access, handler: Handler, upload?: { files: number; fileBytes: number }): void {
-    const chain: Middleware[] = [upload ? bodyParser(upload) : this.body, this.auth];
+    const chain: Middleware[] = [this.auth];
     if (access !== 'open' && 'ifToken' in access) chain.push(ifToken(requireScope(access.ifToken, { user: false })));
     else if (access !== 'open') chain.push(requireScope(access.scopes, { user: access.user ?? true, owner: access.owner, unconfirmed: access.unconfirmed }));
+    chain.push(upload ? bodyParser(this.uploadDir, upload) : this.body);
     for (const p of Array.isArray(path) ? path : [path]) {
       (this.router[method] as (path: string, ...mw: Middleware[]) => Router)(p, ...chain, async (ctx) => { await handler(ctx); });
     }

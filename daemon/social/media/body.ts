@@ -10,53 +10,51 @@ import { randomBytes } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
 import { HttpError } from '../../http/errors.js';
 import { lazyKoaBody, type KoaBodyOptions } from '../../http/body.js';
+import { multipartParser, uploadOf } from '../http/multipart.js';
 import { AV_LIMIT_BYTES } from './detect.js';
 import type { UploadedFile } from './service.js';
 
 /** Base64 of the largest image, with room for the data: prefix. */
 const BASE64_LIMIT_BYTES = Math.ceil((16 * 1024 * 1024 * 4) / 3) + 1024;
 
-export interface MediaBody { fields: Record<string, unknown>; file?: UploadedFile; thumbnail?: UploadedFile; cleanup(): Promise<void> }
+export interface MediaBody { fields: Record<string, unknown>; file?: UploadedFile; thumbnail?: UploadedFile }
 
 export function mediaBodyParser(incomingDir: string): Middleware {
-  const multipart = lazyKoaBody({
-    multipart: true, urlencoded: false, json: false, text: false,
-    parsedMethods: ['POST', 'PUT'],
-    formidable: {
-      uploadDir: incomingDir, keepExtensions: false,
-      maxFiles: 2, maxFileSize: AV_LIMIT_BYTES, maxTotalFileSize: AV_LIMIT_BYTES + 16 * 1024 * 1024,
-      maxFieldsSize: 1024 * 1024, maxFields: 100, allowEmptyFiles: false,
-    },
-  } as KoaBodyOptions);
+  const multipart = multipartParser({
+    uploadDir: incomingDir, methods: ['POST', 'PUT'],
+    files: 2, fileBytes: AV_LIMIT_BYTES, totalFileBytes: AV_LIMIT_BYTES + 16 * 1024 * 1024, fieldBytes: 1024 * 1024,
+  });
   const plain = lazyKoaBody({ jsonLimit: BASE64_LIMIT_BYTES, formLimit: BASE64_LIMIT_BYTES, multipart: false, parsedMethods: ['POST', 'PUT'] } as KoaBodyOptions);
-
-  return async (ctx, next) => {
+  // Decoded base64 files are removed when the request ends, even if decoding the second one fails.
+  const withBody: Middleware = async (ctx, next) => {
+    const decoded: string[] = [];
     try {
-      if (ctx.is('multipart')) await multipart(ctx, async () => undefined);
-      else await plain(ctx, async () => undefined);
-    } catch (error) {
-      const message = String((error as Error).message ?? '');
-      const status = (error as { status?: number }).status === 413 || /max|exceed|too large/i.test(message) ? 413 : 400;
-      throw new HttpError(status, status === 413 ? 'Payload too large' : 'Invalid request body');
-    }
-    const body = await collect(ctx, incomingDir);
-    ctx.state.media = body;
-    try {
+      ctx.state.media = await collect(ctx, incomingDir, decoded);
       await next();
     } finally {
-      await body.cleanup();
+      // Files the service moved away are simply not found here any more.
+      await Promise.all(decoded.map((path) => unlink(path).catch(() => undefined)));
     }
+  };
+
+  return async (ctx, next) => {
+    if (ctx.is('multipart')) return multipart(ctx, () => withBody(ctx, next));
+    try {
+      await plain(ctx, async () => undefined);
+    } catch (error) {
+      if (error instanceof HttpError) throw error;
+      const tooLarge = (error as { status?: number }).status === 413;
+      throw new HttpError(tooLarge ? 413 : 400, tooLarge ? 'Payload too large' : 'Invalid request body');
+    }
+    return withBody(ctx, next);
   };
 }
 
-async function collect(ctx: Context, incomingDir: string): Promise<MediaBody> {
-  const request = ctx.request as { body?: Record<string, unknown>; files?: Record<string, unknown> };
+async function collect(ctx: Context, incomingDir: string, decoded: string[]): Promise<MediaBody> {
+  const request = ctx.request as { body?: Record<string, unknown> };
   const fields = request.body && typeof request.body === 'object' ? { ...request.body } : {};
-  const temp: string[] = [];
   const fromPart = (name: string): UploadedFile | undefined => {
-    const raw = request.files?.[name];
-    const part = (Array.isArray(raw) ? raw[0] : raw) as { filepath: string; mimetype?: string | null; size: number } | undefined;
-    for (const value of Object.values(request.files ?? {})) for (const one of Array.isArray(value) ? value : [value]) temp.push((one as { filepath: string }).filepath);
+    const part = uploadOf(ctx, name);
     return part ? { path: part.filepath, declaredType: part.mimetype ?? null, size: part.size } : undefined;
   };
   const fromBase64 = async (name: string): Promise<UploadedFile | undefined> => {
@@ -68,15 +66,11 @@ async function collect(ctx: Context, incomingDir: string): Promise<MediaBody> {
     if (!/^[A-Za-z0-9+/=\s_-]+$/.test(data)) throw new HttpError(422, `Validation failed: ${name} is neither a file nor base64`);
     const bytes = Buffer.from(data, 'base64');
     const path = join(incomingDir, `b64-${randomBytes(8).toString('hex')}`);
+    decoded.push(path);
     await writeFile(path, bytes);
-    temp.push(path);
     return { path, declaredType: match?.[1] ?? null, size: bytes.length };
   };
   const file = fromPart('file') ?? (await fromBase64('file'));
   const thumbnail = fromPart('thumbnail') ?? (await fromBase64('thumbnail'));
-  return {
-    fields, file, thumbnail,
-    // Files the service moved away are simply not found here any more.
-    cleanup: async () => { for (const path of temp) await unlink(path).catch(() => undefined); },
-  };
+  return { fields, file, thumbnail };
 }

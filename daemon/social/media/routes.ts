@@ -1,7 +1,8 @@
 /**
  * /api/v1/media and /api/v2/media (upload), GET and PUT /api/v1/media/:id, and the files
  * themselves under /system/media_attachments/files with long cache headers. The upload routes
- * check the token before the body is read, so an unauthorised upload is never written to disk.
+ * check the token and count the attempt against the upload limit before the body is read, so an
+ * unauthorised or throttled upload is never written to disk.
  */
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
@@ -23,9 +24,14 @@ const CONTENT_TYPES: Record<string, string> = {
 };
 
 export function mediaRoutes(routes: Routes, service: MediaService, oauth: OAuthService): void {
-  const chain: Middleware[] = [authenticate(oauth.resolve), requireScope(write('media')), mediaBodyParser(service.storage.incoming)];
+  const auth: Middleware[] = [authenticate(oauth.resolve), requireScope(write('media'))];
+  const count: Middleware = async (ctx, next) => {
+    ctx.set(await service.countUpload(viewerId(ctx)));
+    return next();
+  };
+  const body = mediaBodyParser(service.storage.incoming);
   const route = (method: 'post' | 'put', path: string, handler: (ctx: Context) => Promise<void>) => {
-    routes.router[method](path, ...chain, async (ctx) => { await handler(ctx); });
+    routes.router[method](path, ...auth, ...(method === 'post' ? [count] : []), body, async (ctx) => { await handler(ctx); });
   };
 
   const input = (body: MediaBody): MediaInput => ({
@@ -40,7 +46,11 @@ export function mediaRoutes(routes: Routes, service: MediaService, oauth: OAuthS
     const { id, done } = await service.upload(viewerId(ctx), body.file, input(body));
     if (waitForProcessing) await done;
     const row = (await service.repo.byId(id))!;
-    if (row.state === 'failed') throw unprocessable('Validation failed: File could not be processed');
+    if (row.state === 'failed') {
+      // A v1 client never learns this id: nothing of the attempt stays.
+      await service.discard(id);
+      throw unprocessable('Validation failed: File could not be processed');
+    }
     ctx.status = row.state === 'done' ? 200 : 202;
     ctx.body = serializeMedia(row, service.storage);
   };

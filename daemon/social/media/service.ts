@@ -14,7 +14,7 @@ import { probe, processImage, processThumbnail } from './images.js';
 import { MediaRepo, type MediaRow } from './repo.js';
 import { serializeMedia, type MediaJson } from './serialize.js';
 import type { MediaStorage } from './storage.js';
-import type { Family, RateLimiter } from '../ratelimit/limiter.js';
+import type { Family, RateLimiter, RateLimitHeaders } from '../ratelimit/limiter.js';
 
 /** Mastodon's throttle on uploads: 30 per 30 minutes per account. */
 export const MEDIA_UPLOADS: Family = { name: 'media', limit: 30, periodMs: 30 * 60_000 };
@@ -42,26 +42,33 @@ export class MediaService {
     for (const { id } of await this.repo.pending()) this.enqueue(id);
   }
 
-  /** Checks and stores an upload; processing is queued. `done` settles when it is finished. */
+  /**
+   * Counts an upload attempt against the account's limit before its body is read, as Mastodon's
+   * throttle counts requests: refused and failed uploads count too, so they cannot fill the disk.
+   */
+  async countUpload(accountId: string): Promise<RateLimitHeaders> {
+    return this.ctx.db.transaction((trx) => this.limiter.record(trx, accountId, MEDIA_UPLOADS));
+  }
+
+  /**
+   * Checks and stores an upload; processing is queued. `done` settles when it is finished.
+   * Everything that can refuse it is checked before anything is written to the media folder.
+   */
   async upload(accountId: string, file: UploadedFile, input: MediaInput): Promise<{ id: string; done: Promise<void> }> {
     const detected = await this.check(file);
     validateInput(input);
+    const thumbnail = input.thumbnail && detected.kind !== 'image' ? await this.checkThumbnail(input.thumbnail) : null;
     const id = this.ctx.ids.next();
-    const dir = this.storage.dir(id);
-    await mkdir(dir, { recursive: true });
     const uploadName = `upload.${detected.ext}`;
-    await rename(file.path, this.storage.path(id, uploadName));
-    let thumbnail: string | null = null;
-    if (input.thumbnail && detected.kind !== 'image') thumbnail = await this.takeThumbnail(id, input.thumbnail);
     const now = nowIso(this.ctx.now());
     try {
-      await this.ctx.db.transaction(async (trx) => {
-        await this.limiter.record(trx, accountId, MEDIA_UPLOADS);
-        await this.repo.insert({
-          id, account_id: accountId, type: detected.kind, content_type: detected.mime, file_name: uploadName, file_size: file.size,
-          thumbnail_name: thumbnail, description: input.description ?? null, focus: input.focus ?? null,
-          state: 'processing', created_at: now, updated_at: now,
-        }, trx);
+      await mkdir(this.storage.dir(id), { recursive: true });
+      await rename(file.path, this.storage.path(id, uploadName));
+      const thumbnailName = thumbnail ? await this.takeThumbnail(id, input.thumbnail!, thumbnail) : null;
+      await this.repo.insert({
+        id, account_id: accountId, type: detected.kind, content_type: detected.mime, file_name: uploadName, file_size: file.size,
+        thumbnail_name: thumbnailName, description: input.description ?? null, focus: input.focus ?? null,
+        state: 'processing', created_at: now, updated_at: now,
       });
     } catch (error) {
       await this.storage.remove(id);
@@ -80,10 +87,14 @@ export class MediaService {
     return detected;
   }
 
-  private async takeThumbnail(id: string, file: UploadedFile): Promise<string> {
+  private async checkThumbnail(file: UploadedFile): Promise<Detected> {
     const detected = await detectMedia(file.path);
     if (!detected || detected.kind !== 'image') throw unprocessable('Validation failed: Thumbnail content type is invalid');
     if (file.size > limitFor('image')) throw new HttpError(413, 'Validation failed: Thumbnail is too large');
+    return detected;
+  }
+
+  private async takeThumbnail(id: string, file: UploadedFile, detected: Detected): Promise<string> {
     const name = `thumbnail-upload.${detected.ext}`;
     await rename(file.path, this.storage.path(id, name));
     return name;
@@ -119,14 +130,38 @@ export class MediaService {
       }
     } catch (error) {
       this.ctx.log.warn('media processing failed', { media_id: id, error: (error as Error).message });
-      await this.repo.update(id, { state: 'failed', error: 'Processing failed' });
+      await this.fail(id);
     }
   }
 
+  /** A failed attachment keeps its row (apps polling it learn it failed) but none of its files. */
+  async fail(id: string): Promise<void> {
+    await this.storage.remove(id);
+    await this.repo.update(id, { state: 'failed', error: 'Processing failed', file_name: null, preview_name: null, thumbnail_name: null });
+  }
+
+  /** True while `id` waits in this process's queue or is being processed. */
+  queued(id: string): boolean {
+    return this.waiting.has(id);
+  }
+
+  /** Removes an attachment and its files (a v1 upload whose processing failed: its id was never given out). */
+  async discard(id: string): Promise<void> {
+    await this.repo.remove(id);
+    await this.storage.remove(id);
+  }
+
+  /** The preview is made beside the current one and renamed over it: a failure leaves the old one whole. */
   private async thumbnailPatch(id: string, uploaded: string): Promise<Record<string, unknown>> {
-    const result = await processThumbnail(this.storage.path(id, uploaded), this.storage.path(id, 'thumbnail.jpg'));
-    await unlink(this.storage.path(id, uploaded)).catch(() => undefined);
-    return { thumbnail_name: 'thumbnail.jpg', preview_name: 'thumbnail.jpg', blurhash: result.blurhash, meta: JSON.stringify({ small: result.dims }) };
+    const next = this.storage.path(id, 'thumbnail-next.jpg');
+    try {
+      const result = await processThumbnail(this.storage.path(id, uploaded), next);
+      await rename(next, this.storage.path(id, 'thumbnail.jpg'));
+      return { thumbnail_name: 'thumbnail.jpg', preview_name: 'thumbnail.jpg', blurhash: result.blurhash, meta: JSON.stringify({ small: result.dims }) };
+    } finally {
+      await unlink(this.storage.path(id, uploaded)).catch(() => undefined);
+      await unlink(next).catch(() => undefined);
+    }
   }
 
   /** Media JSON by id, in the order asked (edit history, scheduled statuses). */
@@ -185,7 +220,6 @@ export class MediaService {
       await this.repo.remove(id);
       await this.storage.remove(id);
     }
-    await this.storage.sweepIncoming(3600_000, this.ctx.now());
     return stale.length;
   }
 
@@ -222,8 +256,10 @@ export class MediaService {
     if (input.focus !== undefined) patch.focus = input.focus;
     if (input.thumbnail) {
       if (row.type === 'image') throw unprocessable('Validation failed: Thumbnail can only be set for audio and video');
-      const name = await this.takeThumbnail(id, input.thumbnail);
-      Object.assign(patch, await this.thumbnailPatch(id, name));
+      const name = await this.takeThumbnail(id, input.thumbnail, await this.checkThumbnail(input.thumbnail));
+      Object.assign(patch, await this.thumbnailPatch(id, name).catch(() => {
+        throw unprocessable('Validation failed: Thumbnail could not be processed');
+      }));
     }
     if (Object.keys(patch).length) await this.repo.update(id, patch);
     return (await this.repo.byId(id))!;

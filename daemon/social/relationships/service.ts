@@ -6,7 +6,7 @@
  */
 import { HttpError, notFound } from '../../http/errors.js';
 import type { SocialContext } from '../context.js';
-import { nowIso } from '../time.js';
+import { isoAfterSeconds, nowIso } from '../time.js';
 import { AccountsRepo, type AccountRow } from '../accounts/repo.js';
 import type { NotificationsService } from '../notifications/service.js';
 import { FAMILIES, type RateLimitHeaders, type RateLimiter } from '../ratelimit/limiter.js';
@@ -153,7 +153,7 @@ export class RelationshipsService {
   async mute(viewerId: string, targetId: string, notifications = true, duration = 0): Promise<void> {
     await this.target(viewerId, targetId);
     if (!Number.isInteger(duration) || duration < 0) throw new HttpError(422, 'Validation failed: Duration must be a positive number of seconds');
-    const expiresAt = duration > 0 ? nowIso(this.ctx.now() + duration * 1000) : null;
+    const expiresAt = duration > 0 ? isoAfterSeconds(this.ctx.now(), duration, 'Duration') : null;
     await this.ctx.db.raw(`INSERT INTO mutes (account_id, target_account_id, hide_notifications, expires_at, created_at) VALUES (?, ?, ?, ?, ?)
       ON CONFLICT (account_id, target_account_id) DO UPDATE SET hide_notifications = excluded.hide_notifications, expires_at = excluded.expires_at`,
     [viewerId, targetId, notifications ? 1 : 0, expiresAt, nowIso(this.ctx.now())]);

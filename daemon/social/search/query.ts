@@ -19,8 +19,9 @@ export function parseFrom(value: string): { me: true } | { username: string; dom
   return match ? { username: match[1]!, domain: match[2] ?? null } : null;
 }
 
+/** Control characters (NUL ends an FTS5 string) separate terms like spaces. */
 export function ftsExpression(text: string, prefixLast = true): string | null {
-  const terms = text.split(/\s+/).map((term) => term.replace(/["*^():]/g, '').trim()).filter(Boolean);
+  const terms = text.replace(/\p{Cc}/gu, ' ').split(/\s+/).map((term) => term.replace(/["*^():]/g, '').trim()).filter(Boolean);
   if (terms.length === 0) return null;
   return terms.map((term, i) => `"${term}"${prefixLast && i === terms.length - 1 ? '*' : ''}`).join(' ');
 }

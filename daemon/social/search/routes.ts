@@ -1,7 +1,7 @@
 /** GET /api/v2/search (open; a sent token needs read:search), and the removed v1 search (404). */
 import { notFound } from '../../http/errors.js';
 import { boolParam, idParam, params, requireString, stringParam } from '../http/params.js';
-import { limitParam } from '../http/pagination.js';
+import { limitParam, offsetParam } from '../http/pagination.js';
 import { optionalViewerId, type Routes } from '../http/routes.js';
 import { read } from '../oauth/scopes.js';
 import type { StatusRenderer } from '../statuses/serialize.js';
@@ -12,10 +12,9 @@ export function searchRoutes(routes: Routes, service: SearchService, renderer: S
   routes.get('/api/v2/search', { ifToken: read('search') }, async (ctx) => {
     const viewer = optionalViewerId(ctx);
     const p = params(ctx);
-    const offsetText = stringParam(p, 'offset');
     const result = await service.search(viewer, {
       q: requireString(p, 'q'), type: stringParam(p, 'type') || undefined, limit: limitParam(p, 20, 40),
-      offset: offsetText === undefined || offsetText === '' ? undefined : Math.max(0, Number.parseInt(offsetText, 10) || 0),
+      offset: offsetParam(p),
       minId: idParam(p, 'min_id'), maxId: idParam(p, 'max_id'), accountId: idParam(p, 'account_id'),
       resolve: boolParam(p, 'resolve') ?? false, excludeUnreviewed: boolParam(p, 'exclude_unreviewed') ?? false,
     });

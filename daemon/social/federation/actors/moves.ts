@@ -11,6 +11,9 @@ import type { Outbound } from '../delivery/outbound.js';
 import { ActorsRepo } from './repo.js';
 import * as activities from '../objects/activities.js';
 import { parseAcct } from '../fetch/resolver.js';
+import { isFetchFailure } from '../net/fetch-failure.js';
+import { ForbiddenAddressError } from '../net/address-policy.js';
+import { InvalidDocumentError } from '../objects/ld.js';
 
 export class AccountMoves {
   private readonly repo: ActorsRepo;
@@ -19,10 +22,18 @@ export class AccountMoves {
     this.repo = new ActorsRepo(fed.social);
   }
 
-  /** `address` is `user@host[:port]` or an actor URI. */
+  /** `address` is `user@host[:port]` or an actor URI; one that cannot be reached or read is the caller's error (422). */
   private async target(address: string) {
     const acct = parseAcct(address);
-    const row = acct ? await this.remote.resolveAcct(acct.username, acct.domain) : await this.remote.resolve(address);
+    let row;
+    try {
+      row = acct ? await this.remote.resolveAcct(acct.username, acct.domain) : await this.remote.resolve(address);
+    } catch (error) {
+      if (isFetchFailure(error) || error instanceof ForbiddenAddressError || error instanceof InvalidDocumentError) {
+        throw unprocessable(`Validation failed: Could not resolve the target account (${(error as Error).message.slice(0, 120)})`);
+      }
+      throw error;
+    }
     if (row.domain === null) throw unprocessable('Validation failed: Target must be a remote account');
     return row;
   }

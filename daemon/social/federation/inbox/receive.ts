@@ -6,6 +6,7 @@
  */
 import type { Context } from 'koa';
 import { HttpError } from '../../../http/errors.js';
+import { requireIdentityEncoding } from '../../../http/body.js';
 import type { FederationContext } from '../context.js';
 import type { RemoteActors } from '../actors/remote.js';
 import type { RemoteActorDoc } from '../actors/parse.js';
@@ -14,12 +15,8 @@ import { hostOf, idOf, InvalidDocumentError, isObject, str, type Json } from '..
 import type { DeliveryQueue } from '../delivery/queue.js';
 import type { InboxHandlers } from './handlers.js';
 import { ForbiddenAddressError } from '../net/address-policy.js';
-import { PeerHttpError } from '../net/client.js';
+import { isFetchFailure } from '../net/fetch-failure.js';
 
-/** Errors of reaching a peer (its answer, or the network), as opposed to our own faults. */
-function isFetchFailure(error: unknown): boolean {
-  return error instanceof PeerHttpError || (error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string' && /^E[A-Z]+/.test((error as NodeJS.ErrnoException).code!));
-}
 
 export const INBOX_BODY_LIMIT = 1024 * 1024;
 
@@ -100,6 +97,8 @@ export class InboxReceiver {
 }
 
 async function readBody(ctx: Context): Promise<Buffer> {
+  // The signature's digest is over the bytes as sent; peers do not compress inbox deliveries.
+  requireIdentityEncoding(ctx);
   const declared = Number(ctx.get('content-length'));
   if (Number.isFinite(declared) && declared > INBOX_BODY_LIMIT) throw new HttpError(413, 'Payload too large');
   const chunks: Buffer[] = [];
