@@ -44,7 +44,8 @@ export function actorRoutes(router: Router, fed: FederationContext, local: Local
 
   router.get('/users/:username/collections/featured', async (ctx) => {
     const row = await account(ctx);
-    const pinned = await fed.services.statuses.repo.ofAccount(row.id, ['public', 'unlisted'], { pinned: true, excludeReplies: false, excludeReblogs: true }, { limit: 5 });
+    // As seen by no one signed in: the pinned statuses anyone may see.
+    const pinned = await fed.services.statuses.repo.ofAccount(row.id, null, { pinned: true, excludeReplies: false, excludeReblogs: true }, { limit: 5 });
     const items = [];
     for (const { id } of pinned) {
       const status = await fed.services.statuses.repo.byId(id);
@@ -68,7 +69,9 @@ export function actorRoutes(router: Router, fed: FederationContext, local: Local
       const id = String(ctx.params.id);
       if (!/^\d{1,20}$/.test(id)) throw notFound();
       const status = await fed.services.statuses.repo.byId(id);
-      if (!status || status.account_id !== row.id || status.reblog_of_id || !['public', 'unlisted'].includes(status.visibility)) throw notFound();
+      if (!status || status.account_id !== row.id || status.reblog_of_id) throw notFound();
+      // Fetches are not signed in as anyone: only what anyone may see (a private status is 404).
+      if (!(await fed.services.statuses.visibility.among([status.id], null)).has(status.id)) throw notFound();
       if (status.deleted_at) return send(ctx, { '@context': AS_CONTEXT, id: status.uri, type: 'Tombstone' }, 410);
       send(ctx, (await notes.renderWithContext(status))!);
     });
