@@ -60,7 +60,7 @@ export function breadthServices(ctx: SocialContext, statuses: StatusesService, r
   const services: BreadthServices = {
     media, tags, filters, polls,
     timelines: new TimelinesRepo(ctx),
-    search: new SearchService(ctx),
+    search: new SearchService(ctx, statuses.visibility),
     instance: new InstanceRepo(ctx),
     vapid: { publicKey: '', privateKey: '' },
     push: new PushService(ctx),
