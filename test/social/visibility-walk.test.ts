@@ -237,7 +237,7 @@ function stream(accessToken: string | null, streams: string[]): Promise<Stream> 
   });
 }
 
-test('streams: a private status reaches followers only, a direct one its mentioned accounts only', async () => {
+test('streams: a private status and its deletion reach followers only, a direct one its mentioned accounts only', async () => {
   const listeners = {
     follower: await stream(users.follower.token, ['user', 'public']),
     stranger: await stream(users.stranger.token, ['user', 'public', 'public:local']),
@@ -247,10 +247,10 @@ test('streams: a private status reaches followers only, a direct one its mention
   // Both are mentioned; only the follower follows. A direct status reaches no follower it does not mention.
   const privateWord = secret('streamprivate');
   const directWord = secret('streamdirect');
-  await post('private', `streamed ${privateWord}`);
-  await post('direct', `streamed ${directWord}`);
+  const privateStatus = await post('private', `streamed ${privateWord}`);
+  const directStatus = await post('direct', `streamed ${directWord}`);
   const sentinel = secret('streampublic');
-  await post('public', `streamed ${sentinel}`);
+  const publicStatus = await post('public', `streamed ${sentinel}`);
   assert.ok(await listeners.follower.seen(privateWord), 'the follower gets the private status');
   for (const [name, listener] of Object.entries(listeners)) {
     if (name !== 'blocked') assert.ok(await listener.seen(sentinel), `${name} gets the public status that came after`);
@@ -259,6 +259,16 @@ test('streams: a private status reaches followers only, a direct one its mention
     assert.not.ok(all.includes(directWord), `${name} was streamed the direct status`);
   }
   assert.not.ok(listeners.blocked.messages.join('').includes(sentinel), 'the blocked were streamed the author');
+  // Deleting: even the id of a status goes only to those who may see it.
+  for (const status of [privateStatus, directStatus, publicStatus]) assert.is((await h.api(users.author.token, 'DELETE', `/api/v1/statuses/${status.id}`)).status, 200);
+  const deletion = (id: string) => `"payload":"${id}"`;
+  assert.ok(await listeners.follower.seen(deletion(privateStatus.id)), 'the follower is told the private status is gone');
+  for (const name of ['stranger', 'anonymous'] as const) assert.ok(await listeners[name].seen(deletion(publicStatus.id)), `${name} is told the public status is gone`);
+  for (const [name, listener] of Object.entries(listeners)) {
+    const all = listener.messages.join('\n');
+    if (name !== 'follower') assert.not.ok(all.includes(privateStatus.id), `${name} was streamed the private status's id`);
+    assert.not.ok(all.includes(directStatus.id), `${name} was streamed the direct status's id`);
+  }
   for (const listener of Object.values(listeners)) listener.ws.close();
 });
 

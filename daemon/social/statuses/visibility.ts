@@ -23,7 +23,11 @@ export function visibleBy(viewer: string, status = 's'): string {
 const AMONG_SQL = `SELECT CAST(s.id AS TEXT) AS id FROM statuses s
   WHERE s.id IN (SELECT CAST(value AS INTEGER) FROM json_each(?1)) AND ${visibleBy('?2')}`;
 
-/** The rule asked of statuses already known by id (search results, a federation fetch). */
+const VIEWERS_SQL = `SELECT ${visibleBy('NULL')} AS anyone,
+  (SELECT json_group_array(v.value) FROM json_each(?2) v WHERE ${visibleBy('CAST(v.value AS INTEGER)')}) AS accounts
+  FROM statuses s WHERE s.id = ?1`;
+
+/** The rule asked of statuses already known by id (search results, a federation fetch, a stream's deletion). */
 export class StatusVisibility {
   constructor(private readonly ctx: SocialContext) {}
 
@@ -38,5 +42,11 @@ export class StatusVisibility {
   async filter(ids: readonly string[], viewerId: string | null): Promise<string[]> {
     const seen = await this.among(ids, viewerId);
     return ids.filter((id) => seen.has(id));
+  }
+
+  /** Whether no one signed in may see status `statusId`, and which of `accountIds` may (deleted or not). */
+  async viewersOf(statusId: string, accountIds: readonly string[]): Promise<{ anyone: boolean; accounts: Set<string> }> {
+    const row = await this.ctx.reader.get<{ anyone: number; accounts: string }>(VIEWERS_SQL, [statusId, JSON.stringify(accountIds)]);
+    return { anyone: Boolean(row?.anyone), accounts: new Set(row ? JSON.parse(row.accounts) as string[] : []) };
   }
 }
