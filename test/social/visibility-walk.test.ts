@@ -128,6 +128,19 @@ for (const { visibility, poll } of CASES) {
   });
 }
 
+test('a reblog can be taken back after the author blocks the reblogger, who is still shown nothing', async () => {
+  const fan = await h.account(`fan${++tag}`);
+  const word = secret('reblogged');
+  const status = await post('public', `reblogged ${word}`);
+  assert.is((await h.api(fan.token, 'POST', `/api/v1/statuses/${status.id}/reblog`)).status, 200);
+  assert.is((await h.api(users.author.token, 'POST', `/api/v1/accounts/${fan.id}/block`)).status, 200);
+  const undone = await h.api(fan.token, 'POST', `/api/v1/statuses/${status.id}/unreblog`);
+  assert.is(undone.status, 404);
+  assert.not.ok(JSON.stringify(undone.body).includes(word));
+  assert.equal((await h.api(users.stranger.token, 'GET', `/api/v1/statuses/${status.id}/reblogged_by`)).body, [], 'the reblog is gone');
+  assert.is((await h.api(users.author.token, 'GET', `/api/v1/statuses/${status.id}`)).body.reblogs_count, 0);
+});
+
 test('search by URL, URI and text finds a status only for those who may see it', async () => {
   for (const visibility of ['private', 'direct'] as const) {
     const word = secret(`search${visibility}`);

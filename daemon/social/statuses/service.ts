@@ -266,14 +266,26 @@ export class StatusesService {
     return { id: reblogId, headers };
   }
 
+  /**
+   * The viewer takes back their reblog of a status; returns the original's id for the answer. The
+   * reblog is the viewer's own, so it goes even if they may no longer see the original (its author
+   * blocked them since); the answer is still 404 to whoever may not see the status, as GET's is.
+   */
   async unreblog(viewerId: string, id: string): Promise<string> {
-    const row = await this.visible(id, viewerId);
-    const target = await this.original(row);
-    const reblog = await this.repo.reblogBy(viewerId, target.id);
-    if (!reblog) return target.id;
-    await this.delete(viewerId, reblog.id);
-    this.ctx.events.emit('reblog.removed', { accountId: viewerId, statusId: target.id, reblogId: reblog.id });
-    return target.id;
+    const row = await this.repo.byId(id);
+    if (row && !row.deleted_at) await this.removeReblog(viewerId, row.reblog_of_id ?? row.id);
+    return (await this.original(await this.visible(id, viewerId))).id;
+  }
+
+  /**
+   * Removes the account's reblog of `originalId`, if any. A peer's Undo of its own Announce comes
+   * here directly: the reblog is theirs to remove even if they may no longer see the original.
+   */
+  async removeReblog(accountId: string, originalId: string): Promise<void> {
+    const reblog = await this.repo.reblogBy(accountId, originalId);
+    if (!reblog) return;
+    await this.delete(accountId, reblog.id);
+    this.ctx.events.emit('reblog.removed', { accountId, statusId: originalId, reblogId: reblog.id });
   }
 
   async bookmark(viewerId: string, id: string, on: boolean): Promise<string> {
