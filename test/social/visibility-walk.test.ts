@@ -141,6 +141,14 @@ test('a reblog can be taken back after the author blocks the reblogger, who is s
   assert.is((await h.api(users.author.token, 'GET', `/api/v1/statuses/${status.id}`)).body.reblogs_count, 0);
 });
 
+test('a report cites only statuses the reporter may see', async () => {
+  const status = await post('private', `reported ${secret('reported')}`);
+  for (const role of ['follower', 'stranger', 'blocked'] as const) {
+    const res = await h.api(token(role), 'POST', '/api/v1/reports', { account_id: users.author.id, status_ids: [status.id], category: 'other' });
+    assert.is(res.status, MAY_SEE[role].includes('private') ? 200 : 404, role);
+  }
+});
+
 test('search by URL, URI and text finds a status only for those who may see it', async () => {
   for (const visibility of ['private', 'direct'] as const) {
     const word = secret(`search${visibility}`);
