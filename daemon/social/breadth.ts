@@ -72,6 +72,7 @@ export function breadthServices(ctx: SocialContext, statuses: StatusesService, r
     async open() {
       services.vapid = await vapidKeys(ctx.db);
       await media.storage.prepare();
+      await media.storage.openUrlKey(ctx.db);
     },
   };
   return services;

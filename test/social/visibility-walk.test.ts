@@ -10,6 +10,7 @@ import * as assert from 'uvu/assert';
 import WebSocket from 'ws';
 import { startSocialDaemon, type SocialHarness, type TestAccount } from '../helpers/social.js';
 import { ROUTES, X } from '../helpers/social-routes.js';
+import { uploadPng } from '../helpers/media-files.js';
 
 type Visibility = 'public' | 'unlisted' | 'private' | 'direct';
 type Role = 'author' | 'follower' | 'mentioned' | 'stranger' | 'blocked' | 'anonymous';
@@ -146,6 +147,26 @@ test('a report cites only statuses the reporter may see', async () => {
   for (const role of ['follower', 'stranger', 'blocked'] as const) {
     const res = await h.api(token(role), 'POST', '/api/v1/reports', { account_id: users.author.id, status_ids: [status.id], category: 'other' });
     assert.is(res.status, MAY_SEE[role].includes('private') ? 200 : 404, role);
+  }
+});
+
+test('media of a private status: its URLs only reach who may see it, and cannot be guessed from its id', async () => {
+  const mediaId = await uploadPng(h.url, users.author.token, `described ${secret('media')}`);
+  const status = await post('private', `with media ${secret('withmedia')}`, { media_ids: [mediaId] });
+  assert.is((await h.api(users.stranger.token, 'GET', `/api/v1/statuses/${status.id}`)).status, 404);
+  const shown = await h.api(users.follower.token, 'GET', `/api/v1/statuses/${status.id}`);
+  const attachment = shown.body.media_attachments[0] as { id: string; url: string; preview_url: string };
+  assert.is(attachment.id, mediaId);
+  for (const url of [attachment.url, attachment.preview_url]) assert.is((await fetch(url)).status, 200, url);
+  const path = new URL(attachment.preview_url).pathname;
+  const name = path.slice(path.lastIndexOf('/') + 1);
+  const tag = path.split('/').at(-2)!;
+  const prefix = '/system/media_attachments/files';
+  // Guessing: the id alone, a wrong tag, another attachment's tag.
+  const other = await uploadPng(h.url, users.stranger.token);
+  const otherTag = new URL((await h.api(users.stranger.token, 'GET', `/api/v1/media/${other}`)).body.preview_url).pathname.split('/').at(-2)!;
+  for (const guess of [`${prefix}/${mediaId}/${name}`, `${prefix}/${mediaId}/${'A'.repeat(tag.length)}/${name}`, `${prefix}/${mediaId}/${otherTag}/${name}`]) {
+    assert.is((await fetch(h.url + guess)).status, 404, guess);
   }
 });
 
