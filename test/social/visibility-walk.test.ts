@@ -170,6 +170,21 @@ test('media of a private status: its URLs only reach who may see it, and cannot 
   }
 });
 
+test('a hashtag\'s history and a featured tag count only the statuses anyone may see', async () => {
+  const name = `walktag${++tag}`;
+  assert.is((await h.api(users.author.token, 'POST', '/api/v1/featured_tags', { name })).status, 200);
+  const figures = async () => {
+    const history = (await h.api(users.stranger.token, 'GET', `/api/v1/tags/${name}`)).body.history as Array<{ uses: string }>;
+    const featured = (await h.api(users.stranger.token, 'GET', `/api/v1/accounts/${users.author.id}/featured_tags`)).body as Array<{ name: string; statuses_count: number | string }>;
+    return { uses: history[0]!.uses, featured: Number(featured.find((f) => f.name === name)!.statuses_count) };
+  };
+  await post('private', `hidden #${name}`);
+  await post('direct', `hidden #${name}`);
+  assert.equal(await figures(), { uses: '0', featured: 0 });
+  await post('public', `open #${name}`);
+  assert.equal(await figures(), { uses: '1', featured: 1 });
+});
+
 test('search by URL, URI and text finds a status only for those who may see it', async () => {
   for (const visibility of ['private', 'direct'] as const) {
     const word = secret(`search${visibility}`);
