@@ -64,4 +64,24 @@ test('a peer account votes in and favourites only statuses it may see', async ()
   assert.equal(counts, { private: { votes: 0, favourites: 0 }, public: { votes: 1, favourites: 1 } });
 });
 
+test('a signed fetch sees a private status as its signer: a follower gets it, anyone else (or a bad signature) 404', async () => {
+  const follower = peer.actor(`fol${Math.random().toString(36).slice(2, 8)}`);
+  const stranger = peer.actor(`str${Math.random().toString(36).slice(2, 8)}`);
+  const follow = { '@context': 'https://www.w3.org/ns/activitystreams', id: `${follower.uri}#follows/1`, type: 'Follow', actor: follower.uri, object: `${A.url}/users/alice` };
+  assert.is((await peer.post(`${A.url}/users/alice/inbox`, follower, JSON.stringify(follow))).status, 202);
+  const word = `signedfetch${Math.random().toString(36).slice(2, 8)}`;
+  const posted = await A.api(alice.token, 'POST', '/api/v1/statuses', { status: `followers only ${word}`, visibility: 'private' });
+  assert.is(posted.status, 200);
+  const asFollower = await peer.get(posted.body.uri, follower);
+  assert.is(asFollower.status, 200, asFollower.text);
+  assert.ok(asFollower.text.includes(word));
+  const asStranger = await peer.get(posted.body.uri, stranger);
+  assert.is(asStranger.status, 404);
+  assert.not.ok(asStranger.text.includes(word));
+  // The follower's key id with the stranger's key: a signature that does not verify is no one's.
+  const forged = await peer.get(posted.body.uri, { ...stranger, keyId: follower.keyId });
+  assert.is(forged.status, 404);
+  assert.not.ok(forged.text.includes(word));
+});
+
 test.run();
