@@ -63,7 +63,7 @@ export function breadthServices(ctx: SocialContext, statuses: StatusesService, r
     media, tags, filters, polls,
     mediaSweep: new MediaSweep(ctx, media),
     timelines: new TimelinesRepo(ctx),
-    search: new SearchService(ctx),
+    search: new SearchService(ctx, statuses.visibility),
     instance: new InstanceRepo(ctx),
     vapid: { publicKey: '', privateKey: '' },
     push: new PushService(ctx),
@@ -75,6 +75,7 @@ export function breadthServices(ctx: SocialContext, statuses: StatusesService, r
     async open() {
       services.vapid = await vapidKeys(ctx.db);
       await media.storage.prepare();
+      await media.storage.openUrlKey(ctx.db);
     },
   };
   return services;

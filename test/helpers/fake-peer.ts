@@ -82,6 +82,22 @@ export class FakePeer {
     });
   }
 
+  /** GETs `url` as ActivityPub JSON, signed by `actor` as a peer's fetch is (no body, no digest). */
+  get(url: string, actor: FakeActor): Promise<{ status: number; text: string }> {
+    return new Promise((resolve, reject) => {
+      const request = http.request(new URL(url), { method: 'GET', headers: { accept: 'application/activity+json', date: new Date().toUTCString() } }, (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk) => { text += chunk; });
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
+      });
+      request.on('error', reject);
+      httpSignature.signRequest(request, { keyId: actor.keyId, key: actor.privateKeyPem, algorithm: 'rsa-sha256', authorizationHeaderName: 'Signature',
+        headers: ['(request-target)', 'host', 'date'] });
+      request.end();
+    });
+  }
+
   close(): Promise<void> {
     this.server.closeAllConnections();
     return new Promise((resolve) => this.server.close(() => resolve()));

@@ -60,6 +60,7 @@ export const ROUTES: Array<[string, string, string[], boolean?]> = [
   ['POST', '/api/v1/markers', W('statuses')],
   ['POST', '/api/v1/statuses', W('statuses')],
   ['GET', `/api/v1/statuses/${X}`, R('statuses'), true],
+  ['PUT', `/api/v1/statuses/${X}`, W('statuses')],
   ['DELETE', `/api/v1/statuses/${X}`, W('statuses')],
   ['POST', `/api/v1/statuses/${X}/favourite`, W('favourites')],
   ['POST', `/api/v1/statuses/${X}/unfavourite`, W('favourites')],

@@ -163,10 +163,8 @@ export function accountRoutes(routes: Routes, deps: AccountRouteDeps): void {
     const page = pageQuery(p, 20, 40);
     const blocked = viewer ? await relationships.repo.exists('blocks', id, viewer) : false;
     if (account.suspended_at || blocked) { ctx.body = []; return; }
-    const following = viewer ? viewer === id || (await relationships.repo.exists('follows', viewer, id)) : false;
-    const visibilities = following ? ['public', 'unlisted', 'private'] : ['public', 'unlisted'];
     const pinned = boolParam(p, 'pinned') ?? false;
-    const rows = await statuses.repo.ofAccount(id, visibilities, {
+    const rows = await statuses.repo.ofAccount(id, viewer, {
       pinned, excludeReplies: boolParam(p, 'exclude_replies') ?? false, excludeReblogs: boolParam(p, 'exclude_reblogs') ?? false,
     }, page);
     const rendered = await renderer.render(rows.map((row) => row.id), viewer);

@@ -1,6 +1,7 @@
 /** SQL of what accounts feature: hashtags (with their use in public posts) and endorsed accounts. */
 import type { SocialContext } from '../context.js';
 import { cursorPageSql, type PageQuery } from '../http/pagination.js';
+import { visibleBy } from '../statuses/visibility.js';
 
 export interface FeaturedTagRow {
   id: string;
@@ -12,15 +13,18 @@ export interface FeaturedTagRow {
 
 export const MAX_FEATURED_TAGS = 10;
 
+const ANYONE_SEES = visibleBy('NULL');
+
 export class FeaturedRepo {
   constructor(private readonly ctx: SocialContext) {}
 
+  /** With the count and newest date of the statuses anyone may see (statuses/visibility.ts), as the profile shows them to all. */
   tags(accountId: string): Promise<FeaturedTagRow[]> {
     return this.ctx.reader.all<FeaturedTagRow>(`SELECT CAST(f.id AS TEXT) AS id, t.name,
         (SELECT count(*) FROM status_tags st JOIN statuses s ON s.id = st.status_id
-          WHERE st.tag_id = f.tag_id AND s.account_id = f.account_id AND s.deleted_at IS NULL AND s.visibility IN ('public', 'unlisted')) AS statuses_count,
+          WHERE st.tag_id = f.tag_id AND s.account_id = f.account_id AND s.deleted_at IS NULL AND ${ANYONE_SEES}) AS statuses_count,
         (SELECT max(s.created_at) FROM status_tags st JOIN statuses s ON s.id = st.status_id
-          WHERE st.tag_id = f.tag_id AND s.account_id = f.account_id AND s.deleted_at IS NULL AND s.visibility IN ('public', 'unlisted')) AS last_status_at
+          WHERE st.tag_id = f.tag_id AND s.account_id = f.account_id AND s.deleted_at IS NULL AND ${ANYONE_SEES}) AS last_status_at
       FROM featured_tags f JOIN tags t ON t.id = f.tag_id WHERE f.account_id = ? ORDER BY f.id`, [accountId]);
   }
 

@@ -27,6 +27,7 @@ import { AccountMoves } from './actors/moves.js';
 import { InstanceActor } from './actors/instance.js';
 import { moveRoutes } from './actors/move-routes.js';
 import { RemoteMediaCache } from './fetch/media-cache.js';
+import { RequestSigners } from './signatures/signer.js';
 
 export interface FederationOptions {
   social: Social;
@@ -55,7 +56,8 @@ export class Federation {
     this.outbound = new Outbound(fed, this.queue, local);
     this.moves = new AccountMoves(fed, remote, this.outbound);
     const handlers = new InboxHandlers(fed, remote, statuses, this.outbound);
-    const receiver = new InboxReceiver(fed, remote, handlers, this.queue);
+    const signers = new RequestSigners(fed, remote);
+    const receiver = new InboxReceiver(fed, remote, handlers, this.queue, signers);
     this.resolver = new Resolver(fed, remote, statuses);
     this.mediaCache = new RemoteMediaCache(fed);
 
@@ -72,7 +74,7 @@ export class Federation {
     // Search with resolve=true asks the peers for an address or URL it does not know yet.
     fed.services.breadth.search.remoteResolver = (query) => this.resolver.resolve(query);
     discoveryRoutes(this.router, fed, local);
-    actorRoutes(this.router, fed, local);
+    actorRoutes(this.router, fed, local, signers);
     for (const path of ['/inbox', '/users/:username/inbox']) this.router.post(path, (ctx) => receiver.receive(ctx));
     moveRoutes(this.router, fed, this.moves);
   }

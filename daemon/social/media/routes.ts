@@ -74,10 +74,10 @@ export function mediaRoutes(routes: Routes, service: MediaService, oauth: OAuthS
     ctx.body = {};
   });
 
-  routes.get(`${MEDIA_URL_PREFIX}/:id/:name`, 'open', async (ctx) => {
+  routes.get(`${MEDIA_URL_PREFIX}/:id/:tag/:name`, 'open', async (ctx) => {
     const id = pathId(ctx);
     const name = String(ctx.params.name);
-    if (!FILE_NAME.test(name) || name.startsWith('upload.')) throw notFound();
+    if (!FILE_NAME.test(name) || name.startsWith('upload.') || !service.storage.tagged(id, String(ctx.params.tag))) throw notFound();
     const path = service.storage.path(id, name);
     const info = await stat(path).catch(() => null);
     if (!info?.isFile()) throw notFound();

@@ -1,9 +1,15 @@
 /**
  * Where media files live: <data dir>/media/<attachment id>/<name>, and the public URL that serves
  * them. Names are chosen by us (original.<ext>, small.jpg, thumbnail.jpg), never by the uploader.
+ * The URL carries a tag only the server can make from the id: files are served without a token
+ * (clients and peers load them as plain URLs), so the URL itself must not be guessable, or the
+ * media of a private status would be found by counting ids, which are mostly time.
  */
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Db } from '../../store/db.js';
+import { getOrCreateSetting } from '../../store/settings.js';
 
 export const MEDIA_URL_PREFIX = '/system/media_attachments/files';
 export const FILE_NAME = /^(original|small|thumbnail|upload)\.[a-z0-9]{1,5}$/;
@@ -11,6 +17,7 @@ export const FILE_NAME = /^(original|small|thumbnail|upload)\.[a-z0-9]{1,5}$/;
 export class MediaStorage {
   readonly root: string;
   readonly incoming: string;
+  private urlKey: Buffer | null = null;
 
   constructor(dataDir: string, private readonly baseUrl: string) {
     this.root = join(dataDir, 'media');
@@ -29,8 +36,25 @@ export class MediaStorage {
     return join(this.root, id, name);
   }
 
+  /** Loads the key of the URL tags (made at first start, kept in the settings). */
+  async openUrlKey(db: Db): Promise<void> {
+    this.urlKey = Buffer.from(await getOrCreateSetting(db, 'social.media_url_key', () => randomBytes(32).toString('hex')), 'hex');
+  }
+
   url(id: string, name: string | null): string | null {
-    return name ? `${this.baseUrl}${MEDIA_URL_PREFIX}/${id}/${name}` : null;
+    return name ? `${this.baseUrl}${MEDIA_URL_PREFIX}/${id}/${this.tag(id)}/${name}` : null;
+  }
+
+  /** Whether `tag` is the one an attachment's URLs carry (compared in constant time). */
+  tagged(id: string, tag: string): boolean {
+    const expected = Buffer.from(this.tag(id));
+    const given = Buffer.from(tag);
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  }
+
+  private tag(id: string): string {
+    if (!this.urlKey) throw new Error('media URL key not loaded');
+    return createHmac('sha256', this.urlKey).update(id).digest('base64url').slice(0, 22);
   }
 
   /** Upload leftovers (a request cut off or refused mid-way) older than `maxAgeMs`. */

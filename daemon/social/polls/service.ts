@@ -96,12 +96,14 @@ export class PollsService {
 
   /**
    * A peer's vote on one of our polls (one Note per choice). Dropped, as Mastodon drops them, when
-   * the poll has ended, the choice does not exist, or a single-choice poll already has their vote.
+   * the poll has ended, the choice does not exist, or a single-choice poll already has their vote;
+   * and when the voter may not see the poll's status.
    */
   async remoteVote(poll: PollRow, voterId: string, optionTitle: string, uri: string): Promise<boolean> {
     const choice = (JSON.parse(poll.options) as string[]).indexOf(optionTitle);
     if (choice < 0 || poll.account_id === voterId || isEnded(poll, this.ctx.now())) return false;
-    if (await this.statuses.repo.blocks(poll.account_id, voterId)) return false;
+    // Only a voter who may see the poll's status votes (statuses/visibility.ts), as a local one.
+    if (!(await this.statuses.visibility.among([poll.status_id], voterId)).has(poll.status_id)) return false;
     const added = await this.ctx.db.transaction(async (trx) => {
       const before = await this.repo.ownChoices(poll.id, voterId, trx);
       if (before.includes(choice) || (!poll.multiple && before.length > 0)) return [];

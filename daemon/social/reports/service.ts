@@ -7,6 +7,7 @@ import { notFound, unprocessable } from '../../http/errors.js';
 import type { SocialContext } from '../context.js';
 import { nowIso } from '../time.js';
 import { FAMILIES, type RateLimitHeaders, type RateLimiter } from '../ratelimit/limiter.js';
+import { visibleBy } from '../statuses/visibility.js';
 
 export const CATEGORIES = ['spam', 'legal', 'violation', 'other'] as const;
 export const MAX_COMMENT = 1000;
@@ -28,7 +29,7 @@ export class ReportsService {
     const comment = input.comment ?? '';
     if ([...comment].length > MAX_COMMENT) throw unprocessable(`Validation failed: Comment is too long (maximum is ${MAX_COMMENT} characters)`);
     const ruleIds = category === 'violation' ? await this.checkRules(input.ruleIds) : [];
-    const statusIds = await this.checkStatuses(target.id, input.statusIds);
+    const statusIds = await this.checkStatuses(reporterId, target.id, input.statusIds);
     const domains = target.domain ? input.forwardToDomains.map((d) => d.toLowerCase()).filter((d) => d === target.domain!.toLowerCase()) : [];
     const forwarded = input.forward && target.domain !== null;
     let id = '';
@@ -46,12 +47,16 @@ export class ReportsService {
     return { row, statusIds, headers };
   }
 
-  /** The cited statuses must be the target's, deleted or not (Mastodon's with_discarded). */
-  private async checkStatuses(targetId: string, ids: string[]): Promise<string[]> {
+  /**
+   * The cited statuses must be the target's, deleted or not (Mastodon's with_discarded), and ones
+   * the reporter may see (statuses/visibility.ts): 404 tells nothing of a status hidden from them.
+   */
+  private async checkStatuses(reporterId: string, targetId: string, ids: string[]): Promise<string[]> {
     const unique = [...new Set(ids)];
     if (unique.length === 0) return [];
-    const rows = await this.ctx.reader.all<{ id: string }>(`SELECT CAST(id AS TEXT) AS id FROM statuses WHERE account_id = ? AND id IN (SELECT CAST(value AS INTEGER) FROM json_each(?))`,
-      [targetId, JSON.stringify(unique)]);
+    const rows = await this.ctx.reader.all<{ id: string }>(`SELECT CAST(s.id AS TEXT) AS id FROM statuses s
+      WHERE s.account_id = ?1 AND s.id IN (SELECT CAST(value AS INTEGER) FROM json_each(?2)) AND ${visibleBy('?3')}`,
+    [targetId, JSON.stringify(unique), reporterId]);
     if (rows.length !== unique.length) throw notFound();
     return unique;
   }

@@ -9,6 +9,7 @@ import type { SocialContext } from '../context.js';
 import { TagsRepo, type TagRow } from '../tags/repo.js';
 import { ftsExpression, parseFrom, parseQuery } from './query.js';
 import { SearchRepo } from './repo.js';
+import type { StatusVisibility } from '../statuses/visibility.js';
 
 export const SEARCH_TYPES = ['accounts', 'statuses', 'hashtags'] as const;
 export const EXACT_ONLY_BELOW = 5;
@@ -33,7 +34,7 @@ export class SearchService {
   /** Fetches an account address or a status URL from its server (federation sets it). */
   remoteResolver: ((query: string) => Promise<{ accountIds: string[]; statusIds: string[] }>) | null = null;
 
-  constructor(private readonly ctx: SocialContext) {
+  constructor(private readonly ctx: SocialContext, private readonly visibility: StatusVisibility) {
     this.repo = new SearchRepo(ctx);
     this.tags = new TagsRepo(ctx);
   }
@@ -63,7 +64,11 @@ export class SearchService {
     }
     if (from !== null) return result;
     if (wants('accounts')) result.accountIds = await this.accounts(text, exactOnly, input.limit, offset);
-    if (input.resolve && viewerId && this.remoteResolver && offset === 0) await this.mergeResolved(input.q.trim(), result, wants);
+    if (input.resolve && viewerId && this.remoteResolver && offset === 0) {
+      await this.mergeResolved(input.q.trim(), result, wants);
+      // A URL or URI names any status, known or fetched: it is found only by those who may see it.
+      result.statusIds = await this.visibility.filter(result.statusIds, viewerId);
+    }
     if (wants('hashtags')) {
       const name = text.replace(/^#/, '');
       if (name && /^[\p{L}\p{N}_]+$/u.test(name)) {

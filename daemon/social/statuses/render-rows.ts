@@ -7,7 +7,8 @@
 import { VersionedCache } from '../store/versioned-cache.js';
 import type { ChangedRenderRow, RenderRow, StatusesRepo } from './repo.js';
 
-export interface LoadedStatus { row: Readonly<RenderRow>; version: number; flags: number }
+/** `visible`: whether the viewer may see the status (statuses/visibility.ts), asked afresh each time as the flags are. */
+export interface LoadedStatus { row: Readonly<RenderRow>; version: number; flags: number; visible: boolean }
 
 type FetchedRow = NonNullable<ChangedRenderRow['row']>;
 
@@ -18,9 +19,9 @@ export class StatusRenderRows {
 
   constructor(private readonly repo: StatusesRepo) {}
 
-  /** The statuses that exist among `ids`, with the viewer's flags. */
+  /** The statuses that exist among `ids`, with the viewer's flags and whether the viewer may see them. */
   async load(ids: readonly string[], viewerId: string | null): Promise<LoadedStatus[]> {
     const loaded = await this.cache.load(ids, (known) => this.repo.renderRows(known, viewerId));
-    return loaded.map(({ value, version, changed }) => ({ row: value, version, flags: changed.flags }));
+    return loaded.map(({ value, version, changed }) => ({ row: value, version, flags: changed.flags, visible: Boolean(changed.visible) }));
   }
 }

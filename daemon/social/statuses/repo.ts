@@ -1,6 +1,7 @@
 /** SQL for statuses and what accounts do to them (favourites, reblogs, bookmarks, pins, conversation mutes). */
 import type { Knex } from 'knex';
 import type { SocialContext } from '../context.js';
+import { visibleBy } from './visibility.js';
 
 export interface StatusRow {
   id: string;
@@ -62,14 +63,14 @@ export const VOTE_CHOICE_SHIFT = 6;
 export const MAX_FLAGGED_CHOICES = 40;
 
 /** A status's render version and viewer flags; its row only when the caller's version is not current. */
-export interface ChangedRenderRow { id: string; version: number; flags: number; row: (Omit<RenderRow, 'mention_ids'> & { mention_ids: string | string[] }) | null }
+export interface ChangedRenderRow { id: string; version: number; flags: number; visible: number; row: (Omit<RenderRow, 'mention_ids'> & { mention_ids: string | string[] }) | null }
 
 export type ActionTable = 'favourites' | 'bookmarks' | 'status_pins';
 
 const ids = (list: readonly string[]) => JSON.stringify(list);
 const IN_IDS = (column: string, param: string) => `${column} IN (SELECT CAST(value AS INTEGER) FROM json_each(${param}))`;
 
-/** Render rows and viewer flags of the statuses in ?1 (id → known version) for viewer ?2. A constant: see Reader.wrapped. */
+/** Render rows, viewer flags and whether viewer ?2 may see them, of the statuses in ?1 (id → known version). A constant: see Reader.wrapped. */
 const RENDER_ROWS_SQL = `
       SELECT ${STATUS_COLUMNS}, s.version AS version, j.value AS known,
         (SELECT json_group_array(CAST(m.account_id AS TEXT)) FROM mentions m WHERE m.status_id = s.id) AS mention_ids,
@@ -84,14 +85,22 @@ const RENDER_ROWS_SQL = `
         + EXISTS (SELECT 1 FROM status_pins WHERE account_id = ?2 AND status_id = s.id) * ${VIEWER_FLAG.pinned}
         + EXISTS (SELECT 1 FROM conversation_mutes WHERE account_id = ?2 AND conversation_id = s.conversation_id) * ${VIEWER_FLAG.muted}
         + coalesce((SELECT ${VIEWER_FLAG.voted} + sum(1 << (${VOTE_CHOICE_SHIFT} + v.choice)) FROM polls p JOIN poll_votes v ON v.poll_id = p.id
-            WHERE p.status_id = s.id AND v.account_id = ?2 AND v.choice < ${MAX_FLAGGED_CHOICES}), 0) AS flags
+            WHERE p.status_id = s.id AND v.account_id = ?2 AND v.choice < ${MAX_FLAGGED_CHOICES}), 0) AS flags,
+        ${visibleBy('?2')} AS visible
       FROM json_each(?1) j JOIN statuses s ON s.id = CAST(j.key AS INTEGER)`;
+
+const VISIBLE_BY_ID_SQL = `SELECT ${STATUS_COLUMNS} FROM statuses s WHERE s.id = ?1 AND s.deleted_at IS NULL AND ${visibleBy('?2')}`;
 
 export class StatusesRepo {
   constructor(private readonly ctx: SocialContext) {}
 
   byId(id: string): Promise<StatusRow | undefined> {
     return this.ctx.reader.get<StatusRow>(`SELECT ${STATUS_COLUMNS} FROM statuses s WHERE s.id = ?`, [id]);
+  }
+
+  /** The status if it is not deleted and the viewer (null: no one signed in) may see it. */
+  visibleById(id: string, viewerId: string | null): Promise<StatusRow | undefined> {
+    return this.ctx.reader.get<StatusRow>(VISIBLE_BY_ID_SQL, [id, viewerId]);
   }
 
   byIds(list: readonly string[]): Promise<StatusRow[]> {
@@ -105,22 +114,13 @@ export class StatusesRepo {
    */
   renderRows(known: Record<string, number>, viewerId: string | null): Promise<ChangedRenderRow[]> {
     if (Object.keys(known).length === 0) return Promise.resolve([]);
-    return this.ctx.reader.changedRows<ChangedRenderRow['row'], { flags: number }>(RENDER_ROWS_SQL, RENDER_FIELDS, [JSON.stringify(known), viewerId], ['flags']);
-  }
-
-  /** True when the viewer may see the author's private statuses (follows the author). */
-  async follows(viewerId: string, authorId: string): Promise<boolean> {
-    return Boolean(await this.ctx.reader.get(`SELECT 1 AS x FROM follows WHERE account_id = ? AND target_account_id = ?`, [viewerId, authorId]));
+    return this.ctx.reader.changedRows<ChangedRenderRow['row'], { flags: number; visible: number }>(RENDER_ROWS_SQL, RENDER_FIELDS, [JSON.stringify(known), viewerId], ['flags', 'visible']);
   }
 
   /** Who each status mentions, in mention order (federation addresses its deliveries with it). */
   mentions(statusIds: readonly string[]): Promise<Array<{ status_id: string; account_id: string }>> {
     if (statusIds.length === 0) return Promise.resolve([]);
     return this.ctx.reader.all(`SELECT CAST(status_id AS TEXT) AS status_id, CAST(account_id AS TEXT) AS account_id FROM mentions WHERE ${IN_IDS('status_id', '?')} ORDER BY id`, [ids(statusIds)]);
-  }
-
-  async mentioned(statusId: string, accountId: string): Promise<boolean> {
-    return Boolean(await this.ctx.reader.get(`SELECT 1 AS x FROM mentions WHERE status_id = ? AND account_id = ?`, [statusId, accountId]));
   }
 
   async blocks(accountId: string, targetId: string): Promise<boolean> {
@@ -200,17 +200,17 @@ export class StatusesRepo {
     [accountId, page.maxId ?? null, (ascending ? page.minId : page.sinceId) ?? null, page.limit]);
   }
 
-  /** An account's statuses the viewer may see, newest first. */
-  ofAccount(accountId: string, visibilities: readonly string[], opts: { pinned: boolean; excludeReplies: boolean; excludeReblogs: boolean }, page: { maxId?: string; sinceId?: string; minId?: string; limit: number }): Promise<Array<{ id: string }>> {
+  /** An account's statuses the viewer (null: no one signed in) may see, newest first. */
+  ofAccount(accountId: string, viewerId: string | null, opts: { pinned: boolean; excludeReplies: boolean; excludeReblogs: boolean }, page: { maxId?: string; sinceId?: string; minId?: string; limit: number }): Promise<Array<{ id: string }>> {
     const ascending = page.minId !== undefined;
     const join = opts.pinned ? 'JOIN status_pins p ON p.status_id = s.id AND p.account_id = s.account_id' : '';
     const cursorColumn = 's.id';
-    let where = `s.account_id = ?1 AND s.deleted_at IS NULL AND s.visibility IN (SELECT value FROM json_each(?5))`;
+    let where = `s.account_id = ?1 AND s.deleted_at IS NULL AND ${visibleBy('?5')}`;
     if (opts.excludeReplies) where += ' AND (s.in_reply_to_id IS NULL OR s.in_reply_to_account_id = s.account_id)';
     if (opts.excludeReblogs) where += ' AND s.reblog_of_id IS NULL';
     return this.ctx.reader.all(`SELECT id FROM (SELECT CAST(s.id AS TEXT) AS id, ${cursorColumn} AS n FROM statuses s ${join}
         WHERE ${where} AND ${cursorColumn} < coalesce(?2, 9223372036854775807) AND ${cursorColumn} > coalesce(?3, 0)
         ORDER BY ${cursorColumn} ${ascending ? 'ASC' : 'DESC'} LIMIT ?4) ORDER BY n DESC`,
-    [accountId, page.maxId ?? null, (ascending ? page.minId : page.sinceId) ?? null, page.limit, JSON.stringify(visibilities)]);
+    [accountId, page.maxId ?? null, (ascending ? page.minId : page.sinceId) ?? null, page.limit, viewerId]);
   }
 }

@@ -47,7 +47,11 @@ export class StatusRenderer {
     return new Map([...rendered].map(([id, entry]) => [id, entry.json]));
   }
 
-  /** Renders statuses by id (missing or deleted ones are left out unless `includeDeleted`). */
+  /**
+   * Renders statuses by id. Left out: missing ones, deleted ones unless `includeDeleted`, and
+   * those the viewer may not see (statuses/visibility.ts), reblogs of such included, so no path
+   * that renders can show a status to someone the rule hides it from.
+   */
   async render(ids: readonly string[], viewerId: string | null, options: { includeDeleted?: boolean; withSource?: boolean } = {}): Promise<Map<string, StatusJson>> {
     return (await this.renderWithAccounts(ids, viewerId, [], options)).statuses;
   }
@@ -83,8 +87,8 @@ export class StatusRenderer {
       const account = author.json;
       let reblog: { json: StatusJson; key: string } | null = null;
       if (row.reblog_of_id) {
-        const original = byId.get(row.reblog_of_id)?.row;
-        reblog = original && !original.deleted_at ? one(original) : null;
+        const original = byId.get(row.reblog_of_id);
+        reblog = original?.visible && !original.row.deleted_at ? one(original.row) : null;
         if (!reblog) return null;
       }
       const { version, flags } = byId.get(row.id)!;
@@ -140,8 +144,8 @@ export class StatusRenderer {
     };
 
     const out = new Map<string, StatusJson>();
-    for (const { row } of loaded) {
-      if (row.deleted_at && !options.includeDeleted) continue;
+    for (const { row, visible } of loaded) {
+      if (!visible || (row.deleted_at && !options.includeDeleted)) continue;
       const status = one(row);
       if (status) out.set(row.id, status.json);
     }

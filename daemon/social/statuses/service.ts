@@ -1,6 +1,6 @@
 /**
  * The status rules: posting (visibility, content warning, replies, mentions, application),
- * visibility everywhere (a private status is 404 to a non-follower), soft deletion, favourites,
+ * visibility everywhere (statuses/visibility.ts: a status the viewer may not see is 404), soft deletion, favourites,
  * reblogs (422 for a private status), bookmarks, pins and conversation mutes, with the
  * notifications each action creates or removes.
  */
@@ -16,6 +16,7 @@ import { parseMentions } from './mentions.js';
 import { StatusesRepo, type StatusRow } from './repo.js';
 import { ThreadRepo, type Descendant, type ThreadLimits } from './thread-repo.js';
 import { StatusEditsRepo } from './edits-repo.js';
+import { StatusVisibility } from './visibility.js';
 import { localEmojisIn } from '../instance/custom-emojis.js';
 import type { PollInput } from '../polls/params.js';
 
@@ -56,6 +57,7 @@ export interface StatusEditHook {
 export class StatusesService {
   readonly repo: StatusesRepo;
   readonly edits: StatusEditsRepo;
+  readonly visibility: StatusVisibility;
   private readonly thread: ThreadRepo;
   private readonly accounts: AccountsRepo;
   /** Finds a remote account not yet known here (federation sets it: WebFinger). */
@@ -69,24 +71,19 @@ export class StatusesService {
     this.repo = new StatusesRepo(ctx);
     this.thread = new ThreadRepo(ctx);
     this.edits = new StatusEditsRepo(ctx);
+    this.visibility = new StatusVisibility(ctx);
     this.accounts = new AccountsRepo(ctx);
   }
 
-  /** The status if the viewer may see it; 404 otherwise (missing, deleted, private, blocked). */
+  /**
+   * The status if the viewer may see it (statuses/visibility.ts), and for a reblog its original
+   * too; 404 otherwise (missing, deleted, private, direct, blocked).
+   */
   async visible(id: string, viewerId: string | null): Promise<StatusRow> {
-    const row = await this.repo.byId(id);
-    if (!row || row.deleted_at || !(await this.canSee(row, viewerId))) throw notFound();
+    const row = await this.repo.visibleById(id, viewerId);
+    if (!row) throw notFound();
+    if (row.reblog_of_id) await this.visible(row.reblog_of_id, viewerId);
     return row;
-  }
-
-  async canSee(row: StatusRow, viewerId: string | null): Promise<boolean> {
-    if (viewerId === row.account_id) return true;
-    if (viewerId && (await this.repo.blocks(row.account_id, viewerId))) return false;
-    if (row.visibility === 'public' || row.visibility === 'unlisted') return true;
-    if (!viewerId) return false;
-    // Direct statuses are for the accounts they mention only.
-    if (row.visibility !== 'direct' && (await this.repo.follows(viewerId, row.account_id))) return true;
-    return this.repo.mentioned(row.id, viewerId);
   }
 
   /**
@@ -269,15 +266,26 @@ export class StatusesService {
     return { id: reblogId, headers };
   }
 
+  /**
+   * The viewer takes back their reblog of a status; returns the original's id for the answer. The
+   * reblog is the viewer's own, so it goes even if they may no longer see the original (its author
+   * blocked them since); the answer is still 404 to whoever may not see the status, as GET's is.
+   */
   async unreblog(viewerId: string, id: string): Promise<string> {
     const row = await this.repo.byId(id);
-    if (!row || row.deleted_at) throw notFound();
-    const target = await this.original(row);
-    const reblog = await this.repo.reblogBy(viewerId, target.id);
-    if (!reblog) return target.id;
-    await this.delete(viewerId, reblog.id);
-    this.ctx.events.emit('reblog.removed', { accountId: viewerId, statusId: target.id, reblogId: reblog.id });
-    return target.id;
+    if (row && !row.deleted_at) await this.removeReblog(viewerId, row.reblog_of_id ?? row.id);
+    return (await this.original(await this.visible(id, viewerId))).id;
+  }
+
+  /**
+   * Removes the account's reblog of `originalId`, if any. A peer's Undo of its own Announce comes
+   * here directly: the reblog is theirs to remove even if they may no longer see the original.
+   */
+  async removeReblog(accountId: string, originalId: string): Promise<void> {
+    const reblog = await this.repo.reblogBy(accountId, originalId);
+    if (!reblog) return;
+    await this.delete(accountId, reblog.id);
+    this.ctx.events.emit('reblog.removed', { accountId, statusId: originalId, reblogId: reblog.id });
   }
 
   async bookmark(viewerId: string, id: string, on: boolean): Promise<string> {
@@ -326,15 +334,7 @@ export class StatusesService {
     ]);
     return { ancestors, descendants: selfRepliesFirst(descendants).map((status) => status.id) };
   }
-
-  async checkVisibleToAll(ids: string[], viewerId: string | null): Promise<string[]> {
-    const rows = await this.repo.byIds(ids);
-    const visible: string[] = [];
-    for (const row of rows) if (!row.deleted_at && (await this.canSee(row, viewerId))) visible.push(row.id);
-    return ids.filter((id) => visible.includes(id));
-  }
 }
-
 
 /** Mastodon's promote_by!: replies an author made to themselves move ahead of the others, in order. */
 function selfRepliesFirst(statuses: readonly Descendant[]): Descendant[] {

@@ -3,7 +3,8 @@
  * filter change goes only to the channels (and, for user streams, the accounts) it concerns,
  * rendered once per viewer with string ids. Statuses a viewer's `hide` filter matches are not sent.
  * Announcement reaction counts go to every user stream; list streams get what their list shows;
- * `direct` streams get the conversation a direct status moved.
+ * `direct` streams get the conversation a direct status moved. A status, and its deletion, reach
+ * only those the visibility rule (statuses/visibility.ts) lets see it.
  */
 import type { SocialContext } from '../context.js';
 import type { StatusRenderer, StatusJson } from '../statuses/serialize.js';
@@ -15,6 +16,7 @@ import { listShows } from '../timelines/repo.js';
 import { ConversationsRepo } from '../conversations/repo.js';
 import { renderConversations } from '../conversations/render.js';
 import type { StreamConnection } from './connection.js';
+import type { StatusVisibility } from '../statuses/visibility.js';
 
 export class StreamHub {
   private readonly byChannel = new Map<string, Set<StreamConnection>>();
@@ -23,7 +25,7 @@ export class StreamHub {
 
   private readonly conversationsRepo: ConversationsRepo;
 
-  constructor(private readonly ctx: SocialContext, private readonly renderer: StatusRenderer, private readonly notifications: NotificationsService) {
+  constructor(private readonly ctx: SocialContext, private readonly renderer: StatusRenderer, private readonly notifications: NotificationsService, private readonly visibility: StatusVisibility) {
     this.conversationsRepo = new ConversationsRepo(ctx);
   }
 
@@ -35,7 +37,7 @@ export class StreamHub {
     };
     on('status.created', (e: { statusId: string; accountId: string }) => this.status(e.statusId, e.accountId, 'update'));
     on('status.updated', (e: { statusId: string; accountId: string }) => this.status(e.statusId, e.accountId, 'status.update'));
-    on('status.deleted', async (e: { statusId: string }) => this.deleted(e.statusId));
+    on('status.deleted', (e: { statusId: string }) => this.deleted(e.statusId));
     on('notification.created', (e: { notificationId: string; accountId: string }) => this.notification(e.notificationId, e.accountId));
     on('filters.changed', async (e: { accountId: string }) => this.toAccount(e.accountId, ['user'], (c, channel) => c.send(channel, 'filters_changed')));
     on('announcement.reaction', async (e: { announcementId: string; name: string; count: number }) => {
@@ -189,12 +191,16 @@ export class StreamHub {
       UNION ALL SELECT 1 FROM mutes WHERE account_id = ?1 AND target_account_id = ?2`, [viewerId, authorId]));
   }
 
-  private deleted(statusId: string): void {
+  /** A deletion goes to the streams of those who may see the status: even its id is not for others. */
+  private async deleted(statusId: string): Promise<void> {
+    if (this.byChannel.size === 0) return;
+    const audience = await this.visibility.viewersOf(statusId, [...this.byAccount.keys()]);
     const seen = new Set<StreamConnection>();
     for (const set of this.byChannel.values()) {
       for (const connection of set) {
         if (seen.has(connection)) continue;
         seen.add(connection);
+        if (connection.accountId ? !audience.accounts.has(connection.accountId) : !audience.anyone) continue;
         const channel = connection.channels.values().next().value as Channel | undefined;
         if (channel) connection.send(channel, 'delete', statusId);
       }

@@ -2,6 +2,7 @@
 import type { Knex } from 'knex';
 import type { SocialContext } from '../context.js';
 import { cursorPageSql, type PageQuery } from '../http/pagination.js';
+import { visibleBy } from '../statuses/visibility.js';
 
 export interface TagRow { id: number; name: string; reviewed_at: string | null; listable: number }
 
@@ -71,11 +72,14 @@ export class TagsRepo {
     return this.ctx.reader.all(sql, params);
   }
 
-  /** Uses per day over the last week, newest day first (Mastodon's tag history). */
+  /**
+   * Uses per day over the last week, newest day first (Mastodon's tag history), of the statuses
+   * anyone may see (statuses/visibility.ts): the history is shown to all.
+   */
   history(tagId: number, nowMs: number): Promise<Array<{ day: string; uses: number; accounts: number }>> {
     const since = new Date(nowMs - 7 * 86400_000).toISOString();
     return this.ctx.reader.all(`SELECT substr(s.created_at, 1, 10) AS day, count(*) AS uses, count(DISTINCT s.account_id) AS accounts
-      FROM status_tags st JOIN statuses s ON s.id = st.status_id WHERE st.tag_id = ? AND s.created_at >= ? AND s.deleted_at IS NULL
+      FROM status_tags st JOIN statuses s ON s.id = st.status_id WHERE st.tag_id = ? AND s.created_at >= ? AND s.deleted_at IS NULL AND ${visibleBy('NULL')}
       GROUP BY day ORDER BY day DESC`, [tagId, since]);
   }
 }

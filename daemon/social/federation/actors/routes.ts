@@ -1,6 +1,7 @@
 /**
  * ActivityPub documents of local accounts and statuses: the actor, its collections (totals; the
- * featured collection with the pinned notes, the featured hashtags), and each status at its uri (and its url) as a Note.
+ * featured collection with the pinned notes, the featured hashtags), and each status at its uri (and its url) as a Note,
+ * to whoever may see it (an unsigned fetch as no one signed in, a signed one as its signer).
  */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
@@ -11,8 +12,9 @@ import { NoteRenderer } from '../objects/note.js';
 import { AS_CONTEXT } from '../objects/context.js';
 import { ACTIVITY_JSON } from '../net/client.js';
 import { FeaturedRepo } from '../../featured/repo.js';
+import type { RequestSigners } from '../signatures/signer.js';
 
-export function actorRoutes(router: Router, fed: FederationContext, local: LocalActors): void {
+export function actorRoutes(router: Router, fed: FederationContext, local: LocalActors, signers: RequestSigners): void {
   const notes = new NoteRenderer(fed);
 
   const account = async (ctx: Context) => {
@@ -44,7 +46,8 @@ export function actorRoutes(router: Router, fed: FederationContext, local: Local
 
   router.get('/users/:username/collections/featured', async (ctx) => {
     const row = await account(ctx);
-    const pinned = await fed.services.statuses.repo.ofAccount(row.id, ['public', 'unlisted'], { pinned: true, excludeReplies: false, excludeReblogs: true }, { limit: 5 });
+    // As seen by no one signed in: the pinned statuses anyone may see.
+    const pinned = await fed.services.statuses.repo.ofAccount(row.id, null, { pinned: true, excludeReplies: false, excludeReblogs: true }, { limit: 5 });
     const items = [];
     for (const { id } of pinned) {
       const status = await fed.services.statuses.repo.byId(id);
@@ -68,7 +71,11 @@ export function actorRoutes(router: Router, fed: FederationContext, local: Local
       const id = String(ctx.params.id);
       if (!/^\d{1,20}$/.test(id)) throw notFound();
       const status = await fed.services.statuses.repo.byId(id);
-      if (!status || status.account_id !== row.id || status.reblog_of_id || !['public', 'unlisted'].includes(status.visibility)) throw notFound();
+      if (!status || status.account_id !== row.id || status.reblog_of_id) throw notFound();
+      // Seen as by the account that signed the fetch (a follower's server fetching a private
+      // status), or by no one signed in: what that one may not see is 404, as Mastodon answers.
+      const viewer = await signers.account(ctx);
+      if (!(await fed.services.statuses.visibility.among([status.id], viewer)).has(status.id)) throw notFound();
       if (status.deleted_at) return send(ctx, { '@context': AS_CONTEXT, id: status.uri, type: 'Tombstone' }, 410);
       send(ctx, (await notes.renderWithContext(status))!);
     });

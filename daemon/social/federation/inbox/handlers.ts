@@ -106,7 +106,7 @@ export class InboxHandlers {
   private async unreblog(announceUri: string, actor: ActorRow): Promise<void> {
     const reblog = await this.statuses.byUri(announceUri);
     if (reblog?.reblog_of_id && reblog.account_id === actor.id && !reblog.deleted_at) {
-      await this.services.statuses.unreblog(actor.id, reblog.reblog_of_id);
+      await this.services.statuses.removeReblog(actor.id, reblog.reblog_of_id);
     }
   }
 
@@ -160,7 +160,7 @@ export class InboxHandlers {
     }
     const status = await this.statuses.byUri(uri);
     if (!status || status.account_id !== actor.id || status.deleted_at) return;
-    if (status.reblog_of_id) await this.services.statuses.unreblog(actor.id, status.reblog_of_id);
+    if (status.reblog_of_id) await this.services.statuses.removeReblog(actor.id, status.reblog_of_id);
     else await this.services.statuses.delete(actor.id, status.id);
   }
 

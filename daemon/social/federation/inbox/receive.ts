@@ -9,9 +9,8 @@ import { HttpError } from '../../../http/errors.js';
 import { requireIdentityEncoding } from '../../../http/body.js';
 import type { FederationContext } from '../context.js';
 import type { RemoteActors } from '../actors/remote.js';
-import type { RemoteActorDoc } from '../actors/parse.js';
-import { parseSignature, verifyWithKey, SignatureError } from '../signatures/verify.js';
-import { hostOf, idOf, InvalidDocumentError, isObject, str, type Json } from '../objects/ld.js';
+import type { RequestSigners } from '../signatures/signer.js';
+import { idOf, InvalidDocumentError, isObject, str, type Json } from '../objects/ld.js';
 import type { DeliveryQueue } from '../delivery/queue.js';
 import type { InboxHandlers } from './handlers.js';
 import { ForbiddenAddressError } from '../net/address-policy.js';
@@ -26,11 +25,12 @@ export class InboxReceiver {
     private readonly actors: RemoteActors,
     private readonly handlers: InboxHandlers,
     private readonly queue: DeliveryQueue,
+    private readonly signers: RequestSigners,
   ) {}
 
   async receive(ctx: Context): Promise<void> {
     const body = await readBody(ctx);
-    const signer = await this.verify(ctx, body);
+    const signer = await this.signers.verify(ctx, body);
     let activity: unknown;
     try {
       activity = JSON.parse(body.toString('utf8'));
@@ -63,36 +63,6 @@ export class InboxReceiver {
   private reject(ctx: Context, reason: string, from: string): never {
     this.fed.log.warn('inbox rejected a malformed activity', { reason: reason.slice(0, 300), from, path: ctx.path });
     throw new HttpError(400, `Invalid activity: ${reason.slice(0, 200)}`);
-  }
-
-  /** The verified signer: its actor URI, and its document when it was fetched just now. */
-  private async verify(ctx: Context, body: Buffer): Promise<{ uri: string; doc?: RemoteActorDoc }> {
-    let parsed;
-    try {
-      parsed = parseSignature(ctx.req, body, this.fed.social.now());
-    } catch (error) {
-      if (error instanceof SignatureError) this.refuse(error.message);
-      throw error;
-    }
-    const keyId = parsed.keyId;
-    if (hostOf(keyId) === null) this.refuse('keyId is not a URL');
-    for (const refresh of [false, true]) {
-      let key;
-      try {
-        key = await this.actors.keyFor(keyId, refresh);
-      } catch (error) {
-        this.refuse(`could not fetch key ${keyId}: ${(error as Error).message}`);
-      }
-      if (!key) this.refuse(`unknown key ${keyId}`);
-      if (verifyWithKey(parsed, key.pem)) return { uri: key.actorUri, doc: key.doc };
-      if (key.doc) break; // a freshly fetched key that fails will not pass on a second fetch
-    }
-    this.refuse(`signature does not verify with ${keyId}`);
-  }
-
-  private refuse(reason: string): never {
-    this.fed.log.info('inbox refused a request', { reason: reason.slice(0, 300) });
-    throw new HttpError(401, 'Request not signed or signature invalid');
   }
 }
 

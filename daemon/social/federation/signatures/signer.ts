@@ -1,0 +1,63 @@
+/**
+ * Who signed a request: the Signature checked against the signer's key (fetched and cached;
+ * fetched again once when it fails, for rotation). Unsigned or wrong → 401. The inbox asks it of
+ * every POST; the note endpoint of a signed GET (a follower's server fetching a private status).
+ */
+import type { Context } from 'koa';
+import { HttpError } from '../../../http/errors.js';
+import type { FederationContext } from '../context.js';
+import type { RemoteActors } from '../actors/remote.js';
+import type { RemoteActorDoc } from '../actors/parse.js';
+import { hostOf } from '../objects/ld.js';
+import { parseSignature, verifyWithKey, SignatureError } from './verify.js';
+
+export class RequestSigners {
+  constructor(private readonly fed: FederationContext, private readonly actors: RemoteActors) {}
+
+  /** The verified signer: its actor URI, and its document when it was fetched just now. `body` is null for a GET. */
+  async verify(ctx: Context, body: Buffer | null): Promise<{ uri: string; doc?: RemoteActorDoc }> {
+    let parsed;
+    try {
+      parsed = parseSignature(ctx.req, body, this.fed.social.now());
+    } catch (error) {
+      if (error instanceof SignatureError) this.refuse(ctx, error.message);
+      throw error;
+    }
+    const keyId = parsed.keyId;
+    if (hostOf(keyId) === null) this.refuse(ctx, 'keyId is not a URL');
+    for (const refresh of [false, true]) {
+      let key;
+      try {
+        key = await this.actors.keyFor(keyId, refresh);
+      } catch (error) {
+        this.refuse(ctx, `could not fetch key ${keyId}: ${(error as Error).message}`);
+      }
+      if (!key) this.refuse(ctx, `unknown key ${keyId}`);
+      if (verifyWithKey(parsed, key.pem)) return { uri: key.actorUri, doc: key.doc };
+      if (key.doc) break; // a freshly fetched key that fails will not pass on a second fetch
+    }
+    this.refuse(ctx, `signature does not verify with ${keyId}`);
+  }
+
+  private refuse(ctx: Context, reason: string): never {
+    this.fed.log.info('refused a signed request', { method: ctx.method, path: ctx.path, reason: reason.slice(0, 300) });
+    throw new HttpError(401, 'Request not signed or signature invalid');
+  }
+
+  /**
+   * The account that signed a GET, stored as the inbox stores senders; null when the request is
+   * unsigned, its signature does not verify (as Mastodon without authorized fetch, the fetch is
+   * then no one's), the signer is no account (an instance actor) or is suspended.
+   */
+  async account(ctx: Context): Promise<string | null> {
+    if (!ctx.get('signature')) return null;
+    try {
+      const signer = await this.verify(ctx, null);
+      const actor = signer.doc ? await this.actors.store(signer.doc) : await this.actors.resolve(signer.uri);
+      return actor.suspended_at ? null : actor.id;
+    } catch (error) {
+      this.fed.log.info('signed fetch answered as to no one', { path: ctx.path, error: (error as Error).message.slice(0, 300) });
+      return null;
+    }
+  }
+}
