@@ -60,6 +60,7 @@ export interface Config {
   backupKeep: number;
   smtpUrl: string | null;
   smtpFrom: string;
+  storageMinFreeMb: number;
 }
 
 export class ConfigError extends Error {
@@ -277,6 +278,7 @@ export const KEYS: readonly KeySpec[] = [
   key('backupSchedule', 'backup_schedule', cronExpression, '30 3 * * *'),
   key('backupKeep', 'backup_keep', integer(1, 365), 7),
   key('smtpUrl', 'smtp_url', smtpUrl, null),
+  key('storageMinFreeMb', 'storage_min_free_mb', integer(0, 1_048_576, 'a whole number of megabytes from 0 (no early warning) to 1048576'), 128),
   key('smtpFrom', 'smtp_from', nonEmpty('an e-mail address, optionally with a name: "Nestbox <box@example.org>"'), (c) => `Nestbox <notifications@${new URL(c.baseUrl!).hostname}>`),
 ] as KeySpec[];
 

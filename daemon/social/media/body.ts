@@ -11,6 +11,7 @@ import type { Context, Middleware } from 'koa';
 import { HttpError } from '../../http/errors.js';
 import { lazyKoaBody, type KoaBodyOptions } from '../../http/body.js';
 import { AV_LIMIT_BYTES } from './detect.js';
+import { isOutOfSpace } from '../../storage/out-of-space.js';
 import type { UploadedFile } from './service.js';
 
 /** Base64 of the largest image, with room for the data: prefix. */
@@ -35,6 +36,7 @@ export function mediaBodyParser(incomingDir: string): Middleware {
       if (ctx.is('multipart')) await multipart(ctx, async () => undefined);
       else await plain(ctx, async () => undefined);
     } catch (error) {
+      if (isOutOfSpace(error)) throw error;
       const message = String((error as Error).message ?? '');
       const status = (error as { status?: number }).status === 413 || /max|exceed|too large/i.test(message) ? 413 : 400;
       throw new HttpError(status, status === 413 ? 'Payload too large' : 'Invalid request body');

@@ -1,0 +1,107 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { fill, freeBytes, mountTmpfs, removeFile, type Tmpfs } from '../helpers/tmpfs.js';
+import { startSocialDaemon, type SocialHarness } from '../helpers/social.js';
+
+const MB = 1024 * 1024;
+
+async function waitFor<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: not seen in time`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+async function onTmpfs(sizeMb: number, env: Record<string, string>, run: (box: SocialHarness, disk: Tmpfs) => Promise<void>): Promise<void> {
+  const disk = mountTmpfs(sizeMb);
+  let box: SocialHarness | null = null;
+  try {
+    box = await startSocialDaemon({ NESTBOX_BACKUP_SCHEDULE: 'off', ...env }, { dataDir: disk.path });
+    await run(box, disk);
+  } finally {
+    await box?.stop().catch(() => undefined);
+    disk.unmount();
+  }
+}
+
+const post = (box: SocialHarness, token: string, text: string) => box.api(token, 'POST', '/api/v1/statuses', { status: text });
+const healthz = async (box: SocialHarness) => (await box.api(null, 'GET', '/healthz')).body;
+
+test('a full disk: writes answer 507 with an error, reads go on, /healthz and the device state say so, and all recovers without a restart', async () => {
+  await onTmpfs(12, { NESTBOX_STORAGE_MIN_FREE_MB: '1' }, async (box, disk) => {
+    const alice = await box.account('alice');
+    const owner = await box.account('owner', { owner: true, scopes: 'read write admin:read' });
+    const first = await post(box, alice.token, 'written while there was room');
+    assert.is(first.status, 200);
+    assert.is((await healthz(box)).components.storage.status, 'ok');
+
+    const filler = fill(disk.path, 'filler');
+    // The WAL reuses the room it already has: keep posting until SQLite needs more and cannot have it.
+    const words = 'no room for this post '.repeat(20);
+    let refused: Awaited<ReturnType<typeof post>> | null = null;
+    for (let i = 0; i < 500 && !refused; i++) {
+      const answer = await post(box, alice.token, `${i} ${words}`);
+      if (answer.status !== 200) refused = answer;
+    }
+    assert.ok(refused, 'a write was refused once the disk was full');
+    assert.is(refused!.status, 507);
+    assert.match(refused!.body.error, /storage is full/);
+
+    // Reads keep working.
+    const read = await box.api(alice.token, 'GET', `/api/v1/statuses/${first.body.id}`);
+    assert.is(read.status, 200);
+    assert.is(read.body.id, first.body.id);
+    assert.is((await box.api(alice.token, 'GET', '/api/v1/timelines/home')).status, 200);
+
+    const health = await healthz(box);
+    assert.is(health.status, 'degraded');
+    assert.is(health.components.storage.status, 'degraded');
+    assert.match(health.components.storage.detail, /data disk is full/);
+    assert.type(health.components.storage.free_bytes, 'number');
+    assert.ok(health.components.storage.free_bytes < MB);
+    const state = await box.api(owner.token, 'GET', '/api/nestbox/v1/state');
+    assert.is(state.status, 200);
+    assert.is(state.body.storage.status, 'full');
+    assert.match(state.body.storage.detail, /full/);
+    assert.ok(box.daemon.logs.some((line) => line.msg === 'write refused: storage full'));
+    assert.not.ok(box.daemon.logs.some((line) => line.msg === 'request failed'), 'no 500 logged for a full disk');
+
+    removeFile(filler);
+    await waitFor('storage ok again', async () => (await healthz(box)).components.storage.status === 'ok');
+    const after = await post(box, alice.token, 'written after space came back');
+    assert.is(after.status, 200);
+    assert.is((await box.api(owner.token, 'GET', '/api/nestbox/v1/state')).body.storage.status, 'ok');
+    assert.is((await healthz(box)).status, 'ok');
+  });
+});
+
+test('below the free-space threshold /healthz warns early (writes still succeed) and the warning clears when space returns', async () => {
+  await onTmpfs(16, { NESTBOX_STORAGE_MIN_FREE_MB: '4' }, async (box, disk) => {
+    const alice = await box.account('alice');
+    const owner = await box.account('owner', { owner: true, scopes: 'read write admin:read' });
+    assert.is((await healthz(box)).status, 'ok');
+    const filler = fill(disk.path, 'filler', 2 * MB);
+    assert.ok(freeBytes(disk.path) < 4 * MB);
+
+    const health = await healthz(box);
+    assert.is(health.status, 'degraded');
+    assert.is(health.components.storage.status, 'degraded');
+    assert.match(health.components.storage.detail, /free on the data disk \(warning below 4\.0 MB\)/);
+    assert.is(health.components.storage.min_free_bytes, 4 * MB);
+    assert.ok(health.components.storage.free_bytes < 4 * MB);
+    assert.is((await box.api(owner.token, 'GET', '/api/nestbox/v1/state')).body.storage.status, 'low');
+    // A warning, not a refusal: there is still room for posts.
+    assert.is((await post(box, alice.token, 'still room for this')).status, 200);
+
+    removeFile(filler);
+    const healed = await healthz(box);
+    assert.is(healed.status, 'ok');
+    assert.is(healed.components.storage.status, 'ok');
+    assert.is((await box.api(owner.token, 'GET', '/api/nestbox/v1/state')).body.storage.status, 'ok');
+  });
+});
+
+test.run();
