@@ -117,7 +117,7 @@ export class App {
   private async startDatabase(): Promise<void> {
     const log = this.log.child({ component: 'store' });
     const filename = join(this.config.dataDir, 'nestbox.sqlite3');
-    this.db = openDatabase({ filename });
+    this.db = openDatabase({ filename, synchronous: this.config.sqliteSynchronous });
     this.onStop('database', () => this.db.destroy());
     const { applied } = await migrate(this.db);
     if (applied.length) log.info('migrations applied', { migrations: applied });

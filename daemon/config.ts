@@ -19,6 +19,8 @@ export type SimScenarioName = (typeof SIM_SCENARIO_NAMES)[number];
 
 export type Registrations = 'open' | 'approval' | 'closed';
 export type MqttProtocol = 3 | 4 | 5;
+export const SQLITE_SYNCHRONOUS_LEVELS = ['full', 'normal'] as const;
+export type SqliteSynchronous = (typeof SQLITE_SYNCHRONOUS_LEVELS)[number];
 
 export interface Config {
   dataDir: string;
@@ -61,6 +63,7 @@ export interface Config {
   smtpUrl: string | null;
   smtpFrom: string;
   storageMinFreeMb: number;
+  sqliteSynchronous: SqliteSynchronous;
 }
 
 export class ConfigError extends Error {
@@ -279,6 +282,7 @@ export const KEYS: readonly KeySpec[] = [
   key('backupKeep', 'backup_keep', integer(1, 365), 7),
   key('smtpUrl', 'smtp_url', smtpUrl, null),
   key('storageMinFreeMb', 'storage_min_free_mb', integer(0, 1_048_576, 'a whole number of megabytes from 0 (no early warning) to 1048576'), 128),
+  key('sqliteSynchronous', 'sqlite_synchronous', oneOf(SQLITE_SYNCHRONOUS_LEVELS), 'full'),
   key('smtpFrom', 'smtp_from', nonEmpty('an e-mail address, optionally with a name: "Nestbox <box@example.org>"'), (c) => `Nestbox <notifications@${new URL(c.baseUrl!).hostname}>`),
 ] as KeySpec[];
 
