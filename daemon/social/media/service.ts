@@ -4,7 +4,7 @@
  * unattached, and the checks a status makes before taking media (own, unattached, processed,
  * at most four, no mix of images and video).
  */
-import { rename, stat, unlink, mkdir, writeFile } from 'node:fs/promises';
+import { link, rename, rm, stat, unlink, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { HttpError, notFound, unprocessable } from '../../http/errors.js';
 import type { SocialContext } from '../context.js';
@@ -14,6 +14,7 @@ import { probe, processImage, processThumbnail } from './images.js';
 import { MediaRepo, type MediaRow } from './repo.js';
 import { serializeMedia, type MediaJson } from './serialize.js';
 import type { MediaStorage } from './storage.js';
+import { syncFiles, syncPath } from '../../storage/durable-files.js';
 import type { Family, RateLimiter } from '../ratelimit/limiter.js';
 
 /** Mastodon's throttle on uploads: 30 per 30 minutes per account. */
@@ -53,6 +54,9 @@ export class MediaService {
     await rename(file.path, this.storage.path(id, uploadName));
     let thumbnail: string | null = null;
     if (input.thumbnail && detected.kind !== 'image') thumbnail = await this.takeThumbnail(id, input.thumbnail);
+    // The files and the new folder are on the card before the row that names them.
+    const names = thumbnail ? [uploadName, thumbnail] : [uploadName];
+    await syncFiles(names.map((name) => this.storage.path(id, name)), [this.storage.root]);
     const now = nowIso(this.ctx.now());
     try {
       await this.ctx.db.transaction(async (trx) => {
@@ -103,19 +107,26 @@ export class MediaService {
     const ext = row.file_name!.slice(row.file_name!.lastIndexOf('.') + 1);
     const upload = this.storage.path(id, row.file_name!);
     try {
+      // The row moves to the new files before the upload goes: a crash in between leaves a row
+      // naming files that exist (the upload, processed again on resume, or the results).
       if (row.type === 'image') {
         const format = ['png', 'webp', 'gif'].includes(ext) ? ext : 'jpg';
         const original = `original.${format}`;
         const result = await processImage(upload, this.storage.path(id, original), this.storage.path(id, 'small.jpg'), format);
-        await unlink(upload).catch(() => undefined);
+        await syncFiles([this.storage.path(id, original), this.storage.path(id, 'small.jpg')]);
         await this.repo.update(id, { state: 'done', file_name: original, preview_name: 'small.jpg', blurhash: result.blurhash,
           meta: JSON.stringify({ original: result.original, small: result.small }) });
+        await unlink(upload).catch(() => undefined);
       } else {
-        const original = `original.${ext}`;
-        await rename(upload, this.storage.path(id, original));
-        const patch: Record<string, unknown> = { state: 'done', file_name: original };
-        if (row.thumbnail_name) Object.assign(patch, await this.thumbnailPatch(id, row.thumbnail_name));
-        await this.repo.update(id, patch);
+        const original = this.storage.path(id, `original.${ext}`);
+        // A second name for the same bytes (no copy); the upload's name goes once the row has moved.
+        await rm(original, { force: true });
+        await link(upload, original);
+        await syncPath(this.storage.dir(id));
+        const thumbnail = row.thumbnail_name ? await this.thumbnailPatch(id, row.thumbnail_name) : null;
+        await this.repo.update(id, { state: 'done', file_name: `original.${ext}`, ...thumbnail?.patch });
+        await unlink(upload).catch(() => undefined);
+        await thumbnail?.removeUpload();
       }
     } catch (error) {
       this.ctx.log.warn('media processing failed', { media_id: id, error: (error as Error).message });
@@ -123,10 +134,14 @@ export class MediaService {
     }
   }
 
-  private async thumbnailPatch(id: string, uploaded: string): Promise<Record<string, unknown>> {
+  /** The preview from an uploaded thumbnail; its upload is removed (removeUpload) once the row names the preview. */
+  private async thumbnailPatch(id: string, uploaded: string): Promise<{ patch: Record<string, unknown>; removeUpload: () => Promise<void> }> {
     const result = await processThumbnail(this.storage.path(id, uploaded), this.storage.path(id, 'thumbnail.jpg'));
-    await unlink(this.storage.path(id, uploaded)).catch(() => undefined);
-    return { thumbnail_name: 'thumbnail.jpg', preview_name: 'thumbnail.jpg', blurhash: result.blurhash, meta: JSON.stringify({ small: result.dims }) };
+    await syncFiles([this.storage.path(id, 'thumbnail.jpg')]);
+    return {
+      patch: { thumbnail_name: 'thumbnail.jpg', preview_name: 'thumbnail.jpg', blurhash: result.blurhash, meta: JSON.stringify({ small: result.dims }) },
+      removeUpload: () => unlink(this.storage.path(id, uploaded)).catch(() => undefined),
+    };
   }
 
   /** Media JSON by id, in the order asked (edit history, scheduled statuses). */
@@ -152,6 +167,7 @@ export class MediaService {
       const format = ['png', 'webp', 'gif'].includes(detected.ext) ? detected.ext : 'jpg';
       const original = `original.${format}`;
       const result = await processImage(incoming, this.storage.path(id, original), this.storage.path(id, 'small.jpg'), format);
+      await syncFiles([this.storage.path(id, original), this.storage.path(id, 'small.jpg')], [this.storage.root]);
       await this.repo.update(id, { file_name: original, preview_name: 'small.jpg', file_size: bytes.length, blurhash: row.blurhash ?? result.blurhash,
         meta: JSON.stringify({ original: result.original, small: result.small }) });
       return true;
@@ -218,14 +234,17 @@ export class MediaService {
     const row = await this.ownUnattached(accountId, id);
     validateInput(input);
     const patch: Record<string, unknown> = {};
+    let thumbnail: Awaited<ReturnType<MediaService['thumbnailPatch']>> | null = null;
     if (input.description !== undefined) patch.description = input.description;
     if (input.focus !== undefined) patch.focus = input.focus;
     if (input.thumbnail) {
       if (row.type === 'image') throw unprocessable('Validation failed: Thumbnail can only be set for audio and video');
       const name = await this.takeThumbnail(id, input.thumbnail);
-      Object.assign(patch, await this.thumbnailPatch(id, name));
+      thumbnail = await this.thumbnailPatch(id, name);
+      Object.assign(patch, thumbnail.patch);
     }
     if (Object.keys(patch).length) await this.repo.update(id, patch);
+    await thumbnail?.removeUpload();
     return (await this.repo.byId(id))!;
   }
 
