@@ -2,6 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { fill, freeBytes, mountTmpfs, removeFile, type Tmpfs } from '../helpers/tmpfs.js';
 import { startSocialDaemon, type SocialHarness } from '../helpers/social.js';
+import { BOX_USER, recordMessages, startMosquitto, type MessageRecorder } from '../helpers/mosquitto-broker.js';
 
 const MB = 1024 * 1024;
 
@@ -30,8 +31,24 @@ async function onTmpfs(sizeMb: number, env: Record<string, string>, run: (box: S
 const post = (box: SocialHarness, token: string, text: string) => box.api(token, 'POST', '/api/v1/statuses', { status: text });
 const healthz = async (box: SocialHarness) => (await box.api(null, 'GET', '/healthz')).body;
 
-test('a full disk: writes answer 507 with an error, reads go on, /healthz and the device state say so, and all recovers without a restart', async () => {
-  await onTmpfs(12, { NESTBOX_STORAGE_MIN_FREE_MB: '1' }, async (box, disk) => {
+/** The storage status of the MQTT state messages, from message `from` on. */
+const storageOnMqtt = (recorder: MessageRecorder, status: string, from = 0) =>
+  recorder.wait((message) => message.topic.endsWith('/state') && JSON.parse(message.text).storage?.status === status, { from, timeoutMs: 15_000 });
+
+test('a full disk: writes answer 507 with an error, reads go on, /healthz, the device state and MQTT say so, and all recovers without a restart', async () => {
+  const broker = await startMosquitto();
+  const mqtt = await broker.client();
+  try {
+    const states = await recordMessages(mqtt, 'nestbox/+/state');
+    await fullDisk(states, { NESTBOX_MQTT_URL: broker.url, NESTBOX_MQTT_USERNAME: BOX_USER.username, NESTBOX_MQTT_PASSWORD: BOX_USER.password });
+  } finally {
+    await mqtt.endAsync();
+    await broker.stop();
+  }
+});
+
+async function fullDisk(states: MessageRecorder, mqttEnv: Record<string, string>): Promise<void> {
+  await onTmpfs(12, { NESTBOX_STORAGE_MIN_FREE_MB: '1', ...mqttEnv }, async (box, disk) => {
     const alice = await box.account('alice');
     const owner = await box.account('owner', { owner: true, scopes: 'read write admin:read' });
     const first = await post(box, alice.token, 'written while there was room');
@@ -66,6 +83,8 @@ test('a full disk: writes answer 507 with an error, reads go on, /healthz and th
     assert.is(state.status, 200);
     assert.is(state.body.storage.status, 'full');
     assert.match(state.body.storage.detail, /full/);
+    await storageOnMqtt(states, 'full');
+    const refusedAt = states.mark();
     assert.ok(box.daemon.logs.some((line) => line.msg === 'write refused: storage full'));
     assert.not.ok(box.daemon.logs.some((line) => line.msg === 'request failed'), 'no 500 logged for a full disk');
 
@@ -75,8 +94,9 @@ test('a full disk: writes answer 507 with an error, reads go on, /healthz and th
     assert.is(after.status, 200);
     assert.is((await box.api(owner.token, 'GET', '/api/nestbox/v1/state')).body.storage.status, 'ok');
     assert.is((await healthz(box)).status, 'ok');
+    await storageOnMqtt(states, 'ok', refusedAt);
   });
-});
+}
 
 test('below the free-space threshold /healthz warns early (writes still succeed) and the warning clears when space returns', async () => {
   await onTmpfs(16, { NESTBOX_STORAGE_MIN_FREE_MB: '4' }, async (box, disk) => {

@@ -130,7 +130,11 @@ export class MediaService {
       }
     } catch (error) {
       this.ctx.log.warn('media processing failed', { media_id: id, error: (error as Error).message });
-      await this.repo.update(id, { state: 'failed', error: 'Processing failed' });
+      // On a full disk this write fails too; nobody awaits a v2 upload's processing, so a throw
+      // here would be an unhandled rejection that stops the daemon. The row stays "processing".
+      await this.repo.update(id, { state: 'failed', error: 'Processing failed' }).catch((markError: Error) => {
+        this.ctx.log.warn('media left processing', { media_id: id, error: markError.message });
+      });
     }
   }
 
