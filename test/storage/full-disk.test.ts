@@ -2,6 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { fill, freeBytes, mountTmpfs, removeFile, type Tmpfs } from '../helpers/tmpfs.js';
 import { startSocialDaemon, type SocialHarness } from '../helpers/social.js';
+import { form, png } from '../helpers/media-files.js';
 import { BOX_USER, recordMessages, startMosquitto, type MessageRecorder } from '../helpers/mosquitto-broker.js';
 
 const MB = 1024 * 1024;
@@ -66,6 +67,13 @@ async function fullDisk(states: MessageRecorder, mqttEnv: Record<string, string>
     assert.ok(refused, 'a write was refused once the disk was full');
     assert.is(refused!.status, 507);
     assert.match(refused!.body.error, /storage is full/);
+
+    // An upload has nowhere to go either: 507 too, not a 400 from the body parser.
+    const upload = await fetch(`${box.url}/api/v2/media`, {
+      method: 'POST', headers: { authorization: `Bearer ${alice.token}` }, body: form({ file: { data: await png(400, 300), type: 'image/png', name: 'a.png' } }),
+    });
+    assert.is(upload.status, 507, await upload.clone().text());
+    assert.match((await upload.json() as { error: string }).error, /storage is full/);
 
     // Reads keep working.
     const read = await box.api(alice.token, 'GET', `/api/v1/statuses/${first.body.id}`);

@@ -15,6 +15,7 @@ import { MediaRepo, type MediaRow } from './repo.js';
 import { serializeMedia, type MediaJson } from './serialize.js';
 import type { MediaStorage } from './storage.js';
 import { syncFiles, syncPath } from '../../storage/durable-files.js';
+import { outOfSpaceError } from '../../storage/out-of-space.js';
 import type { Family, RateLimiter } from '../ratelimit/limiter.js';
 
 /** Mastodon's throttle on uploads: 30 per 30 minutes per account. */
@@ -77,6 +78,9 @@ export class MediaService {
   private async check(file: UploadedFile): Promise<Detected> {
     const detected = await detectMedia(file.path);
     const size = (await stat(file.path)).size;
+    // formidable drops a write error that arrives after the form has ended (a small file on a
+    // full disk): then fewer bytes are on disk than were received.
+    if (size < file.size) throw outOfSpaceError(`only ${size} of the upload's ${file.size} bytes reached the disk`);
     if (!detected) throw unprocessable('Validation failed: File content type is invalid');
     if (contradicts(file.declaredType, detected)) throw unprocessable('Validation failed: File content does not match its declared type');
     if (size > limitFor(detected.kind)) throw new HttpError(413, `Validation failed: File size must be less than ${limitFor(detected.kind) / 1024 / 1024} MB`);
