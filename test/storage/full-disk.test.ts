@@ -1,4 +1,6 @@
 import { test } from 'uvu';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import * as assert from 'uvu/assert';
 import { fill, freeBytes, mountTmpfs, removeFile, type Tmpfs } from '../helpers/tmpfs.js';
 import { startSocialDaemon, type SocialHarness } from '../helpers/social.js';
@@ -17,11 +19,11 @@ async function waitFor<T>(what: string, probe: () => Promise<T | null | undefine
   }
 }
 
-async function onTmpfs(sizeMb: number, env: Record<string, string>, run: (box: SocialHarness, disk: Tmpfs) => Promise<void>): Promise<void> {
+async function onTmpfs(sizeMb: number, env: Record<string, string>, run: (box: SocialHarness, disk: Tmpfs) => Promise<void>, schedule = { NESTBOX_BACKUP_SCHEDULE: 'off' }): Promise<void> {
   const disk = mountTmpfs(sizeMb);
   let box: SocialHarness | null = null;
   try {
-    box = await startSocialDaemon({ NESTBOX_BACKUP_SCHEDULE: 'off', ...env }, { dataDir: disk.path });
+    box = await startSocialDaemon({ ...schedule, ...env }, { dataDir: disk.path });
     await run(box, disk);
   } finally {
     await box?.stop().catch(() => undefined);
@@ -130,6 +132,21 @@ test('below the free-space threshold /healthz warns early (writes still succeed)
     assert.is(healed.components.storage.status, 'ok');
     assert.is((await box.api(owner.token, 'GET', '/api/nestbox/v1/state')).body.storage.status, 'ok');
   });
+});
+
+test('a backup that would take the space the database needs is skipped, with a warning, and leaves no partial file', async () => {
+  await onTmpfs(12, { NESTBOX_STORAGE_MIN_FREE_MB: '1' }, async (box, disk) => {
+    fill(disk.path, 'filler', MB + 64 * 1024);
+    const skipped = await box.daemon.waitForLog((line) => line.msg === 'backup skipped: not enough free space', 10_000);
+    assert.ok(Number(skipped.free_bytes) < Number(skipped.needed_bytes));
+    // Backups run every second: the ones after the first skip are skipped too.
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    const later = box.daemon.logs.slice(box.daemon.logs.indexOf(skipped));
+    assert.not.ok(later.some((line) => line.msg === 'database backed up'));
+    assert.ok(later.filter((line) => line.msg === 'backup skipped: not enough free space').length >= 2);
+    const backups = join(disk.path, 'backups');
+    assert.equal((existsSync(backups) ? readdirSync(backups) : []).filter((name) => name.endsWith('.partial')), []);
+  }, { NESTBOX_BACKUP_SCHEDULE: '* * * * * *' });
 });
 
 test.run();
