@@ -73,13 +73,13 @@ export function errorMiddleware(log: Logger, onOutOfSpace: OutOfSpaceListener = 
 }
 
 function toResponse(error: unknown): { status: number; body: Record<string, unknown>; headers: Record<string, string> } {
-  // Before the client statuses: a body parser that ran out of disk reports a 4xx of its own.
-  if (isOutOfSpace(error)) return { status: 507, body: { error: OUT_OF_SPACE_MESSAGE }, headers: {} };
   if (error instanceof HttpError) {
     const body: Record<string, unknown> = { error: error.message };
     if (error.details) body.details = error.details;
     return { status: error.status, body, headers: error.headers ?? {} };
   }
+  // Before the client statuses: a body parser that ran out of disk reports a 4xx of its own.
+  if (isOutOfSpace(error)) return { status: 507, body: { error: OUT_OF_SPACE_MESSAGE }, headers: {} };
   // Errors from koa and its body parser carry a client status (400 bad JSON, 413 too large, …).
   const status = Number((error as { status?: unknown })?.status ?? (error as { statusCode?: unknown })?.statusCode);
   if (Number.isInteger(status) && status >= 400 && status < 500) {
