@@ -20,18 +20,17 @@ export async function traceSyncs(pid: number): Promise<SyncTrace> {
   if (!existsSync(STRACE)) throw new Error(`strace is not installed (${STRACE}): apt-get install strace`);
   const dir = tempDir('nestbox-strace-');
   const output = join(dir.path, 'trace');
-  const child = spawn(STRACE, ['-f', '-qq', '-y', '-e', 'trace=fsync,fdatasync', '-o', output, '-p', String(pid)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(STRACE, ['-f', '-y', '-e', 'trace=fsync,fdatasync', '-o', output, '-p', String(pid)], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.setEncoding('utf8');
   child.stderr!.on('data', (chunk: string) => { stderr += chunk; });
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-  // strace writes the file once it has attached to every thread.
+  // "Process N attached with T threads" on stderr once strace has attached to every thread.
   const deadline = Date.now() + 10_000;
-  while (!existsSync(output)) {
+  while (!/attached/.test(stderr)) {
     if (Date.now() > deadline || child.exitCode !== null) throw new Error(`strace did not attach: ${stderr}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
-  await new Promise((resolve) => setTimeout(resolve, 200));
   return {
     async stop() {
       child.kill('SIGINT');
