@@ -12,7 +12,12 @@ export interface Tmpfs { path: string; unmount(): void }
 export function mountTmpfs(sizeMb: number): Tmpfs {
   if (process.getuid?.() !== 0) throw new Error('mounting a tmpfs needs root (CI runs the tests as root)');
   const dir = tempDir('nestbox-tmpfs-');
-  execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${sizeMb}m,mode=0700`, 'tmpfs', dir.path]);
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${sizeMb}m,mode=0700`, 'tmpfs', dir.path]);
+  } catch (error) {
+    dir.remove();
+    throw error;
+  }
   let mounted = true;
   return {
     path: dir.path,
