@@ -4,12 +4,15 @@
  * stops them in reverse. A subsystem that cannot reach its outside party reports itself degraded
  * and keeps retrying; it never holds back READY=1.
  */
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from './config.js';
 import type { Logger } from './log/logger.js';
 import { openDatabase, ping, type Db } from './store/db.js';
 import { migrate } from './store/migrate.js';
 import { backupDatabase } from './store/backup.js';
+import { MIB, StorageMonitor } from './storage/monitor.js';
+import { isOutOfSpace } from './storage/out-of-space.js';
 import { refreshStatistics } from './store/statistics.js';
 import { DeviceState, initialDeviceState, summarizeDeviceState } from './device/state.js';
 import { Health } from './lifecycle/health.js';
@@ -56,6 +59,7 @@ export class App {
   device!: DeviceState;
   http!: HttpServer;
   jobs!: Jobs;
+  storage!: StorageMonitor;
   /** What MQTT and the web may ask of the device; the connectivity step sets it. */
   commands: DeviceCommands | null = null;
   mqtt: MqttBridge | null = null;
@@ -87,6 +91,7 @@ export class App {
     this.device = new DeviceState(initialDeviceState(VERSION, describeTransport(config)));
     this.device.on('change', () => this.reportStatus());
     this.health.on('change', () => this.reportStatus());
+    await this.startStorageMonitor();
     this.health.set('mqtt', { status: 'off', detail: config.mqttUrl ? undefined : 'not configured' });
     this.networks = new NetworksRepo(this.db);
     this.startCoprocessor();
@@ -112,12 +117,22 @@ export class App {
   private async startDatabase(): Promise<void> {
     const log = this.log.child({ component: 'store' });
     const filename = join(this.config.dataDir, 'nestbox.sqlite3');
-    this.db = openDatabase({ filename });
+    this.db = openDatabase({ filename, synchronous: this.config.sqliteSynchronous });
     this.onStop('database', () => this.db.destroy());
     const { applied } = await migrate(this.db);
     if (applied.length) log.info('migrations applied', { migrations: applied });
     log.debug('statistics refreshed', { ms: await refreshStatistics(this.db) });
     this.health.set('database', { status: 'ok' });
+  }
+
+  /** Free space of the data disk into DeviceState and /healthz; failed writes make it look at once. */
+  private async startStorageMonitor(): Promise<void> {
+    this.storage = new StorageMonitor({
+      dir: this.config.dataDir, minFreeBytes: this.config.storageMinFreeMb * MIB, device: this.device,
+      reportHealth: (health) => this.health.set('storage', health), log: this.log.child({ component: 'storage' }),
+    });
+    this.onStop('storage', () => this.storage.stop());
+    await this.storage.start();
   }
 
   /** Connectivity over the link's client: state machine, saved networks, setup AP, captive DNS. */
@@ -180,8 +195,9 @@ export class App {
 
   private async startHttp(mountSocial: () => Promise<void>): Promise<void> {
     const log = this.log.child({ component: 'http' });
-    this.http = new HttpServer({ host: this.config.httpHost, port: this.config.httpPort, log });
-    this.http.use(healthRouter(this.health, () => this.checkDatabase()).routes());
+    this.http = new HttpServer({ host: this.config.httpHost, port: this.config.httpPort, log, onOutOfSpace: () => this.storage.outOfSpace() });
+    // /healthz looks at the free space too (one statfs): a monitor polling it sees it as it is now.
+    this.http.use(healthRouter(this.health, async () => { await Promise.all([this.checkDatabase(), this.storage.check()]); }).routes());
     // The setup portal first: in setup mode it answers captive-portal probes for any host.
     this.mountConnectivityRoutes();
     await mountSocial();
@@ -279,8 +295,21 @@ export class App {
     const backupLog = this.log.child({ component: 'backup' });
     this.jobs.add('database-statistics', '47 */6 * * *', () => refreshStatistics(this.db));
     this.jobs.add('backup', this.config.backupSchedule, async () => {
-      const result = await backupDatabase(this.db, join(this.config.dataDir, 'backups'), this.config.backupKeep);
-      backupLog.info('database backed up', { path: result.path, bytes: result.bytes, removed: result.removed.length });
+      const database = join(this.config.dataDir, 'nestbox.sqlite3');
+      // A copy as large as the database must not take the space the database itself needs.
+      const needed = (await stat(database)).size + this.config.storageMinFreeMb * MIB;
+      const free = await this.storage.free();
+      if (free < needed) {
+        backupLog.warn('backup skipped: not enough free space', { free_bytes: free, needed_bytes: needed });
+        return;
+      }
+      try {
+        const result = await backupDatabase(this.db, join(this.config.dataDir, 'backups'), this.config.backupKeep);
+        backupLog.info('database backed up', { path: result.path, bytes: result.bytes, removed: result.removed.length });
+      } catch (error) {
+        if (isOutOfSpace(error)) this.storage.outOfSpace();
+        throw error;
+      }
     });
   }
 

@@ -21,6 +21,8 @@ export type Registrations = 'open' | 'approval' | 'closed';
 /** So many attempts per so many seconds. */
 export interface AttemptLimit { limit: number; periodS: number }
 export type MqttProtocol = 3 | 4 | 5;
+export const SQLITE_SYNCHRONOUS_LEVELS = ['full', 'normal'] as const;
+export type SqliteSynchronous = (typeof SQLITE_SYNCHRONOUS_LEVELS)[number];
 
 export interface Config {
   dataDir: string;
@@ -64,6 +66,8 @@ export interface Config {
   smtpFrom: string;
   loginLimitAddress: AttemptLimit;
   loginLimitAccount: AttemptLimit;
+  storageMinFreeMb: number;
+  sqliteSynchronous: SqliteSynchronous;
 }
 
 export class ConfigError extends Error {
@@ -291,6 +295,8 @@ export const KEYS: readonly KeySpec[] = [
   key('backupSchedule', 'backup_schedule', cronExpression, '30 3 * * *'),
   key('backupKeep', 'backup_keep', integer(1, 365), 7),
   key('smtpUrl', 'smtp_url', smtpUrl, null),
+  key('storageMinFreeMb', 'storage_min_free_mb', integer(0, 1_048_576, 'a whole number of megabytes from 0 (no early warning) to 1048576'), 128),
+  key('sqliteSynchronous', 'sqlite_synchronous', oneOf(SQLITE_SYNCHRONOUS_LEVELS), 'full'),
   key('smtpFrom', 'smtp_from', nonEmpty('an e-mail address, optionally with a name: "Nestbox <box@example.org>"'), (c) => `Nestbox <notifications@${new URL(c.baseUrl!).hostname}>`),
   // Mastodon's rack-attack rules throttle_login_attempts/ip and throttle_login_attempts/email.
   key('loginLimitAddress', 'login_limit_address', attemptLimit, { limit: 25, periodS: 300 }),

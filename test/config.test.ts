@@ -61,6 +61,17 @@ test('mail: no SMTP by default, an smtp(s) URL accepted, anything else refused; 
   rejects({ env: { NESTBOX_SMTP_FROM: '' } }, 'NESTBOX_SMTP_FROM');
 });
 
+test('storage: a free-space threshold in whole megabytes (128 by default) and the SQLite sync level (full by default)', () => {
+  const defaults = loadConfig({ env: {} });
+  assert.is(defaults.storageMinFreeMb, 128);
+  assert.is(defaults.sqliteSynchronous, 'full');
+  const set = loadConfig({ env: { NESTBOX_STORAGE_MIN_FREE_MB: '0', NESTBOX_SQLITE_SYNCHRONOUS: 'normal' } });
+  assert.is(set.storageMinFreeMb, 0);
+  assert.is(set.sqliteSynchronous, 'normal');
+  for (const value of ['-1', '1.5', 'lots', '']) rejects({ env: { NESTBOX_STORAGE_MIN_FREE_MB: value } }, 'NESTBOX_STORAGE_MIN_FREE_MB');
+  for (const value of ['off', 'FULL', 'extra']) rejects({ env: { NESTBOX_SQLITE_SYNCHRONOUS: value } }, 'NESTBOX_SQLITE_SYNCHRONOUS');
+});
+
 test('an unknown key is refused, from the file and from the environment', () => {
   const dir = tempDir();
   const file = join(dir.path, 'c.json');

@@ -59,6 +59,21 @@ export interface InstanceState {
   unread_notifications: number;
 }
 
+/** `unknown` until the first check; `low` is below the warning threshold; `full` means writes fail for lack of space. */
+export const STORAGE_STATUSES = ['unknown', 'ok', 'low', 'full'] as const;
+export type StorageStatus = (typeof STORAGE_STATUSES)[number];
+
+export interface StorageState {
+  status: StorageStatus;
+  /** Free bytes on the data directory's filesystem for the daemon (statfs bavail). */
+  free_bytes: number | null;
+  total_bytes: number | null;
+  /** The warning threshold (NESTBOX_STORAGE_MIN_FREE_MB). */
+  min_free_bytes: number;
+  /** In words a person understands; null when all is well. */
+  detail: string | null;
+}
+
 export interface DaemonState {
   version: string;
   started_at: string;
@@ -73,6 +88,7 @@ export interface DeviceStateData {
   softap: SoftApState;
   coprocessor: CoprocessorState;
   instance: InstanceState;
+  storage: StorageState;
   daemon: DaemonState;
 }
 
@@ -106,6 +122,7 @@ export function initialDeviceState(version: string, transport: string, now = new
       power_save: null, firmware: null, ota: { phase: 'idle', bytes: 0, total: 0, percent: 0, error: null },
     },
     instance: { accounts: 0, statuses: 0, pending_follow_requests: 0, unread_notifications: 0 },
+    storage: { status: 'unknown', free_bytes: null, total_bytes: null, min_free_bytes: 0, detail: null },
     daemon: { version, started_at: now.toISOString(), uptime_s: 0 },
   };
 }
@@ -193,5 +210,6 @@ export function summarizeDeviceState(state: Readonly<DeviceStateData>): string {
       parts.push(`${state.connectivity.replace('_', ' ')}${wifi.ssid ? ` to ${wifi.ssid}` : ''}`);
   }
   if (coprocessor.ota.phase === 'writing') parts.push(`firmware update ${coprocessor.ota.percent}%`);
+  if (state.storage.status === 'full' || state.storage.status === 'low') parts.push(`storage ${state.storage.status}`);
   return parts.join(', ');
 }

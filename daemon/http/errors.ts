@@ -4,6 +4,7 @@
  */
 import type { Context, Next } from 'koa';
 import type { Logger } from '../log/logger.js';
+import { isOutOfSpace, OUT_OF_SPACE_MESSAGE } from '../storage/out-of-space.js';
 
 export type ErrorDetails = Record<string, Array<{ error: string; description: string }>>;
 
@@ -45,9 +46,13 @@ const STATUS_TEXT: Record<number, string> = {
   422: 'Unprocessable entity',
   429: 'Too many requests',
   503: 'Service unavailable',
+  507: 'Insufficient storage',
 };
 
-export function errorMiddleware(log: Logger) {
+/** Told of every request that failed because the disk is full (the storage monitor looks again). */
+export type OutOfSpaceListener = () => void;
+
+export function errorMiddleware(log: Logger, onOutOfSpace: OutOfSpaceListener = () => undefined) {
   return async function shapeErrors(ctx: Context, next: Next): Promise<void> {
     try {
       await next();
@@ -55,7 +60,11 @@ export function errorMiddleware(log: Logger) {
       if (ctx.status === 405 && ctx.body == null) throw new HttpError(405, STATUS_TEXT[405]!);
     } catch (error) {
       const { status, body, headers } = toResponse(error);
-      if (status >= 500) log.error('request failed', { method: ctx.method, path: ctx.path, error });
+      if (status === 507) {
+        // Not a fault of the code: one line per refused write, no stack trace.
+        log.warn('write refused: storage full', { method: ctx.method, path: ctx.path });
+        onOutOfSpace();
+      } else if (status >= 500) log.error('request failed', { method: ctx.method, path: ctx.path, error });
       // A client's mistake is its own: the message only, never a stack trace.
       else if (log.enabled('debug')) log.debug('request refused', { method: ctx.method, path: ctx.path, status, error: body.error });
       ctx.status = status;
@@ -71,6 +80,8 @@ function toResponse(error: unknown): { status: number; body: Record<string, unkn
     if (error.details) body.details = error.details;
     return { status: error.status, body, headers: error.headers ?? {} };
   }
+  // Before the client statuses: a body parser that ran out of disk reports a 4xx of its own.
+  if (isOutOfSpace(error)) return { status: 507, body: { error: OUT_OF_SPACE_MESSAGE }, headers: {} };
   // Errors from koa and its body parser carry a client status (400 bad JSON, 413 too large, …).
   const status = Number((error as { status?: unknown })?.status ?? (error as { statusCode?: unknown })?.statusCode);
   if (Number.isInteger(status) && status >= 400 && status < 500) {

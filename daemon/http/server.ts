@@ -9,7 +9,7 @@ import type Router from '@koa/router';
 
 type RouterMiddleware = ReturnType<Router['routes']>;
 import type { Logger } from '../log/logger.js';
-import { errorMiddleware } from './errors.js';
+import { errorMiddleware, type OutOfSpaceListener } from './errors.js';
 import { isJsonBody, renderJsonBytes } from './json-text.js';
 import { routeTable } from './route-table.js';
 
@@ -17,6 +17,8 @@ export interface HttpServerOptions {
   host: string;
   port: number;
   log: Logger;
+  /** Told when a request failed for lack of disk space (answered 507). */
+  onOutOfSpace?: OutOfSpaceListener;
 }
 
 export class HttpServer {
@@ -32,7 +34,7 @@ export class HttpServer {
     this.app.use(this.countInFlight);
     this.app.use(requestLog(options.log));
     this.app.use(jsonBodies);
-    this.app.use(errorMiddleware(options.log));
+    this.app.use(errorMiddleware(options.log, options.onOutOfSpace));
     // Koa composes its middleware when callback() is called: build it once, at start().
     this.server = createServer((req, res) => this.handle!(req, res));
     this.server.keepAliveTimeout = 5000;

@@ -3,6 +3,7 @@
  * "degraded" means a configured component is not working; "off" means not configured.
  */
 import { EventEmitter } from 'node:events';
+import { isDeepStrictEqual } from 'node:util';
 
 export type ComponentStatus = 'starting' | 'ok' | 'degraded' | 'off';
 
@@ -10,6 +11,8 @@ export interface ComponentHealth {
   status: ComponentStatus;
   /** Plain words for a person; never a secret. */
   detail?: string;
+  /** Figures shown beside the status (e.g. storage's free_bytes); never a secret. */
+  [fact: string]: string | number | null | undefined;
 }
 
 export interface HealthReport {
@@ -22,7 +25,7 @@ export class Health extends EventEmitter<{ change: [HealthReport] }> {
 
   set(component: string, health: ComponentHealth): void {
     const current = this.components.get(component);
-    if (current && current.status === health.status && current.detail === health.detail) return;
+    if (current && isDeepStrictEqual(current, health)) return;
     this.components.set(component, { ...health });
     this.emit('change', this.report());
   }

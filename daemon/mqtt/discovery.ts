@@ -80,6 +80,15 @@ function components(topics: Topics, includeSetupPassphrase: boolean): Record<str
     },
     accounts: { p: 'sensor', name: 'Accounts', icon: 'mdi:account-multiple', state_class: 'total', value_template: value('instance.accounts') },
     statuses: { p: 'sensor', name: 'Posts', icon: 'mdi:message-text', state_class: 'total', value_template: value('instance.statuses') },
+    storage_problem: {
+      p: 'binary_sensor', name: 'Storage', device_class: 'problem', ...diagnostic,
+      value_template: onWhen("value_json.storage.status in ['low', 'full']"),
+    },
+    free_storage: {
+      p: 'sensor', name: 'Free storage', device_class: 'data_size', unit_of_measurement: 'MB', state_class: 'measurement',
+      suggested_display_precision: 0, ...diagnostic,
+      value_template: "{{ (value_json.storage.free_bytes / 1048576) | round(0) if value_json.storage.free_bytes is number else None }}",
+    },
     version: { p: 'sensor', name: 'Version', icon: 'mdi:tag', ...diagnostic, value_template: value('daemon.version') },
   };
   if (includeSetupPassphrase) {

@@ -7,13 +7,16 @@ import { isSecretKey } from '../log/redact.js';
 
 /**
  * Paths whose change alone never triggers a publish: the heartbeat counters tick every few
- * seconds, uptime every second, and the signal strength wobbles by a dBm on every report.
+ * seconds, uptime every second, the signal strength wobbles by a dBm on every report, and free
+ * space moves with every write (its status changing is what publishes).
  * ESPHome polls its Wi-Fi signal sensor once a minute for the same reason.
  */
 export const VOLATILE_PATHS: ReadonlySet<string> = new Set([
   'coprocessor.heartbeat_number',
   'coprocessor.last_heartbeat',
   'daemon.uptime_s',
+  'storage.free_bytes',
+  'storage.detail',
   'wifi.rssi',
 ]);
 

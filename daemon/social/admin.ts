@@ -19,7 +19,7 @@ export class AdminTool {
 
   static async open(config: Config, log: Logger = silentLogger): Promise<AdminTool> {
     const filename = join(config.dataDir, 'nestbox.sqlite3');
-    const db = openDatabase({ filename });
+    const db = openDatabase({ filename, synchronous: config.sqliteSynchronous });
     await migrate(db);
     return new AdminTool(db, await Social.open({ db, filename, config, log }));
   }

@@ -1,10 +1,12 @@
 /**
  * Consistent copies of the live database (VACUUM INTO reads one snapshot while writers go on),
- * written under a temporary name and renamed, so a half-written copy never looks like a backup.
+ * written under a temporary name, synced and renamed, so a half-written copy never looks like a
+ * backup, not even after a power cut.
  */
-import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Db } from './db.js';
+import { publishFile } from '../storage/durable-files.js';
 
 const PREFIX = 'nestbox-';
 const SUFFIX = '.sqlite3';
@@ -21,8 +23,14 @@ export async function backupDatabase(db: Db, dir: string, keep: number, now = ne
   const path = join(dir, `${PREFIX}${stamp}${SUFFIX}`);
   const partial = `${path}.partial`;
   await rm(partial, { force: true });
-  await db.raw('VACUUM INTO ?', [partial]);
-  await rename(partial, path);
+  try {
+    await db.raw('VACUUM INTO ?', [partial]);
+    await publishFile(partial, path);
+  } catch (error) {
+    // A copy cut short by a full disk must not keep the space it took.
+    await rm(partial, { force: true });
+    throw error;
+  }
   const { size } = await stat(path);
   const removed = await pruneBackups(dir, keep);
   return { path, bytes: size, removed };

@@ -5,6 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
+import type { SqliteSynchronous } from '../config.js';
 
 export type Db = Knex;
 
@@ -12,11 +13,16 @@ export interface OpenOptions {
   /** Path of the SQLite file; ':memory:' for a throw-away database. */
   filename: string;
   busyTimeoutMs?: number;
+  /**
+   * FULL (the default) syncs the WAL at every commit, so an acknowledged write survives a power
+   * cut; NORMAL syncs only at checkpoints and may lose the last commits (never consistency).
+   */
+  synchronous?: SqliteSynchronous;
 }
 
 export const BUSY_TIMEOUT_MS = 5000;
 
-export function openDatabase({ filename, busyTimeoutMs = BUSY_TIMEOUT_MS }: OpenOptions): Db {
+export function openDatabase({ filename, busyTimeoutMs = BUSY_TIMEOUT_MS, synchronous = 'full' }: OpenOptions): Db {
   if (filename !== ':memory:') mkdirSync(dirname(filename), { recursive: true });
   return knexFactory({
     client: 'sqlite3',
@@ -29,7 +35,8 @@ export function openDatabase({ filename, busyTimeoutMs = BUSY_TIMEOUT_MS }: Open
       afterCreate(conn: SqliteConnection, done: (error: Error | null, conn: SqliteConnection) => void) {
         const pragmas = [
           'PRAGMA journal_mode = WAL',
-          'PRAGMA synchronous = NORMAL',
+          // A box on an SD card loses power often: what the API acknowledged must be on the card.
+          `PRAGMA synchronous = ${synchronous === 'normal' ? 'NORMAL' : 'FULL'}`,
           'PRAGMA foreign_keys = ON',
           `PRAGMA busy_timeout = ${Math.trunc(busyTimeoutMs)}`,
         ];

@@ -5,7 +5,7 @@
  * for a burst of posts. Followers on one server share its inbox, as Mastodon delivers.
  */
 import type { Bench } from './index.js';
-import { percentile, report, round } from './stats.js';
+import { percentile, report, round, type Figure } from './stats.js';
 import { domainOf, resolveAccount, startFederatedDaemon } from '../../test/helpers/federation.js';
 
 const FOLLOWERS = 50;
@@ -21,11 +21,13 @@ async function waitFor<T>(probe: () => Promise<T | null | undefined | false>, ti
 }
 
 export const bench: Bench = {
-  description: `post → arrival at ${FOLLOWERS} followers on a second daemon (p50/p99), deliveries per second`,
+  description: `post → arrival at ${FOLLOWERS} followers on a second daemon (p50/p99), deliveries per second [posts] [burst] [--synchronous=full|normal]`,
   async run(args) {
-    const posts = Number(args[0]) || 40;
-    const burst = Number(args[1]) || 100;
-    const [A, B] = await Promise.all([startFederatedDaemon(), startFederatedDaemon()]);
+    // `--synchronous=full|normal` runs both daemons at that SQLite level (FULL against NORMAL).
+    const level = args.find((arg) => arg.startsWith('--synchronous='))?.slice('--synchronous='.length);
+    const [posts = 40, burst = 100] = args.filter((arg) => !arg.startsWith('--')).map(Number);
+    const env: Record<string, string> = level ? { NESTBOX_SQLITE_SYNCHRONOUS: level } : {};
+    const [A, B] = await Promise.all([startFederatedDaemon({ env }), startFederatedDaemon({ env })]);
     try {
       const alice = await A.account('alice');
       const followers = [];
@@ -57,12 +59,12 @@ export const bench: Bench = {
       await waitFor(async () => (await B.api(reader.token, 'GET', `/api/v1/accounts/${aliceOnB.id}`)).body.statuses_count >= posts + uris.length, 60_000);
       const seconds = (performance.now() - started) / 1000;
 
-      report('federation', [
+      report('federation', ([
         { metric: 'post_to_arrival_p50_ms', value: round(percentile(latencies, 50)), unit: 'ms', followers: FOLLOWERS, posts },
         { metric: 'post_to_arrival_p99_ms', value: round(percentile(latencies, 99)), unit: 'ms', target: '< 2000', followers: FOLLOWERS, posts },
         { metric: 'post_to_arrival_max_ms', value: round(Math.max(...latencies)), unit: 'ms', followers: FOLLOWERS, posts },
         { metric: 'deliveries_per_s', value: round(burst / seconds, 1), unit: '/s', deliveries: burst, note: 'posts made 8 at a time, until the last arrived' },
-      ]);
+      ] as Figure[]).map((figure) => ({ ...figure, synchronous: level ?? 'default' })));
     } finally {
       await Promise.all([A.stop(), B.stop()]);
     }

@@ -17,6 +17,7 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   federation: async () => (await import('./federation.js')).bench,
   api: async () => (await import('./api.js')).apiBench,
   logins: async () => (await import('./logins.js')).bench,
+  durability: async () => (await import('./durability.js')).bench,
 };
 
 async function main(argv: string[]): Promise<void> {

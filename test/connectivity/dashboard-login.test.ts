@@ -96,6 +96,9 @@ test('the owner logs in through the instance, sees the state live, adds a networ
     await page.click('#ps-form button');
     await page.locator('#facts dd', { hasText: /^max_modem$/ }).waitFor({ timeout: 5000 });
     assert.ok(await page.locator('#radio-error').isHidden());
+    // The storage monitor's state: free space of the data disk, no warning on a roomy one.
+    await page.locator('#facts dd', { hasText: /^\d+ MB free of \d+ MB$/ }).waitFor({ timeout: 5000 });
+    assert.ok(await page.locator('#storage-warning').isHidden());
 
     const image = Buffer.alloc(12_000, 7);
     image[0] = 0xe9; // the ESP image magic byte

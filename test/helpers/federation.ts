@@ -11,8 +11,9 @@ export const FEDERATION_ENV = { NESTBOX_FEDERATION_ALLOW_PRIVATE: 'true', NESTBO
 /** The embedded simulator's home network (daemon/coproc/sim/world.ts). */
 const HOME_NETWORK = { ssid: 'HomeNet', password: 'nestbox-home-2024', hidden: false };
 
-export async function startFederatedDaemon(options: { port?: number; dataDir?: string; keepDataDir?: boolean } = {}): Promise<SocialHarness> {
-  const harness = await startSocialDaemon(FEDERATION_ENV, options);
+export async function startFederatedDaemon(options: { port?: number; dataDir?: string; keepDataDir?: boolean; env?: Record<string, string> } = {}): Promise<SocialHarness> {
+  const { env = {}, ...where } = options;
+  const harness = await startSocialDaemon({ ...FEDERATION_ENV, ...env }, where);
   await bringOnline(harness.daemon);
   return harness;
 }

@@ -78,4 +78,25 @@ test('errors use the Mastodon shape: bad JSON 400, oversized body 413, 422 with 
   }
 });
 
+test('a write that meets a full disk is 507 with the error body and the listener is told; our own errors keep their status', async () => {
+  let told = 0;
+  const server = new HttpServer({ host: '127.0.0.1', port: 0, log: quiet, onOutOfSpace: () => { told += 1; } });
+  const router = new Router();
+  router.post('/sqlite', () => { throw Object.assign(new Error('insert into `statuses` - SQLITE_FULL: database or disk is full'), { code: 'SQLITE_FULL' }); });
+  router.post('/validation', () => { throw unprocessable('Validation failed: text mentions ENOSPC'); });
+  server.use(router.routes());
+  const { port } = await server.start();
+  try {
+    const full = await fetch(`http://127.0.0.1:${port}/sqlite`, { method: 'POST' });
+    assert.is(full.status, 507);
+    assert.match((await full.json() as { error: string }).error, /storage is full, so nothing was saved/);
+    assert.is(told, 1);
+    const mine = await fetch(`http://127.0.0.1:${port}/validation`, { method: 'POST' });
+    assert.is(mine.status, 422);
+    assert.is(told, 1);
+  } finally {
+    await server.stop();
+  }
+});
+
 test.run();

@@ -109,6 +109,12 @@
     setup_ap: 'Setup mode', device_lost: 'The Wi-Fi chip does not answer',
   };
 
+  function describeStorage(storage) {
+    if (!storage || storage.free_bytes == null) return '—';
+    var mb = function (bytes) { return Math.round(bytes / 1048576) + ' MB'; };
+    return mb(storage.free_bytes) + ' free of ' + mb(storage.total_bytes) + (storage.status === 'ok' ? '' : ' (' + storage.status + ')');
+  }
+
   function renderState(state) {
     var wifi = state.wifi, softap = state.softap, cop = state.coprocessor;
     $('summary').textContent = state.connectivity === 'connected'
@@ -121,7 +127,9 @@
       ['MAC', wifi.mac || '—'], ['Setup AP', softap.active ? 'on, ' + softap.stations.length + ' phone(s)' + (softap.reason ? ' (' + softap.reason + ')' : '') : 'off'],
       ['Link', cop.link], ['Last heartbeat', cop.last_heartbeat ? new Date(cop.last_heartbeat).toLocaleTimeString() + ' (#' + cop.heartbeat_number + ')' : '—'],
       ['Transmit power', cop.tx_power_dbm == null ? '—' : cop.tx_power_dbm + ' dBm'], ['Power save', cop.power_save || '—'],
+      ['Storage', describeStorage(state.storage)],
     ];
+    showError('storage-warning', state.storage && state.storage.detail ? new Error('Storage: ' + state.storage.detail) : null);
     var dl = $('facts');
     dl.textContent = '';
     facts.forEach(function (pair) {

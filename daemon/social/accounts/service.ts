@@ -5,6 +5,7 @@
 import { generateKeyPair, randomBytes } from 'node:crypto';
 import { localEmojisIn } from '../instance/custom-emojis.js';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { syncFiles } from '../../storage/durable-files.js';
 import { join } from 'node:path';
 import { detectImage, staticCopy } from './images.js';
 import { HttpError, notFound, unprocessable, type ErrorDetails } from '../../http/errors.js';
@@ -118,11 +119,15 @@ export class AccountsService {
     const stored = { original: `${url}/original/${name}`, static: `${url}/${still ? 'static' : 'original'}/${name}` };
     try {
       await mkdir(join(base, 'original'), { recursive: true });
-      await writeFile(join(base, 'original', name), bytes);
+      const written = [join(base, 'original', name)];
+      await writeFile(written[0]!, bytes);
       if (still) {
         await mkdir(join(base, 'static'), { recursive: true });
-        await writeFile(join(base, 'static', name), still);
+        written.push(join(base, 'static', name));
+        await writeFile(written[1]!, still);
       }
+      // On the card before the account row names them (the caller stores the paths).
+      await syncFiles(written, [base]);
     } catch (error) {
       await this.removeImage(stored.original);
       throw error;

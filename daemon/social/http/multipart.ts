@@ -12,6 +12,7 @@ import { rm } from 'node:fs/promises';
 import type { Context, Middleware } from 'koa';
 import { BODY_LIMIT_BYTES, parseBody, requireIdentityEncoding, type KoaBodyOptions } from '../../http/body.js';
 import { HttpError } from '../../http/errors.js';
+import { isOutOfSpace } from '../../storage/out-of-space.js';
 
 export interface MultipartLimits {
   /** Where formidable writes file parts (a folder the stale-upload sweep watches). */
@@ -82,8 +83,9 @@ function options(limits: MultipartLimits, onFileBegin: (name: string, file: unkn
  * server's request timeout bounds how long): formidable may leave the request paused mid-body, which
  * would hold the connection until the client gives up.
  */
-function refused(ctx: Context, error: unknown): HttpError {
+function refused(ctx: Context, error: unknown): Error {
   ctx.req.resume();
+  if (isOutOfSpace(error)) return error as Error; // the server's fault: 507, not the client's 4xx
   const message = String((error as Error)?.message ?? '');
   const code = (error as { httpCode?: number }).httpCode;
   const tooLarge = code === 413 || /max|exceed|too large/i.test(message);

@@ -12,6 +12,7 @@ import { HttpError } from '../../http/errors.js';
 import { lazyKoaBody, type KoaBodyOptions } from '../../http/body.js';
 import { multipartParser, uploadOf } from '../http/multipart.js';
 import { AV_LIMIT_BYTES } from './detect.js';
+import { isOutOfSpace } from '../../storage/out-of-space.js';
 import type { UploadedFile } from './service.js';
 
 /** Base64 of the largest image, with room for the data: prefix. */
@@ -42,7 +43,7 @@ export function mediaBodyParser(incomingDir: string): Middleware {
     try {
       await plain(ctx, async () => undefined);
     } catch (error) {
-      if (error instanceof HttpError) throw error;
+      if (error instanceof HttpError || isOutOfSpace(error)) throw error;
       const tooLarge = (error as { status?: number }).status === 413;
       throw new HttpError(tooLarge ? 413 : 400, tooLarge ? 'Payload too large' : 'Invalid request body');
     }

@@ -4,7 +4,7 @@
  * unattached, and the checks a status makes before taking media (own, unattached, processed,
  * at most four, no mix of images and video).
  */
-import { rename, stat, unlink, mkdir, writeFile } from 'node:fs/promises';
+import { link, rename, rm, stat, unlink, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { HttpError, notFound, unprocessable } from '../../http/errors.js';
 import type { SocialContext } from '../context.js';
@@ -14,6 +14,8 @@ import { probe, processImage, processThumbnail } from './images.js';
 import { MediaRepo, type MediaRow } from './repo.js';
 import { serializeMedia, type MediaJson } from './serialize.js';
 import type { MediaStorage } from './storage.js';
+import { syncFiles, syncPath } from '../../storage/durable-files.js';
+import { isOutOfSpace, outOfSpaceError } from '../../storage/out-of-space.js';
 import type { Family, RateLimiter, RateLimitHeaders } from '../ratelimit/limiter.js';
 
 /** Mastodon's throttle on uploads: 30 per 30 minutes per account. */
@@ -65,6 +67,8 @@ export class MediaService {
       await mkdir(this.storage.dir(id), { recursive: true });
       await rename(file.path, this.storage.path(id, uploadName));
       const thumbnailName = thumbnail ? await this.takeThumbnail(id, input.thumbnail!, thumbnail) : null;
+      // The files and the new folder are on the card before the row that names them.
+      await syncFiles([uploadName, ...(thumbnailName ? [thumbnailName] : [])].map((name) => this.storage.path(id, name)), [this.storage.root]);
       await this.repo.insert({
         id, account_id: accountId, type: detected.kind, content_type: detected.mime, file_name: uploadName, file_size: file.size,
         thumbnail_name: thumbnailName, description: input.description ?? null, focus: input.focus ?? null,
@@ -80,6 +84,9 @@ export class MediaService {
   private async check(file: UploadedFile): Promise<Detected> {
     const detected = await detectMedia(file.path);
     const size = (await stat(file.path)).size;
+    // formidable drops a write error that arrives after the form has ended (a small file on a
+    // full disk): then fewer bytes are on disk than were received.
+    if (size < file.size) throw outOfSpaceError(`only ${size} of the upload's ${file.size} bytes reached the disk`);
     if (!detected) throw unprocessable('Validation failed: File content type is invalid');
     if (contradicts(file.declaredType, detected)) throw unprocessable('Validation failed: File content does not match its declared type');
     if (size > limitFor(detected.kind)) throw new HttpError(413, `Validation failed: File size must be less than ${limitFor(detected.kind) / 1024 / 1024} MB`);
@@ -114,23 +121,34 @@ export class MediaService {
     const ext = row.file_name!.slice(row.file_name!.lastIndexOf('.') + 1);
     const upload = this.storage.path(id, row.file_name!);
     try {
+      // The row moves to the new files before the upload goes: a crash in between leaves a row
+      // naming files that exist (the upload, processed again on resume, or the results).
       if (row.type === 'image') {
         const format = ['png', 'webp', 'gif'].includes(ext) ? ext : 'jpg';
         const original = `original.${format}`;
         const result = await processImage(upload, this.storage.path(id, original), this.storage.path(id, 'small.jpg'), format);
-        await unlink(upload).catch(() => undefined);
+        await syncFiles([this.storage.path(id, original), this.storage.path(id, 'small.jpg')]);
         await this.repo.update(id, { state: 'done', file_name: original, preview_name: 'small.jpg', blurhash: result.blurhash,
           meta: JSON.stringify({ original: result.original, small: result.small }) });
+        await unlink(upload).catch(() => undefined);
       } else {
-        const original = `original.${ext}`;
-        await rename(upload, this.storage.path(id, original));
-        const patch: Record<string, unknown> = { state: 'done', file_name: original };
-        if (row.thumbnail_name) Object.assign(patch, await this.thumbnailPatch(id, row.thumbnail_name));
-        await this.repo.update(id, patch);
+        const original = this.storage.path(id, `original.${ext}`);
+        // A second name for the same bytes (no copy); the upload's name goes once the row has moved.
+        await rm(original, { force: true });
+        await link(upload, original);
+        await syncPath(this.storage.dir(id));
+        const thumbnail = row.thumbnail_name ? await this.thumbnailPatch(id, row.thumbnail_name) : null;
+        await this.repo.update(id, { state: 'done', file_name: `original.${ext}`, ...thumbnail?.patch });
+        await unlink(upload).catch(() => undefined);
+        await thumbnail?.removeUpload();
       }
     } catch (error) {
       this.ctx.log.warn('media processing failed', { media_id: id, error: (error as Error).message });
-      await this.fail(id);
+      // On a full disk marking it fails too; nobody awaits a v2 upload's processing, so a throw
+      // here would be an unhandled rejection that stops the daemon. The sweep finds the row later.
+      await this.fail(id).catch((markError: Error) => {
+        this.ctx.log.warn('media left processing', { media_id: id, error: markError.message });
+      });
     }
   }
 
@@ -151,16 +169,26 @@ export class MediaService {
     await this.storage.remove(id);
   }
 
-  /** The preview is made beside the current one and renamed over it: a failure leaves the old one whole. */
-  private async thumbnailPatch(id: string, uploaded: string): Promise<Record<string, unknown>> {
+  /**
+   * The preview from an uploaded thumbnail, made beside the current one and renamed over it (a
+   * failure leaves the old one whole). The upload goes (removeUpload) once the row names the preview.
+   */
+  private async thumbnailPatch(id: string, uploaded: string): Promise<{ patch: Record<string, unknown>; removeUpload: () => Promise<void> }> {
     const next = this.storage.path(id, 'thumbnail-next.jpg');
+    const removeUpload = () => unlink(this.storage.path(id, uploaded)).catch(() => undefined);
     try {
       const result = await processThumbnail(this.storage.path(id, uploaded), next);
+      await syncPath(next);
       await rename(next, this.storage.path(id, 'thumbnail.jpg'));
-      return { thumbnail_name: 'thumbnail.jpg', preview_name: 'thumbnail.jpg', blurhash: result.blurhash, meta: JSON.stringify({ small: result.dims }) };
-    } finally {
-      await unlink(this.storage.path(id, uploaded)).catch(() => undefined);
+      await syncPath(this.storage.dir(id));
+      return {
+        patch: { thumbnail_name: 'thumbnail.jpg', preview_name: 'thumbnail.jpg', blurhash: result.blurhash, meta: JSON.stringify({ small: result.dims }) },
+        removeUpload,
+      };
+    } catch (error) {
       await unlink(next).catch(() => undefined);
+      await removeUpload();
+      throw error;
     }
   }
 
@@ -187,6 +215,7 @@ export class MediaService {
       const format = ['png', 'webp', 'gif'].includes(detected.ext) ? detected.ext : 'jpg';
       const original = `original.${format}`;
       const result = await processImage(incoming, this.storage.path(id, original), this.storage.path(id, 'small.jpg'), format);
+      await syncFiles([this.storage.path(id, original), this.storage.path(id, 'small.jpg')], [this.storage.root]);
       await this.repo.update(id, { file_name: original, preview_name: 'small.jpg', file_size: bytes.length, blurhash: row.blurhash ?? result.blurhash,
         meta: JSON.stringify({ original: result.original, small: result.small }) });
       return true;
@@ -252,16 +281,20 @@ export class MediaService {
     const row = await this.ownUnattached(accountId, id);
     validateInput(input);
     const patch: Record<string, unknown> = {};
+    let thumbnail: Awaited<ReturnType<MediaService['thumbnailPatch']>> | null = null;
     if (input.description !== undefined) patch.description = input.description;
     if (input.focus !== undefined) patch.focus = input.focus;
     if (input.thumbnail) {
       if (row.type === 'image') throw unprocessable('Validation failed: Thumbnail can only be set for audio and video');
       const name = await this.takeThumbnail(id, input.thumbnail, await this.checkThumbnail(input.thumbnail));
-      Object.assign(patch, await this.thumbnailPatch(id, name).catch(() => {
+      thumbnail = await this.thumbnailPatch(id, name).catch((error: unknown) => {
+        if (isOutOfSpace(error)) throw error;
         throw unprocessable('Validation failed: Thumbnail could not be processed');
-      }));
+      });
+      Object.assign(patch, thumbnail.patch);
     }
     if (Object.keys(patch).length) await this.repo.update(id, patch);
+    await thumbnail?.removeUpload();
     return (await this.repo.byId(id))!;
   }
 
