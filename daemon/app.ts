@@ -88,6 +88,7 @@ export class App {
     this.device.on('change', () => this.reportStatus());
     this.health.on('change', () => this.reportStatus());
     this.health.set('mqtt', { status: 'off', detail: config.mqttUrl ? undefined : 'not configured' });
+    if (config.network === 'off') this.health.set('network', { status: 'off', address: null, detail: 'NESTBOX_NETWORK is off: interfaces are left alone' });
     this.networks = new NetworksRepo(this.db);
     this.startCoprocessor();
     await this.startConnectivity(this.coproc);
@@ -257,7 +258,7 @@ export class App {
   /** ActivityPub: discovery, actors, inboxes on the shared server (mounted before it listens). */
   private mountFederation(): void {
     // Deliveries wait while the box is offline (connectivity is not `connected`) and resume after.
-    const online = deviceOnline(this.device);
+    const online = deviceOnline(this.device, this.config.network === 'on');
     this.federation = Federation.create({ social: this.social, config: this.config, log: this.log.child({ component: 'federation' }), online });
     this.federation.mount(this.http);
     // Registered before the HTTP server's stop, so it runs after the server has drained.

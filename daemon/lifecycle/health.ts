@@ -10,6 +10,8 @@ export interface ComponentHealth {
   status: ComponentStatus;
   /** Plain words for a person; never a secret. */
   detail?: string;
+  /** The network component's station address (CIDR), or null without a lease. */
+  address?: string | null;
 }
 
 export interface HealthReport {
@@ -22,7 +24,7 @@ export class Health extends EventEmitter<{ change: [HealthReport] }> {
 
   set(component: string, health: ComponentHealth): void {
     const current = this.components.get(component);
-    if (current && current.status === health.status && current.detail === health.detail) return;
+    if (current && current.status === health.status && current.detail === health.detail && current.address === health.address) return;
     this.components.set(component, { ...health });
     this.emit('change', this.report());
   }
