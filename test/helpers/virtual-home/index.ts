@@ -10,6 +10,7 @@
  * while the device's station is associated, wlan0 only while its soft AP is up and the phone has
  * joined it, as the radio would have it.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DIST, tempDir } from '../paths.js';
 import { startDaemon, type DaemonOptions, type RunningDaemon } from '../daemon.js';
@@ -80,6 +81,11 @@ export class VirtualHome {
     this.homeDhcp = await startDhcpServer({
       namespace: this.names.home, iface: HOME_IFACE, address: HOME_NET.router, rangeStart: HOME_NET.rangeStart, rangeEnd: HOME_NET.rangeEnd,
       dir: this.dir.path, extra: ['--domain=home.lan', '--local=/home.lan/'],
+    });
+    // The router's own word on when it leased what: "DHCPACK(lan0) 10.77.0.123 24:0a:c4:12:34:56".
+    this.homeDhcp.process.onStderrLine((line) => {
+      const ack = /DHCPACK\(\S+\) (\S+) (\S+)/.exec(line);
+      if (ack) this.mark('home_dhcpack', { ip: ack[1], mac: ack[2] });
     });
     this.mark('home_dhcp_started');
   }
@@ -290,6 +296,14 @@ export class VirtualHome {
       await ip('-n', box, 'addr', 'flush', 'dev', BOX_IFACES.ap);
       await ip('-n', box, 'link', 'set', BOX_IFACES.ap, 'down');
     }
+  }
+
+  /** Names (comm) of the processes running in one of the namespaces. */
+  async processesIn(role: 'box' | 'home' | 'phone'): Promise<string[]> {
+    const pids = (await ip('netns', 'pids', this.names[role])).split(/\s+/).filter(Boolean);
+    return pids.flatMap((pid) => {
+      try { return [readFileSync(`/proc/${pid}/comm`, 'utf8').trim()]; } catch { return []; }
+    });
   }
 
   async stopDaemon(): Promise<number | null> {
