@@ -35,6 +35,8 @@ import { Social } from './social/index.js';
 import { watchInstanceCounts } from './social/instance-counts.js';
 import { Federation, deliveriesQueuedBeforeAnswer } from './social/federation/index.js';
 import { deviceOnline } from './social/federation/delivery/online.js';
+import { TITLE as INSTANCE_TITLE } from './social/instance/serialize.js';
+import type { NetworkLayer } from './network/index.js';
 
 export interface AppOptions {
   config: Config;
@@ -68,6 +70,8 @@ export class App {
   simulator: Simulator | null = null;
   social!: Social;
   federation?: Federation;
+  /** The network layer when NESTBOX_NETWORK=on. */
+  network: NetworkLayer | null = null;
   private refreshInstanceCounts: () => Promise<void> = async () => undefined;
   httpUrl = '';
   private readonly stoppers: Stopper[] = [];
@@ -123,14 +127,37 @@ export class App {
 
   /** Connectivity over the link's client: state machine, saved networks, setup AP, captive DNS. */
   async startConnectivity(client: CoprocClientApi): Promise<void> {
+    const network = await this.startNetworkLayer();
     const { manager, stop } = await startConnectivitySubsystem({
-      client, config: this.config, db: this.db, device: this.device, networks: this.networks,
+      client, config: this.config, db: this.db, device: this.device, networks: this.networks, station: network?.station ?? null,
       log: this.log.child({ component: 'connectivity' }),
       health: (health) => this.health.set('connectivity', health),
     });
     this.connectivity = manager;
     this.commands = manager;
     this.onStop('connectivity', stop);
+  }
+
+  /**
+   * The network layer (NESTBOX_NETWORK=on): the station's DHCP client, the setup AP's address,
+   * DHCP server, captive DNS and port-80 portal, mDNS. Stopped after the connectivity manager.
+   */
+  private async startNetworkLayer(): Promise<NetworkLayer | null> {
+    if (this.config.network === 'off') return null;
+    // Loaded only when on: a developer's machine never pays for the mDNS responder.
+    const { NetworkLayer } = await import('./network/index.js');
+    const network = new NetworkLayer({
+      config: this.config, device: this.device, log: this.log.child({ component: 'network' }), title: INSTANCE_TITLE,
+      health: (health) => this.health.set('network', health),
+      listen: (host, port) => {
+        if (!this.http) throw new Error('the HTTP server has not started yet');
+        return this.http.listenAlso(host, port);
+      },
+    });
+    this.network = network;
+    this.onStop('network', () => network.stop());
+    network.start();
+    return network;
   }
 
   /** Owner tokens for the appliance API: the social instance's OAuth store, once it has started. */
@@ -141,6 +168,7 @@ export class App {
       device: this.device, networks: () => this.networks, connectivity: () => this.connectivity,
       resolveToken: (token) => this.resolveToken(token), baseUrl: this.config.baseUrl, httpHost: this.config.httpHost,
       httpPort: this.config.httpPort, setupApAddress: this.config.setupApAddress,
+      setupPortalPort: this.config.network === 'on' ? 80 : this.config.httpPort,
     });
   }
 
