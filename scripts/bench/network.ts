@@ -15,6 +15,9 @@
  *   returns; from its return to `connected`.
  * Beside each, the bare DHCP exchange with the same client and server in the same namespaces,
  * without the daemon: carrier up → lease. Target: each p50 within 1 s of the bare exchange's p50.
+ * The home router does not ping new addresses here (dnsmasq --no-ping), so the bare and the box's
+ * exchanges meet the same server whatever it remembers; the setup AP's dnsmasq runs as the daemon
+ * runs it (it pings), for the phone and its bare exchange alike.
  */
 import { parseArgs } from 'node:util';
 import type { Bench } from './index.js';
@@ -51,6 +54,8 @@ async function bareRound(home: VirtualHome, samples: Samples): Promise<void> {
 
 async function daemonRound(home: VirtualHome, samples: Samples): Promise<void> {
   const started = home.mark('round');
+  // A fresh box on a fresh coprocessor: the simulator keeps its association across daemons otherwise.
+  await home.simCommand('reset');
   await home.startDaemon(BENCH_ENV);
   try {
     const apUp = await home.waitFor((e) => e.what === 'radio_softap' && e.detail?.active === true, 30_000, started.at);
@@ -89,10 +94,10 @@ function figures(samples: Samples): Figure[] {
   const ms = (values: number[], p: number) => round(percentile(values, p), 0);
   const bareStation = ms(samples.bareStation, 50);
   const barePhone = ms(samples.barePhone, 50);
-  const rows: Array<[string, number[], number, string]> = [
+  const rows: Array<[string, number[], number, string | null]> = [
     ['association_to_lease', samples.associationToLease, bareStation, 'bare_station_dhcp'],
     ['softap_start_to_phone_lease', samples.apToPhoneLease, barePhone, 'bare_phone_dhcp'],
-    ['phone_lease_to_portal_loaded', samples.phoneLeaseToPortal, 0, 'no DHCP in it'],
+    ['phone_lease_to_portal_loaded', samples.phoneLeaseToPortal, 0, null],
     ['home_back_to_online', samples.homeBackToOnline, bareStation, 'bare_station_dhcp'],
   ];
   const out: Figure[] = [
@@ -102,7 +107,9 @@ function figures(samples: Samples): Figure[] {
     { metric: 'bare_phone_dhcp_p95_ms', value: ms(samples.barePhone, 95), unit: 'ms' },
   ];
   for (const [name, values, bare, beside] of rows) {
-    out.push({ metric: `${name}_p50_ms`, value: ms(values, 50), unit: 'ms', target: `≤ ${bare + TARGET_WITHIN_MS} (${beside} + 1 s)`, runs: values.length, bare_p50_ms: bare });
+    const compared = beside === null ? {} : { bare_p50_ms: bare };
+    const target = beside === null ? `≤ ${TARGET_WITHIN_MS}` : `≤ ${bare + TARGET_WITHIN_MS} (${beside} + 1 s)`;
+    out.push({ metric: `${name}_p50_ms`, value: ms(values, 50), unit: 'ms', target, runs: values.length, ...compared });
     out.push({ metric: `${name}_p95_ms`, value: ms(values, 95), unit: 'ms' });
   }
   return out;
@@ -116,8 +123,9 @@ export const bench: Bench = {
     if (!Number.isInteger(runs) || runs < 1) throw new Error('--runs is a positive integer');
     requireRoot('npm run bench -- network');
     const samples: Samples = { apToPhoneLease: [], phoneLeaseToPortal: [], associationToLease: [], homeBackToOnline: [], bareStation: [], barePhone: [] };
-    const home = await VirtualHome.build({ timeScale: TIME_SCALE });
+    const home = await VirtualHome.build({ timeScale: TIME_SCALE, routerPings: false });
     try {
+      await home.startCoprocessor();
       for (let run = 1; run <= runs; run++) {
         await bareRound(home, samples);
         await daemonRound(home, samples);
