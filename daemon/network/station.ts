@@ -103,8 +103,10 @@ export class StationInterface extends EventEmitter<{ lease: Parameters<LeaseList
     const client = new Supervised({
       name: 'DHCP client (udhcpc)',
       command: this.options.udhcpc ?? 'udhcpc',
-      // Foreground, release on exit, 3 discovers 1 s apart then a 5 s pause (repeating), our host name.
-      args: ['-f', '-R', '-i', iface, '-s', UDHCPC_SCRIPT, '-t', '3', '-T', '1', '-A', '5', '-x', `hostname:${hostname}`],
+      // Foreground, release on exit, our host name; discovers 1 s apart for 5 s (one exchange keeps
+      // its transaction id, so a server that pings an address for 3 s before offering it is still
+      // heard), then a 3 s pause, repeating.
+      args: ['-f', '-R', '-i', iface, '-s', UDHCPC_SCRIPT, '-t', '5', '-T', '1', '-A', '3', '-x', `hostname:${hostname}`],
       log,
       minRestartMs: 1000,
     });
