@@ -16,6 +16,7 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   notifications: async () => (await import('./notifications.js')).bench,
   federation: async () => (await import('./federation.js')).bench,
   api: async () => (await import('./api.js')).apiBench,
+  network: async () => (await import('./network.js')).bench,
 };
 
 async function main(argv: string[]): Promise<void> {

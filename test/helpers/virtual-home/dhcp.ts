@@ -37,9 +37,14 @@ export async function startDhcpServer(options: DhcpServerOptions): Promise<DhcpS
     '--dhcp-authoritative', `--dhcp-leasefile=${join(options.dir, `${name}.leases`)}`,
     ...(options.extra ?? []),
   ];
-  const process = spawnIn(options.namespace, 'dnsmasq', args);
+  return startDnsmasq(options.namespace, args);
+}
+
+/** dnsmasq with exactly these arguments (e.g. the daemon's own, for a bare exchange). */
+export async function startDnsmasq(namespace: string, args: string[]): Promise<DhcpServer> {
+  const process = spawnIn(namespace, 'dnsmasq', args);
   // dnsmasq says "started" once its sockets are open; a bad option ends it instead.
-  await waitForStderr(process, /started, version/, 5000, `dnsmasq in ${options.namespace}`);
+  await waitForStderr(process, /started, version/, 5000, `dnsmasq in ${namespace}`);
   return { process, stop: () => process.stop(2000) };
 }
 
@@ -115,13 +120,16 @@ export interface DhcpClient {
   stop(): Promise<void>;
 }
 
+/** A phone's pace: a discover every second, without giving up. */
+export const PHONE_RETRIES = ['-t', '1000', '-T', '1', '-A', '1'];
+
 /**
- * busybox udhcpc in the foreground: discovers every second (a phone retries about as fast), asks
- * for option 114, releases the lease when stopped.
+ * busybox udhcpc in the foreground, asking for option 114 and releasing the lease when stopped;
+ * `retries` sets its discover pace (-t/-T/-A).
  */
-export function startDhcpClient(namespace: string, iface: string, script: string, extra: string[] = []): DhcpClient {
+export function startDhcpClient(namespace: string, iface: string, script: string, retries: string[] = PHONE_RETRIES): DhcpClient {
   const startedAt = performance.now();
-  const process = spawnIn(namespace, 'busybox', ['udhcpc', '-f', '-R', '-i', iface, '-s', script, '-O', '114', '-t', '1000', '-T', '1', '-A', '1', ...extra]);
+  const process = spawnIn(namespace, 'busybox', ['udhcpc', '-f', '-R', '-i', iface, '-s', script, '-O', '114', ...retries]);
   const leases: Lease[] = [];
   const waiters = new Set<() => void>();
   process.onLine((line) => {

@@ -10,17 +10,23 @@
  * while the device's station is associated, wlan0 only while its soft AP is up and the phone has
  * joined it, as the radio would have it.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DIST, tempDir } from '../paths.js';
 import { startDaemon, type DaemonOptions, type RunningDaemon } from '../daemon.js';
 import { NamespaceAgent } from './agent-client.js';
-import { startDhcpClient, startDhcpServer, writeClientScript, type DhcpClient, type DhcpServer } from './dhcp.js';
+import { dnsmasqArgs } from '../../../daemon/network/dhcp-server.js';
+import { startDhcpClient, startDhcpServer, startDnsmasq, writeClientScript, type DhcpClient, type DhcpServer } from './dhcp.js';
 import { addNamespace, cleanup, deleteNamespace, ip, namespaceName, requireRoot, sweepStaleNamespaces } from './netns.js';
 import { spawnIn, type NsProcess } from './process.js';
 
 export const HOME_NET = { router: '10.77.0.1', prefix: 24, rangeStart: '10.77.0.100', rangeEnd: '10.77.0.199' } as const;
 export const BOX_IFACES = { station: 'ethsta0', ap: 'ethap0' } as const;
 export const PHONE_MAC = '02:5a:11:22:33:44';
+/** The simulated coprocessor's station MAC, which the daemon gives ethsta0. */
+export const STATION_MAC = '24:0a:c4:12:34:56';
+/** The daemon's station DHCP client's pace (daemon/network/station.ts): 3 discovers 1 s apart, then 5 s. */
+const STATION_RETRIES = ['-t', '3', '-T', '1', '-A', '5'];
 const HOME_IFACE = 'lan0';
 const PHONE_IFACE = 'wlan0';
 
@@ -31,6 +37,12 @@ export interface VirtualHomeOptions {
   timeScale?: number;
   /** Start the home router's DHCP server (default true). */
   homeDhcp?: boolean;
+  /**
+   * The router pings an address before offering it, as dnsmasq does by default (default true):
+   * about 3 s more for an address it has not checked lately. Off, every exchange meets the same
+   * server, which comparisons need.
+   */
+  routerPings?: boolean;
 }
 
 export class VirtualHome {
@@ -45,7 +57,7 @@ export class VirtualHome {
   private carrierQueue: Promise<void> = Promise.resolve();
   daemon: RunningDaemon | null = null;
 
-  private constructor(readonly dir: { path: string; remove(): void }, readonly clientScript: string, readonly timeScale: number) {
+  private constructor(readonly dir: { path: string; remove(): void }, readonly clientScript: string, readonly timeScale: number, private readonly routerPings: boolean) {
     this.names = { box: namespaceName('box'), home: namespaceName('home'), phone: namespaceName('phone') };
   }
 
@@ -53,7 +65,7 @@ export class VirtualHome {
     requireRoot();
     sweepStaleNamespaces();
     const dir = tempDir('nestbox-vhome-');
-    const home = new VirtualHome(dir, writeClientScript(dir.path), options.timeScale ?? 10);
+    const home = new VirtualHome(dir, writeClientScript(dir.path), options.timeScale ?? 10, options.routerPings ?? true);
     try {
       await home.buildLinks();
       if (options.homeDhcp !== false) await home.startHomeDhcp();
@@ -79,7 +91,12 @@ export class VirtualHome {
     if (this.homeDhcp) return;
     this.homeDhcp = await startDhcpServer({
       namespace: this.names.home, iface: HOME_IFACE, address: HOME_NET.router, rangeStart: HOME_NET.rangeStart, rangeEnd: HOME_NET.rangeEnd,
-      dir: this.dir.path, extra: ['--domain=home.lan', '--local=/home.lan/'],
+      dir: this.dir.path, extra: ['--domain=home.lan', '--local=/home.lan/', ...(this.routerPings ? [] : ['--no-ping'])],
+    });
+    // The router's own word on when it leased what: "DHCPACK(lan0) 10.77.0.123 24:0a:c4:12:34:56".
+    this.homeDhcp.process.onStderrLine((line) => {
+      const ack = /DHCPACK\(\S+\) (\S+) (\S+)/.exec(line);
+      if (ack) this.mark('home_dhcpack', { ip: ack[1], mac: ack[2] });
     });
     this.mark('home_dhcp_started');
   }
@@ -244,11 +261,13 @@ export class VirtualHome {
    */
   async bareStationExchange(): Promise<number> {
     const { box, home } = this.names;
+    // The daemon's identity and pace on this link: the coprocessor's station MAC, and its client's -t/-T/-A.
+    await ip('-n', box, 'link', 'set', BOX_IFACES.station, 'address', STATION_MAC);
     await ip('-n', box, 'link', 'set', BOX_IFACES.station, 'up');
     await ip('-n', home, 'link', 'set', HOME_IFACE, 'down');
     const started = performance.now();
     await ip('-n', home, 'link', 'set', HOME_IFACE, 'up');
-    const client = startDhcpClient(box, BOX_IFACES.station, this.clientScript);
+    const client = startDhcpClient(box, BOX_IFACES.station, this.clientScript, STATION_RETRIES);
     try {
       const lease = await client.waitForLease(20_000);
       return lease.at - started;
@@ -266,13 +285,10 @@ export class VirtualHome {
    */
   async barePhoneExchange(setupAddress = '192.168.4.1'): Promise<{ ms: number; captivePortal: string }> {
     const { box, phone } = this.names;
-    const base = setupAddress.split('.').slice(0, 3).join('.');
     await ip('-n', box, 'addr', 'add', `${setupAddress}/24`, 'dev', BOX_IFACES.ap);
     await ip('-n', box, 'link', 'set', BOX_IFACES.ap, 'up');
-    const server = await startDhcpServer({
-      namespace: box, iface: BOX_IFACES.ap, address: setupAddress, rangeStart: `${base}.10`, rangeEnd: `${base}.99`, dir: this.dir.path,
-      extra: [`--dhcp-option=114,http://${setupAddress}/setup`, `--address=/#/${setupAddress}`],
-    });
+    // The daemon's own dnsmasq command line for the setup AP.
+    const server = await startDnsmasq(box, dnsmasqArgs({ iface: BOX_IFACES.ap, address: setupAddress, prefixLength: 24, stateDir: this.dir.path }));
     try {
       const started = performance.now();
       await ip('-n', phone, 'link', 'set', PHONE_IFACE, 'up');
@@ -290,6 +306,14 @@ export class VirtualHome {
       await ip('-n', box, 'addr', 'flush', 'dev', BOX_IFACES.ap);
       await ip('-n', box, 'link', 'set', BOX_IFACES.ap, 'down');
     }
+  }
+
+  /** Names (comm) of the processes running in one of the namespaces. */
+  async processesIn(role: 'box' | 'home' | 'phone'): Promise<string[]> {
+    const pids = (await ip('netns', 'pids', this.names[role])).split(/\s+/).filter(Boolean);
+    return pids.flatMap((pid) => {
+      try { return [readFileSync(`/proc/${pid}/comm`, 'utf8').trim()]; } catch { return []; }
+    });
   }
 
   async stopDaemon(): Promise<number | null> {

@@ -13,6 +13,7 @@ export interface NsProcess {
   /** Resolves with the first stdout line (from now on, or already seen when `seen` is true) that matches. */
   waitForLine(match: (line: string) => boolean, timeoutMs: number, what: string, seen?: boolean): Promise<string>;
   onLine(listener: (line: string) => void): void;
+  onStderrLine(listener: (line: string) => void): void;
   readonly exited: Promise<number | null>;
   /** SIGTERM, then SIGKILL after `graceMs`. */
   stop(graceMs?: number): Promise<void>;
@@ -24,9 +25,12 @@ export function spawnIn(namespace: string | null, command: string, args: string[
   cleanup.addChild(child);
   const lines: string[] = [];
   const listeners = new Set<(line: string) => void>();
+  const stderrListeners = new Set<(line: string) => void>();
   let stderr = '';
-  child.stderr!.setEncoding('utf8');
-  child.stderr!.on('data', (chunk: string) => { stderr = (stderr + chunk).slice(-20_000); });
+  createInterface({ input: child.stderr! }).on('line', (line) => {
+    stderr = (stderr + line + '\n').slice(-20_000);
+    for (const listener of stderrListeners) listener(line);
+  });
   child.stdin!.on('error', () => undefined);
   createInterface({ input: child.stdout! }).on('line', (line) => {
     lines.push(line);
@@ -41,6 +45,7 @@ export function spawnIn(namespace: string | null, command: string, args: string[
     child, lines, exited,
     stderr: () => stderr,
     onLine: (listener) => { listeners.add(listener); },
+    onStderrLine: (listener) => { stderrListeners.add(listener); },
     waitForLine(match, timeoutMs, what, seen = false) {
       const found = seen ? lines.find(match) : undefined;
       if (found !== undefined) return Promise.resolve(found);
