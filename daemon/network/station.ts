@@ -6,6 +6,8 @@
  * comes and goes. On release the lease is given back and the addresses flushed.
  */
 import { EventEmitter } from 'node:events';
+import { accessSync, constants } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DeviceState, NetworkLease } from '../device/state.js';
 import type { Logger } from '../log/logger.js';
@@ -24,7 +26,7 @@ export interface StationOptions {
   ip: IpTool;
   log: Logger;
   report: PartReporter;
-  /** The DHCP client binary (busybox udhcpc). */
+  /** The DHCP client binary; default `udhcpc` (Debian's udhcpc package), else `busybox udhcpc`. */
   udhcpc?: string;
   /** Called when the address changes (mDNS re-announces). */
   addressChanged?: () => void;
@@ -100,13 +102,14 @@ export class StationInterface extends EventEmitter<{ lease: Parameters<LeaseList
 
   private startClient(): void {
     const { iface, hostname, log } = this.options;
+    const { command, prefix } = dhcpClientCommand(this.options.udhcpc);
     const client = new Supervised({
       name: 'DHCP client (udhcpc)',
-      command: this.options.udhcpc ?? 'udhcpc',
+      command,
       // Foreground, release on exit, our host name; discovers 1 s apart for 5 s (one exchange keeps
       // its transaction id, so a server that pings an address for 3 s before offering it is still
       // heard), then a 3 s pause, repeating.
-      args: ['-f', '-R', '-i', iface, '-s', UDHCPC_SCRIPT, '-t', '5', '-T', '1', '-A', '3', '-x', `hostname:${hostname}`],
+      args: [...prefix, '-f', '-R', '-i', iface, '-s', UDHCPC_SCRIPT, '-t', '5', '-T', '1', '-A', '3', '-x', `hostname:${hostname}`],
       log,
       minRestartMs: 1000,
     });
@@ -188,4 +191,24 @@ export class StationInterface extends EventEmitter<{ lease: Parameters<LeaseList
     }
     report({ state: 'idle', detail: 'the station is not joined to a network' });
   }
+}
+
+/** udhcpc as installed: its own name (Debian's udhcpc package) or as a busybox applet. */
+function dhcpClientCommand(configured: string | undefined): { command: string; prefix: string[] } {
+  if (configured) return { command: configured, prefix: [] };
+  if (onPath('udhcpc')) return { command: 'udhcpc', prefix: [] };
+  if (onPath('busybox')) return { command: 'busybox', prefix: ['udhcpc'] };
+  return { command: 'udhcpc', prefix: [] };
+}
+
+function onPath(name: string): boolean {
+  const dirs = [...(process.env.PATH ?? '').split(delimiter), '/usr/sbin', '/sbin'];
+  return dirs.some((dir) => {
+    try {
+      accessSync(join(dir, name), constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
 }
