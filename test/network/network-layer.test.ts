@@ -168,8 +168,13 @@ test('setup AP: address, dnsmasq lease with the box as router and DNS and option
     assert.is(page.body, 'portal /setup');
     assert.ok(inBox('-4', 'addr', 'show', 'dev', 'ethap0').includes('inet 192.168.4.1/24'));
     const pidFile = join(dir.path, 'data', 'network', 'setup-ap-dnsmasq.pid');
+    const firstPid = Number(readFileSync(pidFile, 'utf8').trim());
+    assert.ok(firstPid > 0);
+    // dnsmasq dies: it is started again, and phones still get leases.
+    process.kill(firstPid, 'SIGKILL');
+    await box.waitFor((line) => /setup AP DHCP server \(dnsmasq\) is not running; starting it again/.test(line.log?.msg ?? ''), 'the restart');
+    await waitForText(() => readFileSync(pidFile, 'utf8').trim() === String(firstPid) ? '' : 'new', /new/, 'a new dnsmasq', 10_000);
     const pid = Number(readFileSync(pidFile, 'utf8').trim());
-    assert.ok(pid > 0);
 
     const mark = box.lines.length;
     box.send({ do: 'softap', active: false });
@@ -204,6 +209,39 @@ test('mDNS: <hostname>.local answers with the station address on the home side a
     await phone.stop();
     await home.stop();
     await phoneSide.stop();
+    await box.stop();
+  }
+});
+
+test('bad conditions: no DHCP server on the home network → degraded "no answer", and the lease comes once one answers', async () => {
+  await router.stop();
+  const box = await Box.start();
+  try {
+    box.send({ do: 'associated', mac: STATION_MAC });
+    const failing = await box.waitFor((line) => line.health?.status === 'degraded', 'degraded without a DHCP server', 20_000);
+    assert.match(failing.health.detail, /station: no answer from the home network's DHCP server/);
+    assert.ok(box.lines.some((line) => line.log?.msg === 'no DHCP answer from the home network; the client keeps asking'), 'a log line says so');
+    assert.not.ok(box.lines.some((line) => line.lease), 'no lease');
+    router = await startRouter('10.77.9.1', '10.77.9.100', '10.77.9.150');
+    await box.waitFor((line) => line.lease?.up === true, 'the lease once the server is back', 30_000);
+    assert.is(box.health()?.status, 'ok');
+  } finally {
+    await box.stop();
+  }
+});
+
+test('bad conditions: port 80 of the setup address taken → degraded with the reason, retried until it is free', async () => {
+  const squatter = spawnIn(BOX, process.execPath, ['-e', "require('http').createServer().listen(80, '0.0.0.0', () => console.log('listening'))"]);
+  await squatter.waitForLine((line) => line === 'listening', 5000, 'the squatter', true);
+  const box = await Box.start();
+  try {
+    box.send({ do: 'softap', active: true });
+    const taken = await box.waitFor((line) => line.health?.status === 'degraded', 'degraded with port 80 taken');
+    assert.match(taken.health.detail, /setup AP: port 80 on 192\.168\.4\.1 is taken by another program/);
+    await squatter.stop();
+    await box.waitFor((line) => /setup AP: 192\.168\.4\.1\/24 on ethap0, handing out leases/.test(line.health?.detail ?? '') && line.health.status === 'ok', 'up once the port is free', 40_000);
+  } finally {
+    await squatter.stop();
     await box.stop();
   }
 });
