@@ -44,6 +44,8 @@ export class StationInterface extends EventEmitter<{ lease: Parameters<LeaseList
   private retryTimer: NodeJS.Timeout | null = null;
   private retryMs: number;
   private joinedAt = 0;
+  /** The DHCP server did not answer since the last lease: stays a fault across re-joins until one comes. */
+  private unanswered = false;
 
   constructor(private readonly options: StationOptions) {
     super();
@@ -57,7 +59,9 @@ export class StationInterface extends EventEmitter<{ lease: Parameters<LeaseList
     this.mac = mac;
     this.joinedAt = Date.now();
     this.retryMs = this.options.retryMinMs ?? 1000;
-    this.options.report({ state: 'waiting', detail: `joined; asking the home network for an address (DHCP on ${this.options.iface})` });
+    this.options.report(this.unanswered
+      ? { state: 'fault', detail: 'no answer from the home network\'s DHCP server (joined again, still asking)' }
+      : { state: 'waiting', detail: `joined; asking the home network for an address (DHCP on ${this.options.iface})` });
     this.queue(() => this.bringUp());
   }
 
@@ -142,6 +146,7 @@ export class StationInterface extends EventEmitter<{ lease: Parameters<LeaseList
         }
         const had = this.lease;
         this.lease = next;
+        this.unanswered = false;
         device.update({ network: next });
         report({ state: 'ok', detail: `${next.address} via ${next.gateway}` });
         if (!had || had.address !== next.address) {
@@ -152,6 +157,7 @@ export class StationInterface extends EventEmitter<{ lease: Parameters<LeaseList
         return;
       }
       case 'leasefail':
+        this.unanswered = true;
         log.warn('no DHCP answer from the home network; the client keeps asking', { iface });
         report({ state: 'fault', detail: 'no answer from the home network\'s DHCP server (still asking)' });
         return;
@@ -189,7 +195,10 @@ export class StationInterface extends EventEmitter<{ lease: Parameters<LeaseList
       log.info('station lease released', { iface, address: had.address });
       this.options.addressChanged?.();
     }
-    report({ state: 'idle', detail: 'the station is not joined to a network' });
+    // A join dropped for want of an address stays a fault: the next join is the same network.
+    report(this.unanswered
+      ? { state: 'fault', detail: 'the last join got no answer from the home network\'s DHCP server' }
+      : { state: 'idle', detail: 'the station is not joined to a network' });
   }
 }
 

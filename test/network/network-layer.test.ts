@@ -222,7 +222,13 @@ test('bad conditions: no DHCP server on the home network → degraded "no answer
     assert.match(failing.health.detail, /station: no answer from the home network's DHCP server/);
     assert.ok(box.lines.some((line) => line.log?.msg === 'no DHCP answer from the home network; the client keeps asking'), 'a log line says so');
     assert.not.ok(box.lines.some((line) => line.lease), 'no lease');
+    // The manager drops a join that gets no address: the fault stays until an address comes.
+    const mark = box.lines.length;
+    box.send({ do: 'released' });
+    const dropped = await box.waitFor((line) => line.health && /the last join got no answer/.test(line.health.detail), 'the fault kept after the release', 10_000, mark);
+    assert.is(dropped.health.status, 'degraded');
     router = await startRouter('10.77.9.1', '10.77.9.100', '10.77.9.150');
+    box.send({ do: 'associated', mac: STATION_MAC });
     await box.waitFor((line) => line.lease?.up === true, 'the lease once the server is back', 30_000);
     assert.is(box.health()?.status, 'ok');
   } finally {
