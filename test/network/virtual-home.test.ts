@@ -6,6 +6,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { writeFileSync } from 'node:fs';
 import { loadConfig } from '../../daemon/config.js';
 import { AdminTool } from '../../daemon/social/admin.js';
 import type { RunningDaemon } from '../helpers/daemon.js';
@@ -49,6 +50,10 @@ test.before(async () => {
 });
 
 test.after(async () => {
+  // For a failed run: NESTBOX_VHOME_LOG=file keeps the daemon's log and the home's timeline.
+  if (process.env.NESTBOX_VHOME_LOG && daemon) {
+    writeFileSync(process.env.NESTBOX_VHOME_LOG, [...daemon.logs.map((line) => JSON.stringify(line)), home.describeTimeline(-1, Infinity)].join('\n') + '\n');
+  }
   await home?.close();
 });
 
@@ -91,6 +96,11 @@ test('the phone joins the setup AP and gets a lease: the box as router and DNS, 
 test('the phone\'s DNS query for a captive-probe host answers the box\'s address', async () => {
   const answer = await phone.dns(SETUP, 'connectivitycheck.gstatic.com');
   assert.equal(answer.answers.filter((a) => a.type === 'A').map((a) => a.data), [SETUP]);
+});
+
+test('on the setup AP, nestbox.local answers the setup address over mDNS', async () => {
+  const resolved = await phone.mdns('nestbox.local', { interfaceAddress: phoneLease.ip, timeoutMs: 10_000 });
+  assert.equal(resolved.addresses, [SETUP]);
 });
 
 test('the probe URL on port 80 leads to the setup portal', async () => {
@@ -179,9 +189,43 @@ test('the home network reaches the dashboard by the leased address and by nestbo
   assert.equal(resolved.addresses, [boxAddress]);
   const byName = await homeAgent.fetch(`http://${resolved.addresses[0]}:8080/dashboard`, { headers: { host: 'nestbox.local:8080' } });
   assert.is(byName.status, 200);
-  // Set up: the home network never sees the setup API.
+});
+
+test('the dashboard is announced to the home network as an _http._tcp service with path=/dashboard', async () => {
+  const browse = await homeAgent.mdns('_http._tcp.local', { type: 'PTR', interfaceAddress: HOME_NET.router, timeoutMs: 10_000 });
+  const instance = browse.records.find((r) => r.type === 'PTR' && r.name === '_http._tcp.local')!.data;
+  const detail = async (type: 'SRV' | 'TXT') => browse.records.find((r) => r.type === type && r.name === instance)
+    ?? (await homeAgent.mdns(instance, { type, interfaceAddress: HOME_NET.router, timeoutMs: 10_000 })).records.find((r) => r.type === type && r.name === instance)!;
+  const srv = JSON.parse((await detail('SRV')).data) as { port: number; target: string };
+  assert.is(srv.port, 8080);
+  assert.is(srv.target.toLowerCase(), 'nestbox.local');
+  assert.match((await detail('TXT')).data, /path=\/dashboard/);
+});
+
+test('set up, the home network never sees the setup API, the captive DNS or the port-80 portal', async () => {
   const setupApi = await homeAgent.fetch(`http://${boxAddress}:8080/setup/api/networks`);
   assert.is(setupApi.status, 404);
+  const captive = await homeAgent.dns(boxAddress, 'connectivitycheck.gstatic.com', { timeoutMs: 1000 }).catch((error: Error) => error);
+  assert.ok(captive instanceof Error, `the captive DNS answered the home network: ${JSON.stringify(captive)}`);
+  const portal = await homeAgent.fetch(`http://${boxAddress}/generate_204`, { timeoutMs: 2000 }).catch((error: Error) => error);
+  assert.ok(portal instanceof Error, `port 80 answered the home network: ${JSON.stringify(portal)}`);
+});
+
+test('the station\'s DHCP client dies: it is started again and the box is back online with its address', async () => {
+  const before = (await home.processesIn('box')).filter((p) => p.name === 'udhcpc');
+  assert.is(before.length, 1, JSON.stringify(before));
+  const killed = home.mark('udhcpc_killed');
+  process.kill(before[0]!.pid, 'SIGKILL');
+  const again = await until('a new udhcpc on the station', async () => {
+    const now = (await home.processesIn('box')).filter((p) => p.name === 'udhcpc');
+    return now.length === 1 && now[0]!.pid !== before[0]!.pid ? now[0] : undefined;
+  }, 15_000);
+  assert.ok(again.pid > 0);
+  await until('connected with the same address again', async () => {
+    const state = await ownerState();
+    return state.connectivity === 'connected' && state.network?.address === `${boxAddress}/${HOME_NET.prefix}`;
+  }, 20_000);
+  assert.not.ok(home.timeline.some((e) => e.at > killed.at && e.what === 'radio_softap' && e.detail?.active === true), 'no setup AP for a restarted client');
 });
 
 test('the home network drops and returns: the lease goes with it and comes back', async () => {
@@ -215,6 +259,16 @@ test('no DHCP server at home: associated but never connected, degraded with a re
   assert.is((await ownerState()).network, null);
 });
 
+test('the setup AP\'s DHCP server dies: it is started again', async () => {
+  const before = (await home.processesIn('box')).filter((p) => p.name === 'dnsmasq');
+  assert.is(before.length, 1, JSON.stringify(before));
+  process.kill(before[0]!.pid, 'SIGKILL');
+  await until('a new dnsmasq on the setup AP', async () => {
+    const now = (await home.processesIn('box')).filter((p) => p.name === 'dnsmasq');
+    return now.length === 1 && now[0]!.pid !== before[0]!.pid;
+  }, 20_000);
+});
+
 test('an idle phone on the setup AP does not keep the box from rejoining its saved network', async () => {
   const joined = home.mark('idle_phone');
   phoneDhcp = await home.phoneJoin();
@@ -228,11 +282,15 @@ test('an idle phone on the setup AP does not keep the box from rejoining its sav
   assert.match((await ownerState()).network.address, /^10\.77\.0\./);
 });
 
-test('clean stop: the daemon exits 0 and its DHCP client, DHCP server and mDNS go with it', async () => {
+test('clean stop: the daemon exits 0, says goodbye over mDNS, and its DHCP client and server go with it', async () => {
+  const listening = homeAgent.mdnsListen(4000, { interfaceAddress: HOME_NET.router });
+  await new Promise((resolve) => setTimeout(resolve, 300));
   const code = await home.stopDaemon();
   assert.is(code, 0);
-  const left = (await home.processesIn('box')).filter((name) => name !== 'node');
-  assert.equal(left, [], `still running in the box's namespace: ${left.join(', ')}`);
+  const goodbyes = (await listening).flat().filter((r) => r.ttl === 0);
+  assert.ok(goodbyes.some((r) => r.name.toLowerCase() === 'nestbox.local' || r.name.endsWith('._http._tcp.local') || r.name === '_http._tcp.local'), `goodbye records: ${JSON.stringify(goodbyes)}`);
+  const left = (await home.processesIn('box')).filter((p) => ['udhcpc', 'dnsmasq'].includes(p.name));
+  assert.equal(left, [], `still running in the box's namespace: ${JSON.stringify(left)}`);
 });
 
 test.run();

@@ -1,6 +1,6 @@
 /** The agent (agent.ts) started inside a namespace, with typed calls. */
 import { join } from 'node:path';
-import type { AgentRequest, DnsResult, FetchResult, MdnsResult } from './agent.js';
+import type { AgentRequest, DnsResult, FetchResult, MdnsRecord, MdnsResult } from './agent.js';
 import { DIST } from '../paths.js';
 import { spawnIn, type NsProcess } from './process.js';
 
@@ -58,6 +58,11 @@ export class NamespaceAgent {
 
   mdns(name: string, options: Omit<Op<'mdns'>, 'name'> = {}): Promise<MdnsResult> {
     return this.call({ op: 'mdns', name, ...options });
+  }
+
+  /** Every mDNS response heard for `durationMs`: one list of records per packet. */
+  mdnsListen(durationMs: number, options: Omit<Op<'mdnsListen'>, 'durationMs'> = {}): Promise<MdnsRecord[][]> {
+    return this.call({ op: 'mdnsListen', durationMs, ...options });
   }
 
   async stop(): Promise<void> {

@@ -11,11 +11,12 @@ import dnsPacket from 'dns-packet';
 export type AgentRequest =
   | { op: 'fetch'; url: string; method?: string; headers?: Record<string, string>; body?: string; timeoutMs?: number; redirect?: 'follow' | 'manual' }
   | { op: 'dns'; server: string; name: string; port?: number; timeoutMs?: number }
-  | { op: 'mdns'; name: string; interfaceAddress?: string; timeoutMs?: number };
+  | { op: 'mdns'; name: string; type?: 'A' | 'PTR' | 'SRV' | 'TXT'; interfaceAddress?: string; timeoutMs?: number }
+  | { op: 'mdnsListen'; durationMs: number; interfaceAddress?: string };
 
 export interface FetchResult { status: number; url: string; headers: Record<string, string>; body: string; ms: number }
 export interface DnsResult { rcode: string; answers: Array<{ name: string; type: string; data: string }>; ms: number }
-export interface MdnsResult { addresses: string[]; from: string; ms: number }
+export interface MdnsResult { addresses: string[]; records: MdnsRecord[]; from: string; ms: number }
 
 async function doFetch(request: Extract<AgentRequest, { op: 'fetch' }>): Promise<FetchResult> {
   const started = performance.now();
@@ -27,23 +28,21 @@ async function doFetch(request: Extract<AgentRequest, { op: 'fetch' }>): Promise
   return { status: response.status, url: response.url, headers: Object.fromEntries(response.headers), body, ms: performance.now() - started };
 }
 
-function query(socketType: 'udp4', send: (socket: ReturnType<typeof createSocket>) => void, accept: (packet: dnsPacket.Packet, from: string) => boolean, timeoutMs: number, bindPort = 0, setup?: (socket: ReturnType<typeof createSocket>) => void): Promise<{ packet: dnsPacket.Packet; from: string }> {
+/** One unicast DNS query and its answer (the response with the query's id). */
+function query(server: string, port: number, message: Buffer, id: number, timeoutMs: number): Promise<dnsPacket.Packet> {
   return new Promise((resolve, reject) => {
-    const socket = createSocket({ type: socketType, reuseAddr: true });
+    const socket = createSocket('udp4');
     const timer = setTimeout(() => { socket.close(); reject(new Error(`no answer within ${timeoutMs} ms`)); }, timeoutMs);
     socket.on('error', (error) => { clearTimeout(timer); socket.close(); reject(error); });
-    socket.on('message', (message, rinfo) => {
+    socket.on('message', (raw) => {
       let packet: dnsPacket.Packet;
-      try { packet = dnsPacket.decode(message); } catch { return; }
-      if (!accept(packet, rinfo.address)) return;
+      try { packet = dnsPacket.decode(raw); } catch { return; }
+      if (packet.id !== id || packet.type !== 'response') return;
       clearTimeout(timer);
       socket.close();
-      resolve({ packet, from: rinfo.address });
+      resolve(packet);
     });
-    socket.bind(bindPort, () => {
-      setup?.(socket);
-      send(socket);
-    });
+    socket.send(message, port, server);
   });
 }
 
@@ -51,7 +50,7 @@ async function doDns(request: Extract<AgentRequest, { op: 'dns' }>): Promise<Dns
   const started = performance.now();
   const id = Math.floor(Math.random() * 65535);
   const message = dnsPacket.encode({ type: 'query', id, flags: dnsPacket.RECURSION_DESIRED, questions: [{ type: 'A', name: request.name }] });
-  const { packet } = await query('udp4', (socket) => socket.send(message, request.port ?? 53, request.server), (packet) => packet.id === id && packet.type === 'response', request.timeoutMs ?? 3000);
+  const packet = await query(request.server, request.port ?? 53, message, id, request.timeoutMs ?? 3000);
   return {
     rcode: (packet as { rcode?: string }).rcode ?? 'NOERROR',
     answers: (packet.answers ?? []).map((answer) => ({ name: answer.name, type: answer.type, data: String((answer as { data?: unknown }).data) })),
@@ -59,31 +58,75 @@ async function doDns(request: Extract<AgentRequest, { op: 'dns' }>): Promise<Dns
   };
 }
 
-/** A one-shot multicast query (RFC 6762 §5.2) on 224.0.0.251:5353 from port 5353, as a resolver on the LAN sends it. */
-async function doMdns(request: Extract<AgentRequest, { op: 'mdns' }>): Promise<MdnsResult> {
-  const started = performance.now();
-  const local = request.interfaceAddress ?? firstAddress();
-  const name = request.name.toLowerCase();
-  const message = dnsPacket.encode({ type: 'query', id: 0, questions: [{ type: 'A', name: request.name }] });
-  const timeoutMs = request.timeoutMs ?? 3000;
-  const matches = (packet: dnsPacket.Packet) => (packet.answers ?? []).some((a) => a.type === 'A' && a.name.toLowerCase() === name);
-  let resend: NodeJS.Timeout | undefined;
-  try {
-    const { packet, from } = await query('udp4', (socket) => {
-      const send = () => socket.send(message, 5353, '224.0.0.251');
-      send();
-      // Multicast can be lost like any first packet on a fresh link: ask again, as resolvers do.
-      resend = setInterval(send, 1000);
-    }, (packet) => packet.type === 'response' && matches(packet), timeoutMs, 5353, (socket) => {
+/** A record of an mDNS answer, its data as text (SRV and TXT as JSON). */
+export interface MdnsRecord { name: string; type: string; ttl: number; data: string }
+
+function records(packet: dnsPacket.Packet): MdnsRecord[] {
+  return [...(packet.answers ?? []), ...(packet.additionals ?? [])].map((record) => {
+    const data = (record as { data?: unknown }).data;
+    const text = Buffer.isBuffer(data) ? data.toString() : Array.isArray(data) ? JSON.stringify(data.map((d) => (Buffer.isBuffer(d) ? d.toString() : d))) : typeof data === 'object' ? JSON.stringify(data) : String(data);
+    return { name: record.name, type: record.type, ttl: (record as { ttl?: number }).ttl ?? 0, data: text };
+  });
+}
+
+/** A socket on 5353 that joined 224.0.0.251 on the namespace's interface, as a resolver on the LAN has. */
+function mdnsSocket(local: string): Promise<ReturnType<typeof createSocket>> {
+  return new Promise((resolve, reject) => {
+    const socket = createSocket({ type: 'udp4', reuseAddr: true });
+    socket.once('error', reject);
+    socket.bind(5353, () => {
       socket.addMembership('224.0.0.251', local);
       socket.setMulticastInterface(local);
       socket.setMulticastTTL(255);
+      resolve(socket);
     });
-    const addresses = (packet.answers ?? []).filter((a) => a.type === 'A' && a.name.toLowerCase() === name).map((a) => String((a as { data?: unknown }).data));
-    return { addresses, from, ms: performance.now() - started };
+  });
+}
+
+/** A multicast query (RFC 6762 §5.2) for `name`, asked again each second until an answer names it. */
+async function doMdns(request: Extract<AgentRequest, { op: 'mdns' }>): Promise<MdnsResult> {
+  const started = performance.now();
+  const socket = await mdnsSocket(request.interfaceAddress ?? firstAddress());
+  const name = request.name.toLowerCase();
+  const type = request.type ?? 'A';
+  const message = dnsPacket.encode({ type: 'query', id: 0, questions: [{ type, name: request.name }] });
+  try {
+    return await new Promise<MdnsResult>((resolve, reject) => {
+      const send = () => socket.send(message, 5353, '224.0.0.251');
+      // Multicast can be lost like any first packet on a fresh link: ask again, as resolvers do.
+      const resend = setInterval(send, 1000);
+      const timer = setTimeout(() => { clearInterval(resend); reject(new Error(`no mDNS answer for ${request.name} within ${request.timeoutMs ?? 3000} ms`)); }, request.timeoutMs ?? 3000);
+      socket.on('message', (raw, rinfo) => {
+        let packet: dnsPacket.Packet;
+        try { packet = dnsPacket.decode(raw); } catch { return; }
+        if (packet.type !== 'response') return;
+        const found = records(packet);
+        if (!found.some((r) => r.type === type && r.name.toLowerCase() === name && r.ttl > 0)) return;
+        clearInterval(resend);
+        clearTimeout(timer);
+        const addresses = found.filter((r) => r.type === 'A' && r.name.toLowerCase() === name).map((r) => r.data);
+        resolve({ addresses, records: found, from: rinfo.address, ms: performance.now() - started });
+      });
+      send();
+    });
   } finally {
-    clearInterval(resend);
+    socket.close();
   }
+}
+
+/** Every mDNS response heard for `durationMs` (announcements, goodbyes), without asking. */
+async function doMdnsListen(request: Extract<AgentRequest, { op: 'mdnsListen' }>): Promise<MdnsRecord[][]> {
+  const socket = await mdnsSocket(request.interfaceAddress ?? firstAddress());
+  const heard: MdnsRecord[][] = [];
+  socket.on('message', (raw) => {
+    try {
+      const packet = dnsPacket.decode(raw);
+      if (packet.type === 'response') heard.push(records(packet));
+    } catch { /* not DNS */ }
+  });
+  await new Promise((resolve) => setTimeout(resolve, request.durationMs));
+  socket.close();
+  return heard;
 }
 
 function firstAddress(): string {
@@ -98,6 +141,7 @@ async function handle(request: AgentRequest): Promise<unknown> {
     case 'fetch': return doFetch(request);
     case 'dns': return doDns(request);
     case 'mdns': return doMdns(request);
+    case 'mdnsListen': return doMdnsListen(request);
     default: throw new Error(`unknown op ${(request as { op: string }).op}`);
   }
 }

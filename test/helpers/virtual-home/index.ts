@@ -1,14 +1,15 @@
 /**
  * A virtual home out of network namespaces, for the network layer's end-to-end tests and bench:
  *
- *   home ── lan0 ═══ ethsta0 ── box ── ethap0 ═══ wlan0 ── phone
- *   (dnsmasq: DHCP + DNS                (daemon, on the       (udhcpc)
+ *   home ── lan0 ═══ ethsta0 ── box ── ethap0 ═══ ap0 ─ air (br0) ─ ph0 ═══ wlan0 ── phone
+ *   (dnsmasq: DHCP + DNS                (daemon, on the                          (udhcpc)
  *    on 10.77.0.0/24)                    simulated coprocessor)
  *
- * The box's ends are named like the ESP-Hosted driver's interfaces. The simulated coprocessor
- * (scripts/sim.js on a pseudo-terminal, with --radio-events) decides the carriers: lan0 is up only
- * while the device's station is associated, wlan0 only while its soft AP is up and the phone has
- * joined it, as the radio would have it.
+ * The box's ends are named like the ESP-Hosted driver's interfaces; "air" is the soft AP's radio
+ * cell, a bridge the phones join. The simulated coprocessor (scripts/sim.js on a pseudo-terminal,
+ * with --radio-events) decides the carriers, as the radio would: lan0 is up only while the
+ * device's station is associated; ap0 (ethap0's carrier) while its soft AP is up; ph0 while the
+ * soft AP is up and the phone has joined it.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -29,6 +30,8 @@ export const STATION_MAC = '24:0a:c4:12:34:56';
 const STATION_RETRIES = ['-t', '3', '-T', '1', '-A', '5'];
 const HOME_IFACE = 'lan0';
 const PHONE_IFACE = 'wlan0';
+/** The air's ends: the soft AP's and the phone's. */
+const AIR = { bridge: 'br0', ap: 'ap0', phone: 'ph0' } as const;
 
 export type TimelineEntry = { at: number; what: string; detail?: Record<string, unknown> };
 
@@ -47,7 +50,7 @@ export interface VirtualHomeOptions {
 
 export class VirtualHome {
   readonly timeline: TimelineEntry[] = [];
-  readonly names: { box: string; home: string; phone: string };
+  readonly names: { box: string; home: string; phone: string; air: string };
   private homeDhcp: DhcpServer | null = null;
   private sim: NsProcess | null = null;
   private simPath = '';
@@ -58,7 +61,7 @@ export class VirtualHome {
   daemon: RunningDaemon | null = null;
 
   private constructor(readonly dir: { path: string; remove(): void }, readonly clientScript: string, readonly timeScale: number, private readonly routerPings: boolean) {
-    this.names = { box: namespaceName('box'), home: namespaceName('home'), phone: namespaceName('phone') };
+    this.names = { box: namespaceName('box'), home: namespaceName('home'), phone: namespaceName('phone'), air: namespaceName('air') };
   }
 
   static async build(options: VirtualHomeOptions = {}): Promise<VirtualHome> {
@@ -77,13 +80,18 @@ export class VirtualHome {
   }
 
   private async buildLinks(): Promise<void> {
-    const { box, home, phone } = this.names;
-    for (const name of [box, home, phone]) await addNamespace(name);
+    const { box, home, phone, air } = this.names;
+    for (const name of [box, home, phone, air]) await addNamespace(name);
     // Made inside the namespaces: nothing of the host's own interfaces is touched or named.
     await ip('-n', box, 'link', 'add', BOX_IFACES.station, 'type', 'veth', 'peer', 'name', HOME_IFACE, 'netns', home);
-    await ip('-n', box, 'link', 'add', BOX_IFACES.ap, 'type', 'veth', 'peer', 'name', PHONE_IFACE, 'netns', phone);
+    await ip('-n', box, 'link', 'add', BOX_IFACES.ap, 'type', 'veth', 'peer', 'name', AIR.ap, 'netns', air);
+    await ip('-n', phone, 'link', 'add', PHONE_IFACE, 'address', PHONE_MAC, 'type', 'veth', 'peer', 'name', AIR.phone, 'netns', air);
+    await ip('-n', air, 'link', 'add', AIR.bridge, 'type', 'bridge');
+    for (const end of [AIR.ap, AIR.phone]) await ip('-n', air, 'link', 'set', end, 'master', AIR.bridge);
+    await ip('-n', air, 'link', 'set', AIR.bridge, 'up');
     await ip('-n', home, 'addr', 'add', `${HOME_NET.router}/${HOME_NET.prefix}`, 'dev', HOME_IFACE);
-    await ip('-n', phone, 'link', 'set', PHONE_IFACE, 'address', PHONE_MAC);
+    // The phone's own interface is up; whether it has a carrier is the air's business.
+    await ip('-n', phone, 'link', 'set', PHONE_IFACE, 'up');
   }
 
   /** The home router's dnsmasq: DHCP and DNS on lan0. */
@@ -125,16 +133,20 @@ export class VirtualHome {
     }
   }
 
-  describeTimeline(after = 0): string {
+  describeTimeline(after = 0, entries = 25): string {
     const start = this.timeline[0]?.at ?? 0;
-    return this.timeline.filter((e) => e.at > after).slice(-25).map((e) => `+${Math.round(e.at - start)}ms ${e.what}${e.detail ? ' ' + JSON.stringify(e.detail) : ''}`).join('; ');
+    return this.timeline.filter((e) => e.at > after).slice(-entries).map((e) => `+${Math.round(e.at - start)}ms ${e.what}${e.detail ? ' ' + JSON.stringify(e.detail) : ''}`).join('; ');
   }
 
   // ── the simulated coprocessor and the carriers it decides ─────────────────────────────────────
 
-  /** The standalone simulator on a pseudo-terminal, its radio changes driving the veth carriers. */
+  /**
+   * The standalone simulator on a pseudo-terminal, its radio changes driving the veth carriers.
+   * It runs in the box's namespace (the pseudo-terminal is the same there), so a sweep after a
+   * killed run finds it with everything else.
+   */
   async startCoprocessor(): Promise<string> {
-    const sim = spawnIn(null, process.execPath, [join(DIST, 'scripts', 'sim.js'), '--pty', '--radio-events', '--time-scale', String(this.timeScale)]);
+    const sim = spawnIn(this.names.box, process.execPath, [join(DIST, 'scripts', 'sim.js'), '--pty', '--radio-events', '--time-scale', String(this.timeScale)]);
     this.sim = sim;
     const first = await sim.waitForLine((line) => line.startsWith('PTY '), 10_000, 'the simulator\'s PTY line', true);
     this.simPath = first.slice(4);
@@ -157,12 +169,18 @@ export class VirtualHome {
   /** Carriers follow the radio in order, one `ip` call at a time. */
   private applyCarriers(): void {
     const station = this.radio.associated;
-    const phone = this.radio.softAp && this.radio.phoneJoined;
+    const softAp = this.radio.softAp;
+    const phone = softAp && this.radio.phoneJoined;
     this.carrierQueue = this.carrierQueue.then(async () => {
       await ip('-n', this.names.home, 'link', 'set', HOME_IFACE, station ? 'up' : 'down');
-      await ip('-n', this.names.phone, 'link', 'set', PHONE_IFACE, phone ? 'up' : 'down');
-      this.mark('carriers', { station, phone });
+      await this.setAirCarriers(softAp, phone);
+      this.mark('carriers', { station, softAp, phone });
     }).catch((error) => { this.mark('carrier_error', { error: String(error) }); });
+  }
+
+  private async setAirCarriers(softAp: boolean, phone: boolean): Promise<void> {
+    await ip('-n', this.names.air, 'link', 'set', AIR.ap, softAp ? 'up' : 'down');
+    await ip('-n', this.names.air, 'link', 'set', AIR.phone, phone ? 'up' : 'down');
   }
 
   /** One scenario command to the simulator; resolves with its JSON answer. */
@@ -285,13 +303,14 @@ export class VirtualHome {
    */
   async barePhoneExchange(setupAddress = '192.168.4.1'): Promise<{ ms: number; captivePortal: string }> {
     const { box, phone } = this.names;
+    await this.setAirCarriers(true, false);
     await ip('-n', box, 'addr', 'add', `${setupAddress}/24`, 'dev', BOX_IFACES.ap);
     await ip('-n', box, 'link', 'set', BOX_IFACES.ap, 'up');
     // The daemon's own dnsmasq command line for the setup AP.
     const server = await startDnsmasq(box, dnsmasqArgs({ iface: BOX_IFACES.ap, address: setupAddress, prefixLength: 24, stateDir: this.dir.path }));
     try {
       const started = performance.now();
-      await ip('-n', phone, 'link', 'set', PHONE_IFACE, 'up');
+      await this.setAirCarriers(true, true);
       const client = startDhcpClient(phone, PHONE_IFACE, this.clientScript);
       try {
         const lease = await client.waitForLease(20_000);
@@ -301,18 +320,18 @@ export class VirtualHome {
       }
     } finally {
       await server.stop();
-      await ip('-n', phone, 'link', 'set', PHONE_IFACE, 'down');
+      await this.setAirCarriers(false, false);
       await ip('-n', phone, 'addr', 'flush', 'dev', PHONE_IFACE);
       await ip('-n', box, 'addr', 'flush', 'dev', BOX_IFACES.ap);
       await ip('-n', box, 'link', 'set', BOX_IFACES.ap, 'down');
     }
   }
 
-  /** Names (comm) of the processes running in one of the namespaces. */
-  async processesIn(role: 'box' | 'home' | 'phone'): Promise<string[]> {
+  /** The processes running in one of the namespaces: pid and name (comm). */
+  async processesIn(role: 'box' | 'home' | 'phone'): Promise<Array<{ pid: number; name: string }>> {
     const pids = (await ip('netns', 'pids', this.names[role])).split(/\s+/).filter(Boolean);
     return pids.flatMap((pid) => {
-      try { return [readFileSync(`/proc/${pid}/comm`, 'utf8').trim()]; } catch { return []; }
+      try { return [{ pid: Number(pid), name: readFileSync(`/proc/${pid}/comm`, 'utf8').trim() }]; } catch { return []; }
     });
   }
 

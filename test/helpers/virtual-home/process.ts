@@ -19,9 +19,8 @@ export interface NsProcess {
   stop(graceMs?: number): Promise<void>;
 }
 
-export function spawnIn(namespace: string | null, command: string, args: string[], env: NodeJS.ProcessEnv = process.env): NsProcess {
-  const argv = namespace ? ['netns', 'exec', namespace, command, ...args] : args;
-  const child = spawn(namespace ? 'ip' : command, argv, { stdio: ['pipe', 'pipe', 'pipe'], env });
+export function spawnIn(namespace: string, command: string, args: string[], env: NodeJS.ProcessEnv = process.env): NsProcess {
+  const child = spawn('ip', ['netns', 'exec', namespace, command, ...args], { stdio: ['pipe', 'pipe', 'pipe'], env });
   cleanup.addChild(child);
   const lines: string[] = [];
   const listeners = new Set<(line: string) => void>();
