@@ -270,7 +270,9 @@ function key<K extends keyof Config>(field: K, json: string, parser: Parser<Conf
 /** The configuration contract of design.md, in one table. Order matters for derived defaults. */
 export const KEYS: readonly KeySpec[] = [
   key('dataDir', 'data_dir', nonEmpty('a directory path'), './data'),
-  key('httpHost', 'http_host', nonEmpty('a host name or IP address'), '127.0.0.1'),
+  key('network', 'network', oneOf(['on', 'off'] as const), 'off'),
+  // With the network layer on, the box serves its home network (the owner's API stays behind the owner's token).
+  key('httpHost', 'http_host', nonEmpty('a host name or IP address'), (c) => (c.network === 'on' ? '0.0.0.0' : '127.0.0.1')),
   key('httpPort', 'http_port', integer(1, 65535, 'a port number from 1 to 65535'), 8080),
   key('streamingPort', 'streaming_port', integer(1, 65535, 'a port number from 1 to 65535'), 4000),
   key('baseUrl', 'base_url', httpUrl('an http:// or https:// URL without query'), 'http://localhost:8080'),
@@ -300,7 +302,6 @@ export const KEYS: readonly KeySpec[] = [
   key('setupPassphrase', 'setup_passphrase', passphrase, null),
   key('reconnectDelayMs', 'reconnect_delay_ms', integer(0, 600_000), 1000),
   key('coprocTimeScale', 'coproc_time_scale', positiveNumber(0.001, 10_000), 1),
-  key('network', 'network', oneOf(['on', 'off'] as const), 'off'),
   key('staIface', 'sta_iface', interfaceName, 'ethsta0'),
   key('apIface', 'ap_iface', interfaceName, 'ethap0'),
   key('hostname', 'hostname', hostLabel, 'nestbox'),

@@ -65,7 +65,8 @@ test('network layer: off by default; on gives the interfaces, host name and the 
   const off = loadConfig({ env: {} });
   assert.equal([off.network, off.staIface, off.apIface, off.hostname, off.setupApAddress], ['off', 'ethsta0', 'ethap0', 'nestbox', null]);
   const on = loadConfig({ env: { NESTBOX_NETWORK: 'on' } });
-  assert.equal([on.network, on.setupApAddress, on.setupApPrefixLength], ['on', '192.168.4.1', 24]);
+  assert.equal([on.network, on.setupApAddress, on.setupApPrefixLength, on.httpHost], ['on', '192.168.4.1', 24, '0.0.0.0']);
+  assert.is(loadConfig({ env: { NESTBOX_NETWORK: 'on', NESTBOX_HTTP_HOST: '::' } }).httpHost, '::');
   const custom = loadConfig({ env: { NESTBOX_NETWORK: 'on', NESTBOX_SETUP_AP_ADDRESS: '10.9.0.1/16', NESTBOX_STA_IFACE: 'wlan0', NESTBOX_AP_IFACE: 'uap0', NESTBOX_HOSTNAME: 'Kitchen-Box' } });
   assert.equal([custom.setupApAddress, custom.setupApPrefixLength, custom.staIface, custom.apIface, custom.hostname], ['10.9.0.1', 16, 'wlan0', 'uap0', 'kitchen-box']);
   const bare = loadConfig({ env: { NESTBOX_SETUP_AP_ADDRESS: '192.168.7.1' } });

@@ -6,6 +6,8 @@
  * comes and goes. On release the lease is given back and the addresses flushed.
  */
 import { EventEmitter } from 'node:events';
+import { accessSync, constants } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DeviceState, NetworkLease } from '../device/state.js';
 import type { Logger } from '../log/logger.js';
@@ -24,7 +26,7 @@ export interface StationOptions {
   ip: IpTool;
   log: Logger;
   report: PartReporter;
-  /** The DHCP client binary (busybox udhcpc). */
+  /** The DHCP client binary; default `udhcpc` (Debian's udhcpc package), else `busybox udhcpc`. */
   udhcpc?: string;
   /** Called when the address changes (mDNS re-announces). */
   addressChanged?: () => void;
@@ -42,6 +44,8 @@ export class StationInterface extends EventEmitter<{ lease: Parameters<LeaseList
   private retryTimer: NodeJS.Timeout | null = null;
   private retryMs: number;
   private joinedAt = 0;
+  /** The DHCP server did not answer since the last lease: stays a fault across re-joins until one comes. */
+  private unanswered = false;
 
   constructor(private readonly options: StationOptions) {
     super();
@@ -55,7 +59,9 @@ export class StationInterface extends EventEmitter<{ lease: Parameters<LeaseList
     this.mac = mac;
     this.joinedAt = Date.now();
     this.retryMs = this.options.retryMinMs ?? 1000;
-    this.options.report({ state: 'waiting', detail: `joined; asking the home network for an address (DHCP on ${this.options.iface})` });
+    this.options.report(this.unanswered
+      ? { state: 'fault', detail: 'no answer from the home network\'s DHCP server (joined again, still asking)' }
+      : { state: 'waiting', detail: `joined; asking the home network for an address (DHCP on ${this.options.iface})` });
     this.queue(() => this.bringUp());
   }
 
@@ -100,11 +106,14 @@ export class StationInterface extends EventEmitter<{ lease: Parameters<LeaseList
 
   private startClient(): void {
     const { iface, hostname, log } = this.options;
+    const { command, prefix } = dhcpClientCommand(this.options.udhcpc);
     const client = new Supervised({
       name: 'DHCP client (udhcpc)',
-      command: this.options.udhcpc ?? 'udhcpc',
-      // Foreground, release on exit, 3 discovers 1 s apart then a 5 s pause (repeating), our host name.
-      args: ['-f', '-R', '-i', iface, '-s', UDHCPC_SCRIPT, '-t', '3', '-T', '1', '-A', '5', '-x', `hostname:${hostname}`],
+      command,
+      // Foreground, release on exit, our host name; discovers 1 s apart for 5 s (one exchange keeps
+      // its transaction id, so a server that pings an address for 3 s before offering it is still
+      // heard), then a 3 s pause, repeating.
+      args: [...prefix, '-f', '-R', '-i', iface, '-s', UDHCPC_SCRIPT, '-t', '5', '-T', '1', '-A', '3', '-x', `hostname:${hostname}`],
       log,
       minRestartMs: 1000,
     });
@@ -137,6 +146,7 @@ export class StationInterface extends EventEmitter<{ lease: Parameters<LeaseList
         }
         const had = this.lease;
         this.lease = next;
+        this.unanswered = false;
         device.update({ network: next });
         report({ state: 'ok', detail: `${next.address} via ${next.gateway}` });
         if (!had || had.address !== next.address) {
@@ -147,6 +157,7 @@ export class StationInterface extends EventEmitter<{ lease: Parameters<LeaseList
         return;
       }
       case 'leasefail':
+        this.unanswered = true;
         log.warn('no DHCP answer from the home network; the client keeps asking', { iface });
         report({ state: 'fault', detail: 'no answer from the home network\'s DHCP server (still asking)' });
         return;
@@ -184,6 +195,29 @@ export class StationInterface extends EventEmitter<{ lease: Parameters<LeaseList
       log.info('station lease released', { iface, address: had.address });
       this.options.addressChanged?.();
     }
-    report({ state: 'idle', detail: 'the station is not joined to a network' });
+    // A join dropped for want of an address stays a fault: the next join is the same network.
+    report(this.unanswered
+      ? { state: 'fault', detail: 'the last join got no answer from the home network\'s DHCP server' }
+      : { state: 'idle', detail: 'the station is not joined to a network' });
   }
+}
+
+/** udhcpc as installed: its own name (Debian's udhcpc package) or as a busybox applet. */
+function dhcpClientCommand(configured: string | undefined): { command: string; prefix: string[] } {
+  if (configured) return { command: configured, prefix: [] };
+  if (onPath('udhcpc')) return { command: 'udhcpc', prefix: [] };
+  if (onPath('busybox')) return { command: 'busybox', prefix: ['udhcpc'] };
+  return { command: 'udhcpc', prefix: [] };
+}
+
+function onPath(name: string): boolean {
+  const dirs = [...(process.env.PATH ?? '').split(delimiter), '/usr/sbin', '/sbin'];
+  return dirs.some((dir) => {
+    try {
+      accessSync(join(dir, name), constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
 }
