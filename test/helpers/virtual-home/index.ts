@@ -26,8 +26,8 @@ export const BOX_IFACES = { station: 'ethsta0', ap: 'ethap0' } as const;
 export const PHONE_MAC = '02:5a:11:22:33:44';
 /** The simulated coprocessor's station MAC, which the daemon gives ethsta0. */
 export const STATION_MAC = '24:0a:c4:12:34:56';
-/** The daemon's station DHCP client's pace (daemon/network/station.ts): 3 discovers 1 s apart, then 5 s. */
-const STATION_RETRIES = ['-t', '3', '-T', '1', '-A', '5'];
+/** The daemon's station DHCP client's pace (daemon/network/station.ts): 5 discovers 1 s apart, then 3 s. */
+const STATION_RETRIES = ['-t', '5', '-T', '1', '-A', '3'];
 const HOME_IFACE = 'lan0';
 const PHONE_IFACE = 'wlan0';
 /** The air's ends: the soft AP's and the phone's. */
