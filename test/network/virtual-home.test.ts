@@ -192,7 +192,10 @@ test('the lease is in the device state and /healthz: address, gateway, DNS, MAC,
   assert.is(health.components.network.address, `${boxAddress}/${HOME_NET.prefix}`);
 });
 
-test('the setup AP stops once the phone has left', async () => {
+test('the setup AP stays while the phone is on it, and stops once the phone has left', async () => {
+  // Twice NESTBOX_STABLE_S connected: the AP would be gone by now if only the timer decided.
+  await new Promise((resolve) => setTimeout(resolve, 2 * Number(TIMERS.NESTBOX_STABLE_S) * 1000 + 500));
+  assert.is((await ownerState()).softap.active, true, `the soft AP closed under the phone: ${home.describeTimeline(since(last('submit')))}`);
   const left = home.mark('phone_leaving');
   await home.phoneLeave();
   await home.waitFor((e) => e.what === 'radio_softap' && e.detail?.active === false, 15_000, left.at);
