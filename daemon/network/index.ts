@@ -50,9 +50,10 @@ export class NetworkLayer {
       interfaces: [config.staIface, config.apIface], log: log.child({ part: 'mdns' }), report: health.reporter('mDNS'),
     });
     const addressChanged = () => this.mdns.refresh();
+    const addressGoing = () => this.mdns.withdraw();
     this.station = new StationInterface({
       iface: config.staIface, hostname: config.hostname, device, ip, udhcpc: tools.udhcpc,
-      log: log.child({ part: 'station' }), report: health.reporter('station'), addressChanged,
+      log: log.child({ part: 'station' }), report: health.reporter('station'), addressChanged, addressGoing,
     });
     if (config.setupApAddress) {
       const address = config.setupApAddress;
@@ -61,7 +62,7 @@ export class NetworkLayer {
         iface: config.apIface, address, prefixLength: config.setupApPrefixLength, stateDir: join(config.dataDir, 'network'),
         device, ip, dns: this.captiveDns, dnsmasq: tools.dnsmasq,
         portalListener: portalCovered(config, address) ? null : options.listen,
-        log: log.child({ part: 'setup-ap' }), report: health.reporter('setup AP'), addressChanged,
+        log: log.child({ part: 'setup-ap' }), report: health.reporter('setup AP'), addressChanged, addressGoing,
       });
     } else {
       this.captiveDns = null;

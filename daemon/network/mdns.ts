@@ -40,6 +40,15 @@ export class MdnsAnnouncer {
     }, this.options.debounceMs ?? 200);
   }
 
+  /**
+   * Says goodbye at once, while the addresses still exist (an interface without its address can
+   * send nothing); a refresh() after the change announces what is left.
+   */
+  async withdraw(): Promise<void> {
+    this.work = this.work.then(() => this.shutdown()).catch((error) => this.failed(error));
+    await this.work;
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);

@@ -30,6 +30,8 @@ export interface SetupApOptions {
   dnsmasq?: string;
   /** Called when the setup address comes or goes (mDNS re-announces). */
   addressChanged?: () => void;
+  /** Called before the setup address goes (mDNS says goodbye while it still can). */
+  addressGoing?: () => Promise<void>;
   retryMinMs?: number;
 }
 
@@ -118,6 +120,7 @@ export class SetupApInterface {
 
   private async takeDown(): Promise<void> {
     const { iface, ip, dns, log, report } = this.options;
+    if (this.up) await this.options.addressGoing?.();
     const server = this.server;
     this.server = null;
     await server?.stop();

@@ -30,6 +30,8 @@ export interface StationOptions {
   udhcpc?: string;
   /** Called when the address changes (mDNS re-announces). */
   addressChanged?: () => void;
+  /** Called before the address is given up (mDNS says goodbye while it still can). */
+  addressGoing?: () => Promise<void>;
   retryMinMs?: number;
 }
 
@@ -185,6 +187,7 @@ export class StationInterface extends EventEmitter<{ lease: Parameters<LeaseList
     const { iface, ip, log, report, device } = this.options;
     const client = this.client;
     this.client = null;
+    if (this.lease) await this.options.addressGoing?.();
     // SIGTERM with -R: udhcpc sends DHCPRELEASE and runs deconfig (which flushes) before it exits.
     if (client) await client.stop();
     const had = this.lease;

@@ -205,6 +205,13 @@ test('mDNS: <hostname>.local answers with the station address on the home side a
     assert.equal(fromHome.addresses, [leased.network.address.split('/')[0]]);
     const fromPhone = await phoneSide.mdns('testbox.local', { timeoutMs: 5000 });
     assert.equal(fromPhone.addresses, ['192.168.4.1']);
+    // On stop the responder says goodbye: the record again with TTL 0, so caches drop it at once.
+    const listener = spawnIn(ROUTER, process.execPath, ['-e', GOODBYE_LISTENER]);
+    await listener.waitForLine((line) => line === 'listening', 5000, 'the mDNS listener', true);
+    await box.stop();
+    const goodbye = JSON.parse(await listener.waitForLine((line) => line.startsWith('{') && JSON.parse(line).ttl === 0, 5000, 'a goodbye for testbox.local', true));
+    assert.is(goodbye.data, leased.network.address.split('/')[0]);
+    await listener.stop();
   } finally {
     await phone.stop();
     await home.stop();
@@ -275,6 +282,20 @@ test('bad conditions: a missing interface, a DHCP client or dnsmasq not installe
     await noClient.stop();
   }
 });
+
+/** Prints every multicast A record for testbox.local it hears on the router's side, as JSON with its TTL. */
+const GOODBYE_LISTENER = `
+const dgram = require('node:dgram'), packet = require('dns-packet');
+const socket = dgram.createSocket({ type: 'udp4', reuseAddr: true });
+socket.on('message', (message) => {
+  try {
+    for (const answer of packet.decode(message).answers || []) {
+      if (answer.type === 'A' && answer.name.toLowerCase() === 'testbox.local') console.log(JSON.stringify({ ttl: answer.ttl, data: answer.data }));
+    }
+  } catch {}
+});
+socket.bind(5353, () => { socket.addMembership('224.0.0.251', '10.77.9.1'); console.log('listening'); });
+`;
 
 async function waitForText(read: () => string, pattern: RegExp, what: string, timeoutMs = 5000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
