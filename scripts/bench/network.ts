@@ -16,8 +16,8 @@
  * Beside each, the bare DHCP exchange with the same client and server in the same namespaces,
  * without the daemon: carrier up → lease. Target: each p50 within 1 s of the bare exchange's p50.
  * The home router does not ping new addresses here (dnsmasq --no-ping), so the bare and the box's
- * exchanges meet the same server whatever it remembers; the setup AP's dnsmasq runs as the daemon
- * runs it (it pings), for the phone and its bare exchange alike.
+ * exchanges meet the same server whatever it remembers; the phone's bare exchange runs dnsmasq
+ * with the daemon's own setup-AP command line.
  */
 import { parseArgs } from 'node:util';
 import type { Bench } from './index.js';

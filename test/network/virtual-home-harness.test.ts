@@ -129,6 +129,20 @@ test('a killed run (SIGKILL) is swept by the next one, processes and all', async
   assert.equal(await stillRunning(pids), []);
 });
 
+test('without root it fails within seconds, naming the command to type', () => {
+  const started = Date.now();
+  const script = `import { VirtualHome } from ${JSON.stringify(join(DIST, 'test', 'helpers', 'virtual-home', 'index.js'))};\nawait VirtualHome.build();`;
+  let stderr = '';
+  try {
+    execFileSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, '--input-type=module', '-e', script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 10_000 });
+    assert.unreachable('built a virtual home without root');
+  } catch (error) {
+    stderr = String((error as { stderr?: string }).stderr);
+  }
+  assert.match(stderr, /needs root .*: run {2}sudo npm test -- virtual-home/);
+  assert.ok(Date.now() - started < 5000, `${Date.now() - started} ms`);
+});
+
 test('a stale namespace of a dead test process is swept; a live one is left alone', async () => {
   const dead = namespaceName('box', 999_999_9);
   await addNamespace(dead);

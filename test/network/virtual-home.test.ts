@@ -117,7 +117,25 @@ test('the probe URL on port 80 leads to the setup portal', async () => {
   assert.ok((JSON.parse(networks.body) as Array<{ ssid: string }>).some((n) => n.ssid === HOME.ssid), networks.body);
 });
 
-test('the setup page works in Chromium from the phone\'s namespace', async () => {
+test('through the setup API, a wrong password is tried at once and its failure explained', async () => {
+  const tried = home.mark('wrong_password');
+  const answer = await phone.fetch(`http://${SETUP}/setup/api/connect`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ssid: HOME.ssid, password: 'not-the-password', hidden: false }),
+  });
+  assert.is(answer.status, 202, answer.body);
+  const status = await until('the failure in the setup status', async () => {
+    const body = JSON.parse((await phone.fetch(`http://${SETUP}/setup/api/status`)).body) as { state: string; error: string | null; error_description: string | null };
+    return body.error ? body : undefined;
+  }, 15_000);
+  assert.is(status.error, 'auth');
+  assert.match(status.error_description ?? '', /password/i);
+  assert.is(status.state, 'setup_ap');
+  assert.not.ok(home.timeline.some((e) => e.at > tried.at && e.what === 'radio_station' && e.detail?.associated === true), 'never associated');
+});
+
+let submitted: TimelineEntry;
+
+test('the setup page in Chromium from the phone\'s namespace: choose the network, type the password, see it connected', async () => {
   const browser = await launchPhoneBrowser(home.names.phone, home.dir.path);
   try {
     const page = await browser.newPage();
@@ -129,17 +147,17 @@ test('the setup page works in Chromium from the phone\'s namespace', async () =>
     await page.fill('#password', 'short');
     await page.click('#connect');
     assert.match(await page.locator('#form-error').textContent() ?? '', /8 to 63 characters/);
+    await page.fill('#password', HOME.password);
+    submitted = home.mark('submit');
+    await page.click('#connect');
+    await page.locator('#result-title.good').waitFor({ timeout: 30_000 });
+    assert.match(await page.locator('#result-title').textContent() ?? '', new RegExp(`Connected to “${HOME.ssid}”`));
   } finally {
     await browser.close();
   }
 });
 
-test('the phone submits the home network; the box is not connected while associated without a lease, connected only after the router\'s DHCPACK', async () => {
-  const submitted = home.mark('submit');
-  const answer = await phone.fetch(`http://${SETUP}/setup/api/connect`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ssid: HOME.ssid, password: HOME.password, hidden: false }),
-  });
-  assert.is(answer.status, 202, answer.body);
+test('the box was not connected while associated without a lease, and connected only after the router\'s DHCPACK', async () => {
   const associated = await home.waitFor((e) => e.what === 'radio_station' && e.detail?.associated === true, 10_000, submitted.at);
   const ack = await home.waitFor((e) => e.what === 'home_dhcpack' && e.detail?.mac === STATION_MAC, 20_000, associated.at);
   boxAddress = String(ack.detail!.ip);
@@ -174,7 +192,10 @@ test('the lease is in the device state and /healthz: address, gateway, DNS, MAC,
   assert.is(health.components.network.address, `${boxAddress}/${HOME_NET.prefix}`);
 });
 
-test('the setup AP stops once the phone has left', async () => {
+test('the setup AP stays while the phone is on it, and stops once the phone has left', async () => {
+  // Twice NESTBOX_STABLE_S connected: the AP would be gone by now if only the timer decided.
+  await new Promise((resolve) => setTimeout(resolve, 2 * Number(TIMERS.NESTBOX_STABLE_S) * 1000 + 500));
+  assert.is((await ownerState()).softap.active, true, `the soft AP closed under the phone: ${home.describeTimeline(since(last('submit')))}`);
   const left = home.mark('phone_leaving');
   await home.phoneLeave();
   await home.waitFor((e) => e.what === 'radio_softap' && e.detail?.active === false, 15_000, left.at);
@@ -211,9 +232,11 @@ test('set up, the home network never sees the setup API, the captive DNS or the 
   assert.ok(portal instanceof Error, `port 80 answered the home network: ${JSON.stringify(portal)}`);
 });
 
-test('the station\'s DHCP client dies: it is started again and the box is back online with its address', async () => {
+test('the station\'s DHCP client dies: it is started again, the box is back online with its address and announces it again', async () => {
   const before = (await home.processesIn('box')).filter((p) => p.name === 'udhcpc');
   assert.is(before.length, 1, JSON.stringify(before));
+  const listening = homeAgent.mdnsListen(8000, { interfaceAddress: HOME_NET.router });
+  await new Promise((resolve) => setTimeout(resolve, 300));
   const killed = home.mark('udhcpc_killed');
   process.kill(before[0]!.pid, 'SIGKILL');
   const again = await until('a new udhcpc on the station', async () => {
@@ -226,6 +249,8 @@ test('the station\'s DHCP client dies: it is started again and the box is back o
     return state.connectivity === 'connected' && state.network?.address === `${boxAddress}/${HOME_NET.prefix}`;
   }, 20_000);
   assert.not.ok(home.timeline.some((e) => e.at > killed.at && e.what === 'radio_softap' && e.detail?.active === true), 'no setup AP for a restarted client');
+  const announced = (await listening).flat().filter((r) => r.type === 'A' && r.name.toLowerCase() === 'nestbox.local' && r.ttl > 0);
+  assert.ok(announced.some((r) => r.data === boxAddress), `announcements heard: ${JSON.stringify(announced)}`);
 });
 
 test('the home network drops and returns: the lease goes with it and comes back', async () => {
@@ -287,8 +312,10 @@ test('clean stop: the daemon exits 0, says goodbye over mDNS, and its DHCP clien
   await new Promise((resolve) => setTimeout(resolve, 300));
   const code = await home.stopDaemon();
   assert.is(code, 0);
-  const goodbyes = (await listening).flat().filter((r) => r.ttl === 0);
-  assert.ok(goodbyes.some((r) => r.name.toLowerCase() === 'nestbox.local' || r.name.endsWith('._http._tcp.local') || r.name === '_http._tcp.local'), `goodbye records: ${JSON.stringify(goodbyes)}`);
+  const heard = await listening;
+  const goodbyes = heard.flat().filter((r) => r.ttl === 0);
+  assert.ok(goodbyes.some((r) => r.name.toLowerCase() === 'nestbox.local' || r.name.endsWith('._http._tcp.local') || r.name === '_http._tcp.local'),
+    `no goodbye among ${heard.length} mDNS packets heard at home: ${JSON.stringify(heard).slice(0, 500)}`);
   const left = (await home.processesIn('box')).filter((p) => ['udhcpc', 'dnsmasq'].includes(p.name));
   assert.equal(left, [], `still running in the box's namespace: ${JSON.stringify(left)}`);
 });

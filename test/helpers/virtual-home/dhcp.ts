@@ -69,7 +69,7 @@ export interface Lease {
   leaseSeconds: number;
   /** DHCP option 114 (RFC 8910 captive-portal URI), as text; empty when absent. */
   captivePortal: string;
-  /** Milliseconds since the client was started (performance.now() of this process). */
+  /** When the lease was reported (performance.now() of the test process). */
   at: number;
 }
 
@@ -113,7 +113,6 @@ export function writeClientScript(dir: string): string {
 
 export interface DhcpClient {
   readonly process: NsProcess;
-  readonly startedAt: number;
   readonly leases: Lease[];
   /** The next lease after `after` (default: the first one). */
   waitForLease(timeoutMs: number, after?: number): Promise<Lease>;
@@ -128,7 +127,6 @@ export const PHONE_RETRIES = ['-t', '1000', '-T', '1', '-A', '1'];
  * `retries` sets its discover pace (-t/-T/-A).
  */
 export function startDhcpClient(namespace: string, iface: string, script: string, retries: string[] = PHONE_RETRIES): DhcpClient {
-  const startedAt = performance.now();
   const process = spawnIn(namespace, 'busybox', ['udhcpc', '-f', '-R', '-i', iface, '-s', script, '-O', '114', ...retries]);
   const leases: Lease[] = [];
   const waiters = new Set<() => void>();
@@ -142,7 +140,7 @@ export function startDhcpClient(namespace: string, iface: string, script: string
     for (const waiter of waiters) waiter();
   });
   return {
-    process, startedAt, leases,
+    process, leases,
     waitForLease(timeoutMs, after = 0) {
       return new Promise((resolve, reject) => {
         const check = () => {

@@ -26,8 +26,8 @@ export const BOX_IFACES = { station: 'ethsta0', ap: 'ethap0' } as const;
 export const PHONE_MAC = '02:5a:11:22:33:44';
 /** The simulated coprocessor's station MAC, which the daemon gives ethsta0. */
 export const STATION_MAC = '24:0a:c4:12:34:56';
-/** The daemon's station DHCP client's pace (daemon/network/station.ts): 3 discovers 1 s apart, then 5 s. */
-const STATION_RETRIES = ['-t', '3', '-T', '1', '-A', '5'];
+/** The daemon's station DHCP client's pace (daemon/network/station.ts): 5 discovers 1 s apart, then 3 s. */
+const STATION_RETRIES = ['-t', '5', '-T', '1', '-A', '3'];
 const HOME_IFACE = 'lan0';
 const PHONE_IFACE = 'wlan0';
 /** The air's ends: the soft AP's and the phone's. */
@@ -217,16 +217,14 @@ export class VirtualHome {
       startTimeoutMs: 30_000,
       ...options,
       within: { command: ['ip', 'netns', 'exec', this.names.box], fetch: (url, init) => box.response(url, init) },
+      // The box's own defaults with the layer on: HTTP on every address, ethsta0/ethap0,
+      // 192.168.4.1/24 for the setup AP, nestbox.local (the helper's loopback host is unset).
       env: {
         NESTBOX_NETWORK: 'on',
+        NESTBOX_HTTP_HOST: undefined,
         NESTBOX_COPROC: `serial:${this.simPath}`,
         NESTBOX_COPROC_TIME_SCALE: String(this.timeScale),
-        NESTBOX_HTTP_HOST: '0.0.0.0',
         NESTBOX_BASE_URL: 'http://nestbox.local:8080',
-        NESTBOX_STA_IFACE: BOX_IFACES.station,
-        NESTBOX_AP_IFACE: BOX_IFACES.ap,
-        NESTBOX_SETUP_AP_ADDRESS: '192.168.4.1/24',
-        NESTBOX_HOSTNAME: 'nestbox',
         NESTBOX_SETUP_PASSPHRASE: 'setup-pass-2024',
         ...env,
       },
