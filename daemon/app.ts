@@ -287,7 +287,9 @@ export class App {
   private mountFederation(): void {
     // Deliveries wait while the box is offline (connectivity is not `connected`) and resume after.
     const online = deviceOnline(this.device, this.config.network === 'on');
-    this.federation = Federation.create({ social: this.social, config: this.config, log: this.log.child({ component: 'federation' }), online });
+    // The box's resolv.conf is not the network layer's to rewrite: peers' names go to the lease's DNS servers.
+    const dnsServers = this.config.network === 'on' ? () => this.device.get().network?.dns ?? null : undefined;
+    this.federation = Federation.create({ social: this.social, config: this.config, log: this.log.child({ component: 'federation' }), online, dnsServers });
     this.federation.mount(this.http);
     // Registered before the HTTP server's stop, so it runs after the server has drained.
     const federation = this.federation;

@@ -61,9 +61,6 @@ export class StationInterface extends EventEmitter<{ lease: Parameters<LeaseList
     this.mac = mac;
     this.joinedAt = Date.now();
     this.retryMs = this.options.retryMinMs ?? 1000;
-    this.options.report(this.unanswered
-      ? { state: 'fault', detail: 'no answer from the home network\'s DHCP server (joined again, still asking)' }
-      : { state: 'waiting', detail: `joined; asking the home network for an address (DHCP on ${this.options.iface})` });
     this.queue(() => this.bringUp());
   }
 
@@ -88,9 +85,13 @@ export class StationInterface extends EventEmitter<{ lease: Parameters<LeaseList
     this.work = this.work.then(step).catch((error) => this.options.log.warn('station interface step failed', { error }));
   }
 
-  private async bringUp(): Promise<void> {
+  private async bringUp(retry = false): Promise<void> {
     if (!this.wanted || this.client) return;
     const { iface, ip, log, report } = this.options;
+    // Reported here, not in associated(): a release queued before this join reports after it.
+    if (!retry) report(this.unanswered
+      ? { state: 'fault', detail: 'no answer from the home network\'s DHCP server (joined again, still asking)' }
+      : { state: 'waiting', detail: `joined; asking the home network for an address (DHCP on ${iface})` });
     try {
       if (!(await ip.exists(iface))) throw new IpError(`the station interface ${iface} does not exist (is the ESP-Hosted driver loaded?)`, true, false);
       await ip.setMacAndUp(iface, this.mac);
@@ -98,7 +99,7 @@ export class StationInterface extends EventEmitter<{ lease: Parameters<LeaseList
       const reason = (error as Error).message;
       log.warn('station interface not ready; trying again', { iface, reason, retry_ms: this.retryMs });
       report({ state: 'fault', detail: reason });
-      this.retryTimer = setTimeout(() => { this.retryTimer = null; this.queue(() => this.bringUp()); }, this.retryMs);
+      this.retryTimer = setTimeout(() => { this.retryTimer = null; this.queue(() => this.bringUp(true)); }, this.retryMs);
       this.retryMs = Math.min(30_000, this.retryMs * 2);
       return;
     }
