@@ -38,6 +38,8 @@ import { Social } from './social/index.js';
 import { watchInstanceCounts } from './social/instance-counts.js';
 import { Federation, deliveriesQueuedBeforeAnswer } from './social/federation/index.js';
 import { deviceOnline } from './social/federation/delivery/online.js';
+import { TITLE as INSTANCE_TITLE } from './social/instance/serialize.js';
+import type { NetworkLayer } from './network/index.js';
 
 export interface AppOptions {
   config: Config;
@@ -72,6 +74,8 @@ export class App {
   simulator: Simulator | null = null;
   social!: Social;
   federation?: Federation;
+  /** The network layer when NESTBOX_NETWORK=on. */
+  network: NetworkLayer | null = null;
   private refreshInstanceCounts: () => Promise<void> = async () => undefined;
   httpUrl = '';
   private readonly stoppers: Stopper[] = [];
@@ -93,6 +97,7 @@ export class App {
     this.health.on('change', () => this.reportStatus());
     await this.startStorageMonitor();
     this.health.set('mqtt', { status: 'off', detail: config.mqttUrl ? undefined : 'not configured' });
+    if (config.network === 'off') this.health.set('network', { status: 'off', address: null, detail: 'NESTBOX_NETWORK is off: interfaces are left alone' });
     this.networks = new NetworksRepo(this.db);
     this.startCoprocessor();
     await this.startConnectivity(this.coproc);
@@ -137,14 +142,37 @@ export class App {
 
   /** Connectivity over the link's client: state machine, saved networks, setup AP, captive DNS. */
   async startConnectivity(client: CoprocClientApi): Promise<void> {
+    const network = await this.startNetworkLayer();
     const { manager, stop } = await startConnectivitySubsystem({
-      client, config: this.config, db: this.db, device: this.device, networks: this.networks,
+      client, config: this.config, db: this.db, device: this.device, networks: this.networks, station: network?.station ?? null,
       log: this.log.child({ component: 'connectivity' }),
       health: (health) => this.health.set('connectivity', health),
     });
     this.connectivity = manager;
     this.commands = manager;
     this.onStop('connectivity', stop);
+  }
+
+  /**
+   * The network layer (NESTBOX_NETWORK=on): the station's DHCP client, the setup AP's address,
+   * DHCP server, captive DNS and port-80 portal, mDNS. Stopped after the connectivity manager.
+   */
+  private async startNetworkLayer(): Promise<NetworkLayer | null> {
+    if (this.config.network === 'off') return null;
+    // Loaded only when on: a developer's machine never pays for the mDNS responder.
+    const { NetworkLayer } = await import('./network/index.js');
+    const network = new NetworkLayer({
+      config: this.config, device: this.device, log: this.log.child({ component: 'network' }), title: INSTANCE_TITLE,
+      health: (health) => this.health.set('network', health),
+      listen: (host, port) => {
+        if (!this.http) throw new Error('the HTTP server has not started yet');
+        return this.http.listenAlso(host, port);
+      },
+    });
+    this.network = network;
+    this.onStop('network', () => network.stop());
+    network.start();
+    return network;
   }
 
   /** Owner tokens for the appliance API: the social instance's OAuth store, once it has started. */
@@ -155,6 +183,7 @@ export class App {
       device: this.device, networks: () => this.networks, connectivity: () => this.connectivity,
       resolveToken: (token) => this.resolveToken(token), baseUrl: this.config.baseUrl, httpHost: this.config.httpHost,
       httpPort: this.config.httpPort, setupApAddress: this.config.setupApAddress,
+      setupPortalPort: this.config.network === 'on' ? 80 : this.config.httpPort,
     });
   }
 
@@ -273,8 +302,10 @@ export class App {
   /** ActivityPub: discovery, actors, inboxes on the shared server (mounted before it listens). */
   private mountFederation(): void {
     // Deliveries wait while the box is offline (connectivity is not `connected`) and resume after.
-    const online = deviceOnline(this.device);
-    this.federation = Federation.create({ social: this.social, config: this.config, log: this.log.child({ component: 'federation' }), online });
+    const online = deviceOnline(this.device, this.config.network === 'on');
+    // The box's resolv.conf is not the network layer's to rewrite: peers' names go to the lease's DNS servers.
+    const dnsServers = this.config.network === 'on' ? () => this.device.get().network?.dns ?? null : undefined;
+    this.federation = Federation.create({ social: this.social, config: this.config, log: this.log.child({ component: 'federation' }), online, dnsServers });
     this.federation.mount(this.http);
     // Registered before the HTTP server's stop, so it runs after the server has drained.
     const federation = this.federation;

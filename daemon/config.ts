@@ -20,6 +20,8 @@ export type SimScenarioName = (typeof SIM_SCENARIO_NAMES)[number];
 export type Registrations = 'open' | 'approval' | 'closed';
 /** So many attempts per so many seconds. */
 export interface AttemptLimit { limit: number; periodS: number }
+/** `off`: touch no interface (connectivity = association); `on`: the network layer configures them. */
+export type NetworkLayer = 'on' | 'off';
 export type MqttProtocol = 3 | 4 | 5;
 export const SQLITE_SYNCHRONOUS_LEVELS = ['full', 'normal'] as const;
 export type SqliteSynchronous = (typeof SQLITE_SYNCHRONOUS_LEVELS)[number];
@@ -56,8 +58,15 @@ export interface Config {
   setupPassphrase: string | null;
   reconnectDelayMs: number;
   coprocTimeScale: number;
+  /** The soft AP's address without its prefix (what the captive DNS and the portal bind). */
   setupApAddress: string | null;
+  /** The prefix length of NESTBOX_SETUP_AP_ADDRESS (24 when given as a bare address). */
+  setupApPrefixLength: number;
   setupDnsPort: number;
+  network: NetworkLayer;
+  staIface: string;
+  apIface: string;
+  hostname: string;
   publicPreview: boolean;
   federationAllowPrivate: boolean;
   backupSchedule: string;
@@ -111,14 +120,35 @@ const positiveNumber = (min: number, max: number): Parser<number> => ({
 });
 
 const ipv4Address: Parser<string | null> = {
-  allowed: 'an IPv4 address of this machine (the soft-AP interface), or empty',
+  allowed: 'an IPv4 address of this machine (the soft-AP interface) with an optional prefix length (192.168.4.1/24), or empty',
   parse(raw) {
     if (raw === null || raw === '') return null;
     if (typeof raw !== 'string') return undefined;
-    const parts = raw.split('.');
-    const ok = parts.length === 4 && parts.every((part) => /^\d{1,3}$/.test(part) && Number(part) <= 255);
-    return ok ? raw : undefined;
+    return parseCidr(raw) ? raw : undefined;
   },
+};
+
+/** "192.168.4.1/24" or a bare "192.168.4.1" (prefix 24); undefined when either part is invalid. */
+export function parseCidr(text: string): { address: string; prefixLength: number } | undefined {
+  const match = /^(\d{1,3}(?:\.\d{1,3}){3})(?:\/(\d{1,2}))?$/.exec(text.trim());
+  if (!match) return undefined;
+  const address = match[1]!;
+  const prefixLength = match[2] === undefined ? 24 : Number(match[2]);
+  const octets = address.split('.').map(Number);
+  if (octets.some((octet) => octet > 255) || prefixLength < 8 || prefixLength > 30) return undefined;
+  return { address, prefixLength };
+}
+
+/** Linux interface names: at most 15 bytes, no slash, no whitespace (IFNAMSIZ). */
+const interfaceName: Parser<string> = {
+  allowed: 'a network interface name (1 to 15 letters, digits, -, _ or .)',
+  parse: (raw) => (typeof raw === 'string' && /^[A-Za-z0-9_.-]{1,15}$/.test(raw) && raw !== '.' && raw !== '..' ? raw : undefined),
+};
+
+/** One DNS label (RFC 1123): announced as <hostname>.local. */
+const hostLabel: Parser<string> = {
+  allowed: 'a host name label: 1 to 63 letters, digits or -, not starting or ending with -',
+  parse: (raw) => (typeof raw === 'string' && /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/.test(raw) ? raw.toLowerCase() : undefined),
 };
 
 const boolean: Parser<boolean> = {
@@ -258,7 +288,9 @@ function key<K extends keyof Config>(field: K, json: string, parser: Parser<Conf
 /** The configuration contract of design.md, in one table. Order matters for derived defaults. */
 export const KEYS: readonly KeySpec[] = [
   key('dataDir', 'data_dir', nonEmpty('a directory path'), './data'),
-  key('httpHost', 'http_host', nonEmpty('a host name or IP address'), '127.0.0.1'),
+  key('network', 'network', oneOf(['on', 'off'] as const), 'off'),
+  // With the network layer on, the box serves its home network (the owner's API stays behind the owner's token).
+  key('httpHost', 'http_host', nonEmpty('a host name or IP address'), (c) => (c.network === 'on' ? '0.0.0.0' : '127.0.0.1')),
   key('httpPort', 'http_port', integer(1, 65535, 'a port number from 1 to 65535'), 8080),
   key('streamingPort', 'streaming_port', integer(1, 65535, 'a port number from 1 to 65535'), 4000),
   key('baseUrl', 'base_url', httpUrl('an http:// or https:// URL without query'), 'http://localhost:8080'),
@@ -288,7 +320,10 @@ export const KEYS: readonly KeySpec[] = [
   key('setupPassphrase', 'setup_passphrase', passphrase, null),
   key('reconnectDelayMs', 'reconnect_delay_ms', integer(0, 600_000), 1000),
   key('coprocTimeScale', 'coproc_time_scale', positiveNumber(0.001, 10_000), 1),
-  key('setupApAddress', 'setup_ap_address', ipv4Address, null),
+  key('staIface', 'sta_iface', interfaceName, 'ethsta0'),
+  key('apIface', 'ap_iface', interfaceName, 'ethap0'),
+  key('hostname', 'hostname', hostLabel, 'nestbox'),
+  key('setupApAddress', 'setup_ap_address', ipv4Address, (c) => (c.network === 'on' ? '192.168.4.1/24' : null)),
   key('setupDnsPort', 'setup_dns_port', integer(1, 65535, 'a port number from 1 to 65535'), 53),
   key('publicPreview', 'public_preview', boolean, true),
   key('federationAllowPrivate', 'federation_allow_private', boolean, false),
@@ -342,6 +377,9 @@ export function loadConfig(sources: ConfigSources = {}): Config {
     (config as Record<string, unknown>)[spec.field] = value;
   }
   config.dataDir = resolve(cwd, config.dataDir!);
+  const setupAp = config.setupApAddress ? parseCidr(config.setupApAddress)! : null;
+  config.setupApAddress = setupAp?.address ?? null;
+  config.setupApPrefixLength = setupAp?.prefixLength ?? 24;
   return config as Config;
 }
 

@@ -47,6 +47,16 @@ if [ -z "$staging" ]; then
     say "installing build tools: ${missing[*]}"
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3 make g++
   fi
+  # The network layer's system tools (NESTBOX_NETWORK=on): ip, the DHCP client, the setup AP's
+  # DHCP server. dnsmasq-base, not dnsmasq: no system-wide dnsmasq service to collide with ours.
+  network_packages=()
+  command -v ip >/dev/null || network_packages+=(iproute2)
+  command -v udhcpc >/dev/null || [ -x /usr/sbin/udhcpc ] || [ -x /sbin/udhcpc ] || network_packages+=(udhcpc)
+  command -v dnsmasq >/dev/null || [ -x /usr/sbin/dnsmasq ] || network_packages+=(dnsmasq-base)
+  if [ "${#network_packages[@]}" -gt 0 ]; then
+    say "installing the network layer's tools: ${network_packages[*]}"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${network_packages[@]}"
+  fi
   if ! id nestbox >/dev/null 2>&1; then
     say "creating system user nestbox"
     adduser --system --group --home /var/lib/nestbox --no-create-home nestbox
@@ -76,6 +86,8 @@ if [ ! -f "$root/etc/default/nestbox" ]; then
 # NESTBOX_MQTT_USERNAME=nestbox
 # NESTBOX_MQTT_PASSWORD=
 # NESTBOX_SETUP_PASSPHRASE=
+# NESTBOX_HOSTNAME=nestbox
+# NESTBOX_SETUP_AP_ADDRESS=192.168.4.1/24
 SETTINGS
   chmod 0640 "$root/etc/default/nestbox"
   say "wrote $root/etc/default/nestbox (site settings; kept on reinstall)"

@@ -1,8 +1,10 @@
 /**
- * `npm run sim -- --pty [--framing esps|serial] [--time-scale N] [--scenario NAME] [--baud N] [--link PATH]`:
+ * `npm run sim -- --pty [--framing esps|serial] [--time-scale N] [--scenario NAME] [--baud N] [--link PATH] [--radio-events]`:
  * the simulated coprocessor on a new pseudo-terminal. The first stdout line is `PTY <device path>`;
  * point the daemon at it with NESTBOX_COPROC=serial:<path> (or esps:<path> with --framing esps).
  * Scenario commands are read from stdin, one per line; each answers one JSON line on stdout.
+ * With --radio-events, each radio change is one more JSON line (`{"radio": ...}`), so a harness can
+ * play the driver's network interfaces (carrier up on association, down on a disconnect).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,13 +15,15 @@ import { SIM_SCENARIOS, Simulator, type SimScenario } from '../daemon/coproc/sim
 import { openPtyBridge } from '../daemon/coproc/sim/pty.js';
 import { fail, parseCliArgs, takeOption } from './lib/args.js';
 
-const USAGE = `Usage: npm run sim -- --pty [--framing esps|serial] [--time-scale N] [--scenario NAME] [--baud N] [--link PATH]
+const USAGE = `Usage: npm run sim -- --pty [--framing esps|serial] [--time-scale N] [--scenario NAME] [--baud N] [--link PATH] [--radio-events]
 
 Runs the simulated ESP-Hosted coprocessor on a new pseudo-terminal (made with socat) and prints
 "PTY <device path>" as its first line. --framing serial (default) carries the TLV frames in
 esp_payload_header frames (NESTBOX_COPROC=serial:<path>); esps is the bare TLV stream of
 /dev/esps0 (NESTBOX_COPROC=esps:<path>). --time-scale runs the device's clocks N times faster;
---baud limits the line to a UART's speed; --link chooses the device path.
+--baud limits the line to a UART's speed; --link chooses the device path. --radio-events adds a
+JSON line per radio change: {"radio":"station","associated":true|false,...},
+{"radio":"softap","active":true|false,...}, {"radio":"softap_station","joined":true|false,"mac":...}.
 Scenarios: ${SIM_SCENARIOS.join(', ')}.
 
 Commands on stdin (one JSON line answers each):
@@ -42,6 +46,9 @@ async function main(argv: string[]): Promise<void> {
   if (baud !== undefined && !(baud >= 300)) fail('--baud is a line speed such as 921600', 2);
   const dir = mkdtempSync(join(tmpdir(), 'nestbox-sim-'));
   const linkPath = takeOption(options, 'link') ?? join(dir, 'coproc');
+  const radioEvents = options['radio-events'];
+  delete options['radio-events'];
+  if (radioEvents !== undefined && radioEvents !== true) fail('--radio-events takes no value', 2);
   const unknown = Object.keys(options);
   if (unknown.length) fail(`unknown option --${unknown[0]}\n\n${USAGE}`, 2);
 
@@ -55,6 +62,7 @@ async function main(argv: string[]): Promise<void> {
   bridge.onData((chunk) => sim.receive(chunk));
   sim.attach((bytes) => bridge.write(bytes));
   process.stdout.write(`PTY ${bridge.path}\n`);
+  if (radioEvents === true) sim.device.on('radio', (change) => process.stdout.write(JSON.stringify(change) + '\n'));
   sim.powerOn();
 
   let stopping = false;

@@ -72,6 +72,25 @@ test('storage: a free-space threshold in whole megabytes (128 by default) and th
   for (const value of ['off', 'FULL', 'extra']) rejects({ env: { NESTBOX_SQLITE_SYNCHRONOUS: value } }, 'NESTBOX_SQLITE_SYNCHRONOUS');
 });
 
+test('network layer: off by default; on gives the interfaces, host name and the setup AP address with its prefix', () => {
+  const off = loadConfig({ env: {} });
+  assert.equal([off.network, off.staIface, off.apIface, off.hostname, off.setupApAddress], ['off', 'ethsta0', 'ethap0', 'nestbox', null]);
+  const on = loadConfig({ env: { NESTBOX_NETWORK: 'on' } });
+  assert.equal([on.network, on.setupApAddress, on.setupApPrefixLength, on.httpHost], ['on', '192.168.4.1', 24, '0.0.0.0']);
+  assert.is(loadConfig({ env: { NESTBOX_NETWORK: 'on', NESTBOX_HTTP_HOST: '::' } }).httpHost, '::');
+  const custom = loadConfig({ env: { NESTBOX_NETWORK: 'on', NESTBOX_SETUP_AP_ADDRESS: '10.9.0.1/16', NESTBOX_STA_IFACE: 'wlan0', NESTBOX_AP_IFACE: 'uap0', NESTBOX_HOSTNAME: 'Kitchen-Box' } });
+  assert.equal([custom.setupApAddress, custom.setupApPrefixLength, custom.staIface, custom.apIface, custom.hostname], ['10.9.0.1', 16, 'wlan0', 'uap0', 'kitchen-box']);
+  const bare = loadConfig({ env: { NESTBOX_SETUP_AP_ADDRESS: '192.168.7.1' } });
+  assert.equal([bare.setupApAddress, bare.setupApPrefixLength], ['192.168.7.1', 24]);
+  rejects({ env: { NESTBOX_NETWORK: 'yes' } }, 'NESTBOX_NETWORK');
+  rejects({ env: { NESTBOX_STA_IFACE: 'a/b' } }, 'NESTBOX_STA_IFACE');
+  rejects({ env: { NESTBOX_AP_IFACE: 'much-too-long-name' } }, 'NESTBOX_AP_IFACE');
+  rejects({ env: { NESTBOX_HOSTNAME: 'nest.box' } }, 'NESTBOX_HOSTNAME');
+  rejects({ env: { NESTBOX_HOSTNAME: '-box' } }, 'NESTBOX_HOSTNAME');
+  rejects({ env: { NESTBOX_SETUP_AP_ADDRESS: '192.168.4.1/33' } }, 'NESTBOX_SETUP_AP_ADDRESS');
+  rejects({ env: { NESTBOX_SETUP_AP_ADDRESS: '192.168.4.300/24' } }, 'NESTBOX_SETUP_AP_ADDRESS');
+});
+
 test('an unknown key is refused, from the file and from the environment', () => {
   const dir = tempDir();
   const file = join(dir.path, 'c.json');

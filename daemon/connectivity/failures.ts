@@ -4,13 +4,14 @@
  * failed connect is classified with a scan: a network that is not in range is `not_found`; a
  * secured network that is in range but refused us is `auth`. Disconnect events carry the IDF reason.
  */
-export type ConnectFailure = 'auth' | 'not_found' | 'timeout' | 'failed' | 'no_network';
+export type ConnectFailure = 'auth' | 'not_found' | 'timeout' | 'failed' | 'no_network' | 'no_address';
 
 const FAILURE_TEXT: Record<ConnectFailure, string> = {
   auth: 'The network refused the password. Check it and try again.',
   not_found: 'The network is not in range (or its name is misspelt).',
   timeout: 'The Wi-Fi chip did not answer in time.',
   failed: 'The box could not join the network.',
+  no_address: 'The box joined the network but got no address from it (its router gave no DHCP answer).',
   no_network: 'No saved network is left to try: every saved password was refused, or none is saved.',
 };
 

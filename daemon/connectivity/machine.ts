@@ -28,7 +28,11 @@ export type MachineInput =
   | { type: 'connectResult'; epoch: number; ok: boolean; failure?: ConnectFailure; networksLeft?: boolean }
   | { type: 'softApResult'; epoch: number; started: boolean; ok: boolean; error?: string }
   | { type: 'networksChanged'; hasNetworks: boolean; tryNow: boolean }
-  | { type: 'enterSetupMode' };
+  | { type: 'enterSetupMode' }
+  /** Network layer on: the station interface got (up) or lost (down) its lease. */
+  | { type: 'lease'; up: boolean; reason?: string }
+  /** A request to the setup portal arrived from the setup AP's side: a person is setting the box up. */
+  | { type: 'portalUsed' };
 
 export type TimedInput = MachineInput & { at: number };
 
@@ -40,6 +44,8 @@ export type Effect =
   | { type: 'startSoftAp'; epoch: number }
   | { type: 'stopSoftAp'; epoch: number }
   | { type: 'pollStations'; epoch: number }
+  /** Drop the station's association (its lease was lost, or none came). */
+  | { type: 'disconnect'; epoch: number }
   | { type: 'publish'; event: PublishedEvent; payload: Record<string, unknown> };
 
 export interface Transition {
@@ -50,7 +56,8 @@ export interface Transition {
 }
 
 type DeviceFact = 'unknown' | 'initialising' | 'ready' | 'lost';
-type StationFact = 'down' | 'connecting' | 'up';
+/** `associated`: joined, waiting for a lease (network layer on); `up`: online. */
+type StationFact = 'down' | 'connecting' | 'associated' | 'up';
 type SoftApFact = 'off' | 'starting' | 'on' | 'stopping';
 
 export interface MachineSnapshot {
@@ -72,6 +79,7 @@ export interface MachineSnapshot {
   connectedSince: number | null;
   lastHeartbeatAt: number | null;
   connectAt: number | null;
+  portalUsedAt: number | null;
 }
 
 export interface StepResult {
@@ -109,6 +117,10 @@ export class ConnectivityMachine {
   private initPendingEpoch: number | null = null;
   private softApRetryAt: number | null = null;
   private wasReady = false;
+  /** When the station associated and began waiting for a lease. */
+  private associatedAt: number | null = null;
+  /** The last request to the setup portal from the AP side. */
+  private portalUsedAt: number | null = null;
   private effects: Effect[] = [];
   private cause = '';
 
@@ -128,6 +140,7 @@ export class ConnectivityMachine {
       setupWanted: this.setupWanted, setupReason: this.setupReason, phones: this.phones, hasNetworks: this.hasNetworks, attempt: this.attempt,
       failure: this.failure, wasConnected: this.wasConnected, disconnectedSince: this.disconnectedSince,
       connectedSince: this.connectedSince, lastHeartbeatAt: this.lastHeartbeatAt, connectAt: this.connectAt,
+      portalUsedAt: this.portalUsedAt,
     };
   }
 
@@ -149,7 +162,7 @@ export class ConnectivityMachine {
     const candidates: Array<number | null> = [this.heartbeatDeadline(), this.softAp === 'on' ? this.stationsPollAt : null];
     if (this.device === 'lost' && this.initPendingEpoch === null) candidates.push(this.probeAt);
     if (this.device === 'ready') {
-      candidates.push(this.connectDeadline(), this.fallbackDeadline(), this.stableDeadline(), this.forcedUntil, this.softApRetryAt);
+      candidates.push(this.connectDeadline(), this.fallbackDeadline(), this.stableDeadline(), this.forcedUntil, this.softApRetryAt, this.leaseDeadline());
     }
     const times = candidates.filter((t): t is number => t !== null);
     return times.length ? Math.min(...times) : null;
@@ -216,6 +229,13 @@ export class ConnectivityMachine {
         this.wantSetup('setup mode asked by the owner');
         this.forcedUntil = now + this.policy.forcedSetupHoldMs;
         return;
+      case 'lease':
+        if (input.up) this.leaseGained(now);
+        else this.leaseLost(now, input.reason);
+        return;
+      case 'portalUsed':
+        this.portalUsedAt = now;
+        return;
     }
   }
 
@@ -278,7 +298,10 @@ export class ConnectivityMachine {
     this.lastHeartbeatAt = now;
     this.softAp = result.softApUp ? 'on' : 'off';
     if (this.softAp === 'on') this.stationsPollAt = now;
-    if (result.stationUp) {
+    if (result.stationUp && this.policy.leaseRequired) {
+      this.associate(now);
+      this.connectAt = null;
+    } else if (result.stationUp) {
       this.station = 'up';
       this.connectedSince ??= now;
       this.disconnectedSince = null;
@@ -294,13 +317,56 @@ export class ConnectivityMachine {
 
   private stationDropped(now: number, reason: number): void {
     // Bursts: only the first event of a drop counts; the rest fall inside the debounce window.
-    if (this.station !== 'up') return;
+    if (this.station !== 'up' && this.station !== 'associated') return;
     this.cause = `station disconnected: ${describeDisconnectReason(reason)}`;
+    this.dropStation(now, { reason, reason_text: describeDisconnectReason(reason) });
+  }
+
+  /** The station is gone (disconnect event or lost lease): reconnect after the debounce window. */
+  private dropStation(now: number, payload: Record<string, unknown>): void {
+    const wasUp = this.station === 'up';
     this.station = 'down';
-    this.markDisconnected(now);
+    this.associatedAt = null;
+    if (wasUp) this.markDisconnected(now);
     this.attempt = 0;
     this.connectAt = now + reconnectDelay(this.policy, 1, this.random);
-    this.effects.push({ type: 'publish', event: 'disconnected', payload: { reason, reason_text: describeDisconnectReason(reason) } });
+    if (wasUp) this.effects.push({ type: 'publish', event: 'disconnected', payload });
+  }
+
+  /** Joined (network layer on): online only once the lease comes. */
+  private associate(now: number): void {
+    this.station = 'associated';
+    this.associatedAt = now;
+    this.cause = 'associated; waiting for an address (DHCP)';
+  }
+
+  private leaseGained(now: number): void {
+    if (this.station !== 'associated') return;
+    this.station = 'up';
+    this.associatedAt = null;
+    this.cause = 'address leased';
+    this.connectedSince = now;
+    this.disconnectedSince = null;
+  }
+
+  /** A lease that is not renewed is a disconnect: the association goes too, and is tried again. */
+  private leaseLost(now: number, reason?: string): void {
+    if (this.station !== 'up') return;
+    const text = `lost its address${reason ? ` (${reason})` : ''}`;
+    this.cause = `station ${text}`;
+    this.dropStation(now, { reason: null, reason_text: text });
+    this.effects.push({ type: 'disconnect', epoch: this.epoch });
+  }
+
+  /** Associated for the lease timeout without an address: not online; drop and try again. */
+  private leaseTimedOut(now: number): void {
+    this.station = 'down';
+    this.associatedAt = null;
+    this.attempt += 1;
+    this.failure = 'no_address';
+    this.cause = `no address within ${this.policy.leaseTimeoutMs / 1000} s of joining`;
+    this.effects.push({ type: 'disconnect', epoch: this.epoch });
+    this.connectAt = now + (this.setupWanted ? this.policy.setupRetryMs : reconnectDelay(this.policy, this.attempt + 1, this.random));
   }
 
   private markDisconnected(now: number): void {
@@ -311,12 +377,16 @@ export class ConnectivityMachine {
 
   private connectFinished(now: number, result: Extract<MachineInput, { type: 'connectResult' }>): void {
     if (result.ok) {
-      this.station = 'up';
-      this.cause = 'connected';
+      if (this.policy.leaseRequired) {
+        this.associate(now);
+      } else {
+        this.station = 'up';
+        this.cause = 'connected';
+        this.connectedSince = now;
+        this.disconnectedSince = null;
+      }
       this.attempt = 0;
       this.failure = null;
-      this.connectedSince = now;
-      this.disconnectedSince = null;
       this.connectAt = this.userRequest ? now : null;
       if (this.userAttempt) this.forcedUntil = null;
       this.userAttempt = false;
@@ -386,7 +456,8 @@ export class ConnectivityMachine {
   }
 
   private connectDeadline(): number | null {
-    const mayConnect = this.station === 'down' || (this.station === 'up' && this.userRequest);
+    const joined = this.station === 'up' || this.station === 'associated';
+    const mayConnect = this.station === 'down' || (joined && this.userRequest);
     return mayConnect && this.hasNetworks ? this.connectAt : null;
   }
 
@@ -402,6 +473,18 @@ export class ConnectivityMachine {
     return this.connectedSince + this.policy.stableMs;
   }
 
+  private leaseDeadline(): number | null {
+    return this.station === 'associated' && this.associatedAt !== null ? this.associatedAt + this.policy.leaseTimeoutMs : null;
+  }
+
+  /**
+   * A person is at the setup portal: a request from the AP side came within portalIdleMs. A
+   * phone merely associated with the AP (left there, or one that did nothing) is not one.
+   */
+  private portalInUse(now: number): boolean {
+    return this.portalUsedAt !== null && now - this.portalUsedAt < this.policy.portalIdleMs;
+  }
+
   private checkTimers(now: number): void {
     const heartbeat = this.heartbeatDeadline();
     if (heartbeat !== null && now >= heartbeat) {
@@ -412,6 +495,8 @@ export class ConnectivityMachine {
       this.probeAt = now + this.policy.deviceProbeMs;
     }
     if (this.device !== 'ready') return;
+    const lease = this.leaseDeadline();
+    if (lease !== null && now >= lease) this.leaseTimedOut(now);
     const fallback = this.fallbackDeadline();
     if (fallback !== null && now >= fallback) this.wantSetup(`no connection for ${this.policy.fallbackAfterMs / 1000} s (grace period over)`);
     if (this.forcedUntil !== null && now >= this.forcedUntil) this.forcedUntil = null;
@@ -439,9 +524,10 @@ export class ConnectivityMachine {
     }
     const connectAt = this.connectDeadline();
     if (connectAt !== null && now >= connectAt) {
-      // A phone on the setup AP is someone setting the box up: automatic retries would move the
-      // radio's channel under it, so they wait; what the person submits is tried at once.
-      if (this.softAp === 'on' && this.phones > 0 && !this.userRequest) {
+      // A person using the setup portal: automatic retries would move the radio's channel under
+      // their phone, so they wait; what the person submits is tried at once. A box that was online
+      // is never held: its own network coming back is what everyone is waiting for.
+      if (this.softAp === 'on' && this.portalInUse(now) && !this.userRequest && !this.wasConnected) {
         this.connectAt = now + this.policy.setupRetryMs;
         return;
       }
@@ -453,6 +539,7 @@ export class ConnectivityMachine {
         return;
       }
       if (this.station === 'up') this.markDisconnected(now);
+      this.associatedAt = null;
       this.station = 'connecting';
       this.connectStartedAt = now;
       this.connectAt = null;

@@ -53,6 +53,19 @@ export class CommandError extends Error {
   }
 }
 
+/**
+ * The station interface as the network layer runs it (NESTBOX_NETWORK=on): told when the station
+ * joins and leaves; reports its lease back as `lease` events.
+ */
+export interface StationNetwork {
+  /** The station joined: give the interface the station MAC, bring it up, start the DHCP client. */
+  associated(mac: string | null): void;
+  /** The station left or is being dropped: release the lease and flush the addresses. */
+  released(): void;
+  on(event: 'lease', listener: (lease: { up: boolean; reason?: string }) => void): unknown;
+  off(event: 'lease', listener: (lease: { up: boolean; reason?: string }) => void): unknown;
+}
+
 export interface ConnectivityManagerOptions {
   client: CoprocClientApi;
   device: DeviceState;
@@ -65,6 +78,8 @@ export interface ConnectivityManagerOptions {
   random?: () => number;
   health?: (health: ComponentHealth) => void;
   firmware?: FirmwareUpdater | null;
+  /** The network layer's station side; absent when the layer is off (association is online). */
+  station?: StationNetwork | null;
 }
 
 export interface SetupStatus {
@@ -99,6 +114,8 @@ export class ConnectivityManager implements DeviceCommands {
   private otaRunning = false;
   private startTimer: unknown = null;
   private readonly listeners: Array<[string, (...args: any[]) => void]> = [];
+  private stationJoined = false;
+  private readonly onLease = ({ up, reason }: { up: boolean; reason?: string }) => this.dispatch({ type: 'lease', up, reason });
 
   constructor(private readonly options: ConnectivityManagerOptions) {
     this.clock = options.clock ?? realClock;
@@ -131,6 +148,7 @@ export class ConnectivityManager implements DeviceCommands {
       this.dispatch({ type: 'link', up, reason });
     });
     device.update({ coprocessor: { link: client.linkUp ? 'up' : 'down' } });
+    this.options.station?.on('lease', this.onLease);
     const hasNetworks = (await this.options.networks.candidates()).length > 0;
     this.startWhenLinked(() => this.dispatch({ type: 'start', hasNetworks }));
   }
@@ -158,6 +176,9 @@ export class ConnectivityManager implements DeviceCommands {
     if (this.startTimer !== null) this.clock.clearTimeout(this.startTimer);
     if (this.timer !== null) this.clock.clearTimeout(this.timer);
     for (const [event, listener] of this.listeners.splice(0)) this.options.client.off(event as never, listener as never);
+    this.options.station?.off('lease', this.onLease);
+    if (this.stationJoined) this.options.station?.released();
+    this.stationJoined = false;
     // A device operation may block for minutes (a ConnectAP retrying); shutdown does not wait that long.
     let timer: NodeJS.Timeout | undefined;
     const grace = new Promise<void>((resolve) => { timer = setTimeout(resolve, STOP_GRACE_MS); });
@@ -177,8 +198,21 @@ export class ConnectivityManager implements DeviceCommands {
     const { effects, transitions } = this.machine.dispatch({ ...input, at: this.clock.now() });
     for (const transition of transitions) this.logTransition(transition);
     for (const effect of effects) this.carryOut(effect);
+    this.followStation();
     this.writeState();
     this.schedule();
+  }
+
+  /** The network layer follows the station: joined (associated or up) or not. */
+  private followStation(): void {
+    const station = this.options.station;
+    if (!station) return;
+    const { station: fact } = this.machine.snapshot();
+    const joined = fact === 'associated' || fact === 'up';
+    if (joined === this.stationJoined) return;
+    this.stationJoined = joined;
+    if (joined) station.associated(this.options.device.get().wifi.mac);
+    else station.released();
   }
 
   private schedule(): void {
@@ -218,6 +252,8 @@ export class ConnectivityManager implements DeviceCommands {
         return this.run(effect, () => this.stopSoftAp(effect.epoch));
       case 'pollStations':
         return this.run(effect, () => this.pollStations());
+      case 'disconnect':
+        return this.run(effect, () => this.disconnectStation());
     }
   }
 
@@ -377,6 +413,12 @@ export class ConnectivityManager implements DeviceCommands {
     this.dispatch({ type: 'softApResult', epoch, started: false, ok: true });
   }
 
+  /** Drops the association; "not connected" (−1) means it is gone already. */
+  private async disconnectStation(): Promise<void> {
+    await this.options.client.disconnectAp().catch((error) => this.log.debug('station disconnect', { error: describeError(error) }));
+    this.options.device.update({ wifi: { ssid: null, bssid: null, rssi: null, channel: null } });
+  }
+
   private async pollStations(): Promise<void> {
     try {
       const stations = await this.options.client.softApStations();
@@ -420,6 +462,11 @@ export class ConnectivityManager implements DeviceCommands {
       error_description: snapshot.failure ? describeFailure(snapshot.failure, ssid) : null,
       setup_ap: { active: state.softap.active, ssid: state.softap.ssid ?? this.apSsid, reason: snapshot.setupReason },
     };
+  }
+
+  /** A request to the setup portal came from the AP side: a person is setting the box up. */
+  portalUsed(): void {
+    this.dispatch({ type: 'portalUsed' });
   }
 
   /** The setup portal answers without login only while this is true. */

@@ -26,6 +26,15 @@ export interface ConnectivityPolicy {
   deviceProbeMs: number;
   /** Setup mode asked by the owner holds the AP at least this long. */
   forcedSetupHoldMs: number;
+  /**
+   * Network layer on: association is not being online; the station counts as up only once it
+   * has a lease (address and default route).
+   */
+  leaseRequired: boolean;
+  /** Associated this long without a lease: the association is dropped and retried (with backoff). */
+  leaseTimeoutMs: number;
+  /** The setup portal counts as in use this long after its last request from the AP side. */
+  portalIdleMs: number;
 }
 
 export const HEARTBEAT_MIN_S = 10;
@@ -52,6 +61,9 @@ export function policyFromConfig(config: Config): ConnectivityPolicy {
     stationPollMs: Math.min(5000, Math.max(250, heartbeatExpectedMs / 2)),
     deviceProbeMs: Math.min(heartbeatExpectedMs, 10_000),
     forcedSetupHoldMs: 10 * 60_000,
+    leaseRequired: config.network === 'on',
+    leaseTimeoutMs: 30_000,
+    portalIdleMs: 2 * 60_000,
   };
 }
 

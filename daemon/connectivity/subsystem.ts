@@ -11,7 +11,7 @@ import type { Db } from '../store/db.js';
 import { getSetting, setSetting } from '../store/settings.js';
 import { CaptiveDns, captiveDnsDuringSetup } from './captive-dns.js';
 import { OtaUpdate } from '../coproc/ota.js';
-import { ConnectivityManager, type FirmwareUpdater } from './manager.js';
+import { ConnectivityManager, type FirmwareUpdater, type StationNetwork } from './manager.js';
 import type { NetworksRepo } from './networks-repo.js';
 import { policyFromConfig } from './policy.js';
 import { loadSetupPassphrase } from './setup-identity.js';
@@ -26,6 +26,8 @@ export interface ConnectivityParts {
   health: (health: ComponentHealth) => void;
   /** Default: the OTA engine over the same client. */
   firmware?: FirmwareUpdater | null;
+  /** The network layer's station (NESTBOX_NETWORK=on); it also runs the captive DNS then. */
+  station?: StationNetwork | null;
 }
 
 export async function startConnectivitySubsystem(parts: ConnectivityParts): Promise<{ manager: ConnectivityManager; stop: () => Promise<void> }> {
@@ -34,7 +36,7 @@ export async function startConnectivitySubsystem(parts: ConnectivityParts): Prom
   const manager = new ConnectivityManager({
     client: parts.client, device: parts.device, networks: parts.networks, policy: policyFromConfig(config),
     settings: { get: (key) => getSetting(db, key), set: (key, value) => setSetting(db, key, value) },
-    setupPassphrase, log, health: parts.health, firmware: parts.firmware === undefined ? otaFirmwareUpdater(parts.client) : parts.firmware,
+    setupPassphrase, log, health: parts.health, station: parts.station ?? null, firmware: parts.firmware === undefined ? otaFirmwareUpdater(parts.client) : parts.firmware,
   });
   // Shown on purpose, once: the owner needs it to join the setup AP (it is also on the dashboard).
   log.info('setup access point key (WPA2) for joining the box in setup mode', {
@@ -42,7 +44,7 @@ export async function startConnectivitySubsystem(parts: ConnectivityParts): Prom
   });
   await manager.start();
   let stopDns: () => Promise<void> = async () => undefined;
-  if (config.setupApAddress) {
+  if (config.setupApAddress && config.network === 'off') {
     const dns = new CaptiveDns({ address: config.setupApAddress, port: config.setupDnsPort, log: log.child({ part: 'captive-dns' }) });
     stopDns = captiveDnsDuringSetup(parts.device, dns, log);
   }

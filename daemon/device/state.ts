@@ -74,6 +74,18 @@ export interface StorageState {
   detail: string | null;
 }
 
+/** The station interface's lease (network layer on): null when the layer is off or without a lease. */
+export interface NetworkLease {
+  /** CIDR, e.g. "10.77.0.23/24". */
+  address: string;
+  gateway: string | null;
+  dns: string[];
+  /** The station interface's MAC (the coprocessor's station MAC). */
+  mac: string | null;
+  /** ISO time; null when the server gave no lease time. */
+  lease_expires_at: string | null;
+}
+
 export interface DaemonState {
   version: string;
   started_at: string;
@@ -84,6 +96,7 @@ export interface DeviceStateData {
   connectivity: Connectivity;
   /** Why the last connection attempt failed, in words a person understands; null when none. */
   error: string | null;
+  network: NetworkLease | null;
   wifi: WifiState;
   softap: SoftApState;
   coprocessor: CoprocessorState;
@@ -92,10 +105,14 @@ export interface DeviceStateData {
   daemon: DaemonState;
 }
 
-type Section = Exclude<keyof DeviceStateData, 'connectivity' | 'error'>;
+/** Fields replaced as a whole (the rest are sections patched field by field). */
+type WholeField = 'connectivity' | 'error' | 'network';
+const WHOLE_FIELDS: ReadonlySet<string> = new Set<WholeField>(['connectivity', 'error', 'network']);
+type Section = Exclude<keyof DeviceStateData, WholeField>;
 export type DeviceStatePatch = {
   connectivity?: Connectivity;
   error?: string | null;
+  network?: NetworkLease | null;
 } & { [K in Section]?: Partial<DeviceStateData[K]> };
 
 export interface DeviceStateChange {
@@ -115,6 +132,7 @@ export function initialDeviceState(version: string, transport: string, now = new
   return {
     connectivity: 'starting',
     error: null,
+    network: null,
     wifi: { mode: null, ssid: null, bssid: null, rssi: null, channel: null, mac: null },
     softap: { active: false, ssid: null, channel: null, stations: [], reason: null },
     coprocessor: {
@@ -150,8 +168,8 @@ export class DeviceState extends EventEmitter<{ change: [DeviceStateChange]; eve
     const paths: string[] = [];
     for (const [key, value] of Object.entries(patch) as Array<[keyof DeviceStateData, unknown]>) {
       if (value === undefined) continue;
-      if (key === 'connectivity' || key === 'error') {
-        if (next[key] !== value) { paths.push(key); (next as unknown as Record<string, unknown>)[key] = value; }
+      if (WHOLE_FIELDS.has(key)) {
+        if (!isDeepStrictEqual(next[key], value)) { paths.push(key); (next as unknown as Record<string, unknown>)[key] = structuredClone(value); }
         continue;
       }
       const section = next[key] as unknown as Record<string, unknown>;
@@ -198,7 +216,7 @@ export function summarizeDeviceState(state: Readonly<DeviceStateData>): string {
   const parts: string[] = [];
   switch (state.connectivity) {
     case 'connected':
-      parts.push(`online via ${wifi.ssid ?? '?'}${wifi.rssi != null ? ` (${wifi.rssi} dBm)` : ''}`);
+      parts.push(`online via ${wifi.ssid ?? '?'}${wifi.rssi != null ? ` (${wifi.rssi} dBm)` : ''}${state.network ? ` at ${state.network.address}` : ''}`);
       break;
     case 'setup_ap':
       parts.push(`setup mode: join "${softap.ssid ?? '?'}" (${softap.stations.length} connected)`);

@@ -68,6 +68,28 @@ export class HttpServer {
     return this.server.address() as AddressInfo;
   }
 
+  /**
+   * One more listener with the same app on another address (the setup portal on port 80 of the
+   * soft AP's address). Its stop closes its connections at once: the AP is going away.
+   */
+  async listenAlso(host: string, port: number): Promise<{ stop: () => Promise<void> }> {
+    if (!this.handle) throw new Error('the HTTP server has not started yet');
+    const handle = this.handle;
+    const server = createServer((req, res) => handle(req, res));
+    server.keepAliveTimeout = this.server.keepAliveTimeout;
+    server.headersTimeout = this.server.headersTimeout;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => { server.off('error', reject); resolve(); });
+    });
+    return {
+      stop: () => new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+    };
+  }
+
   async stop(graceMs = 5000): Promise<void> {
     if (!this.server.listening) return;
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));

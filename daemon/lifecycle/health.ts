@@ -13,6 +13,8 @@ export interface ComponentHealth {
   detail?: string;
   /** Figures shown beside the status (e.g. storage's free_bytes); never a secret. */
   [fact: string]: string | number | null | undefined;
+  /** The network component's station address (CIDR), or null without a lease. */
+  address?: string | null;
 }
 
 export interface HealthReport {

@@ -41,6 +41,11 @@ function components(topics: Topics, includeSetupPassphrase: boolean): Record<str
       p: 'sensor', name: 'Wi-Fi signal', device_class: 'signal_strength', unit_of_measurement: 'dBm',
       state_class: 'measurement', ...diagnostic, value_template: value('wifi.rssi'),
     },
+    // No unit and no state_class: HA shows the address as text (the prefix length left off).
+    ip_address: {
+      p: 'sensor', name: 'IP address', icon: 'mdi:ip-network', ...diagnostic,
+      value_template: "{{ value_json.network.address.split('/')[0] if value_json.network else None }}",
+    },
     wifi_ssid: { p: 'sensor', name: 'Wi-Fi network', icon: 'mdi:wifi', ...diagnostic, value_template: value('wifi.ssid') },
     setup_ap_stations: {
       p: 'sensor', name: 'Setup AP stations', icon: 'mdi:cellphone-wireless', state_class: 'measurement', ...diagnostic,

@@ -22,6 +22,8 @@ export interface ConnectivityWebOptions {
   httpHost: string;
   httpPort: number;
   setupApAddress: string | null;
+  /** The port phones reach the portal on at the setup address (80 with the network layer on). */
+  setupPortalPort?: number;
 }
 
 export function mountConnectivityWeb(http: HttpServer, options: ConnectivityWebOptions): void {
@@ -29,7 +31,7 @@ export function mountConnectivityWeb(http: HttpServer, options: ConnectivityWebO
   http.use(captivePortal({
     inSetupMode: () => connectivity()?.inSetupMode() ?? false,
     apAddress: options.setupApAddress,
-    httpPort: options.httpPort,
+    httpPort: options.setupPortalPort ?? options.httpPort,
     ownHosts: [new URL(options.baseUrl).hostname, options.httpHost, 'localhost', '127.0.0.1'],
   }));
   http.use(setupPortalRouter({ connectivity, resolveToken, dashboardUrl: `${options.baseUrl}/dashboard`, apAddress: options.setupApAddress }).routes());

@@ -38,7 +38,11 @@ export function setupPortalRouter(options: SetupPortalOptions): Router {
   const pages = Object.fromEntries(Object.entries(PAGES).map(([path, file]) => [path, loadPage(file)]));
   const onSetupNetwork = (ctx: Context) => options.apAddress === null || localAddress(ctx) === options.apAddress;
   const gate = (scope: string) => async (ctx: Context, next: Next) => {
-    if (options.connectivity()?.inSetupMode() && onSetupNetwork(ctx)) return next();
+    const connectivity = options.connectivity();
+    if (connectivity?.inSetupMode() && onSetupNetwork(ctx)) {
+      connectivity.portalUsed();
+      return next();
+    }
     const auth = currentAuth(ctx);
     if (auth?.owner && scopeAllows(auth.scopes, scope)) return next();
     throw notFound();

@@ -18,6 +18,7 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   api: async () => (await import('./api.js')).apiBench,
   logins: async () => (await import('./logins.js')).bench,
   durability: async () => (await import('./durability.js')).bench,
+  network: async () => (await import('./network.js')).bench,
 };
 
 async function main(argv: string[]): Promise<void> {

@@ -8,6 +8,7 @@ const POLICY: ConnectivityPolicy = {
   reconnectDelayMs: 1000, reconnectMaxMs: 30_000, jitter: 0.2,
   fallbackAfterMs: 60_000, setupRetryMs: 60_000, stableMs: 10_000,
   authFailureLimit: 3, stationPollMs: 5000, deviceProbeMs: 10_000, forcedSetupHoldMs: 600_000,
+  leaseRequired: false, leaseTimeoutMs: 30_000, portalIdleMs: 120_000,
 };
 
 /** Heartbeats every 10 s, for the device-loss rules (the others use hour-long periods). */
@@ -221,17 +222,49 @@ test('in setup mode the saved networks are retried every setup-retry interval (A
   h.none('stopSoftAp');
 });
 
-test('a phone on the setup AP pauses automatic retries, but what it submits is tried at once', () => {
+test('a phone merely on the setup AP does not hold automatic retries', () => {
+  const h = harness();
+  h.boot(false);
+  h.take('startSoftAp');
+  h.send({ type: 'softApResult', epoch: h.epoch(), started: true, ok: true });
+  h.send({ type: 'softApStations', count: 2 });
+  h.send({ type: 'networksChanged', hasNetworks: true, tryNow: false });
+  h.take('connect');
+});
+
+test('a person using the portal pauses automatic retries for two minutes after the last request; what they submit is tried at once', () => {
   const h = harness();
   h.boot(false);
   h.take('startSoftAp');
   h.send({ type: 'softApResult', epoch: h.epoch(), started: true, ok: true });
   h.send({ type: 'softApStations', count: 1 });
+  h.send({ type: 'portalUsed' });
   h.send({ type: 'networksChanged', hasNetworks: true, tryNow: false });
+  h.none('connect');
+  h.advance(POLICY.portalIdleMs - 1);
+  h.send({ type: 'portalUsed' });
+  h.advance(POLICY.setupRetryMs);
   h.none('connect');
   h.send({ type: 'networksChanged', hasNetworks: true, tryNow: true });
   h.take('connect');
+  h.send({ type: 'connectResult', epoch: h.epoch(), ok: false, failure: 'auth', networksLeft: true });
+  h.advance(POLICY.portalIdleMs);
+  h.take('connect');
   h.none('stopSoftAp');
+});
+
+test('the reconnect of a box that was online is never held by the portal in use', () => {
+  const h = harness();
+  h.connectedAfterBoot();
+  h.send({ type: 'stationDisconnected', reason: 200 });
+  h.failConnectsUntil('startSoftAp');
+  h.send({ type: 'softApResult', epoch: h.epoch(), started: true, ok: true });
+  h.send({ type: 'softApStations', count: 1 });
+  h.send({ type: 'portalUsed' });
+  const usedAt = h.now();
+  h.failConnectsUntil('connect');
+  h.take('connect');
+  assert.ok(h.now() - usedAt <= POLICY.setupRetryMs, `retried ${h.now() - usedAt} ms after the portal was used`);
 });
 
 test('a network submitted while another attempt runs is tried next, and that attempt\'s failure is not shown as its answer', () => {
@@ -403,3 +436,78 @@ test('a soft AP that fails to start is retried after the setup-retry interval', 
 });
 
 test.run();
+
+/** The machine with the network layer on: association is not being online. */
+const LEASE_POLICY: ConnectivityPolicy = { ...POLICY, leaseRequired: true };
+
+test('network layer on: associated is "connecting" until the lease, then "connected"', () => {
+  const h = harness(LEASE_POLICY);
+  h.boot(true);
+  h.take('connect');
+  h.send({ type: 'connectResult', epoch: h.epoch(), ok: true });
+  assert.is(h.machine.phase, 'connecting');
+  assert.is(h.machine.snapshot().station, 'associated');
+  h.send({ type: 'lease', up: true });
+  assert.is(h.machine.phase, 'connected');
+  assert.is(h.transitions.at(-1)!.cause, 'address leased');
+});
+
+test('network layer on: a lost lease is a disconnect: the association is dropped and tried again', () => {
+  const h = harness(LEASE_POLICY);
+  h.boot(true);
+  h.take('connect');
+  h.send({ type: 'connectResult', epoch: h.epoch(), ok: true });
+  h.send({ type: 'lease', up: true });
+  h.send({ type: 'lease', up: false, reason: 'renewal refused' });
+  assert.is(h.machine.phase, 'reconnecting');
+  h.take('disconnect');
+  assert.match(h.takeEvent('disconnected').payload.reason_text as string, /lost its address \(renewal refused\)/);
+  h.advance(POLICY.reconnectDelayMs);
+  h.take('connect');
+});
+
+test('network layer on: no lease within the timeout drops the association, and the setup AP still comes after the grace period', () => {
+  const h = harness(LEASE_POLICY);
+  h.boot(true);
+  h.take('connect');
+  h.send({ type: 'connectResult', epoch: h.epoch(), ok: true });
+  h.advance(LEASE_POLICY.leaseTimeoutMs - 1);
+  h.none('disconnect');
+  h.advance(1);
+  h.take('disconnect');
+  assert.is(h.machine.snapshot().failure, 'no_address');
+  assert.is(h.machine.phase, 'connecting');
+  // Joins that never give an address still end in the setup AP when the grace period is over.
+  for (let guard = 0; !h.effects.some((e) => e.type === 'startSoftAp'); guard += 1) {
+    assert.ok(guard < 100, 'the setup AP never came');
+    if (h.effects.some((e) => e.type === 'connect')) {
+      h.take('connect');
+      h.send({ type: 'connectResult', epoch: h.epoch(), ok: true });
+    } else h.untilNext();
+  }
+  assert.is(h.machine.phase, 'setup_ap');
+  assert.ok(h.now() - 1_000_000 >= POLICY.fallbackAfterMs);
+});
+
+test('network layer on: a lease after the setup AP came makes the box connected, and the AP stops once stable', () => {
+  const h = harness({ ...LEASE_POLICY, leaseTimeoutMs: 10 * 60_000 });
+  h.boot(true);
+  h.take('connect');
+  h.send({ type: 'connectResult', epoch: h.epoch(), ok: true });
+  h.advance(POLICY.fallbackAfterMs);
+  h.take('startSoftAp');
+  h.send({ type: 'softApResult', epoch: h.epoch(), started: true, ok: true });
+  h.send({ type: 'lease', up: true });
+  assert.is(h.machine.phase, 'connected');
+  h.advance(POLICY.stableMs);
+  h.take('stopSoftAp');
+});
+
+test('network layer on: a lease event without an association changes nothing', () => {
+  const h = harness(LEASE_POLICY);
+  h.boot(true);
+  h.send({ type: 'lease', up: true });
+  assert.is(h.machine.phase, 'connecting');
+  h.send({ type: 'lease', up: false });
+  h.none('disconnect');
+});

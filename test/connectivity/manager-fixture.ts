@@ -20,6 +20,7 @@ export const FAST_POLICY: ConnectivityPolicy = {
   reconnectDelayMs: 20, reconnectMaxMs: 80, jitter: 0.2,
   fallbackAfterMs: 150, setupRetryMs: 100, stableMs: 100,
   authFailureLimit: 2, stationPollMs: 30, deviceProbeMs: 50, forcedSetupHoldMs: 60_000,
+  leaseRequired: false, leaseTimeoutMs: 30_000, portalIdleMs: 120_000,
 };
 
 export interface ManagerFixture {

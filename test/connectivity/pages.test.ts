@@ -118,6 +118,11 @@ test('dashboard: log in with an owner token and see the state change live', asyn
     assert.equal(await page.locator('#networks li span').allTextContents(), ['Home <script>']);
     await page.locator('#ap-key', { hasText: f.passphrase }).waitFor({ timeout: 5000 });
     assert.is(await page.locator('#ap-key').textContent(), f.passphrase);
+    // The network layer's lease shows as the address, gateway and DNS servers.
+    f.device.update({ network: { address: '10.77.0.23/24', gateway: '10.77.0.1', dns: ['10.77.0.1', '9.9.9.9'], mac: '02:00:00:00:00:01', lease_expires_at: '2030-01-01T00:00:00.000Z' } });
+    await page.locator('#facts dd', { hasText: '10.77.0.23/24' }).waitFor({ timeout: 5000 });
+    assert.match(await page.locator('#summary').textContent() ?? '', /at 10\.77\.0\.23$/);
+    assert.ok((await page.locator('#facts dd').allTextContents()).includes('10.77.0.1, 9.9.9.9'));
     f.coproc.air.length = 0;
     f.coproc.dropStation(200);
     await page.locator('#summary[data-state=reconnecting]').waitFor({ timeout: 5000 });

@@ -9,14 +9,14 @@ import { tempDir } from './paths.js';
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 
-const LAUNCH = {
+export const LAUNCH = {
   executablePath: CHROMIUM_PATH,
   headless: true,
   args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
     '--disable-component-update', '--disable-sync'],
 };
 
-function assertInstalled(): void {
+export function assertInstalled(): void {
   if (!existsSync(CHROMIUM_PATH)) throw new Error(`${CHROMIUM_PATH} is missing: install Debian's chromium (.ci/run does)`);
 }
 

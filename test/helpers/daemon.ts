@@ -28,6 +28,11 @@ export interface DaemonOptions {
   /** Wait for /healthz before resolving (default true). */
   waitReady?: boolean;
   startTimeoutMs?: number;
+  /**
+   * Run it inside a network namespace: the command prefix (`ip netns exec NS`) and a fetch that
+   * reaches the daemon's loopback there (the test process's own fetch cannot).
+   */
+  within?: { command: string[]; fetch: (url: string, init?: RequestInit) => Promise<Response> };
 }
 
 export interface RunningDaemon {
@@ -77,7 +82,9 @@ export async function startDaemon(options: DaemonOptions = {}, attempt = 1): Pro
   };
   for (const [key, value] of Object.entries(env)) if (value === undefined) delete env[key];
 
-  const child = spawn(launch.command, launch.args, { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const [command, ...prefix] = options.within ? [...options.within.command, launch.command] : [launch.command];
+  const child = spawn(command!, [...prefix, ...launch.args], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const reach = options.within?.fetch ?? fetch;
   const logs: LogLine[] = [];
   const rawLines: string[] = [];
   const listeners = new Set<(line: LogLine) => void>();
@@ -109,9 +116,9 @@ export async function startDaemon(options: DaemonOptions = {}, attempt = 1): Pro
   const daemon: RunningDaemon = {
     url, port, streamingPort, dataDir: data.path, child, logs, rawLines,
     stderr: () => stderr,
-    fetch: (path, init) => fetch(url + path, init),
+    fetch: (path, init) => reach(url + path, init),
     async json(path, init) {
-      const response = await fetch(url + path, init);
+      const response = await reach(url + path, init);
       const textBody = await response.text();
       let body: any = textBody;
       try { body = JSON.parse(textBody); } catch { /* not JSON: keep the text */ }
@@ -162,7 +169,7 @@ async function waitForHealth(daemon: RunningDaemon, timeoutMs: number): Promise<
   while (Date.now() < deadline) {
     if (exitedEarly) throw new Error(`daemon exited during start-up (code ${daemon.child.exitCode})`);
     try {
-      const response = await fetch(`${daemon.url}/healthz`);
+      const response = await daemon.fetch('/healthz');
       if (response.ok && daemon.logs.some((line) => line.msg === 'ready')) return;
     } catch { /* not listening yet */ }
     await new Promise((resolve) => setTimeout(resolve, 50));

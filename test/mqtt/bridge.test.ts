@@ -142,7 +142,7 @@ test('the discovery config has dev, o, cmps and every entity the issue lists', a
     connectivity: 'binary_sensor', wifi_signal: 'sensor', wifi_ssid: 'sensor', connectivity_state: 'sensor',
     setup_ap_stations: 'sensor', coprocessor_link: 'binary_sensor', tx_power: 'number', power_save: 'select',
     setup_mode: 'button', rescan: 'button', restart_coprocessor: 'button', firmware_update_progress: 'sensor',
-    unread_notifications: 'sensor', version: 'sensor',
+    unread_notifications: 'sensor', version: 'sensor', ip_address: 'sensor',
   };
   for (const [key, platform] of Object.entries(expected)) {
     assert.ok(cmps[key], `component ${key}`);
@@ -163,6 +163,9 @@ test('the discovery config has dev, o, cmps and every entity the issue lists', a
   assert.is(cmps.power_save!.command_topic, 'nestbox/020000000005/command/power_save');
   assert.is(cmps.rescan!.command_topic, 'nestbox/020000000005/command/scan');
   assert.is(cmps.restart_coprocessor!.device_class, 'restart');
+  assert.is(cmps.ip_address!.name, 'IP address');
+  assert.is(cmps.ip_address!.entity_category, 'diagnostic');
+  assert.not.ok('unit_of_measurement' in cmps.ip_address! || 'state_class' in cmps.ip_address!, 'an address is text: no unit, no state class');
   assert.not.ok(cmps.setup_passphrase, 'no passphrase entity unless the owner turns it on');
 });
 

@@ -115,10 +115,26 @@
     return mb(storage.free_bytes) + ' free of ' + mb(storage.total_bytes) + (storage.status === 'ok' ? '' : ' (' + storage.status + ')');
   }
 
+  // The network layer's own words (a missing interface, no DHCP answer, …) come from /healthz.
+  var networkHealthAt = 0;
+  function refreshNetworkHealth() {
+    if (Date.now() - networkHealthAt < 2000) return;
+    networkHealthAt = Date.now();
+    fetch('/healthz', { cache: 'no-store' }).then(function (response) { return response.json(); }).then(function (report) {
+      var network = report.components && report.components.network;
+      var line = $('network-health');
+      line.hidden = !network || network.status === 'off';
+      if (!network) return;
+      line.dataset.status = network.status;
+      line.textContent = 'Network: ' + (network.status === 'degraded' ? 'problem — ' : '') + (network.detail || network.status);
+    }).catch(function () { /* the state stream says when the box is gone */ });
+  }
+
   function renderState(state) {
     var wifi = state.wifi, softap = state.softap, cop = state.coprocessor;
+    var net = state.network;
     $('summary').textContent = state.connectivity === 'connected'
-      ? 'Online via “' + wifi.ssid + '”' + (wifi.rssi != null ? ' (' + wifi.rssi + ' dBm)' : '')
+      ? 'Online via “' + wifi.ssid + '”' + (wifi.rssi != null ? ' (' + wifi.rssi + ' dBm)' : '') + (net ? ' at ' + net.address.split('/')[0] : '')
       : SUMMARY[state.connectivity] || state.connectivity;
     $('summary').dataset.state = state.connectivity;
     showError('state-error', state.error ? new Error(state.error) : null);
@@ -128,7 +144,11 @@
       ['Link', cop.link], ['Last heartbeat', cop.last_heartbeat ? new Date(cop.last_heartbeat).toLocaleTimeString() + ' (#' + cop.heartbeat_number + ')' : '—'],
       ['Transmit power', cop.tx_power_dbm == null ? '—' : cop.tx_power_dbm + ' dBm'], ['Power save', cop.power_save || '—'],
       ['Storage', describeStorage(state.storage)],
+      ['IP address', net ? net.address : '—'], ['Gateway', net && net.gateway ? net.gateway : '—'],
+      ['DNS servers', net && net.dns.length ? net.dns.join(', ') : '—'],
+      ['Lease until', net && net.lease_expires_at ? new Date(net.lease_expires_at).toLocaleString() : '—'],
     ];
+    refreshNetworkHealth();
     showError('storage-warning', state.storage && state.storage.detail ? new Error('Storage: ' + state.storage.detail) : null);
     var dl = $('facts');
     dl.textContent = '';

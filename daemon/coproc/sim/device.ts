@@ -60,6 +60,17 @@ export interface SimDeviceOptions {
 
 export interface SoftApStation { mac: string; rssi: number }
 
+/**
+ * What changed on the radio, for whoever plays the driver's network interfaces around the
+ * simulator (the virtual home sets veth carriers from these). The host never sees them.
+ */
+export type RadioChange =
+  | { radio: 'station'; associated: true; ssid: string; bssid: string; mac: string }
+  | { radio: 'station'; associated: false; ssid: string }
+  | { radio: 'softap'; active: true; ssid: string; mac: string }
+  | { radio: 'softap'; active: false }
+  | { radio: 'softap_station'; joined: boolean; mac: string };
+
 interface SoftAp {
   ssid: Uint8Array;
   pwd: Uint8Array;
@@ -79,6 +90,8 @@ export interface SimDeviceEvents {
   reset: [reason: string];
   /** A request reached the firmware's handler (for tests that act at that moment). */
   request: [OperationName];
+  /** The station associated or left; the soft AP started or stopped; a phone joined or left it. */
+  radio: [RadioChange];
 }
 
 export class SimDevice extends EventEmitter<SimDeviceEvents> {
@@ -196,8 +209,7 @@ export class SimDevice extends EventEmitter<SimDeviceEvents> {
     },
     stopSoftAp: () => {
       if (!this.softAp) return fail();
-      this.softAp = null;
-      this.stations = [];
+      this.setSoftAp(null);
       this.mode = this.mode === MODE.apsta ? MODE.sta : MODE.none;
       return ok();
     },
@@ -271,10 +283,9 @@ export class SimDevice extends EventEmitter<SimDeviceEvents> {
     this.heartbeat = null;
     this.beaconLoss = null;
     this.mode = MODE.none;
-    this.station = null;
+    this.associate(null);
     this.connecting = false;
-    this.softAp = null;
-    this.stations = [];
+    this.setSoftAp(null);
     this.powerSave = 1;
     this.txPower = 80;
     this.vendorIes.clear();
@@ -328,8 +339,10 @@ export class SimDevice extends EventEmitter<SimDeviceEvents> {
   joinSoftAp(station: { mac?: string; rssi?: number } = {}): string | null {
     if (!this.softAp || this.stations.length >= this.softAp.maxConn) return null;
     const mac = (station.mac ?? formatMac([0x02, 0x11, 0x22, 0x33, 0x44, this.nextStation++ & 0xff])).toLowerCase();
+    const rejoin = this.stations.some((s) => s.mac === mac);
     this.stations = this.stations.filter((s) => s.mac !== mac);
     this.stations.push({ mac, rssi: station.rssi ?? -55 });
+    if (!rejoin) this.emit('radio', { radio: 'softap_station', joined: true, mac });
     return mac;
   }
 
@@ -337,6 +350,7 @@ export class SimDevice extends EventEmitter<SimDeviceEvents> {
     const before = this.stations.length;
     this.stations = this.stations.filter((s) => s.mac !== mac.toLowerCase());
     if (this.stations.length === before || !this.softAp) return false;
+    this.emit('radio', { radio: 'softap_station', joined: false, mac: mac.toLowerCase() });
     this.emit('event', 'softApStationDisconnected', { mac: macToWire(mac) });
     return true;
   }
@@ -394,7 +408,7 @@ export class SimDevice extends EventEmitter<SimDeviceEvents> {
         await this.clock.sleep(SIM_TIMING.authFailMs);
         return epoch === this.epoch ? fail() : null;
       }
-      this.station = target;
+      this.associate(target);
       return ok({ mac: macToWire(this.macs.sta) });
     } finally {
       if (epoch === this.epoch) this.connecting = false;
@@ -414,24 +428,41 @@ export class SimDevice extends EventEmitter<SimDeviceEvents> {
     if (maxConn < 1 || maxConn > SOFTAP_MAX_STATIONS) return fail();
     const bw = b.bw as number;
     if (bw !== 1 && bw !== 2) return fail();
-    this.softAp = { ssid: ssid.slice(), pwd: pwd.slice(), channel, security, maxConn, hidden: Boolean(b.ssid_hidden), bw };
-    this.stations = [];
+    this.setSoftAp({ ssid: ssid.slice(), pwd: pwd.slice(), channel, security, maxConn, hidden: Boolean(b.ssid_hidden), bw });
     this.mode = this.station || this.mode === MODE.sta || this.mode === MODE.apsta ? MODE.apsta : MODE.ap;
     return ok({ mac: macToWire(this.macs.ap) });
   }
 
   private applyMode(mode: number): void {
     if ((mode & MODE.sta) === 0 && this.station) this.dropStation(DISCONNECT_REASON.assocLeave);
-    if ((mode & MODE.ap) === 0 && this.softAp) { this.softAp = null; this.stations = []; }
+    if ((mode & MODE.ap) === 0 && this.softAp) this.setSoftAp(null);
     this.mode = mode;
   }
 
   /** Leaves the access point; `reason` null when the host asked for it (the firmware stays quiet). */
   private dropStation(reason: number | null): void {
-    this.station = null;
+    this.associate(null);
     this.clock.cancel(this.beaconLoss);
     this.beaconLoss = null;
     if (reason !== null && !this.connecting) this.emit('event', 'stationDisconnected', { resp: reason });
+  }
+
+  private associate(network: SimNetwork | null): void {
+    const before = this.station;
+    this.station = network;
+    if (before === network) return;
+    if (before) this.emit('radio', { radio: 'station', associated: false, ssid: Buffer.from(before.ssid).toString('latin1') });
+    if (network) this.emit('radio', { radio: 'station', associated: true, ssid: Buffer.from(network.ssid).toString('latin1'), bssid: network.bssid, mac: this.macs.sta });
+  }
+
+  /** A (re)started or stopped soft AP drops its phones without telling the host, as the firmware does. */
+  private setSoftAp(ap: SoftAp | null): void {
+    const wasActive = this.softAp !== null;
+    for (const station of this.stations) this.emit('radio', { radio: 'softap_station', joined: false, mac: station.mac });
+    this.stations = [];
+    this.softAp = ap;
+    if (ap) this.emit('radio', { radio: 'softap', active: true, ssid: Buffer.from(ap.ssid).toString('utf8'), mac: this.macs.ap });
+    else if (wasActive) this.emit('radio', { radio: 'softap', active: false });
   }
 
   private beat(heartbeat: { num: number }): void {

@@ -11,7 +11,7 @@ import { DISCONNECT_REASON, SimDevice } from './device.js';
 import { SimLink } from './link.js';
 
 export { SIM_NETWORKS, SEC, type SimNetwork } from './world.js';
-export { DISCONNECT_REASON, SIM_TIMING } from './device.js';
+export { DISCONNECT_REASON, SIM_TIMING, type RadioChange } from './device.js';
 
 /** default: five networks in range; no_networks: an empty sky; unresponsive: a device that never answers. */
 export { SIM_SCENARIO_NAMES as SIM_SCENARIOS, type SimScenarioName as SimScenario } from '../../config.js';

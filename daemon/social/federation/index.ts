@@ -35,6 +35,8 @@ export interface FederationOptions {
   log: Logger;
   /** Deliveries run only while this says online (DeviceState `connectivity` = connected). */
   online: OnlineSignal;
+  /** The DNS servers to ask for peers' names (the station lease's with the network layer on); default: the system's. */
+  dnsServers?: () => readonly string[] | null;
 }
 
 export class Federation {
@@ -87,7 +89,7 @@ export class Federation {
     const fed: FederationContext = {
       social: social.ctx,
       services: social.services,
-      client: new PeerClient({ ...policy, userAgent: `Nestbox/${VERSION} (+${config.baseUrl}/)`, fetchKey: () => instanceActor.signingKey() }),
+      client: new PeerClient({ ...policy, userAgent: `Nestbox/${VERSION} (+${config.baseUrl}/)`, fetchKey: () => instanceActor.signingKey(), dns: options.dnsServers ? { servers: options.dnsServers } : undefined }),
       instanceActor,
       policy,
       log,

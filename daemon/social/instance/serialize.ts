@@ -27,7 +27,7 @@ export interface InstanceFacts {
 const MIME_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp', 'image/heic', 'image/heif', 'image/avif',
   'video/webm', 'video/mp4', 'video/quicktime', 'audio/wave', 'audio/wav', 'audio/x-wav', 'audio/ogg', 'audio/mpeg', 'audio/mp3', 'audio/mp4', 'audio/flac', 'audio/aac'];
 
-const TITLE = 'Nestbox';
+export const TITLE = 'Nestbox';
 const DESCRIPTION = 'A Mastodon-compatible home instance on a Nestbox appliance.';
 
 /** About pages (Mastodon's ExtendedDescription and PrivacyPolicy entities): what the box is and where its data goes. */

@@ -71,6 +71,19 @@ test('a name gets its A and AAAA records; a family asks only for its own; an unk
   } finally { dns.close(); }
 });
 
+test('servers given as a function are read for each name (the station lease\'s DNS servers)', async () => {
+  const first = await dnsServer();
+  const second = await dnsServer();
+  try {
+    let current: string[] | null = [first.server];
+    const options = { servers: () => current };
+    assert.equal(await resolvePeerHost('v4only.test', options, 4), [{ address: '127.0.0.2', family: 4 }]);
+    current = [second.server];
+    assert.equal(await resolvePeerHost('v4only.test', options, 4), [{ address: '127.0.0.2', family: 4 }]);
+    assert.equal([first.queries, second.queries], [['A v4only.test'], ['A v4only.test']]);
+  } finally { first.close(); second.close(); }
+});
+
 test('a DNS server that never answers fails the lookup with ETIMEOUT', async () => {
   const dns = await dnsServer(true);
   try {

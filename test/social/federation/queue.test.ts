@@ -139,4 +139,19 @@ test('with DeviceState as the signal, deliveries wait until connectivity is conn
   await q.stop();
 });
 
+test('with the network layer on, deliveries wait for the station address as well', async () => {
+  received = [];
+  const device = new DeviceState(initialDeviceState('test', 'sim'));
+  device.update({ connectivity: 'connected' });
+  const q = queue(deviceOnline(device, true));
+  await q.start();
+  await q.enqueue('1', [inbox], { type: 'Create', n: 'connected, no address yet' });
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  assert.is(received.length, 0);
+  assert.is(q.status().paused, true);
+  device.update({ network: { address: '10.77.0.23/24', gateway: '10.77.0.1', dns: ['10.77.0.1'], mac: '02:00:00:00:00:01', lease_expires_at: null } });
+  await eventually('the delivery once the box has an address', async () => received.length === 1);
+  await q.stop();
+});
+
 test.run();

@@ -12,9 +12,12 @@ export interface OnlineSignal {
   subscribe(listener: (online: boolean) => void): () => void;
 }
 
-/** Online exactly while DeviceState says `connected`. */
-export function deviceOnline(device: DeviceState): OnlineSignal {
-  const isOnline = () => device.get().connectivity === 'connected';
+/**
+ * Online exactly while DeviceState says `connected`; with the network layer on (`needsAddress`)
+ * also only once the station interface has its address.
+ */
+export function deviceOnline(device: DeviceState, needsAddress = false): OnlineSignal {
+  const isOnline = () => device.get().connectivity === 'connected' && (!needsAddress || device.get().network !== null);
   return {
     isOnline,
     subscribe(listener) {

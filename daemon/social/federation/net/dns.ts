@@ -12,8 +12,11 @@ import { isIP } from 'node:net';
 export interface ResolvedAddress { address: string; family: 4 | 6 }
 
 export interface PeerDnsOptions {
-  /** DNS servers ("127.0.0.1:5353"); by default the system's, read anew for each name (DHCP changes them). */
-  servers?: string[];
+  /**
+   * DNS servers ("127.0.0.1:5353"), or a function giving the current ones (the station lease's,
+   * read for each name); by default, or when it gives none, the system's.
+   */
+  servers?: string[] | (() => readonly string[] | null);
   /** Per attempt; two attempts per server. */
   timeoutMs?: number;
 }
@@ -27,7 +30,8 @@ export async function resolvePeerHost(hostname: string, options: PeerDnsOptions 
   const name = hostname.toLowerCase().replace(/\.$/, '');
   if (name === 'localhost' || name.endsWith('.localhost')) return LOOPBACK.filter((entry) => !family || entry.family === family);
   const resolver = new Resolver({ timeout: options.timeoutMs ?? 2500, tries: 2 });
-  if (options.servers) resolver.setServers(options.servers);
+  const servers = typeof options.servers === 'function' ? options.servers() : options.servers;
+  if (servers?.length) resolver.setServers(servers);
   const [v4, v6] = await Promise.allSettled([
     family === 6 ? Promise.resolve([]) : resolver.resolve4(name),
     family === 4 ? Promise.resolve([]) : resolver.resolve6(name),
