@@ -78,9 +78,10 @@ export class NetworkLayer {
 
   /** After the connectivity manager has stopped (it releases the station itself). */
   async stop(): Promise<void> {
+    // Goodbye first, after any announcement under way, while every address still exists.
+    await this.mdns.stop();
     await this.station.stop();
     await this.setupAp?.stop();
-    await this.mdns.stop();
   }
 }
 

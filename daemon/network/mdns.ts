@@ -27,6 +27,8 @@ export class MdnsAnnouncer {
   private timer: NodeJS.Timeout | null = null;
   private work: Promise<void> = Promise.resolve();
   private stopped = false;
+  /** Moves on every withdraw(): an announcement begun before it must not finish as if current. */
+  private generation = 0;
 
   constructor(private readonly options: MdnsOptions) {}
 
@@ -45,8 +47,14 @@ export class MdnsAnnouncer {
    * send nothing); a refresh() after the change announces what is left.
    */
   async withdraw(): Promise<void> {
-    this.work = this.work.then(() => this.shutdown()).catch((error) => this.failed(error));
-    await this.work;
+    // Not queued behind an announcement under way (probing takes about a second): the station's
+    // release, and so a rejoin, would wait for it. That announcement is cut short instead.
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.generation++;
+    const goodbye = this.shutdown().catch((error) => this.failed(error));
+    this.work = this.work.then(() => goodbye);
+    await goodbye;
   }
 
   async stop(): Promise<void> {
@@ -65,6 +73,7 @@ export class MdnsAnnouncer {
   }
 
   private async restart(): Promise<void> {
+    const generation = this.generation;
     await this.shutdown();
     const { hostname, title, httpPort, log, report } = this.options;
     const addressed = this.addressed();
@@ -81,7 +90,13 @@ export class MdnsAnnouncer {
     });
     this.responder = responder;
     this.service = service;
-    await service.advertise();
+    try {
+      await service.advertise();
+    } catch (error) {
+      if (generation !== this.generation) return;
+      throw error;
+    }
+    if (generation !== this.generation) return;
     const names = `${hostname}.local → ${addressed.map((entry) => `${entry.address} (${entry.iface})`).join(', ')}`;
     log.info('mDNS announced', { host: `${hostname}.local`, addresses: addressed, service: service.getFQDN() });
     report({ state: 'ok', detail: names });

@@ -323,6 +323,8 @@ test('a box that was online is not held offline by a phone using the portal: it 
 });
 
 test('clean stop: the daemon exits 0, says goodbye over mDNS, and its DHCP client and server go with it', async () => {
+  // A goodbye is owed only for what was announced: wait until the home side hears the name.
+  await until('an mDNS answer for nestbox.local', async () => homeAgent.mdns('nestbox.local', { interfaceAddress: HOME_NET.router, timeoutMs: 3000 }), 15_000);
   const listening = homeAgent.mdnsListen(4000, { interfaceAddress: HOME_NET.router });
   await new Promise((resolve) => setTimeout(resolve, 300));
   const code = await home.stopDaemon();
