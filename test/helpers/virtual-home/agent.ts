@@ -20,8 +20,10 @@ export interface MdnsResult { addresses: string[]; records: MdnsRecord[]; from: 
 
 async function doFetch(request: Extract<AgentRequest, { op: 'fetch' }>): Promise<FetchResult> {
   const started = performance.now();
+  // A new connection for every request: between runs the box's listeners and addresses go and
+  // come back, and a kept-alive connection to the one that went fails with a reset.
   const response = await fetch(request.url, {
-    method: request.method ?? 'GET', headers: request.headers, body: request.body,
+    method: request.method ?? 'GET', headers: { connection: 'close', ...request.headers }, body: request.body,
     redirect: request.redirect ?? 'follow', signal: AbortSignal.timeout(request.timeoutMs ?? 5000),
   });
   const body = await response.text();
