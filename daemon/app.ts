@@ -1,5 +1,5 @@
 /**
- * Composition root: builds every subsystem from the config, starts them in the design's order
+ * Composition root: builds every subsystem from the config, starts them in the documented order
  * (database → device state → coprocessor link → connectivity → HTTP → MQTT → jobs → READY=1) and
  * stops them in reverse. A subsystem that cannot reach its outside party reports itself degraded
  * and keeps retrying; it never holds back READY=1.

@@ -285,7 +285,7 @@ function key<K extends keyof Config>(field: K, json: string, parser: Parser<Conf
   return { field, json, env: `NESTBOX_${json.toUpperCase()}`, parser, fallback };
 }
 
-/** The configuration contract of design.md, in one table. Order matters for derived defaults. */
+/** The configuration contract (docs/architecture.md, README) in one table. Order matters for derived defaults. */
 export const KEYS: readonly KeySpec[] = [
   key('dataDir', 'data_dir', nonEmpty('a directory path'), './data'),
   key('network', 'network', oneOf(['on', 'off'] as const), 'off'),

@@ -14,7 +14,7 @@ export interface OperationSpec {
   name: OperationName;
   /** Request id (101–121); the response id is id + 100. */
   id: number;
-  /** Operation name of the protocol document. */
+  /** The operation's name in ESP-Hosted's control API (shown by `npm run coproc -- --help`). */
   protocolName: string;
   /** Command-line name (`npm run coproc -- <cli>`). */
   cli: string;

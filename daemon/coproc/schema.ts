@@ -1,7 +1,7 @@
 /**
  * The CtrlMsg schema (proto/ctrl.proto) loaded with protobufjs, once per process.
  *
- * Two views of the same file: `schema` is the document as written; `wire` is the same schema with
+ * Two views of the same file: `schema` is the file as written; `wire` is the same schema with
  * every `string` field read as `bytes`. They are identical on the wire (both length-delimited), and
  * the wire view lets an SSID that is not valid UTF-8 travel byte for byte in `Req_ConnectAP.ssid`,
  * where protobufjs would otherwise re-encode it. The codec uses `wire`; converting text is our job.

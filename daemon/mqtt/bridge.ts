@@ -26,7 +26,7 @@ export interface BridgeTiming {
   /** Delay between Home Assistant's `online` and re-sending discovery and states (≤ 30 s). */
   haResendDelayMs: number;
   reconnectMinMs: number;
-  /** Ceiling of the reconnect backoff: the design asks for an attempt at least every 5 s. */
+  /** Ceiling of the reconnect backoff: the MQTT contract promises an attempt at least every 5 s. */
   reconnectMaxMs: number;
   connectTimeoutMs: number;
   commandTimeoutMs: number;

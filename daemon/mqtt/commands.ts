@@ -1,7 +1,8 @@
 /**
- * Commands that arrive on `<base>/command/<name>`: the payload is validated here (design.md's
- * forms, plus what Home Assistant's buttons, numbers and selects send), then the command goes down
- * through DeviceCommands. Every outcome, good or bad, is a CommandResult; nothing here throws.
+ * Commands that arrive on `<base>/command/<name>`: the payload is validated here (the forms of
+ * the README's command table, plus what Home Assistant's buttons, numbers and selects send), then
+ * the command goes down through DeviceCommands. Every outcome, good or bad, is a CommandResult;
+ * nothing here throws.
  */
 import type { DeviceCommands, PowerSaveMode } from '../device/commands.js';
 import { COMMAND_NAMES, type CommandName } from './topics.js';

@@ -63,7 +63,7 @@ function readPem(key: string, path: string): Buffer {
   }
 }
 
-/** Reconnect delays: doubling from `minMs`, never above `maxMs` (the design asks for ≤ 5 s). */
+/** Reconnect delays: doubling from `minMs`, never above `maxMs` (the MQTT contract promises ≤ 5 s). */
 export class Backoff {
   private current: number;
 

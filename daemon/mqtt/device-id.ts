@@ -1,5 +1,5 @@
 /**
- * The device id of the box on MQTT is its station MAC as 12 lowercase hex digits (design.md).
+ * The device id of the box on MQTT is its station MAC as 12 lowercase hex digits (docs/architecture.md, MQTT).
  * The coprocessor reports the MAC; the bridge remembers the last one it saw so that, after a
  * restart, the box shows up under the same id even while the coprocessor does not answer yet
  * (the moment a home-automation user most wants to see it, as `device_lost`).

@@ -1,5 +1,5 @@
 /**
- * The setup portal (design: "Setup portal contract"): the page at /setup and its JSON API.
+ * The setup portal (docs/architecture.md, "Setup portal and its API"): the page at /setup and its JSON API.
  * Without login they answer only while the box is in setup mode; otherwise 404 unless the
  * caller holds the owner's token (admin:read, admin:write to submit a network).
  */

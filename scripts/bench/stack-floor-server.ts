@@ -1,6 +1,6 @@
 /**
  * The floors' bare HTTP stack: koa + @koa/router answering one fixed 5 KB JSON body (5,051 bytes),
- * no database (the first HTTP line of ../shared/notes/performance-floors.md). Run as its own
+ * no database (the first HTTP row of docs/performance-floors.md). Run as its own
  * process by stack-floor.ts: `node stack-floor-server.js <port>`; prints "ready" once listening.
  */
 import Koa from 'koa';

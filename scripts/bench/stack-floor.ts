@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { freePort } from '../../test/helpers/ports.js';
 import { wrkThroughput } from './wrk.js';
 
-/** ../shared/notes/performance-floors.md: koa + @koa/router, 5 KB JSON, no database, wrk at 16 connections. */
+/** docs/performance-floors.md: koa + @koa/router, 5 KB JSON, no database, wrk at 16 connections. */
 export const FLOORS_KOA_RPS_16 = 25_381;
 
 export interface StackFloor {

@@ -9,7 +9,7 @@ import { loadSchema } from '../../daemon/coproc/schema.js';
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
 const ascii = (text: string) => Uint8Array.from(Buffer.from(text, 'ascii'));
 
-// Encoding examples of notes/esp-hosted.md §6 (protobuf-c output of the real firmware and host library).
+// Byte vectors: what protobuf-c in the real firmware and host library writes for these messages.
 const VECTORS: Array<[string, [number, number, string, Body], string]> = [
   ['Req_GetMACAddress mode=1', [1, 101, 'req_get_mac_address', { mode: 1 }], '08011065aa06020801'],
   ['Resp_GetMACAddress ok', [2, 201, 'resp_get_mac_address', { mac: ascii('24:0a:c4:12:34:56'), resp: 0 }], '080210c901ca0c130a11' + hex(ascii('24:0a:c4:12:34:56'))],
@@ -22,7 +22,7 @@ const VECTORS: Array<[string, [number, number, string, Body], string]> = [
 ];
 
 for (const [name, [type, id, field, body], expected] of VECTORS) {
-  test(`§6 byte vector: ${name} encodes byte for byte and decodes back`, () => {
+  test(`firmware byte vector: ${name} encodes byte for byte and decodes back`, () => {
     assert.is(hex(encodeCtrlMsg(type, id, field, body)), expected);
     const decoded = decodeCtrlMsg(Buffer.from(expected, 'hex'));
     assert.is(decoded.msgType, type);
@@ -44,7 +44,7 @@ test('resp −1 is a 10-byte varint on the wire', () => {
   assert.is(decodeCtrlMsg(bytes).body!.resp, -1);
 });
 
-test('the protocomm TLV example of §2 (Req_GetMACAddress under ctrlResp)', () => {
+test('a protocomm TLV frame as the host library writes it (Req_GetMACAddress under ctrlResp)', () => {
   const frame = encodeTlv('ctrlResp', encodeCtrlMsg(1, 101, 'req_get_mac_address', { mode: 1 }));
   assert.is(hex(frame), '01' + '0800' + '6374726c52657370' + '02' + '0900' + '08011065aa06020801');
 });

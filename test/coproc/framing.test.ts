@@ -86,7 +86,7 @@ test('payload header: the same inter-byte timeout for a header whose length is n
   decoder.reset();
 });
 
-test('payload header: the PRIV INIT example of §3.5, checksum 0x00de', () => {
+test('payload header: the firmware\'s PRIV INIT for an ESP32, checksum 0x00de', () => {
   const frame = encodeFrame({ ifType: 4, ifNum: 0, flags: 0, seq: 0, packetType: 0 }, encodePrivInit());
   assert.is(frame.toString('hex'), '04000e000c00de0000000000' + '000c02010001010a0001a0030100');
   const zeroed = Buffer.from(frame);

@@ -1,5 +1,5 @@
 /**
- * The simulator against the firmware behaviour of notes/esp-hosted.md §4, byte level, in-process:
+ * The simulator against the firmware's behaviour (docs/architecture.md, "Coprocessor link"), byte level, in-process:
  * raw requests in, raw answers out (including the requests the firmware leaves unanswered).
  */
 import { test } from 'uvu';

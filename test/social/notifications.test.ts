@@ -1,6 +1,6 @@
 /**
- * The notifications section of the API document, rule by rule, through HTTP against the real
- * daemon (Mastodon 4.5 behaviour where the document says "not shown").
+ * Mastodon's notifications API, rule by rule, through HTTP against the real
+ * daemon (Mastodon 4.5 behaviour where its documentation is silent).
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';

@@ -1,4 +1,4 @@
-/** GET /api/v2/search: every rule of the document, on the real daemon's FTS5 indexes. */
+/** GET /api/v2/search: every rule of Mastodon's search API, on the real daemon's FTS5 indexes. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startSocialDaemon, type SocialHarness, type TestAccount } from '../helpers/social.js';

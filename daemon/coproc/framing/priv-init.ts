@@ -12,7 +12,7 @@ export interface PrivInit {
   spiClockMhz: number | null;
 }
 
-/** The seed-era firmware's INIT for an ESP32, Wi-Fi only, checksums on (note §3.5). */
+/** The seed-era firmware's INIT for an ESP32, Wi-Fi only, checksums on. */
 export function encodePrivInit(init: PrivInit = { chipId: 0x00, capabilities: 0xa0, spiClockMhz: 10 }): Buffer {
   const tlvs: number[] = [];
   if (init.chipId !== null) tlvs.push(PRIV_TAG.chipId, 1, init.chipId);
@@ -37,7 +37,7 @@ export function decodePrivInit(payload: Uint8Array): PrivInit | null {
   return init;
 }
 
-/** Chip ids as the ESP-Hosted host driver knows them (note §3.5). */
+/** Chip ids as the ESP-Hosted host driver knows them. */
 const CHIP_NAMES: Record<number, string> = { 0x00: 'ESP32', 0x02: 'ESP32-S2', 0x05: 'ESP32-C3', 0x09: 'ESP32-S3', 0x0c: 'ESP32-C2', 0x0d: 'ESP32-C6', 0x17: 'ESP32-C5' };
 
 export function chipName(chipId: number | null): string | null {

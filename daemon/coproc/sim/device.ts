@@ -1,7 +1,8 @@
 /**
- * The virtual coprocessor: the seed-era ESP-Hosted-FG firmware's behaviour (notes/esp-hosted.md §4)
- * on a simulated radio. It takes decoded requests and answers them, or — in the cases where the
- * firmware sends nothing — answers null. It emits the firmware's events and reboots like it.
+ * The virtual coprocessor: the seed-era ESP-Hosted-FG firmware's behaviour (summed up in
+ * docs/architecture.md, "Coprocessor link") on a simulated radio. It takes decoded requests and
+ * answers them, or — in the cases where the firmware sends nothing — answers null. It emits the
+ * firmware's events and reboots like it.
  * Framing and bytes are the link's business (sim/link.ts).
  */
 import { EventEmitter } from 'node:events';
@@ -34,7 +35,7 @@ const HEARTBEAT_MIN_S = 10;
 const HEARTBEAT_MAX_S = 3600;
 const TX_POWER_MIN = 8;
 const TX_POWER_MAX = 84;
-/** The levels the driver rounds to, in 0.25 dBm (ctrl_apis.md). */
+/** The levels the driver rounds to, in 0.25 dBm (ESP-Hosted's control API documentation). */
 const TX_POWER_LEVELS = [8, 20, 28, 34, 44, 52, 56, 60, 66, 72, 80, 84];
 const SOFTAP_MAX_STATIONS = 10;
 const OTA_PARTITION_BYTES = 0x200000;

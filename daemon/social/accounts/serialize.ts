@@ -125,7 +125,7 @@ export interface PartialAccountJson {
   avatar_static: string;
 }
 
-/** Exactly the seven keys of the document (Mastodon 4.3–4.5). */
+/** Exactly the seven keys Mastodon 4.3–4.5 documents. */
 export function serializePartialAccount(account: AccountJson): PartialAccountJson {
   return {
     id: account.id,
