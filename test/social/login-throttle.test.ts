@@ -14,7 +14,7 @@ let app: { client_id: string };
 let pat: TestAccount;
 
 test.before(async () => {
-  h = await startSocialDaemon({ NESTBOX_LOG_LEVEL: 'debug', NESTBOX_LOGIN_LIMIT_ACCOUNT: '5/3', NESTBOX_LOGIN_LIMIT_ADDRESS: '5/2' });
+  h = await startSocialDaemon({ NESTBOX_LOG_LEVEL: 'debug', NESTBOX_LOGIN_LIMIT_ACCOUNT: '5/8', NESTBOX_LOGIN_LIMIT_ADDRESS: '5/8' });
   pat = await h.account('pat');
   await h.account('sam');
   app = (await h.api(null, 'POST', '/api/v1/apps', { client_name: 'Login test', redirect_uris: 'urn:ietf:wg:oauth:2.0:oob', scopes: 'read' })).body;
@@ -52,12 +52,12 @@ test('wrong passwords for one account are throttled by account: 429 with Retry-A
   assert.is(hashes() - before, 5);
   const throttled = await login('pat', 'wrong-6');
   assert.is(throttled.status, 429);
-  assert.is(throttled.retryAfter, '3');
-  assert.match(throttled.body, /Too many sign-in attempts\. Try again in 3 seconds\./);
+  assert.is(throttled.retryAfter, '8');
+  assert.match(throttled.body, /Too many sign-in attempts\. Try again in 8 seconds\./);
   assert.match(throttled.body, /<form/, 'the form is shown again');
   const right = await login('pat', 'pw-pat-123');
   assert.is(right.status, 429, 'the right password is refused while throttled');
-  assert.ok(Number(right.retryAfter) >= 1 && Number(right.retryAfter) <= 3, right.retryAfter);
+  assert.ok(Number(right.retryAfter) >= 1 && Number(right.retryAfter) <= 8, right.retryAfter);
   assert.is(hashes() - before, 5, 'no password was hashed for a throttled attempt');
   assert.is((await login('sam', 'pw-sam-123')).status, 200, 'another account is not throttled');
 
@@ -69,9 +69,9 @@ test('wrong passwords for one account are throttled by account: 429 with Retry-A
   for (let i = 0; i < 4; i++) assert.is((await login('pat', `again-${i}`)).status, 401);
   const again = await login('pat', 'again-5');
   assert.is(again.status, 429);
-  assert.is(again.retryAfter, '6', 'a second offence waits twice as long');
+  assert.is(again.retryAfter, '16', 'a second offence waits twice as long');
   const logged = h.daemon.logs.filter((line) => line.msg === 'login attempts throttled' && line.rule === 'login/account').map((line) => [line.account_id, line.strikes, line.wait_s]);
-  assert.equal(logged, [[pat.id, 1, 3], [pat.id, 2, 6]], 'each throttling is logged once, by account id');
+  assert.equal(logged, [[pat.id, 1, 8], [pat.id, 2, 16]], 'each throttling is logged once, by account id');
 });
 
 test('attempts from one address are throttled by address, whatever X-Forwarded-For says; other addresses and loopback are not', async () => {
@@ -79,7 +79,7 @@ test('attempts from one address are throttled by address, whatever X-Forwarded-F
   for (let i = 0; i < 5; i++) assert.is((await login(`nobody${i}`, 'guess', '127.0.0.2')).status, 401, `attempt ${i + 1}`);
   const throttled = await login('nobody5', 'guess', '127.0.0.2');
   assert.is(throttled.status, 429);
-  assert.is(throttled.retryAfter, '2');
+  assert.is(throttled.retryAfter, '8');
   const right = await login('sam', 'pw-sam-123', '127.0.0.2', { 'x-forwarded-for': '192.0.2.7' });
   assert.is(right.status, 429, 'the right password from the throttled address is refused, X-Forwarded-For or not');
   assert.is(hashes() - before, 5, 'a login naming no account is hashed like any other (its timing tells nothing); a throttled one is not');
