@@ -7,14 +7,15 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, copyFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { REPO_ROOT, tempDir } from '../helpers/paths.js';
 import { requirePackage, type TestPackage } from '../helpers/system-packages.js';
 
 type Plan = { action: 'run' } | { action: 'install'; names: string[]; steps: string[][] } | { action: 'stop'; message: string };
-const packages = await import(pathToFileURL(join(REPO_ROOT, 'scripts', 'test-packages.mjs')).href) as {
+const LIBRARY = join(REPO_ROOT, 'scripts', 'test-packages.mjs');
+const packages = await import(pathToFileURL(LIBRARY).href) as {
   readPackages(path?: string): TestPackage[];
   parsePackages(text: string): TestPackage[];
   missingPackages(list: TestPackage[], dirs?: string[]): TestPackage[];
@@ -74,17 +75,21 @@ test('missing without root, or without apt-get: stop with what to do', () => {
   assert.match((elsewhere as { message: string }).message, /apt-get is not available here/);
 });
 
-/** The first step of `npm test` against the list `text`, as uid 65534 (nobody) when we are root. */
+/**
+ * The first step of `npm test` against the list `text`, as uid 65534 (nobody) when we are root;
+ * run from a copy, since nobody may not read a clone under /root.
+ */
 function runStep(text: string, asNobody: boolean) {
   const dir = tempDir();
   try {
     chmodSync(dir.path, 0o755);
+    for (const script of [STEP, LIBRARY]) copyFileSync(script, join(dir.path, basename(script)));
     const list = join(dir.path, 'packages.txt');
     writeFileSync(list, text);
-    chmodSync(list, 0o644);
+    for (const file of readdirSync(dir.path)) chmodSync(join(dir.path, file), 0o644);
     const nobody = asNobody && process.getuid?.() === 0 ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'] : [];
-    const [command, ...args] = [...nobody, process.execPath, STEP];
-    return spawnSync(command!, args, { cwd: REPO_ROOT, env: { ...process.env, NESTBOX_TEST_PACKAGES: list }, encoding: 'utf8', timeout: 20_000 });
+    const [command, ...args] = [...nobody, process.execPath, join(dir.path, basename(STEP))];
+    return spawnSync(command!, args, { cwd: dir.path, env: { ...process.env, NESTBOX_TEST_PACKAGES: list }, encoding: 'utf8', timeout: 20_000 });
   } finally {
     dir.remove();
   }
