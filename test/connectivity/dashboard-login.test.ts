@@ -7,13 +7,14 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium } from '../helpers/chromium.js';
+import { assertInstalled, launchChromium } from '../helpers/chromium.js';
 import { startSocialDaemon, type SocialHarness } from '../helpers/social.js';
 
 let h: SocialHarness;
 let chromium: { browser: Browser; close(): Promise<void> };
 
 test.before(async () => {
+  assertInstalled(); // before the daemon starts: a missing browser must not leave it running
   [h, chromium] = await Promise.all([startSocialDaemon({ NESTBOX_COPROC_TIME_SCALE: '20' }), launchChromium()]);
   await h.account('boss', { owner: true, scopes: 'read write admin:read admin:write' });
   await h.account('alice');

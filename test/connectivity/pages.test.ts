@@ -10,7 +10,7 @@ const CAFE = { ssid: utf8('Café'), password: '', channel: 1, rssi: -80, securit
 let chromium: { browser: Browser; close(): Promise<void> };
 
 test.before(async () => { chromium = await launchChromium(); });
-test.after(async () => { await chromium.close(); });
+test.after(async () => { await chromium?.close(); });
 
 async function phonePage(): Promise<Page> {
   const context = await chromium.browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });

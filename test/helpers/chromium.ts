@@ -3,9 +3,9 @@
  * traffic of its own. playwright refuses --user-data-dir for launch(): it gives every launch a
  * fresh temporary profile itself, and each test takes a new context on top of it.
  */
-import { existsSync } from 'node:fs';
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 import { tempDir } from './paths.js';
+import { requirePackage } from './system-packages.js';
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 
@@ -17,7 +17,7 @@ export const LAUNCH = {
 };
 
 export function assertInstalled(): void {
-  if (!existsSync(CHROMIUM_PATH)) throw new Error(`${CHROMIUM_PATH} is missing: install Debian's chromium (.ci/run does)`);
+  requirePackage(['chromium']);
 }
 
 export async function launchChromium(): Promise<{ browser: Browser; close(): Promise<void> }> {

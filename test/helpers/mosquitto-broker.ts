@@ -5,13 +5,14 @@
  * without persistence does), which is what the "republish after reconnect" tests need.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, writeFileSync } from 'node:fs';
+import { chmodSync, writeFileSync } from 'node:fs';
 import { connect as tcpConnect } from 'node:net';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
 import { tempDir } from './paths.js';
 import { freePort } from './ports.js';
+import { requirePackage } from './system-packages.js';
 
 export const MOSQUITTO = '/usr/sbin/mosquitto';
 export const MOSQUITTO_PASSWD = '/usr/bin/mosquitto_passwd';
@@ -65,12 +66,8 @@ export interface MosquittoBroker {
   logs(): string;
 }
 
-export function mosquittoInstalled(): boolean {
-  return existsSync(MOSQUITTO) && existsSync(MOSQUITTO_PASSWD);
-}
-
 export async function startMosquitto(options: BrokerOptions = {}): Promise<MosquittoBroker> {
-  if (!mosquittoInstalled()) throw new Error(`mosquitto is not installed (${MOSQUITTO}): .ci/run installs it (apt-get install mosquitto)`);
+  requirePackage(options.tls ? ['mosquitto', 'openssl'] : ['mosquitto']);
   const dir = tempDir('nestbox-mosquitto-');
   // Started as root, mosquitto drops to its own user unless told otherwise: keep files readable.
   chmodSync(dir.path, 0o755);
@@ -172,7 +169,7 @@ export async function startMosquitto(options: BrokerOptions = {}): Promise<Mosqu
 function makeTestPki(dir: string): TestPki {
   const openssl = (...args: string[]) => {
     const result = spawnSync('openssl', args, { cwd: dir, encoding: 'utf8' });
-    if (result.error) throw new Error(`openssl is needed for the TLS tests (.ci/run installs it): ${result.error.message}`);
+    if (result.error) throw new Error(`openssl: ${result.error.message}`);
     if (result.status !== 0) throw new Error(`openssl ${args[0]} failed: ${result.stderr}`);
   };
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];

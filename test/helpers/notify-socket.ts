@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from './paths.js';
+import { requirePackage } from './system-packages.js';
 
 const LISTENER = `
 import json, socket, sys
@@ -26,6 +27,8 @@ export interface NotifyListener {
 }
 
 export async function startNotifyListener(): Promise<NotifyListener> {
+  // python3 listens; the daemon reaches the socket through systemd's systemd-notify.
+  requirePackage(['python3', 'systemd']);
   const dir = tempDir('nestbox-notify-');
   const path = join(dir.path, 'notify.sock');
   const child: ChildProcess = spawn('python3', ['-c', LISTENER, path], { stdio: ['ignore', 'pipe', 'inherit'] });

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { openPtyBridge, type PtyBridge } from '../../daemon/coproc/sim/pty.js';
 import { Simulator, type SimulatorOptions } from '../../daemon/coproc/sim/index.js';
 import { tempDir } from './paths.js';
+import { requirePackage } from './system-packages.js';
 
 export interface SimOnPty {
   sim: Simulator;
@@ -17,6 +18,7 @@ export interface SimOnPty {
 }
 
 export async function startSimOnPty(options: SimulatorOptions = {}): Promise<SimOnPty> {
+  requirePackage(['socat']);
   const dir = tempDir('nestbox-pty-');
   const path = join(dir.path, 'coproc');
   const sim = new Simulator({ otaPath: join(dir.path, 'ota.bin'), ...options });

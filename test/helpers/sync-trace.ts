@@ -3,9 +3,10 @@
  * the only way to see from outside that data was forced to the disk before an answer.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from './paths.js';
+import { requirePackage } from './system-packages.js';
 
 const STRACE = '/usr/bin/strace';
 
@@ -17,7 +18,7 @@ export interface SyncTrace {
 }
 
 export async function traceSyncs(pid: number): Promise<SyncTrace> {
-  if (!existsSync(STRACE)) throw new Error(`strace is not installed (${STRACE}): apt-get install strace`);
+  requirePackage(['strace']);
   const dir = tempDir('nestbox-strace-');
   const output = join(dir.path, 'trace');
   const child = spawn(STRACE, ['-f', '-y', '-e', 'trace=fsync,fdatasync', '-o', output, '-p', String(pid)], { stdio: ['ignore', 'ignore', 'pipe'] });

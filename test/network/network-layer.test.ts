@@ -15,8 +15,10 @@ import { addNamespace, cleanup, ip, namespaceName, requireRoot } from '../helper
 import { spawnIn, type NsProcess } from '../helpers/virtual-home/process.js';
 import { startDhcpClient, startDhcpServer, writeClientScript, type DhcpServer } from '../helpers/virtual-home/dhcp.js';
 import { NamespaceAgent } from '../helpers/virtual-home/agent-client.js';
+import { requirePackage } from '../helpers/system-packages.js';
 
 requireRoot('npm test -- network-layer');
+requirePackage(['iproute2', 'dnsmasq-base', 'busybox']);
 
 const RUNNER = fileURLToPath(new URL('./box-runner.js', import.meta.url));
 const BOX = namespaceName('nlbox');

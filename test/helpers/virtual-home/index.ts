@@ -20,6 +20,7 @@ import { dnsmasqArgs } from '../../../daemon/network/dhcp-server.js';
 import { startDhcpClient, startDhcpServer, startDnsmasq, writeClientScript, type DhcpClient, type DhcpServer } from './dhcp.js';
 import { addNamespace, cleanup, deleteNamespace, ip, namespaceName, requireRoot, sweepStaleNamespaces } from './netns.js';
 import { spawnIn, type NsProcess } from './process.js';
+import { requirePackage } from '../system-packages.js';
 
 export const HOME_NET = { router: '10.77.0.1', prefix: 24, rangeStart: '10.77.0.100', rangeEnd: '10.77.0.199' } as const;
 export const BOX_IFACES = { station: 'ethsta0', ap: 'ethap0' } as const;
@@ -66,6 +67,8 @@ export class VirtualHome {
 
   static async build(options: VirtualHomeOptions = {}): Promise<VirtualHome> {
     requireRoot();
+    // ip for the namespaces, dnsmasq and busybox udhcpc for DHCP, socat for the coprocessor's PTY.
+    requirePackage(['iproute2', 'dnsmasq-base', 'busybox', 'socat']);
     sweepStaleNamespaces();
     const dir = tempDir('nestbox-vhome-');
     const home = new VirtualHome(dir, writeClientScript(dir.path), options.timeScale ?? 10, options.routerPings ?? true);
