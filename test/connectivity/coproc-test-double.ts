@@ -1,5 +1,5 @@
 /**
- * TEST DOUBLE of CoprocClientApi for the connectivity manager's own tests, until the real
+ * TEST DOUBLE of CoprocClientApi for the connectivity subsystem's own tests, until the real
  * simulator of the coprocessor link (issue 3) is merged. It answers the way esp-hosted.md §4 says
  * the seed-era firmware does — ConnectAP only 0 or −1, GetAPConfig "not connected", StopSoftAP
  * −1 when not started, scan shows hidden networks with empty names — from a small model of the
