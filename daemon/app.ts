@@ -28,7 +28,7 @@ import { settingsMemory } from './mqtt/memory.js';
 import type { CoprocClientApi } from './coproc/api.js';
 import type { TokenResolver } from './http/auth.js';
 import { NetworksRepo } from './connectivity/networks-repo.js';
-import { startConnectivitySubsystem, type Connectivity } from './connectivity/subsystem.js';
+import { startConnectivitySubsystem, type ConnectivityParts } from './connectivity/subsystem.js';
 import { mountConnectivityWeb } from './web/mount.js';
 import { openCoprocLink } from './coproc/link.js';
 import type { CoprocClient } from './coproc/client.js';
@@ -66,7 +66,7 @@ export class App {
   mqtt: MqttBridge | null = null;
   networks!: NetworksRepo;
   /** Set by startConnectivity(), over the coprocessor link's client. */
-  connectivity: Connectivity | null = null;
+  connectivity: ConnectivityParts | null = null;
   /** The coprocessor link; the connectivity manager builds on it. */
   coproc!: CoprocClient;
   /** The embedded simulator when `coproc` is `sim` (its scenario controls), null otherwise. */

@@ -25,7 +25,7 @@ import { SetupPortal } from './setup-portal.js';
 import { loadSetupPassphrase } from './setup-identity.js';
 
 /** The parts as the outputs use them: web routes, MQTT commands. */
-export interface Connectivity {
+export interface ConnectivityParts {
   runner: ConnectivityRunner;
   portal: SetupPortal;
   commands: DeviceControl;
@@ -38,7 +38,7 @@ export type ConnectivityOptions = Omit<ConnectivityRunnerOptions, 'operations' |
   firmware: FirmwareUpdater | null;
 };
 
-export function buildConnectivity(options: ConnectivityOptions): Connectivity {
+export function buildConnectivity(options: ConnectivityOptions): ConnectivityParts {
   const { settings, firmware, ...runnerOptions } = options;
   const { client, device, networks, log } = options;
   const operations = new DeviceOperations();
@@ -53,7 +53,7 @@ export function buildConnectivity(options: ConnectivityOptions): Connectivity {
   };
 }
 
-export interface ConnectivityParts {
+export interface ConnectivitySubsystemOptions {
   client: CoprocClientApi;
   config: Config;
   db: Db;
@@ -67,7 +67,7 @@ export interface ConnectivityParts {
   station?: StationNetwork | null;
 }
 
-export async function startConnectivitySubsystem(parts: ConnectivityParts): Promise<{ connectivity: Connectivity; stop: () => Promise<void> }> {
+export async function startConnectivitySubsystem(parts: ConnectivitySubsystemOptions): Promise<{ connectivity: ConnectivityParts; stop: () => Promise<void> }> {
   const { config, db, log } = parts;
   const setupPassphrase = await loadSetupPassphrase(db, config.setupPassphrase);
   const connectivity = buildConnectivity({

@@ -4,7 +4,7 @@
  * dashboard page.
  */
 import type { NetworksRepo } from '../connectivity/networks-repo.js';
-import type { Connectivity } from '../connectivity/subsystem.js';
+import type { ConnectivityParts } from '../connectivity/subsystem.js';
 import type { DeviceState } from '../device/state.js';
 import type { TokenResolver } from '../http/auth.js';
 import type { HttpServer } from '../http/server.js';
@@ -16,7 +16,7 @@ import { setupPortalRouter } from './setup-portal.js';
 export interface ConnectivityWebOptions {
   device: DeviceState;
   networks: () => NetworksRepo | null;
-  connectivity: () => Connectivity | null;
+  connectivity: () => ConnectivityParts | null;
   resolveToken: TokenResolver;
   baseUrl: string;
   httpHost: string;

@@ -9,7 +9,7 @@ import type { Context } from 'koa';
 import { parseNetworkInput } from '../connectivity/network-input.js';
 import type { NetworksRepo } from '../connectivity/networks-repo.js';
 import { serializeNetwork } from '../connectivity/serialize.js';
-import type { Connectivity } from '../connectivity/subsystem.js';
+import type { ConnectivityParts } from '../connectivity/subsystem.js';
 import type { DeviceState } from '../device/state.js';
 import { authenticate, requireScope, type TokenResolver } from '../http/auth.js';
 import { parseBody } from '../http/body.js';
@@ -21,7 +21,7 @@ import { readFirmwareUpload } from './firmware-upload.js';
 export interface OwnerApiOptions {
   device: DeviceState;
   networks: () => NetworksRepo | null;
-  connectivity: () => Connectivity | null;
+  connectivity: () => ConnectivityParts | null;
   resolveToken: TokenResolver;
 }
 

@@ -6,7 +6,7 @@
 import Router from '@koa/router';
 import type { Context, Next } from 'koa';
 import { parseNetworkInput } from '../connectivity/network-input.js';
-import type { Connectivity } from '../connectivity/subsystem.js';
+import type { ConnectivityParts } from '../connectivity/subsystem.js';
 import { authenticate, currentAuth, scopeAllows, type TokenResolver } from '../http/auth.js';
 import { parseBody } from '../http/body.js';
 import { notFound } from '../http/errors.js';
@@ -15,7 +15,7 @@ import { localAddress } from './captive-portal.js';
 import { linkMissing, translated } from './errors.js';
 
 export interface SetupPortalOptions {
-  connectivity: () => Connectivity | null;
+  connectivity: () => ConnectivityParts | null;
   resolveToken: TokenResolver;
   /** Where the owner finds the dashboard once the box is on the home network. */
   dashboardUrl: string;

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { FirmwareUpdater } from '../../daemon/connectivity/firmware-update.js';
 import { NetworksRepo } from '../../daemon/connectivity/networks-repo.js';
 import type { ConnectivityPolicy } from '../../daemon/connectivity/policy.js';
-import { buildConnectivity, type Connectivity } from '../../daemon/connectivity/subsystem.js';
+import { buildConnectivity, type ConnectivityParts } from '../../daemon/connectivity/subsystem.js';
 import { DeviceState, initialDeviceState, type DeviceEvent } from '../../daemon/device/state.js';
 import { Logger, type LogFields } from '../../daemon/log/logger.js';
 import { openDatabase, type Db } from '../../daemon/store/db.js';
@@ -25,7 +25,7 @@ export const FAST_POLICY: ConnectivityPolicy = {
 };
 
 export interface ManagerFixture {
-  connectivity: Connectivity;
+  connectivity: ConnectivityParts;
   coproc: CoprocTestDouble;
   device: DeviceState;
   networks: NetworksRepo;

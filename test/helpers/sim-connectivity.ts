@@ -13,7 +13,7 @@ import type { Simulator } from '../../daemon/coproc/sim/index.js';
 import { SIM_NETWORKS } from '../../daemon/coproc/sim/index.js';
 import { NetworksRepo } from '../../daemon/connectivity/networks-repo.js';
 import { policyFromConfig, type ConnectivityPolicy } from '../../daemon/connectivity/policy.js';
-import { startConnectivitySubsystem, type Connectivity } from '../../daemon/connectivity/subsystem.js';
+import { startConnectivitySubsystem, type ConnectivityParts } from '../../daemon/connectivity/subsystem.js';
 import { DeviceState, initialDeviceState, type DeviceEvent } from '../../daemon/device/state.js';
 import { Health } from '../../daemon/lifecycle/health.js';
 import { Logger, silentLogger } from '../../daemon/log/logger.js';
@@ -27,7 +27,7 @@ export const SIM_HOME = { ssid: 'HomeNet', passphrase: SIM_NETWORKS.home.passphr
 export interface SimConnectivity {
   sim: Simulator;
   client: CoprocClient;
-  connectivity: Connectivity;
+  connectivity: ConnectivityParts;
   device: DeviceState;
   networks: NetworksRepo;
   health: Health;
