@@ -28,7 +28,7 @@ export interface ConnectivityClock {
   clearTimeout(handle: unknown): void;
 }
 
-export const realClock: ConnectivityClock = {
+const realClock: ConnectivityClock = {
   now: () => Date.now(),
   setTimeout: (fn, ms) => setTimeout(fn, ms),
   clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
