@@ -27,9 +27,8 @@ import type { MqttBridge } from './mqtt/bridge.js';
 import { settingsMemory } from './mqtt/memory.js';
 import type { CoprocClientApi } from './coproc/api.js';
 import type { TokenResolver } from './http/auth.js';
-import type { ConnectivityManager } from './connectivity/manager.js';
 import { NetworksRepo } from './connectivity/networks-repo.js';
-import { startConnectivitySubsystem } from './connectivity/subsystem.js';
+import { startConnectivitySubsystem, type ConnectivityParts } from './connectivity/subsystem.js';
 import { mountConnectivityWeb } from './web/mount.js';
 import { openCoprocLink } from './coproc/link.js';
 import type { CoprocClient } from './coproc/client.js';
@@ -67,7 +66,7 @@ export class App {
   mqtt: MqttBridge | null = null;
   networks!: NetworksRepo;
   /** Set by startConnectivity(), over the coprocessor link's client. */
-  connectivity: ConnectivityManager | null = null;
+  connectivity: ConnectivityParts | null = null;
   /** The coprocessor link; the connectivity manager builds on it. */
   coproc!: CoprocClient;
   /** The embedded simulator when `coproc` is `sim` (its scenario controls), null otherwise. */
@@ -143,13 +142,13 @@ export class App {
   /** Connectivity over the link's client: state machine, saved networks, setup AP, captive DNS. */
   async startConnectivity(client: CoprocClientApi): Promise<void> {
     const network = await this.startNetworkLayer();
-    const { manager, stop } = await startConnectivitySubsystem({
+    const { connectivity, stop } = await startConnectivitySubsystem({
       client, config: this.config, db: this.db, device: this.device, networks: this.networks, station: network?.station ?? null,
       log: this.log.child({ component: 'connectivity' }),
       health: (health) => this.health.set('connectivity', health),
     });
-    this.connectivity = manager;
-    this.commands = manager;
+    this.connectivity = connectivity;
+    this.commands = connectivity.commands;
     this.onStop('connectivity', stop);
   }
 
@@ -259,7 +258,7 @@ export class App {
       version: VERSION,
       configurationUrl: config.baseUrl,
       refreshSchedule: config.mqttRefreshSchedule,
-      setupPassphrase: config.mqttPublishSetupPassphrase ? () => this.connectivity?.setupPassphrase ?? config.setupPassphrase : null,
+      setupPassphrase: config.mqttPublishSetupPassphrase ? () => this.connectivity?.portal.passphrase ?? config.setupPassphrase : null,
       reportHealth: (health) => this.health.set('mqtt', health),
     });
     this.mqtt = bridge;

@@ -1,6 +1,6 @@
 /**
  * The connectivity state machine, pure: it takes inputs (link and device events, operation
- * results, clock ticks) stamped with the time, and answers with effects for the manager to carry
+ * results, clock ticks) stamped with the time, and answers with effects for the runner to carry
  * out. It never reads a clock, never waits and never talks to the device, so every rule is
  * testable with an injected clock. The public phase is derived from the facts it keeps (device,
  * station, soft AP), so it cannot disagree with them.

@@ -1,6 +1,9 @@
 /**
- * The connectivity subsystem as the composition root starts it: the manager over the link's
- * client, its setup-AP passphrase, and the captive DNS when the soft-AP address is configured.
+ * The connectivity subsystem assembled: one line of device operations, the recent scan and the
+ * owner's radio settings shared by the parts, then the machine runner, the setup portal, the
+ * device commands and the firmware update, each built with what it needs. The composition root
+ * starts it with `startConnectivitySubsystem` (setup-AP passphrase, captive DNS); tests that bring
+ * their own device and clock build the parts with `buildConnectivity`.
  */
 import type { Config } from '../config.js';
 import type { CoprocClientApi } from '../coproc/api.js';
@@ -10,13 +13,47 @@ import type { Logger } from '../log/logger.js';
 import type { Db } from '../store/db.js';
 import { getSetting, setSetting } from '../store/settings.js';
 import { CaptiveDns, captiveDnsDuringSetup } from './captive-dns.js';
-import { OtaUpdate } from '../coproc/ota.js';
-import { ConnectivityManager, type FirmwareUpdater, type StationNetwork } from './manager.js';
+import { DeviceControl } from './device-control.js';
+import { DeviceOperations } from './device-operations.js';
+import { FirmwareUpdate, otaFirmwareUpdater, type FirmwareUpdater } from './firmware-update.js';
 import type { NetworksRepo } from './networks-repo.js';
 import { policyFromConfig } from './policy.js';
+import { RadioSettings, type DeviceSettingsStore } from './radio-settings.js';
+import { RecentScan } from './recent-scan.js';
+import { ConnectivityRunner, type ConnectivityRunnerOptions, type StationNetwork } from './runner.js';
+import { SetupPortal } from './setup-portal.js';
 import { loadSetupPassphrase } from './setup-identity.js';
 
+/** The parts as the outputs use them: web routes, MQTT commands. */
 export interface ConnectivityParts {
+  runner: ConnectivityRunner;
+  portal: SetupPortal;
+  commands: DeviceControl;
+  firmware: FirmwareUpdate;
+}
+
+/** What the runner needs from outside, plus the owner's settings store and the OTA engine. */
+export type ConnectivityOptions = Omit<ConnectivityRunnerOptions, 'operations' | 'scan' | 'radio'> & {
+  settings: DeviceSettingsStore;
+  firmware: FirmwareUpdater | null;
+};
+
+export function buildConnectivity(options: ConnectivityOptions): ConnectivityParts {
+  const { settings, firmware, ...runnerOptions } = options;
+  const { client, device, networks, log } = options;
+  const operations = new DeviceOperations();
+  const scan = new RecentScan(client, log);
+  const radio = new RadioSettings(settings, log);
+  const runner = new ConnectivityRunner({ ...runnerOptions, operations, scan, radio });
+  return {
+    runner,
+    portal: new SetupPortal({ runner, networks, scan, device, setupPassphrase: options.setupPassphrase, log }),
+    commands: new DeviceControl({ client, device, runner, operations, scan, radio, log }),
+    firmware: new FirmwareUpdate({ updater: firmware, device, runner, operations, log }),
+  };
+}
+
+export interface ConnectivitySubsystemOptions {
   client: CoprocClientApi;
   config: Config;
   db: Db;
@@ -30,40 +67,30 @@ export interface ConnectivityParts {
   station?: StationNetwork | null;
 }
 
-export async function startConnectivitySubsystem(parts: ConnectivityParts): Promise<{ manager: ConnectivityManager; stop: () => Promise<void> }> {
+export async function startConnectivitySubsystem(parts: ConnectivitySubsystemOptions): Promise<{ connectivity: ConnectivityParts; stop: () => Promise<void> }> {
   const { config, db, log } = parts;
   const setupPassphrase = await loadSetupPassphrase(db, config.setupPassphrase);
-  const manager = new ConnectivityManager({
+  const connectivity = buildConnectivity({
     client: parts.client, device: parts.device, networks: parts.networks, policy: policyFromConfig(config),
     settings: { get: (key) => getSetting(db, key), set: (key, value) => setSetting(db, key, value) },
-    setupPassphrase, log, health: parts.health, station: parts.station ?? null, firmware: parts.firmware === undefined ? otaFirmwareUpdater(parts.client) : parts.firmware,
+    setupPassphrase, log, health: parts.health, station: parts.station ?? null,
+    firmware: parts.firmware === undefined ? otaFirmwareUpdater(parts.client) : parts.firmware,
   });
   // Shown on purpose, once: the owner needs it to join the setup AP (it is also on the dashboard).
   log.info('setup access point key (WPA2) for joining the box in setup mode', {
     setup_key: setupPassphrase, source: config.setupPassphrase ? 'NESTBOX_SETUP_PASSPHRASE' : 'generated for this device',
   });
-  await manager.start();
+  await connectivity.runner.start();
   let stopDns: () => Promise<void> = async () => undefined;
   if (config.setupApAddress && config.network === 'off') {
     const dns = new CaptiveDns({ address: config.setupApAddress, port: config.setupDnsPort, log: log.child({ part: 'captive-dns' }) });
     stopDns = captiveDnsDuringSetup(parts.device, dns, log);
   }
   return {
-    manager,
+    connectivity,
     async stop() {
       await stopDns();
-      await manager.stop();
-    },
-  };
-}
-
-/** The OTA engine as the connectivity manager drives it: progress in bytes after every chunk. */
-export function otaFirmwareUpdater(client: CoprocClientApi): FirmwareUpdater {
-  return {
-    async update(image, progress) {
-      const ota = new OtaUpdate(client);
-      ota.on('progress', ({ bytes, total }) => progress(bytes, total));
-      await ota.run(image);
+      await connectivity.runner.stop();
     },
   };
 }

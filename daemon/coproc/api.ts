@@ -1,7 +1,7 @@
 /**
  * The coprocessor client as the rest of the daemon sees it: friendly types (MACs as lowercase
  * "xx:xx:xx:xx:xx:xx" strings, enums as names, transmit power in dBm), one method per operation of
- * the control protocol, and typed events. The connectivity manager depends on this interface only;
+ * the control protocol, and typed events. The connectivity subsystem depends on this interface only;
  * daemon/coproc/client.ts implements it over framing + codec + a transport.
  */
 import type { EventEmitter } from 'node:events';

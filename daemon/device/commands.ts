@@ -1,6 +1,7 @@
 /**
  * What the outputs (MQTT, web) may ask of the device. Commands go down through the connectivity
- * manager, which implements this, never straight to the coprocessor link.
+ * subsystem (daemon/connectivity/device-control.ts implements this), never straight to the
+ * coprocessor link.
  */
 export type PowerSaveMode = 'none' | 'min_modem' | 'max_modem';
 

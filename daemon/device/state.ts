@@ -1,5 +1,5 @@
 /**
- * DeviceState: the one model of the box that the connectivity manager writes and every output
+ * DeviceState: the one model of the box that the connectivity subsystem writes and every output
  * (MQTT, web, systemd STATUS=) reads. Updates are section patches; each one that changes anything
  * emits "change" with the list of changed paths. Discrete happenings go out as "event".
  */

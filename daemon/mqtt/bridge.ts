@@ -49,7 +49,7 @@ const MAX_QUEUED_EVENTS = 50;
 
 export interface MqttBridgeOptions {
   device: DeviceState;
-  /** The connectivity manager; null when none runs (commands then answer a clear error). */
+  /** The connectivity subsystem's device commands; null when none runs (commands then answer a clear error). */
   commands: DeviceCommands | null;
   broker: BrokerSettings;
   prefix: string;

@@ -1,6 +1,6 @@
 /**
  * The network layer (NESTBOX_NETWORK=on): the box's two interfaces carried out with real system
- * tools, as the connectivity manager decides. The station (DHCP client), the setup AP (address,
+ * tools, as the connectivity runner decides. The station (DHCP client), the setup AP (address,
  * captive DNS, port-80 portal, dnsmasq) and mDNS report into one health component, `network`.
  */
 import { join } from 'node:path';
@@ -76,7 +76,7 @@ export class NetworkLayer {
     this.mdns.refresh();
   }
 
-  /** After the connectivity manager has stopped (it releases the station itself). */
+  /** After the connectivity runner has stopped (it releases the station itself). */
   async stop(): Promise<void> {
     // Goodbye first, after any announcement under way, while every address still exists.
     await this.mdns.stop();

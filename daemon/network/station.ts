@@ -1,8 +1,8 @@
 /**
- * The station interface (ethsta0): when the connectivity manager says the station joined, the
+ * The station interface (ethsta0): when the connectivity runner says the station joined, the
  * interface gets the coprocessor's station MAC (as Espressif's host tools do), comes up, and a
  * real DHCP client (busybox udhcpc) runs on it, supervised. The client's event script applies the
- * lease; this reads its events, writes DeviceState.network and tells the manager when the lease
+ * lease; this reads its events, writes DeviceState.network and tells the runner when the lease
  * comes and goes. On release the lease is given back and the addresses flushed.
  */
 import { EventEmitter } from 'node:events';
@@ -11,7 +11,7 @@ import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DeviceState, NetworkLease } from '../device/state.js';
 import type { Logger } from '../log/logger.js';
-import type { StationNetwork } from '../connectivity/manager.js';
+import type { StationNetwork } from '../connectivity/runner.js';
 import { IpError, type IpTool } from './ip.js';
 import { parseDhcpEvent, type DhcpEvent } from './lease.js';
 import { Supervised } from './supervisor.js';

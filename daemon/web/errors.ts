@@ -1,6 +1,6 @@
 /** Connectivity errors in the HTTP error shape: what the person sent, or what the device said. */
 import { HttpError, unprocessable } from '../http/errors.js';
-import { CommandError } from '../connectivity/manager.js';
+import { CommandError } from '../connectivity/command-error.js';
 import { NetworkInputError } from '../connectivity/network-input.js';
 
 const COMMAND_STATUS: Record<CommandError['kind'], number> = { invalid: 422, unavailable: 503, busy: 409, device: 502 };

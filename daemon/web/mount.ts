@@ -3,8 +3,8 @@
  * (they apply to every path while in setup mode), then the setup portal, the owner API and the
  * dashboard page.
  */
-import type { ConnectivityManager } from '../connectivity/manager.js';
 import type { NetworksRepo } from '../connectivity/networks-repo.js';
+import type { ConnectivityParts } from '../connectivity/subsystem.js';
 import type { DeviceState } from '../device/state.js';
 import type { TokenResolver } from '../http/auth.js';
 import type { HttpServer } from '../http/server.js';
@@ -16,7 +16,7 @@ import { setupPortalRouter } from './setup-portal.js';
 export interface ConnectivityWebOptions {
   device: DeviceState;
   networks: () => NetworksRepo | null;
-  connectivity: () => ConnectivityManager | null;
+  connectivity: () => ConnectivityParts | null;
   resolveToken: TokenResolver;
   baseUrl: string;
   httpHost: string;
@@ -29,7 +29,7 @@ export interface ConnectivityWebOptions {
 export function mountConnectivityWeb(http: HttpServer, options: ConnectivityWebOptions): void {
   const { connectivity, resolveToken } = options;
   http.use(captivePortal({
-    inSetupMode: () => connectivity()?.inSetupMode() ?? false,
+    inSetupMode: () => connectivity()?.portal.inSetupMode() ?? false,
     apAddress: options.setupApAddress,
     httpPort: options.setupPortalPort ?? options.httpPort,
     ownHosts: [new URL(options.baseUrl).hostname, options.httpHost, 'localhost', '127.0.0.1'],

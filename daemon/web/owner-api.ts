@@ -6,10 +6,10 @@
  */
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import type { ConnectivityManager } from '../connectivity/manager.js';
 import { parseNetworkInput } from '../connectivity/network-input.js';
 import type { NetworksRepo } from '../connectivity/networks-repo.js';
 import { serializeNetwork } from '../connectivity/serialize.js';
+import type { ConnectivityParts } from '../connectivity/subsystem.js';
 import type { DeviceState } from '../device/state.js';
 import { authenticate, requireScope, type TokenResolver } from '../http/auth.js';
 import { parseBody } from '../http/body.js';
@@ -21,7 +21,7 @@ import { readFirmwareUpload } from './firmware-upload.js';
 export interface OwnerApiOptions {
   device: DeviceState;
   networks: () => NetworksRepo | null;
-  connectivity: () => ConnectivityManager | null;
+  connectivity: () => ConnectivityParts | null;
   resolveToken: TokenResolver;
 }
 
@@ -31,7 +31,8 @@ export function ownerApiRouter(options: OwnerApiOptions): Router {
   const router = new Router({ prefix: OWNER_API_PREFIX });
   const read = requireScope('admin:read', { owner: true });
   const write = requireScope('admin:write', { owner: true });
-  const manager = () => options.connectivity() ?? (() => { throw linkMissing(); })();
+  const connectivity = () => options.connectivity() ?? (() => { throw linkMissing(); })();
+  const commands = () => connectivity().commands;
   const networks = () => options.networks() ?? (() => { throw linkMissing(); })();
   router.use(authenticate(options.resolveToken));
   router.use(async (ctx, next) => { ctx.set('Cache-Control', 'no-store'); await next(); });
@@ -44,7 +45,7 @@ export function ownerApiRouter(options: OwnerApiOptions): Router {
   router.post('/networks', write, parseBody(), async (ctx) => {
     const repo = networks();
     const saved = await translated(async () => repo.save(parseNetworkInput(ctx.request.body), false));
-    await options.connectivity()?.networksChanged();
+    await options.connectivity()?.runner.networksChanged();
     ctx.status = 201;
     ctx.body = serializeNetwork(saved, (await repo.list()).findIndex((n) => n.id === saved.id) + 1);
   });
@@ -52,7 +53,7 @@ export function ownerApiRouter(options: OwnerApiOptions): Router {
   router.delete('/networks/:id', write, async (ctx) => {
     const id = parseId(ctx.params.id);
     if (id === null || !(await networks().remove(id))) throw notFound('No saved network has this id');
-    await options.connectivity()?.networksChanged();
+    await options.connectivity()?.runner.networksChanged();
     ctx.body = {};
   });
 
@@ -61,50 +62,50 @@ export function ownerApiRouter(options: OwnerApiOptions): Router {
     const parsed = Array.isArray(ids) ? ids.map((id) => parseId(id)) : null;
     if (!parsed || parsed.some((id) => id === null)) throw unprocessable('ids must be the list of every saved network id, first tried first');
     if (!(await networks().reorder(parsed as number[]))) throw unprocessable('ids must name every saved network exactly once');
-    await options.connectivity()?.networksChanged();
+    await options.connectivity()?.runner.networksChanged();
     ctx.body = await listNetworks(networks());
   });
 
   router.post('/setup_mode', write, async (ctx) => {
-    await manager().enterSetupMode();
+    await commands().enterSetupMode();
     ctx.status = 202;
     ctx.body = { connectivity: options.device.get().connectivity };
   });
 
   router.get('/setup_ap', read, (ctx) => {
-    const connectivity = manager();
-    ctx.body = { ssid: connectivity.setupApName, passphrase: connectivity.setupPassphrase, active: options.device.get().softap.active };
+    const { portal } = connectivity();
+    ctx.body = { ssid: portal.apName, passphrase: portal.passphrase, active: options.device.get().softap.active };
   });
 
   router.post('/scan', write, async (ctx) => {
-    const connectivity = manager();
-    ctx.body = await translated(() => connectivity.scan());
+    const control = commands();
+    ctx.body = await translated(() => control.scan());
   });
 
   router.put('/tx_power', write, parseBody(), async (ctx) => {
     const dbm = Number((ctx.request.body as { dbm?: unknown })?.dbm);
-    const connectivity = manager();
-    ctx.body = { dbm: await translated(() => connectivity.setTxPower(dbm)) };
+    const control = commands();
+    ctx.body = { dbm: await translated(() => control.setTxPower(dbm)) };
   });
 
   router.put('/power_save', write, parseBody(), async (ctx) => {
     const mode = (ctx.request.body as { mode?: unknown })?.mode;
-    const connectivity = manager();
-    await translated(() => connectivity.setPowerSave(mode as never));
+    const control = commands();
+    await translated(() => control.setPowerSave(mode as never));
     ctx.body = { mode: options.device.get().coprocessor.power_save };
   });
 
   router.post('/restart_coprocessor', write, async (ctx) => {
-    const connectivity = manager();
-    await translated(() => connectivity.restartCoprocessor());
+    const control = commands();
+    await translated(() => control.restartCoprocessor());
     ctx.status = 202;
     ctx.body = {};
   });
 
   router.post('/firmware', write, async (ctx: Context) => {
-    const connectivity = manager();
+    const { firmware } = connectivity();
     const image = await readFirmwareUpload(ctx);
-    await translated(() => connectivity.updateFirmware(image));
+    await translated(() => firmware.start(image));
     ctx.status = 202;
     ctx.body = { bytes: image.length, ota: options.device.get().coprocessor.ota };
   });

@@ -5,8 +5,8 @@
  */
 import Router from '@koa/router';
 import type { Context, Next } from 'koa';
-import type { ConnectivityManager } from '../connectivity/manager.js';
 import { parseNetworkInput } from '../connectivity/network-input.js';
+import type { ConnectivityParts } from '../connectivity/subsystem.js';
 import { authenticate, currentAuth, scopeAllows, type TokenResolver } from '../http/auth.js';
 import { parseBody } from '../http/body.js';
 import { notFound } from '../http/errors.js';
@@ -15,7 +15,7 @@ import { localAddress } from './captive-portal.js';
 import { linkMissing, translated } from './errors.js';
 
 export interface SetupPortalOptions {
-  connectivity: () => ConnectivityManager | null;
+  connectivity: () => ConnectivityParts | null;
   resolveToken: TokenResolver;
   /** Where the owner finds the dashboard once the box is on the home network. */
   dashboardUrl: string;
@@ -38,16 +38,16 @@ export function setupPortalRouter(options: SetupPortalOptions): Router {
   const pages = Object.fromEntries(Object.entries(PAGES).map(([path, file]) => [path, loadPage(file)]));
   const onSetupNetwork = (ctx: Context) => options.apAddress === null || localAddress(ctx) === options.apAddress;
   const gate = (scope: string) => async (ctx: Context, next: Next) => {
-    const connectivity = options.connectivity();
-    if (connectivity?.inSetupMode() && onSetupNetwork(ctx)) {
-      connectivity.portalUsed();
+    const portal = options.connectivity()?.portal;
+    if (portal?.inSetupMode() && onSetupNetwork(ctx)) {
+      portal.portalUsed();
       return next();
     }
     const auth = currentAuth(ctx);
     if (auth?.owner && scopeAllows(auth.scopes, scope)) return next();
     throw notFound();
   };
-  const manager = () => options.connectivity() ?? (() => { throw linkMissing(); })();
+  const connectivity = () => options.connectivity() ?? (() => { throw linkMissing(); })();
   const read = [authenticate(options.resolveToken), gate('admin:read')];
 
   for (const path of Object.keys(PAGES)) {
@@ -55,24 +55,25 @@ export function setupPortalRouter(options: SetupPortalOptions): Router {
   }
 
   router.get('/setup/api/networks', ...read, async (ctx) => {
-    const connectivity = manager();
+    const { portal, commands } = connectivity();
     ctx.set(NO_CACHE);
     ctx.body = ctx.query.refresh === '1' || ctx.query.refresh === 'true'
-      ? await translated(() => connectivity.scan())
-      : connectivity.scanList();
+      ? await translated(() => commands.scan())
+      : portal.scanList();
   });
 
   router.post('/setup/api/connect', authenticate(options.resolveToken), gate('admin:write'), parseBody(), async (ctx) => {
-    const connectivity = manager();
-    const network = await translated(async () => connectivity.submitNetwork(parseNetworkInput(ctx.request.body)));
+    const { portal } = connectivity();
+    const network = await translated(async () => portal.submitNetwork(parseNetworkInput(ctx.request.body)));
     ctx.status = 202;
     ctx.set(NO_CACHE);
-    ctx.body = { state: connectivity.setupStatus().state, ssid: connectivity.setupStatus().ssid, network_id: String(network.id) };
+    const { state, ssid } = portal.status();
+    ctx.body = { state, ssid, network_id: String(network.id) };
   });
 
   router.get('/setup/api/status', ...read, (ctx) => {
     ctx.set(NO_CACHE);
-    ctx.body = { ...manager().setupStatus(), dashboard_url: options.dashboardUrl };
+    ctx.body = { ...connectivity().portal.status(), dashboard_url: options.dashboardUrl };
   });
 
   return router;

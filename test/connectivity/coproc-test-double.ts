@@ -1,7 +1,7 @@
 /**
- * TEST DOUBLE of CoprocClientApi for the connectivity manager's own tests, until the real
- * simulator of the coprocessor link (issue 3) is merged. It answers the way the seed-era firmware
- * does (docs/architecture.md, "Coprocessor link") — ConnectAP only 0 or −1, GetAPConfig "not connected", StopSoftAP
+ * TEST DOUBLE of CoprocClientApi for the connectivity subsystem's unit tests: faster and more
+ * controllable than the simulator. It answers the way the seed-era firmware does
+ * (docs/architecture.md, "Coprocessor link") — ConnectAP only 0 or −1, GetAPConfig "not connected", StopSoftAP
  * −1 when not started, scan shows hidden networks with empty names — from a small model of the
  * air that tests change (an access point vanishes or returns, a phone joins the AP).
  */

@@ -1,11 +1,12 @@
 /**
- * A connectivity manager on a real SQLite file and a real DeviceState, with the coprocessor
- * test double below it and millisecond timers, for the manager's and the HTTP routes' tests.
+ * The connectivity parts (runner, setup portal, device commands, firmware update) on a real SQLite file and a real DeviceState, with the coprocessor
+ * test double below it and millisecond timers, for their tests and the HTTP routes' tests.
  */
 import { join } from 'node:path';
-import { ConnectivityManager, type FirmwareUpdater } from '../../daemon/connectivity/manager.js';
+import type { FirmwareUpdater } from '../../daemon/connectivity/firmware-update.js';
 import { NetworksRepo } from '../../daemon/connectivity/networks-repo.js';
 import type { ConnectivityPolicy } from '../../daemon/connectivity/policy.js';
+import { buildConnectivity, type ConnectivityParts } from '../../daemon/connectivity/subsystem.js';
 import { DeviceState, initialDeviceState, type DeviceEvent } from '../../daemon/device/state.js';
 import { Logger, type LogFields } from '../../daemon/log/logger.js';
 import { openDatabase, type Db } from '../../daemon/store/db.js';
@@ -24,7 +25,7 @@ export const FAST_POLICY: ConnectivityPolicy = {
 };
 
 export interface ManagerFixture {
-  manager: ConnectivityManager;
+  connectivity: ConnectivityParts;
   coproc: CoprocTestDouble;
   device: DeviceState;
   networks: NetworksRepo;
@@ -50,18 +51,18 @@ export async function startManagerFixture(policy: Partial<ConnectivityPolicy> = 
   const log = new Logger('debug', {}, (line) => logs.push(JSON.parse(line)));
   if (prepare) await prepare(coproc, networks);
   const passphrase = 'setup-pass-123';
-  const manager = new ConnectivityManager({
+  const connectivity = buildConnectivity({
     client: coproc, device, networks, policy: { ...FAST_POLICY, ...policy }, setupPassphrase: passphrase, log,
     settings: { get: (key) => getSetting(db, key), set: (key, value) => setSetting(db, key, value) },
     health: (value) => health.set('connectivity', value),
     random: () => 0.5,
     firmware: firmwareThrough(coproc),
   });
-  await manager.start();
+  await connectivity.runner.start();
   return {
-    manager, coproc, device, networks, health, db, events, logs, passphrase,
+    connectivity, coproc, device, networks, health, db, events, logs, passphrase,
     async close() {
-      await manager.stop();
+      await connectivity.runner.stop();
       await db.destroy();
       dir.remove();
     },
@@ -82,7 +83,7 @@ export function utf8(text: string): Uint8Array {
 }
 
 /**
- * Stands in for the link's OTA engine (daemon/coproc/ota.ts) the way the manager expects it:
+ * Stands in for the link's OTA engine (daemon/coproc/ota.ts) the way the firmware update expects it:
  * OTABegin, 4000-byte OTAWrites with progress, OTAEnd; the device then reboots (devInit).
  */
 function firmwareThrough(coproc: CoprocTestDouble): FirmwareUpdater {

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { CommandError } from '../../daemon/connectivity/manager.js';
+import { CommandError } from '../../daemon/connectivity/command-error.js';
 import { startManagerFixture, utf8, waitFor } from './manager-fixture.js';
 import type { CoprocTestDouble } from './coproc-test-double.js';
 import type { NetworksRepo } from '../../daemon/connectivity/networks-repo.js';
@@ -25,7 +25,7 @@ test('first boot with no saved network: heartbeats on, setup AP with WPA2, MAC-d
     const transition = f.logs.find((l) => l.msg.includes('→ setup_ap'));
     assert.is(transition?.cause, 'no saved network');
     assert.is(f.device.get().softap.reason, 'no saved network');
-    assert.is(f.manager.setupStatus().setup_ap.reason, 'no saved network');
+    assert.is(f.connectivity.portal.status().setup_ap.reason, 'no saved network');
   } finally { await f.close(); }
 });
 
@@ -34,7 +34,7 @@ test('credentials submitted in setup mode connect while the AP stays up; the AP 
   try {
     await waitFor(() => f.device.get().softap.active, 'the setup AP');
     assert.is(f.coproc.softAp!.channel, 11, 'the AP takes the channel of the likely home network');
-    await f.manager.submitNetwork({ ssid: HOME.ssid, passphrase: HOME.password, hidden: false });
+    await f.connectivity.portal.submitNetwork({ ssid: HOME.ssid, passphrase: HOME.password, hidden: false });
     await waitFor(() => f.device.get().connectivity === 'connected', 'connected');
     assert.ok(f.device.get().softap.active, 'the AP is still up right after joining');
     assert.is(f.device.get().wifi.ssid, 'Home "Net" #1');
@@ -52,7 +52,7 @@ test('a phone on the setup AP keeps it up after the box joins', async () => {
     await waitFor(() => f.device.get().softap.active, 'the setup AP');
     f.coproc.phones = [{ mac: '11:22:33:44:55:66', rssi: -40 }];
     await waitFor(() => f.device.get().softap.stations.length === 1, 'the phone to be seen');
-    await f.manager.submitNetwork({ ssid: HOME.ssid, passphrase: HOME.password, hidden: false });
+    await f.connectivity.portal.submitNetwork({ ssid: HOME.ssid, passphrase: HOME.password, hidden: false });
     await waitFor(() => f.device.get().connectivity === 'connected', 'connected');
     await new Promise((resolve) => setTimeout(resolve, 300));
     assert.ok(f.device.get().softap.active);
@@ -69,7 +69,7 @@ test('a wrong password is told apart (auth), counted, and after the limit flagge
     await networks.save({ ssid: HOME.ssid, passphrase: 'wrong-password', hidden: false }, false);
   });
   try {
-    await waitFor(() => f.manager.setupStatus().error === 'auth', 'the auth error');
+    await waitFor(() => f.connectivity.portal.status().error === 'auth', 'the auth error');
     assert.match(f.device.get().error!, /refused the password/);
     for (let tries = 0; !(await f.networks.list())[0]!.passwordRefused; tries += 1) {
       if (tries > 300) throw new Error('the network was never flagged');
@@ -90,8 +90,8 @@ test('a network out of range is reported as not_found', async () => {
     await networks.save({ ssid: HOME.ssid, passphrase: HOME.password, hidden: false }, false);
   });
   try {
-    await waitFor(() => f.manager.setupStatus().error === 'not_found', 'not_found');
-    assert.is(f.manager.setupStatus().ssid, 'Home "Net" #1');
+    await waitFor(() => f.connectivity.portal.status().error === 'not_found', 'not_found');
+    assert.is(f.connectivity.portal.status().ssid, 'Home "Net" #1');
   } finally { await f.close(); }
 });
 
@@ -100,7 +100,7 @@ test('AP gone → disconnected event, reconnecting, fallback after the grace per
   try {
     // Connected and settled: on a loaded machine the first connect can outlast the grace period,
     // and then the setup AP rightly stays until the connection has been stable for a while.
-    await waitFor(() => f.device.get().connectivity === 'connected' && f.manager.setupStatus().setup_ap.reason === null && !f.device.get().softap.active, 'connected, no setup mode');
+    await waitFor(() => f.device.get().connectivity === 'connected' && f.connectivity.portal.status().setup_ap.reason === null && !f.device.get().softap.active, 'connected, no setup mode');
     f.coproc.air.length = 0;
     f.coproc.dropStation(200);
     assert.is(f.device.get().connectivity, 'reconnecting');
@@ -131,7 +131,7 @@ test('heartbeats stop → device_lost and /healthz-degraded; the device answers 
 test('a reset during setup re-applies the configuration and brings the setup AP back', async () => {
   const f = await startManagerFixture();
   try {
-    await f.manager.setTxPower(15);
+    await f.connectivity.commands.setTxPower(15);
     await waitFor(() => f.device.get().softap.active, 'the setup AP');
     f.coproc.reboot();
     assert.ok(f.events.some((e) => e.name === 'coprocessor_reset'));
@@ -146,16 +146,16 @@ test('tx power and power save are applied, read back into the state, and refused
   const f = await startManagerFixture();
   try {
     await waitFor(() => f.device.get().connectivity === 'setup_ap', 'started');
-    assert.is(await f.manager.setTxPower(8.5), 8.5);
+    assert.is(await f.connectivity.commands.setTxPower(8.5), 8.5);
     assert.is(f.device.get().coprocessor.tx_power_dbm, 8.5);
-    await f.manager.setPowerSave('max_modem');
+    await f.connectivity.commands.setPowerSave('max_modem');
     assert.is(f.device.get().coprocessor.power_save, 'max_modem');
-    const tooHigh = await f.manager.setTxPower(40).catch((e) => e);
+    const tooHigh = await f.connectivity.commands.setTxPower(40).catch((e) => e);
     assert.instance(tooHigh, CommandError);
     assert.is(tooHigh.kind, 'invalid');
-    const refused = await f.manager.setPowerSave('none').catch((e) => e);
+    const refused = await f.connectivity.commands.setPowerSave('none').catch((e) => e);
     assert.is(refused.kind, 'device');
-    const unknown = await f.manager.setPowerSave('turbo' as never).catch((e) => e);
+    const unknown = await f.connectivity.commands.setPowerSave('turbo' as never).catch((e) => e);
     assert.is(unknown.kind, 'invalid');
   } finally { await f.close(); }
 });
@@ -164,12 +164,12 @@ test('the owner can enter setup mode while connected; the station stays connecte
   const f = await startManagerFixture({}, homeInRangeAndSaved);
   try {
     await waitFor(() => f.device.get().connectivity === 'connected', 'connected');
-    await f.manager.enterSetupMode();
+    await f.connectivity.commands.enterSetupMode();
     await waitFor(() => f.device.get().softap.active, 'the setup AP');
     await new Promise((resolve) => setTimeout(resolve, 250));
     assert.ok(f.device.get().softap.active, 'held although the station is stable');
     assert.is(f.device.get().connectivity, 'connected');
-    assert.ok(f.manager.inSetupMode());
+    assert.ok(f.connectivity.portal.inSetupMode());
   } finally { await f.close(); }
 });
 
@@ -178,7 +178,7 @@ test('a restart asked by the owner takes the radio down and re-runs start-up, al
   try {
     await waitFor(() => f.device.get().connectivity === 'connected', 'connected');
     const inits = () => f.coproc.calls.filter((c) => c === 'configHeartbeat').length;
-    await f.manager.restartCoprocessor();
+    await f.connectivity.commands.restartCoprocessor();
     assert.ok(f.coproc.calls.includes('disconnectAp'));
     assert.ok(f.events.some((e) => e.name === 'coprocessor_reset'));
     await waitFor(() => inits() === 2 && f.device.get().connectivity === 'connected', 'started over');
@@ -188,7 +188,7 @@ test('a restart asked by the owner takes the radio down and re-runs start-up, al
     await new Promise((resolve) => setTimeout(resolve, 50));
     assert.is(f.device.get().connectivity, 'device_lost', 'stays lost while the link is down');
     f.coproc.linkUp = true;
-    await f.manager.restartCoprocessor();
+    await f.connectivity.commands.restartCoprocessor();
     await waitFor(() => f.device.get().connectivity === 'connected', 'back after the restart');
   } finally { await f.close(); }
 });

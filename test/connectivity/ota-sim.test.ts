@@ -32,7 +32,7 @@ test.before(async () => {
   await rig.until((state) => state.connectivity === 'connected', 'connected');
   http = new HttpServer({ host: '127.0.0.1', port: 0, log: silentLogger });
   mountConnectivityWeb(http, {
-    device: rig.device, networks: () => rig.networks, connectivity: () => rig.manager,
+    device: rig.device, networks: () => rig.networks, connectivity: () => rig.connectivity,
     resolveToken: async (token) => TOKENS[token] ?? null,
     baseUrl: 'http://nestbox.test', httpHost: '127.0.0.1', httpPort: 80, setupApAddress: null,
   });
@@ -41,7 +41,7 @@ test.before(async () => {
   let online!: () => void;
   const connected = new Promise<void>((resolve) => { online = resolve; });
   bridge = new MqttBridge({
-    device: rig.device, commands: rig.manager,
+    device: rig.device, commands: rig.connectivity.commands,
     broker: { url: broker.url, username: BOX_USER.username, password: BOX_USER.password, protocolVersion: 4, clientId: null, caFile: null, certFile: null, keyFile: null },
     prefix: 'nestbox', discoveryPrefix: null, memory: settingsMemory(rig.db), log: silentLogger, version: 'test',
     refreshSchedule: 'off', reportHealth: (health) => { if (health.status === 'ok') online(); },

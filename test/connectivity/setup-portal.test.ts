@@ -47,7 +47,7 @@ test('a wrong password shows as the auth error on the status API, in words', asy
   try {
     await waitFor(() => f.device.get().softap.active, 'setup mode');
     await f.json('/setup/api/connect', { method: 'POST', body: JSON.stringify({ ssid: 'Home', password: 'not the password' }) });
-    await waitFor(() => f.manager.setupStatus().error !== null, 'a failure');
+    await waitFor(() => f.connectivity.portal.status().error !== null, 'a failure');
     const { body } = await f.json('/setup/api/status');
     assert.is(body.error, 'auth');
     assert.match(body.error_description, /refused the password/);
@@ -82,7 +82,7 @@ test('outside setup mode the portal answers 404, unless the owner token is prese
   });
   try {
     // Under load the first connect may outlast the 150 ms grace period: wait until setup mode is over too.
-    await waitFor(() => f.device.get().connectivity === 'connected' && !f.manager.inSetupMode(), 'connected, out of setup mode');
+    await waitFor(() => f.device.get().connectivity === 'connected' && !f.connectivity.portal.inSetupMode(), 'connected, out of setup mode');
     for (const path of ['/setup', '/setup/api/status', '/setup/api/networks']) {
       assert.is((await f.json(path)).status, 404, path);
       assert.is((await f.json(path, { token: 'guest-token' })).status, 404, `${path} with a non-owner token`);

@@ -32,7 +32,7 @@ export async function startWebFixture(options: { apAddress?: string | null; poli
   const http = new HttpServer({ host: '127.0.0.1', port: 0, log: new Logger('silent') });
   let url = '';
   mountConnectivityWeb(http, {
-    device: fixture.device, networks: () => fixture.networks, connectivity: () => fixture.manager, resolveToken,
+    device: fixture.device, networks: () => fixture.networks, connectivity: () => fixture.connectivity, resolveToken,
     baseUrl: 'http://nestbox.test', httpHost: '127.0.0.1', httpPort: 80, setupApAddress: options.apAddress ?? null,
   });
   const address = await http.start();

@@ -11,10 +11,9 @@ import { openCoprocLink } from '../../daemon/coproc/link.js';
 import type { CoprocClient } from '../../daemon/coproc/client.js';
 import type { Simulator } from '../../daemon/coproc/sim/index.js';
 import { SIM_NETWORKS } from '../../daemon/coproc/sim/index.js';
-import type { ConnectivityManager } from '../../daemon/connectivity/manager.js';
 import { NetworksRepo } from '../../daemon/connectivity/networks-repo.js';
 import { policyFromConfig, type ConnectivityPolicy } from '../../daemon/connectivity/policy.js';
-import { startConnectivitySubsystem } from '../../daemon/connectivity/subsystem.js';
+import { startConnectivitySubsystem, type ConnectivityParts } from '../../daemon/connectivity/subsystem.js';
 import { DeviceState, initialDeviceState, type DeviceEvent } from '../../daemon/device/state.js';
 import { Health } from '../../daemon/lifecycle/health.js';
 import { Logger, silentLogger } from '../../daemon/log/logger.js';
@@ -28,7 +27,7 @@ export const SIM_HOME = { ssid: 'HomeNet', passphrase: SIM_NETWORKS.home.passphr
 export interface SimConnectivity {
   sim: Simulator;
   client: CoprocClient;
-  manager: ConnectivityManager;
+  connectivity: ConnectivityParts;
   device: DeviceState;
   networks: NetworksRepo;
   health: Health;
@@ -66,11 +65,11 @@ export async function startSimConnectivity(options: SimConnectivityOptions = {})
   const events: DeviceEvent[] = [];
   device.on('event', (event) => events.push(event));
   const health = new Health();
-  const { manager, stop } = await startConnectivitySubsystem({
+  const { connectivity, stop } = await startConnectivitySubsystem({
     client, config, db, device, networks, log, health: (value) => health.set('connectivity', value),
   });
   return {
-    sim: simulator!, client, manager, device, networks, health, policy: policyFromConfig(config), config, db, events,
+    sim: simulator!, client, connectivity, device, networks, health, policy: policyFromConfig(config), config, db, events,
     until: (check, what, timeoutMs = 10_000) => untilState(device, check, what, timeoutMs),
     async close() {
       await stop();

@@ -1,0 +1,75 @@
+/**
+ * The coprocessor firmware update (OTA) as the owner starts it: one at a time, only while the
+ * device answers, written in the shared line of device operations so nothing else talks to the
+ * radio meanwhile. Progress goes to DeviceState and out as ota_progress events; the runner marks
+ * it done when the rebooted device has been initialised again.
+ */
+import type { CoprocClientApi } from '../coproc/api.js';
+import { OtaUpdate } from '../coproc/ota.js';
+import type { DeviceState } from '../device/state.js';
+import type { Logger } from '../log/logger.js';
+import { CommandError, deviceLostError } from './command-error.js';
+import { describeDeviceError, type DeviceOperations } from './device-operations.js';
+import type { ConnectivityRunner } from './runner.js';
+
+/** The coprocessor firmware update engine (daemon/coproc/ota.ts), as this module drives it. */
+export interface FirmwareUpdater {
+  /** OTABegin, OTAWrite in chunks, OTAEnd; `progress` after every chunk. The device reboots after. */
+  update(image: Uint8Array, progress: (written: number, total: number) => void): Promise<void>;
+}
+
+export interface FirmwareUpdateOptions {
+  /** null when the link cannot carry an update: every request then answers `unavailable`. */
+  updater: FirmwareUpdater | null;
+  device: DeviceState;
+  runner: ConnectivityRunner;
+  operations: DeviceOperations;
+  log: Logger;
+}
+
+export class FirmwareUpdate {
+  private running = false;
+
+  constructor(private readonly options: FirmwareUpdateOptions) {}
+
+  /** Starts writing `image` and returns at once; the outcome is in DeviceState `coprocessor.ota`. */
+  async start(image: Uint8Array): Promise<void> {
+    const { updater, device, runner, operations, log } = this.options;
+    if (!updater) throw new CommandError('unavailable', 'Firmware updates are not available on this link');
+    if (this.running) throw new CommandError('busy', 'A firmware update is already running');
+    if (runner.deviceLost) throw deviceLostError();
+    this.running = true;
+    const total = image.length;
+    let lastPercent = -1;
+    const progress = (written: number) => {
+      const percent = Math.floor((written / total) * 100);
+      device.update({ coprocessor: { ota: { phase: 'writing', bytes: written, total, percent, error: null } } });
+      if (percent !== lastPercent) device.publishEvent('ota_progress', { bytes: written, total, percent });
+      lastPercent = percent;
+    };
+    progress(0);
+    log.info('coprocessor firmware update started', { bytes: total });
+    void operations.run(() => updater.update(image, progress)).then(
+      () => {
+        device.update({ coprocessor: { ota: { phase: 'rebooting', bytes: total, total, percent: 100, error: null } } });
+        log.info('coprocessor firmware written; the device reboots');
+      },
+      (error) => {
+        const { bytes, percent } = device.get().coprocessor.ota;
+        device.update({ coprocessor: { ota: { phase: 'failed', bytes, total, percent, error: describeDeviceError(error) } } });
+        log.warn('coprocessor firmware update failed', { error: describeDeviceError(error) });
+      },
+    ).finally(() => { this.running = false; });
+  }
+}
+
+/** The link's OTA engine over `client`, reporting progress in bytes after every chunk. */
+export function otaFirmwareUpdater(client: CoprocClientApi): FirmwareUpdater {
+  return {
+    async update(image, progress) {
+      const ota = new OtaUpdate(client);
+      ota.on('progress', ({ bytes, total }) => progress(bytes, total));
+      await ota.run(image);
+    },
+  };
+}
