@@ -35,6 +35,7 @@ import { Social } from './social/index.js';
 import { watchInstanceCounts } from './social/instance-counts.js';
 import { Federation, deliveriesQueuedBeforeAnswer } from './social/federation/index.js';
 import { deviceOnline } from './social/federation/delivery/online.js';
+import { federationPeers, type FederationPeers } from './social/federation/peers.js';
 import { TITLE as INSTANCE_TITLE } from './social/instance/serialize.js';
 import type { NetworkLayer } from './network/index.js';
 
@@ -85,8 +86,9 @@ export class App {
     const http = new HttpServer({ host: config.httpHost, port: config.httpPort, log: log.child({ component: 'http' }), onOutOfSpace: () => storage.outOfSpace() });
     const connectivity = await this.startConnectivity(coproc, db, networks, http);
 
-    const social = await this.openSocial(db);
-    const federation = this.buildFederation(social);
+    const peers = this.federationPeers(db);
+    const social = await this.openSocial(db, peers);
+    const federation = this.buildFederation(social, peers);
     // /healthz looks at the free space too (one statfs): a monitor polling it sees it as it is now.
     http.use(healthRouter(this.health, async () => { await Promise.all([this.checkDatabase(db), storage.check()]); }).routes());
     // The setup portal first: in setup mode it answers captive-portal probes for any host.
@@ -244,9 +246,9 @@ export class App {
   }
 
   /** The social instance's services over the shared database (its routes are mounted later). */
-  private async openSocial(db: Db): Promise<Social> {
+  private async openSocial(db: Db, peers: FederationPeers): Promise<Social> {
     const log = this.log.child({ component: 'social' });
-    const social = await Social.open({ db, filename: join(this.config.dataDir, 'nestbox.sqlite3'), config: this.config, log });
+    const social = await Social.open({ db, filename: join(this.config.dataDir, 'nestbox.sqlite3'), config: this.config, log, peers });
     this.onStop('social', () => social.close());
     return social;
   }
@@ -283,13 +285,18 @@ export class App {
     }
   }
 
-  /** ActivityPub over the social instance: discovery, actors, inboxes, the delivery queue. */
-  private buildFederation(social: Social): Federation {
-    // Deliveries wait while the box is offline (connectivity is not `connected`) and resume after.
-    const online = deviceOnline(this.device, this.config.network === 'on');
+  /** The peer client federation and the social instance's remote lookups share. */
+  private federationPeers(db: Db): FederationPeers {
     // The box's resolv.conf is not the network layer's to rewrite: peers' names go to the lease's DNS servers.
     const dnsServers = this.config.network === 'on' ? () => this.device.get().network?.dns ?? null : undefined;
-    return Federation.create({ social, config: this.config, log: this.log.child({ component: 'federation' }), online, dnsServers });
+    return federationPeers({ db, config: this.config, log: this.log.child({ component: 'federation' }), dnsServers });
+  }
+
+  /** ActivityPub over the social instance: discovery, actors, inboxes, the delivery queue. */
+  private buildFederation(social: Social, peers: FederationPeers): Federation {
+    // Deliveries wait while the box is offline (connectivity is not `connected`) and resume after.
+    const online = deviceOnline(this.device, this.config.network === 'on');
+    return Federation.create({ social, peers, config: this.config, online });
   }
 
   /** Federation's routes on the shared server (mounted before it listens). */

@@ -57,7 +57,7 @@ export class AdminTool {
 
   /** Publishes an announcement (there is no admin API for them); returns its id. */
   createAnnouncement(input: { text: string; startsAt?: string; endsAt?: string; allDay?: boolean }): Promise<string> {
-    return this.social.services.breadth.announcements.create(input);
+    return this.social.services.announcements.create(input);
   }
 
   async close(): Promise<void> {

@@ -28,13 +28,15 @@ export interface SearchInput {
 
 export interface SearchResult { accountIds: string[]; statusIds: string[]; tags: TagRow[] }
 
+export interface RemoteResolver {
+  resolve(query: string): Promise<{ accountIds: string[]; statusIds: string[] }>;
+}
+
 export class SearchService {
   readonly repo: SearchRepo;
   readonly tags: TagsRepo;
-  /** Fetches an account address or a status URL from its server (federation sets it). */
-  remoteResolver: ((query: string) => Promise<{ accountIds: string[]; statusIds: string[] }>) | null = null;
-
-  constructor(private readonly ctx: SocialContext, private readonly visibility: StatusVisibility) {
+  /** `remote`: fetches an account address or a status URL from its server (federation); null without federation. */
+  constructor(private readonly ctx: SocialContext, private readonly visibility: StatusVisibility, private readonly remote: RemoteResolver | null) {
     this.repo = new SearchRepo(ctx);
     this.tags = new TagsRepo(ctx);
   }
@@ -64,8 +66,8 @@ export class SearchService {
     }
     if (from !== null) return result;
     if (wants('accounts')) result.accountIds = await this.accounts(text, exactOnly, input.limit, offset);
-    if (input.resolve && viewerId && this.remoteResolver && offset === 0) {
-      await this.mergeResolved(input.q.trim(), result, wants);
+    if (input.resolve && viewerId && this.remote && offset === 0) {
+      await this.mergeResolved(this.remote, input.q.trim(), result, wants);
       // A URL or URI names any status, known or fetched: it is found only by those who may see it.
       result.statusIds = await this.visibility.filter(result.statusIds, viewerId);
     }
@@ -79,8 +81,8 @@ export class SearchService {
   }
 
   /** What the query names on another server comes first, then the local matches (without repeats). */
-  private async mergeResolved(query: string, result: SearchResult, wants: (type: string) => boolean): Promise<void> {
-    const found = await this.remoteResolver!(query);
+  private async mergeResolved(remote: RemoteResolver, query: string, result: SearchResult, wants: (type: string) => boolean): Promise<void> {
+    const found = await remote.resolve(query);
     const first = (resolved: string[], local: string[]) => [...new Set([...resolved, ...local])];
     if (wants('accounts')) result.accountIds = first(found.accountIds, result.accountIds);
     if (wants('statuses')) result.statusIds = first(found.statusIds, result.statusIds);

@@ -144,10 +144,10 @@ export class InboxHandlers {
     const vote = parseVote(object);
     if (!vote || !isLocalUri(this.fed, vote.questionUri)) return false;
     const status = await this.statuses.byUri(vote.questionUri);
-    const poll = status && !status.deleted_at ? await this.services.breadth.polls.repo.byStatus(status.id) : undefined;
+    const poll = status && !status.deleted_at ? await this.services.polls.repo.byStatus(status.id) : undefined;
     if (!poll || !(JSON.parse(poll.options) as string[]).includes(vote.name)) return false;
     if (hostOf(vote.uri) !== actor.domain) throw new InvalidDocumentError(`vote ${vote.uri} is not on its voter's host`);
-    await this.services.breadth.polls.remoteVote(poll, actor.id, vote.name, vote.uri);
+    await this.services.polls.remoteVote(poll, actor.id, vote.name, vote.uri);
     return true;
   }
 
