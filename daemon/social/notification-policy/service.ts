@@ -6,7 +6,7 @@
  */
 import { notFound, unprocessable } from '../../http/errors.js';
 import type { SocialContext } from '../context.js';
-import type { PageQuery } from '../http/pagination.js';
+import type { PageQuery } from '../store/paging.js';
 import { nowIso } from '../time.js';
 import { NotificationPolicyRepo, type RequestRow } from './repo.js';
 import { POLICY_FIELDS, verdict, type Policy, type PolicyChoice, type Verdict } from './rules.js';
