@@ -4,7 +4,8 @@ import { uploadOf } from '../http/multipart.js';
 
 /** Largest avatar or header accepted (413 beyond). */
 const IMAGE_LIMIT_BYTES = 8 * 1024 * 1024;
-import { HttpError, notFound, nullIfNotFound } from '../../http/errors.js';
+import { HttpError } from '../../http/errors.js';
+import { notFound, nullIfNotFound } from '../../lib/errors.js';
 import { boolParam, manyIds, params, pathId, stringParam, type Params } from '../http/params.js';
 import { keep, offsetParam, pageQuery, setLink } from '../http/pagination.js';
 import { authOf, optionalViewerId, viewerId, type Routes } from '../http/routes.js';

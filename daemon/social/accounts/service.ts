@@ -8,7 +8,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { syncFiles } from '../../storage/durable-files.js';
 import { join } from 'node:path';
 import { detectImage, staticCopy } from './images.js';
-import { HttpError, notFound, unprocessable, type ErrorDetails } from '../../http/errors.js';
+import { notFound, unprocessable, type ErrorDetails, DomainError } from '../../lib/errors.js';
 import type { SocialContext } from '../context.js';
 import { nowIso } from '../time.js';
 import type { Passwords } from './passwords.js';
@@ -159,7 +159,7 @@ export class AccountsService {
 
   async setPassword(accountId: string, password: string): Promise<void> {
     if (password.length < PASSWORD_MIN || password.length > PASSWORD_MAX) {
-      throw new HttpError(422, `Validation failed: Password must have ${PASSWORD_MIN} to ${PASSWORD_MAX} characters`);
+      throw unprocessable(`Validation failed: Password must have ${PASSWORD_MIN} to ${PASSWORD_MAX} characters`);
     }
     await this.repo.updateUser(accountId, { password_hash: await this.passwords.hash(password) });
   }
@@ -259,7 +259,7 @@ export interface UpdateCredentials {
   language?: string;
 }
 
-export function validationFailed(details: ErrorDetails): HttpError {
+export function validationFailed(details: ErrorDetails): DomainError {
   const summary = Object.entries(details)
     .map(([field, errors]) => `${field.charAt(0).toUpperCase()}${field.slice(1).replace(/_/g, ' ')} ${errors.map((e) => e.description).join(', ')}`)
     .join(', ');

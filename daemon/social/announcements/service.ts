@@ -3,7 +3,7 @@
  * optional time range; all_day only with a range; users mark them read (twice is no error), and
  * react with a Unicode emoji or a local custom emoji.
  */
-import { notFound, unprocessable } from '../../http/errors.js';
+import { notFound, unprocessable } from '../../lib/errors.js';
 import type { SocialContext } from '../context.js';
 import { nowIso } from '../time.js';
 import { textToHtml } from '../statuses/html.js';

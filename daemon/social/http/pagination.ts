@@ -4,7 +4,7 @@
  * then always with both rels, `next` first; query keys sorted, request cursors not carried.
  */
 import type { Context } from 'koa';
-import { unprocessable } from '../../http/errors.js';
+import { unprocessable } from '../../lib/errors.js';
 import { idParam, type Params } from './params.js';
 import type { PageQuery } from '../store/paging.js';
 

@@ -3,7 +3,7 @@
  * not; at most 50 lists an account; members are accounts the owner follows or has asked to follow
  * (or the owner), added all or none; unfollowing takes an account off the owner's lists.
  */
-import { notFound, unprocessable } from '../../http/errors.js';
+import { notFound, unprocessable } from '../../lib/errors.js';
 import type { SocialContext } from '../context.js';
 import { nowIso } from '../time.js';
 import { ListsRepo, type ListRow } from './repo.js';

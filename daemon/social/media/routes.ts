@@ -8,7 +8,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { Context, Middleware } from 'koa';
 import { authenticate, requireScope } from '../../http/auth.js';
-import { notFound, unprocessable } from '../../http/errors.js';
+import { notFound, unprocessable } from '../../lib/errors.js';
 import { pathId, stringParam } from '../http/params.js';
 import { viewerId, type Routes } from '../http/routes.js';
 import { write } from '../oauth/scopes.js';

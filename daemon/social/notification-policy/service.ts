@@ -4,7 +4,7 @@
  * held back shows; dismissed: the request goes, and one by one also what it held back, as
  * Mastodon's single and bulk dismissals differ).
  */
-import { notFound, unprocessable } from '../../http/errors.js';
+import { notFound, unprocessable } from '../../lib/errors.js';
 import type { SocialContext } from '../context.js';
 import type { PageQuery } from '../store/paging.js';
 import { nowIso } from '../time.js';

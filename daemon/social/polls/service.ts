@@ -5,7 +5,7 @@
  * local author and each local voter.
  */
 import type { Knex } from 'knex';
-import { badRequest, forbidden, notFound, unprocessable } from '../../http/errors.js';
+import { badRequest, forbidden, notFound, unprocessable } from '../../lib/errors.js';
 import type { SocialContext } from '../context.js';
 import type { NotificationsService } from '../notifications/service.js';
 import { visibleStatus } from '../statuses/service.js';

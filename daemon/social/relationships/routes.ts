@@ -1,6 +1,7 @@
 /** Follow, unfollow, blocks, mutes, follow requests, domain blocks, notes, relationships and the account lists. */
 import type { Context } from 'koa';
-import { HttpError, notFound } from '../../http/errors.js';
+import { HttpError } from '../../http/errors.js';
+import { notFound } from '../../lib/errors.js';
 import { arrayParam, boolParam, params, pathId, requireString, stringParam } from '../http/params.js';
 import { keep, pageQuery, setLink } from '../http/pagination.js';
 import { viewerId, type Routes } from '../http/routes.js';

@@ -4,7 +4,7 @@
  * scheduled, with its media held for it; posted by a job once its time has come (a post that can
  * no longer be made, its reply gone say, is dropped with a log line, as Mastodon drops it).
  */
-import { unprocessable, notFound } from '../../http/errors.js';
+import { unprocessable, notFound } from '../../lib/errors.js';
 import type { SocialContext } from '../context.js';
 import type { MediaService } from '../media/service.js';
 import type { NewStatus, StatusesService } from '../statuses/service.js';

@@ -4,7 +4,7 @@
  * 5 characters, no offset and no `resolve` (401); `from:` with an unsupported value is 422 and with
  * an unknown account 404; `exclude_unreviewed` drops unreviewed hashtags.
  */
-import { HttpError, notFound, unauthorized, unprocessable } from '../../http/errors.js';
+import { notFound, unauthorized, unprocessable, badRequest } from '../../lib/errors.js';
 import type { SocialContext } from '../context.js';
 import { TagsRepo, type TagRow } from '../tags/repo.js';
 import { ftsExpression, parseFrom, parseQuery } from './query.js';
@@ -42,7 +42,7 @@ export class SearchService {
   }
 
   async search(viewerId: string | null, input: SearchInput): Promise<SearchResult> {
-    if (input.type !== undefined && !(SEARCH_TYPES as readonly string[]).includes(input.type)) throw new HttpError(400, `Invalid value for 'type'`);
+    if (input.type !== undefined && !(SEARCH_TYPES as readonly string[]).includes(input.type)) throw badRequest(`Invalid value for 'type'`);
     if (!viewerId && input.resolve) throw unauthorized('Search queries that resolve remote resources are not supported without authentication');
     if (!viewerId && input.offset !== undefined) throw unauthorized('Search queries with offset are not supported without authentication');
     const paged = input.type !== undefined;

@@ -1,6 +1,6 @@
 /** /api/v1/statuses and the actions on a status; favourites and bookmarks lists. */
 import type { Context } from 'koa';
-import { notFound, nullIfNotFound } from '../../http/errors.js';
+import { notFound, nullIfNotFound } from '../../lib/errors.js';
 import { arrayParam, boolParam, manyIds, params, pathId, stringParam } from '../http/params.js';
 import { keep, pageQuery, setLink } from '../http/pagination.js';
 import { authOf, optionalViewerId, viewerId, type Routes } from '../http/routes.js';

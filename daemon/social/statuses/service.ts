@@ -5,7 +5,7 @@
  * notifications each action creates or removes.
  */
 import type { Knex } from 'knex';
-import { notFound, unprocessable } from '../../http/errors.js';
+import { notFound, unprocessable } from '../../lib/errors.js';
 import type { SocialContext } from '../context.js';
 import { nowIso } from '../time.js';
 import { AccountsRepo, type AccountRow } from '../accounts/repo.js';

@@ -4,7 +4,7 @@
  * `migration` (on the old one). Body: `{"acct": "user@host"}`.
  */
 import type Router from '@koa/router';
-import { unprocessable } from '../../../http/errors.js';
+import { unprocessable } from '../../../lib/errors.js';
 import { params, stringParam } from '../../http/params.js';
 import { viewerId, Routes } from '../../http/routes.js';
 import { write } from '../../oauth/scopes.js';

@@ -5,7 +5,7 @@
  */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { notFound } from '../../../http/errors.js';
+import { notFound } from '../../../lib/errors.js';
 import type { FederationContext } from '../context.js';
 import type { LocalActors } from './local.js';
 import { NoteRenderer } from '../objects/note.js';

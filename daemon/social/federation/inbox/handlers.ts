@@ -3,7 +3,7 @@
  * favourite, reblog, block and notification rules are the same for remote actors). The sender
  * is already verified: `actor` is the account whose key signed the request.
  */
-import { HttpError } from '../../../http/errors.js';
+import { DomainError } from '../../../lib/errors.js';
 import { nowIso } from '../../time.js';
 import type { FederationContext } from '../context.js';
 import type { ActorRow } from '../actors/repo.js';
@@ -223,7 +223,7 @@ async function ignoreRefusals(run: () => Promise<void>): Promise<void> {
   try {
     await run();
   } catch (error) {
-    if (error instanceof HttpError && error.status < 500) return;
+    if (error instanceof DomainError && error.kind !== 'busy') return;
     throw error;
   }
 }
