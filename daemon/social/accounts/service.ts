@@ -42,6 +42,11 @@ export class AccountsService {
     this.repo = new AccountsRepo(ctx);
   }
 
+  // The reads routes answer with, as the repo makes them.
+  byId(...args: Parameters<AccountsRepo['byId']>): ReturnType<AccountsRepo['byId']> { return this.repo.byId(...args); }
+  inviteByCode(...args: Parameters<AccountsRepo['inviteByCode']>): ReturnType<AccountsRepo['inviteByCode']> { return this.repo.inviteByCode(...args); }
+  movedTo(...args: Parameters<AccountsRepo['movedTo']>): ReturnType<AccountsRepo['movedTo']> { return this.repo.movedTo(...args); }
+
   /** Validates like Mastodon's registration and returns details per field (ERR_BLANK, ERR_TAKEN…). */
   async validateNew(input: { username?: string; email?: string; password?: string }): Promise<ErrorDetails> {
     const details: ErrorDetails = {};

@@ -16,6 +16,9 @@ export class AdminAccountsService {
     this.repo = new AdminRepo(ctx);
   }
 
+  // The reads routes answer with, as the repo makes them.
+  list(...args: Parameters<AdminRepo['list']>): ReturnType<AdminRepo['list']> { return this.repo.list(...args); }
+
   async get(id: string): Promise<AdminRow> {
     const row = await this.repo.one(id);
     if (!row) throw notFound();

@@ -20,6 +20,10 @@ export class AnnouncementsService {
     this.repo = new AnnouncementsRepo(ctx);
   }
 
+  // The reads routes answer with, as the repo makes them.
+  customEmoji(...args: Parameters<AnnouncementsRepo['customEmoji']>): ReturnType<AnnouncementsRepo['customEmoji']> { return this.repo.customEmoji(...args); }
+  reactions(...args: Parameters<AnnouncementsRepo['reactions']>): ReturnType<AnnouncementsRepo['reactions']> { return this.repo.reactions(...args); }
+
   async create(input: NewAnnouncement): Promise<string> {
     const text = input.text.trim();
     if (!text) throw unprocessable("Validation failed: Text can't be blank");

@@ -44,7 +44,7 @@ export function socialRouter(ctx: SocialContext, services: SocialServices): Rout
   // Fixed paths before `/:id` ones: relationships and lookup/search are registered first.
   relationshipRoutes(routes, services.relationships, services.accounts, renderer, baseUrl);
   accountRoutes(routes, { ctx, ...services });
-  statusRoutes(routes, services.statuses, renderer, services.relationships.repo, baseUrl, {
+  statusRoutes(routes, services.statuses, renderer, services.relationships, baseUrl, {
     when: (at) => scheduled.when(at),
     schedule: async (author, input, at) => renderScheduled(await scheduled.schedule(author, input, at), mediaById),
   });

@@ -20,6 +20,11 @@ export class ListsService {
     this.repo = new ListsRepo(ctx);
   }
 
+  // The reads routes answer with, as the repo makes them.
+  holding(...args: Parameters<ListsRepo['holding']>): ReturnType<ListsRepo['holding']> { return this.repo.holding(...args); }
+  members(...args: Parameters<ListsRepo['members']>): ReturnType<ListsRepo['members']> { return this.repo.members(...args); }
+  ofOwner(...args: Parameters<ListsRepo['ofOwner']>): ReturnType<ListsRepo['ofOwner']> { return this.repo.ofOwner(...args); }
+
   async get(ownerId: string, id: string): Promise<ListRow> {
     const list = await this.repo.one(ownerId, id);
     if (!list) throw notFound();

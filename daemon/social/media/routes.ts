@@ -45,7 +45,7 @@ export function mediaRoutes(routes: Routes, service: MediaService, oauth: OAuthS
     if (!body.file) throw unprocessable("Validation failed: File can't be blank");
     const { id, done } = await service.upload(viewerId(ctx), body.file, input(body));
     if (waitForProcessing) await done;
-    const row = (await service.repo.byId(id))!;
+    const row = (await service.byId(id))!;
     if (row.state === 'failed') {
       // A v1 client never learns this id: nothing of the attempt stays.
       await service.discard(id);

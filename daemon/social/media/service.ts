@@ -38,6 +38,9 @@ export class MediaService {
     this.repo = new MediaRepo(ctx);
   }
 
+  // The reads routes answer with, as the repo makes them.
+  byId(...args: Parameters<MediaRepo['byId']>): ReturnType<MediaRepo['byId']> { return this.repo.byId(...args); }
+
   /** Re-queues what a stop interrupted. */
   async resume(): Promise<void> {
     await this.storage.prepare();

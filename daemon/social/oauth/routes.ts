@@ -28,7 +28,7 @@ export function oauthRoutes(routes: Routes, oauth: OAuthService, baseUrl: string
 
   routes.get('/api/v1/apps/verify_credentials', 'open', async (ctx) => {
     const auth = authOf(ctx);
-    const app = auth.appId ? await oauth.repo.appById(auth.appId) : undefined;
+    const app = auth.appId ? await oauth.appById(auth.appId) : undefined;
     if (!app) throw unauthorized();
     ctx.body = serializeApp(app);
   });

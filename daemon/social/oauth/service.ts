@@ -51,6 +51,9 @@ export class OAuthService {
     this.accounts = new AccountsRepo(ctx);
   }
 
+  // The reads routes answer with, as the repo makes them.
+  appById(...args: Parameters<OAuthRepo['appById']>): ReturnType<OAuthRepo['appById']> { return this.repo.appById(...args); }
+
   async createApp(input: NewApp, ownerAccountId: string | null = null): Promise<AppRow> {
     const name = (input.client_name ?? '').trim();
     if (!name) throw unprocessable("Validation failed: Application name can't be blank");

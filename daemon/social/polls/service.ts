@@ -29,6 +29,9 @@ export class PollsService {
     this.visibility = new StatusVisibility(ctx);
   }
 
+  // The reads routes answer with, as the repo makes them.
+  ownChoices(...args: Parameters<PollsRepo['ownChoices']>): ReturnType<PollsRepo['ownChoices']> { return this.repo.ownChoices(...args); }
+
   /**
    * The options as stored (trimmed, blanks dropped) after Mastodon's checks of a poll asked for
    * with a new or edited status; 422 with Mastodon's messages.

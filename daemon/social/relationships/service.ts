@@ -23,6 +23,14 @@ export class RelationshipsService {
     this.accounts = new AccountsRepo(ctx);
   }
 
+  // The reads routes answer with, as the repo makes them.
+  exists(...args: Parameters<RelationshipsRepo['exists']>): ReturnType<RelationshipsRepo['exists']> { return this.repo.exists(...args); }
+  domainBlocks(...args: Parameters<RelationshipsRepo['domainBlocks']>): ReturnType<RelationshipsRepo['domainBlocks']> { return this.repo.domainBlocks(...args); }
+  familiarFollowers(...args: Parameters<RelationshipsRepo['familiarFollowers']>): ReturnType<RelationshipsRepo['familiarFollowers']> { return this.repo.familiarFollowers(...args); }
+  listEdges(...args: Parameters<RelationshipsRepo['listEdges']>): ReturnType<RelationshipsRepo['listEdges']> { return this.repo.listEdges(...args); }
+  relationships(...args: Parameters<RelationshipsRepo['relationships']>): ReturnType<RelationshipsRepo['relationships']> { return this.repo.relationships(...args); }
+  hiddenFrom(...args: Parameters<RelationshipsRepo['hiddenFrom']>): ReturnType<RelationshipsRepo['hiddenFrom']> { return this.repo.hiddenFrom(...args); }
+
   private async target(viewerId: string, targetId: string): Promise<AccountRow> {
     const target = await this.accounts.byId(targetId);
     if (!target || target.suspended_at) throw notFound();

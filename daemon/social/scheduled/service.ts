@@ -36,6 +36,9 @@ export class ScheduledStatusesService {
     this.repo = new ScheduledRepo(ctx);
   }
 
+  // The reads routes answer with, as the repo makes them.
+  page(...args: Parameters<ScheduledRepo['page']>): ReturnType<ScheduledRepo['page']> { return this.repo.page(...args); }
+
   /** The time asked for: null when it has passed (post now); 422 when it is not a date. */
   when(scheduledAt: string): Date | null {
     const at = new Date(scheduledAt);

@@ -87,6 +87,12 @@ export class StatusesService {
     this.accounts = new AccountsRepo(ctx);
   }
 
+  // The reads routes answer with, as the repo makes them.
+  actedOn(...args: Parameters<StatusesRepo['actedOn']>): ReturnType<StatusesRepo['actedOn']> { return this.repo.actedOn(...args); }
+  actors(...args: Parameters<StatusesRepo['actors']>): ReturnType<StatusesRepo['actors']> { return this.repo.actors(...args); }
+  ofAccount(...args: Parameters<StatusesRepo['ofAccount']>): ReturnType<StatusesRepo['ofAccount']> { return this.repo.ofAccount(...args); }
+  byId(...args: Parameters<StatusesRepo['byId']>): ReturnType<StatusesRepo['byId']> { return this.repo.byId(...args); }
+
   /**
    * The status if the viewer may see it (statuses/visibility.ts), and for a reblog its original
    * too; 404 otherwise (missing, deleted, private, direct, blocked).
