@@ -22,8 +22,6 @@ import { Jobs } from './lifecycle/jobs.js';
 import { HttpServer } from './http/server.js';
 import { healthRouter } from './http/health-route.js';
 import { VERSION } from './version.js';
-import type { DeviceCommands } from './device/commands.js';
-import type { MqttBridge } from './mqtt/bridge.js';
 import { settingsMemory } from './mqtt/memory.js';
 import type { CoprocClientApi } from './coproc/api.js';
 import type { TokenResolver } from './http/auth.js';
@@ -32,11 +30,11 @@ import { startConnectivitySubsystem, type ConnectivityParts } from './connectivi
 import { mountConnectivityWeb } from './web/mount.js';
 import { openCoprocLink } from './coproc/link.js';
 import type { CoprocClient } from './coproc/client.js';
-import type { Simulator } from './coproc/sim/index.js';
 import { Social } from './social/index.js';
 import { watchInstanceCounts } from './social/instance-counts.js';
 import { Federation, deliveriesQueuedBeforeAnswer } from './social/federation/index.js';
 import { deviceOnline } from './social/federation/delivery/online.js';
+import { federationPeers, type FederationPeers } from './social/federation/peers.js';
 import { TITLE as INSTANCE_TITLE } from './social/instance/serialize.js';
 import type { NetworkLayer } from './network/index.js';
 
@@ -53,134 +51,121 @@ const PROBE_TIMEOUT_MS = 2000;
 
 type Stopper = { name: string; stop: () => Promise<void> | void };
 
+/**
+ * Each start step builds its part from the parts before it (passed in, never read back from a
+ * field) and registers that part's stop; stops run in reverse.
+ */
 export class App {
   readonly health = new Health();
   readonly notifier: Notifier;
-  db!: Db;
-  device!: DeviceState;
-  http!: HttpServer;
-  jobs!: Jobs;
-  storage!: StorageMonitor;
-  /** What MQTT and the web may ask of the device; the connectivity step sets it. */
-  commands: DeviceCommands | null = null;
-  mqtt: MqttBridge | null = null;
-  networks!: NetworksRepo;
-  /** Set by startConnectivity(), over the coprocessor link's client. */
-  connectivity: ConnectivityParts | null = null;
-  /** The coprocessor link; the connectivity manager builds on it. */
-  coproc!: CoprocClient;
-  /** The embedded simulator when `coproc` is `sim` (its scenario controls), null otherwise. */
-  simulator: Simulator | null = null;
-  social!: Social;
-  federation?: Federation;
-  /** The network layer when NESTBOX_NETWORK=on. */
-  network: NetworkLayer | null = null;
-  private refreshInstanceCounts: () => Promise<void> = async () => undefined;
-  httpUrl = '';
+  private readonly device: DeviceState;
   private readonly stoppers: Stopper[] = [];
   private stopping: Promise<void> | null = null;
 
   constructor(private readonly options: AppOptions) {
     this.notifier = createNotifier(options.env, options.log.child({ component: 'systemd' }));
+    this.device = new DeviceState(initialDeviceState(VERSION, describeTransport(options.config)));
   }
 
   get config(): Config { return this.options.config; }
   get log(): Logger { return this.options.log; }
 
   async start(): Promise<void> {
-    const { config, log } = this;
+    const { config, log, device } = this;
     const startedAt = Date.now();
-    await this.startDatabase();
-    this.device = new DeviceState(initialDeviceState(VERSION, describeTransport(config)));
-    this.device.on('change', () => this.reportStatus());
+    const db = await this.startDatabase();
+    device.on('change', () => this.reportStatus());
     this.health.on('change', () => this.reportStatus());
-    await this.startStorageMonitor();
+    const storage = await this.startStorageMonitor();
     this.health.set('mqtt', { status: 'off', detail: config.mqttUrl ? undefined : 'not configured' });
     if (config.network === 'off') this.health.set('network', { status: 'off', address: null, detail: 'NESTBOX_NETWORK is off: interfaces are left alone' });
-    this.networks = new NetworksRepo(this.db);
-    this.startCoprocessor();
-    await this.startConnectivity(this.coproc);
+    const networks = new NetworksRepo(db);
+    const coproc = this.startCoprocessor();
+    // Built here, listening only in the HTTP step: the network layer's port-80 portal shares its app.
+    const http = new HttpServer({ host: config.httpHost, port: config.httpPort, log: log.child({ component: 'http' }), onOutOfSpace: () => storage.outOfSpace() });
+    const connectivity = await this.startConnectivity(coproc, db, networks, http);
 
-    await this.startHttp(async () => {
-      this.http.use(deliveriesQueuedBeforeAnswer(() => this.federation));
-      await this.startSocial();
-      this.mountFederation();
-    });
-    await this.startFederation();
-    await this.startMqtt();
-    this.startJobs();
-    this.social.scheduleJobs(this.jobs);
+    const peers = this.federationPeers(db);
+    const social = await this.openSocial(db, peers);
+    const federation = this.buildFederation(social, peers);
+    // /healthz looks at the free space too (one statfs): a monitor polling it sees it as it is now.
+    http.use(healthRouter(this.health, async () => { await Promise.all([this.checkDatabase(db), storage.check()]); }).routes());
+    // The setup portal first: in setup mode it answers captive-portal probes for any host.
+    this.mountConnectivityRoutes(http, networks, connectivity, social.services.oauth.resolve);
+    http.use(deliveriesQueuedBeforeAnswer(() => federation));
+    const refreshInstanceCounts = await this.startSocial(social, http);
+    this.mountFederation(federation, http);
+    const httpUrl = await this.startHttp(http);
+    await this.startFederation(federation);
+    await this.startMqtt(db, connectivity);
+    const jobs = this.startJobs(db, storage);
+    social.scheduleJobs(jobs);
     // The admin tool writes from its own process, where the bus does not reach: catch up each minute.
-    this.jobs.add('instance-counts', '* * * * *', () => this.refreshInstanceCounts());
-    this.startWatchdog();
+    jobs.add('instance-counts', '* * * * *', refreshInstanceCounts);
+    this.startWatchdog(db);
 
     await this.notifier.ready(this.statusLine());
-    log.info('ready', { url: this.httpUrl, ms: Date.now() - startedAt, version: VERSION });
+    log.info('ready', { url: httpUrl, ms: Date.now() - startedAt, version: VERSION });
   }
 
-  private async startDatabase(): Promise<void> {
+  private async startDatabase(): Promise<Db> {
     const log = this.log.child({ component: 'store' });
     const filename = join(this.config.dataDir, 'nestbox.sqlite3');
-    this.db = openDatabase({ filename, synchronous: this.config.sqliteSynchronous });
-    this.onStop('database', () => this.db.destroy());
-    const { applied } = await migrate(this.db);
+    const db = openDatabase({ filename, synchronous: this.config.sqliteSynchronous });
+    this.onStop('database', () => db.destroy());
+    const { applied } = await migrate(db);
     if (applied.length) log.info('migrations applied', { migrations: applied });
-    log.debug('statistics refreshed', { ms: await refreshStatistics(this.db) });
+    log.debug('statistics refreshed', { ms: await refreshStatistics(db) });
     this.health.set('database', { status: 'ok' });
+    return db;
   }
 
   /** Free space of the data disk into DeviceState and /healthz; failed writes make it look at once. */
-  private async startStorageMonitor(): Promise<void> {
-    this.storage = new StorageMonitor({
+  private async startStorageMonitor(): Promise<StorageMonitor> {
+    const storage = new StorageMonitor({
       dir: this.config.dataDir, minFreeBytes: this.config.storageMinFreeMb * MIB, device: this.device,
       reportHealth: (health) => this.health.set('storage', health), log: this.log.child({ component: 'storage' }),
     });
-    this.onStop('storage', () => this.storage.stop());
-    await this.storage.start();
+    this.onStop('storage', () => storage.stop());
+    await storage.start();
+    return storage;
   }
 
   /** Connectivity over the link's client: state machine, saved networks, setup AP, captive DNS. */
-  async startConnectivity(client: CoprocClientApi): Promise<void> {
-    const network = await this.startNetworkLayer();
+  private async startConnectivity(client: CoprocClientApi, db: Db, networks: NetworksRepo, http: HttpServer): Promise<ConnectivityParts> {
+    const network = await this.startNetworkLayer(http);
     const { connectivity, stop } = await startConnectivitySubsystem({
-      client, config: this.config, db: this.db, device: this.device, networks: this.networks, station: network?.station ?? null,
+      client, config: this.config, db, device: this.device, networks, station: network?.station ?? null,
       log: this.log.child({ component: 'connectivity' }),
       health: (health) => this.health.set('connectivity', health),
     });
-    this.connectivity = connectivity;
-    this.commands = connectivity.commands;
     this.onStop('connectivity', stop);
+    return connectivity;
   }
 
   /**
    * The network layer (NESTBOX_NETWORK=on): the station's DHCP client, the setup AP's address,
    * DHCP server, captive DNS and port-80 portal, mDNS. Stopped after the connectivity manager.
    */
-  private async startNetworkLayer(): Promise<NetworkLayer | null> {
+  private async startNetworkLayer(http: HttpServer): Promise<NetworkLayer | null> {
     if (this.config.network === 'off') return null;
     // Loaded only when on: a developer's machine never pays for the mDNS responder.
     const { NetworkLayer } = await import('./network/index.js');
     const network = new NetworkLayer({
       config: this.config, device: this.device, log: this.log.child({ component: 'network' }), title: INSTANCE_TITLE,
       health: (health) => this.health.set('network', health),
-      listen: (host, port) => {
-        if (!this.http) throw new Error('the HTTP server has not started yet');
-        return this.http.listenAlso(host, port);
-      },
+      listen: (host, port) => http.listenAlso(host, port),
     });
-    this.network = network;
     this.onStop('network', () => network.stop());
     network.start();
     return network;
   }
 
-  /** Owner tokens for the appliance API: the social instance's OAuth store, once it has started. */
-  private resolveToken: TokenResolver = async () => null;
-
-  private mountConnectivityRoutes(): void {
-    mountConnectivityWeb(this.http, {
-      device: this.device, networks: () => this.networks, connectivity: () => this.connectivity,
-      resolveToken: (token) => this.resolveToken(token), baseUrl: this.config.baseUrl, httpHost: this.config.httpHost,
+  /** Owner tokens for the appliance API come from the social instance's OAuth store. */
+  private mountConnectivityRoutes(http: HttpServer, networks: NetworksRepo, connectivity: ConnectivityParts, resolveToken: TokenResolver): void {
+    mountConnectivityWeb(http, {
+      device: this.device, networks: () => networks, connectivity: () => connectivity,
+      resolveToken, baseUrl: this.config.baseUrl, httpHost: this.config.httpHost,
       httpPort: this.config.httpPort, setupApAddress: this.config.setupApAddress,
       setupPortalPort: this.config.network === 'on' ? 80 : this.config.httpPort,
     });
@@ -191,13 +176,11 @@ export class App {
    * reports it: health component `coprocessor` and DeviceState `coprocessor.link`. Never waits for
    * the device: a missing or silent one leaves the component degraded.
    */
-  private startCoprocessor(): void {
-    const { client, simulator } = openCoprocLink(this.config.coproc, {
+  private startCoprocessor(): CoprocClient {
+    const { client } = openCoprocLink(this.config.coproc, {
       log: this.log,
       sim: { timeScale: this.config.coprocTimeScale, scenario: this.config.simScenario },
     });
-    this.coproc = client;
-    this.simulator = simulator;
     this.onStop('coprocessor', () => client.close());
     this.health.set('coprocessor', { status: 'starting', detail: `opening ${client.description}` });
     let probe: NodeJS.Timeout | null = null;
@@ -219,33 +202,29 @@ export class App {
     client.on('devInit', answered);
     client.on('answering', ({ answering }) => (answering ? answered() : silent()));
     this.onStop('coprocessor probe', () => { if (probe) clearTimeout(probe); });
+    return client;
   }
 
-  private async startHttp(mountSocial: () => Promise<void>): Promise<void> {
-    const log = this.log.child({ component: 'http' });
-    this.http = new HttpServer({ host: this.config.httpHost, port: this.config.httpPort, log, onOutOfSpace: () => this.storage.outOfSpace() });
-    // /healthz looks at the free space too (one statfs): a monitor polling it sees it as it is now.
-    this.http.use(healthRouter(this.health, async () => { await Promise.all([this.checkDatabase(), this.storage.check()]); }).routes());
-    // The setup portal first: in setup mode it answers captive-portal probes for any host.
-    this.mountConnectivityRoutes();
-    await mountSocial();
-    const address = await this.http.start();
-    this.onStop('http', () => this.http.stop());
+  /** Listens once every route is mounted; returns the URL it listens on. */
+  private async startHttp(http: HttpServer): Promise<string> {
+    const address = await http.start();
+    this.onStop('http', () => http.stop());
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-    this.httpUrl = `http://${host}:${address.port}`;
+    const url = `http://${host}:${address.port}`;
     this.health.set('http', { status: 'ok' });
-    log.info(`Nestbox is listening on ${this.httpUrl}`, { url: this.httpUrl, base_url: this.config.baseUrl });
+    this.log.child({ component: 'http' }).info(`Nestbox is listening on ${url}`, { url, base_url: this.config.baseUrl });
+    return url;
   }
 
   /** The MQTT bridge connects in the background: a broker that is down never holds back READY=1. */
-  private async startMqtt(): Promise<void> {
+  private async startMqtt(db: Db, connectivity: ConnectivityParts): Promise<void> {
     const { config } = this;
     if (!config.mqttUrl) return;
     // Loaded only when configured: the MQTT client costs memory a box without a broker need not pay.
     const { MqttBridge } = await import('./mqtt/bridge.js');
     const bridge = new MqttBridge({
       device: this.device,
-      commands: this.commands,
+      commands: connectivity.commands,
       broker: {
         url: config.mqttUrl, username: config.mqttUsername, password: config.mqttPassword,
         protocolVersion: config.mqttProtocol, clientId: config.mqttClientId,
@@ -253,42 +232,49 @@ export class App {
       },
       prefix: config.mqttPrefix,
       discoveryPrefix: config.haDiscovery === '' ? null : config.haDiscovery,
-      memory: settingsMemory(this.db),
+      memory: settingsMemory(db),
       log: this.log.child({ component: 'mqtt' }),
       version: VERSION,
       configurationUrl: config.baseUrl,
       refreshSchedule: config.mqttRefreshSchedule,
-      setupPassphrase: config.mqttPublishSetupPassphrase ? () => this.connectivity?.portal.passphrase ?? config.setupPassphrase : null,
+      setupPassphrase: config.mqttPublishSetupPassphrase ? () => connectivity.portal.passphrase ?? config.setupPassphrase : null,
       reportHealth: (health) => this.health.set('mqtt', health),
     });
-    this.mqtt = bridge;
     this.onStop('mqtt', () => bridge.stop());
     await bridge.start();
   }
 
-  /** The social instance: its routes on the shared server, its counts into DeviceState.instance. */
-  private async startSocial(): Promise<void> {
+  /** The social instance's services over the shared database (its routes are mounted later). */
+  private async openSocial(db: Db, peers: FederationPeers): Promise<Social> {
     const log = this.log.child({ component: 'social' });
-    this.social = await Social.open({ db: this.db, filename: join(this.config.dataDir, 'nestbox.sqlite3'), config: this.config, log });
-    this.onStop('social', () => this.social.close());
-    this.resolveToken = this.social.services.oauth.resolve;
-    this.social.mount(this.http);
-    const counts = watchInstanceCounts(this.social.events, () => this.social.counts(), (instance) => {
+    const social = await Social.open({ db, filename: join(this.config.dataDir, 'nestbox.sqlite3'), config: this.config, log, peers });
+    this.onStop('social', () => social.close());
+    return social;
+  }
+
+  /**
+   * The social instance: its routes on the shared server, its counts into DeviceState.instance.
+   * Returns the counts' refresh.
+   */
+  private async startSocial(social: Social, http: HttpServer): Promise<() => Promise<void>> {
+    const log = this.log.child({ component: 'social' });
+    social.mount(http);
+    const counts = watchInstanceCounts(social.events, () => social.counts(), (instance) => {
       if (this.device.update({ instance }).length) log.debug('instance counts', { ...instance });
     }, log);
     this.onStop('social-counts', () => counts.stop());
-    this.refreshInstanceCounts = () => counts.refresh();
     await counts.refresh();
     this.health.set('social', { status: 'ok' });
-    await this.startStreaming();
-    this.onStop('social-background', await this.social.startBackgroundWork());
+    await this.startStreaming(social);
+    this.onStop('social-background', await social.startBackgroundWork());
+    return () => counts.refresh();
   }
 
   /** The streaming server (its own port); a port in use leaves it degraded, never stops start-up. */
-  private async startStreaming(): Promise<void> {
+  private async startStreaming(social: Social): Promise<void> {
     const log = this.log.child({ component: 'streaming' });
     try {
-      const streaming = await this.social.startStreaming(this.config.httpHost, this.config.streamingPort);
+      const streaming = await social.startStreaming(this.config.httpHost, this.config.streamingPort);
       this.onStop('streaming', streaming.stop);
       this.health.set('streaming', { status: 'ok' });
       log.info('streaming server listening', { port: streaming.port });
@@ -298,69 +284,77 @@ export class App {
     }
   }
 
-  /** ActivityPub: discovery, actors, inboxes on the shared server (mounted before it listens). */
-  private mountFederation(): void {
-    // Deliveries wait while the box is offline (connectivity is not `connected`) and resume after.
-    const online = deviceOnline(this.device, this.config.network === 'on');
+  /** The peer client federation and the social instance's remote lookups share. */
+  private federationPeers(db: Db): FederationPeers {
     // The box's resolv.conf is not the network layer's to rewrite: peers' names go to the lease's DNS servers.
     const dnsServers = this.config.network === 'on' ? () => this.device.get().network?.dns ?? null : undefined;
-    this.federation = Federation.create({ social: this.social, config: this.config, log: this.log.child({ component: 'federation' }), online, dnsServers });
-    this.federation.mount(this.http);
+    return federationPeers({ db, config: this.config, log: this.log.child({ component: 'federation' }), dnsServers });
+  }
+
+  /** ActivityPub over the social instance: discovery, actors, inboxes, the delivery queue. */
+  private buildFederation(social: Social, peers: FederationPeers): Federation {
+    // Deliveries wait while the box is offline (connectivity is not `connected`) and resume after.
+    const online = deviceOnline(this.device, this.config.network === 'on');
+    return Federation.create({ social, peers, config: this.config, online });
+  }
+
+  /** Federation's routes on the shared server (mounted before it listens). */
+  private mountFederation(federation: Federation, http: HttpServer): void {
+    federation.mount(http);
     // Registered before the HTTP server's stop, so it runs after the server has drained.
-    const federation = this.federation;
     this.onStop('federation-events', () => federation.stopListening());
   }
 
   /** The delivery queue resumes what was queued before the last stop. */
-  private async startFederation(): Promise<void> {
-    const federation = this.federation!;
+  private async startFederation(federation: Federation): Promise<void> {
     await federation.start();
     this.onStop('federation', () => federation.stop());
     this.health.set('federation', { status: 'ok' });
   }
 
-  private startJobs(): void {
-    this.jobs = new Jobs(this.log.child({ component: 'jobs' }));
-    this.onStop('jobs', () => this.jobs.stop());
+  private startJobs(db: Db, storage: StorageMonitor): Jobs {
+    const jobs = new Jobs(this.log.child({ component: 'jobs' }));
+    this.onStop('jobs', () => jobs.stop());
     const backupLog = this.log.child({ component: 'backup' });
-    this.jobs.add('database-statistics', '47 */6 * * *', () => refreshStatistics(this.db));
-    this.jobs.add('backup', this.config.backupSchedule, async () => {
+    jobs.add('database-statistics', '47 */6 * * *', () => refreshStatistics(db));
+    jobs.add('backup', this.config.backupSchedule, async () => {
       const database = join(this.config.dataDir, 'nestbox.sqlite3');
       // A copy as large as the database must not take the space the database itself needs.
       const needed = (await stat(database)).size + this.config.storageMinFreeMb * MIB;
-      const free = await this.storage.free();
+      const free = await storage.free();
       if (free < needed) {
         backupLog.warn('backup skipped: not enough free space', { free_bytes: free, needed_bytes: needed });
         return;
       }
       try {
-        const result = await backupDatabase(this.db, join(this.config.dataDir, 'backups'), this.config.backupKeep);
+        const result = await backupDatabase(db, join(this.config.dataDir, 'backups'), this.config.backupKeep);
         backupLog.info('database backed up', { path: result.path, bytes: result.bytes, removed: result.removed.length });
       } catch (error) {
-        if (isOutOfSpace(error)) this.storage.outOfSpace();
+        if (isOutOfSpace(error)) storage.outOfSpace();
         throw error;
       }
     });
+    return jobs;
   }
 
-  private startWatchdog(): void {
+  private startWatchdog(db: Db): void {
     const watchdog = new Watchdog({
       env: this.options.env,
       ping: () => this.notifier.watchdog(),
-      databaseAnswers: () => ping(this.db),
+      databaseAnswers: () => ping(db),
       log: this.log.child({ component: 'watchdog' }),
     });
     if (watchdog.start()) this.onStop('watchdog', () => watchdog.stop());
   }
 
-  private async checkDatabase(): Promise<void> {
-    const answers = await ping(this.db);
+  private async checkDatabase(db: Db): Promise<void> {
+    const answers = await ping(db);
     this.health.set('database', answers ? { status: 'ok' } : { status: 'degraded', detail: 'database does not answer' });
   }
 
   /** The one-line summary systemd shows in `systemctl status`. */
   statusLine(): string {
-    const device = this.device ? summarizeDeviceState(this.device.get()) : 'starting';
+    const device = summarizeDeviceState(this.device.get());
     const report = this.health.report();
     const faults = Object.entries(report.components)
       .filter(([, health]) => health.status === 'degraded')

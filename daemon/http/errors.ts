@@ -1,12 +1,29 @@
 /**
  * Errors in Mastodon's shape: {"error": "…"} with the right status (422 adds "details"),
- * never a stack trace. Anything thrown that is not an HttpError is a 500, logged in full.
+ * never a stack trace. A service's DomainError gets its status here, and only here; an
+ * HttpError is the HTTP layer's own refusal. Anything else thrown is a 500, logged in full.
  */
 import type { Context, Next } from 'koa';
 import type { Logger } from '../log/logger.js';
 import { isOutOfSpace, OUT_OF_SPACE_MESSAGE } from '../storage/out-of-space.js';
+import { DomainError, type ErrorDetails, type ErrorKind } from '../lib/errors.js';
 
-export type ErrorDetails = Record<string, Array<{ error: string; description: string }>>;
+/** The status of each kind of refusal a service makes. */
+const STATUS_OF_KIND: Record<ErrorKind, number> = {
+  invalid: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  'not-found': 404,
+  conflict: 409,
+  'too-large': 413,
+  'validation-failed': 422,
+  'rate-limited': 429,
+  busy: 503,
+};
+
+export function statusOf(error: DomainError | HttpError): number {
+  return error instanceof DomainError ? STATUS_OF_KIND[error.kind] : error.status;
+}
 
 export class HttpError extends Error {
   constructor(
@@ -19,18 +36,6 @@ export class HttpError extends Error {
     this.name = 'HttpError';
   }
 }
-
-export const badRequest = (message: string) => new HttpError(400, message);
-export const unauthorized = (message = 'The access token is invalid') => new HttpError(401, message);
-export const forbidden = (message = 'This action is outside the authorized scopes') => new HttpError(403, message);
-export const notFound = (message = 'Record not found') => new HttpError(404, message);
-/** For reads of several records: a missing one is left out (null), any other failure still fails. */
-export function nullIfNotFound(error: unknown): null {
-  if (error instanceof HttpError && error.status === 404) return null;
-  throw error;
-}
-
-export const unprocessable = (message: string, details?: ErrorDetails) => new HttpError(422, message, details);
 
 const STATUS_TEXT: Record<number, string> = {
   400: 'Bad request',
@@ -75,10 +80,10 @@ export function errorMiddleware(log: Logger, onOutOfSpace: OutOfSpaceListener = 
 }
 
 function toResponse(error: unknown): { status: number; body: Record<string, unknown>; headers: Record<string, string> } {
-  if (error instanceof HttpError) {
+  if (error instanceof HttpError || error instanceof DomainError) {
     const body: Record<string, unknown> = { error: error.message };
     if (error.details) body.details = error.details;
-    return { status: error.status, body, headers: error.headers ?? {} };
+    return { status: statusOf(error), body, headers: (error instanceof DomainError ? error.retry : error.headers) ?? {} };
   }
   // Before the client statuses: a body parser that ran out of disk reports a 4xx of its own.
   if (isOutOfSpace(error)) return { status: 507, body: { error: OUT_OF_SPACE_MESSAGE }, headers: {} };

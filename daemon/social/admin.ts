@@ -9,7 +9,7 @@ import type { Config } from '../config.js';
 import { silentLogger, type Logger } from '../log/logger.js';
 import { openDatabase, type Db } from '../store/db.js';
 import { migrate } from '../store/migrate.js';
-import { HttpError } from '../http/errors.js';
+import { DomainError } from '../lib/errors.js';
 import { Social } from './index.js';
 import { parseScopes } from './oauth/scopes.js';
 import { OOB_REDIRECT } from './oauth/service.js';
@@ -57,7 +57,7 @@ export class AdminTool {
 
   /** Publishes an announcement (there is no admin API for them); returns its id. */
   createAnnouncement(input: { text: string; startsAt?: string; endsAt?: string; allDay?: boolean }): Promise<string> {
-    return this.social.services.breadth.announcements.create(input);
+    return this.social.services.announcements.create(input);
   }
 
   async close(): Promise<void> {
@@ -70,7 +70,7 @@ export class AdminError extends Error {}
 
 /** Messages for the CLI: validation errors name the field. */
 export function describeAdminError(error: unknown): string {
-  if (error instanceof HttpError) {
+  if (error instanceof DomainError) {
     if (error.details) return Object.entries(error.details).map(([field, list]) => `${field} ${list.map((e) => e.description).join(', ')}`).join('; ');
     return error.message;
   }

@@ -23,6 +23,7 @@ import { PushDelivery } from './push/delivery.js';
 import { PeerClient } from './federation/net/client.js';
 import { VERSION } from '../version.js';
 import { PasswordHasher } from './accounts/password-hasher.js';
+import type { FederationPeers } from './federation/peers.js';
 
 /** How long local copies of peers' images are kept (Mastodon admins commonly keep a week). */
 const REMOTE_MEDIA_CACHE_MS = 7 * 86_400_000;
@@ -34,6 +35,8 @@ export interface SocialOptions {
   config: Config;
   log: Logger;
   now?: () => number;
+  /** How federation reaches peers (the daemon): posting and search then look remote accounts up. */
+  peers?: FederationPeers;
 }
 
 export class Social {
@@ -53,8 +56,7 @@ export class Social {
     };
     await observeStoredIds(ctx);
     const hasher = new PasswordHasher(options.log);
-    const services = buildServices(ctx, hasher);
-    await services.breadth.open();
+    const services = await buildServices(ctx, hasher, options.peers ?? null);
     return new Social(ctx, services, hasher);
   }
 
@@ -72,12 +74,12 @@ export class Social {
 
   scheduleJobs(jobs: Jobs): void {
     jobs.add('social-expire-mutes', '* * * * *', () => this.services.relationships.expireMutes());
-    jobs.add('social-unattached-media', '17 * * * *', () => this.services.breadth.media.removeStale());
-    jobs.add('social-media-sweep', '47 * * * *', () => this.services.breadth.mediaSweep.run());
+    jobs.add('social-unattached-media', '17 * * * *', () => this.services.media.removeStale());
+    jobs.add('social-media-sweep', '47 * * * *', () => this.services.mediaSweep.run());
     jobs.add('social-oauth-vacuum', '43 4 * * *', () => this.services.oauth.vacuum());
-    jobs.add('social-scheduled-statuses', '* * * * *', () => this.services.breadth.scheduled.publishDue());
-    jobs.add('social-ended-polls', '* * * * *', () => this.services.breadth.polls.notifyEnded());
-    jobs.add('social-remote-media-cache', '29 3 * * *', () => this.services.breadth.media.uncacheRemote(new Date(this.ctx.now() - REMOTE_MEDIA_CACHE_MS).toISOString()));
+    jobs.add('social-scheduled-statuses', '* * * * *', () => this.services.scheduled.publishDue());
+    jobs.add('social-ended-polls', '* * * * *', () => this.services.polls.notifyEnded());
+    jobs.add('social-remote-media-cache', '29 3 * * *', () => this.services.media.uncacheRemote(new Date(this.ctx.now() - REMOTE_MEDIA_CACHE_MS).toISOString()));
   }
 
   /**
@@ -85,16 +87,16 @@ export class Social {
    * media left half-processed by a stop processed again. Returns the stop.
    */
   async startBackgroundWork(): Promise<() => Promise<void>> {
-    const { breadth } = this.services;
+    const services = this.services;
     const { config } = this.ctx;
     const pushClient = new PeerClient({ allowPrivate: config.federationAllowPrivate, userAgent: `Nestbox/${VERSION} (+${config.baseUrl}/)` });
-    const push = new PushDelivery(this.ctx, breadth.push, this.services.notifications, () => breadth.vapid, pushClient);
+    const push = new PushDelivery(this.ctx, services.push, services.notifications, () => services.vapid, pushClient);
     push.start();
     const mail = ({ accountId }: { accountId: string }) => {
-      breadth.emails.onAccountCreated(accountId).catch((error) => this.ctx.log.warn('confirmation mail failed', { error: (error as Error).message }));
+      services.emails.onAccountCreated(accountId).catch((error) => this.ctx.log.warn('confirmation mail failed', { error: (error as Error).message }));
     };
     this.ctx.events.on('account.created', mail);
-    await breadth.media.resume();
+    await services.media.resume();
     return async () => {
       this.ctx.events.off('account.created', mail);
       await push.stop();

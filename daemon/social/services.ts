@@ -1,4 +1,8 @@
-/** The social services, built once over one context; routes and tools use them. */
+/**
+ * The social services, built once over one context in dependency order: the resources that take
+ * part in posting and rendering (media, hashtags, polls, filters) first, then statuses and the
+ * renderer with them, then everything built on those. Routes, jobs and tools use them.
+ */
 import type { SocialContext } from './context.js';
 import { AccountsService } from './accounts/service.js';
 import { OAuthService } from './oauth/service.js';
@@ -8,11 +12,36 @@ import { StatusesService } from './statuses/service.js';
 import { StatusRenderer } from './statuses/serialize.js';
 import { MarkersService } from './markers/service.js';
 import { RateLimiter } from './ratelimit/limiter.js';
-import { breadthServices, type BreadthServices } from './breadth.js';
 import { ListsService } from './lists/service.js';
 import { Passwords } from './accounts/passwords.js';
 import type { PasswordHasher } from './accounts/password-hasher.js';
 import { LoginThrottle } from './ratelimit/login-throttle.js';
+import { MediaService } from './media/service.js';
+import { MediaStorage, loadMediaUrlKey } from './media/storage.js';
+import { MediaSweep } from './media/sweep.js';
+import { mediaCreateHook, mediaDecorator } from './media/hooks.js';
+import { TagsRepo } from './tags/repo.js';
+import { tagsCreateHook, tagsDecorator } from './tags/hooks.js';
+import { TimelinesRepo } from './timelines/repo.js';
+import { FiltersService } from './filters/service.js';
+import { filtersDecorator, filtersViewerKey } from './filters/decorator.js';
+import { SearchService } from './search/service.js';
+import { InstanceRepo } from './instance/repo.js';
+import { vapidKeys, type VapidKeys } from './push/vapid.js';
+import { PushService } from './push/service.js';
+import { AnnouncementsService } from './announcements/service.js';
+import { ReportsService } from './reports/service.js';
+import { AdminAccountsService } from './admin/service.js';
+import { EmailsService } from './emails/service.js';
+import { smtpMailer } from './emails/mailer.js';
+import { ScheduledStatusesService } from './scheduled/service.js';
+import { PollsService } from './polls/service.js';
+import { pollsCreateHook, pollsDecorator, pollsEditHook } from './polls/hooks.js';
+import { ConversationsRepo } from './conversations/repo.js';
+import { FeaturedRepo } from './featured/repo.js';
+import { DirectoryRepo } from './directory/repo.js';
+import { RemoteLookups } from './federation/fetch/lookups.js';
+import type { FederationPeers } from './federation/peers.js';
 
 export interface SocialServices {
   oauth: OAuthService;
@@ -24,19 +53,57 @@ export interface SocialServices {
   markers: MarkersService;
   lists: ListsService;
   limiter: RateLimiter;
-  breadth: BreadthServices;
+  media: MediaService;
+  mediaSweep: MediaSweep;
+  tags: TagsRepo;
+  timelines: TimelinesRepo;
+  filters: FiltersService;
+  search: SearchService;
+  instance: InstanceRepo;
+  vapid: VapidKeys;
+  push: PushService;
+  announcements: AnnouncementsService;
+  reports: ReportsService;
+  admin: AdminAccountsService;
+  emails: EmailsService;
+  scheduled: ScheduledStatusesService;
+  polls: PollsService;
+  /** Remote accounts and statuses fetched when posting and searching; null without federation. */
+  remote: RemoteLookups | null;
+  conversations: ConversationsRepo;
+  featured: FeaturedRepo;
+  directory: DirectoryRepo;
 }
 
-export function buildServices(ctx: SocialContext, hasher: PasswordHasher): SocialServices {
+/**
+ * Loads what the services are built with (the VAPID keys, the media URL key, the media folders).
+ * With `peers` (the daemon, not the admin tool) posting and search look remote accounts up.
+ */
+export async function buildServices(ctx: SocialContext, hasher: PasswordHasher, peers: FederationPeers | null): Promise<SocialServices> {
+  const vapid = await vapidKeys(ctx.db);
+  const storage = new MediaStorage(ctx.config.dataDir, ctx.config.baseUrl, await loadMediaUrlKey(ctx.db));
+  await storage.prepare();
+  const { baseUrl } = ctx.config;
   const passwords = new Passwords(hasher);
   const throttle = new LoginThrottle({ address: ctx.config.loginLimitAddress, account: ctx.config.loginLimitAccount }, ctx.log);
   const limiter = new RateLimiter(ctx);
   const notifications = new NotificationsService(ctx);
-  const statuses = new StatusesService(ctx, notifications, limiter);
-  const renderer = new StatusRenderer(ctx);
+  const media = new MediaService(ctx, storage, limiter);
+  const tags = new TagsRepo(ctx);
+  const filters = new FiltersService(ctx);
+  const polls = new PollsService(ctx, notifications);
+  const accounts = new AccountsService(ctx, passwords);
+  const remote = peers ? RemoteLookups.create(peers, ctx, { accounts, notifications, tags, polls, media }) : null;
+  const statuses = new StatusesService(ctx, notifications, limiter, {
+    create: [mediaCreateHook(media), tagsCreateHook(tags, baseUrl), pollsCreateHook(polls)],
+    edit: [pollsEditHook(polls)],
+  }, remote);
+  const renderer = new StatusRenderer(ctx,
+    [mediaDecorator(media), tagsDecorator(tags, baseUrl), filtersDecorator(filters), pollsDecorator(polls, ctx.now)],
+    [filtersViewerKey(filters)]);
   return {
     oauth: new OAuthService(ctx, passwords, throttle),
-    accounts: new AccountsService(ctx, passwords),
+    accounts,
     notifications,
     relationships: new RelationshipsService(ctx, notifications, limiter),
     statuses,
@@ -44,6 +111,19 @@ export function buildServices(ctx: SocialContext, hasher: PasswordHasher): Socia
     markers: new MarkersService(ctx),
     lists: new ListsService(ctx),
     limiter,
-    breadth: breadthServices(ctx, statuses, renderer, limiter, notifications),
+    media, tags, filters, polls, vapid, remote,
+    mediaSweep: new MediaSweep(ctx, media),
+    timelines: new TimelinesRepo(ctx),
+    search: new SearchService(ctx, statuses.visibility, remote),
+    instance: new InstanceRepo(ctx),
+    push: new PushService(ctx),
+    announcements: new AnnouncementsService(ctx),
+    reports: new ReportsService(ctx, limiter),
+    scheduled: new ScheduledStatusesService(ctx, statuses, media),
+    admin: new AdminAccountsService(ctx),
+    emails: new EmailsService(ctx, ctx.config.smtpUrl ? smtpMailer(ctx.config.smtpUrl, ctx.config.smtpFrom) : null),
+    conversations: new ConversationsRepo(ctx),
+    featured: new FeaturedRepo(ctx),
+    directory: new DirectoryRepo(ctx),
   };
 }

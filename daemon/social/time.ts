@@ -1,5 +1,5 @@
 /** Timestamps are stored as ISO 8601 UTC text with milliseconds, as Mastodon prints them. */
-import { unprocessable } from '../http/errors.js';
+import { unprocessable } from '../lib/errors.js';
 
 export function nowIso(now = Date.now()): string {
   return new Date(now).toISOString();

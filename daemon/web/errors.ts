@@ -1,5 +1,6 @@
 /** Connectivity errors in the HTTP error shape: what the person sent, or what the device said. */
-import { HttpError, unprocessable } from '../http/errors.js';
+import { HttpError } from '../http/errors.js';
+import { unprocessable } from '../lib/errors.js';
 import { CommandError } from '../connectivity/command-error.js';
 import { NetworkInputError } from '../connectivity/network-input.js';
 

@@ -4,7 +4,8 @@
  * the ESP32 application image magic byte before anything reaches the device.
  */
 import type { Context } from 'koa';
-import { HttpError, unprocessable } from '../http/errors.js';
+import { HttpError } from '../http/errors.js';
+import { unprocessable } from '../lib/errors.js';
 import { requireIdentityEncoding } from '../http/body.js';
 
 /** The largest OTA partition of the 4 MB ESP32 layouts is under 2 MB; 4 MiB leaves room. */

@@ -13,7 +13,7 @@ import type { ConnectivityParts } from '../connectivity/subsystem.js';
 import type { DeviceState } from '../device/state.js';
 import { authenticate, requireScope, type TokenResolver } from '../http/auth.js';
 import { parseBody } from '../http/body.js';
-import { notFound, unprocessable } from '../http/errors.js';
+import { notFound, unprocessable } from '../lib/errors.js';
 import { linkMissing, translated } from './errors.js';
 import { openStateStream } from './state-stream.js';
 import { readFirmwareUpload } from './firmware-upload.js';

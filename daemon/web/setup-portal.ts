@@ -9,7 +9,7 @@ import { parseNetworkInput } from '../connectivity/network-input.js';
 import type { ConnectivityParts } from '../connectivity/subsystem.js';
 import { authenticate, currentAuth, scopeAllows, type TokenResolver } from '../http/auth.js';
 import { parseBody } from '../http/body.js';
-import { notFound } from '../http/errors.js';
+import { notFound } from '../lib/errors.js';
 import { loadPage, NO_CACHE, sendPage } from './static-pages.js';
 import { localAddress } from './captive-portal.js';
 import { linkMissing, translated } from './errors.js';

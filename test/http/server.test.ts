@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import Router from '@koa/router';
 import { HttpServer } from '../../daemon/http/server.js';
 import { parseBody } from '../../daemon/http/body.js';
-import { unprocessable } from '../../daemon/http/errors.js';
+import { unprocessable } from '../../daemon/lib/errors.js';
 import { Logger } from '../../daemon/log/logger.js';
 
 const quiet = new Logger('silent');

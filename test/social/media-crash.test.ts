@@ -27,7 +27,7 @@ test('an upload cut off by a crash leaves only a temp file, which the sweep remo
 
     const second = await startSocialDaemon({}, { dataDir: data.path });
     try {
-      const sweep = second.admin.social.services.breadth.mediaSweep;
+      const sweep = second.admin.social.services.mediaSweep;
       assert.equal(await sweep.run(), { tempFiles: 0, orphanFolders: 0, stuckRows: 0, profileImages: 0 }, 'too fresh to be taken for abandoned');
       const long = new Date(Date.now() - 2 * 3600_000);
       utimesSync(join(incoming, left[0]!), long, long);

@@ -167,7 +167,7 @@ test('unattached media older than a day is removed with its files; attached medi
   await db.raw(`UPDATE media_attachments SET created_at = '2020-01-01T00:00:00.000Z' WHERE id = ?`, [res.body.id]);
   const attached = (await db.raw(`SELECT CAST(id AS TEXT) AS id FROM media_attachments WHERE status_id IS NOT NULL LIMIT 1`))[0].id;
   await db.raw(`UPDATE media_attachments SET created_at = '2020-01-01T00:00:00.000Z' WHERE id = ?`, [attached]);
-  const removed = await h.admin.social.services.breadth.media.removeStale();
+  const removed = await h.admin.social.services.media.removeStale();
   assert.ok(removed >= 1);
   assert.is((await fetch(res.body.url)).status, 404);
   assert.is((await db.raw(`SELECT count(*) AS n FROM media_attachments WHERE id = ?`, [res.body.id]))[0].n, 0);
@@ -276,7 +276,7 @@ test('the media sweep removes idle temp files, folders without a row, rows stuck
   const stuck = await upload(alice.token, '/api/v1/media', form({ file: { data: await png(), type: 'image/png', name: 'p.png' } }));
   await db().raw(`UPDATE media_attachments SET state = 'processing', updated_at = ? WHERE id = ?`, [long.toISOString(), stuck.body.id]);
 
-  const result = await h.admin.social.services.breadth.mediaSweep.run();
+  const result = await h.admin.social.services.mediaSweep.run();
   assert.equal(result, { tempFiles: 1, orphanFolders: 1, stuckRows: 1, profileImages: 1 });
   assert.not.ok(existsSync(unusedAvatar), 'an avatar file no account names');
   assert.ok(existsSync(usedAvatar), 'the avatar in use stays');

@@ -8,7 +8,8 @@ import { pbkdf2, randomBytes, scryptSync } from 'node:crypto';
 import { silentLogger } from '../../daemon/log/logger.js';
 import { PasswordHasher } from '../../daemon/social/accounts/password-hasher.js';
 import { Passwords } from '../../daemon/social/accounts/passwords.js';
-import { HttpError } from '../../daemon/http/errors.js';
+import { statusOf } from '../../daemon/http/errors.js';
+import { DomainError } from '../../daemon/lib/errors.js';
 
 const PARAMS = { n: 16384, r: 8, p: 1, keyLength: 32 };
 
@@ -38,9 +39,9 @@ test('a burst beyond the line\'s bound is refused with 503 and Retry-After; the 
     assert.is(done.length, 3, 'the running job and two waiting');
     assert.is(refused.length, 7);
     for (const error of refused) {
-      assert.instance(error, HttpError);
-      assert.is(error.status, 503);
-      assert.is(error.headers?.['Retry-After'], '1');
+      assert.instance(error, DomainError);
+      assert.is(statusOf(error), 503);
+      assert.is(error.retry?.['Retry-After'], '1');
     }
     const stats = hasher.stats();
     assert.equal({ hashed: stats.hashed, pending: stats.pending, mostPending: stats.mostPending, refused: stats.refused }, { hashed: 3, pending: 0, mostPending: 3, refused: 7 });

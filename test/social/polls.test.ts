@@ -165,7 +165,7 @@ test('hidden totals show once the poll has ended; an ended poll takes no vote; i
   assert.equal(tallies(after.poll), [0, 1]);
   assert.is((await h.api(cy.token, 'POST', `/api/v1/polls/${id}/votes`, { choices: [0] })).body.error, 'Validation failed: The poll has already ended');
 
-  await h.admin.social.services.breadth.polls.notifyEnded();
+  await h.admin.social.services.polls.notifyEnded();
   const pollNotifications = async (who: TestAccount) => ((await ok(who, 'GET', '/api/v1/notifications?types[]=poll')) as Array<Record<string, any>>)
     .filter((n) => n.status.id === status.id);
   // The daemon's own minute job may have told them a moment earlier.
@@ -176,7 +176,7 @@ test('hidden totals show once the poll has ended; an ended poll takes no vote; i
   assert.is(forBob?.account.id, ann.id);
   assert.equal(tallies(forBob!.status.poll), [0, 1]);
   assert.equal(await pollNotifications(cy), [], 'not to who did not vote');
-  assert.is(await h.admin.social.services.breadth.polls.notifyEnded(), 0, 'told once');
+  assert.is(await h.admin.social.services.polls.notifyEnded(), 0, 'told once');
   assert.is((await pollNotifications(bob)).length, 1);
 });
 
@@ -237,7 +237,7 @@ test('a scheduled status keeps its poll and posts with it', async () => {
   const scheduled = await ok(dee, 'POST', '/api/v1/statuses', { status: 'later poll', scheduled_at: at, poll: poll(['a', 'b'], { multiple: true }) });
   assert.equal(scheduled.params.poll, { options: ['a', 'b'], expires_in: 3600, multiple: true, hide_totals: false });
   await h.admin.social.ctx.db('scheduled_statuses').where({ id: scheduled.id }).update({ scheduled_at: new Date(Date.now() - 1000).toISOString() });
-  await h.admin.social.services.breadth.scheduled.publishDue();
+  await h.admin.social.services.scheduled.publishDue();
   let posted: Array<Record<string, any>> = [];
   for (let i = 0; i < 40 && posted.length === 0; i++) {
     posted = (await ok(dee, 'GET', `/api/v1/accounts/${dee.id}/statuses`)).filter((s: { content: string }) => s.content === '<p>later poll</p>');

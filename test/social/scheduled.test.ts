@@ -75,12 +75,12 @@ test('media are held for the scheduled post, then posted with it when its time c
   // A day passes for the upload: held media are not cleaned up as unattached.
   const db = h.admin.social.ctx.db;
   await db('media_attachments').where({ id: mediaId }).update({ created_at: new Date(Date.now() - 3 * 86_400_000).toISOString() });
-  await h.admin.social.services.breadth.media.removeStale();
+  await h.admin.social.services.media.removeStale();
   assert.ok(await db('media_attachments').where({ id: mediaId }).first());
 
   // Its time comes.
   await db('scheduled_statuses').where({ id: scheduled.id }).update({ scheduled_at: new Date(Date.now() - 1000).toISOString() });
-  await h.admin.social.services.breadth.scheduled.publishDue();
+  await h.admin.social.services.scheduled.publishDue();
   // The daemon's own minute job may have taken it a moment earlier: then it appears just after.
   let posted = await ownStatuses(lou);
   for (let i = 0; i < 40 && posted.length === 0; i++) posted = await new Promise((r) => setTimeout(r, 50)).then(() => ownStatuses(lou));
@@ -88,7 +88,7 @@ test('media are held for the scheduled post, then posted with it when its time c
   assert.is(posted[0]!.content, '<p>with a picture</p>');
   assert.equal(posted[0]!.media_attachments.map((m: { id: string }) => m.id), [mediaId]);
   assert.equal((await h.api(lou.token, 'GET', '/api/v1/scheduled_statuses')).body, []);
-  assert.is(await h.admin.social.services.breadth.scheduled.publishDue(), 0, 'never posted twice');
+  assert.is(await h.admin.social.services.scheduled.publishDue(), 0, 'never posted twice');
 });
 
 test('at most 25 a day', async () => {

@@ -4,7 +4,7 @@
  * flood of logins can neither starve SQLite of libuv's threads nor pile up memory.
  */
 import { Worker } from 'node:worker_threads';
-import { HttpError } from '../../http/errors.js';
+import { busy } from '../../lib/errors.js';
 import type { Logger } from '../../log/logger.js';
 import type { HashJob, HashResult } from './hash-worker.js';
 
@@ -38,7 +38,7 @@ export class PasswordHasher {
   derive(password: string, salt: Buffer, params: ScryptParams): Promise<Buffer> {
     if (this.pending.size > this.bound) {
       this.counts.refused++;
-      return Promise.reject(new HttpError(503, 'Too many sign-ins are being checked right now; try again in a moment', undefined, { 'Retry-After': '1' }));
+      return Promise.reject(busy('Too many sign-ins are being checked right now; try again in a moment', { 'Retry-After': '1' }));
     }
     const id = this.nextId++;
     const worker = this.started();

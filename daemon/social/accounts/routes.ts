@@ -4,7 +4,8 @@ import { uploadOf } from '../http/multipart.js';
 
 /** Largest avatar or header accepted (413 beyond). */
 const IMAGE_LIMIT_BYTES = 8 * 1024 * 1024;
-import { HttpError, notFound, nullIfNotFound } from '../../http/errors.js';
+import { HttpError } from '../../http/errors.js';
+import { notFound, nullIfNotFound } from '../../lib/errors.js';
 import { boolParam, manyIds, params, pathId, stringParam, type Params } from '../http/params.js';
 import { keep, offsetParam, pageQuery, setLink } from '../http/pagination.js';
 import { authOf, optionalViewerId, viewerId, type Routes } from '../http/routes.js';
@@ -43,7 +44,7 @@ export function accountRoutes(routes: Routes, deps: AccountRouteDeps): void {
     const auth = authOf(ctx);
     const p = params(ctx);
     const inviteCode = stringParam(p, 'invite_code');
-    const invite = inviteCode ? await accounts.repo.inviteByCode(inviteCode) : undefined;
+    const invite = inviteCode ? await accounts.inviteByCode(inviteCode) : undefined;
     const validInvite = invite && (invite.max_uses === null || invite.uses < invite.max_uses) && (!invite.expires_at || Date.parse(invite.expires_at) > social.now());
     const mode = social.config.registrations;
     if (mode === 'closed' && !validInvite) throw new HttpError(403, 'This action is not allowed');
@@ -148,7 +149,7 @@ export function accountRoutes(routes: Routes, deps: AccountRouteDeps): void {
   /** Mastodon's `moved`: the account it moved to, present only after a move (not nested further). */
   async function withMoved(row: AccountRow): Promise<AccountJson> {
     const json = serializeAccount(row, baseUrl);
-    const target = await accounts.repo.movedTo(row.id);
+    const target = await accounts.movedTo(row.id);
     if (target) json.moved = serializeAccount(target, baseUrl);
     return json;
   }
@@ -161,10 +162,10 @@ export function accountRoutes(routes: Routes, deps: AccountRouteDeps): void {
     const viewer = optionalViewerId(ctx);
     const p = params(ctx);
     const page = pageQuery(p, 20, 40);
-    const blocked = viewer ? await relationships.repo.exists('blocks', id, viewer) : false;
+    const blocked = viewer ? await relationships.exists('blocks', id, viewer) : false;
     if (account.suspended_at || blocked) { ctx.body = []; return; }
     const pinned = boolParam(p, 'pinned') ?? false;
-    const rows = await statuses.repo.ofAccount(id, viewer, {
+    const rows = await statuses.ofAccount(id, viewer, {
       pinned, excludeReplies: boolParam(p, 'exclude_replies') ?? false, excludeReblogs: boolParam(p, 'exclude_reblogs') ?? false,
     }, page);
     const rendered = await renderer.render(rows.map((row) => row.id), viewer);

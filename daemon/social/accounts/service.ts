@@ -8,7 +8,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { syncFiles } from '../../storage/durable-files.js';
 import { join } from 'node:path';
 import { detectImage, staticCopy } from './images.js';
-import { HttpError, notFound, unprocessable, type ErrorDetails } from '../../http/errors.js';
+import { notFound, unprocessable, type ErrorDetails, DomainError } from '../../lib/errors.js';
 import type { SocialContext } from '../context.js';
 import { nowIso } from '../time.js';
 import type { Passwords } from './passwords.js';
@@ -41,6 +41,11 @@ export class AccountsService {
   constructor(private readonly ctx: SocialContext, private readonly passwords: Passwords) {
     this.repo = new AccountsRepo(ctx);
   }
+
+  // The reads routes answer with, as the repo makes them.
+  byId(...args: Parameters<AccountsRepo['byId']>): ReturnType<AccountsRepo['byId']> { return this.repo.byId(...args); }
+  inviteByCode(...args: Parameters<AccountsRepo['inviteByCode']>): ReturnType<AccountsRepo['inviteByCode']> { return this.repo.inviteByCode(...args); }
+  movedTo(...args: Parameters<AccountsRepo['movedTo']>): ReturnType<AccountsRepo['movedTo']> { return this.repo.movedTo(...args); }
 
   /** Validates like Mastodon's registration and returns details per field (ERR_BLANK, ERR_TAKEN…). */
   async validateNew(input: { username?: string; email?: string; password?: string }): Promise<ErrorDetails> {
@@ -159,7 +164,7 @@ export class AccountsService {
 
   async setPassword(accountId: string, password: string): Promise<void> {
     if (password.length < PASSWORD_MIN || password.length > PASSWORD_MAX) {
-      throw new HttpError(422, `Validation failed: Password must have ${PASSWORD_MIN} to ${PASSWORD_MAX} characters`);
+      throw unprocessable(`Validation failed: Password must have ${PASSWORD_MIN} to ${PASSWORD_MAX} characters`);
     }
     await this.repo.updateUser(accountId, { password_hash: await this.passwords.hash(password) });
   }
@@ -259,7 +264,7 @@ export interface UpdateCredentials {
   language?: string;
 }
 
-export function validationFailed(details: ErrorDetails): HttpError {
+export function validationFailed(details: ErrorDetails): DomainError {
   const summary = Object.entries(details)
     .map(([field, errors]) => `${field.charAt(0).toUpperCase()}${field.slice(1).replace(/_/g, ' ')} ${errors.map((e) => e.description).join(', ')}`)
     .join(', ');

@@ -1,6 +1,6 @@
 /** SQL for the admin account listing (v1 and v2 filters map onto one query) and moderation actions. */
 import type { SocialContext } from '../context.js';
-import type { PageQuery } from '../http/pagination.js';
+import type { PageQuery } from '../store/paging.js';
 
 export interface AdminFilter {
   origin?: 'local' | 'remote';

@@ -54,7 +54,7 @@ export function adminRoutes(routes: Routes, service: AdminAccountsService, rende
   const list = (filterOf: (p: Params) => AdminFilter) => async (ctx: Context) => {
     const p = params(ctx);
     const page = pageQuery(p, 100, 200);
-    const rows = await service.repo.list(filterOf(p), page);
+    const rows = await service.list(filterOf(p), page);
     ctx.body = await render(rows);
     if (rows.length) setLink(ctx, { baseUrl, path: ctx.path, kept: keep(p, ['limit', 'local', 'remote', 'origin', 'status', 'by_domain', 'username', 'display_name', 'email', 'permissions', 'staff', ...V1_STATUSES]),
       nextMaxId: rows[rows.length - 1]!.id, prevMinId: rows[0]!.id });

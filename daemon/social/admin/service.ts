@@ -2,7 +2,7 @@
  * The owner's moderation of accounts: approve or reject pending registrations, silence, suspend
  * (and undo), disable logins. The owner's own account cannot be acted on.
  */
-import { HttpError, notFound, unprocessable } from '../../http/errors.js';
+import { notFound, unprocessable, forbidden } from '../../lib/errors.js';
 import type { SocialContext } from '../context.js';
 import { nowIso } from '../time.js';
 import { AdminRepo, type AdminRow } from './repo.js';
@@ -16,6 +16,9 @@ export class AdminAccountsService {
     this.repo = new AdminRepo(ctx);
   }
 
+  // The reads routes answer with, as the repo makes them.
+  list(...args: Parameters<AdminRepo['list']>): ReturnType<AdminRepo['list']> { return this.repo.list(...args); }
+
   async get(id: string): Promise<AdminRow> {
     const row = await this.repo.one(id);
     if (!row) throw notFound();
@@ -24,13 +27,13 @@ export class AdminAccountsService {
 
   private async target(id: string): Promise<AdminRow> {
     const row = await this.get(id);
-    if (row.role === 'owner') throw new HttpError(403, 'This action is not allowed');
+    if (row.role === 'owner') throw forbidden('This action is not allowed');
     return row;
   }
 
   async approve(id: string): Promise<AdminRow> {
     const row = await this.target(id);
-    if (row.approved !== 0) throw new HttpError(403, 'This action is not allowed');
+    if (row.approved !== 0) throw forbidden('This action is not allowed');
     await this.ctx.db.raw(`UPDATE users SET approved = 1 WHERE account_id = ?`, [id]);
     this.ctx.events.emit('account.updated', { accountId: id });
     return this.get(id);
@@ -39,7 +42,7 @@ export class AdminAccountsService {
   /** Rejecting a pending registration removes it. */
   async reject(id: string): Promise<AdminRow> {
     const row = await this.target(id);
-    if (row.approved !== 0) throw new HttpError(403, 'This action is not allowed');
+    if (row.approved !== 0) throw forbidden('This action is not allowed');
     await this.ctx.db.raw(`DELETE FROM accounts WHERE id = ?`, [id]);
     return row;
   }

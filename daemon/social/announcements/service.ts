@@ -3,7 +3,7 @@
  * optional time range; all_day only with a range; users mark them read (twice is no error), and
  * react with a Unicode emoji or a local custom emoji.
  */
-import { notFound, unprocessable } from '../../http/errors.js';
+import { notFound, unprocessable } from '../../lib/errors.js';
 import type { SocialContext } from '../context.js';
 import { nowIso } from '../time.js';
 import { textToHtml } from '../statuses/html.js';
@@ -19,6 +19,10 @@ export class AnnouncementsService {
   constructor(private readonly ctx: SocialContext) {
     this.repo = new AnnouncementsRepo(ctx);
   }
+
+  // The reads routes answer with, as the repo makes them.
+  customEmoji(...args: Parameters<AnnouncementsRepo['customEmoji']>): ReturnType<AnnouncementsRepo['customEmoji']> { return this.repo.customEmoji(...args); }
+  reactions(...args: Parameters<AnnouncementsRepo['reactions']>): ReturnType<AnnouncementsRepo['reactions']> { return this.repo.reactions(...args); }
 
   async create(input: NewAnnouncement): Promise<string> {
     const text = input.text.trim();

@@ -4,7 +4,7 @@
  * takes part are read from the statuses themselves, so a deleted message simply drops out.
  */
 import type { SocialContext } from '../context.js';
-import { cursorPageSql, type PageQuery } from '../http/pagination.js';
+import { cursorPageSql, type PageQuery } from '../store/paging.js';
 
 export interface ConversationRow {
   id: string;

@@ -1,5 +1,5 @@
 /** /api/v1/conversations: the direct-message list, marking one read, taking one off the list. */
-import { notFound } from '../../http/errors.js';
+import { notFound } from '../../lib/errors.js';
 import { params, pathId } from '../http/params.js';
 import { keep, pageQuery, setLink } from '../http/pagination.js';
 import { viewerId, type Routes } from '../http/routes.js';

@@ -5,7 +5,7 @@
  * account counts as confirmed. Accounts made with the admin tool are confirmed.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { HttpError, unprocessable } from '../../http/errors.js';
+import { unprocessable, forbidden } from '../../lib/errors.js';
 import type { SocialContext } from '../context.js';
 import { nowIso } from '../time.js';
 
@@ -34,9 +34,9 @@ export class EmailsService {
   async resend(accountId: string, appId: string | null, email: string | undefined): Promise<void> {
     const user = await this.user(accountId);
     if (!user || user.created_by_app_id === null || user.created_by_app_id !== appId) {
-      throw new HttpError(403, 'This method is only available to the application the user originally signed-up with');
+      throw forbidden('This method is only available to the application the user originally signed-up with');
     }
-    if (isConfirmed(user, this.required)) throw new HttpError(403, 'This method is only available while the e-mail is awaiting confirmation');
+    if (isConfirmed(user, this.required)) throw forbidden('This method is only available while the e-mail is awaiting confirmation');
     let address = user.email;
     if (email !== undefined && email !== user.email) {
       if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw unprocessable('Validation failed: Email is invalid');

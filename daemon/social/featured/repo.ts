@@ -1,6 +1,6 @@
 /** SQL of what accounts feature: hashtags (with their use in public posts) and endorsed accounts. */
 import type { SocialContext } from '../context.js';
-import { cursorPageSql, type PageQuery } from '../http/pagination.js';
+import { cursorPageSql, type PageQuery } from '../store/paging.js';
 import { visibleBy } from '../statuses/visibility.js';
 
 export interface FeaturedTagRow {

@@ -3,7 +3,7 @@
  * hashtags one used), an account's featured tags, and endorsed accounts (endorse, unendorse,
  * /api/v1/endorsements and an account's).
  */
-import { notFound, unprocessable } from '../../http/errors.js';
+import { notFound, unprocessable } from '../../lib/errors.js';
 import { params, pathId, stringParam } from '../http/params.js';
 import { pageQuery } from '../http/pagination.js';
 import { sendAccountPage } from '../http/lists.js';

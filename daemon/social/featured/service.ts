@@ -2,7 +2,7 @@
  * Featuring on one's profile, Mastodon's rules: at most 10 hashtags (any valid name, used or not
  * yet); endorsing only accounts one follows, never oneself.
  */
-import { unprocessable } from '../../http/errors.js';
+import { unprocessable } from '../../lib/errors.js';
 import { MAX_FEATURED_TAGS, type FeaturedRepo } from './repo.js';
 
 export const tooManyFeatured = () => unprocessable(`Validation failed: You can only feature up to ${MAX_FEATURED_TAGS} hashtags`);

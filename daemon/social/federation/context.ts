@@ -19,7 +19,15 @@ export interface FederationContext {
   localDomain: string;
 }
 
+/** The services the fetching side (remote actors and statuses) writes through. */
+export type FetchServices = Pick<SocialServices, 'accounts' | 'notifications' | 'tags' | 'polls' | 'media'>;
+
+/** What the fetching side needs: built before statuses and search, so without them. */
+export interface FetchContext extends Omit<FederationContext, 'services'> {
+  services: FetchServices;
+}
+
 /** True when a URI belongs to this instance. */
-export function isLocalUri(fed: FederationContext, uri: string): boolean {
+export function isLocalUri(fed: FetchContext, uri: string): boolean {
   return uri === fed.baseUrl || uri.startsWith(`${fed.baseUrl}/`);
 }

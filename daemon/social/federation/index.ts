@@ -6,37 +6,32 @@
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { Config } from '../../config.js';
-import type { Logger } from '../../log/logger.js';
 import type { HttpServer } from '../../http/server.js';
-import { VERSION } from '../../version.js';
 import type { Social } from '../index.js';
 import type { FederationContext } from './context.js';
-import { PeerClient } from './net/client.js';
 import { LocalActors } from './actors/local.js';
-import { RemoteActors } from './actors/remote.js';
 import { actorRoutes } from './actors/routes.js';
-import { RemoteStatuses } from './objects/remote-statuses.js';
 import { discoveryRoutes } from './webfinger/routes.js';
 import { DeliveryQueue } from './delivery/queue.js';
 import { Outbound } from './delivery/outbound.js';
 import type { OnlineSignal } from './delivery/online.js';
 import { InboxHandlers } from './inbox/handlers.js';
 import { InboxReceiver } from './inbox/receive.js';
-import { Resolver, type Resolved } from './fetch/resolver.js';
+import type { Resolved } from './fetch/resolver.js';
+import type { RemoteLookups } from './fetch/lookups.js';
+import type { FederationPeers } from './peers.js';
 import { AccountMoves } from './actors/moves.js';
-import { InstanceActor } from './actors/instance.js';
 import { moveRoutes } from './actors/move-routes.js';
 import { RemoteMediaCache } from './fetch/media-cache.js';
 import { RequestSigners } from './signatures/signer.js';
 
 export interface FederationOptions {
+  /** Opened with `peers`: its services hold the remote lookups federation shares. */
   social: Social;
+  peers: FederationPeers;
   config: Config;
-  log: Logger;
   /** Deliveries run only while this says online (DeviceState `connectivity` = connected). */
   online: OnlineSignal;
-  /** The DNS servers to ask for peers' names (the station lease's with the network layer on); default: the system's. */
-  dnsServers?: () => readonly string[] | null;
 }
 
 export class Federation {
@@ -44,13 +39,12 @@ export class Federation {
   readonly outbound: Outbound;
   readonly moves: AccountMoves;
   readonly mediaCache: RemoteMediaCache;
-  private readonly resolver: Resolver;
+  private readonly lookups: RemoteLookups;
   private readonly router = new Router();
 
-  constructor(private readonly fed: FederationContext, online: OnlineSignal) {
+  constructor(private readonly fed: FederationContext, lookups: RemoteLookups, online: OnlineSignal) {
     const local = new LocalActors(fed);
-    const remote = new RemoteActors(fed);
-    const statuses = new RemoteStatuses(fed, remote);
+    const { actors: remote, statuses } = lookups;
     this.queue = new DeliveryQueue({
       db: fed.social.db, client: fed.client, log: fed.log.child({ component: 'delivery' }), online,
       signingKey: (accountId) => local.signingKey(accountId),
@@ -60,43 +54,25 @@ export class Federation {
     const handlers = new InboxHandlers(fed, remote, statuses, this.outbound);
     const signers = new RequestSigners(fed, remote);
     const receiver = new InboxReceiver(fed, remote, handlers, this.queue, signers);
-    this.resolver = new Resolver(fed, remote, statuses);
+    this.lookups = lookups;
     this.mediaCache = new RemoteMediaCache(fed);
-
-    // Mentions of accounts never seen here are looked up on their server at post time.
-    fed.services.statuses.remoteAccountResolver = async (username, domain) => {
-      try {
-        const actor = await remote.resolveAcct(username, domain);
-        return await fed.services.accounts.repo.byId(actor.id);
-      } catch (error) {
-        fed.log.info('mentioned account not found', { acct: `${username}@${domain}`, error: (error as Error).message });
-        return undefined;
-      }
-    };
-    // Search with resolve=true asks the peers for an address or URL it does not know yet.
-    fed.services.breadth.search.remoteResolver = (query) => this.resolver.resolve(query);
     discoveryRoutes(this.router, fed, local);
     actorRoutes(this.router, fed, local, signers);
     for (const path of ['/inbox', '/users/:username/inbox']) this.router.post(path, (ctx) => receiver.receive(ctx));
     moveRoutes(this.router, fed, this.moves);
   }
 
-  static create(options: FederationOptions): Federation {
-    const { social, config } = options;
-    const log = options.log;
-    const policy = { allowPrivate: config.federationAllowPrivate };
-    const instanceActor = new InstanceActor(social.ctx.db, config.baseUrl, social.ctx.localDomain);
+  static create({ social, peers, config, online }: FederationOptions): Federation {
+    const lookups = social.services.remote;
+    if (!lookups) throw new Error('the social instance was opened without federation peers');
     const fed: FederationContext = {
+      ...peers,
       social: social.ctx,
       services: social.services,
-      client: new PeerClient({ ...policy, userAgent: `Nestbox/${VERSION} (+${config.baseUrl}/)`, fetchKey: () => instanceActor.signingKey(), dns: options.dnsServers ? { servers: options.dnsServers } : undefined }),
-      instanceActor,
-      policy,
-      log,
       baseUrl: config.baseUrl,
       localDomain: social.ctx.localDomain,
     };
-    return new Federation(fed, options.online);
+    return new Federation(fed, lookups, online);
   }
 
   /** Mounts the routes (before the server listens; before the social API's catch-alls). */
@@ -134,7 +110,7 @@ export class Federation {
 
   /** For search with resolve=true: an address or URL fetched over ActivityPub. */
   resolve(query: string): Promise<Resolved> {
-    return this.resolver.resolve(query);
+    return this.lookups.resolve(query);
   }
 }
 

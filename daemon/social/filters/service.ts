@@ -4,7 +4,7 @@
  * _destroy}); expiry by expires_in seconds. Every change tells the user's streams (filters_changed).
  */
 import type { Knex } from 'knex';
-import { notFound, unprocessable } from '../../http/errors.js';
+import { notFound, unprocessable } from '../../lib/errors.js';
 import type { SocialContext } from '../context.js';
 import { isoAfterSeconds, nowIso } from '../time.js';
 import { FiltersRepo, type FilterRow, type KeywordRow } from './repo.js';

@@ -5,7 +5,7 @@
  * cannot be changed here, as Mastodon says. Mounted after /api/v1/filters/keywords/:id.
  */
 import type { Context } from 'koa';
-import { unprocessable } from '../../http/errors.js';
+import { unprocessable } from '../../lib/errors.js';
 import { arrayParam, boolParam, params, pathId, stringParam, type Params } from '../http/params.js';
 import { viewerId, type Routes } from '../http/routes.js';
 import { read, write } from '../oauth/scopes.js';

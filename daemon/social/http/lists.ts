@@ -1,7 +1,8 @@
 /** Rendering of paged account lists (followers, blocks, follow requests…): accounts in page order plus Link. */
 import type { Context } from 'koa';
 import type { StatusRenderer } from '../statuses/serialize.js';
-import { keep, setLink, type PageQuery } from './pagination.js';
+import { keep, setLink } from './pagination.js';
+import type { PageQuery } from '../store/paging.js';
 import type { Params } from './params.js';
 
 export async function sendAccountPage(ctx: Context, renderer: StatusRenderer, baseUrl: string, p: Params, page: PageQuery,

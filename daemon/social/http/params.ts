@@ -4,6 +4,7 @@
  */
 import type { Context } from 'koa';
 import { HttpError } from '../../http/errors.js';
+import { notFound } from '../../lib/errors.js';
 import { isValidId } from '../../store/ids.js';
 
 export type Params = Record<string, unknown>;
@@ -53,7 +54,7 @@ export function idParam(p: Params, name: string): string | undefined {
 /** The id in a path: anything that is not an id is simply not found. */
 export function pathId(ctx: Context, name = 'id'): string {
   const value = ctx.params?.[name];
-  if (!isValidId(value)) throw new HttpError(404, 'Record not found');
+  if (!isValidId(value)) throw notFound();
   return value;
 }
 

@@ -12,27 +12,65 @@ import { notificationPolicyRoutes } from '../notification-policy/routes.js';
 import { markerRoutes } from '../markers/routes.js';
 import { staticRoutes } from './static.js';
 import { ResponseCache } from './response-cache.js';
-import { breadthRoutes } from './breadth-routes.js';
 import { renderScheduled } from '../scheduled/routes.js';
+import { mediaRoutes } from '../media/routes.js';
+import { timelineRoutes } from '../timelines/routes.js';
+import { filterRoutes } from '../filters/routes.js';
+import { filterV1Routes } from '../filters/v1-routes.js';
+import { searchRoutes } from '../search/routes.js';
+import { instanceRoutes } from '../instance/routes.js';
+import { announcementRoutes } from '../announcements/routes.js';
+import { reportRoutes } from '../reports/routes.js';
+import { pushRoutes } from '../push/routes.js';
+import { adminRoutes } from '../admin/routes.js';
+import { emailRoutes } from '../emails/routes.js';
+import { statusHistoryRoutes } from '../statuses/history-routes.js';
+import { scheduledRoutes } from '../scheduled/routes.js';
+import { listRoutes } from '../lists/routes.js';
+import { tagRoutes } from '../tags/routes.js';
+import { conversationRoutes } from '../conversations/routes.js';
+import { pollRoutes } from '../polls/routes.js';
+import { directoryRoutes } from '../directory/routes.js';
+import { featuredRoutes } from '../featured/routes.js';
 
 export function socialRouter(ctx: SocialContext, services: SocialServices): Router {
   const router = new Router();
-  const routes = new Routes(router, services.oauth.resolve, services.breadth.media.storage.incoming);
+  const { renderer, scheduled, media } = services;
+  const routes = new Routes(router, services.oauth.resolve, media.storage.incoming);
   const baseUrl = ctx.config.baseUrl;
+  // Edit history and scheduled statuses list media: the media service renders them.
+  const mediaById = (ids: readonly string[]) => media.jsonByIds(ids);
   oauthRoutes(routes, services.oauth, baseUrl);
   // Fixed paths before `/:id` ones: relationships and lookup/search are registered first.
-  relationshipRoutes(routes, services.relationships, services.accounts, services.renderer, baseUrl);
+  relationshipRoutes(routes, services.relationships, services.accounts, renderer, baseUrl);
   accountRoutes(routes, { ctx, ...services });
-  const { scheduled, media } = services.breadth;
-  statusRoutes(routes, services.statuses, services.renderer, services.relationships.repo, baseUrl, {
+  statusRoutes(routes, services.statuses, renderer, services.relationships, baseUrl, {
     when: (at) => scheduled.when(at),
-    schedule: async (author, input, at) => renderScheduled(await scheduled.schedule(author, input, at), (ids) => media.jsonByIds(ids)),
+    schedule: async (author, input, at) => renderScheduled(await scheduled.schedule(author, input, at), mediaById),
   });
   // Before /api/v1/notifications/:id, which would take `policy` and `requests` for ids.
-  notificationPolicyRoutes(routes, services.notifications.policy, services.renderer, baseUrl);
-  notificationRoutes(routes, services.notifications, services.renderer, baseUrl, new ResponseCache(ctx.reader));
+  notificationPolicyRoutes(routes, services.notifications.policy, renderer, baseUrl);
+  notificationRoutes(routes, services.notifications, renderer, baseUrl, new ResponseCache(ctx.reader));
   markerRoutes(routes, services.markers);
-  breadthRoutes(routes, ctx, services);
+  instanceRoutes(routes, { repo: services.instance, renderer, config: ctx.config, localDomain: ctx.localDomain, vapidKey: () => services.vapid.publicKey });
+  mediaRoutes(routes, media, services.oauth);
+  statusHistoryRoutes(routes, services.statuses, renderer, mediaById);
+  scheduledRoutes(routes, scheduled, mediaById, baseUrl);
+  timelineRoutes(routes, { repo: services.timelines, tags: services.tags, renderer, baseUrl, publicPreview: ctx.config.publicPreview });
+  filterRoutes(routes, services.filters);
+  filterV1Routes(routes, services.filters);
+  listRoutes(routes, { service: services.lists, timelines: services.timelines, renderer, baseUrl });
+  searchRoutes(routes, services.search, renderer, baseUrl, ctx.now);
+  tagRoutes(routes, services.tags, services.featured, baseUrl, ctx.now);
+  featuredRoutes(routes, { repo: services.featured, tags: services.tags, renderer, relationships: services.relationships, baseUrl, now: ctx.now });
+  conversationRoutes(routes, services.conversations, renderer, baseUrl);
+  pollRoutes(routes, services.polls, ctx.now);
+  directoryRoutes(routes, services.directory, renderer);
+  announcementRoutes(routes, services.announcements);
+  reportRoutes(routes, services.reports, renderer);
+  pushRoutes(routes, services.push, () => services.vapid.publicKey);
+  adminRoutes(routes, services.admin, renderer, baseUrl);
+  emailRoutes(routes, services.emails);
   staticRoutes(routes);
   return router;
 }

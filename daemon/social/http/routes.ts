@@ -7,7 +7,7 @@ import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { authenticate, requireScope, currentAuth, type AuthContext, type TokenResolver } from '../../http/auth.js';
 import { bodyParser } from './multipart.js';
-import { unauthorized } from '../../http/errors.js';
+import { unauthorized } from '../../lib/errors.js';
 
 export type Access =
   | { scopes: string[]; user?: boolean; owner?: boolean; unconfirmed?: boolean }

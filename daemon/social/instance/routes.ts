@@ -4,7 +4,7 @@
  * search, custom emojis, trends (off), and GET /api/v1/streaming, which sends clients to the streaming server.
  */
 import type { Context } from 'koa';
-import { notFound } from '../../http/errors.js';
+import { notFound } from '../../lib/errors.js';
 import type { Routes } from '../http/routes.js';
 import { stringParam, params } from '../http/params.js';
 import type { StatusRenderer } from '../statuses/serialize.js';

@@ -1,7 +1,7 @@
 /** SQL for lists and their members. Every query is scoped to the list's owner. */
 import type { Knex } from 'knex';
 import type { SocialContext } from '../context.js';
-import { cursorPageSql, type PageQuery } from '../http/pagination.js';
+import { cursorPageSql, type PageQuery } from '../store/paging.js';
 
 export interface ListRow { id: string; title: string; replies_policy: string; exclusive: number }
 

@@ -22,7 +22,7 @@ export function listRoutes(routes: Routes, deps: ListRouteDeps): void {
   });
 
   routes.get('/api/v1/lists', { scopes: read('lists') }, async (ctx) => {
-    ctx.body = (await service.repo.ofOwner(viewerId(ctx))).map(serializeList);
+    ctx.body = (await service.ofOwner(viewerId(ctx))).map(serializeList);
   });
 
   routes.post('/api/v1/lists', { scopes: write('lists') }, async (ctx) => {
@@ -46,7 +46,7 @@ export function listRoutes(routes: Routes, deps: ListRouteDeps): void {
     const list = await service.get(viewerId(ctx), pathId(ctx));
     const p = params(ctx);
     const page = pageQuery(p, 40, 80);
-    await sendAccountPage(ctx, renderer, baseUrl, p, page, await service.repo.members(list.id, page));
+    await sendAccountPage(ctx, renderer, baseUrl, p, page, await service.members(list.id, page));
   });
 
   routes.post('/api/v1/lists/:id/accounts', { scopes: write('lists') }, async (ctx) => {
@@ -60,7 +60,7 @@ export function listRoutes(routes: Routes, deps: ListRouteDeps): void {
   });
 
   routes.get('/api/v1/accounts/:id/lists', { scopes: read('lists') }, async (ctx) => {
-    ctx.body = (await service.repo.holding(viewerId(ctx), pathId(ctx))).map(serializeList);
+    ctx.body = (await service.holding(viewerId(ctx), pathId(ctx))).map(serializeList);
   });
 
   routes.get('/api/v1/timelines/list/:list_id', { scopes: read('lists') }, async (ctx) => {

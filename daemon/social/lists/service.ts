@@ -3,7 +3,7 @@
  * not; at most 50 lists an account; members are accounts the owner follows or has asked to follow
  * (or the owner), added all or none; unfollowing takes an account off the owner's lists.
  */
-import { notFound, unprocessable } from '../../http/errors.js';
+import { notFound, unprocessable } from '../../lib/errors.js';
 import type { SocialContext } from '../context.js';
 import { nowIso } from '../time.js';
 import { ListsRepo, type ListRow } from './repo.js';
@@ -19,6 +19,11 @@ export class ListsService {
   constructor(private readonly ctx: SocialContext) {
     this.repo = new ListsRepo(ctx);
   }
+
+  // The reads routes answer with, as the repo makes them.
+  holding(...args: Parameters<ListsRepo['holding']>): ReturnType<ListsRepo['holding']> { return this.repo.holding(...args); }
+  members(...args: Parameters<ListsRepo['members']>): ReturnType<ListsRepo['members']> { return this.repo.members(...args); }
+  ofOwner(...args: Parameters<ListsRepo['ofOwner']>): ReturnType<ListsRepo['ofOwner']> { return this.repo.ofOwner(...args); }
 
   async get(ownerId: string, id: string): Promise<ListRow> {
     const list = await this.repo.one(ownerId, id);

@@ -1,5 +1,5 @@
 /** Read markers for the home and notifications timelines (the unread counts read the latter). */
-import { HttpError } from '../../http/errors.js';
+import { conflict } from '../../lib/errors.js';
 import type { SocialContext } from '../context.js';
 import { MarkersRepo, type MarkerRow } from './repo.js';
 
@@ -24,7 +24,7 @@ export class MarkersService {
     const saved: MarkerRow[] = [];
     for (const update of updates) {
       const row = await this.repo.save(accountId, update.timeline, update.lastReadId, update.version);
-      if (!row) throw new HttpError(409, 'Conflict during update, please try again');
+      if (!row) throw conflict('Conflict during update, please try again');
       saved.push(row);
       this.ctx.events.emit('marker.updated', { accountId, timeline: update.timeline });
     }

@@ -8,7 +8,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { Context, Middleware } from 'koa';
 import { authenticate, requireScope } from '../../http/auth.js';
-import { notFound, unprocessable } from '../../http/errors.js';
+import { notFound, unprocessable } from '../../lib/errors.js';
 import { pathId, stringParam } from '../http/params.js';
 import { viewerId, type Routes } from '../http/routes.js';
 import { write } from '../oauth/scopes.js';
@@ -45,7 +45,7 @@ export function mediaRoutes(routes: Routes, service: MediaService, oauth: OAuthS
     if (!body.file) throw unprocessable("Validation failed: File can't be blank");
     const { id, done } = await service.upload(viewerId(ctx), body.file, input(body));
     if (waitForProcessing) await done;
-    const row = (await service.repo.byId(id))!;
+    const row = (await service.byId(id))!;
     if (row.state === 'failed') {
       // A v1 client never learns this id: nothing of the attempt stays.
       await service.discard(id);

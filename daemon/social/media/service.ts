@@ -6,7 +6,7 @@
  */
 import { link, rename, rm, stat, unlink, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { HttpError, notFound, unprocessable } from '../../http/errors.js';
+import { notFound, unprocessable, tooLarge } from '../../lib/errors.js';
 import type { SocialContext } from '../context.js';
 import { nowIso } from '../time.js';
 import { contradicts, detectMedia, limitFor, type Detected } from './detect.js';
@@ -37,6 +37,9 @@ export class MediaService {
   constructor(private readonly ctx: SocialContext, readonly storage: MediaStorage, private readonly limiter: RateLimiter) {
     this.repo = new MediaRepo(ctx);
   }
+
+  // The reads routes answer with, as the repo makes them.
+  byId(...args: Parameters<MediaRepo['byId']>): ReturnType<MediaRepo['byId']> { return this.repo.byId(...args); }
 
   /** Re-queues what a stop interrupted. */
   async resume(): Promise<void> {
@@ -89,7 +92,7 @@ export class MediaService {
     if (size < file.size) throw outOfSpaceError(`only ${size} of the upload's ${file.size} bytes reached the disk`);
     if (!detected) throw unprocessable('Validation failed: File content type is invalid');
     if (contradicts(file.declaredType, detected)) throw unprocessable('Validation failed: File content does not match its declared type');
-    if (size > limitFor(detected.kind)) throw new HttpError(413, `Validation failed: File size must be less than ${limitFor(detected.kind) / 1024 / 1024} MB`);
+    if (size > limitFor(detected.kind)) throw tooLarge(`Validation failed: File size must be less than ${limitFor(detected.kind) / 1024 / 1024} MB`);
     if (detected.kind === 'image' && !(await probe(file.path))) throw unprocessable('Validation failed: File could not be read as an image');
     return detected;
   }
@@ -97,7 +100,7 @@ export class MediaService {
   private async checkThumbnail(file: UploadedFile): Promise<Detected> {
     const detected = await detectMedia(file.path);
     if (!detected || detected.kind !== 'image') throw unprocessable('Validation failed: Thumbnail content type is invalid');
-    if (file.size > limitFor('image')) throw new HttpError(413, 'Validation failed: Thumbnail is too large');
+    if (file.size > limitFor('image')) throw tooLarge('Validation failed: Thumbnail is too large');
     return detected;
   }
 

@@ -14,12 +14,16 @@ import { getOrCreateSetting } from '../../store/settings.js';
 export const MEDIA_URL_PREFIX = '/system/media_attachments/files';
 export const FILE_NAME = /^(original|small|thumbnail|upload)\.[a-z0-9]{1,5}$/;
 
+/** The key of the URL tags (made at first start, kept in the settings). */
+export async function loadMediaUrlKey(db: Db): Promise<Buffer> {
+  return Buffer.from(await getOrCreateSetting(db, 'social.media_url_key', () => randomBytes(32).toString('hex')), 'hex');
+}
+
 export class MediaStorage {
   readonly root: string;
   readonly incoming: string;
-  private urlKey: Buffer | null = null;
-
-  constructor(dataDir: string, private readonly baseUrl: string) {
+  /** `urlKey`: the key of the URL tags (loadMediaUrlKey). */
+  constructor(dataDir: string, private readonly baseUrl: string, private readonly urlKey: Buffer) {
     this.root = join(dataDir, 'media');
     this.incoming = join(this.root, 'incoming');
   }
@@ -36,11 +40,6 @@ export class MediaStorage {
     return join(this.root, id, name);
   }
 
-  /** Loads the key of the URL tags (made at first start, kept in the settings). */
-  async openUrlKey(db: Db): Promise<void> {
-    this.urlKey = Buffer.from(await getOrCreateSetting(db, 'social.media_url_key', () => randomBytes(32).toString('hex')), 'hex');
-  }
-
   url(id: string, name: string | null): string | null {
     return name ? `${this.baseUrl}${MEDIA_URL_PREFIX}/${id}/${this.tag(id)}/${name}` : null;
   }
@@ -53,7 +52,6 @@ export class MediaStorage {
   }
 
   private tag(id: string): string {
-    if (!this.urlKey) throw new Error('media URL key not loaded');
     return createHmac('sha256', this.urlKey).update(id).digest('base64url').slice(0, 22);
   }
 

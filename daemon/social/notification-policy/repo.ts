@@ -1,6 +1,6 @@
 /** SQL of notification filtering: the facts the rules read, policies, permissions and requests. */
 import type { SocialContext } from '../context.js';
-import { cursorPageSql, type PageQuery } from '../http/pagination.js';
+import { cursorPageSql, type PageQuery } from '../store/paging.js';
 import { DEFAULT_POLICY, POLICY_FIELDS, type Policy, type SenderFacts } from './rules.js';
 
 export interface RequestRow {

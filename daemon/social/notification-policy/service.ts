@@ -4,9 +4,9 @@
  * held back shows; dismissed: the request goes, and one by one also what it held back, as
  * Mastodon's single and bulk dismissals differ).
  */
-import { notFound, unprocessable } from '../../http/errors.js';
+import { notFound, unprocessable } from '../../lib/errors.js';
 import type { SocialContext } from '../context.js';
-import type { PageQuery } from '../http/pagination.js';
+import type { PageQuery } from '../store/paging.js';
 import { nowIso } from '../time.js';
 import { NotificationPolicyRepo, type RequestRow } from './repo.js';
 import { POLICY_FIELDS, verdict, type Policy, type PolicyChoice, type Verdict } from './rules.js';

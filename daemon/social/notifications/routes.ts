@@ -1,6 +1,6 @@
 /** /api/v1/notifications and /api/v2/notifications: parse, check scope, call the service, serialize. */
 import type { Context } from 'koa';
-import { badRequest, notFound } from '../../http/errors.js';
+import { badRequest, notFound } from '../../lib/errors.js';
 import { arrayParam, boolParam, idParam, params, pathId, stringParam, type Params } from '../http/params.js';
 import { keep, limitParam, pageQuery, setLink } from '../http/pagination.js';
 import { viewerId, type Routes } from '../http/routes.js';

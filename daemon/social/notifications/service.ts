@@ -5,7 +5,7 @@
  */
 import type { Knex } from 'knex';
 import type { SocialContext } from '../context.js';
-import { notFound } from '../../http/errors.js';
+import { notFound } from '../../lib/errors.js';
 import { nowIso } from '../time.js';
 import { NotificationsRepo, type Cursor, type Filter, type NotificationRow, type PageGroup } from './repo.js';
 import { groupPrefix, hourBucket, SAMPLE_ACCOUNTS, windowBucket } from './grouping.js';

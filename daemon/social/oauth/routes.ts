@@ -1,6 +1,7 @@
 /** /api/v1/apps, /oauth/authorize (login and consent page), /oauth/token, /oauth/revoke, discovery. */
 import type { Context } from 'koa';
-import { HttpError } from '../../http/errors.js';
+import { statusOf } from '../../http/errors.js';
+import { DomainError, unauthorized } from '../../lib/errors.js';
 import { params, stringParam, type Params } from '../http/params.js';
 import { authOf, type Routes } from '../http/routes.js';
 import { KNOWN_SCOPES } from './scopes.js';
@@ -27,8 +28,8 @@ export function oauthRoutes(routes: Routes, oauth: OAuthService, baseUrl: string
 
   routes.get('/api/v1/apps/verify_credentials', 'open', async (ctx) => {
     const auth = authOf(ctx);
-    const app = auth.appId ? await oauth.repo.appById(auth.appId) : undefined;
-    if (!app) throw new HttpError(401, 'The access token is invalid');
+    const app = auth.appId ? await oauth.appById(auth.appId) : undefined;
+    if (!app) throw unauthorized();
     ctx.body = serializeApp(app);
   });
 
@@ -55,7 +56,7 @@ export function oauthRoutes(routes: Routes, oauth: OAuthService, baseUrl: string
     const target = new URL(checked.redirectUri === OOB_REDIRECT ? 'http://oob.invalid/' : checked.redirectUri);
     if (query.state) target.searchParams.set('state', query.state);
     if (p.decision === 'deny') {
-      if (checked.redirectUri === OOB_REDIRECT) return renderError(ctx, new OAuthError(403, 'access_denied', 'The resource owner or authorization server denied the request.'));
+      if (checked.redirectUri === OOB_REDIRECT) return renderError(ctx, new OAuthError('forbidden', 'access_denied', 'The resource owner or authorization server denied the request.'));
       target.searchParams.set('error', 'access_denied');
       target.searchParams.set('error_description', 'The resource owner or authorization server denied the request.');
       return ctx.redirect(target.toString());
@@ -67,9 +68,9 @@ export function oauthRoutes(routes: Routes, oauth: OAuthService, baseUrl: string
       // client cannot pick its own bucket with X-Forwarded-For.
       accountId = await oauth.login(login, stringParam(p, 'password') ?? '', ctx.socket.remoteAddress);
     } catch (error) {
-      if (!(error instanceof HttpError) || (error.status !== 429 && error.status !== 503)) throw error;
-      ctx.status = error.status;
-      ctx.set(error.headers ?? {});
+      if (!(error instanceof DomainError) || (error.kind !== 'rate-limited' && error.kind !== 'busy')) throw error;
+      ctx.status = statusOf(error);
+      ctx.set(error.retry ?? {});
       return renderAuthorize(ctx, query, refusal(error), login);
     }
     if (!accountId) {
@@ -138,16 +139,16 @@ export function oauthRoutes(routes: Routes, oauth: OAuthService, baseUrl: string
 
   function renderError(ctx: Context, error: unknown): void {
     if (!(error instanceof OAuthError)) throw error;
-    ctx.status = error.status;
+    ctx.status = statusOf(error);
     ctx.type = 'html';
     ctx.body = pages.errorPage(error.description);
   }
 }
 
 /** The login form's words for a refused attempt. */
-function refusal(error: HttpError): string {
-  const waitS = Number(error.headers?.['Retry-After'] ?? 1);
-  if (error.status === 503) return 'The box is busy checking other sign-ins. Try again in a moment.';
+function refusal(error: DomainError): string {
+  const waitS = Number(error.retry?.['Retry-After'] ?? 1);
+  if (error.kind === 'busy') return 'The box is busy checking other sign-ins. Try again in a moment.';
   const wait = waitS < 120 ? `${waitS} seconds` : `${Math.ceil(waitS / 60)} minutes`;
   return `Too many sign-in attempts. Try again in ${wait}.`;
 }
@@ -186,7 +187,7 @@ async function oauthJson(ctx: Context, run: () => Promise<object>): Promise<void
     ctx.body = await run();
   } catch (error) {
     if (!(error instanceof OAuthError)) throw error;
-    ctx.status = error.status;
+    ctx.status = statusOf(error);
     ctx.body = { error: error.code, error_description: error.description };
   }
 }

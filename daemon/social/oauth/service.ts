@@ -3,7 +3,7 @@
  * S256 and `state`, the client-credentials grant, revocation, and hashed bearer tokens that never
  * expire. Admin scopes are granted only to the owner's account.
  */
-import { HttpError, unprocessable } from '../../http/errors.js';
+import { unprocessable, forbidden, DomainError, type ErrorKind } from '../../lib/errors.js';
 import type { AuthContext } from '../../http/auth.js';
 import type { SocialContext } from '../context.js';
 import { AccountsRepo } from '../accounts/repo.js';
@@ -22,9 +22,9 @@ const NAME_MAX = 60;
 const URL_MAX = 2000;
 
 /** An OAuth error: rendered as {"error": code, "error_description": …} or as the error page. */
-export class OAuthError extends HttpError {
-  constructor(status: number, readonly code: string, readonly description: string) {
-    super(status, code);
+export class OAuthError extends DomainError {
+  constructor(kind: ErrorKind, readonly code: string, readonly description: string) {
+    super(kind, code);
   }
 }
 
@@ -51,6 +51,9 @@ export class OAuthService {
     this.accounts = new AccountsRepo(ctx);
   }
 
+  // The reads routes answer with, as the repo makes them.
+  appById(...args: Parameters<OAuthRepo['appById']>): ReturnType<OAuthRepo['appById']> { return this.repo.appById(...args); }
+
   async createApp(input: NewApp, ownerAccountId: string | null = null): Promise<AppRow> {
     const name = (input.client_name ?? '').trim();
     if (!name) throw unprocessable("Validation failed: Application name can't be blank");
@@ -75,7 +78,7 @@ export class OAuthService {
   async authenticateClient(clientId: string | undefined, clientSecret: string | undefined): Promise<AppRow> {
     const app = clientId ? await this.repo.appByClientId(clientId) : undefined;
     if (!app || !clientSecret || !safeEqual(app.client_secret, clientSecret)) {
-      throw new OAuthError(401, 'invalid_client', 'Client authentication failed due to unknown client, no client authentication included, or unsupported authentication method.');
+      throw new OAuthError('unauthenticated', 'invalid_client', 'Client authentication failed due to unknown client, no client authentication included, or unsupported authentication method.');
     }
     return app;
   }
@@ -83,14 +86,14 @@ export class OAuthService {
   /** Checks an authorization request before the login page is shown. */
   async checkAuthorization(q: { response_type?: string; client_id?: string; redirect_uri?: string; scope?: string; code_challenge?: string; code_challenge_method?: string }): Promise<{ app: AppRow; redirectUri: string; scopes: string[] }> {
     const app = q.client_id ? await this.repo.appByClientId(q.client_id) : undefined;
-    if (!app) throw new OAuthError(401, 'invalid_client', 'Client authentication failed due to unknown client.');
+    if (!app) throw new OAuthError('unauthenticated', 'invalid_client', 'Client authentication failed due to unknown client.');
     const registered = app.redirect_uri.split('\n');
     const redirectUri = q.redirect_uri || (registered.length === 1 ? registered[0]! : '');
-    if (!registered.includes(redirectUri)) throw new OAuthError(400, 'invalid_redirect_uri', 'The requested redirect uri is malformed or doesn\'t match client redirect URI.');
-    if (q.response_type !== 'code') throw new OAuthError(400, 'unsupported_response_type', 'The authorization server does not support this response type.');
+    if (!registered.includes(redirectUri)) throw new OAuthError('invalid', 'invalid_redirect_uri', 'The requested redirect uri is malformed or doesn\'t match client redirect URI.');
+    if (q.response_type !== 'code') throw new OAuthError('invalid', 'unsupported_response_type', 'The authorization server does not support this response type.');
     const scopes = this.grantableScopes(q.scope, app);
-    if (q.code_challenge_method && q.code_challenge_method !== 'S256') throw new OAuthError(400, 'invalid_request', 'The code challenge method must be S256.');
-    if (q.code_challenge_method && !q.code_challenge) throw new OAuthError(400, 'invalid_request', 'The code challenge is missing.');
+    if (q.code_challenge_method && q.code_challenge_method !== 'S256') throw new OAuthError('invalid', 'invalid_request', 'The code challenge method must be S256.');
+    if (q.code_challenge_method && !q.code_challenge) throw new OAuthError('invalid', 'invalid_request', 'The code challenge is missing.');
     return { app, redirectUri, scopes };
   }
 
@@ -98,7 +101,7 @@ export class OAuthService {
     const { scopes, unknown } = parseScopes(requested || app.scopes);
     const allowed = new Set(app.scopes.split(' '));
     if (unknown.length || scopes.length === 0 || scopes.some((scope) => !allowed.has(scope))) {
-      throw new OAuthError(400, 'invalid_scope', 'The requested scope is invalid, unknown, or malformed.');
+      throw new OAuthError('invalid', 'invalid_scope', 'The requested scope is invalid, unknown, or malformed.');
     }
     return scopes;
   }
@@ -133,21 +136,21 @@ export class OAuthService {
     if (!scopes.some(isAdminScope)) return;
     const user = await this.accounts.userByAccountId(accountId);
     // access_denied (not invalid_scope): the request is well formed, this account may not grant it.
-    if (user?.role !== 'owner') throw new OAuthError(403, 'access_denied', "Only the box owner's account may grant the admin scopes; this account is not the owner.");
+    if (user?.role !== 'owner') throw new OAuthError('forbidden', 'access_denied', "Only the box owner's account may grant the admin scopes; this account is not the owner.");
   }
 
   async exchange(p: Record<string, string | undefined>): Promise<IssuedToken> {
     const grant = p.grant_type;
     if (grant !== 'authorization_code' && grant !== 'client_credentials') {
-      throw new OAuthError(400, 'unsupported_grant_type', 'The authorization grant type is not supported by the authorization server.');
+      throw new OAuthError('invalid', 'unsupported_grant_type', 'The authorization grant type is not supported by the authorization server.');
     }
     const app = await this.authenticateClient(p.client_id, p.client_secret);
     if (grant === 'client_credentials') {
       const scopes = this.grantableScopes(p.scope, app).filter((scope) => !isAdminScope(scope));
-      if (scopes.length === 0) throw new OAuthError(400, 'invalid_scope', 'The requested scope is invalid, unknown, or malformed.');
+      if (scopes.length === 0) throw new OAuthError('invalid', 'invalid_scope', 'The requested scope is invalid, unknown, or malformed.');
       return this.issueToken({ appId: app.id, accountId: null, scopes });
     }
-    const invalidGrant = () => new OAuthError(400, 'invalid_grant', 'The provided authorization grant is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client.');
+    const invalidGrant = () => new OAuthError('invalid', 'invalid_grant', 'The provided authorization grant is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client.');
     const code = p.code ? await this.repo.consumeCode(sha256(p.code)) : undefined;
     if (!code || code.app_id !== app.id || Date.parse(code.expires_at) < this.ctx.now()) throw invalidGrant();
     if ((p.redirect_uri ?? code.redirect_uri) !== code.redirect_uri) throw invalidGrant();
@@ -174,7 +177,7 @@ export class OAuthService {
     const app = await this.authenticateClient(p.client_id, p.client_secret);
     const token = p.token ? await this.repo.tokenAppByHash(sha256(p.token)) : undefined;
     if (!token) return; // idempotent, as RFC 7009 asks
-    if (token.app_id !== app.id) throw new OAuthError(403, 'unauthorized_client', 'You are not authorized to revoke this token');
+    if (token.app_id !== app.id) throw new OAuthError('forbidden', 'unauthorized_client', 'You are not authorized to revoke this token');
     await this.repo.revokeToken(token.id);
   }
 
@@ -185,8 +188,8 @@ export class OAuthService {
   readonly resolve = async (token: string): Promise<AuthContext | null> => {
     const row = await this.repo.tokenByHash(sha256(token));
     if (!row) return null;
-    if (row.account_id && (row.disabled || row.suspended_at)) throw new HttpError(403, 'Your login is currently disabled');
-    if (row.account_id && !row.approved) throw new HttpError(403, 'Your login is currently pending approval');
+    if (row.account_id && (row.disabled || row.suspended_at)) throw forbidden('Your login is currently disabled');
+    if (row.account_id && !row.approved) throw forbidden('Your login is currently pending approval');
     const owner = row.role === 'owner';
     // Admin scopes are the owner's only, whatever a token row says.
     const scopes = row.scopes.split(' ').filter((scope) => owner || !isAdminScope(scope));

@@ -3,7 +3,7 @@
  * (`{"poll": {"options": [...], "expires_in": 3600}}`) or Rails' bracket keys
  * (`poll[options][]=a&poll[expires_in]=3600`).
  */
-import { HttpError } from '../../http/errors.js';
+import { badRequest, unprocessable } from '../../lib/errors.js';
 import { boolParam, stringParam, type Params } from '../http/params.js';
 
 export interface PollInput {
@@ -22,7 +22,7 @@ export function pollParam(p: Params): PollInput | undefined {
     : Object.fromEntries(Object.entries(p).filter(([key]) => key.startsWith('poll[')).map(([key, value]) => [key.slice(5).replace(']', ''), value]));
   if (Object.keys(poll).length === 0) return undefined;
   const expiresIn = Number(stringParam(poll, 'expires_in') || NaN);
-  if (!Number.isSafeInteger(expiresIn)) throw new HttpError(422, "Validation failed: Poll expires at can't be blank");
+  if (!Number.isSafeInteger(expiresIn)) throw unprocessable("Validation failed: Poll expires at can't be blank");
   return { options: optionsOf(poll), expiresIn, multiple: boolParam(poll, 'multiple') ?? false, hideTotals: boolParam(poll, 'hide_totals') ?? false };
 }
 
@@ -34,4 +34,4 @@ function optionsOf(poll: Params): string[] {
   return list as string[];
 }
 
-const invalid = (name: string) => new HttpError(400, `Invalid value for '${name}'`);
+const invalid = (name: string) => badRequest(`Invalid value for '${name}'`);

@@ -8,7 +8,7 @@ import { serializePoll } from './serialize.js';
 
 export function pollRoutes(routes: Routes, polls: PollsService, now: () => number): void {
   const render = async (poll: PollRow, viewer: string | null) =>
-    serializePoll(poll, viewer, viewer === null ? null : await polls.repo.ownChoices(poll.id, viewer), now());
+    serializePoll(poll, viewer, viewer === null ? null : await polls.ownChoices(poll.id, viewer), now());
 
   routes.get('/api/v1/polls/:id', { ifToken: read('statuses') }, async (ctx) => {
     const viewer = optionalViewerId(ctx);

@@ -5,10 +5,12 @@
  * local author and each local voter.
  */
 import type { Knex } from 'knex';
-import { badRequest, forbidden, notFound, unprocessable } from '../../http/errors.js';
+import { badRequest, forbidden, notFound, unprocessable } from '../../lib/errors.js';
 import type { SocialContext } from '../context.js';
 import type { NotificationsService } from '../notifications/service.js';
-import type { StatusesService } from '../statuses/service.js';
+import { visibleStatus } from '../statuses/service.js';
+import { StatusesRepo } from '../statuses/repo.js';
+import { StatusVisibility } from '../statuses/visibility.js';
 import { nowIso } from '../time.js';
 import type { PollInput } from './params.js';
 import { PollsRepo, type PollRow } from './repo.js';
@@ -17,10 +19,18 @@ export const POLL_LIMITS = { maxOptions: 4, maxCharactersPerOption: 50, minExpir
 
 export class PollsService {
   readonly repo: PollsRepo;
+  private readonly statuses: StatusesRepo;
+  private readonly visibility: StatusVisibility;
 
-  constructor(private readonly ctx: SocialContext, private readonly statuses: StatusesService, private readonly notifications: NotificationsService) {
+  // Not over StatusesService: posting takes polls in (its create and edit hooks).
+  constructor(private readonly ctx: SocialContext, private readonly notifications: NotificationsService) {
     this.repo = new PollsRepo(ctx);
+    this.statuses = new StatusesRepo(ctx);
+    this.visibility = new StatusVisibility(ctx);
   }
+
+  // The reads routes answer with, as the repo makes them.
+  ownChoices(...args: Parameters<PollsRepo['ownChoices']>): ReturnType<PollsRepo['ownChoices']> { return this.repo.ownChoices(...args); }
 
   /**
    * The options as stored (trimmed, blanks dropped) after Mastodon's checks of a poll asked for
@@ -65,7 +75,7 @@ export class PollsService {
   async visible(pollId: string, viewerId: string | null): Promise<PollRow> {
     const poll = await this.repo.byId(pollId);
     if (!poll) throw notFound();
-    await this.statuses.visible(poll.status_id, viewerId);
+    await visibleStatus(this.statuses, poll.status_id, viewerId);
     return poll;
   }
 
@@ -76,7 +86,7 @@ export class PollsService {
   async vote(pollId: string, voterId: string, choices: readonly string[]): Promise<PollRow> {
     const poll = await this.visible(pollId, voterId);
     if (choices.length === 0) throw badRequest('param is missing or the value is empty: choices');
-    if (await this.statuses.repo.blocks(voterId, poll.account_id)) throw forbidden('This action is not allowed');
+    if (await this.statuses.blocks(voterId, poll.account_id)) throw forbidden('This action is not allowed');
     const options = JSON.parse(poll.options) as string[];
     const picked = [...new Set(choices.map((choice) => (/^\d{1,3}$/.test(choice) ? Number(choice) : -1)))];
     const fail = (message: string) => unprocessable(`Validation failed: ${message}`);
@@ -103,7 +113,7 @@ export class PollsService {
     const choice = (JSON.parse(poll.options) as string[]).indexOf(optionTitle);
     if (choice < 0 || poll.account_id === voterId || isEnded(poll, this.ctx.now())) return false;
     // Only a voter who may see the poll's status votes (statuses/visibility.ts), as a local one.
-    if (!(await this.statuses.visibility.among([poll.status_id], voterId)).has(poll.status_id)) return false;
+    if (!(await this.visibility.among([poll.status_id], voterId)).has(poll.status_id)) return false;
     const added = await this.ctx.db.transaction(async (trx) => {
       const before = await this.repo.ownChoices(poll.id, voterId, trx);
       if (before.includes(choice) || (!poll.multiple && before.length > 0)) return [];

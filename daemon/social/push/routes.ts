@@ -1,6 +1,6 @@
 /** /api/v1/push/subscription (alias /subscriptions): POST, GET, PUT, DELETE with the `push` scope; one per token. */
 import type { Context } from 'koa';
-import { notFound } from '../../http/errors.js';
+import { notFound } from '../../lib/errors.js';
 import { boolParam, params, stringParam, type Params } from '../http/params.js';
 import { authOf, viewerId, type Routes } from '../http/routes.js';
 import { serializeSubscription, type DataInput, type PushService } from './service.js';

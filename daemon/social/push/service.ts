@@ -3,7 +3,7 @@
  * notification type, and the `policy` (all, followed, follower, none) — an unknown policy is 422
  * and nothing is stored.
  */
-import { notFound, unprocessable } from '../../http/errors.js';
+import { notFound, unprocessable } from '../../lib/errors.js';
 import type { SocialContext } from '../context.js';
 import { nowIso } from '../time.js';
 import { checkUrl, type AddressPolicy } from '../federation/net/address-policy.js';

@@ -4,7 +4,7 @@
  * 429 {"error":"Too many requests"} beyond the limit; X-RateLimit-* headers on success.
  */
 import type { Knex } from 'knex';
-import { HttpError } from '../../http/errors.js';
+import { rateLimited } from '../../lib/errors.js';
 import type { SocialContext } from '../context.js';
 
 export interface Family { name: string; limit: number; periodMs: number }
@@ -33,7 +33,7 @@ export class RateLimiter {
     const rows = await trx.raw(`SELECT count FROM rate_limits WHERE account_id = ? AND family = ? AND window_start = ?`, [accountId, family.name, start]);
     const count = (rows as Array<{ count: number }>)[0]?.count ?? 0;
     if (count >= family.limit) {
-      throw new HttpError(429, 'Too many requests', undefined, headers(family, 0, reset));
+      throw rateLimited(headers(family, 0, reset));
     }
     await trx.raw(`INSERT INTO rate_limits (account_id, family, window_start, count) VALUES (?, ?, ?, 1)
       ON CONFLICT (account_id, family, window_start) DO UPDATE SET count = count + 1`, [accountId, family.name, start]);

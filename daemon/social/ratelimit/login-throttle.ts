@@ -7,14 +7,14 @@
  */
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { AttemptLimit } from '../../config.js';
-import { HttpError } from '../../http/errors.js';
+import { DomainError } from '../../lib/errors.js';
 import type { Logger } from '../../log/logger.js';
 
 const MAX_BLOCK_S = 24 * 3600;
 
-export class LoginThrottled extends HttpError {
+export class LoginThrottled extends DomainError {
   constructor(readonly retryAfterS: number) {
-    super(429, 'Too many requests', undefined, { 'Retry-After': String(retryAfterS) });
+    super('rate-limited', 'Too many requests', undefined, { 'Retry-After': String(retryAfterS) });
   }
 }
 

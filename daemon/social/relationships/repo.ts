@@ -1,6 +1,6 @@
 /** SQL for follows, follow requests, blocks, mutes, domain blocks and private notes. */
 import type { Knex } from 'knex';
-import { cursorPageSql } from '../http/pagination.js';
+import { cursorPageSql } from '../store/paging.js';
 import type { SocialContext } from '../context.js';
 
 export interface RelationshipRow {

@@ -1,6 +1,7 @@
 /** Follow, unfollow, blocks, mutes, follow requests, domain blocks, notes, relationships and the account lists. */
 import type { Context } from 'koa';
-import { HttpError, notFound } from '../../http/errors.js';
+import { HttpError } from '../../http/errors.js';
+import { notFound } from '../../lib/errors.js';
 import { arrayParam, boolParam, params, pathId, requireString, stringParam } from '../http/params.js';
 import { keep, pageQuery, setLink } from '../http/pagination.js';
 import { viewerId, type Routes } from '../http/routes.js';
@@ -26,7 +27,7 @@ export function relationshipRoutes(routes: Routes, service: RelationshipsService
 
   routes.get('/api/v1/accounts/relationships', { scopes: read('follows') }, async (ctx) => {
     const ids = accountIds(ctx);
-    const rows = await service.repo.relationships(viewerId(ctx), ids);
+    const rows = await service.relationships(viewerId(ctx), ids);
     const byId = new Map(rows.map((row) => [row.id, row]));
     ctx.body = ids.map((id) => byId.get(id)).filter(Boolean).map((row) => serializeRelationship(row!));
   });
@@ -34,7 +35,7 @@ export function relationshipRoutes(routes: Routes, service: RelationshipsService
   // "Followed by …" on a profile: who among the accounts one follows follows it.
   routes.get('/api/v1/accounts/familiar_followers', { scopes: read('follows') }, async (ctx) => {
     const ids = accountIds(ctx);
-    const rows = await service.repo.familiarFollowers(viewerId(ctx), ids);
+    const rows = await service.familiarFollowers(viewerId(ctx), ids);
     const accounts = await renderer.accountsById([...new Set(rows.map((row) => row.account_id))]);
     ctx.body = ids.map((id) => ({
       id,
@@ -97,7 +98,7 @@ export function relationshipRoutes(routes: Routes, service: RelationshipsService
     routes.get(path, { scopes: scope }, async (ctx) => {
       const p = params(ctx);
       const page = pageQuery(p, 40, 80);
-      await sendAccountPage(ctx, renderer, baseUrl, p, page, await service.repo.listEdges(table, direction, viewerId(ctx), page));
+      await sendAccountPage(ctx, renderer, baseUrl, p, page, await service.listEdges(table, direction, viewerId(ctx), page));
     });
   };
   list('/api/v1/follow_requests', read('follows'), 'follow_requests', 'in');
@@ -107,18 +108,18 @@ export function relationshipRoutes(routes: Routes, service: RelationshipsService
   for (const [path, direction] of [['/api/v1/accounts/:id/followers', 'in'], ['/api/v1/accounts/:id/following', 'out']] as const) {
     routes.get(path, { ifToken: read('accounts') }, async (ctx) => {
       const id = pathId(ctx);
-      const account = await accounts.repo.byId(id);
+      const account = await accounts.byId(id);
       if (!account || account.suspended_at) throw notFound();
       const p = params(ctx);
       const page = pageQuery(p, 40, 80);
-      await sendAccountPage(ctx, renderer, baseUrl, p, page, await service.repo.listEdges('follows', direction, id, page));
+      await sendAccountPage(ctx, renderer, baseUrl, p, page, await service.listEdges('follows', direction, id, page));
     });
   }
 
   routes.get('/api/v1/domain_blocks', { scopes: read('blocks') }, async (ctx) => {
     const p = params(ctx);
     const page = pageQuery(p, 100, 200);
-    const rows = await service.repo.domainBlocks(viewerId(ctx), page);
+    const rows = await service.domainBlocks(viewerId(ctx), page);
     ctx.body = rows.map((row) => row.domain);
     if (rows.length) setLink(ctx, { baseUrl, path: ctx.path, kept: keep(p, ['limit']), nextMaxId: rows.length === page.limit ? rows[rows.length - 1]!.id : null, prevMinId: rows[0]!.id });
   });

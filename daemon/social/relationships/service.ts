@@ -4,7 +4,7 @@
  * auto-authorizing them on unlock, except silenced or muted requesters), blocks, mutes with
  * notifications and duration, domain blocks and private notes.
  */
-import { HttpError, notFound } from '../../http/errors.js';
+import { notFound, forbidden, unprocessable } from '../../lib/errors.js';
 import type { SocialContext } from '../context.js';
 import { isoAfterSeconds, nowIso } from '../time.js';
 import { AccountsRepo, type AccountRow } from '../accounts/repo.js';
@@ -23,10 +23,18 @@ export class RelationshipsService {
     this.accounts = new AccountsRepo(ctx);
   }
 
+  // The reads routes answer with, as the repo makes them.
+  exists(...args: Parameters<RelationshipsRepo['exists']>): ReturnType<RelationshipsRepo['exists']> { return this.repo.exists(...args); }
+  domainBlocks(...args: Parameters<RelationshipsRepo['domainBlocks']>): ReturnType<RelationshipsRepo['domainBlocks']> { return this.repo.domainBlocks(...args); }
+  familiarFollowers(...args: Parameters<RelationshipsRepo['familiarFollowers']>): ReturnType<RelationshipsRepo['familiarFollowers']> { return this.repo.familiarFollowers(...args); }
+  listEdges(...args: Parameters<RelationshipsRepo['listEdges']>): ReturnType<RelationshipsRepo['listEdges']> { return this.repo.listEdges(...args); }
+  relationships(...args: Parameters<RelationshipsRepo['relationships']>): ReturnType<RelationshipsRepo['relationships']> { return this.repo.relationships(...args); }
+  hiddenFrom(...args: Parameters<RelationshipsRepo['hiddenFrom']>): ReturnType<RelationshipsRepo['hiddenFrom']> { return this.repo.hiddenFrom(...args); }
+
   private async target(viewerId: string, targetId: string): Promise<AccountRow> {
     const target = await this.accounts.byId(targetId);
     if (!target || target.suspended_at) throw notFound();
-    if (target.id === viewerId) throw new HttpError(403, 'This action is not allowed');
+    if (target.id === viewerId) throw forbidden('This action is not allowed');
     return target;
   }
 
@@ -39,7 +47,7 @@ export class RelationshipsService {
   async follow(viewerId: string, targetId: string, options: FollowOptions): Promise<{ headers: RateLimitHeaders | null }> {
     const target = await this.target(viewerId, targetId);
     if ((await this.repo.exists('blocks', targetId, viewerId)) || (await this.repo.exists('blocks', viewerId, targetId))) {
-      throw new HttpError(403, 'This action is not allowed');
+      throw forbidden('This action is not allowed');
     }
     const settings = {
       show_reblogs: options.reblogs === false ? 0 : 1,
@@ -152,7 +160,7 @@ export class RelationshipsService {
   /** `duration` in seconds; 0 or absent mutes indefinitely. */
   async mute(viewerId: string, targetId: string, notifications = true, duration = 0): Promise<void> {
     await this.target(viewerId, targetId);
-    if (!Number.isInteger(duration) || duration < 0) throw new HttpError(422, 'Validation failed: Duration must be a positive number of seconds');
+    if (!Number.isInteger(duration) || duration < 0) throw unprocessable('Validation failed: Duration must be a positive number of seconds');
     const expiresAt = duration > 0 ? isoAfterSeconds(this.ctx.now(), duration, 'Duration') : null;
     await this.ctx.db.raw(`INSERT INTO mutes (account_id, target_account_id, hide_notifications, expires_at, created_at) VALUES (?, ?, ?, ?, ?)
       ON CONFLICT (account_id, target_account_id) DO UPDATE SET hide_notifications = excluded.hide_notifications, expires_at = excluded.expires_at`,
@@ -173,14 +181,14 @@ export class RelationshipsService {
 
   async setNote(viewerId: string, targetId: string, comment: string): Promise<void> {
     await this.target(viewerId, targetId);
-    if (comment.length > 2000) throw new HttpError(422, 'Validation failed: Comment is too long (maximum is 2000 characters)');
+    if (comment.length > 2000) throw unprocessable('Validation failed: Comment is too long (maximum is 2000 characters)');
     await this.repo.setNote(viewerId, targetId, comment);
   }
 
   async blockDomain(viewerId: string, domain: string): Promise<void> {
     const normalized = normalizeDomain(domain);
-    if (!normalized) throw new HttpError(422, 'Validation failed: Domain is invalid');
-    if (normalized === this.ctx.localDomain.toLowerCase()) throw new HttpError(422, 'Validation failed: Domain cannot be your own');
+    if (!normalized) throw unprocessable('Validation failed: Domain is invalid');
+    if (normalized === this.ctx.localDomain.toLowerCase()) throw unprocessable('Validation failed: Domain cannot be your own');
     await this.repo.addDomainBlock(viewerId, normalized);
   }
 

@@ -3,7 +3,7 @@
  * report's statuses cannot be removed from the database while it exists), with a category (spam,
  * legal, violation with rule ids, other), a comment, and domains to forward to; rate limited.
  */
-import { notFound, unprocessable } from '../../http/errors.js';
+import { notFound, unprocessable } from '../../lib/errors.js';
 import type { SocialContext } from '../context.js';
 import { nowIso } from '../time.js';
 import { FAMILIES, type RateLimitHeaders, type RateLimiter } from '../ratelimit/limiter.js';

@@ -1,7 +1,7 @@
 /** SQL for scheduled statuses. Every read is scoped to the owning account, except the due list. */
 import type { Knex } from 'knex';
 import type { SocialContext } from '../context.js';
-import { cursorPageSql, type PageQuery } from '../http/pagination.js';
+import { cursorPageSql, type PageQuery } from '../store/paging.js';
 
 export interface ScheduledRow { id: string; account_id: string; scheduled_at: string; params: string }
 

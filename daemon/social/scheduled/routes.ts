@@ -13,7 +13,7 @@ import type { ScheduledParams, ScheduledStatusesService } from './service.js';
 export function scheduledRoutes(routes: Routes, service: ScheduledStatusesService, mediaById: MediaById, baseUrl: string): void {
   routes.get('/api/v1/scheduled_statuses', { scopes: read('statuses') }, async (ctx) => {
     const p = params(ctx);
-    const rows = await service.repo.page(viewerId(ctx), pageQuery(p, 20, 40));
+    const rows = await service.page(viewerId(ctx), pageQuery(p, 20, 40));
     ctx.body = await Promise.all(rows.map((row) => renderScheduled(row, mediaById)));
     if (rows.length) setLink(ctx, { baseUrl, path: ctx.path, kept: keep(p, ['limit']), nextMaxId: rows[rows.length - 1]!.id, prevMinId: rows[0]!.id });
   });

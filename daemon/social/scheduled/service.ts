@@ -4,7 +4,7 @@
  * scheduled, with its media held for it; posted by a job once its time has come (a post that can
  * no longer be made, its reply gone say, is dropped with a log line, as Mastodon drops it).
  */
-import { unprocessable, notFound } from '../../http/errors.js';
+import { unprocessable, notFound } from '../../lib/errors.js';
 import type { SocialContext } from '../context.js';
 import type { MediaService } from '../media/service.js';
 import type { NewStatus, StatusesService } from '../statuses/service.js';
@@ -35,6 +35,9 @@ export class ScheduledStatusesService {
   constructor(private readonly ctx: SocialContext, private readonly statuses: StatusesService, private readonly media: MediaService) {
     this.repo = new ScheduledRepo(ctx);
   }
+
+  // The reads routes answer with, as the repo makes them.
+  page(...args: Parameters<ScheduledRepo['page']>): ReturnType<ScheduledRepo['page']> { return this.repo.page(...args); }
 
   /** The time asked for: null when it has passed (post now); 422 when it is not a date. */
   when(scheduledAt: string): Date | null {

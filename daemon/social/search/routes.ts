@@ -1,5 +1,5 @@
 /** GET /api/v2/search (open; a sent token needs read:search), and the removed v1 search (404). */
-import { notFound } from '../../http/errors.js';
+import { notFound } from '../../lib/errors.js';
 import { boolParam, idParam, params, requireString, stringParam } from '../http/params.js';
 import { limitParam, offsetParam } from '../http/pagination.js';
 import { optionalViewerId, type Routes } from '../http/routes.js';

@@ -4,7 +4,7 @@
  * 5 characters, no offset and no `resolve` (401); `from:` with an unsupported value is 422 and with
  * an unknown account 404; `exclude_unreviewed` drops unreviewed hashtags.
  */
-import { HttpError, notFound, unauthorized, unprocessable } from '../../http/errors.js';
+import { notFound, unauthorized, unprocessable, badRequest } from '../../lib/errors.js';
 import type { SocialContext } from '../context.js';
 import { TagsRepo, type TagRow } from '../tags/repo.js';
 import { ftsExpression, parseFrom, parseQuery } from './query.js';
@@ -28,19 +28,21 @@ export interface SearchInput {
 
 export interface SearchResult { accountIds: string[]; statusIds: string[]; tags: TagRow[] }
 
+export interface RemoteResolver {
+  resolve(query: string): Promise<{ accountIds: string[]; statusIds: string[] }>;
+}
+
 export class SearchService {
   readonly repo: SearchRepo;
   readonly tags: TagsRepo;
-  /** Fetches an account address or a status URL from its server (federation sets it). */
-  remoteResolver: ((query: string) => Promise<{ accountIds: string[]; statusIds: string[] }>) | null = null;
-
-  constructor(private readonly ctx: SocialContext, private readonly visibility: StatusVisibility) {
+  /** `remote`: fetches an account address or a status URL from its server (federation); null without federation. */
+  constructor(private readonly ctx: SocialContext, private readonly visibility: StatusVisibility, private readonly remote: RemoteResolver | null) {
     this.repo = new SearchRepo(ctx);
     this.tags = new TagsRepo(ctx);
   }
 
   async search(viewerId: string | null, input: SearchInput): Promise<SearchResult> {
-    if (input.type !== undefined && !(SEARCH_TYPES as readonly string[]).includes(input.type)) throw new HttpError(400, `Invalid value for 'type'`);
+    if (input.type !== undefined && !(SEARCH_TYPES as readonly string[]).includes(input.type)) throw badRequest(`Invalid value for 'type'`);
     if (!viewerId && input.resolve) throw unauthorized('Search queries that resolve remote resources are not supported without authentication');
     if (!viewerId && input.offset !== undefined) throw unauthorized('Search queries with offset are not supported without authentication');
     const paged = input.type !== undefined;
@@ -64,8 +66,8 @@ export class SearchService {
     }
     if (from !== null) return result;
     if (wants('accounts')) result.accountIds = await this.accounts(text, exactOnly, input.limit, offset);
-    if (input.resolve && viewerId && this.remoteResolver && offset === 0) {
-      await this.mergeResolved(input.q.trim(), result, wants);
+    if (input.resolve && viewerId && this.remote && offset === 0) {
+      await this.mergeResolved(this.remote, input.q.trim(), result, wants);
       // A URL or URI names any status, known or fetched: it is found only by those who may see it.
       result.statusIds = await this.visibility.filter(result.statusIds, viewerId);
     }
@@ -79,8 +81,8 @@ export class SearchService {
   }
 
   /** What the query names on another server comes first, then the local matches (without repeats). */
-  private async mergeResolved(query: string, result: SearchResult, wants: (type: string) => boolean): Promise<void> {
-    const found = await this.remoteResolver!(query);
+  private async mergeResolved(remote: RemoteResolver, query: string, result: SearchResult, wants: (type: string) => boolean): Promise<void> {
+    const found = await remote.resolve(query);
     const first = (resolved: string[], local: string[]) => [...new Set([...resolved, ...local])];
     if (wants('accounts')) result.accountIds = first(found.accountIds, result.accountIds);
     if (wants('statuses')) result.statusIds = first(found.statusIds, result.statusIds);

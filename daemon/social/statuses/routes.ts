@@ -1,12 +1,12 @@
 /** /api/v1/statuses and the actions on a status; favourites and bookmarks lists. */
 import type { Context } from 'koa';
-import { notFound, nullIfNotFound } from '../../http/errors.js';
+import { notFound, nullIfNotFound } from '../../lib/errors.js';
 import { arrayParam, boolParam, manyIds, params, pathId, stringParam } from '../http/params.js';
 import { keep, pageQuery, setLink } from '../http/pagination.js';
 import { authOf, optionalViewerId, viewerId, type Routes } from '../http/routes.js';
 import { sendAccountPage } from '../http/lists.js';
 import { read, write } from '../oauth/scopes.js';
-import type { RelationshipsRepo } from '../relationships/repo.js';
+import type { RelationshipsService } from '../relationships/service.js';
 import type { NewStatus, StatusesService } from './service.js';
 import type { StatusRenderer } from './serialize.js';
 import { IdempotencyKeys } from './idempotency.js';
@@ -18,7 +18,7 @@ export interface Scheduler {
   schedule(authorId: string, input: NewStatus, at: Date): Promise<Record<string, unknown>>;
 }
 
-export function statusRoutes(routes: Routes, service: StatusesService, renderer: StatusRenderer, relationships: RelationshipsRepo, baseUrl: string, scheduler: Scheduler): void {
+export function statusRoutes(routes: Routes, service: StatusesService, renderer: StatusRenderer, relationships: RelationshipsService, baseUrl: string, scheduler: Scheduler): void {
   async function send(ctx: Context, id: string, viewer: string | null, options?: { includeDeleted?: boolean; withSource?: boolean }) {
     const json = await renderer.renderOne(id, viewer, options);
     if (!json) throw notFound();
@@ -125,7 +125,7 @@ export function statusRoutes(routes: Routes, service: StatusesService, renderer:
       const status = await service.visible(pathId(ctx), viewer);
       const p = params(ctx);
       const page = pageQuery(p, 40, 80);
-      const rows = await service.repo.actors(kind, status.id, page);
+      const rows = await service.actors(kind, status.id, page);
       const hidden = viewer ? await relationships.hiddenFrom(viewer, rows.map((row) => row.account_id)) : new Set<string>();
       await sendAccountPage(ctx, renderer, baseUrl, p, page, rows, hidden);
     });
@@ -136,7 +136,7 @@ export function statusRoutes(routes: Routes, service: StatusesService, renderer:
       const viewer = viewerId(ctx);
       const p = params(ctx);
       const page = pageQuery(p, 20, 40);
-      const rows = await service.repo.actedOn(table, viewer, page);
+      const rows = await service.actedOn(table, viewer, page);
       // The renderer leaves out what the viewer may no longer see.
       const rendered = await renderer.render(rows.map((row) => row.status_id), viewer);
       ctx.body = rows.map((row) => rendered.get(row.status_id)).filter(Boolean);

@@ -30,11 +30,8 @@ export class StatusRenderer {
   private readonly renderedAccounts: RenderedAccounts;
   private readonly renderRows: StatusRenderRows;
   private readonly rendered = new RenderedStatuses<StatusJson>();
-  /** Added by media, tags and filters when the services are built. */
-  readonly decorators: StatusDecorator[] = [];
-  readonly viewerKeys: ViewerKey[] = [];
-
-  constructor(private readonly ctx: SocialContext) {
+  /** `decorators`: media, tags, filters and polls fill their fields; `viewerKeys`: filters'. */
+  constructor(private readonly ctx: SocialContext, private readonly decorators: readonly StatusDecorator[], private readonly viewerKeys: readonly ViewerKey[]) {
     this.repo = new StatusesRepo(ctx);
     this.accounts = new AccountsRepo(ctx);
     this.renderedAccounts = new RenderedAccounts(this.accounts, ctx.config.baseUrl);

@@ -5,7 +5,7 @@
  * notifications each action creates or removes.
  */
 import type { Knex } from 'knex';
-import { notFound, unprocessable } from '../../http/errors.js';
+import { notFound, unprocessable } from '../../lib/errors.js';
 import type { SocialContext } from '../context.js';
 import { nowIso } from '../time.js';
 import { AccountsRepo, type AccountRow } from '../accounts/repo.js';
@@ -54,20 +54,32 @@ export interface StatusEditHook {
   prepare(authorId: string, statusId: string, input: Omit<NewStatus, 'visibility' | 'in_reply_to_id' | 'appId'>): Promise<((trx: Knex) => Promise<void>) | null>;
 }
 
+export interface RemoteAccountFinder {
+  account(username: string, domain: string): Promise<AccountRow | undefined>;
+}
+
+/** The resources that take part in posting (media, hashtags, polls) and editing (polls). */
+export interface StatusHooks {
+  create: readonly StatusCreateHook[];
+  edit: readonly StatusEditHook[];
+}
+
+/** The status if the viewer may see it, and for a reblog its original too; 404 otherwise. */
+export async function visibleStatus(repo: StatusesRepo, id: string, viewerId: string | null): Promise<StatusRow> {
+  const row = await repo.visibleById(id, viewerId);
+  if (!row) throw notFound();
+  if (row.reblog_of_id) await visibleStatus(repo, row.reblog_of_id, viewerId);
+  return row;
+}
+
 export class StatusesService {
   readonly repo: StatusesRepo;
   readonly edits: StatusEditsRepo;
   readonly visibility: StatusVisibility;
   private readonly thread: ThreadRepo;
   private readonly accounts: AccountsRepo;
-  /** Finds a remote account not yet known here (federation sets it: WebFinger). */
-  remoteAccountResolver: ((username: string, domain: string) => Promise<AccountRow | undefined>) | null = null;
-  /** Added by media and tags when the services are built. */
-  readonly createHooks: StatusCreateHook[] = [];
-  /** Added by polls when the services are built. */
-  readonly editHooks: StatusEditHook[] = [];
-
-  constructor(private readonly ctx: SocialContext, private readonly notifications: NotificationsService, private readonly limiter: RateLimiter) {
+  /** `remoteAccounts`: finds a mentioned remote account not known here (federation: WebFinger); null without federation. */
+  constructor(private readonly ctx: SocialContext, private readonly notifications: NotificationsService, private readonly limiter: RateLimiter, private readonly hooks: StatusHooks, private readonly remoteAccounts: RemoteAccountFinder | null) {
     this.repo = new StatusesRepo(ctx);
     this.thread = new ThreadRepo(ctx);
     this.edits = new StatusEditsRepo(ctx);
@@ -75,15 +87,18 @@ export class StatusesService {
     this.accounts = new AccountsRepo(ctx);
   }
 
+  // The reads routes answer with, as the repo makes them.
+  actedOn(...args: Parameters<StatusesRepo['actedOn']>): ReturnType<StatusesRepo['actedOn']> { return this.repo.actedOn(...args); }
+  actors(...args: Parameters<StatusesRepo['actors']>): ReturnType<StatusesRepo['actors']> { return this.repo.actors(...args); }
+  ofAccount(...args: Parameters<StatusesRepo['ofAccount']>): ReturnType<StatusesRepo['ofAccount']> { return this.repo.ofAccount(...args); }
+  byId(...args: Parameters<StatusesRepo['byId']>): ReturnType<StatusesRepo['byId']> { return this.repo.byId(...args); }
+
   /**
    * The status if the viewer may see it (statuses/visibility.ts), and for a reblog its original
    * too; 404 otherwise (missing, deleted, private, direct, blocked).
    */
-  async visible(id: string, viewerId: string | null): Promise<StatusRow> {
-    const row = await this.repo.visibleById(id, viewerId);
-    if (!row) throw notFound();
-    if (row.reblog_of_id) await this.visible(row.reblog_of_id, viewerId);
-    return row;
+  visible(id: string, viewerId: string | null): Promise<StatusRow> {
+    return visibleStatus(this.repo, id, viewerId);
   }
 
   /**
@@ -99,7 +114,7 @@ export class StatusesService {
     if (!(VISIBILITIES as readonly string[]).includes(visibility)) throw unprocessable('Validation failed: Visibility is not included in the list');
     const parent = input.in_reply_to_id ? await this.visible(input.in_reply_to_id, authorId) : null;
     if (parent?.reblog_of_id) throw unprocessable('Validation failed: Cannot reply to a reblog');
-    const steps = await Promise.all(this.createHooks.map((hook) => hook.prepare(authorId, input, text)));
+    const steps = await Promise.all(this.hooks.create.map((hook) => hook.prepare(authorId, input, text)));
     return { text, visibility, language: input.language || user?.default_language || null, parent, steps };
   }
 
@@ -155,7 +170,7 @@ export class StatusesService {
     const links: MentionLink[] = mentioned.map(({ match, account }) => ({ match, url: account.url ?? account.uri, username: account.username }));
     const spoiler = (input.spoiler_text ?? row.spoiler_text).trim();
     const emojis = await localEmojisIn(this.ctx.reader, text, spoiler);
-    const steps = await Promise.all(this.editHooks.map((hook) => hook.prepare(authorId, id, input)));
+    const steps = await Promise.all(this.hooks.edit.map((hook) => hook.prepare(authorId, id, input)));
     const now = nowIso(this.ctx.now());
     await this.ctx.db.transaction(async (trx) => {
       await this.edits.beforeEdit(trx, id);
@@ -179,7 +194,7 @@ export class StatusesService {
     for (const mention of parseMentions(text)) {
       const local = !mention.domain || mention.domain.toLowerCase() === this.ctx.localDomain.toLowerCase();
       const account = (await this.accounts.byUsername(mention.username, local ? null : mention.domain))
-        ?? (!local && this.remoteAccountResolver ? await this.remoteAccountResolver(mention.username, mention.domain!) : undefined);
+        ?? (!local && this.remoteAccounts ? await this.remoteAccounts.account(mention.username, mention.domain!) : undefined);
       if (account && !account.suspended_at && !out.some((m) => m.account.id === account.id)) out.push({ match: mention.match, account });
     }
     return out;

@@ -1,7 +1,7 @@
 /** SQL for hashtags, the statuses that carry them, and who follows them. */
 import type { Knex } from 'knex';
 import type { SocialContext } from '../context.js';
-import { cursorPageSql, type PageQuery } from '../http/pagination.js';
+import { cursorPageSql, type PageQuery } from '../store/paging.js';
 import { visibleBy } from '../statuses/visibility.js';
 
 export interface TagRow { id: number; name: string; reviewed_at: string | null; listable: number }

@@ -4,7 +4,7 @@
  * and /api/v1/followed_tags.
  */
 import type { Context } from 'koa';
-import { notFound } from '../../http/errors.js';
+import { notFound } from '../../lib/errors.js';
 import { params } from '../http/params.js';
 import { keep, pageQuery, setLink } from '../http/pagination.js';
 import { optionalViewerId, viewerId, type Routes } from '../http/routes.js';

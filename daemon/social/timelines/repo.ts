@@ -4,7 +4,7 @@
  * leave SQL as text. Accounts the viewer blocks or mutes, or who block the viewer, are left out.
  */
 import type { SocialContext } from '../context.js';
-import type { PageQuery } from '../http/pagination.js';
+import type { PageQuery } from '../store/paging.js';
 import { visibleBy } from '../statuses/visibility.js';
 
 export interface PublicOptions { local: boolean; remote: boolean; onlyMedia: boolean }

@@ -3,9 +3,10 @@
  * while public preview is on (NESTBOX_PUBLIC_PREVIEW); off, they need a user's token (401).
  */
 import type { Context } from 'koa';
-import { unauthorized } from '../../http/errors.js';
+import { unauthorized } from '../../lib/errors.js';
 import { arrayParam, boolParam, params, type Params } from '../http/params.js';
-import { keep, pageQuery, setLink, type PageQuery } from '../http/pagination.js';
+import { keep, pageQuery, setLink } from '../http/pagination.js';
+import { type PageQuery } from '../store/paging.js';
 import { optionalViewerId, viewerId, type Routes } from '../http/routes.js';
 import { read } from '../oauth/scopes.js';
 import type { StatusRenderer } from '../statuses/serialize.js';

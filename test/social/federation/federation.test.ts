@@ -238,7 +238,7 @@ test('a post with an image arrives with its media referenced by remote_url, type
 
   // After the week a copy is kept, B points at A's file again and the copy is gone.
   await B.admin.social.ctx.db('media_attachments').where({ id: media.id }).update({ updated_at: '2020-01-01T00:00:00.000Z' });
-  assert.is(await B.admin.social.services.breadth.media.uncacheRemote(new Date().toISOString()), 1);
+  assert.is(await B.admin.social.services.media.uncacheRemote(new Date().toISOString()), 1);
   const uncached = (await B.api(bob.token, 'GET', `/api/v1/statuses/${onB.id}`)).body.media_attachments[0];
   assert.equal([uncached.url, uncached.preview_url, uncached.remote_url], [local.url, local.url, local.url]);
   assert.is((await fetch(media.url)).status, 404);

@@ -4,7 +4,7 @@
  * `migration` (on the old one). Body: `{"acct": "user@host"}`.
  */
 import type Router from '@koa/router';
-import { unprocessable } from '../../../http/errors.js';
+import { unprocessable } from '../../../lib/errors.js';
 import { params, stringParam } from '../../http/params.js';
 import { viewerId, Routes } from '../../http/routes.js';
 import { write } from '../../oauth/scopes.js';
@@ -12,7 +12,7 @@ import type { FederationContext } from '../context.js';
 import type { AccountMoves } from './moves.js';
 
 export function moveRoutes(router: Router, fed: FederationContext, moves: AccountMoves): void {
-  const routes = new Routes(router, fed.services.oauth.resolve, fed.services.breadth.media.storage.incoming);
+  const routes = new Routes(router, fed.services.oauth.resolve, fed.services.media.storage.incoming);
   const acct = (ctx: Parameters<Parameters<Routes['post']>[2]>[0]) => {
     const value = stringParam(params(ctx), 'acct')?.trim();
     if (!value) throw unprocessable("Validation failed: Acct can't be blank");

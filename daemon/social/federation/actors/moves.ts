@@ -4,7 +4,7 @@
  * nothing locally (the followers' servers move them).
  */
 import { nowIso } from '../../time.js';
-import { unprocessable } from '../../../http/errors.js';
+import { unprocessable } from '../../../lib/errors.js';
 import type { FederationContext } from '../context.js';
 import type { RemoteActors } from './remote.js';
 import type { Outbound } from '../delivery/outbound.js';

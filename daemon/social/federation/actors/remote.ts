@@ -6,7 +6,7 @@
 import { nowIso } from '../../time.js';
 import { sanitizeRemoteHtml } from '../objects/sanitize.js';
 import { InvalidDocumentError, isObject, isUniqueViolation, str } from '../objects/ld.js';
-import { isLocalUri, type FederationContext } from '../context.js';
+import { isLocalUri, type FetchContext } from '../context.js';
 import { schemeFor } from '../net/address-policy.js';
 import { ActorsRepo, type RemoteImages, type ActorRow } from './repo.js';
 import { parseActor, type RemoteActorDoc } from './parse.js';
@@ -16,7 +16,7 @@ import { parseEmojiTags } from '../objects/emoji-tags.js';
 export class RemoteActors {
   readonly repo: ActorsRepo;
 
-  constructor(private readonly fed: FederationContext) {
+  constructor(private readonly fed: FetchContext) {
     this.repo = new ActorsRepo(fed.social);
   }
 

@@ -5,7 +5,7 @@
  */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { notFound } from '../../../http/errors.js';
+import { notFound } from '../../../lib/errors.js';
 import type { FederationContext } from '../context.js';
 import type { LocalActors } from './local.js';
 import { NoteRenderer } from '../objects/note.js';
@@ -47,10 +47,10 @@ export function actorRoutes(router: Router, fed: FederationContext, local: Local
   router.get('/users/:username/collections/featured', async (ctx) => {
     const row = await account(ctx);
     // As seen by no one signed in: the pinned statuses anyone may see.
-    const pinned = await fed.services.statuses.repo.ofAccount(row.id, null, { pinned: true, excludeReplies: false, excludeReblogs: true }, { limit: 5 });
+    const pinned = await fed.services.statuses.ofAccount(row.id, null, { pinned: true, excludeReplies: false, excludeReblogs: true }, { limit: 5 });
     const items = [];
     for (const { id } of pinned) {
-      const status = await fed.services.statuses.repo.byId(id);
+      const status = await fed.services.statuses.byId(id);
       const rendered = status ? await notes.render(status) : null;
       if (rendered) items.push(rendered.note);
     }
@@ -70,7 +70,7 @@ export function actorRoutes(router: Router, fed: FederationContext, local: Local
       const row = await account(ctx);
       const id = String(ctx.params.id);
       if (!/^\d{1,20}$/.test(id)) throw notFound();
-      const status = await fed.services.statuses.repo.byId(id);
+      const status = await fed.services.statuses.byId(id);
       if (!status || status.account_id !== row.id || status.reblog_of_id) throw notFound();
       // Seen as by the account that signed the fetch (a follower's server fetching a private
       // status), or by no one signed in: what that one may not see is 404, as Mastodon answers.

@@ -160,7 +160,7 @@ export class Outbound {
   /** A local vote in a peer's poll goes to its author, one Create per choice; a vote in ours updates its counts. */
   private async pollVoted({ pollId, statusId, accountId, choices }: SocialEvents['poll.voted'][0]): Promise<void> {
     const status = await this.fed.services.statuses.repo.byId(statusId);
-    const poll = await this.fed.services.breadth.polls.repo.byId(pollId);
+    const poll = await this.fed.services.polls.repo.byId(pollId);
     if (!status || !poll) return;
     if (status.local) {
       if (!poll.hide_totals) await this.throttledPollUpdate(statusId);
@@ -170,7 +170,7 @@ export class Outbound {
     const author = await this.actors.byId(status.account_id);
     if (!voter || !author) return;
     const options = JSON.parse(poll.options) as string[];
-    for (const vote of await this.fed.services.breadth.polls.repo.votesOf(pollId, accountId)) {
+    for (const vote of await this.fed.services.polls.repo.votesOf(pollId, accountId)) {
       if (!choices.includes(vote.choice)) continue;
       await this.send(voter, [this.inboxOf(author)], voteActivity(voter.uri, vote.id, author.uri, status.uri, options[vote.choice]!));
     }
@@ -197,10 +197,10 @@ export class Outbound {
     const row = await this.fed.services.statuses.repo.byId(statusId);
     if (!row || !row.local || row.deleted_at) return;
     const rendered = await this.notes.render(row);
-    const poll = await this.fed.services.breadth.polls.repo.byStatus(statusId);
+    const poll = await this.fed.services.polls.repo.byStatus(statusId);
     if (!rendered || !poll) return;
     const { author, note, mentioned } = rendered;
-    const voters = await Promise.all((await this.fed.services.breadth.polls.repo.remoteVoters(poll.id)).map((id) => this.actors.byId(id)));
+    const voters = await Promise.all((await this.fed.services.polls.repo.remoteVoters(poll.id)).map((id) => this.actors.byId(id)));
     const inboxes = [
       ...(row.visibility === 'direct' ? [] : await this.actors.followerInboxes(author.id)),
       ...mentioned.map((actor) => this.inboxOf(actor)),

@@ -85,16 +85,16 @@ export class RemoteMediaCache {
   }
 
   private async copyAttachment(id: string): Promise<void> {
-    const row = await this.fed.services.breadth.media.repo.byId(id);
+    const row = await this.fed.services.media.repo.byId(id);
     if (!row?.remote_url || row.file_name !== null) return;
     const { bytes } = await this.fed.client.getBytes(row.remote_url, IMAGE_LIMIT_BYTES);
-    await this.fed.services.breadth.media.cacheRemote(id, bytes);
+    await this.fed.services.media.cacheRemote(id, bytes);
   }
 
   /** An avatar or header, stored as a local one is (with a still copy of an animation). */
   private async copyPicture(kind: 'avatar' | 'header', accountId: string, source: string): Promise<void> {
     const { bytes } = await this.fed.client.getBytes(source, PICTURE_LIMIT_BYTES);
-    const incoming = join(this.fed.services.breadth.media.storage.incoming, `${kind}-${accountId}`);
+    const incoming = join(this.fed.services.media.storage.incoming, `${kind}-${accountId}`);
     await writeFile(incoming, bytes);
     try {
       const accounts = this.fed.services.accounts;

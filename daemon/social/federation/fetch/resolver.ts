@@ -3,7 +3,7 @@
  * actor or a status) fetched over ActivityPub and stored. The search endpoint calls this with
  * `resolve=true`; failures to reach a peer are answered with no result, as Mastodon does.
  */
-import type { FederationContext } from '../context.js';
+import type { FetchContext } from '../context.js';
 import { isLocalUri } from '../context.js';
 import type { RemoteActors } from '../actors/remote.js';
 import type { RemoteStatuses } from '../objects/remote-statuses.js';
@@ -23,7 +23,7 @@ export function parseAcct(query: string): { username: string; domain: string } |
 }
 
 export class Resolver {
-  constructor(private readonly fed: FederationContext, private readonly actors: RemoteActors, private readonly statuses: RemoteStatuses) {}
+  constructor(private readonly fed: FetchContext, private readonly actors: RemoteActors, private readonly statuses: RemoteStatuses) {}
 
   async resolve(query: string): Promise<Resolved> {
     const none: Resolved = { accountIds: [], statusIds: [] };

@@ -3,7 +3,7 @@
  * favourite, reblog, block and notification rules are the same for remote actors). The sender
  * is already verified: `actor` is the account whose key signed the request.
  */
-import { HttpError } from '../../../http/errors.js';
+import { DomainError } from '../../../lib/errors.js';
 import { nowIso } from '../../time.js';
 import type { FederationContext } from '../context.js';
 import type { ActorRow } from '../actors/repo.js';
@@ -144,10 +144,10 @@ export class InboxHandlers {
     const vote = parseVote(object);
     if (!vote || !isLocalUri(this.fed, vote.questionUri)) return false;
     const status = await this.statuses.byUri(vote.questionUri);
-    const poll = status && !status.deleted_at ? await this.services.breadth.polls.repo.byStatus(status.id) : undefined;
+    const poll = status && !status.deleted_at ? await this.services.polls.repo.byStatus(status.id) : undefined;
     if (!poll || !(JSON.parse(poll.options) as string[]).includes(vote.name)) return false;
     if (hostOf(vote.uri) !== actor.domain) throw new InvalidDocumentError(`vote ${vote.uri} is not on its voter's host`);
-    await this.services.breadth.polls.remoteVote(poll, actor.id, vote.name, vote.uri);
+    await this.services.polls.remoteVote(poll, actor.id, vote.name, vote.uri);
     return true;
   }
 
@@ -223,7 +223,7 @@ async function ignoreRefusals(run: () => Promise<void>): Promise<void> {
   try {
     await run();
   } catch (error) {
-    if (error instanceof HttpError && error.status < 500) return;
+    if (error instanceof DomainError && error.kind !== 'busy') return;
     throw error;
   }
 }

@@ -63,7 +63,7 @@ export class NoteRenderer {
       ],
       attachment: await this.attachments(row.id),
     };
-    const poll = await this.fed.services.breadth.polls.repo.byStatus(row.id);
+    const poll = await this.fed.services.polls.repo.byStatus(row.id);
     if (poll) asQuestion(note, poll, this.fed.social.now());
     if (row.edited_at) note.updated = isoSeconds(row.edited_at);
     if (note.contentMap === undefined) delete note.contentMap;
@@ -72,12 +72,12 @@ export class NoteRenderer {
 
   /** Its hashtags, which peers index the post under (Mastodon reads them from here, not from the HTML). */
   private async hashtags(statusId: string): Promise<Json[]> {
-    const rows = await this.fed.services.breadth.tags.ofStatuses([statusId]);
+    const rows = await this.fed.services.tags.ofStatuses([statusId]);
     return rows.map(({ name }) => ({ type: 'Hashtag', href: `${this.fed.social.config.baseUrl}/tags/${encodeURIComponent(name.toLowerCase())}`, name: `#${name}` }));
   }
 
   private async attachments(statusId: string): Promise<Json[]> {
-    const media = this.fed.services.breadth.media;
+    const media = this.fed.services.media;
     return renderAttachments(await media.repo.ofStatuses([statusId]), media.storage);
   }
 

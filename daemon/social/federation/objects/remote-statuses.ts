@@ -5,7 +5,8 @@
  */
 import type { Knex } from 'knex';
 import { nowIso } from '../../time.js';
-import type { FederationContext } from '../context.js';
+import type { FetchContext } from '../context.js';
+import { StatusesRepo } from '../../statuses/repo.js';
 import type { ActorRow } from '../actors/repo.js';
 import type { RemoteActors } from '../actors/remote.js';
 import { sanitizeRemoteHtml, htmlToText } from './sanitize.js';
@@ -83,13 +84,14 @@ function visibilityOf(object: Json, actor: ActorRow): ParsedNote['visibility'] {
 
 export class RemoteStatuses {
   private readonly edits: StatusEditsRepo;
+  private readonly statuses: StatusesRepo;
 
-  constructor(private readonly fed: FederationContext, private readonly actors: RemoteActors) {
+  constructor(private readonly fed: FetchContext, private readonly actors: RemoteActors) {
     this.edits = new StatusEditsRepo(fed.social);
+    this.statuses = new StatusesRepo(fed.social);
   }
 
-  private get statuses() { return this.fed.services.statuses; }
-  private get polls() { return this.fed.services.breadth.polls.repo; }
+  private get polls() { return this.fed.services.polls.repo; }
 
   async byUri(uri: string) {
     return this.fed.social.reader.get<{ id: string; account_id: string; reblog_of_id: string | null; deleted_at: string | null }>(
@@ -124,20 +126,20 @@ export class RemoteStatuses {
 
   private async insert(id: string, now: string, note: ParsedNote, actor: ActorRow, parent: { id: string; account_id: string } | undefined, mentioned: ActorRow[]): Promise<void> {
     await this.fed.social.db.transaction(async (trx) => {
-      const parentRow = parent ? await this.statuses.repo.byId(parent.id) : undefined;
-      const conversationId = parentRow?.conversation_id ?? (await this.statuses.repo.newConversation(trx));
-      await this.statuses.repo.insertStatus(trx, {
+      const parentRow = parent ? await this.statuses.byId(parent.id) : undefined;
+      const conversationId = parentRow?.conversation_id ?? (await this.statuses.newConversation(trx));
+      await this.statuses.insertStatus(trx, {
         id, account_id: actor.id, uri: note.uri, url: note.url ?? note.uri, local: 0,
         text: htmlToText(note.contentHtml), content: note.contentHtml, spoiler_text: note.summary, sensitive: note.sensitive ? 1 : 0,
         visibility: note.visibility, language: note.language, emojis: this.emojisOf(note),
         in_reply_to_id: parent?.id ?? null, in_reply_to_account_id: parent?.account_id ?? null,
         conversation_id: conversationId, created_at: note.published, updated_at: now,
       });
-      await this.statuses.repo.insertMentions(trx, id, mentioned.map((m) => m.id));
+      await this.statuses.insertMentions(trx, id, mentioned.map((m) => m.id));
       await this.insertMedia(trx, note, actor, id, now);
-      if (note.hashtags.length) await this.fed.services.breadth.tags.tagStatus(trx, id, note.hashtags);
+      if (note.hashtags.length) await this.fed.services.tags.tagStatus(trx, id, note.hashtags);
       if (note.poll) await this.polls.insert(trx, { ...note.poll, id: this.fed.social.ids.next(), statusId: id, accountId: actor.id, hideTotals: false }, now);
-      if (parent) await this.statuses.repo.adjust(trx, parent.id, 'replies_count', 1);
+      if (parent) await this.statuses.adjust(trx, parent.id, 'replies_count', 1);
       await this.fed.services.accounts.repo.adjustCounter(trx, actor.id, 'statuses_count', 1);
       await this.fed.services.accounts.repo.update(actor.id, { last_status_at: note.published }, trx);
     });
@@ -164,7 +166,7 @@ export class RemoteStatuses {
     const existing = await this.byUri(note.uri);
     if (!existing || existing.account_id !== actor.id || existing.deleted_at) return null;
     const now = nowIso(this.fed.social.now());
-    const stored = (await this.statuses.repo.byId(existing.id))!;
+    const stored = (await this.statuses.byId(existing.id))!;
     const poll = await this.polls.byStatus(existing.id);
     const sameText = stored.content === note.contentHtml && stored.spoiler_text === note.summary && Boolean(stored.sensitive) === note.sensitive;
     if (sameText && note.poll && poll && !pollChanged(poll, note.poll)) {
@@ -179,11 +181,11 @@ export class RemoteStatuses {
       // The peer's attachments are replaced; their local copies (if cached) go after the commit.
       replaced = (await trx.raw(`DELETE FROM media_attachments WHERE status_id = ? AND remote_url IS NOT NULL RETURNING CAST(id AS TEXT) AS id`, [existing.id]) as Array<{ id: string }>).map((row) => row.id);
       await this.insertMedia(trx, note, actor, existing.id, now);
-      await this.fed.services.breadth.tags.retagStatus(trx, existing.id, note.hashtags);
+      await this.fed.services.tags.retagStatus(trx, existing.id, note.hashtags);
       await this.replacePoll(trx, existing.id, actor.id, poll, note.poll, now);
       await this.edits.afterEdit(trx, existing.id);
     });
-    for (const id of replaced) await this.fed.services.breadth.media.storage.remove(id);
+    for (const id of replaced) await this.fed.services.media.storage.remove(id);
     this.fed.social.events.emit('status.updated', { statusId: existing.id, accountId: actor.id });
     return existing.id;
   }

@@ -3,7 +3,8 @@
  * behind /.well-known/nodeinfo.
  */
 import type Router from '@koa/router';
-import { HttpError, notFound } from '../../../http/errors.js';
+import { HttpError } from '../../../http/errors.js';
+import { notFound } from '../../../lib/errors.js';
 import { VERSION } from '../../../version.js';
 import type { FederationContext } from '../context.js';
 import type { LocalActors } from '../actors/local.js';
