@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startWebFixture, type WebFixture } from './web-fixture.js';
-import { utf8, waitFor } from './manager-fixture.js';
+import { utf8, waitFor } from './connectivity-fixture.js';
 
 const HOME = { ssid: utf8('Home'), password: 'correct horse', channel: 6, rssi: -60, security: 'wpa2_psk' as const };
 let f: WebFixture;

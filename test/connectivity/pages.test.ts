@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../helpers/chromium.js';
 import { startWebFixture } from './web-fixture.js';
-import { utf8, waitFor } from './manager-fixture.js';
+import { utf8, waitFor } from './connectivity-fixture.js';
 
 const HOME = { ssid: utf8('Home <script>'), password: 'correct horse', channel: 6, rssi: -60, security: 'wpa2_psk' as const };
 const CAFE = { ssid: utf8('Café'), password: '', channel: 1, rssi: -80, security: 'open' as const };

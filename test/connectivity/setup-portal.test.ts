@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { request } from 'node:http';
 import { startWebFixture } from './web-fixture.js';
-import { utf8, waitFor } from './manager-fixture.js';
+import { utf8, waitFor } from './connectivity-fixture.js';
 
 const HOME = { ssid: utf8('Home'), password: 'correct horse', channel: 6, rssi: -60, security: 'wpa2_psk' as const };
 const CAFE = { ssid: utf8('Café <b>'), password: '', channel: 1, rssi: -40, security: 'open' as const };

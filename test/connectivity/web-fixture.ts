@@ -8,7 +8,7 @@ import { HttpServer } from '../../daemon/http/server.js';
 import { Logger } from '../../daemon/log/logger.js';
 import { mountConnectivityWeb } from '../../daemon/web/mount.js';
 import type { ConnectivityPolicy } from '../../daemon/connectivity/policy.js';
-import { startManagerFixture, type ManagerFixture } from './manager-fixture.js';
+import { startManagerFixture, type ManagerFixture } from './connectivity-fixture.js';
 import type { CoprocTestDouble } from './coproc-test-double.js';
 import type { NetworksRepo } from '../../daemon/connectivity/networks-repo.js';
 

@@ -16,7 +16,7 @@ import { tempDir } from '../helpers/paths.js';
 import { BOX_USER, type MosquittoBroker } from '../helpers/mosquitto-broker.js';
 
 /** Stands in for the connectivity manager, which implements DeviceCommands on its own branch. */
-export class ConnectivityManagerDouble implements DeviceCommands {
+export class DeviceCommandsDouble implements DeviceCommands {
   readonly calls: string[] = [];
   failRestartWith: Error | null = null;
   /** While set, scan() waits for it (a scan in progress). */
@@ -90,7 +90,7 @@ export async function startBridge(broker: MosquittoBroker, options: Partial<Mqtt
   const log = new Logger('debug', {}, (line) => logs.push(JSON.parse(line)));
   const memory = options.memory ?? (await freshMemory());
   const bridge = new MqttBridge({
-    commands: new ConnectivityManagerDouble(),
+    commands: new DeviceCommandsDouble(),
     broker: {
       url: broker.url, username: BOX_USER.username, password: BOX_USER.password,
       protocolVersion: 4, clientId: null, caFile: null, certFile: null, keyFile: null,

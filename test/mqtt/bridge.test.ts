@@ -5,7 +5,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startMosquitto, HA_USER, recordMessages, type MosquittoBroker } from '../helpers/mosquitto-broker.js';
-import { closeDatabases, ConnectivityManagerDouble, delay, freshMemory, newDeviceState, startBridge, waitUntil, type HarnessBridge } from './bridge-harness.js';
+import { closeDatabases, DeviceCommandsDouble, delay, freshMemory, newDeviceState, startBridge, waitUntil, type HarnessBridge } from './bridge-harness.js';
 
 let broker: MosquittoBroker;
 const running: HarnessBridge[] = [];
@@ -205,7 +205,7 @@ test('turning discovery off removes the retained config with an empty payload', 
 });
 
 test('every command round trip goes through the connectivity manager and answers on command/<name>/result', async () => {
-  const commands = new ConnectivityManagerDouble();
+  const commands = new DeviceCommandsDouble();
   const box = await bridge({ mac: '02:00:00:00:00:08', commands });
   await box.waitForHealth((health) => health.status === 'ok');
   const ha = await broker.client();
@@ -235,7 +235,7 @@ test('every command round trip goes through the connectivity manager and answers
 });
 
 test('bad command payloads get a clear error result and the bridge keeps working', async () => {
-  const commands = new ConnectivityManagerDouble();
+  const commands = new DeviceCommandsDouble();
   commands.failRestartWith = new Error('the coprocessor did not answer (timeout)');
   const box = await bridge({ mac: '02:00:00:00:00:09', commands });
   await box.waitForHealth((health) => health.status === 'ok');
@@ -269,7 +269,7 @@ test('bad command payloads get a clear error result and the bridge keeps working
 });
 
 test('a command sent again while it still runs is refused, not queued', async () => {
-  const commands = new ConnectivityManagerDouble();
+  const commands = new DeviceCommandsDouble();
   let finishScan!: () => void;
   commands.scanGate = new Promise((resolve) => { finishScan = resolve; });
   const box = await bridge({ mac: '02:00:00:00:00:14', commands });
@@ -291,7 +291,7 @@ test('a retained command is refused when it is delivered on (re)subscribe, never
   // Someone published a command with the retain flag: every new subscription would replay it.
   await ha.publishAsync('nestbox/020000000012/command/restart_coprocessor', '{}', { qos: 1, retain: true });
   const recorder = await recordMessages(ha, 'nestbox/020000000012/command/+/result');
-  const commands = new ConnectivityManagerDouble();
+  const commands = new DeviceCommandsDouble();
   const box = await bridge({ mac: '02:00:00:00:00:12', commands });
   await box.waitForHealth((health) => health.status === 'ok');
   const result = JSON.parse((await recorder.wait(() => true)).text);

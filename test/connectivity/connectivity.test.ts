@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { CommandError } from '../../daemon/connectivity/command-error.js';
-import { startManagerFixture, utf8, waitFor } from './manager-fixture.js';
+import { startManagerFixture, utf8, waitFor } from './connectivity-fixture.js';
 import type { CoprocTestDouble } from './coproc-test-double.js';
 import type { NetworksRepo } from '../../daemon/connectivity/networks-repo.js';
 
