@@ -2,7 +2,7 @@
  * JSON rendered once and written verbatim. Hot responses repeat the same objects: a page's
  * author is embedded in every one of its statuses, the same senders come back page after page.
  * An object marked with its JSON is kept as UTF-8 bytes, encoded once, and a response embeds those
- * bytes instead of serializing and encoding the object again: encoding a 100 KB page cost more
+ * bytes instead of serializing and encoding the object again: encoding a large page costs more
  * than building it.
  *
  * Only renderJson and renderJsonBytes embed the stored JSON. Anywhere else a marked object
@@ -78,8 +78,8 @@ type Part = string | Buffer | StoredList;
 /**
  * The parts of the usual hot body (a list of stored objects, or a plain object whose fields are
  * such lists or stored texts beside plain values: a page and what it embeds), written without a
- * stringify pass: placing a page's ~90 stored objects through placeholders cost ~140 µs of the
- * main thread, joining them about half. null for any other shape. A field of another kind is
+ * stringify pass, which for a page of stored objects costs the main thread about twice as much
+ * as joining them. null for any other shape. A field of another kind is
  * rendered on its own the general way.
  */
 function envelopeParts(value: unknown): Part[] | null {

@@ -15,8 +15,8 @@
  * Then all of it on a copy with 10,000 notifications (the newest 1% of every account), and the
  * 1M/10k ratios. With wrk, each round also measures the floors' bare koa server (stack-floor.ts):
  * how far the machine was from the day the floors were taken. It is context, not a correction:
- * spells shift within seconds (one run's rounds read 35% to 68%), and two runs reading 58% and 59%
- * put the page at 1,297 and 888 req/s.
+ * the shared machine's spells shift within seconds, so the same reading can go with quite
+ * different page rates.
  *
  * Both sizes run side by side, measured endpoint by endpoint in turn, in 5 rounds; each figure is the median of its rounds.
  *

@@ -1,7 +1,7 @@
 /**
  * Throughput with wrk (Debian package `wrk`), when it is installed. A Node client on the same two
- * cores spends about 0.5 ms of CPU per 100 KB response, a quarter of the machine at 1,000 req/s;
- * wrk spends a fraction of that, as in docs/performance-floors.md, so the daemon gets the machine.
+ * cores takes a sizeable share of the machine at these rates; wrk a fraction of it, as in
+ * docs/performance-floors.md, so the daemon gets the machine.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';

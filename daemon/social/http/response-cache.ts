@@ -13,8 +13,8 @@ interface Entry { version: number; body: Buffer; headers: Record<string, string>
 
 /**
  * What an entry costs beyond its body and key (the Map slot, the entry, the Buffer and header
- * objects): ~260 bytes of RSS each, measured. Counted, so 4 MB of tiny bodies (unread counts with
- * ever-changing query strings) stays near 4 MB instead of growing to three times that.
+ * objects). Counted, so the bound holds for many tiny bodies too (unread counts with ever-changing
+ * query strings), whose overhead would otherwise outweigh them.
  */
 const ENTRY_OVERHEAD_BYTES = 256;
 

@@ -43,8 +43,8 @@ export function serializeGroup(group: Group): Record<string, unknown> {
 /**
  * A page's group as JSON text, in serializeGroup's shape with the page fields after the id. Written
  * out, not stringified from an object: the ids are decimal digits from SQLite (so the newest id is
- * written exactly, as Mastodon does), and building and stringifying 40 group objects cost ~50 µs
- * of the main thread a page.
+ * written exactly, as Mastodon does), and the main thread is spared building and stringifying a
+ * page of group objects.
  */
 export function pageGroupJson(group: PageGroup): string {
   const statusId = STATUS_TYPES.has(group.type) && group.statusId !== null ? `"${group.statusId}"` : 'null';

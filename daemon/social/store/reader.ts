@@ -31,9 +31,9 @@ export class Reader {
       const db = new sqlite3.Database(filename, sqlite3.OPEN_READONLY, (error) => {
         if (error) return reject(error);
         db.configure('busyTimeout', busyTimeoutMs);
-        // The page queries materialize small CTEs (the grouped walk, its groups): in a temp file's
-        // pager each cost ~30 µs to set up, most of a page's SQL beyond the walk itself. Reads are
-        // paged, so what they keep in memory stays small.
+        // The page queries materialize small CTEs (the grouped walk, its groups): a temp file's
+        // pager for each is set-up work on every page. Reads are paged, so what they keep in
+        // memory stays small.
         db.exec('PRAGMA temp_store = MEMORY', (pragmaError) => (pragmaError ? reject(pragmaError) : resolve(new Connection(db))));
       });
     });
@@ -93,7 +93,7 @@ export class Reader {
    * each with its version, the `alsoSelect` columns and its `columns` as an object, except where
    * `known` already is the row's version: there `row` is null, so a caller that keeps what it
    * rendered by (id, version) reads only what changed. One JSON text, not a driver row per row:
-   * the driver's per-row cost (~5 µs) was most of such a query.
+   * the driver's per-row cost would be most of such a query.
    */
   async changedRows<T, Extra extends Record<string, unknown> = Record<string, never>>(sql: string, columns: readonly string[], params: Params = [], alsoSelect: ReadonlyArray<keyof Extra & string> = []): Promise<Array<{ id: string; version: number; row: T | null } & Extra>> {
     const wrapper = this.wrapped(sql, `${columns.join()}|${alsoSelect.join()}`, () => {
