@@ -1,6 +1,6 @@
 /**
  * Scenario tests of the daemon against the simulated coprocessor over a pseudo-terminal, with a
- * fast time scale (issue 4, "Tests"). Every step is observed the way people and tools see it: the
+ * fast time scale. Every step is observed the way people and tools see it: the
  * setup API without login (a phone on the setup AP), /healthz, and the transition log lines
  * ("connectivity A → B" with its cause).
  */

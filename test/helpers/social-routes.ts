@@ -131,7 +131,7 @@ export const ROUTES: Array<[string, string, string[], boolean?]> = [
   ['DELETE', `/api/v1/lists/${X}/accounts`, W('lists')],
   ['GET', `/api/v1/accounts/${X}/lists`, R('lists')],
   ['GET', `/api/v1/timelines/list/${X}`, R('lists')],
-  // Breadth (issue 7)
+  // Media, hashtags, timelines, search, filters, instance, push, announcements, reports, admin
   ['GET', '/api/v1/timelines/home', R('statuses')],
   ['GET', '/api/v1/timelines/public', R('statuses'), true],
   ['GET', '/api/v1/timelines/tag/nestbox', R('statuses'), true],

@@ -1,5 +1,5 @@
 /**
- * The setup story end to end on real Linux networking (issue 18): the real daemon in the box's
+ * The setup story end to end on real Linux networking: the real daemon in the box's
  * namespace with the network layer on, the simulated coprocessor deciding the carriers, a home
  * router (dnsmasq) and a phone (udhcpc, and Chromium when it starts there). Each test is one step
  * of the story and builds on the ones before it.
