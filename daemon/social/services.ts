@@ -40,6 +40,7 @@ import { pollsCreateHook, pollsDecorator, pollsEditHook } from './polls/hooks.js
 import { ConversationsRepo } from './conversations/repo.js';
 import { FeaturedRepo } from './featured/repo.js';
 import { DirectoryRepo } from './directory/repo.js';
+import { DirectoryService } from './directory/service.js';
 import { RemoteLookups } from './federation/fetch/lookups.js';
 import type { FederationPeers } from './federation/peers.js';
 
@@ -72,7 +73,7 @@ export interface SocialServices {
   remote: RemoteLookups | null;
   conversations: ConversationsRepo;
   featured: FeaturedRepo;
-  directory: DirectoryRepo;
+  directory: DirectoryService;
 }
 
 /**
@@ -124,6 +125,6 @@ export async function buildServices(ctx: SocialContext, hasher: PasswordHasher, 
     emails: new EmailsService(ctx, ctx.config.smtpUrl ? smtpMailer(ctx.config.smtpUrl, ctx.config.smtpFrom) : null),
     conversations: new ConversationsRepo(ctx),
     featured: new FeaturedRepo(ctx),
-    directory: new DirectoryRepo(ctx),
+    directory: new DirectoryService(new DirectoryRepo(ctx)),
   };
 }
