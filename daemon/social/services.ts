@@ -21,6 +21,7 @@ import { MediaStorage, loadMediaUrlKey } from './media/storage.js';
 import { MediaSweep } from './media/sweep.js';
 import { mediaCreateHook, mediaDecorator } from './media/hooks.js';
 import { TagsRepo } from './tags/repo.js';
+import { TagsService } from './tags/service.js';
 import { tagsCreateHook, tagsDecorator } from './tags/hooks.js';
 import { TimelinesRepo } from './timelines/repo.js';
 import { FiltersService } from './filters/service.js';
@@ -57,6 +58,8 @@ export interface SocialServices {
   media: MediaService;
   mediaSweep: MediaSweep;
   tags: TagsRepo;
+  /** Hashtags as a viewer sees them (following, featuring), over `tags` and the featured repo. */
+  hashtags: TagsService;
   timelines: TimelinesRepo;
   filters: FiltersService;
   search: SearchService;
@@ -91,6 +94,7 @@ export async function buildServices(ctx: SocialContext, hasher: PasswordHasher, 
   const notifications = new NotificationsService(ctx);
   const media = new MediaService(ctx, storage, limiter);
   const tags = new TagsRepo(ctx);
+  const featured = new FeaturedRepo(ctx);
   const filters = new FiltersService(ctx);
   const polls = new PollsService(ctx, notifications);
   const accounts = new AccountsService(ctx, passwords);
@@ -124,7 +128,8 @@ export async function buildServices(ctx: SocialContext, hasher: PasswordHasher, 
     admin: new AdminAccountsService(ctx),
     emails: new EmailsService(ctx, ctx.config.smtpUrl ? smtpMailer(ctx.config.smtpUrl, ctx.config.smtpFrom) : null),
     conversations: new ConversationsRepo(ctx),
-    featured: new FeaturedRepo(ctx),
+    featured,
+    hashtags: new TagsService(tags, featured, ctx.now),
     directory: new DirectoryService(new DirectoryRepo(ctx)),
   };
 }

@@ -61,7 +61,7 @@ export function socialRouter(ctx: SocialContext, services: SocialServices): Rout
   filterV1Routes(routes, services.filters);
   listRoutes(routes, { service: services.lists, timelines: services.timelines, renderer, baseUrl });
   searchRoutes(routes, services.search, renderer, baseUrl, ctx.now);
-  tagRoutes(routes, services.tags, services.featured, baseUrl, ctx.now);
+  tagRoutes(routes, services.hashtags, baseUrl);
   featuredRoutes(routes, { repo: services.featured, tags: services.tags, renderer, relationships: services.relationships, baseUrl, now: ctx.now });
   conversationRoutes(routes, services.conversations, renderer, baseUrl);
   pollRoutes(routes, services.polls, ctx.now);
