@@ -40,6 +40,7 @@ import { PollsService } from './polls/service.js';
 import { pollsCreateHook, pollsDecorator, pollsEditHook } from './polls/hooks.js';
 import { ConversationsRepo } from './conversations/repo.js';
 import { FeaturedRepo } from './featured/repo.js';
+import { FeaturedService } from './featured/service.js';
 import { DirectoryRepo } from './directory/repo.js';
 import { DirectoryService } from './directory/service.js';
 import { RemoteLookups } from './federation/fetch/lookups.js';
@@ -75,7 +76,7 @@ export interface SocialServices {
   /** Remote accounts and statuses fetched when posting and searching; null without federation. */
   remote: RemoteLookups | null;
   conversations: ConversationsRepo;
-  featured: FeaturedRepo;
+  featured: FeaturedService;
   directory: DirectoryService;
 }
 
@@ -94,7 +95,7 @@ export async function buildServices(ctx: SocialContext, hasher: PasswordHasher, 
   const notifications = new NotificationsService(ctx);
   const media = new MediaService(ctx, storage, limiter);
   const tags = new TagsRepo(ctx);
-  const featured = new FeaturedRepo(ctx);
+  const featuredTags = new FeaturedRepo(ctx);
   const filters = new FiltersService(ctx);
   const polls = new PollsService(ctx, notifications);
   const accounts = new AccountsService(ctx, passwords);
@@ -103,6 +104,7 @@ export async function buildServices(ctx: SocialContext, hasher: PasswordHasher, 
     create: [mediaCreateHook(media), tagsCreateHook(tags, baseUrl), pollsCreateHook(polls)],
     edit: [pollsEditHook(polls)],
   }, remote);
+  const relationships = new RelationshipsService(ctx, notifications, limiter);
   const renderer = new StatusRenderer(ctx,
     [mediaDecorator(media), tagsDecorator(tags, baseUrl), filtersDecorator(filters), pollsDecorator(polls, ctx.now)],
     [filtersViewerKey(filters)]);
@@ -110,7 +112,7 @@ export async function buildServices(ctx: SocialContext, hasher: PasswordHasher, 
     oauth: new OAuthService(ctx, passwords, throttle),
     accounts,
     notifications,
-    relationships: new RelationshipsService(ctx, notifications, limiter),
+    relationships,
     statuses,
     renderer,
     markers: new MarkersService(ctx),
@@ -128,8 +130,8 @@ export async function buildServices(ctx: SocialContext, hasher: PasswordHasher, 
     admin: new AdminAccountsService(ctx),
     emails: new EmailsService(ctx, ctx.config.smtpUrl ? smtpMailer(ctx.config.smtpUrl, ctx.config.smtpFrom) : null),
     conversations: new ConversationsRepo(ctx),
-    featured,
-    hashtags: new TagsService(tags, featured, ctx.now),
+    featured: new FeaturedService(featuredTags, tags, relationships, ctx.now),
+    hashtags: new TagsService(tags, featuredTags, ctx.now),
     directory: new DirectoryService(new DirectoryRepo(ctx)),
   };
 }

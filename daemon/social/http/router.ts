@@ -62,7 +62,7 @@ export function socialRouter(ctx: SocialContext, services: SocialServices): Rout
   listRoutes(routes, { service: services.lists, timelines: services.timelines, renderer, baseUrl });
   searchRoutes(routes, services.search, renderer, baseUrl, ctx.now);
   tagRoutes(routes, services.hashtags, baseUrl);
-  featuredRoutes(routes, { repo: services.featured, tags: services.tags, renderer, relationships: services.relationships, baseUrl, now: ctx.now });
+  featuredRoutes(routes, services.featured, renderer, baseUrl);
   conversationRoutes(routes, services.conversations, renderer, baseUrl);
   pollRoutes(routes, services.polls, ctx.now);
   directoryRoutes(routes, services.directory, renderer);
