@@ -39,6 +39,7 @@ import { ScheduledStatusesService } from './scheduled/service.js';
 import { PollsService } from './polls/service.js';
 import { pollsCreateHook, pollsDecorator, pollsEditHook } from './polls/hooks.js';
 import { ConversationsRepo } from './conversations/repo.js';
+import { ConversationsService } from './conversations/service.js';
 import { FeaturedRepo } from './featured/repo.js';
 import { FeaturedService } from './featured/service.js';
 import { DirectoryRepo } from './directory/repo.js';
@@ -75,7 +76,7 @@ export interface SocialServices {
   polls: PollsService;
   /** Remote accounts and statuses fetched when posting and searching; null without federation. */
   remote: RemoteLookups | null;
-  conversations: ConversationsRepo;
+  conversations: ConversationsService;
   featured: FeaturedService;
   directory: DirectoryService;
 }
@@ -129,7 +130,7 @@ export async function buildServices(ctx: SocialContext, hasher: PasswordHasher, 
     scheduled: new ScheduledStatusesService(ctx, statuses, media),
     admin: new AdminAccountsService(ctx),
     emails: new EmailsService(ctx, ctx.config.smtpUrl ? smtpMailer(ctx.config.smtpUrl, ctx.config.smtpFrom) : null),
-    conversations: new ConversationsRepo(ctx),
+    conversations: new ConversationsService(new ConversationsRepo(ctx)),
     featured: new FeaturedService(featuredTags, tags, relationships, ctx.now),
     hashtags: new TagsService(tags, featuredTags, ctx.now),
     directory: new DirectoryService(new DirectoryRepo(ctx)),
