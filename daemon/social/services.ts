@@ -28,6 +28,7 @@ import { FiltersService } from './filters/service.js';
 import { filtersDecorator, filtersViewerKey } from './filters/decorator.js';
 import { SearchService } from './search/service.js';
 import { InstanceRepo } from './instance/repo.js';
+import { InstanceService } from './instance/service.js';
 import { vapidKeys, type VapidKeys } from './push/vapid.js';
 import { PushService } from './push/service.js';
 import { AnnouncementsService } from './announcements/service.js';
@@ -65,7 +66,7 @@ export interface SocialServices {
   timelines: TimelinesRepo;
   filters: FiltersService;
   search: SearchService;
-  instance: InstanceRepo;
+  instance: InstanceService;
   vapid: VapidKeys;
   push: PushService;
   announcements: AnnouncementsService;
@@ -123,7 +124,7 @@ export async function buildServices(ctx: SocialContext, hasher: PasswordHasher, 
     mediaSweep: new MediaSweep(ctx, media),
     timelines: new TimelinesRepo(ctx),
     search: new SearchService(ctx, statuses.visibility, remote),
-    instance: new InstanceRepo(ctx),
+    instance: new InstanceService(new InstanceRepo(ctx)),
     push: new PushService(ctx),
     announcements: new AnnouncementsService(ctx),
     reports: new ReportsService(ctx, limiter),

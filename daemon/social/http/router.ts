@@ -52,7 +52,7 @@ export function socialRouter(ctx: SocialContext, services: SocialServices): Rout
   notificationPolicyRoutes(routes, services.notifications.policy, renderer, baseUrl);
   notificationRoutes(routes, services.notifications, renderer, baseUrl, new ResponseCache(ctx.reader));
   markerRoutes(routes, services.markers);
-  instanceRoutes(routes, { repo: services.instance, renderer, config: ctx.config, localDomain: ctx.localDomain, vapidKey: () => services.vapid.publicKey });
+  instanceRoutes(routes, { instance: services.instance, renderer, config: ctx.config, localDomain: ctx.localDomain, vapidKey: () => services.vapid.publicKey });
   mediaRoutes(routes, media, services.oauth);
   statusHistoryRoutes(routes, services.statuses, renderer, mediaById);
   scheduledRoutes(routes, scheduled, mediaById, baseUrl);
