@@ -24,6 +24,7 @@ import { TagsRepo } from './tags/repo.js';
 import { TagsService } from './tags/service.js';
 import { tagsCreateHook, tagsDecorator } from './tags/hooks.js';
 import { TimelinesRepo } from './timelines/repo.js';
+import { TimelinesService } from './timelines/service.js';
 import { FiltersService } from './filters/service.js';
 import { filtersDecorator, filtersViewerKey } from './filters/decorator.js';
 import { SearchService } from './search/service.js';
@@ -63,7 +64,7 @@ export interface SocialServices {
   tags: TagsRepo;
   /** Hashtags as a viewer sees them (following, featuring), over `tags` and the featured repo. */
   hashtags: TagsService;
-  timelines: TimelinesRepo;
+  timelines: TimelinesService;
   filters: FiltersService;
   search: SearchService;
   instance: InstanceService;
@@ -122,7 +123,7 @@ export async function buildServices(ctx: SocialContext, hasher: PasswordHasher, 
     limiter,
     media, tags, filters, polls, vapid, remote,
     mediaSweep: new MediaSweep(ctx, media),
-    timelines: new TimelinesRepo(ctx),
+    timelines: new TimelinesService(new TimelinesRepo(ctx), tags),
     search: new SearchService(ctx, statuses.visibility, remote),
     instance: new InstanceService(new InstanceRepo(ctx)),
     push: new PushService(ctx),

@@ -56,7 +56,7 @@ export function socialRouter(ctx: SocialContext, services: SocialServices): Rout
   mediaRoutes(routes, media, services.oauth);
   statusHistoryRoutes(routes, services.statuses, renderer, mediaById);
   scheduledRoutes(routes, scheduled, mediaById, baseUrl);
-  timelineRoutes(routes, { repo: services.timelines, tags: services.tags, renderer, baseUrl, publicPreview: ctx.config.publicPreview });
+  timelineRoutes(routes, { timelines: services.timelines, renderer, baseUrl, publicPreview: ctx.config.publicPreview });
   filterRoutes(routes, services.filters);
   filterV1Routes(routes, services.filters);
   listRoutes(routes, { service: services.lists, timelines: services.timelines, renderer, baseUrl });
