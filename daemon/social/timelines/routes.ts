@@ -52,13 +52,14 @@ export function timelineRoutes(routes: Routes, deps: TimelineDeps): void {
   routes.get('/api/v1/timelines/tag/:hashtag', { ifToken: read('statuses') }, async (ctx) => {
     const viewer = previewViewer(ctx);
     const p = params(ctx);
-    const ids = await deps.timelines.tag({
-      ...publicOptions(p), hashtag: String(ctx.params.hashtag), any: arrayParam(p, 'any') ?? [], all: arrayParam(p, 'all') ?? [], none: arrayParam(p, 'none') ?? [],
-    }, viewer, page(p));
-    if (!ids) {
+    const tags = await deps.timelines.tagsNamed({
+      hashtag: String(ctx.params.hashtag), any: arrayParam(p, 'any') ?? [], all: arrayParam(p, 'all') ?? [], none: arrayParam(p, 'none') ?? [],
+    });
+    if (!tags) {
       ctx.body = [];
       return;
     }
+    const ids = await deps.timelines.tag({ ...publicOptions(p), ...tags }, viewer, page(p));
     await sendStatusPage(ctx, deps, p, ids, ['limit', 'local', 'remote', 'only_media', 'any', 'all', 'none'], viewer);
   });
 }

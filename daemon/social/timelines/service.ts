@@ -2,15 +2,17 @@
 import type { PageQuery } from '../store/paging.js';
 import { normalizeTag } from '../tags/parse.js';
 import type { TagsRepo } from '../tags/repo.js';
-import type { PublicOptions, TimelinesRepo } from './repo.js';
+import type { PublicOptions, TagOptions, TimelinesRepo } from './repo.js';
 
 type StatusIds = Array<{ id: string }>;
 
-/** A hashtag timeline: the path's tag or any of `any`, with all of `all`, none of `none` (names as given). */
-export interface TagQuery extends PublicOptions { hashtag: string; any: string[]; all: string[]; none: string[] }
+/** A hashtag timeline's names as given: the path's tag or any of `any`, with all of `all`, none of `none`. */
+export interface TagNames { hashtag: string; any: string[]; all: string[]; none: string[] }
+
+export type TagIds = Pick<TagOptions, 'any' | 'all' | 'none'>;
 
 export class TimelinesService {
-  constructor(private readonly repo: TimelinesRepo, private readonly tags: TagsRepo) {}
+  constructor(private readonly repo: TimelinesRepo, private readonly hashtags: TagsRepo) {}
 
   home(viewerId: string, page: PageQuery): Promise<StatusIds> {
     return this.repo.home(viewerId, page);
@@ -24,17 +26,19 @@ export class TimelinesService {
     return this.repo.public(options, viewerId, page);
   }
 
-  /** The page, or null when no status can match (no known tag to show, or a required one unknown). */
-  async tag(query: TagQuery, viewerId: string | null, page: PageQuery): Promise<StatusIds | null> {
-    const any = await this.tagIds([query.hashtag, ...query.any]);
-    const all = await this.tagIds(query.all);
-    if (any.length === 0 || all.length < new Set(query.all.map(normalizeTag)).size) return null;
-    const none = await this.tagIds(query.none);
-    const { local, remote, onlyMedia } = query;
-    return this.repo.tag({ local, remote, onlyMedia, any, all, none }, viewerId, page);
+  /** The tags a hashtag timeline names, or null when no status can match (no known tag to show, or a required one unknown). */
+  async tagsNamed(names: TagNames): Promise<TagIds | null> {
+    const any = await this.tagIds([names.hashtag, ...names.any]);
+    const all = await this.tagIds(names.all);
+    if (any.length === 0 || all.length < new Set(names.all.map(normalizeTag)).size) return null;
+    return { any, all, none: await this.tagIds(names.none) };
+  }
+
+  tag(options: PublicOptions & TagIds, viewerId: string | null, page: PageQuery): Promise<StatusIds> {
+    return this.repo.tag(options, viewerId, page);
   }
 
   private async tagIds(names: string[]): Promise<number[]> {
-    return names.length ? (await this.tags.byNames(names.map(normalizeTag))).map((tag) => tag.id) : [];
+    return names.length ? (await this.hashtags.byNames(names.map(normalizeTag))).map((tag) => tag.id) : [];
   }
 }
