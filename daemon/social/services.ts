@@ -21,12 +21,15 @@ import { MediaStorage, loadMediaUrlKey } from './media/storage.js';
 import { MediaSweep } from './media/sweep.js';
 import { mediaCreateHook, mediaDecorator } from './media/hooks.js';
 import { TagsRepo } from './tags/repo.js';
+import { TagsService } from './tags/service.js';
 import { tagsCreateHook, tagsDecorator } from './tags/hooks.js';
 import { TimelinesRepo } from './timelines/repo.js';
+import { TimelinesService } from './timelines/service.js';
 import { FiltersService } from './filters/service.js';
 import { filtersDecorator, filtersViewerKey } from './filters/decorator.js';
 import { SearchService } from './search/service.js';
 import { InstanceRepo } from './instance/repo.js';
+import { InstanceService } from './instance/service.js';
 import { vapidKeys, type VapidKeys } from './push/vapid.js';
 import { PushService } from './push/service.js';
 import { AnnouncementsService } from './announcements/service.js';
@@ -38,8 +41,11 @@ import { ScheduledStatusesService } from './scheduled/service.js';
 import { PollsService } from './polls/service.js';
 import { pollsCreateHook, pollsDecorator, pollsEditHook } from './polls/hooks.js';
 import { ConversationsRepo } from './conversations/repo.js';
+import { ConversationsService } from './conversations/service.js';
 import { FeaturedRepo } from './featured/repo.js';
+import { FeaturedService } from './featured/service.js';
 import { DirectoryRepo } from './directory/repo.js';
+import { DirectoryService } from './directory/service.js';
 import { RemoteLookups } from './federation/fetch/lookups.js';
 import type { FederationPeers } from './federation/peers.js';
 
@@ -56,10 +62,12 @@ export interface SocialServices {
   media: MediaService;
   mediaSweep: MediaSweep;
   tags: TagsRepo;
-  timelines: TimelinesRepo;
+  /** Hashtags as a viewer sees them (following, featuring), over `tags` and the featured repo. */
+  hashtags: TagsService;
+  timelines: TimelinesService;
   filters: FiltersService;
   search: SearchService;
-  instance: InstanceRepo;
+  instance: InstanceService;
   vapid: VapidKeys;
   push: PushService;
   announcements: AnnouncementsService;
@@ -70,9 +78,9 @@ export interface SocialServices {
   polls: PollsService;
   /** Remote accounts and statuses fetched when posting and searching; null without federation. */
   remote: RemoteLookups | null;
-  conversations: ConversationsRepo;
-  featured: FeaturedRepo;
-  directory: DirectoryRepo;
+  conversations: ConversationsService;
+  featured: FeaturedService;
+  directory: DirectoryService;
 }
 
 /**
@@ -90,6 +98,7 @@ export async function buildServices(ctx: SocialContext, hasher: PasswordHasher, 
   const notifications = new NotificationsService(ctx);
   const media = new MediaService(ctx, storage, limiter);
   const tags = new TagsRepo(ctx);
+  const featuredTags = new FeaturedRepo(ctx);
   const filters = new FiltersService(ctx);
   const polls = new PollsService(ctx, notifications);
   const accounts = new AccountsService(ctx, passwords);
@@ -98,6 +107,7 @@ export async function buildServices(ctx: SocialContext, hasher: PasswordHasher, 
     create: [mediaCreateHook(media), tagsCreateHook(tags, baseUrl), pollsCreateHook(polls)],
     edit: [pollsEditHook(polls)],
   }, remote);
+  const relationships = new RelationshipsService(ctx, notifications, limiter);
   const renderer = new StatusRenderer(ctx,
     [mediaDecorator(media), tagsDecorator(tags, baseUrl), filtersDecorator(filters), pollsDecorator(polls, ctx.now)],
     [filtersViewerKey(filters)]);
@@ -105,7 +115,7 @@ export async function buildServices(ctx: SocialContext, hasher: PasswordHasher, 
     oauth: new OAuthService(ctx, passwords, throttle),
     accounts,
     notifications,
-    relationships: new RelationshipsService(ctx, notifications, limiter),
+    relationships,
     statuses,
     renderer,
     markers: new MarkersService(ctx),
@@ -113,17 +123,18 @@ export async function buildServices(ctx: SocialContext, hasher: PasswordHasher, 
     limiter,
     media, tags, filters, polls, vapid, remote,
     mediaSweep: new MediaSweep(ctx, media),
-    timelines: new TimelinesRepo(ctx),
+    timelines: new TimelinesService(new TimelinesRepo(ctx), tags),
     search: new SearchService(ctx, statuses.visibility, remote),
-    instance: new InstanceRepo(ctx),
+    instance: new InstanceService(new InstanceRepo(ctx)),
     push: new PushService(ctx),
     announcements: new AnnouncementsService(ctx),
     reports: new ReportsService(ctx, limiter),
     scheduled: new ScheduledStatusesService(ctx, statuses, media),
     admin: new AdminAccountsService(ctx),
     emails: new EmailsService(ctx, ctx.config.smtpUrl ? smtpMailer(ctx.config.smtpUrl, ctx.config.smtpFrom) : null),
-    conversations: new ConversationsRepo(ctx),
-    featured: new FeaturedRepo(ctx),
-    directory: new DirectoryRepo(ctx),
+    conversations: new ConversationsService(new ConversationsRepo(ctx)),
+    featured: new FeaturedService(featuredTags, tags, relationships, ctx.now),
+    hashtags: new TagsService(tags, featuredTags, ctx.now),
+    directory: new DirectoryService(new DirectoryRepo(ctx)),
   };
 }

@@ -4,11 +4,11 @@ import { limitParam, offsetParam } from '../http/pagination.js';
 import { optionalViewerId, viewerId, type Routes } from '../http/routes.js';
 import { read, write } from '../oauth/scopes.js';
 import type { StatusRenderer } from '../statuses/serialize.js';
-import type { DirectoryRepo } from './repo.js';
+import type { DirectoryService } from './service.js';
 
 const DEFAULT_LIMIT = 40;
 
-export function directoryRoutes(routes: Routes, repo: DirectoryRepo, renderer: StatusRenderer): void {
+export function directoryRoutes(routes: Routes, directory: DirectoryService, renderer: StatusRenderer): void {
   const inOrder = async (ids: string[]) => {
     const accounts = await renderer.accountsById(ids);
     return ids.map((id) => accounts.get(id)).filter(Boolean);
@@ -16,22 +16,20 @@ export function directoryRoutes(routes: Routes, repo: DirectoryRepo, renderer: S
 
   routes.get('/api/v1/directory', { ifToken: read('accounts') }, async (ctx) => {
     const p = params(ctx);
-    const ids = await repo.directory(optionalViewerId(ctx), {
-      order: stringParam(p, 'order') === 'new' ? 'new' : 'active',
-      local: boolParam(p, 'local') ?? false,
-      offset: Math.min(offsetParam(p) ?? 0, 1_000_000),
+    const ids = await directory.directory(optionalViewerId(ctx), {
+      order: stringParam(p, 'order'), local: boolParam(p, 'local'), offset: offsetParam(p),
       limit: limitParam(p, DEFAULT_LIMIT, DEFAULT_LIMIT * 2),
     });
     ctx.body = await inOrder(ids);
   });
 
   routes.get('/api/v1/suggestions', { scopes: read('accounts') }, async (ctx) => {
-    const suggestions = await repo.suggestions(viewerId(ctx), limitParam(params(ctx), DEFAULT_LIMIT, DEFAULT_LIMIT * 2));
+    const suggestions = await directory.suggestions(viewerId(ctx), limitParam(params(ctx), DEFAULT_LIMIT, DEFAULT_LIMIT * 2));
     ctx.body = await inOrder(suggestions.map((s) => s.id));
   });
 
   routes.get('/api/v2/suggestions', { scopes: read('accounts') }, async (ctx) => {
-    const suggestions = await repo.suggestions(viewerId(ctx), limitParam(params(ctx), DEFAULT_LIMIT, DEFAULT_LIMIT * 2));
+    const suggestions = await directory.suggestions(viewerId(ctx), limitParam(params(ctx), DEFAULT_LIMIT, DEFAULT_LIMIT * 2));
     const accounts = await renderer.accountsById(suggestions.map((s) => s.id));
     // `source` is the deprecated single reason Mastodon still sends beside `sources`.
     ctx.body = suggestions.filter((s) => accounts.has(s.id)).map((s) => ({
@@ -40,7 +38,7 @@ export function directoryRoutes(routes: Routes, repo: DirectoryRepo, renderer: S
   });
 
   routes.delete('/api/v1/suggestions/:id', { scopes: write('accounts') }, async (ctx) => {
-    await repo.dismiss(viewerId(ctx), pathId(ctx));
+    await directory.dismiss(viewerId(ctx), pathId(ctx));
     ctx.body = {};
   });
 }

@@ -9,11 +9,11 @@ import type { Routes } from '../http/routes.js';
 import { stringParam, params } from '../http/params.js';
 import type { StatusRenderer } from '../statuses/serialize.js';
 import { LANGUAGES } from './languages.js';
-import type { InstanceRepo } from './repo.js';
+import type { InstanceService } from './service.js';
 import { extendedDescription, instanceV1, instanceV2, privacyPolicy, streamingWsUrl, type InstanceFacts } from './serialize.js';
 
 export interface InstanceDeps {
-  repo: InstanceRepo;
+  instance: InstanceService;
   renderer: StatusRenderer;
   config: { baseUrl: string; streamingUrl: string; registrations: 'open' | 'approval' | 'closed'; publicPreview: boolean };
   localDomain: string;
@@ -23,7 +23,7 @@ export interface InstanceDeps {
 export function instanceRoutes(routes: Routes, deps: InstanceDeps): void {
   const { config } = deps;
   const facts = async (): Promise<InstanceFacts> => {
-    const [stats, rules, contact] = await Promise.all([deps.repo.stats(), deps.repo.rules(), deps.repo.contactAccountId()]);
+    const { stats, rules, contact } = await deps.instance.overview();
     const account = contact ? (await deps.renderer.accountsById([contact.id])).get(contact.id) ?? null : null;
     return {
       domain: deps.localDomain, baseUrl: config.baseUrl, streamingWs: streamingWsUrl(config.streamingUrl), registrations: config.registrations,
@@ -45,14 +45,13 @@ export function instanceRoutes(routes: Routes, deps: InstanceDeps): void {
   // No translation service on the box: no language pairs (Mastodon's answer without one).
   open('/api/v1/instance/translation_languages', (ctx) => { ctx.body = {}; });
   open('/api/v1/instance/languages', (ctx) => { ctx.body = LANGUAGES.map(([code, name]) => ({ code, name })); });
-  open('/api/v1/instance/rules', async (ctx) => { ctx.body = (await deps.repo.rules()).map((r) => ({ id: String(r.id), text: r.text, hint: r.hint })); });
-  open('/api/v1/instance/peers', async (ctx) => { ctx.body = (await deps.repo.peers('', 10_000)).map((row) => row.domain); });
+  open('/api/v1/instance/rules', async (ctx) => { ctx.body = (await deps.instance.rules()).map((r) => ({ id: String(r.id), text: r.text, hint: r.hint })); });
+  open('/api/v1/instance/peers', async (ctx) => { ctx.body = await deps.instance.peers(); });
   open('/api/v1/peers/search', async (ctx) => {
-    const q = (stringParam(params(ctx), 'q') ?? '').trim();
-    ctx.body = q ? (await deps.repo.peers(q, 10)).map((row) => row.domain) : [];
+    ctx.body = await deps.instance.searchPeers(stringParam(params(ctx), 'q') ?? '');
   });
   open('/api/v1/custom_emojis', async (ctx) => {
-    ctx.body = (await deps.repo.emojis()).map((row) => ({
+    ctx.body = (await deps.instance.emojis()).map((row) => ({
       shortcode: row.shortcode, url: row.image_url, static_url: row.static_url,
       visible_in_picker: Boolean(row.visible_in_picker), category: row.category,
     }));

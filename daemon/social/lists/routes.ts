@@ -9,11 +9,11 @@ import { viewerId, type Routes } from '../http/routes.js';
 import { read, write } from '../oauth/scopes.js';
 import type { StatusRenderer } from '../statuses/serialize.js';
 import { sendStatusPage } from '../timelines/routes.js';
-import type { TimelinesRepo } from '../timelines/repo.js';
+import type { TimelinesService } from '../timelines/service.js';
 import { serializeList } from './serialize.js';
 import type { ListInput, ListsService } from './service.js';
 
-export interface ListRouteDeps { service: ListsService; timelines: TimelinesRepo; renderer: StatusRenderer; baseUrl: string }
+export interface ListRouteDeps { service: ListsService; timelines: TimelinesService; renderer: StatusRenderer; baseUrl: string }
 
 export function listRoutes(routes: Routes, deps: ListRouteDeps): void {
   const { service, renderer, baseUrl } = deps;

@@ -1,5 +1,6 @@
 /** The rich Tag object: name, url, a week of daily use (strings, newest day first), and whether the viewer follows it. */
 import type { TagRow } from './repo.js';
+import type { TagView } from './service.js';
 
 export function serializeTag(tag: Pick<TagRow, 'id' | 'name'>, baseUrl: string, history: Array<{ day: string; uses: number; accounts: number }>, nowMs: number, following = false, featuring = false): Record<string, unknown> {
   const byDay = new Map(history.map((h) => [h.day, h]));
@@ -12,4 +13,9 @@ export function serializeTag(tag: Pick<TagRow, 'id' | 'name'>, baseUrl: string, 
   const name = tag.name.toLowerCase();
   // A hashtag nobody used yet has no row: Mastodon gives it an empty id.
   return { id: tag.id > 0 ? String(tag.id) : '', name, url: `${baseUrl}/tags/${encodeURIComponent(name)}`, history: days, following, featuring };
+}
+
+/** A tag as the tags service sees it for a viewer. */
+export function serializeTagView(view: TagView, baseUrl: string): Record<string, unknown> {
+  return serializeTag(view.tag, baseUrl, view.history, view.at, view.following, view.featuring);
 }

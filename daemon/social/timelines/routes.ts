@@ -10,11 +10,10 @@ import { type PageQuery } from '../store/paging.js';
 import { optionalViewerId, viewerId, type Routes } from '../http/routes.js';
 import { read } from '../oauth/scopes.js';
 import type { StatusRenderer } from '../statuses/serialize.js';
-import { normalizeTag } from '../tags/parse.js';
-import type { TagsRepo } from '../tags/repo.js';
-import type { TimelinesRepo, PublicOptions } from './repo.js';
+import type { PublicOptions } from './repo.js';
+import type { TimelinesService } from './service.js';
 
-export interface TimelineDeps { repo: TimelinesRepo; tags: TagsRepo; renderer: StatusRenderer; baseUrl: string; publicPreview: boolean }
+export interface TimelineDeps { timelines: TimelinesService; renderer: StatusRenderer; baseUrl: string; publicPreview: boolean }
 
 /** Renders status ids in order (hidden or vanished ones left out) with the Link header. */
 export async function sendStatusPage(ctx: Context, deps: Pick<TimelineDeps, 'renderer' | 'baseUrl'>, p: Params, ids: Array<{ id: string }>, kept: string[], viewer: string | null): Promise<void> {
@@ -41,28 +40,26 @@ export function timelineRoutes(routes: Routes, deps: TimelineDeps): void {
   routes.get('/api/v1/timelines/home', { scopes: read('statuses') }, async (ctx) => {
     const viewer = viewerId(ctx);
     const p = params(ctx);
-    await sendStatusPage(ctx, deps, p, await deps.repo.home(viewer, page(p)), ['limit'], viewer);
+    await sendStatusPage(ctx, deps, p, await deps.timelines.home(viewer, page(p)), ['limit'], viewer);
   });
 
   routes.get('/api/v1/timelines/public', { ifToken: read('statuses') }, async (ctx) => {
     const viewer = previewViewer(ctx);
     const p = params(ctx);
-    await sendStatusPage(ctx, deps, p, await deps.repo.public(publicOptions(p), viewer, page(p)), ['limit', 'local', 'remote', 'only_media'], viewer);
+    await sendStatusPage(ctx, deps, p, await deps.timelines.public(publicOptions(p), viewer, page(p)), ['limit', 'local', 'remote', 'only_media'], viewer);
   });
 
   routes.get('/api/v1/timelines/tag/:hashtag', { ifToken: read('statuses') }, async (ctx) => {
     const viewer = previewViewer(ctx);
     const p = params(ctx);
-    const tagIds = async (names: string[]) => (names.length ? (await deps.tags.byNames(names.map(normalizeTag))).map((tag) => tag.id) : []);
-    const any = await tagIds([String(ctx.params.hashtag), ...(arrayParam(p, 'any') ?? [])]);
-    const allNames = arrayParam(p, 'all') ?? [];
-    const all = await tagIds(allNames);
-    if (any.length === 0 || all.length < new Set(allNames.map(normalizeTag)).size) {
+    const tags = await deps.timelines.tagsNamed({
+      hashtag: String(ctx.params.hashtag), any: arrayParam(p, 'any') ?? [], all: arrayParam(p, 'all') ?? [], none: arrayParam(p, 'none') ?? [],
+    });
+    if (!tags) {
       ctx.body = [];
       return;
     }
-    const none = await tagIds(arrayParam(p, 'none') ?? []);
-    const ids = await deps.repo.tag({ ...publicOptions(p), any, all, none }, viewer, page(p));
+    const ids = await deps.timelines.tag({ ...publicOptions(p), ...tags }, viewer, page(p));
     await sendStatusPage(ctx, deps, p, ids, ['limit', 'local', 'remote', 'only_media', 'any', 'all', 'none'], viewer);
   });
 }

@@ -1,0 +1,41 @@
+/** What the instance records are made of: its figures, rules, contact, known peers and custom emojis. */
+import type { EmojiRow, InstanceRepo } from './repo.js';
+
+/** Bounds on the peer lists' answers (the whole list; a search's matches). */
+const MAX_PEERS = 10_000;
+const MAX_PEER_MATCHES = 10;
+
+export interface InstanceOverview {
+  stats: Awaited<ReturnType<InstanceRepo['stats']>>;
+  rules: Array<{ id: number; text: string; hint: string }>;
+  /** The owner's account and email, if the box has an owner yet. */
+  contact: { id: string; email: string } | undefined;
+}
+
+export class InstanceService {
+  constructor(private readonly repo: InstanceRepo) {}
+
+  async overview(): Promise<InstanceOverview> {
+    const [stats, rules, contact] = await Promise.all([this.repo.stats(), this.repo.rules(), this.repo.contactAccountId()]);
+    return { stats, rules, contact };
+  }
+
+  rules(): Promise<Array<{ id: number; text: string; hint: string }>> {
+    return this.repo.rules();
+  }
+
+  /** Every known peer domain, lower case, in order. */
+  async peers(): Promise<string[]> {
+    return (await this.repo.peers('', MAX_PEERS)).map((row) => row.domain);
+  }
+
+  /** The first known peer domains starting with `query` (trimmed); none for a blank query. */
+  async searchPeers(query: string): Promise<string[]> {
+    const q = query.trim();
+    return q ? (await this.repo.peers(q, MAX_PEER_MATCHES)).map((row) => row.domain) : [];
+  }
+
+  emojis(): Promise<EmojiRow[]> {
+    return this.repo.emojis();
+  }
+}
