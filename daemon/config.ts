@@ -88,11 +88,6 @@ export class ConfigError extends Error {
 
 type Parser<T> = { allowed: string; parse(raw: unknown, fromEnv: boolean): T | undefined };
 
-const text = (allowed = 'a string'): Parser<string> => ({
-  allowed,
-  parse: (raw) => (typeof raw === 'string' ? raw : undefined),
-});
-
 const nonEmpty = (allowed: string): Parser<string> => ({
   allowed,
   parse: (raw) => (typeof raw === 'string' && raw.trim() !== '' ? raw : undefined),

@@ -181,7 +181,7 @@ export class ConnectivityMachine {
         this.cause = 'timer';
         return;
       case 'link':
-        if (input.up) this.deviceAnswered(now, 'coprocessor link up');
+        if (input.up) this.deviceAnswered('coprocessor link up');
         else this.loseDevice(now, `coprocessor link down${input.reason ? ` (${input.reason})` : ''}`);
         return;
       case 'devInit':
@@ -192,7 +192,7 @@ export class ConnectivityMachine {
         return;
       case 'heartbeat':
         this.lastHeartbeatAt = now;
-        if (this.device === 'lost') this.deviceAnswered(now, 'heartbeat from a lost device');
+        if (this.device === 'lost') this.deviceAnswered('heartbeat from a lost device');
         return;
       case 'stationDisconnected':
         this.stationDropped(now, input.reason);
@@ -253,7 +253,7 @@ export class ConnectivityMachine {
     this.effects.push({ type: 'initDevice', epoch: this.epoch });
   }
 
-  private deviceAnswered(now: number, cause: string): void {
+  private deviceAnswered(cause: string): void {
     if (this.device === 'lost') {
       this.epoch += 1;
       this.beginInit(cause);

@@ -7,7 +7,6 @@ import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { CoprocError, type CoprocEvents } from '../../daemon/coproc/api.js';
 import type { CoprocClient } from '../../daemon/coproc/client.js';
-import { encodeCtrlMsg } from '../../daemon/coproc/codec.js';
 import type { FramingKind } from '../../daemon/coproc/framing/index.js';
 import { openCoprocLink, waitForLink } from '../../daemon/coproc/link.js';
 import { OtaError, OtaUpdate, type OtaProgress } from '../../daemon/coproc/ota.js';

@@ -11,7 +11,7 @@ import { loadConfig } from '../../daemon/config.js';
 import { AdminTool } from '../../daemon/social/admin.js';
 import type { RunningDaemon } from '../helpers/daemon.js';
 import type { DhcpClient, Lease } from '../helpers/virtual-home/dhcp.js';
-import { HOME_NET, PHONE_MAC, STATION_MAC, VirtualHome, type TimelineEntry } from '../helpers/virtual-home/index.js';
+import { HOME_NET, STATION_MAC, VirtualHome, type TimelineEntry } from '../helpers/virtual-home/index.js';
 import type { NamespaceAgent } from '../helpers/virtual-home/agent-client.js';
 import { launchPhoneBrowser } from '../helpers/virtual-home/browser.js';
 

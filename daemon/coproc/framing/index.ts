@@ -5,7 +5,7 @@
  * The host end sends requests and receives responses/events; the device end (the simulator) the
  * reverse. Both ends bound every length and resynchronise after garbage.
  */
-import type { Endpoint, FrameFault, FrameHandlers } from './faults.js';
+import type { Endpoint, FrameHandlers } from './faults.js';
 import { encodeTlv, TlvStreamDecoder, TLV_PREFIX_LEN } from './tlv.js';
 import { encodeFrame, fragment, FLAG_MORE_FRAGMENT, IF_TYPE, PayloadHeaderDecoder, type PayloadHeader } from './payload-header.js';
 import { decodePrivInit, encodePrivInit, type PrivInit } from './priv-init.js';

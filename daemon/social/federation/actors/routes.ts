@@ -11,7 +11,6 @@ import type { LocalActors } from './local.js';
 import { NoteRenderer } from '../objects/note.js';
 import { AS_CONTEXT } from '../objects/context.js';
 import { ACTIVITY_JSON } from '../net/client.js';
-import { FeaturedRepo } from '../../featured/repo.js';
 import type { RequestSigners } from '../signatures/signer.js';
 
 export function actorRoutes(router: Router, fed: FederationContext, local: LocalActors, signers: RequestSigners): void {
@@ -58,7 +57,7 @@ export function actorRoutes(router: Router, fed: FederationContext, local: Local
   });
 
   // The hashtags the account features on its profile, as Hashtag objects (Mastodon's featuredTags).
-  const featured = new FeaturedRepo(fed.social);
+  const featured = fed.services.featured;
   router.get('/users/:username/collections/tags', async (ctx) => {
     const row = await account(ctx);
     const items = (await featured.tags(row.id)).map(({ name }) => ({ type: 'Hashtag', href: `${fed.baseUrl}/tags/${encodeURIComponent(name.toLowerCase())}`, name: `#${name}` }));
