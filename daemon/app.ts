@@ -24,7 +24,7 @@ import { healthRouter } from './http/health-route.js';
 import { VERSION } from './version.js';
 import { settingsMemory } from './mqtt/memory.js';
 import type { CoprocClientApi } from './coproc/api.js';
-import type { TokenResolver } from './http/auth.js';
+import type { TokenResolver } from './lib/grants.js';
 import { NetworksRepo } from './connectivity/networks-repo.js';
 import { startConnectivitySubsystem, type ConnectivityParts } from './connectivity/subsystem.js';
 import { mountConnectivityWeb } from './web/mount.js';

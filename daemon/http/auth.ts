@@ -6,20 +6,7 @@
  */
 import type { Context, Middleware, Next } from 'koa';
 import { HttpError } from './errors.js';
-
-export interface AuthContext {
-  tokenId: string;
-  /** null for an app-only token (client_credentials). */
-  accountId: string | null;
-  appId: string | null;
-  scopes: ReadonlySet<string>;
-  /** The box owner's account: the role that may hold admin scopes. */
-  owner: boolean;
-  /** A user whose e-mail confirmation is still demanded: refused except where a route allows it. */
-  unconfirmed?: boolean;
-}
-
-export type TokenResolver = (token: string) => Promise<AuthContext | null>;
+import { scopeAllows, type AuthContext, type TokenResolver } from '../lib/grants.js';
 
 export interface AuthState {
   auth?: AuthContext | null;
@@ -47,12 +34,6 @@ export function authenticate(resolve: TokenResolver): Middleware {
     ctx.state.auth = auth;
     return next();
   };
-}
-
-export function scopeAllows(granted: ReadonlySet<string>, accepted: string): boolean {
-  if (granted.has(accepted)) return true;
-  const parent = accepted.includes(':') ? accepted.slice(0, accepted.lastIndexOf(':')) : null;
-  return parent !== null && scopeAllows(granted, parent);
 }
 
 export interface ScopeOptions {

@@ -25,7 +25,7 @@ export class AdminTool {
   }
 
   async createAccount(input: { username: string; email: string; password: string; owner?: boolean; locked?: boolean }): Promise<{ id: string; username: string }> {
-    if (input.owner && (await this.social.services.accounts.repo.ownerAccountId())) {
+    if (input.owner && (await this.social.services.accounts.ownerAccountId())) {
       throw new AdminError('an owner account already exists');
     }
     const row = await this.social.services.accounts.createLocal({ ...input, approved: true });
@@ -34,7 +34,7 @@ export class AdminTool {
 
   /** A token for the account, under an app of that name owned by the account. */
   async token(input: { username: string; scopes: string; app?: string }): Promise<{ accessToken: string; accountId: string; scopes: string }> {
-    const account = await this.social.services.accounts.repo.byUsername(input.username, null);
+    const account = await this.social.services.accounts.byUsername(input.username, null);
     if (!account) throw new AdminError(`no local account named ${input.username}`);
     const { scopes, unknown } = parseScopes(input.scopes);
     if (unknown.length) throw new AdminError(`unknown scopes: ${unknown.join(' ')}`);
@@ -47,11 +47,11 @@ export class AdminTool {
 
   /** Sets the given password, or a generated one (returned); revokes the account's tokens. */
   async resetPassword(username: string, password?: string): Promise<string> {
-    const account = await this.social.services.accounts.repo.byUsername(username, null);
+    const account = await this.social.services.accounts.byUsername(username, null);
     if (!account) throw new AdminError(`no local account named ${username}`);
     const next = password ?? randomBytes(12).toString('base64url');
     await this.social.services.accounts.setPassword(account.id, next);
-    await this.social.services.oauth.repo.revokeAccountTokens(account.id);
+    await this.social.services.oauth.revokeAccountTokens(account.id);
     return next;
   }
 

@@ -106,7 +106,7 @@ export class Social {
 
   /** The streaming server on its own port; returns its stop. */
   async startStreaming(host: string, port: number): Promise<{ port: number; stop: () => Promise<void> }> {
-    const hub = new StreamHub(this.ctx, this.services.renderer, this.services.notifications, this.services.statuses.visibility);
+    const hub = new StreamHub(this.ctx, this.services.renderer, this.services.notifications, this.services.conversations, this.services.statuses.visibility);
     hub.start();
     const server = new StreamingServer({
       host, port, publicPreview: this.ctx.config.publicPreview, resolve: this.services.oauth.resolve, hub,

@@ -61,9 +61,8 @@ export interface SocialServices {
   limiter: RateLimiter;
   media: MediaService;
   mediaSweep: MediaSweep;
-  tags: TagsRepo;
-  /** Hashtags as a viewer sees them (following, featuring), over `tags` and the featured repo. */
-  hashtags: TagsService;
+  /** Hashtags as a viewer sees them (following, featuring) and the tagging of statuses. */
+  tags: TagsService;
   timelines: TimelinesService;
   filters: FiltersService;
   search: SearchService;
@@ -102,7 +101,8 @@ export async function buildServices(ctx: SocialContext, hasher: PasswordHasher, 
   const filters = new FiltersService(ctx);
   const polls = new PollsService(ctx, notifications);
   const accounts = new AccountsService(ctx, passwords);
-  const remote = peers ? RemoteLookups.create(peers, ctx, { accounts, notifications, tags, polls, media }) : null;
+  const tagViews = new TagsService(tags, featuredTags, ctx.now);
+  const remote = peers ? RemoteLookups.create(peers, ctx, { accounts, notifications, tags: tagViews, polls, media }) : null;
   const statuses = new StatusesService(ctx, notifications, limiter, {
     create: [mediaCreateHook(media), tagsCreateHook(tags, baseUrl), pollsCreateHook(polls)],
     edit: [pollsEditHook(polls)],
@@ -121,7 +121,7 @@ export async function buildServices(ctx: SocialContext, hasher: PasswordHasher, 
     markers: new MarkersService(ctx),
     lists: new ListsService(ctx),
     limiter,
-    media, tags, filters, polls, vapid, remote,
+    media, filters, polls, vapid, remote,
     mediaSweep: new MediaSweep(ctx, media),
     timelines: new TimelinesService(new TimelinesRepo(ctx), tags),
     search: new SearchService(ctx, statuses.visibility, remote),
@@ -134,7 +134,7 @@ export async function buildServices(ctx: SocialContext, hasher: PasswordHasher, 
     emails: new EmailsService(ctx, ctx.config.smtpUrl ? smtpMailer(ctx.config.smtpUrl, ctx.config.smtpFrom) : null),
     conversations: new ConversationsService(new ConversationsRepo(ctx)),
     featured: new FeaturedService(featuredTags, tags, relationships, ctx.now),
-    hashtags: new TagsService(tags, featuredTags, ctx.now),
+    tags: tagViews,
     directory: new DirectoryService(new DirectoryRepo(ctx)),
   };
 }

@@ -6,7 +6,7 @@
 import type { NetworksRepo } from '../connectivity/networks-repo.js';
 import type { ConnectivityParts } from '../connectivity/subsystem.js';
 import type { DeviceState } from '../device/state.js';
-import type { TokenResolver } from '../http/auth.js';
+import type { TokenResolver } from '../lib/grants.js';
 import type { HttpServer } from '../http/server.js';
 import { captivePortal } from './captive-portal.js';
 import { dashboardRouter } from './dashboard.js';

@@ -3,7 +3,7 @@
  * HTTP server on loopback, over the manager fixture. Owner tokens are resolved by a fixed table
  * standing in for the social instance's OAuth store, which supplies the real resolver.
  */
-import type { AuthContext, TokenResolver } from '../../daemon/http/auth.js';
+import type { AuthContext, TokenResolver } from '../../daemon/lib/grants.js';
 import { HttpServer } from '../../daemon/http/server.js';
 import { Logger } from '../../daemon/log/logger.js';
 import { mountConnectivityWeb } from '../../daemon/web/mount.js';

@@ -42,6 +42,11 @@ export class AccountsService {
     this.repo = new AccountsRepo(ctx);
   }
 
+  adjustCounter(...args: Parameters<AccountsRepo['adjustCounter']>): ReturnType<AccountsRepo['adjustCounter']> { return this.repo.adjustCounter(...args); }
+  byUsername(...args: Parameters<AccountsRepo['byUsername']>): ReturnType<AccountsRepo['byUsername']> { return this.repo.byUsername(...args); }
+  update(...args: Parameters<AccountsRepo['update']>): ReturnType<AccountsRepo['update']> { return this.repo.update(...args); }
+  ownerAccountId(...args: Parameters<AccountsRepo['ownerAccountId']>): ReturnType<AccountsRepo['ownerAccountId']> { return this.repo.ownerAccountId(...args); }
+
   // The reads routes answer with, as the repo makes them.
   byId(...args: Parameters<AccountsRepo['byId']>): ReturnType<AccountsRepo['byId']> { return this.repo.byId(...args); }
   inviteByCode(...args: Parameters<AccountsRepo['inviteByCode']>): ReturnType<AccountsRepo['inviteByCode']> { return this.repo.inviteByCode(...args); }

@@ -10,6 +10,16 @@ export class ConversationsService {
     return this.repo.page(accountId, page);
   }
 
+  /** One of the account's conversations as it is now, if listed. */
+  find(accountId: string, id: string): Promise<ConversationRow | undefined> {
+    return this.repo.one(accountId, id);
+  }
+
+  /** The list entries a direct status moved: one per local participant (author or mentioned). */
+  async entriesOfStatus(statusId: string): Promise<Array<{ accountId: string; id: string }>> {
+    return (await this.repo.ofStatus(statusId)).map((row) => ({ accountId: row.account_id, id: row.id }));
+  }
+
   /** Marks one of the account's conversations read (404 if not its own); answers it as it is now, if still listed. */
   async markRead(accountId: string, id: string): Promise<ConversationRow | undefined> {
     if (!(await this.repo.markRead(accountId, id))) throw notFound();

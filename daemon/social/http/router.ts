@@ -60,8 +60,8 @@ export function socialRouter(ctx: SocialContext, services: SocialServices): Rout
   filterRoutes(routes, services.filters);
   filterV1Routes(routes, services.filters);
   listRoutes(routes, { service: services.lists, timelines: services.timelines, renderer, baseUrl });
-  searchRoutes(routes, services.search, renderer, baseUrl, ctx.now);
-  tagRoutes(routes, services.hashtags, baseUrl);
+  searchRoutes(routes, services.search, services.tags, renderer, baseUrl);
+  tagRoutes(routes, services.tags, baseUrl);
   featuredRoutes(routes, services.featured, renderer, baseUrl);
   conversationRoutes(routes, services.conversations, renderer, baseUrl);
   pollRoutes(routes, services.polls, ctx.now);

@@ -5,7 +5,8 @@
  */
 import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
-import { authenticate, requireScope, currentAuth, type AuthContext, type TokenResolver } from '../../http/auth.js';
+import { authenticate, requireScope, currentAuth } from '../../http/auth.js';
+import type { AuthContext, TokenResolver } from '../../lib/grants.js';
 import { bodyParser } from './multipart.js';
 import { unauthorized } from '../../lib/errors.js';
 

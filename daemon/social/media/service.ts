@@ -38,6 +38,9 @@ export class MediaService {
     this.repo = new MediaRepo(ctx);
   }
 
+  ofStatuses(...args: Parameters<MediaRepo['ofStatuses']>): ReturnType<MediaRepo['ofStatuses']> { return this.repo.ofStatuses(...args); }
+  reserve(...args: Parameters<MediaRepo['reserve']>): ReturnType<MediaRepo['reserve']> { return this.repo.reserve(...args); }
+
   // The reads routes answer with, as the repo makes them.
   byId(...args: Parameters<MediaRepo['byId']>): ReturnType<MediaRepo['byId']> { return this.repo.byId(...args); }
 

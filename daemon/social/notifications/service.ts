@@ -88,9 +88,13 @@ export class NotificationsService {
   }
 
   async show(accountId: string, id: string): Promise<NotificationRow> {
-    const row = await this.repo.one(accountId, id);
+    const row = await this.find(accountId, id);
     if (!row) throw notFound();
     return row;
+  }
+
+  find(accountId: string, id: string): Promise<NotificationRow | undefined> {
+    return this.repo.one(accountId, id);
   }
 
   async dismiss(accountId: string, id: string): Promise<void> {

@@ -1,6 +1,6 @@
 /**
  * The scope names Mastodon 4.5 knows. Each route lists the scopes it accepts (the parent or the
- * child, see daemon/http/auth.ts); `write` never implies `read`; admin scopes are the owner's only.
+ * child, see daemon/lib/grants.ts); `write` never implies `read`; admin scopes are the owner's only.
  */
 const RESOURCES_READ = ['accounts', 'blocks', 'bookmarks', 'favourites', 'filters', 'follows', 'lists', 'mutes', 'notifications', 'search', 'statuses'];
 const RESOURCES_WRITE = ['accounts', 'blocks', 'bookmarks', 'conversations', 'favourites', 'filters', 'follows', 'lists', 'media', 'mutes', 'notifications', 'reports', 'statuses'];

@@ -4,7 +4,7 @@
  * expire. Admin scopes are granted only to the owner's account.
  */
 import { unprocessable, forbidden, DomainError, type ErrorKind } from '../../lib/errors.js';
-import type { AuthContext } from '../../http/auth.js';
+import type { AuthContext } from '../../lib/grants.js';
 import type { SocialContext } from '../context.js';
 import { AccountsRepo } from '../accounts/repo.js';
 import type { Passwords } from '../accounts/passwords.js';
@@ -50,6 +50,8 @@ export class OAuthService {
     this.repo = new OAuthRepo(ctx);
     this.accounts = new AccountsRepo(ctx);
   }
+
+  revokeAccountTokens(...args: Parameters<OAuthRepo['revokeAccountTokens']>): ReturnType<OAuthRepo['revokeAccountTokens']> { return this.repo.revokeAccountTokens(...args); }
 
   // The reads routes answer with, as the repo makes them.
   appById(...args: Parameters<OAuthRepo['appById']>): ReturnType<OAuthRepo['appById']> { return this.repo.appById(...args); }
@@ -182,7 +184,7 @@ export class OAuthService {
   }
 
   /**
-   * The TokenResolver of daemon/http/auth.ts over the hashed tokens: one prepared lookup per
+   * The TokenResolver (daemon/lib/grants.ts) over the hashed tokens: one prepared lookup per
    * request, no cache, so a revocation (also from the admin tool, another process) applies at once.
    */
   readonly resolve = async (token: string): Promise<AuthContext | null> => {

@@ -29,6 +29,13 @@ export class PollsService {
     this.visibility = new StatusVisibility(ctx);
   }
 
+  byId(...args: Parameters<PollsRepo['byId']>): ReturnType<PollsRepo['byId']> { return this.repo.byId(...args); }
+  byStatus(...args: Parameters<PollsRepo['byStatus']>): ReturnType<PollsRepo['byStatus']> { return this.repo.byStatus(...args); }
+  remoteVoters(...args: Parameters<PollsRepo['remoteVoters']>): ReturnType<PollsRepo['remoteVoters']> { return this.repo.remoteVoters(...args); }
+  insert(...args: Parameters<PollsRepo['insert']>): ReturnType<PollsRepo['insert']> { return this.repo.insert(...args); }
+  replaceRemote(...args: Parameters<PollsRepo['replaceRemote']>): ReturnType<PollsRepo['replaceRemote']> { return this.repo.replaceRemote(...args); }
+  votesOf(...args: Parameters<PollsRepo['votesOf']>): ReturnType<PollsRepo['votesOf']> { return this.repo.votesOf(...args); }
+
   // The reads routes answer with, as the repo makes them.
   ownChoices(...args: Parameters<PollsRepo['ownChoices']>): ReturnType<PollsRepo['ownChoices']> { return this.repo.ownChoices(...args); }
 

@@ -42,7 +42,7 @@ export class PushDelivery {
   private async deliver(e: { notificationId: string; accountId: string; type: string }): Promise<void> {
     const subscriptions = await this.push.ofAccount(e.accountId);
     if (subscriptions.length === 0) return;
-    const row = await this.notifications.repo.one(e.accountId, e.notificationId);
+    const row = await this.notifications.find(e.accountId, e.notificationId);
     if (!row || row.filtered) return;
     const sender = await this.ctx.reader.get<{ username: string; display_name: string; avatar: string | null }>(`SELECT username, display_name, avatar FROM accounts WHERE id = ?`, [row.from_account_id]);
     for (const subscription of subscriptions) {

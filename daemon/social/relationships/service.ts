@@ -23,6 +23,8 @@ export class RelationshipsService {
     this.accounts = new AccountsRepo(ctx);
   }
 
+  domainBlocked(...args: Parameters<RelationshipsRepo['domainBlocked']>): ReturnType<RelationshipsRepo['domainBlocked']> { return this.repo.domainBlocked(...args); }
+
   // The reads routes answer with, as the repo makes them.
   exists(...args: Parameters<RelationshipsRepo['exists']>): ReturnType<RelationshipsRepo['exists']> { return this.repo.exists(...args); }
   domainBlocks(...args: Parameters<RelationshipsRepo['domainBlocks']>): ReturnType<RelationshipsRepo['domainBlocks']> { return this.repo.domainBlocks(...args); }

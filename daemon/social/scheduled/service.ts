@@ -58,7 +58,7 @@ export class ScheduledStatusesService {
     };
     const id = await this.ctx.db.transaction(async (trx) => {
       const inserted = await this.repo.insert(trx, { account_id: authorId, scheduled_at: at.toISOString(), params: JSON.stringify(params) }, nowIso(this.ctx.now()));
-      if (params.media_ids) await this.media.repo.reserve(trx, inserted, authorId, params.media_ids);
+      if (params.media_ids) await this.media.reserve(trx, inserted, authorId, params.media_ids);
       return inserted;
     });
     return this.get(authorId, id);

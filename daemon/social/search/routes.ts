@@ -6,9 +6,10 @@ import { optionalViewerId, type Routes } from '../http/routes.js';
 import { read } from '../oauth/scopes.js';
 import type { StatusRenderer } from '../statuses/serialize.js';
 import type { SearchService } from './service.js';
-import { serializeTag } from '../tags/serialize.js';
+import { serializeTagView } from '../tags/serialize.js';
+import type { TagsService } from '../tags/service.js';
 
-export function searchRoutes(routes: Routes, service: SearchService, renderer: StatusRenderer, baseUrl: string, now: () => number): void {
+export function searchRoutes(routes: Routes, service: SearchService, tags: TagsService, renderer: StatusRenderer, baseUrl: string): void {
   routes.get('/api/v2/search', { ifToken: read('search') }, async (ctx) => {
     const viewer = optionalViewerId(ctx);
     const p = params(ctx);
@@ -21,8 +22,7 @@ export function searchRoutes(routes: Routes, service: SearchService, renderer: S
     const [accounts, statuses, hashtags] = await Promise.all([
       renderer.accountsById(result.accountIds),
       renderer.render(result.statusIds, viewer),
-      service.tags.followedAmong(viewer, result.tags.map((tag) => tag.id)).then((followed) => Promise.all(result.tags.map(async (tag) =>
-        serializeTag(tag, baseUrl, await service.tags.history(tag.id, now()), now(), followed.has(tag.id))))),
+      tags.views(result.tags, viewer).then((views) => views.map((view) => serializeTagView(view, baseUrl))),
     ]);
     ctx.body = {
       accounts: result.accountIds.map((id) => accounts.get(id)).filter(Boolean),

@@ -34,7 +34,7 @@ export interface RemoteResolver {
 
 export class SearchService {
   readonly repo: SearchRepo;
-  readonly tags: TagsRepo;
+  private readonly tags: TagsRepo;
   /** `remote`: fetches an account address or a status URL from its server (federation); null without federation. */
   constructor(private readonly ctx: SocialContext, private readonly visibility: StatusVisibility, private readonly remote: RemoteResolver | null) {
     this.repo = new SearchRepo(ctx);

@@ -87,6 +87,8 @@ export class StatusesService {
     this.accounts = new AccountsRepo(ctx);
   }
 
+  mentions(...args: Parameters<StatusesRepo['mentions']>): ReturnType<StatusesRepo['mentions']> { return this.repo.mentions(...args); }
+
   // The reads routes answer with, as the repo makes them.
   actedOn(...args: Parameters<StatusesRepo['actedOn']>): ReturnType<StatusesRepo['actedOn']> { return this.repo.actedOn(...args); }
   actors(...args: Parameters<StatusesRepo['actors']>): ReturnType<StatusesRepo['actors']> { return this.repo.actors(...args); }

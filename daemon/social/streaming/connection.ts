@@ -7,8 +7,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { WebSocket } from 'ws';
-import type { AuthContext } from '../../http/auth.js';
-import { scopeAllows } from '../../http/auth.js';
+import { scopeAllows, type AuthContext } from '../../lib/grants.js';
 import { renderJson } from '../../http/json-text.js';
 import type { Channel } from './channels.js';
 

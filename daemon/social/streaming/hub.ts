@@ -12,8 +12,8 @@ import type { NotificationsService } from '../notifications/service.js';
 import { serializeNotification } from '../notifications/serialize.js';
 import type { Channel } from './channels.js';
 import { hashtagChannels, listChannel, publicChannels } from './channels.js';
-import { listShows } from '../timelines/repo.js';
-import { ConversationsRepo } from '../conversations/repo.js';
+import type { ConversationsService } from '../conversations/service.js';
+import { StreamingRepo } from './repo.js';
 import { renderConversations } from '../conversations/render.js';
 import type { StreamConnection } from './connection.js';
 import type { StatusVisibility } from '../statuses/visibility.js';
@@ -23,10 +23,16 @@ export class StreamHub {
   private readonly byAccount = new Map<string, Set<StreamConnection>>();
   private readonly unsubscribers: Array<() => void> = [];
 
-  private readonly conversationsRepo: ConversationsRepo;
+  private readonly repo: StreamingRepo;
 
-  constructor(private readonly ctx: SocialContext, private readonly renderer: StatusRenderer, private readonly notifications: NotificationsService, private readonly visibility: StatusVisibility) {
-    this.conversationsRepo = new ConversationsRepo(ctx);
+  constructor(
+    private readonly ctx: SocialContext,
+    private readonly renderer: StatusRenderer,
+    private readonly notifications: NotificationsService,
+    private readonly conversations: ConversationsService,
+    private readonly visibility: StatusVisibility,
+  ) {
+    this.repo = new StreamingRepo(ctx);
   }
 
   start(): void {
@@ -84,13 +90,13 @@ export class StreamHub {
     }
   }
 
-  async ownsList(accountId: string, listId: string): Promise<boolean> {
-    return Boolean(await this.ctx.reader.get(`SELECT 1 AS x FROM lists WHERE id = ? AND account_id = ?`, [listId, accountId]));
+  ownsList(accountId: string, listId: string): Promise<boolean> {
+    return this.repo.ownsList(accountId, listId);
   }
 
   private async notification(id: string, accountId: string): Promise<void> {
     if (!this.byAccount.has(accountId)) return;
-    const row = await this.notifications.repo.one(accountId, id);
+    const row = await this.notifications.find(accountId, id);
     if (!row || row.filtered) return;
     const [accounts, statuses] = await Promise.all([
       this.renderer.accountsById([row.from_account_id]),
@@ -101,25 +107,20 @@ export class StreamHub {
   }
 
   private async status(statusId: string, authorId: string, event: string): Promise<void> {
-    const facts = await this.ctx.reader.get<{ visibility: string; local: number; reblog: number; reply_other: number; media: number; tags: string | null }>(`
-      SELECT s.visibility, s.local, s.reblog_of_id IS NOT NULL AS reblog,
-        (s.in_reply_to_id IS NOT NULL AND s.in_reply_to_account_id != s.account_id) AS reply_other,
-        EXISTS (SELECT 1 FROM media_attachments m WHERE m.status_id = s.id) AS media,
-        (SELECT json_group_array(lower(t.name)) FROM status_tags st JOIN tags t ON t.id = st.tag_id WHERE st.status_id = s.id) AS tags
-      FROM statuses s WHERE s.id = ?`, [statusId]);
+    const facts = await this.repo.statusFacts(statusId);
     if (!facts) return;
-    await this.home(statusId, authorId, event, Boolean(facts.reblog), facts.visibility === 'public' && !facts.reblog, facts.visibility === 'direct');
+    await this.home(statusId, authorId, event, facts.reblog, facts.visibility === 'public' && !facts.reblog, facts.visibility === 'direct');
     await this.lists(statusId, event);
-    if (facts.visibility === 'direct') await this.conversations(statusId);
+    if (facts.visibility === 'direct') await this.conversationEvents(statusId);
     if (facts.visibility !== 'public' || facts.reblog) return;
-    const keys = hashtagChannels(JSON.parse(facts.tags ?? '[]') as string[], Boolean(facts.local));
-    if (!facts.reply_other) keys.push(...publicChannels(Boolean(facts.local), Boolean(facts.media)));
+    const keys = hashtagChannels(facts.tags, facts.local);
+    if (!facts.replyToOther) keys.push(...publicChannels(facts.local, facts.media));
     const targets = new Set<StreamConnection>();
     for (const key of keys) for (const connection of this.byChannel.get(key) ?? []) targets.add(connection);
     const cache = new Map<string, StatusJson | null>();
     for (const connection of targets) {
       const json = await this.renderFor(statusId, connection.accountId, cache);
-      if (!json || (connection.accountId && (await this.hiddenFor(connection.accountId, authorId)))) continue;
+      if (!json || (connection.accountId && (await this.repo.blockedOrMuted(connection.accountId, authorId)))) continue;
       for (const key of keys) {
         const channel = connection.channels.get(key);
         if (channel) connection.send(channel, event, json);
@@ -134,16 +135,8 @@ export class StreamHub {
   private async home(statusId: string, authorId: string, event: string, reblog: boolean, tagged: boolean, direct: boolean): Promise<void> {
     const connected = [...this.byAccount.keys()];
     if (connected.length === 0) return;
-    const rows = await this.ctx.reader.all<{ id: string }>(`SELECT CAST(account_id AS TEXT) AS id FROM follows
-      WHERE target_account_id = ?1 AND (?3 = 0 OR show_reblogs = 1) AND account_id IN (SELECT CAST(value AS INTEGER) FROM json_each(?2))
-        AND NOT EXISTS (SELECT 1 FROM mutes m WHERE m.account_id = follows.account_id AND m.target_account_id = ?1)
-        AND (?6 = 0 OR EXISTS (SELECT 1 FROM mentions mn WHERE mn.status_id = ?4 AND mn.account_id = follows.account_id))
-      UNION SELECT CAST(tf.account_id AS TEXT) FROM status_tags st JOIN tag_follows tf ON tf.tag_id = st.tag_id
-      WHERE ?5 = 1 AND st.status_id = ?4 AND tf.account_id IN (SELECT CAST(value AS INTEGER) FROM json_each(?2))
-        AND NOT EXISTS (SELECT 1 FROM mutes m WHERE m.account_id = tf.account_id AND m.target_account_id = ?1)
-        AND NOT EXISTS (SELECT 1 FROM blocks b WHERE (b.account_id = tf.account_id AND b.target_account_id = ?1) OR (b.account_id = ?1 AND b.target_account_id = tf.account_id))`,
-    [authorId, JSON.stringify(connected), reblog ? 1 : 0, statusId, tagged ? 1 : 0, direct ? 1 : 0]);
-    const recipients = new Set(rows.map((row) => row.id));
+    const rows = await this.repo.homeRecipients(statusId, authorId, connected, { reblog, tagged, direct });
+    const recipients = new Set(rows);
     if (this.byAccount.has(authorId)) recipients.add(authorId);
     const cache = new Map<string, StatusJson | null>();
     for (const accountId of recipients) {
@@ -153,10 +146,10 @@ export class StreamHub {
   }
 
   /** The `direct` streams of the local accounts in a direct status's conversation: the conversation as it now is. */
-  private async conversations(statusId: string): Promise<void> {
-    for (const { account_id: accountId, id } of await this.conversationsRepo.ofStatus(statusId)) {
+  private async conversationEvents(statusId: string): Promise<void> {
+    for (const { accountId, id } of await this.conversations.entriesOfStatus(statusId)) {
       if (!this.byAccount.has(accountId)) continue;
-      const row = await this.conversationsRepo.one(accountId, id);
+      const row = await this.conversations.find(accountId, id);
       const [json] = row ? await renderConversations(this.renderer, accountId, [row]) : [];
       if (json) this.toAccount(accountId, ['direct'], (c, channel) => c.send(channel, 'conversation', json));
     }
@@ -166,11 +159,9 @@ export class StreamHub {
   private async lists(statusId: string, event: string): Promise<void> {
     const listIds = [...this.byChannel.keys()].filter((key) => key.startsWith('list:')).map((key) => key.slice('list:'.length));
     if (listIds.length === 0) return;
-    const rows = await this.ctx.reader.all<{ list_id: string; owner_id: string }>(`SELECT CAST(l.id AS TEXT) AS list_id, CAST(l.account_id AS TEXT) AS owner_id
-      FROM lists l JOIN statuses s ON s.id = ?1 WHERE l.id IN (SELECT CAST(value AS INTEGER) FROM json_each(?2)) AND ${listShows('l.account_id', 'l.id')}`,
-    [statusId, JSON.stringify(listIds)]);
+    const rows = await this.repo.listsShowing(statusId, listIds);
     const cache = new Map<string, StatusJson | null>();
-    for (const { list_id: listId, owner_id: ownerId } of rows) {
+    for (const { listId, ownerId } of rows) {
       const json = await this.renderFor(statusId, ownerId, cache);
       if (json) this.toAccount(ownerId, [listChannel(listId)], (c, channel) => c.send(channel, event, json));
     }
@@ -184,11 +175,6 @@ export class StreamHub {
       cache.set(key, hidden ? null : json);
     }
     return cache.get(key)!;
-  }
-
-  private async hiddenFor(viewerId: string, authorId: string): Promise<boolean> {
-    return Boolean(await this.ctx.reader.get(`SELECT 1 AS x FROM blocks WHERE (account_id = ?1 AND target_account_id = ?2) OR (account_id = ?2 AND target_account_id = ?1)
-      UNION ALL SELECT 1 FROM mutes WHERE account_id = ?1 AND target_account_id = ?2`, [viewerId, authorId]));
   }
 
   /** A deletion goes to the streams of those who may see the status: even its id is not for others. */

@@ -13,7 +13,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { AuthContext, TokenResolver } from '../../http/auth.js';
+import type { AuthContext, TokenResolver } from '../../lib/grants.js';
 import type { Logger } from '../../log/logger.js';
 import { channelFor, type Channel, type StreamRequest } from './channels.js';
 import { EventSourceTransport, StreamConnection, WebSocketTransport } from './connection.js';

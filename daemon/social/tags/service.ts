@@ -2,6 +2,7 @@
  * Hashtags as a viewer sees them: any valid name is a hashtag (unsaved until someone uses,
  * follows or features it), with its week of use and whether the viewer follows and features it.
  */
+import type { Knex } from 'knex';
 import type { PageQuery } from '../store/paging.js';
 import type { FeaturedRepo } from '../featured/repo.js';
 import { tooManyFeatured } from '../featured/service.js';
@@ -52,6 +53,30 @@ export class TagsService {
     const featuring = await this.featured.featuring(viewerId, rows.map((tag) => tag.id));
     return Promise.all(rows.map(async (tag) =>
       ({ ...(await this.view(tag, viewerId, { following: true, featuring: featuring.has(tag.id) })), edgeId: tag.edge_id })));
+  }
+
+  /** Several tags as the viewer sees them (search results), with two lookups for all of them. */
+  async views(tags: ReadonlyArray<Pick<TagRow, 'id' | 'name'>>, viewerId: string | null): Promise<TagView[]> {
+    const ids = tags.map((tag) => tag.id).filter((id) => id > 0);
+    const [following, featuring] = viewerId === null || ids.length === 0
+      ? [new Set<number>(), new Set<number>()]
+      : await Promise.all([this.tags.followedAmong(viewerId, ids), this.featured.featuring(viewerId, ids)]);
+    return Promise.all(tags.map((tag) => this.view(tag, viewerId, { following: following.has(tag.id), featuring: featuring.has(tag.id) })));
+  }
+
+  /** Tags a status with `names` (made if new), inside the transaction that stores it. */
+  tagStatus(trx: Knex, statusId: string, names: readonly string[]): Promise<void> {
+    return this.tags.tagStatus(trx, statusId, names);
+  }
+
+  /** Replaces a status's hashtags (a peer's Update of its note). */
+  retagStatus(trx: Knex, statusId: string, names: readonly string[]): Promise<void> {
+    return this.tags.retagStatus(trx, statusId, names);
+  }
+
+  /** The hashtag names of each status, alphabetically. */
+  namesOf(statusIds: readonly string[]): Promise<Array<{ status_id: string; name: string }>> {
+    return this.tags.ofStatuses(statusIds);
   }
 
   /** The viewer's following and featuring, looked up unless known. */

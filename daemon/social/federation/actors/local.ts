@@ -12,7 +12,7 @@ export class LocalActors {
 
   /** A local, not suspended account by username; undefined otherwise. */
   async byUsername(username: string): Promise<AccountRow | undefined> {
-    const row = await this.fed.services.accounts.repo.byUsername(username, null);
+    const row = await this.fed.services.accounts.byUsername(username, null);
     return row && !row.suspended_at ? row : undefined;
   }
 

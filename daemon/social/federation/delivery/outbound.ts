@@ -103,7 +103,7 @@ export class Outbound {
   }
 
   private async statusActivity(statusId: string, kind: 'create' | 'update' | 'delete'): Promise<void> {
-    const row = await this.fed.services.statuses.repo.byId(statusId);
+    const row = await this.fed.services.statuses.byId(statusId);
     if (!row || row.reblog_of_id || !row.local) return; // reblogs travel as Announce / Undo
     const rendered = await this.notes.render(row);
     if (!rendered || rendered.author.domain !== null) return;
@@ -120,7 +120,7 @@ export class Outbound {
 
   private async like(accountId: string, statusId: string, undo: boolean): Promise<void> {
     const actor = await this.localActor(accountId);
-    const status = await this.fed.services.statuses.repo.byId(statusId);
+    const status = await this.fed.services.statuses.byId(statusId);
     if (!actor || !status) return;
     const author = await this.actors.byId(status.account_id);
     const activity = activities.like(actor.uri, status.uri);
@@ -129,8 +129,8 @@ export class Outbound {
 
   private async announce(accountId: string, statusId: string, reblogId: string, undo: boolean): Promise<void> {
     const actor = await this.localActor(accountId);
-    const status = await this.fed.services.statuses.repo.byId(statusId);
-    const reblog: StatusRow | undefined = await this.fed.services.statuses.repo.byId(reblogId);
+    const status = await this.fed.services.statuses.byId(statusId);
+    const reblog: StatusRow | undefined = await this.fed.services.statuses.byId(reblogId);
     if (!actor || !status || !reblog) return;
     const author = await this.actors.byId(status.account_id);
     if (!author) return;
@@ -159,8 +159,8 @@ export class Outbound {
 
   /** A local vote in a peer's poll goes to its author, one Create per choice; a vote in ours updates its counts. */
   private async pollVoted({ pollId, statusId, accountId, choices }: SocialEvents['poll.voted'][0]): Promise<void> {
-    const status = await this.fed.services.statuses.repo.byId(statusId);
-    const poll = await this.fed.services.polls.repo.byId(pollId);
+    const status = await this.fed.services.statuses.byId(statusId);
+    const poll = await this.fed.services.polls.byId(pollId);
     if (!status || !poll) return;
     if (status.local) {
       if (!poll.hide_totals) await this.throttledPollUpdate(statusId);
@@ -170,7 +170,7 @@ export class Outbound {
     const author = await this.actors.byId(status.account_id);
     if (!voter || !author) return;
     const options = JSON.parse(poll.options) as string[];
-    for (const vote of await this.fed.services.polls.repo.votesOf(pollId, accountId)) {
+    for (const vote of await this.fed.services.polls.votesOf(pollId, accountId)) {
       if (!choices.includes(vote.choice)) continue;
       await this.send(voter, [this.inboxOf(author)], voteActivity(voter.uri, vote.id, author.uri, status.uri, options[vote.choice]!));
     }
@@ -194,13 +194,13 @@ export class Outbound {
 
   /** The poll's Question with its counts, to the followers, the mentioned and the remote voters. */
   private async pollUpdate(statusId: string): Promise<void> {
-    const row = await this.fed.services.statuses.repo.byId(statusId);
+    const row = await this.fed.services.statuses.byId(statusId);
     if (!row || !row.local || row.deleted_at) return;
     const rendered = await this.notes.render(row);
-    const poll = await this.fed.services.polls.repo.byStatus(statusId);
+    const poll = await this.fed.services.polls.byStatus(statusId);
     if (!rendered || !poll) return;
     const { author, note, mentioned } = rendered;
-    const voters = await Promise.all((await this.fed.services.polls.repo.remoteVoters(poll.id)).map((id) => this.actors.byId(id)));
+    const voters = await Promise.all((await this.fed.services.polls.remoteVoters(poll.id)).map((id) => this.actors.byId(id)));
     const inboxes = [
       ...(row.visibility === 'direct' ? [] : await this.actors.followerInboxes(author.id)),
       ...mentioned.map((actor) => this.inboxOf(actor)),

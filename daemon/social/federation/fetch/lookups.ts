@@ -30,7 +30,7 @@ export class RemoteLookups {
   async account(username: string, domain: string): Promise<AccountRow | undefined> {
     try {
       const actor = await this.actors.resolveAcct(username, domain);
-      return await this.fed.services.accounts.repo.byId(actor.id);
+      return await this.fed.services.accounts.byId(actor.id);
     } catch (error) {
       this.fed.log.info('mentioned account not found', { acct: `${username}@${domain}`, error: (error as Error).message });
       return undefined;

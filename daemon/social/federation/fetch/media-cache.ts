@@ -85,7 +85,7 @@ export class RemoteMediaCache {
   }
 
   private async copyAttachment(id: string): Promise<void> {
-    const row = await this.fed.services.media.repo.byId(id);
+    const row = await this.fed.services.media.byId(id);
     if (!row?.remote_url || row.file_name !== null) return;
     const { bytes } = await this.fed.client.getBytes(row.remote_url, IMAGE_LIMIT_BYTES);
     await this.fed.services.media.cacheRemote(id, bytes);

@@ -31,7 +31,7 @@ export class Resolver {
       const acct = parseAcct(query);
       if (acct) {
         if (acct.domain === this.fed.localDomain.toLowerCase()) {
-          const row = await this.actors.repo.byAcct(acct.username, acct.domain) ?? await this.fed.services.accounts.repo.byUsername(acct.username, null);
+          const row = await this.actors.repo.byAcct(acct.username, acct.domain) ?? await this.fed.services.accounts.byUsername(acct.username, null);
           return row ? { accountIds: [row.id], statusIds: [] } : none;
         }
         return { accountIds: [(await this.actors.resolveAcct(acct.username, acct.domain)).id], statusIds: [] };

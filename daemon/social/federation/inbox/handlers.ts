@@ -62,20 +62,20 @@ export class InboxHandlers {
     const target = await this.localAccount(activity.object);
     if (!target) return;
     const followUri = idOf(activity);
-    const refused = (await this.services.relationships.repo.exists('blocks', target.id, actor.id))
-      || (await this.services.relationships.repo.domainBlocked(target.id, actor.domain));
+    const refused = (await this.services.relationships.exists('blocks', target.id, actor.id))
+      || (await this.services.relationships.domainBlocked(target.id, actor.domain));
     if (refused) {
       await this.outbound.answerFollow('Reject', target.id, actor.id, followUri);
       return;
     }
-    if (!(await this.services.relationships.repo.exists('follows', actor.id, target.id))) {
+    if (!(await this.services.relationships.exists('follows', actor.id, target.id))) {
       await this.services.relationships.follow(actor.id, target.id, {});
     }
     for (const table of ['follows', 'follow_requests']) {
       await this.fed.social.db.raw(`UPDATE ${table} SET uri = ? WHERE account_id = ? AND target_account_id = ?`, [followUri, actor.id, target.id]);
     }
     // Accepted at once unless it became a request (locked account): the owner answers later.
-    if (await this.services.relationships.repo.exists('follows', actor.id, target.id)) {
+    if (await this.services.relationships.exists('follows', actor.id, target.id)) {
       await this.outbound.answerFollow('Accept', target.id, actor.id, followUri);
     }
   }
@@ -144,7 +144,7 @@ export class InboxHandlers {
     const vote = parseVote(object);
     if (!vote || !isLocalUri(this.fed, vote.questionUri)) return false;
     const status = await this.statuses.byUri(vote.questionUri);
-    const poll = status && !status.deleted_at ? await this.services.polls.repo.byStatus(status.id) : undefined;
+    const poll = status && !status.deleted_at ? await this.services.polls.byStatus(status.id) : undefined;
     if (!poll || !(JSON.parse(poll.options) as string[]).includes(vote.name)) return false;
     if (hostOf(vote.uri) !== actor.domain) throw new InvalidDocumentError(`vote ${vote.uri} is not on its voter's host`);
     await this.services.polls.remoteVote(poll, actor.id, vote.name, vote.uri);
@@ -207,12 +207,12 @@ export class InboxHandlers {
     const followerUri = isObject(follow) ? idOf(follow.actor) : str(follow)?.replace(/#follows\/.*$/, '') ?? null;
     const follower = await this.localAccount(followerUri);
     if (!follower) return;
-    const requested = await this.services.relationships.repo.exists('follow_requests', follower.id, actor.id);
+    const requested = await this.services.relationships.exists('follow_requests', follower.id, actor.id);
     if (accepted) {
       if (requested) await this.services.relationships.authorize(actor.id, follower.id);
     } else if (requested) {
       await this.services.relationships.reject(actor.id, follower.id);
-    } else if (await this.services.relationships.repo.exists('follows', follower.id, actor.id)) {
+    } else if (await this.services.relationships.exists('follows', follower.id, actor.id)) {
       await this.services.relationships.unfollow(follower.id, actor.id);
     }
   }

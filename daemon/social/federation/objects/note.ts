@@ -40,10 +40,10 @@ export class NoteRenderer {
   async render(row: StatusRow): Promise<RenderedNote | null> {
     const author = await this.actors.byId(row.account_id);
     if (!author) return null;
-    const mentionRows = await this.fed.services.statuses.repo.mentions([row.id]);
+    const mentionRows = await this.fed.services.statuses.mentions([row.id]);
     const mentioned = (await Promise.all(mentionRows.map((m) => this.actors.byId(m.account_id)))).filter((a): a is ActorRow => Boolean(a));
     const { to, cc } = audience(row.visibility, author, mentioned.map((a) => a.uri));
-    const parent = row.in_reply_to_id ? await this.fed.services.statuses.repo.byId(row.in_reply_to_id) : undefined;
+    const parent = row.in_reply_to_id ? await this.fed.services.statuses.byId(row.in_reply_to_id) : undefined;
     const note: Json = {
       id: row.uri,
       type: 'Note',
@@ -63,7 +63,7 @@ export class NoteRenderer {
       ],
       attachment: await this.attachments(row.id),
     };
-    const poll = await this.fed.services.polls.repo.byStatus(row.id);
+    const poll = await this.fed.services.polls.byStatus(row.id);
     if (poll) asQuestion(note, poll, this.fed.social.now());
     if (row.edited_at) note.updated = isoSeconds(row.edited_at);
     if (note.contentMap === undefined) delete note.contentMap;
@@ -72,13 +72,13 @@ export class NoteRenderer {
 
   /** Its hashtags, which peers index the post under (Mastodon reads them from here, not from the HTML). */
   private async hashtags(statusId: string): Promise<Json[]> {
-    const rows = await this.fed.services.tags.ofStatuses([statusId]);
+    const rows = await this.fed.services.tags.namesOf([statusId]);
     return rows.map(({ name }) => ({ type: 'Hashtag', href: `${this.fed.social.config.baseUrl}/tags/${encodeURIComponent(name.toLowerCase())}`, name: `#${name}` }));
   }
 
   private async attachments(statusId: string): Promise<Json[]> {
     const media = this.fed.services.media;
-    return renderAttachments(await media.repo.ofStatuses([statusId]), media.storage);
+    return renderAttachments(await media.ofStatuses([statusId]), media.storage);
   }
 
   async renderWithContext(row: StatusRow): Promise<Json | null> {

@@ -91,7 +91,7 @@ export class RemoteStatuses {
     this.statuses = new StatusesRepo(fed.social);
   }
 
-  private get polls() { return this.fed.services.polls.repo; }
+  private get polls() { return this.fed.services.polls; }
 
   async byUri(uri: string) {
     return this.fed.social.reader.get<{ id: string; account_id: string; reblog_of_id: string | null; deleted_at: string | null }>(
@@ -140,8 +140,8 @@ export class RemoteStatuses {
       if (note.hashtags.length) await this.fed.services.tags.tagStatus(trx, id, note.hashtags);
       if (note.poll) await this.polls.insert(trx, { ...note.poll, id: this.fed.social.ids.next(), statusId: id, accountId: actor.id, hideTotals: false }, now);
       if (parent) await this.statuses.adjust(trx, parent.id, 'replies_count', 1);
-      await this.fed.services.accounts.repo.adjustCounter(trx, actor.id, 'statuses_count', 1);
-      await this.fed.services.accounts.repo.update(actor.id, { last_status_at: note.published }, trx);
+      await this.fed.services.accounts.adjustCounter(trx, actor.id, 'statuses_count', 1);
+      await this.fed.services.accounts.update(actor.id, { last_status_at: note.published }, trx);
     });
   }
 
