@@ -335,7 +335,7 @@ export class ConnectivityRunner {
       this.dispatch({ type: 'connectResult', epoch, ok: false, failure: 'no_network', networksLeft: false });
       return;
     }
-    const network = candidates.find((candidate) => candidate.id === this.preferred) ?? candidates[(attempt - 1) % candidates.length]!;
+    const network = candidates.find((candidate) => candidate.id === this.preferred) ?? candidates[(attempt - 1) % candidates.length];
     this.preferred = null;
     this.target = network;
     const name = ssidText(network.ssid);

@@ -29,7 +29,7 @@ export interface AuthState {
 export function bearerToken(ctx: Context): string | null {
   const header = ctx.get('authorization');
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (match) return match[1]!;
+  if (match) return match[1];
   const query = ctx.query.access_token;
   return typeof query === 'string' && query ? query : null;
 }

@@ -51,7 +51,7 @@ export function setupPortalRouter(options: SetupPortalOptions): Router {
   const read = [authenticate(options.resolveToken), gate('admin:read')];
 
   for (const path of Object.keys(PAGES)) {
-    router.get(path, ...read, (ctx) => sendPage(ctx, pages[path]!));
+    router.get(path, ...read, (ctx) => sendPage(ctx, pages[path]));
   }
 
   router.get('/setup/api/networks', ...read, async (ctx) => {

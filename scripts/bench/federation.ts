@@ -32,10 +32,10 @@ export const bench: Bench = {
       const alice = await A.account('alice');
       const followers = [];
       for (let n = 0; n < FOLLOWERS; n += 1) followers.push(await B.account(`follower${n}`));
-      const aliceOnB = await resolveAccount(B, followers[0]!.token, `alice@${domainOf(A)}`);
+      const aliceOnB = await resolveAccount(B, followers[0].token, `alice@${domainOf(A)}`);
       for (const follower of followers) await B.api(follower.token, 'POST', `/api/v1/accounts/${aliceOnB.id}/follow`);
       await waitFor(async () => (await A.api(alice.token, 'GET', `/api/v1/accounts/${alice.id}`)).body.followers_count === FOLLOWERS);
-      const reader = followers[FOLLOWERS - 1]!;
+      const reader = followers[FOLLOWERS - 1];
       const arrived = async (uri: string) => {
         const list = (await B.api(reader.token, 'GET', `/api/v1/accounts/${aliceOnB.id}/statuses?limit=5`)).body as Array<{ uri: string }>;
         return list.some((s) => s.uri === uri);

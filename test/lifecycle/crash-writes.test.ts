@@ -57,8 +57,8 @@ test('SIGKILL under write load: every acknowledged write survives the restart an
     let killed = false;
     const stop = () => killed;
     const load = [
-      ...Array.from({ length: POSTERS }, (_, i) => postUntilKilled(box!, tokens[i % tokens.length]!, i, posts, stop)),
-      ...Array.from({ length: UPLOADERS }, (_, i) => uploadUntilKilled(box!, tokens[i]!, image, media, stop)),
+      ...Array.from({ length: POSTERS }, (_, i) => postUntilKilled(box!, tokens[i % tokens.length], i, posts, stop)),
+      ...Array.from({ length: UPLOADERS }, (_, i) => uploadUntilKilled(box!, tokens[i], image, media, stop)),
     ];
     const started = Date.now();
     while (posts.length < ACKED_BEFORE_KILL && Date.now() - started < MAX_LOAD_MS) await new Promise((resolve) => setTimeout(resolve, 10));
@@ -91,7 +91,7 @@ test('SIGKILL under write load: every acknowledged write survives the restart an
 
     box = await startSocialDaemon({ NESTBOX_BACKUP_SCHEDULE: 'off' }, { dataDir: data.path });
     for (const { id, text } of posts) {
-      const answer = await box.api(tokens[0]!, 'GET', `/api/v1/statuses/${id}`);
+      const answer = await box.api(tokens[0], 'GET', `/api/v1/statuses/${id}`);
       assert.is(answer.status, 200, `acknowledged post ${id}`);
       assert.match(answer.body.content, text);
     }

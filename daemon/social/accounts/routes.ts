@@ -57,7 +57,7 @@ export function accountRoutes(routes: Routes, deps: AccountRouteDeps): void {
     if (Object.keys(details).length) throw validationFailed(details);
     const account = await accounts.createLocal({
       username: input.username!, email: input.email!, password: input.password!,
-      approved: mode === 'open' || Boolean(validInvite), reason: reason || null, inviteId: validInvite ? invite!.id : null, appId: auth.appId,
+      approved: mode === 'open' || Boolean(validInvite), reason: reason || null, inviteId: validInvite ? invite.id : null, appId: auth.appId,
     });
     ctx.body = await oauth.issueToken({ appId: auth.appId, accountId: account.id, scopes: [...auth.scopes] });
   });
@@ -90,7 +90,7 @@ export function accountRoutes(routes: Routes, deps: AccountRouteDeps): void {
         const file = uploadOf(ctx, kind);
         if (!file) continue;
         input[kind] = await accounts.storeImage(viewer, kind, file.filepath);
-        stored.push(input[kind]!.original);
+        stored.push(input[kind].original);
       }
       ({ unlocked } = await accounts.updateCredentials(viewer, input));
     } catch (error) {
@@ -113,7 +113,7 @@ export function accountRoutes(routes: Routes, deps: AccountRouteDeps): void {
 
   routes.get('/system/accounts/:kind/:account/:variant/:file', 'open', async (ctx) => {
     const { kind, account, variant, file } = ctx.params as Record<string, string>;
-    const image = await accounts.readImage(kind!, account!, variant!, file!);
+    const image = await accounts.readImage(kind, account, variant, file);
     if (!image) throw notFound();
     ctx.type = image.type;
     ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
@@ -171,7 +171,7 @@ export function accountRoutes(routes: Routes, deps: AccountRouteDeps): void {
     const rendered = await renderer.render(rows.map((row) => row.id), viewer);
     ctx.body = rows.map((row) => rendered.get(row.id)).filter(Boolean);
     if (rows.length) {
-      setLink(ctx, { baseUrl, path: ctx.path, kept: keep(p, ['limit', 'pinned', 'exclude_replies', 'exclude_reblogs', 'only_media', 'tagged']), nextMaxId: rows[rows.length - 1]!.id, prevMinId: rows[0]!.id });
+      setLink(ctx, { baseUrl, path: ctx.path, kept: keep(p, ['limit', 'pinned', 'exclude_replies', 'exclude_reblogs', 'only_media', 'tagged']), nextMaxId: rows[rows.length - 1].id, prevMinId: rows[0].id });
     }
   }
 }

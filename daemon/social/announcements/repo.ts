@@ -29,7 +29,7 @@ export class AnnouncementsRepo {
   async insert(row: Omit<AnnouncementRow, 'id'>): Promise<string> {
     const rows = await this.ctx.db.raw(`INSERT INTO announcements (text, content, starts_at, ends_at, all_day, published_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING CAST(id AS TEXT) AS id`,
       [row.text, row.content, row.starts_at, row.ends_at, row.all_day, row.published_at, row.updated_at]);
-    return (rows as Array<{ id: string }>)[0]!.id;
+    return (rows as Array<{ id: string }>)[0].id;
   }
 
   async dismiss(id: string, accountId: string): Promise<void> {

@@ -46,7 +46,7 @@ export function multipartParser(limits: MultipartLimits): Middleware {
     koaBody ??= import('koa-body').then((module) => module.koaBody as (options: KoaBodyOptions) => Middleware);
     const started: FormidableFile[] = [];
     // One parser per request: formidable's fileBegin does not say which request a file is for.
-    const parse = (await koaBody)(options(limits, (_name, file) => { started.push(file as unknown as FormidableFile); }));
+    const parse = (await koaBody)(options(limits, (_name, file) => { started.push(file as FormidableFile); }));
     try {
       try {
         await parse(ctx, async () => undefined);

@@ -24,7 +24,7 @@ export class MarkersRepo {
       if (expectedVersion !== null && expectedVersion !== current.version) return null;
       if (current.last_read_id === lastReadId) {
         const same = await trx.raw(`SELECT updated_at FROM markers WHERE account_id = ? AND timeline = ?`, [accountId, timeline]) as Array<{ updated_at: string }>;
-        return { timeline, last_read_id: lastReadId, version: current.version, updated_at: same[0]!.updated_at };
+        return { timeline, last_read_id: lastReadId, version: current.version, updated_at: same[0].updated_at };
       }
       const updated = await trx.raw(`UPDATE markers SET last_read_id = ?, version = version + 1, updated_at = ?
         WHERE account_id = ? AND timeline = ? AND version = ? RETURNING version`, [lastReadId, now, accountId, timeline, current.version]) as Array<{ version: number }>;

@@ -63,7 +63,7 @@ async function collect(ctx: Context, incomingDir: string, decoded: string[]): Pr
     if (typeof value !== 'string' || value === '') return undefined;
     delete fields[name];
     const match = /^data:([\w.+-]+\/[\w.+-]+)?(?:;[\w=-]+)*;base64,(.*)$/s.exec(value);
-    const data = match ? match[2]! : value;
+    const data = match ? match[2] : value;
     if (!/^[A-Za-z0-9+/=\s_-]+$/.test(data)) throw new HttpError(422, `Validation failed: ${name} is neither a file nor base64`);
     const bytes = Buffer.from(data, 'base64');
     const path = join(incomingDir, `b64-${randomBytes(8).toString('hex')}`);

@@ -147,7 +147,7 @@ function pageGroup([representativeId, type, statusId, groupKey, fromAccountId, c
     return { representativeId, type, statusId, groupKey, count: 1, newestId: representativeId, minId: representativeId, latestAt: createdAt, sampleAccountIds: [fromAccountId] };
   }
   const rows = newest.split(',', SAMPLE_ACCOUNTS);
-  const newestId = rows[0]!.slice(0, rows[0]!.indexOf(':'));
+  const newestId = rows[0].slice(0, rows[0].indexOf(':'));
   const sampleAccountIds = rows.map((row) => row.slice(row.indexOf(':') + 1));
   return { representativeId, type, statusId, groupKey, count: count!, newestId, minId: minId!, latestAt: latestAt!, sampleAccountIds };
 }
@@ -184,7 +184,7 @@ export class NotificationsRepo {
   byGroupKey(accountId: string, groupKey: string): Promise<NotificationRow[]> {
     const ungrouped = /^ungrouped-(\d{1,19})$/.exec(groupKey);
     if (ungrouped) {
-      return this.ctx.reader.all<NotificationRow>(`SELECT ${COLUMNS('n')} FROM notifications n WHERE n.account_id = ? AND n.id = ?`, [accountId, ungrouped[1]!])
+      return this.ctx.reader.all<NotificationRow>(`SELECT ${COLUMNS('n')} FROM notifications n WHERE n.account_id = ? AND n.id = ?`, [accountId, ungrouped[1]])
         .then(async (rows) => (rows[0]?.group_key ? this.byGroupKey(accountId, rows[0].group_key) : rows));
     }
     return this.ctx.reader.all<NotificationRow>(
@@ -239,7 +239,7 @@ export class NotificationsRepo {
     const rows = await trx.raw(`INSERT INTO notifications (account_id, from_account_id, type, status_id, activity_id, group_key, filtered, created_at)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING CAST(id AS TEXT) AS id`,
     [row.account_id, row.from_account_id, row.type, row.status_id, row.activity_id, row.group_key, row.filtered ? 1 : 0, row.created_at]);
-    return (rows as Array<{ id: string }>)[0]!.id;
+    return (rows as Array<{ id: string }>)[0].id;
   }
 
   /** Deletes matching notifications; returns the recipients touched. */

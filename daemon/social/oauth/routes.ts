@@ -155,7 +155,7 @@ function refusal(error: DomainError): string {
 
 function pick(p: Params): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {};
-  for (const field of AUTHORIZE_FIELDS) out[field] = typeof p[field] === 'string' ? (p[field] as string) : undefined;
+  for (const field of AUTHORIZE_FIELDS) out[field] = typeof p[field] === 'string' ? (p[field]) : undefined;
   return out;
 }
 
@@ -165,7 +165,7 @@ function withBasicAuth(ctx: Context, p: Params): Record<string, string | undefin
   for (const [key, value] of Object.entries(p)) if (typeof value === 'string') out[key] = value;
   const match = /^Basic\s+(\S+)$/i.exec(ctx.get('authorization'));
   if (match) {
-    const [id, secret] = Buffer.from(match[1]!, 'base64').toString('utf8').split(':');
+    const [id, secret] = Buffer.from(match[1], 'base64').toString('utf8').split(':');
     out.client_id ??= formDecoded(id ?? '');
     out.client_secret ??= formDecoded(secret ?? '');
   }

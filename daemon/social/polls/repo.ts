@@ -55,7 +55,8 @@ export class PollsRepo {
 
   async ownChoices(pollId: string, accountId: string, db: Knex | null = null): Promise<number[]> {
     const sql = `SELECT choice FROM poll_votes WHERE poll_id = ? AND account_id = ? ORDER BY choice`;
-    const rows = (db ? await db.raw(sql, [pollId, accountId]) : await this.ctx.reader.all(sql, [pollId, accountId])) as Array<{ choice: number }>;
+    type Choice = { choice: number };
+    const rows = db ? await db.raw<Choice[]>(sql, [pollId, accountId]) : await this.ctx.reader.all<Choice>(sql, [pollId, accountId]);
     return rows.map((row) => row.choice);
   }
 

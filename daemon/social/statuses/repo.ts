@@ -137,7 +137,7 @@ export class StatusesRepo {
 
   async newConversation(trx: Knex): Promise<string> {
     const rows = await trx.raw(`INSERT INTO conversations (created_at) VALUES (?) RETURNING CAST(id AS TEXT) AS id`, [new Date(this.ctx.now()).toISOString()]);
-    return (rows as Array<{ id: string }>)[0]!.id;
+    return (rows as Array<{ id: string }>)[0].id;
   }
 
   async insertMentions(trx: Knex, statusId: string, accountIds: readonly string[]): Promise<void> {

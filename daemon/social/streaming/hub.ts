@@ -201,7 +201,7 @@ export class StreamHub {
         if (seen.has(connection)) continue;
         seen.add(connection);
         if (connection.accountId ? !audience.accounts.has(connection.accountId) : !audience.anyone) continue;
-        const channel = connection.channels.values().next().value as Channel | undefined;
+        const channel = connection.channels.values().next().value;
         if (channel) connection.send(channel, 'delete', statusId);
       }
     }

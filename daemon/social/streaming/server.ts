@@ -196,11 +196,11 @@ export class StreamingServer {
 
 function tokenOf(req: IncomingMessage, url: URL): string | null {
   const header = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
-  if (header) return header[1]!;
+  if (header) return header[1];
   const query = url.searchParams.get('access_token');
   if (query) return query;
   const protocol = req.headers['sec-websocket-protocol'];
-  return protocol ? protocol.split(',')[0]!.trim() || null : null;
+  return protocol ? protocol.split(',')[0].trim() || null : null;
 }
 
 function refuse(socket: Duplex, status: number, message: string): void {

@@ -13,7 +13,7 @@ export function tagsCreateHook(repo: TagsRepo, baseUrl: string): StatusCreateHoo
       return async (trx, statusId) => {
         await repo.tagStatus(trx, statusId, names);
         const rows = await trx.raw(`SELECT content FROM statuses WHERE id = ?`, [statusId]) as Array<{ content: string }>;
-        await trx.raw(`UPDATE statuses SET content = ? WHERE id = ?`, [linkHashtags(rows[0]!.content, baseUrl), statusId]);
+        await trx.raw(`UPDATE statuses SET content = ? WHERE id = ?`, [linkHashtags(rows[0].content, baseUrl), statusId]);
       };
     },
   };

@@ -44,7 +44,7 @@ export function tagRoutes(routes: Routes, tags: TagsService, baseUrl: string): v
     const views = await tags.followed(viewerId(ctx), page);
     ctx.body = views.map((view) => serializeTagView(view, baseUrl));
     if (views.length) {
-      setLink(ctx, { baseUrl, path: ctx.path, kept: keep(p, ['limit']), nextMaxId: views.length === page.limit ? views[views.length - 1]!.edgeId : null, prevMinId: views[0]!.edgeId });
+      setLink(ctx, { baseUrl, path: ctx.path, kept: keep(p, ['limit']), nextMaxId: views.length === page.limit ? views[views.length - 1].edgeId : null, prevMinId: views[0].edgeId });
     }
   });
 }

@@ -19,7 +19,7 @@ export interface TimelineDeps { timelines: TimelinesService; renderer: StatusRen
 export async function sendStatusPage(ctx: Context, deps: Pick<TimelineDeps, 'renderer' | 'baseUrl'>, p: Params, ids: Array<{ id: string }>, kept: string[], viewer: string | null): Promise<void> {
   const rendered = await deps.renderer.render(ids.map((row) => row.id), viewer);
   ctx.body = ids.map((row) => rendered.get(row.id)).filter(Boolean);
-  if (ids.length) setLink(ctx, { baseUrl: deps.baseUrl, path: ctx.path, kept: keep(p, kept), nextMaxId: ids[ids.length - 1]!.id, prevMinId: ids[0]!.id });
+  if (ids.length) setLink(ctx, { baseUrl: deps.baseUrl, path: ctx.path, kept: keep(p, kept), nextMaxId: ids[ids.length - 1].id, prevMinId: ids[0].id });
 }
 
 function publicOptions(p: Params): PublicOptions {

@@ -167,7 +167,7 @@ export class PeerClient {
       resolvePeerHost(hostname, dns, family).then((list) => {
         if (!allowPrivate && list.some((entry) => isPrivateAddress(entry.address))) return callback(new ForbiddenAddressError(hostname), '');
         if (options.all) return callback(null, list);
-        callback(null, list[0]!.address, list[0]!.family);
+        callback(null, list[0].address, list[0].family);
       }, (error: Error) => callback(error, ''));
     };
   }
