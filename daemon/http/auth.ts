@@ -40,12 +40,13 @@ export function authenticate(resolve: TokenResolver): Middleware {
     const token = bearerToken(ctx);
     if (!token) {
       ctx.state.auth = null;
-      return next();
+      await next();
+      return;
     }
     const auth = await resolve(token);
     if (!auth) throw new HttpError(401, 'The access token is invalid');
     ctx.state.auth = auth;
-    return next();
+    await next();
   };
 }
 
@@ -76,7 +77,7 @@ export function requireScope(accepted: string | string[], options: ScopeOptions 
     if ((options.user ?? true) && !auth.accountId) throw new HttpError(422, 'This method requires an authenticated user');
     if (options.owner && !auth.owner) throw new HttpError(403, 'This action is allowed only to the owner of the box');
     if (auth.unconfirmed && !options.unconfirmed) throw new HttpError(403, 'Your login is missing a confirmed e-mail address');
-    return next();
+    await next();
   };
 }
 

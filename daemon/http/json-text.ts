@@ -24,7 +24,7 @@ const stored = new WeakMap<object, Buffer>();
 
 /** Shared by every marked object: its placeholder inside renderJson, a plain copy anywhere else. */
 function toJSON(this: object): unknown {
-  if (embedding === null) return Array.isArray(this) ? [...this] : { ...this };
+  if (embedding === null) return Array.isArray(this) ? [...(this as unknown[])] : { ...this };
   return placeholder(this);
 }
 

@@ -273,7 +273,7 @@ async function seed(config: ReturnType<typeof loadConfig>, size: number, full: n
     const first = full - size;
     // Bulk load without the notification indexes, then build them once from sorted data: far
     // faster than keeping four B-trees up to date row by row.
-    const indexes = await db.raw(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'notifications' AND sql IS NOT NULL`) as Array<{ name: string; sql: string }>;
+    const indexes = await db.raw<Array<{ name: string; sql: string }>>(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'notifications' AND sql IS NOT NULL`);
     await db.raw('PRAGMA cache_size = -65536');
     await db.transaction(async (trx) => {
       for (const index of indexes) await trx.raw(`DROP INDEX ${index.name}`);

@@ -74,7 +74,7 @@ test('SIGKILL under write load: every acknowledged write survives the restart an
     try {
       const [check] = await db.raw('PRAGMA integrity_check');
       assert.equal(check, { integrity_check: 'ok' });
-      const done = await db.raw(`SELECT CAST(id AS TEXT) AS id, file_name, preview_name FROM media_attachments WHERE file_name IS NOT NULL`) as Array<{ id: string; file_name: string; preview_name: string | null }>;
+      const done = await db.raw<Array<{ id: string; file_name: string; preview_name: string | null }>>(`SELECT CAST(id AS TEXT) AS id, file_name, preview_name FROM media_attachments WHERE file_name IS NOT NULL`);
       const rows = new Set(done.map((row) => row.id));
       for (const id of media) assert.ok(rows.has(id), `acknowledged upload ${id} has its row`);
       for (const row of done) {

@@ -21,7 +21,7 @@ test.after(async () => { await h?.stop(); });
 const elsewhere = () => h.admin.social.ctx.db;
 
 async function version(table: 'accounts' | 'statuses', id: string): Promise<number> {
-  const rows = await elsewhere().raw(`SELECT version FROM ${table} WHERE id = ?`, [id]) as Array<{ version: number }>;
+  const rows = await elsewhere().raw<Array<{ version: number }>>(`SELECT version FROM ${table} WHERE id = ?`, [id]);
   return rows[0].version;
 }
 

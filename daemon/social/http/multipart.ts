@@ -107,7 +107,10 @@ async function discard(file: FormidableFile): Promise<void> {
 export function bodyParser(uploadDir: string, upload: { files: number; fileBytes: number } = { files: 0, fileBytes: 1 }): Middleware {
   const plain = parseBody();
   const multipart = multipartParser({ uploadDir, ...upload });
-  return (ctx, next) => (ctx.is('multipart') ? multipart(ctx, next) : plain(ctx, next));
+  return async (ctx, next) => {
+    if (ctx.is('multipart')) await multipart(ctx, next);
+    else await plain(ctx, next);
+  };
 }
 
 export interface Upload { filepath: string; size: number; mimetype?: string | null }

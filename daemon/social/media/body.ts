@@ -39,7 +39,10 @@ export function mediaBodyParser(incomingDir: string): Middleware {
   };
 
   return async (ctx, next) => {
-    if (ctx.is('multipart')) return multipart(ctx, () => withBody(ctx, next));
+    if (ctx.is('multipart')) {
+      await multipart(ctx, async () => { await withBody(ctx, next); });
+      return;
+    }
     try {
       await plain(ctx, async () => undefined);
     } catch (error) {
@@ -47,7 +50,7 @@ export function mediaBodyParser(incomingDir: string): Middleware {
       const tooLarge = (error as { status?: number }).status === 413;
       throw new HttpError(tooLarge ? 413 : 400, tooLarge ? 'Payload too large' : 'Invalid request body');
     }
-    return withBody(ctx, next);
+    await withBody(ctx, next);
   };
 }
 

@@ -1,7 +1,7 @@
 /** /api/v1/notifications and /api/v2/notifications: parse, check scope, call the service, serialize. */
 import type { Context } from 'koa';
 import { badRequest, notFound } from '../../lib/errors.js';
-import { arrayParam, boolParam, idParam, params, pathId, stringParam, type Params } from '../http/params.js';
+import { arrayParam, boolParam, idParam, params, pathId, pathParam, stringParam, type Params } from '../http/params.js';
 import { keep, limitParam, pageQuery, setLink } from '../http/pagination.js';
 import { viewerId, type Routes } from '../http/routes.js';
 import type { StatusRenderer } from '../statuses/serialize.js';
@@ -154,6 +154,6 @@ export function onlyKnownParams(ctx: Context, known: ReadonlySet<string>): boole
 }
 
 function groupKeyParam(ctx: Context): string {
-  const key = String(ctx.params.group_key ?? '');
+  const key = pathParam(ctx, 'group_key');
   return key.slice(0, 200);
 }

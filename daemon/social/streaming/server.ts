@@ -160,7 +160,7 @@ export class StreamingServer {
   private message(connection: StreamConnection, text: string): void {
     let message: { type?: unknown; stream?: unknown; tag?: unknown; list?: unknown };
     try {
-      message = JSON.parse(text);
+      message = JSON.parse(text) as typeof message;
     } catch {
       return connection.error('Invalid JSON', 400);
     }

@@ -4,7 +4,7 @@
  */
 import type { Context } from 'koa';
 import { unauthorized } from '../../lib/errors.js';
-import { arrayParam, boolParam, params, type Params } from '../http/params.js';
+import { arrayParam, boolParam, params, pathParam, type Params } from '../http/params.js';
 import { keep, pageQuery, setLink } from '../http/pagination.js';
 import { type PageQuery } from '../store/paging.js';
 import { optionalViewerId, viewerId, type Routes } from '../http/routes.js';
@@ -53,7 +53,7 @@ export function timelineRoutes(routes: Routes, deps: TimelineDeps): void {
     const viewer = previewViewer(ctx);
     const p = params(ctx);
     const tags = await deps.timelines.tagsNamed({
-      hashtag: String(ctx.params.hashtag), any: arrayParam(p, 'any') ?? [], all: arrayParam(p, 'all') ?? [], none: arrayParam(p, 'none') ?? [],
+      hashtag: pathParam(ctx, 'hashtag'), any: arrayParam(p, 'any') ?? [], all: arrayParam(p, 'all') ?? [], none: arrayParam(p, 'none') ?? [],
     });
     if (!tags) {
       ctx.body = [];
