@@ -222,6 +222,7 @@ const topicPart = (allowed: string, allowEmpty: boolean): Parser<string> => ({
   parse(raw) {
     if (typeof raw !== 'string') return undefined;
     if (raw === '') return allowEmpty ? raw : undefined;
+    // eslint-disable-next-line no-control-regex -- NUL is what MQTT forbids in a topic: this is the check.
     return /^[^#+\u0000]+$/.test(raw) && !raw.startsWith('/') && !raw.endsWith('/') ? raw : undefined;
   },
 });

@@ -83,7 +83,7 @@ async function step<T>(name: string, waiting: Promise<T>): Promise<T> {
   try {
     return await waiting;
   } catch (error) {
-    throw new Error(`step "${name}" did not happen: ${(error as Error).message}`);
+    throw new Error(`step "${name}" did not happen: ${(error as Error).message}`, { cause: error });
   }
 }
 

@@ -156,7 +156,7 @@ export async function startDaemon(options: DaemonOptions = {}, attempt = 1): Pro
       await daemon.stop('SIGKILL');
       const lostPortRace = logs.some((line) => JSON.stringify(line.error ?? '').includes('EADDRINUSE'));
       if (lostPortRace && options.port === undefined && attempt < PORT_RACE_ATTEMPTS) return startDaemon(options, attempt + 1);
-      throw new Error(`${(error as Error).message}\nstderr: ${stderr}\nlogs: ${logs.slice(-10).map((l) => JSON.stringify(l)).join('\n')}`);
+      throw new Error(`${(error as Error).message}\nstderr: ${stderr}\nlogs: ${logs.slice(-10).map((l) => JSON.stringify(l)).join('\n')}`, { cause: error });
     }
   }
   return daemon;

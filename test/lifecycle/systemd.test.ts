@@ -58,7 +58,7 @@ async function listenerInEnv() {
   return {
     listener,
     notifier: createNotifier(process.env, quiet),
-    async close() { delete process.env.NOTIFY_SOCKET; await listener.close(); },
+    close: async () => { delete process.env.NOTIFY_SOCKET; await listener.close(); },
   };
 }
 

@@ -249,7 +249,7 @@ test('bad command payloads get a clear error result and the bridge keeps working
   };
   const refused = async (name: string, payload: string | Buffer, pattern: RegExp) => {
     const result = await ask(name, payload);
-    assert.is(result.ok, false, `${name} ${payload}`);
+    assert.is(result.ok, false, `${name} ${payload.toString()}`);
     assert.match(result.error, pattern);
   };
 

@@ -7,6 +7,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { writeFileSync } from 'node:fs';
+import { inspect } from 'node:util';
 import { loadConfig } from '../../daemon/config.js';
 import { AdminTool } from '../../daemon/social/admin.js';
 import type { RunningDaemon } from '../helpers/daemon.js';
@@ -70,7 +71,7 @@ async function until<T>(what: string, probe: () => Promise<T | undefined | false
       const value = await probe();
       if (value !== undefined && value !== false) return value;
     } catch (error) { lastError = error; }
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms${lastError ? ` (${String(lastError)})` : ''}; timeline: ${home.describeTimeline()}`);
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms${lastError ? ` (${lastError instanceof Error ? lastError.message : inspect(lastError)})` : ''}; timeline: ${home.describeTimeline()}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }

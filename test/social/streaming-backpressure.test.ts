@@ -94,7 +94,7 @@ test('slow clients are disconnected and their queues freed, while a reading clie
   const fast = new WebSocket(`ws://${streamingUrl}/api/v1/streaming?stream=public:local`);
   const fastIds = new Set<string>();
   fast.on('message', (data) => {
-    const message = JSON.parse(data.toString());
+    const message = JSON.parse((data as Buffer).toString());
     if (message.event === 'update') fastIds.add(JSON.parse(message.payload).id);
   });
   await new Promise((resolve) => fast.once('open', resolve));

@@ -26,7 +26,7 @@ function connect(url: string, options: WebSocket.ClientOptions & { protocols?: s
     const queue: any[] = [];
     const waiters: Array<{ match: (m: any) => boolean; resolve: (m: any) => void }> = [];
     ws.on('message', (data) => {
-      const message = JSON.parse(data.toString());
+      const message = JSON.parse((data as Buffer).toString());
       const index = waiters.findIndex((w) => w.match(message));
       if (index >= 0) waiters.splice(index, 1)[0].resolve(message);
       else queue.push(message);

@@ -275,7 +275,7 @@ function stream(accessToken: string | null, streams: string[]): Promise<Stream> 
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(`${base}?stream=${streams[0]}${accessToken ? `&access_token=${accessToken}` : ''}`);
     const messages: string[] = [];
-    ws.on('message', (data) => messages.push(data.toString()));
+    ws.on('message', (data) => messages.push((data as Buffer).toString()));
     ws.once('error', reject);
     ws.once('open', () => {
       for (const name of streams.slice(1)) ws.send(JSON.stringify({ type: 'subscribe', stream: name }));

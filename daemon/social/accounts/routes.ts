@@ -6,7 +6,7 @@ import { uploadOf } from '../http/multipart.js';
 const IMAGE_LIMIT_BYTES = 8 * 1024 * 1024;
 import { HttpError } from '../../http/errors.js';
 import { notFound, nullIfNotFound } from '../../lib/errors.js';
-import { boolParam, manyIds, params, pathId, stringParam, type Params } from '../http/params.js';
+import { boolParam, manyIds, params, paramText, pathId, stringParam, type Params } from '../http/params.js';
 import { keep, offsetParam, pageQuery, setLink } from '../http/pagination.js';
 import { authOf, optionalViewerId, viewerId, type Routes } from '../http/routes.js';
 import { read, write } from '../oauth/scopes.js';
@@ -128,7 +128,7 @@ export function accountRoutes(routes: Routes, deps: AccountRouteDeps): void {
 
   routes.get('/api/v1/accounts/search', { scopes: read('accounts') }, async (ctx) => {
     const p = params(ctx);
-    const limit = Math.min(Math.max(Number.parseInt(String(p.limit ?? 40), 10) || 40, 1), 80);
+    const limit = Math.min(Math.max(Number.parseInt(paramText(p.limit ?? 40), 10) || 40, 1), 80);
     const offset = offsetParam(p) ?? 0;
     const rows = await accounts.search(stringParam(p, 'q') ?? '', limit, offset);
     ctx.body = rows.map((row) => serializeAccount(row, baseUrl));
@@ -198,7 +198,7 @@ function credentialsInput(p: Params): UpdateCredentials {
   if (fields && typeof fields === 'object') {
     const list = (Array.isArray(fields) ? fields : Object.values(fields)) as Array<{ name?: unknown; value?: unknown }>;
     input.fields = list.filter((f) => f && typeof f === 'object')
-      .map((f) => ({ name: String(f.name ?? ''), value: String(f.value ?? '') }))
+      .map((f) => ({ name: paramText(f.name ?? ''), value: paramText(f.value ?? '') }))
       .filter((f) => f.name || f.value);
   }
   return input;

@@ -51,6 +51,14 @@ export function idParam(p: Params, name: string): string | undefined {
   return isValidId(text) ? text : '0';
 }
 
+/**
+ * A parameter as text, the way Rails' to_s makes it: whatever was sent, an object included (no
+ * number, id or word is read from "[object Object]", so such input falls to the caller's default).
+ */
+export function paramText(value: unknown): string {
+  return String(value);
+}
+
 /** A parameter of the route's path, as text ('' when the route has none by that name). */
 export function pathParam(ctx: Context, name: string): string {
   const params = (ctx as { params?: Record<string, string | undefined> }).params;

@@ -2,7 +2,7 @@
 import type { Context } from 'koa';
 import { statusOf } from '../../http/errors.js';
 import { DomainError, unauthorized } from '../../lib/errors.js';
-import { params, stringParam, type Params } from '../http/params.js';
+import { params, paramText, stringParam, type Params } from '../http/params.js';
 import { authOf, type Routes } from '../http/routes.js';
 import { KNOWN_SCOPES } from './scopes.js';
 import { OAuthError, OOB_REDIRECT, type OAuthService } from './service.js';
@@ -19,7 +19,7 @@ export function oauthRoutes(routes: Routes, oauth: OAuthService, baseUrl: string
     const redirect = p['redirect_uris[]'] ?? p.redirect_uris;
     const app = await oauth.createApp({
       client_name: stringParam(p, 'client_name'),
-      redirect_uris: Array.isArray(redirect) ? redirect.map(String) : redirect === undefined ? undefined : String(redirect),
+      redirect_uris: Array.isArray(redirect) ? redirect.map(paramText) : redirect === undefined ? undefined : paramText(redirect),
       scopes: stringParam(p, 'scopes'),
       website: stringParam(p, 'website'),
     });

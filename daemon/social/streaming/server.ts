@@ -151,7 +151,8 @@ export class StreamingServer {
     ws.on('pong', () => { connection.alive = true; });
     ws.on('close', () => this.clients.remove(connection));
     ws.on('error', () => this.clients.remove(connection));
-    ws.on('message', (data) => this.message(connection, data.toString()));
+    // binaryType stays 'nodebuffer': each message arrives as one Buffer.
+    ws.on('message', (data) => this.message(connection, (data as Buffer).toString()));
     const legacy = /^\/api\/v1\/streaming\/([a-z:]+)$/.exec(url.pathname)?.[1];
     const stream = url.searchParams.get('stream') ?? legacy;
     if (stream) void this.subscribe(connection, { stream, tag: url.searchParams.get('tag') ?? undefined, list: url.searchParams.get('list') ?? undefined });
