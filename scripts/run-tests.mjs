@@ -15,6 +15,8 @@ const testRoot = join(root, 'dist', 'test');
 const filters = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
 const concurrency = Number(process.env.TEST_CONCURRENCY) || Math.max(2, Math.min(4, cpus().length + 1));
 const FILE_TIMEOUT_MS = Number(process.env.TEST_FILE_TIMEOUT_MS) || 180_000;
+// Type-aware ESLint over the whole tree is one long single-threaded job; a busy machine stretches it.
+const LINT_TIMEOUT_MS = Number(process.env.TEST_LINT_TIMEOUT_MS) || 600_000;
 // Makes an error in a before/after hook visible (uvu itself drops it).
 const loudHooks = join(testRoot, 'helpers', 'loud-hooks.js');
 
@@ -47,10 +49,11 @@ function runFile(file) {
     let output = '';
     child.stdout.on('data', (chunk) => { output += chunk; });
     child.stderr.on('data', (chunk) => { output += chunk; });
+    const timeoutMs = file === LINT ? LINT_TIMEOUT_MS : FILE_TIMEOUT_MS;
     const timer = setTimeout(() => {
-      output += `\n[run-tests] ${relative(root, file)} timed out after ${FILE_TIMEOUT_MS / 1000} s\n`;
+      output += `\n[run-tests] ${relative(root, file)} timed out after ${timeoutMs / 1000} s\n`;
       child.kill('SIGKILL');
-    }, FILE_TIMEOUT_MS);
+    }, timeoutMs);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       resolve({ file, code, signal, output, ms: Date.now() - started });
