@@ -23,7 +23,7 @@ import { HttpServer } from './http/server.js';
 import { healthRouter } from './http/health-route.js';
 import { VERSION } from './version.js';
 import { settingsMemory } from './mqtt/memory.js';
-import type { CoprocClientApi } from './coproc/api.js';
+import { CoprocError, type CoprocClientApi } from './coproc/api.js';
 import type { TokenResolver } from './lib/grants.js';
 import { NetworksRepo } from './connectivity/networks-repo.js';
 import { startConnectivitySubsystem, type ConnectivityParts } from './connectivity/subsystem.js';
@@ -196,7 +196,7 @@ export class App {
       this.health.set('coprocessor', { status: 'starting', detail: 'waiting for the coprocessor to answer' });
       // Let a device that is booting announce itself before asking it anything.
       probe = setTimeout(() => {
-        client.call('getMode', {}, { timeoutMs: PROBE_TIMEOUT_MS }).then(answered, (error) => { if (error.kind === 'timeout') silent(); });
+        client.call('getMode', {}, { timeoutMs: PROBE_TIMEOUT_MS }).then(answered, (error) => { if (error instanceof CoprocError && error.kind === 'timeout') silent(); });
       }, PROBE_DELAY_MS);
     });
     client.on('devInit', answered);

@@ -127,7 +127,7 @@ const ipv4Address: Parser<string | null> = {
 export function parseCidr(text: string): { address: string; prefixLength: number } | undefined {
   const match = /^(\d{1,3}(?:\.\d{1,3}){3})(?:\/(\d{1,2}))?$/.exec(text.trim());
   if (!match) return undefined;
-  const address = match[1]!;
+  const address = match[1];
   const prefixLength = match[2] === undefined ? 24 : Number(match[2]);
   const octets = address.split('.').map(Number);
   if (octets.some((octet) => octet > 255) || prefixLength < 8 || prefixLength > 30) return undefined;
@@ -222,6 +222,7 @@ const topicPart = (allowed: string, allowEmpty: boolean): Parser<string> => ({
   parse(raw) {
     if (typeof raw !== 'string') return undefined;
     if (raw === '') return allowEmpty ? raw : undefined;
+    // eslint-disable-next-line no-control-regex -- NUL is what MQTT forbids in a topic: this is the check.
     return /^[^#+\u0000]+$/.test(raw) && !raw.startsWith('/') && !raw.endsWith('/') ? raw : undefined;
   },
 });
@@ -244,12 +245,12 @@ export function parseCoprocTarget(raw: string): CoprocTarget | undefined {
   const match = /^(serial|esps):(\/[^?\s]+)(?:\?(.*))?$/.exec(raw);
   if (!match) return undefined;
   const [, kind, path, query] = match;
-  if (kind === 'esps') return query ? undefined : { kind: 'esps', path: path! };
+  if (kind === 'esps') return query ? undefined : { kind: 'esps', path: path };
   const params = new URLSearchParams(query ?? '');
   for (const name of params.keys()) if (name !== 'baud') return undefined;
   const baudText = params.get('baud') ?? '921600';
   const baud = /^\d+$/.test(baudText) ? Number(baudText) : NaN;
-  return BAUD_RATES.includes(baud) ? { kind: 'serial', path: path!, baud } : undefined;
+  return BAUD_RATES.includes(baud) ? { kind: 'serial', path: path, baud } : undefined;
 }
 
 const coproc: Parser<CoprocTarget> = {

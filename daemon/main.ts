@@ -57,6 +57,9 @@ async function main(argv: string[]): Promise<void> {
     app.stop(`stopping (${signal})`).then(() => {
       log.info('stopped');
       process.exit(0);
+    }, (error) => {
+      log.error('stop failed', { error });
+      process.exit(1);
     });
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));

@@ -22,7 +22,7 @@ async function main(argv: string[]): Promise<void> {
   if (unknown.length) fail(`unknown option --${unknown[0]}\n\n${USAGE}`, 2);
   let image: Buffer;
   try {
-    image = readFileSync(positional[0]!);
+    image = readFileSync(positional[0]);
   } catch (error) {
     fail(`cannot read ${positional[0]}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }

@@ -154,9 +154,9 @@ test('the daemon exits with code 2 and one line naming key, value and what is al
   assert.is(result.status, 2);
   const lines = result.stderr.trim().split('\n');
   assert.is(lines.length, 1);
-  assert.match(lines[0]!, /NESTBOX_HTTP_PORT/);
-  assert.match(lines[0]!, /99999/);
-  assert.match(lines[0]!, /1 to 65535/);
+  assert.match(lines[0], /NESTBOX_HTTP_PORT/);
+  assert.match(lines[0], /99999/);
+  assert.match(lines[0], /1 to 65535/);
   assert.is(result.stdout, '');
 });
 

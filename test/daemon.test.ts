@@ -39,9 +39,9 @@ test('the launcher execs Node on the entry with glibc malloc and V8 heap growth 
     const [pid, tunables, args] = run.stdout.trim().split('|');
     assert.is(Number(pid), run.pid, 'exec: the daemon keeps the process systemd started');
     assert.is(tunables, 'glibc.malloc.trim_threshold=8388608:glibc.malloc.mmap_threshold=1048576:glibc.malloc.arena_max=2:glibc.malloc.trim_threshold=4194304');
-    const [heapGrowth, entry, ...rest] = args!.split(' ');
+    const [heapGrowth, entry, ...rest] = args.split(' ');
     assert.is(heapGrowth, '--heap-growing-percent=50');
-    assert.is(resolve(entry!), join(DIST, 'daemon', 'entry.cjs'));
+    assert.is(resolve(entry), join(DIST, 'daemon', 'entry.cjs'));
     assert.equal(rest, ['--config', 'site.json']);
   } finally {
     dir.remove();

@@ -42,7 +42,7 @@ export function failureOfDisconnect(reason: number): ConnectFailure {
 
 /** A refused connect: was the network there, and does it ask for a password? */
 export function classifyConnectRefusal(seen: { secured: boolean } | null, recentReason: number | null): ConnectFailure {
-  if (recentReason !== null && REASONS[recentReason]) return REASONS[recentReason]!.failure;
+  if (recentReason !== null && REASONS[recentReason]) return REASONS[recentReason].failure;
   if (!seen) return 'not_found';
   return seen.secured ? 'auth' : 'failed';
 }

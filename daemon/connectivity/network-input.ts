@@ -73,6 +73,7 @@ function parseFlag(value: unknown): boolean {
 export function ssidText(bytes: Uint8Array): string {
   try {
     const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    // eslint-disable-next-line no-control-regex -- control characters are what gets escaped.
     if (!/[\u0000-\u001f\u007f]/.test(text)) return text;
   } catch { /* not UTF-8: escape below */ }
   return [...bytes].map((byte) => (byte >= 0x20 && byte < 0x7f && byte !== 0x5c ? String.fromCharCode(byte) : `\\x${byte.toString(16).padStart(2, '0')}`)).join('');

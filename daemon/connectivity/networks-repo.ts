@@ -23,17 +23,17 @@ export class NetworksRepo {
   constructor(private readonly db: Db) {}
 
   async list(): Promise<SavedNetwork[]> {
-    const rows = await this.db(TABLE).select('*').orderBy([{ column: 'priority' }, { column: 'id' }]);
+    const rows = await this.db(TABLE).select<NetworkRow[]>('*').orderBy([{ column: 'priority' }, { column: 'id' }]);
     return rows.map(toNetwork);
   }
 
   async get(id: number): Promise<SavedNetwork | null> {
-    const row = await this.db(TABLE).where({ id }).first();
+    const row = await this.db(TABLE).where({ id }).first<NetworkRow | undefined>();
     return row ? toNetwork(row) : null;
   }
 
   async findBySsid(ssid: Uint8Array): Promise<SavedNetwork | null> {
-    const row = await this.db(TABLE).where({ ssid: Buffer.from(ssid) }).first();
+    const row = await this.db(TABLE).where({ ssid: Buffer.from(ssid) }).first<NetworkRow | undefined>();
     return row ? toNetwork(row) : null;
   }
 
@@ -51,7 +51,7 @@ export class NetworksRepo {
       const bounds = await trx(TABLE).min({ low: 'priority' }).max({ high: 'priority' }).first();
       const priority = first ? Number(bounds?.low ?? 1) - 1 : Number(bounds?.high ?? 0) + 1;
       const fields = { passphrase: input.passphrase, hidden: input.hidden, auth_failures: 0, password_refused: false, updated_at: trx.fn.now() };
-      const existing = await trx(TABLE).where({ ssid: Buffer.from(input.ssid) }).first('id');
+      const existing = await trx(TABLE).where({ ssid: Buffer.from(input.ssid) }).first<{ id: number } | undefined>('id');
       let id: number;
       if (existing) {
         id = Number(existing.id);
@@ -59,7 +59,7 @@ export class NetworksRepo {
       } else {
         [id] = await trx(TABLE).insert({ ssid: Buffer.from(input.ssid), priority, ...fields });
       }
-      return toNetwork(await trx(TABLE).where({ id }).first());
+      return toNetwork(await trx(TABLE).where({ id }).first<NetworkRow>());
     });
   }
 
@@ -90,15 +90,27 @@ export class NetworksRepo {
   }
 }
 
-function toNetwork(row: Record<string, unknown>): SavedNetwork {
+/** A row as SQLite gives it back (booleans are 0/1). */
+interface NetworkRow {
+  id: number;
+  ssid: Buffer;
+  passphrase: string | null;
+  hidden: number;
+  priority: number;
+  auth_failures: number;
+  password_refused: number;
+  last_success_at: string | null;
+}
+
+function toNetwork(row: NetworkRow): SavedNetwork {
   return {
     id: Number(row.id),
-    ssid: new Uint8Array(row.ssid as Buffer),
-    passphrase: String(row.passphrase ?? ''),
+    ssid: new Uint8Array(row.ssid),
+    passphrase: row.passphrase ?? '',
     hidden: Boolean(row.hidden),
     priority: Number(row.priority),
     authFailures: Number(row.auth_failures),
     passwordRefused: Boolean(row.password_refused),
-    lastSuccessAt: row.last_success_at == null ? null : String(row.last_success_at),
+    lastSuccessAt: row.last_success_at ?? null,
   };
 }

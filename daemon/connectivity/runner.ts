@@ -93,7 +93,7 @@ export class ConnectivityRunner {
   private preferred: number | null = null;
   private apSsid = setupApSsid(null);
   private stationJoined = false;
-  private readonly listeners: Array<[string, (...args: any[]) => void]> = [];
+  private readonly listeners: Array<[string, (...args: never[]) => void]> = [];
   private readonly onLease = ({ up, reason }: { up: boolean; reason?: string }) => this.dispatch({ type: 'lease', up, reason });
 
   constructor(private readonly options: ConnectivityRunnerOptions) {
@@ -212,7 +212,7 @@ export class ConnectivityRunner {
     this.startTimer = this.clock.setTimeout(once, this.options.policy.heartbeatExpectedMs);
   }
 
-  private listen(event: string, listener: (...args: any[]) => void): void {
+  private listen(event: string, listener: (...args: never[]) => void): void {
     this.options.client.on(event as never, listener as never);
     this.listeners.push([event, listener]);
   }
@@ -335,7 +335,7 @@ export class ConnectivityRunner {
       this.dispatch({ type: 'connectResult', epoch, ok: false, failure: 'no_network', networksLeft: false });
       return;
     }
-    const network = candidates.find((candidate) => candidate.id === this.preferred) ?? candidates[(attempt - 1) % candidates.length]!;
+    const network = candidates.find((candidate) => candidate.id === this.preferred) ?? candidates[(attempt - 1) % candidates.length];
     this.preferred = null;
     this.target = network;
     const name = ssidText(network.ssid);

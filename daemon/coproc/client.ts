@@ -170,7 +170,7 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
 
   async getMode(): Promise<WifiModeName> {
     const { mode } = await this.run('getMode');
-    return modeFromWire(mode as number) ?? this.unexpected('getMode', `mode ${mode}`);
+    return modeFromWire(mode as number) ?? this.unexpected('getMode', `mode ${String(mode)}`);
   }
 
   async setMode(mode: WifiModeName): Promise<void> {
@@ -258,7 +258,7 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
 
   async getPowerSave(): Promise<PowerSaveName> {
     const { mode } = await this.run('getPowerSave');
-    return powerSaveFromWire(mode as number) ?? this.unexpected('getPowerSave', `power-save mode ${mode}`);
+    return powerSaveFromWire(mode as number) ?? this.unexpected('getPowerSave', `power-save mode ${String(mode)}`);
   }
 
   async otaBegin(): Promise<void> {

@@ -49,7 +49,7 @@ export function decodeCtrlMsg(bytes: Uint8Array): CtrlMessage {
   } catch (error) {
     throw new DecodeError(`undecodable CtrlMsg: ${(error as Error).message}`);
   }
-  const plain = ctrlMsg.toObject(message, { defaults: true, oneofs: true }) as Body;
+  const plain = ctrlMsg.toObject(message, { defaults: true, oneofs: true });
   const field = typeof plain.payload === 'string' ? plain.payload : null;
   return {
     msgType: Number(plain.msg_type) || 0,

@@ -164,7 +164,7 @@ export class DeviceState extends EventEmitter<{ change: [DeviceStateChange]; eve
   /** Applies a patch; emits "change" only when some value really changed. Returns the paths. */
   update(patch: DeviceStatePatch): string[] {
     const previous = this.data;
-    const next = structuredClone(previous) as DeviceStateData;
+    const next = structuredClone<DeviceStateData>(previous);
     const paths: string[] = [];
     for (const [key, value] of Object.entries(patch) as Array<[keyof DeviceStateData, unknown]>) {
       if (value === undefined) continue;

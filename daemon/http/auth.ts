@@ -16,7 +16,7 @@ export interface AuthState {
 export function bearerToken(ctx: Context): string | null {
   const header = ctx.get('authorization');
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (match) return match[1]!;
+  if (match) return match[1];
   const query = ctx.query.access_token;
   return typeof query === 'string' && query ? query : null;
 }
@@ -27,12 +27,13 @@ export function authenticate(resolve: TokenResolver): Middleware {
     const token = bearerToken(ctx);
     if (!token) {
       ctx.state.auth = null;
-      return next();
+      await next();
+      return;
     }
     const auth = await resolve(token);
     if (!auth) throw new HttpError(401, 'The access token is invalid');
     ctx.state.auth = auth;
-    return next();
+    await next();
   };
 }
 
@@ -57,7 +58,7 @@ export function requireScope(accepted: string | string[], options: ScopeOptions 
     if ((options.user ?? true) && !auth.accountId) throw new HttpError(422, 'This method requires an authenticated user');
     if (options.owner && !auth.owner) throw new HttpError(403, 'This action is allowed only to the owner of the box');
     if (auth.unconfirmed && !options.unconfirmed) throw new HttpError(403, 'Your login is missing a confirmed e-mail address');
-    return next();
+    await next();
   };
 }
 

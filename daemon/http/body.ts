@@ -27,7 +27,7 @@ export function lazyKoaBody(options: KoaBodyOptions): Middleware {
     } catch (error) {
       throw decodingError(ctx, error);
     }
-    return next();
+    await next();
   };
 }
 
@@ -62,5 +62,8 @@ export function parseBody(): Middleware {
     jsonStrict: false,
     parsedMethods: PARSED_METHODS,
   } as KoaBodyOptions);
-  return (ctx, next) => (PARSED_METHODS.includes(ctx.method) ? parser(ctx, next) : next());
+  return async (ctx, next) => {
+    if (PARSED_METHODS.includes(ctx.method)) await parser(ctx, next);
+    else await next();
+  };
 }

@@ -62,7 +62,7 @@ export function errorMiddleware(log: Logger, onOutOfSpace: OutOfSpaceListener = 
     try {
       await next();
       if (ctx.status === 404 && ctx.body == null) throw new HttpError(404, 'Not found');
-      if (ctx.status === 405 && ctx.body == null) throw new HttpError(405, STATUS_TEXT[405]!);
+      if (ctx.status === 405 && ctx.body == null) throw new HttpError(405, STATUS_TEXT[405]);
     } catch (error) {
       const { status, body, headers } = toResponse(error);
       if (status === 507) {

@@ -24,7 +24,7 @@ const stored = new WeakMap<object, Buffer>();
 
 /** Shared by every marked object: its placeholder inside renderJson, a plain copy anywhere else. */
 function toJSON(this: object): unknown {
-  if (embedding === null) return Array.isArray(this) ? [...this] : { ...this };
+  if (embedding === null) return Array.isArray(this) ? [...(this as unknown[])] : { ...this };
   return placeholder(this);
 }
 
@@ -125,7 +125,7 @@ function storedBytes(value: unknown): Buffer | undefined {
 /** A field's JSON as JSON.stringify writes it inside an object; undefined where it leaves the field out. */
 function fieldText(field: unknown): string | Buffer | undefined {
   if (field !== null && typeof field === 'object') return renderWithPlaceholders(field);
-  return JSON.stringify(field) as string | undefined;
+  return JSON.stringify(field);
 }
 
 function isPlainObject(value: object): boolean {
@@ -186,11 +186,11 @@ function renderWithPlaceholders(value: unknown): Buffer {
   const out = Buffer.allocUnsafe(length);
   let offset = 0;
   embedded.forEach((bytes, i) => {
-    offset += out.write(gaps[i]!, offset);
+    offset += out.write(gaps[i], offset);
     out.set(bytes, offset);
     offset += bytes.length;
   });
-  out.write(gaps[embedded.length]!, offset);
+  out.write(gaps[embedded.length], offset);
   return out;
 }
 

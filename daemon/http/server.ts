@@ -36,7 +36,8 @@ export class HttpServer {
     this.app.use(jsonBodies);
     this.app.use(errorMiddleware(options.log, options.onOutOfSpace));
     // Koa composes its middleware when callback() is called: build it once, at start().
-    this.server = createServer((req, res) => this.handle!(req, res));
+    // Koa's handler answers its own errors: the promise it returns never rejects.
+    this.server = createServer((req, res) => void this.handle!(req, res));
     this.server.keepAliveTimeout = 5000;
     this.server.headersTimeout = 15000;
     this.server.requestTimeout = 120000;
@@ -75,7 +76,7 @@ export class HttpServer {
   async listenAlso(host: string, port: number): Promise<{ stop: () => Promise<void> }> {
     if (!this.handle) throw new Error('the HTTP server has not started yet');
     const handle = this.handle;
-    const server = createServer((req, res) => handle(req, res));
+    const server = createServer((req, res) => void handle(req, res));
     server.keepAliveTimeout = this.server.keepAliveTimeout;
     server.headersTimeout = this.server.headersTimeout;
     await new Promise<void>((resolve, reject) => {

@@ -54,7 +54,7 @@ export class Jobs {
   }
 
   async stop(): Promise<void> {
-    await Promise.all([...this.tasks.values()].map(({ task }) => task.destroy()));
+    await Promise.all([...this.tasks.values()].map(async ({ task }) => { await task.destroy(); }));
     this.tasks.clear();
   }
 }

@@ -34,7 +34,7 @@ export function createNotifier(env: NodeJS.ProcessEnv, log: Logger): Notifier {
   };
 
   const binary = (fields: string[]) => () => new Promise<void>((resolve, reject) => {
-    execFile('systemd-notify', [`--pid=${process.pid}`, ...fields], { timeout: NOTIFY_TIMEOUT_MS }, (error) => (error ? reject(error) : resolve()));
+    execFile('systemd-notify', [`--pid=${process.pid}`, ...fields], { timeout: NOTIFY_TIMEOUT_MS }, (error: Error | null) => (error ? reject(error) : resolve()));
   });
 
   return {

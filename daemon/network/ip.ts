@@ -64,6 +64,6 @@ export class IpTool {
   /** IPv4 addresses (CIDR) on the interface. */
   async addresses(iface: string): Promise<string[]> {
     const out = await this.ip(['-4', '-o', 'addr', 'show', 'dev', iface]);
-    return [...out.matchAll(/inet (\d+\.\d+\.\d+\.\d+\/\d+)/g)].map((match) => match[1]!);
+    return [...out.matchAll(/inet (\d+\.\d+\.\d+\.\d+\/\d+)/g)].map((match) => match[1]);
   }
 }

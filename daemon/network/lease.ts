@@ -59,5 +59,5 @@ function addresses(value: unknown): string[] {
 
 /** The address without its prefix length. */
 export function hostAddress(cidr: string): string {
-  return cidr.split('/')[0]!;
+  return cidr.split('/')[0];
 }

@@ -54,7 +54,7 @@ export function watchInstanceCounts(events: SocialEventBus, read: () => Promise<
       log.warn('instance counts failed', { error });
     }
   };
-  const schedule = () => { if (!stopped) timer ??= setTimeout(refresh, delayMs); };
+  const schedule = () => { if (!stopped) timer ??= setTimeout(() => void refresh(), delayMs); };
   for (const name of COUNTED_EVENTS) events.on(name, schedule);
   return {
     refresh,

@@ -2,7 +2,7 @@ import type { Db } from './db.js';
 
 /** Key-value settings that outlive a restart: generated once, then read. */
 export async function getSetting(db: Db, key: string): Promise<string | null> {
-  const row = await db('settings').where({ key }).first('value');
+  const row = await db('settings').where({ key }).first<{ value: string } | undefined>('value');
   return row ? String(row.value) : null;
 }
 

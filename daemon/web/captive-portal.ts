@@ -24,12 +24,21 @@ export function captivePortal(options: CaptivePortalOptions): Middleware {
   const own = new Set(options.ownHosts.map((host) => host.toLowerCase()));
   if (options.apAddress) own.add(options.apAddress);
   return async (ctx: Context, next: Next) => {
-    if (!options.inSetupMode()) return next();
+    if (!options.inSetupMode()) {
+      await next();
+      return;
+    }
     // Requests from the home network (the owner's setup mode while connected) are left alone.
-    if (options.apAddress !== null && localAddress(ctx) !== options.apAddress) return next();
+    if (options.apAddress !== null && localAddress(ctx) !== options.apAddress) {
+      await next();
+      return;
+    }
     const probe = PROBE_PATHS.includes(ctx.path);
     const foreignHost = options.apAddress !== null && !own.has(ctx.hostname.toLowerCase()) && !ctx.path.startsWith('/setup');
-    if (!probe && !foreignHost) return next();
+    if (!probe && !foreignHost) {
+      await next();
+      return;
+    }
     ctx.set(NO_CACHE);
     ctx.redirect(portalUrl(ctx, options));
     ctx.body = 'Setup: open the portal';

@@ -42,17 +42,18 @@ export function setupPortalRouter(options: SetupPortalOptions): Router {
     const portal = options.connectivity()?.portal;
     if (portal?.inSetupMode() && onSetupNetwork(ctx)) {
       portal.portalUsed();
-      return next();
+      await next();
+      return;
     }
     const auth = currentAuth(ctx);
-    if (auth?.owner && scopeAllows(auth.scopes, scope)) return next();
-    throw notFound();
+    if (!auth?.owner || !scopeAllows(auth.scopes, scope)) throw notFound();
+    await next();
   };
   const connectivity = () => options.connectivity() ?? (() => { throw linkMissing(); })();
   const read = [authenticate(options.resolveToken), gate('admin:read')];
 
   for (const path of Object.keys(PAGES)) {
-    router.get(path, ...read, (ctx) => sendPage(ctx, pages[path]!));
+    router.get(path, ...read, (ctx) => sendPage(ctx, pages[path]));
   }
 
   router.get('/setup/api/networks', ...read, async (ctx) => {

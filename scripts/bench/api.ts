@@ -84,7 +84,7 @@ async function benchTimeline(daemon: RunningDaemon): Promise<number[]> {
 async function benchSearch(daemon: RunningDaemon): Promise<number[]> {
   const samples: number[] = [];
   for (let i = 0; i < 300; i++) {
-    const word = WORDS[(i * 37) % WORDS.length]!;
+    const word = WORDS[(i * 37) % WORDS.length];
     await timed(samples, async () => { await get(daemon, `/api/v2/search?q=${word}&type=statuses&limit=20`, 'token-0'); });
   }
   return samples;
@@ -127,16 +127,16 @@ async function benchStreaming(daemon: RunningDaemon): Promise<number[]> {
   })));
   const samples: number[] = [];
   for (let i = 0; i < 100; i++) {
-    const n = recipients[(i * 7) % recipients.length]!;
+    const n = recipients[(i * 7) % recipients.length];
     const statuses = await get(daemon, `/api/v1/accounts/${await accountId(daemon, n)}/statuses?limit=1`, 'token-0') as Array<{ id: string }>;
     const delivered = new Promise<void>((resolve) => waiting.set(n, resolve));
     const started = performance.now();
-    const res = await daemon.fetch(`/api/v1/statuses/${statuses[0]!.id}/favourite`, { method: 'POST', headers: { authorization: 'Bearer token-0' } });
+    const res = await daemon.fetch(`/api/v1/statuses/${statuses[0].id}/favourite`, { method: 'POST', headers: { authorization: 'Bearer token-0' } });
     await res.arrayBuffer();
     await delivered;
     samples.push(performance.now() - started);
     waiting.delete(n);
-    await daemon.fetch(`/api/v1/statuses/${statuses[0]!.id}/unfavourite`, { method: 'POST', headers: { authorization: 'Bearer token-0' } }).then((r) => r.arrayBuffer());
+    await daemon.fetch(`/api/v1/statuses/${statuses[0].id}/unfavourite`, { method: 'POST', headers: { authorization: 'Bearer token-0' } }).then((r) => r.arrayBuffer());
   }
   for (const ws of sockets) ws.close();
   return samples;

@@ -105,13 +105,13 @@ async function compare(label: string, dir: string, options: { seconds: number; c
   for (let round_ = 0; round_ < options.rounds; round_++) {
     for (const level of round_ % 2 === 0 ? ['normal', 'full'] : ['full', 'normal']) {
       const run = await postingRun(dir, level, options.seconds, options.clients, env);
-      runs[level]!.push(run);
+      runs[level].push(run);
       process.stderr.write(`${label} ${level}: ${run.posts} posts, ${round(run.rate, 1)}/s, p50 ${round(run.p50)} ms, p99 ${round(run.p99)} ms\n`);
     }
   }
   const figures: Figure[] = [];
   for (const level of ['normal', 'full']) {
-    const list = runs[level]!;
+    const list = runs[level];
     figures.push(
       { metric: `${label}_${level}_posts_per_s`, value: round(median(list.map((r) => r.rate)), 1), unit: 'req/s' },
       { metric: `${label}_${level}_post_p50_ms`, value: round(median(list.map((r) => r.p50))), unit: 'ms' },

@@ -9,6 +9,9 @@ import { percentile, report, round, type Figure } from './stats.js';
 import { domainOf, resolveAccount, startFederatedDaemon } from '../../test/helpers/federation.js';
 
 const FOLLOWERS = 50;
+/** The parts of Mastodon's Account and Status this bench reads. */
+type Account = { id: string; followers_count: number; statuses_count: number };
+type Status = { uri: string };
 
 async function waitFor<T>(probe: () => Promise<T | null | undefined | false>, timeoutMs = 20_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -32,19 +35,19 @@ export const bench: Bench = {
       const alice = await A.account('alice');
       const followers = [];
       for (let n = 0; n < FOLLOWERS; n += 1) followers.push(await B.account(`follower${n}`));
-      const aliceOnB = await resolveAccount(B, followers[0]!.token, `alice@${domainOf(A)}`);
+      const aliceOnB = (await resolveAccount(B, followers[0].token, `alice@${domainOf(A)}`)) as Account;
       for (const follower of followers) await B.api(follower.token, 'POST', `/api/v1/accounts/${aliceOnB.id}/follow`);
-      await waitFor(async () => (await A.api(alice.token, 'GET', `/api/v1/accounts/${alice.id}`)).body.followers_count === FOLLOWERS);
-      const reader = followers[FOLLOWERS - 1]!;
+      await waitFor(async () => (await A.api<Account>(alice.token, 'GET', `/api/v1/accounts/${alice.id}`)).body.followers_count === FOLLOWERS);
+      const reader = followers[FOLLOWERS - 1];
       const arrived = async (uri: string) => {
-        const list = (await B.api(reader.token, 'GET', `/api/v1/accounts/${aliceOnB.id}/statuses?limit=5`)).body as Array<{ uri: string }>;
+        const list = (await B.api<Status[]>(reader.token, 'GET', `/api/v1/accounts/${aliceOnB.id}/statuses?limit=5`)).body;
         return list.some((s) => s.uri === uri);
       };
 
       const latencies: number[] = [];
       for (let n = 0; n < posts; n += 1) {
         const started = performance.now();
-        const { body } = await A.api(alice.token, 'POST', '/api/v1/statuses', { status: `post ${n}` });
+        const { body } = await A.api<Status>(alice.token, 'POST', '/api/v1/statuses', { status: `post ${n}` });
         await waitFor(() => arrived(body.uri));
         latencies.push(performance.now() - started);
       }
@@ -52,11 +55,11 @@ export const bench: Bench = {
       const uris: string[] = [];
       const started = performance.now();
       for (let n = 0; n < burst; n += 8) {
-        const batch = await Promise.all(Array.from({ length: Math.min(8, burst - n) }, (_, i) => A.api(alice.token, 'POST', '/api/v1/statuses', { status: `burst ${n + i}` })));
-        uris.push(...batch.map((r) => r.body.uri as string));
+        const batch = await Promise.all(Array.from({ length: Math.min(8, burst - n) }, (_, i) => A.api<Status>(alice.token, 'POST', '/api/v1/statuses', { status: `burst ${n + i}` })));
+        uris.push(...batch.map((r) => r.body.uri));
       }
       // Every burst post has arrived when B counts all of alice's statuses.
-      await waitFor(async () => (await B.api(reader.token, 'GET', `/api/v1/accounts/${aliceOnB.id}`)).body.statuses_count >= posts + uris.length, 60_000);
+      await waitFor(async () => (await B.api<Account>(reader.token, 'GET', `/api/v1/accounts/${aliceOnB.id}`)).body.statuses_count >= posts + uris.length, 60_000);
       const seconds = (performance.now() - started) / 1000;
 
       report('federation', ([

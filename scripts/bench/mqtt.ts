@@ -22,6 +22,8 @@ import type { Bench } from './index.js';
 const STATION_MAC = '02:be:0c:00:00:01';
 const DEVICE_ID = STATION_MAC.replace(/:/g, '');
 const TIME_SCALE = 40;
+/** The parts of the retained /state payload this bench waits on. */
+type StatePayload = { connectivity: string; softap: { active: boolean } };
 
 async function run(argv: string[]): Promise<void> {
   const { values } = parseArgs({ args: argv, options: { changes: { type: 'string', default: '100' }, 'idle-seconds': { type: 'string', default: '60' } } });
@@ -40,13 +42,13 @@ async function run(argv: string[]): Promise<void> {
       NESTBOX_RECONNECT_DELAY_MS: '50', NESTBOX_STABLE_S: '0', NESTBOX_LOG_LEVEL: 'info',
     },
   });
-  const stateSays = (connectivity: string) => (m: { topic: string; text: string }) => m.topic.endsWith('/state') && JSON.parse(m.text).connectivity === connectivity;
+  const stateSays = (connectivity: string) => (m: { topic: string; text: string }) => m.topic.endsWith('/state') && (JSON.parse(m.text) as StatePayload).connectivity === connectivity;
   try {
     // The home network is saved through the setup API (the box starts in setup mode).
     await recorder.wait(stateSays('setup_ap'), { timeoutMs: 15_000 });
     await daemon.json('/setup/api/connect', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ ssid: SIM_HOME.ssid, password: SIM_HOME.passphrase }) });
     // Out of setup mode (the setup AP closes once the connection is stable).
-    await recorder.wait((m) => stateSays('connected')(m) && !JSON.parse(m.text).softap.active, { timeoutMs: 15_000 });
+    await recorder.wait((m) => stateSays('connected')(m) && !(JSON.parse(m.text) as StatePayload).softap.active, { timeoutMs: 15_000 });
 
     const delays: number[] = [];
     for (let n = 1; n <= changes; n += 1) {

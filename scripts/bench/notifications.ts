@@ -83,9 +83,9 @@ async function run(argv: string[]): Promise<void> {
     const speeds: number[] = [];
     for (let round = 0; round < rounds; round++) {
       if (floor) speeds.push(floor.measure(options.seconds) / FLOORS_KOA_RPS_16);
-      (await measureRound(targets, options, wrk)).forEach((figures, i) => measured[i]!.push(figures));
+      (await measureRound(targets, options, wrk)).forEach((figures, i) => measured[i].push(figures));
     }
-    const results = targets.map((target, i) => figuresOf(target, measured[i]!));
+    const results = targets.map((target, i) => figuresOf(target, measured[i]));
     printTable(results);
     if (floor) printSpeed(speeds);
     printLines(results, measured, speeds);
@@ -95,7 +95,7 @@ async function run(argv: string[]): Promise<void> {
   }
 }
 
-const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)]!;
+const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)];
 
 function printSpeed(speeds: number[]): void {
   const speed = median(speeds);
@@ -130,7 +130,7 @@ function printLines(results: Figures[], rounds: Round[][], speeds: number[]): vo
   const [a, b] = results as [Figures, Figures];
   const [small, large] = rounds as [Round[], Round[]];
   const ratio = (metric: string, of: (round: Round) => number) => {
-    const value = median(large.map((round, i) => of(round) / of(small[i]!)));
+    const value = median(large.map((round, i) => of(round) / of(small[i])));
     process.stdout.write(`${JSON.stringify({ bench: 'notifications', metric, value: round(value), rows: b.rows, baseline_rows: a.rows })}\n`);
   };
   for (const mode of MODES) {
@@ -204,7 +204,7 @@ async function measureRound(targets: readonly Target[], options: { requests: num
   const measured = targets.map(() => ({ uncached: {}, cached: {} }) as Round);
   for (const mode of MODES) {
     for (const name of NAMES) {
-      for (const [i, target] of targets.entries()) measured[i]![mode][name] = await measureEndpoint(target, mode, name, options, wrk);
+      for (const [i, target] of targets.entries()) measured[i][mode][name] = await measureEndpoint(target, mode, name, options, wrk);
     }
   }
   return measured;
@@ -273,7 +273,7 @@ async function seed(config: ReturnType<typeof loadConfig>, size: number, full: n
     const first = full - size;
     // Bulk load without the notification indexes, then build them once from sorted data: far
     // faster than keeping four B-trees up to date row by row.
-    const indexes = await db.raw(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'notifications' AND sql IS NOT NULL`) as Array<{ name: string; sql: string }>;
+    const indexes = await db.raw<Array<{ name: string; sql: string }>>(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'notifications' AND sql IS NOT NULL`);
     await db.raw('PRAGMA cache_size = -65536');
     await db.transaction(async (trx) => {
       for (const index of indexes) await trx.raw(`DROP INDEX ${index.name}`);
@@ -351,7 +351,7 @@ async function latency(call: () => Promise<{ status: number }>, count: number): 
     if (status !== 200) throw new Error(`status ${status}`);
   }
   times.sort((x, y) => x - y);
-  return { p50: times[Math.floor(count * 0.5)]!, p99: times[Math.min(count - 1, Math.floor(count * 0.99))]! };
+  return { p50: times[Math.floor(count * 0.5)], p99: times[Math.min(count - 1, Math.floor(count * 0.99))] };
 }
 
 async function throughput(call: () => Promise<unknown>, clients: number, seconds: number): Promise<number> {
@@ -369,7 +369,7 @@ async function throughput(call: () => Promise<unknown>, clients: number, seconds
  */
 function cpuMs(pid: number, thread?: number): number {
   const stat = thread === undefined ? join('/proc', String(pid), 'stat') : join('/proc', String(pid), 'task', String(thread), 'stat');
-  const fields = readFileSync(stat, 'utf8').split(') ')[1]!.split(' ');
+  const fields = readFileSync(stat, 'utf8').split(') ')[1].split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
@@ -397,7 +397,7 @@ function printTable(results: Figures[]): void {
     return [String(r.rows), mode === 'uncached' ? 'uncached (primary)' : 'cached (secondary)',
       ...[list.latency.p50, list.latency.p99, list.rps, list.cpuMs, list.mainMs, unread.latency.p50, unread.latency.p99, unread.rps, unread.cpuMs, r.rssMb, r.seedMs].map((v) => String(round(v)))];
   }));
-  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((line) => line[i]!.length)));
-  const format = (cells: string[]) => cells.map((cell, i) => cell.padStart(widths[i]!)).join('  ');
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((line) => line[i].length)));
+  const format = (cells: string[]) => cells.map((cell, i) => cell.padStart(widths[i])).join('  ');
   process.stdout.write(`${format(header)}\n${lines.map(format).join('\n')}\n`);
 }

@@ -16,7 +16,7 @@ export function rng(seed: number): () => number {
 
 export type Random = () => number;
 export const int = (random: Random, n: number) => Math.floor(random() * n);
-export const pick = <T>(random: Random, items: readonly T[]): T => items[int(random, items.length)]!;
+export const pick = <T>(random: Random, items: readonly T[]): T => items[int(random, items.length)];
 export const bytes = (random: Random, n: number) => Buffer.from(Array.from({ length: n }, () => int(random, 256)));
 
 const INTERESTING = [0, 1, -1, 2, 5, 7, 8, 10, 84, 85, 127, 128, 255, 3600, 3601, 65535, 2 ** 31 - 1, -(2 ** 31)];
@@ -47,7 +47,7 @@ export function mutate(frame: Buffer, random: Random, other: Buffer): Buffer {
   switch (int(random, 8)) {
     case 0: return copy;
     case 1: {
-      for (let i = 1 + int(random, 3); i > 0 && copy.length; i--) copy[int(random, copy.length)]! ^= 1 << int(random, 8);
+      for (let i = 1 + int(random, 3); i > 0 && copy.length; i--) copy[int(random, copy.length)] ^= 1 << int(random, 8);
       return copy;
     }
     case 2: return copy.subarray(0, int(random, copy.length + 1));

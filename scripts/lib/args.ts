@@ -8,7 +8,7 @@ export function parseCliArgs(argv: string[]): ParsedArgs {
   const positional: string[] = [];
   const options: Record<string, string | true> = {};
   for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
+    const arg = argv[i];
     if (arg === '--') { positional.push(...argv.slice(i + 1)); break; }
     if (!arg.startsWith('--') || arg === '--') { positional.push(arg); continue; }
     const eq = arg.indexOf('=');

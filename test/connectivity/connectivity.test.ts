@@ -41,7 +41,7 @@ test('credentials submitted in setup mode connect while the AP stays up; the AP 
     await waitFor(() => !f.device.get().softap.active, 'the AP to stop');
     assert.ok(f.events.some((e) => e.name === 'setup_ap_stopped'));
     const [saved] = await f.networks.list();
-    assert.ok(saved!.lastSuccessAt);
+    assert.ok(saved.lastSuccessAt);
     assert.not.match(JSON.stringify(f.logs), /p@ss/);
   } finally { await f.close(); }
 });
@@ -71,13 +71,13 @@ test('a wrong password is told apart (auth), counted, and after the limit flagge
   try {
     await waitFor(() => f.connectivity.portal.status().error === 'auth', 'the auth error');
     assert.match(f.device.get().error!, /refused the password/);
-    for (let tries = 0; !(await f.networks.list())[0]!.passwordRefused; tries += 1) {
+    for (let tries = 0; !(await f.networks.list())[0].passwordRefused; tries += 1) {
       if (tries > 300) throw new Error('the network was never flagged');
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     await waitFor(() => f.device.get().softap.active, 'fallback once every password was refused');
     const [network] = await f.networks.list();
-    assert.is(network!.authFailures, 2);
+    assert.is(network.authFailures, 2);
     const connects = f.coproc.calls.filter((c) => c === 'connectAp').length;
     await new Promise((resolve) => setTimeout(resolve, 300));
     assert.is(f.coproc.calls.filter((c) => c === 'connectAp').length, connects, 'no more attempts with a refused password');

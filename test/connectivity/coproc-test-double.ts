@@ -93,7 +93,7 @@ export class CoprocTestDouble extends EventEmitter<CoprocEvents> implements Copr
   }
 
   disconnectAp() { return this.op('disconnectAp', () => { if (!this.station) this.fail('disconnectAp'); this.station = null; }); }
-  getSoftApConfig() { return this.op('getSoftApConfig', () => { if (!this.softAp) this.fail('getSoftApConfig'); return this.softAp!; }); }
+  getSoftApConfig() { return this.op('getSoftApConfig', () => { if (!this.softAp) this.fail('getSoftApConfig'); return this.softAp; }); }
   setVendorIe(_ie: VendorIe) { return this.op('setVendorIe', () => undefined); }
 
   startSoftAp(config: SoftApConfig) {

@@ -21,7 +21,7 @@ function harness(policy: ConnectivityPolicy = POLICY) {
   const effects: Effect[] = [];
   const transitions: Transition[] = [];
   const send = (input: MachineInput) => {
-    const result = machine.dispatch({ ...input, at: now } as MachineInput & { at: number });
+    const result = machine.dispatch({ ...input, at: now });
     effects.push(...result.effects);
     transitions.push(...result.transitions);
     return result.effects;
@@ -104,7 +104,7 @@ test('every transition is recorded with its cause', () => {
   const h = harness();
   h.connectedAfterBoot();
   assert.equal(h.transitions.map((t) => [t.from, t.to]), [['starting', 'connecting'], ['connecting', 'connected']]);
-  assert.is(h.transitions[1]!.cause, 'connected');
+  assert.is(h.transitions[1].cause, 'connected');
   h.send({ type: 'stationDisconnected', reason: 200 });
   assert.match(h.transitions.at(-1)!.cause, /beacon timeout/);
 });
@@ -141,7 +141,7 @@ test('reconnect attempts back off exponentially with jitter up to the ceiling', 
     times.push(h.now());
     h.send({ type: 'connectResult', epoch: h.epoch(), ok: false, failure: 'not_found', networksLeft: true });
   }
-  assert.equal(times.slice(1).map((t, i) => t - times[i]!), [2000, 4000, 8000]);
+  assert.equal(times.slice(1).map((t, i) => t - times[i]), [2000, 4000, 8000]);
 });
 
 test('after the grace period without a connection the setup AP starts, counted from the drop', () => {

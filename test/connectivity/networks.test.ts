@@ -39,7 +39,7 @@ test('SSIDs are bytes: UTF-8 text or hex, 1–32 bytes, not the all-zero placeho
 });
 
 test('the saved-networks repo keeps SSID bytes exactly, orders by priority and flags refused passwords', async () => {
-  await withTempDatabase(async (db, dir) => {
+  await withTempDatabase(async (db) => {
     await migrate(db);
     const repo = new NetworksRepo(db);
     const odd = Uint8Array.from([0xff, 0x00, 0x41]);
@@ -68,7 +68,7 @@ test('the saved-networks repo keeps SSID bytes exactly, orders by priority and f
 });
 
 test('the setup passphrase is generated once per device and kept; the configured one wins', async () => {
-  await withTempDatabase(async (db, dir) => {
+  await withTempDatabase(async (db) => {
     await migrate(db);
     const generated = await loadSetupPassphrase(db, null);
     assert.match(generated, /^[a-z2-9]{4}-[a-z2-9]{4}-[a-z2-9]{4}$/);

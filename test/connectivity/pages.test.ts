@@ -64,7 +64,7 @@ test('setup page: a wrong password shows why it failed; a hidden network can be 
     await page.click('#connect');
     await page.locator('#result-title.good').waitFor({ timeout: 5000 });
     const [saved] = await f.networks.list();
-    assert.ok(saved!.hidden);
+    assert.ok(saved.hidden);
   } finally {
     await page.context().close();
     await f.closeAll();

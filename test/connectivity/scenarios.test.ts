@@ -67,7 +67,7 @@ test.before(async () => {
   const sims = await Promise.all(Array.from({ length: SCENARIOS }, () => startSimulator({ timeScale: TIME_SCALE, framing: 'serial' })));
   try {
     const daemons = await startAll(sims.map((sim) => boot(sim)));
-    rigs = sims.map((sim, i) => ({ sim, daemon: daemons[i]! }));
+    rigs = sims.map((sim, i) => ({ sim, daemon: daemons[i] }));
   } catch (error) {
     await Promise.all(sims.map((sim) => sim.close()));
     throw error;
@@ -83,7 +83,7 @@ async function step<T>(name: string, waiting: Promise<T>): Promise<T> {
   try {
     return await waiting;
   } catch (error) {
-    throw new Error(`step "${name}" did not happen: ${(error as Error).message}`);
+    throw new Error(`step "${name}" did not happen: ${(error as Error).message}`, { cause: error });
   }
 }
 
@@ -100,7 +100,7 @@ async function statusUntil(daemon: RunningDaemon, check: (body: any) => boolean,
 }
 
 test('first boot → setup AP → credentials → connected → AP gone → reconnecting → fallback → AP back → connected', async () => {
-  const { sim, daemon } = rigs[0]!;
+  const { sim, daemon } = rigs[0];
   try {
     await daemon.waitForLog(reached('setup_ap'));
     // The first scan finishes while the setup AP comes up.
@@ -127,7 +127,7 @@ test('first boot → setup AP → credentials → connected → AP gone → reco
 });
 
 test('a wrong password → the auth error on the status API', async () => {
-  const { sim, daemon } = rigs[1]!;
+  const { sim, daemon } = rigs[1];
   try {
     await daemon.waitForLog(reached('setup_ap'));
     await daemon.json('/setup/api/connect', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ ssid: HOME.ssid, password: 'not the password' }) });
@@ -140,7 +140,7 @@ test('a wrong password → the auth error on the status API', async () => {
 });
 
 test('heartbeats stop → device_lost and /healthz degraded → the device answers → re-initialised', async () => {
-  const { sim, daemon } = rigs[2]!;
+  const { sim, daemon } = rigs[2];
   try {
     await daemon.waitForLog(reached('setup_ap'));
     const booted = daemon.logs.findIndex(reached('setup_ap'));
@@ -167,7 +167,7 @@ test('heartbeats stop → device_lost and /healthz degraded → the device answe
 });
 
 test('a reset during setup brings the setup AP back with the whole configuration', async () => {
-  const { sim, daemon } = rigs[3]!;
+  const { sim, daemon } = rigs[3];
   try {
     await daemon.waitForLog((line) => line.msg === 'setup access point started');
     const started = daemon.logs.filter((line) => line.msg === 'setup access point started').length;

@@ -133,7 +133,7 @@ test('coproc events: prints events as JSON lines until stopped', async () => {
   child.kill('SIGINT');
   const code = await new Promise((resolve) => child.on('close', resolve));
   assert.is(code, 0);
-  assert.equal(JSON.parse(lines[0]!), { event: 'link', up: true });
+  assert.equal(JSON.parse(lines[0]), { event: 'link', up: true });
   assert.ok(lines.some((line) => JSON.stringify(JSON.parse(line)) === JSON.stringify({ event: 'Event_DevInit', init_data: '' })));
 });
 

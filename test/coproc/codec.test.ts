@@ -69,19 +69,19 @@ test('the operation and event tables agree with proto/ctrl.proto (ids, payload f
   assert.is(OPERATIONS.length, 21);
   assert.is(EVENTS.length, 4);
   for (const op of OPERATIONS) {
-    assert.is(ctrlMsg.fieldsById[op.id]!.name, op.requestField);
-    assert.is(ctrlMsg.fieldsById[op.id]!.type, op.requestType);
-    assert.is(ctrlMsg.fieldsById[op.id + 100]!.name, op.responseField);
-    assert.is(ctrlMsg.fieldsById[op.id + 100]!.type, op.responseType);
+    assert.is(ctrlMsg.fieldsById[op.id].name, op.requestField);
+    assert.is(ctrlMsg.fieldsById[op.id].type, op.requestType);
+    assert.is(ctrlMsg.fieldsById[op.id + 100].name, op.responseField);
+    assert.is(ctrlMsg.fieldsById[op.id + 100].type, op.responseType);
     assert.is(ids[`Req_${op.protocolName}`], op.id);
     assert.is(ids[`Resp_${op.protocolName}`], op.id + 100);
   }
   for (const event of EVENTS) {
-    assert.is(ctrlMsg.fieldsById[event.id]!.name, event.field);
+    assert.is(ctrlMsg.fieldsById[event.id].name, event.field);
     assert.is(ids[event.protocolName], event.id);
   }
   assert.equal([ids.Req_Max, ids.Resp_Max, ids.Event_Max], [REQ_MAX, 222, EVENT_MAX]);
-  assert.is(ctrlMsg.oneofs.payload!.fieldsArray.length, 46);
+  assert.is(ctrlMsg.oneofs.payload.fieldsArray.length, 46);
 });
 
 /** A message of `type` with every field set to something other than its default. */

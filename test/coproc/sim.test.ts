@@ -61,7 +61,7 @@ test('answers carry msg_type Resp and the request id + 100; resp 0 is not on the
   send(encodeCtrlMsg(0, OPERATION.setMode.id, OPERATION.setMode.requestField, { mode: 1 })); // like the host library: no msg_type
   await sleep(20);
   assert.equal(raw, ['080210cc01e20c00']);
-  assert.equal([answers[0]!.msgType, answers[0]!.msgId], [2, 204]);
+  assert.equal([answers[0].msgType, answers[0].msgId], [2, 204]);
 });
 
 test('GetAPConfig when not connected is resp 1; SetWifiMaxTxPower out of [8, 84] is resp 5; GetMAC for mode 3 is −1', async () => {

@@ -83,15 +83,15 @@ export async function startDaemon(options: DaemonOptions = {}, attempt = 1): Pro
   for (const [key, value] of Object.entries(env)) if (value === undefined) delete env[key];
 
   const [command, ...prefix] = options.within ? [...options.within.command, launch.command] : [launch.command];
-  const child = spawn(command!, [...prefix, ...launch.args], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, [...prefix, ...launch.args], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const reach = options.within?.fetch ?? fetch;
   const logs: LogLine[] = [];
   const rawLines: string[] = [];
   const listeners = new Set<(line: LogLine) => void>();
   let stderr = '';
   let buffer = '';
-  child.stdout!.setEncoding('utf8');
-  child.stdout!.on('data', (chunk: string) => {
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (chunk: string) => {
     buffer += chunk;
     let newline: number;
     while ((newline = buffer.indexOf('\n')) >= 0) {
@@ -107,8 +107,8 @@ export async function startDaemon(options: DaemonOptions = {}, attempt = 1): Pro
       }
     }
   });
-  child.stderr!.setEncoding('utf8');
-  child.stderr!.on('data', (chunk: string) => { stderr += chunk; });
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (chunk: string) => { stderr += chunk; });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.on('exit', (code, signal) => resolve({ code, signal }));
   });
@@ -156,7 +156,7 @@ export async function startDaemon(options: DaemonOptions = {}, attempt = 1): Pro
       await daemon.stop('SIGKILL');
       const lostPortRace = logs.some((line) => JSON.stringify(line.error ?? '').includes('EADDRINUSE'));
       if (lostPortRace && options.port === undefined && attempt < PORT_RACE_ATTEMPTS) return startDaemon(options, attempt + 1);
-      throw new Error(`${(error as Error).message}\nstderr: ${stderr}\nlogs: ${logs.slice(-10).map((l) => JSON.stringify(l)).join('\n')}`);
+      throw new Error(`${(error as Error).message}\nstderr: ${stderr}\nlogs: ${logs.slice(-10).map((l) => JSON.stringify(l)).join('\n')}`, { cause: error });
     }
   }
   return daemon;

@@ -20,8 +20,10 @@ export class FakePeer {
   private constructor(private readonly server: http.Server, readonly url: string) {}
 
   static async start(): Promise<FakePeer> {
-    let peer!: FakePeer;
-    const server = http.createServer((req, res) => {
+    const server = http.createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const peer = new FakePeer(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
       if (req.method === 'GET') peer.gets.push({ method: req.method, url: req.url ?? '', httpVersion: req.httpVersion, headers: req.headers });
       const file = peer.files.get(req.url ?? '');
       if (file) { res.writeHead(200, { 'content-type': file.type }).end(file.body); return; }
@@ -31,8 +33,6 @@ export class FakePeer {
       res.writeHead(200, { 'content-type': 'application/activity+json' });
       res.end(JSON.stringify(peer.document(actor)));
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    peer = new FakePeer(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
     return peer;
   }
 

@@ -37,5 +37,5 @@ function loud(register: Register, label: string): Register {
 
 for (const phase of ['before', 'after'] as const) {
   const original = test[phase];
-  test[phase] = Object.assign(loud(original, phase), { each: loud(original.each, `${phase}.each`) });
+  test[phase] = Object.assign(loud(original, phase), { each: loud((hook) => original.each(hook), `${phase}.each`) });
 }

@@ -118,8 +118,8 @@ export async function startMosquitto(options: BrokerOptions = {}): Promise<Mosqu
   async function launch(): Promise<void> {
     const started = spawn(MOSQUITTO, ['-c', configFile], { stdio: ['ignore', 'pipe', 'pipe'] });
     child = started;
-    started.stdout!.on('data', (chunk) => { output += chunk; });
-    started.stderr!.on('data', (chunk) => { output += chunk; });
+    started.stdout.on('data', (chunk) => { output += chunk; });
+    started.stderr.on('data', (chunk) => { output += chunk; });
     await waitForPort(port, started, () => output);
     for (const extra of [tlsPort, wsPort]) if (extra) await waitForPort(extra, started, () => output);
   }

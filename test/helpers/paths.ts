@@ -15,7 +15,7 @@ export function daemonCommand(args: readonly string[] = []): { command: string; 
   return { command: '/bin/sh', args: [DAEMON_LAUNCHER, ...args], env: { NODE: process.execPath } };
 }
 
-export function tempDir(prefix = 'nestbox-test-'): { path: string; remove(): void } {
+export function tempDir(prefix = 'nestbox-test-'): { path: string; remove: () => void } {
   const path = mkdtempSync(join(tmpdir(), prefix));
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
 }

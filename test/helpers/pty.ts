@@ -12,9 +12,9 @@ import { requirePackage } from './system-packages.js';
 export interface SimOnPty {
   sim: Simulator;
   path: string;
-  unplug(): Promise<void>;
-  replug(): Promise<void>;
-  close(): Promise<void>;
+  unplug: () => Promise<void>;
+  replug: () => Promise<void>;
+  close: () => Promise<void>;
 }
 
 export async function startSimOnPty(options: SimulatorOptions = {}): Promise<SimOnPty> {

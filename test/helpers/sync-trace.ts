@@ -23,8 +23,8 @@ export async function traceSyncs(pid: number): Promise<SyncTrace> {
   const output = join(dir.path, 'trace');
   const child = spawn(STRACE, ['-f', '-y', '-e', 'trace=fsync,fdatasync', '-o', output, '-p', String(pid)], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
-  child.stderr!.setEncoding('utf8');
-  child.stderr!.on('data', (chunk: string) => { stderr += chunk; });
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (chunk: string) => { stderr += chunk; });
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
   // "Process N attached with T threads" on stderr once strace has attached to every thread.
   const deadline = Date.now() + 10_000;
@@ -40,7 +40,7 @@ export async function traceSyncs(pid: number): Promise<SyncTrace> {
       dir.remove();
       return lines.flatMap((line) => {
         const match = /\b(fsync|fdatasync)\(\d+<([^>]*)>\)\s*=\s*0/.exec(line);
-        return match ? [{ call: match[1] as SyncCall['call'], path: match[2]! }] : [];
+        return match ? [{ call: match[1] as SyncCall['call'], path: match[2] }] : [];
       });
     },
   };

@@ -79,7 +79,7 @@ test('raw JSON text is written as it is inside a render, and as the value it hol
   const alice = markRendered(account());
   assert.is(renderJson({ accounts: [alice], groups, count: 1 }), `{"accounts":[${JSON.stringify(account())}],"groups":[{"id":12345678901234567890,"é":"✓"},{"n":1}],"count":1}`);
   assert.is(renderJson({ nested: { groups } }), '{"nested":{"groups":[{"id":12345678901234567890,"é":"✓"},{"n":1}]}}');
-  assert.equal(JSON.parse(JSON.stringify({ groups })), { groups: [{ id: 12345678901234567890, é: '✓' }, { n: 1 }] });
+  assert.equal(JSON.parse(JSON.stringify({ groups })), { groups: [{ id: 12345678901234567168, é: '✓' }, { n: 1 }] });
   assert.ok(Object.isFrozen(groups));
 });
 

@@ -57,8 +57,8 @@ test('SIGKILL under write load: every acknowledged write survives the restart an
     let killed = false;
     const stop = () => killed;
     const load = [
-      ...Array.from({ length: POSTERS }, (_, i) => postUntilKilled(box!, tokens[i % tokens.length]!, i, posts, stop)),
-      ...Array.from({ length: UPLOADERS }, (_, i) => uploadUntilKilled(box!, tokens[i]!, image, media, stop)),
+      ...Array.from({ length: POSTERS }, (_, i) => postUntilKilled(box!, tokens[i % tokens.length], i, posts, stop)),
+      ...Array.from({ length: UPLOADERS }, (_, i) => uploadUntilKilled(box!, tokens[i], image, media, stop)),
     ];
     const started = Date.now();
     while (posts.length < ACKED_BEFORE_KILL && Date.now() - started < MAX_LOAD_MS) await new Promise((resolve) => setTimeout(resolve, 10));
@@ -74,7 +74,7 @@ test('SIGKILL under write load: every acknowledged write survives the restart an
     try {
       const [check] = await db.raw('PRAGMA integrity_check');
       assert.equal(check, { integrity_check: 'ok' });
-      const done = await db.raw(`SELECT CAST(id AS TEXT) AS id, file_name, preview_name FROM media_attachments WHERE file_name IS NOT NULL`) as Array<{ id: string; file_name: string; preview_name: string | null }>;
+      const done = await db.raw<Array<{ id: string; file_name: string; preview_name: string | null }>>(`SELECT CAST(id AS TEXT) AS id, file_name, preview_name FROM media_attachments WHERE file_name IS NOT NULL`);
       const rows = new Set(done.map((row) => row.id));
       for (const id of media) assert.ok(rows.has(id), `acknowledged upload ${id} has its row`);
       for (const row of done) {
@@ -91,7 +91,7 @@ test('SIGKILL under write load: every acknowledged write survives the restart an
 
     box = await startSocialDaemon({ NESTBOX_BACKUP_SCHEDULE: 'off' }, { dataDir: data.path });
     for (const { id, text } of posts) {
-      const answer = await box.api(tokens[0]!, 'GET', `/api/v1/statuses/${id}`);
+      const answer = await box.api(tokens[0], 'GET', `/api/v1/statuses/${id}`);
       assert.is(answer.status, 200, `acknowledged post ${id}`);
       assert.match(answer.body.content, text);
     }

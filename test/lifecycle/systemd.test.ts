@@ -33,7 +33,7 @@ test('STOPPING=1 is sent on SIGTERM before the daemon exits 0', async () => {
   assert.is(code, 0);
   const stopping = listener.messages.find((m) => m.STOPPING === '1');
   assert.ok(stopping, 'STOPPING=1 received');
-  assert.match(stopping!.STATUS ?? '', /stopping/);
+  assert.match(stopping.STATUS ?? '', /stopping/);
   await listener.close();
 });
 
@@ -58,7 +58,7 @@ async function listenerInEnv() {
   return {
     listener,
     notifier: createNotifier(process.env, quiet),
-    async close() { delete process.env.NOTIFY_SOCKET; await listener.close(); },
+    close: async () => { delete process.env.NOTIFY_SOCKET; await listener.close(); },
   };
 }
 

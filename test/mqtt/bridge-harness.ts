@@ -59,7 +59,7 @@ export interface HarnessBridge {
   waitForHealth(match: (health: ComponentHealth) => boolean, timeoutMs?: number): Promise<ComponentHealth>;
 }
 
-const databases: Array<{ db: Db; remove(): void }> = [];
+const databases: Array<{ db: Db; remove: () => void }> = [];
 
 export async function freshMemory(): Promise<BridgeMemory> {
   const dir = tempDir('nestbox-mqtt-db-');

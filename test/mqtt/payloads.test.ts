@@ -110,7 +110,7 @@ test('MQTT config keys: protocol, client id, TLS files, refresh schedule; the UR
   assert.is(defaults.mqttRefreshSchedule, '* * * * *');
   assert.is(loadConfig({ env: { NESTBOX_MQTT_PROTOCOL: '3.1.1' } }).mqttProtocol, 4);
   for (const [name, value] of [['NESTBOX_MQTT_PROTOCOL', '6'], ['NESTBOX_MQTT_CLIENT_ID', 'has space'], ['NESTBOX_MQTT_REFRESH_SCHEDULE', 'often']]) {
-    assert.throws(() => loadConfig({ env: { [name!]: value } }), (error: unknown) => error instanceof ConfigError && error.key === name);
+    assert.throws(() => loadConfig({ env: { [name]: value } }), (error: unknown) => error instanceof ConfigError && error.key === name);
   }
 });
 

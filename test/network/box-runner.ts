@@ -31,7 +31,7 @@ device.on('change', ({ paths }) => out({ paths, network: device.get().network })
 layer.station.on('lease', (lease) => out({ lease }));
 layer.start();
 
-createInterface({ input: process.stdin }).on('line', async (line) => {
+async function obey(line: string): Promise<void> {
   const command = JSON.parse(line) as { do: string; mac?: string; active?: boolean };
   switch (command.do) {
     case 'associated': layer.station.associated(command.mac ?? null); break;
@@ -43,5 +43,12 @@ createInterface({ input: process.stdin }).on('line', async (line) => {
       out({ stopped: true });
       process.exit(0);
   }
+}
+
+createInterface({ input: process.stdin }).on('line', (line) => {
+  obey(line).catch((error: Error) => {
+    out({ failed: error.message });
+    process.exit(1);
+  });
 });
 out({ ready: true });

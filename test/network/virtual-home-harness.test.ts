@@ -85,7 +85,7 @@ console.log(JSON.stringify(home.names));
 setInterval(() => {}, 1000);`;
   const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
   const names = new Promise<Record<string, string>>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).once('line', (line) => resolve(JSON.parse(line)));
+    createInterface({ input: child.stdout }).once('line', (line) => resolve(JSON.parse(line)));
     child.once('exit', (code) => reject(new Error(`the holding process exited (${code}) before building its home`)));
   });
   return { child, names };

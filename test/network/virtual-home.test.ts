@@ -7,6 +7,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { writeFileSync } from 'node:fs';
+import { inspect } from 'node:util';
 import { loadConfig } from '../../daemon/config.js';
 import { AdminTool } from '../../daemon/social/admin.js';
 import type { RunningDaemon } from '../helpers/daemon.js';
@@ -70,7 +71,7 @@ async function until<T>(what: string, probe: () => Promise<T | undefined | false
       const value = await probe();
       if (value !== undefined && value !== false) return value;
     } catch (error) { lastError = error; }
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms${lastError ? ` (${String(lastError)})` : ''}; timeline: ${home.describeTimeline()}`);
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms${lastError ? ` (${lastError instanceof Error ? lastError.message : inspect(lastError)})` : ''}; timeline: ${home.describeTimeline()}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -176,7 +177,7 @@ function assertConnectedOnlyAfterLease(associated: TimelineEntry, ack: TimelineE
   assert.ok(associated.at < ack.at && ack.at < connected.at, `association, DHCPACK, connected in that order: ${story}`);
   const before = home.timeline.filter((e) => e.what.startsWith('state_') && e.at < connected.at).at(-1);
   assert.ok(before && waiting.includes(before.what.slice('state_'.length)), `state while associated without a lease: ${before?.what}; ${story}`);
-  assert.is(connected.detail?.from, before!.what.slice('state_'.length));
+  assert.is(connected.detail?.from, before.what.slice('state_'.length));
 }
 
 test('the lease is in the device state and /healthz: address, gateway, DNS, MAC, expiry', async () => {
@@ -238,10 +239,10 @@ test('the station\'s DHCP client dies: it is started again, the box is back onli
   const listening = homeAgent.mdnsListen(8000, { interfaceAddress: HOME_NET.router });
   await new Promise((resolve) => setTimeout(resolve, 300));
   const killed = home.mark('udhcpc_killed');
-  process.kill(before[0]!.pid, 'SIGKILL');
+  process.kill(before[0].pid, 'SIGKILL');
   const again = await until('a new udhcpc on the station', async () => {
     const now = (await home.processesIn('box')).filter((p) => p.name === 'udhcpc');
-    return now.length === 1 && now[0]!.pid !== before[0]!.pid ? now[0] : undefined;
+    return now.length === 1 && now[0].pid !== before[0].pid ? now[0] : undefined;
   }, 15_000);
   assert.ok(again.pid > 0);
   await until('connected with the same address again', async () => {
@@ -287,10 +288,10 @@ test('no DHCP server at home: associated but never connected, degraded with a re
 test('the setup AP\'s DHCP server dies: it is started again', async () => {
   const before = (await home.processesIn('box')).filter((p) => p.name === 'dnsmasq');
   assert.is(before.length, 1, JSON.stringify(before));
-  process.kill(before[0]!.pid, 'SIGKILL');
+  process.kill(before[0].pid, 'SIGKILL');
   await until('a new dnsmasq on the setup AP', async () => {
     const now = (await home.processesIn('box')).filter((p) => p.name === 'dnsmasq');
-    return now.length === 1 && now[0]!.pid !== before[0]!.pid;
+    return now.length === 1 && now[0].pid !== before[0].pid;
   }, 20_000);
 });
 

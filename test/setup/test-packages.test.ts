@@ -89,7 +89,7 @@ function runStep(text: string, asNobody: boolean) {
     for (const file of readdirSync(dir.path)) chmodSync(join(dir.path, file), 0o644);
     const nobody = asNobody && process.getuid?.() === 0 ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'] : [];
     const [command, ...args] = [...nobody, process.execPath, join(dir.path, basename(STEP))];
-    return spawnSync(command!, args, { cwd: dir.path, env: { ...process.env, NESTBOX_TEST_PACKAGES: list }, encoding: 'utf8', timeout: 20_000 });
+    return spawnSync(command, args, { cwd: dir.path, env: { ...process.env, NESTBOX_TEST_PACKAGES: list }, encoding: 'utf8', timeout: 20_000 });
   } finally {
     dir.remove();
   }

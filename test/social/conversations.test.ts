@@ -27,12 +27,12 @@ test('a direct status: in the conversation lists of its author and the mentioned
   assert.is(dm.visibility, 'direct');
 
   const [forBen] = await conversations(ben);
-  assert.is(forBen!.unread, true);
-  assert.equal(forBen!.accounts.map((a: { id: string }) => a.id), [ann.id]);
-  assert.is(forBen!.last_status.id, dm.id);
+  assert.is(forBen.unread, true);
+  assert.equal(forBen.accounts.map((a: { id: string }) => a.id), [ann.id]);
+  assert.is(forBen.last_status.id, dm.id);
   const [forAnn] = await conversations(ann);
-  assert.is(forAnn!.unread, false, 'not unread for its author');
-  assert.equal(forAnn!.accounts.map((a: { id: string }) => a.id), [ben.id]);
+  assert.is(forAnn.unread, false, 'not unread for its author');
+  assert.equal(forAnn.accounts.map((a: { id: string }) => a.id), [ben.id]);
 
   assert.equal(await conversations(cat), []);
   assert.is((await h.api(cat.token, 'GET', `/api/v1/statuses/${dm.id}`)).status, 404, 'a follower not mentioned cannot open it');
@@ -48,22 +48,22 @@ test('a direct status: in the conversation lists of its author and the mentioned
 
 test('a reply moves the conversation and makes it unread; read, and taking it off the list', async () => {
   const [before] = await conversations(ann);
-  const reply = await ok(ben, 'POST', '/api/v1/statuses', { status: '@ann agreed', visibility: 'direct', in_reply_to_id: before!.last_status.id });
+  const reply = await ok(ben, 'POST', '/api/v1/statuses', { status: '@ann agreed', visibility: 'direct', in_reply_to_id: before.last_status.id });
   const [moved] = await conversations(ann);
-  assert.is(moved!.id, before!.id, 'the same conversation');
-  assert.is(moved!.last_status.id, reply.id);
-  assert.is(moved!.unread, true);
+  assert.is(moved.id, before.id, 'the same conversation');
+  assert.is(moved.last_status.id, reply.id);
+  assert.is(moved.unread, true);
 
-  const read = await ok(ann, 'POST', `/api/v1/conversations/${moved!.id}/read`);
+  const read = await ok(ann, 'POST', `/api/v1/conversations/${moved.id}/read`);
   assert.is(read.unread, false);
-  assert.is((await conversations(ann))[0]!.unread, false);
-  assert.is((await h.api(cat.token, 'POST', `/api/v1/conversations/${moved!.id}/read`)).status, 404, 'not cat\'s');
+  assert.is((await conversations(ann))[0].unread, false);
+  assert.is((await h.api(cat.token, 'POST', `/api/v1/conversations/${moved.id}/read`)).status, 404, 'not cat\'s');
 
   await ok(ann, 'DELETE', `/api/v1/statuses/${(await ok(ann, 'POST', '/api/v1/statuses', { status: '@ben oops', visibility: 'direct', in_reply_to_id: reply.id })).id}`);
-  assert.is((await conversations(ben))[0]!.last_status.id, reply.id, 'a deleted message drops out; the one before it shows');
+  assert.is((await conversations(ben))[0].last_status.id, reply.id, 'a deleted message drops out; the one before it shows');
 
   const [benConversation] = await conversations(ben);
-  assert.equal(await ok(ben, 'DELETE', `/api/v1/conversations/${benConversation!.id}`), {});
+  assert.equal(await ok(ben, 'DELETE', `/api/v1/conversations/${benConversation.id}`), {});
   assert.equal(await conversations(ben), []);
   assert.is((await conversations(ann)).length, 1, 'still on ann\'s list');
   await ok(ann, 'POST', '/api/v1/statuses', { status: '@ben one more', visibility: 'direct', in_reply_to_id: reply.id });
@@ -78,7 +78,7 @@ test('the list pages newest first by latest message, with Link', async () => {
   assert.equal(page.body.map((c: { last_status: { id: string } }) => c.last_status.id), [second.id]);
   const next = /<([^>]+)>; rel="next"/.exec(page.headers.get('link') ?? '')?.[1];
   assert.ok(next, page.headers.get('link') ?? 'no Link');
-  const older = await h.api(dan.token, 'GET', new URL(next!).pathname + new URL(next!).search);
+  const older = await h.api(dan.token, 'GET', new URL(next).pathname + new URL(next).search);
   assert.equal(older.body.map((c: { last_status: { id: string } }) => c.last_status.id), [first.id]);
 });
 

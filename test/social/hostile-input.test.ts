@@ -24,7 +24,7 @@ test.before(async () => {
   token = await h.token('hostile', 'read write follow push profile admin:read admin:write');
   statusId = (await h.api(token, 'POST', '/api/v1/statuses', { status: 'a real status for real ids' })).body.id;
   const routes = (await h.daemon.waitForLog((line) => line.msg === 'http routes')).routes as string[];
-  table = routes.map((entry) => { const [method, path] = entry.split(' '); return { method: method!, path: path! }; });
+  table = routes.map((entry) => { const [method, path] = entry.split(' '); return { method: method, path: path }; });
 });
 test.after(async () => { await h?.stop(); });
 
@@ -47,11 +47,11 @@ function attempts(method: string, path: string): Attempt[] {
   const list: Array<Omit<Attempt, 'route'>> = [];
   values.forEach((value, i) => {
     const target = fill(path, value);
-    const query = (n: number) => { const q = QUERIES[n % QUERIES.length]!; return q ? `${target}?${q}` : target; };
+    const query = (n: number) => { const q = QUERIES[n % QUERIES.length]; return q ? `${target}?${q}` : target; };
     if (method === 'GET' || method === 'DELETE') for (let n = 0; n < QUERIES.length; n++) list.push({ method, url: query(n), token });
     if (method === 'GET') return;
     // Every body at the real path; one body (in turn) at each hostile path value.
-    for (const body of value === 'real' ? bodies : [bodies[i % bodies.length]!]) list.push({ method, url: query(i), token, body });
+    for (const body of value === 'real' ? bodies : [bodies[i % bodies.length]]) list.push({ method, url: query(i), token, body });
   });
   // Without a token: the first check a request meets, with the bodies that used to crash it.
   const open = fill(path, 'real');
@@ -93,14 +93,14 @@ async function send({ method, url, token: bearer, body }: Attempt): Promise<Outc
 async function inParallel<T>(items: T[], width: number, run: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
   await Promise.all(Array.from({ length: width }, async () => {
-    while (next < items.length) await run(items[next++]!);
+    while (next < items.length) await run(items[next++]);
   }));
 }
 
 test('the route table covers every route the scope walk knows', () => {
   const mounted = new Set(table.map(({ method, path }) => `${method} ${path.replace(PARAM, ':p')}`));
   for (const [method, path] of ROUTES) {
-    const bare = path.split('?')[0]!.replace(/\/1(?=\/|$)/g, '/:p').replace(/\/(nestbox|ungrouped-1|blobcat)(?=\/|$)/g, '/:p');
+    const bare = path.split('?')[0].replace(/\/1(?=\/|$)/g, '/:p').replace(/\/(nestbox|ungrouped-1|blobcat)(?=\/|$)/g, '/:p');
     assert.ok(mounted.has(`${method} ${bare}`), `${method} ${bare} is in the route table`);
   }
   for (const prefix of ['/api/nestbox/v1/', '/setup/api/', '/oauth/', '/.well-known/', '/users/:username', '/inbox']) {

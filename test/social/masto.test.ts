@@ -20,7 +20,7 @@ test('masto.js registers an app and an account, posts, favourites and reads v1 a
   assert.ok(app.clientId && app.clientSecret);
 
   const oauth = createOAuthAPIClient({ url: h.url });
-  const appToken = await oauth.token.create({ grantType: 'client_credentials', clientId: app.clientId!, clientSecret: app.clientSecret!, redirectUri: 'urn:ietf:wg:oauth:2.0:oob', scope: 'read write follow' });
+  const appToken = await oauth.token.create({ grantType: 'client_credentials', clientId: app.clientId, clientSecret: app.clientSecret, redirectUri: 'urn:ietf:wg:oauth:2.0:oob', scope: 'read write follow' });
   const asApp = createRestAPIClient({ url: h.url, accessToken: appToken.accessToken });
   const verified = await asApp.v1.apps.verifyCredentials();
   assert.is(verified.name, 'masto e2e');
@@ -50,7 +50,7 @@ test('masto.js registers an app and an account, posts, favourites and reads v1 a
 
   const v2 = await user.v2.notifications.list({ expandAccounts: 'partial_avatars' });
   assert.equal(v2.notificationGroups.map((g) => g.type), ['mention', 'follow', 'favourite']);
-  const favGroup = v2.notificationGroups[2]!;
+  const favGroup = v2.notificationGroups[2];
   assert.equal(favGroup.sampleAccountIds, [fan.id]);
   assert.is(favGroup.statusId, status.id);
   assert.equal(v2.accounts.map((a) => a.id), [fan.id]);
@@ -58,7 +58,7 @@ test('masto.js registers an app and an account, posts, favourites and reads v1 a
 
   const unread = await user.v2.notifications.unreadCount.fetch();
   assert.is(unread.count, 3);
-  await user.v1.markers.create({ notifications: { lastReadId: v1[0]!.id } });
+  await user.v1.markers.create({ notifications: { lastReadId: v1[0].id } });
   assert.is((await user.v2.notifications.unreadCount.fetch()).count, 0);
 });
 
@@ -85,7 +85,7 @@ test('masto.js: a poll posted, voted on and read back; the notification policy a
   const [request] = await asAuthor.v1.notifications.requests.list();
   assert.is(request?.account.id, stranger.id);
   assert.is(request?.notificationsCount, '1');
-  await asAuthor.v1.notifications.requests.$select(request!.id).accept();
+  await asAuthor.v1.notifications.requests.$select(request.id).accept();
   assert.is((await asAuthor.v1.notifications.requests.merged.fetch()).merged, true);
   const mentions = await asAuthor.v1.notifications.list({ types: ['mention'] });
   assert.equal(mentions.map((n) => n.account.id), [stranger.id]);

@@ -30,7 +30,7 @@ test('an upload cut off by a crash leaves only a temp file, which the sweep remo
       const sweep = second.admin.social.services.mediaSweep;
       assert.equal(await sweep.run(), { tempFiles: 0, orphanFolders: 0, stuckRows: 0, profileImages: 0 }, 'too fresh to be taken for abandoned');
       const long = new Date(Date.now() - 2 * 3600_000);
-      utimesSync(join(incoming, left[0]!), long, long);
+      utimesSync(join(incoming, left[0]), long, long);
       assert.equal(await sweep.run(), { tempFiles: 1, orphanFolders: 0, stuckRows: 0, profileImages: 0 });
       assert.equal(readdirSync(incoming), []);
     } finally {

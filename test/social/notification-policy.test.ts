@@ -53,15 +53,15 @@ test("a stranger's private mention is held back: not listed, not counted, a requ
   assert.equal(held.map((x) => [x.type, x.filtered, x.status?.id]), [['mention', true, second.id], ['mention', true, first.id]]);
 
   const [request] = await requests(me);
-  assert.is(request!.account.id, stranger.id);
-  assert.is(request!.notifications_count, '2', 'a string, as Mastodon sends it');
-  assert.is(request!.last_status.id, second.id);
-  assert.equal(await ok(me, 'GET', `/api/v1/notifications/requests/${request!.id}`), request);
+  assert.is(request.account.id, stranger.id);
+  assert.is(request.notifications_count, '2', 'a string, as Mastodon sends it');
+  assert.is(request.last_status.id, second.id);
+  assert.equal(await ok(me, 'GET', `/api/v1/notifications/requests/${request.id}`), request);
   assert.equal((await ok(me, 'GET', '/api/v2/notifications/policy')).summary, { pending_requests_count: 1, pending_notifications_count: 2 });
 
   // The mention goes with its status; the request goes with its last mention.
   await ok(stranger, 'DELETE', `/api/v1/statuses/${second.id}`);
-  assert.is((await requests(me))[0]!.notifications_count, '1');
+  assert.is((await requests(me))[0].notifications_count, '1');
   await ok(stranger, 'DELETE', `/api/v1/statuses/${first.id}`);
   assert.equal(await requests(me), []);
 });
@@ -89,29 +89,29 @@ test('accepting a request shows what it held and lets the sender through from th
   const [request] = await requests(me);
   const conversations = async () => ((await ok(me, 'GET', '/api/v1/conversations')) as Array<{ accounts: Array<{ id: string }> }>).filter((c) => c.accounts.some((a) => a.id === stranger.id));
   assert.equal(await conversations(), [], 'held back: not among the direct messages either');
-  assert.equal(await ok(me, 'POST', `/api/v1/notifications/requests/${request!.id}/accept`), {});
+  assert.equal(await ok(me, 'POST', `/api/v1/notifications/requests/${request.id}/accept`), {});
   assert.is((await conversations()).length, 1, 'accepted: the conversation shows');
   assert.equal(from(await notifications(me), stranger).map((x) => x.filtered), [undefined]);
   assert.equal(await requests(me), []);
   await dm(stranger, me, 'thanks');
   assert.is(from(await notifications(me), stranger).length, 2, 'no longer held back');
   assert.equal(await ok(me, 'GET', '/api/v1/notifications/requests/merged'), { merged: true });
-  assert.is((await h.api(me.token, 'POST', `/api/v1/notifications/requests/${request!.id}/accept`)).status, 404, 'gone');
+  assert.is((await h.api(me.token, 'POST', `/api/v1/notifications/requests/${request.id}/accept`)).status, 404, 'gone');
 });
 
 test('dismissing one request removes what it held; dismissing a list removes only the requests', async () => {
   const me = await account('dismissing');
   const [one, two, three] = await Promise.all([account('spam'), account('spam'), account('spam')]);
-  for (const sender of [one!, two!, three!]) await dm(sender, me, 'buy now');
+  for (const sender of [one, two, three]) await dm(sender, me, 'buy now');
   const byAccount = new Map((await requests(me)).map((r) => [r.account.id, r.id as string]));
-  assert.equal(await ok(me, 'POST', `/api/v1/notifications/requests/${byAccount.get(one!.id)}/dismiss`), {});
+  assert.equal(await ok(me, 'POST', `/api/v1/notifications/requests/${byAccount.get(one.id)}/dismiss`), {});
   const held = await notifications(me, '?include_filtered=true');
-  assert.equal(from(held, one!), []);
-  assert.equal(await ok(me, 'POST', '/api/v1/notifications/requests/dismiss', { id: [byAccount.get(two!.id), byAccount.get(three!.id), '999999'] }), {});
+  assert.equal(from(held, one), []);
+  assert.equal(await ok(me, 'POST', '/api/v1/notifications/requests/dismiss', { id: [byAccount.get(two.id), byAccount.get(three.id), '999999'] }), {});
   assert.equal(await requests(me), []);
   const still = await notifications(me, '?include_filtered=true');
-  assert.is(from(still, two!).length + from(still, three!).length, 2, 'their notifications stay (filtered)');
-  assert.is((await h.api(rita.token, 'GET', `/api/v1/notifications/requests/${byAccount.get(two!.id)}`)).status, 404);
+  assert.is(from(still, two).length + from(still, three).length, 2, 'their notifications stay (filtered)');
+  assert.is((await h.api(rita.token, 'GET', `/api/v1/notifications/requests/${byAccount.get(two.id)}`)).status, 404);
 });
 
 test('the policy changed: drop and filter by not following, limited accounts, new accounts, not followers', async () => {
@@ -182,11 +182,11 @@ test('requests page newest first with Link headers', async () => {
     await dm(sender, me, `knock ${i}`);
   }
   const page = await h.api(me.token, 'GET', '/api/v1/notifications/requests?limit=2');
-  assert.equal(page.body.map((r: any) => r.account.id), [senders[2]!.id, senders[1]!.id]);
+  assert.equal(page.body.map((r: any) => r.account.id), [senders[2].id, senders[1].id]);
   const next = /<[^>]*max_id=(\d+)[^>]*>; rel="next"/.exec(page.headers.get('link') ?? '')?.[1];
   assert.ok(next);
   const rest = await ok(me, 'GET', `/api/v1/notifications/requests?limit=2&max_id=${next}`);
-  assert.equal(rest.map((r: any) => r.account.id), [senders[0]!.id]);
+  assert.equal(rest.map((r: any) => r.account.id), [senders[0].id]);
 });
 
 test.run();

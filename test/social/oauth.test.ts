@@ -125,7 +125,7 @@ test('out-of-band redirect shows the code on a page; deny redirects with access_
   const oob = await registerApp('read', 'urn:ietf:wg:oauth:2.0:oob');
   const page = await fetch(`${h.url}/oauth/authorize`, form({ response_type: 'code', client_id: oob.client_id, redirect_uri: oob.redirect_uri, scope: 'read', login: 'member@example.test', password: 'pw-member-123', decision: 'allow' }));
   assert.is(page.status, 200);
-  const code = /id="code" class="code" type="text" readonly value="([^"]+)"/.exec(await page.text())![1]!;
+  const code = /id="code" class="code" type="text" readonly value="([^"]+)"/.exec(await page.text())![1];
   const token = await h.api(null, 'POST', '/oauth/token', { grant_type: 'authorization_code', client_id: oob.client_id, client_secret: oob.client_secret, redirect_uri: oob.redirect_uri, code });
   assert.is(token.status, 200);
 

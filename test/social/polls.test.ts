@@ -174,7 +174,7 @@ test('hidden totals show once the poll has ended; an ended poll takes no vote; i
   assert.is(forAnn?.type, 'poll');
   assert.is(forAnn?.account.id, ann.id, 'from the author, to the author');
   assert.is(forBob?.account.id, ann.id);
-  assert.equal(tallies(forBob!.status.poll), [0, 1]);
+  assert.equal(tallies(forBob.status.poll), [0, 1]);
   assert.equal(await pollNotifications(cy), [], 'not to who did not vote');
   assert.is(await h.admin.social.services.polls.notifyEnded(), 0, 'told once');
   assert.is((await pollNotifications(bob)).length, 1);

@@ -39,7 +39,7 @@ test.before(async () => {
     req.on('end', () => {
       received.push({ path: req.url!, headers: req.headers, body: Buffer.concat(chunks) });
       const queue = answers.get(req.url!) ?? [201];
-      res.writeHead(queue.length > 1 ? queue.shift()! : queue[0]!).end();
+      res.writeHead(queue.length > 1 ? queue.shift()! : queue[0]).end();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -21,8 +21,8 @@ test.after(async () => { await h?.stop(); });
 const elsewhere = () => h.admin.social.ctx.db;
 
 async function version(table: 'accounts' | 'statuses', id: string): Promise<number> {
-  const rows = await elsewhere().raw(`SELECT version FROM ${table} WHERE id = ?`, [id]) as Array<{ version: number }>;
-  return rows[0]!.version;
+  const rows = await elsewhere().raw<Array<{ version: number }>>(`SELECT version FROM ${table} WHERE id = ?`, [id]);
+  return rows[0].version;
 }
 
 test('an account embedded in statuses follows every change to it, whoever writes it', async () => {

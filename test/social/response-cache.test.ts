@@ -82,9 +82,9 @@ test('the entry bound keeps the newest entries however small they are', async ()
     const cache = new ResponseCache(reader, 64 * 1024 * 1024, 50);
     const keys = Array.from({ length: 120 }, (_, i) => `viewer /count?n=${i}`);
     for (const key of keys) await serve(cache, key, 1);
-    assert.is((await serve(cache, keys[119]!, 1)).rendered, false);
-    assert.is((await serve(cache, keys[70]!, 1)).rendered, false, 'the 50th newest is kept');
-    assert.is((await serve(cache, keys[69]!, 1)).rendered, true, 'the 51st newest is not');
+    assert.is((await serve(cache, keys[119], 1)).rendered, false);
+    assert.is((await serve(cache, keys[70], 1)).rendered, false, 'the 50th newest is kept');
+    assert.is((await serve(cache, keys[69], 1)).rendered, true, 'the 51st newest is not');
   });
 });
 

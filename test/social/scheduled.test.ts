@@ -85,8 +85,8 @@ test('media are held for the scheduled post, then posted with it when its time c
   let posted = await ownStatuses(lou);
   for (let i = 0; i < 40 && posted.length === 0; i++) posted = await new Promise((r) => setTimeout(r, 50)).then(() => ownStatuses(lou));
   assert.is(posted.length, 1);
-  assert.is(posted[0]!.content, '<p>with a picture</p>');
-  assert.equal(posted[0]!.media_attachments.map((m: { id: string }) => m.id), [mediaId]);
+  assert.is(posted[0].content, '<p>with a picture</p>');
+  assert.equal(posted[0].media_attachments.map((m: { id: string }) => m.id), [mediaId]);
   assert.equal((await h.api(lou.token, 'GET', '/api/v1/scheduled_statuses')).body, []);
   assert.is(await h.admin.social.services.scheduled.publishDue(), 0, 'never posted twice');
 });

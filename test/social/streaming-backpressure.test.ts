@@ -41,7 +41,7 @@ async function metrics(): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
   for (const line of (await res.text()).split('\n')) {
     const match = /^([a-z_]+(?:\{[^}]*\})?) (\d+)$/.exec(line);
-    if (match) out[match[1]!] = Number(match[2]);
+    if (match) out[match[1]] = Number(match[2]);
   }
   return out;
 }
@@ -94,7 +94,7 @@ test('slow clients are disconnected and their queues freed, while a reading clie
   const fast = new WebSocket(`ws://${streamingUrl}/api/v1/streaming?stream=public:local`);
   const fastIds = new Set<string>();
   fast.on('message', (data) => {
-    const message = JSON.parse(data.toString());
+    const message = JSON.parse((data as Buffer).toString());
     if (message.event === 'update') fastIds.add(JSON.parse(message.payload).id);
   });
   await new Promise((resolve) => fast.once('open', resolve));
@@ -121,7 +121,7 @@ test('slow clients are disconnected and their queues freed, while a reading clie
   });
   assert.is(after['nestbox_streaming_clients{type="websocket"}'], 1, 'only the reading client is left');
   assert.is(after['nestbox_streaming_clients{type="eventsource"}'], 0);
-  assert.ok(after.nestbox_streaming_queued_bytes! < 512 * 1024, `queued bytes back to a reading client's at most: ${after.nestbox_streaming_queued_bytes}`);
+  assert.ok(after.nestbox_streaming_queued_bytes < 512 * 1024, `queued bytes back to a reading client's at most: ${after.nestbox_streaming_queued_bytes}`);
   assert.is(idle.nestbox_streaming_slow_clients_closed_total, 0);
   assert.ok(h.daemon.logs.some((line) => line.msg === 'streaming client fell behind; disconnected' && line.transport === 'eventsource'));
 

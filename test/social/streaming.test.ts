@@ -26,9 +26,9 @@ function connect(url: string, options: WebSocket.ClientOptions & { protocols?: s
     const queue: any[] = [];
     const waiters: Array<{ match: (m: any) => boolean; resolve: (m: any) => void }> = [];
     ws.on('message', (data) => {
-      const message = JSON.parse(data.toString());
+      const message = JSON.parse((data as Buffer).toString());
       const index = waiters.findIndex((w) => w.match(message));
-      if (index >= 0) waiters.splice(index, 1)[0]!.resolve(message);
+      if (index >= 0) waiters.splice(index, 1)[0].resolve(message);
       else queue.push(message);
     });
     ws.once('open', () => resolve({
@@ -161,7 +161,7 @@ test('EventSource clients get a stream as Server-Sent Events (legacy path and ?s
   await reader.read();
   const posted = await h.api(bob.token, 'POST', '/api/v1/statuses', { status: 'over server-sent events' });
   while (!/event: update\ndata: .*\n\n/.test(text)) text += new TextDecoder().decode((await reader.read()).value);
-  const data = /event: update\ndata: (.*)\n\n/.exec(text)![1]!;
+  const data = /event: update\ndata: (.*)\n\n/.exec(text)![1];
   assert.is(JSON.parse(data).id, posted.body.id);
   controller.abort();
   const refused = await fetch(`http://127.0.0.1:${h.daemon.streamingPort}/api/v1/streaming?stream=user`);

@@ -80,7 +80,7 @@ test('followed_tags pages newest follow first, with Link', async () => {
   assert.equal(page.body.map((t: { name: string }) => t.name), ['second']);
   const next = /<([^>]+)>; rel="next"/.exec(page.headers.get('link') ?? '')?.[1];
   assert.ok(next);
-  const older = await h.api(ola.token, 'GET', new URL(next!).pathname + new URL(next!).search);
+  const older = await h.api(ola.token, 'GET', new URL(next).pathname + new URL(next).search);
   assert.equal(older.body.map((t: { name: string }) => t.name), ['first']);
 });
 

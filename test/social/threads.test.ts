@@ -79,8 +79,8 @@ test('context: anonymous readers get 20 levels of replies, signed-in readers the
   for (let i = 0; i < 22; i++) chain.push(await reply(i % 2 ? ann : ben, chain[i - 1] ?? root, `link ${i}`));
   assert.equal((await context(root, null)).descendants, chain.slice(0, 20));
   assert.equal((await context(root, cat)).descendants, chain);
-  assert.equal((await context(chain[21]!, cat)).ancestors, [root, ...chain.slice(0, 21)]);
-  assert.is((await context(chain[21]!, null)).ancestors.length, 22, 'anonymous ancestors go up to 40');
+  assert.equal((await context(chain[21], cat)).ancestors, [root, ...chain.slice(0, 21)]);
+  assert.is((await context(chain[21], null)).ancestors.length, 22, 'anonymous ancestors go up to 40');
 });
 
 test('source: the text as written, for editing; 404 where the status cannot be seen', async () => {
@@ -103,20 +103,20 @@ test('history: one version for a status never edited, then the original and ever
   };
   const unedited = await history(null);
   assert.is(unedited.length, 1);
-  assert.is(unedited[0]!.content, '<p>first words</p>');
-  assert.is(unedited[0]!.created_at, posted.created_at);
-  assert.is(unedited[0]!.account.id, ann.id);
-  assert.equal(unedited[0]!.media_attachments.map((m: { id: string }) => m.id), [media.id]);
+  assert.is(unedited[0].content, '<p>first words</p>');
+  assert.is(unedited[0].created_at, posted.created_at);
+  assert.is(unedited[0].account.id, ann.id);
+  assert.equal(unedited[0].media_attachments.map((m: { id: string }) => m.id), [media.id]);
 
   assert.is((await h.api(ann.token, 'PUT', `/api/v1/statuses/${posted.id}`, { status: 'second words' })).status, 200);
   const edited = (await h.api(ann.token, 'PUT', `/api/v1/statuses/${posted.id}`, { status: 'third words', spoiler_text: 'now with a warning' })).body;
   const versions = await history();
   assert.equal(versions.map((v) => v.content), ['<p>first words</p>', '<p>second words</p>', '<p>third words</p>']);
   assert.equal(versions.map((v) => v.sensitive), [false, false, true]);
-  assert.is(versions[2]!.spoiler_text, 'now with a warning');
-  assert.is(versions[0]!.created_at, posted.created_at);
-  assert.is(versions[2]!.created_at, edited.edited_at);
-  assert.ok(versions[1]!.created_at > versions[0]!.created_at && versions[1]!.created_at <= versions[2]!.created_at);
+  assert.is(versions[2].spoiler_text, 'now with a warning');
+  assert.is(versions[0].created_at, posted.created_at);
+  assert.is(versions[2].created_at, edited.edited_at);
+  assert.ok(versions[1].created_at > versions[0].created_at && versions[1].created_at <= versions[2].created_at);
   for (const version of versions) {
     assert.is(version.account.id, ann.id);
     assert.equal(version.media_attachments.map((m: { id: string; description: string }) => [m.id, m.description]), [[media.id, 'blue']]);

@@ -19,9 +19,9 @@ test('a held version is sent; an unchanged row comes back null and the kept valu
     assert.equal(known, { a: 3 });
     return [{ id: 'a', version: 3, row: null }];
   });
-  assert.is(again[0]!.value, first[0]!.value);
+  assert.is(again[0].value, first[0].value);
   const moved = await c.load(['a'], async () => [{ id: 'a', version: 4, row: { name: 'alicia' } }]);
-  assert.is(moved[0]!.value.name, 'ALICIA');
+  assert.is(moved[0].value.name, 'ALICIA');
   assert.equal(made, ['alice', 'alicia']);
 });
 
@@ -32,12 +32,12 @@ test('an entry evicted by a concurrent request while its rows are read still ans
     await c.load(['b'], async () => [{ id: 'b', version: 1, row: { name: 'bob' } }]); // capacity 1: 'a' goes
     return [{ id: 'a', version: 1, row: null }];
   });
-  assert.is(answer[0]!.value, kept[0]!.value);
+  assert.is(answer[0].value, kept[0].value);
   const afterEviction = await c.load(['a'], async (known) => {
     assert.equal(known, { a: -1 }, 'no longer held, so the row is asked for');
     return [{ id: 'a', version: 1, row: { name: 'alice' } }];
   });
-  assert.is(afterEviction[0]!.value.name, 'ALICE');
+  assert.is(afterEviction[0].value.name, 'ALICE');
 });
 
 test('ids that no longer exist are left out; no ids, no query', async () => {

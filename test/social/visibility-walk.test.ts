@@ -118,7 +118,7 @@ for (const { visibility, poll } of CASES) {
         let expected: number;
         if (role === 'anonymous' && !route.open) expected = 401;
         else if (!sees) expected = route.template.includes('?id[]=') ? 200 : 404;
-        else expected = SEEN[`${route.method} ${route.template}`]!(walked);
+        else expected = SEEN[`${route.method} ${route.template}`](walked);
         if (res.status !== expected) failures.push(`${what}: ${res.status}, expected ${expected}: ${text.slice(0, 120)}`);
         if (!sees && text.includes(word)) failures.push(`${what}: the text leaked`);
         if (!sees && route.template.includes('?id[]=') && res.status === 200 && (res.body as unknown[]).length !== 0) failures.push(`${what}: listed`);
@@ -176,7 +176,7 @@ test('a hashtag\'s history and a featured tag count only the statuses anyone may
   const figures = async () => {
     const history = (await h.api(users.stranger.token, 'GET', `/api/v1/tags/${name}`)).body.history as Array<{ uses: string }>;
     const featured = (await h.api(users.stranger.token, 'GET', `/api/v1/accounts/${users.author.id}/featured_tags`)).body as Array<{ name: string; statuses_count: number | string }>;
-    return { uses: history[0]!.uses, featured: Number(featured.find((f) => f.name === name)!.statuses_count) };
+    return { uses: history[0].uses, featured: Number(featured.find((f) => f.name === name)!.statuses_count) };
   };
   await post('private', `hidden #${name}`);
   await post('direct', `hidden #${name}`);
@@ -275,7 +275,7 @@ function stream(accessToken: string | null, streams: string[]): Promise<Stream> 
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(`${base}?stream=${streams[0]}${accessToken ? `&access_token=${accessToken}` : ''}`);
     const messages: string[] = [];
-    ws.on('message', (data) => messages.push(data.toString()));
+    ws.on('message', (data) => messages.push((data as Buffer).toString()));
     ws.once('error', reject);
     ws.once('open', () => {
       for (const name of streams.slice(1)) ws.send(JSON.stringify({ type: 'subscribe', stream: name }));

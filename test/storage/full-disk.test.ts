@@ -67,8 +67,8 @@ async function fullDisk(states: MessageRecorder, mqttEnv: Record<string, string>
       if (answer.status !== 200) refused = answer;
     }
     assert.ok(refused, 'a write was refused once the disk was full');
-    assert.is(refused!.status, 507);
-    assert.match(refused!.body.error, /storage is full/);
+    assert.is(refused.status, 507);
+    assert.match(refused.body.error, /storage is full/);
 
     // An upload has nowhere to go either: 507 too, not a 400 from the body parser.
     const upload = await fetch(`${box.url}/api/v2/media`, {

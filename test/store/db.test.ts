@@ -6,7 +6,7 @@ import { MIGRATIONS, type Migration } from '../../daemon/store/migrations/index.
 import { withTempDatabase } from '../helpers/temp-database.js';
 
 test('the database runs in WAL mode with foreign keys on and a busy timeout', async () => {
-  await withTempDatabase(async (db, dir) => {
+  await withTempDatabase(async (db) => {
     assert.is(await pragma(db, 'journal_mode'), 'wal');
     assert.is(await pragma(db, 'foreign_keys'), 1);
     assert.is(await pragma(db, 'busy_timeout'), 5000);
@@ -14,7 +14,7 @@ test('the database runs in WAL mode with foreign keys on and a busy timeout', as
 });
 
 test('migrations run once: a second run applies nothing and keeps the data', async () => {
-  await withTempDatabase(async (db, dir) => {
+  await withTempDatabase(async (db) => {
     const first = await migrate(db);
     assert.equal(first.applied, MIGRATIONS.map((m) => m.name));
     await db('settings').insert({ key: 'k', value: 'v' });
@@ -25,7 +25,7 @@ test('migrations run once: a second run applies nothing and keeps the data', asy
 });
 
 test('a migration that fails leaves the database as it was', async () => {
-  await withTempDatabase(async (db, dir) => {
+  await withTempDatabase(async (db) => {
     await migrate(db);
     const good: Migration = {
       name: '29990101_01_test_good',

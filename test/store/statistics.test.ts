@@ -5,7 +5,7 @@ import { refreshStatistics } from '../../daemon/store/statistics.js';
 import { withTempDatabase } from '../helpers/temp-database.js';
 
 async function statRows(db: Db, table: string): Promise<number | null> {
-  const rows = (await db.raw(`SELECT stat FROM sqlite_stat1 WHERE tbl = ? AND idx IS NOT NULL`, [table])) as Array<{ stat: string }>;
+  const rows = await db.raw<Array<{ stat: string }>>(`SELECT stat FROM sqlite_stat1 WHERE tbl = ? AND idx IS NOT NULL`, [table]);
   return rows[0] ? Number(rows[0].stat.split(' ')[0]) : null;
 }
 

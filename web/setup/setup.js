@@ -195,7 +195,7 @@
     $('show').textContent = hidden ? 'Hide' : 'Show';
   });
 
-  var pending = null;
+  var pending;
   try { pending = JSON.parse(localStorage.getItem(PENDING_KEY) || 'null'); } catch (e) { pending = null; }
   if (pending && Date.now() - pending.at < 30 * 60 * 1000) startWatching(pending);
   else { show('choose'); loadNetworks(false); }

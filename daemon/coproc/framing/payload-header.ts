@@ -29,7 +29,7 @@ export interface PayloadHeader {
 
 export function checksum(bytes: Uint8Array, start = 0, end = bytes.length): number {
   let sum = 0;
-  for (let i = start; i < end; i++) sum = (sum + bytes[i]!) & 0xffff;
+  for (let i = start; i < end; i++) sum = (sum + bytes[i]) & 0xffff;
   return sum;
 }
 
@@ -77,7 +77,7 @@ export class PayloadHeaderDecoder extends IncrementalDecoder {
     while (this.buffer.length - pos >= HEADER_LEN) {
       const b = this.buffer;
       const len = b.readUInt16LE(pos + 2);
-      const structural = (b[pos]! & 0x0f) < IF_TYPE_LIMIT && b.readUInt16LE(pos + 4) === HEADER_LEN && len <= MAX_FRAME_PAYLOAD;
+      const structural = (b[pos] & 0x0f) < IF_TYPE_LIMIT && b.readUInt16LE(pos + 4) === HEADER_LEN && len <= MAX_FRAME_PAYLOAD;
       if (!structural) {
         pos = this.resync(pos);
         continue;
@@ -85,7 +85,7 @@ export class PayloadHeaderDecoder extends IncrementalDecoder {
       if (b.length - pos < HEADER_LEN + len) break;
       const end = pos + HEADER_LEN + len;
       const expected = b.readUInt16LE(pos + 6);
-      const actual = (checksum(b, pos, end) - b[pos + 6]! - b[pos + 7]! + 0x20000) & 0xffff;
+      const actual = (checksum(b, pos, end) - b[pos + 6] - b[pos + 7] + 0x20000) & 0xffff;
       if (actual !== expected) {
         this.handlers.fault('bad_checksum', `checksum ${hex(actual)} instead of ${hex(expected)}`);
         pos = this.resync(pos);
@@ -93,7 +93,7 @@ export class PayloadHeaderDecoder extends IncrementalDecoder {
       }
       this.flushSkipped();
       if (len > 0) {
-        const header: PayloadHeader = { ifType: b[pos]! & 0x0f, ifNum: b[pos]! >> 4, flags: b[pos + 1]!, len, seq: b.readUInt16LE(pos + 8), packetType: b[pos + 11]! };
+        const header: PayloadHeader = { ifType: b[pos] & 0x0f, ifNum: b[pos] >> 4, flags: b[pos + 1], len, seq: b.readUInt16LE(pos + 8), packetType: b[pos + 11] };
         this.handlers.packet(header, Buffer.from(b.subarray(pos + HEADER_LEN, end)));
       }
       pos = end;

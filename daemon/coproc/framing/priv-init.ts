@@ -24,10 +24,10 @@ export function encodePrivInit(init: PrivInit = { chipId: 0x00, capabilities: 0x
 
 export function decodePrivInit(payload: Uint8Array): PrivInit | null {
   if (payload.length < 2 || payload[0] !== PRIV_EVENT_INIT) return null;
-  const end = Math.min(payload.length, 2 + payload[1]!);
+  const end = Math.min(payload.length, 2 + payload[1]);
   const init: PrivInit = { chipId: null, capabilities: null, spiClockMhz: null };
-  for (let pos = 2; pos + 2 <= end; pos += 2 + payload[pos + 1]!) {
-    const tag = payload[pos]!;
+  for (let pos = 2; pos + 2 <= end; pos += 2 + payload[pos + 1]) {
+    const tag = payload[pos];
     const value = payload[pos + 2];
     if (payload[pos + 1] !== 1 || value === undefined) continue;
     if (tag === PRIV_TAG.chipId) init.chipId = value;

@@ -51,7 +51,7 @@ export class TlvStreamDecoder extends IncrementalDecoder {
       const end = pos + TLV_PREFIX_LEN + dataLen;
       if (end > this.buffer.length) break;
       // Copy: the caller may keep the frame after the buffer moves on.
-      this.handlers.frame(ENDPOINTS[verdict]!, Buffer.from(this.buffer.subarray(pos + TLV_PREFIX_LEN, end)));
+      this.handlers.frame(ENDPOINTS[verdict], Buffer.from(this.buffer.subarray(pos + TLV_PREFIX_LEN, end)));
       pos = end;
     }
     return pos;

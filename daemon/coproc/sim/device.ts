@@ -145,7 +145,7 @@ export class SimDevice extends EventEmitter<SimDeviceEvents> {
       if (raw.length > 17) return fail();
       const octets = parseMacOctets(Buffer.from(raw).toString('latin1'));
       if (!octets || (b.mode !== MODE.sta && b.mode !== MODE.ap)) return fail();
-      if (octets[0]! & 1) return fail(); // a multicast address: esp_wifi_set_mac refuses it
+      if (octets[0] & 1) return fail(); // a multicast address: esp_wifi_set_mac refuses it
       if (b.mode === MODE.sta) this.macs.sta = formatMac(octets);
       else this.macs.ap = formatMac(octets);
       return ok();
@@ -217,7 +217,7 @@ export class SimDevice extends EventEmitter<SimDeviceEvents> {
     setPowerSave: (b) => {
       if (!b) return null;
       if (b.mode !== 1 && b.mode !== 2) return fail();
-      this.powerSave = b.mode as number;
+      this.powerSave = b.mode;
       return ok();
     },
     getPowerSave: () => ok({ mode: this.powerSave }),
@@ -381,7 +381,7 @@ export class SimDevice extends EventEmitter<SimDeviceEvents> {
 
   private factoryMacs() {
     const ap = [...this.baseMac];
-    ap[5] = (ap[5]! + 1) & 0xff;
+    ap[5] = (ap[5] + 1) & 0xff;
     return { sta: formatMac(this.baseMac), ap: formatMac(ap) };
   }
 

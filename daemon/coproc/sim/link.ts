@@ -17,7 +17,7 @@ export interface SimLinkOptions {
   framing: FramingKind;
   device: SimDevice;
   /** Puts bytes on the line towards the host. */
-  write(bytes: Buffer): void;
+  write: (bytes: Buffer) => void;
   /** Emulate a UART of this speed in both directions; unlimited when absent. */
   baud?: number;
 }

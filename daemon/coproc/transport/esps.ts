@@ -78,7 +78,7 @@ class FdWriter {
     this.busy = true;
     write(this.fd, head, 0, head.length, null, (error, written) => {
       if (this.stopped) return;
-      if (error && (error as NodeJS.ErrnoException).code === 'EAGAIN') {
+      if (error && (error).code === 'EAGAIN') {
         setTimeout(() => this.next(), 2);
         return;
       }

@@ -30,9 +30,9 @@ export interface PortHandle {
 }
 
 export interface PortCallbacks {
-  data(chunk: Buffer): void;
+  data: (chunk: Buffer) => void;
   /** The port went away by itself (not through close()). */
-  lost(reason: string): void;
+  lost: (reason: string) => void;
 }
 
 export interface BackoffOptions {

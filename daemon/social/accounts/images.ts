@@ -30,7 +30,7 @@ function gifFirstFrame(bytes: Buffer): Buffer | null {
   let images = 0;
   const skipSubBlocks = (at: number) => {
     let p = at;
-    while (p < bytes.length && bytes[p] !== 0) p += bytes[p]! + 1;
+    while (p < bytes.length && bytes[p] !== 0) p += bytes[p] + 1;
     return p + 1;
   };
   while (offset < bytes.length) {

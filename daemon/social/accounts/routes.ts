@@ -6,7 +6,7 @@ import { uploadOf } from '../http/multipart.js';
 const IMAGE_LIMIT_BYTES = 8 * 1024 * 1024;
 import { HttpError } from '../../http/errors.js';
 import { notFound, nullIfNotFound } from '../../lib/errors.js';
-import { boolParam, manyIds, params, pathId, stringParam, type Params } from '../http/params.js';
+import { boolParam, manyIds, params, paramText, pathId, stringParam, type Params } from '../http/params.js';
 import { keep, offsetParam, pageQuery, setLink } from '../http/pagination.js';
 import { authOf, optionalViewerId, viewerId, type Routes } from '../http/routes.js';
 import { read, write } from '../oauth/scopes.js';
@@ -57,7 +57,7 @@ export function accountRoutes(routes: Routes, deps: AccountRouteDeps): void {
     if (Object.keys(details).length) throw validationFailed(details);
     const account = await accounts.createLocal({
       username: input.username!, email: input.email!, password: input.password!,
-      approved: mode === 'open' || Boolean(validInvite), reason: reason || null, inviteId: validInvite ? invite!.id : null, appId: auth.appId,
+      approved: mode === 'open' || Boolean(validInvite), reason: reason || null, inviteId: validInvite ? invite.id : null, appId: auth.appId,
     });
     ctx.body = await oauth.issueToken({ appId: auth.appId, accountId: account.id, scopes: [...auth.scopes] });
   });
@@ -90,7 +90,7 @@ export function accountRoutes(routes: Routes, deps: AccountRouteDeps): void {
         const file = uploadOf(ctx, kind);
         if (!file) continue;
         input[kind] = await accounts.storeImage(viewer, kind, file.filepath);
-        stored.push(input[kind]!.original);
+        stored.push(input[kind].original);
       }
       ({ unlocked } = await accounts.updateCredentials(viewer, input));
     } catch (error) {
@@ -113,7 +113,7 @@ export function accountRoutes(routes: Routes, deps: AccountRouteDeps): void {
 
   routes.get('/system/accounts/:kind/:account/:variant/:file', 'open', async (ctx) => {
     const { kind, account, variant, file } = ctx.params as Record<string, string>;
-    const image = await accounts.readImage(kind!, account!, variant!, file!);
+    const image = await accounts.readImage(kind, account, variant, file);
     if (!image) throw notFound();
     ctx.type = image.type;
     ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
@@ -128,7 +128,7 @@ export function accountRoutes(routes: Routes, deps: AccountRouteDeps): void {
 
   routes.get('/api/v1/accounts/search', { scopes: read('accounts') }, async (ctx) => {
     const p = params(ctx);
-    const limit = Math.min(Math.max(Number.parseInt(String(p.limit ?? 40), 10) || 40, 1), 80);
+    const limit = Math.min(Math.max(Number.parseInt(paramText(p.limit ?? 40), 10) || 40, 1), 80);
     const offset = offsetParam(p) ?? 0;
     const rows = await accounts.search(stringParam(p, 'q') ?? '', limit, offset);
     ctx.body = rows.map((row) => serializeAccount(row, baseUrl));
@@ -171,7 +171,7 @@ export function accountRoutes(routes: Routes, deps: AccountRouteDeps): void {
     const rendered = await renderer.render(rows.map((row) => row.id), viewer);
     ctx.body = rows.map((row) => rendered.get(row.id)).filter(Boolean);
     if (rows.length) {
-      setLink(ctx, { baseUrl, path: ctx.path, kept: keep(p, ['limit', 'pinned', 'exclude_replies', 'exclude_reblogs', 'only_media', 'tagged']), nextMaxId: rows[rows.length - 1]!.id, prevMinId: rows[0]!.id });
+      setLink(ctx, { baseUrl, path: ctx.path, kept: keep(p, ['limit', 'pinned', 'exclude_replies', 'exclude_reblogs', 'only_media', 'tagged']), nextMaxId: rows[rows.length - 1].id, prevMinId: rows[0].id });
     }
   }
 }
@@ -198,7 +198,7 @@ function credentialsInput(p: Params): UpdateCredentials {
   if (fields && typeof fields === 'object') {
     const list = (Array.isArray(fields) ? fields : Object.values(fields)) as Array<{ name?: unknown; value?: unknown }>;
     input.fields = list.filter((f) => f && typeof f === 'object')
-      .map((f) => ({ name: String(f.name ?? ''), value: String(f.value ?? '') }))
+      .map((f) => ({ name: paramText(f.name ?? ''), value: paramText(f.value ?? '') }))
       .filter((f) => f.name || f.value);
   }
   return input;

@@ -130,11 +130,11 @@ export class AccountsService {
     try {
       await mkdir(join(base, 'original'), { recursive: true });
       const written = [join(base, 'original', name)];
-      await writeFile(written[0]!, bytes);
+      await writeFile(written[0], bytes);
       if (still) {
         await mkdir(join(base, 'static'), { recursive: true });
         written.push(join(base, 'static', name));
-        await writeFile(written[1]!, still);
+        await writeFile(written[1], still);
       }
       // On the card before the account row names them (the caller stores the paths).
       await syncFiles(written, [base]);
@@ -163,7 +163,7 @@ export class AccountsService {
     const match = stored ? /^\/system\/accounts\/(avatars|headers)\/(\d+)\/(original|static)\/([0-9a-f]+\.\w+)$/.exec(stored) : null;
     if (!match) return;
     for (const variant of ['original', 'static']) {
-      await rm(join(this.ctx.mediaDir, 'accounts', match[1]!, match[2]!, variant, match[4]!), { force: true });
+      await rm(join(this.ctx.mediaDir, 'accounts', match[1], match[2], variant, match[4]), { force: true });
     }
   }
 
@@ -190,7 +190,7 @@ export class AccountsService {
   async lookup(acct: string): Promise<AccountRow> {
     const [username, domain] = acct.replace(/^@/, '').split('@');
     const local = !domain || domain.toLowerCase() === this.ctx.localDomain.toLowerCase();
-    const row = username ? await this.repo.byUsername(username, local ? null : domain!) : undefined;
+    const row = username ? await this.repo.byUsername(username, local ? null : domain) : undefined;
     if (!row || row.suspended_at) throw notFound();
     return row;
   }
@@ -200,7 +200,7 @@ export class AccountsService {
     const [username, domain] = cleaned.split('@');
     if (!username) return Promise.resolve([]);
     const local = !domain || domain.toLowerCase() === this.ctx.localDomain.toLowerCase();
-    return local ? this.repo.search(username, limit, offset) : this.repo.byUsername(username, domain!).then((row) => (row ? [row] : []));
+    return local ? this.repo.search(username, limit, offset) : this.repo.byUsername(username, domain).then((row) => (row ? [row] : []));
   }
 
   async updateCredentials(accountId: string, input: UpdateCredentials): Promise<{ unlocked: boolean }> {

@@ -57,7 +57,7 @@ export function adminRoutes(routes: Routes, service: AdminAccountsService, rende
     const rows = await service.list(filterOf(p), page);
     ctx.body = await render(rows);
     if (rows.length) setLink(ctx, { baseUrl, path: ctx.path, kept: keep(p, ['limit', 'local', 'remote', 'origin', 'status', 'by_domain', 'username', 'display_name', 'email', 'permissions', 'staff', ...V1_STATUSES]),
-      nextMaxId: rows[rows.length - 1]!.id, prevMinId: rows[0]!.id });
+      nextMaxId: rows[rows.length - 1].id, prevMinId: rows[0].id });
   };
   routes.get('/api/v1/admin/accounts', READ, list(v1Filter));
   routes.get('/api/v2/admin/accounts', READ, list(v2Filter));

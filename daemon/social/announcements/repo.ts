@@ -27,9 +27,9 @@ export class AnnouncementsRepo {
   }
 
   async insert(row: Omit<AnnouncementRow, 'id'>): Promise<string> {
-    const rows = await this.ctx.db.raw(`INSERT INTO announcements (text, content, starts_at, ends_at, all_day, published_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING CAST(id AS TEXT) AS id`,
+    const rows = await this.ctx.db.raw<Array<{ id: string }>>(`INSERT INTO announcements (text, content, starts_at, ends_at, all_day, published_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING CAST(id AS TEXT) AS id`,
       [row.text, row.content, row.starts_at, row.ends_at, row.all_day, row.published_at, row.updated_at]);
-    return (rows as Array<{ id: string }>)[0]!.id;
+    return rows[0].id;
   }
 
   async dismiss(id: string, accountId: string): Promise<void> {
@@ -46,7 +46,7 @@ export class AnnouncementsRepo {
 
   /** How many accounts reacted with `name`, read on the writer so a reaction just stored counts. */
   async reactionCount(id: string, name: string): Promise<number> {
-    const rows = await this.ctx.db.raw(`SELECT count(*) AS count FROM announcement_reactions WHERE announcement_id = ? AND name = ?`, [id, name]) as Array<{ count: number }>;
+    const rows = await this.ctx.db.raw<Array<{ count: number }>>(`SELECT count(*) AS count FROM announcement_reactions WHERE announcement_id = ? AND name = ?`, [id, name]);
     return rows[0]?.count ?? 0;
   }
 

@@ -1,5 +1,5 @@
 /** /api/v1/announcements (with_dismissed), dismiss, and reactions (PUT/DELETE …/reactions/:name). */
-import { boolParam, params, pathId } from '../http/params.js';
+import { boolParam, params, pathId, pathParam } from '../http/params.js';
 import { viewerId, type Routes } from '../http/routes.js';
 import { write } from '../oauth/scopes.js';
 import type { AnnouncementsService } from './service.js';
@@ -25,11 +25,11 @@ export function announcementRoutes(routes: Routes, service: AnnouncementsService
     ctx.body = {};
   });
   routes.put('/api/v1/announcements/:id/reactions/:name', { scopes: write('favourites') }, async (ctx) => {
-    await service.react(viewerId(ctx), pathId(ctx), String(ctx.params.name));
+    await service.react(viewerId(ctx), pathId(ctx), pathParam(ctx, 'name'));
     ctx.body = {};
   });
   routes.delete('/api/v1/announcements/:id/reactions/:name', { scopes: write('favourites') }, async (ctx) => {
-    await service.unreact(viewerId(ctx), pathId(ctx), String(ctx.params.name));
+    await service.unreact(viewerId(ctx), pathId(ctx), pathParam(ctx, 'name'));
     ctx.body = {};
   });
 }

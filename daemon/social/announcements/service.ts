@@ -11,7 +11,7 @@ import { AnnouncementsRepo, type AnnouncementRow } from './repo.js';
 
 export interface NewAnnouncement { text: string; startsAt?: string; endsAt?: string; allDay?: boolean }
 
-const EMOJI = /^(?:\p{Extended_Pictographic}|\p{Regional_Indicator}|[\u{1F3FB}-\u{1F3FF}\u200D\uFE0F\u20E3#*0-9])+$/u;
+const EMOJI = /^(?:\p{Extended_Pictographic}|\p{Regional_Indicator}|[\u{1F3FB}-\u{1F3FF}#*0-9]|\u200D|\uFE0F|\u20E3)+$/u;
 
 export class AnnouncementsService {
   readonly repo: AnnouncementsRepo;

@@ -13,7 +13,7 @@ export function conversationRoutes(routes: Routes, conversations: ConversationsS
     const p = params(ctx);
     const rows = await conversations.page(viewer, pageQuery(p, 20, 40));
     ctx.body = await renderConversations(renderer, viewer, rows);
-    if (rows.length) setLink(ctx, { baseUrl, path: ctx.path, kept: keep(p, ['limit']), nextMaxId: rows[rows.length - 1]!.edge_id, prevMinId: rows[0]!.edge_id });
+    if (rows.length) setLink(ctx, { baseUrl, path: ctx.path, kept: keep(p, ['limit']), nextMaxId: rows[rows.length - 1].edge_id, prevMinId: rows[0].edge_id });
   });
 
   routes.post('/api/v1/conversations/:id/read', { scopes: write('conversations') }, async (ctx) => {

@@ -65,9 +65,9 @@ export class EmailsService {
 
   /** GET /auth/confirmation: true when the token matched an account. */
   async confirm(token: string): Promise<boolean> {
-    const rows = await this.ctx.db.raw(`UPDATE users SET confirmed_at = ?, confirmation_token = NULL WHERE confirmation_token = ? AND confirmed_at IS NULL RETURNING account_id`,
+    const rows = await this.ctx.db.raw<unknown[]>(`UPDATE users SET confirmed_at = ?, confirmation_token = NULL WHERE confirmation_token = ? AND confirmed_at IS NULL RETURNING account_id`,
       [nowIso(this.ctx.now()), hash(token)]);
-    return (rows as unknown[]).length > 0;
+    return rows.length > 0;
   }
 }
 

@@ -31,7 +31,7 @@ export class FeaturedRepo {
   /** Features a tag (once); false when the account already features the most it may. */
   async feature(accountId: string, tagId: number): Promise<boolean> {
     return this.ctx.db.transaction(async (trx) => {
-      const [{ n }] = (await trx.raw(`SELECT count(*) AS n FROM featured_tags WHERE account_id = ? AND tag_id != ?`, [accountId, tagId])) as Array<{ n: number }>;
+      const [{ n }] = await trx.raw<Array<{ n: number }>>(`SELECT count(*) AS n FROM featured_tags WHERE account_id = ? AND tag_id != ?`, [accountId, tagId]);
       if (n >= MAX_FEATURED_TAGS) return false;
       await trx.raw(`INSERT INTO featured_tags (account_id, tag_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`, [accountId, tagId, new Date(this.ctx.now()).toISOString()]);
       return true;
@@ -39,8 +39,8 @@ export class FeaturedRepo {
   }
 
   async unfeatureById(accountId: string, id: string): Promise<boolean> {
-    const rows = await this.ctx.db.raw(`DELETE FROM featured_tags WHERE account_id = ? AND id = ? RETURNING id`, [accountId, id]);
-    return (rows as unknown[]).length > 0;
+    const rows = await this.ctx.db.raw<unknown[]>(`DELETE FROM featured_tags WHERE account_id = ? AND id = ? RETURNING id`, [accountId, id]);
+    return rows.length > 0;
   }
 
   async unfeatureTag(accountId: string, tagId: number): Promise<void> {
@@ -67,10 +67,10 @@ export class FeaturedRepo {
   /** Endorses an account the endorser follows; false when they do not follow it. */
   async endorse(accountId: string, targetId: string): Promise<boolean> {
     // knex numbers its own placeholders: plain ones only.
-    const rows = await this.ctx.db.raw(`INSERT INTO account_pins (account_id, target_account_id, created_at)
+    const rows = await this.ctx.db.raw<unknown[]>(`INSERT INTO account_pins (account_id, target_account_id, created_at)
       SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM follows WHERE account_id = ? AND target_account_id = ?)
       ON CONFLICT DO UPDATE SET created_at = created_at RETURNING id`, [accountId, targetId, new Date(this.ctx.now()).toISOString(), accountId, targetId]);
-    return (rows as unknown[]).length > 0;
+    return rows.length > 0;
   }
 
   async unendorse(accountId: string, targetId: string): Promise<void> {

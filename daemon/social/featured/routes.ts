@@ -19,7 +19,7 @@ export function featuredRoutes(routes: Routes, featured: FeaturedService, render
   const accountUrl = async (accountId: string) => {
     const account = (await renderer.accountsById([accountId])).get(accountId);
     if (!account) throw notFound();
-    return account.url as string;
+    return account.url;
   };
   const featuredOf = async (accountId: string) => {
     const url = await accountUrl(accountId);

@@ -35,9 +35,9 @@ export class FiltersRepo {
   }
 
   async insertFilter(trx: Knex, row: Record<string, unknown>): Promise<string> {
-    const rows = await trx.raw(`INSERT INTO filters (account_id, title, context, action, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING CAST(id AS TEXT) AS id`,
+    const rows = await trx.raw<Array<{ id: string }>>(`INSERT INTO filters (account_id, title, context, action, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING CAST(id AS TEXT) AS id`,
       [row.account_id, row.title, row.context, row.action, row.expires_at ?? null, row.created_at] as never);
-    return (rows as Array<{ id: string }>)[0]!.id;
+    return rows[0].id;
   }
 
   async updateFilter(trx: Knex, id: string, patch: Record<string, unknown>): Promise<void> {
@@ -49,8 +49,8 @@ export class FiltersRepo {
   }
 
   async insertKeyword(trx: Knex, filterId: string, keyword: string, wholeWord: boolean, now: string): Promise<string> {
-    const rows = await trx.raw(`INSERT INTO filter_keywords (filter_id, keyword, whole_word, created_at) VALUES (?, ?, ?, ?) RETURNING CAST(id AS TEXT) AS id`, [filterId, keyword, wholeWord ? 1 : 0, now]);
-    return (rows as Array<{ id: string }>)[0]!.id;
+    const rows = await trx.raw<Array<{ id: string }>>(`INSERT INTO filter_keywords (filter_id, keyword, whole_word, created_at) VALUES (?, ?, ?, ?) RETURNING CAST(id AS TEXT) AS id`, [filterId, keyword, wholeWord ? 1 : 0, now]);
+    return rows[0].id;
   }
 
   async updateKeyword(trx: Knex, filterId: string, id: string, patch: { keyword?: string; whole_word?: number }): Promise<boolean> {

@@ -16,7 +16,7 @@ const KEYWORD_PATHS = ['/api/v2/filters/keywords/:id', '/api/v2/filter_keywords/
 function keywordAttributes(p: Params): KeywordAttribute[] | undefined {
   const raw = p.keywords_attributes ?? p['keywords_attributes[]'];
   if (raw === undefined || raw === null) return undefined;
-  const list = Array.isArray(raw) ? raw : typeof raw === 'object' ? Object.values(raw as object) : null;
+  const list = Array.isArray(raw) ? raw : typeof raw === 'object' ? Object.values(raw) : null;
   if (!list) throw new HttpError(400, "Invalid value for 'keywords_attributes'");
   return list.map((item) => {
     if (!item || typeof item !== 'object') throw new HttpError(400, "Invalid value for 'keywords_attributes'");

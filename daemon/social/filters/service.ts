@@ -45,7 +45,7 @@ export class FiltersService {
   async get(accountId: string, id: string): Promise<{ filter: FilterRow; keywords: KeywordRow[] }> {
     const filter = await this.repo.one(accountId, id);
     if (!filter) throw notFound();
-    return (await this.withKeywords([filter]))[0]!;
+    return (await this.withKeywords([filter]))[0];
   }
 
   async create(accountId: string, input: FilterInput): Promise<string> {

@@ -56,7 +56,7 @@ export function filterV1Routes(routes: Routes, service: FiltersService): void {
     if (!input.title?.trim()) throw unprocessable("Validation failed: Phrase can't be blank");
     const filterId = await service.create(viewerId(ctx), input);
     const { filter, keywords } = await service.get(viewerId(ctx), filterId);
-    ctx.body = serializeV1(filter, keywords[0]!);
+    ctx.body = serializeV1(filter, keywords[0]);
   });
   routes.put('/api/v1/filters/:id', W, async (ctx) => {
     const { keyword, keywords } = await find(ctx, pathId(ctx));

@@ -12,8 +12,8 @@ export async function sendAccountPage(ctx: Context, renderer: StatusRenderer, ba
   if (rows.length) {
     setLink(ctx, {
       baseUrl, path: ctx.path, kept: keep(p, ['limit']),
-      nextMaxId: rows.length === page.limit ? rows[rows.length - 1]!.edge_id : null,
-      prevMinId: rows[0]!.edge_id,
+      nextMaxId: rows.length === page.limit ? rows[rows.length - 1].edge_id : null,
+      prevMinId: rows[0].edge_id,
     });
   }
 }

@@ -46,7 +46,7 @@ export function multipartParser(limits: MultipartLimits): Middleware {
     koaBody ??= import('koa-body').then((module) => module.koaBody as (options: KoaBodyOptions) => Middleware);
     const started: FormidableFile[] = [];
     // One parser per request: formidable's fileBegin does not say which request a file is for.
-    const parse = (await koaBody)(options(limits, (_name, file) => { started.push(file as unknown as FormidableFile); }));
+    const parse = (await koaBody)(options(limits, (_name, file) => { started.push(file as FormidableFile); }));
     try {
       try {
         await parse(ctx, async () => undefined);
@@ -107,7 +107,10 @@ async function discard(file: FormidableFile): Promise<void> {
 export function bodyParser(uploadDir: string, upload: { files: number; fileBytes: number } = { files: 0, fileBytes: 1 }): Middleware {
   const plain = parseBody();
   const multipart = multipartParser({ uploadDir, ...upload });
-  return (ctx, next) => (ctx.is('multipart') ? multipart(ctx, next) : plain(ctx, next));
+  return async (ctx, next) => {
+    if (ctx.is('multipart')) await multipart(ctx, next);
+    else await plain(ctx, next);
+  };
 }
 
 export interface Upload { filepath: string; size: number; mimetype?: string | null }

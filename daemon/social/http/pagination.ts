@@ -5,14 +5,14 @@
  */
 import type { Context } from 'koa';
 import { unprocessable } from '../../lib/errors.js';
-import { idParam, type Params } from './params.js';
+import { idParam, paramText, type Params } from './params.js';
 import type { PageQuery } from '../store/paging.js';
 
 /** `offset` as Rails reads it (not a number: 0); negative or past what a query can skip is 422. */
 export function offsetParam(p: Params): number | undefined {
   const raw = p.offset;
   if (raw === undefined || raw === null || raw === '') return undefined;
-  const parsed = Number.parseInt(String(raw), 10);
+  const parsed = Number.parseInt(paramText(raw), 10);
   if (Number.isNaN(parsed)) return 0;
   if (!Number.isSafeInteger(parsed) || parsed < 0) throw unprocessable('Validation failed: Offset must be a number from 0');
   return parsed;
@@ -21,7 +21,7 @@ export function offsetParam(p: Params): number | undefined {
 export function limitParam(p: Params, fallback: number, max = fallback * 2): number {
   const raw = p.limit;
   if (raw === undefined || raw === null || raw === '') return fallback;
-  const parsed = Number.parseInt(String(raw), 10);
+  const parsed = Number.parseInt(paramText(raw), 10);
   if (!Number.isFinite(parsed)) return 0;
   return Math.min(Math.abs(parsed), max);
 }
@@ -44,7 +44,7 @@ export function keep(p: Params, names: string[]): KeptParams {
     const bracket = p[`${name}[]`];
     if (bracket !== undefined) kept[`${name}[]`] = (Array.isArray(bracket) ? bracket : [bracket]).map(String);
     else if (Array.isArray(p[name])) kept[`${name}[]`] = (p[name] as unknown[]).map(String);
-    else if (p[name] !== undefined && p[name] !== null && typeof p[name] !== 'object') kept[name] = String(p[name]);
+    else if (p[name] !== undefined && p[name] !== null && typeof p[name] !== 'object') kept[name] = paramText(p[name]);
   }
   return kept;
 }

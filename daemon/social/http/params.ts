@@ -51,9 +51,23 @@ export function idParam(p: Params, name: string): string | undefined {
   return isValidId(text) ? text : '0';
 }
 
+/**
+ * A parameter as text, the way Rails' to_s makes it: whatever was sent, an object included (no
+ * number, id or word is read from "[object Object]", so such input falls to the caller's default).
+ */
+export function paramText(value: unknown): string {
+  return String(value);
+}
+
+/** A parameter of the route's path, as text ('' when the route has none by that name). */
+export function pathParam(ctx: Context, name: string): string {
+  const params = (ctx as { params?: Record<string, string | undefined> }).params;
+  return params?.[name] ?? '';
+}
+
 /** The id in a path: anything that is not an id is simply not found. */
 export function pathId(ctx: Context, name = 'id'): string {
-  const value = ctx.params?.[name];
+  const value = pathParam(ctx, name);
   if (!isValidId(value)) throw notFound();
   return value;
 }

@@ -49,7 +49,10 @@ export class Routes {
 }
 
 function ifToken(check: Middleware): Middleware {
-  return (ctx, next) => (currentAuth(ctx) ? check(ctx, next) : next());
+  return async (ctx, next) => {
+    if (currentAuth(ctx)) await check(ctx, next);
+    else await next();
+  };
 }
 
 /** The account of the request's token; routes declared with `user: true` always have one. */

@@ -29,9 +29,9 @@ export class ListsRepo {
   }
 
   async insert(ownerId: string, row: Omit<ListRow, 'id'>, createdAt: string): Promise<string> {
-    const rows = await this.ctx.db.raw(`INSERT INTO lists (account_id, title, replies_policy, exclusive, created_at) VALUES (?, ?, ?, ?, ?)
-      RETURNING CAST(id AS TEXT) AS id`, [ownerId, row.title, row.replies_policy, row.exclusive, createdAt]) as Array<{ id: string }>;
-    return rows[0]!.id;
+    const rows = await this.ctx.db.raw<Array<{ id: string }>>(`INSERT INTO lists (account_id, title, replies_policy, exclusive, created_at) VALUES (?, ?, ?, ?, ?)
+      RETURNING CAST(id AS TEXT) AS id`, [ownerId, row.title, row.replies_policy, row.exclusive, createdAt]);
+    return rows[0].id;
   }
 
   async update(ownerId: string, id: string, row: Omit<ListRow, 'id'>): Promise<void> {

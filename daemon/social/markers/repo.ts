@@ -15,7 +15,7 @@ export class MarkersRepo {
   async save(accountId: string, timeline: string, lastReadId: string, expectedVersion: number | null): Promise<MarkerRow | null> {
     const now = new Date(this.ctx.now()).toISOString();
     return this.ctx.db.transaction(async (trx) => {
-      const rows = await trx.raw(`SELECT CAST(last_read_id AS TEXT) AS last_read_id, version FROM markers WHERE account_id = ? AND timeline = ?`, [accountId, timeline]) as Array<{ last_read_id: string; version: number }>;
+      const rows = await trx.raw<Array<{ last_read_id: string; version: number }>>(`SELECT CAST(last_read_id AS TEXT) AS last_read_id, version FROM markers WHERE account_id = ? AND timeline = ?`, [accountId, timeline]);
       const current = rows[0];
       if (!current) {
         await trx.raw(`INSERT INTO markers (account_id, timeline, last_read_id, version, updated_at) VALUES (?, ?, ?, 0, ?)`, [accountId, timeline, lastReadId, now]);
@@ -23,11 +23,11 @@ export class MarkersRepo {
       }
       if (expectedVersion !== null && expectedVersion !== current.version) return null;
       if (current.last_read_id === lastReadId) {
-        const same = await trx.raw(`SELECT updated_at FROM markers WHERE account_id = ? AND timeline = ?`, [accountId, timeline]) as Array<{ updated_at: string }>;
-        return { timeline, last_read_id: lastReadId, version: current.version, updated_at: same[0]!.updated_at };
+        const same = await trx.raw<Array<{ updated_at: string }>>(`SELECT updated_at FROM markers WHERE account_id = ? AND timeline = ?`, [accountId, timeline]);
+        return { timeline, last_read_id: lastReadId, version: current.version, updated_at: same[0].updated_at };
       }
-      const updated = await trx.raw(`UPDATE markers SET last_read_id = ?, version = version + 1, updated_at = ?
-        WHERE account_id = ? AND timeline = ? AND version = ? RETURNING version`, [lastReadId, now, accountId, timeline, current.version]) as Array<{ version: number }>;
+      const updated = await trx.raw<Array<{ version: number }>>(`UPDATE markers SET last_read_id = ?, version = version + 1, updated_at = ?
+        WHERE account_id = ? AND timeline = ? AND version = ? RETURNING version`, [lastReadId, now, accountId, timeline, current.version]);
       return updated[0] ? { timeline, last_read_id: lastReadId, version: updated[0].version, updated_at: now } : null;
     });
   }

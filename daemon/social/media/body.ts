@@ -39,7 +39,10 @@ export function mediaBodyParser(incomingDir: string): Middleware {
   };
 
   return async (ctx, next) => {
-    if (ctx.is('multipart')) return multipart(ctx, () => withBody(ctx, next));
+    if (ctx.is('multipart')) {
+      await multipart(ctx, async () => { await withBody(ctx, next); });
+      return;
+    }
     try {
       await plain(ctx, async () => undefined);
     } catch (error) {
@@ -47,7 +50,7 @@ export function mediaBodyParser(incomingDir: string): Middleware {
       const tooLarge = (error as { status?: number }).status === 413;
       throw new HttpError(tooLarge ? 413 : 400, tooLarge ? 'Payload too large' : 'Invalid request body');
     }
-    return withBody(ctx, next);
+    await withBody(ctx, next);
   };
 }
 
@@ -63,7 +66,7 @@ async function collect(ctx: Context, incomingDir: string, decoded: string[]): Pr
     if (typeof value !== 'string' || value === '') return undefined;
     delete fields[name];
     const match = /^data:([\w.+-]+\/[\w.+-]+)?(?:;[\w=-]+)*;base64,(.*)$/s.exec(value);
-    const data = match ? match[2]! : value;
+    const data = match ? match[2] : value;
     if (!/^[A-Za-z0-9+/=\s_-]+$/.test(data)) throw new HttpError(422, `Validation failed: ${name} is neither a file nor base64`);
     const bytes = Buffer.from(data, 'base64');
     const path = join(incomingDir, `b64-${randomBytes(8).toString('hex')}`);

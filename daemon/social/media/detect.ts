@@ -23,7 +23,7 @@ export async function detectMedia(path: string): Promise<Detected | null> {
 /** A declared type (the part's Content-Type) lies when it names another family than the bytes. */
 export function contradicts(declared: string | null | undefined, detected: Detected): boolean {
   if (!declared) return false;
-  const family = declared.split('/')[0]!.toLowerCase();
+  const family = declared.split('/')[0].toLowerCase();
   if (declared === 'application/octet-stream' || !['image', 'video', 'audio'].includes(family)) return false;
   return family !== detected.kind;
 }

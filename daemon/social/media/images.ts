@@ -18,7 +18,7 @@ function sharpModule(): Promise<SharpFactory> {
     sharp.cache(false);
     // Two worker threads at most: the box has two to four cores and other work to do.
     sharp.concurrency(2);
-    return sharp as unknown as SharpFactory;
+    return sharp;
   });
   return loaded;
 }

@@ -79,8 +79,8 @@ export class MediaRepo {
 
   /** Attaches unattached media of `accountId` to a status; returns how many were attached. */
   async attach(trx: Knex, statusId: string, accountId: string, ids: readonly string[]): Promise<number> {
-    const rows = await trx.raw(`UPDATE media_attachments SET status_id = ? WHERE account_id = ? AND status_id IS NULL
+    const rows = await trx.raw<unknown[]>(`UPDATE media_attachments SET status_id = ? WHERE account_id = ? AND status_id IS NULL
       AND id IN (SELECT CAST(value AS INTEGER) FROM json_each(?)) RETURNING id`, [statusId, accountId, JSON.stringify(ids)]);
-    return (rows as unknown[]).length;
+    return rows.length;
   }
 }

@@ -9,7 +9,7 @@ import { stat } from 'node:fs/promises';
 import type { Context, Middleware } from 'koa';
 import { authenticate, requireScope } from '../../http/auth.js';
 import { notFound, unprocessable } from '../../lib/errors.js';
-import { pathId, stringParam } from '../http/params.js';
+import { pathId, pathParam, stringParam } from '../http/params.js';
 import { viewerId, type Routes } from '../http/routes.js';
 import { write } from '../oauth/scopes.js';
 import type { OAuthService } from '../oauth/service.js';
@@ -27,7 +27,7 @@ export function mediaRoutes(routes: Routes, service: MediaService, oauth: OAuthS
   const auth: Middleware[] = [authenticate(oauth.resolve), requireScope(write('media'))];
   const count: Middleware = async (ctx, next) => {
     ctx.set(await service.countUpload(viewerId(ctx)));
-    return next();
+    await next();
   };
   const body = mediaBodyParser(service.storage.incoming);
   const route = (method: 'post' | 'put', path: string, handler: (ctx: Context) => Promise<void>) => {
@@ -76,8 +76,8 @@ export function mediaRoutes(routes: Routes, service: MediaService, oauth: OAuthS
 
   routes.get(`${MEDIA_URL_PREFIX}/:id/:tag/:name`, 'open', async (ctx) => {
     const id = pathId(ctx);
-    const name = String(ctx.params.name);
-    if (!FILE_NAME.test(name) || name.startsWith('upload.') || !service.storage.tagged(id, String(ctx.params.tag))) throw notFound();
+    const name = pathParam(ctx, 'name');
+    if (!FILE_NAME.test(name) || name.startsWith('upload.') || !service.storage.tagged(id, pathParam(ctx, 'tag'))) throw notFound();
     const path = service.storage.path(id, name);
     const info = await stat(path).catch(() => null);
     if (!info?.isFile()) throw notFound();

@@ -47,7 +47,10 @@ export class MediaService {
   /** Re-queues what a stop interrupted. */
   async resume(): Promise<void> {
     await this.storage.prepare();
-    for (const { id } of await this.repo.pending()) this.enqueue(id);
+    for (const { id } of await this.repo.pending()) {
+      // Nobody waits for these; a failure past process()'s own handling must not go unhandled.
+      this.enqueue(id).catch((error: Error) => this.ctx.log.warn('media processing failed', { media_id: id, error: error.message }));
+    }
   }
 
   /**

@@ -57,7 +57,7 @@ export function notificationPolicyRoutes(routes: Routes, service: NotificationPo
     ctx.body = await render(viewer, rows);
     if (rows.length) {
       setLink(ctx, { baseUrl, path: '/api/v1/notifications/requests', kept: keep(p, ['limit']),
-        nextMaxId: rows.length === page.limit ? rows[rows.length - 1]!.id : null, prevMinId: rows[0]!.id });
+        nextMaxId: rows.length === page.limit ? rows[rows.length - 1].id : null, prevMinId: rows[0].id });
     }
   });
   // Accepting is done at once here, so what was accepted has always been merged.

@@ -66,7 +66,7 @@ export class NotificationPolicyService {
   }
 
   private async found(accountId: string, ids: readonly string[], single: boolean): Promise<RequestRow[]> {
-    if (single) return [await this.request(accountId, ids[0]!)];
+    if (single) return [await this.request(accountId, ids[0])];
     const rows = await Promise.all(ids.map((id) => this.repo.request(accountId, id)));
     return rows.filter((row): row is RequestRow => row !== undefined);
   }

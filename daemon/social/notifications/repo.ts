@@ -147,7 +147,7 @@ function pageGroup([representativeId, type, statusId, groupKey, fromAccountId, c
     return { representativeId, type, statusId, groupKey, count: 1, newestId: representativeId, minId: representativeId, latestAt: createdAt, sampleAccountIds: [fromAccountId] };
   }
   const rows = newest.split(',', SAMPLE_ACCOUNTS);
-  const newestId = rows[0]!.slice(0, rows[0]!.indexOf(':'));
+  const newestId = rows[0].slice(0, rows[0].indexOf(':'));
   const sampleAccountIds = rows.map((row) => row.slice(row.indexOf(':') + 1));
   return { representativeId, type, statusId, groupKey, count: count!, newestId, minId: minId!, latestAt: latestAt!, sampleAccountIds };
 }
@@ -184,7 +184,7 @@ export class NotificationsRepo {
   byGroupKey(accountId: string, groupKey: string): Promise<NotificationRow[]> {
     const ungrouped = /^ungrouped-(\d{1,19})$/.exec(groupKey);
     if (ungrouped) {
-      return this.ctx.reader.all<NotificationRow>(`SELECT ${COLUMNS('n')} FROM notifications n WHERE n.account_id = ? AND n.id = ?`, [accountId, ungrouped[1]!])
+      return this.ctx.reader.all<NotificationRow>(`SELECT ${COLUMNS('n')} FROM notifications n WHERE n.account_id = ? AND n.id = ?`, [accountId, ungrouped[1]])
         .then(async (rows) => (rows[0]?.group_key ? this.byGroupKey(accountId, rows[0].group_key) : rows));
     }
     return this.ctx.reader.all<NotificationRow>(
@@ -226,8 +226,8 @@ export class NotificationsRepo {
 
   /** The start bucket of the open 12-hour window of (recipient, prefix), if any. */
   async openWindow(trx: Knex, accountId: string, prefix: string): Promise<number | null> {
-    const rows = await trx.raw(`SELECT hour_bucket FROM notification_group_windows WHERE account_id = ? AND prefix = ?`, [accountId, prefix]);
-    return (rows as Array<{ hour_bucket: number }>)[0]?.hour_bucket ?? null;
+    const rows = await trx.raw<Array<{ hour_bucket: number }>>(`SELECT hour_bucket FROM notification_group_windows WHERE account_id = ? AND prefix = ?`, [accountId, prefix]);
+    return rows[0]?.hour_bucket ?? null;
   }
 
   async setWindow(trx: Knex, accountId: string, prefix: string, bucket: number): Promise<void> {
@@ -236,10 +236,10 @@ export class NotificationsRepo {
   }
 
   async insert(trx: Knex, row: { account_id: string; from_account_id: string; type: string; status_id: string | null; activity_id: string | null; group_key: string | null; filtered: boolean; created_at: string }): Promise<string> {
-    const rows = await trx.raw(`INSERT INTO notifications (account_id, from_account_id, type, status_id, activity_id, group_key, filtered, created_at)
+    const rows = await trx.raw<Array<{ id: string }>>(`INSERT INTO notifications (account_id, from_account_id, type, status_id, activity_id, group_key, filtered, created_at)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING CAST(id AS TEXT) AS id`,
     [row.account_id, row.from_account_id, row.type, row.status_id, row.activity_id, row.group_key, row.filtered ? 1 : 0, row.created_at]);
-    return (rows as Array<{ id: string }>)[0]!.id;
+    return rows[0].id;
   }
 
   /** Deletes matching notifications; returns the recipients touched. */
@@ -253,14 +253,14 @@ export class NotificationsRepo {
     add('status_id = ?', where.statusId);
     add('activity_id = ?', where.activityId);
     if (clauses.length === 0) throw new Error('refusing to delete every notification');
-    const rows = await trx.raw(`DELETE FROM notifications WHERE ${clauses.join(' AND ')} RETURNING CAST(account_id AS TEXT) AS account_id`, bindings);
-    return [...new Set((rows as Array<{ account_id: string }>).map((row) => row.account_id))];
+    const rows = await trx.raw<Array<{ account_id: string }>>(`DELETE FROM notifications WHERE ${clauses.join(' AND ')} RETURNING CAST(account_id AS TEXT) AS account_id`, bindings);
+    return [...new Set(rows.map((row) => row.account_id))];
   }
 
   async removeIds(accountId: string, ids: readonly string[]): Promise<number> {
     if (ids.length === 0) return 0;
-    const rows = await this.ctx.db.raw(`DELETE FROM notifications WHERE account_id = ? AND id IN (SELECT CAST(value AS INTEGER) FROM json_each(?)) RETURNING id`, [accountId, JSON.stringify(ids)]);
-    return (rows as unknown[]).length;
+    const rows = await this.ctx.db.raw<unknown[]>(`DELETE FROM notifications WHERE account_id = ? AND id IN (SELECT CAST(value AS INTEGER) FROM json_each(?)) RETURNING id`, [accountId, JSON.stringify(ids)]);
+    return rows.length;
   }
 
   async clear(accountId: string): Promise<void> {

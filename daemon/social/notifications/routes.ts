@@ -1,7 +1,7 @@
 /** /api/v1/notifications and /api/v2/notifications: parse, check scope, call the service, serialize. */
 import type { Context } from 'koa';
 import { badRequest, notFound } from '../../lib/errors.js';
-import { arrayParam, boolParam, idParam, params, pathId, stringParam, type Params } from '../http/params.js';
+import { arrayParam, boolParam, idParam, params, pathId, pathParam, stringParam, type Params } from '../http/params.js';
 import { keep, limitParam, pageQuery, setLink } from '../http/pagination.js';
 import { viewerId, type Routes } from '../http/routes.js';
 import type { StatusRenderer } from '../statuses/serialize.js';
@@ -68,7 +68,7 @@ export function notificationRoutes(routes: Routes, service: NotificationsService
     const rows = await service.list(viewer, filterOf(p, true), cursor);
     const { accounts, statuses } = await hydrate(viewer, rows.map((r) => r.from_account_id), rows.map((r) => r.status_id).filter((id): id is string => id !== null));
     ctx.body = rows.map((row) => serializeNotification(row, accounts, statuses)).filter(Boolean);
-    if (rows.length) setLink(ctx, { baseUrl, path: '/api/v1/notifications', kept: keep(p, V1_KEPT), nextMaxId: rows[rows.length - 1]!.id, prevMinId: rows[0]!.id });
+    if (rows.length) setLink(ctx, { baseUrl, path: '/api/v1/notifications', kept: keep(p, V1_KEPT), nextMaxId: rows[rows.length - 1].id, prevMinId: rows[0].id });
   }));
 
   routes.get('/api/v1/notifications/unread_count', readScope, (ctx) => cachedV1(ctx, async () => {
@@ -105,7 +105,7 @@ export function notificationRoutes(routes: Routes, service: NotificationsService
     const statusIds = groups.map((g) => g.statusId).filter((id): id is string => id !== null);
     const { accounts, statuses } = await renderer.renderWithAccounts(statusIds, viewer, groups.flatMap((g) => g.sampleAccountIds));
     ctx.body = serializePage(groups, accounts, statuses, expand);
-    if (groups.length) setLink(ctx, { baseUrl, path: '/api/v2/notifications', kept: keep(p, V2_KEPT), nextMaxId: groups[groups.length - 1]!.representativeId, prevMinId: groups[0]!.representativeId });
+    if (groups.length) setLink(ctx, { baseUrl, path: '/api/v2/notifications', kept: keep(p, V2_KEPT), nextMaxId: groups[groups.length - 1].representativeId, prevMinId: groups[0].representativeId });
   }));
 
   routes.get('/api/v2/notifications/unread_count', readScope, (ctx) => cachedV2(ctx, async () => {
@@ -142,7 +142,7 @@ export function notificationRoutes(routes: Routes, service: NotificationsService
     if (rows.length) {
       setLink(ctx, {
         baseUrl, path: `/api/v2/notifications/${encodeURIComponent(key)}/accounts`, kept: keep(p, ['limit']),
-        nextMaxId: rows.length === cursor.limit ? rows[rows.length - 1]!.id : null, prevMinId: rows[0]!.id,
+        nextMaxId: rows.length === cursor.limit ? rows[rows.length - 1].id : null, prevMinId: rows[0].id,
       });
     }
   });
@@ -154,6 +154,6 @@ export function onlyKnownParams(ctx: Context, known: ReadonlySet<string>): boole
 }
 
 function groupKeyParam(ctx: Context): string {
-  const key = String(ctx.params.group_key ?? '');
+  const key = pathParam(ctx, 'group_key');
   return key.slice(0, 200);
 }

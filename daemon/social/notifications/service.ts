@@ -123,7 +123,7 @@ export class NotificationsService {
   async group(accountId: string, groupKey: string): Promise<Group> {
     const rows = await this.repo.byGroupKey(accountId, groupKey);
     if (rows.length === 0) throw notFound();
-    const newest = rows[0]!;
+    const newest = rows[0];
     return {
       group_key: newest.group_key ?? `ungrouped-${newest.id}`,
       notifications_count: rows.length,

@@ -26,6 +26,17 @@ export interface TokenRow {
   created_by_app_id: string | null;
 }
 
+/** An authorization code as its exchange reads it. */
+export interface CodeRow {
+  app_id: string;
+  account_id: string;
+  redirect_uri: string;
+  scopes: string;
+  code_challenge: string | null;
+  code_challenge_method: string | null;
+  expires_at: string;
+}
+
 const APP_COLUMNS = 'CAST(id AS TEXT) AS id, name, website, redirect_uri, scopes, client_id, client_secret';
 
 export class OAuthRepo {
@@ -46,9 +57,9 @@ export class OAuthRepo {
 
   async insertToken(row: { token_hash: string; app_id: string | null; account_id: string | null; scopes: string }, trx: Knex = this.ctx.db): Promise<{ id: string; created_at: string }> {
     const created_at = new Date(this.ctx.now()).toISOString();
-    const [id] = await trx.raw(`INSERT INTO oauth_tokens (token_hash, app_id, account_id, scopes, created_at) VALUES (?, ?, ?, ?, ?) RETURNING id`,
+    const [token] = await trx.raw<Array<{ id: number }>>(`INSERT INTO oauth_tokens (token_hash, app_id, account_id, scopes, created_at) VALUES (?, ?, ?, ?, ?) RETURNING id`,
       [row.token_hash, row.app_id, row.account_id, row.scopes, created_at]);
-    return { id: String((id as { id: number }).id), created_at };
+    return { id: String(token.id), created_at };
   }
 
   tokenByHash(hash: string): Promise<TokenRow | undefined> {
@@ -99,9 +110,9 @@ export class OAuthRepo {
   }
 
   /** Marks the code used and returns it, once: a second exchange finds nothing. */
-  async consumeCode(codeHash: string): Promise<{ app_id: string; account_id: string; redirect_uri: string; scopes: string; code_challenge: string | null; code_challenge_method: string | null; expires_at: string } | undefined> {
+  async consumeCode(codeHash: string): Promise<CodeRow | undefined> {
     return this.ctx.db.transaction(async (trx) => {
-      const rows = await trx.raw(`SELECT CAST(app_id AS TEXT) AS app_id, CAST(account_id AS TEXT) AS account_id, redirect_uri, scopes, code_challenge, code_challenge_method, expires_at, used_at
+      const rows = await trx.raw<Array<CodeRow & { used_at: string | null }>>(`SELECT CAST(app_id AS TEXT) AS app_id, CAST(account_id AS TEXT) AS account_id, redirect_uri, scopes, code_challenge, code_challenge_method, expires_at, used_at
                                     FROM oauth_codes WHERE code_hash = ?`, [codeHash]);
       const row = rows[0];
       if (!row || row.used_at) return undefined;

@@ -2,7 +2,7 @@
 import type { Context } from 'koa';
 import { statusOf } from '../../http/errors.js';
 import { DomainError, unauthorized } from '../../lib/errors.js';
-import { params, stringParam, type Params } from '../http/params.js';
+import { params, paramText, stringParam, type Params } from '../http/params.js';
 import { authOf, type Routes } from '../http/routes.js';
 import { KNOWN_SCOPES } from './scopes.js';
 import { OAuthError, OOB_REDIRECT, type OAuthService } from './service.js';
@@ -19,7 +19,7 @@ export function oauthRoutes(routes: Routes, oauth: OAuthService, baseUrl: string
     const redirect = p['redirect_uris[]'] ?? p.redirect_uris;
     const app = await oauth.createApp({
       client_name: stringParam(p, 'client_name'),
-      redirect_uris: Array.isArray(redirect) ? redirect.map(String) : redirect === undefined ? undefined : String(redirect),
+      redirect_uris: Array.isArray(redirect) ? redirect.map(paramText) : redirect === undefined ? undefined : paramText(redirect),
       scopes: stringParam(p, 'scopes'),
       website: stringParam(p, 'website'),
     });
@@ -155,7 +155,7 @@ function refusal(error: DomainError): string {
 
 function pick(p: Params): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {};
-  for (const field of AUTHORIZE_FIELDS) out[field] = typeof p[field] === 'string' ? (p[field] as string) : undefined;
+  for (const field of AUTHORIZE_FIELDS) out[field] = typeof p[field] === 'string' ? (p[field]) : undefined;
   return out;
 }
 
@@ -165,7 +165,7 @@ function withBasicAuth(ctx: Context, p: Params): Record<string, string | undefin
   for (const [key, value] of Object.entries(p)) if (typeof value === 'string') out[key] = value;
   const match = /^Basic\s+(\S+)$/i.exec(ctx.get('authorization'));
   if (match) {
-    const [id, secret] = Buffer.from(match[1]!, 'base64').toString('utf8').split(':');
+    const [id, secret] = Buffer.from(match[1], 'base64').toString('utf8').split(':');
     out.client_id ??= formDecoded(id ?? '');
     out.client_secret ??= formDecoded(secret ?? '');
   }

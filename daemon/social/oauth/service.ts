@@ -90,7 +90,7 @@ export class OAuthService {
     const app = q.client_id ? await this.repo.appByClientId(q.client_id) : undefined;
     if (!app) throw new OAuthError('unauthenticated', 'invalid_client', 'Client authentication failed due to unknown client.');
     const registered = app.redirect_uri.split('\n');
-    const redirectUri = q.redirect_uri || (registered.length === 1 ? registered[0]! : '');
+    const redirectUri = q.redirect_uri || (registered.length === 1 ? registered[0] : '');
     if (!registered.includes(redirectUri)) throw new OAuthError('invalid', 'invalid_redirect_uri', 'The requested redirect uri is malformed or doesn\'t match client redirect URI.');
     if (q.response_type !== 'code') throw new OAuthError('invalid', 'unsupported_response_type', 'The authorization server does not support this response type.');
     const scopes = this.grantableScopes(q.scope, app);

@@ -55,7 +55,8 @@ export class PollsRepo {
 
   async ownChoices(pollId: string, accountId: string, db: Knex | null = null): Promise<number[]> {
     const sql = `SELECT choice FROM poll_votes WHERE poll_id = ? AND account_id = ? ORDER BY choice`;
-    const rows = (db ? await db.raw(sql, [pollId, accountId]) : await this.ctx.reader.all(sql, [pollId, accountId])) as Array<{ choice: number }>;
+    type Choice = { choice: number };
+    const rows = db ? await db.raw<Choice[]>(sql, [pollId, accountId]) : await this.ctx.reader.all<Choice>(sql, [pollId, accountId]);
     return rows.map((row) => row.choice);
   }
 
@@ -94,14 +95,14 @@ export class PollsRepo {
    * choices that were new.
    */
   async addVotes(trx: Knex, pollId: string, accountId: string, votes: ReadonlyArray<{ choice: number; uri: string | null }>, now: string): Promise<number[]> {
-    const [poll] = (await trx.raw(`SELECT tallies, votes_count, voters_count FROM polls WHERE id = ?`, [pollId])) as Array<{ tallies: string; votes_count: number; voters_count: number | null }>;
+    const [poll] = await trx.raw<Array<{ tallies: string; votes_count: number; voters_count: number | null }>>(`SELECT tallies, votes_count, voters_count FROM polls WHERE id = ?`, [pollId]);
     if (!poll) return [];
     const votedBefore = (await this.ownChoices(pollId, accountId, trx)).length > 0;
     const added: number[] = [];
     for (const vote of votes) {
-      const rows = await trx.raw(`INSERT INTO poll_votes (poll_id, account_id, choice, uri, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id`,
+      const rows = await trx.raw<unknown[]>(`INSERT INTO poll_votes (poll_id, account_id, choice, uri, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id`,
         [pollId, accountId, vote.choice, vote.uri, now]);
-      if ((rows as unknown[]).length) added.push(vote.choice);
+      if (rows.length) added.push(vote.choice);
     }
     if (added.length === 0) return [];
     const tallies = JSON.parse(poll.tallies) as number[];
@@ -119,8 +120,8 @@ export class PollsRepo {
 
   /** Marks an ended poll as told; false when another run already did. */
   async markNotified(pollId: string): Promise<boolean> {
-    const rows = await this.ctx.db.raw(`UPDATE polls SET ended_notified = 1 WHERE id = ? AND ended_notified = 0 RETURNING id`, [pollId]);
-    return (rows as unknown[]).length > 0;
+    const rows = await this.ctx.db.raw<unknown[]>(`UPDATE polls SET ended_notified = 1 WHERE id = ? AND ended_notified = 0 RETURNING id`, [pollId]);
+    return rows.length > 0;
   }
 
   /** The local accounts that voted in a poll. */

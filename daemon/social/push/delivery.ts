@@ -78,7 +78,7 @@ export class PushDelivery {
     for (let attempt = 0; ; attempt++) {
       let status = 0;
       try {
-        status = (await this.sender.postPlain(request.endpoint, request.headers as Record<string, string>, request.body as Buffer)).status;
+        status = (await this.sender.postPlain(request.endpoint, request.headers, request.body)).status;
       } catch (error) {
         if (error instanceof ForbiddenAddressError) {
           this.ctx.log.warn('push endpoint refused: not a public address', { subscription_id: subscription.id });

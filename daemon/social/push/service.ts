@@ -97,7 +97,8 @@ function mergeAlerts(current: Record<string, boolean>, given: Record<string, unk
   const out: Record<string, boolean> = {};
   for (const type of ALERT_TYPES) {
     const raw = given?.[type];
-    out[type] = raw === undefined ? current[type] ?? false : typeof raw === 'boolean' ? raw : !FALSE_WORDS.has(String(raw).toLowerCase());
+    const word = typeof raw === 'string' || typeof raw === 'number' ? String(raw).toLowerCase() : null;
+    out[type] = raw === undefined ? current[type] ?? false : typeof raw === 'boolean' ? raw : !(word !== null && FALSE_WORDS.has(word));
   }
   return out;
 }

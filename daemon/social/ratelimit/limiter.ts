@@ -30,8 +30,8 @@ export class RateLimiter {
   /** Counts one action in `trx`; throws 429 (nothing counted) when the window is full. */
   async record(trx: Knex, accountId: string, family: Family): Promise<RateLimitHeaders> {
     const { start, reset } = this.window(family);
-    const rows = await trx.raw(`SELECT count FROM rate_limits WHERE account_id = ? AND family = ? AND window_start = ?`, [accountId, family.name, start]);
-    const count = (rows as Array<{ count: number }>)[0]?.count ?? 0;
+    const rows = await trx.raw<Array<{ count: number }>>(`SELECT count FROM rate_limits WHERE account_id = ? AND family = ? AND window_start = ?`, [accountId, family.name, start]);
+    const count = rows[0]?.count ?? 0;
     if (count >= family.limit) {
       throw rateLimited(headers(family, 0, reset));
     }

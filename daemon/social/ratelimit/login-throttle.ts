@@ -80,7 +80,7 @@ export function throttledAddress(address: string | undefined): string | null {
 }
 
 function expandIpv6(address: string): string[] {
-  const [head = '', tail] = address.split('%')[0]!.split('::');
+  const [head = '', tail] = address.split('%')[0].split('::');
   const left = head ? head.split(':') : [];
   const right = tail ? tail.split(':') : [];
   const zeros = tail === undefined ? [] : Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0');

@@ -66,14 +66,14 @@ export class RelationshipsRepo {
   }
 
   async insertEdge(trx: Knex, table: EdgeTable, row: Record<string, unknown>): Promise<boolean> {
-    const result = await trx.raw(`INSERT INTO ${table} (${Object.keys(row).join(', ')}) VALUES (${Object.keys(row).map(() => '?').join(', ')})
+    const result = await trx.raw<unknown[]>(`INSERT INTO ${table} (${Object.keys(row).join(', ')}) VALUES (${Object.keys(row).map(() => '?').join(', ')})
       ON CONFLICT (account_id, target_account_id) DO NOTHING RETURNING id`, Object.values(row) as Knex.RawBinding[]);
-    return (result as unknown[]).length > 0;
+    return result.length > 0;
   }
 
   async deleteEdge(trx: Knex, table: EdgeTable, accountId: string, targetId: string): Promise<boolean> {
-    const result = await trx.raw(`DELETE FROM ${table} WHERE account_id = ? AND target_account_id = ? RETURNING id`, [accountId, targetId]);
-    return (result as unknown[]).length > 0;
+    const result = await trx.raw<unknown[]>(`DELETE FROM ${table} WHERE account_id = ? AND target_account_id = ? RETURNING id`, [accountId, targetId]);
+    return result.length > 0;
   }
 
   /** A page of edges: `direction` 'out' lists targets of accountId, 'in' lists accounts pointing at it. */
@@ -143,7 +143,7 @@ export class RelationshipsRepo {
   }
 
   async deleteExpiredMutes(): Promise<number> {
-    const rows = await this.ctx.db.raw(`DELETE FROM mutes WHERE expires_at IS NOT NULL AND expires_at <= ? RETURNING account_id`, [new Date(this.ctx.now()).toISOString()]);
-    return (rows as unknown[]).length;
+    const rows = await this.ctx.db.raw<unknown[]>(`DELETE FROM mutes WHERE expires_at IS NOT NULL AND expires_at <= ? RETURNING account_id`, [new Date(this.ctx.now()).toISOString()]);
+    return rows.length;
   }
 }

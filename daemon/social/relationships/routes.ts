@@ -121,7 +121,7 @@ export function relationshipRoutes(routes: Routes, service: RelationshipsService
     const page = pageQuery(p, 100, 200);
     const rows = await service.domainBlocks(viewerId(ctx), page);
     ctx.body = rows.map((row) => row.domain);
-    if (rows.length) setLink(ctx, { baseUrl, path: ctx.path, kept: keep(p, ['limit']), nextMaxId: rows.length === page.limit ? rows[rows.length - 1]!.id : null, prevMinId: rows[0]!.id });
+    if (rows.length) setLink(ctx, { baseUrl, path: ctx.path, kept: keep(p, ['limit']), nextMaxId: rows.length === page.limit ? rows[rows.length - 1].id : null, prevMinId: rows[0].id });
   });
   routes.post('/api/v1/domain_blocks', { scopes: write('blocks') }, async (ctx) => {
     await service.blockDomain(viewerId(ctx), requireString(params(ctx), 'domain'));

@@ -106,8 +106,8 @@ export class RelationshipsService {
   /** The target (viewer) accepts `requesterId`'s request. */
   async authorize(viewerId: string, requesterId: string): Promise<void> {
     const done = await this.ctx.db.transaction(async (trx) => {
-      const request = await trx.raw(`SELECT show_reblogs, notify, languages, uri FROM follow_requests WHERE account_id = ? AND target_account_id = ?`,
-        [requesterId, viewerId]) as Array<Record<string, unknown>>;
+      const request = await trx.raw<Array<Record<string, unknown>>>(`SELECT show_reblogs, notify, languages, uri FROM follow_requests WHERE account_id = ? AND target_account_id = ?`,
+        [requesterId, viewerId]);
       if (!request[0]) return false;
       // The uri is the requester's Follow activity (federation answers it with Accept). The follow
       // exists before the request goes, so the requester's lists keep the account.

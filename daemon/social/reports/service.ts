@@ -36,10 +36,10 @@ export class ReportsService {
     let headers!: RateLimitHeaders;
     await this.ctx.db.transaction(async (trx) => {
       headers = await this.limiter.record(trx, reporterId, FAMILIES.reports);
-      const rows = await trx.raw(`INSERT INTO reports (account_id, target_account_id, comment, category, rule_ids, forwarded, forward_to_domains, created_at)
+      const rows = await trx.raw<Array<{ id: string }>>(`INSERT INTO reports (account_id, target_account_id, comment, category, rule_ids, forwarded, forward_to_domains, created_at)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING CAST(id AS TEXT) AS id`,
       [reporterId, target.id, comment, category, JSON.stringify(ruleIds), forwarded ? 1 : 0, JSON.stringify(domains), nowIso(this.ctx.now())]);
-      id = (rows as Array<{ id: string }>)[0]!.id;
+      id = rows[0].id;
       for (const statusId of statusIds) await trx.raw(`INSERT INTO report_statuses (report_id, status_id) VALUES (?, ?)`, [id, statusId]);
     });
     const row = (await this.ctx.reader.get<ReportRow>(`SELECT CAST(id AS TEXT) AS id, CAST(target_account_id AS TEXT) AS target_account_id, comment, category, rule_ids, forwarded,

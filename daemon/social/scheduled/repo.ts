@@ -27,9 +27,9 @@ export class ScheduledRepo {
   }
 
   async insert(trx: Knex, row: Omit<ScheduledRow, 'id'>, createdAt: string): Promise<string> {
-    const rows = await trx.raw(`INSERT INTO scheduled_statuses (account_id, scheduled_at, params, created_at) VALUES (?, ?, ?, ?)
-      RETURNING CAST(id AS TEXT) AS id`, [row.account_id, row.scheduled_at, row.params, createdAt]) as Array<{ id: string }>;
-    return rows[0]!.id;
+    const rows = await trx.raw<Array<{ id: string }>>(`INSERT INTO scheduled_statuses (account_id, scheduled_at, params, created_at) VALUES (?, ?, ?, ?)
+      RETURNING CAST(id AS TEXT) AS id`, [row.account_id, row.scheduled_at, row.params, createdAt]);
+    return rows[0].id;
   }
 
   async reschedule(accountId: string, id: string, scheduledAt: string): Promise<void> {

@@ -15,7 +15,7 @@ export function scheduledRoutes(routes: Routes, service: ScheduledStatusesServic
     const p = params(ctx);
     const rows = await service.page(viewerId(ctx), pageQuery(p, 20, 40));
     ctx.body = await Promise.all(rows.map((row) => renderScheduled(row, mediaById)));
-    if (rows.length) setLink(ctx, { baseUrl, path: ctx.path, kept: keep(p, ['limit']), nextMaxId: rows[rows.length - 1]!.id, prevMinId: rows[0]!.id });
+    if (rows.length) setLink(ctx, { baseUrl, path: ctx.path, kept: keep(p, ['limit']), nextMaxId: rows[rows.length - 1].id, prevMinId: rows[0].id });
   });
 
   routes.get('/api/v1/scheduled_statuses/:id', { scopes: read('statuses') }, async (ctx) => {

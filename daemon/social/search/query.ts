@@ -16,7 +16,7 @@ export function parseQuery(q: string): ParsedQuery {
 export function parseFrom(value: string): { me: true } | { username: string; domain: string | null } | null {
   if (value.toLowerCase() === 'me') return { me: true };
   const match = /^@?([a-z0-9_]+(?:[a-z0-9_.-]*[a-z0-9_])?)(?:@([a-z0-9.-]+[a-z0-9](?::\d{1,5})?))?$/i.exec(value);
-  return match ? { username: match[1]!, domain: match[2] ?? null } : null;
+  return match ? { username: match[1], domain: match[2] ?? null } : null;
 }
 
 /** Control characters (NUL ends an FTS5 string) separate terms like spaces. */

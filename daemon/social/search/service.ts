@@ -104,7 +104,7 @@ export class SearchService {
     const address = /^@?([a-z0-9_]+(?:[a-z0-9_.-]*[a-z0-9_])?)(?:@([a-z0-9.-]+[a-z0-9](?::\d{1,5})?))?$/i.exec(text);
     if (exactOnly || (address && address[2])) {
       if (!address || offset > 0) return [];
-      return (await this.repo.exactAccounts(address[1]!, address[2] ?? null, this.ctx.localDomain)).slice(0, limit).map((row) => row.id);
+      return (await this.repo.exactAccounts(address[1], address[2] ?? null, this.ctx.localDomain)).slice(0, limit).map((row) => row.id);
     }
     const match = ftsExpression(text.replace(/^@/, '').replace(/[@.]/g, ' '));
     if (!match) return [];

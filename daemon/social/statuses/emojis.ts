@@ -13,7 +13,7 @@ const MAX_EMOJIS = 50;
 /** The shortcodes `texts` use, in order of first use. */
 export function shortcodesIn(...texts: string[]): string[] {
   const seen = new Set<string>();
-  for (const text of texts) for (const match of text.matchAll(SHORTCODE)) seen.add(match[1]!);
+  for (const text of texts) for (const match of text.matchAll(SHORTCODE)) seen.add(match[1]);
   return [...seen].slice(0, MAX_EMOJIS);
 }
 

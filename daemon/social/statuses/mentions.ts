@@ -7,7 +7,7 @@ export function parseMentions(text: string): ParsedMention[] {
   const seen = new Set<string>();
   const out: ParsedMention[] = [];
   for (const match of text.matchAll(MENTION)) {
-    const username = match[1]!;
+    const username = match[1];
     const domain = match[2] ?? null;
     const key = `${username.toLowerCase()}@${domain?.toLowerCase() ?? ''}`;
     if (seen.has(key)) continue;

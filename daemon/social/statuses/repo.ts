@@ -136,8 +136,8 @@ export class StatusesRepo {
   }
 
   async newConversation(trx: Knex): Promise<string> {
-    const rows = await trx.raw(`INSERT INTO conversations (created_at) VALUES (?) RETURNING CAST(id AS TEXT) AS id`, [new Date(this.ctx.now()).toISOString()]);
-    return (rows as Array<{ id: string }>)[0]!.id;
+    const rows = await trx.raw<Array<{ id: string }>>(`INSERT INTO conversations (created_at) VALUES (?) RETURNING CAST(id AS TEXT) AS id`, [new Date(this.ctx.now()).toISOString()]);
+    return rows[0].id;
   }
 
   async insertMentions(trx: Knex, statusId: string, accountIds: readonly string[]): Promise<void> {
@@ -146,14 +146,14 @@ export class StatusesRepo {
 
   /** Inserts (account, status) into an action table; false when it was already there. */
   async addAction(trx: Knex, table: ActionTable, accountId: string, statusId: string): Promise<boolean> {
-    const rows = await trx.raw(`INSERT INTO ${table} (account_id, status_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING RETURNING id`,
+    const rows = await trx.raw<unknown[]>(`INSERT INTO ${table} (account_id, status_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING RETURNING id`,
       [accountId, statusId, new Date(this.ctx.now()).toISOString()]);
-    return (rows as unknown[]).length > 0;
+    return rows.length > 0;
   }
 
   async removeAction(trx: Knex, table: ActionTable, accountId: string, statusId: string): Promise<boolean> {
-    const rows = await trx.raw(`DELETE FROM ${table} WHERE account_id = ? AND status_id = ? RETURNING id`, [accountId, statusId]);
-    return (rows as unknown[]).length > 0;
+    const rows = await trx.raw<unknown[]>(`DELETE FROM ${table} WHERE account_id = ? AND status_id = ? RETURNING id`, [accountId, statusId]);
+    return rows.length > 0;
   }
 
   async countPins(accountId: string): Promise<number> {

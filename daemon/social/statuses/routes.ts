@@ -140,7 +140,7 @@ export function statusRoutes(routes: Routes, service: StatusesService, renderer:
       // The renderer leaves out what the viewer may no longer see.
       const rendered = await renderer.render(rows.map((row) => row.status_id), viewer);
       ctx.body = rows.map((row) => rendered.get(row.status_id)).filter(Boolean);
-      if (rows.length) setLink(ctx, { baseUrl, path, kept: keep(p, ['limit']), nextMaxId: rows.length === page.limit ? rows[rows.length - 1]!.edge_id : null, prevMinId: rows[0]!.edge_id });
+      if (rows.length) setLink(ctx, { baseUrl, path, kept: keep(p, ['limit']), nextMaxId: rows.length === page.limit ? rows[rows.length - 1].edge_id : null, prevMinId: rows[0].edge_id });
     });
   }
 }

@@ -65,14 +65,14 @@ export class Reader {
    * SQLite's data_version, always asked of the same connection so values compare.
    */
   async dataVersion(): Promise<number> {
-    const connection = this.connections[0]!;
+    const connection = this.connections[0];
     const statement = this.prepare(connection, 'PRAGMA data_version');
     connection.busy += 1;
     return new Promise((resolve, reject) => {
       statement.all([], (error: Error | null, rows: Array<{ data_version: number }>) => {
         connection.busy -= 1;
         if (error) reject(error);
-        else resolve(rows[0]!.data_version);
+        else resolve(rows[0].data_version);
       });
     });
   }

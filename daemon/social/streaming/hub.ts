@@ -7,6 +7,7 @@
  * only those the visibility rule (statuses/visibility.ts) lets see it.
  */
 import type { SocialContext } from '../context.js';
+import type { SocialEvents } from '../events.js';
 import type { StatusRenderer, StatusJson } from '../statuses/serialize.js';
 import type { NotificationsService } from '../notifications/service.js';
 import { serializeNotification } from '../notifications/serialize.js';
@@ -36,8 +37,8 @@ export class StreamHub {
   }
 
   start(): void {
-    const on = <K extends Parameters<SocialContext['events']['on']>[0]>(name: K, handler: (...args: any[]) => Promise<void>) => {
-      const listener = (...args: any[]) => { handler(...args).catch((error) => this.ctx.log.warn('streaming delivery failed', { event: name, error })); };
+    const on = <K extends keyof SocialEvents>(name: K, handler: (...args: SocialEvents[K]) => Promise<void>) => {
+      const listener = (...args: SocialEvents[K]) => { handler(...args).catch((error) => this.ctx.log.warn('streaming delivery failed', { event: name, error })); };
       this.ctx.events.on(name, listener as never);
       this.unsubscribers.push(() => this.ctx.events.off(name, listener as never));
     };
@@ -187,7 +188,7 @@ export class StreamHub {
         if (seen.has(connection)) continue;
         seen.add(connection);
         if (connection.accountId ? !audience.accounts.has(connection.accountId) : !audience.anyone) continue;
-        const channel = connection.channels.values().next().value as Channel | undefined;
+        const channel = connection.channels.values().next().value;
         if (channel) connection.send(channel, 'delete', statusId);
       }
     }

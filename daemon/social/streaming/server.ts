@@ -151,7 +151,8 @@ export class StreamingServer {
     ws.on('pong', () => { connection.alive = true; });
     ws.on('close', () => this.clients.remove(connection));
     ws.on('error', () => this.clients.remove(connection));
-    ws.on('message', (data) => this.message(connection, data.toString()));
+    // binaryType stays 'nodebuffer': each message arrives as one Buffer.
+    ws.on('message', (data) => this.message(connection, (data as Buffer).toString()));
     const legacy = /^\/api\/v1\/streaming\/([a-z:]+)$/.exec(url.pathname)?.[1];
     const stream = url.searchParams.get('stream') ?? legacy;
     if (stream) void this.subscribe(connection, { stream, tag: url.searchParams.get('tag') ?? undefined, list: url.searchParams.get('list') ?? undefined });
@@ -160,7 +161,7 @@ export class StreamingServer {
   private message(connection: StreamConnection, text: string): void {
     let message: { type?: unknown; stream?: unknown; tag?: unknown; list?: unknown };
     try {
-      message = JSON.parse(text);
+      message = JSON.parse(text) as typeof message;
     } catch {
       return connection.error('Invalid JSON', 400);
     }
@@ -196,11 +197,11 @@ export class StreamingServer {
 
 function tokenOf(req: IncomingMessage, url: URL): string | null {
   const header = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
-  if (header) return header[1]!;
+  if (header) return header[1];
   const query = url.searchParams.get('access_token');
   if (query) return query;
   const protocol = req.headers['sec-websocket-protocol'];
-  return protocol ? protocol.split(',')[0]!.trim() || null : null;
+  return protocol ? protocol.split(',')[0].trim() || null : null;
 }
 
 function refuse(socket: Duplex, status: number, message: string): void {

@@ -12,8 +12,8 @@ export function tagsCreateHook(repo: TagsRepo, baseUrl: string): StatusCreateHoo
       if (names.length === 0) return null;
       return async (trx, statusId) => {
         await repo.tagStatus(trx, statusId, names);
-        const rows = await trx.raw(`SELECT content FROM statuses WHERE id = ?`, [statusId]) as Array<{ content: string }>;
-        await trx.raw(`UPDATE statuses SET content = ? WHERE id = ?`, [linkHashtags(rows[0]!.content, baseUrl), statusId]);
+        const rows = await trx.raw<Array<{ content: string }>>(`SELECT content FROM statuses WHERE id = ?`, [statusId]);
+        await trx.raw(`UPDATE statuses SET content = ? WHERE id = ?`, [linkHashtags(rows[0].content, baseUrl), statusId]);
       };
     },
   };

@@ -6,7 +6,7 @@ const MAX_TAG_NAME = 100;
 export function parseHashtags(text: string): string[] {
   const seen = new Map<string, string>();
   for (const match of text.matchAll(HASHTAG)) {
-    const name = match[1]!.slice(0, MAX_TAG_NAME);
+    const name = match[1].slice(0, MAX_TAG_NAME);
     if (!seen.has(name.toLowerCase())) seen.set(name.toLowerCase(), name);
   }
   return [...seen.values()];

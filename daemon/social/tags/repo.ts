@@ -45,7 +45,7 @@ export class TagsRepo {
   /** A tag by name, made if it is new (following a tag nobody used yet). */
   async ensure(name: string): Promise<TagRow> {
     await this.ctx.db.raw(`INSERT INTO tags (name, created_at) VALUES (?, ?) ON CONFLICT DO NOTHING`, [name, new Date(this.ctx.now()).toISOString()]);
-    return (await this.byNames([name]))[0]!;
+    return (await this.byNames([name]))[0];
   }
 
   /** Of `tagIds`, those `viewerId` follows. */

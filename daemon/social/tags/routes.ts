@@ -5,7 +5,7 @@
  */
 import type { Context } from 'koa';
 import { notFound } from '../../lib/errors.js';
-import { params } from '../http/params.js';
+import { params, pathParam } from '../http/params.js';
 import { keep, pageQuery, setLink } from '../http/pagination.js';
 import { optionalViewerId, viewerId, type Routes } from '../http/routes.js';
 import { read, write } from '../oauth/scopes.js';
@@ -16,7 +16,7 @@ import type { TagsService } from './service.js';
 export function tagRoutes(routes: Routes, tags: TagsService, baseUrl: string): void {
   const nameOf = (ctx: Context): string => {
     // The router has decoded the path already: decoding again would turn a name with '%' into a 500.
-    const [name] = hashtagNames([String(ctx.params.name ?? '')]);
+    const [name] = hashtagNames([pathParam(ctx, 'name')]);
     if (!name) throw notFound();
     return name;
   };
@@ -44,7 +44,7 @@ export function tagRoutes(routes: Routes, tags: TagsService, baseUrl: string): v
     const views = await tags.followed(viewerId(ctx), page);
     ctx.body = views.map((view) => serializeTagView(view, baseUrl));
     if (views.length) {
-      setLink(ctx, { baseUrl, path: ctx.path, kept: keep(p, ['limit']), nextMaxId: views.length === page.limit ? views[views.length - 1]!.edgeId : null, prevMinId: views[0]!.edgeId });
+      setLink(ctx, { baseUrl, path: ctx.path, kept: keep(p, ['limit']), nextMaxId: views.length === page.limit ? views[views.length - 1].edgeId : null, prevMinId: views[0].edgeId });
     }
   });
 }

@@ -83,7 +83,7 @@ export class TagsService {
   private async view(tag: Pick<TagRow, 'id' | 'name'>, viewerId: string | null, known: Known = {}): Promise<TagView> {
     const saved = tag.id > 0 && viewerId !== null;
     const following = known.following ?? (saved && (await this.tags.followedAmong(viewerId, [tag.id])).has(tag.id));
-    const featuring = known.featuring ?? (saved && (await this.featured.featuring(viewerId!, [tag.id])).has(tag.id));
+    const featuring = known.featuring ?? (saved && (await this.featured.featuring(viewerId, [tag.id])).has(tag.id));
     const history = tag.id > 0 ? await this.tags.history(tag.id, this.now()) : [];
     return { tag, history, at: this.now(), following, featuring };
   }

@@ -4,7 +4,7 @@
  */
 import type { Context } from 'koa';
 import { unauthorized } from '../../lib/errors.js';
-import { arrayParam, boolParam, params, type Params } from '../http/params.js';
+import { arrayParam, boolParam, params, pathParam, type Params } from '../http/params.js';
 import { keep, pageQuery, setLink } from '../http/pagination.js';
 import { type PageQuery } from '../store/paging.js';
 import { optionalViewerId, viewerId, type Routes } from '../http/routes.js';
@@ -19,7 +19,7 @@ export interface TimelineDeps { timelines: TimelinesService; renderer: StatusRen
 export async function sendStatusPage(ctx: Context, deps: Pick<TimelineDeps, 'renderer' | 'baseUrl'>, p: Params, ids: Array<{ id: string }>, kept: string[], viewer: string | null): Promise<void> {
   const rendered = await deps.renderer.render(ids.map((row) => row.id), viewer);
   ctx.body = ids.map((row) => rendered.get(row.id)).filter(Boolean);
-  if (ids.length) setLink(ctx, { baseUrl: deps.baseUrl, path: ctx.path, kept: keep(p, kept), nextMaxId: ids[ids.length - 1]!.id, prevMinId: ids[0]!.id });
+  if (ids.length) setLink(ctx, { baseUrl: deps.baseUrl, path: ctx.path, kept: keep(p, kept), nextMaxId: ids[ids.length - 1].id, prevMinId: ids[0].id });
 }
 
 function publicOptions(p: Params): PublicOptions {
@@ -53,7 +53,7 @@ export function timelineRoutes(routes: Routes, deps: TimelineDeps): void {
     const viewer = previewViewer(ctx);
     const p = params(ctx);
     const tags = await deps.timelines.tagsNamed({
-      hashtag: String(ctx.params.hashtag), any: arrayParam(p, 'any') ?? [], all: arrayParam(p, 'all') ?? [], none: arrayParam(p, 'none') ?? [],
+      hashtag: pathParam(ctx, 'hashtag'), any: arrayParam(p, 'any') ?? [], all: arrayParam(p, 'all') ?? [], none: arrayParam(p, 'none') ?? [],
     });
     if (!tags) {
       ctx.body = [];

@@ -31,8 +31,8 @@ import { m20261122_63_social_remote_image_sources } from './20261122_63_social_r
 
 export interface Migration {
   name: string;
-  up(db: Knex): Promise<void>;
-  down?(db: Knex): Promise<void>;
+  up: (db: Knex) => Promise<void>;
+  down?: (db: Knex) => Promise<void>;
 }
 
 export const MIGRATIONS: readonly Migration[] = [

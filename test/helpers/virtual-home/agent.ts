@@ -66,7 +66,7 @@ export interface MdnsRecord { name: string; type: string; ttl: number; data: str
 function records(packet: dnsPacket.Packet): MdnsRecord[] {
   return [...(packet.answers ?? []), ...(packet.additionals ?? [])].map((record) => {
     const data = (record as { data?: unknown }).data;
-    const text = Buffer.isBuffer(data) ? data.toString() : Array.isArray(data) ? JSON.stringify(data.map((d) => (Buffer.isBuffer(d) ? d.toString() : d))) : typeof data === 'object' ? JSON.stringify(data) : String(data);
+    const text = Buffer.isBuffer(data) ? data.toString() : Array.isArray(data) ? JSON.stringify(data.map((d) => (Buffer.isBuffer(d) ? d.toString() : d))) : typeof data === 'object' ? JSON.stringify(data) : `${data as string}`;
     return { name: record.name, type: record.type, ttl: (record as { ttl?: number }).ttl ?? 0, data: text };
   });
 }

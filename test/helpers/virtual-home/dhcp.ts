@@ -134,7 +134,7 @@ export function startDhcpClient(namespace: string, iface: string, script: string
     if (!line.startsWith(LEASE_PREFIX)) return;
     const raw = JSON.parse(line.slice(LEASE_PREFIX.length)) as Record<string, string | number>;
     leases.push({
-      event: raw.event as Lease['event'], ip: String(raw.ip), mask: Number(raw.mask), router: String(raw.router).split(' ')[0]!,
+      event: raw.event as Lease['event'], ip: String(raw.ip), mask: Number(raw.mask), router: String(raw.router).split(' ')[0],
       dns: String(raw.dns).split(/\s+/).filter(Boolean), leaseSeconds: Number(raw.lease), captivePortal: String(raw.captivePortal), at: performance.now(),
     });
     for (const waiter of waiters) waiter();

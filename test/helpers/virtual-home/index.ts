@@ -161,7 +161,7 @@ export class VirtualHome {
     let change: { radio?: string; associated?: boolean; active?: boolean; joined?: boolean; mac?: string; ssid?: string };
     try { change = JSON.parse(line); } catch { return; }
     if (!change.radio) return;
-    this.mark(`radio_${change.radio}`, change as Record<string, unknown>);
+    this.mark(`radio_${change.radio}`, change);
     if (change.radio === 'station') this.radio.associated = change.associated === true;
     if (change.radio === 'softap') this.radio.softAp = change.active === true;
     if (change.radio === 'softap_station' && change.mac === PHONE_MAC) this.radio.phoneJoined = change.joined === true;
@@ -242,7 +242,7 @@ export class VirtualHome {
     let seen = 0;
     const scan = () => {
       for (; seen < daemon.logs.length; seen++) {
-        const line = daemon.logs[seen]!;
+        const line = daemon.logs[seen];
         if (typeof line.to === 'string' && typeof line.from === 'string' && line.msg.startsWith('connectivity ')) this.mark(`state_${line.to}`, { from: line.from, cause: line.cause });
       }
     };

@@ -23,7 +23,7 @@ export async function ip(...args: string[]): Promise<string> {
     return (await run('ip', args)).stdout;
   } catch (error) {
     const { stderr } = error as { stderr?: string };
-    throw new Error(`ip ${args.join(' ')}: ${stderr?.trim() || (error as Error).message}`);
+    throw new Error(`ip ${args.join(' ')}: ${stderr?.trim() || (error as Error).message}`, { cause: error });
   }
 }
 

@@ -26,12 +26,12 @@ export function spawnIn(namespace: string, command: string, args: string[], env:
   const listeners = new Set<(line: string) => void>();
   const stderrListeners = new Set<(line: string) => void>();
   let stderr = '';
-  createInterface({ input: child.stderr! }).on('line', (line) => {
+  createInterface({ input: child.stderr }).on('line', (line) => {
     stderr = (stderr + line + '\n').slice(-20_000);
     for (const listener of stderrListeners) listener(line);
   });
-  child.stdin!.on('error', () => undefined);
-  createInterface({ input: child.stdout! }).on('line', (line) => {
+  child.stdin.on('error', () => undefined);
+  createInterface({ input: child.stdout }).on('line', (line) => {
     lines.push(line);
     for (const listener of listeners) listener(line);
   });

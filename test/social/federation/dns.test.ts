@@ -28,7 +28,7 @@ async function dnsServer(silent = false): Promise<{ server: string; queries: str
   const queries: string[] = [];
   socket.on('message', (message, peer) => {
     const query = dnsPacket.decode(message);
-    const question = query.questions![0]!;
+    const question = query.questions![0];
     queries.push(`${question.type} ${question.name}`);
     if (silent) return;
     const known = RECORDS[question.name.toLowerCase()];
@@ -41,7 +41,7 @@ async function dnsServer(silent = false): Promise<{ server: string; queries: str
     socket.send(reply, peer.port, peer.address);
   });
   await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
-  return { server: `127.0.0.1:${(socket.address() as AddressInfo).port}`, queries, close: () => socket.close() };
+  return { server: `127.0.0.1:${(socket.address()).port}`, queries, close: () => socket.close() };
 }
 
 test('addresses and localhost are answered without asking DNS', async () => {
@@ -166,7 +166,7 @@ test('a name resolves while the only thread of the pool is blocked', async () =>
     else await writeFile(fifo, 'x');
     await exited;
     assert.ok(line, 'the name was not resolved while the pool was blocked');
-    assert.equal(JSON.parse(line!), [{ address: '127.0.0.1', family: 4 }, { address: '::1', family: 6 }]);
+    assert.equal(JSON.parse(line), [{ address: '127.0.0.1', family: 4 }, { address: '::1', family: 6 }]);
   } finally {
     dns.close();
     dir.remove();

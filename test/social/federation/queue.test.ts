@@ -26,7 +26,7 @@ let server: http.Server;
 let inbox = '';
 let received: string[] = [];
 let answer = 202;
-let hold: Array<() => void> = [];
+const hold: Array<() => void> = [];
 let holding = false;
 let concurrent = 0;
 let maxConcurrent = 0;

@@ -79,7 +79,7 @@ test('fetches of a peer’s documents are signed by the instance actor', async (
   assert.is(instance.type, 'Application');
   const fetch = peer.gets.find((get) => get.url === '/users/mallory');
   assert.ok(fetch, 'the key was fetched');
-  const parsed = httpSignature.parseRequest(fetch!, { headers: ['(request-target)', 'host', 'date'] });
+  const parsed = httpSignature.parseRequest(fetch, { headers: ['(request-target)', 'host', 'date'] });
   assert.is(parsed.keyId, `${A.url}/actor#main-key`);
   assert.is(httpSignature.verifySignature(parsed, instance.publicKey.publicKeyPem), true);
 });

@@ -2,7 +2,7 @@
  * An actor document from a peer, checked before anything is stored: an id on the host it was
  * fetched from, an inbox, a username, and a public key owned by the actor.
  */
-import { asArray, hasType, hostOf, httpUrl, idOf, InvalidDocumentError, isObject, str, type Json } from '../objects/ld.js';
+import { asArray, hasType, hostOf, httpUrl, idOf, InvalidDocumentError, isObject, str } from '../objects/ld.js';
 
 export const ACTOR_TYPES = ['Person', 'Service', 'Application', 'Group', 'Organization'];
 
@@ -46,7 +46,7 @@ export function parseActor(doc: unknown, fetchedFrom?: string): RemoteActorDoc {
   if (!inbox || hostOf(inbox) !== domain) throw new InvalidDocumentError(`actor ${uri} has no inbox of its own`);
   const username = str(doc.preferredUsername);
   if (!username || !USERNAME.test(username)) throw new InvalidDocumentError(`actor ${uri} has no valid preferredUsername`);
-  const key = isObject(doc.publicKey) ? doc.publicKey : asArray(doc.publicKey).find(isObject) as Json | undefined;
+  const key = isObject(doc.publicKey) ? doc.publicKey : asArray(doc.publicKey).find(isObject);
   const keyId = key ? str(key.id) : null;
   const pem = key ? str(key.publicKeyPem) : null;
   if (!key || !keyId || !pem || (idOf(key.owner) ?? uri) !== uri) throw new InvalidDocumentError(`actor ${uri} has no public key of its own`);

@@ -102,8 +102,8 @@ export class RemoteActors {
     const resource = `acct:${username}@${domain}`;
     const endpoint = `${schemeFor(this.fed.policy, domain)}://${domain}/.well-known/webfinger?resource=${encodeURIComponent(resource)}`;
     const { json } = await this.fed.client.getJson(endpoint, 'application/jrd+json, application/json');
-    const links = isObject(json) && Array.isArray(json.links) ? json.links : [];
-    const self = links.find((link) => isObject(link) && link.rel === 'self' && /activity\+json|ld\+json/.test(String(link.type ?? '')));
+    const links: unknown[] = isObject(json) && Array.isArray(json.links) ? json.links : [];
+    const self = links.find((link) => isObject(link) && link.rel === 'self' && /activity\+json|ld\+json/.test(str(link.type) ?? ''));
     const href = isObject(self) ? str(self.href) : null;
     if (!href) throw new InvalidDocumentError(`WebFinger of ${resource} names no ActivityPub actor`);
     return this.resolve(href);

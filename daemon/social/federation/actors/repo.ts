@@ -73,9 +73,9 @@ export class ActorsRepo {
 
   /** Points a peer's account at the local copy of its picture, if that picture is still `source`. */
   async useCopy(id: string, kind: 'avatar' | 'header', source: string, copy: { original: string; static: string }): Promise<boolean> {
-    const rows = await this.ctx.db.raw(`UPDATE accounts SET ${kind} = ?, ${kind}_static = ? WHERE id = ? AND ${kind} = ?
+    const rows = await this.ctx.db.raw<unknown[]>(`UPDATE accounts SET ${kind} = ?, ${kind}_static = ? WHERE id = ? AND ${kind} = ?
       AND EXISTS (SELECT 1 FROM federation_actors f WHERE f.account_id = accounts.id AND f.${kind}_source = ?) RETURNING id`, [copy.original, copy.static, id, source, source]);
-    return (rows as unknown[]).length > 0;
+    return rows.length > 0;
   }
 
   async insert(trx: Knex, account: Record<string, unknown>, extra: Record<string, unknown>): Promise<void> {

@@ -6,6 +6,7 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { notFound } from '../../../lib/errors.js';
+import { pathParam } from '../../http/params.js';
 import type { FederationContext } from '../context.js';
 import type { LocalActors } from './local.js';
 import { NoteRenderer } from '../objects/note.js';
@@ -17,7 +18,7 @@ export function actorRoutes(router: Router, fed: FederationContext, local: Local
   const notes = new NoteRenderer(fed);
 
   const account = async (ctx: Context) => {
-    const row = await local.byUsername(String(ctx.params.username));
+    const row = await local.byUsername(pathParam(ctx, 'username'));
     if (!row) throw notFound();
     return row;
   };

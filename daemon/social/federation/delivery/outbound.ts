@@ -172,7 +172,7 @@ export class Outbound {
     const options = JSON.parse(poll.options) as string[];
     for (const vote of await this.fed.services.polls.votesOf(pollId, accountId)) {
       if (!choices.includes(vote.choice)) continue;
-      await this.send(voter, [this.inboxOf(author)], voteActivity(voter.uri, vote.id, author.uri, status.uri, options[vote.choice]!));
+      await this.send(voter, [this.inboxOf(author)], voteActivity(voter.uri, vote.id, author.uri, status.uri, options[vote.choice]));
     }
   }
 

@@ -19,7 +19,7 @@ const ACCT = /^@?([a-z0-9_]+(?:[a-z0-9_.-]+[a-z0-9_]+)?)@([a-z0-9.-]+[a-z0-9](?:
 
 export function parseAcct(query: string): { username: string; domain: string } | null {
   const match = ACCT.exec(query.trim());
-  return match ? { username: match[1]!, domain: match[2]!.toLowerCase() } : null;
+  return match ? { username: match[1], domain: match[2].toLowerCase() } : null;
 }
 
 export class Resolver {

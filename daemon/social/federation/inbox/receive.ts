@@ -10,7 +10,7 @@ import { requireIdentityEncoding } from '../../../http/body.js';
 import type { FederationContext } from '../context.js';
 import type { RemoteActors } from '../actors/remote.js';
 import type { RequestSigners } from '../signatures/signer.js';
-import { idOf, InvalidDocumentError, isObject, str, type Json } from '../objects/ld.js';
+import { idOf, InvalidDocumentError, isObject, str } from '../objects/ld.js';
 import type { DeliveryQueue } from '../delivery/queue.js';
 import type { InboxHandlers } from './handlers.js';
 import { ForbiddenAddressError } from '../net/address-policy.js';
@@ -38,7 +38,7 @@ export class InboxReceiver {
       this.reject(ctx, 'body is not JSON', signer.uri);
     }
     if (!isObject(activity) || !str(activity.type)) this.reject(ctx, 'activity has no type', signer.uri);
-    const actorUri = idOf((activity as Json).actor);
+    const actorUri = idOf((activity).actor);
     if (actorUri !== signer.uri) {
       this.fed.log.warn('inbox refused an activity whose actor is not the signer', { actor: actorUri?.slice(0, 300), signer: signer.uri });
       throw new HttpError(401, 'Activity actor does not match the signature');
@@ -48,13 +48,13 @@ export class InboxReceiver {
     if (actor.suspended_at) throw new HttpError(403, 'Account is suspended');
     if (actor.domain) await this.queue.markAvailable(actor.domain);
     try {
-      const handled = await this.handlers.handle(activity as Json, actor);
-      this.fed.log.debug('inbox activity', { type: (activity as Json).type, actor: actor.uri, handled });
+      const handled = await this.handlers.handle(activity, actor);
+      this.fed.log.debug('inbox activity', { type: (activity).type, actor: actor.uri, handled });
     } catch (error) {
       if (error instanceof InvalidDocumentError || error instanceof ForbiddenAddressError) this.reject(ctx, error.message, actor.uri);
       if (!isFetchFailure(error)) throw error;
       // A referenced object could not be fetched: taken and dropped, as Mastodon does.
-      this.fed.log.warn('inbox could not fetch what an activity refers to', { type: (activity as Json).type, actor: actor.uri, error: (error as Error).message });
+      this.fed.log.warn('inbox could not fetch what an activity refers to', { type: (activity).type, actor: actor.uri, error: (error as Error).message });
     }
     ctx.status = 202;
     ctx.body = '';

@@ -24,7 +24,7 @@ export function isPrivateAddress(address: string): boolean {
   if (family === 4) return PRIVATE.check(address, 'ipv4');
   if (family === 6) {
     const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-    if (mapped) return PRIVATE.check(mapped[1]!, 'ipv4');
+    if (mapped) return PRIVATE.check(mapped[1], 'ipv4');
     return PRIVATE.check(address, 'ipv6');
   }
   return true;

@@ -132,7 +132,7 @@ export class PeerClient {
         let size = 0;
         response.on('data', (chunk: Buffer) => {
           size += chunk.length;
-          if (size > maxBytes) fail(new PeerHttpError(url.toString(), response.statusCode ?? null, `${method} ${url} answered more than ${maxBytes} bytes`));
+          if (size > maxBytes) fail(new PeerHttpError(url.toString(), response.statusCode ?? null, `${method} ${url.href} answered more than ${maxBytes} bytes`));
           else chunks.push(chunk);
         });
         response.on('end', () => {
@@ -144,8 +144,8 @@ export class PeerClient {
         response.on('error', fail);
       });
       // One deadline for the whole exchange, not only for idle sockets.
-      const deadline = setTimeout(() => fail(new PeerHttpError(url.toString(), null, `${method} ${url} timed out after ${timeoutMs} ms`)), timeoutMs);
-      request.on('timeout', () => fail(new PeerHttpError(url.toString(), null, `${method} ${url} timed out`)));
+      const deadline = setTimeout(() => fail(new PeerHttpError(url.toString(), null, `${method} ${url.href} timed out after ${timeoutMs} ms`)), timeoutMs);
+      request.on('timeout', () => fail(new PeerHttpError(url.toString(), null, `${method} ${url.href} timed out`)));
       request.on('error', (error) => { clearTimeout(deadline); fail(error); });
       request.on('close', () => clearTimeout(deadline));
       try {
@@ -167,7 +167,7 @@ export class PeerClient {
       resolvePeerHost(hostname, dns, family).then((list) => {
         if (!allowPrivate && list.some((entry) => isPrivateAddress(entry.address))) return callback(new ForbiddenAddressError(hostname), '');
         if (options.all) return callback(null, list);
-        callback(null, list[0]!.address, list[0]!.family);
+        callback(null, list[0].address, list[0].family);
       }, (error: Error) => callback(error, ''));
     };
   }

@@ -16,8 +16,8 @@ export function parseEmojiTags(tag: unknown, policy: AddressPolicy): Map<string,
   for (const item of asArray(tag).slice(0, MAX_TAGS)) {
     if (!isObject(item) || item.type !== 'Emoji') continue;
     const shortcode = NAME.exec(str(item.name) ?? '')?.[1];
-    const icon = asArray(item.icon).find(isObject) as Json | undefined;
-    const raw = str(icon?.url) ?? (isObject(icon?.url) ? str((icon!.url as Json).href) : null);
+    const icon = asArray(item.icon).find(isObject);
+    const raw = str(icon?.url) ?? (isObject(icon?.url) ? str((icon.url).href) : null);
     if (!shortcode || !raw || raw.length > MAX_URL || out.has(shortcode)) continue;
     try {
       const url = checkUrl(policy, raw).toString();

@@ -179,7 +179,7 @@ export class RemoteStatuses {
       await trx.raw(`UPDATE statuses SET content = ?, text = ?, spoiler_text = ?, sensitive = ?, emojis = ?, edited_at = ?, updated_at = ? WHERE id = ?`,
         [note.contentHtml, htmlToText(note.contentHtml), note.summary, note.sensitive ? 1 : 0, this.emojisOf(note), now, now, existing.id]);
       // The peer's attachments are replaced; their local copies (if cached) go after the commit.
-      replaced = (await trx.raw(`DELETE FROM media_attachments WHERE status_id = ? AND remote_url IS NOT NULL RETURNING CAST(id AS TEXT) AS id`, [existing.id]) as Array<{ id: string }>).map((row) => row.id);
+      replaced = (await trx.raw<Array<{ id: string }>>(`DELETE FROM media_attachments WHERE status_id = ? AND remote_url IS NOT NULL RETURNING CAST(id AS TEXT) AS id`, [existing.id])).map((row) => row.id);
       await this.insertMedia(trx, note, actor, existing.id, now);
       await this.fed.services.tags.retagStatus(trx, existing.id, note.hashtags);
       await this.replacePoll(trx, existing.id, actor.id, poll, note.poll, now);

@@ -15,7 +15,7 @@ const OPTIONS: sanitizeHtmlType.IOptions = {
 };
 
 export function sanitizeRemoteHtml(html: string): string {
-  return sanitizer()(html, { ...OPTIONS, allowedAttributes: { ...OPTIONS.allowedAttributes, a: [...(OPTIONS.allowedAttributes as Record<string, string[]>).a!, 'target'] } });
+  return sanitizer()(html, { ...OPTIONS, allowedAttributes: { ...OPTIONS.allowedAttributes, a: [...(OPTIONS.allowedAttributes as Record<string, string[]>).a, 'target'] } });
 }
 
 /** Plain text of remote HTML (for the `text` column of remote statuses). */

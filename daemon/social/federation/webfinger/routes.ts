@@ -63,7 +63,7 @@ export function discoveryRoutes(router: Router, fed: FederationContext, local: L
 /** The local username a WebFinger resource names, or null (another domain, malformed). */
 export function localUsername(resource: string, localDomain: string, baseUrl: string): string | null {
   const acct = /^(?:acct:)?@?([^@\s]+)@([^@\s]+)$/i.exec(resource);
-  if (acct) return acct[2]!.toLowerCase() === localDomain.toLowerCase() ? acct[1]! : null;
+  if (acct) return acct[2].toLowerCase() === localDomain.toLowerCase() ? acct[1] : null;
   for (const prefix of [`${baseUrl}/users/`, `${baseUrl}/@`]) {
     if (resource.startsWith(prefix)) {
       const rest = resource.slice(prefix.length);
