@@ -1,0 +1,62 @@
+/**
+ * A start loads only what a start needs (docs/architecture.md §4): the libraries for media, Web
+ * Push, mail, HTTP signatures, remote HTML, WebSockets, login throttling, captive DNS, MQTT and
+ * serial ports, wait for their first use. The daemon runs with a
+ * preloaded recorder that lists every file it loaded.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startDaemon } from '../helpers/daemon.js';
+import { DIST, tempDir } from '../helpers/paths.js';
+
+const RECORDER = join(DIST, 'test', 'helpers', 'module-recorder.js');
+
+const LOADED_ON_FIRST_USE = [
+  'sharp', 'blurhash', 'file-type', 'koa-body', 'web-push', 'nodemailer', '@peertube/http-signature', 'sanitize-html',
+  'ws', 'rate-limiter-flexible', 'dns-packet', 'mqtt', 'serialport', '@serialport/bindings-cpp', '@homebridge/ciao',
+];
+
+/** The files listed by the recorder: ES modules as file: URLs, CommonJS ones as paths. */
+function loadedFiles(log: string): string[] {
+  const files = log.split('\n').filter(Boolean).map((line) => (line.startsWith('file:') ? fileURLToPath(line) : line));
+  return [...new Set(files)];
+}
+
+/** The npm packages (`name` or `@scope/name`) the files belong to. */
+function packagesOf(files: readonly string[]): Set<string> {
+  const names = new Set<string>();
+  for (const path of files) {
+    const at = path.lastIndexOf('/node_modules/');
+    if (at < 0) continue;
+    const [first = '', second = ''] = path.slice(at + '/node_modules/'.length).split('/');
+    names.add(first.startsWith('@') ? `${first}/${second}` : first);
+  }
+  return names;
+}
+
+test('a start of a box already set up loads none of the parts kept for their first use', async () => {
+  const data = tempDir();
+  const recording = tempDir('nestbox-modules-');
+  const log = join(recording.path, 'modules.log');
+  try {
+    // The first start makes the instance's keys, the Web Push pair with web-push among them: once per box.
+    const first = await startDaemon({ dataDir: data.path });
+    assert.is(await first.stop(), 0);
+    const daemon = await startDaemon({ dataDir: data.path, env: { NODE_OPTIONS: `--import=${RECORDER}`, MODULE_RECORDER_LOG: log } });
+    assert.is(await daemon.stop(), 0);
+    const files = loadedFiles(readFileSync(log, 'utf8'));
+    const packages = packagesOf(files);
+    // Both kinds of module are recorded: the stack a start does need is there.
+    for (const needed of ['knex', 'lodash', 'koa', 'sqlite3', 'protobufjs']) assert.ok(packages.has(needed), `${needed} is recorded`);
+    assert.ok(files.some((file) => file.endsWith(join('dist', 'daemon', 'app.js'))), "the daemon's own modules are recorded");
+    assert.equal(LOADED_ON_FIRST_USE.filter((name) => packages.has(name)), [], 'loaded at start');
+  } finally {
+    data.remove();
+    recording.remove();
+  }
+});
+
+test.run();
