@@ -1,7 +1,7 @@
 /**
  * A start loads only what a start needs (docs/architecture.md §4): the libraries for media, Web
  * Push, mail, HTTP signatures, remote HTML, WebSockets, login throttling, captive DNS, MQTT and
- * serial ports, wait for their first use. The daemon runs with a
+ * serial ports, and the migrations' code, wait for their first use. The daemon runs with a
  * preloaded recorder that lists every file it loaded.
  */
 import { test } from 'uvu';
@@ -53,6 +53,7 @@ test('a start of a box already set up loads none of the parts kept for their fir
     for (const needed of ['knex', 'lodash', 'koa', 'sqlite3', 'protobufjs']) assert.ok(packages.has(needed), `${needed} is recorded`);
     assert.ok(files.some((file) => file.endsWith(join('dist', 'daemon', 'app.js'))), "the daemon's own modules are recorded");
     assert.equal(LOADED_ON_FIRST_USE.filter((name) => packages.has(name)), [], 'loaded at start');
+    assert.equal(files.filter((file) => file.includes(join('dist', 'daemon', 'store', 'migrations', '2'))), [], 'migrations loaded with none to apply');
   } finally {
     data.remove();
     recording.remove();
