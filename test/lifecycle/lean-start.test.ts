@@ -1,8 +1,8 @@
 /**
  * A start loads only what a start needs (docs/architecture.md §4): the libraries for media, Web
  * Push, mail, HTTP signatures, remote HTML, WebSockets, login throttling, captive DNS, MQTT and
- * serial ports, and the migrations' code, wait for their first use. The daemon runs with a
- * preloaded recorder that lists every file it loaded.
+ * serial ports, the migrations' code and the federation inbox wait for their first use. The daemon
+ * runs with a preloaded recorder that lists every file it loaded.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -54,6 +54,7 @@ test('a start of a box already set up loads none of the parts kept for their fir
     assert.ok(files.some((file) => file.endsWith(join('dist', 'daemon', 'app.js'))), "the daemon's own modules are recorded");
     assert.equal(LOADED_ON_FIRST_USE.filter((name) => packages.has(name)), [], 'loaded at start');
     assert.equal(files.filter((file) => file.includes(join('dist', 'daemon', 'store', 'migrations', '2'))), [], 'migrations loaded with none to apply');
+    assert.equal(files.filter((file) => file.includes(join('dist', 'daemon', 'social', 'federation', 'inbox'))), [], 'inbox loaded before a peer delivered');
   } finally {
     data.remove();
     recording.remove();
