@@ -5,8 +5,9 @@
  * 53 of other interfaces stays with systemd-resolved or dnsmasq) and runs only in setup mode.
  */
 import { createSocket, type Socket } from 'node:dgram';
-import dnsPacket from 'dns-packet';
+import type dnsPacket from 'dns-packet';
 import type { DeviceState } from '../device/state.js';
+import { lazy } from '../lib/on-first-use.js';
 import type { Logger } from '../log/logger.js';
 
 export interface CaptiveDnsOptions {
@@ -16,8 +17,12 @@ export interface CaptiveDnsOptions {
   log: Logger;
 }
 
+type DnsPackets = typeof dnsPacket;
+
 export class CaptiveDns {
   private socket: Socket | null = null;
+  /** Loaded when setup mode first starts the DNS: most starts never need it. */
+  private readonly packets = lazy('the captive DNS (dns-packet)', async () => (await import('dns-packet')).default);
   queries = 0;
   malformed = 0;
 
@@ -30,8 +35,9 @@ export class CaptiveDns {
 
   async start(): Promise<void> {
     if (this.socket) return;
+    const packets = await this.packets();
     const socket = createSocket('udp4');
-    socket.on('message', (message, peer) => this.answer(socket, message, peer.port, peer.address));
+    socket.on('message', (message, peer) => this.answer(packets, socket, message, peer.port, peer.address));
     socket.on('error', (error) => this.options.log.warn('captive DNS socket error', { error }));
     await new Promise<void>((resolve, reject) => {
       socket.once('error', reject);
@@ -47,7 +53,7 @@ export class CaptiveDns {
     if (socket) await new Promise<void>((resolve) => socket.close(() => resolve()));
   }
 
-  private answer(socket: Socket, message: Buffer, port: number, address: string): void {
+  private answer(dnsPacket: DnsPackets, socket: Socket, message: Buffer, port: number, address: string): void {
     let query: dnsPacket.Packet;
     try {
       query = dnsPacket.decode(message);

@@ -13,7 +13,7 @@ import protobuf from 'protobufjs';
 export const PROTO_PATH = fileURLToPath(new URL('../../../proto/ctrl.proto', import.meta.url));
 
 export interface Schema {
-  schema: protobuf.Root;
+  readonly schema: protobuf.Root;
   wire: protobuf.Root;
   ctrlMsg: protobuf.Type;
 }
@@ -23,13 +23,21 @@ let loaded: Schema | null = null;
 export function loadSchema(): Schema {
   if (loaded) return loaded;
   const source = readFileSync(PROTO_PATH, 'utf8');
-  const schema = protobuf.parse(source, { keepCase: true }).root;
-  schema.resolveAll();
-  const wireSource = source.replace(/^(\s*(?:repeated\s+)?)string(\s+\w+\s*=)/gm, '$1bytes$2');
-  const wire = protobuf.parse(wireSource, { keepCase: true }).root;
-  wire.resolveAll();
-  loaded = { schema, wire, ctrlMsg: wire.lookupType('CtrlMsg') };
+  const wire = parse(source.replace(/^(\s*(?:repeated\s+)?)string(\s+\w+\s*=)/gm, '$1bytes$2'));
+  let schema: protobuf.Root | null = null;
+  loaded = {
+    wire,
+    ctrlMsg: wire.lookupType('CtrlMsg'),
+    // Only presenting messages (the tools) needs the file as written: the daemon never parses it.
+    get schema() { return (schema ??= parse(source)); },
+  };
   return loaded;
+}
+
+function parse(source: string): protobuf.Root {
+  const root = protobuf.parse(source, { keepCase: true }).root;
+  root.resolveAll();
+  return root;
 }
 
 export function wireType(name: string): protobuf.Type {

@@ -3,6 +3,7 @@
  * Multipart uploads (media) are parsed only by the routes that take files, with their own limits.
  */
 import type { Context, Middleware } from 'koa';
+import { lazy } from '../lib/on-first-use.js';
 import { HttpError } from './errors.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -18,10 +19,9 @@ export type KoaBodyOptions = Parameters<(typeof import('koa-body'))['koaBody']>[
  * says is 400, an unknown Content-Encoding 415.
  */
 export function lazyKoaBody(options: KoaBodyOptions): Middleware {
-  let parser: Promise<Middleware> | null = null;
+  const parser = lazy('the body parser (koa-body)', async () => (await import('koa-body')).koaBody(options));
   return async (ctx, next) => {
-    parser ??= import('koa-body').then(({ koaBody }) => koaBody(options));
-    const parse = await parser;
+    const parse = await parser();
     try {
       await parse(ctx, async () => undefined);
     } catch (error) {

@@ -22,8 +22,20 @@ export interface MigrateResult {
 
 export async function migrate(db: Db, migrations: readonly Migration[] = MIGRATIONS): Promise<MigrateResult> {
   assertOrdered(migrations);
+  if (await allApplied(db, migrations)) return { applied: [] };
   const [, applied] = (await db.migrate.latest({ migrationSource: new ListSource(migrations) })) as [number, string[]];
   return { applied };
+}
+
+/**
+ * True when the database has applied exactly `migrations` (one query): a start on a migrated
+ * database then skips knex's migrator, its lock and its transaction. Anything else (a new database,
+ * pending migrations, one this build does not know) goes to knex, which applies or refuses.
+ */
+async function allApplied(db: Db, migrations: readonly Migration[]): Promise<boolean> {
+  if (!(await db.schema.hasTable('knex_migrations'))) return false;
+  const applied = new Set<string>(await db('knex_migrations').pluck('name'));
+  return applied.size === migrations.length && migrations.every((migration) => applied.has(migration.name));
 }
 
 function assertOrdered(migrations: readonly Migration[]): void {

@@ -24,6 +24,17 @@ test('migrations run once: a second run applies nothing and keeps the data', asy
   });
 });
 
+test('a database that applied a migration this build does not list is refused, not taken as migrated', async () => {
+  await withTempDatabase(async (db) => {
+    const newer: Migration = { name: '29990101_01_test_newer', async up() {} };
+    await migrate(db, [...MIGRATIONS, newer]);
+    await migrate(db).then(
+      () => assert.unreachable('an unknown applied migration must be refused'),
+      (error: Error) => assert.match(error.message, /corrupt.*29990101_01_test_newer/s),
+    );
+  });
+});
+
 test('a migration that fails leaves the database as it was', async () => {
   await withTempDatabase(async (db) => {
     await migrate(db);

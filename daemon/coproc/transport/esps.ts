@@ -9,7 +9,10 @@
 import { closeSync, constants, openSync, write } from 'node:fs';
 import { isatty, ReadStream as TtyReadStream } from 'node:tty';
 import { ReopeningTransport, type PortCallbacks, type PortHandle, type TransportOptions } from './types.js';
-import { PolledReader } from './polled-reader.js';
+import { lazy } from '../../lib/on-first-use.js';
+
+/** serialport's native poller, loaded only by a box that uses this transport. */
+const polledReader = lazy('the esps poller (@serialport/bindings-cpp)', () => import('./polled-reader.js'));
 
 export class EspsTransport extends ReopeningTransport {
   readonly description: string;
@@ -22,6 +25,7 @@ export class EspsTransport extends ReopeningTransport {
   }
 
   protected async openPort(callbacks: PortCallbacks): Promise<PortHandle> {
+    const { PolledReader } = await polledReader();
     const fd = openSync(this.path, constants.O_RDWR | constants.O_NOCTTY | constants.O_NONBLOCK);
     let closing = false;
     const lost = (reason: string) => { if (!closing) callbacks.lost(reason); };

@@ -1,6 +1,10 @@
 /** `serial:/dev/ttyX?baud=N`: a UART straight to the coprocessor, through the serialport library. */
 import type { SerialPort as SerialPortType } from 'serialport';
+import { lazy } from '../../lib/on-first-use.js';
 import { ReopeningTransport, type PortCallbacks, type PortHandle, type TransportOptions } from './types.js';
+
+// Loaded on first use: the serialport bindings cost memory a box on `sim` or `esps:` need not pay.
+const serialPort = lazy('serial ports (serialport)', () => import('serialport'));
 
 export class SerialTransport extends ReopeningTransport {
   readonly description: string;
@@ -13,8 +17,7 @@ export class SerialTransport extends ReopeningTransport {
   }
 
   protected async openPort(callbacks: PortCallbacks): Promise<PortHandle> {
-    // Loaded on first use: the serialport bindings cost memory a box on `sim` or `esps:` need not pay.
-    const { SerialPort } = await import('serialport');
+    const { SerialPort } = await serialPort();
     const port: SerialPortType = new SerialPort({ path: this.path, baudRate: this.baudRate, autoOpen: false });
     await new Promise<void>((resolve, reject) => port.open((error) => (error ? reject(error) : resolve())));
     let closing = false;

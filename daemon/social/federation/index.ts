@@ -15,8 +15,6 @@ import { discoveryRoutes } from './webfinger/routes.js';
 import { DeliveryQueue } from './delivery/queue.js';
 import { Outbound } from './delivery/outbound.js';
 import type { OnlineSignal } from './delivery/online.js';
-import { InboxHandlers } from './inbox/handlers.js';
-import { InboxReceiver } from './inbox/receive.js';
 import type { Resolved } from './fetch/resolver.js';
 import type { RemoteLookups } from './fetch/lookups.js';
 import type { FederationPeers } from './peers.js';
@@ -24,6 +22,7 @@ import { AccountMoves } from './actors/moves.js';
 import { moveRoutes } from './actors/move-routes.js';
 import { RemoteMediaCache } from './fetch/media-cache.js';
 import { RequestSigners } from './signatures/signer.js';
+import { lazy } from '../../lib/on-first-use.js';
 
 export interface FederationOptions {
   /** Opened with `peers`: its services hold the remote lookups federation shares. */
@@ -51,14 +50,17 @@ export class Federation {
     });
     this.outbound = new Outbound(fed, this.queue, local);
     this.moves = new AccountMoves(fed, remote, this.outbound);
-    const handlers = new InboxHandlers(fed, remote, statuses, this.outbound);
     const signers = new RequestSigners(fed, remote);
-    const receiver = new InboxReceiver(fed, remote, handlers, this.queue, signers);
+    // Loaded with the first activity a peer delivers: a box may go long without one.
+    const receiver = lazy('the federation inbox', async () => {
+      const [{ InboxHandlers }, { InboxReceiver }] = await Promise.all([import('./inbox/handlers.js'), import('./inbox/receive.js')]);
+      return new InboxReceiver(fed, remote, new InboxHandlers(fed, remote, statuses, this.outbound), this.queue, signers);
+    });
     this.lookups = lookups;
     this.mediaCache = new RemoteMediaCache(fed);
     discoveryRoutes(this.router, fed, local);
     actorRoutes(this.router, fed, local, signers);
-    for (const path of ['/inbox', '/users/:username/inbox']) this.router.post(path, (ctx) => receiver.receive(ctx));
+    for (const path of ['/inbox', '/users/:username/inbox']) this.router.post(path, async (ctx) => (await receiver()).receive(ctx));
     moveRoutes(this.router, fed, this.moves);
   }
 

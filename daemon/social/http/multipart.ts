@@ -12,6 +12,7 @@ import { rm } from 'node:fs/promises';
 import type { Context, Middleware } from 'koa';
 import { BODY_LIMIT_BYTES, parseBody, requireIdentityEncoding, type KoaBodyOptions } from '../../http/body.js';
 import { HttpError } from '../../http/errors.js';
+import { lazy } from '../../lib/on-first-use.js';
 import { isOutOfSpace } from '../../storage/out-of-space.js';
 
 export interface MultipartLimits {
@@ -38,15 +39,14 @@ interface FormidableFile { filepath: string; _writeStream?: WriteStream | null }
  * A refused body is 413 (too large, too many files) or 400 (malformed, cut off).
  */
 export function multipartParser(limits: MultipartLimits): Middleware {
-  let koaBody: Promise<(options: KoaBodyOptions) => Middleware> | null = null;
+  // Loaded with the first upload (it brings formidable and zod), not at start-up.
+  const koaBody = lazy('the upload parser (koa-body)', async () => (await import('koa-body')).koaBody as (options: KoaBodyOptions) => Middleware);
   return async (ctx, next) => {
     // formidable reads the bytes as sent.
     requireIdentityEncoding(ctx);
-    // Loaded with the first upload (it brings formidable and zod), not at start-up.
-    koaBody ??= import('koa-body').then((module) => module.koaBody as (options: KoaBodyOptions) => Middleware);
     const started: FormidableFile[] = [];
     // One parser per request: formidable's fileBegin does not say which request a file is for.
-    const parse = (await koaBody)(options(limits, (_name, file) => { started.push(file as FormidableFile); }));
+    const parse = (await koaBody())(options(limits, (_name, file) => { started.push(file as FormidableFile); }));
     try {
       try {
         await parse(ctx, async () => undefined);

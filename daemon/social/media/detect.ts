@@ -2,6 +2,10 @@
  * What an uploaded file really is, from its bytes (never its name): the Mastodon attachment type,
  * the MIME type and the extension the stored file gets. Unknown contents are refused by the caller.
  */
+import { lazy } from '../../lib/on-first-use.js';
+
+// Loaded on the first upload, like sharp: start-up (daemon and admin tool) does not pay for it.
+const fileType = lazy('file type detection (file-type)', () => import('file-type'));
 
 export type MediaKind = 'image' | 'video' | 'audio';
 
@@ -12,8 +16,7 @@ const VIDEO = new Set(['video/mp4', 'video/webm', 'video/quicktime', 'video/x-m4
 const AUDIO = new Set(['audio/mpeg', 'audio/ogg', 'audio/opus', 'audio/wav', 'audio/x-wav', 'audio/wave', 'audio/flac', 'audio/x-flac', 'audio/aac', 'audio/x-m4a', 'audio/mp4', 'audio/webm', 'audio/3gpp']);
 
 export async function detectMedia(path: string): Promise<Detected | null> {
-  // Loaded on the first upload, like sharp: start-up (daemon and admin tool) does not pay for it.
-  const { fileTypeFromFile } = await import('file-type');
+  const { fileTypeFromFile } = await fileType();
   const found = await fileTypeFromFile(path);
   if (!found) return null;
   const kind: MediaKind | null = IMAGE.has(found.mime) ? 'image' : VIDEO.has(found.mime) ? 'video' : AUDIO.has(found.mime) ? 'audio' : null;

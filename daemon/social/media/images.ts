@@ -5,23 +5,19 @@
  */
 import type { Sharp, SharpOptions } from 'sharp';
 import type * as Blurhash from 'blurhash';
-import { onFirstUse } from '../../lib/on-first-use.js';
+import { lazy, onFirstUse } from '../../lib/on-first-use.js';
 
 const blurhash = onFirstUse<typeof Blurhash>('blurhash');
 
 type SharpFactory = (input?: string | Buffer, options?: SharpOptions) => Sharp;
-let loaded: Promise<SharpFactory> | null = null;
 
-function sharpModule(): Promise<SharpFactory> {
-  loaded ??= import('sharp').then((module) => {
-    const sharp = module.default;
-    sharp.cache(false);
-    // Two worker threads at most: the box has two to four cores and other work to do.
-    sharp.concurrency(2);
-    return sharp;
-  });
-  return loaded;
-}
+const sharpModule = lazy('image processing (sharp)', async (): Promise<SharpFactory> => {
+  const sharp = (await import('sharp')).default;
+  sharp.cache(false);
+  // Two worker threads at most: the box has two to four cores and other work to do.
+  sharp.concurrency(2);
+  return sharp;
+});
 
 export interface Dimensions { width: number; height: number; size: string; aspect: number }
 export interface ImageResult { original: Dimensions; small: Dimensions; blurhash: string }

@@ -5,12 +5,15 @@
  * Retry-After) for one period, and each further time it goes over within a day for twice as long
  * (capped at a day), so a guesser that keeps going backs off exponentially.
  */
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import type { RateLimiterMemory } from 'rate-limiter-flexible';
 import type { AttemptLimit } from '../../config.js';
 import { DomainError } from '../../lib/errors.js';
+import { lazy } from '../../lib/on-first-use.js';
 import type { Logger } from '../../log/logger.js';
 
 const MAX_BLOCK_S = 24 * 3600;
+
+type Limiters = typeof import('rate-limiter-flexible');
 
 export class LoginThrottled extends DomainError {
   constructor(readonly retryAfterS: number) {
@@ -23,7 +26,8 @@ class Rule {
   private readonly attempts: RateLimiterMemory;
   private readonly strikes: RateLimiterMemory;
 
-  constructor(private readonly name: string, private readonly limit: AttemptLimit, private readonly log: Logger) {
+  constructor(private readonly limiters: Limiters, private readonly name: string, private readonly limit: AttemptLimit, private readonly log: Logger) {
+    const { RateLimiterMemory } = limiters;
     this.attempts = new RateLimiterMemory({ keyPrefix: name, points: limit.limit, duration: limit.periodS });
     this.strikes = new RateLimiterMemory({ keyPrefix: `${name}/strikes`, points: Number.MAX_SAFE_INTEGER, duration: MAX_BLOCK_S });
   }
@@ -34,7 +38,7 @@ class Rule {
       await this.attempts.consume(key);
       return null;
     } catch (error) {
-      if (!(error instanceof RateLimiterRes)) throw error;
+      if (!(error instanceof this.limiters.RateLimiterRes)) throw error;
       // Blocked already: the block's own end stands; the first refusal of a period sets it.
       if (error.consumedPoints > this.limit.limit + 1) return Math.max(1, Math.ceil(error.msBeforeNext / 1000));
       const { consumedPoints: strikes } = await this.strikes.penalty(key);
@@ -47,12 +51,14 @@ class Rule {
 }
 
 export class LoginThrottle {
-  private readonly byAddress: Rule;
-  private readonly byAccount: Rule;
+  /** Made with the first login attempt: nothing is counted before one. */
+  private readonly rules: () => Promise<{ byAddress: Rule; byAccount: Rule }>;
 
   constructor(limits: { address: AttemptLimit; account: AttemptLimit }, log: Logger) {
-    this.byAddress = new Rule('login/address', limits.address, log);
-    this.byAccount = new Rule('login/account', limits.account, log);
+    this.rules = lazy('the login throttle (rate-limiter-flexible)', async () => {
+      const limiters = await import('rate-limiter-flexible');
+      return { byAddress: new Rule(limiters, 'login/address', limits.address, log), byAccount: new Rule(limiters, 'login/account', limits.account, log) };
+    });
   }
 
   /**
@@ -63,9 +69,10 @@ export class LoginThrottle {
    */
   async attempt(address: string | undefined, account: { key: string; accountId: string | null }): Promise<void> {
     const addressKey = throttledAddress(address);
+    const { byAddress, byAccount } = await this.rules();
     // What was typed as a login is never logged: it may be a password typed in the wrong field.
-    const waitS = (addressKey ? await this.byAddress.count(addressKey, { address: addressKey }) : null)
-      ?? await this.byAccount.count(account.key, account.accountId ? { account_id: account.accountId } : {});
+    const waitS = (addressKey ? await byAddress.count(addressKey, { address: addressKey }) : null)
+      ?? await byAccount.count(account.key, account.accountId ? { account_id: account.accountId } : {});
     if (waitS !== null) throw new LoginThrottled(waitS);
   }
 }

@@ -12,8 +12,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer, type WebSocket } from 'ws';
+import type { WebSocket, WebSocketServer } from 'ws';
 import type { AuthContext, TokenResolver } from '../../lib/grants.js';
+import { lazy } from '../../lib/on-first-use.js';
 import type { Logger } from '../../log/logger.js';
 import { channelFor, type Channel, type StreamRequest } from './channels.js';
 import { EventSourceTransport, StreamConnection, WebSocketTransport } from './connection.js';
@@ -30,13 +31,18 @@ const MAX_MESSAGE_BYTES = 4096;
 
 export class StreamingServer {
   private readonly http: Server;
-  private readonly wss: WebSocketServer;
+  /** Built with the first WebSocket upgrade: many boxes' clients never open one. */
+  private wss: WebSocketServer | null = null;
+  private readonly webSockets = lazy('the WebSocket server (ws)', async () => {
+    const { WebSocketServer } = await import('ws');
+    this.wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES, handleProtocols: (protocols) => [...protocols][0] ?? false });
+    return this.wss;
+  });
   private pinger: NodeJS.Timeout | null = null;
   private readonly clients: StreamClients;
 
   constructor(private readonly options: StreamingOptions) {
     this.clients = new StreamClients(options.hub, options.log);
-    this.wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES, handleProtocols: (protocols) => [...protocols][0] ?? false });
     this.http = createServer((req, res) => {
       const path = new URL(req.url ?? '/', 'http://x').pathname;
       if (path === '/api/v1/streaming/health' && (req.method === 'GET' || req.method === 'HEAD')) {
@@ -70,8 +76,8 @@ export class StreamingServer {
 
   async stop(): Promise<void> {
     if (this.pinger) clearInterval(this.pinger);
-    for (const client of this.wss.clients) client.terminate();
-    this.wss.close();
+    for (const client of this.wss?.clients ?? []) client.terminate();
+    this.wss?.close();
     const closed = new Promise<void>((resolve) => this.http.close(() => resolve()));
     // Event streams never end by themselves.
     this.http.closeAllConnections();
@@ -79,7 +85,7 @@ export class StreamingServer {
   }
 
   private ping(): void {
-    for (const socket of this.wss.clients) {
+    for (const socket of this.wss?.clients ?? []) {
       const connection = (socket as WebSocket & { nestbox?: StreamConnection }).nestbox;
       if (connection && !connection.alive) { socket.terminate(); continue; }
       if (connection) connection.alive = false;
@@ -92,7 +98,14 @@ export class StreamingServer {
     if (!STREAM_PATH.test(url.pathname)) return refuse(socket, 404, 'Not found');
     const auth = await this.authenticate(req, url);
     if ('status' in auth) return refuse(socket, auth.status, auth.error);
-    this.wss.handleUpgrade(req, socket, head, (ws) => this.connected(ws, auth.auth, url));
+    let wss: WebSocketServer;
+    try {
+      wss = await this.webSockets();
+    } catch (error) {
+      this.options.log.error('WebSocket upgrade refused', { error });
+      return refuse(socket, 503, 'Streaming over WebSocket is unavailable');
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => this.connected(ws, auth.auth, url));
   }
 
   /** The request's token, resolved; an error to answer with when it is refused. */
@@ -204,7 +217,9 @@ function tokenOf(req: IncomingMessage, url: URL): string | null {
   return protocol ? protocol.split(',')[0].trim() || null : null;
 }
 
+const STATUS_TEXT: Record<number, string> = { 401: 'Unauthorized', 404: 'Not Found', 503: 'Service Unavailable' };
+
 function refuse(socket: Duplex, status: number, message: string): void {
   const body = JSON.stringify({ error: message });
-  socket.end(`HTTP/1.1 ${status} ${status === 401 ? 'Unauthorized' : status === 404 ? 'Not Found' : 'Forbidden'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  socket.end(`HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Forbidden'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }

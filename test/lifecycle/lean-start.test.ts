@@ -1,0 +1,113 @@
+/**
+ * A start loads only what a start needs (docs/architecture.md §4): the libraries for media, Web
+ * Push, mail, HTTP signatures, remote HTML, WebSockets, login throttling, captive DNS, MQTT and
+ * serial ports, the migrations' code and the federation inbox wait for their first use. The daemon
+ * runs with a preloaded recorder that lists every file it loaded, or with a preloaded blocker that
+ * makes a library fail to load, to see the first use that needs it refused at once and clearly.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startDaemon } from '../helpers/daemon.js';
+import { DIST, tempDir } from '../helpers/paths.js';
+
+const RECORDER = join(DIST, 'test', 'helpers', 'module-recorder.js');
+const BLOCKER = join(DIST, 'test', 'helpers', 'module-blocker.js');
+
+const LOADED_ON_FIRST_USE = [
+  'sharp', 'blurhash', 'file-type', 'koa-body', 'web-push', 'nodemailer', '@peertube/http-signature', 'sanitize-html',
+  'ws', 'rate-limiter-flexible', 'dns-packet', 'mqtt', 'serialport', '@serialport/bindings-cpp', '@homebridge/ciao',
+];
+
+/** The files listed by the recorder: ES modules as file: URLs, CommonJS ones as paths. */
+function loadedFiles(log: string): string[] {
+  const files = log.split('\n').filter(Boolean).map((line) => (line.startsWith('file:') ? fileURLToPath(line) : line));
+  return [...new Set(files)];
+}
+
+/** The npm packages (`name` or `@scope/name`) the files belong to. */
+function packagesOf(files: readonly string[]): Set<string> {
+  const names = new Set<string>();
+  for (const path of files) {
+    const at = path.lastIndexOf('/node_modules/');
+    if (at < 0) continue;
+    const [first = '', second = ''] = path.slice(at + '/node_modules/'.length).split('/');
+    names.add(first.startsWith('@') ? `${first}/${second}` : first);
+  }
+  return names;
+}
+
+test('a start of a box already set up loads none of the parts kept for their first use', async () => {
+  const data = tempDir();
+  const recording = tempDir('nestbox-modules-');
+  const log = join(recording.path, 'modules.log');
+  try {
+    // The first start makes the instance's keys, the Web Push pair with web-push among them: once per box.
+    const first = await startDaemon({ dataDir: data.path });
+    assert.is(await first.stop(), 0);
+    const daemon = await startDaemon({ dataDir: data.path, env: { NODE_OPTIONS: `--import=${RECORDER}`, MODULE_RECORDER_LOG: log } });
+    assert.is(await daemon.stop(), 0);
+    const files = loadedFiles(readFileSync(log, 'utf8'));
+    const packages = packagesOf(files);
+    // Both kinds of module are recorded: the stack a start does need is there.
+    for (const needed of ['knex', 'lodash', 'koa', 'sqlite3', 'protobufjs']) assert.ok(packages.has(needed), `${needed} is recorded`);
+    assert.ok(files.some((file) => file.endsWith(join('dist', 'daemon', 'app.js'))), "the daemon's own modules are recorded");
+    assert.equal(LOADED_ON_FIRST_USE.filter((name) => packages.has(name)), [], 'loaded at start');
+    assert.equal(files.filter((file) => file.includes(join('dist', 'daemon', 'store', 'migrations', '2'))), [], 'migrations loaded with none to apply');
+    assert.equal(files.filter((file) => file.includes(join('dist', 'daemon', 'social', 'federation', 'inbox'))), [], 'inbox loaded before a peer delivered');
+  } finally {
+    data.remove();
+    recording.remove();
+  }
+});
+
+/** A WebSocket upgrade on the streaming port: the HTTP answer when it is refused, or 101. */
+function upgrade(port: number, path: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request({
+      host: '127.0.0.1', port, path,
+      headers: { Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==' },
+    });
+    req.on('upgrade', (response, socket) => { socket.destroy(); resolve({ status: response.statusCode ?? 0, body: '' }); });
+    req.on('response', (response) => {
+      let body = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => { body += chunk; });
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+test('a part that cannot be loaded on first use is refused with a clear error, and the daemon keeps serving', async () => {
+  const daemon = await startDaemon({ env: { NODE_OPTIONS: `--import=${BLOCKER}`, MODULE_BLOCKER_DENY: 'ws' } });
+  try {
+    for (let attempt = 1; attempt <= 2; attempt++) {
+      const refused = await upgrade(daemon.streamingPort, '/api/v1/streaming?stream=public');
+      assert.is(refused.status, 503, `upgrade ${attempt}`);
+      assert.equal(JSON.parse(refused.body), { error: 'Streaming over WebSocket is unavailable' });
+    }
+    const logged = await daemon.waitForLog((line) => line.msg === 'WebSocket upgrade refused');
+    assert.match(JSON.stringify(logged.error), /the WebSocket server \(ws\) could not be loaded: Cannot find package 'ws'/);
+    const health = await fetch(`http://127.0.0.1:${daemon.streamingPort}/api/v1/streaming/health`);
+    assert.is(await health.text(), 'OK');
+    assert.is((await daemon.json('/api/v1/instance')).status, 200);
+  } finally {
+    assert.is(await daemon.stop(), 0);
+  }
+});
+
+test('with the library there, the first WebSocket upgrade loads it and is accepted', async () => {
+  const daemon = await startDaemon();
+  try {
+    assert.is((await upgrade(daemon.streamingPort, '/api/v1/streaming?stream=public')).status, 101);
+  } finally {
+    assert.is(await daemon.stop(), 0);
+  }
+});
+
+test.run();
