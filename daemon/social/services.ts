@@ -13,6 +13,7 @@ import { StatusRenderer } from './statuses/serialize.js';
 import { MarkersService } from './markers/service.js';
 import { RateLimiter } from './ratelimit/limiter.js';
 import { ListsService } from './lists/service.js';
+import { ListsRepo } from './lists/repo.js';
 import { Passwords } from './accounts/passwords.js';
 import type { PasswordHasher } from './accounts/password-hasher.js';
 import { LoginThrottle } from './ratelimit/login-throttle.js';
@@ -98,7 +99,7 @@ export async function buildServices(ctx: SocialContext, hasher: PasswordHasher, 
   const notifications = new NotificationsService(ctx);
   const media = new MediaService(ctx, storage, limiter);
   const tags = new TagsRepo(ctx);
-  const featuredTags = new FeaturedRepo(ctx);
+  const featuredRepo = new FeaturedRepo(ctx);
   const filters = new FiltersService(ctx);
   const polls = new PollsService(ctx, notifications);
   const accounts = new AccountsService(ctx, passwords);
@@ -107,7 +108,7 @@ export async function buildServices(ctx: SocialContext, hasher: PasswordHasher, 
     create: [mediaCreateHook(media), tagsCreateHook(tags, baseUrl), pollsCreateHook(polls)],
     edit: [pollsEditHook(polls)],
   }, remote);
-  const relationships = new RelationshipsService(ctx, notifications, limiter);
+  const relationships = new RelationshipsService(ctx, notifications, limiter, new ListsRepo(ctx), featuredRepo);
   const renderer = new StatusRenderer(ctx,
     [mediaDecorator(media), tagsDecorator(tags, baseUrl), filtersDecorator(filters), pollsDecorator(polls, ctx.now)],
     [filtersViewerKey(filters)]);
@@ -133,8 +134,8 @@ export async function buildServices(ctx: SocialContext, hasher: PasswordHasher, 
     admin: new AdminAccountsService(ctx),
     emails: new EmailsService(ctx, ctx.config.smtpUrl ? smtpMailer(ctx.config.smtpUrl, ctx.config.smtpFrom) : null),
     conversations: new ConversationsService(new ConversationsRepo(ctx)),
-    featured: new FeaturedService(featuredTags, tags, relationships, ctx.now),
-    hashtags: new TagsService(tags, featuredTags, ctx.now),
+    featured: new FeaturedService(featuredRepo, tags, relationships, ctx.now),
+    hashtags: new TagsService(tags, featuredRepo, ctx.now),
     directory: new DirectoryService(new DirectoryRepo(ctx)),
   };
 }

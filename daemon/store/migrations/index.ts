@@ -28,6 +28,7 @@ import { m20261122_60_social_suggestion_dismissals } from './20261122_60_social_
 import { m20261122_61_social_featured } from './20261122_61_social_featured.js';
 import { m20261122_62_social_status_edits_polls } from './20261122_62_social_status_edits_polls.js';
 import { m20261122_63_social_remote_image_sources } from './20261122_63_social_remote_image_sources.js';
+import { m20261122_64_social_follow_endings_in_service } from './20261122_64_social_follow_endings_in_service.js';
 
 export interface Migration {
   name: string;
@@ -61,4 +62,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m20261122_61_social_featured,
   m20261122_62_social_status_edits_polls,
   m20261122_63_social_remote_image_sources,
+  m20261122_64_social_follow_endings_in_service,
 ];
