@@ -10,6 +10,7 @@ import { NotificationsService } from './notifications/service.js';
 import { RelationshipsService } from './relationships/service.js';
 import { StatusesService } from './statuses/service.js';
 import { StatusRenderer } from './statuses/serialize.js';
+import { RenderCache } from './render/cache.js';
 import { MarkersService } from './markers/service.js';
 import { RateLimiter } from './ratelimit/limiter.js';
 import { ListsService } from './lists/service.js';
@@ -57,6 +58,8 @@ export interface SocialServices {
   relationships: RelationshipsService;
   statuses: StatusesService;
   renderer: StatusRenderer;
+  /** What the read path keeps rendered between requests (render/cache.ts). */
+  renderCache: RenderCache;
   markers: MarkersService;
   lists: ListsService;
   limiter: RateLimiter;
@@ -109,7 +112,8 @@ export async function buildServices(ctx: SocialContext, hasher: PasswordHasher, 
     edit: [pollsEditHook(polls)],
   }, remote);
   const relationships = new RelationshipsService(ctx, notifications, limiter, new ListsRepo(ctx), featuredRepo);
-  const renderer = new StatusRenderer(ctx,
+  const renderCache = new RenderCache(ctx);
+  const renderer = new StatusRenderer(ctx, renderCache,
     [mediaDecorator(media), tagsDecorator(tags, baseUrl), filtersDecorator(filters), pollsDecorator(polls, ctx.now)],
     [filtersViewerKey(filters)]);
   return {
@@ -119,6 +123,7 @@ export async function buildServices(ctx: SocialContext, hasher: PasswordHasher, 
     relationships,
     statuses,
     renderer,
+    renderCache,
     markers: new MarkersService(ctx),
     lists: new ListsService(ctx),
     limiter,

@@ -1,7 +1,7 @@
 /** Notification (v1), notification group and the v2 envelope (Mastodon 4.5 shapes). */
 import { serializePartialAccount, type AccountJson } from '../accounts/serialize.js';
 import type { StatusJson } from '../statuses/serialize.js';
-import { rawJson } from '../../http/json-text.js';
+import { rawJson } from '../render/json-text.js';
 import type { NotificationRow, PageGroup } from './repo.js';
 import type { Group } from './service.js';
 import { STATUS_TYPES } from './types.js';

@@ -9,7 +9,7 @@ import type { ServerResponse } from 'node:http';
 import type { WebSocket } from 'ws';
 import type { AuthContext } from '../../http/auth.js';
 import { scopeAllows } from '../../http/auth.js';
-import { renderJson } from '../../http/json-text.js';
+import { renderJson } from '../render/json-text.js';
 import type { Channel } from './channels.js';
 
 /** What may wait in our buffers for one client (beyond what the kernel holds) before it is cut off. */

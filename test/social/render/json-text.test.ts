@@ -1,7 +1,7 @@
 /** Pre-rendered JSON: embedded verbatim by renderJson, a plain object everywhere else, never forgeable. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { markRendered, rawJson, renderJson, renderJsonBytes } from '../../daemon/http/json-text.js';
+import { markRendered, rawJson, renderJson, renderJsonBytes } from '../../../daemon/social/render/json-text.js';
 
 const account = () => ({ id: '1', acct: 'alice', emojis: [] as unknown[], fields: [{ name: 'a', value: 'b' }], note: 'é "quoted" \u2028' });
 

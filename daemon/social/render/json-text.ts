@@ -78,9 +78,8 @@ type Part = string | Buffer | StoredList;
 /**
  * The parts of the usual hot body (a list of stored objects, or a plain object whose fields are
  * such lists or stored texts beside plain values: a page and what it embeds), written without a
- * stringify pass, which for a page of stored objects costs the main thread about twice as much
- * as joining them. null for any other shape. A field of another kind is
- * rendered on its own the general way.
+ * stringify pass, which for a page of stored objects costs the main thread more than joining
+ * them. null for any other shape. A field of another kind is rendered on its own the general way.
  */
 function envelopeParts(value: unknown): Part[] | null {
   if (value === null || typeof value !== 'object' || stored.has(value)) return null;
