@@ -8,18 +8,18 @@
  * - Responses (`response-cache.ts`): whole answers of hot reads, by SQLite's data version.
  * - Active filters (`active-filters.ts`): each account's unexpired filters, which status keys digest.
  *
- * Invalidation is by version, never by a call: SQLite triggers bump an account's `version` on any
- * change to its row, and a status's on any change to its row, mentions, hashtags, media or poll
- * (migrations `…_51_social_render_versions` and `…_58_social_polls`). A cached value is served
- * only while the versions it was made from still hold, so every writer invalidates it without
- * knowing it exists: the API, federation's inbox, scheduled posts and the admin tool in its own
- * process. What a status's JSON also depends on is in its key: the viewer's flags (read afresh on
- * every render), the versions of its author and mentioned accounts, its reblogged original's key,
- * the viewer's filters (ViewerKey) and whether its poll has ended. Responses are kept only while
- * no commit happened since they were made, from any connection or process. The one part kept
- * by a call instead: active filters, forgotten by FiltersService on every change (filters have no
- * other writer, in this process or another) and lapsing at their first expiry. Every part is
- * bounded; the oldest entries go first.
+ * Invalidation is by version, not by a call (one exception, below): SQLite triggers bump an
+ * account's `version` on any change to its row, and a status's on any change to its row, mentions,
+ * hashtags, media or poll (migrations `…_51_social_render_versions` and `…_58_social_polls`). A
+ * cached value is served only while the versions it was made from still hold, so every writer
+ * invalidates it without knowing it exists: the API, federation's inbox, scheduled posts and the
+ * admin tool in its own process. What a status's JSON also depends on is in its key: the viewer's
+ * flags (read afresh on every render), the versions of its author and mentioned accounts, its
+ * reblogged original's key, the viewer's filters (ViewerKey) and whether its poll has ended.
+ * Responses are kept only while no commit happened since they were made, from any connection or
+ * process. The exception, kept by a call: active filters, forgotten by FiltersService on every
+ * change (filters have no other writer, in this process or another) and lapsing at their first
+ * expiry. Every part is bounded; the oldest entries go first.
  */
 import type { SocialContext } from '../context.js';
 import { AccountsRepo } from '../accounts/repo.js';
