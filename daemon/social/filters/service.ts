@@ -8,7 +8,6 @@ import { notFound, unprocessable } from '../../lib/errors.js';
 import type { SocialContext } from '../context.js';
 import { isoAfterSeconds, nowIso } from '../time.js';
 import { FiltersRepo, type FilterRow, type KeywordRow } from './repo.js';
-import type { ActiveFiltersCache } from '../render/active-filters.js';
 
 export const CONTEXTS = ['home', 'notifications', 'public', 'thread', 'account'] as const;
 export const ACTIONS = ['warn', 'hide', 'blur'] as const;
@@ -21,8 +20,7 @@ export type ActiveFilters = ReadonlyArray<{ filter: FilterRow; keywords: Keyword
 
 export class FiltersService {
   readonly repo: FiltersRepo;
-  /** `activeFilters`: the render cache's part for filters, which this service alone writes and forgets. */
-  constructor(private readonly ctx: SocialContext, private readonly activeFilters: ActiveFiltersCache<ActiveFilters>) {
+  constructor(private readonly ctx: SocialContext) {
     this.repo = new FiltersRepo(ctx);
   }
 
@@ -32,11 +30,7 @@ export class FiltersService {
 
   /** The account's unexpired filters with their keywords; shared between callers, never to be changed. */
   async active(accountId: string): Promise<ActiveFilters> {
-    const now = this.ctx.now();
-    return this.activeFilters.get(accountId, now, async () => {
-      const value = Object.freeze(await this.withKeywords(await this.repo.active(accountId, nowIso(now))));
-      return { value, until: firstExpiry(value.map(({ filter }) => filter)) };
-    });
+    return Object.freeze(await this.withKeywords(await this.repo.active(accountId, nowIso(this.ctx.now()))));
   }
 
   private async withKeywords(filters: FilterRow[]) {
@@ -140,14 +134,8 @@ export class FiltersService {
   }
 
   private changed(accountId: string): void {
-    this.activeFilters.forget(accountId);
     this.ctx.events.emit('filters.changed', { accountId });
   }
-}
-
-/** When the first of `filters` expires (ms since the epoch); Infinity when none does. */
-function firstExpiry(filters: readonly FilterRow[]): number {
-  return Math.min(Infinity, ...filters.flatMap(({ expires_at }) => (expires_at ? [Date.parse(expires_at)] : [])));
 }
 
 function checkContext(context: string[] | undefined): string[] {
