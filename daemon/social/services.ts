@@ -103,7 +103,8 @@ export async function buildServices(ctx: SocialContext, hasher: PasswordHasher, 
   const media = new MediaService(ctx, storage, limiter);
   const tags = new TagsRepo(ctx);
   const featuredRepo = new FeaturedRepo(ctx);
-  const filters = new FiltersService(ctx);
+  const renderCache = new RenderCache(ctx);
+  const filters = new FiltersService(ctx, renderCache.activeFilters);
   const polls = new PollsService(ctx, notifications);
   const accounts = new AccountsService(ctx, passwords);
   const remote = peers ? RemoteLookups.create(peers, ctx, { accounts, notifications, tags, polls, media }) : null;
@@ -112,7 +113,6 @@ export async function buildServices(ctx: SocialContext, hasher: PasswordHasher, 
     edit: [pollsEditHook(polls)],
   }, remote);
   const relationships = new RelationshipsService(ctx, notifications, limiter, new ListsRepo(ctx), featuredRepo);
-  const renderCache = new RenderCache(ctx);
   const renderer = new StatusRenderer(ctx, renderCache,
     [mediaDecorator(media), tagsDecorator(tags, baseUrl), filtersDecorator(filters), pollsDecorator(polls, ctx.now)],
     [filtersViewerKey(filters)]);

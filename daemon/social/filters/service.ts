@@ -8,6 +8,7 @@ import { notFound, unprocessable } from '../../lib/errors.js';
 import type { SocialContext } from '../context.js';
 import { isoAfterSeconds, nowIso } from '../time.js';
 import { FiltersRepo, type FilterRow, type KeywordRow } from './repo.js';
+import type { ActiveFiltersCache } from '../render/active-filters.js';
 
 export const CONTEXTS = ['home', 'notifications', 'public', 'thread', 'account'] as const;
 export const ACTIONS = ['warn', 'hide', 'blur'] as const;
@@ -20,7 +21,8 @@ export type ActiveFilters = ReadonlyArray<{ filter: FilterRow; keywords: Keyword
 
 export class FiltersService {
   readonly repo: FiltersRepo;
-  constructor(private readonly ctx: SocialContext) {
+  /** `activeFilters`: the render cache's part for filters, which this service alone writes and forgets. */
+  constructor(private readonly ctx: SocialContext, private readonly activeFilters: ActiveFiltersCache<ActiveFilters>) {
     this.repo = new FiltersRepo(ctx);
   }
 
@@ -30,7 +32,11 @@ export class FiltersService {
 
   /** The account's unexpired filters with their keywords; shared between callers, never to be changed. */
   async active(accountId: string): Promise<ActiveFilters> {
-    return Object.freeze(await this.withKeywords(await this.repo.active(accountId, nowIso(this.ctx.now()))));
+    const now = this.ctx.now();
+    return this.activeFilters.get(accountId, now, async () => {
+      const value = Object.freeze(await this.withKeywords(await this.repo.active(accountId, nowIso(now))));
+      return { value, until: firstExpiry(value.map(({ filter }) => filter)) };
+    });
   }
 
   private async withKeywords(filters: FilterRow[]) {
@@ -134,8 +140,14 @@ export class FiltersService {
   }
 
   private changed(accountId: string): void {
+    this.activeFilters.forget(accountId);
     this.ctx.events.emit('filters.changed', { accountId });
   }
+}
+
+/** When the first of `filters` expires (ms since the epoch); Infinity when none does. */
+function firstExpiry(filters: readonly FilterRow[]): number {
+  return Math.min(Infinity, ...filters.flatMap(({ expires_at }) => (expires_at ? [Date.parse(expires_at)] : [])));
 }
 
 function checkContext(context: string[] | undefined): string[] {
