@@ -10,7 +10,6 @@ import type Router from '@koa/router';
 type RouterMiddleware = ReturnType<Router['routes']>;
 import type { Logger } from '../log/logger.js';
 import { errorMiddleware, type OutOfSpaceListener } from './errors.js';
-import { isJsonBody, renderJsonBytes } from './json-text.js';
 import { routeTable } from './route-table.js';
 
 export interface HttpServerOptions {
@@ -33,7 +32,6 @@ export class HttpServer {
     this.app.silent = true;
     this.app.use(this.countInFlight);
     this.app.use(requestLog(options.log));
-    this.app.use(jsonBodies);
     this.app.use(errorMiddleware(options.log, options.onOutOfSpace));
     // Koa composes its middleware when callback() is called: build it once, at start().
     // Koa's handler answers its own errors: the promise it returns never rejects.
@@ -120,20 +118,6 @@ export class HttpServer {
     }
   };
 }
-
-/**
- * JSON bodies are written as bytes by renderJsonBytes, which embeds pre-rendered objects as their
- * stored bytes (a string body would be measured for Content-Length and encoded again to write).
- */
-const jsonBodies: Middleware = async (ctx, next) => {
-  await next();
-  if (isJsonBody(ctx.body)) {
-    // Koa typed the object body already (JSON, or what the route chose, e.g. activity+json).
-    const bytes = renderJsonBytes(ctx.body);
-    if (!ctx.response.get('Content-Type')) ctx.type = 'application/json';
-    ctx.body = bytes;
-  }
-};
 
 function requestLog(log: Logger): Middleware {
   return async (ctx, next) => {

@@ -10,9 +10,11 @@ import { NotificationsService } from './notifications/service.js';
 import { RelationshipsService } from './relationships/service.js';
 import { StatusesService } from './statuses/service.js';
 import { StatusRenderer } from './statuses/serialize.js';
+import { RenderCache } from './render/cache.js';
 import { MarkersService } from './markers/service.js';
 import { RateLimiter } from './ratelimit/limiter.js';
 import { ListsService } from './lists/service.js';
+import { ListsRepo } from './lists/repo.js';
 import { Passwords } from './accounts/passwords.js';
 import type { PasswordHasher } from './accounts/password-hasher.js';
 import { LoginThrottle } from './ratelimit/login-throttle.js';
@@ -56,6 +58,8 @@ export interface SocialServices {
   relationships: RelationshipsService;
   statuses: StatusesService;
   renderer: StatusRenderer;
+  /** What the read path keeps rendered between requests (render/cache.ts). */
+  renderCache: RenderCache;
   markers: MarkersService;
   lists: ListsService;
   limiter: RateLimiter;
@@ -97,18 +101,19 @@ export async function buildServices(ctx: SocialContext, hasher: PasswordHasher, 
   const notifications = new NotificationsService(ctx);
   const media = new MediaService(ctx, storage, limiter);
   const tags = new TagsRepo(ctx);
-  const featuredTags = new FeaturedRepo(ctx);
-  const filters = new FiltersService(ctx);
+  const featuredRepo = new FeaturedRepo(ctx);
+  const renderCache = new RenderCache(ctx);
+  const filters = new FiltersService(ctx, renderCache.activeFilters);
   const polls = new PollsService(ctx, notifications);
   const accounts = new AccountsService(ctx, passwords);
-  const tagViews = new TagsService(tags, featuredTags, ctx.now);
+  const tagViews = new TagsService(tags, featuredRepo, ctx.now);
   const remote = peers ? RemoteLookups.create(peers, ctx, { accounts, notifications, tags: tagViews, polls, media }) : null;
   const statuses = new StatusesService(ctx, notifications, limiter, {
     create: [mediaCreateHook(media), tagsCreateHook(tags, baseUrl), pollsCreateHook(polls)],
     edit: [pollsEditHook(polls)],
   }, remote);
-  const relationships = new RelationshipsService(ctx, notifications, limiter);
-  const renderer = new StatusRenderer(ctx,
+  const relationships = new RelationshipsService(ctx, notifications, limiter, new ListsRepo(ctx), featuredRepo);
+  const renderer = new StatusRenderer(ctx, renderCache,
     [mediaDecorator(media), tagsDecorator(tags, baseUrl), filtersDecorator(filters), pollsDecorator(polls, ctx.now)],
     [filtersViewerKey(filters)]);
   return {
@@ -118,6 +123,7 @@ export async function buildServices(ctx: SocialContext, hasher: PasswordHasher, 
     relationships,
     statuses,
     renderer,
+    renderCache,
     markers: new MarkersService(ctx),
     lists: new ListsService(ctx),
     limiter,
@@ -133,7 +139,7 @@ export async function buildServices(ctx: SocialContext, hasher: PasswordHasher, 
     admin: new AdminAccountsService(ctx),
     emails: new EmailsService(ctx, ctx.config.smtpUrl ? smtpMailer(ctx.config.smtpUrl, ctx.config.smtpFrom) : null),
     conversations: new ConversationsService(new ConversationsRepo(ctx)),
-    featured: new FeaturedService(featuredTags, tags, relationships, ctx.now),
+    featured: new FeaturedService(featuredRepo, tags, relationships, ctx.now),
     tags: tagViews,
     directory: new DirectoryService(new DirectoryRepo(ctx)),
   };

@@ -35,6 +35,7 @@ import { daemonCommand, REPO_ROOT, tempDir } from '../../test/helpers/paths.js';
 import { freePort } from '../../test/helpers/ports.js';
 import { wrkInstalled, wrkThroughput, type Vary } from './wrk.js';
 import { FLOORS_KOA_RPS_16, startStackFloor } from './stack-floor.js';
+import { cpuMs } from './stats.js';
 
 interface Latency { p50: number; p99: number }
 /**
@@ -367,12 +368,6 @@ async function throughput(call: () => Promise<unknown>, clients: number, seconds
  * User + system CPU time so far of the process, or of one of its threads (the main thread's id is
  * the process id), from /proc in clock ticks of 10 ms.
  */
-function cpuMs(pid: number, thread?: number): number {
-  const stat = thread === undefined ? join('/proc', String(pid), 'stat') : join('/proc', String(pid), 'task', String(thread), 'stat');
-  const fields = readFileSync(stat, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
 function rss(pid: number): number {
   const status = readFileSync(join('/proc', String(pid), 'status'), 'utf8');
   return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;

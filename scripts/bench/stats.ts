@@ -1,9 +1,22 @@
-/** Small helpers shared by the benchmarks: percentiles, the JSON figure lines and a table. */
+/** Small helpers shared by the benchmarks: percentiles, CPU time, the JSON figure lines and a table. */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
 export function percentile(values: readonly number[], p: number): number {
   if (values.length === 0) return NaN;
   const sorted = [...values].sort((a, b) => a - b);
   const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
   return sorted[index];
+}
+
+/**
+ * CPU time (user and system, ms) a process has used, all its threads, or one thread: steadier than
+ * wall-clock figures when other work shares the machine.
+ */
+export function cpuMs(pid: number, thread?: number): number {
+  const stat = thread === undefined ? join('/proc', String(pid), 'stat') : join('/proc', String(pid), 'task', String(thread), 'stat');
+  const fields = readFileSync(stat, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 export function round(value: number, digits = 2): number {

@@ -76,4 +76,23 @@ test('endorsing: only accounts one follows; the relationship says so; the list e
   assert.is((await ok(gia, 'GET', `/api/v1/accounts/relationships?id[]=${hal.id}`))[0].endorsed, false);
 });
 
+test('an endorsement ends with the follow however it ends: removed as a follower, blocked either way', async () => {
+  const endorsed = async () => (await ok(gia, 'GET', '/api/v1/endorsements')).map((a: { id: string }) => a.id);
+  const endorse = async (target: TestAccount) => {
+    await ok(gia, 'POST', `/api/v1/accounts/${target.id}/follow`);
+    await ok(gia, 'POST', `/api/v1/accounts/${target.id}/endorse`);
+    assert.ok((await endorsed()).includes(target.id));
+  };
+  await endorse(hal);
+  await ok(hal, 'POST', `/api/v1/accounts/${gia.id}/remove_from_followers`);
+  assert.equal(await endorsed(), [], 'hal removed gia from its followers');
+  await endorse(ivo);
+  await ok(ivo, 'POST', `/api/v1/accounts/${gia.id}/block`);
+  assert.equal(await endorsed(), [], 'ivo blocked gia');
+  await ok(ivo, 'POST', `/api/v1/accounts/${gia.id}/unblock`);
+  await endorse(ivo);
+  await ok(gia, 'POST', `/api/v1/accounts/${ivo.id}/block`);
+  assert.equal(await endorsed(), [], 'gia blocked ivo');
+});
+
 test.run();

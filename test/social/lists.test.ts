@@ -81,6 +81,24 @@ test('members: only followed or requested accounts, all or none, gone when the f
   assert.equal(await memberIds(list.id), [ivy.id]);
 });
 
+test('members leave with the last follow or request, however it ends: rejected, removed as a follower, blocked', async () => {
+  const jon = await h.account('jon', { locked: true });
+  const [kim, lea] = await Promise.all(['kim', 'lea'].map((name) => h.account(name)));
+  const list = await ok(owner.token, 'POST', '/api/v1/lists', { title: 'Endings' });
+  await follow(owner, jon);
+  await follow(owner, kim);
+  await follow(owner, lea);
+  await ok(owner.token, 'POST', `/api/v1/lists/${list.id}/accounts`, { account_ids: [jon.id, kim.id, lea.id] });
+  assert.equal(await memberIds(list.id), [jon.id, kim.id, lea.id].sort());
+
+  await ok(jon.token, 'POST', `/api/v1/follow_requests/${owner.id}/reject`);
+  assert.equal(await memberIds(list.id), [kim.id, lea.id].sort(), 'jon rejected the request');
+  await ok(kim.token, 'POST', `/api/v1/accounts/${owner.id}/remove_from_followers`);
+  assert.equal(await memberIds(list.id), [lea.id], 'kim removed the owner from its followers');
+  await ok(lea.token, 'POST', `/api/v1/accounts/${owner.id}/block`);
+  assert.equal(await memberIds(list.id), [], 'lea blocked the owner');
+});
+
 test('the list timeline: members\' posts, replies as the policy says; an exclusive list leaves home', async () => {
   await follow(owner, fay);
   await follow(owner, gus);

@@ -1,6 +1,7 @@
 /** SQL for accounts and the local users behind them. Ids are read as text. */
 import type { Knex } from 'knex';
 import type { SocialContext } from '../context.js';
+import { ChangedRowsQuery } from '../render/changed-rows.js';
 
 export interface AccountRow {
   id: string;
@@ -56,9 +57,9 @@ export const ACCOUNT_FIELDS = ['id', 'username', 'domain', 'display_name', 'note
 const USER_COLUMNS = `CAST(account_id AS TEXT) AS account_id, email, password_hash, role, approved, disabled, default_privacy,
   default_sensitive, default_language, CAST(created_by_app_id AS TEXT) AS created_by_app_id, created_at`;
 
-/** Accounts in ?1 (id → known version) with their versions. A constant: see Reader.wrapped. */
-const CHANGED_ROWS_SQL = `SELECT ${ACCOUNT_COLUMNS}, a.version AS version, j.value AS known
-  FROM json_each(?) j JOIN accounts a ON a.id = CAST(j.key AS INTEGER)`;
+/** Accounts in ?1 (id → known version) with their versions. */
+const CHANGED_ROWS = new ChangedRowsQuery<AccountRow>(`SELECT ${ACCOUNT_COLUMNS}, a.version AS version, j.value AS known
+  FROM json_each(?) j JOIN accounts a ON a.id = CAST(j.key AS INTEGER)`, ACCOUNT_FIELDS);
 
 export class AccountsRepo {
   constructor(private readonly ctx: SocialContext) {}
@@ -79,7 +80,7 @@ export class AccountsRepo {
    */
   changedRows(known: Record<string, number>): Promise<Array<{ id: string; version: number; row: AccountRow | null }>> {
     if (Object.keys(known).length === 0) return Promise.resolve([]);
-    return this.ctx.reader.changedRows<AccountRow>(CHANGED_ROWS_SQL, ACCOUNT_FIELDS, [JSON.stringify(known)]);
+    return CHANGED_ROWS.run(this.ctx.reader, [JSON.stringify(known)]);
   }
 
   byUsername(username: string, domain: string | null): Promise<AccountRow | undefined> {

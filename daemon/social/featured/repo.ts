@@ -1,4 +1,5 @@
 /** SQL of what accounts feature: hashtags (with their use in public posts) and endorsed accounts. */
+import type { Knex } from 'knex';
 import type { SocialContext } from '../context.js';
 import { cursorPageSql, type PageQuery } from '../store/paging.js';
 import { visibleBy } from '../statuses/visibility.js';
@@ -73,8 +74,9 @@ export class FeaturedRepo {
     return rows.length > 0;
   }
 
-  async unendorse(accountId: string, targetId: string): Promise<void> {
-    await this.ctx.db.raw(`DELETE FROM account_pins WHERE account_id = ? AND target_account_id = ?`, [accountId, targetId]);
+  /** Ends the endorsement; `trx` when it goes with another write (the follow it needed ending). */
+  async unendorse(accountId: string, targetId: string, trx: Knex = this.ctx.db): Promise<void> {
+    await trx.raw(`DELETE FROM account_pins WHERE account_id = ? AND target_account_id = ?`, [accountId, targetId]);
   }
 
   /** The accounts an account endorses, newest endorsement first, paged by it. */

@@ -8,7 +8,7 @@ import { notFound, unprocessable } from '../../lib/errors.js';
 import type { SocialContext } from '../context.js';
 import { isoAfterSeconds, nowIso } from '../time.js';
 import { FiltersRepo, type FilterRow, type KeywordRow } from './repo.js';
-import { ActiveFiltersCache } from './active-cache.js';
+import type { ActiveFiltersCache } from '../render/active-filters.js';
 
 export const CONTEXTS = ['home', 'notifications', 'public', 'thread', 'account'] as const;
 export const ACTIONS = ['warn', 'hide', 'blur'] as const;
@@ -16,11 +16,13 @@ export const ACTIONS = ['warn', 'hide', 'blur'] as const;
 export interface KeywordAttribute { id?: string; keyword?: string; whole_word?: boolean; _destroy?: boolean }
 export interface FilterInput { title?: string; context?: string[]; filter_action?: string; expires_in?: number | null; keywords_attributes?: KeywordAttribute[] }
 
+/** An account's unexpired filters with their keywords. */
+export type ActiveFilters = ReadonlyArray<{ filter: FilterRow; keywords: KeywordRow[] }>;
+
 export class FiltersService {
   readonly repo: FiltersRepo;
-  private readonly activeFilters = new ActiveFiltersCache<ReadonlyArray<{ filter: FilterRow; keywords: KeywordRow[] }>>();
-
-  constructor(private readonly ctx: SocialContext) {
+  /** `activeFilters`: the render cache's part for filters, which this service alone writes and forgets. */
+  constructor(private readonly ctx: SocialContext, private readonly activeFilters: ActiveFiltersCache<ActiveFilters>) {
     this.repo = new FiltersRepo(ctx);
   }
 
@@ -29,7 +31,7 @@ export class FiltersService {
   }
 
   /** The account's unexpired filters with their keywords; shared between callers, never to be changed. */
-  async active(accountId: string): Promise<ReadonlyArray<{ filter: FilterRow; keywords: KeywordRow[] }>> {
+  async active(accountId: string): Promise<ActiveFilters> {
     const now = this.ctx.now();
     return this.activeFilters.get(accountId, now, async () => {
       const value = Object.freeze(await this.withKeywords(await this.repo.active(accountId, nowIso(now))));

@@ -11,7 +11,7 @@ import { notificationRoutes } from '../notifications/routes.js';
 import { notificationPolicyRoutes } from '../notification-policy/routes.js';
 import { markerRoutes } from '../markers/routes.js';
 import { staticRoutes } from './static.js';
-import { ResponseCache } from './response-cache.js';
+import { renderedJsonBodies } from '../render/json-body.js';
 import { renderScheduled } from '../scheduled/routes.js';
 import { mediaRoutes } from '../media/routes.js';
 import { timelineRoutes } from '../timelines/routes.js';
@@ -35,6 +35,7 @@ import { featuredRoutes } from '../featured/routes.js';
 
 export function socialRouter(ctx: SocialContext, services: SocialServices): Router {
   const router = new Router();
+  router.use(renderedJsonBodies);
   const { renderer, scheduled, media } = services;
   const routes = new Routes(router, services.oauth.resolve, media.storage.incoming);
   const baseUrl = ctx.config.baseUrl;
@@ -50,7 +51,7 @@ export function socialRouter(ctx: SocialContext, services: SocialServices): Rout
   });
   // Before /api/v1/notifications/:id, which would take `policy` and `requests` for ids.
   notificationPolicyRoutes(routes, services.notifications.policy, renderer, baseUrl);
-  notificationRoutes(routes, services.notifications, renderer, baseUrl, new ResponseCache(ctx.reader));
+  notificationRoutes(routes, services.notifications, renderer, baseUrl, services.renderCache.responses);
   markerRoutes(routes, services.markers);
   instanceRoutes(routes, { instance: services.instance, renderer, config: ctx.config, localDomain: ctx.localDomain, vapidKey: () => services.vapid.publicKey });
   mediaRoutes(routes, media, services.oauth);

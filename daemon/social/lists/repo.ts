@@ -84,6 +84,11 @@ export class ListsRepo {
     });
   }
 
+  /** Takes `accountId` off every list `ownerId` has, inside the caller's transaction. */
+  async removeFromOwnersLists(trx: Knex, ownerId: string, accountId: string): Promise<void> {
+    await trx.raw(`DELETE FROM list_accounts WHERE account_id = ? AND list_id IN (SELECT id FROM lists WHERE account_id = ?)`, [accountId, ownerId]);
+  }
+
   async removeMembers(listId: string, accountIds: readonly string[]): Promise<void> {
     await this.ctx.db.raw(`DELETE FROM list_accounts WHERE list_id = ? AND account_id IN (SELECT CAST(value AS INTEGER) FROM json_each(?))`,
       [listId, JSON.stringify(accountIds)]);

@@ -67,7 +67,7 @@ function keySql(alias: string, groupedTypes: readonly string[]): string {
   return `CASE WHEN ${alias}.group_key IS NOT NULL AND ${alias}.type IN (${sqlList(groupedTypes)}) THEN ${alias}.group_key ELSE 'ungrouped-' || ${alias}.id END`;
 }
 
-/** The grouped page's SQL per filter shape, built once each (few shapes exist: see Reader.wrapped). */
+/** The grouped page's SQL per filter shape, built once each (few shapes exist), so the reader finds its prepared statement by the same string. */
 const groupedPageSql = new Map<string, string>();
 
 function groupedPageSqlFor(filter: Filter, groupedTypes: readonly string[], ascending: boolean): string {

@@ -10,7 +10,7 @@ import { DEFAULT_LIMIT, MAX_LIMIT, UNREAD_DEFAULT_CAP, UNREAD_MAX_CAP, type Noti
 import { serializeGroupEnvelope, serializeNotification, serializePage, type Expand } from './serialize.js';
 import { selectGroupedTypes, selectTypes } from './types.js';
 import type { Filter } from './repo.js';
-import type { ResponseCache } from '../http/response-cache.js';
+import type { ResponseCache } from '../render/response-cache.js';
 
 const V1_KEPT = ['limit', 'account_id', 'types', 'exclude_types', 'include_filtered'];
 const V2_KEPT = ['limit', 'include_filtered', 'types', 'exclude_types', 'grouped_types'];

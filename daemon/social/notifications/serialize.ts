@@ -1,7 +1,6 @@
 /** Notification (v1), notification group and the v2 envelope (Mastodon 4.5 shapes). */
 import { serializePartialAccount, type AccountJson } from '../accounts/serialize.js';
 import type { StatusJson } from '../statuses/serialize.js';
-import { rawJson } from '../../http/json-text.js';
 import type { NotificationRow, PageGroup } from './repo.js';
 import type { Group } from './service.js';
 import { STATUS_TYPES } from './types.js';
@@ -25,32 +24,32 @@ export function serializeNotification(row: NotificationRow, accounts: Map<string
   return json;
 }
 
+/** Where a group was met on a page (v2 pages carry it; the show endpoint does not). */
+interface PageFields { minId: string; maxId: string; latestAt: string }
+
 /**
- * A group of the show endpoint. most_recent_notification_id is a JSON number, as Mastodon sends it
- * (clients decode an integer).
+ * A notification group; with `page`, the page fields after the id. most_recent_notification_id is
+ * a JSON number, as Mastodon sends it (clients decode an integer; notification ids stay below 2^53).
  */
-export function serializeGroup(group: Group): Record<string, unknown> {
+export function serializeGroup(group: Group, page?: PageFields): Record<string, unknown> {
   return {
     group_key: group.group_key,
     notifications_count: group.notifications_count,
     type: group.type,
     most_recent_notification_id: Number(group.most_recent_notification_id),
+    page_min_id: page?.minId,
+    page_max_id: page?.maxId,
+    latest_page_notification_at: page?.latestAt,
     sample_account_ids: group.sample_account_ids,
     status_id: STATUS_TYPES.has(group.type) ? group.status_id : null,
   };
 }
 
-/**
- * A page's group as JSON text, in serializeGroup's shape with the page fields after the id. Written
- * out, not stringified from an object: the ids are decimal digits from SQLite (so the newest id is
- * written exactly, as Mastodon does), and the main thread is spared building and stringifying a
- * page of group objects.
- */
-export function pageGroupJson(group: PageGroup): string {
-  const statusId = STATUS_TYPES.has(group.type) && group.statusId !== null ? `"${group.statusId}"` : 'null';
-  return `{"group_key":${JSON.stringify(group.groupKey)},"notifications_count":${group.count},"type":${JSON.stringify(group.type)},`
-    + `"most_recent_notification_id":${group.newestId},"page_min_id":"${group.minId}","page_max_id":"${group.newestId}",`
-    + `"latest_page_notification_at":${JSON.stringify(group.latestAt)},"sample_account_ids":["${group.sampleAccountIds.join('","')}"],"status_id":${statusId}}`;
+function serializePageGroup(group: PageGroup): Record<string, unknown> {
+  return serializeGroup({
+    group_key: group.groupKey, notifications_count: group.count, type: group.type, most_recent_notification_id: group.newestId,
+    sample_account_ids: group.sampleAccountIds, status_id: group.statusId,
+  }, { minId: group.minId, maxId: group.newestId, latestAt: group.latestAt });
 }
 
 export type Expand = 'full' | 'partial_avatars';
@@ -60,7 +59,7 @@ interface Placed { type: string; statusId: string | null; sampleAccountIds: read
 
 /** The v2 envelope of a page. */
 export function serializePage(groups: readonly PageGroup[], accounts: Map<string, AccountJson>, statuses: Map<string, StatusJson>, expand: Expand): Record<string, unknown> {
-  return envelope(groups, accounts, statuses, expand, (visible) => rawJson(`[${visible.map(pageGroupJson).join(',')}]`));
+  return envelope(groups, accounts, statuses, expand, (visible) => visible.map(serializePageGroup));
 }
 
 /** The v2 envelope of one group (the show endpoint). */

@@ -71,6 +71,12 @@ export class RelationshipsRepo {
     return result.length > 0;
   }
 
+  /** Whether the edge exists as `trx` sees it (inside a write, where the reader would not). */
+  async existsIn(trx: Knex, table: EdgeTable, accountId: string, targetId: string): Promise<boolean> {
+    const rows = await trx.raw(`SELECT 1 AS x FROM ${table} WHERE account_id = ? AND target_account_id = ?`, [accountId, targetId]) as unknown[];
+    return rows.length > 0;
+  }
+
   async deleteEdge(trx: Knex, table: EdgeTable, accountId: string, targetId: string): Promise<boolean> {
     const result = await trx.raw<unknown[]>(`DELETE FROM ${table} WHERE account_id = ? AND target_account_id = ? RETURNING id`, [accountId, targetId]);
     return result.length > 0;

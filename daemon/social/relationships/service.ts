@@ -10,7 +10,11 @@ import { isoAfterSeconds, nowIso } from '../time.js';
 import { AccountsRepo, type AccountRow } from '../accounts/repo.js';
 import type { NotificationsService } from '../notifications/service.js';
 import { FAMILIES, type RateLimitHeaders, type RateLimiter } from '../ratelimit/limiter.js';
+import type { ListsRepo } from '../lists/repo.js';
+import type { FeaturedRepo } from '../featured/repo.js';
 import { RelationshipsRepo, type RelationshipRow } from './repo.js';
+
+type Transaction = Parameters<Parameters<SocialContext['db']['transaction']>[0]>[0];
 
 export interface FollowOptions { reblogs?: boolean; notify?: boolean; languages?: string[] | null }
 
@@ -18,7 +22,9 @@ export class RelationshipsService {
   readonly repo: RelationshipsRepo;
   private readonly accounts: AccountsRepo;
 
-  constructor(private readonly ctx: SocialContext, private readonly notifications: NotificationsService, private readonly limiter: RateLimiter) {
+  /** `lists` and `featured`: what ends with a follow (list membership, endorsement) is removed through them. */
+  constructor(private readonly ctx: SocialContext, private readonly notifications: NotificationsService, private readonly limiter: RateLimiter,
+    private readonly lists: ListsRepo, private readonly featured: FeaturedRepo) {
     this.repo = new RelationshipsRepo(ctx);
     this.accounts = new AccountsRepo(ctx);
   }
@@ -85,17 +91,31 @@ export class RelationshipsService {
     return { headers };
   }
 
-  private async countFollow(trx: Parameters<Parameters<SocialContext['db']['transaction']>[0]>[0], accountId: string, targetId: string, delta: number): Promise<void> {
+  private async countFollow(trx: Transaction, accountId: string, targetId: string, delta: number): Promise<void> {
     await this.accounts.adjustCounter(trx, accountId, 'following_count', delta);
     await this.accounts.adjustCounter(trx, targetId, 'followers_count', delta);
+  }
+
+  /**
+   * Ends a follow or a follow request of `from` to `to`: every way one ends (unfollow, removing a
+   * follower, rejection, block, a peer's Undo or Reject through the inbox) comes here. The
+   * endorsement goes with the follow, and once neither a follow nor a request remains `to` leaves
+   * `from`'s lists. False when there was none.
+   */
+  private async endFollow(trx: Transaction, table: 'follows' | 'follow_requests', from: string, to: string): Promise<boolean> {
+    if (!(await this.repo.deleteEdge(trx, table, from, to))) return false;
+    if (table === 'follows') await this.featured.unendorse(from, to, trx);
+    const other = table === 'follows' ? 'follow_requests' : 'follows';
+    if (!(await this.repo.existsIn(trx, other, from, to))) await this.lists.removeFromOwnersLists(trx, from, to);
+    return true;
   }
 
   async unfollow(viewerId: string, targetId: string): Promise<void> {
     await this.target(viewerId, targetId);
     const removed = await this.ctx.db.transaction(async (trx) => {
-      const followed = await this.repo.deleteEdge(trx, 'follows', viewerId, targetId);
+      const followed = await this.endFollow(trx, 'follows', viewerId, targetId);
       if (followed) await this.countFollow(trx, viewerId, targetId, -1);
-      const requested = await this.repo.deleteEdge(trx, 'follow_requests', viewerId, targetId);
+      const requested = await this.endFollow(trx, 'follow_requests', viewerId, targetId);
       await this.notifications.remove(trx, { accountId: targetId, fromAccountId: viewerId, type: 'follow' });
       await this.notifications.remove(trx, { accountId: targetId, fromAccountId: viewerId, type: 'follow_request' });
       return followed || requested;
@@ -112,7 +132,7 @@ export class RelationshipsService {
       // The uri is the requester's Follow activity (federation answers it with Accept). The follow
       // exists before the request goes, so the requester's lists keep the account.
       await this.repo.insertEdge(trx, 'follows', { account_id: requesterId, target_account_id: viewerId, show_reblogs: request[0].show_reblogs, notify: request[0].notify, languages: request[0].languages, uri: request[0].uri, created_at: nowIso(this.ctx.now()) });
-      await this.repo.deleteEdge(trx, 'follow_requests', requesterId, viewerId);
+      await this.endFollow(trx, 'follow_requests', requesterId, viewerId);
       await this.countFollow(trx, requesterId, viewerId, 1);
       await this.notifications.remove(trx, { accountId: viewerId, fromAccountId: requesterId, type: 'follow_request' });
       return true;
@@ -123,7 +143,7 @@ export class RelationshipsService {
 
   async reject(viewerId: string, requesterId: string): Promise<void> {
     const done = await this.ctx.db.transaction(async (trx) => {
-      const gone = await this.repo.deleteEdge(trx, 'follow_requests', requesterId, viewerId);
+      const gone = await this.endFollow(trx, 'follow_requests', requesterId, viewerId);
       if (gone) await this.notifications.remove(trx, { accountId: viewerId, fromAccountId: requesterId, type: 'follow_request' });
       return gone;
     });
@@ -146,8 +166,8 @@ export class RelationshipsService {
     await this.ctx.db.transaction(async (trx) => {
       await this.repo.insertEdge(trx, 'blocks', { account_id: viewerId, target_account_id: targetId, created_at: nowIso(this.ctx.now()) });
       for (const [from, to] of [[viewerId, targetId], [targetId, viewerId]] as const) {
-        if (await this.repo.deleteEdge(trx, 'follows', from, to)) await this.countFollow(trx, from, to, -1);
-        await this.repo.deleteEdge(trx, 'follow_requests', from, to);
+        if (await this.endFollow(trx, 'follows', from, to)) await this.countFollow(trx, from, to, -1);
+        await this.endFollow(trx, 'follow_requests', from, to);
       }
     });
     this.ctx.events.emit('block.created', { accountId: viewerId, targetAccountId: targetId });

@@ -2,6 +2,7 @@
 import type { Knex } from 'knex';
 import type { SocialContext } from '../context.js';
 import { visibleBy } from './visibility.js';
+import { ChangedRowsQuery } from '../render/changed-rows.js';
 
 export interface StatusRow {
   id: string;
@@ -70,7 +71,7 @@ export type ActionTable = 'favourites' | 'bookmarks' | 'status_pins';
 const ids = (list: readonly string[]) => JSON.stringify(list);
 const IN_IDS = (column: string, param: string) => `${column} IN (SELECT CAST(value AS INTEGER) FROM json_each(${param}))`;
 
-/** Render rows, viewer flags and whether viewer ?2 may see them, of the statuses in ?1 (id → known version). A constant: see Reader.wrapped. */
+/** Render rows, viewer flags and whether viewer ?2 may see them, of the statuses in ?1 (id → known version). */
 const RENDER_ROWS_SQL = `
       SELECT ${STATUS_COLUMNS}, s.version AS version, j.value AS known,
         (SELECT json_group_array(CAST(m.account_id AS TEXT)) FROM mentions m WHERE m.status_id = s.id) AS mention_ids,
@@ -88,6 +89,7 @@ const RENDER_ROWS_SQL = `
             WHERE p.status_id = s.id AND v.account_id = ?2 AND v.choice < ${MAX_FLAGGED_CHOICES}), 0) AS flags,
         ${visibleBy('?2')} AS visible
       FROM json_each(?1) j JOIN statuses s ON s.id = CAST(j.key AS INTEGER)`;
+const RENDER_ROWS = new ChangedRowsQuery<ChangedRenderRow['row'], { flags: number; visible: number }>(RENDER_ROWS_SQL, RENDER_FIELDS, ['flags', 'visible']);
 
 const VISIBLE_BY_ID_SQL = `SELECT ${STATUS_COLUMNS} FROM statuses s WHERE s.id = ?1 AND s.deleted_at IS NULL AND ${visibleBy('?2')}`;
 
@@ -103,18 +105,13 @@ export class StatusesRepo {
     return this.ctx.reader.get<StatusRow>(VISIBLE_BY_ID_SQL, [id, viewerId]);
   }
 
-  byIds(list: readonly string[]): Promise<StatusRow[]> {
-    if (list.length === 0) return Promise.resolve([]);
-    return this.ctx.reader.allJson<StatusRow>(`SELECT ${STATUS_COLUMNS} FROM statuses s WHERE ${IN_IDS('s.id', '?')}`, STATUS_FIELDS, [ids(list)]);
-  }
-
   /**
    * Statuses by id with the viewer's flags, and their render rows where `known` (id → render
    * version) is not current: one query, in which statuses already rendered cost a few index lookups.
    */
   renderRows(known: Record<string, number>, viewerId: string | null): Promise<ChangedRenderRow[]> {
     if (Object.keys(known).length === 0) return Promise.resolve([]);
-    return this.ctx.reader.changedRows<ChangedRenderRow['row'], { flags: number; visible: number }>(RENDER_ROWS_SQL, RENDER_FIELDS, [JSON.stringify(known), viewerId], ['flags', 'visible']);
+    return RENDER_ROWS.run(this.ctx.reader, [JSON.stringify(known), viewerId]);
   }
 
   /** Who each status mentions, in mention order (federation addresses its deliveries with it). */

@@ -4,12 +4,9 @@
  * reblogged originals, one for every account.
  */
 import type { SocialContext } from '../context.js';
-import { AccountsRepo } from '../accounts/repo.js';
 import type { AccountJson } from '../accounts/serialize.js';
-import { RenderedAccounts } from '../accounts/rendered.js';
-import { StatusesRepo, VIEWER_FLAG, type RenderRow } from './repo.js';
-import { StatusRenderRows } from './render-rows.js';
-import { RenderedStatuses } from './rendered.js';
+import type { RenderCache } from '../render/cache.js';
+import { VIEWER_FLAG, type RenderRow } from './repo.js';
 import { renderEmojis } from './emojis.js';
 
 export type StatusJson = Record<string, unknown> & { id: string };
@@ -25,22 +22,12 @@ export type StatusDecorator = (rendered: ReadonlyArray<{ row: Readonly<RenderRow
 export type ViewerKey = (viewerId: string) => Promise<string>;
 
 export class StatusRenderer {
-  private readonly repo: StatusesRepo;
-  private readonly accounts: AccountsRepo;
-  private readonly renderedAccounts: RenderedAccounts;
-  private readonly renderRows: StatusRenderRows;
-  private readonly rendered = new RenderedStatuses<StatusJson>();
-  /** `decorators`: media, tags, filters and polls fill their fields; `viewerKeys`: filters'. */
-  constructor(private readonly ctx: SocialContext, private readonly decorators: readonly StatusDecorator[], private readonly viewerKeys: readonly ViewerKey[]) {
-    this.repo = new StatusesRepo(ctx);
-    this.accounts = new AccountsRepo(ctx);
-    this.renderedAccounts = new RenderedAccounts(this.accounts, ctx.config.baseUrl);
-    this.renderRows = new StatusRenderRows(this.repo);
-  }
+  /** `cache`: what stays rendered between requests; `decorators`: media, tags, filters and polls fill their fields; `viewerKeys`: filters'. */
+  constructor(private readonly ctx: SocialContext, private readonly cache: RenderCache, private readonly decorators: readonly StatusDecorator[], private readonly viewerKeys: readonly ViewerKey[]) {}
 
   /** Account JSON by id (frozen: rendered accounts are shared between responses). */
   async accountsById(ids: readonly string[]): Promise<Map<string, AccountJson>> {
-    const rendered = await this.renderedAccounts.byIds([...new Set(ids)]);
+    const rendered = await this.cache.accounts.byIds([...new Set(ids)]);
     return new Map([...rendered].map(([id, entry]) => [id, entry.json]));
   }
 
@@ -63,13 +50,13 @@ export class StatusRenderer {
     const viewerKey = cacheable && viewerId !== null ? Promise.all(this.viewerKeys.map((key) => key(viewerId))).then((keys) => keys.join('|')) : Promise.resolve('anonymous');
     // Awaited below; if loading fails first, its own failure must not go unhandled.
     viewerKey.catch(() => undefined);
-    const loaded = await this.renderRows.load([...new Set(ids)], viewerId);
+    const loaded = await this.cache.statusRows.load([...new Set(ids)], viewerId);
     const have = new Set(loaded.map(({ row }) => row.id));
     const originalIds = [...new Set(loaded.map(({ row }) => row.reblog_of_id).filter((id): id is string => id !== null && !have.has(id)))];
-    const all = [...loaded, ...(await this.renderRows.load(originalIds, viewerId))];
+    const all = [...loaded, ...(await this.cache.statusRows.load(originalIds, viewerId))];
     const byId = new Map(all.map((status) => [status.row.id, status]));
     const [rendered, viewerPart] = await Promise.all([
-      this.renderedAccounts.byIds([...new Set([...(await accountIds), ...all.flatMap(({ row }) => [row.account_id, ...row.mention_ids])])]),
+      this.cache.accounts.byIds([...new Set([...(await accountIds), ...all.flatMap(({ row }) => [row.account_id, ...row.mention_ids])])]),
       viewerKey,
     ]);
     const accounts = new Map([...rendered].map(([id, entry]) => [id, entry.json]));
@@ -91,7 +78,7 @@ export class StatusRenderer {
       const { version, flags } = byId.get(row.id)!;
       const key = [row.id, version, flags, viewerId === null ? '' : viewerId === row.account_id ? 'own' : 'other', author.version,
         row.mention_ids.map((id) => rendered.get(id)?.version ?? '-').join(','), reblog?.key ?? '', viewerPart, pollState(row.poll_ends, now)].join(' ');
-      const kept = cacheable ? this.rendered.get(key) : undefined;
+      const kept = cacheable ? this.cache.statuses.get(key) : undefined;
       if (kept) return { json: kept, key };
       // One fixed shape for every status, so V8 keeps these objects fast for JSON.stringify (spreads
       // and deletes make dictionaries). A field a status lacks is undefined, which JSON leaves out.
@@ -149,7 +136,7 @@ export class StatusRenderer {
     // Each decorator fills its own fields: they may run side by side.
     if (built.length > 0) await Promise.all(this.decorators.map((decorate) => decorate(built, viewerId)));
     // Kept in place (marked and frozen): originals were built first, so each is final before its reblog.
-    if (cacheable) for (const { key, json } of fresh) this.rendered.keep(key, json);
+    if (cacheable) for (const { key, json } of fresh) this.cache.statuses.keep(key, json);
     return { statuses: out, accounts };
   }
 

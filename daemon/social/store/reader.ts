@@ -21,9 +21,6 @@ class Connection {
  * connection runs one statement at a time; more connections than threads would only wait.
  */
 export class Reader {
-  /** The wrapping statement of each allJson/changedRows SQL text, built once (see wrapped()). */
-  private readonly wrappers = new Map<string, { shape: string; sql: string }>();
-
   private constructor(private readonly connections: Connection[]) {}
 
   static async open(filename: string, size = Math.max(2, Number(process.env.UV_THREADPOOL_SIZE) || 2), busyTimeoutMs = 5000): Promise<Reader> {
@@ -77,53 +74,6 @@ export class Reader {
     });
   }
 
-  /**
-   * The rows of `sql` built into one JSON array by SQLite itself: for wide or long results this
-   * is several times faster than the driver making a JS value of every cell. `columns` names the
-   * result columns of `sql`; integers above 2^53 must already be text (CAST) in `sql`.
-   */
-  async allJson<T = Row>(sql: string, columns: readonly string[], params: Params = []): Promise<T[]> {
-    const wrapper = this.wrapped(sql, columns.join(), () => `SELECT json_group_array(${jsonObject(columns)}) AS j FROM (${sql}) AS q`);
-    const rows = await this.all<{ j: string }>(wrapper, params);
-    return JSON.parse(rows[0]?.j ?? '[]') as T[];
-  }
-
-  /**
-   * Rows of `sql` (with `id`, `version` and `known` columns) built by SQLite into one JSON value,
-   * each with its version, the `alsoSelect` columns and its `columns` as an object, except where
-   * `known` already is the row's version: there `row` is null, so a caller that keeps what it
-   * rendered by (id, version) reads only what changed. One JSON text, not a driver row per row:
-   * the driver's per-row cost would be most of such a query.
-   */
-  async changedRows<T, Extra extends Record<string, unknown> = Record<string, never>>(sql: string, columns: readonly string[], params: Params = [], alsoSelect: ReadonlyArray<keyof Extra & string> = []): Promise<Array<{ id: string; version: number; row: T | null } & Extra>> {
-    const wrapper = this.wrapped(sql, `${columns.join()}|${alsoSelect.join()}`, () => {
-      const extra = alsoSelect.map((name) => `q.${name}, `).join('');
-      return `SELECT json_group_array(json_array(q.id, q.version, ${extra}CASE WHEN q.version IS q.known THEN NULL ELSE ${jsonObject(columns)} END)) AS j
-      FROM (${sql}) AS q`;
-    });
-    const rows = await this.all<{ j: string }>(wrapper, params);
-    const tuples = JSON.parse(rows[0]?.j ?? '[]') as unknown[][];
-    return tuples.map((tuple) => {
-      const out: Record<string, unknown> = { id: tuple[0], version: tuple[1], row: tuple[tuple.length - 1] };
-      alsoSelect.forEach((name, i) => { out[name] = tuple[i + 2]; });
-      return out as { id: string; version: number; row: T | null } & Extra;
-    });
-  }
-
-  /**
-   * The wrapping statement for `sql`, built once and then the same string: a hot query whose SQL
-   * text is a constant is found by the string's cached hash, not by hashing and comparing a
-   * kilobyte of SQL (what building the wrapper anew for each call cost).
-   */
-  private wrapped(sql: string, shape: string, build: () => string): string {
-    const kept = this.wrappers.get(sql);
-    if (kept?.shape === shape) return kept.sql;
-    if (this.wrappers.size > 500) this.wrappers.clear();
-    const wrapper = { shape, sql: build() };
-    this.wrappers.set(sql, wrapper);
-    return wrapper.sql;
-  }
-
   private prepare(connection: Connection, sql: string): sqlite3.Statement {
     let statement = connection.statements.get(sql);
     if (!statement) {
@@ -141,10 +91,6 @@ export class Reader {
       await new Promise<void>((resolve, reject) => connection.db.close((error) => (error ? reject(error) : resolve())));
     }
   }
-}
-
-function jsonObject(columns: readonly string[]): string {
-  return `json_object(${columns.map((name) => `'${name}', q.${name}`).join(', ')})`;
 }
 
 function clearCache(connection: Connection): void {

@@ -8,7 +8,7 @@
 import type { ServerResponse } from 'node:http';
 import type { WebSocket } from 'ws';
 import { scopeAllows, type AuthContext } from '../../lib/grants.js';
-import { renderJson } from '../../http/json-text.js';
+import { renderJson } from '../render/json-text.js';
 import type { Channel } from './channels.js';
 
 /** What may wait in our buffers for one client (beyond what the kernel holds) before it is cut off. */

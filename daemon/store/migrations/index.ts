@@ -56,4 +56,5 @@ export const MIGRATIONS: readonly Migration[] = [
   onDemand('20261122_61_social_featured', async () => (await import('./20261122_61_social_featured.js')).m20261122_61_social_featured),
   onDemand('20261122_62_social_status_edits_polls', async () => (await import('./20261122_62_social_status_edits_polls.js')).m20261122_62_social_status_edits_polls),
   onDemand('20261122_63_social_remote_image_sources', async () => (await import('./20261122_63_social_remote_image_sources.js')).m20261122_63_social_remote_image_sources),
+  onDemand('20261122_64_social_follow_endings_in_service', async () => (await import('./20261122_64_social_follow_endings_in_service.js')).m20261122_64_social_follow_endings_in_service),
 ];

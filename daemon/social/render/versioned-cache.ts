@@ -1,33 +1,8 @@
 /**
- * What the renderers keep between requests: a bounded map (the oldest entries go first), and on
- * it a cache of values made from rows by (id, render version), which reads a row again only when
- * its version moved.
+ * Values made from rows, kept by (id, render version): a row is read and made again only when its
+ * version moved.
  */
-
-/** A Map that drops its oldest entry once `capacity` is reached. */
-export class BoundedMap<K, V> {
-  private readonly entries = new Map<K, V>();
-
-  constructor(private readonly capacity: number) {}
-
-  get(key: K): V | undefined {
-    return this.entries.get(key);
-  }
-
-  set(key: K, value: V): V {
-    if (!this.entries.has(key) && this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(key, value);
-    return value;
-  }
-
-  delete(key: K): void {
-    this.entries.delete(key);
-  }
-
-  get size(): number {
-    return this.entries.size;
-  }
-}
+import { BoundedMap } from './bounded-map.js';
 
 /** A row as the versioned queries return it: null when the caller already holds that version. */
 export interface ChangedRow<Row> { id: string; version: number; row: Row | null }

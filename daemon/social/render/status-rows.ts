@@ -4,8 +4,8 @@
  * viewer's flags are. Triggers move a status's version on any change to its row, mentions, media
  * or hashtags. The rows are shared between requests: never modify one.
  */
-import { VersionedCache } from '../store/versioned-cache.js';
-import type { ChangedRenderRow, RenderRow, StatusesRepo } from './repo.js';
+import { VersionedCache } from './versioned-cache.js';
+import type { ChangedRenderRow, RenderRow, StatusesRepo } from '../statuses/repo.js';
 
 /** `visible`: whether the viewer may see the status (statuses/visibility.ts), asked afresh each time as the flags are. */
 export interface LoadedStatus { row: Readonly<RenderRow>; version: number; flags: number; visible: boolean }

@@ -5,8 +5,8 @@
  * rendering anew would give. Entries are frozen and pre-rendered (written verbatim into
  * responses). Bounded; the oldest go first.
  */
-import { markRendered } from '../../http/json-text.js';
-import { BoundedMap } from '../store/versioned-cache.js';
+import { markRendered } from './json-text.js';
+import { BoundedMap } from './bounded-map.js';
 
 export class RenderedStatuses<T extends object> {
   private readonly byKey: BoundedMap<string, Readonly<T>>;

@@ -3,10 +3,10 @@
  * author on every status are rendered once, and their rows are not even read again while their
  * version holds (a trigger moves it on every change to the account, whoever writes it).
  */
-import { markRendered } from '../../http/json-text.js';
-import { VersionedCache } from '../store/versioned-cache.js';
-import { serializeAccount, type AccountJson } from './serialize.js';
-import type { AccountRow, AccountsRepo } from './repo.js';
+import { markRendered } from './json-text.js';
+import { VersionedCache } from './versioned-cache.js';
+import { serializeAccount, type AccountJson } from '../accounts/serialize.js';
+import type { AccountRow, AccountsRepo } from '../accounts/repo.js';
 
 export interface RenderedAccount { version: number; json: Readonly<AccountJson> }
 

@@ -5,7 +5,7 @@
  * through FiltersService (no other code and no other process writes them), which forgets an
  * account's entry on every change; an entry also lapses when its first filter expires.
  */
-import { BoundedMap } from '../store/versioned-cache.js';
+import { BoundedMap } from './bounded-map.js';
 
 export interface Loaded<T> {
   value: T;

@@ -1,7 +1,7 @@
 /** The in-memory cache of each account's active filters: kept, forgotten on change, lapsing at expiry, bounded. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ActiveFiltersCache } from '../../daemon/social/filters/active-cache.js';
+import { ActiveFiltersCache } from '../../../daemon/social/render/active-filters.js';
 
 function counter(values: string[], until = Infinity) {
   let loads = 0;

@@ -6,10 +6,10 @@ import { Socket } from 'node:net';
 import { join } from 'node:path';
 import Koa from 'koa';
 import sqlite3 from 'sqlite3';
-import { ResponseCache } from '../../daemon/social/http/response-cache.js';
-import { onlyKnownParams } from '../../daemon/social/notifications/routes.js';
-import { Reader } from '../../daemon/social/store/reader.js';
-import { tempDir } from '../helpers/paths.js';
+import { ResponseCache } from '../../../daemon/social/render/response-cache.js';
+import { onlyKnownParams } from '../../../daemon/social/notifications/routes.js';
+import { Reader } from '../../../daemon/social/store/reader.js';
+import { tempDir } from '../../helpers/paths.js';
 
 const app = new Koa();
 function context(url: string) {

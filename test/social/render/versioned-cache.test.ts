@@ -1,7 +1,8 @@
 /** Values kept by (id, render version): reused while the version holds, remade when it moves, bounded. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { BoundedMap, VersionedCache } from '../../daemon/social/store/versioned-cache.js';
+import { BoundedMap } from '../../../daemon/social/render/bounded-map.js';
+import { VersionedCache } from '../../../daemon/social/render/versioned-cache.js';
 
 interface Row { name: string }
 const made: string[] = [];

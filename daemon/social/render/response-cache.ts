@@ -7,7 +7,7 @@
  */
 import type { Context } from 'koa';
 import type { Reader } from '../store/reader.js';
-import { isJsonBody, renderJsonBytes } from '../../http/json-text.js';
+import { isJsonBody, renderJsonBytes } from './json-text.js';
 
 interface Entry { version: number; body: Buffer; headers: Record<string, string>; bytes: number }
 

@@ -28,12 +28,6 @@ function toJSON(this: object): unknown {
   return placeholder(this);
 }
 
-/** Shared by every raw JSON text: its placeholder inside renderJson, the value it holds anywhere else. */
-function rawToJSON(this: object): unknown {
-  if (embedding === null) return JSON.parse(stored.get(this)!.toString('utf8'));
-  return placeholder(this);
-}
-
 function placeholder(value: object): string {
   embedding!.push(stored.get(value)!);
   return `${NONCE}:${embedding!.length - 1}`;
@@ -53,18 +47,6 @@ export function markRendered<T extends object>(value: T, text: string = JSON.str
   return deepFreeze(value);
 }
 
-/**
- * JSON text written out elsewhere (a page's notification groups), written as it is by renderJson
- * and renderJsonBytes; anywhere else it serializes as the value the text holds. The text must be
- * valid JSON: it is not checked here.
- */
-export function rawJson(text: string): Readonly<object> {
-  const value = {};
-  stored.set(value, Buffer.from(text));
-  Object.defineProperty(value, 'toJSON', { enumerable: false, value: rawToJSON });
-  return Object.freeze(value);
-}
-
 /** JSON.stringify(value) as UTF-8, with every marked object inside written as its stored bytes. */
 export function renderJsonBytes(value: unknown): Buffer {
   const parts = envelopeParts(value);
@@ -77,10 +59,9 @@ type Part = string | Buffer | StoredList;
 
 /**
  * The parts of the usual hot body (a list of stored objects, or a plain object whose fields are
- * such lists or stored texts beside plain values: a page and what it embeds), written without a
- * stringify pass, which for a page of stored objects costs the main thread about twice as much
- * as joining them. null for any other shape. A field of another kind is
- * rendered on its own the general way.
+ * such lists or stored objects beside plain values: a page and what it embeds), written without a
+ * stringify pass, which for a page of stored objects costs the main thread more than joining
+ * them. null for any other shape. A field of another kind is rendered on its own the general way.
  */
 function envelopeParts(value: unknown): Part[] | null {
   if (value === null || typeof value !== 'object' || stored.has(value)) return null;

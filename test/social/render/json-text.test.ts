@@ -1,7 +1,7 @@
 /** Pre-rendered JSON: embedded verbatim by renderJson, a plain object everywhere else, never forgeable. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { markRendered, rawJson, renderJson, renderJsonBytes } from '../../daemon/http/json-text.js';
+import { markRendered, renderJson, renderJsonBytes } from '../../../daemon/social/render/json-text.js';
 
 const account = () => ({ id: '1', acct: 'alice', emojis: [] as unknown[], fields: [{ name: 'a', value: 'b' }], note: 'é "quoted" \u2028' });
 
@@ -72,15 +72,6 @@ test('a list of stored objects alone is the same JSON; so are objects with nothi
   assert.is(renderJson({}), '{}');
   assert.is(renderJson({ only: undefined, lists: [[alice]] }), JSON.stringify({ lists: [[account()]] }));
   assert.is(renderJson({ a: [alice], b: undefined }), JSON.stringify({ a: [account()] }));
-});
-
-test('raw JSON text is written as it is inside a render, and as the value it holds anywhere else', () => {
-  const groups = rawJson('[{"id":12345678901234567890,"é":"✓"},{"n":1}]');
-  const alice = markRendered(account());
-  assert.is(renderJson({ accounts: [alice], groups, count: 1 }), `{"accounts":[${JSON.stringify(account())}],"groups":[{"id":12345678901234567890,"é":"✓"},{"n":1}],"count":1}`);
-  assert.is(renderJson({ nested: { groups } }), '{"nested":{"groups":[{"id":12345678901234567890,"é":"✓"},{"n":1}]}}');
-  assert.equal(JSON.parse(JSON.stringify({ groups })), { groups: [{ id: 12345678901234567168, é: '✓' }, { n: 1 }] });
-  assert.ok(Object.isFrozen(groups));
 });
 
 test.run();
