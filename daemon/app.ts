@@ -67,8 +67,12 @@ export class App {
     this.device = new DeviceState(initialDeviceState(VERSION, describeTransport(options.config)));
   }
 
-  get config(): Config { return this.options.config; }
-  get log(): Logger { return this.options.log; }
+  get config(): Config {
+    return this.options.config;
+  }
+  get log(): Logger {
+    return this.options.log;
+  }
 
   async start(): Promise<void> {
     const { config, log, device } = this;
@@ -78,18 +82,32 @@ export class App {
     this.health.on('change', () => this.reportStatus());
     const storage = await this.startStorageMonitor();
     this.health.set('mqtt', { status: 'off', detail: config.mqttUrl ? undefined : 'not configured' });
-    if (config.network === 'off') this.health.set('network', { status: 'off', address: null, detail: 'NESTBOX_NETWORK is off: interfaces are left alone' });
+    if (config.network === 'off')
+      this.health.set('network', {
+        status: 'off',
+        address: null,
+        detail: 'NESTBOX_NETWORK is off: interfaces are left alone',
+      });
     const networks = new NetworksRepo(db);
     const coproc = this.startCoprocessor();
     // Built here, listening only in the HTTP step: the network layer's port-80 portal shares its app.
-    const http = new HttpServer({ host: config.httpHost, port: config.httpPort, log: log.child({ component: 'http' }), onOutOfSpace: () => storage.outOfSpace() });
+    const http = new HttpServer({
+      host: config.httpHost,
+      port: config.httpPort,
+      log: log.child({ component: 'http' }),
+      onOutOfSpace: () => storage.outOfSpace(),
+    });
     const connectivity = await this.startConnectivity(coproc, db, networks, http);
 
     const peers = this.federationPeers(db);
     const social = await this.openSocial(db, peers);
     const federation = this.buildFederation(social, peers);
     // /healthz looks at the free space too (one statfs): a monitor polling it sees it as it is now.
-    http.use(healthRouter(this.health, async () => { await Promise.all([this.checkDatabase(db), storage.check()]); }).routes());
+    http.use(
+      healthRouter(this.health, async () => {
+        await Promise.all([this.checkDatabase(db), storage.check()]);
+      }).routes(),
+    );
     // The setup portal first: in setup mode it answers captive-portal probes for any host.
     this.mountConnectivityRoutes(http, networks, connectivity, social.services.oauth.resolve);
     http.use(deliveriesQueuedBeforeAnswer(() => federation));
@@ -123,8 +141,11 @@ export class App {
   /** Free space of the data disk into DeviceState and /healthz; failed writes make it look at once. */
   private async startStorageMonitor(): Promise<StorageMonitor> {
     const storage = new StorageMonitor({
-      dir: this.config.dataDir, minFreeBytes: this.config.storageMinFreeMb * MIB, device: this.device,
-      reportHealth: (health) => this.health.set('storage', health), log: this.log.child({ component: 'storage' }),
+      dir: this.config.dataDir,
+      minFreeBytes: this.config.storageMinFreeMb * MIB,
+      device: this.device,
+      reportHealth: (health) => this.health.set('storage', health),
+      log: this.log.child({ component: 'storage' }),
     });
     this.onStop('storage', () => storage.stop());
     await storage.start();
@@ -132,10 +153,20 @@ export class App {
   }
 
   /** Connectivity over the link's client: state machine, saved networks, setup AP, captive DNS. */
-  private async startConnectivity(client: CoprocClientApi, db: Db, networks: NetworksRepo, http: HttpServer): Promise<ConnectivityParts> {
+  private async startConnectivity(
+    client: CoprocClientApi,
+    db: Db,
+    networks: NetworksRepo,
+    http: HttpServer,
+  ): Promise<ConnectivityParts> {
     const network = await this.startNetworkLayer(http);
     const { connectivity, stop } = await startConnectivitySubsystem({
-      client, config: this.config, db, device: this.device, networks, station: network?.station ?? null,
+      client,
+      config: this.config,
+      db,
+      device: this.device,
+      networks,
+      station: network?.station ?? null,
       log: this.log.child({ component: 'connectivity' }),
       health: (health) => this.health.set('connectivity', health),
     });
@@ -152,7 +183,10 @@ export class App {
     // Loaded only when on: a developer's machine never pays for the mDNS responder.
     const { NetworkLayer } = await import('./network/index.js');
     const network = new NetworkLayer({
-      config: this.config, device: this.device, log: this.log.child({ component: 'network' }), title: INSTANCE_TITLE,
+      config: this.config,
+      device: this.device,
+      log: this.log.child({ component: 'network' }),
+      title: INSTANCE_TITLE,
       health: (health) => this.health.set('network', health),
       listen: (host, port) => http.listenAlso(host, port),
     });
@@ -162,11 +196,21 @@ export class App {
   }
 
   /** Owner tokens for the appliance API come from the social instance's OAuth store. */
-  private mountConnectivityRoutes(http: HttpServer, networks: NetworksRepo, connectivity: ConnectivityParts, resolveToken: TokenResolver): void {
+  private mountConnectivityRoutes(
+    http: HttpServer,
+    networks: NetworksRepo,
+    connectivity: ConnectivityParts,
+    resolveToken: TokenResolver,
+  ): void {
     mountConnectivityWeb(http, {
-      device: this.device, networks: () => networks, connectivity: () => connectivity,
-      resolveToken, baseUrl: this.config.baseUrl, httpHost: this.config.httpHost,
-      httpPort: this.config.httpPort, setupApAddress: this.config.setupApAddress,
+      device: this.device,
+      networks: () => networks,
+      connectivity: () => connectivity,
+      resolveToken,
+      baseUrl: this.config.baseUrl,
+      httpHost: this.config.httpHost,
+      httpPort: this.config.httpPort,
+      setupApAddress: this.config.setupApAddress,
       setupPortalPort: this.config.network === 'on' ? 80 : this.config.httpPort,
     });
   }
@@ -185,7 +229,8 @@ export class App {
     this.health.set('coprocessor', { status: 'starting', detail: `opening ${client.description}` });
     let probe: NodeJS.Timeout | null = null;
     const answered = () => this.health.set('coprocessor', { status: 'ok' });
-    const silent = () => this.health.set('coprocessor', { status: 'degraded', detail: 'the coprocessor does not answer' });
+    const silent = () =>
+      this.health.set('coprocessor', { status: 'degraded', detail: 'the coprocessor does not answer' });
     client.on('link', ({ up, reason }) => {
       this.device.update({ coprocessor: { link: up ? 'up' : 'down' } });
       if (probe) clearTimeout(probe);
@@ -196,12 +241,16 @@ export class App {
       this.health.set('coprocessor', { status: 'starting', detail: 'waiting for the coprocessor to answer' });
       // Let a device that is booting announce itself before asking it anything.
       probe = setTimeout(() => {
-        client.call('getMode', {}, { timeoutMs: PROBE_TIMEOUT_MS }).then(answered, (error) => { if (error instanceof CoprocError && error.kind === 'timeout') silent(); });
+        client.call('getMode', {}, { timeoutMs: PROBE_TIMEOUT_MS }).then(answered, (error) => {
+          if (error instanceof CoprocError && error.kind === 'timeout') silent();
+        });
       }, PROBE_DELAY_MS);
     });
     client.on('devInit', answered);
     client.on('answering', ({ answering }) => (answering ? answered() : silent()));
-    this.onStop('coprocessor probe', () => { if (probe) clearTimeout(probe); });
+    this.onStop('coprocessor probe', () => {
+      if (probe) clearTimeout(probe);
+    });
     return client;
   }
 
@@ -212,7 +261,9 @@ export class App {
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     const url = `http://${host}:${address.port}`;
     this.health.set('http', { status: 'ok' });
-    this.log.child({ component: 'http' }).info(`Nestbox is listening on ${url}`, { url, base_url: this.config.baseUrl });
+    this.log
+      .child({ component: 'http' })
+      .info(`Nestbox is listening on ${url}`, { url, base_url: this.config.baseUrl });
     return url;
   }
 
@@ -226,9 +277,14 @@ export class App {
       device: this.device,
       commands: connectivity.commands,
       broker: {
-        url: config.mqttUrl, username: config.mqttUsername, password: config.mqttPassword,
-        protocolVersion: config.mqttProtocol, clientId: config.mqttClientId,
-        caFile: config.mqttCaFile, certFile: config.mqttCertFile, keyFile: config.mqttKeyFile,
+        url: config.mqttUrl,
+        username: config.mqttUsername,
+        password: config.mqttPassword,
+        protocolVersion: config.mqttProtocol,
+        clientId: config.mqttClientId,
+        caFile: config.mqttCaFile,
+        certFile: config.mqttCertFile,
+        keyFile: config.mqttKeyFile,
       },
       prefix: config.mqttPrefix,
       discoveryPrefix: config.haDiscovery === '' ? null : config.haDiscovery,
@@ -237,7 +293,9 @@ export class App {
       version: VERSION,
       configurationUrl: config.baseUrl,
       refreshSchedule: config.mqttRefreshSchedule,
-      setupPassphrase: config.mqttPublishSetupPassphrase ? () => connectivity.portal.passphrase ?? config.setupPassphrase : null,
+      setupPassphrase: config.mqttPublishSetupPassphrase
+        ? () => connectivity.portal.passphrase ?? config.setupPassphrase
+        : null,
       reportHealth: (health) => this.health.set('mqtt', health),
     });
     this.onStop('mqtt', () => bridge.stop());
@@ -247,7 +305,13 @@ export class App {
   /** The social instance's services over the shared database (its routes are mounted later). */
   private async openSocial(db: Db, peers: FederationPeers): Promise<Social> {
     const log = this.log.child({ component: 'social' });
-    const social = await Social.open({ db, filename: join(this.config.dataDir, 'nestbox.sqlite3'), config: this.config, log, peers });
+    const social = await Social.open({
+      db,
+      filename: join(this.config.dataDir, 'nestbox.sqlite3'),
+      config: this.config,
+      log,
+      peers,
+    });
     this.onStop('social', () => social.close());
     return social;
   }
@@ -259,9 +323,14 @@ export class App {
   private async startSocial(social: Social, http: HttpServer): Promise<() => Promise<void>> {
     const log = this.log.child({ component: 'social' });
     social.mount(http);
-    const counts = watchInstanceCounts(social.events, () => social.counts(), (instance) => {
-      if (this.device.update({ instance }).length) log.debug('instance counts', { ...instance });
-    }, log);
+    const counts = watchInstanceCounts(
+      social.events,
+      () => social.counts(),
+      (instance) => {
+        if (this.device.update({ instance }).length) log.debug('instance counts', { ...instance });
+      },
+      log,
+    );
     this.onStop('social-counts', () => counts.stop());
     await counts.refresh();
     this.health.set('social', { status: 'ok' });
@@ -328,7 +397,11 @@ export class App {
       }
       try {
         const result = await backupDatabase(db, join(this.config.dataDir, 'backups'), this.config.backupKeep);
-        backupLog.info('database backed up', { path: result.path, bytes: result.bytes, removed: result.removed.length });
+        backupLog.info('database backed up', {
+          path: result.path,
+          bytes: result.bytes,
+          removed: result.removed.length,
+        });
       } catch (error) {
         if (isOutOfSpace(error)) storage.outOfSpace();
         throw error;
@@ -349,7 +422,10 @@ export class App {
 
   private async checkDatabase(db: Db): Promise<void> {
     const answers = await ping(db);
-    this.health.set('database', answers ? { status: 'ok' } : { status: 'degraded', detail: 'database does not answer' });
+    this.health.set(
+      'database',
+      answers ? { status: 'ok' } : { status: 'degraded', detail: 'database does not answer' },
+    );
   }
 
   /** The one-line summary systemd shows in `systemctl status`. */

@@ -9,9 +9,7 @@ import cron from 'node-cron';
 import { LOG_LEVELS, type LogLevel } from './log/logger.js';
 
 export type CoprocTarget =
-  | { kind: 'sim' }
-  | { kind: 'serial'; path: string; baud: number }
-  | { kind: 'esps'; path: string };
+  { kind: 'sim' } | { kind: 'serial'; path: string; baud: number } | { kind: 'esps'; path: string };
 
 /** What the embedded simulator (`coproc: sim`) starts as; see daemon/coproc/sim/index.ts. */
 export const SIM_SCENARIO_NAMES = ['default', 'no_networks', 'unresponsive'] as const;
@@ -19,7 +17,10 @@ export type SimScenarioName = (typeof SIM_SCENARIO_NAMES)[number];
 
 export type Registrations = 'open' | 'approval' | 'closed';
 /** So many attempts per so many seconds. */
-export interface AttemptLimit { limit: number; periodS: number }
+export interface AttemptLimit {
+  limit: number;
+  periodS: number;
+}
 /** `off`: touch no interface (connectivity = association); `on`: the network layer configures them. */
 export type NetworkLayer = 'on' | 'off';
 export type MqttProtocol = 3 | 4 | 5;
@@ -80,7 +81,12 @@ export interface Config {
 }
 
 export class ConfigError extends Error {
-  constructor(readonly key: string, readonly value: unknown, readonly allowed: string, readonly source: string) {
+  constructor(
+    readonly key: string,
+    readonly value: unknown,
+    readonly allowed: string,
+    readonly source: string,
+  ) {
     super(`config: ${key}=${JSON.stringify(value)} (${source}) is not allowed: ${allowed}`);
     this.name = 'ConfigError';
   }
@@ -115,7 +121,8 @@ const positiveNumber = (min: number, max: number): Parser<number> => ({
 });
 
 const ipv4Address: Parser<string | null> = {
-  allowed: 'an IPv4 address of this machine (the soft-AP interface) with an optional prefix length (192.168.4.1/24), or empty',
+  allowed:
+    'an IPv4 address of this machine (the soft-AP interface) with an optional prefix length (192.168.4.1/24), or empty',
   parse(raw) {
     if (raw === null || raw === '') return null;
     if (typeof raw !== 'string') return undefined;
@@ -137,13 +144,17 @@ export function parseCidr(text: string): { address: string; prefixLength: number
 /** Linux interface names: at most 15 bytes, no slash, no whitespace (IFNAMSIZ). */
 const interfaceName: Parser<string> = {
   allowed: 'a network interface name (1 to 15 letters, digits, -, _ or .)',
-  parse: (raw) => (typeof raw === 'string' && /^[A-Za-z0-9_.-]{1,15}$/.test(raw) && raw !== '.' && raw !== '..' ? raw : undefined),
+  parse: (raw) =>
+    typeof raw === 'string' && /^[A-Za-z0-9_.-]{1,15}$/.test(raw) && raw !== '.' && raw !== '..' ? raw : undefined,
 };
 
 /** One DNS label (RFC 1123): announced as <hostname>.local. */
 const hostLabel: Parser<string> = {
   allowed: 'a host name label: 1 to 63 letters, digits or -, not starting or ending with -',
-  parse: (raw) => (typeof raw === 'string' && /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/.test(raw) ? raw.toLowerCase() : undefined),
+  parse: (raw) =>
+    typeof raw === 'string' && /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/.test(raw)
+      ? raw.toLowerCase()
+      : undefined,
 };
 
 const boolean: Parser<boolean> = {
@@ -169,7 +180,9 @@ const httpUrl = (allowed: string): Parser<string> => ({
     if (typeof raw !== 'string') return undefined;
     try {
       const url = new URL(raw);
-      return ['http:', 'https:'].includes(url.protocol) && !url.search && !url.hash ? raw.replace(/\/+$/, '') : undefined;
+      return ['http:', 'https:'].includes(url.protocol) && !url.search && !url.hash
+        ? raw.replace(/\/+$/, '')
+        : undefined;
     } catch {
       return undefined;
     }
@@ -191,8 +204,14 @@ const optionalUrl = (protocols: readonly string[], allowed: string): Parser<stri
   },
 });
 
-const mqttUrl = optionalUrl(['mqtt:', 'mqtts:', 'ws:', 'wss:'], 'an mqtt://, mqtts://, ws:// or wss:// URL, or empty for MQTT off');
-const smtpUrl = optionalUrl(['smtp:', 'smtps:'], 'an smtp:// or smtps:// URL (user:password@host:port), or empty for no mail');
+const mqttUrl = optionalUrl(
+  ['mqtt:', 'mqtts:', 'ws:', 'wss:'],
+  'an mqtt://, mqtts://, ws:// or wss:// URL, or empty for MQTT off',
+);
+const smtpUrl = optionalUrl(
+  ['smtp:', 'smtps:'],
+  'an smtp:// or smtps:// URL (user:password@host:port), or empty for no mail',
+);
 
 const mqttProtocol: Parser<MqttProtocol> = {
   allowed: '3.1.1 (default) or 5 (3.1 for old brokers)',
@@ -209,7 +228,8 @@ const mqttProtocol: Parser<MqttProtocol> = {
 /** MQTT allows any UTF-8 client id; printable ASCII without spaces keeps broker logs and ACLs sane. */
 const mqttClientId: Parser<string | null> = {
   allowed: '1 to 64 printable ASCII characters without spaces, or empty for nestbox-<device id>',
-  parse: (raw) => (raw === null || raw === '' ? null : typeof raw === 'string' && /^[\x21-\x7e]{1,64}$/.test(raw) ? raw : undefined),
+  parse: (raw) =>
+    raw === null || raw === '' ? null : typeof raw === 'string' && /^[\x21-\x7e]{1,64}$/.test(raw) ? raw : undefined,
 };
 
 const cronExpression: Parser<string> = {
@@ -277,7 +297,12 @@ interface KeySpec<K extends keyof Config = keyof Config> {
   fallback: Config[K] | ((config: Partial<Config>) => Config[K]);
 }
 
-function key<K extends keyof Config>(field: K, json: string, parser: Parser<Config[K]>, fallback: KeySpec<K>['fallback']): KeySpec<K> {
+function key<K extends keyof Config>(
+  field: K,
+  json: string,
+  parser: Parser<Config[K]>,
+  fallback: KeySpec<K>['fallback'],
+): KeySpec<K> {
   return { field, json, env: `NESTBOX_${json.toUpperCase()}`, parser, fallback };
 }
 
@@ -286,11 +311,15 @@ export const KEYS: readonly KeySpec[] = [
   key('dataDir', 'data_dir', nonEmpty('a directory path'), './data'),
   key('network', 'network', oneOf(['on', 'off'] as const), 'off'),
   // With the network layer on, the box serves its home network (the owner's API stays behind the owner's token).
-  key('httpHost', 'http_host', nonEmpty('a host name or IP address'), (c) => (c.network === 'on' ? '0.0.0.0' : '127.0.0.1')),
+  key('httpHost', 'http_host', nonEmpty('a host name or IP address'), (c) =>
+    c.network === 'on' ? '0.0.0.0' : '127.0.0.1',
+  ),
   key('httpPort', 'http_port', integer(1, 65535, 'a port number from 1 to 65535'), 8080),
   key('streamingPort', 'streaming_port', integer(1, 65535, 'a port number from 1 to 65535'), 4000),
   key('baseUrl', 'base_url', httpUrl('an http:// or https:// URL without query'), 'http://localhost:8080'),
-  key('streamingUrl', 'streaming_url', httpUrl('an http:// or https:// URL without query'), (c) => deriveStreamingUrl(c.baseUrl!, c.streamingPort!)),
+  key('streamingUrl', 'streaming_url', httpUrl('an http:// or https:// URL without query'), (c) =>
+    deriveStreamingUrl(c.baseUrl!, c.streamingPort!),
+  ),
   key('registrations', 'registrations', oneOf(['open', 'approval', 'closed'] as const), 'closed'),
   key('coproc', 'coproc', coproc, { kind: 'sim' }),
   key('simScenario', 'sim_scenario', oneOf(SIM_SCENARIO_NAMES), 'default'),
@@ -298,7 +327,12 @@ export const KEYS: readonly KeySpec[] = [
   key('mqttUsername', 'mqtt_username', optionalText(), null),
   key('mqttPassword', 'mqtt_password', optionalText(), null),
   key('mqttPrefix', 'mqtt_prefix', topicPart('a topic prefix without + # or leading/trailing /', false), 'nestbox'),
-  key('haDiscovery', 'ha_discovery', topicPart('a discovery prefix without + #, or empty to turn discovery off', true), 'homeassistant'),
+  key(
+    'haDiscovery',
+    'ha_discovery',
+    topicPart('a discovery prefix without + #, or empty to turn discovery off', true),
+    'homeassistant',
+  ),
   key('mqttProtocol', 'mqtt_protocol', mqttProtocol, 4),
   key('mqttClientId', 'mqtt_client_id', mqttClientId, null),
   key('mqttCaFile', 'mqtt_ca_file', optionalText('a file path (PEM), or empty'), null),
@@ -326,9 +360,19 @@ export const KEYS: readonly KeySpec[] = [
   key('backupSchedule', 'backup_schedule', cronExpression, '30 3 * * *'),
   key('backupKeep', 'backup_keep', integer(1, 365), 7),
   key('smtpUrl', 'smtp_url', smtpUrl, null),
-  key('storageMinFreeMb', 'storage_min_free_mb', integer(0, 1_048_576, 'a whole number of megabytes from 0 (no early warning) to 1048576'), 128),
+  key(
+    'storageMinFreeMb',
+    'storage_min_free_mb',
+    integer(0, 1_048_576, 'a whole number of megabytes from 0 (no early warning) to 1048576'),
+    128,
+  ),
   key('sqliteSynchronous', 'sqlite_synchronous', oneOf(SQLITE_SYNCHRONOUS_LEVELS), 'full'),
-  key('smtpFrom', 'smtp_from', nonEmpty('an e-mail address, optionally with a name: "Nestbox <box@example.org>"'), (c) => `Nestbox <notifications@${new URL(c.baseUrl!).hostname}>`),
+  key(
+    'smtpFrom',
+    'smtp_from',
+    nonEmpty('an e-mail address, optionally with a name: "Nestbox <box@example.org>"'),
+    (c) => `Nestbox <notifications@${new URL(c.baseUrl!).hostname}>`,
+  ),
   // Mastodon's rack-attack rules throttle_login_attempts/ip and throttle_login_attempts/email.
   key('loginLimitAddress', 'login_limit_address', attemptLimit, { limit: 25, periodS: 300 }),
   key('loginLimitAccount', 'login_limit_account', attemptLimit, { limit: 25, periodS: 3600 }),
@@ -368,7 +412,10 @@ export function loadConfig(sources: ConfigSources = {}): Config {
     } else if (spec.json in fileValues) {
       value = parseOne(spec, spec.json, fileValues[spec.json], false, filePath!);
     } else {
-      value = typeof spec.fallback === 'function' ? (spec.fallback as (c: Partial<Config>) => unknown)(config) : spec.fallback;
+      value =
+        typeof spec.fallback === 'function'
+          ? (spec.fallback as (c: Partial<Config>) => unknown)(config)
+          : spec.fallback;
     }
     (config as Record<string, unknown>)[spec.field] = value;
   }
@@ -390,7 +437,12 @@ function readConfigFile(path: string): Record<string, unknown> {
   try {
     textContent = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new ConfigError('--config', path, `a readable JSON file (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`, 'command line');
+    throw new ConfigError(
+      '--config',
+      path,
+      `a readable JSON file (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`,
+      'command line',
+    );
   }
   let parsed: unknown;
   try {
@@ -403,7 +455,13 @@ function readConfigFile(path: string): Record<string, unknown> {
   }
   const known = new Set(KEYS.map((spec) => spec.json));
   for (const name of Object.keys(parsed)) {
-    if (!known.has(name)) throw new ConfigError(name, (parsed as Record<string, unknown>)[name], `a known setting (${[...known].join(', ')})`, path);
+    if (!known.has(name))
+      throw new ConfigError(
+        name,
+        (parsed as Record<string, unknown>)[name],
+        `a known setting (${[...known].join(', ')})`,
+        path,
+      );
   }
   return parsed as Record<string, unknown>;
 }

@@ -24,13 +24,22 @@ const STOP_DEADLINE_MS = 10_000;
 async function main(argv: string[]): Promise<void> {
   let args: { config?: string; help?: boolean; version?: boolean };
   try {
-    args = parseArgs({ args: argv, options: { config: { type: 'string' }, help: { type: 'boolean' }, version: { type: 'boolean' } } }).values;
+    args = parseArgs({
+      args: argv,
+      options: { config: { type: 'string' }, help: { type: 'boolean' }, version: { type: 'boolean' } },
+    }).values;
   } catch (error) {
     process.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
     process.exit(2);
   }
-  if (args.help) { process.stdout.write(USAGE + '\n'); return; }
-  if (args.version) { process.stdout.write(VERSION + '\n'); return; }
+  if (args.help) {
+    process.stdout.write(USAGE + '\n');
+    return;
+  }
+  if (args.version) {
+    process.stdout.write(VERSION + '\n');
+    return;
+  }
 
   let config: Config;
   try {
@@ -50,17 +59,26 @@ async function main(argv: string[]): Promise<void> {
   const app = new App({ config, log, env: process.env });
   let signalled = false;
   const shutdown = (signal: string) => {
-    if (signalled) { log.warn('second signal; exiting now', { signal }); process.exit(1); }
+    if (signalled) {
+      log.warn('second signal; exiting now', { signal });
+      process.exit(1);
+    }
     signalled = true;
     log.info('stopping', { signal });
-    setTimeout(() => { log.error('stop took too long; exiting'); process.exit(1); }, STOP_DEADLINE_MS).unref();
-    app.stop(`stopping (${signal})`).then(() => {
-      log.info('stopped');
-      process.exit(0);
-    }, (error) => {
-      log.error('stop failed', { error });
+    setTimeout(() => {
+      log.error('stop took too long; exiting');
       process.exit(1);
-    });
+    }, STOP_DEADLINE_MS).unref();
+    app.stop(`stopping (${signal})`).then(
+      () => {
+        log.info('stopped');
+        process.exit(0);
+      },
+      (error) => {
+        log.error('stop failed', { error });
+        process.exit(1);
+      },
+    );
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));

@@ -26,12 +26,22 @@ async function main(argv: string[]): Promise<number> {
   let parsed;
   try {
     parsed = parseArgs({
-      args: argv, allowPositionals: true,
+      args: argv,
+      allowPositionals: true,
       options: {
-        username: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' },
-        owner: { type: 'boolean' }, locked: { type: 'boolean' }, scopes: { type: 'string' }, app: { type: 'string' },
-        text: { type: 'string' }, 'starts-at': { type: 'string' }, 'ends-at': { type: 'string' }, 'all-day': { type: 'boolean' },
-        config: { type: 'string' }, help: { type: 'boolean' },
+        username: { type: 'string' },
+        email: { type: 'string' },
+        password: { type: 'string' },
+        owner: { type: 'boolean' },
+        locked: { type: 'boolean' },
+        scopes: { type: 'string' },
+        app: { type: 'string' },
+        text: { type: 'string' },
+        'starts-at': { type: 'string' },
+        'ends-at': { type: 'string' },
+        'all-day': { type: 'boolean' },
+        config: { type: 'string' },
+        help: { type: 'boolean' },
       },
     });
   } catch (error) {
@@ -56,8 +66,16 @@ async function main(argv: string[]): Promise<number> {
     tool = await AdminTool.open(config);
     switch (command) {
       case 'create-account': {
-        const account = await tool.createAccount({ username: need('username'), email: need('email'), password: need('password'), owner: values.owner, locked: values.locked });
-        process.stdout.write(`created account ${account.username} (id ${account.id})${values.owner ? ' as the owner' : ''}\n`);
+        const account = await tool.createAccount({
+          username: need('username'),
+          email: need('email'),
+          password: need('password'),
+          owner: values.owner,
+          locked: values.locked,
+        });
+        process.stdout.write(
+          `created account ${account.username} (id ${account.id})${values.owner ? ' as the owner' : ''}\n`,
+        );
         return 0;
       }
       case 'token': {
@@ -67,11 +85,18 @@ async function main(argv: string[]): Promise<number> {
       }
       case 'reset-password': {
         const password = await tool.resetPassword(need('username'), values.password);
-        process.stdout.write(values.password ? 'password changed; tokens revoked\n' : `new password (tokens revoked):\n${password}\n`);
+        process.stdout.write(
+          values.password ? 'password changed; tokens revoked\n' : `new password (tokens revoked):\n${password}\n`,
+        );
         return 0;
       }
       case 'create-announcement': {
-        const id = await tool.createAnnouncement({ text: need('text'), startsAt: values['starts-at'], endsAt: values['ends-at'], allDay: values['all-day'] });
+        const id = await tool.createAnnouncement({
+          text: need('text'),
+          startsAt: values['starts-at'],
+          endsAt: values['ends-at'],
+          allDay: values['all-day'],
+        });
         process.stdout.write(`published announcement ${id}\n`);
         return 0;
       }
@@ -79,8 +104,14 @@ async function main(argv: string[]): Promise<number> {
         throw new UsageError(`unknown command: ${command}`);
     }
   } catch (error) {
-    if (error instanceof UsageError) { process.stderr.write(`${error.message}\n${USAGE}\n`); return 2; }
-    if (error instanceof ConfigError) { process.stderr.write(`${error.message}\n`); return 2; }
+    if (error instanceof UsageError) {
+      process.stderr.write(`${error.message}\n${USAGE}\n`);
+      return 2;
+    }
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      return 2;
+    }
     process.stderr.write(`admin: ${describeAdminError(error)}\n`);
     return 1;
   } finally {

@@ -67,10 +67,16 @@ async function printEvents(target: ReturnType<typeof resolveTarget>): Promise<vo
   client.on('link', ({ up, reason }) => print({ event: 'link', up, ...(reason ? { reason } : {}) }));
   // Re-decode through the table so the output uses protobuf field names, like the operations.
   const spec = Object.fromEntries(EVENTS.map((e) => [e.name, e]));
-  client.on('devInit', ({ initData }) => print({ event: spec.devInit.protocolName, ...presentMessage(spec.devInit.type, { init_data: initData }) }));
+  client.on('devInit', ({ initData }) =>
+    print({ event: spec.devInit.protocolName, ...presentMessage(spec.devInit.type, { init_data: initData }) }),
+  );
   client.on('heartbeat', ({ number }) => print({ event: spec.heartbeat.protocolName, hb_num: number }));
-  client.on('stationDisconnected', ({ reason }) => print({ event: spec.stationDisconnected.protocolName, resp: reason }));
-  client.on('softApStationDisconnected', ({ mac, reason }) => print({ event: spec.softApStationDisconnected.protocolName, resp: reason, mac }));
+  client.on('stationDisconnected', ({ reason }) =>
+    print({ event: spec.stationDisconnected.protocolName, resp: reason }),
+  );
+  client.on('softApStationDisconnected', ({ mac, reason }) =>
+    print({ event: spec.softApStationDisconnected.protocolName, resp: reason, mac }),
+  );
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);

@@ -6,7 +6,14 @@
 import { spawnSync } from 'node:child_process';
 import { findCommand, missingPackages, plan, readPackages } from './test-packages.mjs';
 
-const say = (text) => process.stderr.write(text.split('\n').filter(Boolean).map((line) => `[setup] ${line}\n`).join(''));
+const say = (text) =>
+  process.stderr.write(
+    text
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => `[setup] ${line}\n`)
+      .join(''),
+  );
 
 function apt(args) {
   const result = spawnSync('apt-get', args, {
@@ -16,13 +23,19 @@ function apt(args) {
   });
   if (result.status === 0) return;
   // Quiet when it works; everything apt-get said when it does not.
-  process.stderr.write(`${result.stdout ?? ''}${result.stderr ?? ''}${result.error ? `${result.error.message}\n` : ''}`);
+  process.stderr.write(
+    `${result.stdout ?? ''}${result.stderr ?? ''}${result.error ? `${result.error.message}\n` : ''}`,
+  );
   say(`apt-get ${args.join(' ')} failed (exit ${result.status ?? result.signal})`);
   process.exit(1);
 }
 
 const packages = readPackages();
-const next = plan({ missing: missingPackages(packages), root: process.getuid?.() === 0, aptGet: findCommand('apt-get') !== null });
+const next = plan({
+  missing: missingPackages(packages),
+  root: process.getuid?.() === 0,
+  aptGet: findCommand('apt-get') !== null,
+});
 if (next.action === 'stop') {
   say(next.message);
   process.exit(1);
@@ -32,7 +45,9 @@ if (next.action === 'install') {
   for (const step of next.steps) apt(step);
   const still = missingPackages(packages);
   if (still.length > 0) {
-    say(`still missing after apt-get install: ${still.map((pkg) => `${pkg.name} (${pkg.commands.join(', ')})`).join(', ')}`);
+    say(
+      `still missing after apt-get install: ${still.map((pkg) => `${pkg.name} (${pkg.commands.join(', ')})`).join(', ')}`,
+    );
     process.exit(1);
   }
 }

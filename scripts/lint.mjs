@@ -17,7 +17,9 @@ for (const [name, args] of steps) {
   const started = Date.now();
   const result = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit' });
   const ok = result.status === 0;
-  process.stdout.write(`[lint] ${name}: ${ok ? 'clean' : 'findings'} (${((Date.now() - started) / 1000).toFixed(1)} s)\n`);
+  process.stdout.write(
+    `[lint] ${name}: ${ok ? 'clean' : 'findings'} (${((Date.now() - started) / 1000).toFixed(1)} s)\n`,
+  );
   failed ||= !ok;
 }
 process.exit(failed ? 1 : 0);

@@ -13,7 +13,10 @@ const BAR_WIDTH = 30;
 
 async function main(argv: string[]): Promise<void> {
   const { positional, options } = parseCliArgs(argv);
-  if (options.help) { process.stdout.write(USAGE + '\n'); return; }
+  if (options.help) {
+    process.stdout.write(USAGE + '\n');
+    return;
+  }
   if (positional.length !== 1) fail(USAGE, 2);
   const target = resolveTarget(takeOption(options, 'device'));
   const rebootTimeout = Number(takeOption(options, 'reboot-timeout') ?? 60);
@@ -38,7 +41,9 @@ async function main(argv: string[]): Promise<void> {
   try {
     const result = await update.run(image);
     process.stderr.write('\n');
-    process.stdout.write(`firmware updated: ${result.bytes} bytes in ${result.writeSeconds.toFixed(1)} s (${(result.rate / 1024).toFixed(1)} KiB/s); the coprocessor restarted after ${result.rebootSeconds.toFixed(1)} s\n`);
+    process.stdout.write(
+      `firmware updated: ${result.bytes} bytes in ${result.writeSeconds.toFixed(1)} s (${(result.rate / 1024).toFixed(1)} KiB/s); the coprocessor restarted after ${result.rebootSeconds.toFixed(1)} s\n`,
+    );
   } catch (error) {
     process.stderr.write('\n');
     process.stderr.write(`${error instanceof OtaError ? error.message : String(error)}\n`);
@@ -53,7 +58,10 @@ function drawProgress(p: OtaProgress): void {
   const filled = Math.round((p.percent / 100) * BAR_WIDTH);
   const bar = `[${'#'.repeat(filled)}${'.'.repeat(BAR_WIDTH - filled)}]`;
   const line = `${bar} ${String(p.percent).padStart(3)}% ${p.bytes}/${p.total} B ${(p.rate / 1024).toFixed(1)} KiB/s ${p.phase}`;
-  if (process.stderr.isTTY) { process.stderr.write(`\r${line}`); return; }
+  if (process.stderr.isTTY) {
+    process.stderr.write(`\r${line}`);
+    return;
+  }
   // Not a terminal: one line per phase and per 10 %.
   const key = `${p.phase}:${Math.floor(p.percent / 10)}`;
   if (key !== lastKey) process.stderr.write(line + '\n');

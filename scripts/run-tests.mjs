@@ -47,8 +47,12 @@ function runFile(file) {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
-    child.stdout.on('data', (chunk) => { output += chunk; });
-    child.stderr.on('data', (chunk) => { output += chunk; });
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      output += chunk;
+    });
     const timeoutMs = file === LINT ? LINT_TIMEOUT_MS : FILE_TIMEOUT_MS;
     const timer = setTimeout(() => {
       output += `\n[run-tests] ${relative(root, file)} timed out after ${timeoutMs / 1000} s\n`;
@@ -78,24 +82,35 @@ function count(result) {
 }
 
 const queue = lint ? [LINT, ...files] : [...files];
-let passed = 0, failed = 0, skipped = 0;
+let passed = 0,
+  failed = 0,
+  skipped = 0;
 const failures = [];
 
 async function worker() {
   for (let file = queue.shift(); file; file = queue.shift()) {
     const result = await runFile(file);
     const counts = count(result);
-    passed += counts.passed; failed += counts.failed; skipped += counts.skipped;
+    passed += counts.passed;
+    failed += counts.failed;
+    skipped += counts.skipped;
     if (counts.failed) failures.push(relative(root, file));
     const name = file === LINT ? 'lint (eslint, prettier --check)' : relative(testRoot, file);
-    process.stdout.write(`\n── ${name} (${(result.ms / 1000).toFixed(1)} s)${counts.failed ? ' FAILED' : ''}\n${result.output.trimEnd()}\n`);
+    process.stdout.write(
+      `\n── ${name} (${(result.ms / 1000).toFixed(1)} s)${counts.failed ? ' FAILED' : ''}\n${result.output.trimEnd()}\n`,
+    );
   }
 }
 
 const started = Date.now();
 await Promise.all(Array.from({ length: Math.min(concurrency, queue.length || 1) }, worker));
-if (files.length === 0 && !lint) { process.stdout.write('no test files matched\n'); failed += 1; }
+if (files.length === 0 && !lint) {
+  process.stdout.write('no test files matched\n');
+  failed += 1;
+}
 if (failures.length) process.stdout.write(`\nFailed files:\n${failures.map((f) => `  ${f}`).join('\n')}\n`);
-process.stdout.write(`\n${files.length} files${lint ? ' and lint' : ''} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+process.stdout.write(
+  `\n${files.length} files${lint ? ' and lint' : ''} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+);
 process.stdout.write(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
 process.exit(failed ? 1 : 0);

@@ -9,7 +9,9 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const quiet = process.argv.includes('--quiet');
-const say = (line) => { if (!quiet) process.stderr.write(`[setup] ${line}\n`); };
+const say = (line) => {
+  if (!quiet) process.stderr.write(`[setup] ${line}\n`);
+};
 
 function env() {
   // JOBS lets node-gyp compile on every core.
@@ -29,11 +31,17 @@ function run(command, args) {
 /** Starts `command` and returns a promise of its end (exits the set-up if it fails). */
 function start(command, args) {
   const child = spawn(command, args, { cwd: root, env: env(), stdio: ['ignore', process.stderr, process.stderr] });
-  return new Promise((resolve) => child.on('exit', (code, signal) => (code === 0 ? resolve() : failed(command, args, code ?? signal))));
+  return new Promise((resolve) =>
+    child.on('exit', (code, signal) => (code === 0 ? resolve() : failed(command, args, code ?? signal))),
+  );
 }
 
 function mtime(path) {
-  try { return statSync(path).mtimeMs; } catch { return 0; }
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return 0;
+  }
 }
 
 const tsc = [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.json')];

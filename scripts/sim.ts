@@ -32,7 +32,10 @@ Commands on stdin (one JSON line answers each):
 
 async function main(argv: string[]): Promise<void> {
   const { positional, options } = parseCliArgs(argv);
-  if (options.help) { process.stdout.write(USAGE + '\n'); return; }
+  if (options.help) {
+    process.stdout.write(USAGE + '\n');
+    return;
+  }
   if (options.pty !== true || positional.length) fail(USAGE, 2);
   delete options.pty;
   const framing = (takeOption(options, 'framing') ?? 'serial') as FramingKind;
@@ -108,19 +111,40 @@ function runCommand(sim: Simulator, [command, ...args]: string[]): Record<string
     return value === 'on';
   };
   switch (command) {
-    case 'vanish': sim.vanishNetwork(arg(0, 'an SSID')); return {};
-    case 'restore': sim.restoreNetwork(arg(0, 'an SSID')); return {};
-    case 'passphrase': sim.setPassphrase(arg(0, 'an SSID'), arg(1, 'a passphrase')); return {};
-    case 'rssi': sim.setRssi(arg(0, 'an SSID'), Number(arg(1, 'a signal level in dBm'))); return {};
-    case 'kick': return { kicked: sim.kickStation(args[0] ? Number(args[0]) : undefined) };
-    case 'heartbeats': sim.setHeartbeats(onOff()); return {};
-    case 'freeze': sim.freeze(onOff()); return {};
-    case 'reset': sim.reset(); return {};
-    case 'garbage': sim.injectGarbage(args[0] ? Number(args[0]) : 64); return {};
-    case 'join': return { mac: sim.joinSoftAp(args[0] ? { mac: args[0] } : {}) };
-    case 'leave': return { left: sim.leaveSoftAp(arg(0, 'a MAC')) };
-    case 'status': return { status: sim.snapshot() };
-    default: throw new Error(`unknown command ${command}`);
+    case 'vanish':
+      sim.vanishNetwork(arg(0, 'an SSID'));
+      return {};
+    case 'restore':
+      sim.restoreNetwork(arg(0, 'an SSID'));
+      return {};
+    case 'passphrase':
+      sim.setPassphrase(arg(0, 'an SSID'), arg(1, 'a passphrase'));
+      return {};
+    case 'rssi':
+      sim.setRssi(arg(0, 'an SSID'), Number(arg(1, 'a signal level in dBm')));
+      return {};
+    case 'kick':
+      return { kicked: sim.kickStation(args[0] ? Number(args[0]) : undefined) };
+    case 'heartbeats':
+      sim.setHeartbeats(onOff());
+      return {};
+    case 'freeze':
+      sim.freeze(onOff());
+      return {};
+    case 'reset':
+      sim.reset();
+      return {};
+    case 'garbage':
+      sim.injectGarbage(args[0] ? Number(args[0]) : 64);
+      return {};
+    case 'join':
+      return { mac: sim.joinSoftAp(args[0] ? { mac: args[0] } : {}) };
+    case 'leave':
+      return { left: sim.leaveSoftAp(arg(0, 'a MAC')) };
+    case 'status':
+      return { status: sim.snapshot() };
+    default:
+      throw new Error(`unknown command ${command}`);
   }
 }
 

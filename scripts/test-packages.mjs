@@ -6,19 +6,32 @@ import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** NESTBOX_TEST_PACKAGES names another list (the set-up's own tests use one with made-up packages). */
-export const LIST_PATH = process.env.NESTBOX_TEST_PACKAGES || join(dirname(fileURLToPath(import.meta.url)), 'test-packages.txt');
+export const LIST_PATH =
+  process.env.NESTBOX_TEST_PACKAGES || join(dirname(fileURLToPath(import.meta.url)), 'test-packages.txt');
 
 /** Where commands are looked for: PATH, and the sbin directories a non-root PATH often lacks. */
-export const SEARCH_DIRS = [...(process.env.PATH ?? '').split(delimiter).filter(Boolean), '/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
+export const SEARCH_DIRS = [
+  ...(process.env.PATH ?? '').split(delimiter).filter(Boolean),
+  '/usr/local/sbin',
+  '/usr/local/bin',
+  '/usr/sbin',
+  '/usr/bin',
+  '/sbin',
+  '/bin',
+];
 
 /** @typedef {{ name: string, commands: string[], reason: string }} TestPackage */
 
 /** @returns {TestPackage[]} */
 export function parsePackages(text) {
-  return text.split('\n').map((line) => line.trim()).filter((line) => line && !line.startsWith('#')).map((line) => {
-    const [name, commands = '', ...reason] = line.split(/\s+/);
-    return { name, commands: commands.split(',').filter(Boolean), reason: reason.join(' ') };
-  });
+  return text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line && !line.startsWith('#'))
+    .map((line) => {
+      const [name, commands = '', ...reason] = line.split(/\s+/);
+      return { name, commands: commands.split(',').filter(Boolean), reason: reason.join(' ') };
+    });
 }
 
 export function readPackages(path = LIST_PATH) {
@@ -32,7 +45,9 @@ export function findCommand(command, dirs = SEARCH_DIRS) {
     try {
       accessSync(path, constants.X_OK);
       return path;
-    } catch { /* not here */ }
+    } catch {
+      /* not here */
+    }
   }
   return null;
 }
@@ -62,7 +77,9 @@ export function plan({ missing, root, aptGet }) {
   const names = missing.map((pkg) => pkg.name);
   if (root && aptGet) return { action: 'install', names, steps: [['update', '-qq'], aptInstallArgs(names)] };
   const what = missing.map((pkg) => `  ${pkg.name}: ${pkg.reason}`).join('\n');
-  const how = aptGet ? `Install them, then run npm test again:\n  ${sudoCommand(names)}` : 'apt-get is not available here: install them (or their equivalents) with this system\'s package manager.';
+  const how = aptGet
+    ? `Install them, then run npm test again:\n  ${sudoCommand(names)}`
+    : "apt-get is not available here: install them (or their equivalents) with this system's package manager.";
   return { action: 'stop', message: `The tests need Debian packages that are not installed:\n${what}\n${how}\n` };
 }
 

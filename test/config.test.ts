@@ -33,7 +33,10 @@ test('defaults serve a developer machine', () => {
 test('the JSON file overrides defaults and the environment overrides the file', () => {
   const dir = tempDir();
   const file = join(dir.path, 'nestbox.json');
-  writeFileSync(file, JSON.stringify({ http_port: 9000, mqtt_prefix: 'house/box', public_preview: false, coproc: 'esps:/dev/esps0' }));
+  writeFileSync(
+    file,
+    JSON.stringify({ http_port: 9000, mqtt_prefix: 'house/box', public_preview: false, coproc: 'esps:/dev/esps0' }),
+  );
   const fromFile = loadConfig({ env: {}, file });
   assert.is(fromFile.httpPort, 9000);
   assert.is(fromFile.mqttPrefix, 'house/box');
@@ -56,7 +59,10 @@ test('mail: no SMTP by default, an smtp(s) URL accepted, anything else refused; 
   const plain = loadConfig({ env: { NESTBOX_BASE_URL: 'https://box.example' } });
   assert.is(plain.smtpUrl, null);
   assert.is(plain.smtpFrom, 'Nestbox <notifications@box.example>');
-  assert.is(loadConfig({ env: { NESTBOX_SMTP_URL: 'smtps://u:p@mail.example:465' } }).smtpUrl, 'smtps://u:p@mail.example:465');
+  assert.is(
+    loadConfig({ env: { NESTBOX_SMTP_URL: 'smtps://u:p@mail.example:465' } }).smtpUrl,
+    'smtps://u:p@mail.example:465',
+  );
   rejects({ env: { NESTBOX_SMTP_URL: 'http://mail.example' } }, 'NESTBOX_SMTP_URL');
   rejects({ env: { NESTBOX_SMTP_FROM: '' } }, 'NESTBOX_SMTP_FROM');
 });
@@ -68,18 +74,37 @@ test('storage: a free-space threshold in whole megabytes (128 by default) and th
   const set = loadConfig({ env: { NESTBOX_STORAGE_MIN_FREE_MB: '0', NESTBOX_SQLITE_SYNCHRONOUS: 'normal' } });
   assert.is(set.storageMinFreeMb, 0);
   assert.is(set.sqliteSynchronous, 'normal');
-  for (const value of ['-1', '1.5', 'lots', '']) rejects({ env: { NESTBOX_STORAGE_MIN_FREE_MB: value } }, 'NESTBOX_STORAGE_MIN_FREE_MB');
-  for (const value of ['off', 'FULL', 'extra']) rejects({ env: { NESTBOX_SQLITE_SYNCHRONOUS: value } }, 'NESTBOX_SQLITE_SYNCHRONOUS');
+  for (const value of ['-1', '1.5', 'lots', ''])
+    rejects({ env: { NESTBOX_STORAGE_MIN_FREE_MB: value } }, 'NESTBOX_STORAGE_MIN_FREE_MB');
+  for (const value of ['off', 'FULL', 'extra'])
+    rejects({ env: { NESTBOX_SQLITE_SYNCHRONOUS: value } }, 'NESTBOX_SQLITE_SYNCHRONOUS');
 });
 
 test('network layer: off by default; on gives the interfaces, host name and the setup AP address with its prefix', () => {
   const off = loadConfig({ env: {} });
-  assert.equal([off.network, off.staIface, off.apIface, off.hostname, off.setupApAddress], ['off', 'ethsta0', 'ethap0', 'nestbox', null]);
+  assert.equal(
+    [off.network, off.staIface, off.apIface, off.hostname, off.setupApAddress],
+    ['off', 'ethsta0', 'ethap0', 'nestbox', null],
+  );
   const on = loadConfig({ env: { NESTBOX_NETWORK: 'on' } });
-  assert.equal([on.network, on.setupApAddress, on.setupApPrefixLength, on.httpHost], ['on', '192.168.4.1', 24, '0.0.0.0']);
+  assert.equal(
+    [on.network, on.setupApAddress, on.setupApPrefixLength, on.httpHost],
+    ['on', '192.168.4.1', 24, '0.0.0.0'],
+  );
   assert.is(loadConfig({ env: { NESTBOX_NETWORK: 'on', NESTBOX_HTTP_HOST: '::' } }).httpHost, '::');
-  const custom = loadConfig({ env: { NESTBOX_NETWORK: 'on', NESTBOX_SETUP_AP_ADDRESS: '10.9.0.1/16', NESTBOX_STA_IFACE: 'wlan0', NESTBOX_AP_IFACE: 'uap0', NESTBOX_HOSTNAME: 'Kitchen-Box' } });
-  assert.equal([custom.setupApAddress, custom.setupApPrefixLength, custom.staIface, custom.apIface, custom.hostname], ['10.9.0.1', 16, 'wlan0', 'uap0', 'kitchen-box']);
+  const custom = loadConfig({
+    env: {
+      NESTBOX_NETWORK: 'on',
+      NESTBOX_SETUP_AP_ADDRESS: '10.9.0.1/16',
+      NESTBOX_STA_IFACE: 'wlan0',
+      NESTBOX_AP_IFACE: 'uap0',
+      NESTBOX_HOSTNAME: 'Kitchen-Box',
+    },
+  });
+  assert.equal(
+    [custom.setupApAddress, custom.setupApPrefixLength, custom.staIface, custom.apIface, custom.hostname],
+    ['10.9.0.1', 16, 'wlan0', 'uap0', 'kitchen-box'],
+  );
   const bare = loadConfig({ env: { NESTBOX_SETUP_AP_ADDRESS: '192.168.7.1' } });
   assert.equal([bare.setupApAddress, bare.setupApPrefixLength], ['192.168.7.1', 24]);
   rejects({ env: { NESTBOX_NETWORK: 'yes' } }, 'NESTBOX_NETWORK');
@@ -120,10 +145,21 @@ test('a port out of range is refused', () => {
 });
 
 test('an unparsable NESTBOX_COPROC is refused', () => {
-  for (const value of ['serial', 'serial:ttyAMA0', 'serial:/dev/ttyAMA0?baud=12', 'serial:/dev/ttyAMA0?speed=9600', 'usb:/dev/x', 'esps:/dev/esps0?baud=1']) {
+  for (const value of [
+    'serial',
+    'serial:ttyAMA0',
+    'serial:/dev/ttyAMA0?baud=12',
+    'serial:/dev/ttyAMA0?speed=9600',
+    'usb:/dev/x',
+    'esps:/dev/esps0?baud=1',
+  ]) {
     rejects({ env: { NESTBOX_COPROC: value } }, 'NESTBOX_COPROC');
   }
-  assert.equal(parseCoprocTarget('serial:/dev/ttyAMA0?baud=921600'), { kind: 'serial', path: '/dev/ttyAMA0', baud: 921600 });
+  assert.equal(parseCoprocTarget('serial:/dev/ttyAMA0?baud=921600'), {
+    kind: 'serial',
+    path: '/dev/ttyAMA0',
+    baud: 921600,
+  });
   assert.equal(parseCoprocTarget('serial:/dev/ttyUSB0'), { kind: 'serial', path: '/dev/ttyUSB0', baud: 921600 });
 });
 

@@ -34,11 +34,17 @@ test('the launcher execs Node on the entry with glibc malloc and V8 heap growth 
     const fakeNode = join(dir.path, 'node');
     writeFileSync(fakeNode, '#!/bin/sh\necho "$$|$GLIBC_TUNABLES|$*"\n', { mode: 0o755 });
     const launch = daemonCommand(['--config', 'site.json']);
-    const run = spawnSync(launch.command, launch.args, { env: { PATH: process.env.PATH, NODE: fakeNode, GLIBC_TUNABLES: 'glibc.malloc.trim_threshold=4194304' }, encoding: 'utf8' });
+    const run = spawnSync(launch.command, launch.args, {
+      env: { PATH: process.env.PATH, NODE: fakeNode, GLIBC_TUNABLES: 'glibc.malloc.trim_threshold=4194304' },
+      encoding: 'utf8',
+    });
     assert.is(run.status, 0, run.stderr);
     const [pid, tunables, args] = run.stdout.trim().split('|');
     assert.is(Number(pid), run.pid, 'exec: the daemon keeps the process systemd started');
-    assert.is(tunables, 'glibc.malloc.trim_threshold=8388608:glibc.malloc.mmap_threshold=1048576:glibc.malloc.arena_max=2:glibc.malloc.trim_threshold=4194304');
+    assert.is(
+      tunables,
+      'glibc.malloc.trim_threshold=8388608:glibc.malloc.mmap_threshold=1048576:glibc.malloc.arena_max=2:glibc.malloc.trim_threshold=4194304',
+    );
     const [heapGrowth, entry, ...rest] = args.split(' ');
     assert.is(heapGrowth, '--heap-growing-percent=50');
     assert.is(resolve(entry), join(DIST, 'daemon', 'entry.cjs'));

@@ -28,10 +28,14 @@ export class CaptiveDns {
 
   constructor(private readonly options: CaptiveDnsOptions) {}
 
-  get running(): boolean { return this.socket !== null; }
+  get running(): boolean {
+    return this.socket !== null;
+  }
 
   /** The bound port (useful when asked for port 0). */
-  get port(): number | null { return this.socket ? this.socket.address().port : null; }
+  get port(): number | null {
+    return this.socket ? this.socket.address().port : null;
+  }
 
   async start(): Promise<void> {
     if (this.socket) return;
@@ -41,7 +45,10 @@ export class CaptiveDns {
     socket.on('error', (error) => this.options.log.warn('captive DNS socket error', { error }));
     await new Promise<void>((resolve, reject) => {
       socket.once('error', reject);
-      socket.bind(this.options.port, this.options.address, () => { socket.off('error', reject); resolve(); });
+      socket.bind(this.options.port, this.options.address, () => {
+        socket.off('error', reject);
+        resolve();
+      });
     });
     this.socket = socket;
     this.options.log.info('captive DNS answering', { address: this.options.address, port: this.options.port });
@@ -61,15 +68,21 @@ export class CaptiveDns {
       this.malformed += 1;
       return;
     }
-    if (query.type !== 'query' || !query.questions?.length) { this.malformed += 1; return; }
+    if (query.type !== 'query' || !query.questions?.length) {
+      this.malformed += 1;
+      return;
+    }
     this.queries += 1;
     const answers: dnsPacket.Answer[] = query.questions
       .filter((question) => question.type === 'A' && question.class === 'IN')
       .map((question) => ({ type: 'A', class: 'IN', name: question.name, ttl: 0, data: this.options.address }));
     const recursionDesired = (query.flags ?? 0) & dnsPacket.RECURSION_DESIRED;
     const response = dnsPacket.encode({
-      type: 'response', id: query.id, flags: dnsPacket.AUTHORITATIVE_ANSWER | recursionDesired,
-      questions: query.questions, answers,
+      type: 'response',
+      id: query.id,
+      flags: dnsPacket.AUTHORITATIVE_ANSWER | recursionDesired,
+      questions: query.questions,
+      answers,
     });
     socket.send(response, port, address);
   }
@@ -80,9 +93,13 @@ export function captiveDnsDuringSetup(device: DeviceState, dns: CaptiveDns, log:
   let work: Promise<void> = Promise.resolve();
   const follow = () => {
     const wanted = device.get().softap.active;
-    work = work.then(() => (wanted ? dns.start() : dns.stop())).catch((error) => log.warn('captive DNS not started', { error }));
+    work = work
+      .then(() => (wanted ? dns.start() : dns.stop()))
+      .catch((error) => log.warn('captive DNS not started', { error }));
   };
-  const onChange = ({ paths }: { paths: string[] }) => { if (paths.includes('softap.active')) follow(); };
+  const onChange = ({ paths }: { paths: string[] }) => {
+    if (paths.includes('softap.active')) follow();
+  };
   device.on('change', onChange);
   follow();
   return async () => {

@@ -8,7 +8,10 @@ import { describeDeviceError } from './device-operations.js';
 export type CommandErrorKind = 'invalid' | 'unavailable' | 'busy' | 'device';
 
 export class CommandError extends Error {
-  constructor(readonly kind: CommandErrorKind, message: string) {
+  constructor(
+    readonly kind: CommandErrorKind,
+    message: string,
+  ) {
     super(message);
     this.name = 'CommandError';
   }
@@ -20,7 +23,9 @@ export function deviceLostError(): CommandError {
 
 /** A refused radio setting: out of range (the device answers 5), no answer, or another refusal. */
 export function radioSettingError(what: string, error: unknown): CommandError {
-  if (error instanceof CoprocError && error.kind === 'device' && error.code === 5) return new CommandError('invalid', `${what}: out of the device's range`);
-  if (error instanceof CoprocError && error.kind !== 'device') return new CommandError('unavailable', `${what}: the Wi-Fi coprocessor does not answer`);
+  if (error instanceof CoprocError && error.kind === 'device' && error.code === 5)
+    return new CommandError('invalid', `${what}: out of the device's range`);
+  if (error instanceof CoprocError && error.kind !== 'device')
+    return new CommandError('unavailable', `${what}: the Wi-Fi coprocessor does not answer`);
   return new CommandError('device', `${what}: the device refused (${describeDeviceError(error)})`);
 }

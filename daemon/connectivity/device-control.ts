@@ -33,9 +33,11 @@ export class DeviceControl implements DeviceCommands {
   async scan(): Promise<ScannedNetwork[]> {
     this.requireDevice();
     const { operations, scan } = this.options;
-    await operations.run(() => scan.scan()).catch((error) => {
-      throw new CommandError('device', `The scan failed: ${describeDeviceError(error)}`);
-    });
+    await operations
+      .run(() => scan.scan())
+      .catch((error) => {
+        throw new CommandError('device', `The scan failed: ${describeDeviceError(error)}`);
+      });
     return scan.networks();
   }
 
@@ -60,7 +62,8 @@ export class DeviceControl implements DeviceCommands {
   }
 
   async setPowerSave(mode: PowerSaveMode): Promise<void> {
-    if (!POWER_SAVE_MODES.includes(mode)) throw new CommandError('invalid', `Power save is one of ${POWER_SAVE_MODES.join(', ')}`);
+    if (!POWER_SAVE_MODES.includes(mode))
+      throw new CommandError('invalid', `Power save is one of ${POWER_SAVE_MODES.join(', ')}`);
     const { client, radio } = this.options;
     const applied = await this.applyRadioSetting('Power save', async () => {
       await client.setPowerSave(mode);
@@ -78,7 +81,9 @@ export class DeviceControl implements DeviceCommands {
   /** Sets and reads back a radio setting in line with the other device operations. */
   private async applyRadioSetting<T>(what: string, apply: () => Promise<T>): Promise<T> {
     this.requireDevice();
-    return this.options.operations.run(apply).catch((error) => { throw radioSettingError(what, error); });
+    return this.options.operations.run(apply).catch((error) => {
+      throw radioSettingError(what, error);
+    });
   }
 
   private requireDevice(): void {

@@ -11,7 +11,10 @@ export class DeviceOperations {
   /** Runs `operation` after every one asked before it; its result or error is the caller's. */
   run<T>(operation: () => Promise<T>): Promise<T> {
     const run = this.queue.then(operation);
-    this.queue = run.then(() => undefined, () => undefined);
+    this.queue = run.then(
+      () => undefined,
+      () => undefined,
+    );
     return run;
   }
 
@@ -21,7 +24,9 @@ export class DeviceOperations {
    */
   async settled(graceMs: number): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
-    const grace = new Promise<void>((resolve) => { timer = setTimeout(resolve, graceMs); });
+    const grace = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, graceMs);
+    });
     await Promise.race([this.queue, grace]);
     clearTimeout(timer);
   }
@@ -29,6 +34,7 @@ export class DeviceOperations {
 
 /** A device error in one line for logs and for the person who asked: operation, message, kind, code. */
 export function describeDeviceError(error: unknown): string {
-  if (error instanceof CoprocError) return `${error.operation}: ${error.message} (${error.kind}${error.code !== null ? ` ${error.code}` : ''})`;
+  if (error instanceof CoprocError)
+    return `${error.operation}: ${error.message} (${error.kind}${error.code !== null ? ` ${error.code}` : ''})`;
   return error instanceof Error ? error.message : String(error);
 }

@@ -49,17 +49,26 @@ export class FirmwareUpdate {
     };
     progress(0);
     log.info('coprocessor firmware update started', { bytes: total });
-    void operations.run(() => updater.update(image, progress)).then(
-      () => {
-        device.update({ coprocessor: { ota: { phase: 'rebooting', bytes: total, total, percent: 100, error: null } } });
-        log.info('coprocessor firmware written; the device reboots');
-      },
-      (error) => {
-        const { bytes, percent } = device.get().coprocessor.ota;
-        device.update({ coprocessor: { ota: { phase: 'failed', bytes, total, percent, error: describeDeviceError(error) } } });
-        log.warn('coprocessor firmware update failed', { error: describeDeviceError(error) });
-      },
-    ).finally(() => { this.running = false; });
+    void operations
+      .run(() => updater.update(image, progress))
+      .then(
+        () => {
+          device.update({
+            coprocessor: { ota: { phase: 'rebooting', bytes: total, total, percent: 100, error: null } },
+          });
+          log.info('coprocessor firmware written; the device reboots');
+        },
+        (error) => {
+          const { bytes, percent } = device.get().coprocessor.ota;
+          device.update({
+            coprocessor: { ota: { phase: 'failed', bytes, total, percent, error: describeDeviceError(error) } },
+          });
+          log.warn('coprocessor firmware update failed', { error: describeDeviceError(error) });
+        },
+      )
+      .finally(() => {
+        this.running = false;
+      });
   }
 }
 

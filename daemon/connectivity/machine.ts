@@ -124,11 +124,15 @@ export class ConnectivityMachine {
   private effects: Effect[] = [];
   private cause = '';
 
-  constructor(private readonly policy: ConnectivityPolicy, private readonly random: () => number = Math.random) {}
+  constructor(
+    private readonly policy: ConnectivityPolicy,
+    private readonly random: () => number = Math.random,
+  ) {}
 
   get phase(): Connectivity {
     if (this.device === 'lost') return 'device_lost';
-    if (!this.started || this.device === 'unknown' || (this.device === 'initialising' && !this.wasReady)) return 'starting';
+    if (!this.started || this.device === 'unknown' || (this.device === 'initialising' && !this.wasReady))
+      return 'starting';
     if (this.station === 'up') return 'connected';
     if (this.setupWanted || this.softAp === 'on' || this.softAp === 'starting') return 'setup_ap';
     return this.wasConnected ? 'reconnecting' : 'connecting';
@@ -136,10 +140,22 @@ export class ConnectivityMachine {
 
   snapshot(): MachineSnapshot {
     return {
-      phase: this.phase, epoch: this.epoch, device: this.device, station: this.station, softAp: this.softAp,
-      setupWanted: this.setupWanted, setupReason: this.setupReason, phones: this.phones, hasNetworks: this.hasNetworks, attempt: this.attempt,
-      failure: this.failure, wasConnected: this.wasConnected, disconnectedSince: this.disconnectedSince,
-      connectedSince: this.connectedSince, lastHeartbeatAt: this.lastHeartbeatAt, connectAt: this.connectAt,
+      phase: this.phase,
+      epoch: this.epoch,
+      device: this.device,
+      station: this.station,
+      softAp: this.softAp,
+      setupWanted: this.setupWanted,
+      setupReason: this.setupReason,
+      phones: this.phones,
+      hasNetworks: this.hasNetworks,
+      attempt: this.attempt,
+      failure: this.failure,
+      wasConnected: this.wasConnected,
+      disconnectedSince: this.disconnectedSince,
+      connectedSince: this.connectedSince,
+      lastHeartbeatAt: this.lastHeartbeatAt,
+      connectAt: this.connectAt,
       portalUsedAt: this.portalUsedAt,
     };
   }
@@ -159,10 +175,20 @@ export class ConnectivityMachine {
 
   /** The earliest moment a tick may change something; null when only an input can. */
   nextDeadline(): number | null {
-    const candidates: Array<number | null> = [this.heartbeatDeadline(), this.softAp === 'on' ? this.stationsPollAt : null];
+    const candidates: Array<number | null> = [
+      this.heartbeatDeadline(),
+      this.softAp === 'on' ? this.stationsPollAt : null,
+    ];
     if (this.device === 'lost' && this.initPendingEpoch === null) candidates.push(this.probeAt);
     if (this.device === 'ready') {
-      candidates.push(this.connectDeadline(), this.fallbackDeadline(), this.stableDeadline(), this.forcedUntil, this.softApRetryAt, this.leaseDeadline());
+      candidates.push(
+        this.connectDeadline(),
+        this.fallbackDeadline(),
+        this.stableDeadline(),
+        this.forcedUntil,
+        this.softApRetryAt,
+        this.leaseDeadline(),
+      );
     }
     const times = candidates.filter((t): t is number => t !== null);
     return times.length ? Math.min(...times) : null;
@@ -366,7 +392,8 @@ export class ConnectivityMachine {
     this.failure = 'no_address';
     this.cause = `no address within ${this.policy.leaseTimeoutMs / 1000} s of joining`;
     this.effects.push({ type: 'disconnect', epoch: this.epoch });
-    this.connectAt = now + (this.setupWanted ? this.policy.setupRetryMs : reconnectDelay(this.policy, this.attempt + 1, this.random));
+    this.connectAt =
+      now + (this.setupWanted ? this.policy.setupRetryMs : reconnectDelay(this.policy, this.attempt + 1, this.random));
   }
 
   private markDisconnected(now: number): void {
@@ -410,7 +437,9 @@ export class ConnectivityMachine {
       this.wantSetup(this.failure === 'auth' ? 'every saved password was refused' : 'no saved network left to try');
       return;
     }
-    const delay = this.setupWanted ? this.policy.setupRetryMs : reconnectDelay(this.policy, this.attempt + 1, this.random);
+    const delay = this.setupWanted
+      ? this.policy.setupRetryMs
+      : reconnectDelay(this.policy, this.attempt + 1, this.random);
     this.connectAt = now + delay;
   }
 
@@ -474,7 +503,9 @@ export class ConnectivityMachine {
   }
 
   private leaseDeadline(): number | null {
-    return this.station === 'associated' && this.associatedAt !== null ? this.associatedAt + this.policy.leaseTimeoutMs : null;
+    return this.station === 'associated' && this.associatedAt !== null
+      ? this.associatedAt + this.policy.leaseTimeoutMs
+      : null;
   }
 
   /**
@@ -488,7 +519,10 @@ export class ConnectivityMachine {
   private checkTimers(now: number): void {
     const heartbeat = this.heartbeatDeadline();
     if (heartbeat !== null && now >= heartbeat) {
-      this.loseDevice(now, `no heartbeat for ${Math.round(this.policy.heartbeatExpectedMs * this.policy.heartbeatMisses)} ms`);
+      this.loseDevice(
+        now,
+        `no heartbeat for ${Math.round(this.policy.heartbeatExpectedMs * this.policy.heartbeatMisses)} ms`,
+      );
     }
     if (this.device === 'lost' && this.probeAt !== null && now >= this.probeAt && this.initPendingEpoch === null) {
       this.requestInit();
@@ -498,7 +532,8 @@ export class ConnectivityMachine {
     const lease = this.leaseDeadline();
     if (lease !== null && now >= lease) this.leaseTimedOut(now);
     const fallback = this.fallbackDeadline();
-    if (fallback !== null && now >= fallback) this.wantSetup(`no connection for ${this.policy.fallbackAfterMs / 1000} s (grace period over)`);
+    if (fallback !== null && now >= fallback)
+      this.wantSetup(`no connection for ${this.policy.fallbackAfterMs / 1000} s (grace period over)`);
     if (this.forcedUntil !== null && now >= this.forcedUntil) this.forcedUntil = null;
     const stable = this.stableDeadline();
     if (stable !== null && now >= stable) {
@@ -534,7 +569,13 @@ export class ConnectivityMachine {
       // The device does one thing at a time and a failing ConnectAP holds it for seconds: an
       // automatic attempt that would still run when the grace period ends waits for the setup AP.
       const fallback = this.fallbackDeadline();
-      if (!this.userRequest && fallback !== null && this.lastFailedConnectMs !== null && now < fallback && now + this.lastFailedConnectMs > fallback) {
+      if (
+        !this.userRequest &&
+        fallback !== null &&
+        this.lastFailedConnectMs !== null &&
+        now < fallback &&
+        now + this.lastFailedConnectMs > fallback
+      ) {
         this.connectAt = fallback;
         return;
       }

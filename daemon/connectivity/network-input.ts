@@ -5,7 +5,10 @@
  * what is allowed; the passphrase itself never appears in a message.
  */
 export class NetworkInputError extends Error {
-  constructor(readonly field: string, message: string) {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
     super(message);
     this.name = 'NetworkInputError';
   }
@@ -20,7 +23,8 @@ export interface NetworkInput {
 const SSID_MAX_BYTES = 32;
 
 export function parseNetworkInput(body: unknown): NetworkInput {
-  if (!body || typeof body !== 'object') throw new NetworkInputError('ssid', 'Send the network as a JSON object: {"ssid", "password", "hidden"}');
+  if (!body || typeof body !== 'object')
+    throw new NetworkInputError('ssid', 'Send the network as a JSON object: {"ssid", "password", "hidden"}');
   const fields = body as Record<string, unknown>;
   const ssid = parseSsid(fields.ssid, fields.ssid_hex);
   const passphrase = parsePassphrase(fields.password ?? fields.passphrase ?? '');
@@ -31,7 +35,8 @@ export function parseNetworkInput(body: unknown): NetworkInput {
 export function parseSsid(text: unknown, hex: unknown): Uint8Array {
   let bytes: Uint8Array;
   if (typeof hex === 'string' && hex !== '') {
-    if (!/^(?:[0-9a-fA-F]{2})+$/.test(hex)) throw new NetworkInputError('ssid_hex', 'ssid_hex must be an even number of hex digits');
+    if (!/^(?:[0-9a-fA-F]{2})+$/.test(hex))
+      throw new NetworkInputError('ssid_hex', 'ssid_hex must be an even number of hex digits');
     bytes = Uint8Array.from(Buffer.from(hex, 'hex'));
   } else if (typeof text === 'string') {
     bytes = new TextEncoder().encode(text);
@@ -40,10 +45,16 @@ export function parseSsid(text: unknown, hex: unknown): Uint8Array {
   }
   if (bytes.length === 0) throw new NetworkInputError('ssid', 'The network name (ssid) is empty');
   if (bytes.length > SSID_MAX_BYTES) {
-    throw new NetworkInputError('ssid', `A network name is at most ${SSID_MAX_BYTES} bytes; this one is ${bytes.length} (letters outside ASCII take 2–4 bytes each)`);
+    throw new NetworkInputError(
+      'ssid',
+      `A network name is at most ${SSID_MAX_BYTES} bytes; this one is ${bytes.length} (letters outside ASCII take 2–4 bytes each)`,
+    );
   }
   if (bytes.every((byte) => byte === 0)) {
-    throw new NetworkInputError('ssid', 'This name is only zero bytes: that is how a hidden network appears in a scan. Type its real name and tick "hidden"');
+    throw new NetworkInputError(
+      'ssid',
+      'This name is only zero bytes: that is how a hidden network appears in a scan. Type its real name and tick "hidden"',
+    );
   }
   return bytes;
 }
@@ -53,10 +64,16 @@ export function parsePassphrase(value: unknown): string {
   if (value === '') return value;
   if (/^[0-9a-fA-F]{64}$/.test(value)) return value;
   if (!/^[\x20-\x7e]*$/.test(value)) {
-    throw new NetworkInputError('password', 'A Wi-Fi password may use letters, digits, spaces and the symbols on a US keyboard (ASCII); it has a character outside those');
+    throw new NetworkInputError(
+      'password',
+      'A Wi-Fi password may use letters, digits, spaces and the symbols on a US keyboard (ASCII); it has a character outside those',
+    );
   }
   if (value.length < 8 || value.length > 63) {
-    throw new NetworkInputError('password', `A Wi-Fi password has 8 to 63 characters (or is 64 hex digits); this one has ${value.length}`);
+    throw new NetworkInputError(
+      'password',
+      `A Wi-Fi password has 8 to 63 characters (or is 64 hex digits); this one has ${value.length}`,
+    );
   }
   return value;
 }
@@ -75,8 +92,16 @@ export function ssidText(bytes: Uint8Array): string {
     const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
     // eslint-disable-next-line no-control-regex -- control characters are what gets escaped.
     if (!/[\u0000-\u001f\u007f]/.test(text)) return text;
-  } catch { /* not UTF-8: escape below */ }
-  return [...bytes].map((byte) => (byte >= 0x20 && byte < 0x7f && byte !== 0x5c ? String.fromCharCode(byte) : `\\x${byte.toString(16).padStart(2, '0')}`)).join('');
+  } catch {
+    /* not UTF-8: escape below */
+  }
+  return [...bytes]
+    .map((byte) =>
+      byte >= 0x20 && byte < 0x7f && byte !== 0x5c
+        ? String.fromCharCode(byte)
+        : `\\x${byte.toString(16).padStart(2, '0')}`,
+    )
+    .join('');
 }
 
 export function ssidHex(bytes: Uint8Array): string {

@@ -23,7 +23,9 @@ export class NetworksRepo {
   constructor(private readonly db: Db) {}
 
   async list(): Promise<SavedNetwork[]> {
-    const rows = await this.db(TABLE).select<NetworkRow[]>('*').orderBy([{ column: 'priority' }, { column: 'id' }]);
+    const rows = await this.db(TABLE)
+      .select<NetworkRow[]>('*')
+      .orderBy([{ column: 'priority' }, { column: 'id' }]);
     return rows.map(toNetwork);
   }
 
@@ -33,7 +35,9 @@ export class NetworksRepo {
   }
 
   async findBySsid(ssid: Uint8Array): Promise<SavedNetwork | null> {
-    const row = await this.db(TABLE).where({ ssid: Buffer.from(ssid) }).first<NetworkRow | undefined>();
+    const row = await this.db(TABLE)
+      .where({ ssid: Buffer.from(ssid) })
+      .first<NetworkRow | undefined>();
     return row ? toNetwork(row) : null;
   }
 
@@ -50,12 +54,22 @@ export class NetworksRepo {
     return this.db.transaction(async (trx) => {
       const bounds = await trx(TABLE).min({ low: 'priority' }).max({ high: 'priority' }).first();
       const priority = first ? Number(bounds?.low ?? 1) - 1 : Number(bounds?.high ?? 0) + 1;
-      const fields = { passphrase: input.passphrase, hidden: input.hidden, auth_failures: 0, password_refused: false, updated_at: trx.fn.now() };
-      const existing = await trx(TABLE).where({ ssid: Buffer.from(input.ssid) }).first<{ id: number } | undefined>('id');
+      const fields = {
+        passphrase: input.passphrase,
+        hidden: input.hidden,
+        auth_failures: 0,
+        password_refused: false,
+        updated_at: trx.fn.now(),
+      };
+      const existing = await trx(TABLE)
+        .where({ ssid: Buffer.from(input.ssid) })
+        .first<{ id: number } | undefined>('id');
       let id: number;
       if (existing) {
         id = Number(existing.id);
-        await trx(TABLE).where({ id }).update(first ? { ...fields, priority } : fields);
+        await trx(TABLE)
+          .where({ id })
+          .update(first ? { ...fields, priority } : fields);
       } else {
         [id] = await trx(TABLE).insert({ ssid: Buffer.from(input.ssid), priority, ...fields });
       }
@@ -73,13 +87,18 @@ export class NetworksRepo {
       const all = (await trx(TABLE).select('id')).map((row: { id: number }) => Number(row.id));
       const same = ids.length === all.length && new Set(ids).size === ids.length && ids.every((id) => all.includes(id));
       if (!same) return false;
-      for (const [index, id] of ids.entries()) await trx(TABLE).where({ id }).update({ priority: index + 1 });
+      for (const [index, id] of ids.entries())
+        await trx(TABLE)
+          .where({ id })
+          .update({ priority: index + 1 });
       return true;
     });
   }
 
   async recordSuccess(id: number): Promise<void> {
-    await this.db(TABLE).where({ id }).update({ auth_failures: 0, password_refused: false, last_success_at: new Date().toISOString() });
+    await this.db(TABLE)
+      .where({ id })
+      .update({ auth_failures: 0, password_refused: false, last_success_at: new Date().toISOString() });
   }
 
   /** Counts a refused password; flags the network once the limit is reached. Returns the flag. */

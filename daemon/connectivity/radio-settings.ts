@@ -18,7 +18,10 @@ const TX_POWER_KEY = 'connectivity.tx_power_dbm';
 const POWER_SAVE_KEY = 'connectivity.power_save';
 
 export class RadioSettings {
-  constructor(private readonly store: DeviceSettingsStore, private readonly log: Logger) {}
+  constructor(
+    private readonly store: DeviceSettingsStore,
+    private readonly log: Logger,
+  ) {}
 
   rememberTxPower(dbm: number): Promise<void> {
     return this.store.set(TX_POWER_KEY, String(dbm));
@@ -32,7 +35,13 @@ export class RadioSettings {
   async reapply(client: CoprocClientApi): Promise<void> {
     const tx = await this.store.get(TX_POWER_KEY);
     const ps = await this.store.get(POWER_SAVE_KEY);
-    if (tx !== null) await client.setMaxTxPower(Number(tx)).catch((error) => this.log.warn('stored tx power not applied', { error: describeDeviceError(error) }));
-    if (ps !== null) await client.setPowerSave(ps as PowerSaveMode).catch((error) => this.log.warn('stored power save not applied', { error: describeDeviceError(error) }));
+    if (tx !== null)
+      await client
+        .setMaxTxPower(Number(tx))
+        .catch((error) => this.log.warn('stored tx power not applied', { error: describeDeviceError(error) }));
+    if (ps !== null)
+      await client
+        .setPowerSave(ps as PowerSaveMode)
+        .catch((error) => this.log.warn('stored power save not applied', { error: describeDeviceError(error) }));
   }
 }

@@ -13,9 +13,14 @@ import { toScannedNetwork } from './scan-list.js';
 export class RecentScan {
   private last: ScanEntry[] = [];
 
-  constructor(private readonly client: CoprocClientApi, private readonly log: Logger) {}
+  constructor(
+    private readonly client: CoprocClientApi,
+    private readonly log: Logger,
+  ) {}
 
-  get entries(): readonly ScanEntry[] { return this.last; }
+  get entries(): readonly ScanEntry[] {
+    return this.last;
+  }
 
   /** As people see it: one entry per network name, strongest first. */
   networks(): ScannedNetwork[] {

@@ -94,7 +94,8 @@ export class ConnectivityRunner {
   private apSsid = setupApSsid(null);
   private stationJoined = false;
   private readonly listeners: Array<[string, (...args: never[]) => void]> = [];
-  private readonly onLease = ({ up, reason }: { up: boolean; reason?: string }) => this.dispatch({ type: 'lease', up, reason });
+  private readonly onLease = ({ up, reason }: { up: boolean; reason?: string }) =>
+    this.dispatch({ type: 'lease', up, reason });
 
   constructor(private readonly options: ConnectivityRunnerOptions) {
     this.clock = options.clock ?? realClock;
@@ -103,11 +104,17 @@ export class ConnectivityRunner {
   }
 
   /** The setup AP's name: derived from the station MAC once the device has told it. */
-  get setupApName(): string { return this.apSsid; }
+  get setupApName(): string {
+    return this.apSsid;
+  }
 
-  get phase(): DeviceStateData['connectivity'] { return this.machine.phase; }
+  get phase(): DeviceStateData['connectivity'] {
+    return this.machine.phase;
+  }
 
-  get deviceLost(): boolean { return this.machine.phase === 'device_lost'; }
+  get deviceLost(): boolean {
+    return this.machine.phase === 'device_lost';
+  }
 
   status(): RunnerStatus {
     const { phase, failure, setupReason } = this.machine.snapshot();
@@ -123,7 +130,9 @@ export class ConnectivityRunner {
       if (chip) device.update({ coprocessor: { firmware: `ESP-Hosted-FG (${chip})` } });
     });
     this.listen('heartbeat', ({ number }: { number: number }) => {
-      device.update({ coprocessor: { last_heartbeat: new Date(this.clock.now()).toISOString(), heartbeat_number: number } });
+      device.update({
+        coprocessor: { last_heartbeat: new Date(this.clock.now()).toISOString(), heartbeat_number: number },
+      });
       this.dispatch({ type: 'heartbeat' });
     });
     this.listen('stationDisconnected', ({ reason }: { reason: number }) => {
@@ -145,7 +154,8 @@ export class ConnectivityRunner {
     this.stopped = true;
     if (this.startTimer !== null) this.clock.clearTimeout(this.startTimer);
     if (this.timer !== null) this.clock.clearTimeout(this.timer);
-    for (const [event, listener] of this.listeners.splice(0)) this.options.client.off(event as never, listener as never);
+    for (const [event, listener] of this.listeners.splice(0))
+      this.options.client.off(event as never, listener as never);
     this.options.station?.off('lease', this.onLease);
     if (this.stationJoined) this.options.station?.released();
     this.stationJoined = false;
@@ -208,7 +218,9 @@ export class ConnectivityRunner {
       this.startTimer = null;
       begin();
     };
-    this.listen('link', ({ up }: { up: boolean }) => { if (up) once(); });
+    this.listen('link', ({ up }: { up: boolean }) => {
+      if (up) once();
+    });
     this.startTimer = this.clock.setTimeout(once, this.options.policy.heartbeatExpectedMs);
   }
 
@@ -244,14 +256,21 @@ export class ConnectivityRunner {
     this.timer = null;
     const deadline = this.machine.nextDeadline();
     if (deadline === null || this.stopped) return;
-    this.timer = this.clock.setTimeout(() => {
-      this.timer = null;
-      this.dispatch({ type: 'tick' });
-    }, Math.min(MAX_TIMER_MS, Math.max(0, deadline - this.clock.now())));
+    this.timer = this.clock.setTimeout(
+      () => {
+        this.timer = null;
+        this.dispatch({ type: 'tick' });
+      },
+      Math.min(MAX_TIMER_MS, Math.max(0, deadline - this.clock.now())),
+    );
   }
 
   private logTransition(transition: Transition): void {
-    this.log.info(`connectivity ${transition.from} → ${transition.to}`, { from: transition.from, to: transition.to, cause: transition.cause });
+    this.log.info(`connectivity ${transition.from} → ${transition.to}`, {
+      from: transition.from,
+      to: transition.to,
+      cause: transition.cause,
+    });
   }
 
   private carryOut(effect: Effect): void {
@@ -262,7 +281,13 @@ export class ConnectivityRunner {
       case 'initDevice':
         return this.run(effect, () => this.initDevice(effect.epoch));
       case 'connect':
-        return this.run(effect, () => this.connect(effect.epoch, effect.attempt), { type: 'connectResult', epoch: effect.epoch, ok: false, failure: 'failed', networksLeft: true });
+        return this.run(effect, () => this.connect(effect.epoch, effect.attempt), {
+          type: 'connectResult',
+          epoch: effect.epoch,
+          ok: false,
+          failure: 'failed',
+          networksLeft: true,
+        });
       case 'startSoftAp':
         return this.run(effect, () => this.startSoftAp(effect.epoch));
       case 'stopSoftAp':
@@ -293,9 +318,11 @@ export class ConnectivityRunner {
       error: failure ? describeFailure(failure, this.target ? ssidText(this.target.ssid) : null) : null,
       softap: { reason: snapshot.setupReason },
     });
-    this.options.health?.(snapshot.phase === 'device_lost'
-      ? { status: 'degraded', detail: 'the Wi-Fi coprocessor does not answer' }
-      : { status: 'ok', detail: snapshot.phase });
+    this.options.health?.(
+      snapshot.phase === 'device_lost'
+        ? { status: 'degraded', detail: 'the Wi-Fi coprocessor does not answer' }
+        : { status: 'ok', detail: snapshot.phase },
+    );
   }
 
   // ── effects ─────────────────────────────────────────────────────────────────────────────────
@@ -311,16 +338,33 @@ export class ConnectivityRunner {
       const powerSave = await client.getPowerSave();
       await client.configHeartbeat(true, policy.heartbeatPeriodS);
       const station = await client.getApConfig();
-      const softApUp = (mode === 'softap' || mode === 'apsta') && (await client.getSoftApConfig().then(() => true, () => false));
+      const softApUp =
+        (mode === 'softap' || mode === 'apsta') &&
+        (await client.getSoftApConfig().then(
+          () => true,
+          () => false,
+        ));
       this.apSsid = setupApSsid(mac);
       const ota = device.get().coprocessor.ota;
       if (ota.phase === 'rebooting') device.update({ coprocessor: { ota: { ...ota, phase: 'done' } } });
       device.update({
-        wifi: { mac, mode, ...(station ? { ssid: station.ssid, bssid: station.bssid, rssi: station.rssi, channel: station.channel } : NO_STATION) },
+        wifi: {
+          mac,
+          mode,
+          ...(station
+            ? { ssid: station.ssid, bssid: station.bssid, rssi: station.rssi, channel: station.channel }
+            : NO_STATION),
+        },
         coprocessor: { link: 'up', tx_power_dbm: txPower, power_save: powerSave },
         softap: softApUp ? { active: true, ssid: this.apSsid } : { active: false, stations: [] },
       });
-      this.log.info('coprocessor initialised', { mac, mode, tx_power_dbm: txPower, power_save: powerSave, heartbeat_s: policy.heartbeatPeriodS });
+      this.log.info('coprocessor initialised', {
+        mac,
+        mode,
+        tx_power_dbm: txPower,
+        power_save: powerSave,
+        heartbeat_s: policy.heartbeatPeriodS,
+      });
       this.dispatch({ type: 'initResult', epoch, ok: true, stationUp: station !== null, softApUp });
     } catch (error) {
       this.log.warn('coprocessor initialisation failed', { error: describeDeviceError(error) });
@@ -335,7 +379,8 @@ export class ConnectivityRunner {
       this.dispatch({ type: 'connectResult', epoch, ok: false, failure: 'no_network', networksLeft: false });
       return;
     }
-    const network = candidates.find((candidate) => candidate.id === this.preferred) ?? candidates[(attempt - 1) % candidates.length];
+    const network =
+      candidates.find((candidate) => candidate.id === this.preferred) ?? candidates[(attempt - 1) % candidates.length];
     this.preferred = null;
     this.target = network;
     const name = ssidText(network.ssid);
@@ -343,17 +388,34 @@ export class ConnectivityRunner {
     const startedAt = this.clock.now();
     this.log.info('connecting', { ssid: name, attempt, hidden: network.hidden });
     try {
-      await client.connectAp({ ssid: network.ssid, password: network.passphrase, wpa3Supported: Boolean(seen?.security.includes('wpa3')) });
+      await client.connectAp({
+        ssid: network.ssid,
+        password: network.passphrase,
+        wpa3Supported: Boolean(seen?.security.includes('wpa3')),
+      });
       const station = await client.getApConfig().catch(() => null);
       await networks.recordSuccess(network.id);
-      device.update({ wifi: { ssid: station?.ssid ?? name, bssid: station?.bssid ?? null, rssi: station?.rssi ?? null, channel: station?.channel ?? null } });
+      device.update({
+        wifi: {
+          ssid: station?.ssid ?? name,
+          bssid: station?.bssid ?? null,
+          rssi: station?.rssi ?? null,
+          channel: station?.channel ?? null,
+        },
+      });
       this.dispatch({ type: 'connectResult', epoch, ok: true });
     } catch (error) {
       const failure = await this.classifyFailure(error, network, startedAt);
       let flagged = false;
       if (failure === 'auth') flagged = await networks.recordAuthFailure(network.id, policy.authFailureLimit);
       const networksLeft = (await networks.candidates()).length > 0;
-      this.log.warn('connect failed', { ssid: name, attempt, failure, refused_key_flagged: flagged, error: describeDeviceError(error) });
+      this.log.warn('connect failed', {
+        ssid: name,
+        attempt,
+        failure,
+        refused_key_flagged: flagged,
+        error: describeDeviceError(error),
+      });
       device.update({ wifi: NO_STATION });
       this.dispatch({ type: 'connectResult', epoch, ok: false, failure, networksLeft });
     }
@@ -380,8 +442,13 @@ export class ConnectivityRunner {
       const saved = (await networks.list()).map((network) => network.ssid);
       const channel = pickSetupChannel(scan.entries, saved);
       await client.startSoftAp({
-        ssid: this.apSsid, password: this.options.setupPassphrase, channel, security: 'wpa2_psk',
-        maxConnections: 4, ssidHidden: false, bandwidth: 'ht20',
+        ssid: this.apSsid,
+        password: this.options.setupPassphrase,
+        channel,
+        security: 'wpa2_psk',
+        maxConnections: 4,
+        ssidHidden: false,
+        bandwidth: 'ht20',
       });
       device.update({ softap: { active: true, ssid: this.apSsid, channel, stations: [] } });
       this.log.info('setup access point started', { ssid: this.apSsid, channel, security: 'wpa2_psk' });
@@ -410,14 +477,18 @@ export class ConnectivityRunner {
 
   /** Drops the association; "not connected" (−1) means it is gone already. */
   private async disconnectStation(): Promise<void> {
-    await this.options.client.disconnectAp().catch((error) => this.log.debug('station disconnect', { error: describeDeviceError(error) }));
+    await this.options.client
+      .disconnectAp()
+      .catch((error) => this.log.debug('station disconnect', { error: describeDeviceError(error) }));
     this.options.device.update({ wifi: NO_STATION });
   }
 
   private async pollStations(): Promise<void> {
     try {
       const stations = await this.options.client.softApStations();
-      this.options.device.update({ softap: { stations: stations.map((station) => ({ mac: station.mac, rssi: station.rssi })) } });
+      this.options.device.update({
+        softap: { stations: stations.map((station) => ({ mac: station.mac, rssi: station.rssi })) },
+      });
       this.dispatch({ type: 'softApStations', count: stations.length });
     } catch (error) {
       this.log.debug('soft AP station list not read', { error: describeDeviceError(error) });

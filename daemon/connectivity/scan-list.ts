@@ -19,8 +19,12 @@ export function toScannedNetwork(entries: readonly ScanEntry[]): PortalNetwork[]
   return [...strongest.values()]
     .sort((a, b) => b.rssi - a.rssi)
     .map((entry) => ({
-      ssid: ssidText(entry.ssidBytes), ssid_hex: ssidHex(entry.ssidBytes), bssid: entry.bssid,
-      rssi: entry.rssi, channel: entry.channel, security: entry.security,
+      ssid: ssidText(entry.ssidBytes),
+      ssid_hex: ssidHex(entry.ssidBytes),
+      bssid: entry.bssid,
+      rssi: entry.rssi,
+      channel: entry.channel,
+      security: entry.security,
     }));
 }
 

@@ -20,6 +20,9 @@ export async function loadSetupPassphrase(db: Db, configured: string | null): Pr
 }
 
 export function setupApSsid(mac: string | null): string {
-  const tail = (mac ?? '').replace(/[^0-9a-fA-F]/g, '').slice(-4).toUpperCase();
+  const tail = (mac ?? '')
+    .replace(/[^0-9a-fA-F]/g, '')
+    .slice(-4)
+    .toUpperCase();
   return tail ? `Nestbox-${tail}` : 'Nestbox-setup';
 }

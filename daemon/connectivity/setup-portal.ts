@@ -34,8 +34,12 @@ export interface SetupPortalOptions {
 export class SetupPortal {
   constructor(private readonly options: SetupPortalOptions) {}
 
-  get apName(): string { return this.options.runner.setupApName; }
-  get passphrase(): string { return this.options.setupPassphrase; }
+  get apName(): string {
+    return this.options.runner.setupApName;
+  }
+  get passphrase(): string {
+    return this.options.setupPassphrase;
+  }
 
   /** The last scan, without asking the device (a refresh is the scan command). */
   scanList(): ScannedNetwork[] {

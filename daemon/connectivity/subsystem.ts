@@ -67,23 +67,36 @@ export interface ConnectivitySubsystemOptions {
   station?: StationNetwork | null;
 }
 
-export async function startConnectivitySubsystem(parts: ConnectivitySubsystemOptions): Promise<{ connectivity: ConnectivityParts; stop: () => Promise<void> }> {
+export async function startConnectivitySubsystem(
+  parts: ConnectivitySubsystemOptions,
+): Promise<{ connectivity: ConnectivityParts; stop: () => Promise<void> }> {
   const { config, db, log } = parts;
   const setupPassphrase = await loadSetupPassphrase(db, config.setupPassphrase);
   const connectivity = buildConnectivity({
-    client: parts.client, device: parts.device, networks: parts.networks, policy: policyFromConfig(config),
+    client: parts.client,
+    device: parts.device,
+    networks: parts.networks,
+    policy: policyFromConfig(config),
     settings: { get: (key) => getSetting(db, key), set: (key, value) => setSetting(db, key, value) },
-    setupPassphrase, log, health: parts.health, station: parts.station ?? null,
+    setupPassphrase,
+    log,
+    health: parts.health,
+    station: parts.station ?? null,
     firmware: parts.firmware === undefined ? otaFirmwareUpdater(parts.client) : parts.firmware,
   });
   // Shown on purpose, once: the owner needs it to join the setup AP (it is also on the dashboard).
   log.info('setup access point key (WPA2) for joining the box in setup mode', {
-    setup_key: setupPassphrase, source: config.setupPassphrase ? 'NESTBOX_SETUP_PASSPHRASE' : 'generated for this device',
+    setup_key: setupPassphrase,
+    source: config.setupPassphrase ? 'NESTBOX_SETUP_PASSPHRASE' : 'generated for this device',
   });
   await connectivity.runner.start();
   let stopDns: () => Promise<void> = async () => undefined;
   if (config.setupApAddress && config.network === 'off') {
-    const dns = new CaptiveDns({ address: config.setupApAddress, port: config.setupDnsPort, log: log.child({ part: 'captive-dns' }) });
+    const dns = new CaptiveDns({
+      address: config.setupApAddress,
+      port: config.setupDnsPort,
+      log: log.child({ part: 'captive-dns' }),
+    });
     stopDns = captiveDnsDuringSetup(parts.device, dns, log);
   }
   return {

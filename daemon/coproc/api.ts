@@ -13,7 +13,14 @@ export type PowerSaveName = 'none' | 'min_modem' | 'max_modem';
 export type BandwidthName = 'ht20' | 'ht40';
 /** Ctrl_WifiSecProt names; real scans may report higher IDF values, kept as `unknown_<n>`. */
 export type SecurityName =
-  | 'open' | 'wep' | 'wpa_psk' | 'wpa2_psk' | 'wpa_wpa2_psk' | 'wpa2_enterprise' | 'wpa3_psk' | 'wpa2_wpa3_psk'
+  | 'open'
+  | 'wep'
+  | 'wpa_psk'
+  | 'wpa2_psk'
+  | 'wpa_wpa2_psk'
+  | 'wpa2_enterprise'
+  | 'wpa3_psk'
+  | 'wpa2_wpa3_psk'
   | `unknown_${number}`;
 
 export interface ScanEntry {

@@ -8,15 +8,47 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from '../log/logger.js';
 import {
-  CoprocError, type CoprocClientApi, type CoprocEvents, type ConnectRequest, type LinkCounters, type PowerSaveName,
-  type ScanEntry, type SoftApConfig, type SoftApStationInfo, type StationConfig, type VendorIe, type WifiInterface, type WifiModeName,
+  CoprocError,
+  type CoprocClientApi,
+  type CoprocEvents,
+  type ConnectRequest,
+  type LinkCounters,
+  type PowerSaveName,
+  type ScanEntry,
+  type SoftApConfig,
+  type SoftApStationInfo,
+  type StationConfig,
+  type VendorIe,
+  type WifiInterface,
+  type WifiModeName,
 } from './api.js';
 import { decodeCtrlMsg, DecodeError, encodeCtrlMsg, type Body, type CtrlMessage } from './codec.js';
 import {
-  bandwidthFromWire, bandwidthToWire, bytesOf, dbmToQuarter, interfaceToWire, InvalidArgument, modeFromWire, modeToWire,
-  powerSaveFromWire, powerSaveToWire, quarterToDbm, securityFromWire, securityToWire, ssidText, stripNul, utf8,
+  bandwidthFromWire,
+  bandwidthToWire,
+  bytesOf,
+  dbmToQuarter,
+  interfaceToWire,
+  InvalidArgument,
+  modeFromWire,
+  modeToWire,
+  powerSaveFromWire,
+  powerSaveToWire,
+  quarterToDbm,
+  securityFromWire,
+  securityToWire,
+  ssidText,
+  stripNul,
+  utf8,
 } from './convert.js';
-import { createFraming, DEVICE_MAX_FRAME, type Endpoint, type FrameFault, type Framing, type FramingKind } from './framing/index.js';
+import {
+  createFraming,
+  DEVICE_MAX_FRAME,
+  type Endpoint,
+  type FrameFault,
+  type Framing,
+  type FramingKind,
+} from './framing/index.js';
 import { chipName } from './framing/priv-init.js';
 import { TLV_PREFIX_LEN } from './framing/tlv.js';
 import { isMac, macFromWire, macToWire } from './mac.js';
@@ -47,7 +79,14 @@ interface Pending {
   timer?: NodeJS.Timeout;
 }
 
-const STATUS_WORDS: Record<number, string> = { [-1]: 'failure', 1: 'not connected', 2: 'no access point found', 3: 'connection failed', 4: 'invalid argument', 5: 'out of range' };
+const STATUS_WORDS: Record<number, string> = {
+  [-1]: 'failure',
+  1: 'not connected',
+  2: 'no access point found',
+  3: 'connection failed',
+  4: 'invalid argument',
+  5: 'out of range',
+};
 const FAULT_LOG_INTERVAL_MS = 10_000;
 /**
  * Longest time bytes take from the device to us. A request written more than this before the
@@ -71,8 +110,17 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
   private wasUp = false;
   private lastFaultLog = 0;
   private readonly stats: LinkCounters = {
-    framesIn: 0, framesOut: 0, badFrames: 0, badChecksums: 0, undecodable: 0, unknownMessages: 0,
-    lateResponses: 0, timeouts: 0, unknownFields: 0, eventsIn: 0, linkDrops: 0,
+    framesIn: 0,
+    framesOut: 0,
+    badFrames: 0,
+    badChecksums: 0,
+    undecodable: 0,
+    unknownMessages: 0,
+    lateResponses: 0,
+    timeouts: 0,
+    unknownFields: 0,
+    eventsIn: 0,
+    linkDrops: 0,
   };
 
   constructor(options: CoprocClientOptions) {
@@ -128,18 +176,36 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
    */
   call(operation: OperationName, request: Body = {}, options: CallOptions = {}): Promise<Body> {
     const spec = OPERATION[operation];
-    if (this.closed) return Promise.reject(new CoprocError(operation, 'link_down', null, `${spec.protocolName}: the client is closed`));
-    if (!this.transport.isOpen) return Promise.reject(new CoprocError(operation, 'link_down', null, `${spec.protocolName}: the coprocessor link is down`));
+    if (this.closed)
+      return Promise.reject(
+        new CoprocError(operation, 'link_down', null, `${spec.protocolName}: the client is closed`),
+      );
+    if (!this.transport.isOpen)
+      return Promise.reject(
+        new CoprocError(operation, 'link_down', null, `${spec.protocolName}: the coprocessor link is down`),
+      );
     let bytes: Buffer;
     try {
       const pb = encodeCtrlMsg(MSG_TYPE.request, spec.id, spec.requestField, request);
-      if (pb.length + TLV_PREFIX_LEN > DEVICE_MAX_FRAME) throw new InvalidArgument(`the request is ${pb.length + TLV_PREFIX_LEN} bytes; the device takes at most ${DEVICE_MAX_FRAME}`);
+      if (pb.length + TLV_PREFIX_LEN > DEVICE_MAX_FRAME)
+        throw new InvalidArgument(
+          `the request is ${pb.length + TLV_PREFIX_LEN} bytes; the device takes at most ${DEVICE_MAX_FRAME}`,
+        );
       bytes = this.framing.encode('ctrlResp', pb);
     } catch (error) {
-      return Promise.reject(new CoprocError(operation, 'invalid', null, `${spec.protocolName}: ${(error as Error).message}`));
+      return Promise.reject(
+        new CoprocError(operation, 'invalid', null, `${spec.protocolName}: ${(error as Error).message}`),
+      );
     }
     if (this.queue.length >= this.queueLimit) {
-      return Promise.reject(new CoprocError(operation, 'invalid', null, `${spec.protocolName}: ${this.queueLimit} requests are already waiting`));
+      return Promise.reject(
+        new CoprocError(
+          operation,
+          'invalid',
+          null,
+          `${spec.protocolName}: ${this.queueLimit} requests are already waiting`,
+        ),
+      );
     }
     const timeoutMs = options.timeoutMs ?? this.timeouts[operation] ?? spec.timeoutMs;
     return new Promise<Body>((resolve, reject) => {
@@ -181,7 +247,14 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
     const { entries } = await this.run('scan');
     return ((entries as Body[] | undefined) ?? []).map((entry) => {
       const ssidBytes = bytesOf(entry.ssid);
-      return { ssid: ssidText(ssidBytes), ssidBytes, bssid: macFromWire(bytesOf(entry.bssid)), rssi: entry.rssi as number, channel: entry.chnl as number, security: securityFromWire(entry.sec_prot as number) };
+      return {
+        ssid: ssidText(ssidBytes),
+        ssidBytes,
+        bssid: macFromWire(bytesOf(entry.bssid)),
+        rssi: entry.rssi as number,
+        channel: entry.chnl as number,
+        security: securityFromWire(entry.sec_prot as number),
+      };
     });
   }
 
@@ -190,7 +263,14 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
     if (answer.resp === 1) return null; // Not_Connected
     this.throwUnlessOk('getApConfig', answer);
     const ssidBytes = stripNul(bytesOf(answer.ssid));
-    return { ssid: ssidText(ssidBytes), ssidBytes, bssid: macFromWire(bytesOf(answer.bssid)), rssi: answer.rssi as number, channel: answer.chnl as number, security: securityFromWire(answer.sec_prot as number) };
+    return {
+      ssid: ssidText(ssidBytes),
+      ssidBytes,
+      bssid: macFromWire(bytesOf(answer.bssid)),
+      rssi: answer.rssi as number,
+      channel: answer.chnl as number,
+      security: securityFromWire(answer.sec_prot as number),
+    };
   }
 
   async connectAp(request: ConnectRequest): Promise<{ mac: string }> {
@@ -200,8 +280,11 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
     this.check('connectAp', pwd.length <= MAX_PASSPHRASE, `the passphrase must be at most ${MAX_PASSPHRASE} bytes`);
     this.check('connectAp', !request.bssid || isMac(request.bssid), `${JSON.stringify(request.bssid)} is not a BSSID`);
     const answer = await this.run('connectAp', {
-      ssid, pwd, bssid: request.bssid ? macToWire(request.bssid) : undefined,
-      is_wpa3_supported: request.wpa3Supported ?? false, listen_interval: request.listenInterval ?? 0,
+      ssid,
+      pwd,
+      bssid: request.bssid ? macToWire(request.bssid) : undefined,
+      is_wpa3_supported: request.wpa3Supported ?? false,
+      listen_interval: request.listenInterval ?? 0,
     });
     return { mac: macFromWire(bytesOf(answer.mac)) };
   }
@@ -213,9 +296,13 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
   async getSoftApConfig(): Promise<SoftApConfig> {
     const a = await this.run('getSoftApConfig');
     return {
-      ssid: ssidText(bytesOf(a.ssid)), password: ssidText(bytesOf(a.pwd)), channel: a.chnl as number,
-      security: securityFromWire(a.sec_prot as number), maxConnections: a.max_conn as number,
-      ssidHidden: Boolean(a.ssid_hidden), bandwidth: bandwidthFromWire(a.bw as number),
+      ssid: ssidText(bytesOf(a.ssid)),
+      password: ssidText(bytesOf(a.pwd)),
+      channel: a.chnl as number,
+      security: securityFromWire(a.sec_prot as number),
+      maxConnections: a.max_conn as number,
+      ssidHidden: Boolean(a.ssid_hidden),
+      bandwidth: bandwidthFromWire(a.bw as number),
     };
   }
 
@@ -224,8 +311,16 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
     this.check('setVendorIe', type >= 0, `unknown vendor IE type ${JSON.stringify(ie.type)}`);
     this.check('setVendorIe', ie.oui.length === 3, 'the vendor OUI is 3 bytes');
     await this.run('setVendorIe', {
-      enable: ie.enable, type, idx: ie.index,
-      vendor_ie_data: { element_id: ie.elementId, length: ie.length, vendor_oui: ie.oui, vendor_oui_type: ie.ouiType, payload: ie.payload },
+      enable: ie.enable,
+      type,
+      idx: ie.index,
+      vendor_ie_data: {
+        element_id: ie.elementId,
+        length: ie.length,
+        vendor_oui: ie.oui,
+        vendor_oui_type: ie.ouiType,
+        payload: ie.payload,
+      },
     });
   }
 
@@ -234,18 +329,34 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
     const pwd = utf8(config.password ?? '');
     const security = this.argument('startSoftAp', () => securityToWire(config.security));
     this.check('startSoftAp', ssid.length >= 1 && ssid.length <= MAX_SSID, `the SSID must be 1 to ${MAX_SSID} bytes`);
-    this.check('startSoftAp', security === 0 || (pwd.length >= 8 && pwd.length <= MAX_PASSPHRASE), 'the passphrase must be 8 to 64 characters');
-    this.check('startSoftAp', config.maxConnections >= 1 && config.maxConnections <= 10, 'at most 10 stations (1 to 10)');
+    this.check(
+      'startSoftAp',
+      security === 0 || (pwd.length >= 8 && pwd.length <= MAX_PASSPHRASE),
+      'the passphrase must be 8 to 64 characters',
+    );
+    this.check(
+      'startSoftAp',
+      config.maxConnections >= 1 && config.maxConnections <= 10,
+      'at most 10 stations (1 to 10)',
+    );
     const answer = await this.run('startSoftAp', {
-      ssid, pwd: security === 0 ? undefined : pwd, chnl: config.channel, sec_prot: security, max_conn: config.maxConnections,
-      ssid_hidden: config.ssidHidden, bw: this.argument('startSoftAp', () => bandwidthToWire(config.bandwidth)),
+      ssid,
+      pwd: security === 0 ? undefined : pwd,
+      chnl: config.channel,
+      sec_prot: security,
+      max_conn: config.maxConnections,
+      ssid_hidden: config.ssidHidden,
+      bw: this.argument('startSoftAp', () => bandwidthToWire(config.bandwidth)),
     });
     return { mac: macFromWire(bytesOf(answer.mac)) };
   }
 
   async softApStations(): Promise<SoftApStationInfo[]> {
     const { stations } = await this.run('softApStations');
-    return ((stations as Body[] | undefined) ?? []).map((s) => ({ mac: macFromWire(bytesOf(s.mac)), rssi: s.rssi as number }));
+    return ((stations as Body[] | undefined) ?? []).map((s) => ({
+      mac: macFromWire(bytesOf(s.mac)),
+      rssi: s.rssi as number,
+    }));
   }
 
   async stopSoftAp(): Promise<void> {
@@ -266,7 +377,11 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
   }
 
   async otaWrite(chunk: Uint8Array): Promise<void> {
-    this.check('otaWrite', chunk.length > 0 && chunk.length <= OTA_CHUNK_MAX, `an OTA chunk is 1 to ${OTA_CHUNK_MAX} bytes`);
+    this.check(
+      'otaWrite',
+      chunk.length > 0 && chunk.length <= OTA_CHUNK_MAX,
+      `an OTA chunk is 1 to ${OTA_CHUNK_MAX} bytes`,
+    );
     await this.run('otaWrite', { ota_data: chunk });
   }
 
@@ -284,7 +399,11 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
   }
 
   async configHeartbeat(enable: boolean, periodS = 10): Promise<void> {
-    this.check('configHeartbeat', Number.isInteger(periodS) && periodS > 0, 'the heartbeat period is a whole number of seconds');
+    this.check(
+      'configHeartbeat',
+      Number.isInteger(periodS) && periodS > 0,
+      'the heartbeat period is a whole number of seconds',
+    );
     await this.run('configHeartbeat', { enable, duration: enable ? periodS : 0 });
   }
 
@@ -300,30 +419,53 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
     const code = answer.resp as number;
     if (code === 0) return;
     const words = STATUS_WORDS[code] ?? `error ${code}`;
-    throw new CoprocError(operation, 'device', code, `${OPERATION[operation].protocolName} failed: the device answered resp ${code} (${words})`);
+    throw new CoprocError(
+      operation,
+      'device',
+      code,
+      `${OPERATION[operation].protocolName} failed: the device answered resp ${code} (${words})`,
+    );
   }
 
   private check(operation: OperationName, condition: boolean, message: string): void {
-    if (!condition) throw new CoprocError(operation, 'invalid', null, `${OPERATION[operation].protocolName}: ${message}`);
+    if (!condition)
+      throw new CoprocError(operation, 'invalid', null, `${OPERATION[operation].protocolName}: ${message}`);
   }
 
   private argument<T>(operation: OperationName, convert: () => T): T {
     try {
       return convert();
     } catch (error) {
-      throw new CoprocError(operation, 'invalid', null, `${OPERATION[operation].protocolName}: ${(error as Error).message}`);
+      throw new CoprocError(
+        operation,
+        'invalid',
+        null,
+        `${OPERATION[operation].protocolName}: ${(error as Error).message}`,
+      );
     }
   }
 
   private unexpected(operation: OperationName, what: string): never {
-    throw new CoprocError(operation, 'device', null, `${OPERATION[operation].protocolName}: the device answered an unknown ${what}`);
+    throw new CoprocError(
+      operation,
+      'device',
+      null,
+      `${OPERATION[operation].protocolName}: the device answered an unknown ${what}`,
+    );
   }
 
   private pump(): void {
     if (this.inflight || this.queue.length === 0) return;
     const pending = this.queue.shift()!;
     if (!this.transport.write(pending.bytes)) {
-      pending.reject(new CoprocError(pending.spec.name, 'link_down', null, `${pending.spec.protocolName}: the coprocessor link is down`));
+      pending.reject(
+        new CoprocError(
+          pending.spec.name,
+          'link_down',
+          null,
+          `${pending.spec.protocolName}: the coprocessor link is down`,
+        ),
+      );
       this.pump();
       return;
     }
@@ -345,7 +487,14 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
     this.settle(pending);
     const seconds = pending.timeoutMs / 1000;
     this.log.warn('coprocessor did not answer', { operation: pending.spec.protocolName, timeout_s: seconds });
-    pending.reject(new CoprocError(pending.spec.name, 'timeout', null, `${pending.spec.protocolName}: no answer from the coprocessor within ${seconds} s`));
+    pending.reject(
+      new CoprocError(
+        pending.spec.name,
+        'timeout',
+        null,
+        `${pending.spec.protocolName}: no answer from the coprocessor within ${seconds} s`,
+      ),
+    );
     this.setAnswering(false, pending.spec.name);
   }
 
@@ -365,12 +514,19 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
       message = decodeCtrlMsg(data);
     } catch (error) {
       this.stats.undecodable += 1;
-      this.logFault('undecodable message from the coprocessor', { endpoint, bytes: data.length, error: (error as DecodeError).message });
+      this.logFault('undecodable message from the coprocessor', {
+        endpoint,
+        bytes: data.length,
+        error: (error as DecodeError).message,
+      });
       return;
     }
     if (message.unknownFields > 0) {
       this.stats.unknownFields += message.unknownFields;
-      this.log.debug('skipped fields unknown to the schema (newer firmware)', { msg_id: message.msgId, fields: message.unknownFields });
+      this.log.debug('skipped fields unknown to the schema (newer firmware)', {
+        msg_id: message.msgId,
+        fields: message.unknownFields,
+      });
     }
     if (message.msgType === MSG_TYPE.event) this.onEvent(message);
     else if (message.msgType === MSG_TYPE.response) this.onResponse(message);
@@ -387,7 +543,10 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
     }
     if (message.msgId > 200 && message.msgId < 222) {
       this.stats.lateResponses += 1;
-      this.log.info('dropped a coprocessor answer nobody waits for (late, after its timeout)', { msg_id: message.msgId, waiting_for: pending?.spec.protocolName ?? null });
+      this.log.info('dropped a coprocessor answer nobody waits for (late, after its timeout)', {
+        msg_id: message.msgId,
+        waiting_for: pending?.spec.protocolName ?? null,
+      });
       return;
     }
     this.onUnknown(message, 'an answer to no request this host sends');
@@ -428,7 +587,14 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
     this.log.info('coprocessor (re)started', { interrupted: lost ? pending.spec.protocolName : null });
     if (!pending || !lost) return;
     this.settle(pending);
-    pending.reject(new CoprocError(pending.spec.name, 'link_down', null, `${pending.spec.protocolName}: the coprocessor restarted before answering`));
+    pending.reject(
+      new CoprocError(
+        pending.spec.name,
+        'link_down',
+        null,
+        `${pending.spec.protocolName}: the coprocessor restarted before answering`,
+      ),
+    );
   }
 
   private onUnknown(message: CtrlMessage, what: string): void {

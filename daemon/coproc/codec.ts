@@ -27,12 +27,18 @@ export class DecodeError extends Error {
   }
 }
 
-export function encodeCtrlMsg(msgType: number, msgId: number, field: string | null, body: Body | null = {}): Uint8Array {
+export function encodeCtrlMsg(
+  msgType: number,
+  msgId: number,
+  field: string | null,
+  body: Body | null = {},
+): Uint8Array {
   const { ctrlMsg } = loadSchema();
   const object: Body = { msg_type: msgType, msg_id: msgId };
   if (field) {
     const member = ctrlMsg.fields[field];
-    if (!member?.resolvedType || !(member.resolvedType instanceof protobuf.Type)) throw new Error(`CtrlMsg has no payload ${field}`);
+    if (!member?.resolvedType || !(member.resolvedType instanceof protobuf.Type))
+      throw new Error(`CtrlMsg has no payload ${field}`);
     object[field] = pruneDefaults(member.resolvedType, body ?? {});
   }
   const message = ctrlMsg.fromObject(pruneDefaults(ctrlMsg, object));

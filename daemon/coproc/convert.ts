@@ -6,12 +6,22 @@ import type { BandwidthName, PowerSaveName, SecurityName, WifiInterface, WifiMod
 
 const MODES: readonly WifiModeName[] = ['none', 'station', 'softap', 'apsta'];
 const POWER_SAVE: readonly PowerSaveName[] = ['none', 'min_modem', 'max_modem'];
-const SECURITY = ['open', 'wep', 'wpa_psk', 'wpa2_psk', 'wpa_wpa2_psk', 'wpa2_enterprise', 'wpa3_psk', 'wpa2_wpa3_psk'] as const;
+const SECURITY = [
+  'open',
+  'wep',
+  'wpa_psk',
+  'wpa2_psk',
+  'wpa_wpa2_psk',
+  'wpa2_enterprise',
+  'wpa3_psk',
+  'wpa2_wpa3_psk',
+] as const;
 const BANDWIDTH: Record<BandwidthName, number> = { ht20: 1, ht40: 2 };
 
 export const modeToWire = (mode: WifiModeName): number => indexOrThrow(MODES, mode, 'Wi-Fi mode');
 export const modeFromWire = (value: number): WifiModeName | null => MODES[value] ?? null;
-export const interfaceToWire = (iface: WifiInterface): number => (iface === 'station' ? 1 : iface === 'softap' ? 2 : invalid('interface', iface));
+export const interfaceToWire = (iface: WifiInterface): number =>
+  iface === 'station' ? 1 : iface === 'softap' ? 2 : invalid('interface', iface);
 export const powerSaveToWire = (mode: PowerSaveName): number => indexOrThrow(POWER_SAVE, mode, 'power-save mode');
 export const powerSaveFromWire = (value: number): PowerSaveName | null => POWER_SAVE[value] ?? null;
 

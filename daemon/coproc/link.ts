@@ -20,7 +20,12 @@ export interface CoprocLink {
 
 export function openCoprocLink(target: CoprocTarget, options: OpenLinkOptions): CoprocLink {
   const log = options.log.child({ component: 'coproc' });
-  const { transport, framing, simulator } = createTransport(target, { log, minBackoffMs: options.minBackoffMs, maxBackoffMs: options.maxBackoffMs, sim: options.sim });
+  const { transport, framing, simulator } = createTransport(target, {
+    log,
+    minBackoffMs: options.minBackoffMs,
+    maxBackoffMs: options.maxBackoffMs,
+    sim: options.sim,
+  });
   const client = new CoprocClient({ transport, framing, log, timeouts: options.timeouts });
   client.start();
   return { client, simulator };
@@ -30,7 +35,10 @@ export function openCoprocLink(target: CoprocTarget, options: OpenLinkOptions): 
 export function waitForLink(client: CoprocClient, timeoutMs: number): Promise<void> {
   if (client.linkUp) return Promise.resolve();
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => { client.off('link', onLink); reject(new Error(`the coprocessor link did not come up within ${timeoutMs / 1000} s (${client.description})`)); }, timeoutMs);
+    const timer = setTimeout(() => {
+      client.off('link', onLink);
+      reject(new Error(`the coprocessor link did not come up within ${timeoutMs / 1000} s (${client.description})`));
+    }, timeoutMs);
     const onLink = ({ up }: { up: boolean }) => {
       if (!up) return;
       clearTimeout(timer);

@@ -14,7 +14,10 @@ export const ESP_IMAGE_MAGIC = 0xe9;
 /** Refuses what cannot be an application image before anything is sent to the device. */
 export function checkImage(image: Uint8Array): void {
   if (image.length === 0 || image[0] !== ESP_IMAGE_MAGIC) {
-    throw new OtaError('image', `not an ESP firmware image (it must start with the byte 0x${ESP_IMAGE_MAGIC.toString(16)})`);
+    throw new OtaError(
+      'image',
+      `not an ESP firmware image (it must start with the byte 0x${ESP_IMAGE_MAGIC.toString(16)})`,
+    );
   }
 }
 
@@ -39,7 +42,11 @@ export interface OtaResult {
 }
 
 export class OtaError extends Error {
-  constructor(readonly step: OtaPhase | 'image', message: string, override readonly cause?: unknown) {
+  constructor(
+    readonly step: OtaPhase | 'image',
+    message: string,
+    override readonly cause?: unknown,
+  ) {
     super(message);
     this.name = 'OtaError';
   }
@@ -52,7 +59,10 @@ export interface OtaOptions {
 }
 
 export class OtaUpdate extends EventEmitter<{ progress: [OtaProgress] }> {
-  constructor(private readonly client: CoprocClientApi, private readonly options: OtaOptions = {}) {
+  constructor(
+    private readonly client: CoprocClientApi,
+    private readonly options: OtaOptions = {},
+  ) {
     super();
   }
 
@@ -63,21 +73,42 @@ export class OtaUpdate extends EventEmitter<{ progress: [OtaProgress] }> {
     const started = performance.now();
     const progress = (phase: OtaPhase, bytes: number) => {
       const seconds = (performance.now() - started) / 1000;
-      this.emit('progress', { phase, bytes, total, percent: Math.floor((bytes / total) * 100), rate: seconds > 0 ? bytes / seconds : 0 });
+      this.emit('progress', {
+        phase,
+        bytes,
+        total,
+        percent: Math.floor((bytes / total) * 100),
+        rate: seconds > 0 ? bytes / seconds : 0,
+      });
     };
     let restarted = false;
-    const onRestart = () => { restarted = true; };
+    const onRestart = () => {
+      restarted = true;
+    };
     this.client.on('devInit', onRestart);
     try {
       progress('begin', 0);
-      await this.step('begin', () => this.client.otaBegin(), () => restarted);
+      await this.step(
+        'begin',
+        () => this.client.otaBegin(),
+        () => restarted,
+      );
       for (let offset = 0; offset < total; offset += chunkSize) {
         const chunk = image.subarray(offset, Math.min(offset + chunkSize, total));
-        await this.step('writing', () => this.client.otaWrite(chunk), () => restarted, `at byte ${offset} of ${total}`);
+        await this.step(
+          'writing',
+          () => this.client.otaWrite(chunk),
+          () => restarted,
+          `at byte ${offset} of ${total}`,
+        );
         progress('writing', offset + chunk.length);
       }
       progress('ending', total);
-      await this.step('ending', () => this.client.otaEnd(), () => restarted);
+      await this.step(
+        'ending',
+        () => this.client.otaEnd(),
+        () => restarted,
+      );
     } finally {
       this.client.off('devInit', onRestart);
     }
@@ -86,19 +117,37 @@ export class OtaUpdate extends EventEmitter<{ progress: [OtaProgress] }> {
     const ended = performance.now();
     await this.waitForRestart();
     progress('done', total);
-    return { bytes: total, writeSeconds, rate: total / writeSeconds, rebootSeconds: (performance.now() - ended) / 1000 };
+    return {
+      bytes: total,
+      writeSeconds,
+      rate: total / writeSeconds,
+      rebootSeconds: (performance.now() - ended) / 1000,
+    };
   }
 
-  private async step(phase: OtaPhase, action: () => Promise<void>, restarted: () => boolean, where = ''): Promise<void> {
+  private async step(
+    phase: OtaPhase,
+    action: () => Promise<void>,
+    restarted: () => boolean,
+    where = '',
+  ): Promise<void> {
     const names: Record<string, string> = { begin: 'OTABegin', writing: 'OTAWrite', ending: 'OTAEnd' };
     try {
       await action();
     } catch (error) {
       const what = restarted() ? 'the coprocessor restarted during the update' : (error as Error).message;
       const code = error instanceof CoprocError && error.code !== null ? ` (resp ${error.code})` : '';
-      throw new OtaError(phase, `firmware update failed at ${names[phase]}${where ? ` ${where}` : ''}: ${what}${code && !what.includes('resp') ? code : ''}`, error);
+      throw new OtaError(
+        phase,
+        `firmware update failed at ${names[phase]}${where ? ` ${where}` : ''}: ${what}${code && !what.includes('resp') ? code : ''}`,
+        error,
+      );
     }
-    if (restarted()) throw new OtaError(phase, `firmware update failed at ${names[phase]}: the coprocessor restarted during the update`);
+    if (restarted())
+      throw new OtaError(
+        phase,
+        `firmware update failed at ${names[phase]}: the coprocessor restarted during the update`,
+      );
   }
 
   private waitForRestart(): Promise<void> {
@@ -106,9 +155,18 @@ export class OtaUpdate extends EventEmitter<{ progress: [OtaProgress] }> {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.client.off('devInit', done);
-        reject(new OtaError('rebooting', `the image was accepted, but the coprocessor did not restart within ${timeoutMs / 1000} s`));
+        reject(
+          new OtaError(
+            'rebooting',
+            `the image was accepted, but the coprocessor did not restart within ${timeoutMs / 1000} s`,
+          ),
+        );
       }, timeoutMs);
-      const done = () => { clearTimeout(timer); this.client.off('devInit', done); resolve(); };
+      const done = () => {
+        clearTimeout(timer);
+        this.client.off('devInit', done);
+        resolve();
+      };
       this.client.on('devInit', done);
     });
   }

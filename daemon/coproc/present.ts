@@ -36,13 +36,20 @@ function parseField(field: protobuf.Field, raw: string | true, enumName?: string
   if (field.resolvedType instanceof protobuf.Type) {
     if (raw === true) throw new UsageError(`${where} needs a JSON object`);
     let object: unknown;
-    try { object = JSON.parse(raw); } catch { throw new UsageError(`${where} must be a JSON object with protobuf field names`); }
-    if (!object || typeof object !== 'object' || Array.isArray(object)) throw new UsageError(`${where} must be a JSON object`);
-    return Object.fromEntries(Object.entries(object).map(([key, value]) => {
-      const inner = field.resolvedType instanceof protobuf.Type ? field.resolvedType.fields[key] : undefined;
-      if (!inner) throw new UsageError(`${where} has no field ${key}`);
-      return [key, parseField(inner, typeof value === 'string' ? value : String(value))];
-    }));
+    try {
+      object = JSON.parse(raw);
+    } catch {
+      throw new UsageError(`${where} must be a JSON object with protobuf field names`);
+    }
+    if (!object || typeof object !== 'object' || Array.isArray(object))
+      throw new UsageError(`${where} must be a JSON object`);
+    return Object.fromEntries(
+      Object.entries(object).map(([key, value]) => {
+        const inner = field.resolvedType instanceof protobuf.Type ? field.resolvedType.fields[key] : undefined;
+        if (!inner) throw new UsageError(`${where} has no field ${key}`);
+        return [key, parseField(inner, typeof value === 'string' ? value : String(value))];
+      }),
+    );
   }
   if (field.type === 'bool') {
     if (raw === true) return true;
@@ -57,7 +64,12 @@ function parseField(field: protobuf.Field, raw: string | true, enumName?: string
     if (raw.startsWith('@')) return Uint8Array.from(readFileSync(raw.slice(1)));
     return Uint8Array.from(Buffer.from(raw, 'base64'));
   }
-  const enumType = field.resolvedType instanceof protobuf.Enum ? field.resolvedType : enumName ? loadSchema().schema.lookupEnum(enumName) : null;
+  const enumType =
+    field.resolvedType instanceof protobuf.Enum
+      ? field.resolvedType
+      : enumName
+        ? loadSchema().schema.lookupEnum(enumName)
+        : null;
   if (/^-?\d+$/.test(raw)) return Number(raw);
   if (enumType) {
     const entry = Object.entries(enumType.values).find(([name]) => name.toLowerCase() === raw.toLowerCase());
@@ -68,7 +80,11 @@ function parseField(field: protobuf.Field, raw: string | true, enumName?: string
 }
 
 /** A decoded message → JSON with protobuf field names, every field present. */
-export function presentMessage(typeName: string, body: Body, enumFields: Readonly<Record<string, string>> = {}): Record<string, unknown> {
+export function presentMessage(
+  typeName: string,
+  body: Body,
+  enumFields: Readonly<Record<string, string>> = {},
+): Record<string, unknown> {
   const type = schemaType(typeName);
   const out: Record<string, unknown> = {};
   for (const field of type.fieldsArray) {
@@ -80,13 +96,19 @@ export function presentMessage(typeName: string, body: Body, enumFields: Readonl
 }
 
 function presentValue(field: protobuf.Field, value: unknown, enumName?: string): unknown {
-  if (field.resolvedType instanceof protobuf.Type) return value ? presentMessage(field.resolvedType.name, value as Body) : null;
+  if (field.resolvedType instanceof protobuf.Type)
+    return value ? presentMessage(field.resolvedType.name, value as Body) : null;
   if (value instanceof Uint8Array) {
     if (MAC_FIELDS.has(field.name)) return Buffer.from(value).toString('latin1').toLowerCase();
     if (TEXT_FIELDS.has(field.name)) return new TextDecoder().decode(stripNul(value));
     return Buffer.from(value).toString('base64');
   }
-  const enumType = field.resolvedType instanceof protobuf.Enum ? field.resolvedType : enumName ? loadSchema().schema.lookupEnum(enumName) : null;
+  const enumType =
+    field.resolvedType instanceof protobuf.Enum
+      ? field.resolvedType
+      : enumName
+        ? loadSchema().schema.lookupEnum(enumName)
+        : null;
   if (enumType && typeof value === 'number') return enumType.valuesById[value] ?? value;
   return value ?? null;
 }

@@ -29,7 +29,9 @@ export function loadSchema(): Schema {
     wire,
     ctrlMsg: wire.lookupType('CtrlMsg'),
     // Only presenting messages (the tools) needs the file as written: the daemon never parses it.
-    get schema() { return (schema ??= parse(source)); },
+    get schema() {
+      return (schema ??= parse(source));
+    },
   };
   return loaded;
 }

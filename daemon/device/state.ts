@@ -6,7 +6,14 @@
 import { EventEmitter } from 'node:events';
 import { isDeepStrictEqual } from 'node:util';
 
-export const CONNECTIVITY_STATES = ['starting', 'connecting', 'connected', 'reconnecting', 'setup_ap', 'device_lost'] as const;
+export const CONNECTIVITY_STATES = [
+  'starting',
+  'connecting',
+  'connected',
+  'reconnecting',
+  'setup_ap',
+  'device_lost',
+] as const;
 export type Connectivity = (typeof CONNECTIVITY_STATES)[number];
 
 export type WifiMode = 'none' | 'station' | 'softap' | 'apsta';
@@ -22,7 +29,10 @@ export interface WifiState {
   mac: string | null;
 }
 
-export interface SoftApStation { mac: string; rssi: number | null }
+export interface SoftApStation {
+  mac: string;
+  rssi: number | null;
+}
 
 export interface SoftApState {
   active: boolean;
@@ -136,8 +146,14 @@ export function initialDeviceState(version: string, transport: string, now = new
     wifi: { mode: null, ssid: null, bssid: null, rssi: null, channel: null, mac: null },
     softap: { active: false, ssid: null, channel: null, stations: [], reason: null },
     coprocessor: {
-      link: 'down', transport, last_heartbeat: null, heartbeat_number: null, tx_power_dbm: null,
-      power_save: null, firmware: null, ota: { phase: 'idle', bytes: 0, total: 0, percent: 0, error: null },
+      link: 'down',
+      transport,
+      last_heartbeat: null,
+      heartbeat_number: null,
+      tx_power_dbm: null,
+      power_save: null,
+      firmware: null,
+      ota: { phase: 'idle', bytes: 0, total: 0, percent: 0, error: null },
     },
     instance: { accounts: 0, statuses: 0, pending_follow_requests: 0, unread_notifications: 0 },
     storage: { status: 'unknown', free_bytes: null, total_bytes: null, min_free_bytes: 0, detail: null },
@@ -169,7 +185,10 @@ export class DeviceState extends EventEmitter<{ change: [DeviceStateChange]; eve
     for (const [key, value] of Object.entries(patch) as Array<[keyof DeviceStateData, unknown]>) {
       if (value === undefined) continue;
       if (WHOLE_FIELDS.has(key)) {
-        if (!isDeepStrictEqual(next[key], value)) { paths.push(key); (next as unknown as Record<string, unknown>)[key] = structuredClone(value); }
+        if (!isDeepStrictEqual(next[key], value)) {
+          paths.push(key);
+          (next as unknown as Record<string, unknown>)[key] = structuredClone(value);
+        }
         continue;
       }
       const section = next[key] as unknown as Record<string, unknown>;
@@ -216,7 +235,9 @@ export function summarizeDeviceState(state: Readonly<DeviceStateData>): string {
   const parts: string[] = [];
   switch (state.connectivity) {
     case 'connected':
-      parts.push(`online via ${wifi.ssid ?? '?'}${wifi.rssi != null ? ` (${wifi.rssi} dBm)` : ''}${state.network ? ` at ${state.network.address}` : ''}`);
+      parts.push(
+        `online via ${wifi.ssid ?? '?'}${wifi.rssi != null ? ` (${wifi.rssi} dBm)` : ''}${state.network ? ` at ${state.network.address}` : ''}`,
+      );
       break;
     case 'setup_ap':
       parts.push(`setup mode: join "${softap.ssid ?? '?'}" (${softap.stations.length} connected)`);

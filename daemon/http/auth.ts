@@ -55,9 +55,11 @@ export function requireScope(accepted: string | string[], options: ScopeOptions 
     if (!list.some((scope) => scopeAllows(auth.scopes, scope))) {
       throw new HttpError(403, 'This action is outside the authorized scopes');
     }
-    if ((options.user ?? true) && !auth.accountId) throw new HttpError(422, 'This method requires an authenticated user');
+    if ((options.user ?? true) && !auth.accountId)
+      throw new HttpError(422, 'This method requires an authenticated user');
     if (options.owner && !auth.owner) throw new HttpError(403, 'This action is allowed only to the owner of the box');
-    if (auth.unconfirmed && !options.unconfirmed) throw new HttpError(403, 'Your login is missing a confirmed e-mail address');
+    if (auth.unconfirmed && !options.unconfirmed)
+      throw new HttpError(403, 'Your login is missing a confirmed e-mail address');
     await next();
   };
 }

@@ -42,15 +42,18 @@ function decodingError(ctx: Context, error: unknown): unknown {
   if (error instanceof HttpError) return error;
   const status = (error as { status?: unknown }).status;
   const encoding = encodingOf(ctx);
-  if (status === 415 || !DECODED.includes(encoding)) return new HttpError(415, `Unsupported Content-Encoding: ${encoding.slice(0, 40)}`);
+  if (status === 415 || !DECODED.includes(encoding))
+    return new HttpError(415, `Unsupported Content-Encoding: ${encoding.slice(0, 40)}`);
   // Errors of zlib and brotli carry no HTTP status: the bytes were not what the header said.
-  if (status === undefined && encoding !== 'identity') return new HttpError(400, `The request body is not valid ${encoding}`);
+  if (status === undefined && encoding !== 'identity')
+    return new HttpError(400, `The request body is not valid ${encoding}`);
   return error;
 }
 
 /** For the routes that read the raw body themselves (inbox, firmware): an encoded body is not taken. */
 export function requireIdentityEncoding(ctx: Context): void {
-  if (encodingOf(ctx) !== 'identity') throw new HttpError(415, `Unsupported Content-Encoding: ${encodingOf(ctx).slice(0, 40)}`);
+  if (encodingOf(ctx) !== 'identity')
+    throw new HttpError(415, `Unsupported Content-Encoding: ${encodingOf(ctx).slice(0, 40)}`);
 }
 
 export function parseBody(): Middleware {

@@ -71,7 +71,8 @@ export function errorMiddleware(log: Logger, onOutOfSpace: OutOfSpaceListener = 
         onOutOfSpace();
       } else if (status >= 500) log.error('request failed', { method: ctx.method, path: ctx.path, error });
       // A client's mistake is its own: the message only, never a stack trace.
-      else if (log.enabled('debug')) log.debug('request refused', { method: ctx.method, path: ctx.path, status, error: body.error });
+      else if (log.enabled('debug'))
+        log.debug('request refused', { method: ctx.method, path: ctx.path, status, error: body.error });
       ctx.status = status;
       ctx.set(headers);
       ctx.body = body;
@@ -79,11 +80,19 @@ export function errorMiddleware(log: Logger, onOutOfSpace: OutOfSpaceListener = 
   };
 }
 
-function toResponse(error: unknown): { status: number; body: Record<string, unknown>; headers: Record<string, string> } {
+function toResponse(error: unknown): {
+  status: number;
+  body: Record<string, unknown>;
+  headers: Record<string, string>;
+} {
   if (error instanceof HttpError || error instanceof DomainError) {
     const body: Record<string, unknown> = { error: error.message };
     if (error.details) body.details = error.details;
-    return { status: statusOf(error), body, headers: (error instanceof DomainError ? error.retry : error.headers) ?? {} };
+    return {
+      status: statusOf(error),
+      body,
+      headers: (error instanceof DomainError ? error.retry : error.headers) ?? {},
+    };
   }
   // Before the client statuses: a body parser that ran out of disk reports a 4xx of its own.
   if (isOutOfSpace(error)) return { status: 507, body: { error: OUT_OF_SPACE_MESSAGE }, headers: {} };

@@ -2,9 +2,14 @@
  * The routes mounted on the server, read from the routers themselves: logged at start-up (debug),
  * so an operator, or a test that must walk every route, sees exactly what the box answers.
  */
-export interface RouteEntry { method: string; path: string }
+export interface RouteEntry {
+  method: string;
+  path: string;
+}
 
-interface RouterLike { stack: Array<{ path: unknown; methods: string[] }> }
+interface RouterLike {
+  stack: Array<{ path: unknown; methods: string[] }>;
+}
 
 export function routeTable(middleware: readonly unknown[]): RouteEntry[] {
   const seen = new Set<string>();

@@ -56,7 +56,10 @@ export class HttpServer {
 
   async start(): Promise<AddressInfo> {
     this.handle = this.app.callback();
-    if (this.options.log.enabled('debug')) this.options.log.debug('http routes', { routes: routeTable(this.app.middleware).map(({ method, path }) => `${method} ${path}`) });
+    if (this.options.log.enabled('debug'))
+      this.options.log.debug('http routes', {
+        routes: routeTable(this.app.middleware).map(({ method, path }) => `${method} ${path}`),
+      });
     await new Promise<void>((resolve, reject) => {
       this.server.once('error', reject);
       this.server.listen(this.options.port, this.options.host, () => {
@@ -79,13 +82,17 @@ export class HttpServer {
     server.headersTimeout = this.server.headersTimeout;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(port, host, () => { server.off('error', reject); resolve(); });
+      server.listen(port, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
     return {
-      stop: () => new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+      stop: () =>
+        new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        }),
     };
   }
 
@@ -127,7 +134,12 @@ function requestLog(log: Logger): Middleware {
     } finally {
       if (log.enabled('debug')) {
         // The path only: a query string may carry an access token.
-        log.debug('request', { method: ctx.method, path: ctx.path, status: ctx.status, ms: Number(process.hrtime.bigint() - started) / 1e6 });
+        log.debug('request', {
+          method: ctx.method,
+          path: ctx.path,
+          status: ctx.status,
+          ms: Number(process.hrtime.bigint() - started) / 1e6,
+        });
       }
     }
   };

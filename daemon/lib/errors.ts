@@ -36,13 +36,17 @@ export class DomainError extends Error {
 
 export const badRequest = (message: string) => new DomainError('invalid', message);
 export const unauthorized = (message = 'The access token is invalid') => new DomainError('unauthenticated', message);
-export const forbidden = (message = 'This action is outside the authorized scopes') => new DomainError('forbidden', message);
+export const forbidden = (message = 'This action is outside the authorized scopes') =>
+  new DomainError('forbidden', message);
 export const notFound = (message = 'Record not found') => new DomainError('not-found', message);
 export const conflict = (message: string) => new DomainError('conflict', message);
 export const tooLarge = (message: string) => new DomainError('too-large', message);
-export const unprocessable = (message: string, details?: ErrorDetails) => new DomainError('validation-failed', message, details);
-export const rateLimited = (retry: Record<string, string>) => new DomainError('rate-limited', 'Too many requests', undefined, retry);
-export const busy = (message: string, retry: Record<string, string>) => new DomainError('busy', message, undefined, retry);
+export const unprocessable = (message: string, details?: ErrorDetails) =>
+  new DomainError('validation-failed', message, details);
+export const rateLimited = (retry: Record<string, string>) =>
+  new DomainError('rate-limited', 'Too many requests', undefined, retry);
+export const busy = (message: string, retry: Record<string, string>) =>
+  new DomainError('busy', message, undefined, retry);
 
 /** For reads of several records: a missing one is left out (null), any other failure still fails. */
 export function nullIfNotFound(error: unknown): null {

@@ -11,7 +11,10 @@ import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 
 export class PartNotLoaded extends Error {
-  constructor(readonly part: string, cause: unknown) {
+  constructor(
+    readonly part: string,
+    cause: unknown,
+  ) {
     super(`${part} could not be loaded: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
     this.name = 'PartNotLoaded';
   }
@@ -20,10 +23,11 @@ export class PartNotLoaded extends Error {
 /** `load` run once, on the first call; every later call shares its result. */
 export function lazy<T>(part: string, load: () => Promise<T>): () => Promise<T> {
   let loading: Promise<T> | null = null;
-  return () => (loading ??= load().catch((error: unknown) => {
-    loading = null;
-    throw new PartNotLoaded(part, error);
-  }));
+  return () =>
+    (loading ??= load().catch((error: unknown) => {
+      loading = null;
+      throw new PartNotLoaded(part, error);
+    }));
 }
 
 export function onFirstUse<T>(packageName: string): () => T {

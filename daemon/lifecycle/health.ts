@@ -45,7 +45,10 @@ export class Health extends EventEmitter<{ change: [HealthReport] }> {
   /** "db ok, coproc degraded (no answer), mqtt off" */
   summary(): string {
     return [...this.components]
-      .map(([name, health]) => `${name} ${health.status}${health.status === 'degraded' && health.detail ? ` (${health.detail})` : ''}`)
+      .map(
+        ([name, health]) =>
+          `${name} ${health.status}${health.status === 'degraded' && health.detail ? ` (${health.detail})` : ''}`,
+      )
       .join(', ');
   }
 }

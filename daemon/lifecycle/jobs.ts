@@ -32,20 +32,24 @@ export class Jobs {
     if (this.tasks.has(name)) throw new Error(`job ${name} is already scheduled`);
     const info: JobInfo = { name, schedule, runs: 0, failures: 0, lastRun: null };
     let busy = false;
-    const task = cron.schedule(schedule, async () => {
-      if (busy) return;
-      busy = true;
-      info.runs += 1;
-      info.lastRun = new Date().toISOString();
-      try {
-        await run();
-      } catch (error) {
-        info.failures += 1;
-        this.log.error('job failed', { job: name, error });
-      } finally {
-        busy = false;
-      }
-    }, { name, noOverlap: true, logger: this.cronLogger });
+    const task = cron.schedule(
+      schedule,
+      async () => {
+        if (busy) return;
+        busy = true;
+        info.runs += 1;
+        info.lastRun = new Date().toISOString();
+        try {
+          await run();
+        } catch (error) {
+          info.failures += 1;
+          this.log.error('job failed', { job: name, error });
+        } finally {
+          busy = false;
+        }
+      },
+      { name, noOverlap: true, logger: this.cronLogger },
+    );
     this.tasks.set(name, { task, info });
   }
 
@@ -54,7 +58,11 @@ export class Jobs {
   }
 
   async stop(): Promise<void> {
-    await Promise.all([...this.tasks.values()].map(async ({ task }) => { await task.destroy(); }));
+    await Promise.all(
+      [...this.tasks.values()].map(async ({ task }) => {
+        await task.destroy();
+      }),
+    );
     this.tasks.clear();
   }
 }

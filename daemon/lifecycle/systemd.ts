@@ -33,9 +33,15 @@ export function createNotifier(env: NodeJS.ProcessEnv, log: Logger): Notifier {
     return queue;
   };
 
-  const binary = (fields: string[]) => () => new Promise<void>((resolve, reject) => {
-    execFile('systemd-notify', [`--pid=${process.pid}`, ...fields], { timeout: NOTIFY_TIMEOUT_MS }, (error: Error | null) => (error ? reject(error) : resolve()));
-  });
+  const binary = (fields: string[]) => () =>
+    new Promise<void>((resolve, reject) => {
+      execFile(
+        'systemd-notify',
+        [`--pid=${process.pid}`, ...fields],
+        { timeout: NOTIFY_TIMEOUT_MS },
+        (error: Error | null) => (error ? reject(error) : resolve()),
+      );
+    });
 
   return {
     enabled,

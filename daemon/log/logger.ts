@@ -24,10 +24,18 @@ export class Logger {
     return RANK[level] >= RANK[this.level];
   }
 
-  debug(msg: string, fields?: LogFields): void { this.write('debug', msg, fields); }
-  info(msg: string, fields?: LogFields): void { this.write('info', msg, fields); }
-  warn(msg: string, fields?: LogFields): void { this.write('warn', msg, fields); }
-  error(msg: string, fields?: LogFields): void { this.write('error', msg, fields); }
+  debug(msg: string, fields?: LogFields): void {
+    this.write('debug', msg, fields);
+  }
+  info(msg: string, fields?: LogFields): void {
+    this.write('info', msg, fields);
+  }
+  warn(msg: string, fields?: LogFields): void {
+    this.write('warn', msg, fields);
+  }
+  error(msg: string, fields?: LogFields): void {
+    this.write('error', msg, fields);
+  }
 
   private write(level: Exclude<LogLevel, 'silent'>, msg: string, fields?: LogFields): void {
     if (!this.enabled(level)) return;

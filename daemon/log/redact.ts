@@ -2,7 +2,8 @@
  * Secrets never reach the log, by construction: every field whose name says it
  * holds a secret is replaced before the line is written, however deep it sits.
  */
-const SECRET_KEY = /pass(word|phrase)?|^pwd$|token|secret|authorization|cookie|private_?key|^psk$|credential|signature|^code_verifier$|^client_secret$/i;
+const SECRET_KEY =
+  /pass(word|phrase)?|^pwd$|token|secret|authorization|cookie|private_?key|^psk$|credential|signature|^code_verifier$|^client_secret$/i;
 
 export const REDACTED = '[redacted]';
 

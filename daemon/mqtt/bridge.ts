@@ -13,7 +13,14 @@ import { Jobs } from '../lifecycle/jobs.js';
 import type { Logger } from '../log/logger.js';
 import { withoutUserInfo } from '../config.js';
 import { runCommand } from './commands.js';
-import { Backoff, BrokerSettingsError, clientIdFor, clientOptions, describeBrokerError, type BrokerSettings } from './connection.js';
+import {
+  Backoff,
+  BrokerSettingsError,
+  clientIdFor,
+  clientOptions,
+  describeBrokerError,
+  type BrokerSettings,
+} from './connection.js';
 import { deviceIdFromMac } from './device-id.js';
 import { discoveryPayload } from './discovery.js';
 import type { BridgeMemory, RetainedIdentity } from './memory.js';
@@ -101,7 +108,9 @@ export class MqttBridge {
     this.refresh = new Jobs(options.log);
   }
 
-  private get log(): Logger { return this.options.log; }
+  private get log(): Logger {
+    return this.options.log;
+  }
 
   status(): BridgeStatus {
     return {
@@ -130,11 +139,17 @@ export class MqttBridge {
     });
     if (this.stopped || this.deviceId) return;
     if (remembered) {
-      this.log.info('using the station MAC remembered from an earlier start as device id until the coprocessor reports it', { device_id: remembered });
+      this.log.info(
+        'using the station MAC remembered from an earlier start as device id until the coprocessor reports it',
+        { device_id: remembered },
+      );
       return this.useDeviceId(remembered);
     }
     this.log.info('MQTT waits for the station MAC from the coprocessor: it is the device id in every topic');
-    this.options.reportHealth({ status: 'starting', detail: 'waiting for the station MAC (the device id) from the coprocessor' });
+    this.options.reportHealth({
+      status: 'starting',
+      detail: 'waiting for the station MAC (the device id) from the coprocessor',
+    });
   }
 
   async stop(): Promise<void> {
@@ -178,8 +193,11 @@ export class MqttBridge {
       if (this.stopped || deviceId === this.deviceId) return;
       const previous = this.deviceId;
       this.deviceId = deviceId;
-      if (previous) this.log.info('the station MAC changed: MQTT moves to the new device id', { from: previous, to: deviceId });
-      await this.options.memory.rememberDeviceId(deviceId).catch((error) => this.log.warn('could not remember the device id', { error }));
+      if (previous)
+        this.log.info('the station MAC changed: MQTT moves to the new device id', { from: previous, to: deviceId });
+      await this.options.memory
+        .rememberDeviceId(deviceId)
+        .catch((error) => this.log.warn('could not remember the device id', { error }));
       await this.closeClient();
       if (!this.stopped) this.connect(deviceId);
     });
@@ -191,10 +209,15 @@ export class MqttBridge {
     const topics = new Topics(prefix, deviceId, discoveryPrefix);
     let options;
     try {
-      options = clientOptions(broker, deviceId, { topic: topics.availability, payload: 'offline' }, {
-        reconnectMs: this.backoff.reset(),
-        connectTimeoutMs: this.timing.connectTimeoutMs,
-      });
+      options = clientOptions(
+        broker,
+        deviceId,
+        { topic: topics.availability, payload: 'offline' },
+        {
+          reconnectMs: this.backoff.reset(),
+          connectTimeoutMs: this.timing.connectTimeoutMs,
+        },
+      );
     } catch (error) {
       if (!(error instanceof BrokerSettingsError)) throw error;
       this.lastError = error.message;
@@ -205,12 +228,22 @@ export class MqttBridge {
     this.topics = topics;
     this.attempts += 1;
     this.options.reportHealth({ status: 'starting', detail: `connecting to ${withoutUserInfo(broker.url)}` });
-    this.log.info('connecting to the MQTT broker', { broker: withoutUserInfo(broker.url), client_id: clientIdFor(broker, deviceId), device_id: deviceId });
+    this.log.info('connecting to the MQTT broker', {
+      broker: withoutUserInfo(broker.url),
+      client_id: clientIdFor(broker, deviceId),
+      device_id: deviceId,
+    });
     const client = mqtt.connect(broker.url, options);
     this.client = client;
-    client.on('connect', () => void this.onConnect(client, topics).catch((error) => this.log.error('MQTT connect handling failed', { error })));
+    client.on(
+      'connect',
+      () =>
+        void this.onConnect(client, topics).catch((error) => this.log.error('MQTT connect handling failed', { error })),
+    );
     client.on('message', (topic, payload, packet) => this.onMessage(topic, payload, packet.retain));
-    client.on('error', (error) => { if (client === this.client && !this.stopped) this.onError(error); });
+    client.on('error', (error) => {
+      if (client === this.client && !this.stopped) this.onError(error);
+    });
     client.on('reconnect', () => {
       this.attempts += 1;
       // mqtt.js reads reconnectPeriod each time it arms its timer: this is the backoff.
@@ -247,9 +280,13 @@ export class MqttBridge {
     this.log.info('connected to the MQTT broker', { device_id: topics.deviceId, client_id: client.options.clientId });
     // MQTT 5 can tell a retained command apart even when it arrives live ("retain as published").
     const v5 = client.options.protocolVersion === 5;
-    const subscriptions: Record<string, { qos: 0 | 1; rap?: boolean }> = { [topics.commandFilter]: v5 ? { qos: 1, rap: true } : { qos: 1 } };
+    const subscriptions: Record<string, { qos: 0 | 1; rap?: boolean }> = {
+      [topics.commandFilter]: v5 ? { qos: 1, rap: true } : { qos: 1 },
+    };
     if (topics.homeAssistantStatus) subscriptions[topics.homeAssistantStatus] = { qos: 0 };
-    client.subscribe(subscriptions, (error) => { if (error) this.log.warn('MQTT subscribe failed', { error }); });
+    client.subscribe(subscriptions, (error) => {
+      if (error) this.log.warn('MQTT subscribe failed', { error });
+    });
 
     await this.publish(client, topics.availability, 'online', { retain: true, qos: 1 });
     await this.clearStaleRetained(client, topics);
@@ -264,13 +301,26 @@ export class MqttBridge {
   /** Removes what an earlier identity (device id, prefix, discovery prefix) left retained. */
   private async clearStaleRetained(client: MqttClient, topics: Topics): Promise<void> {
     const { memory } = this.options;
-    const current: RetainedIdentity = { prefix: topics.prefix, deviceId: topics.deviceId, discoveryPrefix: topics.discoveryPrefix };
+    const current: RetainedIdentity = {
+      prefix: topics.prefix,
+      deviceId: topics.deviceId,
+      discoveryPrefix: topics.discoveryPrefix,
+    };
     const before = await memory.retained().catch(() => null);
     if (before) {
       const sameBase = before.prefix === current.prefix && before.deviceId === current.deviceId;
-      if (before.discoveryPrefix && (before.discoveryPrefix !== current.discoveryPrefix || before.deviceId !== current.deviceId)) {
-        this.log.info('removing the old Home Assistant discovery config', { discovery_prefix: before.discoveryPrefix, device_id: before.deviceId });
-        await this.publish(client, discoveryConfigTopic(before.discoveryPrefix, before.deviceId), '', { retain: true, qos: 1 });
+      if (
+        before.discoveryPrefix &&
+        (before.discoveryPrefix !== current.discoveryPrefix || before.deviceId !== current.deviceId)
+      ) {
+        this.log.info('removing the old Home Assistant discovery config', {
+          discovery_prefix: before.discoveryPrefix,
+          device_id: before.deviceId,
+        });
+        await this.publish(client, discoveryConfigTopic(before.discoveryPrefix, before.deviceId), '', {
+          retain: true,
+          qos: 1,
+        });
       }
       if (!sameBase) {
         const old = new Topics(before.prefix, before.deviceId, null);
@@ -279,7 +329,9 @@ export class MqttBridge {
         await this.publish(client, old.availability, '', { retain: true, qos: 1 });
       }
     }
-    await memory.rememberRetained(current).catch((error) => this.log.warn('could not remember the retained topics', { error }));
+    await memory
+      .rememberRetained(current)
+      .catch((error) => this.log.warn('could not remember the retained topics', { error }));
   }
 
   private async publishDiscovery(client: MqttClient, topics: Topics): Promise<void> {
@@ -305,7 +357,10 @@ export class MqttBridge {
     if (retained) {
       // A retained command would run again on every reconnect ("ghost switching"): refuse it.
       this.log.warn('retained MQTT command ignored', { command: name });
-      this.answer(name, { ok: false, error: 'retained commands are ignored: publish the command without the retain flag' });
+      this.answer(name, {
+        ok: false,
+        error: 'retained commands are ignored: publish the command without the retain flag',
+      });
       return;
     }
     // One of each at a time: five presses of "scan" must not queue five scans on the coprocessor.
@@ -314,12 +369,14 @@ export class MqttBridge {
       return;
     }
     this.commandsRunning.add(name);
-    void runCommand(name, payload, { commands: this.options.commands, timeoutMs: this.timing.commandTimeoutMs }).then((result) => {
-      this.commandsRunning.delete(name);
-      if (result.ok) this.log.info('MQTT command done', { command: name });
-      else this.log.info('MQTT command refused or failed', { command: name, reason: result.error });
-      this.answer(name, result);
-    });
+    void runCommand(name, payload, { commands: this.options.commands, timeoutMs: this.timing.commandTimeoutMs }).then(
+      (result) => {
+        this.commandsRunning.delete(name);
+        if (result.ok) this.log.info('MQTT command done', { command: name });
+        else this.log.info('MQTT command refused or failed', { command: name, reason: result.error });
+        this.answer(name, result);
+      },
+    );
   }
 
   private answer(name: string, result: unknown): void {
@@ -397,7 +454,10 @@ export class MqttBridge {
     this.client = null;
     this.wasConnected = false;
     if (client.connected && topics) {
-      await withDeadline(this.publish(client, topics.availability, 'offline', { retain: true, qos: 1 }), this.timing.stopTimeoutMs);
+      await withDeadline(
+        this.publish(client, topics.availability, 'offline', { retain: true, qos: 1 }),
+        this.timing.stopTimeoutMs,
+      );
       await withDeadline(client.endAsync(), this.timing.stopTimeoutMs).catch(() => undefined);
       if (!client.disconnected) client.end(true);
       this.log.info('disconnected from the MQTT broker (offline published)', { device_id: topics.deviceId });
@@ -409,6 +469,8 @@ export class MqttBridge {
 
 function withDeadline<T>(work: Promise<T>, ms: number): Promise<T | undefined> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<undefined>((resolve) => { timer = setTimeout(() => resolve(undefined), ms); });
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
   return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }

@@ -59,8 +59,11 @@ export function parsePowerSave(payload: Buffer): Parsed<PowerSaveMode> {
   const raw = isPlainObject(value) ? value.mode : value;
   // "off" is how Home Assistant's select shows "none" (it reads a state of "none" as no selection).
   const mode = raw === 'off' ? 'none' : raw;
-  if (typeof mode === 'string' && (POWER_SAVE_MODES as readonly string[]).includes(mode)) return { ok: true, value: mode as PowerSaveMode };
-  return fail(`power_save needs a mode, one of ${POWER_SAVE_MODES.join(', ')} (or off): {"mode": "min_modem"} or min_modem`);
+  if (typeof mode === 'string' && (POWER_SAVE_MODES as readonly string[]).includes(mode))
+    return { ok: true, value: mode as PowerSaveMode };
+  return fail(
+    `power_save needs a mode, one of ${POWER_SAVE_MODES.join(', ')} (or off): {"mode": "min_modem"} or min_modem`,
+  );
 }
 
 function isCommandName(name: string): name is CommandName {
@@ -76,7 +79,8 @@ export interface RunCommandOptions {
 /** Validates and runs one command; the result is what goes to `command/<name>/result`. */
 export async function runCommand(name: string, payload: Buffer, options: RunCommandOptions): Promise<CommandResult> {
   if (!isCommandName(name)) return fail(`unknown command "${name}"; known commands: ${COMMAND_NAMES.join(', ')}`);
-  if (payload.length > MAX_COMMAND_BYTES) return fail(`payload too large (${payload.length} bytes; at most ${MAX_COMMAND_BYTES})`);
+  if (payload.length > MAX_COMMAND_BYTES)
+    return fail(`payload too large (${payload.length} bytes; at most ${MAX_COMMAND_BYTES})`);
   const action = prepare(name, payload);
   if ('error' in action) return action;
   if (!options.commands) return fail('device commands are not available: the connectivity manager is not running');
@@ -97,8 +101,19 @@ function prepare(name: CommandName, payload: Buffer): Prepared {
       const parsed = parsePress(name, payload);
       if (!parsed.ok) return parsed;
       if (name === 'scan') return { run: async (c) => ({ ok: true, networks: await c.scan() }) };
-      if (name === 'setup_mode') return { run: async (c) => { await c.enterSetupMode(); return { ok: true }; } };
-      return { run: async (c) => { await c.restartCoprocessor(); return { ok: true }; } };
+      if (name === 'setup_mode')
+        return {
+          run: async (c) => {
+            await c.enterSetupMode();
+            return { ok: true };
+          },
+        };
+      return {
+        run: async (c) => {
+          await c.restartCoprocessor();
+          return { ok: true };
+        },
+      };
     }
     case 'tx_power': {
       const parsed = parseTxPower(payload);
@@ -108,7 +123,12 @@ function prepare(name: CommandName, payload: Buffer): Prepared {
     case 'power_save': {
       const parsed = parsePowerSave(payload);
       if (!parsed.ok) return parsed;
-      return { run: async (c) => { await c.setPowerSave(parsed.value); return { ok: true, mode: parsed.value }; } };
+      return {
+        run: async (c) => {
+          await c.setPowerSave(parsed.value);
+          return { ok: true, mode: parsed.value };
+        },
+      };
     }
   }
 }

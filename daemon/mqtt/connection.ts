@@ -31,7 +31,12 @@ export function clientIdFor(settings: BrokerSettings, deviceId: string): string 
 }
 
 /** Reads the TLS files now, so a missing file is one clear error instead of a failed handshake. */
-export function clientOptions(settings: BrokerSettings, deviceId: string, will: Will, timing: { reconnectMs: number; connectTimeoutMs: number }): IClientOptions {
+export function clientOptions(
+  settings: BrokerSettings,
+  deviceId: string,
+  will: Will,
+  timing: { reconnectMs: number; connectTimeoutMs: number },
+): IClientOptions {
   const options: IClientOptions = {
     clientId: clientIdFor(settings, deviceId),
     protocolVersion: settings.protocolVersion,
@@ -59,7 +64,9 @@ function readPem(key: string, path: string): Buffer {
   try {
     return readFileSync(path);
   } catch (error) {
-    throw new BrokerSettingsError(`cannot read ${key} ${path} (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`);
+    throw new BrokerSettingsError(
+      `cannot read ${key} ${path} (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`,
+    );
   }
 }
 
@@ -67,7 +74,10 @@ function readPem(key: string, path: string): Buffer {
 export class Backoff {
   private current: number;
 
-  constructor(private readonly minMs: number, private readonly maxMs: number) {
+  constructor(
+    private readonly minMs: number,
+    private readonly maxMs: number,
+  ) {
     this.current = minMs;
   }
 
@@ -97,16 +107,23 @@ export function describeBrokerError(error: unknown): string {
     return `the broker refused the connection (${reason || `code ${code}`})`;
   }
   switch (code) {
-    case 'ECONNREFUSED': return `broker unreachable: connection refused${err.address ? ` at ${err.address}:${err.port}` : ''}`;
+    case 'ECONNREFUSED':
+      return `broker unreachable: connection refused${err.address ? ` at ${err.address}:${err.port}` : ''}`;
     case 'ENOTFOUND':
-    case 'EAI_AGAIN': return `broker host not found${err.hostname ? ` (${err.hostname})` : ''}`;
+    case 'EAI_AGAIN':
+      return `broker host not found${err.hostname ? ` (${err.hostname})` : ''}`;
     case 'ETIMEDOUT':
     case 'EHOSTUNREACH':
-    case 'ENETUNREACH': return `broker unreachable (${code})`;
-    case 'ECONNRESET': return 'the broker closed the connection';
+    case 'ENETUNREACH':
+      return `broker unreachable (${code})`;
+    case 'ECONNRESET':
+      return 'the broker closed the connection';
   }
   if (err?.message === 'connack timeout') return 'the broker did not answer the connection request in time';
-  if ((typeof code === 'string' && code.startsWith('ERR_TLS')) || /certificate|self.signed|SSL/i.test(err?.message ?? '')) {
+  if (
+    (typeof code === 'string' && code.startsWith('ERR_TLS')) ||
+    /certificate|self.signed|SSL/i.test(err?.message ?? '')
+  ) {
     return `TLS handshake with the broker failed (${err.message})`;
   }
   return err?.message ? `MQTT error: ${err.message}` : 'MQTT error';

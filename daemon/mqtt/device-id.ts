@@ -6,7 +6,10 @@
  */
 export function deviceIdFromMac(mac: string | null | undefined): string | null {
   if (typeof mac !== 'string') return null;
-  const match = /^([0-9a-f]{2})[:-]?([0-9a-f]{2})[:-]?([0-9a-f]{2})[:-]?([0-9a-f]{2})[:-]?([0-9a-f]{2})[:-]?([0-9a-f]{2})$/i.exec(mac.trim());
+  const match =
+    /^([0-9a-f]{2})[:-]?([0-9a-f]{2})[:-]?([0-9a-f]{2})[:-]?([0-9a-f]{2})[:-]?([0-9a-f]{2})[:-]?([0-9a-f]{2})$/i.exec(
+      mac.trim(),
+    );
   if (!match) return null;
   const id = match.slice(1).join('').toLowerCase();
   // An all-zero or broadcast address is what a device says before it knows its own.

@@ -37,7 +37,8 @@ export function statePayload(state: Readonly<DeviceStateData>, options: StatePay
   // having to write it into DeviceState every second.
   const started = Date.parse(state.daemon.started_at);
   if (Number.isFinite(started)) data.daemon.uptime_s = Math.max(0, Math.floor((now.getTime() - started) / 1000));
-  if (options.setupPassphrase) data.softap = { ...data.softap, setup_passphrase: options.setupPassphrase } as DeviceStateData['softap'];
+  if (options.setupPassphrase)
+    data.softap = { ...data.softap, setup_passphrase: options.setupPassphrase } as DeviceStateData['softap'];
   return JSON.stringify(data);
 }
 

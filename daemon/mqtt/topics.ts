@@ -25,15 +25,27 @@ export class Topics {
     this.base = `${prefix}/${deviceId}`;
   }
 
-  get availability(): string { return `${this.base}/availability`; }
-  get state(): string { return `${this.base}/state`; }
+  get availability(): string {
+    return `${this.base}/availability`;
+  }
+  get state(): string {
+    return `${this.base}/state`;
+  }
 
-  event(name: string): string { return `${this.base}/event/${name}`; }
+  event(name: string): string {
+    return `${this.base}/event/${name}`;
+  }
 
-  command(name: string): string { return `${this.base}/command/${name}`; }
-  commandResult(name: string): string { return `${this.base}/command/${name}/result`; }
+  command(name: string): string {
+    return `${this.base}/command/${name}`;
+  }
+  commandResult(name: string): string {
+    return `${this.base}/command/${name}/result`;
+  }
   /** One level only, so our own `…/command/<name>/result` messages never come back to us. */
-  get commandFilter(): string { return `${this.base}/command/+`; }
+  get commandFilter(): string {
+    return `${this.base}/command/+`;
+  }
 
   /** The command name of a topic that matched `commandFilter`, or null. */
   commandName(topic: string): string | null {

@@ -46,23 +46,43 @@ export class NetworkLayer {
     const ip = new IpTool(tools.ip);
     const health = new NetworkHealth(options.health, () => device.get().network?.address ?? null);
     this.mdns = new MdnsAnnouncer({
-      hostname: config.hostname, title: options.title, httpPort: config.httpPort,
-      interfaces: [config.staIface, config.apIface], log: log.child({ part: 'mdns' }), report: health.reporter('mDNS'),
+      hostname: config.hostname,
+      title: options.title,
+      httpPort: config.httpPort,
+      interfaces: [config.staIface, config.apIface],
+      log: log.child({ part: 'mdns' }),
+      report: health.reporter('mDNS'),
     });
     const addressChanged = () => this.mdns.refresh();
     const addressGoing = () => this.mdns.withdraw();
     this.station = new StationInterface({
-      iface: config.staIface, hostname: config.hostname, device, ip, udhcpc: tools.udhcpc,
-      log: log.child({ part: 'station' }), report: health.reporter('station'), addressChanged, addressGoing,
+      iface: config.staIface,
+      hostname: config.hostname,
+      device,
+      ip,
+      udhcpc: tools.udhcpc,
+      log: log.child({ part: 'station' }),
+      report: health.reporter('station'),
+      addressChanged,
+      addressGoing,
     });
     if (config.setupApAddress) {
       const address = config.setupApAddress;
       this.captiveDns = new CaptiveDns({ address, port: config.setupDnsPort, log: log.child({ part: 'captive-dns' }) });
       this.setupAp = new SetupApInterface({
-        iface: config.apIface, address, prefixLength: config.setupApPrefixLength, stateDir: join(config.dataDir, 'network'),
-        device, ip, dns: this.captiveDns, dnsmasq: tools.dnsmasq,
+        iface: config.apIface,
+        address,
+        prefixLength: config.setupApPrefixLength,
+        stateDir: join(config.dataDir, 'network'),
+        device,
+        ip,
+        dns: this.captiveDns,
+        dnsmasq: tools.dnsmasq,
         portalListener: portalCovered(config, address) ? null : options.listen,
-        log: log.child({ part: 'setup-ap' }), report: health.reporter('setup AP'), addressChanged, addressGoing,
+        log: log.child({ part: 'setup-ap' }),
+        report: health.reporter('setup AP'),
+        addressChanged,
+        addressGoing,
       });
     } else {
       this.captiveDns = null;

@@ -8,7 +8,11 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 
 export class IpError extends Error {
-  constructor(message: string, readonly missingInterface: boolean, readonly notInstalled: boolean) {
+  constructor(
+    message: string,
+    readonly missingInterface: boolean,
+    readonly notInstalled: boolean,
+  ) {
     super(message);
     this.name = 'IpError';
   }

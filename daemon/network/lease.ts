@@ -54,7 +54,9 @@ function text(value: unknown): string {
 
 /** A space-separated list of IPv4 addresses (udhcpc's form); anything else is left out. */
 function addresses(value: unknown): string[] {
-  return text(value).split(/\s+/).filter((item) => isIPv4(item));
+  return text(value)
+    .split(/\s+/)
+    .filter((item) => isIPv4(item));
 }
 
 /** The address without its prefix length. */

@@ -67,9 +67,9 @@ export class MdnsAnnouncer {
   /** The configured interfaces that have an IPv4 address. */
   private addressed(): Array<{ iface: string; address: string }> {
     const all = networkInterfaces();
-    return this.options.interfaces.flatMap((iface) => (all[iface] ?? [])
-      .filter((entry) => entry.family === 'IPv4')
-      .map((entry) => ({ iface, address: entry.address })));
+    return this.options.interfaces.flatMap((iface) =>
+      (all[iface] ?? []).filter((entry) => entry.family === 'IPv4').map((entry) => ({ iface, address: entry.address })),
+    );
   }
 
   private async restart(): Promise<void> {
@@ -85,8 +85,13 @@ export class MdnsAnnouncer {
     const interfaces = [...new Set(addressed.map((entry) => entry.iface))];
     const responder = ciao.getResponder({ interface: interfaces, disableIpv6: true });
     const service = responder.createService({
-      name: title, type: 'http', port: httpPort, hostname, txt: { path: '/dashboard' },
-      restrictedAddresses: interfaces, disabledIpv6: true,
+      name: title,
+      type: 'http',
+      port: httpPort,
+      hostname,
+      txt: { path: '/dashboard' },
+      restrictedAddresses: interfaces,
+      disabledIpv6: true,
     });
     this.responder = responder;
     this.service = service;

@@ -6,13 +6,19 @@
 import type { ComponentHealth } from '../lifecycle/health.js';
 
 export type PartState = 'ok' | 'idle' | 'waiting' | 'fault';
-export interface PartReport { state: PartState; detail: string }
+export interface PartReport {
+  state: PartState;
+  detail: string;
+}
 export type PartReporter = (report: PartReport) => void;
 
 export class NetworkHealth {
   private readonly parts = new Map<string, PartReport>();
 
-  constructor(private readonly publish: (health: ComponentHealth) => void, private readonly address: () => string | null) {}
+  constructor(
+    private readonly publish: (health: ComponentHealth) => void,
+    private readonly address: () => string | null,
+  ) {}
 
   reporter(part: string): PartReporter {
     return (report) => {
@@ -28,7 +34,9 @@ export class NetworkHealth {
     this.publish({
       status: faults.length ? 'degraded' : 'ok',
       address: this.address(),
-      detail: shown.map(([part, report]) => `${part}: ${report.detail}`).join('; ') || 'waiting for the station to join a network',
+      detail:
+        shown.map(([part, report]) => `${part}: ${report.detail}`).join('; ') ||
+        'waiting for the station to join a network',
     });
   }
 }

@@ -43,13 +43,17 @@ export class SetupApInterface {
   private work: Promise<void> = Promise.resolve();
   private retryTimer: NodeJS.Timeout | null = null;
   private retryMs: number;
-  private readonly onChange = ({ paths }: { paths: string[] }) => { if (paths.includes('softap.active')) this.follow(); };
+  private readonly onChange = ({ paths }: { paths: string[] }) => {
+    if (paths.includes('softap.active')) this.follow();
+  };
 
   constructor(private readonly options: SetupApOptions) {
     this.retryMs = options.retryMinMs ?? 1000;
   }
 
-  get cidr(): string { return `${this.options.address}/${this.options.prefixLength}`; }
+  get cidr(): string {
+    return `${this.options.address}/${this.options.prefixLength}`;
+  }
 
   start(): void {
     this.options.device.on('change', this.onChange);
@@ -80,14 +84,21 @@ export class SetupApInterface {
   }
 
   private queue(step: () => Promise<void>): void {
-    this.work = this.work.then(step).catch((error) => this.options.log.warn('setup AP interface step failed', { error }));
+    this.work = this.work
+      .then(step)
+      .catch((error) => this.options.log.warn('setup AP interface step failed', { error }));
   }
 
   private async bringUp(): Promise<void> {
     if (!this.wanted || this.up) return;
     const { iface, ip, dns, log, report, address } = this.options;
     try {
-      if (!(await ip.exists(iface))) throw new IpError(`the soft-AP interface ${iface} does not exist (is the ESP-Hosted driver loaded?)`, true, false);
+      if (!(await ip.exists(iface)))
+        throw new IpError(
+          `the soft-AP interface ${iface} does not exist (is the ESP-Hosted driver loaded?)`,
+          true,
+          false,
+        );
       await ip.setMacAndUp(iface, null);
       await ip.addAddress(iface, this.cidr);
       await dns.start();
@@ -97,7 +108,10 @@ export class SetupApInterface {
       const reason = describe(error, address);
       log.warn('setup AP interface not ready; trying again', { iface, reason, retry_ms: this.retryMs });
       report({ state: 'fault', detail: reason });
-      this.retryTimer = setTimeout(() => { this.retryTimer = null; this.queue(() => this.bringUp()); }, this.retryMs);
+      this.retryTimer = setTimeout(() => {
+        this.retryTimer = null;
+        this.queue(() => this.bringUp());
+      }, this.retryMs);
       this.retryMs = Math.min(30_000, this.retryMs * 2);
       return;
     }
@@ -111,9 +125,13 @@ export class SetupApInterface {
   private startServer(): void {
     const { iface, address, prefixLength, stateDir, log, report } = this.options;
     const server = setupDhcpServer({ iface, address, prefixLength, stateDir, log, dnsmasq: this.options.dnsmasq });
-    server.on('problem', (problem) => report(problem
-      ? { state: 'fault', detail: `phones get no address: ${problem}` }
-      : { state: 'ok', detail: `${this.cidr} on ${iface}, handing out leases` }));
+    server.on('problem', (problem) =>
+      report(
+        problem
+          ? { state: 'fault', detail: `phones get no address: ${problem}` }
+          : { state: 'ok', detail: `${this.cidr} on ${iface}, handing out leases` },
+      ),
+    );
     this.server = server;
     server.start();
   }
@@ -141,7 +159,8 @@ export class SetupApInterface {
 
 function describe(error: unknown, address: string): string {
   const failure = error as NodeJS.ErrnoException;
-  if (failure.code === 'EADDRINUSE') return `port ${(failure as { port?: number }).port ?? ''} on ${address} is taken by another program`;
+  if (failure.code === 'EADDRINUSE')
+    return `port ${(failure as { port?: number }).port ?? ''} on ${address} is taken by another program`;
   if (failure.code === 'EACCES') return `not allowed to listen on ${address} (CAP_NET_BIND_SERVICE missing)`;
   return failure.message;
 }

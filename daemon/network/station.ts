@@ -54,7 +54,9 @@ export class StationInterface extends EventEmitter<{ lease: Parameters<LeaseList
     this.retryMs = options.retryMinMs ?? 1000;
   }
 
-  get currentLease(): NetworkLease | null { return this.lease; }
+  get currentLease(): NetworkLease | null {
+    return this.lease;
+  }
 
   associated(mac: string | null): void {
     this.wanted = true;
@@ -82,24 +84,37 @@ export class StationInterface extends EventEmitter<{ lease: Parameters<LeaseList
   }
 
   private queue(step: () => Promise<void>): void {
-    this.work = this.work.then(step).catch((error) => this.options.log.warn('station interface step failed', { error }));
+    this.work = this.work
+      .then(step)
+      .catch((error) => this.options.log.warn('station interface step failed', { error }));
   }
 
   private async bringUp(retry = false): Promise<void> {
     if (!this.wanted || this.client) return;
     const { iface, ip, log, report } = this.options;
     // Reported here, not in associated(): a release queued before this join reports after it.
-    if (!retry) report(this.unanswered
-      ? { state: 'fault', detail: 'no answer from the home network\'s DHCP server (joined again, still asking)' }
-      : { state: 'waiting', detail: `joined; asking the home network for an address (DHCP on ${iface})` });
+    if (!retry)
+      report(
+        this.unanswered
+          ? { state: 'fault', detail: "no answer from the home network's DHCP server (joined again, still asking)" }
+          : { state: 'waiting', detail: `joined; asking the home network for an address (DHCP on ${iface})` },
+      );
     try {
-      if (!(await ip.exists(iface))) throw new IpError(`the station interface ${iface} does not exist (is the ESP-Hosted driver loaded?)`, true, false);
+      if (!(await ip.exists(iface)))
+        throw new IpError(
+          `the station interface ${iface} does not exist (is the ESP-Hosted driver loaded?)`,
+          true,
+          false,
+        );
       await ip.setMacAndUp(iface, this.mac);
     } catch (error) {
       const reason = (error as Error).message;
       log.warn('station interface not ready; trying again', { iface, reason, retry_ms: this.retryMs });
       report({ state: 'fault', detail: reason });
-      this.retryTimer = setTimeout(() => { this.retryTimer = null; this.queue(() => this.bringUp(true)); }, this.retryMs);
+      this.retryTimer = setTimeout(() => {
+        this.retryTimer = null;
+        this.queue(() => this.bringUp(true));
+      }, this.retryMs);
       this.retryMs = Math.min(30_000, this.retryMs * 2);
       return;
     }
@@ -116,12 +131,30 @@ export class StationInterface extends EventEmitter<{ lease: Parameters<LeaseList
       // Foreground, release on exit, our host name; discovers 1 s apart for 5 s (one exchange keeps
       // its transaction id, so a server that pings an address for 3 s before offering it is still
       // heard), then a 3 s pause, repeating.
-      args: [...prefix, '-f', '-R', '-i', iface, '-s', UDHCPC_SCRIPT, '-t', '5', '-T', '1', '-A', '3', '-x', `hostname:${hostname}`],
+      args: [
+        ...prefix,
+        '-f',
+        '-R',
+        '-i',
+        iface,
+        '-s',
+        UDHCPC_SCRIPT,
+        '-t',
+        '5',
+        '-T',
+        '1',
+        '-A',
+        '3',
+        '-x',
+        `hostname:${hostname}`,
+      ],
       log,
       minRestartMs: 1000,
     });
     client.on('line', (line) => this.onClientLine(line));
-    client.on('problem', (problem) => { if (problem) this.options.report({ state: 'fault', detail: problem }); });
+    client.on('problem', (problem) => {
+      if (problem) this.options.report({ state: 'fault', detail: problem });
+    });
     this.client = client;
     client.start();
   }
@@ -143,7 +176,10 @@ export class StationInterface extends EventEmitter<{ lease: Parameters<LeaseList
       case 'renew': {
         const next: NetworkLease = { ...lease!, mac: this.mac };
         if (!next.gateway) {
-          report({ state: 'fault', detail: `the home network's DHCP server gave ${next.address} but no router: not online` });
+          report({
+            state: 'fault',
+            detail: `the home network's DHCP server gave ${next.address} but no router: not online`,
+          });
           log.warn('lease without a router: not online', { iface, address: next.address });
           return;
         }
@@ -153,7 +189,14 @@ export class StationInterface extends EventEmitter<{ lease: Parameters<LeaseList
         device.update({ network: next });
         report({ state: 'ok', detail: `${next.address} via ${next.gateway}` });
         if (!had || had.address !== next.address) {
-          log.info('station address leased', { iface, address: next.address, gateway: next.gateway, dns: next.dns, lease_expires_at: next.lease_expires_at, ms_since_join: Date.now() - this.joinedAt });
+          log.info('station address leased', {
+            iface,
+            address: next.address,
+            gateway: next.gateway,
+            dns: next.dns,
+            lease_expires_at: next.lease_expires_at,
+            ms_since_join: Date.now() - this.joinedAt,
+          });
           this.options.addressChanged?.();
         }
         if (!had) this.emit('lease', { up: true });
@@ -162,10 +205,10 @@ export class StationInterface extends EventEmitter<{ lease: Parameters<LeaseList
       case 'leasefail':
         this.unanswered = true;
         log.warn('no DHCP answer from the home network; the client keeps asking', { iface });
-        report({ state: 'fault', detail: 'no answer from the home network\'s DHCP server (still asking)' });
+        report({ state: 'fault', detail: "no answer from the home network's DHCP server (still asking)" });
         return;
       case 'nak':
-        log.warn('the home network\'s DHCP server refused the lease (NAK)', { iface });
+        log.warn("the home network's DHCP server refused the lease (NAK)", { iface });
         return;
       case 'deconfig':
         if (!this.lease) return;
@@ -200,9 +243,11 @@ export class StationInterface extends EventEmitter<{ lease: Parameters<LeaseList
       this.options.addressChanged?.();
     }
     // A join dropped for want of an address stays a fault: the next join is the same network.
-    report(this.unanswered
-      ? { state: 'fault', detail: 'the last join got no answer from the home network\'s DHCP server' }
-      : { state: 'idle', detail: 'the station is not joined to a network' });
+    report(
+      this.unanswered
+        ? { state: 'fault', detail: "the last join got no answer from the home network's DHCP server" }
+        : { state: 'idle', detail: 'the station is not joined to a network' },
+    );
   }
 }
 

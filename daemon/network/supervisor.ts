@@ -40,8 +40,12 @@ export class Supervised extends EventEmitter<{ line: [string]; problem: [string 
     this.delayMs = options.minRestartMs ?? 500;
   }
 
-  get pid(): number | null { return this.child?.pid ?? null; }
-  get running(): boolean { return this.child !== null; }
+  get pid(): number | null {
+    return this.child?.pid ?? null;
+  }
+  get running(): boolean {
+    return this.child !== null;
+  }
 
   start(): void {
     if (this.wanted) return;
@@ -80,7 +84,9 @@ export class Supervised extends EventEmitter<{ line: [string]; problem: [string 
     this.startedAt = Date.now();
     this.lastComplaint = '';
     let settle: () => void = () => undefined;
-    this.exited = new Promise((resolve) => { settle = resolve; });
+    this.exited = new Promise((resolve) => {
+      settle = resolve;
+    });
     createInterface({ input: child.stdout! }).on('line', (line) => this.emit('line', line));
     createInterface({ input: child.stderr! }).on('line', (line) => {
       if (!line.trim()) return;
@@ -90,7 +96,9 @@ export class Supervised extends EventEmitter<{ line: [string]; problem: [string 
     child.once('spawn', () => {
       log.info(`${name} started`, { pid: child.pid, command });
       this.emit('spawned', child.pid!);
-      const healthy = setTimeout(() => { if (this.child === child) this.emit('problem', null); }, this.options.healthyAfterMs ?? 1500);
+      const healthy = setTimeout(() => {
+        if (this.child === child) this.emit('problem', null);
+      }, this.options.healthyAfterMs ?? 1500);
       healthy.unref();
       child.once('close', () => clearTimeout(healthy));
     });
@@ -102,7 +110,8 @@ export class Supervised extends EventEmitter<{ line: [string]; problem: [string 
       this.child = null;
       settle();
       if (!this.wanted) return;
-      const how = this.lastComplaint.endsWith('is not installed') ? this.lastComplaint
+      const how = this.lastComplaint.endsWith('is not installed')
+        ? this.lastComplaint
         : `${name} stopped (${signal ?? `exit code ${code}`})${this.lastComplaint ? `: ${this.lastComplaint}` : ''}`;
       this.failed(how);
     });
@@ -110,7 +119,8 @@ export class Supervised extends EventEmitter<{ line: [string]; problem: [string 
 
   private failed(reason: string): void {
     const { log, name } = this.options;
-    if (Date.now() - this.startedAt > (this.options.stableMs ?? 30_000)) this.delayMs = this.options.minRestartMs ?? 500;
+    if (Date.now() - this.startedAt > (this.options.stableMs ?? 30_000))
+      this.delayMs = this.options.minRestartMs ?? 500;
     log.warn(`${name} is not running; starting it again in ${this.delayMs} ms`, { reason });
     this.emit('problem', reason);
     this.restarts += 1;

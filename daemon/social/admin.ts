@@ -15,7 +15,10 @@ import { parseScopes } from './oauth/scopes.js';
 import { OOB_REDIRECT } from './oauth/service.js';
 
 export class AdminTool {
-  private constructor(private readonly db: Db, readonly social: Social) {}
+  private constructor(
+    private readonly db: Db,
+    readonly social: Social,
+  ) {}
 
   static async open(config: Config, log: Logger = silentLogger): Promise<AdminTool> {
     const filename = join(config.dataDir, 'nestbox.sqlite3');
@@ -24,7 +27,13 @@ export class AdminTool {
     return new AdminTool(db, await Social.open({ db, filename, config, log }));
   }
 
-  async createAccount(input: { username: string; email: string; password: string; owner?: boolean; locked?: boolean }): Promise<{ id: string; username: string }> {
+  async createAccount(input: {
+    username: string;
+    email: string;
+    password: string;
+    owner?: boolean;
+    locked?: boolean;
+  }): Promise<{ id: string; username: string }> {
     if (input.owner && (await this.social.services.accounts.ownerAccountId())) {
       throw new AdminError('an owner account already exists');
     }
@@ -33,14 +42,21 @@ export class AdminTool {
   }
 
   /** A token for the account, under an app of that name owned by the account. */
-  async token(input: { username: string; scopes: string; app?: string }): Promise<{ accessToken: string; accountId: string; scopes: string }> {
+  async token(input: {
+    username: string;
+    scopes: string;
+    app?: string;
+  }): Promise<{ accessToken: string; accountId: string; scopes: string }> {
     const account = await this.social.services.accounts.byUsername(input.username, null);
     if (!account) throw new AdminError(`no local account named ${input.username}`);
     const { scopes, unknown } = parseScopes(input.scopes);
     if (unknown.length) throw new AdminError(`unknown scopes: ${unknown.join(' ')}`);
     if (scopes.length === 0) throw new AdminError('no scopes given');
     const oauth = this.social.services.oauth;
-    const app = await oauth.createApp({ client_name: input.app ?? 'nestbox-admin', redirect_uris: OOB_REDIRECT, scopes: scopes.join(' ') }, account.id);
+    const app = await oauth.createApp(
+      { client_name: input.app ?? 'nestbox-admin', redirect_uris: OOB_REDIRECT, scopes: scopes.join(' ') },
+      account.id,
+    );
     const token = await oauth.issueToken({ appId: app.id, accountId: account.id, scopes });
     return { accessToken: token.access_token, accountId: account.id, scopes: token.scope };
   }
@@ -71,7 +87,10 @@ export class AdminError extends Error {}
 /** Messages for the CLI: validation errors name the field. */
 export function describeAdminError(error: unknown): string {
   if (error instanceof DomainError) {
-    if (error.details) return Object.entries(error.details).map(([field, list]) => `${field} ${list.map((e) => e.description).join(', ')}`).join('; ');
+    if (error.details)
+      return Object.entries(error.details)
+        .map(([field, list]) => `${field} ${list.map((e) => e.description).join(', ')}`)
+        .join('; ');
     return error.message;
   }
   return (error as Error).message;

@@ -10,7 +10,19 @@ export interface SocialContext {
   db: Db;
   reader: Reader;
   ids: SnowflakeGenerator;
-  config: Pick<Config, 'baseUrl' | 'registrations' | 'streamingUrl' | 'dataDir' | 'publicPreview' | 'smtpUrl' | 'smtpFrom' | 'federationAllowPrivate' | 'loginLimitAddress' | 'loginLimitAccount'>;
+  config: Pick<
+    Config,
+    | 'baseUrl'
+    | 'registrations'
+    | 'streamingUrl'
+    | 'dataDir'
+    | 'publicPreview'
+    | 'smtpUrl'
+    | 'smtpFrom'
+    | 'federationAllowPrivate'
+    | 'loginLimitAddress'
+    | 'loginLimitAccount'
+  >;
   log: Logger;
   events: SocialEventBus;
   /** Host (with port when not default) of the base URL: the domain part of local addresses. */

@@ -40,14 +40,21 @@ export interface SocialOptions {
 }
 
 export class Social {
-  private constructor(readonly ctx: SocialContext, readonly services: SocialServices, private readonly hasher: PasswordHasher) {}
+  private constructor(
+    readonly ctx: SocialContext,
+    readonly services: SocialServices,
+    private readonly hasher: PasswordHasher,
+  ) {}
 
   static async open(options: SocialOptions): Promise<Social> {
     const reader = await Reader.open(options.filename);
     const ids = new SnowflakeGenerator();
     const events = new SocialEventBus();
     const ctx: SocialContext = {
-      db: options.db, reader, ids, events,
+      db: options.db,
+      reader,
+      ids,
+      events,
       config: options.config,
       log: options.log,
       localDomain: localDomainOf(options.config.baseUrl),
@@ -79,7 +86,9 @@ export class Social {
     jobs.add('social-oauth-vacuum', '43 4 * * *', () => this.services.oauth.vacuum());
     jobs.add('social-scheduled-statuses', '* * * * *', () => this.services.scheduled.publishDue());
     jobs.add('social-ended-polls', '* * * * *', () => this.services.polls.notifyEnded());
-    jobs.add('social-remote-media-cache', '29 3 * * *', () => this.services.media.uncacheRemote(new Date(this.ctx.now() - REMOTE_MEDIA_CACHE_MS).toISOString()));
+    jobs.add('social-remote-media-cache', '29 3 * * *', () =>
+      this.services.media.uncacheRemote(new Date(this.ctx.now() - REMOTE_MEDIA_CACHE_MS).toISOString()),
+    );
   }
 
   /**
@@ -89,11 +98,16 @@ export class Social {
   async startBackgroundWork(): Promise<() => Promise<void>> {
     const services = this.services;
     const { config } = this.ctx;
-    const pushClient = new PeerClient({ allowPrivate: config.federationAllowPrivate, userAgent: `Nestbox/${VERSION} (+${config.baseUrl}/)` });
+    const pushClient = new PeerClient({
+      allowPrivate: config.federationAllowPrivate,
+      userAgent: `Nestbox/${VERSION} (+${config.baseUrl}/)`,
+    });
     const push = new PushDelivery(this.ctx, services.push, services.notifications, () => services.vapid, pushClient);
     push.start();
     const mail = ({ accountId }: { accountId: string }) => {
-      services.emails.onAccountCreated(accountId).catch((error) => this.ctx.log.warn('confirmation mail failed', { error: (error as Error).message }));
+      services.emails
+        .onAccountCreated(accountId)
+        .catch((error) => this.ctx.log.warn('confirmation mail failed', { error: (error as Error).message }));
     };
     this.ctx.events.on('account.created', mail);
     await services.media.resume();
@@ -106,14 +120,30 @@ export class Social {
 
   /** The streaming server on its own port; returns its stop. */
   async startStreaming(host: string, port: number): Promise<{ port: number; stop: () => Promise<void> }> {
-    const hub = new StreamHub(this.ctx, this.services.renderer, this.services.notifications, this.services.conversations, this.services.statuses.visibility);
+    const hub = new StreamHub(
+      this.ctx,
+      this.services.renderer,
+      this.services.notifications,
+      this.services.conversations,
+      this.services.statuses.visibility,
+    );
     hub.start();
     const server = new StreamingServer({
-      host, port, publicPreview: this.ctx.config.publicPreview, resolve: this.services.oauth.resolve, hub,
+      host,
+      port,
+      publicPreview: this.ctx.config.publicPreview,
+      resolve: this.services.oauth.resolve,
+      hub,
       log: this.ctx.log.child({ component: 'streaming' }),
     });
     const address = await server.start();
-    return { port: address.port, stop: async () => { hub.stop(); await server.stop(); } };
+    return {
+      port: address.port,
+      stop: async () => {
+        hub.stop();
+        await server.stop();
+      },
+    };
   }
 
   counts(): Promise<InstanceCounts> {

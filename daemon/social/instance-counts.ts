@@ -34,15 +34,30 @@ export async function instanceCounts(reader: Reader): Promise<InstanceCounts> {
 }
 
 /** The bus events after which the counts may have changed. */
-const COUNTED_EVENTS = ['account.created', 'status.created', 'status.deleted', 'notification.created', 'notifications.removed',
-  'follow.created', 'follow.removed', 'follow_request.authorized', 'follow_request.rejected', 'marker.updated'] as const;
+const COUNTED_EVENTS = [
+  'account.created',
+  'status.created',
+  'status.deleted',
+  'notification.created',
+  'notifications.removed',
+  'follow.created',
+  'follow.removed',
+  'follow_request.authorized',
+  'follow_request.rejected',
+  'marker.updated',
+] as const;
 
 /**
  * Recomputes the counts at most every `delayMs` while things happen on the bus, and hands them
  * to `apply` (the device state). A failure is logged, never thrown.
  */
-export function watchInstanceCounts(events: SocialEventBus, read: () => Promise<InstanceCounts>, apply: (counts: InstanceCounts) => void,
-  log: Logger, delayMs = 500): { refresh(): Promise<void>; stop(): void } {
+export function watchInstanceCounts(
+  events: SocialEventBus,
+  read: () => Promise<InstanceCounts>,
+  apply: (counts: InstanceCounts) => void,
+  log: Logger,
+  delayMs = 500,
+): { refresh(): Promise<void>; stop(): void } {
   let timer: NodeJS.Timeout | null = null;
   let stopped = false;
   const refresh = async () => {
@@ -54,7 +69,9 @@ export function watchInstanceCounts(events: SocialEventBus, read: () => Promise<
       log.warn('instance counts failed', { error });
     }
   };
-  const schedule = () => { if (!stopped) timer ??= setTimeout(() => void refresh(), delayMs); };
+  const schedule = () => {
+    if (!stopped) timer ??= setTimeout(() => void refresh(), delayMs);
+  };
   for (const name of COUNTED_EVENTS) events.on(name, schedule);
   return {
     refresh,

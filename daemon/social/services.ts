@@ -90,13 +90,20 @@ export interface SocialServices {
  * Loads what the services are built with (the VAPID keys, the media URL key, the media folders).
  * With `peers` (the daemon, not the admin tool) posting and search look remote accounts up.
  */
-export async function buildServices(ctx: SocialContext, hasher: PasswordHasher, peers: FederationPeers | null): Promise<SocialServices> {
+export async function buildServices(
+  ctx: SocialContext,
+  hasher: PasswordHasher,
+  peers: FederationPeers | null,
+): Promise<SocialServices> {
   const vapid = await vapidKeys(ctx.db);
   const storage = new MediaStorage(ctx.config.dataDir, ctx.config.baseUrl, await loadMediaUrlKey(ctx.db));
   await storage.prepare();
   const { baseUrl } = ctx.config;
   const passwords = new Passwords(hasher);
-  const throttle = new LoginThrottle({ address: ctx.config.loginLimitAddress, account: ctx.config.loginLimitAccount }, ctx.log);
+  const throttle = new LoginThrottle(
+    { address: ctx.config.loginLimitAddress, account: ctx.config.loginLimitAccount },
+    ctx.log,
+  );
   const limiter = new RateLimiter(ctx);
   const notifications = new NotificationsService(ctx);
   const media = new MediaService(ctx, storage, limiter);
@@ -107,15 +114,26 @@ export async function buildServices(ctx: SocialContext, hasher: PasswordHasher, 
   const polls = new PollsService(ctx, notifications);
   const accounts = new AccountsService(ctx, passwords);
   const tagViews = new TagsService(tags, featuredRepo, ctx.now);
-  const remote = peers ? RemoteLookups.create(peers, ctx, { accounts, notifications, tags: tagViews, polls, media }) : null;
-  const statuses = new StatusesService(ctx, notifications, limiter, {
-    create: [mediaCreateHook(media), tagsCreateHook(tags, baseUrl), pollsCreateHook(polls)],
-    edit: [pollsEditHook(polls)],
-  }, remote);
+  const remote = peers
+    ? RemoteLookups.create(peers, ctx, { accounts, notifications, tags: tagViews, polls, media })
+    : null;
+  const statuses = new StatusesService(
+    ctx,
+    notifications,
+    limiter,
+    {
+      create: [mediaCreateHook(media), tagsCreateHook(tags, baseUrl), pollsCreateHook(polls)],
+      edit: [pollsEditHook(polls)],
+    },
+    remote,
+  );
   const relationships = new RelationshipsService(ctx, notifications, limiter, new ListsRepo(ctx), featuredRepo);
-  const renderer = new StatusRenderer(ctx, renderCache,
+  const renderer = new StatusRenderer(
+    ctx,
+    renderCache,
     [mediaDecorator(media), tagsDecorator(tags, baseUrl), filtersDecorator(filters), pollsDecorator(polls, ctx.now)],
-    [filtersViewerKey(filters)]);
+    [filtersViewerKey(filters)],
+  );
   return {
     oauth: new OAuthService(ctx, passwords, throttle),
     accounts,
@@ -127,7 +145,11 @@ export async function buildServices(ctx: SocialContext, hasher: PasswordHasher, 
     markers: new MarkersService(ctx),
     lists: new ListsService(ctx),
     limiter,
-    media, filters, polls, vapid, remote,
+    media,
+    filters,
+    polls,
+    vapid,
+    remote,
     mediaSweep: new MediaSweep(ctx, media),
     timelines: new TimelinesService(new TimelinesRepo(ctx), tags),
     search: new SearchService(ctx, statuses.visibility, remote),

@@ -16,6 +16,7 @@ const LATEST_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 /** `seconds` after `now`, as stored; 422 naming `what` when that is no date we can store (1e308 seconds). */
 export function isoAfterSeconds(now: number, seconds: number, what: string): string {
   const at = now + seconds * 1000;
-  if (!Number.isFinite(at) || at > LATEST_MS || at < 0) throw unprocessable(`Validation failed: ${what} is out of range`);
+  if (!Number.isFinite(at) || at > LATEST_MS || at < 0)
+    throw unprocessable(`Validation failed: ${what} is out of range`);
   return nowIso(at);
 }

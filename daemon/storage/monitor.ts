@@ -30,7 +30,10 @@ export interface StorageMonitorOptions {
   log: Logger;
 }
 
-export interface FreeSpace { free: number; total: number }
+export interface FreeSpace {
+  free: number;
+  total: number;
+}
 
 export async function freeSpace(dir: string): Promise<FreeSpace> {
   const stats = await statfs(dir);
@@ -104,20 +107,39 @@ export class StorageMonitor {
     if (this.failedAtFree !== null && free >= this.failedAtFree + RECOVERY_MARGIN_BYTES) this.failedAtFree = null;
     const base = { free_bytes: free, total_bytes: total, min_free_bytes: minFree };
     if (this.failedAtFree !== null || free === 0) {
-      return { ...base, status: 'full', detail: `the data disk is full (${megabytes(free)} free of ${megabytes(total)}): new posts, uploads and other changes are refused until space is freed` };
+      return {
+        ...base,
+        status: 'full',
+        detail: `the data disk is full (${megabytes(free)} free of ${megabytes(total)}): new posts, uploads and other changes are refused until space is freed`,
+      };
     }
     if (free < minFree) {
-      return { ...base, status: 'low', detail: `only ${megabytes(free)} free on the data disk (warning below ${megabytes(minFree)}): free some space before it fills up` };
+      return {
+        ...base,
+        status: 'low',
+        detail: `only ${megabytes(free)} free on the data disk (warning below ${megabytes(minFree)}): free some space before it fills up`,
+      };
     }
     return { ...base, status: 'ok', detail: null };
   }
 
   private emptyState(): StorageState {
-    return { status: 'unknown', free_bytes: null, total_bytes: null, min_free_bytes: this.options.minFreeBytes, detail: null };
+    return {
+      status: 'unknown',
+      free_bytes: null,
+      total_bytes: null,
+      min_free_bytes: this.options.minFreeBytes,
+      detail: null,
+    };
   }
 
   private logChange(previous: string, state: StorageState): void {
-    const fields = { from: previous, to: state.status, free_bytes: state.free_bytes, min_free_bytes: state.min_free_bytes };
+    const fields = {
+      from: previous,
+      to: state.status,
+      free_bytes: state.free_bytes,
+      min_free_bytes: state.min_free_bytes,
+    };
     if (state.status === 'ok') this.options.log.info('storage ok', fields);
     else this.options.log.warn(`storage ${state.status}`, { ...fields, detail: state.detail });
   }

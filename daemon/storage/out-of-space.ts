@@ -19,7 +19,8 @@ export function isOutOfSpace(error: unknown): boolean {
   return false;
 }
 
-export const OUT_OF_SPACE_MESSAGE = "The box's storage is full, so nothing was saved. Free some space (old media, backups) and try again.";
+export const OUT_OF_SPACE_MESSAGE =
+  "The box's storage is full, so nothing was saved. Free some space (old media, backups) and try again.";
 
 /** An error that isOutOfSpace() recognises, for a short write found after the fact. */
 export function outOfSpaceError(detail: string): Error {

@@ -19,7 +19,10 @@ export interface BackupResult {
 
 export async function backupDatabase(db: Db, dir: string, keep: number, now = new Date()): Promise<BackupResult> {
   await mkdir(dir, { recursive: true });
-  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.(\d{3})Z$/, '$1Z');
+  const stamp = now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.(\d{3})Z$/, '$1Z');
   const path = join(dir, `${PREFIX}${stamp}${SUFFIX}`);
   const partial = `${path}.partial`;
   await rm(partial, { force: true });

@@ -60,8 +60,13 @@ export async function pragma(db: Db, name: string): Promise<unknown> {
 export async function ping(db: Db, timeoutMs = 2000): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    const timeout = new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), timeoutMs); });
-    const query = db.raw('select 1 as ok').then(() => true, () => false);
+    const timeout = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), timeoutMs);
+    });
+    const query = db.raw('select 1 as ok').then(
+      () => true,
+      () => false,
+    );
     return await Promise.race([query, timeout]);
   } finally {
     clearTimeout(timer);

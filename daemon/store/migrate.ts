@@ -9,10 +9,21 @@ import { MIGRATIONS, type Migration } from './migrations/index.js';
 
 class ListSource implements Knex.MigrationSource<Migration> {
   constructor(private readonly migrations: readonly Migration[]) {}
-  async getMigrations(): Promise<Migration[]> { return [...this.migrations]; }
-  getMigrationName(migration: Migration): string { return migration.name; }
+  async getMigrations(): Promise<Migration[]> {
+    return [...this.migrations];
+  }
+  getMigrationName(migration: Migration): string {
+    return migration.name;
+  }
   async getMigration(migration: Migration): Promise<Knex.Migration> {
-    return { up: migration.up, down: migration.down ?? (async () => { throw new Error(`${migration.name} cannot be undone`); }) };
+    return {
+      up: migration.up,
+      down:
+        migration.down ??
+        (async () => {
+          throw new Error(`${migration.name} cannot be undone`);
+        }),
+    };
   }
 }
 

@@ -22,7 +22,12 @@ declare module '@peertube/http-signature' {
     keyId: string;
   }
   export function signRequest(request: ClientRequest, options: SignOptions): boolean;
-  export function parseRequest(request: IncomingMessage | { method: string; url: string; httpVersion: string; headers: Record<string, string | string[] | undefined> }, options?: ParseOptions): ParsedSignature;
+  export function parseRequest(
+    request:
+      | IncomingMessage
+      | { method: string; url: string; httpVersion: string; headers: Record<string, string | string[] | undefined> },
+    options?: ParseOptions,
+  ): ParsedSignature;
   export function verifySignature(parsed: ParsedSignature, publicKeyPem: string): boolean;
   const httpSignature: {
     signRequest: typeof signRequest;

@@ -9,7 +9,17 @@
 import type { Context, Middleware, Next } from 'koa';
 import { NO_CACHE } from './static-pages.js';
 
-export const PROBE_PATHS = ['/generate_204', '/gen_204', '/hotspot-detect.html', '/library/test/success.html', '/connecttest.txt', '/ncsi.txt', '/redirect', '/canonical.html', '/success.txt'];
+export const PROBE_PATHS = [
+  '/generate_204',
+  '/gen_204',
+  '/hotspot-detect.html',
+  '/library/test/success.html',
+  '/connecttest.txt',
+  '/ncsi.txt',
+  '/redirect',
+  '/canonical.html',
+  '/success.txt',
+];
 
 export interface CaptivePortalOptions {
   inSetupMode: () => boolean;
@@ -34,7 +44,8 @@ export function captivePortal(options: CaptivePortalOptions): Middleware {
       return;
     }
     const probe = PROBE_PATHS.includes(ctx.path);
-    const foreignHost = options.apAddress !== null && !own.has(ctx.hostname.toLowerCase()) && !ctx.path.startsWith('/setup');
+    const foreignHost =
+      options.apAddress !== null && !own.has(ctx.hostname.toLowerCase()) && !ctx.path.startsWith('/setup');
     if (!probe && !foreignHost) {
       await next();
       return;

@@ -8,7 +8,9 @@ const COMMAND_STATUS: Record<CommandError['kind'], number> = { invalid: 422, una
 
 export function toHttpError(error: unknown): unknown {
   if (error instanceof NetworkInputError) {
-    return unprocessable(`Validation failed: ${error.message}`, { [error.field]: [{ error: 'ERR_INVALID', description: error.message }] });
+    return unprocessable(`Validation failed: ${error.message}`, {
+      [error.field]: [{ error: 'ERR_INVALID', description: error.message }],
+    });
   }
   if (error instanceof CommandError) return new HttpError(COMMAND_STATUS[error.kind], error.message);
   return error;

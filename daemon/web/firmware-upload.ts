@@ -13,7 +13,8 @@ export const FIRMWARE_MAX_BYTES = 4 * 1024 * 1024;
 const ESP_IMAGE_MAGIC = 0xe9;
 
 export async function readFirmwareUpload(ctx: Context): Promise<Uint8Array> {
-  if (!ctx.is('application/octet-stream')) throw new HttpError(415, 'Send the firmware file as application/octet-stream');
+  if (!ctx.is('application/octet-stream'))
+    throw new HttpError(415, 'Send the firmware file as application/octet-stream');
   requireIdentityEncoding(ctx);
   const declared = Number(ctx.get('content-length') || 0);
   if (declared > FIRMWARE_MAX_BYTES) throw new HttpError(413, 'Payload too large');
@@ -29,6 +30,7 @@ export async function readFirmwareUpload(ctx: Context): Promise<Uint8Array> {
   }
   const image = Buffer.concat(chunks);
   if (image.length === 0) throw unprocessable('The firmware file is empty');
-  if (image[0] !== ESP_IMAGE_MAGIC) throw unprocessable('This is not an ESP32 firmware image (it does not start with 0xE9)');
+  if (image[0] !== ESP_IMAGE_MAGIC)
+    throw unprocessable('This is not an ESP32 firmware image (it does not start with 0xE9)');
   return new Uint8Array(image.buffer, image.byteOffset, image.length);
 }

@@ -28,13 +28,22 @@ export interface ConnectivityWebOptions {
 
 export function mountConnectivityWeb(http: HttpServer, options: ConnectivityWebOptions): void {
   const { connectivity, resolveToken } = options;
-  http.use(captivePortal({
-    inSetupMode: () => connectivity()?.portal.inSetupMode() ?? false,
-    apAddress: options.setupApAddress,
-    httpPort: options.setupPortalPort ?? options.httpPort,
-    ownHosts: [new URL(options.baseUrl).hostname, options.httpHost, 'localhost', '127.0.0.1'],
-  }));
-  http.use(setupPortalRouter({ connectivity, resolveToken, dashboardUrl: `${options.baseUrl}/dashboard`, apAddress: options.setupApAddress }).routes());
+  http.use(
+    captivePortal({
+      inSetupMode: () => connectivity()?.portal.inSetupMode() ?? false,
+      apAddress: options.setupApAddress,
+      httpPort: options.setupPortalPort ?? options.httpPort,
+      ownHosts: [new URL(options.baseUrl).hostname, options.httpHost, 'localhost', '127.0.0.1'],
+    }),
+  );
+  http.use(
+    setupPortalRouter({
+      connectivity,
+      resolveToken,
+      dashboardUrl: `${options.baseUrl}/dashboard`,
+      apAddress: options.setupApAddress,
+    }).routes(),
+  );
   http.use(ownerApiRouter({ device: options.device, networks: options.networks, connectivity, resolveToken }).routes());
   http.use(dashboardRouter().routes());
 }

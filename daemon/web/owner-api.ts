@@ -32,16 +32,31 @@ export function ownerApiRouter(options: OwnerApiOptions): Router {
   const router = new Router({ prefix: OWNER_API_PREFIX });
   const read = requireScope('admin:read', { owner: true });
   const write = requireScope('admin:write', { owner: true });
-  const connectivity = () => options.connectivity() ?? (() => { throw linkMissing(); })();
+  const connectivity = () =>
+    options.connectivity() ??
+    (() => {
+      throw linkMissing();
+    })();
   const commands = () => connectivity().commands;
-  const networks = () => options.networks() ?? (() => { throw linkMissing(); })();
+  const networks = () =>
+    options.networks() ??
+    (() => {
+      throw linkMissing();
+    })();
   router.use(authenticate(options.resolveToken));
-  router.use(async (ctx, next) => { ctx.set('Cache-Control', 'no-store'); await next(); });
+  router.use(async (ctx, next) => {
+    ctx.set('Cache-Control', 'no-store');
+    await next();
+  });
 
-  router.get('/state', read, (ctx) => { ctx.body = options.device.get(); });
+  router.get('/state', read, (ctx) => {
+    ctx.body = options.device.get();
+  });
   router.get('/stream', read, (ctx) => openStateStream(ctx, options.device));
 
-  router.get('/networks', read, async (ctx) => { ctx.body = await listNetworks(networks()); });
+  router.get('/networks', read, async (ctx) => {
+    ctx.body = await listNetworks(networks());
+  });
 
   router.post('/networks', write, parseBody(), async (ctx) => {
     const repo = networks();
@@ -61,8 +76,10 @@ export function ownerApiRouter(options: OwnerApiOptions): Router {
   router.put('/networks/order', write, parseBody(), async (ctx) => {
     const ids = (ctx.request.body as { ids?: unknown })?.ids;
     const parsed = Array.isArray(ids) ? ids.map((id) => parseId(id)) : null;
-    if (!parsed || parsed.some((id) => id === null)) throw unprocessable('ids must be the list of every saved network id, first tried first');
-    if (!(await networks().reorder(parsed as number[]))) throw unprocessable('ids must name every saved network exactly once');
+    if (!parsed || parsed.some((id) => id === null))
+      throw unprocessable('ids must be the list of every saved network id, first tried first');
+    if (!(await networks().reorder(parsed as number[])))
+      throw unprocessable('ids must name every saved network exactly once');
     await options.connectivity()?.runner.networksChanged();
     ctx.body = await listNetworks(networks());
   });
@@ -122,4 +139,3 @@ function parseId(value: unknown): number | null {
   const text = String(value);
   return /^\d{1,15}$/.test(text) ? Number(text) : null;
 }
-

@@ -49,7 +49,11 @@ export function setupPortalRouter(options: SetupPortalOptions): Router {
     if (!auth?.owner || !scopeAllows(auth.scopes, scope)) throw notFound();
     await next();
   };
-  const connectivity = () => options.connectivity() ?? (() => { throw linkMissing(); })();
+  const connectivity = () =>
+    options.connectivity() ??
+    (() => {
+      throw linkMissing();
+    })();
   const read = [authenticate(options.resolveToken), gate('admin:read')];
 
   for (const path of Object.keys(PAGES)) {
@@ -59,19 +63,26 @@ export function setupPortalRouter(options: SetupPortalOptions): Router {
   router.get('/setup/api/networks', ...read, async (ctx) => {
     const { portal, commands } = connectivity();
     ctx.set(NO_CACHE);
-    ctx.body = ctx.query.refresh === '1' || ctx.query.refresh === 'true'
-      ? await translated(() => commands.scan())
-      : portal.scanList();
+    ctx.body =
+      ctx.query.refresh === '1' || ctx.query.refresh === 'true'
+        ? await translated(() => commands.scan())
+        : portal.scanList();
   });
 
-  router.post('/setup/api/connect', authenticate(options.resolveToken), gate('admin:write'), parseBody(), async (ctx) => {
-    const { portal } = connectivity();
-    const network = await translated(async () => portal.submitNetwork(parseNetworkInput(ctx.request.body)));
-    ctx.status = 202;
-    ctx.set(NO_CACHE);
-    const { state, ssid } = portal.status();
-    ctx.body = { state, ssid, network_id: String(network.id) };
-  });
+  router.post(
+    '/setup/api/connect',
+    authenticate(options.resolveToken),
+    gate('admin:write'),
+    parseBody(),
+    async (ctx) => {
+      const { portal } = connectivity();
+      const network = await translated(async () => portal.submitNetwork(parseNetworkInput(ctx.request.body)));
+      ctx.status = 202;
+      ctx.set(NO_CACHE);
+      const { state, ssid } = portal.status();
+      ctx.body = { state, ssid, network_id: String(network.id) };
+    },
+  );
 
   router.get('/setup/api/status', ...read, (ctx) => {
     ctx.set(NO_CACHE);

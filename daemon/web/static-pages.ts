@@ -17,7 +17,11 @@ const TYPES: Record<string, string> = {
   svg: 'image/svg+xml',
 };
 
-export const NO_CACHE = { 'Cache-Control': 'no-cache, no-store, must-revalidate, max-age=0', Pragma: 'no-cache', Expires: '0' };
+export const NO_CACHE = {
+  'Cache-Control': 'no-cache, no-store, must-revalidate, max-age=0',
+  Pragma: 'no-cache',
+  Expires: '0',
+};
 
 export interface StaticPage {
   body: Buffer;

@@ -34,24 +34,41 @@ async function seed(dataDir: string): Promise<void> {
   await db.transaction(async (trx) => {
     for (let i = 0; i < ACCOUNTS; i++) {
       const id = snowflakeAt(now - 10_000_000 + i);
-      await trx.raw(`INSERT INTO accounts (id, username, display_name, uri, url, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-        [id, `user${i}`, `User ${i}`, `http://127.0.0.1/users/user${i}`, `http://127.0.0.1/@user${i}`, at, at]);
-      await trx.raw(`INSERT INTO users (account_id, email, password_hash, approved, created_at, confirmed_at) VALUES (?, ?, 'x', 1, ?, ?)`, [id, `user${i}@bench.test`, at, at]);
-      await trx.raw(`INSERT INTO oauth_tokens (token_hash, account_id, scopes, created_at) VALUES (?, ?, 'read write', ?)`, [sha256(`token-${i}`), id, at]);
+      await trx.raw(
+        `INSERT INTO accounts (id, username, display_name, uri, url, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+        [id, `user${i}`, `User ${i}`, `http://127.0.0.1/users/user${i}`, `http://127.0.0.1/@user${i}`, at, at],
+      );
+      await trx.raw(
+        `INSERT INTO users (account_id, email, password_hash, approved, created_at, confirmed_at) VALUES (?, ?, 'x', 1, ?, ?)`,
+        [id, `user${i}@bench.test`, at, at],
+      );
+      await trx.raw(
+        `INSERT INTO oauth_tokens (token_hash, account_id, scopes, created_at) VALUES (?, ?, 'read write', ?)`,
+        [sha256(`token-${i}`), id, at],
+      );
     }
     // user0 follows user1..user100.
     for (let i = 1; i <= FOLLOWED; i++) {
-      await trx.raw(`INSERT INTO follows (account_id, target_account_id, created_at) VALUES (?, ?, ?)`, [snowflakeAt(now - 10_000_000), snowflakeAt(now - 10_000_000 + i), at]);
+      await trx.raw(`INSERT INTO follows (account_id, target_account_id, created_at) VALUES (?, ?, ?)`, [
+        snowflakeAt(now - 10_000_000),
+        snowflakeAt(now - 10_000_000 + i),
+        at,
+      ]);
     }
     let seedValue = 1;
-    const random = () => { seedValue = (seedValue * 48271) % 2147483647; return seedValue / 2147483647; };
+    const random = () => {
+      seedValue = (seedValue * 48271) % 2147483647;
+      return seedValue / 2147483647;
+    };
     for (let n = 0; n < STATUSES; n++) {
       // The first 10,000 are by followed accounts, spread over the whole period; the rest by others.
-      const author = n % 10 === 0 ? 1 + (n / 10) % FOLLOWED : FOLLOWED + 1 + (n % (ACCOUNTS - FOLLOWED - 1));
+      const author = n % 10 === 0 ? 1 + ((n / 10) % FOLLOWED) : FOLLOWED + 1 + (n % (ACCOUNTS - FOLLOWED - 1));
       const id = snowflakeAt(now - 5_000_000 + n * 40);
       const text = Array.from({ length: 12 }, () => WORDS[Math.floor(random() * WORDS.length)]).join(' ');
-      await trx.raw(`INSERT INTO statuses (id, account_id, uri, text, content, visibility, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 'public', ?, ?)`,
-        [id, snowflakeAt(now - 10_000_000 + author), `http://127.0.0.1/s/${id}`, text, `<p>${text}</p>`, at, at]);
+      await trx.raw(
+        `INSERT INTO statuses (id, account_id, uri, text, content, visibility, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 'public', ?, ?)`,
+        [id, snowflakeAt(now - 10_000_000 + author), `http://127.0.0.1/s/${id}`, text, `<p>${text}</p>`, at, at],
+      );
     }
   });
   await db.raw('ANALYZE');
@@ -77,7 +94,7 @@ async function benchTimeline(daemon: RunningDaemon): Promise<{ samples: number[]
   const cpuBefore = cpuMs(daemon.child.pid!);
   for (let i = 0; i < TIMELINE_REQUESTS; i++) {
     await timed(samples, async () => {
-      const body = await get(daemon, '/api/v1/timelines/home?limit=40', 'token-0') as unknown[];
+      const body = (await get(daemon, '/api/v1/timelines/home?limit=40', 'token-0')) as unknown[];
       if (body.length !== 40) throw new Error(`home timeline gave ${body.length}`);
     });
   }
@@ -88,14 +105,18 @@ async function benchSearch(daemon: RunningDaemon): Promise<number[]> {
   const samples: number[] = [];
   for (let i = 0; i < 300; i++) {
     const word = WORDS[(i * 37) % WORDS.length];
-    await timed(samples, async () => { await get(daemon, `/api/v2/search?q=${word}&type=statuses&limit=20`, 'token-0'); });
+    await timed(samples, async () => {
+      await get(daemon, `/api/v2/search?q=${word}&type=statuses&limit=20`, 'token-0');
+    });
   }
   return samples;
 }
 
 async function benchUpload(daemon: RunningDaemon): Promise<{ answered: number[]; processed: number[] }> {
   const side = 2000;
-  const jpeg = await sharp(randomBytes(side * side * 3), { raw: { width: side, height: side, channels: 3 } }).jpeg({ quality: 95 }).toBuffer();
+  const jpeg = await sharp(randomBytes(side * side * 3), { raw: { width: side, height: side, channels: 3 } })
+    .jpeg({ quality: 95 })
+    .toBuffer();
   process.stderr.write(`upload file: ${(jpeg.length / 1024 / 1024).toFixed(1)} MB JPEG, ${side}x${side}\n`);
   const answered: number[] = [];
   const processed: number[] = [];
@@ -103,8 +124,12 @@ async function benchUpload(daemon: RunningDaemon): Promise<{ answered: number[];
     const body = new FormData();
     body.append('file', new Blob([jpeg], { type: 'image/jpeg' }), 'photo.jpg');
     const started = performance.now();
-    const res = await daemon.fetch('/api/v2/media', { method: 'POST', headers: { authorization: 'Bearer token-1' }, body });
-    const media = await res.json() as { id: string };
+    const res = await daemon.fetch('/api/v2/media', {
+      method: 'POST',
+      headers: { authorization: 'Bearer token-1' },
+      body,
+    });
+    const media = (await res.json()) as { id: string };
     answered.push(performance.now() - started);
     for (;;) {
       const state = await daemon.fetch(`/api/v1/media/${media.id}`, { headers: { authorization: 'Bearer token-1' } });
@@ -122,31 +147,48 @@ async function benchStreaming(daemon: RunningDaemon): Promise<number[]> {
   const url = `ws://127.0.0.1:${daemon.streamingPort}/api/v1/streaming?stream=user:notification`;
   const recipients = Array.from({ length: CLIENTS }, (_, i) => FOLLOWED + 1 + i);
   const waiting = new Map<number, () => void>();
-  const sockets = await Promise.all(recipients.map((n) => new Promise<WebSocket>((resolve, reject) => {
-    const ws = new WebSocket(url, { headers: { authorization: `Bearer token-${n}` } });
-    ws.on('message', () => waiting.get(n)?.());
-    ws.once('open', () => resolve(ws));
-    ws.once('error', reject);
-  })));
+  const sockets = await Promise.all(
+    recipients.map(
+      (n) =>
+        new Promise<WebSocket>((resolve, reject) => {
+          const ws = new WebSocket(url, { headers: { authorization: `Bearer token-${n}` } });
+          ws.on('message', () => waiting.get(n)?.());
+          ws.once('open', () => resolve(ws));
+          ws.once('error', reject);
+        }),
+    ),
+  );
   const samples: number[] = [];
   for (let i = 0; i < 100; i++) {
     const n = recipients[(i * 7) % recipients.length];
-    const statuses = await get(daemon, `/api/v1/accounts/${await accountId(daemon, n)}/statuses?limit=1`, 'token-0') as Array<{ id: string }>;
+    const statuses = (await get(
+      daemon,
+      `/api/v1/accounts/${await accountId(daemon, n)}/statuses?limit=1`,
+      'token-0',
+    )) as Array<{ id: string }>;
     const delivered = new Promise<void>((resolve) => waiting.set(n, resolve));
     const started = performance.now();
-    const res = await daemon.fetch(`/api/v1/statuses/${statuses[0].id}/favourite`, { method: 'POST', headers: { authorization: 'Bearer token-0' } });
+    const res = await daemon.fetch(`/api/v1/statuses/${statuses[0].id}/favourite`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer token-0' },
+    });
     await res.arrayBuffer();
     await delivered;
     samples.push(performance.now() - started);
     waiting.delete(n);
-    await daemon.fetch(`/api/v1/statuses/${statuses[0].id}/unfavourite`, { method: 'POST', headers: { authorization: 'Bearer token-0' } }).then((r) => r.arrayBuffer());
+    await daemon
+      .fetch(`/api/v1/statuses/${statuses[0].id}/unfavourite`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer token-0' },
+      })
+      .then((r) => r.arrayBuffer());
   }
   for (const ws of sockets) ws.close();
   return samples;
 }
 
 async function accountId(daemon: RunningDaemon, n: number): Promise<string> {
-  const account = await get(daemon, `/api/v1/accounts/lookup?acct=user${n}`, 'token-0') as { id: string };
+  const account = (await get(daemon, `/api/v1/accounts/lookup?acct=user${n}`, 'token-0')) as { id: string };
   return account.id;
 }
 
@@ -156,7 +198,9 @@ export const apiBench: Bench = {
     const data = tempDir('nestbox-bench-');
     const seeding = performance.now();
     await seed(data.path);
-    process.stderr.write(`seeded ${STATUSES} statuses, ${ACCOUNTS} accounts in ${Math.round(performance.now() - seeding)} ms\n`);
+    process.stderr.write(
+      `seeded ${STATUSES} statuses, ${ACCOUNTS} accounts in ${Math.round(performance.now() - seeding)} ms\n`,
+    );
     const daemon = await startDaemon({ dataDir: data.path, env: { NESTBOX_LOG_LEVEL: 'info' } });
     try {
       const figures: Figure[] = [];
@@ -166,7 +210,13 @@ export const apiBench: Bench = {
       };
       const timeline = await benchTimeline(daemon);
       add('home_timeline', timeline.samples, { limit: 40, followed_posts: FOLLOWED_POSTS });
-      figures.push({ bench: 'api', metric: 'home_timeline_cpu_ms_per_request', value: round(timeline.cpuMs), unit: 'ms', limit: 40 });
+      figures.push({
+        bench: 'api',
+        metric: 'home_timeline_cpu_ms_per_request',
+        value: round(timeline.cpuMs),
+        unit: 'ms',
+        limit: 40,
+      });
       add('search', await benchSearch(daemon), { statuses: STATUSES });
       const upload = await benchUpload(daemon);
       add('upload_answered', upload.answered, { bytes: '4MB' });

@@ -59,37 +59,70 @@ function buildShim(dir: string): string {
   return library;
 }
 
-interface Run { rate: number; p50: number; p99: number; posts: number }
+interface Run {
+  rate: number;
+  p50: number;
+  p99: number;
+  posts: number;
+}
 
-async function postingRun(dir: string, synchronous: string, seconds: number, clients: number, extraEnv: Record<string, string>): Promise<Run> {
+async function postingRun(
+  dir: string,
+  synchronous: string,
+  seconds: number,
+  clients: number,
+  extraEnv: Record<string, string>,
+): Promise<Run> {
   const path = mkdtempSync(join(dir, 'nestbox-bench-durability-'));
   const data = { path, remove: () => rmSync(path, { recursive: true, force: true }) };
-  const daemon = await startDaemon({ dataDir: data.path, env: { NESTBOX_LOG_LEVEL: 'info', NESTBOX_SQLITE_SYNCHRONOUS: synchronous, NESTBOX_BACKUP_SCHEDULE: 'off', ...extraEnv } });
+  const daemon = await startDaemon({
+    dataDir: data.path,
+    env: {
+      NESTBOX_LOG_LEVEL: 'info',
+      NESTBOX_SQLITE_SYNCHRONOUS: synchronous,
+      NESTBOX_BACKUP_SCHEDULE: 'off',
+      ...extraEnv,
+    },
+  });
   try {
-    const admin = await AdminTool.open(loadConfig({ env: { NESTBOX_DATA_DIR: data.path, NESTBOX_BASE_URL: daemon.url } }));
+    const admin = await AdminTool.open(
+      loadConfig({ env: { NESTBOX_DATA_DIR: data.path, NESTBOX_BASE_URL: daemon.url } }),
+    );
     const tokens: string[] = [];
     for (let i = 0; i < clients; i++) {
-      await admin.createAccount({ username: `poster${i}`, email: `poster${i}@bench.test`, password: `pw-poster-${i}-123` });
+      await admin.createAccount({
+        username: `poster${i}`,
+        email: `poster${i}@bench.test`,
+        password: `pw-poster-${i}-123`,
+      });
       tokens.push((await admin.token({ username: `poster${i}`, scopes: 'write' })).accessToken);
     }
     await admin.close();
     const samples: number[] = [];
     const deadline = performance.now() + seconds * 1000;
     const started = performance.now();
-    await Promise.all(tokens.map(async (token, client) => {
-      for (let n = 0; performance.now() < deadline; n++) {
-        const begin = performance.now();
-        const res = await daemon.fetch('/api/v1/statuses', {
-          method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ status: `bench post ${client}-${n} about durability on small boxes` }),
-        });
-        await res.arrayBuffer();
-        if (res.status !== 200) throw new Error(`post answered ${res.status}`);
-        samples.push(performance.now() - begin);
-      }
-    }));
+    await Promise.all(
+      tokens.map(async (token, client) => {
+        for (let n = 0; performance.now() < deadline; n++) {
+          const begin = performance.now();
+          const res = await daemon.fetch('/api/v1/statuses', {
+            method: 'POST',
+            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ status: `bench post ${client}-${n} about durability on small boxes` }),
+          });
+          await res.arrayBuffer();
+          if (res.status !== 200) throw new Error(`post answered ${res.status}`);
+          samples.push(performance.now() - begin);
+        }
+      }),
+    );
     const elapsed = (performance.now() - started) / 1000;
-    return { rate: samples.length / elapsed, p50: percentile(samples, 50), p99: percentile(samples, 99), posts: samples.length };
+    return {
+      rate: samples.length / elapsed,
+      p50: percentile(samples, 50),
+      p99: percentile(samples, 99),
+      posts: samples.length,
+    };
   } finally {
     await daemon.stop();
     data.remove();
@@ -100,13 +133,20 @@ function median(values: number[]): number {
   return percentile(values, 50);
 }
 
-async function compare(label: string, dir: string, options: { seconds: number; clients: number; rounds: number }, env: Record<string, string>): Promise<Figure[]> {
+async function compare(
+  label: string,
+  dir: string,
+  options: { seconds: number; clients: number; rounds: number },
+  env: Record<string, string>,
+): Promise<Figure[]> {
   const runs: Record<string, Run[]> = { normal: [], full: [] };
   for (let round_ = 0; round_ < options.rounds; round_++) {
     for (const level of round_ % 2 === 0 ? ['normal', 'full'] : ['full', 'normal']) {
       const run = await postingRun(dir, level, options.seconds, options.clients, env);
       runs[level].push(run);
-      process.stderr.write(`${label} ${level}: ${run.posts} posts, ${round(run.rate, 1)}/s, p50 ${round(run.p50)} ms, p99 ${round(run.p99)} ms\n`);
+      process.stderr.write(
+        `${label} ${level}: ${run.posts} posts, ${round(run.rate, 1)}/s, p50 ${round(run.p50)} ms, p99 ${round(run.p99)} ms\n`,
+      );
     }
   }
   const figures: Figure[] = [];
@@ -122,12 +162,19 @@ async function compare(label: string, dir: string, options: { seconds: number; c
 }
 
 export const bench: Bench = {
-  description: 'synchronous FULL vs NORMAL: posting statuses through the API, fsync latency, and on storage with slow syncs',
+  description:
+    'synchronous FULL vs NORMAL: posting statuses through the API, fsync latency, and on storage with slow syncs',
   async run(args) {
-    const { values } = parseArgs({ args, options: {
-      seconds: { type: 'string', default: '5' }, clients: { type: 'string', default: '8' }, rounds: { type: 'string', default: '2' },
-      dir: { type: 'string' }, 'sync-delay-ms': { type: 'string', default: '10' },
-    } });
+    const { values } = parseArgs({
+      args,
+      options: {
+        seconds: { type: 'string', default: '5' },
+        clients: { type: 'string', default: '8' },
+        rounds: { type: 'string', default: '2' },
+        dir: { type: 'string' },
+        'sync-delay-ms': { type: 'string', default: '10' },
+      },
+    });
     const options = { seconds: Number(values.seconds), clients: Number(values.clients), rounds: Number(values.rounds) };
     const scratch = tempDir('nestbox-bench-fsync-');
     try {
@@ -137,12 +184,12 @@ export const bench: Bench = {
         { metric: 'fdatasync_4k_p50_ms', value: round(percentile(latency, 50), 3), unit: 'ms' },
         { metric: 'fdatasync_4k_p99_ms', value: round(percentile(latency, 99), 3), unit: 'ms' },
       ];
-      figures.push(...await compare('disk', dir, options, {}));
+      figures.push(...(await compare('disk', dir, options, {})));
       const delayMs = Number(values['sync-delay-ms']);
       if (delayMs > 0) {
         const shim = buildShim(scratch.path);
         const env = { LD_PRELOAD: shim, BENCH_SYNC_DELAY_US: String(Math.round(delayMs * 1000)) };
-        figures.push(...await compare(`slow_sync_${delayMs}ms`, dir, options, env));
+        figures.push(...(await compare(`slow_sync_${delayMs}ms`, dir, options, env)));
       }
       report('durability', figures);
     } finally {

@@ -34,7 +34,10 @@ const TARGET_MS = 100;
 async function connectedRig(): Promise<SimConnectivity> {
   const rig = await startSimConnectivity({ env: BENCH_ENV });
   try {
-    await rig.until((state) => state.connectivity === 'connected' && state.coprocessor.heartbeat_number !== null, 'connected with heartbeats');
+    await rig.until(
+      (state) => state.connectivity === 'connected' && state.coprocessor.heartbeat_number !== null,
+      'connected with heartbeats',
+    );
     return rig;
   } catch (error) {
     await rig.close();
@@ -45,7 +48,10 @@ async function connectedRig(): Promise<SimConnectivity> {
 /** performance.now() when the device next receives a request named `operation`. */
 function nextRequest(rig: SimConnectivity, operation: string, timeoutMs = 10_000): Promise<number> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => { rig.sim.device.off('request', onRequest); reject(new Error(`no ${operation} request within ${timeoutMs} ms`)); }, timeoutMs);
+    const timer = setTimeout(() => {
+      rig.sim.device.off('request', onRequest);
+      reject(new Error(`no ${operation} request within ${timeoutMs} ms`));
+    }, timeoutMs);
     const onRequest = (name: string) => {
       if (name !== operation) return;
       clearTimeout(timer);
@@ -69,19 +75,25 @@ async function disconnectToReconnect(): Promise<number> {
     rig.sim.kickStation(DISCONNECT_REASON.assocLeave);
     const at = await disconnected;
     return (await requested) - at;
-  } finally { await rig.close(); }
+  } finally {
+    await rig.close();
+  }
 }
 
 async function heartbeatToLost(): Promise<number> {
   const rig = await connectedRig();
   try {
-    const lastHeartbeat = await new Promise<number>((resolve) => rig.client.once('heartbeat', () => {
-      rig.sim.freeze(true); // the firmware hangs just after this heartbeat left it
-      resolve(performance.now());
-    }));
+    const lastHeartbeat = await new Promise<number>((resolve) =>
+      rig.client.once('heartbeat', () => {
+        rig.sim.freeze(true); // the firmware hangs just after this heartbeat left it
+        resolve(performance.now());
+      }),
+    );
     await rig.until((state) => state.connectivity === 'device_lost', 'device_lost');
     return performance.now() - lastHeartbeat;
-  } finally { await rig.close(); }
+  } finally {
+    await rig.close();
+  }
 }
 
 async function graceEndToSoftAp(): Promise<number> {
@@ -92,28 +104,43 @@ async function graceEndToSoftAp(): Promise<number> {
     rig.sim.vanishNetwork(SIM_HOME.ssid);
     const graceEnd = (await disconnected) + rig.policy.fallbackAfterMs;
     return (await started) - graceEnd;
-  } finally { await rig.close(); }
+  } finally {
+    await rig.close();
+  }
 }
 
 export const bench: Bench = {
-  description: 'disconnect → reconnect request, last heartbeat → device_lost, grace end → soft AP, against the configuration (daemon path over the simulator)',
+  description:
+    'disconnect → reconnect request, last heartbeat → device_lost, grace end → soft AP, against the configuration (daemon path over the simulator)',
   run,
 };
 
 async function run(argv: string[] = []): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { runs: { type: 'string', default: '10' }, help: { type: 'boolean' } } });
-  if (values.help) { process.stdout.write('npm run bench -- failover [--runs N]\n'); return; }
+  const { values } = parseArgs({
+    args: argv,
+    options: { runs: { type: 'string', default: '10' }, help: { type: 'boolean' } },
+  });
+  if (values.help) {
+    process.stdout.write('npm run bench -- failover [--runs N]\n');
+    return;
+  }
   const runs = Math.max(1, Number(values.runs) || 10);
   const probe = await connectedRig();
   const { policy } = probe;
   await probe.close();
   const figures = [
     { metric: 'disconnect_to_reconnect', configured: policy.reconnectDelayMs, measure: disconnectToReconnect },
-    { metric: 'heartbeat_to_device_lost', configured: policy.heartbeatExpectedMs * policy.heartbeatMisses, measure: heartbeatToLost },
+    {
+      metric: 'heartbeat_to_device_lost',
+      configured: policy.heartbeatExpectedMs * policy.heartbeatMisses,
+      measure: heartbeatToLost,
+    },
     // Measured from the grace period's end, so the configured figure is 0.
     { metric: 'grace_end_to_softap', configured: 0, measure: graceEndToSoftAp },
   ];
-  process.stdout.write(`failover: ${runs} runs each over the simulator (time scale ${BENCH_ENV.NESTBOX_COPROC_TIME_SCALE}); target: p99 within ±${TARGET_MS} ms of the configured value\n\n`);
+  process.stdout.write(
+    `failover: ${runs} runs each over the simulator (time scale ${BENCH_ENV.NESTBOX_COPROC_TIME_SCALE}); target: p99 within ±${TARGET_MS} ms of the configured value\n\n`,
+  );
   const lines = [];
   for (const figure of figures) {
     const samples: number[] = [];
@@ -122,8 +149,20 @@ async function run(argv: string[] = []): Promise<void> {
     const within = percentile(deviation, 99) <= TARGET_MS;
     const extra = { configured_ms: figure.configured, runs, device: 'simulator', within_target: within };
     lines.push(
-      { metric: `${figure.metric}_p50_ms`, value: round(percentile(samples, 50)), unit: 'ms', target: `${figure.configured} ± ${TARGET_MS}`, ...extra },
-      { metric: `${figure.metric}_p99_ms`, value: round(percentile(samples, 99)), unit: 'ms', target: `${figure.configured} ± ${TARGET_MS}`, ...extra },
+      {
+        metric: `${figure.metric}_p50_ms`,
+        value: round(percentile(samples, 50)),
+        unit: 'ms',
+        target: `${figure.configured} ± ${TARGET_MS}`,
+        ...extra,
+      },
+      {
+        metric: `${figure.metric}_p99_ms`,
+        value: round(percentile(samples, 99)),
+        unit: 'ms',
+        target: `${figure.configured} ± ${TARGET_MS}`,
+        ...extra,
+      },
     );
   }
   report('failover', lines);

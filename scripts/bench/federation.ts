@@ -37,10 +37,14 @@ export const bench: Bench = {
       for (let n = 0; n < FOLLOWERS; n += 1) followers.push(await B.account(`follower${n}`));
       const aliceOnB = (await resolveAccount(B, followers[0].token, `alice@${domainOf(A)}`)) as Account;
       for (const follower of followers) await B.api(follower.token, 'POST', `/api/v1/accounts/${aliceOnB.id}/follow`);
-      await waitFor(async () => (await A.api<Account>(alice.token, 'GET', `/api/v1/accounts/${alice.id}`)).body.followers_count === FOLLOWERS);
+      await waitFor(
+        async () =>
+          (await A.api<Account>(alice.token, 'GET', `/api/v1/accounts/${alice.id}`)).body.followers_count === FOLLOWERS,
+      );
       const reader = followers[FOLLOWERS - 1];
       const arrived = async (uri: string) => {
-        const list = (await B.api<Status[]>(reader.token, 'GET', `/api/v1/accounts/${aliceOnB.id}/statuses?limit=5`)).body;
+        const list = (await B.api<Status[]>(reader.token, 'GET', `/api/v1/accounts/${aliceOnB.id}/statuses?limit=5`))
+          .body;
         return list.some((s) => s.uri === uri);
       };
 
@@ -55,22 +59,60 @@ export const bench: Bench = {
       const uris: string[] = [];
       const started = performance.now();
       for (let n = 0; n < burst; n += 8) {
-        const batch = await Promise.all(Array.from({ length: Math.min(8, burst - n) }, (_, i) => A.api<Status>(alice.token, 'POST', '/api/v1/statuses', { status: `burst ${n + i}` })));
+        const batch = await Promise.all(
+          Array.from({ length: Math.min(8, burst - n) }, (_, i) =>
+            A.api<Status>(alice.token, 'POST', '/api/v1/statuses', { status: `burst ${n + i}` }),
+          ),
+        );
         uris.push(...batch.map((r) => r.body.uri));
       }
       // Every burst post has arrived when B counts all of alice's statuses.
-      await waitFor(async () => (await B.api<Account>(reader.token, 'GET', `/api/v1/accounts/${aliceOnB.id}`)).body.statuses_count >= posts + uris.length, 60_000);
+      await waitFor(
+        async () =>
+          (await B.api<Account>(reader.token, 'GET', `/api/v1/accounts/${aliceOnB.id}`)).body.statuses_count >=
+          posts + uris.length,
+        60_000,
+      );
       const seconds = (performance.now() - started) / 1000;
 
-      report('federation', ([
-        { metric: 'post_to_arrival_p50_ms', value: round(percentile(latencies, 50)), unit: 'ms', followers: FOLLOWERS, posts },
-        { metric: 'post_to_arrival_p99_ms', value: round(percentile(latencies, 99)), unit: 'ms', target: '< 2000', followers: FOLLOWERS, posts },
-        { metric: 'post_to_arrival_max_ms', value: round(Math.max(...latencies)), unit: 'ms', followers: FOLLOWERS, posts },
-        { metric: 'deliveries_per_s', value: round(burst / seconds, 1), unit: '/s', deliveries: burst, note: 'posts made 8 at a time, until the last arrived' },
-      ] as Figure[]).map((figure) => ({ ...figure, synchronous: level ?? 'default' })));
+      report(
+        'federation',
+        (
+          [
+            {
+              metric: 'post_to_arrival_p50_ms',
+              value: round(percentile(latencies, 50)),
+              unit: 'ms',
+              followers: FOLLOWERS,
+              posts,
+            },
+            {
+              metric: 'post_to_arrival_p99_ms',
+              value: round(percentile(latencies, 99)),
+              unit: 'ms',
+              target: '< 2000',
+              followers: FOLLOWERS,
+              posts,
+            },
+            {
+              metric: 'post_to_arrival_max_ms',
+              value: round(Math.max(...latencies)),
+              unit: 'ms',
+              followers: FOLLOWERS,
+              posts,
+            },
+            {
+              metric: 'deliveries_per_s',
+              value: round(burst / seconds, 1),
+              unit: '/s',
+              deliveries: burst,
+              note: 'posts made 8 at a time, until the last arrived',
+            },
+          ] as Figure[]
+        ).map((figure) => ({ ...figure, synchronous: level ?? 'default' })),
+      );
     } finally {
       await Promise.all([A.stop(), B.stop()]);
     }
   },
 };
-

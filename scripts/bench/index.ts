@@ -24,7 +24,9 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
 async function main(argv: string[]): Promise<void> {
   const [name, ...args] = argv;
   if (!name || name === '--help' || name === '-h') {
-    const lines = await Promise.all(Object.entries(BENCHES).map(async ([key, load]) => `  ${key.padEnd(16)} ${(await load()).description}`));
+    const lines = await Promise.all(
+      Object.entries(BENCHES).map(async ([key, load]) => `  ${key.padEnd(16)} ${(await load()).description}`),
+    );
     process.stdout.write(`Usage: npm run bench -- <name> [options]\n\nBenchmarks:\n${lines.join('\n')}\n`);
     return;
   }

@@ -20,9 +20,14 @@ const LINE_BAUD = 921_600;
 /** 8N1: ten bits on the line per byte. */
 const LINE_BYTES_PER_S = LINE_BAUD / 10;
 
-async function withLink<T>(framing: FramingKind, simArgs: string[], body: (client: ReturnType<typeof openCoprocLink>['client']) => Promise<T>): Promise<T> {
+async function withLink<T>(
+  framing: FramingKind,
+  simArgs: string[],
+  body: (client: ReturnType<typeof openCoprocLink>['client']) => Promise<T>,
+): Promise<T> {
   const sim = await startSimProcess(['--framing', framing, ...simArgs]);
-  const target: CoprocTarget = framing === 'serial' ? { kind: 'serial', path: sim.path, baud: LINE_BAUD } : { kind: 'esps', path: sim.path };
+  const target: CoprocTarget =
+    framing === 'serial' ? { kind: 'serial', path: sim.path, baud: LINE_BAUD } : { kind: 'esps', path: sim.path };
   const { client } = openCoprocLink(target, { log: silentLogger });
   try {
     await waitForLink(client, 5000);
@@ -62,7 +67,11 @@ async function roundTrips(framing: FramingKind): Promise<number[]> {
 
 async function otaRate(simArgs: string[]): Promise<number> {
   const image = Buffer.concat([Buffer.from([0xe9]), randomBytes(IMAGE_BYTES - 1)]);
-  return withLink('serial', ['--time-scale', '100', ...simArgs], async (client) => (await new OtaUpdate(client, { rebootTimeoutMs: 10_000 }).run(image)).rate);
+  return withLink(
+    'serial',
+    ['--time-scale', '100', ...simArgs],
+    async (client) => (await new OtaUpdate(client, { rebootTimeoutMs: 10_000 }).run(image)).rate,
+  );
 }
 
 export const bench: Bench = {
@@ -80,9 +89,19 @@ async function run(): Promise<void> {
   }
   const unthrottled = await otaRate([]);
   figures.push({ metric: 'ota_unthrottled_kib_s', value: unthrottled / 1024, unit: 'KiB/s', bytes: IMAGE_BYTES });
-  figures.push({ metric: 'ota_unthrottled_line_fraction', value: unthrottled / LINE_BYTES_PER_S, unit: `of ${LINE_BYTES_PER_S} B/s (921600 baud)`, bytes: IMAGE_BYTES });
+  figures.push({
+    metric: 'ota_unthrottled_line_fraction',
+    value: unthrottled / LINE_BYTES_PER_S,
+    unit: `of ${LINE_BYTES_PER_S} B/s (921600 baud)`,
+    bytes: IMAGE_BYTES,
+  });
   const throttled = await otaRate(['--baud', String(LINE_BAUD)]);
   figures.push({ metric: 'ota_921600_kib_s', value: throttled / 1024, unit: 'KiB/s', bytes: IMAGE_BYTES });
-  figures.push({ metric: 'ota_921600_line_fraction', value: throttled / LINE_BYTES_PER_S, unit: `of ${LINE_BYTES_PER_S} B/s`, bytes: IMAGE_BYTES });
+  figures.push({
+    metric: 'ota_921600_line_fraction',
+    value: throttled / LINE_BYTES_PER_S,
+    unit: `of ${LINE_BYTES_PER_S} B/s`,
+    bytes: IMAGE_BYTES,
+  });
   report('link', figures);
 }

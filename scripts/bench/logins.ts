@@ -39,18 +39,40 @@ async function seed(dataDir: string): Promise<void> {
   const accountId = (i: number) => snowflakeAt(now - 10_000_000 + i);
   await db.transaction(async (trx) => {
     for (let i = 0; i <= SIGNERS; i++) {
-      await trx.raw(`INSERT INTO accounts (id, username, display_name, uri, url, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-        [accountId(i), `user${i}`, `User ${i}`, `http://127.0.0.1/users/user${i}`, `http://127.0.0.1/@user${i}`, at, at]);
-      await trx.raw(`INSERT INTO users (account_id, email, password_hash, approved, created_at, confirmed_at) VALUES (?, ?, ?, 1, ?, ?)`, [accountId(i), `user${i}@bench.test`, hash, at, at]);
+      await trx.raw(
+        `INSERT INTO accounts (id, username, display_name, uri, url, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+        [
+          accountId(i),
+          `user${i}`,
+          `User ${i}`,
+          `http://127.0.0.1/users/user${i}`,
+          `http://127.0.0.1/@user${i}`,
+          at,
+          at,
+        ],
+      );
+      await trx.raw(
+        `INSERT INTO users (account_id, email, password_hash, approved, created_at, confirmed_at) VALUES (?, ?, ?, 1, ?, ?)`,
+        [accountId(i), `user${i}@bench.test`, hash, at, at],
+      );
     }
-    await trx.raw(`INSERT INTO oauth_tokens (token_hash, account_id, scopes, created_at) VALUES (?, ?, 'read write', ?)`, [sha256('token-0'), accountId(0), at]);
+    await trx.raw(
+      `INSERT INTO oauth_tokens (token_hash, account_id, scopes, created_at) VALUES (?, ?, 'read write', ?)`,
+      [sha256('token-0'), accountId(0), at],
+    );
     for (let i = 1; i <= FOLLOWED; i++) {
-      await trx.raw(`INSERT INTO follows (account_id, target_account_id, created_at) VALUES (?, ?, ?)`, [accountId(0), accountId(i), at]);
+      await trx.raw(`INSERT INTO follows (account_id, target_account_id, created_at) VALUES (?, ?, ?)`, [
+        accountId(0),
+        accountId(i),
+        at,
+      ]);
     }
     for (let n = 0; n < STATUSES; n++) {
       const id = snowflakeAt(now - 5_000_000 + n * 40);
-      await trx.raw(`INSERT INTO statuses (id, account_id, uri, text, content, visibility, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 'public', ?, ?)`,
-        [id, accountId(1 + (n % FOLLOWED)), `http://127.0.0.1/s/${id}`, `status ${n}`, `<p>status ${n}</p>`, at, at]);
+      await trx.raw(
+        `INSERT INTO statuses (id, account_id, uri, text, content, visibility, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 'public', ?, ?)`,
+        [id, accountId(1 + (n % FOLLOWED)), `http://127.0.0.1/s/${id}`, `status ${n}`, `<p>status ${n}</p>`, at, at],
+      );
     }
   });
   await db.raw('ANALYZE');
@@ -63,16 +85,30 @@ async function timelineLatencies(daemon: RunningDaemon, until: () => boolean): P
   while (!until()) {
     const started = performance.now();
     const res = await daemon.fetch('/api/v1/timelines/home?limit=20', { headers: { authorization: 'Bearer token-0' } });
-    const body = await res.json() as unknown[];
+    const body = (await res.json()) as unknown[];
     if (!res.ok || body.length !== 20) throw new Error(`home timeline: ${res.status}`);
     samples.push(performance.now() - started);
   }
   return samples;
 }
 
-async function signInLoop(daemon: RunningDaemon, clientId: string, next: () => number, until: () => boolean, counts: Record<string, number>): Promise<void> {
+async function signInLoop(
+  daemon: RunningDaemon,
+  clientId: string,
+  next: () => number,
+  until: () => boolean,
+  counts: Record<string, number>,
+): Promise<void> {
   while (!until()) {
-    const body = new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: 'urn:ietf:wg:oauth:2.0:oob', scope: 'read', login: `user${1 + (next() % SIGNERS)}`, password: PASSWORD, decision: 'allow' });
+    const body = new URLSearchParams({
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: 'urn:ietf:wg:oauth:2.0:oob',
+      scope: 'read',
+      login: `user${1 + (next() % SIGNERS)}`,
+      password: PASSWORD,
+      decision: 'allow',
+    });
     const res = await daemon.fetch('/oauth/authorize', { method: 'POST', body, redirect: 'manual' });
     await res.arrayBuffer();
     counts[res.status] = (counts[res.status] ?? 0) + 1;
@@ -82,16 +118,34 @@ async function signInLoop(daemon: RunningDaemon, clientId: string, next: () => n
 }
 
 async function run(argv: string[]): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { logins: { type: 'string', default: '8' }, seconds: { type: 'string', default: '10' } } });
+  const { values } = parseArgs({
+    args: argv,
+    options: { logins: { type: 'string', default: '8' }, seconds: { type: 'string', default: '10' } },
+  });
   const logins = Math.max(1, Number(values.logins));
   const seconds = Math.max(1, Number(values.seconds));
   const data = tempDir('nestbox-bench-');
   await seed(data.path);
   const daemon = await startDaemon({ dataDir: data.path, env: { NESTBOX_LOG_LEVEL: 'info' }, startTimeoutMs: 60_000 });
   try {
-    const app = await (await daemon.fetch('/api/v1/apps', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_name: 'bench', redirect_uris: 'urn:ietf:wg:oauth:2.0:oob', scopes: 'read' }) })).json() as { client_id: string };
-    await timelineLatencies(daemon, ((n) => () => n-- <= 0)(30));
-    const phase = () => { const end = Date.now() + seconds * 1000; return () => Date.now() >= end; };
+    const app = (await (
+      await daemon.fetch('/api/v1/apps', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ client_name: 'bench', redirect_uris: 'urn:ietf:wg:oauth:2.0:oob', scopes: 'read' }),
+      })
+    ).json()) as { client_id: string };
+    await timelineLatencies(
+      daemon,
+      (
+        (n) => () =>
+          n-- <= 0
+      )(30),
+    );
+    const phase = () => {
+      const end = Date.now() + seconds * 1000;
+      return () => Date.now() >= end;
+    };
 
     const alone = await timelineLatencies(daemon, phase());
     const counts: Record<string, number> = {};
@@ -102,17 +156,42 @@ async function run(argv: string[]): Promise<void> {
       ...Array.from({ length: logins }, () => signInLoop(daemon, app.client_id, () => attempt++, until, counts)),
     ]);
     const figures: Figure[] = [];
-    for (const [label, samples] of [['alone', alone], [`${logins} signing in`, during]] as const) {
+    for (const [label, samples] of [
+      ['alone', alone],
+      [`${logins} signing in`, during],
+    ] as const) {
       figures.push(
-        { metric: `timeline_p50_ms (${label})`, value: round(percentile(samples, 50)), unit: 'ms', requests: samples.length },
-        { metric: `timeline_p99_ms (${label})`, value: round(percentile(samples, 99)), unit: 'ms', requests: samples.length },
-        { metric: `timeline_max_ms (${label})`, value: round(percentile(samples, 100)), unit: 'ms', requests: samples.length },
+        {
+          metric: `timeline_p50_ms (${label})`,
+          value: round(percentile(samples, 50)),
+          unit: 'ms',
+          requests: samples.length,
+        },
+        {
+          metric: `timeline_p99_ms (${label})`,
+          value: round(percentile(samples, 99)),
+          unit: 'ms',
+          requests: samples.length,
+        },
+        {
+          metric: `timeline_max_ms (${label})`,
+          value: round(percentile(samples, 100)),
+          unit: 'ms',
+          requests: samples.length,
+        },
       );
     }
     figures.push(
       { metric: 'sign_ins_per_s', value: round((counts[200] ?? 0) / seconds), unit: '/s', logins },
       { metric: 'sign_ins_refused_busy', value: counts[503] ?? 0, unit: '', logins },
-      { metric: 'sign_ins_other_answers', value: Object.entries(counts).filter(([status]) => status !== '200' && status !== '503').reduce((n, [, c]) => n + c, 0), unit: '', logins },
+      {
+        metric: 'sign_ins_other_answers',
+        value: Object.entries(counts)
+          .filter(([status]) => status !== '200' && status !== '503')
+          .reduce((n, [, c]) => n + c, 0),
+        unit: '',
+        logins,
+      },
     );
     report('logins', figures);
   } finally {

@@ -26,7 +26,10 @@ const TIME_SCALE = 40;
 type StatePayload = { connectivity: string; softap: { active: boolean } };
 
 async function run(argv: string[]): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { changes: { type: 'string', default: '100' }, 'idle-seconds': { type: 'string', default: '60' } } });
+  const { values } = parseArgs({
+    args: argv,
+    options: { changes: { type: 'string', default: '100' }, 'idle-seconds': { type: 'string', default: '60' } },
+  });
   const changes = Number(values.changes);
   const idleSeconds = Number(values['idle-seconds']);
   if (!(changes > 0) || !(idleSeconds > 0)) throw new Error('--changes and --idle-seconds take positive numbers');
@@ -37,24 +40,41 @@ async function run(argv: string[]): Promise<void> {
   const recorder = await recordMessages(subscriber, `nestbox/${DEVICE_ID}/#`);
   const daemon = await startDaemon({
     env: {
-      NESTBOX_COPROC: `serial:${pty.path}`, NESTBOX_COPROC_TIME_SCALE: String(TIME_SCALE),
-      NESTBOX_MQTT_URL: broker.url, NESTBOX_MQTT_USERNAME: BOX_USER.username, NESTBOX_MQTT_PASSWORD: BOX_USER.password,
-      NESTBOX_RECONNECT_DELAY_MS: '50', NESTBOX_STABLE_S: '0', NESTBOX_LOG_LEVEL: 'info',
+      NESTBOX_COPROC: `serial:${pty.path}`,
+      NESTBOX_COPROC_TIME_SCALE: String(TIME_SCALE),
+      NESTBOX_MQTT_URL: broker.url,
+      NESTBOX_MQTT_USERNAME: BOX_USER.username,
+      NESTBOX_MQTT_PASSWORD: BOX_USER.password,
+      NESTBOX_RECONNECT_DELAY_MS: '50',
+      NESTBOX_STABLE_S: '0',
+      NESTBOX_LOG_LEVEL: 'info',
     },
   });
-  const stateSays = (connectivity: string) => (m: { topic: string; text: string }) => m.topic.endsWith('/state') && (JSON.parse(m.text) as StatePayload).connectivity === connectivity;
+  const stateSays = (connectivity: string) => (m: { topic: string; text: string }) =>
+    m.topic.endsWith('/state') && (JSON.parse(m.text) as StatePayload).connectivity === connectivity;
   try {
     // The home network is saved through the setup API (the box starts in setup mode).
     await recorder.wait(stateSays('setup_ap'), { timeoutMs: 15_000 });
-    await daemon.json('/setup/api/connect', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ ssid: SIM_HOME.ssid, password: SIM_HOME.passphrase }) });
+    await daemon.json('/setup/api/connect', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ ssid: SIM_HOME.ssid, password: SIM_HOME.passphrase }),
+    });
     // Out of setup mode (the setup AP closes once the connection is stable).
-    await recorder.wait((m) => stateSays('connected')(m) && !(JSON.parse(m.text) as StatePayload).softap.active, { timeoutMs: 15_000 });
+    await recorder.wait((m) => stateSays('connected')(m) && !(JSON.parse(m.text) as StatePayload).softap.active, {
+      timeoutMs: 15_000,
+    });
 
     const delays: number[] = [];
     for (let n = 1; n <= changes; n += 1) {
       const from = recorder.mark();
       const sent = new Promise<number>((resolve) => {
-        const onEvent = (name: string) => { if (name === 'stationDisconnected') { pty.sim.device.off('event', onEvent); resolve(performance.now()); } };
+        const onEvent = (name: string) => {
+          if (name === 'stationDisconnected') {
+            pty.sim.device.off('event', onEvent);
+            resolve(performance.now());
+          }
+        };
         pty.sim.device.on('event', onEvent);
       });
       if (!pty.sim.kickStation(DISCONNECT_REASON.assocLeave)) throw new Error('the station was not connected');
@@ -70,13 +90,35 @@ async function run(argv: string[]): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, idleSeconds * 1000));
     const idleMessages = recorder.messages.length - idleFrom;
     const idleTopics: Record<string, number> = {};
-    for (const m of recorder.messages.slice(idleFrom)) idleTopics[m.topic.slice(`nestbox/${DEVICE_ID}/`.length)] = (idleTopics[m.topic.slice(`nestbox/${DEVICE_ID}/`.length)] ?? 0) + 1;
+    for (const m of recorder.messages.slice(idleFrom))
+      idleTopics[m.topic.slice(`nestbox/${DEVICE_ID}/`.length)] =
+        (idleTopics[m.topic.slice(`nestbox/${DEVICE_ID}/`.length)] ?? 0) + 1;
     const heartbeats = (pty.sim.snapshot().heartbeat?.next ?? 0) - beatsBefore;
 
     report('mqtt', [
-      { metric: 'change_to_subscriber_p50_ms', value: round(percentile(delays, 50)), unit: 'ms', changes, path: 'simulator → PTY → daemon → mosquitto' },
-      { metric: 'change_to_subscriber_p99_ms', value: round(percentile(delays, 99)), unit: 'ms', target: '≤ 50', changes },
-      { metric: 'idle_messages_per_min', value: round(idleMessages / (idleSeconds / 60)), unit: 'msg/min', target: '≤ 2', idle_s: idleSeconds, heartbeats, topics: idleTopics },
+      {
+        metric: 'change_to_subscriber_p50_ms',
+        value: round(percentile(delays, 50)),
+        unit: 'ms',
+        changes,
+        path: 'simulator → PTY → daemon → mosquitto',
+      },
+      {
+        metric: 'change_to_subscriber_p99_ms',
+        value: round(percentile(delays, 99)),
+        unit: 'ms',
+        target: '≤ 50',
+        changes,
+      },
+      {
+        metric: 'idle_messages_per_min',
+        value: round(idleMessages / (idleSeconds / 60)),
+        unit: 'msg/min',
+        target: '≤ 2',
+        idle_s: idleSeconds,
+        heartbeats,
+        topics: idleTopics,
+      },
     ]);
   } finally {
     await daemon.stop();
@@ -87,6 +129,7 @@ async function run(argv: string[]): Promise<void> {
 }
 
 export const bench: Bench = {
-  description: 'device change (via the simulator) → MQTT subscriber delay (p50/p99) and messages per minute at idle, real daemon',
+  description:
+    'device change (via the simulator) → MQTT subscriber delay (p50/p99) and messages per minute at idle, real daemon',
   run,
 };

@@ -67,15 +67,22 @@ async function daemonRound(home: VirtualHome, samples: Samples): Promise<void> {
 
     const phone = await home.agent('phone');
     const portal = await phone.fetch('http://connectivitycheck.gstatic.com/generate_204');
-    if (portal.status !== 200 || !/\/setup$/.test(portal.url)) throw new Error(`the probe did not lead to the portal: ${portal.status} ${portal.url}`);
+    if (portal.status !== 200 || !/\/setup$/.test(portal.url))
+      throw new Error(`the probe did not lead to the portal: ${portal.status} ${portal.url}`);
     samples.phoneLeaseToPortal.push(performance.now() - lease.at);
 
     const submitted = home.mark('submit');
     const answer = await phone.fetch(`http://${SETUP}/setup/api/connect`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ssid: HOME.ssid, password: HOME.password, hidden: false }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ssid: HOME.ssid, password: HOME.password, hidden: false }),
     });
     if (answer.status !== 202) throw new Error(`setup connect answered ${answer.status}: ${answer.body}`);
-    const associated = await home.waitFor((e) => e.what === 'radio_station' && e.detail?.associated === true, 15_000, submitted.at);
+    const associated = await home.waitFor(
+      (e) => e.what === 'radio_station' && e.detail?.associated === true,
+      15_000,
+      submitted.at,
+    );
     const connected = await home.waitFor('state_connected', 30_000, associated.at);
     samples.associationToLease.push(connected.at - associated.at);
     await home.phoneLeave();
@@ -85,7 +92,11 @@ async function daemonRound(home: VirtualHome, samples: Samples): Promise<void> {
     await home.waitFor((e) => e.what === 'radio_station' && e.detail?.associated === false, 15_000, gone.at);
     const back = home.mark('home_restore');
     await home.simCommand(`restore ${HOME.ssid}`);
-    const reassociated = await home.waitFor((e) => e.what === 'radio_station' && e.detail?.associated === true, 30_000, back.at);
+    const reassociated = await home.waitFor(
+      (e) => e.what === 'radio_station' && e.detail?.associated === true,
+      30_000,
+      back.at,
+    );
     const online = await home.waitFor('state_connected', 30_000, back.at);
     samples.homeBackToAssociation.push(reassociated.at - back.at);
     samples.homeBackToOnline.push(online.at - back.at);
@@ -105,7 +116,12 @@ function figures(samples: Samples): Figure[] {
     ['home_back_to_online', samples.homeBackToOnline, bareStation, 'bare_station_dhcp'],
   ];
   // The part of the return that is the reconnect policy and the radio, not the network layer.
-  const policy: Figure = { metric: 'home_back_to_association_p50_ms', value: ms(samples.homeBackToAssociation, 50), unit: 'ms', runs: samples.homeBackToAssociation.length };
+  const policy: Figure = {
+    metric: 'home_back_to_association_p50_ms',
+    value: ms(samples.homeBackToAssociation, 50),
+    unit: 'ms',
+    runs: samples.homeBackToAssociation.length,
+  };
   const out: Figure[] = [
     { metric: 'bare_station_dhcp_p50_ms', value: bareStation, unit: 'ms', runs: samples.bareStation.length },
     { metric: 'bare_station_dhcp_p95_ms', value: ms(samples.bareStation, 95), unit: 'ms' },
@@ -122,25 +138,40 @@ function figures(samples: Samples): Figure[] {
 }
 
 export const bench: Bench = {
-  description: 'network layer in the virtual home (root): AP start → phone lease → portal, association → lease, network back → online, beside the bare DHCP exchanges',
+  description:
+    'network layer in the virtual home (root): AP start → phone lease → portal, association → lease, network back → online, beside the bare DHCP exchanges',
   async run(args) {
     const { values } = parseArgs({ args, options: { runs: { type: 'string', default: '10' } } });
     const runs = Number(values.runs);
     if (!Number.isInteger(runs) || runs < 1) throw new Error('--runs is a positive integer');
     requireRoot('npm run bench -- network');
-    const samples: Samples = { apToPhoneLease: [], phoneLeaseToPortal: [], associationToLease: [], homeBackToOnline: [], homeBackToAssociation: [], bareStation: [], barePhone: [] };
+    const samples: Samples = {
+      apToPhoneLease: [],
+      phoneLeaseToPortal: [],
+      associationToLease: [],
+      homeBackToOnline: [],
+      homeBackToAssociation: [],
+      bareStation: [],
+      barePhone: [],
+    };
     const home = await VirtualHome.build({ timeScale: TIME_SCALE, routerPings: false });
     try {
       await home.startCoprocessor();
       for (let run = 1; run <= runs; run++) {
         await bareRound(home, samples);
         await daemonRound(home, samples);
-        process.stderr.write(`run ${run}/${runs}: box ${round(samples.associationToLease.at(-1)!, 0)} ms (bare ${round(samples.bareStation.at(-1)!, 0)}), phone ${round(samples.apToPhoneLease.at(-1)!, 0)} ms (bare ${round(samples.barePhone.at(-1)!, 0)}), portal ${round(samples.phoneLeaseToPortal.at(-1)!, 0)} ms, back online ${round(samples.homeBackToOnline.at(-1)!, 0)} ms\n`);
+        process.stderr.write(
+          `run ${run}/${runs}: box ${round(samples.associationToLease.at(-1)!, 0)} ms (bare ${round(samples.bareStation.at(-1)!, 0)}), phone ${round(samples.apToPhoneLease.at(-1)!, 0)} ms (bare ${round(samples.barePhone.at(-1)!, 0)}), portal ${round(samples.phoneLeaseToPortal.at(-1)!, 0)} ms, back online ${round(samples.homeBackToOnline.at(-1)!, 0)} ms\n`,
+        );
       }
     } finally {
       await home.close();
     }
-    process.stdout.write(`network layer, ${runs} runs; coprocessor time scale ${TIME_SCALE}; ${Object.entries(BENCH_ENV).map(([k, v]) => `${k}=${v}`).join(' ')}\n`);
+    process.stdout.write(
+      `network layer, ${runs} runs; coprocessor time scale ${TIME_SCALE}; ${Object.entries(BENCH_ENV)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(' ')}\n`,
+    );
     report('network', figures(samples));
   },
 };

@@ -37,15 +37,25 @@ import { wrkInstalled, wrkThroughput, type Vary } from './wrk.js';
 import { FLOORS_KOA_RPS_16, startStackFloor } from './stack-floor.js';
 import { cpuMs } from './stats.js';
 
-interface Latency { p50: number; p99: number }
+interface Latency {
+  p50: number;
+  p99: number;
+}
 /**
  * cpuMs: the daemon's CPU time (all its threads) per request at 16 clients; steadier than rps on a
  * shared machine. mainMs: the main thread's share, which alone caps throughput at 1000 / mainMs.
  */
-interface Endpoint { latency: Latency; rps: number; cpuMs: number; mainMs: number }
+interface Endpoint {
+  latency: Latency;
+  rps: number;
+  cpuMs: number;
+  mainMs: number;
+}
 /** Per row count: each endpoint uncached (primary) and cached (secondary). */
 interface Figures {
-  rows: number; seedMs: number; rssMb: number;
+  rows: number;
+  seedMs: number;
+  rssMb: number;
   uncached: { list: Endpoint; unread: Endpoint };
   cached: { list: Endpoint; unread: Endpoint };
 }
@@ -67,13 +77,25 @@ export const bench: Bench = {
 };
 
 async function run(argv: string[]): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { rows: { type: 'string' }, small: { type: 'string' }, requests: { type: 'string' }, seconds: { type: 'string' }, rounds: { type: 'string' }, keep: { type: 'boolean' } } });
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      rows: { type: 'string' },
+      small: { type: 'string' },
+      requests: { type: 'string' },
+      seconds: { type: 'string' },
+      rounds: { type: 'string' },
+      keep: { type: 'boolean' },
+    },
+  });
   const rows = Number(values.rows ?? 1_000_000);
   const small = Number(values.small ?? 10_000);
   const options = { requests: Number(values.requests ?? 400), seconds: Number(values.seconds ?? 3) };
   const rounds = Number(values.rounds ?? 5);
   const wrk = wrkInstalled();
-  process.stderr.write(`[bench] throughput measured with ${wrk ? 'wrk' : 'a Node client (install wrk for steadier figures)'}\n`);
+  process.stderr.write(
+    `[bench] throughput measured with ${wrk ? 'wrk' : 'a Node client (install wrk for steadier figures)'}\n`,
+  );
   const targets: Target[] = [];
   const floor = wrk ? await startStackFloor() : null;
   try {
@@ -100,16 +122,25 @@ const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floo
 
 function printSpeed(speeds: number[]): void {
   const speed = median(speeds);
-  process.stdout.write(`machine speed: the floors' bare koa server answered ${Math.round(speed * FLOORS_KOA_RPS_16)} req/s at 16 clients, ${Math.round(speed * 100)}% of the ${FLOORS_KOA_RPS_16} in performance-floors.md (rounds: ${speeds.map((v) => `${Math.round(v * 100)}%`).join(' ')})\n`);
+  process.stdout.write(
+    `machine speed: the floors' bare koa server answered ${Math.round(speed * FLOORS_KOA_RPS_16)} req/s at 16 clients, ${Math.round(speed * 100)}% of the ${FLOORS_KOA_RPS_16} in performance-floors.md (rounds: ${speeds.map((v) => `${Math.round(v * 100)}%`).join(' ')})\n`,
+  );
 }
 
 function printLines(results: Figures[], rounds: Round[][], speeds: number[]): void {
   if (speeds.length) {
-    process.stdout.write(`${JSON.stringify({ bench: 'notifications', metric: 'stack_floor_rps_16', value: round(median(speeds) * FLOORS_KOA_RPS_16) })}\n`);
-    process.stdout.write(`${JSON.stringify({ bench: 'notifications', metric: 'machine_speed_vs_floors', value: round(median(speeds)) })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ bench: 'notifications', metric: 'stack_floor_rps_16', value: round(median(speeds) * FLOORS_KOA_RPS_16) })}\n`,
+    );
+    process.stdout.write(
+      `${JSON.stringify({ bench: 'notifications', metric: 'machine_speed_vs_floors', value: round(median(speeds)) })}\n`,
+    );
   }
   for (const figures of results) {
-    const line = (metric: string, value: number) => process.stdout.write(`${JSON.stringify({ bench: 'notifications', metric, value: round(value), rows: figures.rows })}\n`);
+    const line = (metric: string, value: number) =>
+      process.stdout.write(
+        `${JSON.stringify({ bench: 'notifications', metric, value: round(value), rows: figures.rows })}\n`,
+      );
     line('seed_ms', figures.seedMs);
     for (const mode of MODES) {
       // Uncached figures keep the plain metric names (they are the ones judged); cached ones say so.
@@ -132,7 +163,9 @@ function printLines(results: Figures[], rounds: Round[][], speeds: number[]): vo
   const [small, large] = rounds as [Round[], Round[]];
   const ratio = (metric: string, of: (round: Round) => number) => {
     const value = median(large.map((round, i) => of(round) / of(small[i])));
-    process.stdout.write(`${JSON.stringify({ bench: 'notifications', metric, value: round(value), rows: b.rows, baseline_rows: a.rows })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ bench: 'notifications', metric, value: round(value), rows: b.rows, baseline_rows: a.rows })}\n`,
+    );
   };
   for (const mode of MODES) {
     const suffix = mode === 'cached' ? '_cached' : '';
@@ -169,8 +202,17 @@ async function prepare(size: number, full: number): Promise<Target> {
   process.stderr.write(`[bench] ${size} notifications seeded in ${seedMs} ms\n`);
   const launch = daemonCommand();
   const daemon = spawn(launch.command, launch.args, {
-    cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'inherit'],
-    env: { ...launch.env, PATH: process.env.PATH, ...env, NESTBOX_HTTP_PORT: String(port), NESTBOX_STREAMING_PORT: String(await freePort()), NESTBOX_LOG_LEVEL: 'warn', NESTBOX_BACKUP_SCHEDULE: 'off' },
+    cwd: REPO_ROOT,
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: {
+      ...launch.env,
+      PATH: process.env.PATH,
+      ...env,
+      NESTBOX_HTTP_PORT: String(port),
+      NESTBOX_STREAMING_PORT: String(await freePort()),
+      NESTBOX_LOG_LEVEL: 'warn',
+      NESTBOX_BACKUP_SCHEDULE: 'off',
+    },
   });
   const agent = new Agent({ keepAlive: true, maxSockets: 16 });
   const close = async (keep: boolean) => {
@@ -187,7 +229,10 @@ async function prepare(size: number, full: number): Promise<Target> {
     await waitReady(url);
     const get = (path: string) => httpGet(agent, `${url}${path}`, token);
     const check = await get(LIST_PATH);
-    if (check.status !== 200 || (JSON.parse(check.body) as { notification_groups: unknown[] }).notification_groups.length !== 40) {
+    if (
+      check.status !== 200 ||
+      (JSON.parse(check.body) as { notification_groups: unknown[] }).notification_groups.length !== 40
+    ) {
       throw new Error(`unexpected answer ${check.status}: ${check.body.slice(0, 200)}`);
     }
     return { size, seedMs, url, token, pid: daemon.pid!, get, close };
@@ -201,11 +246,16 @@ async function prepare(size: number, full: number): Promise<Target> {
  * One round: every endpoint and mode measured on each target in turn, so the two sizes of a pair
  * are measured seconds apart, within the same spell of the shared machine.
  */
-async function measureRound(targets: readonly Target[], options: { requests: number; seconds: number }, wrk: boolean): Promise<Round[]> {
+async function measureRound(
+  targets: readonly Target[],
+  options: { requests: number; seconds: number },
+  wrk: boolean,
+): Promise<Round[]> {
   const measured = targets.map(() => ({ uncached: {}, cached: {} }) as Round);
   for (const mode of MODES) {
     for (const name of NAMES) {
-      for (const [i, target] of targets.entries()) measured[i][mode][name] = await measureEndpoint(target, mode, name, options, wrk);
+      for (const [i, target] of targets.entries())
+        measured[i][mode][name] = await measureEndpoint(target, mode, name, options, wrk);
     }
   }
   return measured;
@@ -215,7 +265,13 @@ async function measureRound(targets: readonly Target[], options: { requests: num
 let requestNumber = 0;
 
 /** One endpoint in one mode: latency at one client, then throughput at 16. */
-async function measureEndpoint(target: Target, mode: Mode, name: Name, options: { requests: number; seconds: number }, wrk: boolean): Promise<Endpoint> {
+async function measureEndpoint(
+  target: Target,
+  mode: Mode,
+  name: Name,
+  options: { requests: number; seconds: number },
+  wrk: boolean,
+): Promise<Endpoint> {
   // Uncached: every request a different URL (an always too high max_id; an unused parameter),
   // so the response cache never answers. Cached: the same URL again and again.
   const calls: Record<Mode, Record<Name, () => Promise<{ status: number }>>> = {
@@ -235,10 +291,21 @@ async function measureEndpoint(target: Target, mode: Mode, name: Name, options: 
   const cpuBefore = cpuMs(target.pid);
   const mainBefore = cpuMs(target.pid, target.pid);
   const rps = wrk
-    ? wrkThroughput({ url: target.url, token: target.token, clients: 16, seconds: options.seconds, ...wrkRequests[mode][name] })
+    ? wrkThroughput({
+        url: target.url,
+        token: target.token,
+        clients: 16,
+        seconds: options.seconds,
+        ...wrkRequests[mode][name],
+      })
     : await throughput(call, 16, options.seconds);
   const requests = rps * options.seconds;
-  return { latency: l, rps, cpuMs: (cpuMs(target.pid) - cpuBefore) / requests, mainMs: (cpuMs(target.pid, target.pid) - mainBefore) / requests };
+  return {
+    latency: l,
+    rps,
+    cpuMs: (cpuMs(target.pid) - cpuBefore) / requests,
+    mainMs: (cpuMs(target.pid, target.pid) - mainBefore) / requests,
+  };
 }
 
 /** The median of each figure over the rounds, and the daemon's RSS after all of them. */
@@ -253,7 +320,13 @@ function figuresOf(target: Target, rounds: Round[]): Figures {
     };
   };
   const endpoints = (mode: Mode) => ({ list: pick(mode, 'list'), unread: pick(mode, 'unread') });
-  return { rows: target.size, seedMs: target.seedMs, rssMb: rss(target.pid), uncached: endpoints('uncached'), cached: endpoints('cached') };
+  return {
+    rows: target.size,
+    seedMs: target.seedMs,
+    rssMb: rss(target.pid),
+    uncached: endpoints('uncached'),
+    cached: endpoints('cached'),
+  };
 }
 
 /**
@@ -264,7 +337,12 @@ function figuresOf(target: Target, rounds: Round[]): Figures {
 async function seed(config: ReturnType<typeof loadConfig>, size: number, full: number): Promise<string> {
   const admin = await AdminTool.open(config);
   try {
-    const heavy = await admin.createAccount({ username: 'heavy', email: 'heavy@bench.test', password: 'bench password', owner: true });
+    const heavy = await admin.createAccount({
+      username: 'heavy',
+      email: 'heavy@bench.test',
+      password: 'bench password',
+      owner: true,
+    });
     const { accessToken } = await admin.token({ username: 'heavy', scopes: 'read write' });
     const db = admin.social.ctx.db;
     const yearMs = 365 * 24 * 3600_000;
@@ -274,22 +352,47 @@ async function seed(config: ReturnType<typeof loadConfig>, size: number, full: n
     const first = full - size;
     // Bulk load without the notification indexes, then build them once from sorted data: far
     // faster than keeping four B-trees up to date row by row.
-    const indexes = await db.raw<Array<{ name: string; sql: string }>>(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'notifications' AND sql IS NOT NULL`);
+    const indexes = await db.raw<Array<{ name: string; sql: string }>>(
+      `SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'notifications' AND sql IS NOT NULL`,
+    );
     await db.raw('PRAGMA cache_size = -65536');
     await db.transaction(async (trx) => {
       for (const index of indexes) await trx.raw(`DROP INDEX ${index.name}`);
-      await trx.raw(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+      await trx.raw(
+        `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
         INSERT INTO accounts (id, username, uri, url, created_at, updated_at)
         SELECT (? + i) * 65536, 'user' || i, ? || '/users/user' || i, ? || '/@user' || i, ?, ? FROM n`,
-      [ACCOUNTS - 1, start, config.baseUrl, config.baseUrl, new Date(start).toISOString(), new Date(start).toISOString()]);
-      await trx.raw(`WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+        [
+          ACCOUNTS - 1,
+          start,
+          config.baseUrl,
+          config.baseUrl,
+          new Date(start).toISOString(),
+          new Date(start).toISOString(),
+        ],
+      );
+      await trx.raw(
+        `WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
         INSERT INTO statuses (id, account_id, uri, url, text, content, visibility, created_at, updated_at)
         SELECT (? + i * 1000) * 65536 + 1, CASE WHEN i < ? THEN ? ELSE (? + 1 + (i % ?)) * 65536 END,
                ? || '/s/' || i, ? || '/s/' || i, 'status ' || i, '<p>status ' || i || '</p>', 'public',
                strftime('%Y-%m-%dT%H:%M:%fZ', (? + i * 1000) / 1000.0, 'unixepoch'), strftime('%Y-%m-%dT%H:%M:%fZ', (? + i * 1000) / 1000.0, 'unixepoch')
           FROM n`,
-      [STATUSES * 2 - 1, start, STATUSES, heavy.id, start, ACCOUNTS - 1, config.baseUrl, config.baseUrl, start, start]);
-      await trx.raw(`WITH RECURSIVE n(i) AS (SELECT ? UNION ALL SELECT i + 1 FROM n WHERE i < ?),
+        [
+          STATUSES * 2 - 1,
+          start,
+          STATUSES,
+          heavy.id,
+          start,
+          ACCOUNTS - 1,
+          config.baseUrl,
+          config.baseUrl,
+          start,
+          start,
+        ],
+      );
+      await trx.raw(
+        `WITH RECURSIVE n(i) AS (SELECT ? UNION ALL SELECT i + 1 FROM n WHERE i < ?),
         rows AS (
           SELECT i,
             (i % ${HEAVY_SHARE}) = 0 AS heavy,
@@ -311,8 +414,25 @@ async function seed(config: ReturnType<typeof loadConfig>, size: number, full: n
                WHEN pick < 85 AND (heavy OR pick < 50) THEN 'follow-' || (CAST(ms / 3600000 AS INTEGER) / 12 * 12) END,
           strftime('%Y-%m-%dT%H:%M:%fZ', ms / 1000.0, 'unixepoch')
         FROM rows`,
-      [first, full - 1, start, yearMs, full, STATUSES, start, ACCOUNTS - 1,
-        heavy.id, start, ACCOUNTS - 1, start, start, STATUSES, start, start]);
+        [
+          first,
+          full - 1,
+          start,
+          yearMs,
+          full,
+          STATUSES,
+          start,
+          ACCOUNTS - 1,
+          heavy.id,
+          start,
+          ACCOUNTS - 1,
+          start,
+          start,
+          STATUSES,
+          start,
+          start,
+        ],
+      );
       for (const index of indexes) await trx.raw(index.sql);
     });
     await db.raw('ANALYZE');
@@ -358,9 +478,14 @@ async function latency(call: () => Promise<{ status: number }>, count: number): 
 async function throughput(call: () => Promise<unknown>, clients: number, seconds: number): Promise<number> {
   const deadline = Date.now() + seconds * 1000;
   let done = 0;
-  await Promise.all(Array.from({ length: clients }, async () => {
-    while (Date.now() < deadline) { await call(); done += 1; }
-  }));
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (Date.now() < deadline) {
+        await call();
+        done += 1;
+      }
+    }),
+  );
   return done / seconds;
 }
 
@@ -377,7 +502,9 @@ async function waitReady(url: string): Promise<void> {
   for (let i = 0; i < 200; i++) {
     try {
       if ((await fetch(`${url}/healthz`)).ok) return;
-    } catch { /* not yet */ }
+    } catch {
+      /* not yet */
+    }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error('daemon did not start');
@@ -386,12 +513,43 @@ async function waitReady(url: string): Promise<void> {
 const round = (value: number) => Math.round(value * 100) / 100;
 
 function printTable(results: Figures[]): void {
-  const header = ['rows', 'responses', 'list p50', 'list p99', 'list rps@16', 'list cpu ms/req', 'list main ms/req', 'unread p50', 'unread p99', 'unread rps@16', 'unread cpu ms/req', 'RSS MB', 'seed ms'];
-  const lines = results.flatMap((r) => MODES.map((mode) => {
-    const { list, unread } = r[mode];
-    return [String(r.rows), mode === 'uncached' ? 'uncached (primary)' : 'cached (secondary)',
-      ...[list.latency.p50, list.latency.p99, list.rps, list.cpuMs, list.mainMs, unread.latency.p50, unread.latency.p99, unread.rps, unread.cpuMs, r.rssMb, r.seedMs].map((v) => String(round(v)))];
-  }));
+  const header = [
+    'rows',
+    'responses',
+    'list p50',
+    'list p99',
+    'list rps@16',
+    'list cpu ms/req',
+    'list main ms/req',
+    'unread p50',
+    'unread p99',
+    'unread rps@16',
+    'unread cpu ms/req',
+    'RSS MB',
+    'seed ms',
+  ];
+  const lines = results.flatMap((r) =>
+    MODES.map((mode) => {
+      const { list, unread } = r[mode];
+      return [
+        String(r.rows),
+        mode === 'uncached' ? 'uncached (primary)' : 'cached (secondary)',
+        ...[
+          list.latency.p50,
+          list.latency.p99,
+          list.rps,
+          list.cpuMs,
+          list.mainMs,
+          unread.latency.p50,
+          unread.latency.p99,
+          unread.rps,
+          unread.cpuMs,
+          r.rssMb,
+          r.seedMs,
+        ].map((v) => String(round(v))),
+      ];
+    }),
+  );
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((line) => line[i].length)));
   const format = (cells: string[]) => cells.map((cell, i) => cell.padStart(widths[i])).join('  ');
   process.stdout.write(`${format(header)}\n${lines.map(format).join('\n')}\n`);

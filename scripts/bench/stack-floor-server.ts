@@ -7,12 +7,20 @@ import Koa from 'koa';
 import Router from '@koa/router';
 
 const BODY = {
-  items: Array.from({ length: 40 }, (_, i) => ({ id: String(110_000_000_000_000_000n + BigInt(i)), name: `item ${i}`, note: 'x'.repeat(48), count: i, flag: i % 2 === 0 })),
+  items: Array.from({ length: 40 }, (_, i) => ({
+    id: String(110_000_000_000_000_000n + BigInt(i)),
+    name: `item ${i}`,
+    note: 'x'.repeat(48),
+    count: i,
+    flag: i % 2 === 0,
+  })),
 };
 
 const app = new Koa();
 const router = new Router();
-router.get('/', (ctx) => { ctx.body = BODY; });
+router.get('/', (ctx) => {
+  ctx.body = BODY;
+});
 app.use(router.routes());
 const server = app.listen(Number(process.argv[2]), '127.0.0.1', () => process.stdout.write('ready\n'));
 process.on('SIGTERM', () => server.close(() => process.exit(0)));

@@ -20,7 +20,11 @@ export interface StackFloor {
 
 export async function startStackFloor(): Promise<StackFloor> {
   const port = await freePort();
-  const child = spawn(process.execPath, [fileURLToPath(new URL('./stack-floor-server.js', import.meta.url)), String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    [fileURLToPath(new URL('./stack-floor-server.js', import.meta.url)), String(port)],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   await new Promise<void>((resolve, reject) => {
     child.once('error', reject);
     child.once('exit', (code) => reject(new Error(`stack floor server exited (${code})`)));
@@ -28,7 +32,8 @@ export async function startStackFloor(): Promise<StackFloor> {
   });
   child.removeAllListeners('exit');
   return {
-    measure: (seconds) => wrkThroughput({ url: `http://127.0.0.1:${port}`, path: '/', token: 'none', vary: 'none', clients: 16, seconds }),
+    measure: (seconds) =>
+      wrkThroughput({ url: `http://127.0.0.1:${port}`, path: '/', token: 'none', vary: 'none', clients: 16, seconds }),
     close: async () => {
       if (child.exitCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));

@@ -23,11 +23,17 @@ export const bench: Bench = {
 };
 
 async function run(argv: string[]): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { runs: { type: 'string', default: '7' }, 'big-mb': { type: 'string', default: '100' } } });
+  const { values } = parseArgs({
+    args: argv,
+    options: { runs: { type: 'string', default: '7' }, 'big-mb': { type: 'string', default: '100' } },
+  });
   const runs = Math.max(1, Number(values.runs));
   const bigMb = Math.max(1, Number(values['big-mb']));
   const figures: Figure[] = [];
-  for (const [label, sizeMb] of [['empty', 0], [`${bigMb} MB`, bigMb]] as const) {
+  for (const [label, sizeMb] of [
+    ['empty', 0],
+    [`${bigMb} MB`, bigMb],
+  ] as const) {
     const data = tempDir('nestbox-bench-');
     if (sizeMb > 0) await fillDatabase(join(data.path, 'nestbox.sqlite3'), sizeMb);
     const readyMs: number[] = [];
@@ -43,10 +49,24 @@ async function run(argv: string[]): Promise<void> {
     const database = label;
     const empty = sizeMb === 0;
     figures.push(
-      { metric: `ready_p50_ms (${database})`, value: round(percentile(readyMs, 50)), unit: 'ms', target: empty ? '≤ 400' : '', database, runs },
+      {
+        metric: `ready_p50_ms (${database})`,
+        value: round(percentile(readyMs, 50)),
+        unit: 'ms',
+        target: empty ? '≤ 400' : '',
+        database,
+        runs,
+      },
       { metric: `ready_max_ms (${database})`, value: round(percentile(readyMs, 100)), unit: 'ms', database, runs },
       { metric: `cpu_to_ready_p50_ms (${database})`, value: round(percentile(cpuMs, 50)), unit: 'ms', database, runs },
-      { metric: `rss_p50_mb (${database})`, value: round(percentile(rssMb, 50)), unit: 'MB', target: empty ? '≤ 85' : '', database, runs },
+      {
+        metric: `rss_p50_mb (${database})`,
+        value: round(percentile(rssMb, 50)),
+        unit: 'MB',
+        target: empty ? '≤ 85' : '',
+        database,
+        runs,
+      },
     );
   }
   report('startup', figures);
@@ -55,7 +75,10 @@ async function run(argv: string[]): Promise<void> {
 async function fillDatabase(filename: string, sizeMb: number): Promise<void> {
   const db = openDatabase({ filename });
   await migrate(db);
-  await db.schema.createTable('bench_filler', (t) => { t.increments('id'); t.binary('blob'); });
+  await db.schema.createTable('bench_filler', (t) => {
+    t.increments('id');
+    t.binary('blob');
+  });
   const chunk = Buffer.alloc(64 * 1024, 7);
   const rowsNeeded = Math.ceil((sizeMb * 1024 * 1024) / chunk.length);
   await db.transaction(async (trx) => {
@@ -76,7 +99,15 @@ async function startOnce(dataDir: string): Promise<{ readyMs: number; cpuMs: num
   const started = process.hrtime.bigint();
   const launch = daemonCommand();
   const child = spawn(launch.command, launch.args, {
-    env: { ...launch.env, PATH: process.env.PATH, NOTIFY_SOCKET: listener.path, NESTBOX_DATA_DIR: dataDir, NESTBOX_HTTP_PORT: String(port), NESTBOX_STREAMING_PORT: String(await freePort()), NESTBOX_LOG_LEVEL: 'warn' },
+    env: {
+      ...launch.env,
+      PATH: process.env.PATH,
+      NOTIFY_SOCKET: listener.path,
+      NESTBOX_DATA_DIR: dataDir,
+      NESTBOX_HTTP_PORT: String(port),
+      NESTBOX_STREAMING_PORT: String(await freePort()),
+      NESTBOX_LOG_LEVEL: 'warn',
+    },
     stdio: 'ignore',
   });
   try {

@@ -14,7 +14,10 @@ export function percentile(values: readonly number[], p: number): number {
  * wall-clock figures when other work shares the machine.
  */
 export function cpuMs(pid: number, thread?: number): number {
-  const stat = thread === undefined ? join('/proc', String(pid), 'stat') : join('/proc', String(pid), 'task', String(thread), 'stat');
+  const stat =
+    thread === undefined
+      ? join('/proc', String(pid), 'stat')
+      : join('/proc', String(pid), 'task', String(thread), 'stat');
   const fields = readFileSync(stat, 'utf8').split(') ')[1].split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
@@ -37,7 +40,11 @@ export interface Figure {
 export function report(bench: string, figures: Figure[]): void {
   const width = Math.max(...figures.map((f) => f.metric.length), 6);
   const lines = [`${'metric'.padEnd(width)}  ${'value'.padStart(10)}  unit     target`];
-  for (const f of figures) lines.push(`${f.metric.padEnd(width)}  ${String(f.value).padStart(10)}  ${(f.unit ?? '').padEnd(7)}  ${f.target ?? ''}`);
+  for (const f of figures)
+    lines.push(
+      `${f.metric.padEnd(width)}  ${String(f.value).padStart(10)}  ${(f.unit ?? '').padEnd(7)}  ${f.target ?? ''}`,
+    );
   process.stdout.write(lines.join('\n') + '\n');
-  for (const { target: _target, unit: _unit, ...figure } of figures) process.stdout.write(JSON.stringify({ bench, ...figure }) + '\n');
+  for (const { target: _target, unit: _unit, ...figure } of figures)
+    process.stdout.write(JSON.stringify({ bench, ...figure }) + '\n');
 }

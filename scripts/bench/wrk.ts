@@ -32,14 +32,26 @@ export function wrkInstalled(): boolean {
 }
 
 /** Requests per second over `seconds` with `clients` connections; throws on any non-2xx answer. */
-export function wrkThroughput(options: { url: string; path: string; token: string; vary: Vary; clients: number; seconds: number }): number {
+export function wrkThroughput(options: {
+  url: string;
+  path: string;
+  token: string;
+  vary: Vary;
+  clients: number;
+  seconds: number;
+}): number {
   const dir = tempDir('nestbox-wrk-');
   try {
     const script = join(dir.path, 'requests.lua');
     writeFileSync(script, SCRIPT);
-    const output = execFileSync('wrk', ['-t1', `-c${options.clients}`, `-d${options.seconds}s`, '-s', script, options.url], {
-      encoding: 'utf8', env: { ...process.env, WRK_PATH: options.path, WRK_VARY: options.vary, WRK_TOKEN: options.token },
-    });
+    const output = execFileSync(
+      'wrk',
+      ['-t1', `-c${options.clients}`, `-d${options.seconds}s`, '-s', script, options.url],
+      {
+        encoding: 'utf8',
+        env: { ...process.env, WRK_PATH: options.path, WRK_VARY: options.vary, WRK_TOKEN: options.token },
+      },
+    );
     const failed = /Non-2xx or 3xx responses: (\d+)/.exec(output);
     if (failed) throw new Error(`wrk: ${failed[1]} answers were not 2xx`);
     const rps = /Requests\/sec:\s+([\d.]+)/.exec(output);

@@ -27,12 +27,43 @@ const BATCH = 400;
 function randomMessage(random: Random, toHost: boolean): { endpoint: 'ctrlResp' | 'ctrlEvnt'; pb: Buffer } {
   const { wire } = loadSchema();
   const op = pick(random, OPERATIONS);
-  if (!toHost) return { endpoint: 'ctrlResp', pb: Buffer.from(encodeCtrlMsg(int(random, 4), op.id, random() < 0.95 ? op.requestField : null, randomBody(wire.lookupType(op.requestType), random))) };
+  if (!toHost)
+    return {
+      endpoint: 'ctrlResp',
+      pb: Buffer.from(
+        encodeCtrlMsg(
+          int(random, 4),
+          op.id,
+          random() < 0.95 ? op.requestField : null,
+          randomBody(wire.lookupType(op.requestType), random),
+        ),
+      ),
+    };
   if (random() < 0.4) {
     const event = pick(random, EVENTS);
-    return { endpoint: 'ctrlEvnt', pb: Buffer.from(encodeCtrlMsg(3, random() < 0.9 ? event.id : 305 + int(random, 5), event.field, randomBody(wire.lookupType(event.type), random))) };
+    return {
+      endpoint: 'ctrlEvnt',
+      pb: Buffer.from(
+        encodeCtrlMsg(
+          3,
+          random() < 0.9 ? event.id : 305 + int(random, 5),
+          event.field,
+          randomBody(wire.lookupType(event.type), random),
+        ),
+      ),
+    };
   }
-  return { endpoint: 'ctrlResp', pb: Buffer.from(encodeCtrlMsg(2, random() < 0.9 ? op.id + 100 : 222 + int(random, 8), op.responseField, randomBody(wire.lookupType(op.responseType), random))) };
+  return {
+    endpoint: 'ctrlResp',
+    pb: Buffer.from(
+      encodeCtrlMsg(
+        2,
+        random() < 0.9 ? op.id + 100 : 222 + int(random, 8),
+        op.responseField,
+        randomBody(wire.lookupType(op.responseType), random),
+      ),
+    ),
+  };
 }
 
 /** A frame damaged at the framing level, or well framed around a damaged protobuf. */
@@ -63,7 +94,12 @@ async function fuzzFraming(framing: FramingKind, perDirection: number, deadline:
   const random = rng(seed);
   const otaPath = join(tmpdir(), `nestbox-fuzz-ota-${process.pid}-${framing}.bin`);
   const sim = new Simulator({ framing, timeScale: 1000, otaPath });
-  const client = new CoprocClient({ transport: new SimTransport(sim), framing, log: silentLogger, timeouts: { scan: 500, connectAp: 500 } });
+  const client = new CoprocClient({
+    transport: new SimTransport(sim),
+    framing,
+    log: silentLogger,
+    timeouts: { scan: 500, connectAp: 500 },
+  });
   client.on('link', () => undefined);
   client.start();
   await waitForLink(client, 2000);
@@ -75,8 +111,16 @@ async function fuzzFraming(framing: FramingKind, perDirection: number, deadline:
     const towardsHost: Buffer[] = [];
     const towardsDevice: Buffer[] = [];
     for (let i = 0; i < BATCH; i++) {
-      if (toHost < perDirection) { previous = fuzzFrame(random, framing, true, previous); towardsHost.push(previous); toHost++; }
-      if (toDevice < perDirection) { previous = fuzzFrame(random, framing, false, previous); towardsDevice.push(previous); toDevice++; }
+      if (toHost < perDirection) {
+        previous = fuzzFrame(random, framing, true, previous);
+        towardsHost.push(previous);
+        toHost++;
+      }
+      if (toDevice < perDirection) {
+        previous = fuzzFrame(random, framing, false, previous);
+        towardsDevice.push(previous);
+        toDevice++;
+      }
     }
     slices(Buffer.concat(towardsHost), random, (chunk) => sim.link.injectGarbage(chunk));
     slices(Buffer.concat(towardsDevice), random, (chunk) => sim.receive(chunk));
@@ -86,7 +130,15 @@ async function fuzzFraming(framing: FramingKind, perDirection: number, deadline:
   }
   const fuzzEnded = Date.now();
   const answered = await stillAnswers(sim, client);
-  const result = { framing, toHost, toDevice, answered, answerAfterMs: Date.now() - fuzzEnded, client: client.counters(), sim: { ...sim.link.counters } };
+  const result = {
+    framing,
+    toHost,
+    toDevice,
+    answered,
+    answerAfterMs: Date.now() - fuzzEnded,
+    client: client.counters(),
+    sim: { ...sim.link.counters },
+  };
   await client.close();
   rmSync(otaPath, { force: true });
   return result;
@@ -101,7 +153,9 @@ async function stillAnswers(sim: Simulator, client: CoprocClient): Promise<boole
     try {
       await client.call('getMode', {}, { timeoutMs: 1000 });
       return true;
-    } catch { /* busy, rebooting or a queue full of fuzz: try again */ }
+    } catch {
+      /* busy, rebooting or a queue full of fuzz: try again */
+    }
   }
   return false;
 }
@@ -120,7 +174,8 @@ export async function run(argv: string[]): Promise<void> {
   const deadline = started + seconds * 1000;
   // `count` frames per direction, split over the two framings.
   const results: Array<Awaited<ReturnType<typeof fuzzFraming>>> = [];
-  for (const [i, framing] of (['serial', 'esps'] as const).entries()) results.push(await fuzzFraming(framing, Math.ceil(count / 2), deadline, seed + i));
+  for (const [i, framing] of (['serial', 'esps'] as const).entries())
+    results.push(await fuzzFraming(framing, Math.ceil(count / 2), deadline, seed + i));
   const elapsed = (Date.now() - started) / 1000;
 
   const total = results.reduce((sum, r) => sum + r.toHost + r.toDevice, 0);
@@ -144,5 +199,6 @@ export async function run(argv: string[]): Promise<void> {
   ];
   report('fuzz_link', figures);
   if (crashes.length) process.stderr.write(`first crash:\n${crashes[0]}\n`);
-  process.exitCode = crashes.length === 0 && results.every((r) => r.answered) && total >= Math.min(count, 100_000) ? 0 : 1;
+  process.exitCode =
+    crashes.length === 0 && results.every((r) => r.answered) && total >= Math.min(count, 100_000) ? 0 : 1;
 }

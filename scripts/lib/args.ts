@@ -9,13 +9,24 @@ export function parseCliArgs(argv: string[]): ParsedArgs {
   const options: Record<string, string | true> = {};
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
-    if (arg === '--') { positional.push(...argv.slice(i + 1)); break; }
-    if (!arg.startsWith('--') || arg === '--') { positional.push(arg); continue; }
+    if (arg === '--') {
+      positional.push(...argv.slice(i + 1));
+      break;
+    }
+    if (!arg.startsWith('--') || arg === '--') {
+      positional.push(arg);
+      continue;
+    }
     const eq = arg.indexOf('=');
-    if (eq > 0) { options[arg.slice(2, eq)] = arg.slice(eq + 1); continue; }
+    if (eq > 0) {
+      options[arg.slice(2, eq)] = arg.slice(eq + 1);
+      continue;
+    }
     const next = argv[i + 1];
-    if (next !== undefined && !next.startsWith('--')) { options[arg.slice(2)] = next; i++; }
-    else options[arg.slice(2)] = true;
+    if (next !== undefined && !next.startsWith('--')) {
+      options[arg.slice(2)] = next;
+      i++;
+    } else options[arg.slice(2)] = true;
   }
   return { positional, options };
 }

@@ -15,7 +15,9 @@ export function resolveTarget(device: string | undefined): CoprocTarget {
 
 /** Opens the link; with the built-in simulator, waits for it to boot. Logs go to stderr at warn. */
 export async function openDevice(target: CoprocTarget): Promise<CoprocLink> {
-  const log = new Logger(process.env.NESTBOX_LOG_LEVEL === 'debug' ? 'debug' : 'warn', {}, (line) => process.stderr.write(line + '\n'));
+  const log = new Logger(process.env.NESTBOX_LOG_LEVEL === 'debug' ? 'debug' : 'warn', {}, (line) =>
+    process.stderr.write(line + '\n'),
+  );
   const link = openCoprocLink(target, { log });
   const booted = link.simulator ? new Promise((resolve) => link.client.once('devInit', resolve)) : null;
   try {

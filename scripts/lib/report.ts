@@ -9,9 +9,11 @@ export interface Figure {
 export function report(bench: string, figures: Figure[]): void {
   const width = Math.max(...figures.map((f) => f.metric.length), 6);
   process.stdout.write(`\n${'metric'.padEnd(width)}  value\n${'-'.repeat(width)}  ${'-'.repeat(12)}\n`);
-  for (const f of figures) process.stdout.write(`${f.metric.padEnd(width)}  ${round(f.value)}${f.unit ? ` ${f.unit}` : ''}\n`);
+  for (const f of figures)
+    process.stdout.write(`${f.metric.padEnd(width)}  ${round(f.value)}${f.unit ? ` ${f.unit}` : ''}\n`);
   process.stdout.write('\n');
-  for (const { unit: _unit, ...f } of figures) process.stdout.write(JSON.stringify({ bench, ...f, value: round(f.value) }) + '\n');
+  for (const { unit: _unit, ...f } of figures)
+    process.stdout.write(JSON.stringify({ bench, ...f, value: round(f.value) }) + '\n');
 }
 
 export function round(value: number): number {

@@ -11,7 +11,9 @@ export interface SimProcess {
 }
 
 export async function startSimProcess(args: string[]): Promise<SimProcess> {
-  const child: ChildProcess = spawn(process.execPath, [SIM_SCRIPT, '--pty', ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child: ChildProcess = spawn(process.execPath, [SIM_SCRIPT, '--pty', ...args], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const first = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).once('line', resolve);
     child.once('exit', (code) => reject(new Error(`the simulator exited (${code}) before printing its PTY`)));
@@ -19,10 +21,14 @@ export async function startSimProcess(args: string[]): Promise<SimProcess> {
   if (!first.startsWith('PTY ')) throw new Error(`unexpected first line from the simulator: ${first}`);
   return {
     path: first.slice(4),
-    stop: () => new Promise<void>((resolve) => {
-      if (child.exitCode !== null) { resolve(); return; }
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-    }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) {
+          resolve();
+          return;
+        }
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
   };
 }

@@ -10,8 +10,15 @@ import { silentLogger } from '../../daemon/log/logger.js';
 function ask(port: number, message: Buffer, waitMs = 300): Promise<dnsPacket.Packet | null> {
   return new Promise((resolve) => {
     const socket = createSocket('udp4');
-    const timer = setTimeout(() => { socket.close(); resolve(null); }, waitMs);
-    socket.on('message', (reply) => { clearTimeout(timer); socket.close(); resolve(dnsPacket.decode(reply)); });
+    const timer = setTimeout(() => {
+      socket.close();
+      resolve(null);
+    }, waitMs);
+    socket.on('message', (reply) => {
+      clearTimeout(timer);
+      socket.close();
+      resolve(dnsPacket.decode(reply));
+    });
     socket.send(message, port, '127.0.0.1');
   });
 }
@@ -26,13 +33,18 @@ test('every A query gets the soft-AP address with TTL 0; AAAA gets an empty answ
     const a = await ask(dns.port!, query('connectivitycheck.gstatic.com', 'A'));
     assert.is(a!.id, 4242);
     assert.is(a!.type, 'response');
-    assert.equal(a!.answers!.map((answer: any) => [answer.name, answer.type, answer.ttl, answer.data]), [['connectivitycheck.gstatic.com', 'A', 0, '127.0.0.1']]);
+    assert.equal(
+      a!.answers!.map((answer: any) => [answer.name, answer.type, answer.ttl, answer.data]),
+      [['connectivitycheck.gstatic.com', 'A', 0, '127.0.0.1']],
+    );
     assert.ok((a!.flags! & dnsPacket.AUTHORITATIVE_ANSWER) !== 0);
     const aaaa = await ask(dns.port!, query('captive.apple.com', 'AAAA', 7));
     assert.is(aaaa!.id, 7);
     assert.equal(aaaa!.answers, []);
     assert.is((aaaa as { rcode?: string }).rcode, 'NOERROR');
-  } finally { await dns.stop(); }
+  } finally {
+    await dns.stop();
+  }
 });
 
 test('garbage datagrams are counted and ignored; the responder keeps answering', async () => {
@@ -42,7 +54,9 @@ test('garbage datagrams are counted and ignored; the responder keeps answering',
     assert.is(await ask(dns.port!, Buffer.from([1, 2, 3]), 150), null);
     assert.is(dns.malformed, 1);
     assert.ok(await ask(dns.port!, query('example.org', 'A')));
-  } finally { await dns.stop(); }
+  } finally {
+    await dns.stop();
+  }
 });
 
 test('the responder runs only while the setup AP is up', async () => {

@@ -17,11 +17,22 @@ import { tempDir } from '../helpers/paths.js';
 import { CoprocTestDouble } from './coproc-test-double.js';
 
 export const FAST_POLICY: ConnectivityPolicy = {
-  heartbeatPeriodS: 10, heartbeatExpectedMs: 60_000, heartbeatMisses: 3,
-  reconnectDelayMs: 20, reconnectMaxMs: 80, jitter: 0.2,
-  fallbackAfterMs: 150, setupRetryMs: 100, stableMs: 100,
-  authFailureLimit: 2, stationPollMs: 30, deviceProbeMs: 50, forcedSetupHoldMs: 60_000,
-  leaseRequired: false, leaseTimeoutMs: 30_000, portalIdleMs: 120_000,
+  heartbeatPeriodS: 10,
+  heartbeatExpectedMs: 60_000,
+  heartbeatMisses: 3,
+  reconnectDelayMs: 20,
+  reconnectMaxMs: 80,
+  jitter: 0.2,
+  fallbackAfterMs: 150,
+  setupRetryMs: 100,
+  stableMs: 100,
+  authFailureLimit: 2,
+  stationPollMs: 30,
+  deviceProbeMs: 50,
+  forcedSetupHoldMs: 60_000,
+  leaseRequired: false,
+  leaseTimeoutMs: 30_000,
+  portalIdleMs: 120_000,
 };
 
 export interface ManagerFixture {
@@ -37,7 +48,10 @@ export interface ManagerFixture {
   close(): Promise<void>;
 }
 
-export async function startManagerFixture(policy: Partial<ConnectivityPolicy> = {}, prepare?: (coproc: CoprocTestDouble, networks: NetworksRepo) => Promise<void>): Promise<ManagerFixture> {
+export async function startManagerFixture(
+  policy: Partial<ConnectivityPolicy> = {},
+  prepare?: (coproc: CoprocTestDouble, networks: NetworksRepo) => Promise<void>,
+): Promise<ManagerFixture> {
   const dir = tempDir('nestbox-connectivity-');
   const db = openDatabase({ filename: join(dir.path, 'test.sqlite3') });
   await migrate(db);
@@ -52,7 +66,12 @@ export async function startManagerFixture(policy: Partial<ConnectivityPolicy> = 
   if (prepare) await prepare(coproc, networks);
   const passphrase = 'setup-pass-123';
   const connectivity = buildConnectivity({
-    client: coproc, device, networks, policy: { ...FAST_POLICY, ...policy }, setupPassphrase: passphrase, log,
+    client: coproc,
+    device,
+    networks,
+    policy: { ...FAST_POLICY, ...policy },
+    setupPassphrase: passphrase,
+    log,
     settings: { get: (key) => getSetting(db, key), set: (key, value) => setSetting(db, key, value) },
     health: (value) => health.set('connectivity', value),
     random: () => 0.5,
@@ -60,7 +79,15 @@ export async function startManagerFixture(policy: Partial<ConnectivityPolicy> = 
   });
   await connectivity.runner.start();
   return {
-    connectivity, coproc, device, networks, health, db, events, logs, passphrase,
+    connectivity,
+    coproc,
+    device,
+    networks,
+    health,
+    db,
+    events,
+    logs,
+    passphrase,
     async close() {
       await connectivity.runner.stop();
       await db.destroy();

@@ -5,7 +5,13 @@ import { startManagerFixture, utf8, waitFor } from './connectivity-fixture.js';
 import type { CoprocTestDouble } from './coproc-test-double.js';
 import type { NetworksRepo } from '../../daemon/connectivity/networks-repo.js';
 
-const HOME = { ssid: utf8('Home "Net" #1'), password: 'p@ss "word" #\\ x', channel: 11, rssi: -48, security: 'wpa2_psk' as const };
+const HOME = {
+  ssid: utf8('Home "Net" #1'),
+  password: 'p@ss "word" #\\ x',
+  channel: 11,
+  rssi: -48,
+  security: 'wpa2_psk' as const,
+};
 const homeInRangeAndSaved = async (coproc: CoprocTestDouble, networks: NetworksRepo) => {
   coproc.air.push(HOME);
   await networks.save({ ssid: HOME.ssid, passphrase: HOME.password, hidden: false }, false);
@@ -26,11 +32,15 @@ test('first boot with no saved network: heartbeats on, setup AP with WPA2, MAC-d
     assert.is(transition?.cause, 'no saved network');
     assert.is(f.device.get().softap.reason, 'no saved network');
     assert.is(f.connectivity.portal.status().setup_ap.reason, 'no saved network');
-  } finally { await f.close(); }
+  } finally {
+    await f.close();
+  }
 });
 
 test('credentials submitted in setup mode connect while the AP stays up; the AP stops once stable', async () => {
-  const f = await startManagerFixture({}, async (coproc) => { coproc.air.push(HOME); });
+  const f = await startManagerFixture({}, async (coproc) => {
+    coproc.air.push(HOME);
+  });
   try {
     await waitFor(() => f.device.get().softap.active, 'the setup AP');
     assert.is(f.coproc.softAp!.channel, 11, 'the AP takes the channel of the likely home network');
@@ -43,11 +53,15 @@ test('credentials submitted in setup mode connect while the AP stays up; the AP 
     const [saved] = await f.networks.list();
     assert.ok(saved.lastSuccessAt);
     assert.not.match(JSON.stringify(f.logs), /p@ss/);
-  } finally { await f.close(); }
+  } finally {
+    await f.close();
+  }
 });
 
 test('a phone on the setup AP keeps it up after the box joins', async () => {
-  const f = await startManagerFixture({}, async (coproc) => { coproc.air.push(HOME); });
+  const f = await startManagerFixture({}, async (coproc) => {
+    coproc.air.push(HOME);
+  });
   try {
     await waitFor(() => f.device.get().softap.active, 'the setup AP');
     f.coproc.phones = [{ mac: '11:22:33:44:55:66', rssi: -40 }];
@@ -60,7 +74,9 @@ test('a phone on the setup AP keeps it up after the box joins', async () => {
     f.coproc.phones = [];
     f.coproc.emit('softApStationDisconnected', { mac: '11:22:33:44:55:66', reason: 8 });
     await waitFor(() => !f.device.get().softap.active, 'the AP to stop after the phone left');
-  } finally { await f.close(); }
+  } finally {
+    await f.close();
+  }
 });
 
 test('a wrong password is told apart (auth), counted, and after the limit flagged instead of retried forever', async () => {
@@ -80,8 +96,14 @@ test('a wrong password is told apart (auth), counted, and after the limit flagge
     assert.is(network.authFailures, 2);
     const connects = f.coproc.calls.filter((c) => c === 'connectAp').length;
     await new Promise((resolve) => setTimeout(resolve, 300));
-    assert.is(f.coproc.calls.filter((c) => c === 'connectAp').length, connects, 'no more attempts with a refused password');
-  } finally { await f.close(); }
+    assert.is(
+      f.coproc.calls.filter((c) => c === 'connectAp').length,
+      connects,
+      'no more attempts with a refused password',
+    );
+  } finally {
+    await f.close();
+  }
 });
 
 test('a network out of range is reported as not_found', async () => {
@@ -92,7 +114,9 @@ test('a network out of range is reported as not_found', async () => {
   try {
     await waitFor(() => f.connectivity.portal.status().error === 'not_found', 'not_found');
     assert.is(f.connectivity.portal.status().ssid, 'Home "Net" #1');
-  } finally { await f.close(); }
+  } finally {
+    await f.close();
+  }
 });
 
 test('AP gone → disconnected event, reconnecting, fallback after the grace period; AP back → connected, setup AP stops', async () => {
@@ -100,7 +124,13 @@ test('AP gone → disconnected event, reconnecting, fallback after the grace per
   try {
     // Connected and settled: on a loaded machine the first connect can outlast the grace period,
     // and then the setup AP rightly stays until the connection has been stable for a while.
-    await waitFor(() => f.device.get().connectivity === 'connected' && f.connectivity.portal.status().setup_ap.reason === null && !f.device.get().softap.active, 'connected, no setup mode');
+    await waitFor(
+      () =>
+        f.device.get().connectivity === 'connected' &&
+        f.connectivity.portal.status().setup_ap.reason === null &&
+        !f.device.get().softap.active,
+      'connected, no setup mode',
+    );
     f.coproc.air.length = 0;
     f.coproc.dropStation(200);
     assert.is(f.device.get().connectivity, 'reconnecting');
@@ -110,11 +140,16 @@ test('AP gone → disconnected event, reconnecting, fallback after the grace per
     f.coproc.air.push(HOME);
     await waitFor(() => f.device.get().connectivity === 'connected', 'reconnected from setup mode');
     await waitFor(() => !f.device.get().softap.active, 'the AP to stop');
-  } finally { await f.close(); }
+  } finally {
+    await f.close();
+  }
 });
 
 test('heartbeats stop → device_lost and /healthz-degraded; the device answers again → re-initialised', async () => {
-  const f = await startManagerFixture({ heartbeatExpectedMs: 40, heartbeatMisses: 2, deviceProbeMs: 40 }, homeInRangeAndSaved);
+  const f = await startManagerFixture(
+    { heartbeatExpectedMs: 40, heartbeatMisses: 2, deviceProbeMs: 40 },
+    homeInRangeAndSaved,
+  );
   try {
     await waitFor(() => f.device.get().connectivity === 'connected', 'connected');
     f.coproc.answering = false;
@@ -125,7 +160,9 @@ test('heartbeats stop → device_lost and /healthz-degraded; the device answers 
     await waitFor(() => f.device.get().connectivity === 'connected', 'connected again');
     assert.is(f.health.get('connectivity')?.status, 'ok');
     assert.is(f.device.get().coprocessor.heartbeat_number, 7);
-  } finally { await f.close(); }
+  } finally {
+    await f.close();
+  }
 });
 
 test('a reset during setup re-applies the configuration and brings the setup AP back', async () => {
@@ -139,7 +176,9 @@ test('a reset during setup re-applies the configuration and brings the setup AP 
     await waitFor(() => f.coproc.softAp !== null && f.coproc.heartbeat.enabled, 'AP and heartbeats back');
     assert.is(f.coproc.txQuarterDbm, 60, 'the stored transmit power is applied again');
     assert.is(f.device.get().connectivity, 'setup_ap');
-  } finally { await f.close(); }
+  } finally {
+    await f.close();
+  }
 });
 
 test('tx power and power save are applied, read back into the state, and refused clearly when out of range', async () => {
@@ -157,7 +196,9 @@ test('tx power and power save are applied, read back into the state, and refused
     assert.is(refused.kind, 'device');
     const unknown = await f.connectivity.commands.setPowerSave('turbo' as never).catch((e) => e);
     assert.is(unknown.kind, 'invalid');
-  } finally { await f.close(); }
+  } finally {
+    await f.close();
+  }
 });
 
 test('the owner can enter setup mode while connected; the station stays connected', async () => {
@@ -170,7 +211,9 @@ test('the owner can enter setup mode while connected; the station stays connecte
     assert.ok(f.device.get().softap.active, 'held although the station is stable');
     assert.is(f.device.get().connectivity, 'connected');
     assert.ok(f.connectivity.portal.inSetupMode());
-  } finally { await f.close(); }
+  } finally {
+    await f.close();
+  }
 });
 
 test('a restart asked by the owner takes the radio down and re-runs start-up, also when the device is lost', async () => {
@@ -190,7 +233,9 @@ test('a restart asked by the owner takes the radio down and re-runs start-up, al
     f.coproc.linkUp = true;
     await f.connectivity.commands.restartCoprocessor();
     await waitFor(() => f.device.get().connectivity === 'connected', 'back after the restart');
-  } finally { await f.close(); }
+  } finally {
+    await f.close();
+  }
 });
 
 test.run();

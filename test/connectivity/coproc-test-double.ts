@@ -7,8 +7,18 @@
  */
 import { EventEmitter } from 'node:events';
 import type {
-  CoprocClientApi, CoprocEvents, ConnectRequest, LinkCounters, PowerSaveName, ScanEntry, SoftApConfig,
-  SoftApStationInfo, StationConfig, VendorIe, WifiInterface, WifiModeName,
+  CoprocClientApi,
+  CoprocEvents,
+  ConnectRequest,
+  LinkCounters,
+  PowerSaveName,
+  ScanEntry,
+  SoftApConfig,
+  SoftApStationInfo,
+  StationConfig,
+  VendorIe,
+  WifiInterface,
+  WifiModeName,
 } from '../../daemon/coproc/api.js';
 import { CoprocError } from '../../daemon/coproc/api.js';
 
@@ -40,7 +50,19 @@ export class CoprocTestDouble extends EventEmitter<CoprocEvents> implements Copr
   readonly mac = '24:0a:c4:12:ab:cd';
 
   counters(): LinkCounters {
-    return { framesIn: 0, framesOut: 0, badFrames: 0, badChecksums: 0, undecodable: 0, unknownMessages: 0, lateResponses: 0, timeouts: 0, unknownFields: 0, eventsIn: 0, linkDrops: 0 };
+    return {
+      framesIn: 0,
+      framesOut: 0,
+      badFrames: 0,
+      badChecksums: 0,
+      undecodable: 0,
+      unknownMessages: 0,
+      lateResponses: 0,
+      timeouts: 0,
+      unknownFields: 0,
+      eventsIn: 0,
+      linkDrops: 0,
+    };
   }
 
   private async op<T>(name: string, run: () => T, slow = 1): Promise<T> {
@@ -55,10 +77,20 @@ export class CoprocTestDouble extends EventEmitter<CoprocEvents> implements Copr
     throw new CoprocError(name, 'device', code, `device answered ${code}`);
   }
 
-  getMac(iface: WifiInterface) { return this.op('getMac', () => (iface === 'station' ? this.mac : '24:0a:c4:12:ab:ce')); }
-  setMac() { return this.op('setMac', () => undefined); }
-  getMode() { return this.op('getMode', () => this.mode); }
-  setMode(mode: WifiModeName) { return this.op('setMode', () => { this.mode = mode; }); }
+  getMac(iface: WifiInterface) {
+    return this.op('getMac', () => (iface === 'station' ? this.mac : '24:0a:c4:12:ab:ce'));
+  }
+  setMac() {
+    return this.op('setMac', () => undefined);
+  }
+  getMode() {
+    return this.op('getMode', () => this.mode);
+  }
+  setMode(mode: WifiModeName) {
+    return this.op('setMode', () => {
+      this.mode = mode;
+    });
+  }
 
   scan() {
     return this.op('scan', () => {
@@ -66,7 +98,14 @@ export class CoprocTestDouble extends EventEmitter<CoprocEvents> implements Copr
       if (this.air.length === 0) this.fail('scan');
       return this.air.map((net, i): ScanEntry => {
         const ssidBytes = net.hidden ? new Uint8Array(0) : net.ssid;
-        return { ssid: Buffer.from(ssidBytes).toString('utf8'), ssidBytes, bssid: net.bssid ?? `aa:bb:cc:00:00:${String(i).padStart(2, '0')}`, rssi: net.rssi, channel: net.channel, security: net.security };
+        return {
+          ssid: Buffer.from(ssidBytes).toString('utf8'),
+          ssidBytes,
+          bssid: net.bssid ?? `aa:bb:cc:00:00:${String(i).padStart(2, '0')}`,
+          rssi: net.rssi,
+          channel: net.channel,
+          security: net.security,
+        };
       });
     });
   }
@@ -75,47 +114,110 @@ export class CoprocTestDouble extends EventEmitter<CoprocEvents> implements Copr
     return this.op('getApConfig', (): StationConfig | null => {
       const net = this.station;
       if (!net) return null;
-      return { ssid: Buffer.from(net.ssid).toString('utf8'), ssidBytes: net.ssid, bssid: net.bssid ?? 'aa:bb:cc:00:00:00', rssi: net.rssi, channel: net.channel, security: net.security };
+      return {
+        ssid: Buffer.from(net.ssid).toString('utf8'),
+        ssidBytes: net.ssid,
+        bssid: net.bssid ?? 'aa:bb:cc:00:00:00',
+        rssi: net.rssi,
+        channel: net.channel,
+        security: net.security,
+      };
     });
   }
 
   connectAp(request: ConnectRequest) {
-    return this.op('connectAp', () => {
-      this.station = null;
-      this.mode = this.softAp ? 'apsta' : 'station';
-      const wanted = typeof request.ssid === 'string' ? new TextEncoder().encode(request.ssid) : request.ssid;
-      const net = this.air.find((n) => Buffer.from(n.ssid).equals(Buffer.from(wanted)));
-      if (!net || (net.security !== 'open' && net.password !== request.password)) this.fail('connectAp');
-      this.station = net;
-      if (this.softAp) this.softAp = { ...this.softAp, channel: net.channel };
-      return { mac: this.mac };
-    }, 2);
+    return this.op(
+      'connectAp',
+      () => {
+        this.station = null;
+        this.mode = this.softAp ? 'apsta' : 'station';
+        const wanted = typeof request.ssid === 'string' ? new TextEncoder().encode(request.ssid) : request.ssid;
+        const net = this.air.find((n) => Buffer.from(n.ssid).equals(Buffer.from(wanted)));
+        if (!net || (net.security !== 'open' && net.password !== request.password)) this.fail('connectAp');
+        this.station = net;
+        if (this.softAp) this.softAp = { ...this.softAp, channel: net.channel };
+        return { mac: this.mac };
+      },
+      2,
+    );
   }
 
-  disconnectAp() { return this.op('disconnectAp', () => { if (!this.station) this.fail('disconnectAp'); this.station = null; }); }
-  getSoftApConfig() { return this.op('getSoftApConfig', () => { if (!this.softAp) this.fail('getSoftApConfig'); return this.softAp; }); }
-  setVendorIe(_ie: VendorIe) { return this.op('setVendorIe', () => undefined); }
+  disconnectAp() {
+    return this.op('disconnectAp', () => {
+      if (!this.station) this.fail('disconnectAp');
+      this.station = null;
+    });
+  }
+  getSoftApConfig() {
+    return this.op('getSoftApConfig', () => {
+      if (!this.softAp) this.fail('getSoftApConfig');
+      return this.softAp;
+    });
+  }
+  setVendorIe(_ie: VendorIe) {
+    return this.op('setVendorIe', () => undefined);
+  }
 
   startSoftAp(config: SoftApConfig) {
     return this.op('startSoftAp', () => {
-      if (config.ssid.length > 32 || (config.security !== 'open' && config.password.length < 8)) this.fail('startSoftAp');
+      if (config.ssid.length > 32 || (config.security !== 'open' && config.password.length < 8))
+        this.fail('startSoftAp');
       this.softAp = { ...config };
       this.mode = 'apsta';
       return { mac: '24:0a:c4:12:ab:ce' };
     });
   }
 
-  softApStations() { return this.op('softApStations', () => { if (!this.softAp) this.fail('softApStations'); return [...this.phones]; }); }
-  stopSoftAp() { return this.op('stopSoftAp', () => { if (!this.softAp) this.fail('stopSoftAp'); this.softAp = null; this.phones = []; this.mode = 'station'; }); }
-  setPowerSave(mode: PowerSaveName) { return this.op('setPowerSave', () => { if (mode === 'none') this.fail('setPowerSave'); this.powerSave = mode; }); }
-  getPowerSave() { return this.op('getPowerSave', () => this.powerSave); }
-  otaBegin() { return this.op('otaBegin', () => undefined); }
-  otaWrite(_chunk: Uint8Array) { return this.op('otaWrite', () => undefined); }
-  otaEnd() { return this.op('otaEnd', () => undefined); }
-  setMaxTxPower(dbm: number) { return this.op('setMaxTxPower', () => { const q = Math.round(dbm * 4); if (q < 8 || q > 84) this.fail('setMaxTxPower', 5); this.txQuarterDbm = q; }); }
-  getTxPower() { return this.op('getTxPower', () => this.txQuarterDbm / 4); }
-  configHeartbeat(enable: boolean, periodS = 10) { return this.op('configHeartbeat', () => { this.heartbeat = { enabled: enable, periodS: Math.min(3600, Math.max(10, periodS)) }; }); }
-  async close() { this.linkUp = false; }
+  softApStations() {
+    return this.op('softApStations', () => {
+      if (!this.softAp) this.fail('softApStations');
+      return [...this.phones];
+    });
+  }
+  stopSoftAp() {
+    return this.op('stopSoftAp', () => {
+      if (!this.softAp) this.fail('stopSoftAp');
+      this.softAp = null;
+      this.phones = [];
+      this.mode = 'station';
+    });
+  }
+  setPowerSave(mode: PowerSaveName) {
+    return this.op('setPowerSave', () => {
+      if (mode === 'none') this.fail('setPowerSave');
+      this.powerSave = mode;
+    });
+  }
+  getPowerSave() {
+    return this.op('getPowerSave', () => this.powerSave);
+  }
+  otaBegin() {
+    return this.op('otaBegin', () => undefined);
+  }
+  otaWrite(_chunk: Uint8Array) {
+    return this.op('otaWrite', () => undefined);
+  }
+  otaEnd() {
+    return this.op('otaEnd', () => undefined);
+  }
+  setMaxTxPower(dbm: number) {
+    return this.op('setMaxTxPower', () => {
+      const q = Math.round(dbm * 4);
+      if (q < 8 || q > 84) this.fail('setMaxTxPower', 5);
+      this.txQuarterDbm = q;
+    });
+  }
+  getTxPower() {
+    return this.op('getTxPower', () => this.txQuarterDbm / 4);
+  }
+  configHeartbeat(enable: boolean, periodS = 10) {
+    return this.op('configHeartbeat', () => {
+      this.heartbeat = { enabled: enable, periodS: Math.min(3600, Math.max(10, periodS)) };
+    });
+  }
+  async close() {
+    this.linkUp = false;
+  }
 
   // ── scenario controls ───────────────────────────────────────────────────────────────────────
 

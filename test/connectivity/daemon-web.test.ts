@@ -14,9 +14,12 @@ test('first boot opens the setup portal; once the box has joined the home networ
     await waitFor(async () => (await daemon.json('/setup/api/status')).body.state === 'setup_ap');
     assert.is((await daemon.json('/healthz')).body.status, 'ok', 'setup mode is a state, not a fault');
     // The first scan runs while the setup AP comes up.
-    await waitFor(async () => (await daemon.json('/setup/api/networks')).body.some((n: { ssid: string }) => n.ssid === 'HomeNet'));
+    await waitFor(async () =>
+      (await daemon.json('/setup/api/networks')).body.some((n: { ssid: string }) => n.ssid === 'HomeNet'),
+    );
     const connect = await daemon.json('/setup/api/connect', {
-      method: 'POST', headers: { 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ ssid: 'HomeNet', password: 'nestbox-home-2024', hidden: false }),
     });
     assert.is(connect.status, 202);
@@ -26,7 +29,10 @@ test('first boot opens the setup portal; once the box has joined the home networ
     }
     const state = await daemon.json('/api/nestbox/v1/state');
     assert.equal([state.status, state.body], [401, { error: 'The access token is invalid' }]);
-    assert.is((await daemon.json('/api/nestbox/v1/state', { headers: { Authorization: 'Bearer made-up' } })).status, 401);
+    assert.is(
+      (await daemon.json('/api/nestbox/v1/state', { headers: { Authorization: 'Bearer made-up' } })).status,
+      401,
+    );
   } finally {
     assert.is(await daemon.stop(), 0);
   }
@@ -43,13 +49,27 @@ async function waitFor(check: () => Promise<boolean>, timeoutMs = 15_000): Promi
 
 test('connectivity config keys: defaults, and a clear refusal of bad values', () => {
   const config = loadConfig({ env: {} });
-  assert.equal([config.reconnectDelayMs, config.coprocTimeScale, config.setupApAddress, config.setupDnsPort], [1000, 1, null, 53]);
-  const scaled = loadConfig({ env: { NESTBOX_HEARTBEAT_S: '2', NESTBOX_COPROC_TIME_SCALE: '20', NESTBOX_SETUP_AP_ADDRESS: '192.168.4.1' } });
+  assert.equal(
+    [config.reconnectDelayMs, config.coprocTimeScale, config.setupApAddress, config.setupDnsPort],
+    [1000, 1, null, 53],
+  );
+  const scaled = loadConfig({
+    env: { NESTBOX_HEARTBEAT_S: '2', NESTBOX_COPROC_TIME_SCALE: '20', NESTBOX_SETUP_AP_ADDRESS: '192.168.4.1' },
+  });
   assert.is(scaled.setupApAddress, '192.168.4.1');
   // The device clamps 2 s to 10 s; its clocks run 20 times faster than real time.
   assert.is(policyFromConfig(scaled).heartbeatExpectedMs, 500);
-  for (const [name, value] of [['NESTBOX_SETUP_AP_ADDRESS', '300.1.1.1'], ['NESTBOX_SETUP_AP_ADDRESS', 'wlan0'], ['NESTBOX_COPROC_TIME_SCALE', '0'], ['NESTBOX_RECONNECT_DELAY_MS', '-5'], ['NESTBOX_SETUP_DNS_PORT', '70000']]) {
-    assert.throws(() => loadConfig({ env: { [name]: value } }), (error: unknown) => error instanceof ConfigError && error.key === name);
+  for (const [name, value] of [
+    ['NESTBOX_SETUP_AP_ADDRESS', '300.1.1.1'],
+    ['NESTBOX_SETUP_AP_ADDRESS', 'wlan0'],
+    ['NESTBOX_COPROC_TIME_SCALE', '0'],
+    ['NESTBOX_RECONNECT_DELAY_MS', '-5'],
+    ['NESTBOX_SETUP_DNS_PORT', '70000'],
+  ]) {
+    assert.throws(
+      () => loadConfig({ env: { [name]: value } }),
+      (error: unknown) => error instanceof ConfigError && error.key === name,
+    );
   }
 });
 

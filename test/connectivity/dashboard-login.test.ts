@@ -25,7 +25,12 @@ test.after(async () => {
 });
 
 /** Opens the dashboard, presses "Log in" and signs in on the instance's login and consent page. */
-async function logIn(page: Page, login: string, password: string, options: { typoFirst?: boolean } = {}): Promise<void> {
+async function logIn(
+  page: Page,
+  login: string,
+  password: string,
+  options: { typoFirst?: boolean } = {},
+): Promise<void> {
   await page.goto(`${h.url}/dashboard`);
   await page.click('#oauth-login');
   await page.waitForURL(/\/oauth\/authorize\?/);
@@ -33,7 +38,7 @@ async function logIn(page: Page, login: string, password: string, options: { typ
   assert.is(request.get('code_challenge_method'), 'S256');
   assert.match(request.get('code_challenge') ?? '', /^[\w-]{43}$/);
   assert.match(request.get('state') ?? '', /^[\w-]{16,}$/);
-  assert.match(await page.locator('h1').textContent() ?? '', /Nestbox dashboard/);
+  assert.match((await page.locator('h1').textContent()) ?? '', /Nestbox dashboard/);
   assert.equal(await page.locator('.scopes code').allTextContents(), ['admin:read', 'admin:write']);
   if (options.typoFirst) {
     // A wrong password re-renders the page with the request (state, PKCE challenge) kept.
@@ -62,7 +67,7 @@ test('the owner logs in through the instance, sees the state live, adds a networ
 
     // With no saved network the box goes to setup mode by itself; the page follows it live.
     await page.locator('#summary[data-state=setup_ap]').waitFor({ timeout: 8000 });
-    assert.match(await page.locator('#ap-ssid').textContent() ?? '', /\S/);
+    assert.match((await page.locator('#ap-ssid').textContent()) ?? '', /\S/);
 
     // A saved network added on the page: listed (its passphrase nowhere), and the box joins it.
     await page.fill('#new-ssid', 'HomeNet');
@@ -72,7 +77,7 @@ test('the owner logs in through the instance, sees the state live, adds a networ
     assert.is(await page.locator('#new-password').inputValue(), '');
     assert.ok(!(await page.content()).includes('nestbox-home-2024'), 'the passphrase is shown nowhere on the page');
     await page.locator('#summary[data-state=connected]').waitFor({ timeout: 8000 });
-    assert.match(await page.locator('#summary').textContent() ?? '', /Online via “HomeNet”/);
+    assert.match((await page.locator('#summary').textContent()) ?? '', /Online via “HomeNet”/);
 
     // A second one, moved first, then forgotten again.
     await page.fill('#new-ssid', 'AtticLab');
@@ -82,7 +87,9 @@ test('the owner logs in through the instance, sees the state live, adds a networ
     await page.locator('#networks li span', { hasText: 'AtticLab (hidden)' }).waitFor({ timeout: 5000 });
     await page.click('button[aria-label="Move AtticLab up"]');
     await page.locator('#networks li:first-child span', { hasText: 'AtticLab' }).waitFor({ timeout: 5000 });
-    page.once('dialog', (dialog) => { void dialog.accept(); });
+    page.once('dialog', (dialog) => {
+      void dialog.accept();
+    });
     await page.locator('#networks li', { hasText: 'AtticLab' }).locator('button', { hasText: 'Remove' }).click();
     await page.locator('#networks li span', { hasText: 'AtticLab' }).waitFor({ state: 'detached', timeout: 5000 });
     assert.equal(await page.locator('#networks li span').allTextContents(), ['HomeNet']);
@@ -103,7 +110,11 @@ test('the owner logs in through the instance, sees the state live, adds a networ
 
     const image = Buffer.alloc(12_000, 7);
     image[0] = 0xe9; // the ESP image magic byte
-    await page.setInputFiles('#ota-file', { name: 'nestbox-coproc.bin', mimeType: 'application/octet-stream', buffer: image });
+    await page.setInputFiles('#ota-file', {
+      name: 'nestbox-coproc.bin',
+      mimeType: 'application/octet-stream',
+      buffer: image,
+    });
     await page.click('#ota-form button');
     await page.locator('#ota-text', { hasText: 'Update done.' }).waitFor({ timeout: 15_000 });
     assert.is(await page.locator('#ota-progress').evaluate((bar) => (bar as any).value), 100);
@@ -130,7 +141,7 @@ test('an account that is not the owner is told it cannot use the dashboard', asy
     await logIn(page, 'alice', 'pw-alice-123');
     const error = page.locator('#login-error');
     await error.waitFor();
-    assert.match(await error.textContent() ?? '', /only the box owner/i);
+    assert.match((await error.textContent()) ?? '', /only the box owner/i);
     assert.ok(await page.locator('#app').isHidden());
     assert.is(await page.evaluate(() => (globalThis as any).localStorage.getItem('nestbox.dashboard.token')), null);
   } finally {

@@ -1,6 +1,11 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { classifyConnectRefusal, describeDisconnectReason, describeFailure, failureOfDisconnect } from '../../daemon/connectivity/failures.js';
+import {
+  classifyConnectRefusal,
+  describeDisconnectReason,
+  describeFailure,
+  failureOfDisconnect,
+} from '../../daemon/connectivity/failures.js';
 
 test('a refused connect: not in range is not_found, in range and secured is auth, open is failed', () => {
   assert.is(classifyConnectRefusal(null, null), 'not_found');

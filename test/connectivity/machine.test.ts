@@ -1,14 +1,30 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ConnectivityMachine, type Effect, type MachineInput, type Transition } from '../../daemon/connectivity/machine.js';
+import {
+  ConnectivityMachine,
+  type Effect,
+  type MachineInput,
+  type Transition,
+} from '../../daemon/connectivity/machine.js';
 import { reconnectDelay, type ConnectivityPolicy } from '../../daemon/connectivity/policy.js';
 
 const POLICY: ConnectivityPolicy = {
-  heartbeatPeriodS: 3600, heartbeatExpectedMs: 3_600_000, heartbeatMisses: 3,
-  reconnectDelayMs: 1000, reconnectMaxMs: 30_000, jitter: 0.2,
-  fallbackAfterMs: 60_000, setupRetryMs: 60_000, stableMs: 10_000,
-  authFailureLimit: 3, stationPollMs: 5000, deviceProbeMs: 10_000, forcedSetupHoldMs: 600_000,
-  leaseRequired: false, leaseTimeoutMs: 30_000, portalIdleMs: 120_000,
+  heartbeatPeriodS: 3600,
+  heartbeatExpectedMs: 3_600_000,
+  heartbeatMisses: 3,
+  reconnectDelayMs: 1000,
+  reconnectMaxMs: 30_000,
+  jitter: 0.2,
+  fallbackAfterMs: 60_000,
+  setupRetryMs: 60_000,
+  stableMs: 10_000,
+  authFailureLimit: 3,
+  stationPollMs: 5000,
+  deviceProbeMs: 10_000,
+  forcedSetupHoldMs: 600_000,
+  leaseRequired: false,
+  leaseTimeoutMs: 30_000,
+  portalIdleMs: 120_000,
 };
 
 /** Heartbeats every 10 s, for the device-loss rules (the others use hour-long periods). */
@@ -32,8 +48,13 @@ function harness(policy: ConnectivityPolicy = POLICY) {
     if (!Number.isFinite(ms)) throw new Error('nothing left to wait for');
     const end = now + ms;
     let guard = 0;
-    for (let deadline = machine.nextDeadline(); deadline !== null && deadline <= end; deadline = machine.nextDeadline()) {
-      if ((guard += 1) > 10_000) throw new Error(`the machine keeps asking for ticks at ${deadline}: ${JSON.stringify(machine.snapshot())}`);
+    for (
+      let deadline = machine.nextDeadline();
+      deadline !== null && deadline <= end;
+      deadline = machine.nextDeadline()
+    ) {
+      if ((guard += 1) > 10_000)
+        throw new Error(`the machine keeps asking for ticks at ${deadline}: ${JSON.stringify(machine.snapshot())}`);
       now = Math.max(now, deadline);
       send({ type: 'tick' });
     }
@@ -55,11 +76,21 @@ function harness(policy: ConnectivityPolicy = POLICY) {
       if (guard > 1000) throw new Error(`no ${type} came`);
       if (effects.some((e) => e.type === 'connect')) {
         take('connect');
-        send({ type: 'connectResult', epoch: machine.snapshot().epoch, ok: false, failure: 'not_found', networksLeft: true });
+        send({
+          type: 'connectResult',
+          epoch: machine.snapshot().epoch,
+          ok: false,
+          failure: 'not_found',
+          networksLeft: true,
+        });
       } else untilNext();
     }
   };
-  const none = (type: Effect['type']) => assert.not.ok(effects.some((e) => e.type === type), `unexpected ${type}`);
+  const none = (type: Effect['type']) =>
+    assert.not.ok(
+      effects.some((e) => e.type === type),
+      `unexpected ${type}`,
+    );
   const epoch = () => machine.snapshot().epoch;
   const boot = (hasNetworks: boolean, result: Partial<{ stationUp: boolean; softApUp: boolean }> = {}) => {
     send({ type: 'start', hasNetworks });
@@ -72,14 +103,32 @@ function harness(policy: ConnectivityPolicy = POLICY) {
     send({ type: 'connectResult', epoch: epoch(), ok: true });
     assert.is(machine.phase, 'connected');
   };
-  return { machine, send, advance, untilNext, takeEvent, failConnectsUntil, take, none, effects, transitions, epoch, boot, connectedAfterBoot, now: () => now };
+  return {
+    machine,
+    send,
+    advance,
+    untilNext,
+    takeEvent,
+    failConnectsUntil,
+    take,
+    none,
+    effects,
+    transitions,
+    epoch,
+    boot,
+    connectedAfterBoot,
+    now: () => now,
+  };
 }
 
 test('start-up re-reads the device before anything else and is "starting" until it answers', () => {
   const h = harness();
   h.send({ type: 'start', hasNetworks: true });
   assert.is(h.machine.phase, 'starting');
-  assert.equal(h.effects.map((e) => e.type), ['initDevice']);
+  assert.equal(
+    h.effects.map((e) => e.type),
+    ['initDevice'],
+  );
 });
 
 test('with no saved network the box goes straight to setup mode', () => {
@@ -103,7 +152,13 @@ test('with a saved network the box connects at once and is "connecting" until th
 test('every transition is recorded with its cause', () => {
   const h = harness();
   h.connectedAfterBoot();
-  assert.equal(h.transitions.map((t) => [t.from, t.to]), [['starting', 'connecting'], ['connecting', 'connected']]);
+  assert.equal(
+    h.transitions.map((t) => [t.from, t.to]),
+    [
+      ['starting', 'connecting'],
+      ['connecting', 'connected'],
+    ],
+  );
   assert.is(h.transitions[1].cause, 'connected');
   h.send({ type: 'stationDisconnected', reason: 200 });
   assert.match(h.transitions.at(-1)!.cause, /beacon timeout/);
@@ -129,8 +184,14 @@ test('reconnect attempts back off exponentially with jitter up to the ceiling', 
   const policy = { ...POLICY, fallbackAfterMs: 10 * 60_000 };
   const waits = [1, 2, 3, 4, 5, 6, 7].map((attempt) => reconnectDelay(policy, attempt, () => 0.5));
   assert.equal(waits, [1000, 2000, 4000, 8000, 16000, 30000, 30000]);
-  assert.is(reconnectDelay(policy, 3, () => 0), 3200);
-  assert.is(reconnectDelay(policy, 3, () => 1), 4800);
+  assert.is(
+    reconnectDelay(policy, 3, () => 0),
+    3200,
+  );
+  assert.is(
+    reconnectDelay(policy, 3, () => 1),
+    4800,
+  );
   const h = harness(policy);
   h.connectedAfterBoot();
   h.send({ type: 'stationDisconnected', reason: 201 });
@@ -141,7 +202,10 @@ test('reconnect attempts back off exponentially with jitter up to the ceiling', 
     times.push(h.now());
     h.send({ type: 'connectResult', epoch: h.epoch(), ok: false, failure: 'not_found', networksLeft: true });
   }
-  assert.equal(times.slice(1).map((t, i) => t - times[i]), [2000, 4000, 8000]);
+  assert.equal(
+    times.slice(1).map((t, i) => t - times[i]),
+    [2000, 4000, 8000],
+  );
 });
 
 test('after the grace period without a connection the setup AP starts, counted from the drop', () => {
@@ -181,7 +245,11 @@ test('no automatic attempt that would outlast the grace period: the setup AP sta
     if (h.effects.some((e) => e.type === 'startSoftAp')) break;
     if (h.effects.some((e) => e.type === 'connect')) {
       h.take('connect');
-      if (learned) assert.ok(h.now() + failingAttemptMs <= fallbackAt, `an attempt started at +${h.now() - dropAt} ms would still run at the grace period's end`);
+      if (learned)
+        assert.ok(
+          h.now() + failingAttemptMs <= fallbackAt,
+          `an attempt started at +${h.now() - dropAt} ms would still run at the grace period's end`,
+        );
       h.advance(failingAttemptMs);
       h.send({ type: 'connectResult', epoch: h.epoch(), ok: false, failure: 'not_found', networksLeft: true });
       learned = true;
@@ -267,7 +335,7 @@ test('the reconnect of a box that was online is never held by the portal in use'
   assert.ok(h.now() - usedAt <= POLICY.setupRetryMs, `retried ${h.now() - usedAt} ms after the portal was used`);
 });
 
-test('a network submitted while another attempt runs is tried next, and that attempt\'s failure is not shown as its answer', () => {
+test("a network submitted while another attempt runs is tried next, and that attempt's failure is not shown as its answer", () => {
   const h = harness();
   h.boot(true);
   const running = h.take('connect');
@@ -308,7 +376,8 @@ test('hysteresis: a network that comes and goes does not flap the setup AP', () 
   h.take('startSoftAp');
   h.send({ type: 'softApResult', epoch: h.epoch(), started: true, ok: true });
   h.send({ type: 'softApStations', count: 0 });
-  let starts = 1, stops = 0;
+  let starts = 1,
+    stops = 0;
   // The network is back for less than the stable time, then gone again, five times over.
   for (let round = 0; round < 5; round += 1) {
     h.untilNext();

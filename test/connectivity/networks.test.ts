@@ -7,7 +7,11 @@ import { migrate } from '../../daemon/store/migrate.js';
 import { withTempDatabase } from '../helpers/temp-database.js';
 
 const refused = (body: unknown): NetworkInputError => {
-  try { parseNetworkInput(body); } catch (error) { return error as NetworkInputError; }
+  try {
+    parseNetworkInput(body);
+  } catch (error) {
+    return error as NetworkInputError;
+  }
   throw new Error('accepted');
 };
 
@@ -45,13 +49,22 @@ test('the saved-networks repo keeps SSID bytes exactly, orders by priority and f
     const odd = Uint8Array.from([0xff, 0x00, 0x41]);
     const first = await repo.save({ ssid: odd, passphrase: 'secret-one', hidden: true }, false);
     const second = await repo.save({ ssid: new TextEncoder().encode('Home'), passphrase: '', hidden: false }, false);
-    const top = await repo.save({ ssid: new TextEncoder().encode('Phone'), passphrase: 'hotspot-pw', hidden: false }, true);
-    assert.equal((await repo.list()).map((n) => n.id), [top.id, first.id, second.id]);
+    const top = await repo.save(
+      { ssid: new TextEncoder().encode('Phone'), passphrase: 'hotspot-pw', hidden: false },
+      true,
+    );
+    assert.equal(
+      (await repo.list()).map((n) => n.id),
+      [top.id, first.id, second.id],
+    );
     assert.equal([...(await repo.get(first.id))!.ssid], [0xff, 0x00, 0x41]);
     assert.ok(await repo.findBySsid(odd));
     assert.not.ok(await repo.recordAuthFailure(first.id, 2));
     assert.ok(await repo.recordAuthFailure(first.id, 2));
-    assert.equal((await repo.candidates()).map((n) => n.id), [top.id, second.id]);
+    assert.equal(
+      (await repo.candidates()).map((n) => n.id),
+      [top.id, second.id],
+    );
     const again = await repo.save({ ssid: odd, passphrase: 'secret-two', hidden: true }, false);
     assert.is(again.id, first.id, 'same SSID: the password is replaced, not a second entry');
     assert.not.ok(again.passwordRefused);
@@ -59,7 +72,10 @@ test('the saved-networks repo keeps SSID bytes exactly, orders by priority and f
     assert.not.ok(await repo.reorder([top.id, first.id]));
     assert.not.ok(await repo.reorder([top.id, top.id, second.id]));
     assert.ok(await repo.reorder([second.id, first.id, top.id]));
-    assert.equal((await repo.list()).map((n) => n.id), [second.id, first.id, top.id]);
+    assert.equal(
+      (await repo.list()).map((n) => n.id),
+      [second.id, first.id, top.id],
+    );
     await repo.recordSuccess(second.id);
     assert.ok((await repo.get(second.id))!.lastSuccessAt);
     assert.ok(await repo.remove(top.id));

@@ -32,19 +32,43 @@ test.before(async () => {
   await rig.until((state) => state.connectivity === 'connected', 'connected');
   http = new HttpServer({ host: '127.0.0.1', port: 0, log: silentLogger });
   mountConnectivityWeb(http, {
-    device: rig.device, networks: () => rig.networks, connectivity: () => rig.connectivity,
+    device: rig.device,
+    networks: () => rig.networks,
+    connectivity: () => rig.connectivity,
     resolveToken: async (token) => TOKENS[token] ?? null,
-    baseUrl: 'http://nestbox.test', httpHost: '127.0.0.1', httpPort: 80, setupApAddress: null,
+    baseUrl: 'http://nestbox.test',
+    httpHost: '127.0.0.1',
+    httpPort: 80,
+    setupApAddress: null,
   });
   url = `http://127.0.0.1:${(await http.start()).port}`;
   broker = await startMosquitto();
   let online!: () => void;
-  const connected = new Promise<void>((resolve) => { online = resolve; });
+  const connected = new Promise<void>((resolve) => {
+    online = resolve;
+  });
   bridge = new MqttBridge({
-    device: rig.device, commands: rig.connectivity.commands,
-    broker: { url: broker.url, username: BOX_USER.username, password: BOX_USER.password, protocolVersion: 4, clientId: null, caFile: null, certFile: null, keyFile: null },
-    prefix: 'nestbox', discoveryPrefix: null, memory: settingsMemory(rig.db), log: silentLogger, version: 'test',
-    refreshSchedule: 'off', reportHealth: (health) => { if (health.status === 'ok') online(); },
+    device: rig.device,
+    commands: rig.connectivity.commands,
+    broker: {
+      url: broker.url,
+      username: BOX_USER.username,
+      password: BOX_USER.password,
+      protocolVersion: 4,
+      clientId: null,
+      caFile: null,
+      certFile: null,
+      keyFile: null,
+    },
+    prefix: 'nestbox',
+    discoveryPrefix: null,
+    memory: settingsMemory(rig.db),
+    log: silentLogger,
+    version: 'test',
+    refreshSchedule: 'off',
+    reportHealth: (health) => {
+      if (health.status === 'ok') online();
+    },
   });
   await bridge.start();
   await connected;
@@ -58,7 +82,11 @@ test.after(async () => {
 });
 
 function upload(image: Uint8Array, token = 'owner-token') {
-  return fetch(`${url}/api/nestbox/v1/firmware`, { method: 'POST', body: image, headers: { 'Content-Type': 'application/octet-stream', Authorization: `Bearer ${token}` } });
+  return fetch(`${url}/api/nestbox/v1/firmware`, {
+    method: 'POST',
+    body: image,
+    headers: { 'Content-Type': 'application/octet-stream', Authorization: `Bearer ${token}` },
+  });
 }
 
 test('an uploaded image is written to the device in 4000-byte chunks; it reboots, and only then is the update done', async () => {
@@ -67,7 +95,9 @@ test('an uploaded image is written to the device in 4000-byte chunks; it reboots
   const image = new Uint8Array(10_500).map((_, i) => (i * 7) & 0xff);
   image[0] = 0xe9;
   const writes: string[] = [];
-  rig.sim.device.on('request', (name) => { if (name.startsWith('ota')) writes.push(name); });
+  rig.sim.device.on('request', (name) => {
+    if (name.startsWith('ota')) writes.push(name);
+  });
 
   const answer = await upload(image);
   assert.is(answer.status, 202);
@@ -75,13 +105,20 @@ test('an uploaded image is written to the device in 4000-byte chunks; it reboots
   await rig.until((state) => state.coprocessor.ota.phase === 'done', 'OTA done after the reboot');
 
   assert.equal(writes, ['otaBegin', 'otaWrite', 'otaWrite', 'otaWrite', 'otaEnd']);
-  assert.ok(Buffer.from(readFileSync(join(rig.config.dataDir, 'ota.bin'))).equals(Buffer.from(image)), 'the device holds the image');
+  assert.ok(
+    Buffer.from(readFileSync(join(rig.config.dataDir, 'ota.bin'))).equals(Buffer.from(image)),
+    'the device holds the image',
+  );
   const { ota } = rig.device.get().coprocessor;
   assert.equal({ ...ota }, { phase: 'done', bytes: image.length, total: image.length, percent: 100, error: null });
   // The reboot came before `done`: the device announced itself and was set up again.
-  const progress = await recorder.wait((m) => m.topic.endsWith('/event/ota_progress') && JSON.parse(m.text).percent === 100);
+  const progress = await recorder.wait(
+    (m) => m.topic.endsWith('/event/ota_progress') && JSON.parse(m.text).percent === 100,
+  );
   assert.ok(progress);
-  const percents = recorder.messages.filter((m) => m.topic.endsWith('/event/ota_progress')).map((m) => JSON.parse(m.text).percent);
+  const percents = recorder.messages
+    .filter((m) => m.topic.endsWith('/event/ota_progress'))
+    .map((m) => JSON.parse(m.text).percent);
   assert.equal(percents, [0, 38, 76, 100]);
   await recorder.wait((m) => m.topic.endsWith('/event/coprocessor_reset'));
   await rig.until((state) => state.connectivity === 'connected', 'connected again after the reboot');
@@ -96,7 +133,10 @@ test('a second upload while one runs is refused (409); a reader token cannot upl
   const second = await upload(image);
   assert.is(second.status, 409);
   assert.match(((await second.json()) as { error: string }).error, /already running/);
-  await rig.until((state) => state.coprocessor.ota.phase === 'done' && state.connectivity === 'connected', 'second update done');
+  await rig.until(
+    (state) => state.coprocessor.ota.phase === 'done' && state.connectivity === 'connected',
+    'second update done',
+  );
 });
 
 test.run();

@@ -7,10 +7,16 @@ const HOME = { ssid: utf8('Home'), password: 'correct horse', channel: 6, rssi: 
 let f: WebFixture;
 
 test.before(async () => {
-  f = await startWebFixture({ prepare: async (coproc) => { coproc.air.push(HOME); } });
+  f = await startWebFixture({
+    prepare: async (coproc) => {
+      coproc.air.push(HOME);
+    },
+  });
   await waitFor(() => f.device.get().softap.active, 'setup mode');
 });
-test.after(async () => { await f.closeAll(); });
+test.after(async () => {
+  await f.closeAll();
+});
 
 const owner = { token: 'owner-token' };
 const send = (method: string, path: string, body?: unknown, token = 'owner-token') =>
@@ -34,12 +40,21 @@ test('saved networks: add, list without passwords, reorder, remove', async () =>
   assert.is(b.status, 201);
   assert.is(b.body.ssid, '\\xffNet');
   const list = await send('GET', '/networks');
-  assert.equal(list.body.map((n: any) => [n.ssid, n.position, n.has_password]), [['Attic "5G" #2', 1, true], ['\\xffNet', 2, false]]);
+  assert.equal(
+    list.body.map((n: any) => [n.ssid, n.position, n.has_password]),
+    [
+      ['Attic "5G" #2', 1, true],
+      ['\\xffNet', 2, false],
+    ],
+  );
   assert.not.match(JSON.stringify(list.body), /a#s/);
   assert.not.ok('password' in list.body[0] || 'passphrase' in list.body[0]);
   const reordered = await send('PUT', '/networks/order', { ids: [b.body.id, a.body.id] });
   assert.is(reordered.status, 200);
-  assert.equal(reordered.body.map((n: any) => n.id), [b.body.id, a.body.id]);
+  assert.equal(
+    reordered.body.map((n: any) => n.id),
+    [b.body.id, a.body.id],
+  );
   assert.is((await send('PUT', '/networks/order', { ids: [a.body.id] })).status, 422);
   assert.is((await send('PUT', '/networks/order', { ids: 'nope' })).status, 422);
   assert.is((await send('DELETE', `/networks/${a.body.id}`)).status, 200);
@@ -70,7 +85,12 @@ test('tx power and power save through the API, with clear refusals', async () =>
 
 test('firmware upload: checked, written with progress, the device reboots and is re-initialised', async () => {
   const upload = (body: Uint8Array, type = 'application/octet-stream') =>
-    f.json('/api/nestbox/v1/firmware', { method: 'POST', token: 'owner-token', body, headers: { 'Content-Type': type } });
+    f.json('/api/nestbox/v1/firmware', {
+      method: 'POST',
+      token: 'owner-token',
+      body,
+      headers: { 'Content-Type': type },
+    });
   assert.is((await upload(new Uint8Array([0xe9, 1]), 'text/plain')).status, 415);
   const wrong = await upload(new Uint8Array(100));
   assert.is(wrong.status, 422);
@@ -82,13 +102,18 @@ test('firmware upload: checked, written with progress, the device reboots and is
   assert.is(accepted.status, 202);
   await waitFor(() => f.device.get().coprocessor.ota.phase === 'done', 'the update to finish after the reboot');
   assert.is(f.coproc.calls.filter((c) => c === 'otaWrite').length, 3);
-  assert.equal(f.events.filter((e) => e.name === 'ota_progress').map((e) => e.payload.percent), [0, 38, 76, 100]);
+  assert.equal(
+    f.events.filter((e) => e.name === 'ota_progress').map((e) => e.payload.percent),
+    [0, 38, 76, 100],
+  );
   assert.ok(f.events.some((e) => e.name === 'coprocessor_reset'));
 });
 
 test('the state stream sends the state at once and again on every change', async () => {
   const controller = new AbortController();
-  const response = await fetch(`${f.url}/api/nestbox/v1/stream?access_token=owner-token`, { signal: controller.signal });
+  const response = await fetch(`${f.url}/api/nestbox/v1/stream?access_token=owner-token`, {
+    signal: controller.signal,
+  });
   assert.is(response.headers.get('content-type'), 'text/event-stream');
   const reader = response.body!.getReader();
   let text = '';

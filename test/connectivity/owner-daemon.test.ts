@@ -16,7 +16,9 @@ test.before(async () => {
   owner = await h.account('boss', { owner: true, scopes: 'read write admin:read admin:write' });
   alice = await h.account('alice');
 });
-test.after(async () => { await h.stop(); });
+test.after(async () => {
+  await h.stop();
+});
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -51,14 +53,19 @@ test('a firmware upload through the owner API is written to the coprocessor, whi
   const image = new Uint8Array(9_000).fill(3);
   image[0] = 0xe9; // the ESP image magic byte
   const response = await fetch(`${h.url}/api/nestbox/v1/firmware`, {
-    method: 'POST', body: image,
+    method: 'POST',
+    body: image,
     headers: { authorization: `Bearer ${owner.token}`, 'content-type': 'application/octet-stream' },
   });
   assert.is(response.status, 202);
-  const ota = await until('the update to finish', async () => {
-    const { body } = await h.api(owner.token, 'GET', '/api/nestbox/v1/state');
-    return ['done', 'failed'].includes(body.coprocessor.ota.phase) ? body.coprocessor.ota : undefined;
-  }, 20_000);
+  const ota = await until(
+    'the update to finish',
+    async () => {
+      const { body } = await h.api(owner.token, 'GET', '/api/nestbox/v1/state');
+      return ['done', 'failed'].includes(body.coprocessor.ota.phase) ? body.coprocessor.ota : undefined;
+    },
+    20_000,
+  );
   assert.equal([ota.phase, ota.bytes, ota.percent], ['done', 9_000, 100]);
   assert.ok(h.daemon.logs.some((line) => line.msg === 'coprocessor initialised' && h.daemon.logs.indexOf(line) > 0));
 });

@@ -58,13 +58,18 @@ async function boot(sim: SimulatorControl): Promise<RunningDaemon> {
   });
 }
 
-interface Rig { sim: SimulatorControl; daemon: RunningDaemon }
+interface Rig {
+  sim: SimulatorControl;
+  daemon: RunningDaemon;
+}
 /** One simulator and daemon per scenario, all started together; each test closes its own. */
 let rigs: Rig[] = [];
 const SCENARIOS = 4;
 
 test.before(async () => {
-  const sims = await Promise.all(Array.from({ length: SCENARIOS }, () => startSimulator({ timeScale: TIME_SCALE, framing: 'serial' })));
+  const sims = await Promise.all(
+    Array.from({ length: SCENARIOS }, () => startSimulator({ timeScale: TIME_SCALE, framing: 'serial' })),
+  );
   try {
     const daemons = await startAll(sims.map((sim) => boot(sim)));
     rigs = sims.map((sim, i) => ({ sim, daemon: daemons[i] }));
@@ -75,7 +80,12 @@ test.before(async () => {
 });
 
 test.after(async () => {
-  await Promise.all(rigs.map(async ({ sim, daemon }) => { await daemon.stop(); await sim.close(); }));
+  await Promise.all(
+    rigs.map(async ({ sim, daemon }) => {
+      await daemon.stop();
+      await sim.close();
+    }),
+  );
 });
 
 /** Names the step that did not happen when a wait fails. */
@@ -109,17 +119,38 @@ test('first boot → setup AP → credentials → connected → AP gone → reco
       assert.ok(Date.now() < deadline, 'the home network shows in the scan list');
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    assert.is((await daemon.json('/setup/api/connect', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ ssid: HOME.ssid, password: HOME.password }) })).status, 202);
+    assert.is(
+      (
+        await daemon.json('/setup/api/connect', {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ ssid: HOME.ssid, password: HOME.password }),
+        })
+      ).status,
+      202,
+    );
     await step('connected', daemon.waitForLog(reached('connected'), 15_000));
     // Connected and stable: the setup AP closes (the home network lost before that is still setup mode).
-    await step('setup AP stopped', daemon.waitForLog((line) => line.msg === 'setup access point stopped', 15_000));
+    await step(
+      'setup AP stopped',
+      daemon.waitForLog((line) => line.msg === 'setup access point stopped', 15_000),
+    );
     sim.vanish(HOME.ssid);
     await step('reconnecting', daemon.waitForLog(reached('reconnecting'), 15_000));
-    const fallback = await step('fallback', daemon.waitForLog((line) => reached('setup_ap')(line) && /grace period/.test(String(line.cause)), 15_000));
+    const fallback = await step(
+      'fallback',
+      daemon.waitForLog((line) => reached('setup_ap')(line) && /grace period/.test(String(line.cause)), 15_000),
+    );
     assert.ok(fallback);
     assert.is((await daemon.json('/setup/api/status')).body.state, 'setup_ap');
     sim.reappear(HOME.ssid);
-    await step('connected again', daemon.waitForLog((line) => reached('connected')(line) && daemon.logs.indexOf(line) > daemon.logs.indexOf(fallback), 20_000));
+    await step(
+      'connected again',
+      daemon.waitForLog(
+        (line) => reached('connected')(line) && daemon.logs.indexOf(line) > daemon.logs.indexOf(fallback),
+        20_000,
+      ),
+    );
   } finally {
     await daemon.stop();
     await sim.close();
@@ -130,7 +161,11 @@ test('a wrong password → the auth error on the status API', async () => {
   const { sim, daemon } = rigs[1];
   try {
     await daemon.waitForLog(reached('setup_ap'));
-    await daemon.json('/setup/api/connect', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ ssid: HOME.ssid, password: 'not the password' }) });
+    await daemon.json('/setup/api/connect', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ ssid: HOME.ssid, password: 'not the password' }),
+    });
     const status = await statusUntil(daemon, (body) => body.error !== null);
     assert.is(status.error, 'auth');
   } finally {
@@ -146,14 +181,22 @@ test('heartbeats stop → device_lost and /healthz degraded → the device answe
     const booted = daemon.logs.findIndex(reached('setup_ap'));
     // Heartbeats late under load (four daemons boot at once beside other suites) rightly lose the
     // device; losing it to a port still opening (link down, no answer to the first request) is the bug.
-    const lostAtBoot = daemon.logs.slice(0, booted).filter((line) => reached('device_lost')(line) && !/^no heartbeat/.test(String(line.cause)));
-    assert.equal(lostAtBoot.map((line) => line.cause), [], 'a serial port still opening at boot is not a lost device');
+    const lostAtBoot = daemon.logs
+      .slice(0, booted)
+      .filter((line) => reached('device_lost')(line) && !/^no heartbeat/.test(String(line.cause)));
+    assert.equal(
+      lostAtBoot.map((line) => line.cause),
+      [],
+      'a serial port still opening at boot is not a lost device',
+    );
     // This rig waited idle through the scenarios before it: on a loaded machine its heartbeats may
     // have been late meanwhile (rightly a lost device). Start from a device that answers.
     await statusUntil(daemon, (body) => body.state === 'setup_ap', 20_000);
     const frozenAt = daemon.logs.length;
     sim.stopHeartbeats();
-    const lost = await daemon.waitForLog((line) => reached('device_lost')(line) && daemon.logs.indexOf(line) >= frozenAt);
+    const lost = await daemon.waitForLog(
+      (line) => reached('device_lost')(line) && daemon.logs.indexOf(line) >= frozenAt,
+    );
     assert.is((await daemon.json('/healthz')).body.status, 'degraded');
     sim.resumeHeartbeats();
     const after = (line: LogLine) => daemon.logs.indexOf(line) > daemon.logs.indexOf(lost);
@@ -172,8 +215,14 @@ test('a reset during setup brings the setup AP back with the whole configuration
     await daemon.waitForLog((line) => line.msg === 'setup access point started');
     const started = daemon.logs.filter((line) => line.msg === 'setup access point started').length;
     sim.reset();
-    await daemon.waitForLog((line) => line.msg === 'coprocessor initialised' && daemon.logs.filter((l) => l.msg === 'coprocessor initialised').length >= 2);
-    await daemon.waitForLog(() => daemon.logs.filter((line) => line.msg === 'setup access point started').length > started);
+    await daemon.waitForLog(
+      (line) =>
+        line.msg === 'coprocessor initialised' &&
+        daemon.logs.filter((l) => l.msg === 'coprocessor initialised').length >= 2,
+    );
+    await daemon.waitForLog(
+      () => daemon.logs.filter((line) => line.msg === 'setup access point started').length > started,
+    );
     assert.is((await statusUntil(daemon, (body) => body.setup_ap.active)).state, 'setup_ap');
   } finally {
     await daemon.stop();

@@ -6,7 +6,9 @@ import { utf8, waitFor } from './connectivity-fixture.js';
 
 const HOME = { ssid: utf8('Home'), password: 'correct horse', channel: 6, rssi: -60, security: 'wpa2_psk' as const };
 const CAFE = { ssid: utf8('Café <b>'), password: '', channel: 1, rssi: -40, security: 'open' as const };
-const withAir = async (coproc: { air: unknown[] }) => { coproc.air.push(HOME, CAFE); };
+const withAir = async (coproc: { air: unknown[] }) => {
+  coproc.air.push(HOME, CAFE);
+};
 
 test('in setup mode the page and the scan list answer without login, strongest first, with signal and security', async () => {
   const f = await startWebFixture({ prepare: withAir });
@@ -19,12 +21,20 @@ test('in setup mode the page and the scan list answer without login, strongest f
     assert.match(page.body, /Set up your Nestbox/);
     const { status, body } = await f.json('/setup/api/networks');
     assert.is(status, 200);
-    assert.equal(body.map((n: any) => [n.ssid, n.rssi, n.security, n.channel]), [['Café <b>', -40, 'open', 1], ['Home', -60, 'wpa2_psk', 6]]);
+    assert.equal(
+      body.map((n: any) => [n.ssid, n.rssi, n.security, n.channel]),
+      [
+        ['Café <b>', -40, 'open', 1],
+        ['Home', -60, 'wpa2_psk', 6],
+      ],
+    );
     assert.is(body[1].ssid_hex, '486f6d65');
     const scans = f.coproc.calls.filter((c) => c === 'scan').length;
     await f.json('/setup/api/networks?refresh=1');
     assert.is(f.coproc.calls.filter((c) => c === 'scan').length, scans + 1);
-  } finally { await f.closeAll(); }
+  } finally {
+    await f.closeAll();
+  }
 });
 
 test('POST /setup/api/connect answers 202, the box joins while the AP stays up, and status says so', async () => {
@@ -32,27 +42,40 @@ test('POST /setup/api/connect answers 202, the box joins while the AP stays up, 
   try {
     await waitFor(() => f.device.get().softap.active, 'setup mode');
     f.coproc.phones = [{ mac: '11:22:33:44:55:66', rssi: -30 }];
-    const accepted = await f.json('/setup/api/connect', { method: 'POST', body: JSON.stringify({ ssid: 'Home', password: HOME.password, hidden: false }) });
+    const accepted = await f.json('/setup/api/connect', {
+      method: 'POST',
+      body: JSON.stringify({ ssid: 'Home', password: HOME.password, hidden: false }),
+    });
     assert.is(accepted.status, 202);
     await waitFor(() => f.device.get().connectivity === 'connected', 'connected');
     const { body } = await f.json('/setup/api/status');
-    assert.equal({ state: body.state, ssid: body.ssid, error: body.error }, { state: 'connected', ssid: 'Home', error: null });
+    assert.equal(
+      { state: body.state, ssid: body.ssid, error: body.error },
+      { state: 'connected', ssid: 'Home', error: null },
+    );
     assert.is(body.dashboard_url, 'http://nestbox.test/dashboard');
     assert.ok(body.setup_ap.active);
-  } finally { await f.closeAll(); }
+  } finally {
+    await f.closeAll();
+  }
 });
 
 test('a wrong password shows as the auth error on the status API, in words', async () => {
   const f = await startWebFixture({ prepare: withAir });
   try {
     await waitFor(() => f.device.get().softap.active, 'setup mode');
-    await f.json('/setup/api/connect', { method: 'POST', body: JSON.stringify({ ssid: 'Home', password: 'not the password' }) });
+    await f.json('/setup/api/connect', {
+      method: 'POST',
+      body: JSON.stringify({ ssid: 'Home', password: 'not the password' }),
+    });
     await waitFor(() => f.connectivity.portal.status().error !== null, 'a failure');
     const { body } = await f.json('/setup/api/status');
     assert.is(body.error, 'auth');
     assert.match(body.error_description, /refused the password/);
     assert.is(body.state, 'setup_ap');
-  } finally { await f.closeAll(); }
+  } finally {
+    await f.closeAll();
+  }
 });
 
 test('what a person types is checked with a clear message: password length, ASCII, SSID bytes', async () => {
@@ -70,19 +93,35 @@ test('what a person types is checked with a clear message: password length, ASCI
     assert.is((await post({ ssid_hex: '0000', password: '' })).status, 422);
     assert.is((await post({ password: 'whatever1' })).status, 422);
     assert.is((await post({ ssid: 'Home', password: 'a'.repeat(64) })).status, 202, '64 hex digits are a raw key');
-    assert.is((await post({ ssid: 'Hidden one', password: ' "#\\\'$`;&|<>{}', hidden: true })).status, 202, 'special characters pass');
-    const bad = await f.json('/setup/api/connect', { method: 'POST', body: '{"ssid": ', headers: { 'Content-Type': 'application/json' } });
+    assert.is(
+      (await post({ ssid: 'Hidden one', password: ' "#\\\'$`;&|<>{}', hidden: true })).status,
+      202,
+      'special characters pass',
+    );
+    const bad = await f.json('/setup/api/connect', {
+      method: 'POST',
+      body: '{"ssid": ',
+      headers: { 'Content-Type': 'application/json' },
+    });
     assert.is(bad.status, 400);
-  } finally { await f.closeAll(); }
+  } finally {
+    await f.closeAll();
+  }
 });
 
 test('outside setup mode the portal answers 404, unless the owner token is presented', async () => {
   const f = await startWebFixture({
-    prepare: async (coproc, networks) => { await withAir(coproc); await networks.save({ ssid: HOME.ssid, passphrase: HOME.password, hidden: false }, false); },
+    prepare: async (coproc, networks) => {
+      await withAir(coproc);
+      await networks.save({ ssid: HOME.ssid, passphrase: HOME.password, hidden: false }, false);
+    },
   });
   try {
     // Under load the first connect may outlast the 150 ms grace period: wait until setup mode is over too.
-    await waitFor(() => f.device.get().connectivity === 'connected' && !f.connectivity.portal.inSetupMode(), 'connected, out of setup mode');
+    await waitFor(
+      () => f.device.get().connectivity === 'connected' && !f.connectivity.portal.inSetupMode(),
+      'connected, out of setup mode',
+    );
     for (const path of ['/setup', '/setup/api/status', '/setup/api/networks']) {
       assert.is((await f.json(path)).status, 404, path);
       assert.is((await f.json(path, { token: 'guest-token' })).status, 404, `${path} with a non-owner token`);
@@ -90,9 +129,14 @@ test('outside setup mode the portal answers 404, unless the owner token is prese
     }
     assert.is((await f.json('/setup/api/status', { token: 'nonsense' })).status, 401);
     assert.is((await f.json('/setup/api/connect', { method: 'POST', body: '{}' })).status, 404);
-    assert.is((await f.json('/setup/api/connect', { method: 'POST', token: 'owner-read-token', body: '{}' })).status, 404);
+    assert.is(
+      (await f.json('/setup/api/connect', { method: 'POST', token: 'owner-read-token', body: '{}' })).status,
+      404,
+    );
     assert.is((await f.json('/generate_204')).status, 404);
-  } finally { await f.closeAll(); }
+  } finally {
+    await f.closeAll();
+  }
 });
 
 test('captive-portal probes of iOS, Android and Windows are redirected to the portal, never cached', async () => {
@@ -105,7 +149,9 @@ test('captive-portal probes of iOS, Android and Windows are redirected to the po
       assert.is(headers.get('location'), `http://127.0.0.1:${f.port}/setup`);
       assert.match(headers.get('cache-control')!, /no-cache/);
     }
-  } finally { await f.closeAll(); }
+  } finally {
+    await f.closeAll();
+  }
 });
 
 function getWithHost(port: number, host: string, path: string): Promise<{ status: number; location?: string }> {
@@ -123,11 +169,19 @@ test('with the soft-AP address configured any other Host is redirected to the po
   const f = await startWebFixture({ apAddress: '127.0.0.1' });
   try {
     await waitFor(() => f.device.get().softap.active, 'setup mode');
-    assert.equal(await getWithHost(f.port, 'connectivitycheck.gstatic.com', '/generate_204'), { status: 302, location: 'http://127.0.0.1/setup' });
-    assert.equal(await getWithHost(f.port, 'www.example.org', '/some/page'), { status: 302, location: 'http://127.0.0.1/setup' });
+    assert.equal(await getWithHost(f.port, 'connectivitycheck.gstatic.com', '/generate_204'), {
+      status: 302,
+      location: 'http://127.0.0.1/setup',
+    });
+    assert.equal(await getWithHost(f.port, 'www.example.org', '/some/page'), {
+      status: 302,
+      location: 'http://127.0.0.1/setup',
+    });
     assert.is((await getWithHost(f.port, '127.0.0.1', '/setup')).status, 200);
     assert.is((await getWithHost(f.port, '127.0.0.1', '/setup/api/status')).status, 200);
-  } finally { await f.closeAll(); }
+  } finally {
+    await f.closeAll();
+  }
 });
 
 test('without login the portal answers only requests that arrive on the soft-AP address', async () => {
@@ -136,9 +190,15 @@ test('without login the portal answers only requests that arrive on the soft-AP 
   try {
     await waitFor(() => f.device.get().softap.active, 'setup mode');
     assert.is((await f.json('/setup/api/status')).status, 404);
-    assert.is((await f.json('/setup/api/connect', { method: 'POST', body: JSON.stringify({ ssid: 'x', password: '' }) })).status, 404);
+    assert.is(
+      (await f.json('/setup/api/connect', { method: 'POST', body: JSON.stringify({ ssid: 'x', password: '' }) }))
+        .status,
+      404,
+    );
     assert.is((await f.json('/setup/api/status', { token: 'owner-token' })).status, 200);
-  } finally { await f.closeAll(); }
+  } finally {
+    await f.closeAll();
+  }
 });
 
 test.run();

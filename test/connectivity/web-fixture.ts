@@ -12,7 +12,13 @@ import { startManagerFixture, type ManagerFixture } from './connectivity-fixture
 import type { CoprocTestDouble } from './coproc-test-double.js';
 import type { NetworksRepo } from '../../daemon/connectivity/networks-repo.js';
 
-const auth = (scopes: string, owner: boolean): AuthContext => ({ tokenId: '1', accountId: '1', appId: '1', scopes: new Set(scopes.split(' ')), owner });
+const auth = (scopes: string, owner: boolean): AuthContext => ({
+  tokenId: '1',
+  accountId: '1',
+  appId: '1',
+  scopes: new Set(scopes.split(' ')),
+  owner,
+});
 export const TOKENS: Record<string, AuthContext> = {
   'owner-token': auth('admin:read admin:write', true),
   'owner-read-token': auth('admin:read', true),
@@ -27,13 +33,25 @@ export interface WebFixture extends ManagerFixture {
   closeAll(): Promise<void>;
 }
 
-export async function startWebFixture(options: { apAddress?: string | null; policy?: Partial<ConnectivityPolicy>; prepare?: (coproc: CoprocTestDouble, networks: NetworksRepo) => Promise<void> } = {}): Promise<WebFixture> {
+export async function startWebFixture(
+  options: {
+    apAddress?: string | null;
+    policy?: Partial<ConnectivityPolicy>;
+    prepare?: (coproc: CoprocTestDouble, networks: NetworksRepo) => Promise<void>;
+  } = {},
+): Promise<WebFixture> {
   const fixture = await startManagerFixture(options.policy, options.prepare);
   const http = new HttpServer({ host: '127.0.0.1', port: 0, log: new Logger('silent') });
   let url = '';
   mountConnectivityWeb(http, {
-    device: fixture.device, networks: () => fixture.networks, connectivity: () => fixture.connectivity, resolveToken,
-    baseUrl: 'http://nestbox.test', httpHost: '127.0.0.1', httpPort: 80, setupApAddress: options.apAddress ?? null,
+    device: fixture.device,
+    networks: () => fixture.networks,
+    connectivity: () => fixture.connectivity,
+    resolveToken,
+    baseUrl: 'http://nestbox.test',
+    httpHost: '127.0.0.1',
+    httpPort: 80,
+    setupApAddress: options.apAddress ?? null,
   });
   const address = await http.start();
   url = `http://127.0.0.1:${address.port}`;
@@ -48,7 +66,11 @@ export async function startWebFixture(options: { apAddress?: string | null; poli
       const response = await fetch(url + path, { ...init, headers, redirect: 'manual' });
       const text = await response.text();
       let body: any = text;
-      try { body = JSON.parse(text); } catch { /* keep text */ }
+      try {
+        body = JSON.parse(text);
+      } catch {
+        /* keep text */
+      }
       return { status: response.status, body, headers: response.headers };
     },
     async closeAll() {

@@ -14,24 +14,40 @@ import { DIST, REPO_ROOT, tempDir } from '../helpers/paths.js';
 const script = (name: string) => join(DIST, 'scripts', `${name}.js`);
 const dir = tempDir('nestbox-cli-test-');
 
-function run(name: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function run(
+  name: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [script(name), ...args], { cwd: REPO_ROOT, env: { ...process.env, ...env } });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (chunk) => { stdout += chunk; });
-    child.stderr.on('data', (chunk) => { stderr += chunk; });
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
 
-interface RunningSim { child: ChildProcessWithoutNullStreams; path: string; lines: string[]; command(line: string): Promise<Record<string, unknown>> }
+interface RunningSim {
+  child: ChildProcessWithoutNullStreams;
+  path: string;
+  lines: string[];
+  command(line: string): Promise<Record<string, unknown>>;
+}
 
 async function startSim(args: string[]): Promise<RunningSim> {
   const child = spawn(process.execPath, [script('sim'), '--pty', ...args], { cwd: REPO_ROOT });
   const lines: string[] = [];
   const waiters: Array<(line: string) => void> = [];
-  createInterface({ input: child.stdout }).on('line', (line) => { lines.push(line); waiters.shift()?.(line); });
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    lines.push(line);
+    waiters.shift()?.(line);
+  });
   const nextLine = () => new Promise<string>((resolve) => waiters.push(resolve));
   const first = await nextLine();
   assert.match(first, /^PTY \//);
@@ -65,17 +81,44 @@ test('coproc: one operation, its response as JSON with protobuf field names, exi
 });
 
 test('coproc: NESTBOX_COPROC names the device; resp ≠ 0 exits 1 with resp in the output', async () => {
-  const { code, stdout } = await run('coproc', ['set-max-tx-power', '--wifi-max-tx-power', '90'], { NESTBOX_COPROC: `serial:${sim.path}` });
+  const { code, stdout } = await run('coproc', ['set-max-tx-power', '--wifi-max-tx-power', '90'], {
+    NESTBOX_COPROC: `serial:${sim.path}`,
+  });
   assert.is(code, 1);
   assert.equal(JSON.parse(stdout), { resp: 5 });
 });
 
 test('coproc: enums by name in and out, SSIDs as text', async () => {
   const device = `serial:${sim.path}`;
-  const started = await run('coproc', ['start-softap', '--ssid', 'Nestbox-Setup', '--pwd', 'setup-pass-1', '--chnl', '6', '--sec-prot', 'WPA2_PSK', '--max-conn', '4', '--bw', 'HT40', '--device', device]);
+  const started = await run('coproc', [
+    'start-softap',
+    '--ssid',
+    'Nestbox-Setup',
+    '--pwd',
+    'setup-pass-1',
+    '--chnl',
+    '6',
+    '--sec-prot',
+    'WPA2_PSK',
+    '--max-conn',
+    '4',
+    '--bw',
+    'HT40',
+    '--device',
+    device,
+  ]);
   assert.equal(JSON.parse(started.stdout), { resp: 0, mac: '24:0a:c4:12:34:57' });
   const { stdout } = await run('coproc', ['get-softap-config', '--device', device]);
-  assert.equal(JSON.parse(stdout), { ssid: 'Nestbox-Setup', pwd: 'setup-pass-1', chnl: 6, sec_prot: 'WPA2_PSK', max_conn: 4, ssid_hidden: false, bw: 'HT40', resp: 0 });
+  assert.equal(JSON.parse(stdout), {
+    ssid: 'Nestbox-Setup',
+    pwd: 'setup-pass-1',
+    chnl: 6,
+    sec_prot: 'WPA2_PSK',
+    max_conn: 4,
+    ssid_hidden: false,
+    bw: 'HT40',
+    resp: 0,
+  });
 });
 
 test('sim: scenario commands on stdin answer one JSON line; a vanished network is gone from the scan', async () => {
@@ -119,7 +162,9 @@ test('ota: the image is written with progress and the command waits for the rest
 });
 
 test('coproc events: prints events as JSON lines until stopped', async () => {
-  const child = spawn(process.execPath, [script('coproc'), 'events', '--device', `serial:${sim.path}`], { cwd: REPO_ROOT });
+  const child = spawn(process.execPath, [script('coproc'), 'events', '--device', `serial:${sim.path}`], {
+    cwd: REPO_ROOT,
+  });
   const lines: string[] = [];
   const seen = new Promise<void>((resolve) => {
     createInterface({ input: child.stdout }).on('line', (line) => {
@@ -134,7 +179,11 @@ test('coproc events: prints events as JSON lines until stopped', async () => {
   const code = await new Promise((resolve) => child.on('close', resolve));
   assert.is(code, 0);
   assert.equal(JSON.parse(lines[0]), { event: 'link', up: true });
-  assert.ok(lines.some((line) => JSON.stringify(JSON.parse(line)) === JSON.stringify({ event: 'Event_DevInit', init_data: '' })));
+  assert.ok(
+    lines.some(
+      (line) => JSON.stringify(JSON.parse(line)) === JSON.stringify({ event: 'Event_DevInit', init_data: '' }),
+    ),
+  );
 });
 
 test.run();

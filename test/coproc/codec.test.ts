@@ -12,13 +12,25 @@ const ascii = (text: string) => Uint8Array.from(Buffer.from(text, 'ascii'));
 // Byte vectors: what protobuf-c in the real firmware and host library writes for these messages.
 const VECTORS: Array<[string, [number, number, string, Body], string]> = [
   ['Req_GetMACAddress mode=1', [1, 101, 'req_get_mac_address', { mode: 1 }], '08011065aa06020801'],
-  ['Resp_GetMACAddress ok', [2, 201, 'resp_get_mac_address', { mac: ascii('24:0a:c4:12:34:56'), resp: 0 }], '080210c901ca0c130a11' + hex(ascii('24:0a:c4:12:34:56'))],
+  [
+    'Resp_GetMACAddress ok',
+    [2, 201, 'resp_get_mac_address', { mac: ascii('24:0a:c4:12:34:56'), resp: 0 }],
+    '080210c901ca0c130a11' + hex(ascii('24:0a:c4:12:34:56')),
+  ],
   ['Req_GetWifiMode', [1, 103, 'req_get_wifi_mode', {}], '08011067ba0600'],
-  ['Req_ConfigHeartbeat 20 s', [1, 121, 'req_config_heartbeat', { enable: true, duration: 20 }], '08011079ca070408011014'],
+  [
+    'Req_ConfigHeartbeat 20 s',
+    [1, 121, 'req_config_heartbeat', { enable: true, duration: 20 }],
+    '08011079ca070408011014',
+  ],
   ['Resp_ConfigHeartbeat ok', [2, 221, 'resp_config_heartbeat', { resp: 0 }], '080210dd01ea0d00'],
   ['Event_DevInit', [3, 301, 'event_dev_init', { init_data: new Uint8Array() }], '080310ad02ea1200'],
   ['Event_Heartbeat 5', [3, 302, 'event_heartbeat', { hb_num: 5 }], '080310ae02f212020805'],
-  ['Event_StationDisconnectFromAP reason 200', [3, 303, 'event_station_disconnect_from_AP', { resp: 200 }], '080310af02fa120308c801'],
+  [
+    'Event_StationDisconnectFromAP reason 200',
+    [3, 303, 'event_station_disconnect_from_AP', { resp: 200 }],
+    '080310af02fa120308c801',
+  ],
 ];
 
 for (const [name, [type, id, field, body], expected] of VECTORS) {
@@ -33,7 +45,16 @@ for (const [name, [type, id, field, body], expected] of VECTORS) {
 }
 
 test('zero-valued fields are left off the wire, as protobuf-c does (resp 0, false, empty bytes, enum 0)', () => {
-  const bytes = encodeCtrlMsg(2, 209, 'resp_get_softap_config', { ssid: ascii('x'), pwd: new Uint8Array(), chnl: 0, sec_prot: 0, max_conn: 0, ssid_hidden: false, bw: 0, resp: 0 });
+  const bytes = encodeCtrlMsg(2, 209, 'resp_get_softap_config', {
+    ssid: ascii('x'),
+    pwd: new Uint8Array(),
+    chnl: 0,
+    sec_prot: 0,
+    max_conn: 0,
+    ssid_hidden: false,
+    bw: 0,
+    resp: 0,
+  });
   // msg_type, msg_id, then the sub-message holding only ssid (field 1, "x").
   assert.is(hex(bytes), '080210d101' + '8a0d' + '03' + '0a0178');
 });
@@ -50,7 +71,12 @@ test('a protocomm TLV frame as the host library writes it (Req_GetMACAddress und
 });
 
 test('oneof tags: field number equals the message id for every request, response and event', () => {
-  const tag = (id: number) => hex(protobuf.Writer.create().uint32((id << 3) | 2).finish());
+  const tag = (id: number) =>
+    hex(
+      protobuf.Writer.create()
+        .uint32((id << 3) | 2)
+        .finish(),
+    );
   assert.is(tag(101), 'aa06');
   assert.is(tag(121), 'ca07');
   assert.is(tag(201), 'ca0c');
@@ -92,10 +118,14 @@ function sample(type: protobuf.Type, salt: number): Body {
       if (field.resolvedType instanceof protobuf.Type) return sample(field.resolvedType, salt + 1);
       if (field.resolvedType instanceof protobuf.Enum) return 1 + (salt % 2);
       switch (field.type) {
-        case 'bool': return true;
-        case 'bytes': return Uint8Array.from(Buffer.from(`${field.name}-${salt}`));
-        case 'uint32': return 3 + salt;
-        default: return field.name === 'resp' ? -1 : -7 - salt;
+        case 'bool':
+          return true;
+        case 'bytes':
+          return Uint8Array.from(Buffer.from(`${field.name}-${salt}`));
+        case 'uint32':
+          return 3 + salt;
+        default:
+          return field.name === 'resp' ? -1 : -7 - salt;
       }
     };
     body[field.name] = field.repeated ? [one(), one()] : one();
@@ -103,15 +133,21 @@ function sample(type: protobuf.Type, salt: number): Body {
   return body;
 }
 
-const plain = (value: unknown): unknown => JSON.parse(JSON.stringify(value, (_k, v) => {
-  if (v instanceof Uint8Array) return Buffer.from(v).toString('hex');
-  return v && v.type === 'Buffer' && Array.isArray(v.data) ? Buffer.from(v.data).toString('hex') : v;
-}));
+const plain = (value: unknown): unknown =>
+  JSON.parse(
+    JSON.stringify(value, (_k, v) => {
+      if (v instanceof Uint8Array) return Buffer.from(v).toString('hex');
+      return v && v.type === 'Buffer' && Array.isArray(v.data) ? Buffer.from(v.data).toString('hex') : v;
+    }),
+  );
 
 for (const op of OPERATIONS) {
   test(`round trip: ${op.protocolName} (${op.id}) request and response`, () => {
     const { wire } = loadSchema();
-    for (const [type, id, field, typeName] of [[1, op.id, op.requestField, op.requestType], [2, op.id + 100, op.responseField, op.responseType]] as const) {
+    for (const [type, id, field, typeName] of [
+      [1, op.id, op.requestField, op.requestType],
+      [2, op.id + 100, op.responseField, op.responseType],
+    ] as const) {
       const body = sample(wire.lookupType(typeName), id);
       const decoded = decodeCtrlMsg(encodeCtrlMsg(type, id, field, body));
       assert.is(decoded.msgType, type);
@@ -150,7 +186,11 @@ test('newer firmware: ids beyond the sentinels decode with no known payload', ()
 
 test('undecodable protobuf is a DecodeError, never a crash', () => {
   for (const junk of ['ff', '0a05', 'fa12ff', '08ffffffffffffffffffff01', '00']) {
-    assert.throws(() => decodeCtrlMsg(Buffer.from(junk, 'hex')), (error: unknown) => error instanceof DecodeError, junk);
+    assert.throws(
+      () => decodeCtrlMsg(Buffer.from(junk, 'hex')),
+      (error: unknown) => error instanceof DecodeError,
+      junk,
+    );
   }
 });
 

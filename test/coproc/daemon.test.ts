@@ -17,12 +17,12 @@ let pty: SimOnPty;
 test.before(async () => {
   pty = await startSimOnPty({ framing: 'serial', timeScale: 20 });
   const together = { startTimeoutMs: 60_000 }; // four start at once on two cores
-  [simulated, missing, silent, onPty] = await startAll([
+  [simulated, missing, silent, onPty] = (await startAll([
     startDaemon(together),
     startDaemon({ ...together, env: { NESTBOX_COPROC: 'serial:/dev/nestbox-no-such-tty?baud=115200' } }),
     startDaemon({ ...together, env: { NESTBOX_SIM_SCENARIO: 'unresponsive' } }),
     startDaemon({ ...together, env: { NESTBOX_COPROC: `serial:${pty.path}?baud=921600` } }),
-  ]) as [RunningDaemon, RunningDaemon, RunningDaemon, RunningDaemon];
+  ])) as [RunningDaemon, RunningDaemon, RunningDaemon, RunningDaemon];
 });
 
 test.after(async () => {

@@ -34,8 +34,11 @@ test('bytes written to the device node arrive, in order, as they come', async ()
       await new Promise((resolve) => setTimeout(resolve, 50));
       writeSync(device, Buffer.from([4, 5]));
       const deadline = Date.now() + 5000;
-      while (Buffer.concat(received).length < 5 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-    } finally { closeSync(device); }
+      while (Buffer.concat(received).length < 5 && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 10));
+    } finally {
+      closeSync(device);
+    }
     assert.equal([...Buffer.concat(received)], [1, 2, 3, 4, 5]);
   } finally {
     await transport.close();
@@ -60,10 +63,13 @@ test('a quiet device holds no pool thread: with a pool of one, file work goes on
       process.stdout.write('file work done\\n');
       await transport.close();`;
     const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
-      env: { ...process.env, UV_THREADPOOL_SIZE: '1', DEVICE: device }, stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, UV_THREADPOOL_SIZE: '1', DEVICE: device },
+      stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';
-    child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString(); });
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+    });
     // A bound on a hang, not a speed target: a held pool thread would stall the child for good.
     const hung = setTimeout(() => child.kill('SIGKILL'), 15_000);
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));

@@ -1,7 +1,13 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createFraming, type Endpoint, type FrameFault } from '../../daemon/coproc/framing/index.js';
-import { checksum, encodeFrame, FLAG_MORE_FRAGMENT, fragment, PayloadHeaderDecoder } from '../../daemon/coproc/framing/payload-header.js';
+import {
+  checksum,
+  encodeFrame,
+  FLAG_MORE_FRAGMENT,
+  fragment,
+  PayloadHeaderDecoder,
+} from '../../daemon/coproc/framing/payload-header.js';
 import { decodePrivInit, encodePrivInit } from '../../daemon/coproc/framing/priv-init.js';
 import { encodeTlv, TlvStreamDecoder } from '../../daemon/coproc/framing/tlv.js';
 import { INTER_BYTE_TIMEOUT_MS } from '../../daemon/coproc/framing/incremental.js';
@@ -9,7 +15,18 @@ import { INTER_BYTE_TIMEOUT_MS } from '../../daemon/coproc/framing/incremental.j
 function recorder() {
   const frames: Array<[Endpoint, string]> = [];
   const faults: FrameFault[] = [];
-  return { frames, faults, handlers: { frame: (e: Endpoint, d: Buffer) => { frames.push([e, d.toString('hex')]); }, fault: (f: FrameFault) => { faults.push(f); } } };
+  return {
+    frames,
+    faults,
+    handlers: {
+      frame: (e: Endpoint, d: Buffer) => {
+        frames.push([e, d.toString('hex')]);
+      },
+      fault: (f: FrameFault) => {
+        faults.push(f);
+      },
+    },
+  };
 }
 
 const pb = (n: number, fill = 0x41) => Buffer.alloc(n, fill);
@@ -17,9 +34,20 @@ const pb = (n: number, fill = 0x41) => Buffer.alloc(n, fill);
 test('TLV: frames fed one byte at a time come out whole', () => {
   const r = recorder();
   const decoder = new TlvStreamDecoder(r.handlers, { maxData: 4082 });
-  const stream = Buffer.concat([encodeTlv('ctrlResp', pb(3)), encodeTlv('ctrlEvnt', pb(0)), encodeTlv('ctrlResp', pb(300, 1))]);
+  const stream = Buffer.concat([
+    encodeTlv('ctrlResp', pb(3)),
+    encodeTlv('ctrlEvnt', pb(0)),
+    encodeTlv('ctrlResp', pb(300, 1)),
+  ]);
   for (const byte of stream) decoder.push(Buffer.from([byte]));
-  assert.equal(r.frames.map(([e, d]) => [e, d.length / 2]), [['ctrlResp', 3], ['ctrlEvnt', 0], ['ctrlResp', 300]]);
+  assert.equal(
+    r.frames.map(([e, d]) => [e, d.length / 2]),
+    [
+      ['ctrlResp', 3],
+      ['ctrlEvnt', 0],
+      ['ctrlResp', 300],
+    ],
+  );
   assert.equal(r.faults, []);
   assert.is(decoder.pending, 0);
 });
@@ -27,8 +55,18 @@ test('TLV: frames fed one byte at a time come out whole', () => {
 test('TLV: garbage before and between frames is skipped, counted, and the next frame is found', () => {
   const r = recorder();
   const decoder = new TlvStreamDecoder(r.handlers, { maxData: 4082 });
-  decoder.push(Buffer.concat([Buffer.from('zz\x01\x08\x00ctr', 'latin1'), encodeTlv('ctrlResp', pb(2)), Buffer.from([1, 1, 1, 2]), encodeTlv('ctrlEvnt', pb(1))]));
-  assert.equal(r.frames.map(([e]) => e), ['ctrlResp', 'ctrlEvnt']);
+  decoder.push(
+    Buffer.concat([
+      Buffer.from('zz\x01\x08\x00ctr', 'latin1'),
+      encodeTlv('ctrlResp', pb(2)),
+      Buffer.from([1, 1, 1, 2]),
+      encodeTlv('ctrlEvnt', pb(1)),
+    ]),
+  );
+  assert.equal(
+    r.frames.map(([e]) => e),
+    ['ctrlResp', 'ctrlEvnt'],
+  );
   assert.ok(r.faults.filter((f) => f === 'garbage').length >= 2);
 });
 
@@ -38,7 +76,10 @@ test('TLV: an unknown endpoint name is refused and the parser resynchronises', (
   const bad = Buffer.from(encodeTlv('ctrlResp', pb(4)));
   bad.write('ctrlXxxx', 3, 'ascii');
   decoder.push(Buffer.concat([bad, encodeTlv('ctrlResp', pb(5))]));
-  assert.equal(r.frames.map(([, d]) => d.length / 2), [5]);
+  assert.equal(
+    r.frames.map(([, d]) => d.length / 2),
+    [5],
+  );
   assert.ok(r.faults.includes('bad_endpoint'));
 });
 
@@ -64,7 +105,10 @@ test('TLV: a partial frame that waits longer than the inter-byte timeout is give
   decoder.push(encodeTlv('ctrlResp', pb(5)), t0 + 10);
   assert.equal(r.frames, [], 'still inside the lie');
   decoder.push(encodeTlv('ctrlResp', pb(6)), t0 + INTER_BYTE_TIMEOUT_MS + 100);
-  assert.equal(r.frames.map(([, d]) => d.length / 2), [5, 6]);
+  assert.equal(
+    r.frames.map(([, d]) => d.length / 2),
+    [5, 6],
+  );
   assert.ok(r.faults.includes('truncated'));
   decoder.reset();
 });
@@ -86,7 +130,7 @@ test('payload header: the same inter-byte timeout for a header whose length is n
   decoder.reset();
 });
 
-test('payload header: the firmware\'s PRIV INIT for an ESP32, checksum 0x00de', () => {
+test("payload header: the firmware's PRIV INIT for an ESP32, checksum 0x00de", () => {
   const frame = encodeFrame({ ifType: 4, ifNum: 0, flags: 0, seq: 0, packetType: 0 }, encodePrivInit());
   assert.is(frame.toString('hex'), '04000e000c00de0000000000' + '000c02010001010a0001a0030100');
   const zeroed = Buffer.from(frame);
@@ -99,14 +143,28 @@ test('payload header: the host sends a 4021-byte message as 3 fragments sharing 
   const host = createFraming('serial', 'host', recorder().handlers);
   const parse = (bytes: Buffer) => {
     const packets: Array<{ seq: number; flags: number; len: number }> = [];
-    new PayloadHeaderDecoder({ packet: (h) => packets.push({ seq: h.seq, flags: h.flags, len: h.len }), fault: () => assert.unreachable('fault') }).push(bytes);
+    new PayloadHeaderDecoder({
+      packet: (h) => packets.push({ seq: h.seq, flags: h.flags, len: h.len }),
+      fault: () => assert.unreachable('fault'),
+    }).push(bytes);
     return packets;
   };
   const first = parse(host.encode('ctrlResp', pb(4007)));
-  assert.equal(first, [{ seq: 1, flags: FLAG_MORE_FRAGMENT, len: 1500 }, { seq: 1, flags: FLAG_MORE_FRAGMENT, len: 1500 }, { seq: 1, flags: 0, len: 1021 }]);
-  assert.equal(parse(host.encode('ctrlResp', pb(10))).map((p) => p.seq), [2]);
+  assert.equal(first, [
+    { seq: 1, flags: FLAG_MORE_FRAGMENT, len: 1500 },
+    { seq: 1, flags: FLAG_MORE_FRAGMENT, len: 1500 },
+    { seq: 1, flags: 0, len: 1021 },
+  ]);
+  assert.equal(
+    parse(host.encode('ctrlResp', pb(10))).map((p) => p.seq),
+    [2],
+  );
   const device = createFraming('serial', 'device', recorder().handlers);
-  assert.equal(parse(device.encode('ctrlResp', pb(4007))).map((p) => p.seq), [1, 2, 3], 'the device numbers each fragment');
+  assert.equal(
+    parse(device.encode('ctrlResp', pb(4007))).map((p) => p.seq),
+    [1, 2, 3],
+    'the device numbers each fragment',
+  );
 });
 
 test('payload header: fragments reassemble through garbage and byte-at-a-time delivery', () => {
@@ -115,7 +173,12 @@ test('payload header: fragments reassemble through garbage and byte-at-a-time de
   const host = createFraming('serial', 'host', r.handlers);
   const message = Buffer.from(Array.from({ length: 3200 }, (_, i) => i & 0xff));
   const wire = device.encode('ctrlResp', message);
-  const withNoise = Buffer.concat([Buffer.from('boot rom says hi\r\n'), wire.subarray(0, 1512), Buffer.from([0xff, 0x00, 0x12]), wire.subarray(1512)]);
+  const withNoise = Buffer.concat([
+    Buffer.from('boot rom says hi\r\n'),
+    wire.subarray(0, 1512),
+    Buffer.from([0xff, 0x00, 0x12]),
+    wire.subarray(1512),
+  ]);
   for (let i = 0; i < withNoise.length; i += 7) host.push(withNoise.subarray(i, i + 7));
   assert.equal(r.frames, [['ctrlResp', message.toString('hex')]]);
   assert.ok(r.faults.includes('garbage'));
@@ -128,7 +191,10 @@ test('payload header: a bad checksum is counted and the next frame still arrives
   const broken = device.encode('ctrlEvnt', pb(20));
   broken[20] ^= 0x10;
   host.push(Buffer.concat([broken, device.encode('ctrlEvnt', pb(21))]));
-  assert.equal(r.frames.map(([, d]) => d.length / 2), [21]);
+  assert.equal(
+    r.frames.map(([, d]) => d.length / 2),
+    [21],
+  );
   assert.ok(r.faults.includes('bad_checksum'));
 });
 
@@ -146,7 +212,7 @@ test('payload header: on the device, a fragment with another seq_num ends the me
   assert.is(r.frames.length, 1);
 });
 
-test('payload header: a request beyond the device\'s 4096-byte buffer is truncated and never handled', () => {
+test("payload header: a request beyond the device's 4096-byte buffer is truncated and never handled", () => {
   const r = recorder();
   const device = createFraming('serial', 'device', r.handlers);
   device.push(Buffer.concat(fragment(encodeTlv('ctrlResp', pb(5000)), () => 1)));

@@ -16,9 +16,17 @@ import { startSimOnPty, type SimOnPty } from '../helpers/pty.js';
 
 const TIME_SCALE = 50;
 
-export function nextEvent<K extends keyof CoprocEvents>(client: CoprocClient, name: K, timeoutMs = 2000, match: (...args: CoprocEvents[K]) => boolean = () => true): Promise<CoprocEvents[K]> {
+export function nextEvent<K extends keyof CoprocEvents>(
+  client: CoprocClient,
+  name: K,
+  timeoutMs = 2000,
+  match: (...args: CoprocEvents[K]) => boolean = () => true,
+): Promise<CoprocEvents[K]> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => { client.off(name, listener as never); reject(new Error(`no ${String(name)} event within ${timeoutMs} ms`)); }, timeoutMs);
+    const timer = setTimeout(() => {
+      client.off(name, listener as never);
+      reject(new Error(`no ${String(name)} event within ${timeoutMs} ms`));
+    }, timeoutMs);
     const listener = (...args: CoprocEvents[K]) => {
       if (!match(...args)) return;
       clearTimeout(timer);
@@ -50,7 +58,10 @@ export function linkSuite(framing: FramingKind) {
 
   it.before(async (context) => {
     context.pty = await startSimOnPty({ framing, timeScale: TIME_SCALE });
-    const target = framing === 'serial' ? { kind: 'serial' as const, path: context.pty.path, baud: 921600 } : { kind: 'esps' as const, path: context.pty.path };
+    const target =
+      framing === 'serial'
+        ? { kind: 'serial' as const, path: context.pty.path, baud: 921600 }
+        : { kind: 'esps' as const, path: context.pty.path };
     context.client = openCoprocLink(target, { log: silentLogger, minBackoffMs: 20, maxBackoffMs: 200 }).client;
     await waitForLink(context.client, 3000);
     // The simulator may still be booting (a request it gets then is never answered) and its
@@ -70,12 +81,17 @@ export function linkSuite(framing: FramingKind) {
     await pty.close();
   });
 
-  it('GetMACAddress / SetMacAddress: MACs as lowercase text, a multicast address refused, a malformed one refused locally without blocking the queue', async ({ client }) => {
+  it('GetMACAddress / SetMacAddress: MACs as lowercase text, a multicast address refused, a malformed one refused locally without blocking the queue', async ({
+    client,
+  }) => {
     assert.is(await client.getMac('station'), '24:0a:c4:12:34:56');
     assert.is(await client.getMac('softap'), '24:0a:c4:12:34:57');
     await client.setMac('station', 'AA:BB:CC:00:11:22');
     assert.is(await client.getMac('station'), 'aa:bb:cc:00:11:22');
-    await rejects(client.setMac('station', '01:00:5e:00:00:01'), (e) => { assert.is(e.kind, 'device'); assert.is(e.code, -1); });
+    await rejects(client.setMac('station', '01:00:5e:00:00:01'), (e) => {
+      assert.is(e.kind, 'device');
+      assert.is(e.code, -1);
+    });
     await rejects(client.setMac('station', 'not-a-mac'), (e) => assert.is(e.kind, 'invalid'));
     assert.is(await client.getMac('station'), 'aa:bb:cc:00:11:22');
   });
@@ -87,10 +103,15 @@ export function linkSuite(framing: FramingKind) {
     assert.is(await client.getMode(), 'none');
   });
 
-  it('GetAPScanList: the networks in range, strongest first; hidden with an empty name; a non-UTF-8 SSID byte for byte; the scan switches the station on', async ({ client }) => {
+  it('GetAPScanList: the networks in range, strongest first; hidden with an empty name; a non-UTF-8 SSID byte for byte; the scan switches the station on', async ({
+    client,
+  }) => {
     const entries = await client.scan();
     assert.is(entries.length, 5);
-    assert.equal(entries.map((e) => e.rssi), [...entries.map((e) => e.rssi)].sort((a, b) => b - a));
+    assert.equal(
+      entries.map((e) => e.rssi),
+      [...entries.map((e) => e.rssi)].sort((a, b) => b - a),
+    );
     const homeEntry = entries.find((e) => e.ssid === 'HomeNet')!;
     assert.equal([homeEntry.bssid, homeEntry.channel, homeEntry.security], [SIM_NETWORKS.home.bssid, 6, 'wpa2_psk']);
     assert.is(entries.find((e) => e.bssid === SIM_NETWORKS.hidden.bssid)!.ssid, '');
@@ -100,12 +121,21 @@ export function linkSuite(framing: FramingKind) {
     assert.is(await client.getMode(), 'station');
   });
 
-  it('ConnectAP / GetAPConfig / DisconnectAP: wrong passphrase is resp −1; success gives the MAC; the SSID comes back without its NUL', async ({ client }) => {
+  it('ConnectAP / GetAPConfig / DisconnectAP: wrong passphrase is resp −1; success gives the MAC; the SSID comes back without its NUL', async ({
+    client,
+  }) => {
     assert.is(await client.getApConfig(), null);
-    await rejects(client.connectAp({ ssid: home.ssid, password: 'wrong-password' }), (e) => { assert.is(e.kind, 'device'); assert.is(e.code, -1); assert.match(e.message, /ConnectAP/); });
+    await rejects(client.connectAp({ ssid: home.ssid, password: 'wrong-password' }), (e) => {
+      assert.is(e.kind, 'device');
+      assert.is(e.code, -1);
+      assert.match(e.message, /ConnectAP/);
+    });
     assert.equal(await client.connectAp(home), { mac: await client.getMac('station') });
     const config = (await client.getApConfig())!;
-    assert.equal([config.ssid, config.bssid, config.channel, config.rssi, config.security], ['HomeNet', SIM_NETWORKS.home.bssid, 6, -48, 'wpa2_psk']);
+    assert.equal(
+      [config.ssid, config.bssid, config.channel, config.rssi, config.security],
+      ['HomeNet', SIM_NETWORKS.home.bssid, 6, -48, 'wpa2_psk'],
+    );
     await client.connectAp({ ssid: SIM_NETWORKS.hidden.ssid, password: SIM_NETWORKS.hidden.passphrase });
     assert.is((await client.getApConfig())!.ssid, 'AtticLab');
     await client.connectAp({ ssid: SIM_NETWORKS.latin1.ssidBytes, password: SIM_NETWORKS.latin1.passphrase });
@@ -115,16 +145,30 @@ export function linkSuite(framing: FramingKind) {
     assert.is(await client.getApConfig(), null);
   });
 
-  it('Soft AP: start, read back, an empty station list is success, phones join, one leaves (event 304), stop', async ({ client, pty }) => {
+  it('Soft AP: start, read back, an empty station list is success, phones join, one leaves (event 304), stop', async ({
+    client,
+    pty,
+  }) => {
     await client.setMode('none');
-    const config = { ssid: 'Nestbox-Setup', password: 'setup-pass-1', channel: 6, security: 'wpa2_psk' as const, maxConnections: 4, ssidHidden: false, bandwidth: 'ht20' as const };
+    const config = {
+      ssid: 'Nestbox-Setup',
+      password: 'setup-pass-1',
+      channel: 6,
+      security: 'wpa2_psk' as const,
+      maxConnections: 4,
+      ssidHidden: false,
+      bandwidth: 'ht20' as const,
+    };
     assert.equal(await client.startSoftAp(config), { mac: '24:0a:c4:12:34:57' });
     assert.equal(await client.getSoftApConfig(), config);
     assert.is(await client.getMode(), 'softap');
     assert.equal(await client.softApStations(), []);
     const phone1 = pty.sim.joinSoftAp({ rssi: -40 })!;
     const phone2 = pty.sim.joinSoftAp({ mac: '02:aa:bb:cc:dd:ee', rssi: -60 })!;
-    assert.equal(await client.softApStations(), [{ mac: phone1, rssi: -40 }, { mac: phone2, rssi: -60 }]);
+    assert.equal(await client.softApStations(), [
+      { mac: phone1, rssi: -40 },
+      { mac: phone2, rssi: -60 },
+    ]);
     const left = nextEvent(client, 'softApStationDisconnected');
     pty.sim.leaveSoftAp(phone2);
     assert.equal(await left, [{ mac: '02:aa:bb:cc:dd:ee', reason: 0 }]);
@@ -136,7 +180,16 @@ export function linkSuite(framing: FramingKind) {
   });
 
   it('SetSoftAPVendorSpecificIE: a vendor element is accepted, a non-vendor element id refused', async ({ client }) => {
-    const ie = { enable: true, type: 'beacon' as const, index: 0 as const, elementId: 221, length: 7, oui: Uint8Array.from([0x24, 0x0a, 0xc4]), ouiType: 1, payload: Uint8Array.from([1, 2, 3]) };
+    const ie = {
+      enable: true,
+      type: 'beacon' as const,
+      index: 0 as const,
+      elementId: 221,
+      length: 7,
+      oui: Uint8Array.from([0x24, 0x0a, 0xc4]),
+      ouiType: 1,
+      payload: Uint8Array.from([1, 2, 3]),
+    };
     await client.setVendorIe(ie);
     await rejects(client.setVendorIe({ ...ie, elementId: 10 }), (e) => assert.is(e.code, -1));
     await client.setVendorIe({ ...ie, enable: false });
@@ -151,7 +204,10 @@ export function linkSuite(framing: FramingKind) {
     assert.is(await client.getTxPower(), 20);
     await client.setMaxTxPower(13.5); // 54 quarter-dBm: the driver rounds to a level it supports
     assert.is(await client.getTxPower(), 13);
-    await rejects(client.setMaxTxPower(30), (e) => { assert.is(e.code, 5); assert.match(e.message, /out of range/); });
+    await rejects(client.setMaxTxPower(30), (e) => {
+      assert.is(e.code, 5);
+      assert.match(e.message, /out of range/);
+    });
   });
 
   it('ConfigHeartbeat: the first event after one period, numbered from 0; disabling stops them', async ({ client }) => {
@@ -168,7 +224,10 @@ export function linkSuite(framing: FramingKind) {
     assert.is(numbers.length, seen);
   });
 
-  it('Event 303: a vanished access point drops the station after the beacon timeout (reason 200); a kick carries its reason', async ({ client, pty }) => {
+  it('Event 303: a vanished access point drops the station after the beacon timeout (reason 200); a kick carries its reason', async ({
+    client,
+    pty,
+  }) => {
     await client.connectAp(home);
     const lost = nextEvent(client, 'stationDisconnected');
     pty.sim.vanishNetwork(home.ssid);
@@ -191,7 +250,10 @@ export function linkSuite(framing: FramingKind) {
     pty.sim.setPassphrase(home.ssid, home.password);
   });
 
-  it('OTA: the image goes in 4000-byte chunks with progress, and success waits for the restart (Event_DevInit)', async ({ client, pty }) => {
+  it('OTA: the image goes in 4000-byte chunks with progress, and success waits for the restart (Event_DevInit)', async ({
+    client,
+    pty,
+  }) => {
     const image = Buffer.concat([Buffer.from([0xe9]), Buffer.alloc(21_000, 0x5a)]);
     const progress: OtaProgress[] = [];
     const update = new OtaUpdate(client, { rebootTimeoutMs: 3000 });
@@ -201,16 +263,27 @@ export function linkSuite(framing: FramingKind) {
     await restarted;
     assert.is(result.bytes, image.length);
     const writes = progress.filter((p) => p.phase === 'writing');
-    assert.equal(writes.map((p) => p.bytes), [4000, 8000, 12000, 16000, 20000, 21001]);
+    assert.equal(
+      writes.map((p) => p.bytes),
+      [4000, 8000, 12000, 16000, 20000, 21001],
+    );
     assert.is(writes.at(-1)!.percent, 100);
-    assert.equal(progress.map((p) => p.phase).filter((p, i, all) => all[i - 1] !== p), ['begin', 'writing', 'ending', 'rebooting', 'done']);
+    assert.equal(
+      progress.map((p) => p.phase).filter((p, i, all) => all[i - 1] !== p),
+      ['begin', 'writing', 'ending', 'rebooting', 'done'],
+    );
     assert.ok(readFileSync(pty.sim.device.otaPath).equals(image));
   });
 
-  it('OTA: an image that does not verify fails at OTAEnd (resp −1); a file that is no ESP image is refused up front', async ({ client }) => {
+  it('OTA: an image that does not verify fails at OTAEnd (resp −1); a file that is no ESP image is refused up front', async ({
+    client,
+  }) => {
     await client.otaBegin();
     await client.otaWrite(Uint8Array.from([0, 1, 2, 3]));
-    await rejects(client.otaEnd(), (e) => { assert.is(e.code, -1); assert.match(e.message, /OTAEnd/); });
+    await rejects(client.otaEnd(), (e) => {
+      assert.is(e.code, -1);
+      assert.match(e.message, /OTAEnd/);
+    });
     try {
       await new OtaUpdate(client).run(Uint8Array.from([0x7f, 0x45, 0x4c, 0x46]));
       assert.unreachable('should fail');
@@ -221,10 +294,17 @@ export function linkSuite(framing: FramingKind) {
     await rejects(client.otaWrite(Uint8Array.from([1])), (e) => assert.is(e.code, -1)); // no OTABegin
   });
 
-  it('no answer: SetWifiMode with mode ≥ 4 and a vendor IE without payload time out, and the queue moves on', async ({ client }) => {
+  it('no answer: SetWifiMode with mode ≥ 4 and a vendor IE without payload time out, and the queue moves on', async ({
+    client,
+  }) => {
     const before = client.counters().timeouts;
-    await rejects(client.call('setMode', { mode: 7 }, { timeoutMs: 150 }), (e) => { assert.is(e.kind, 'timeout'); assert.match(e.message, /SetWifiMode/); });
-    await rejects(client.call('setVendorIe', { enable: true, type: 0, idx: 0 }, { timeoutMs: 150 }), (e) => assert.is(e.kind, 'timeout'));
+    await rejects(client.call('setMode', { mode: 7 }, { timeoutMs: 150 }), (e) => {
+      assert.is(e.kind, 'timeout');
+      assert.match(e.message, /SetWifiMode/);
+    });
+    await rejects(client.call('setVendorIe', { enable: true, type: 0, idx: 0 }, { timeoutMs: 150 }), (e) =>
+      assert.is(e.kind, 'timeout'),
+    );
     assert.is(client.counters().timeouts, before + 2);
     assert.is(typeof (await client.getTxPower()), 'number');
   });
@@ -239,7 +319,12 @@ export function linkSuite(framing: FramingKind) {
   });
 
   it('one request in flight: concurrent calls each get their own answer, in order', async ({ client }) => {
-    const [mode, power, mac, ps] = await Promise.all([client.getMode(), client.getTxPower(), client.getMac('softap'), client.getPowerSave()]);
+    const [mode, power, mac, ps] = await Promise.all([
+      client.getMode(),
+      client.getTxPower(),
+      client.getMac('softap'),
+      client.getPowerSave(),
+    ]);
     assert.ok(['none', 'station', 'softap', 'apsta'].includes(mode));
     assert.is(typeof power, 'number');
     assert.is(mac, '24:0a:c4:12:34:57');
@@ -256,7 +341,16 @@ export function linkSuite(framing: FramingKind) {
   });
 
   it('fragments: a scan answer of several kilobytes crosses the link whole', async ({ client, pty }) => {
-    const extra = Array.from({ length: 60 }, (_, i) => ({ ssid: Uint8Array.from(Buffer.from(`Neighbour-${String(i).padStart(2, '0')}-with-a-long-name`)), bssid: `02:00:00:00:01:${i.toString(16).padStart(2, '0')}`, channel: 1 + (i % 11), rssi: -60 - (i % 30), security: SEC.wpa2_psk, passphrase: 'x'.repeat(8), hidden: false, inRange: true }));
+    const extra = Array.from({ length: 60 }, (_, i) => ({
+      ssid: Uint8Array.from(Buffer.from(`Neighbour-${String(i).padStart(2, '0')}-with-a-long-name`)),
+      bssid: `02:00:00:00:01:${i.toString(16).padStart(2, '0')}`,
+      channel: 1 + (i % 11),
+      rssi: -60 - (i % 30),
+      security: SEC.wpa2_psk,
+      passphrase: 'x'.repeat(8),
+      hidden: false,
+      inRange: true,
+    }));
     pty.sim.device.networks.push(...extra);
     try {
       const entries = await client.scan();
@@ -267,16 +361,24 @@ export function linkSuite(framing: FramingKind) {
     }
   });
 
-  it('a request larger than the device\'s 4096-byte buffer is refused before it is sent', async ({ client }) => {
-    await rejects(client.call('otaWrite', { ota_data: new Uint8Array(4090) }), (e) => { assert.is(e.kind, 'invalid'); assert.match(e.message, /4096/); });
+  it("a request larger than the device's 4096-byte buffer is refused before it is sent", async ({ client }) => {
+    await rejects(client.call('otaWrite', { ota_data: new Uint8Array(4090) }), (e) => {
+      assert.is(e.kind, 'invalid');
+      assert.match(e.message, /4096/);
+    });
     await rejects(client.otaWrite(new Uint8Array(4001)), (e) => assert.is(e.kind, 'invalid'));
   });
 
-  it('newer firmware: unknown fields and ids (uid, reason, event 305, response 223) are skipped and counted, never fatal', async ({ client, pty }) => {
+  it('newer firmware: unknown fields and ids (uid, reason, event 305, response 223) are skipped and counted, never fatal', async ({
+    client,
+    pty,
+  }) => {
     const before = client.counters();
     const line = pty.sim.link.framing;
     const disconnected = nextEvent(client, 'stationDisconnected');
-    pty.sim.link.injectGarbage(line.encode('ctrlEvnt', Buffer.from('080310af02' + '1809' + 'fa12' + '03' + '28c901', 'hex')));
+    pty.sim.link.injectGarbage(
+      line.encode('ctrlEvnt', Buffer.from('080310af02' + '1809' + 'fa12' + '03' + '28c901', 'hex')),
+    );
     pty.sim.link.injectGarbage(line.encode('ctrlEvnt', Buffer.from('080310b1028a13020801', 'hex')));
     pty.sim.link.injectGarbage(line.encode('ctrlResp', Buffer.from('080210df01fa0d00', 'hex')));
     assert.equal(await disconnected, [{ reason: 0 }]);
@@ -286,13 +388,19 @@ export function linkSuite(framing: FramingKind) {
     assert.is(after.unknownMessages - before.unknownMessages, 2);
   });
 
-  it('device reset mid-request: the request fails at once with a clear error, and devInit follows', async ({ client, pty }) => {
+  it('device reset mid-request: the request fails at once with a clear error, and devInit follows', async ({
+    client,
+    pty,
+  }) => {
     pty.sim.clock.timeScale = 1; // real boot time (300 ms): the request is clearly older than the announcement
     try {
       pty.sim.device.once('request', () => setTimeout(() => pty.sim.reset(), 5));
       const restarted = nextEvent(client, 'devInit', 3000);
       const started = Date.now();
-      await rejects(client.scan(), (e) => { assert.is(e.kind, 'link_down'); assert.match(e.message, /restarted/); });
+      await rejects(client.scan(), (e) => {
+        assert.is(e.kind, 'link_down');
+        assert.match(e.message, /restarted/);
+      });
       assert.ok(Date.now() - started < 5000);
       await restarted;
     } finally {
@@ -305,7 +413,9 @@ export function linkSuite(framing: FramingKind) {
     pty.sim.clock.timeScale = 1;
     try {
       let writes = 0;
-      const onRequest = (name: string) => { if (name === 'otaWrite' && ++writes === 3) pty.sim.reset(); };
+      const onRequest = (name: string) => {
+        if (name === 'otaWrite' && ++writes === 3) pty.sim.reset();
+      };
       pty.sim.device.on('request', onRequest);
       const image = Buffer.concat([Buffer.from([0xe9]), Buffer.alloc(40_000, 1)]);
       try {
@@ -324,7 +434,10 @@ export function linkSuite(framing: FramingKind) {
     }
   });
 
-  it('unplug and replug: link down, calls fail fast, then link up and the device answers again', async ({ client, pty }) => {
+  it('unplug and replug: link down, calls fail fast, then link up and the device answers again', async ({
+    client,
+    pty,
+  }) => {
     const down = nextEvent(client, 'link', 2000, ({ up }) => !up);
     await pty.unplug();
     await down;

@@ -21,12 +21,20 @@ async function until(check: () => boolean, timeoutMs = 3000): Promise<void> {
 
 function rig(options: { framing?: FramingKind; scenario?: SimScenario } = {}) {
   const framing = options.framing ?? 'esps';
-  const sim = new Simulator({ framing, timeScale: 100, scenario: options.scenario, otaPath: join(dir.path, `ota-${Math.random()}.bin`) });
+  const sim = new Simulator({
+    framing,
+    timeScale: 100,
+    scenario: options.scenario,
+    otaPath: join(dir.path, `ota-${Math.random()}.bin`),
+  });
   const answers: CtrlMessage[] = [];
   const raw: string[] = [];
   const boots: number[] = [];
   const host = createFraming(framing, 'host', {
-    frame: (_endpoint, data) => { raw.push(data.toString('hex')); answers.push(decodeCtrlMsg(data)); },
+    frame: (_endpoint, data) => {
+      raw.push(data.toString('hex'));
+      answers.push(decodeCtrlMsg(data));
+    },
     fault: () => assert.unreachable('the simulator sent a bad frame'),
     privInit: (init) => boots.push(init.chipId ?? -1),
   });
@@ -48,10 +56,19 @@ test('no answer at all: unknown id, undecodable protobuf, missing sub-messages, 
   const { send, answers, ask } = rig();
   send(encodeCtrlMsg(1, 122, null)); // newer-firmware request id
   send(Buffer.from('0801ffff', 'hex')); // undecodable
-  for (const name of ['getMac', 'setMode', 'connectAp', 'startSoftAp', 'setPowerSave', 'setVendorIe'] as const) send(encodeCtrlMsg(1, OPERATION[name].id, null));
+  for (const name of ['getMac', 'setMode', 'connectAp', 'startSoftAp', 'setPowerSave', 'setVendorIe'] as const)
+    send(encodeCtrlMsg(1, OPERATION[name].id, null));
   assert.is(await ask('setMode', { mode: 4 }), null);
   assert.is(await ask('setMac', { mode: 1 }), null);
-  assert.is(await ask('setVendorIe', { enable: true, type: 0, idx: 0, vendor_ie_data: { element_id: 221, length: 4, vendor_oui: Uint8Array.from([1, 2, 3]) } }), null);
+  assert.is(
+    await ask('setVendorIe', {
+      enable: true,
+      type: 0,
+      idx: 0,
+      vendor_ie_data: { element_id: 221, length: 4, vendor_oui: Uint8Array.from([1, 2, 3]) },
+    }),
+    null,
+  );
   assert.equal(answers, []);
   assert.equal(await ask('getMode'), { mode: 0, resp: 0 }, 'the device still answers');
 });
@@ -87,12 +104,26 @@ test('mode side effects: scan switches the station on (APSTA with a soft AP); st
   const { ask, sim } = rig();
   await ask('scan');
   assert.is(sim.snapshot().mode, 1);
-  await ask('startSoftAp', { ssid: Buffer.from('Setup'), pwd: Buffer.from('12345678'), chnl: 1, sec_prot: 3, max_conn: 2, bw: 1 });
+  await ask('startSoftAp', {
+    ssid: Buffer.from('Setup'),
+    pwd: Buffer.from('12345678'),
+    chnl: 1,
+    sec_prot: 3,
+    max_conn: 2,
+    bw: 1,
+  });
   assert.is(sim.snapshot().mode, 3);
   await ask('stopSoftAp');
   assert.is(sim.snapshot().mode, 1);
   await ask('setMode', { mode: 0 });
-  await ask('startSoftAp', { ssid: Buffer.from('Setup'), pwd: Buffer.from('12345678'), chnl: 1, sec_prot: 3, max_conn: 2, bw: 1 });
+  await ask('startSoftAp', {
+    ssid: Buffer.from('Setup'),
+    pwd: Buffer.from('12345678'),
+    chnl: 1,
+    sec_prot: 3,
+    max_conn: 2,
+    bw: 1,
+  });
   assert.is(sim.snapshot().mode, 2);
   await ask('connectAp', { ssid: Buffer.from('CoffeeShop Free') });
   assert.is(sim.snapshot().mode, 3);
@@ -101,7 +132,16 @@ test('mode side effects: scan switches the station on (APSTA with a soft AP); st
 
 test('soft AP: max_conn is the limit for phones joining; more than 10 is refused; short or long passphrases are refused', async () => {
   const { ask, sim } = rig();
-  const start = (fields: Body) => ask('startSoftAp', { ssid: Buffer.from('Setup'), pwd: Buffer.from('12345678'), chnl: 6, sec_prot: 3, max_conn: 10, bw: 1, ...fields });
+  const start = (fields: Body) =>
+    ask('startSoftAp', {
+      ssid: Buffer.from('Setup'),
+      pwd: Buffer.from('12345678'),
+      chnl: 6,
+      sec_prot: 3,
+      max_conn: 10,
+      bw: 1,
+      ...fields,
+    });
   assert.is((await start({ max_conn: 11 }))!.resp, -1);
   assert.is((await start({ pwd: Buffer.from('short') }))!.resp, -1);
   assert.is((await start({ pwd: Buffer.alloc(65, 0x61) }))!.resp, -1);
@@ -165,7 +205,7 @@ test('scenario no_networks: the scan finds nothing (resp −1); scenario unrespo
   assert.is(await rig({ scenario: 'unresponsive' }).ask('getMode'), null);
 });
 
-test('a request over the device\'s 4096-byte buffer is never handled (esps framing)', async () => {
+test("a request over the device's 4096-byte buffer is never handled (esps framing)", async () => {
   const { send, answers } = rig();
   send(encodeCtrlMsg(1, OPERATION.otaWrite.id, OPERATION.otaWrite.requestField, { ota_data: new Uint8Array(4100) }));
   await sleep(20);

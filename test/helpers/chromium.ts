@@ -12,8 +12,16 @@ export const CHROMIUM_PATH = '/usr/bin/chromium';
 export const LAUNCH = {
   executablePath: CHROMIUM_PATH,
   headless: true,
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-    '--disable-component-update', '--disable-sync'],
+  args: [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-quic',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+  ],
 };
 
 export function assertInstalled(): void {
@@ -37,7 +45,13 @@ export async function launchChromiumContext(): Promise<{ context: BrowserContext
   const profile = tempDir('nestbox-chromium-');
   try {
     const context = await chromium.launchPersistentContext(profile.path, LAUNCH);
-    return { context, async close() { await context.close(); profile.remove(); } };
+    return {
+      context,
+      async close() {
+        await context.close();
+        profile.remove();
+      },
+    };
   } catch (error) {
     profile.remove();
     throw error;

@@ -58,7 +58,7 @@ const PORT_RACE_ATTEMPTS = 3;
 
 export async function startDaemon(options: DaemonOptions = {}, attempt = 1): Promise<RunningDaemon> {
   const data = options.dataDir ? { path: options.dataDir, remove: () => undefined } : tempDir();
-  const port = options.port ?? await freePort();
+  const port = options.port ?? (await freePort());
   const streamingPort = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const args: string[] = [];
@@ -108,27 +108,42 @@ export async function startDaemon(options: DaemonOptions = {}, attempt = 1): Pro
     }
   });
   child.stderr.setEncoding('utf8');
-  child.stderr.on('data', (chunk: string) => { stderr += chunk; });
+  child.stderr.on('data', (chunk: string) => {
+    stderr += chunk;
+  });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.on('exit', (code, signal) => resolve({ code, signal }));
   });
 
   const daemon: RunningDaemon = {
-    url, port, streamingPort, dataDir: data.path, child, logs, rawLines,
+    url,
+    port,
+    streamingPort,
+    dataDir: data.path,
+    child,
+    logs,
+    rawLines,
     stderr: () => stderr,
     fetch: (path, init) => reach(url + path, init),
     async json(path, init) {
       const response = await reach(url + path, init);
       const textBody = await response.text();
       let body: any = textBody;
-      try { body = JSON.parse(textBody); } catch { /* not JSON: keep the text */ }
+      try {
+        body = JSON.parse(textBody);
+      } catch {
+        /* not JSON: keep the text */
+      }
       return { status: response.status, body, headers: response.headers };
     },
     waitForLog(match, timeoutMs = 10_000) {
       const found = logs.find(match);
       if (found) return Promise.resolve(found);
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => { listeners.delete(listener); reject(new Error('log line not seen in time')); }, timeoutMs);
+        const timer = setTimeout(() => {
+          listeners.delete(listener);
+          reject(new Error('log line not seen in time'));
+        }, timeoutMs);
         const listener = (line: LogLine) => {
           if (!match(line)) return;
           clearTimeout(timer);
@@ -155,8 +170,15 @@ export async function startDaemon(options: DaemonOptions = {}, attempt = 1): Pro
     } catch (error) {
       await daemon.stop('SIGKILL');
       const lostPortRace = logs.some((line) => JSON.stringify(line.error ?? '').includes('EADDRINUSE'));
-      if (lostPortRace && options.port === undefined && attempt < PORT_RACE_ATTEMPTS) return startDaemon(options, attempt + 1);
-      throw new Error(`${(error as Error).message}\nstderr: ${stderr}\nlogs: ${logs.slice(-10).map((l) => JSON.stringify(l)).join('\n')}`, { cause: error });
+      if (lostPortRace && options.port === undefined && attempt < PORT_RACE_ATTEMPTS)
+        return startDaemon(options, attempt + 1);
+      throw new Error(
+        `${(error as Error).message}\nstderr: ${stderr}\nlogs: ${logs
+          .slice(-10)
+          .map((l) => JSON.stringify(l))
+          .join('\n')}`,
+        { cause: error },
+      );
     }
   }
   return daemon;
@@ -165,13 +187,17 @@ export async function startDaemon(options: DaemonOptions = {}, attempt = 1): Pro
 async function waitForHealth(daemon: RunningDaemon, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let exitedEarly = false;
-  void daemon.exited.then(() => { exitedEarly = true; });
+  void daemon.exited.then(() => {
+    exitedEarly = true;
+  });
   while (Date.now() < deadline) {
     if (exitedEarly) throw new Error(`daemon exited during start-up (code ${daemon.child.exitCode})`);
     try {
       const response = await daemon.fetch('/healthz');
       if (response.ok && daemon.logs.some((line) => line.msg === 'ready')) return;
-    } catch { /* not listening yet */ }
+    } catch {
+      /* not listening yet */
+    }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error('daemon did not become ready in time');

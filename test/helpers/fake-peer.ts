@@ -9,7 +9,13 @@ import type { AddressInfo } from 'node:net';
 import httpSignature from '@peertube/http-signature';
 import { digestHeader } from '../../daemon/social/federation/signatures/sign.js';
 
-export interface FakeActor { username: string; uri: string; keyId: string; publicKeyPem: string; privateKeyPem: string }
+export interface FakeActor {
+  username: string;
+  uri: string;
+  keyId: string;
+  publicKeyPem: string;
+  privateKeyPem: string;
+}
 
 export class FakePeer {
   readonly actors = new Map<string, FakeActor>();
@@ -17,30 +23,46 @@ export class FakePeer {
   readonly gets: Array<{ method: string; url: string; httpVersion: string; headers: http.IncomingHttpHeaders }> = [];
   /** Files the peer serves by path (media of its notes). */
   readonly files = new Map<string, { type: string; body: Buffer }>();
-  private constructor(private readonly server: http.Server, readonly url: string) {}
+  private constructor(
+    private readonly server: http.Server,
+    readonly url: string,
+  ) {}
 
   static async start(): Promise<FakePeer> {
     const server = http.createServer();
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const peer = new FakePeer(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
     server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
-      if (req.method === 'GET') peer.gets.push({ method: req.method, url: req.url ?? '', httpVersion: req.httpVersion, headers: req.headers });
+      if (req.method === 'GET')
+        peer.gets.push({ method: req.method, url: req.url ?? '', httpVersion: req.httpVersion, headers: req.headers });
       const file = peer.files.get(req.url ?? '');
-      if (file) { res.writeHead(200, { 'content-type': file.type }).end(file.body); return; }
+      if (file) {
+        res.writeHead(200, { 'content-type': file.type }).end(file.body);
+        return;
+      }
       const name = /^\/users\/([^/?#]+)$/.exec(req.url ?? '')?.[1];
       const actor = name ? peer.actors.get(name) : undefined;
-      if (!actor) { res.writeHead(404).end(); return; }
+      if (!actor) {
+        res.writeHead(404).end();
+        return;
+      }
       res.writeHead(200, { 'content-type': 'application/activity+json' });
       res.end(JSON.stringify(peer.document(actor)));
     });
     return peer;
   }
 
-  get domain(): string { return new URL(this.url).host; }
+  get domain(): string {
+    return new URL(this.url).host;
+  }
 
   /** Creates (or re-keys, for rotation) an actor. */
   actor(username: string): FakeActor {
-    const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
+    const { publicKey, privateKey } = generateKeyPairSync('rsa', {
+      modulusLength: 2048,
+      publicKeyEncoding: { type: 'spki', format: 'pem' },
+      privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+    });
     const uri = `${this.url}/users/${username}`;
     const actor = { username, uri, keyId: `${uri}#main-key`, publicKeyPem: publicKey, privateKeyPem: privateKey };
     this.actors.set(username, actor);
@@ -50,8 +72,13 @@ export class FakePeer {
   document(actor: FakeActor): object {
     return {
       '@context': ['https://www.w3.org/ns/activitystreams', 'https://w3id.org/security/v1'],
-      id: actor.uri, type: 'Person', preferredUsername: actor.username, name: actor.username,
-      inbox: `${actor.uri}/inbox`, outbox: `${actor.uri}/outbox`, followers: `${actor.uri}/followers`,
+      id: actor.uri,
+      type: 'Person',
+      preferredUsername: actor.username,
+      name: actor.username,
+      inbox: `${actor.uri}/inbox`,
+      outbox: `${actor.uri}/outbox`,
+      followers: `${actor.uri}/followers`,
       publicKey: { id: actor.keyId, owner: actor.uri, publicKeyPem: actor.publicKeyPem },
     };
   }
@@ -60,23 +87,44 @@ export class FakePeer {
    * POSTs `body` to `url` signed by `actor`. `date` overrides the Date header (signed as given);
    * `sendInstead` replaces the body after signing (tampering).
    */
-  post(url: string, actor: FakeActor | null, body: string, options: { date?: Date; sendInstead?: string } = {}): Promise<{ status: number; text: string }> {
+  post(
+    url: string,
+    actor: FakeActor | null,
+    body: string,
+    options: { date?: Date; sendInstead?: string } = {},
+  ): Promise<{ status: number; text: string }> {
     const target = new URL(url);
     return new Promise((resolve, reject) => {
       const sent = Buffer.from(options.sendInstead ?? body);
-      const request = http.request(target, { method: 'POST', headers: {
-        'content-type': 'application/activity+json', digest: digestHeader(Buffer.from(body)), 'content-length': String(sent.length),
-        date: (options.date ?? new Date()).toUTCString(),
-      } }, (response) => {
-        let text = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk) => { text += chunk; });
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
-      });
+      const request = http.request(
+        target,
+        {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/activity+json',
+            digest: digestHeader(Buffer.from(body)),
+            'content-length': String(sent.length),
+            date: (options.date ?? new Date()).toUTCString(),
+          },
+        },
+        (response) => {
+          let text = '';
+          response.setEncoding('utf8');
+          response.on('data', (chunk) => {
+            text += chunk;
+          });
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
+        },
+      );
       request.on('error', reject);
       if (actor) {
-        httpSignature.signRequest(request, { keyId: actor.keyId, key: actor.privateKeyPem, algorithm: 'rsa-sha256', authorizationHeaderName: 'Signature',
-          headers: ['(request-target)', 'host', 'date', 'digest', 'content-type'] });
+        httpSignature.signRequest(request, {
+          keyId: actor.keyId,
+          key: actor.privateKeyPem,
+          algorithm: 'rsa-sha256',
+          authorizationHeaderName: 'Signature',
+          headers: ['(request-target)', 'host', 'date', 'digest', 'content-type'],
+        });
       }
       request.end(sent);
     });
@@ -85,15 +133,26 @@ export class FakePeer {
   /** GETs `url` as ActivityPub JSON, signed by `actor` as a peer's fetch is (no body, no digest). */
   get(url: string, actor: FakeActor): Promise<{ status: number; text: string }> {
     return new Promise((resolve, reject) => {
-      const request = http.request(new URL(url), { method: 'GET', headers: { accept: 'application/activity+json', date: new Date().toUTCString() } }, (response) => {
-        let text = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk) => { text += chunk; });
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
-      });
+      const request = http.request(
+        new URL(url),
+        { method: 'GET', headers: { accept: 'application/activity+json', date: new Date().toUTCString() } },
+        (response) => {
+          let text = '';
+          response.setEncoding('utf8');
+          response.on('data', (chunk) => {
+            text += chunk;
+          });
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
+        },
+      );
       request.on('error', reject);
-      httpSignature.signRequest(request, { keyId: actor.keyId, key: actor.privateKeyPem, algorithm: 'rsa-sha256', authorizationHeaderName: 'Signature',
-        headers: ['(request-target)', 'host', 'date'] });
+      httpSignature.signRequest(request, {
+        keyId: actor.keyId,
+        key: actor.privateKeyPem,
+        algorithm: 'rsa-sha256',
+        authorizationHeaderName: 'Signature',
+        headers: ['(request-target)', 'host', 'date'],
+      });
       request.end();
     });
   }

@@ -6,12 +6,18 @@ import type { RunningDaemon } from './daemon.js';
 import { startSocialDaemon, type SocialHarness } from './social.js';
 
 /** Private federation on loopback; the embedded simulator's clocks run fast so joining Wi-Fi is quick. */
-export const FEDERATION_ENV = { NESTBOX_FEDERATION_ALLOW_PRIVATE: 'true', NESTBOX_COPROC_TIME_SCALE: '20', NESTBOX_STABLE_S: '0' };
+export const FEDERATION_ENV = {
+  NESTBOX_FEDERATION_ALLOW_PRIVATE: 'true',
+  NESTBOX_COPROC_TIME_SCALE: '20',
+  NESTBOX_STABLE_S: '0',
+};
 
 /** The embedded simulator's home network (daemon/coproc/sim/world.ts). */
 const HOME_NETWORK = { ssid: 'HomeNet', password: 'nestbox-home-2024', hidden: false };
 
-export async function startFederatedDaemon(options: { port?: number; dataDir?: string; keepDataDir?: boolean; env?: Record<string, string> } = {}): Promise<SocialHarness> {
+export async function startFederatedDaemon(
+  options: { port?: number; dataDir?: string; keepDataDir?: boolean; env?: Record<string, string> } = {},
+): Promise<SocialHarness> {
   const { env = {}, ...where } = options;
   const harness = await startSocialDaemon({ ...FEDERATION_ENV, ...env }, where);
   await bringOnline(harness.daemon);
@@ -32,7 +38,9 @@ export async function bringOnline(daemon: RunningDaemon, timeoutMs = 15_000): Pr
     if (state === 'connected') return;
     if (state === 'setup_ap' && !submitted) {
       const { status } = await daemon.json('/setup/api/connect', {
-        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(HOME_NETWORK),
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(HOME_NETWORK),
       });
       submitted = status === 202;
     }
@@ -47,7 +55,11 @@ export function domainOf(harness: SocialHarness): string {
 }
 
 /** Polls `probe` until it returns a truthy value; fails with `what` after `timeoutMs`. */
-export async function eventually<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 10_000): Promise<T> {
+export async function eventually<T>(
+  what: string,
+  probe: () => Promise<T | null | undefined | false>,
+  timeoutMs = 10_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   while (Date.now() < deadline) {
@@ -64,7 +76,12 @@ export async function eventually<T>(what: string, probe: () => Promise<T | null 
 
 /** Finds (resolving over ActivityPub) a remote account on `on`, as seen by `token`'s user. */
 export async function resolveAccount(on: SocialHarness, token: string, address: string): Promise<any> {
-  const found = await on.api(token, 'GET', `/api/v2/search?resolve=true&type=accounts&q=${encodeURIComponent(address)}`);
-  if (found.status !== 200 || !found.body.accounts?.[0]) throw new Error(`could not resolve ${address}: ${found.status} ${JSON.stringify(found.body)}`);
+  const found = await on.api(
+    token,
+    'GET',
+    `/api/v2/search?resolve=true&type=accounts&q=${encodeURIComponent(address)}`,
+  );
+  if (found.status !== 200 || !found.body.accounts?.[0])
+    throw new Error(`could not resolve ${address}: ${found.status} ${JSON.stringify(found.body)}`);
   return found.body.accounts[0];
 }

@@ -23,16 +23,17 @@ function endSoon(): void {
 type Register = (hook: Hook) => void;
 
 function loud(register: Register, label: string): Register {
-  return (hook) => register(async (context) => {
-    try {
-      await hook(context);
-    } catch (error) {
-      process.exitCode = 1;
-      console.error(`\n✘ ${label} hook failed:`, error);
-      if (label === 'before') endSoon();
-      throw error;
-    }
-  });
+  return (hook) =>
+    register(async (context) => {
+      try {
+        await hook(context);
+      } catch (error) {
+        process.exitCode = 1;
+        console.error(`\n✘ ${label} hook failed:`, error);
+        if (label === 'before') endSoon();
+        throw error;
+      }
+    });
 }
 
 for (const phase of ['before', 'after'] as const) {

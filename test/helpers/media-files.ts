@@ -7,17 +7,29 @@ import sharp from 'sharp';
 export async function jpegWithGps(width = 800, height = 600): Promise<Buffer> {
   return sharp({ create: { width, height, channels: 3, background: { r: 200, g: 80, b: 40 } } })
     .jpeg()
-    .withExif({ IFD0: { Make: 'NestboxTestCam', Copyright: 'test' }, IFD3: { GPSLatitudeRef: 'N', GPSLatitude: '48/1 51/1 2400/100', GPSLongitudeRef: 'E', GPSLongitude: '2/1 21/1 600/100' } })
+    .withExif({
+      IFD0: { Make: 'NestboxTestCam', Copyright: 'test' },
+      IFD3: {
+        GPSLatitudeRef: 'N',
+        GPSLatitude: '48/1 51/1 2400/100',
+        GPSLongitudeRef: 'E',
+        GPSLongitude: '2/1 21/1 600/100',
+      },
+    })
     .toBuffer();
 }
 
 export async function png(width = 300, height = 200): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 4, background: { r: 10, g: 120, b: 240, alpha: 0.5 } } }).png().toBuffer();
+  return sharp({ create: { width, height, channels: 4, background: { r: 10, g: 120, b: 240, alpha: 0.5 } } })
+    .png()
+    .toBuffer();
 }
 
 /** A real JPEG padded past `bytes` (decoders ignore what follows the end-of-image marker). */
 export async function paddedJpeg(bytes: number): Promise<Buffer> {
-  const jpeg = await sharp(randomBytes(64 * 64 * 3), { raw: { width: 64, height: 64, channels: 3 } }).jpeg().toBuffer();
+  const jpeg = await sharp(randomBytes(64 * 64 * 3), { raw: { width: 64, height: 64, channels: 3 } })
+    .jpeg()
+    .toBuffer();
   return Buffer.concat([jpeg, Buffer.alloc(bytes - jpeg.length + 1)]);
 }
 
@@ -35,7 +47,8 @@ export function wav(seconds = 0.5): Buffer {
   const rate = 8000;
   const samples = Math.round(rate * seconds);
   const data = Buffer.alloc(samples * 2);
-  for (let i = 0; i < samples; i++) data.writeInt16LE(Math.round(Math.sin((2 * Math.PI * 440 * i) / rate) * 8000), i * 2);
+  for (let i = 0; i < samples; i++)
+    data.writeInt16LE(Math.round(Math.sin((2 * Math.PI * 440 * i) / rate) * 8000), i * 2);
   const header = Buffer.alloc(44);
   header.write('RIFF', 0);
   header.writeUInt32LE(36 + data.length, 4);
@@ -55,8 +68,12 @@ export function wav(seconds = 0.5): Buffer {
 /** Uploads a real PNG through POST /api/v1/media (processed at once) and returns its id. */
 export async function uploadPng(baseUrl: string, token: string, description?: string): Promise<string> {
   const res = await fetch(`${baseUrl}/api/v1/media`, {
-    method: 'POST', headers: { authorization: `Bearer ${token}` },
-    body: form({ file: { data: await png(), type: 'image/png', name: 'p.png' }, ...(description ? { description } : {}) }),
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}` },
+    body: form({
+      file: { data: await png(), type: 'image/png', name: 'p.png' },
+      ...(description ? { description } : {}),
+    }),
   });
   if (res.status !== 200) throw new Error(`upload answered ${res.status}: ${await res.text()}`);
   return ((await res.json()) as { id: string }).id;
@@ -78,11 +95,21 @@ export async function startUnfinishedUpload(port: number, token: string, bytes =
   const socket = connect(port, '127.0.0.1');
   socket.on('error', () => undefined);
   await once(socket, 'connect');
-  socket.write([
-    'POST /api/v2/media HTTP/1.1', 'Host: 127.0.0.1', `Authorization: Bearer ${token}`,
-    'Content-Type: multipart/form-data; boundary=cut', 'Content-Length: 10000000', '',
-    '--cut', 'Content-Disposition: form-data; name="file"; filename="a.png"', 'Content-Type: image/png', '', '',
-  ].join('\r\n'));
+  socket.write(
+    [
+      'POST /api/v2/media HTTP/1.1',
+      'Host: 127.0.0.1',
+      `Authorization: Bearer ${token}`,
+      'Content-Type: multipart/form-data; boundary=cut',
+      'Content-Length: 10000000',
+      '',
+      '--cut',
+      'Content-Disposition: form-data; name="file"; filename="a.png"',
+      'Content-Type: image/png',
+      '',
+      '',
+    ].join('\r\n'),
+  );
   socket.write(Buffer.alloc(bytes, 1));
   return socket;
 }

@@ -4,7 +4,9 @@ import type { InitializeHook, LoadHook } from 'node:module';
 
 let file = '';
 
-export const initialize: InitializeHook<{ file: string }> = (data) => { file = data.file; };
+export const initialize: InitializeHook<{ file: string }> = (data) => {
+  file = data.file;
+};
 
 export const load: LoadHook = async (url, context, nextLoad) => {
   const result = await nextLoad(url, context);

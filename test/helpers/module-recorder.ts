@@ -12,6 +12,10 @@ if (!file) throw new Error('MODULE_RECORDER_LOG is not set');
 register(new URL('./module-recorder-hooks.js', import.meta.url), { data: { file } });
 process.on('exit', () => {
   const cache = (Module as unknown as { _cache: Record<string, unknown> })._cache;
-  appendFileSync(file, Object.keys(cache).map((path) => `${path}\n`).join(''));
+  appendFileSync(
+    file,
+    Object.keys(cache)
+      .map((path) => `${path}\n`)
+      .join(''),
+  );
 });
-

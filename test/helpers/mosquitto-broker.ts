@@ -84,31 +84,37 @@ export async function startMosquitto(options: BrokerOptions = {}): Promise<Mosqu
   writeFileSync(aclFile, options.acl ?? DEFAULT_ACL);
   const tlsPort = options.tls ? await freePort() : null;
   const pki = options.tls ? makeTestPki(dir.path) : null;
-  const tlsListener = tlsPort && pki ? [
-    `listener ${tlsPort} 127.0.0.1`,
-    `cafile ${pki.caFile}`,
-    `certfile ${join(dir.path, 'server.pem')}`,
-    `keyfile ${join(dir.path, 'server.key')}`,
-    'require_certificate true',
-  ] : [];
+  const tlsListener =
+    tlsPort && pki
+      ? [
+          `listener ${tlsPort} 127.0.0.1`,
+          `cafile ${pki.caFile}`,
+          `certfile ${join(dir.path, 'server.pem')}`,
+          `keyfile ${join(dir.path, 'server.key')}`,
+          'require_certificate true',
+        ]
+      : [];
   const wsPort = options.websockets ? await freePort() : null;
   const wsListener = wsPort ? [`listener ${wsPort} 127.0.0.1`, 'protocol websockets'] : [];
-  writeFileSync(configFile, [
-    `user ${userInfo().username}`,
-    'per_listener_settings false',
-    'persistence false',
-    'log_dest stderr',
-    'log_type error',
-    'log_type warning',
-    'log_type notice',
-    `listener ${port} 127.0.0.1`,
-    'allow_anonymous false',
-    `password_file ${passwordFile}`,
-    `acl_file ${aclFile}`,
-    ...tlsListener,
-    ...wsListener,
-    '',
-  ].join('\n'));
+  writeFileSync(
+    configFile,
+    [
+      `user ${userInfo().username}`,
+      'per_listener_settings false',
+      'persistence false',
+      'log_dest stderr',
+      'log_type error',
+      'log_type warning',
+      'log_type notice',
+      `listener ${port} 127.0.0.1`,
+      'allow_anonymous false',
+      `password_file ${passwordFile}`,
+      `acl_file ${aclFile}`,
+      ...tlsListener,
+      ...wsListener,
+      '',
+    ].join('\n'),
+  );
   for (const file of [passwordFile, aclFile, configFile]) chmodSync(file, 0o644);
 
   let child: ChildProcess | null = null;
@@ -118,8 +124,12 @@ export async function startMosquitto(options: BrokerOptions = {}): Promise<Mosqu
   async function launch(): Promise<void> {
     const started = spawn(MOSQUITTO, ['-c', configFile], { stdio: ['ignore', 'pipe', 'pipe'] });
     child = started;
-    started.stdout.on('data', (chunk) => { output += chunk; });
-    started.stderr.on('data', (chunk) => { output += chunk; });
+    started.stdout.on('data', (chunk) => {
+      output += chunk;
+    });
+    started.stderr.on('data', (chunk) => {
+      output += chunk;
+    });
     await waitForPort(port, started, () => output);
     for (const extra of [tlsPort, wsPort]) if (extra) await waitForPort(extra, started, () => output);
   }
@@ -156,7 +166,11 @@ export async function startMosquitto(options: BrokerOptions = {}): Promise<Mosqu
     },
     async client(user = HA_USER, extra = {}) {
       const client = await mqtt.connectAsync(url, {
-        username: user.username, password: user.password, reconnectPeriod: 0, connectTimeout: 3000, ...extra,
+        username: user.username,
+        password: user.password,
+        reconnectPeriod: 0,
+        connectTimeout: 3000,
+        ...extra,
       });
       clients.add(client);
       client.on('close', () => clients.delete(client));
@@ -176,11 +190,46 @@ function makeTestPki(dir: string): TestPki {
   openssl('req', '-x509', ...ec, '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=nestbox test CA');
   writeFileSync(join(dir, 'server.ext'), 'subjectAltName=IP:127.0.0.1\n');
   openssl('req', ...ec, '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=127.0.0.1');
-  openssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.pem', '-days', '2', '-extfile', 'server.ext');
+  openssl(
+    'x509',
+    '-req',
+    '-in',
+    'server.csr',
+    '-CA',
+    'ca.pem',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-out',
+    'server.pem',
+    '-days',
+    '2',
+    '-extfile',
+    'server.ext',
+  );
   openssl('req', ...ec, '-keyout', 'client.key', '-out', 'client.csr', '-subj', '/CN=nestbox-box');
-  openssl('x509', '-req', '-in', 'client.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'client.pem', '-days', '2');
-  for (const file of ['ca.pem', 'server.pem', 'server.key', 'client.pem', 'client.key']) chmodSync(join(dir, file), 0o644);
-  return { caFile: join(dir, 'ca.pem'), clientCertFile: join(dir, 'client.pem'), clientKeyFile: join(dir, 'client.key') };
+  openssl(
+    'x509',
+    '-req',
+    '-in',
+    'client.csr',
+    '-CA',
+    'ca.pem',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-out',
+    'client.pem',
+    '-days',
+    '2',
+  );
+  for (const file of ['ca.pem', 'server.pem', 'server.key', 'client.pem', 'client.key'])
+    chmodSync(join(dir, file), 0o644);
+  return {
+    caFile: join(dir, 'ca.pem'),
+    clientCertFile: join(dir, 'client.pem'),
+    clientKeyFile: join(dir, 'client.key'),
+  };
 }
 
 async function waitForPort(port: number, child: ChildProcess, output: () => string): Promise<void> {
@@ -189,7 +238,10 @@ async function waitForPort(port: number, child: ChildProcess, output: () => stri
     if (child.exitCode !== null) throw new Error(`mosquitto exited (${child.exitCode}): ${output()}`);
     const open = await new Promise<boolean>((resolve) => {
       const socket = tcpConnect(port, '127.0.0.1');
-      socket.once('connect', () => { socket.destroy(); resolve(true); });
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(true);
+      });
       socket.once('error', () => resolve(false));
     });
     if (open) return;
@@ -209,7 +261,10 @@ export interface ReceivedMessage {
 export interface MessageRecorder {
   messages: ReceivedMessage[];
   /** Looks at messages from index `from` on (0: everything so far, then what arrives). */
-  wait(match: (message: ReceivedMessage) => boolean, options?: { from?: number; timeoutMs?: number }): Promise<ReceivedMessage>;
+  wait(
+    match: (message: ReceivedMessage) => boolean,
+    options?: { from?: number; timeoutMs?: number },
+  ): Promise<ReceivedMessage>;
   /** Index of the next message, for `wait({from})` that only looks ahead. */
   mark(): number;
 }
@@ -238,7 +293,14 @@ export async function recordMessages(client: MqttClient, filter: string | string
         };
         const timer = setTimeout(() => {
           waiters.delete(waiter);
-          reject(new Error(`no matching MQTT message within ${timeoutMs} ms; got: ${messages.slice(from).map((m) => `${m.topic}=${m.text.slice(0, 60)}`).join(' | ')}`));
+          reject(
+            new Error(
+              `no matching MQTT message within ${timeoutMs} ms; got: ${messages
+                .slice(from)
+                .map((m) => `${m.topic}=${m.text.slice(0, 60)}`)
+                .join(' | ')}`,
+            ),
+          );
         }, timeoutMs);
         waiters.add(waiter);
       });

@@ -44,12 +44,22 @@ export async function startNotifyListener(): Promise<NotifyListener> {
       while ((newline = buffer.indexOf('\n')) >= 0) {
         const line = buffer.slice(0, newline);
         buffer = buffer.slice(newline + 1);
-        if (line === 'LISTENING') { resolve(); continue; }
+        if (line === 'LISTENING') {
+          resolve();
+          continue;
+        }
         const text = JSON.parse(line) as string;
-        messages.push(Object.fromEntries(text.split('\n').filter(Boolean).map((field) => {
-          const eq = field.indexOf('=');
-          return [field.slice(0, eq), field.slice(eq + 1)];
-        })));
+        messages.push(
+          Object.fromEntries(
+            text
+              .split('\n')
+              .filter(Boolean)
+              .map((field) => {
+                const eq = field.indexOf('=');
+                return [field.slice(0, eq), field.slice(eq + 1)];
+              }),
+          ),
+        );
         for (const wake of waiters) wake();
       }
     });
@@ -68,7 +78,10 @@ export async function startNotifyListener(): Promise<NotifyListener> {
           resolve(found);
           return true;
         };
-        const timer = setTimeout(() => { waiters.delete(check); reject(new Error('notify message not received in time')); }, timeoutMs);
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error('notify message not received in time'));
+        }, timeoutMs);
         if (!check()) waiters.add(check);
       });
     },

@@ -11,7 +11,11 @@ export const DIST = join(REPO_ROOT, 'dist');
  * from a fresh clone whatever its file modes), with this Node as its `node`.
  */
 export const DAEMON_LAUNCHER = join(REPO_ROOT, 'scripts', 'nestboxd');
-export function daemonCommand(args: readonly string[] = []): { command: string; args: string[]; env: { NODE: string } } {
+export function daemonCommand(args: readonly string[] = []): {
+  command: string;
+  args: string[];
+  env: { NODE: string };
+} {
   return { command: '/bin/sh', args: [DAEMON_LAUNCHER, ...args], env: { NODE: process.execPath } };
 }
 

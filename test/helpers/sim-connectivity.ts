@@ -50,26 +50,50 @@ export interface SimConnectivityOptions {
 
 export async function startSimConnectivity(options: SimConnectivityOptions = {}): Promise<SimConnectivity> {
   const dir = tempDir('nestbox-simconn-');
-  const config = loadConfig({ env: { NESTBOX_DATA_DIR: dir.path, NESTBOX_SETUP_PASSPHRASE: 'sim-setup-key', ...options.env } });
+  const config = loadConfig({
+    env: { NESTBOX_DATA_DIR: dir.path, NESTBOX_SETUP_PASSPHRASE: 'sim-setup-key', ...options.env },
+  });
   const log = options.log ?? silentLogger;
   const db = openDatabase({ filename: join(dir.path, 'nestbox.sqlite3') });
   await migrate(db);
   const networks = new NetworksRepo(db);
   if (options.homeSaved !== false) {
-    await networks.save({ ssid: new TextEncoder().encode(SIM_HOME.ssid), passphrase: SIM_HOME.passphrase, hidden: false }, false);
+    await networks.save(
+      { ssid: new TextEncoder().encode(SIM_HOME.ssid), passphrase: SIM_HOME.passphrase, hidden: false },
+      false,
+    );
   }
-  const { client, simulator } = openCoprocLink({ kind: 'sim' }, {
-    log, sim: { timeScale: config.coprocTimeScale, scenario: config.simScenario, otaPath: join(dir.path, 'ota.bin') },
-  });
+  const { client, simulator } = openCoprocLink(
+    { kind: 'sim' },
+    {
+      log,
+      sim: { timeScale: config.coprocTimeScale, scenario: config.simScenario, otaPath: join(dir.path, 'ota.bin') },
+    },
+  );
   const device = new DeviceState(initialDeviceState('test', 'sim'));
   const events: DeviceEvent[] = [];
   device.on('event', (event) => events.push(event));
   const health = new Health();
   const { connectivity, stop } = await startConnectivitySubsystem({
-    client, config, db, device, networks, log, health: (value) => health.set('connectivity', value),
+    client,
+    config,
+    db,
+    device,
+    networks,
+    log,
+    health: (value) => health.set('connectivity', value),
   });
   return {
-    sim: simulator!, client, connectivity, device, networks, health, policy: policyFromConfig(config), config, db, events,
+    sim: simulator!,
+    client,
+    connectivity,
+    device,
+    networks,
+    health,
+    policy: policyFromConfig(config),
+    config,
+    db,
+    events,
     until: (check, what, timeoutMs = 10_000) => untilState(device, check, what, timeoutMs),
     async close() {
       await stop();
@@ -81,10 +105,18 @@ export async function startSimConnectivity(options: SimConnectivityOptions = {})
   };
 }
 
-function untilState(device: DeviceState, check: (state: ReturnType<DeviceState['get']>) => boolean, what: string, timeoutMs: number): Promise<void> {
+function untilState(
+  device: DeviceState,
+  check: (state: ReturnType<DeviceState['get']>) => boolean,
+  what: string,
+  timeoutMs: number,
+): Promise<void> {
   if (check(device.get())) return Promise.resolve();
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => { device.off('change', onChange); reject(new Error(`${what}: not reached within ${timeoutMs} ms (connectivity ${device.get().connectivity})`)); }, timeoutMs);
+    const timer = setTimeout(() => {
+      device.off('change', onChange);
+      reject(new Error(`${what}: not reached within ${timeoutMs} ms (connectivity ${device.get().connectivity})`));
+    }, timeoutMs);
     const onChange = () => {
       if (!check(device.get())) return;
       clearTimeout(timer);

@@ -147,22 +147,32 @@ export const ROUTES: Array<[string, string, string[], boolean?]> = [
   ['DELETE', `/api/v2/filters/${X}`, W('filters')],
   ['GET', `/api/v2/filters/${X}/keywords`, R('filters')],
   ['POST', `/api/v2/filters/${X}/keywords`, W('filters')],
-  ...['/api/v2/filters/keywords/', '/api/v2/filter_keywords/', '/api/v1/filters/keywords/'].flatMap((base): Array<[string, string, string[]]> => [
-    ['GET', `${base}${X}`, R('filters')], ['PUT', `${base}${X}`, W('filters')], ['DELETE', `${base}${X}`, W('filters')],
-  ]),
+  ...['/api/v2/filters/keywords/', '/api/v2/filter_keywords/', '/api/v1/filters/keywords/'].flatMap(
+    (base): Array<[string, string, string[]]> => [
+      ['GET', `${base}${X}`, R('filters')],
+      ['PUT', `${base}${X}`, W('filters')],
+      ['DELETE', `${base}${X}`, W('filters')],
+    ],
+  ),
   ['GET', '/api/v1/announcements', ['read']],
   ['POST', `/api/v1/announcements/${X}/dismiss`, W('accounts')],
   ['PUT', `/api/v1/announcements/${X}/reactions/blobcat`, W('favourites')],
   ['DELETE', `/api/v1/announcements/${X}/reactions/blobcat`, W('favourites')],
   ['POST', '/api/v1/reports', W('reports')],
   ...['/api/v1/push/subscription', '/api/v1/push/subscriptions'].flatMap((path): Array<[string, string, string[]]> => [
-    ['POST', path, ['push']], ['GET', path, ['push']], ['PUT', path, ['push']], ['DELETE', path, ['push']],
+    ['POST', path, ['push']],
+    ['GET', path, ['push']],
+    ['PUT', path, ['push']],
+    ['DELETE', path, ['push']],
   ]),
   ['POST', '/api/v1/emails/confirmations', W('accounts')],
   ['GET', '/api/v1/emails/check_confirmation', [...R('accounts'), 'profile']],
   ['GET', '/api/v1/admin/accounts', ['admin:read', 'admin:read:accounts']],
   ['GET', '/api/v2/admin/accounts', ['admin:read', 'admin:read:accounts']],
   ['GET', `/api/v1/admin/accounts/${X}`, ['admin:read', 'admin:read:accounts']],
-  ...['approve', 'reject', 'action', 'unsilence', 'unsuspend', 'enable'].map((action): [string, string, string[]] => ['POST', `/api/v1/admin/accounts/${X}/${action}`, ['admin:write', 'admin:write:accounts']]),
+  ...['approve', 'reject', 'action', 'unsilence', 'unsuspend', 'enable'].map((action): [string, string, string[]] => [
+    'POST',
+    `/api/v1/admin/accounts/${X}/${action}`,
+    ['admin:write', 'admin:write:accounts'],
+  ]),
 ];
-

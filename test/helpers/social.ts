@@ -6,9 +6,17 @@ import { loadConfig } from '../../daemon/config.js';
 import { AdminTool } from '../../daemon/social/admin.js';
 import { startDaemon, type RunningDaemon } from './daemon.js';
 
-export interface ApiResponse<T = any> { status: number; body: T; headers: Headers }
+export interface ApiResponse<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
 
-export interface TestAccount { id: string; username: string; token: string }
+export interface TestAccount {
+  id: string;
+  username: string;
+  token: string;
+}
 
 export interface SocialHarness {
   daemon: RunningDaemon;
@@ -23,14 +31,25 @@ export interface SocialHarness {
 
 export const ALL_USER_SCOPES = 'read write follow push profile';
 
-export async function startSocialDaemon(env: Record<string, string> = {}, options: { port?: number; dataDir?: string; keepDataDir?: boolean } = {}): Promise<SocialHarness> {
+export async function startSocialDaemon(
+  env: Record<string, string> = {},
+  options: { port?: number; dataDir?: string; keepDataDir?: boolean } = {},
+): Promise<SocialHarness> {
   const daemon = await startDaemon({ env: { NESTBOX_LOG_LEVEL: 'info', ...env }, ...options });
   const config = loadConfig({ env: { NESTBOX_DATA_DIR: daemon.dataDir, NESTBOX_BASE_URL: daemon.url } });
   const admin = await AdminTool.open(config);
   const harness: SocialHarness = {
-    daemon, admin, url: daemon.url,
+    daemon,
+    admin,
+    url: daemon.url,
     async account(username, options = {}) {
-      const { id } = await admin.createAccount({ username, email: `${username}@example.test`, password: `pw-${username}-123`, owner: options.owner, locked: options.locked });
+      const { id } = await admin.createAccount({
+        username,
+        email: `${username}@example.test`,
+        password: `pw-${username}-123`,
+        owner: options.owner,
+        locked: options.locked,
+      });
       const token = (await admin.token({ username, scopes: options.scopes ?? ALL_USER_SCOPES })).accessToken;
       return { id, username, token };
     },
@@ -48,7 +67,11 @@ export async function startSocialDaemon(env: Record<string, string> = {}, option
       const response = await fetch(daemon.url + path, { method, headers, body: payload, redirect: 'manual' });
       const text = await response.text();
       let parsed: any = text;
-      try { parsed = JSON.parse(text); } catch { /* keep text */ }
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        /* keep text */
+      }
       return { status: response.status, body: parsed, headers: response.headers };
     },
     async stop() {

@@ -10,7 +10,10 @@ import { requirePackage } from './system-packages.js';
 
 const STRACE = '/usr/bin/strace';
 
-export interface SyncCall { call: 'fsync' | 'fdatasync'; path: string }
+export interface SyncCall {
+  call: 'fsync' | 'fdatasync';
+  path: string;
+}
 
 export interface SyncTrace {
   /** Stops tracing and answers the sync calls seen, in order. */
@@ -21,10 +24,14 @@ export async function traceSyncs(pid: number): Promise<SyncTrace> {
   requirePackage(['strace']);
   const dir = tempDir('nestbox-strace-');
   const output = join(dir.path, 'trace');
-  const child = spawn(STRACE, ['-f', '-y', '-e', 'trace=fsync,fdatasync', '-o', output, '-p', String(pid)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(STRACE, ['-f', '-y', '-e', 'trace=fsync,fdatasync', '-o', output, '-p', String(pid)], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr.setEncoding('utf8');
-  child.stderr.on('data', (chunk: string) => { stderr += chunk; });
+  child.stderr.on('data', (chunk: string) => {
+    stderr += chunk;
+  });
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
   // "Process N attached with T threads" on stderr once strace has attached to every thread.
   const deadline = Date.now() + 10_000;

@@ -7,7 +7,11 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { REPO_ROOT } from './paths.js';
 
-export interface TestPackage { name: string; commands: string[]; reason: string }
+export interface TestPackage {
+  name: string;
+  commands: string[];
+  reason: string;
+}
 
 interface PackageList {
   readPackages(): TestPackage[];
@@ -16,7 +20,7 @@ interface PackageList {
 }
 
 // Plain JavaScript outside the compiled tree: it runs before anything is compiled.
-const list = await import(pathToFileURL(join(REPO_ROOT, 'scripts', 'test-packages.mjs')).href) as PackageList;
+const list = (await import(pathToFileURL(join(REPO_ROOT, 'scripts', 'test-packages.mjs')).href)) as PackageList;
 
 /** Throws for the first of `names` whose commands are missing (`dirs`: where to look, default PATH and sbin). */
 export function requirePackage(names: string[], dirs?: string[]): void {

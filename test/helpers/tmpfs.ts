@@ -7,7 +7,10 @@ import { closeSync, openSync, rmSync, statfsSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from './paths.js';
 
-export interface Tmpfs { path: string; unmount(): void }
+export interface Tmpfs {
+  path: string;
+  unmount(): void;
+}
 
 export function mountTmpfs(sizeMb: number): Tmpfs {
   if (process.getuid?.() !== 0) throw new Error('mounting a tmpfs needs root (CI runs the tests as root)');

@@ -20,9 +20,14 @@ async function serverWith(setup: (router: Router) => void) {
 
 test('stop() lets an in-flight request finish, then refuses new connections', async () => {
   let release!: () => void;
-  const gate = new Promise<void>((resolve) => { release = resolve; });
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
   const { server, url } = await serverWith((router) => {
-    router.get('/slow', async (ctx) => { await gate; ctx.body = { done: true }; });
+    router.get('/slow', async (ctx) => {
+      await gate;
+      ctx.body = { done: true };
+    });
   });
   const inFlight = fetch(`${url}/slow`).then(async (r) => ({ status: r.status, body: await r.json() }));
   await new Promise((resolve) => setTimeout(resolve, 100));
@@ -39,9 +44,14 @@ test('stop() lets an in-flight request finish, then refuses new connections', as
 
 test('stop() gives up on a request that outlives the grace period', async () => {
   const { server, url } = await serverWith((router) => {
-    router.get('/hang', async () => { await new Promise(() => undefined); });
+    router.get('/hang', async () => {
+      await new Promise(() => undefined);
+    });
   });
-  const hanging = fetch(`${url}/hang`).then(() => 'answered', () => 'cut off');
+  const hanging = fetch(`${url}/hang`).then(
+    () => 'answered',
+    () => 'cut off',
+  );
   await new Promise((resolve) => setTimeout(resolve, 100));
   const started = Date.now();
   await server.stop(300);
@@ -51,23 +61,38 @@ test('stop() gives up on a request that outlives the grace period', async () => 
 
 test('errors use the Mastodon shape: bad JSON 400, oversized body 413, 422 with details, 500 without a stack', async () => {
   const { server, url } = await serverWith((router) => {
-    router.post('/echo', (ctx) => { ctx.body = ctx.request.body; });
-    router.post('/invalid', () => { throw unprocessable('Validation failed: Username is taken', { username: [{ error: 'ERR_TAKEN', description: 'is taken' }] }); });
-    router.get('/boom', () => { throw new Error('secret internals at /srv/x.js'); });
+    router.post('/echo', (ctx) => {
+      ctx.body = ctx.request.body;
+    });
+    router.post('/invalid', () => {
+      throw unprocessable('Validation failed: Username is taken', {
+        username: [{ error: 'ERR_TAKEN', description: 'is taken' }],
+      });
+    });
+    router.get('/boom', () => {
+      throw new Error('secret internals at /srv/x.js');
+    });
   });
   try {
     const json = { 'content-type': 'application/json' };
     let r = await fetch(`${url}/echo`, { method: 'POST', headers: json, body: '{"a":' });
     assert.is(r.status, 400);
     assert.equal(await r.json(), { error: 'Invalid JSON in request body' });
-    r = await fetch(`${url}/echo`, { method: 'POST', headers: json, body: JSON.stringify({ x: 'a'.repeat(1024 * 1024 + 10) }) });
+    r = await fetch(`${url}/echo`, {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ x: 'a'.repeat(1024 * 1024 + 10) }),
+    });
     assert.is(r.status, 413);
     assert.equal(await r.json(), { error: 'Payload too large' });
     r = await fetch(`${url}/echo`, { method: 'POST', headers: json, body: '{"ok":true}' });
     assert.equal(await r.json(), { ok: true });
     r = await fetch(`${url}/invalid`, { method: 'POST' });
     assert.is(r.status, 422);
-    assert.equal(await r.json(), { error: 'Validation failed: Username is taken', details: { username: [{ error: 'ERR_TAKEN', description: 'is taken' }] } });
+    assert.equal(await r.json(), {
+      error: 'Validation failed: Username is taken',
+      details: { username: [{ error: 'ERR_TAKEN', description: 'is taken' }] },
+    });
     r = await fetch(`${url}/boom`);
     assert.is(r.status, 500);
     const text = await r.text();
@@ -80,16 +105,29 @@ test('errors use the Mastodon shape: bad JSON 400, oversized body 413, 422 with 
 
 test('a write that meets a full disk is 507 with the error body and the listener is told; our own errors keep their status', async () => {
   let told = 0;
-  const server = new HttpServer({ host: '127.0.0.1', port: 0, log: quiet, onOutOfSpace: () => { told += 1; } });
+  const server = new HttpServer({
+    host: '127.0.0.1',
+    port: 0,
+    log: quiet,
+    onOutOfSpace: () => {
+      told += 1;
+    },
+  });
   const router = new Router();
-  router.post('/sqlite', () => { throw Object.assign(new Error('insert into `statuses` - SQLITE_FULL: database or disk is full'), { code: 'SQLITE_FULL' }); });
-  router.post('/validation', () => { throw unprocessable('Validation failed: text mentions ENOSPC'); });
+  router.post('/sqlite', () => {
+    throw Object.assign(new Error('insert into `statuses` - SQLITE_FULL: database or disk is full'), {
+      code: 'SQLITE_FULL',
+    });
+  });
+  router.post('/validation', () => {
+    throw unprocessable('Validation failed: text mentions ENOSPC');
+  });
   server.use(router.routes());
   const { port } = await server.start();
   try {
     const full = await fetch(`http://127.0.0.1:${port}/sqlite`, { method: 'POST' });
     assert.is(full.status, 507);
-    assert.match((await full.json() as { error: string }).error, /storage is full, so nothing was saved/);
+    assert.match(((await full.json()) as { error: string }).error, /storage is full, so nothing was saved/);
     assert.is(told, 1);
     const mine = await fetch(`http://127.0.0.1:${port}/validation`, { method: 'POST' });
     assert.is(mine.status, 422);

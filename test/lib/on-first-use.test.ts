@@ -22,9 +22,15 @@ test('a part that cannot be loaded fails with an error naming it, and the next c
     if (attempts === 1) return import(MISSING_PACKAGE);
     return 'loaded';
   });
-  const error = await part().then(() => null, (caught: unknown) => caught);
+  const error = await part().then(
+    () => null,
+    (caught: unknown) => caught,
+  );
   assert.instance(error, PartNotLoaded);
-  assert.match((error as Error).message, /^the missing library \(nope\) could not be loaded: Cannot find package 'nestbox-no-such-package'/);
+  assert.match(
+    (error as Error).message,
+    /^the missing library \(nope\) could not be loaded: Cannot find package 'nestbox-no-such-package'/,
+  );
   assert.is(await part(), 'loaded');
   assert.is(attempts, 2);
 });
@@ -34,7 +40,12 @@ test('onFirstUse requires a package on the first call and names it when it is mi
   assert.is(path().join('a', 'b'), 'a/b');
   assert.is(path(), path());
   const missing = onFirstUse('nestbox-no-such-package');
-  assert.throws(() => missing(), (error: Error) => error instanceof PartNotLoaded && /^nestbox-no-such-package could not be loaded: Cannot find module/.test(error.message));
+  assert.throws(
+    () => missing(),
+    (error: Error) =>
+      error instanceof PartNotLoaded &&
+      /^nestbox-no-such-package could not be loaded: Cannot find module/.test(error.message),
+  );
 });
 
 test.run();

@@ -19,9 +19,18 @@ const UPLOADERS = 2;
 const ACKED_BEFORE_KILL = 150;
 const MAX_LOAD_MS = 8_000;
 
-interface Acked { id: string; text: string }
+interface Acked {
+  id: string;
+  text: string;
+}
 
-async function postUntilKilled(box: SocialHarness, token: string, worker: number, acked: Acked[], stop: () => boolean): Promise<void> {
+async function postUntilKilled(
+  box: SocialHarness,
+  token: string,
+  worker: number,
+  acked: Acked[],
+  stop: () => boolean,
+): Promise<void> {
   for (let n = 0; !stop(); n++) {
     const text = `crash-${worker}-${n}`;
     try {
@@ -33,11 +42,21 @@ async function postUntilKilled(box: SocialHarness, token: string, worker: number
   }
 }
 
-async function uploadUntilKilled(box: SocialHarness, token: string, image: Buffer, acked: string[], stop: () => boolean): Promise<void> {
+async function uploadUntilKilled(
+  box: SocialHarness,
+  token: string,
+  image: Buffer,
+  acked: string[],
+  stop: () => boolean,
+): Promise<void> {
   while (!stop()) {
     try {
-      const answer = await fetch(`${box.url}/api/v2/media`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form({ file: { data: image, type: 'image/png', name: 'p.png' } }) });
-      const body = await answer.json() as { id: string };
+      const answer = await fetch(`${box.url}/api/v2/media`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}` },
+        body: form({ file: { data: image, type: 'image/png', name: 'p.png' } }),
+      });
+      const body = (await answer.json()) as { id: string };
       if (answer.ok) acked.push(body.id);
     } catch {
       return;
@@ -50,7 +69,9 @@ test('SIGKILL under write load: every acknowledged write survives the restart an
   let box: SocialHarness | null = null;
   try {
     box = await startSocialDaemon({ NESTBOX_BACKUP_SCHEDULE: 'off' }, { dataDir: data.path });
-    const tokens = await Promise.all(Array.from({ length: 3 }, async (_, i) => (await box!.account(`writer${i}`)).token));
+    const tokens = await Promise.all(
+      Array.from({ length: 3 }, async (_, i) => (await box!.account(`writer${i}`)).token),
+    );
     const image = await png(640, 480);
     const posts: Acked[] = [];
     const media: string[] = [];
@@ -61,7 +82,8 @@ test('SIGKILL under write load: every acknowledged write survives the restart an
       ...Array.from({ length: UPLOADERS }, (_, i) => uploadUntilKilled(box!, tokens[i], image, media, stop)),
     ];
     const started = Date.now();
-    while (posts.length < ACKED_BEFORE_KILL && Date.now() - started < MAX_LOAD_MS) await new Promise((resolve) => setTimeout(resolve, 10));
+    while (posts.length < ACKED_BEFORE_KILL && Date.now() - started < MAX_LOAD_MS)
+      await new Promise((resolve) => setTimeout(resolve, 10));
     box.daemon.child.kill('SIGKILL');
     killed = true;
     await box.daemon.exited;
@@ -74,7 +96,9 @@ test('SIGKILL under write load: every acknowledged write survives the restart an
     try {
       const [check] = await db.raw('PRAGMA integrity_check');
       assert.equal(check, { integrity_check: 'ok' });
-      const done = await db.raw<Array<{ id: string; file_name: string; preview_name: string | null }>>(`SELECT CAST(id AS TEXT) AS id, file_name, preview_name FROM media_attachments WHERE file_name IS NOT NULL`);
+      const done = await db.raw<Array<{ id: string; file_name: string; preview_name: string | null }>>(
+        `SELECT CAST(id AS TEXT) AS id, file_name, preview_name FROM media_attachments WHERE file_name IS NOT NULL`,
+      );
       const rows = new Set(done.map((row) => row.id));
       for (const id of media) assert.ok(rows.has(id), `acknowledged upload ${id} has its row`);
       for (const row of done) {

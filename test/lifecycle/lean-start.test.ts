@@ -18,13 +18,29 @@ const RECORDER = join(DIST, 'test', 'helpers', 'module-recorder.js');
 const BLOCKER = join(DIST, 'test', 'helpers', 'module-blocker.js');
 
 const LOADED_ON_FIRST_USE = [
-  'sharp', 'blurhash', 'file-type', 'koa-body', 'web-push', 'nodemailer', '@peertube/http-signature', 'sanitize-html',
-  'ws', 'rate-limiter-flexible', 'dns-packet', 'mqtt', 'serialport', '@serialport/bindings-cpp', '@homebridge/ciao',
+  'sharp',
+  'blurhash',
+  'file-type',
+  'koa-body',
+  'web-push',
+  'nodemailer',
+  '@peertube/http-signature',
+  'sanitize-html',
+  'ws',
+  'rate-limiter-flexible',
+  'dns-packet',
+  'mqtt',
+  'serialport',
+  '@serialport/bindings-cpp',
+  '@homebridge/ciao',
 ];
 
 /** The files listed by the recorder: ES modules as file: URLs, CommonJS ones as paths. */
 function loadedFiles(log: string): string[] {
-  const files = log.split('\n').filter(Boolean).map((line) => (line.startsWith('file:') ? fileURLToPath(line) : line));
+  const files = log
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => (line.startsWith('file:') ? fileURLToPath(line) : line));
   return [...new Set(files)];
 }
 
@@ -48,16 +64,35 @@ test('a start of a box already set up loads none of the parts kept for their fir
     // The first start makes the instance's keys, the Web Push pair with web-push among them: once per box.
     const first = await startDaemon({ dataDir: data.path });
     assert.is(await first.stop(), 0);
-    const daemon = await startDaemon({ dataDir: data.path, env: { NODE_OPTIONS: `--import=${RECORDER}`, MODULE_RECORDER_LOG: log } });
+    const daemon = await startDaemon({
+      dataDir: data.path,
+      env: { NODE_OPTIONS: `--import=${RECORDER}`, MODULE_RECORDER_LOG: log },
+    });
     assert.is(await daemon.stop(), 0);
     const files = loadedFiles(readFileSync(log, 'utf8'));
     const packages = packagesOf(files);
     // Both kinds of module are recorded: the stack a start does need is there.
-    for (const needed of ['knex', 'lodash', 'koa', 'sqlite3', 'protobufjs']) assert.ok(packages.has(needed), `${needed} is recorded`);
-    assert.ok(files.some((file) => file.endsWith(join('dist', 'daemon', 'app.js'))), "the daemon's own modules are recorded");
-    assert.equal(LOADED_ON_FIRST_USE.filter((name) => packages.has(name)), [], 'loaded at start');
-    assert.equal(files.filter((file) => file.includes(join('dist', 'daemon', 'store', 'migrations', '2'))), [], 'migrations loaded with none to apply');
-    assert.equal(files.filter((file) => file.includes(join('dist', 'daemon', 'social', 'federation', 'inbox'))), [], 'inbox loaded before a peer delivered');
+    for (const needed of ['knex', 'lodash', 'koa', 'sqlite3', 'protobufjs'])
+      assert.ok(packages.has(needed), `${needed} is recorded`);
+    assert.ok(
+      files.some((file) => file.endsWith(join('dist', 'daemon', 'app.js'))),
+      "the daemon's own modules are recorded",
+    );
+    assert.equal(
+      LOADED_ON_FIRST_USE.filter((name) => packages.has(name)),
+      [],
+      'loaded at start',
+    );
+    assert.equal(
+      files.filter((file) => file.includes(join('dist', 'daemon', 'store', 'migrations', '2'))),
+      [],
+      'migrations loaded with none to apply',
+    );
+    assert.equal(
+      files.filter((file) => file.includes(join('dist', 'daemon', 'social', 'federation', 'inbox'))),
+      [],
+      'inbox loaded before a peer delivered',
+    );
   } finally {
     data.remove();
     recording.remove();
@@ -68,14 +103,26 @@ test('a start of a box already set up loads none of the parts kept for their fir
 function upgrade(port: number, path: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request({
-      host: '127.0.0.1', port, path,
-      headers: { Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==' },
+      host: '127.0.0.1',
+      port,
+      path,
+      headers: {
+        Connection: 'Upgrade',
+        Upgrade: 'websocket',
+        'Sec-WebSocket-Version': '13',
+        'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==',
+      },
     });
-    req.on('upgrade', (response, socket) => { socket.destroy(); resolve({ status: response.statusCode ?? 0, body: '' }); });
+    req.on('upgrade', (response, socket) => {
+      socket.destroy();
+      resolve({ status: response.statusCode ?? 0, body: '' });
+    });
     req.on('response', (response) => {
       let body = '';
       response.setEncoding('utf8');
-      response.on('data', (chunk: string) => { body += chunk; });
+      response.on('data', (chunk: string) => {
+        body += chunk;
+      });
       response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
     });
     req.on('error', reject);
@@ -92,7 +139,10 @@ test('a part that cannot be loaded on first use is refused with a clear error, a
       assert.equal(JSON.parse(refused.body), { error: 'Streaming over WebSocket is unavailable' });
     }
     const logged = await daemon.waitForLog((line) => line.msg === 'WebSocket upgrade refused');
-    assert.match(JSON.stringify(logged.error), /the WebSocket server \(ws\) could not be loaded: Cannot find package 'ws'/);
+    assert.match(
+      JSON.stringify(logged.error),
+      /the WebSocket server \(ws\) could not be loaded: Cannot find package 'ws'/,
+    );
     const health = await fetch(`http://127.0.0.1:${daemon.streamingPort}/api/v1/streaming/health`);
     assert.is(await health.text(), 'OK');
     assert.is((await daemon.json('/api/v1/instance')).status, 200);

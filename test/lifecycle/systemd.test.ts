@@ -58,7 +58,10 @@ async function listenerInEnv() {
   return {
     listener,
     notifier: createNotifier(process.env, quiet),
-    close: async () => { delete process.env.NOTIFY_SOCKET; await listener.close(); },
+    close: async () => {
+      delete process.env.NOTIFY_SOCKET;
+      await listener.close();
+    },
   };
 }
 
@@ -67,7 +70,8 @@ test('a failing health check sends no WATCHDOG=1', async () => {
   try {
     let databaseAnswers = false;
     const watchdog = new Watchdog({
-      env: { WATCHDOG_USEC: '100000' }, log: quiet,
+      env: { WATCHDOG_USEC: '100000' },
+      log: quiet,
       ping: () => notifier.watchdog(),
       databaseAnswers: async () => databaseAnswers,
     });
@@ -91,7 +95,10 @@ test('STATUS= follows changes and is not repeated when the line is unchanged', a
     await notifier.status('setup mode:\njoin "Nestbox-1a2b"');
     await notifier.flush();
     await listener.waitFor((m) => m.STATUS === 'setup mode: join "Nestbox-1a2b"');
-    assert.equal(listener.messages.filter((m) => 'STATUS' in m).map((m) => m.STATUS), ['starting', 'online via HomeNet', 'setup mode: join "Nestbox-1a2b"']);
+    assert.equal(
+      listener.messages.filter((m) => 'STATUS' in m).map((m) => m.STATUS),
+      ['starting', 'online via HomeNet', 'setup mode: join "Nestbox-1a2b"'],
+    );
   } finally {
     await close();
   }
@@ -100,7 +107,12 @@ test('STATUS= follows changes and is not repeated when the line is unchanged', a
 test('nothing is sent when NOTIFY_SOCKET is unset', async () => {
   const notifier = createNotifier({}, quiet);
   assert.is(notifier.enabled, false);
-  const watchdog = new Watchdog({ env: {}, log: quiet, ping: () => notifier.watchdog(), databaseAnswers: async () => true });
+  const watchdog = new Watchdog({
+    env: {},
+    log: quiet,
+    ping: () => notifier.watchdog(),
+    databaseAnswers: async () => true,
+  });
   assert.is(watchdog.start(), false, 'no watchdog without WATCHDOG_USEC');
   // With no socket the notifier must not even spawn systemd-notify: it resolves at once.
   await notifier.ready('x');

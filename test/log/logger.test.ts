@@ -51,7 +51,9 @@ test('levels below the configured one are dropped', () => {
 });
 
 test('the start-up config description carries no MQTT password or setup passphrase', () => {
-  const config = loadConfig({ env: { NESTBOX_MQTT_PASSWORD: 'mqtt-pw-123', NESTBOX_SETUP_PASSPHRASE: 'setup-pass-456' } });
+  const config = loadConfig({
+    env: { NESTBOX_MQTT_PASSWORD: 'mqtt-pw-123', NESTBOX_SETUP_PASSPHRASE: 'setup-pass-456' },
+  });
   const { log, lines } = capture();
   log.info('starting', { config: describeConfig(config) });
   assert.not.match(lines[0], /mqtt-pw-123|setup-pass-456/);

@@ -31,14 +31,18 @@ export class DeviceCommandsDouble implements DeviceCommands {
     ];
   }
 
-  async enterSetupMode(): Promise<void> { this.calls.push('setup_mode'); }
+  async enterSetupMode(): Promise<void> {
+    this.calls.push('setup_mode');
+  }
 
   async setTxPower(dbm: number): Promise<number> {
     this.calls.push(`tx_power ${dbm}`);
     return Math.round(dbm * 4) / 4; // the device works in quarter dBm
   }
 
-  async setPowerSave(mode: PowerSaveMode): Promise<void> { this.calls.push(`power_save ${mode}`); }
+  async setPowerSave(mode: PowerSaveMode): Promise<void> {
+    this.calls.push(`power_save ${mode}`);
+  }
 
   async restartCoprocessor(): Promise<void> {
     this.calls.push('restart_coprocessor');
@@ -82,7 +86,10 @@ export function newDeviceState(mac: string | null): DeviceState {
   return device;
 }
 
-export async function startBridge(broker: MosquittoBroker, options: Partial<MqttBridgeOptions> & { mac?: string | null } = {}): Promise<HarnessBridge> {
+export async function startBridge(
+  broker: MosquittoBroker,
+  options: Partial<MqttBridgeOptions> & { mac?: string | null } = {},
+): Promise<HarnessBridge> {
   const device = options.device ?? newDeviceState(options.mac === undefined ? 'a0:b1:c2:d3:e4:f5' : options.mac);
   const healths: ComponentHealth[] = [];
   const listeners = new Set<() => void>();
@@ -92,8 +99,14 @@ export async function startBridge(broker: MosquittoBroker, options: Partial<Mqtt
   const bridge = new MqttBridge({
     commands: new DeviceCommandsDouble(),
     broker: {
-      url: broker.url, username: BOX_USER.username, password: BOX_USER.password,
-      protocolVersion: 4, clientId: null, caFile: null, certFile: null, keyFile: null,
+      url: broker.url,
+      username: BOX_USER.username,
+      password: BOX_USER.password,
+      protocolVersion: 4,
+      clientId: null,
+      caFile: null,
+      certFile: null,
+      keyFile: null,
     },
     prefix: 'nestbox',
     discoveryPrefix: 'homeassistant',
@@ -104,12 +117,19 @@ export async function startBridge(broker: MosquittoBroker, options: Partial<Mqtt
     ...options,
     device,
     memory,
-    reportHealth: (health) => { healths.push(health); for (const listener of listeners) listener(); },
+    reportHealth: (health) => {
+      healths.push(health);
+      for (const listener of listeners) listener();
+    },
     timing: { ...TEST_TIMING, ...options.timing },
   });
   await bridge.start();
   return {
-    bridge, device, healths, logs, memory,
+    bridge,
+    device,
+    healths,
+    logs,
+    memory,
     health: () => healths.at(-1),
     waitForHealth(match, timeoutMs = 5000) {
       const now = healths.at(-1);

@@ -5,7 +5,16 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startMosquitto, HA_USER, recordMessages, type MosquittoBroker } from '../helpers/mosquitto-broker.js';
-import { closeDatabases, DeviceCommandsDouble, delay, freshMemory, newDeviceState, startBridge, waitUntil, type HarnessBridge } from './bridge-harness.js';
+import {
+  closeDatabases,
+  DeviceCommandsDouble,
+  delay,
+  freshMemory,
+  newDeviceState,
+  startBridge,
+  waitUntil,
+  type HarnessBridge,
+} from './bridge-harness.js';
 
 let broker: MosquittoBroker;
 const running: HarnessBridge[] = [];
@@ -16,9 +25,16 @@ async function bridge(options: Parameters<typeof startBridge>[1] = {}): Promise<
   return started;
 }
 
-test.before(async () => { broker = await startMosquitto(); });
-test.after.each(async () => { for (const b of running.splice(0)) await b.bridge.stop(); });
-test.after(async () => { await broker.stop(); await closeDatabases(); });
+test.before(async () => {
+  broker = await startMosquitto();
+});
+test.after.each(async () => {
+  for (const b of running.splice(0)) await b.bridge.stop();
+});
+test.after(async () => {
+  await broker.stop();
+  await closeDatabases();
+});
 
 const DISCOVERY_TOPIC = (id: string) => `homeassistant/device/${id}/config`;
 
@@ -42,7 +58,12 @@ test('the bridge waits for the station MAC, then a late subscriber sees retained
   assert.is(body.connectivity, 'connected');
   assert.is(body.wifi.mac, '02:00:00:00:00:01');
   assert.is(body.daemon.version, '9.8.7');
-  assert.equal(Object.keys(body.instance).sort(), ['accounts', 'pending_follow_requests', 'statuses', 'unread_notifications']);
+  assert.equal(Object.keys(body.instance).sort(), [
+    'accounts',
+    'pending_follow_requests',
+    'statuses',
+    'unread_notifications',
+  ]);
   assert.is(await box.memory.deviceId(), '020000000001');
 });
 
@@ -65,7 +86,10 @@ test('changes are coalesced into one state message; volatile values alone publis
 
   const quiet = recorder.mark();
   for (let n = 1; n <= 20; n += 1) {
-    box.device.update({ coprocessor: { heartbeat_number: n, last_heartbeat: new Date().toISOString() }, wifi: { rssi: -40 - n } });
+    box.device.update({
+      coprocessor: { heartbeat_number: n, last_heartbeat: new Date().toISOString() },
+      wifi: { rssi: -40 - n },
+    });
   }
   await delay(200);
   assert.is(recorder.messages.length - quiet, 0, 'heartbeats, uptime and signal wait for the refresh schedule');
@@ -77,11 +101,13 @@ test('the refresh schedule republishes volatile values (heartbeat number, uptime
   const watcher = await broker.client();
   const recorder = await recordMessages(watcher, 'nestbox/020000000003/state');
   box.device.update({ coprocessor: { heartbeat_number: 42 } });
-  const refreshed = await recorder.wait((m) => JSON.parse(m.text).coprocessor.heartbeat_number === 42, { timeoutMs: 5000 });
+  const refreshed = await recorder.wait((m) => JSON.parse(m.text).coprocessor.heartbeat_number === 42, {
+    timeoutMs: 5000,
+  });
   assert.type(JSON.parse(refreshed.text).daemon.uptime_s, 'number');
 });
 
-test('events from before the bridge started (the first boot\'s setup mode) still go out, once', async () => {
+test("events from before the bridge started (the first boot's setup mode) still go out, once", async () => {
   const watcher = await broker.client();
   const recorder = await recordMessages(watcher, 'nestbox/020000000005/event/#');
   const device = newDeviceState('02:00:00:00:00:05');
@@ -139,10 +165,21 @@ test('the discovery config has dev, o, cmps and every entity the issue lists', a
   assert.is(config.availability_topic, 'nestbox/020000000005/availability');
   const cmps = config.cmps as Record<string, Record<string, unknown>>;
   const expected: Record<string, string> = {
-    connectivity: 'binary_sensor', wifi_signal: 'sensor', wifi_ssid: 'sensor', connectivity_state: 'sensor',
-    setup_ap_stations: 'sensor', coprocessor_link: 'binary_sensor', tx_power: 'number', power_save: 'select',
-    setup_mode: 'button', rescan: 'button', restart_coprocessor: 'button', firmware_update_progress: 'sensor',
-    unread_notifications: 'sensor', version: 'sensor', ip_address: 'sensor',
+    connectivity: 'binary_sensor',
+    wifi_signal: 'sensor',
+    wifi_ssid: 'sensor',
+    connectivity_state: 'sensor',
+    setup_ap_stations: 'sensor',
+    coprocessor_link: 'binary_sensor',
+    tx_power: 'number',
+    power_save: 'select',
+    setup_mode: 'button',
+    rescan: 'button',
+    restart_coprocessor: 'button',
+    firmware_update_progress: 'sensor',
+    unread_notifications: 'sensor',
+    version: 'sensor',
+    ip_address: 'sensor',
   };
   for (const [key, platform] of Object.entries(expected)) {
     assert.ok(cmps[key], `component ${key}`);
@@ -165,7 +202,10 @@ test('the discovery config has dev, o, cmps and every entity the issue lists', a
   assert.is(cmps.restart_coprocessor.device_class, 'restart');
   assert.is(cmps.ip_address.name, 'IP address');
   assert.is(cmps.ip_address.entity_category, 'diagnostic');
-  assert.not.ok('unit_of_measurement' in cmps.ip_address || 'state_class' in cmps.ip_address, 'an address is text: no unit, no state class');
+  assert.not.ok(
+    'unit_of_measurement' in cmps.ip_address || 'state_class' in cmps.ip_address,
+    'an address is text: no unit, no state class',
+  );
   assert.not.ok(cmps.setup_passphrase, 'no passphrase entity unless the owner turns it on');
 });
 
@@ -230,7 +270,14 @@ test('every command round trip goes through the connectivity manager and answers
   assert.equal(await ask('power_save', 'max_modem'), { ok: true, mode: 'max_modem' });
   assert.equal(await ask('power_save', 'off'), { ok: true, mode: 'none' });
   assert.equal(commands.calls, [
-    'scan', 'setup_mode', 'restart_coprocessor', 'tx_power 15', 'tx_power 8.3', 'power_save min_modem', 'power_save max_modem', 'power_save none',
+    'scan',
+    'setup_mode',
+    'restart_coprocessor',
+    'tx_power 15',
+    'tx_power 8.3',
+    'power_save min_modem',
+    'power_save max_modem',
+    'power_save none',
   ]);
 });
 
@@ -271,7 +318,9 @@ test('bad command payloads get a clear error result and the bridge keeps working
 test('a command sent again while it still runs is refused, not queued', async () => {
   const commands = new DeviceCommandsDouble();
   let finishScan!: () => void;
-  commands.scanGate = new Promise((resolve) => { finishScan = resolve; });
+  commands.scanGate = new Promise((resolve) => {
+    finishScan = resolve;
+  });
   const box = await bridge({ mac: '02:00:00:00:00:14', commands });
   await box.waitForHealth((health) => health.status === 'ok');
   const ha = await broker.client();
@@ -331,7 +380,16 @@ test('after a broker restart the bridge reconnects and republishes availability 
 test('a wrong password makes the bridge degraded with the reason, and it keeps retrying', async () => {
   const box = await bridge({
     mac: '02:00:00:00:00:0c',
-    broker: { url: broker.url, username: 'nestbox', password: 'wrong', protocolVersion: 4, clientId: null, caFile: null, certFile: null, keyFile: null },
+    broker: {
+      url: broker.url,
+      username: 'nestbox',
+      password: 'wrong',
+      protocolVersion: 4,
+      clientId: null,
+      caFile: null,
+      certFile: null,
+      keyFile: null,
+    },
   });
   const health = await box.waitForHealth((h) => h.status === 'degraded');
   assert.match(health.detail!, /refused the login/);
@@ -343,7 +401,16 @@ test('a wrong password makes the bridge degraded with the reason, and it keeps r
 test('MQTT 5 works as an option', async () => {
   const box = await bridge({
     mac: '02:00:00:00:00:0d',
-    broker: { url: broker.url, username: 'nestbox', password: 'box-s3cret-pw', protocolVersion: 5, clientId: 'box-v5', caFile: null, certFile: null, keyFile: null },
+    broker: {
+      url: broker.url,
+      username: 'nestbox',
+      password: 'box-s3cret-pw',
+      protocolVersion: 5,
+      clientId: 'box-v5',
+      caFile: null,
+      certFile: null,
+      keyFile: null,
+    },
   });
   await box.waitForHealth((health) => health.status === 'ok');
   const late = await broker.client(HA_USER, { protocolVersion: 5 });
@@ -392,10 +459,18 @@ test('a new station MAC moves the bridge to the new device id and clears the old
   await box.waitForHealth((health) => health.status === 'ok' && /020000000011/.test(health.detail ?? ''));
   await delay(100);
   const late = await broker.client();
-  const recorder = await recordMessages(late, ['nestbox/020000000010/#', DISCOVERY_TOPIC('020000000010'), 'nestbox/020000000011/state']);
+  const recorder = await recordMessages(late, [
+    'nestbox/020000000010/#',
+    DISCOVERY_TOPIC('020000000010'),
+    'nestbox/020000000011/state',
+  ]);
   await recorder.wait((m) => m.topic === 'nestbox/020000000011/state');
   await delay(100);
-  assert.equal(recorder.messages.map((m) => m.topic), ['nestbox/020000000011/state'], 'nothing retained under the old id');
+  assert.equal(
+    recorder.messages.map((m) => m.topic),
+    ['nestbox/020000000011/state'],
+    'nothing retained under the old id',
+  );
 });
 
 test.run();

@@ -9,7 +9,14 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DISCONNECT_REASON } from '../../daemon/coproc/sim/index.js';
 import { startDaemon, type RunningDaemon } from '../helpers/daemon.js';
-import { BOX_USER, recordMessages, startMosquitto, type MessageRecorder, type MosquittoBroker, type ReceivedMessage } from '../helpers/mosquitto-broker.js';
+import {
+  BOX_USER,
+  recordMessages,
+  startMosquitto,
+  type MessageRecorder,
+  type MosquittoBroker,
+  type ReceivedMessage,
+} from '../helpers/mosquitto-broker.js';
 import { startNotifyListener, type NotifyListener } from '../helpers/notify-socket.js';
 import { startSimOnPty, type SimOnPty } from '../helpers/pty.js';
 import { SIM_HOME } from '../helpers/sim-connectivity.js';
@@ -35,16 +42,24 @@ test.before(async () => {
   daemon = await startDaemon({
     env: {
       NOTIFY_SOCKET: notify.path,
-      NESTBOX_COPROC: `serial:${pty.path}`, NESTBOX_COPROC_TIME_SCALE: '20',
-      NESTBOX_MQTT_URL: broker.url, NESTBOX_MQTT_USERNAME: BOX_USER.username, NESTBOX_MQTT_PASSWORD: BOX_USER.password,
-      NESTBOX_HEARTBEAT_MISSES: '2', NESTBOX_RECONNECT_DELAY_MS: '100', NESTBOX_STABLE_S: '0',
-      NESTBOX_FALLBACK_AFTER_S: '30', NESTBOX_SETUP_PASSPHRASE: 'device-test-key',
+      NESTBOX_COPROC: `serial:${pty.path}`,
+      NESTBOX_COPROC_TIME_SCALE: '20',
+      NESTBOX_MQTT_URL: broker.url,
+      NESTBOX_MQTT_USERNAME: BOX_USER.username,
+      NESTBOX_MQTT_PASSWORD: BOX_USER.password,
+      NESTBOX_HEARTBEAT_MISSES: '2',
+      NESTBOX_RECONNECT_DELAY_MS: '100',
+      NESTBOX_STABLE_S: '0',
+      NESTBOX_FALLBACK_AFTER_S: '30',
+      NESTBOX_SETUP_PASSPHRASE: 'device-test-key',
     },
   });
 });
 
 test.after(async () => {
-  if (process.env.DEBUG_DAEMON_LOGS) for (const line of daemon?.logs ?? []) if (line.component !== 'http') console.log(JSON.stringify(line).slice(0, 300));
+  if (process.env.DEBUG_DAEMON_LOGS)
+    for (const line of daemon?.logs ?? [])
+      if (line.component !== 'http') console.log(JSON.stringify(line).slice(0, 300));
   await daemon?.stop();
   await ha?.endAsync();
   await notify?.close();
@@ -53,17 +68,23 @@ test.after(async () => {
 });
 
 const event = (name: string) => (m: ReceivedMessage) => m.topic === `${BASE}/event/${name}`;
-const state = (check: (s: any) => boolean) => (m: ReceivedMessage) => m.topic === `${BASE}/state` && check(JSON.parse(m.text));
+const state = (check: (s: any) => boolean) => (m: ReceivedMessage) =>
+  m.topic === `${BASE}/state` && check(JSON.parse(m.text));
 const status = (pattern: RegExp) => (m: Record<string, string>) => pattern.test(m.STATUS ?? '');
 
 async function command(name: string, payload: string): Promise<any> {
   const from = recorder.mark();
   await ha.publishAsync(`${BASE}/command/${name}`, payload, { qos: 1 });
-  return JSON.parse((await recorder.wait((m) => m.topic === `${BASE}/command/${name}/result`, { from, timeoutMs: 10_000 })).text);
+  return JSON.parse(
+    (await recorder.wait((m) => m.topic === `${BASE}/command/${name}/result`, { from, timeoutMs: 10_000 })).text,
+  );
 }
 
 test('first boot with no saved network: the state says setup mode, event setup_ap_started, STATUS= says to join the setup AP', async () => {
-  await recorder.wait(state((s) => s.connectivity === 'setup_ap' && s.softap.active), { timeoutMs: 10_000 });
+  await recorder.wait(
+    state((s) => s.connectivity === 'setup_ap' && s.softap.active),
+    { timeoutMs: 10_000 },
+  );
   // Published even when setup mode began before the MQTT bridge existed (it starts after connectivity).
   const started = JSON.parse((await recorder.wait(event('setup_ap_started'), { timeoutMs: 10_000 })).text);
   assert.ok(!Number.isNaN(Date.parse(started.at)), JSON.stringify(started));
@@ -74,7 +95,11 @@ test('first boot with no saved network: the state says setup mode, event setup_a
 
 test('credentials through the setup API → connected: STATUS= online via the network, event setup_ap_stopped', async () => {
   const from = recorder.mark();
-  const answer = await daemon.json('/setup/api/connect', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ ssid: SIM_HOME.ssid, password: SIM_HOME.passphrase }) });
+  const answer = await daemon.json('/setup/api/connect', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ ssid: SIM_HOME.ssid, password: SIM_HOME.passphrase }),
+  });
   assert.is(answer.status, 202);
   await recorder.wait(event('setup_ap_stopped'), { from, timeoutMs: 10_000 });
   await notify.waitFor(status(new RegExp(`^online via ${SIM_HOME.ssid} \\(-\\d+ dBm\\)`)));
@@ -86,18 +111,29 @@ test('the access point drops the station → event disconnected with the reason,
   const disconnected = JSON.parse((await recorder.wait(event('disconnected'), { from })).text);
   assert.is(disconnected.reason, DISCONNECT_REASON.assocLeave);
   assert.type(disconnected.reason_text, 'string');
-  await recorder.wait(state((s) => s.connectivity === 'reconnecting'), { from });
+  await recorder.wait(
+    state((s) => s.connectivity === 'reconnecting'),
+    { from },
+  );
   await notify.waitFor(status(/^reconnecting/));
-  await recorder.wait(state((s) => s.connectivity === 'connected'), { from, timeoutMs: 10_000 });
+  await recorder.wait(
+    state((s) => s.connectivity === 'connected'),
+    { from, timeoutMs: 10_000 },
+  );
 });
 
 test('the coprocessor fields of the retained state come from the device: heartbeat, tx power, power save, link', async () => {
   // Heartbeats alone do not publish (they are volatile); the reconnect published after some.
-  const retained = JSON.parse((await recorder.wait(state((s) => s.connectivity === 'connected' && s.coprocessor.heartbeat_number !== null))).text);
+  const retained = JSON.parse(
+    (await recorder.wait(state((s) => s.connectivity === 'connected' && s.coprocessor.heartbeat_number !== null))).text,
+  );
   const { coprocessor } = retained;
   assert.is(retained.connectivity, 'connected');
   assert.is(coprocessor.link, 'up');
-  assert.ok(Number.isInteger(coprocessor.heartbeat_number) && coprocessor.heartbeat_number >= 0, JSON.stringify(coprocessor));
+  assert.ok(
+    Number.isInteger(coprocessor.heartbeat_number) && coprocessor.heartbeat_number >= 0,
+    JSON.stringify(coprocessor),
+  );
   assert.ok(!Number.isNaN(Date.parse(coprocessor.last_heartbeat)));
   assert.is(coprocessor.tx_power_dbm, pty.sim.snapshot().txPower / 4); // the device's quarter-dBm units
   assert.is(coprocessor.power_save, 'min_modem');
@@ -130,7 +166,10 @@ test('command setup_mode: the setup AP starts on the device (event setup_ap_star
   await recorder.wait(event('setup_ap_started'), { from, timeoutMs: 10_000 });
   assert.ok(pty.sim.snapshot().softAp, 'the soft AP runs on the device');
   // Asked while online: the station stays connected beside the setup AP (APSTA).
-  await recorder.wait(state((s) => s.softap.active && s.softap.reason !== null), { from });
+  await recorder.wait(
+    state((s) => s.softap.active && s.softap.reason !== null),
+    { from },
+  );
 });
 
 test('command restart_coprocessor: the device is taken down and the whole start-up runs again', async () => {
@@ -140,7 +179,7 @@ test('command restart_coprocessor: the device is taken down and the whole start-
   await daemon.waitForLog(() => inits() > before);
 });
 
-test('the device resets → event coprocessor_reset; the owner\'s radio settings are applied again', async () => {
+test("the device resets → event coprocessor_reset; the owner's radio settings are applied again", async () => {
   const from = recorder.mark();
   const inits = () => daemon.logs.filter((line) => line.msg === 'coprocessor initialised').length;
   const before = inits();
@@ -150,13 +189,19 @@ test('the device resets → event coprocessor_reset; the owner\'s radio settings
   assert.is(pty.sim.snapshot().txPower, 60);
   assert.is(pty.sim.snapshot().powerSave, 2); // WIFI_PS_MAX_MODEM
   // Its boot announcement names the chip (the first boot came before the daemon opened the line).
-  await recorder.wait(state((s) => s.coprocessor.firmware === 'ESP-Hosted-FG (ESP32)'), { from });
+  await recorder.wait(
+    state((s) => s.coprocessor.firmware === 'ESP-Hosted-FG (ESP32)'),
+    { from },
+  );
 });
 
 test('the firmware hangs → device_lost: STATUS= and /healthz say so; it answers again → re-initialised', async () => {
   const from = recorder.mark();
   pty.sim.freeze(true);
-  await recorder.wait(state((s) => s.connectivity === 'device_lost'), { from, timeoutMs: 10_000 });
+  await recorder.wait(
+    state((s) => s.connectivity === 'device_lost'),
+    { from, timeoutMs: 10_000 },
+  );
   await notify.waitFor(status(/^coprocessor not answering/));
   const health = (await daemon.json('/healthz')).body;
   assert.is(health.status, 'degraded');
@@ -164,7 +209,10 @@ test('the firmware hangs → device_lost: STATUS= and /healthz say so; it answer
   const commandResult = await command('scan', '{}');
   assert.is(commandResult.ok, false);
   pty.sim.freeze(false);
-  await recorder.wait(state((s) => s.connectivity !== 'device_lost'), { from, timeoutMs: 10_000 });
+  await recorder.wait(
+    state((s) => s.connectivity !== 'device_lost'),
+    { from, timeoutMs: 10_000 },
+  );
   await notify.waitFor(status(/^(?!coprocessor not answering)/), 5000);
 });
 

@@ -28,14 +28,21 @@ test.before(async () => {
   broker = await startMosquitto();
   // Its own device (another station MAC, so another client id and topics than the embedded simulator's).
   pty = await startSimOnPty({ framing: 'serial', timeScale: 20, stationMac: '02:be:0c:5e:77:02' });
-  const [refusedDir, downDir, deadPort] = await Promise.all([dataDirRemembering(EMBEDDED_SIM_MAC), dataDirRemembering(EMBEDDED_SIM_MAC), freePort()]);
+  const [refusedDir, downDir, deadPort] = await Promise.all([
+    dataDirRemembering(EMBEDDED_SIM_MAC),
+    dataDirRemembering(EMBEDDED_SIM_MAC),
+    freePort(),
+  ]);
   const [waiting, refused, down, killed, restarted] = await startAll([
     // A coprocessor that never answers: the MAC stays unknown.
     startDaemon({ ...TOGETHER, env: mqttEnv({ NESTBOX_SIM_SCENARIO: 'unresponsive' }) }),
     startDaemon({ ...TOGETHER, dataDir: refusedDir, env: mqttEnv({ NESTBOX_MQTT_PASSWORD: 'not-the-pw-xyzzy' }) }),
     startDaemon({ ...TOGETHER, dataDir: downDir, env: mqttEnv({ NESTBOX_MQTT_URL: `mqtt://127.0.0.1:${deadPort}` }) }),
     startDaemon({ ...TOGETHER, env: mqttEnv() }),
-    startDaemon({ ...TOGETHER, env: mqttEnv({ NESTBOX_COPROC: `serial:${pty.path}`, NESTBOX_COPROC_TIME_SCALE: '20' }) }),
+    startDaemon({
+      ...TOGETHER,
+      env: mqttEnv({ NESTBOX_COPROC: `serial:${pty.path}`, NESTBOX_COPROC_TIME_SCALE: '20' }),
+    }),
   ]);
   daemons = { waiting, refused, down, killed, restarted };
 });
@@ -142,7 +149,9 @@ test('retained online and state for a late subscriber; a command through the con
     assert.is(config.dev.cu, daemon.url);
 
     await ha.publishAsync(`nestbox/${id}/command/scan`, '{}', { qos: 1 });
-    const result = JSON.parse((await recorder.wait((m) => m.topic === `nestbox/${id}/command/scan/result`, { timeoutMs: 10_000 })).text);
+    const result = JSON.parse(
+      (await recorder.wait((m) => m.topic === `nestbox/${id}/command/scan/result`, { timeoutMs: 10_000 })).text,
+    );
     assert.is(result.ok, true, JSON.stringify(result));
     assert.ok(result.networks.some((n: { ssid: string }) => n.ssid === 'HomeNet'));
 

@@ -56,7 +56,13 @@ test('power_save takes {"mode": name} or a bare name; off means none', () => {
 
 test('a command that never answers gives a clear timeout error', async () => {
   const never = new Promise<never>(() => undefined);
-  const commands = { scan: () => never, enterSetupMode: () => never, setTxPower: () => never, setPowerSave: () => never, restartCoprocessor: () => never };
+  const commands = {
+    scan: () => never,
+    enterSetupMode: () => never,
+    setTxPower: () => never,
+    setPowerSave: () => never,
+    restartCoprocessor: () => never,
+  };
   const result = await runCommand('scan', Buffer.from(''), { commands, timeoutMs: 20 });
   assert.equal(result, { ok: false, error: 'scan got no answer within 0 s' });
 });
@@ -82,23 +88,45 @@ test('heartbeat, uptime and signal changes alone are volatile; anything else is 
 
 test('reconnect backoff doubles from the minimum and never exceeds 5 s', () => {
   const backoff = new Backoff(500, 5000);
-  assert.equal([backoff.next(), backoff.next(), backoff.next(), backoff.next(), backoff.next(), backoff.next()], [500, 1000, 2000, 4000, 5000, 5000]);
+  assert.equal(
+    [backoff.next(), backoff.next(), backoff.next(), backoff.next(), backoff.next(), backoff.next()],
+    [500, 1000, 2000, 4000, 5000, 5000],
+  );
   assert.is(backoff.reset(), 500);
   assert.is(backoff.next(), 1000);
 });
 
 test('broker errors read as plain words', () => {
-  assert.match(describeBrokerError(Object.assign(new Error('Connection refused: Not authorized'), { code: 5 })), /refused the login \(Not authorized\)/);
-  assert.match(describeBrokerError(Object.assign(new Error('Connection refused: Bad User Name or Password'), { code: 134 })), /refused the login/);
-  assert.match(describeBrokerError(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED', address: '127.0.0.1', port: 1 })), /connection refused at 127\.0\.0\.1:1/);
-  assert.is(describeBrokerError(new Error('connack timeout')), 'the broker did not answer the connection request in time');
+  assert.match(
+    describeBrokerError(Object.assign(new Error('Connection refused: Not authorized'), { code: 5 })),
+    /refused the login \(Not authorized\)/,
+  );
+  assert.match(
+    describeBrokerError(Object.assign(new Error('Connection refused: Bad User Name or Password'), { code: 134 })),
+    /refused the login/,
+  );
+  assert.match(
+    describeBrokerError(
+      Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED', address: '127.0.0.1', port: 1 }),
+    ),
+    /connection refused at 127\.0\.0\.1:1/,
+  );
+  assert.is(
+    describeBrokerError(new Error('connack timeout')),
+    'the broker did not answer the connection request in time',
+  );
 });
 
 test('MQTT config keys: protocol, client id, TLS files, refresh schedule; the URL login is never shown', () => {
-  const config = loadConfig({ env: {
-    NESTBOX_MQTT_URL: 'mqtts://box:pw-in-url@broker.lan:8883', NESTBOX_MQTT_PROTOCOL: '5', NESTBOX_MQTT_CLIENT_ID: 'my-box',
-    NESTBOX_MQTT_CA_FILE: '/etc/nestbox/ca.pem', NESTBOX_MQTT_REFRESH_SCHEDULE: '*/5 * * * *',
-  } });
+  const config = loadConfig({
+    env: {
+      NESTBOX_MQTT_URL: 'mqtts://box:pw-in-url@broker.lan:8883',
+      NESTBOX_MQTT_PROTOCOL: '5',
+      NESTBOX_MQTT_CLIENT_ID: 'my-box',
+      NESTBOX_MQTT_CA_FILE: '/etc/nestbox/ca.pem',
+      NESTBOX_MQTT_REFRESH_SCHEDULE: '*/5 * * * *',
+    },
+  });
   assert.is(config.mqttProtocol, 5);
   assert.is(config.mqttClientId, 'my-box');
   assert.is(config.mqttCaFile, '/etc/nestbox/ca.pem');
@@ -109,8 +137,15 @@ test('MQTT config keys: protocol, client id, TLS files, refresh schedule; the UR
   assert.is(defaults.mqttProtocol, 4);
   assert.is(defaults.mqttRefreshSchedule, '* * * * *');
   assert.is(loadConfig({ env: { NESTBOX_MQTT_PROTOCOL: '3.1.1' } }).mqttProtocol, 4);
-  for (const [name, value] of [['NESTBOX_MQTT_PROTOCOL', '6'], ['NESTBOX_MQTT_CLIENT_ID', 'has space'], ['NESTBOX_MQTT_REFRESH_SCHEDULE', 'often']]) {
-    assert.throws(() => loadConfig({ env: { [name]: value } }), (error: unknown) => error instanceof ConfigError && error.key === name);
+  for (const [name, value] of [
+    ['NESTBOX_MQTT_PROTOCOL', '6'],
+    ['NESTBOX_MQTT_CLIENT_ID', 'has space'],
+    ['NESTBOX_MQTT_REFRESH_SCHEDULE', 'often'],
+  ]) {
+    assert.throws(
+      () => loadConfig({ env: { [name]: value } }),
+      (error: unknown) => error instanceof ConfigError && error.key === name,
+    );
   }
 });
 

@@ -18,13 +18,26 @@ const device = new DeviceState(initialDeviceState('test', 'sim'));
 const log = new Logger('debug', {}, (line) => out({ log: JSON.parse(line) }));
 
 const layer = new NetworkLayer({
-  config, device, log, title: 'Nestbox test', tools: options.tools,
+  config,
+  device,
+  log,
+  title: 'Nestbox test',
+  tools: options.tools,
   health: (health) => out({ health }),
   // Stands in for the daemon's HttpServer.listenAlso: answers with the path it was asked for.
   async listen(host, port) {
     const server = createServer((req, res) => res.end(`portal ${req.url}`));
-    await new Promise<void>((resolve, reject) => { server.once('error', reject); server.listen(port, host, resolve); });
-    return { stop: () => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }) };
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, resolve);
+    });
+    return {
+      stop: () =>
+        new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        }),
+    };
   },
 });
 device.on('change', ({ paths }) => out({ paths, network: device.get().network }));
@@ -34,10 +47,18 @@ layer.start();
 async function obey(line: string): Promise<void> {
   const command = JSON.parse(line) as { do: string; mac?: string; active?: boolean };
   switch (command.do) {
-    case 'associated': layer.station.associated(command.mac ?? null); break;
-    case 'released': layer.station.released(); break;
-    case 'renew': out({ renewed: layer.station.renew() }); break;
-    case 'softap': device.update({ softap: { active: Boolean(command.active) } }); break;
+    case 'associated':
+      layer.station.associated(command.mac ?? null);
+      break;
+    case 'released':
+      layer.station.released();
+      break;
+    case 'renew':
+      out({ renewed: layer.station.renew() });
+      break;
+    case 'softap':
+      device.update({ softap: { active: Boolean(command.active) } });
+      break;
     case 'stop':
       await layer.stop();
       out({ stopped: true });

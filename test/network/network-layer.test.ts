@@ -33,11 +33,20 @@ type Line = Record<string, any>;
 class Box {
   readonly lines: Line[] = [];
   constructor(readonly process: NsProcess) {
-    process.onLine((text) => { try { this.lines.push(JSON.parse(text)); } catch { /* not ours */ } });
+    process.onLine((text) => {
+      try {
+        this.lines.push(JSON.parse(text));
+      } catch {
+        /* not ours */
+      }
+    });
   }
 
   static async start(env: Record<string, string> = {}, tools: Record<string, string> = {}): Promise<Box> {
-    const child = spawnIn(BOX, process.execPath, [RUNNER, JSON.stringify({ env: { NESTBOX_DATA_DIR: join(dir.path, 'data'), NESTBOX_HTTP_PORT: '8080', ...env }, tools })]);
+    const child = spawnIn(BOX, process.execPath, [
+      RUNNER,
+      JSON.stringify({ env: { NESTBOX_DATA_DIR: join(dir.path, 'data'), NESTBOX_HTTP_PORT: '8080', ...env }, tools }),
+    ]);
     const box = new Box(child);
     await child.waitForLine((line) => line.includes('"ready"'), 10_000, 'the box runner', true);
     return box;
@@ -53,7 +62,10 @@ class Box {
     for (;;) {
       const found = this.lines.slice(from).find(match);
       if (found) return found;
-      if (Date.now() > deadline) throw new Error(`${what}: not seen within ${timeoutMs} ms; last lines: ${JSON.stringify(this.lines.slice(-8))}`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `${what}: not seen within ${timeoutMs} ms; last lines: ${JSON.stringify(this.lines.slice(-8))}`,
+        );
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
   }
@@ -110,20 +122,44 @@ test('station: association → MAC set, link up, a lease from the home router in
     assert.is(network.mac, STATION_MAC);
     assert.ok(Date.parse(network.lease_expires_at) > Date.now(), 'the lease expiry is ahead');
     assert.match(inBox('link', 'show', 'dev', 'ethsta0'), new RegExp(`link/ether ${STATION_MAC}`));
-    assert.ok(inBox('-4', 'addr', 'show', 'dev', 'ethsta0').includes(`inet ${network.address}`), 'the address is on the interface');
+    assert.ok(
+      inBox('-4', 'addr', 'show', 'dev', 'ethsta0').includes(`inet ${network.address}`),
+      'the address is on the interface',
+    );
     assert.match(inBox('route', 'show', 'default'), /default via 10\.77\.9\.1 dev ethsta0/);
     const health = await box.waitFor((line) => line.health?.address === network.address, 'health with the address');
     assert.is(health.health.status, 'ok');
-    assert.ok(box.lines.some((line) => line.log?.msg === 'station address leased' && line.log.address === network.address), 'a log line shows the lease');
+    assert.ok(
+      box.lines.some((line) => line.log?.msg === 'station address leased' && line.log.address === network.address),
+      'a log line shows the lease',
+    );
     console.log(`association → lease: ${leaseMs} ms`);
 
     const mark = box.lines.length;
     box.send({ do: 'released' });
-    await box.waitFor((line) => line.paths?.includes('network') && line.network === null, 'the station released', 10_000, mark);
-    await box.waitFor((line) => line.health && line.health.address === null && line.health.status === 'ok', 'health without an address', 10_000, mark);
-    assert.is(box.lines.slice(mark).some((line) => line.lease), false, 'a release asked for is not reported as a lost lease');
+    await box.waitFor(
+      (line) => line.paths?.includes('network') && line.network === null,
+      'the station released',
+      10_000,
+      mark,
+    );
+    await box.waitFor(
+      (line) => line.health && line.health.address === null && line.health.status === 'ok',
+      'health without an address',
+      10_000,
+      mark,
+    );
+    assert.is(
+      box.lines.slice(mark).some((line) => line.lease),
+      false,
+      'a release asked for is not reported as a lost lease',
+    );
     assert.not.match(inBox('-4', 'addr', 'show', 'dev', 'ethsta0'), /inet /);
-    await waitForText(() => router.process.stderr(), /DHCPRELEASE\(home0\) 10\.77\.9\.\d+/, 'the router to see the release');
+    await waitForText(
+      () => router.process.stderr(),
+      /DHCPRELEASE\(home0\) 10\.77\.9\.\d+/,
+      'the router to see the release',
+    );
   } finally {
     await box.stop();
   }
@@ -140,9 +176,24 @@ test('station: the home network changes under a held lease → renewal refused �
     box.send({ do: 'renew' });
     const lost = await box.waitFor((line) => line.lease?.up === false, 'the lease lost', 30_000, mark);
     assert.match(lost.lease.reason, /not renewed/);
-    await box.waitFor((line) => line.paths?.includes('network') && line.network === null, 'network null in the state', 5000, mark);
-    assert.ok(box.lines.slice(mark).some((line) => line.health?.status === 'degraded' && /lost the address/.test(line.health.detail)), 'degraded with the reason');
-    const again = await box.waitFor((line) => line.network?.address?.startsWith('10.78.0.'), 'a lease in the new network', 30_000, mark);
+    await box.waitFor(
+      (line) => line.paths?.includes('network') && line.network === null,
+      'network null in the state',
+      5000,
+      mark,
+    );
+    assert.ok(
+      box.lines
+        .slice(mark)
+        .some((line) => line.health?.status === 'degraded' && /lost the address/.test(line.health.detail)),
+      'degraded with the reason',
+    );
+    const again = await box.waitFor(
+      (line) => line.network?.address?.startsWith('10.78.0.'),
+      'a lease in the new network',
+      30_000,
+      mark,
+    );
     assert.is(again.network.gateway, '10.78.0.1');
   } finally {
     await box.stop();
@@ -164,7 +215,10 @@ test('setup AP: address, dnsmasq lease with the box as router and DNS and option
     assert.equal(lease.dns, ['192.168.4.1']);
     assert.is(lease.captivePortal, 'http://192.168.4.1/setup');
     const answer = await agent.dns('192.168.4.1', 'connectivitycheck.gstatic.com');
-    assert.equal(answer.answers.map((a) => a.data), ['192.168.4.1']);
+    assert.equal(
+      answer.answers.map((a) => a.data),
+      ['192.168.4.1'],
+    );
     const page = await agent.fetch('http://192.168.4.1/setup');
     assert.is(page.status, 200);
     assert.is(page.body, 'portal /setup');
@@ -174,17 +228,36 @@ test('setup AP: address, dnsmasq lease with the box as router and DNS and option
     assert.ok(firstPid > 0);
     // dnsmasq dies: it is started again, and phones still get leases.
     process.kill(firstPid, 'SIGKILL');
-    await box.waitFor((line) => /setup AP DHCP server \(dnsmasq\) is not running; starting it again/.test(line.log?.msg ?? ''), 'the restart');
-    await waitForText(() => readFileSync(pidFile, 'utf8').trim() === String(firstPid) ? '' : 'new', /new/, 'a new dnsmasq', 10_000);
+    await box.waitFor(
+      (line) => /setup AP DHCP server \(dnsmasq\) is not running; starting it again/.test(line.log?.msg ?? ''),
+      'the restart',
+    );
+    await waitForText(
+      () => (readFileSync(pidFile, 'utf8').trim() === String(firstPid) ? '' : 'new'),
+      /new/,
+      'a new dnsmasq',
+      10_000,
+    );
     const pid = Number(readFileSync(pidFile, 'utf8').trim());
 
     const mark = box.lines.length;
     box.send({ do: 'softap', active: false });
-    await box.waitFor((line) => line.health?.detail !== undefined && !line.health.detail.includes('setup AP:'), 'the setup AP part idle', 10_000, mark);
+    await box.waitFor(
+      (line) => line.health?.detail !== undefined && !line.health.detail.includes('setup AP:'),
+      'the setup AP part idle',
+      10_000,
+      mark,
+    );
     assert.not.match(inBox('-4', 'addr', 'show', 'dev', 'ethap0'), /inet /);
-    assert.not.ok(existsSync(`/proc/${pid}`) && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('dnsmasq'), 'dnsmasq stopped');
-    const refused = await agent.dns('192.168.4.1', 'example.org', { timeoutMs: 500 }).then(() => 'answered', (error: Error) => error.message);
-    assert.ok(refused !== "answered", "no captive DNS after the AP stopped");
+    assert.not.ok(
+      existsSync(`/proc/${pid}`) && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('dnsmasq'),
+      'dnsmasq stopped',
+    );
+    const refused = await agent.dns('192.168.4.1', 'example.org', { timeoutMs: 500 }).then(
+      () => 'answered',
+      (error: Error) => error.message,
+    );
+    assert.ok(refused !== 'answered', 'no captive DNS after the AP stopped');
   } finally {
     await agent.stop();
     await phone.stop();
@@ -202,7 +275,10 @@ test('mDNS: <hostname>.local answers with the station address on the home side a
     box.send({ do: 'softap', active: true });
     const leased = await box.waitFor((line) => line.network?.address, 'the station lease');
     await phone.waitForLease(20_000);
-    await box.waitFor((line) => line.log?.msg === 'mDNS announced' && line.log.addresses?.length === 2, 'mDNS on both interfaces');
+    await box.waitFor(
+      (line) => line.log?.msg === 'mDNS announced' && line.log.addresses?.length === 2,
+      'mDNS on both interfaces',
+    );
     const fromHome = await home.mdns('testbox.local', { timeoutMs: 5000 });
     assert.equal(fromHome.addresses, [leased.network.address.split('/')[0]]);
     const fromPhone = await phoneSide.mdns('testbox.local', { timeoutMs: 5000 });
@@ -211,7 +287,14 @@ test('mDNS: <hostname>.local answers with the station address on the home side a
     const listener = spawnIn(ROUTER, process.execPath, ['-e', GOODBYE_LISTENER]);
     await listener.waitForLine((line) => line === 'listening', 5000, 'the mDNS listener', true);
     await box.stop();
-    const goodbye = JSON.parse(await listener.waitForLine((line) => line.startsWith('{') && JSON.parse(line).ttl === 0, 5000, 'a goodbye for testbox.local', true));
+    const goodbye = JSON.parse(
+      await listener.waitForLine(
+        (line) => line.startsWith('{') && JSON.parse(line).ttl === 0,
+        5000,
+        'a goodbye for testbox.local',
+        true,
+      ),
+    );
     assert.is(goodbye.data, leased.network.address.split('/')[0]);
     await listener.stop();
   } finally {
@@ -227,14 +310,29 @@ test('bad conditions: no DHCP server on the home network → degraded "no answer
   const box = await Box.start();
   try {
     box.send({ do: 'associated', mac: STATION_MAC });
-    const failing = await box.waitFor((line) => line.health?.status === 'degraded', 'degraded without a DHCP server', 20_000);
+    const failing = await box.waitFor(
+      (line) => line.health?.status === 'degraded',
+      'degraded without a DHCP server',
+      20_000,
+    );
     assert.match(failing.health.detail, /station: no answer from the home network's DHCP server/);
-    assert.ok(box.lines.some((line) => line.log?.msg === 'no DHCP answer from the home network; the client keeps asking'), 'a log line says so');
-    assert.not.ok(box.lines.some((line) => line.lease), 'no lease');
+    assert.ok(
+      box.lines.some((line) => line.log?.msg === 'no DHCP answer from the home network; the client keeps asking'),
+      'a log line says so',
+    );
+    assert.not.ok(
+      box.lines.some((line) => line.lease),
+      'no lease',
+    );
     // The manager drops a join that gets no address: the fault stays until an address comes.
     const mark = box.lines.length;
     box.send({ do: 'released' });
-    const dropped = await box.waitFor((line) => line.health && /the last join got no answer/.test(line.health.detail), 'the fault kept after the release', 10_000, mark);
+    const dropped = await box.waitFor(
+      (line) => line.health && /the last join got no answer/.test(line.health.detail),
+      'the fault kept after the release',
+      10_000,
+      mark,
+    );
     assert.is(dropped.health.status, 'degraded');
     router = await startRouter('10.77.9.1', '10.77.9.100', '10.77.9.150');
     box.send({ do: 'associated', mac: STATION_MAC });
@@ -246,7 +344,10 @@ test('bad conditions: no DHCP server on the home network → degraded "no answer
 });
 
 test('bad conditions: port 80 of the setup address taken → degraded with the reason, retried until it is free', async () => {
-  const squatter = spawnIn(BOX, process.execPath, ['-e', "require('http').createServer().listen(80, '0.0.0.0', () => console.log('listening'))"]);
+  const squatter = spawnIn(BOX, process.execPath, [
+    '-e',
+    "require('http').createServer().listen(80, '0.0.0.0', () => console.log('listening'))",
+  ]);
   await squatter.waitForLine((line) => line === 'listening', 5000, 'the squatter', true);
   const box = await Box.start();
   try {
@@ -254,7 +355,13 @@ test('bad conditions: port 80 of the setup address taken → degraded with the r
     const taken = await box.waitFor((line) => line.health?.status === 'degraded', 'degraded with port 80 taken');
     assert.match(taken.health.detail, /setup AP: port 80 on 192\.168\.4\.1 is taken by another program/);
     await squatter.stop();
-    await box.waitFor((line) => /setup AP: 192\.168\.4\.1\/24 on ethap0, handing out leases/.test(line.health?.detail ?? '') && line.health.status === 'ok', 'up once the port is free', 40_000);
+    await box.waitFor(
+      (line) =>
+        /setup AP: 192\.168\.4\.1\/24 on ethap0, handing out leases/.test(line.health?.detail ?? '') &&
+        line.health.status === 'ok',
+      'up once the port is free',
+      40_000,
+    );
   } finally {
     await squatter.stop();
     await box.stop();
@@ -262,14 +369,25 @@ test('bad conditions: port 80 of the setup address taken → degraded with the r
 });
 
 test('bad conditions: a missing interface, a DHCP client or dnsmasq not installed → degraded with the reason, retried, no crash', async () => {
-  const box = await Box.start({ NESTBOX_STA_IFACE: 'nosuch0', NESTBOX_AP_IFACE: 'ethap0' }, { dnsmasq: '/nonexistent/dnsmasq' });
+  const box = await Box.start(
+    { NESTBOX_STA_IFACE: 'nosuch0', NESTBOX_AP_IFACE: 'ethap0' },
+    { dnsmasq: '/nonexistent/dnsmasq' },
+  );
   try {
     box.send({ do: 'associated', mac: STATION_MAC });
-    const missing = await box.waitFor((line) => line.health?.status === 'degraded' && /nosuch0 does not exist/.test(line.health.detail), 'missing interface');
+    const missing = await box.waitFor(
+      (line) => line.health?.status === 'degraded' && /nosuch0 does not exist/.test(line.health.detail),
+      'missing interface',
+    );
     assert.match(missing.health.detail, /station: the station interface nosuch0 does not exist/);
     box.send({ do: 'softap', active: true });
-    await box.waitFor((line) => /phones get no address: \/nonexistent\/dnsmasq is not installed/.test(line.health?.detail ?? ''), 'dnsmasq missing');
-    const restarts = box.lines.filter((line) => /setup AP DHCP server \(dnsmasq\) is not running; starting it again/.test(line.log?.msg ?? ''));
+    await box.waitFor(
+      (line) => /phones get no address: \/nonexistent\/dnsmasq is not installed/.test(line.health?.detail ?? ''),
+      'dnsmasq missing',
+    );
+    const restarts = box.lines.filter((line) =>
+      /setup AP DHCP server \(dnsmasq\) is not running; starting it again/.test(line.log?.msg ?? ''),
+    );
     assert.ok(restarts.length >= 1, 'retried');
     assert.is(box.process.child.exitCode, null, 'still running');
   } finally {
@@ -278,7 +396,10 @@ test('bad conditions: a missing interface, a DHCP client or dnsmasq not installe
   const noClient = await Box.start({}, { udhcpc: '/nonexistent/udhcpc' });
   try {
     noClient.send({ do: 'associated', mac: STATION_MAC });
-    const health = await noClient.waitFor((line) => line.health?.status === 'degraded' && /udhcpc is not installed/.test(line.health.detail), 'udhcpc missing');
+    const health = await noClient.waitFor(
+      (line) => line.health?.status === 'degraded' && /udhcpc is not installed/.test(line.health.detail),
+      'udhcpc missing',
+    );
     assert.match(health.health.detail, /^station: \/nonexistent\/udhcpc is not installed/);
   } finally {
     await noClient.stop();

@@ -27,10 +27,14 @@ function linkFlags(namespace: string, iface: string): string {
 }
 
 function coproc(path: string, ...args: string[]): Record<string, unknown> {
-  return JSON.parse(execFileSync(process.execPath, [join(DIST, 'scripts', 'coproc.js'), ...args, '--device', `serial:${path}`], { encoding: 'utf8' }));
+  return JSON.parse(
+    execFileSync(process.execPath, [join(DIST, 'scripts', 'coproc.js'), ...args, '--device', `serial:${path}`], {
+      encoding: 'utf8',
+    }),
+  );
 }
 
-test('the box has the driver\'s interface names; each namespace has its own resolv.conf', () => {
+test("the box has the driver's interface names; each namespace has its own resolv.conf", () => {
   assert.match(linkFlags(home.names.box, BOX_IFACES.station), /ethsta0@/);
   assert.match(linkFlags(home.names.box, BOX_IFACES.ap), /ethap0@/);
   for (const name of Object.values(home.names)) assert.ok(existsSync(`/etc/netns/${name}/resolv.conf`), name);
@@ -60,8 +64,30 @@ test('carriers follow the simulated radio: the home link while associated, ethap
   const joinedEarly = await home.simCommand('join 02:5a:11:22:33:44');
   assert.is(joinedEarly.mac, null, 'no soft AP yet: nobody can join');
   const started = performance.now();
-  assert.is(coproc(pty, 'start-softap', '--ssid', 'Nestbox-Setup', '--pwd', 'setup-pass-2024', '--chnl', '6', '--sec-prot', 'WPA2_PSK', '--max-conn', '4', '--bw', 'HT20').resp, 0);
-  await home.waitFor((e) => e.what === 'carriers' && e.detail?.softAp === true && e.detail?.phone === false, 5000, started);
+  assert.is(
+    coproc(
+      pty,
+      'start-softap',
+      '--ssid',
+      'Nestbox-Setup',
+      '--pwd',
+      'setup-pass-2024',
+      '--chnl',
+      '6',
+      '--sec-prot',
+      'WPA2_PSK',
+      '--max-conn',
+      '4',
+      '--bw',
+      'HT20',
+    ).resp,
+    0,
+  );
+  await home.waitFor(
+    (e) => e.what === 'carriers' && e.detail?.softAp === true && e.detail?.phone === false,
+    5000,
+    started,
+  );
   assert.match(linkFlags(home.names.air, 'ap0'), /[<,]UP[,>]/);
   assert.not.match(linkFlags(home.names.phone, 'wlan0'), /LOWER_UP/);
   const joined = performance.now();
@@ -70,7 +96,11 @@ test('carriers follow the simulated radio: the home link while associated, ethap
   assert.match(linkFlags(home.names.phone, 'wlan0'), /LOWER_UP/);
   const stopped = performance.now();
   assert.is(coproc(pty, 'stop-softap').resp, 0);
-  await home.waitFor((e) => e.what === 'carriers' && e.detail?.softAp === false && e.detail?.phone === false, 5000, stopped);
+  await home.waitFor(
+    (e) => e.what === 'carriers' && e.detail?.softAp === false && e.detail?.phone === false,
+    5000,
+    stopped,
+  );
   assert.not.match(linkFlags(home.names.phone, 'wlan0'), /LOWER_UP/);
   assert.not.match(linkFlags(home.names.air, 'ap0'), /[<,]UP[,>]/);
 });
@@ -83,7 +113,9 @@ await home.startCoprocessor();
 await home.agent('phone');
 console.log(JSON.stringify(home.names));
 setInterval(() => {}, 1000);`;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const names = new Promise<Record<string, string>>((resolve, reject) => {
     createInterface({ input: child.stdout }).once('line', (line) => resolve(JSON.parse(line)));
     child.once('exit', (code) => reject(new Error(`the holding process exited (${code}) before building its home`)));
@@ -93,9 +125,14 @@ setInterval(() => {}, 1000);`;
 
 /** Those of `pids` still running (not zombies awaiting their reaper) after up to 2 s. */
 async function stillRunning(pids: string[]): Promise<string[]> {
-  const running = () => pids.filter((pid) => {
-    try { return !/^\d+ \(.*\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8')); } catch { return false; }
-  });
+  const running = () =>
+    pids.filter((pid) => {
+      try {
+        return !/^\d+ \(.*\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+      } catch {
+        return false;
+      }
+    });
   for (let i = 0; i < 20 && running().length; i++) await new Promise((resolve) => setTimeout(resolve, 100));
   return running();
 }
@@ -108,7 +145,9 @@ function leftovers(names: Record<string, string>): string[] {
 test('an interrupted run (SIGTERM) removes its namespaces and stops everything it started in them', async () => {
   const { child, names } = holdHome();
   const made = await names;
-  const pids = Object.values(made).flatMap((name) => execFileSync('ip', ['netns', 'pids', name], { encoding: 'utf8' }).split(/\s+/).filter(Boolean));
+  const pids = Object.values(made).flatMap((name) =>
+    execFileSync('ip', ['netns', 'pids', name], { encoding: 'utf8' }).split(/\s+/).filter(Boolean),
+  );
   assert.ok(pids.length >= 2, `simulator, socat and agent running: ${pids.join(' ')}`);
   child.kill('SIGTERM');
   await new Promise((resolve) => child.once('exit', resolve));
@@ -119,7 +158,9 @@ test('an interrupted run (SIGTERM) removes its namespaces and stops everything i
 test('a killed run (SIGKILL) is swept by the next one, processes and all', async () => {
   const { child, names } = holdHome();
   const made = await names;
-  const pids = Object.values(made).flatMap((name) => execFileSync('ip', ['netns', 'pids', name], { encoding: 'utf8' }).split(/\s+/).filter(Boolean));
+  const pids = Object.values(made).flatMap((name) =>
+    execFileSync('ip', ['netns', 'pids', name], { encoding: 'utf8' }).split(/\s+/).filter(Boolean),
+  );
   child.kill('SIGKILL');
   await new Promise((resolve) => child.once('exit', resolve));
   assert.equal(leftovers(made).length, 4, 'nothing ran its clean-up');
@@ -134,7 +175,11 @@ test('without root it fails within seconds, naming the command to type', () => {
   const script = `import { VirtualHome } from ${JSON.stringify(join(DIST, 'test', 'helpers', 'virtual-home', 'index.js'))};\nawait VirtualHome.build();`;
   let stderr = '';
   try {
-    execFileSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, '--input-type=module', '-e', script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 10_000 });
+    execFileSync(
+      'setpriv',
+      ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, '--input-type=module', '-e', script],
+      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 10_000 },
+    );
     assert.unreachable('built a virtual home without root');
   } catch (error) {
     stderr = String((error as { stderr?: string }).stderr);

@@ -41,7 +41,12 @@ test.before(async () => {
   daemon = await home.startDaemon({ ...TIMERS, NESTBOX_LOG_LEVEL: 'debug' });
   const admin = await AdminTool.open(loadConfig({ env: { NESTBOX_DATA_DIR: daemon.dataDir } }));
   try {
-    await admin.createAccount({ username: 'owner', email: 'owner@example.test', password: 'owner-password-1', owner: true });
+    await admin.createAccount({
+      username: 'owner',
+      email: 'owner@example.test',
+      password: 'owner-password-1',
+      owner: true,
+    });
     ownerToken = (await admin.token({ username: 'owner', scopes: 'admin:read admin:write' })).accessToken;
   } finally {
     await admin.close();
@@ -53,13 +58,17 @@ test.before(async () => {
 test.after(async () => {
   // For a failed run: NESTBOX_VHOME_LOG=file keeps the daemon's log and the home's timeline.
   if (process.env.NESTBOX_VHOME_LOG && daemon) {
-    writeFileSync(process.env.NESTBOX_VHOME_LOG, [...daemon.logs.map((line) => JSON.stringify(line)), home.describeTimeline(-1, Infinity)].join('\n') + '\n');
+    writeFileSync(
+      process.env.NESTBOX_VHOME_LOG,
+      [...daemon.logs.map((line) => JSON.stringify(line)), home.describeTimeline(-1, Infinity)].join('\n') + '\n',
+    );
   }
   await home?.close();
 });
 
 const healthz = async () => (await daemon.json('/healthz')).body as { status: string; components: Record<string, any> };
-const ownerState = async () => (await daemon.json('/api/nestbox/v1/state', { headers: { authorization: `Bearer ${ownerToken}` } })).body;
+const ownerState = async () =>
+  (await daemon.json('/api/nestbox/v1/state', { headers: { authorization: `Bearer ${ownerToken}` } })).body;
 const since = (entry: TimelineEntry | undefined) => entry?.at ?? 0;
 const last = (what: string) => [...home.timeline].reverse().find((e) => e.what === what);
 
@@ -70,8 +79,13 @@ async function until<T>(what: string, probe: () => Promise<T | undefined | false
     try {
       const value = await probe();
       if (value !== undefined && value !== false) return value;
-    } catch (error) { lastError = error; }
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms${lastError ? ` (${lastError instanceof Error ? lastError.message : inspect(lastError)})` : ''}; timeline: ${home.describeTimeline()}`);
+    } catch (error) {
+      lastError = error;
+    }
+    if (Date.now() > deadline)
+      throw new Error(
+        `${what}: not within ${timeoutMs} ms${lastError ? ` (${lastError instanceof Error ? lastError.message : inspect(lastError)})` : ''}; timeline: ${home.describeTimeline()}`,
+      );
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -94,9 +108,12 @@ test('the phone joins the setup AP and gets a lease: the box as router and DNS, 
   assert.is(phoneLease.captivePortal, `http://${SETUP}/setup`);
 });
 
-test('the phone\'s DNS query for a captive-probe host answers the box\'s address', async () => {
+test("the phone's DNS query for a captive-probe host answers the box's address", async () => {
   const answer = await phone.dns(SETUP, 'connectivitycheck.gstatic.com');
-  assert.equal(answer.answers.filter((a) => a.type === 'A').map((a) => a.data), [SETUP]);
+  assert.equal(
+    answer.answers.filter((a) => a.type === 'A').map((a) => a.data),
+    [SETUP],
+  );
 });
 
 test('on the setup AP, nestbox.local answers the setup address over mDNS', async () => {
@@ -115,28 +132,44 @@ test('the probe URL on port 80 leads to the setup portal', async () => {
   assert.match(portal.body, /<html/i);
   const networks = await phone.fetch(`http://${SETUP}/setup/api/networks`);
   assert.is(networks.status, 200);
-  assert.ok((JSON.parse(networks.body) as Array<{ ssid: string }>).some((n) => n.ssid === HOME.ssid), networks.body);
+  assert.ok(
+    (JSON.parse(networks.body) as Array<{ ssid: string }>).some((n) => n.ssid === HOME.ssid),
+    networks.body,
+  );
 });
 
 test('through the setup API, a wrong password is tried at once and its failure explained', async () => {
   const tried = home.mark('wrong_password');
   const answer = await phone.fetch(`http://${SETUP}/setup/api/connect`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ssid: HOME.ssid, password: 'not-the-password', hidden: false }),
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ ssid: HOME.ssid, password: 'not-the-password', hidden: false }),
   });
   assert.is(answer.status, 202, answer.body);
-  const status = await until('the failure in the setup status', async () => {
-    const body = JSON.parse((await phone.fetch(`http://${SETUP}/setup/api/status`)).body) as { state: string; error: string | null; error_description: string | null };
-    return body.error ? body : undefined;
-  }, 15_000);
+  const status = await until(
+    'the failure in the setup status',
+    async () => {
+      const body = JSON.parse((await phone.fetch(`http://${SETUP}/setup/api/status`)).body) as {
+        state: string;
+        error: string | null;
+        error_description: string | null;
+      };
+      return body.error ? body : undefined;
+    },
+    15_000,
+  );
   assert.is(status.error, 'auth');
   assert.match(status.error_description ?? '', /password/i);
   assert.is(status.state, 'setup_ap');
-  assert.not.ok(home.timeline.some((e) => e.at > tried.at && e.what === 'radio_station' && e.detail?.associated === true), 'never associated');
+  assert.not.ok(
+    home.timeline.some((e) => e.at > tried.at && e.what === 'radio_station' && e.detail?.associated === true),
+    'never associated',
+  );
 });
 
 let submitted: TimelineEntry;
 
-test('the setup page in Chromium from the phone\'s namespace: choose the network, type the password, see it connected', async () => {
+test("the setup page in Chromium from the phone's namespace: choose the network, type the password, see it connected", async () => {
   const browser = await launchPhoneBrowser(home.names.phone, home.dir.path);
   try {
     const page = await browser.newPage();
@@ -147,20 +180,28 @@ test('the setup page in Chromium from the phone\'s namespace: choose the network
     await rows.filter({ hasText: HOME.ssid }).first().click();
     await page.fill('#password', 'short');
     await page.click('#connect');
-    assert.match(await page.locator('#form-error').textContent() ?? '', /8 to 63 characters/);
+    assert.match((await page.locator('#form-error').textContent()) ?? '', /8 to 63 characters/);
     await page.fill('#password', HOME.password);
     submitted = home.mark('submit');
     await page.click('#connect');
     await page.locator('#result-title.good').waitFor({ timeout: 30_000 });
-    assert.match(await page.locator('#result-title').textContent() ?? '', new RegExp(`Connected to “${HOME.ssid}”`));
+    assert.match((await page.locator('#result-title').textContent()) ?? '', new RegExp(`Connected to “${HOME.ssid}”`));
   } finally {
     await browser.close();
   }
 });
 
-test('the box was not connected while associated without a lease, and connected only after the router\'s DHCPACK', async () => {
-  const associated = await home.waitFor((e) => e.what === 'radio_station' && e.detail?.associated === true, 10_000, submitted.at);
-  const ack = await home.waitFor((e) => e.what === 'home_dhcpack' && e.detail?.mac === STATION_MAC, 20_000, associated.at);
+test("the box was not connected while associated without a lease, and connected only after the router's DHCPACK", async () => {
+  const associated = await home.waitFor(
+    (e) => e.what === 'radio_station' && e.detail?.associated === true,
+    10_000,
+    submitted.at,
+  );
+  const ack = await home.waitFor(
+    (e) => e.what === 'home_dhcpack' && e.detail?.mac === STATION_MAC,
+    20_000,
+    associated.at,
+  );
   boxAddress = String(ack.detail!.ip);
   const connected = await home.waitFor('state_connected', 10_000, submitted.at);
   assertConnectedOnlyAfterLease(associated, ack, connected, ['setup_ap', 'connecting']);
@@ -172,11 +213,19 @@ test('the box was not connected while associated without a lease, and connected 
  * Association, then the router's DHCPACK, then `connected`; in between the state is one of `waiting`
  * (the setup AP, while it is still up for the phone, keeps `setup_ap`).
  */
-function assertConnectedOnlyAfterLease(associated: TimelineEntry, ack: TimelineEntry, connected: TimelineEntry, waiting: string[]): void {
+function assertConnectedOnlyAfterLease(
+  associated: TimelineEntry,
+  ack: TimelineEntry,
+  connected: TimelineEntry,
+  waiting: string[],
+): void {
   const story = home.describeTimeline(associated.at - 1);
   assert.ok(associated.at < ack.at && ack.at < connected.at, `association, DHCPACK, connected in that order: ${story}`);
   const before = home.timeline.filter((e) => e.what.startsWith('state_') && e.at < connected.at).at(-1);
-  assert.ok(before && waiting.includes(before.what.slice('state_'.length)), `state while associated without a lease: ${before?.what}; ${story}`);
+  assert.ok(
+    before && waiting.includes(before.what.slice('state_'.length)),
+    `state while associated without a lease: ${before?.what}; ${story}`,
+  );
   assert.is(connected.detail?.from, before.what.slice('state_'.length));
 }
 
@@ -196,7 +245,11 @@ test('the lease is in the device state and /healthz: address, gateway, DNS, MAC,
 test('the setup AP stays while the phone is on it, and stops once the phone has left', async () => {
   // Twice NESTBOX_STABLE_S connected: the AP would be gone by now if only the timer decided.
   await new Promise((resolve) => setTimeout(resolve, 2 * Number(TIMERS.NESTBOX_STABLE_S) * 1000 + 500));
-  assert.is((await ownerState()).softap.active, true, `the soft AP closed under the phone: ${home.describeTimeline(since(last('submit')))}`);
+  assert.is(
+    (await ownerState()).softap.active,
+    true,
+    `the soft AP closed under the phone: ${home.describeTimeline(since(last('submit')))}`,
+  );
   const left = home.mark('phone_leaving');
   await home.phoneLeave();
   await home.waitFor((e) => e.what === 'radio_softap' && e.detail?.active === false, 15_000, left.at);
@@ -207,17 +260,30 @@ test('the home network reaches the dashboard by the leased address and by nestbo
   const byAddress = await homeAgent.fetch(`http://${boxAddress}:8080/dashboard`);
   assert.is(byAddress.status, 200);
   assert.match(byAddress.body, /<html/i);
-  const resolved = await until('an mDNS answer for nestbox.local', async () => homeAgent.mdns('nestbox.local', { interfaceAddress: HOME_NET.router, timeoutMs: 3000 }), 15_000);
+  const resolved = await until(
+    'an mDNS answer for nestbox.local',
+    async () => homeAgent.mdns('nestbox.local', { interfaceAddress: HOME_NET.router, timeoutMs: 3000 }),
+    15_000,
+  );
   assert.equal(resolved.addresses, [boxAddress]);
-  const byName = await homeAgent.fetch(`http://${resolved.addresses[0]}:8080/dashboard`, { headers: { host: 'nestbox.local:8080' } });
+  const byName = await homeAgent.fetch(`http://${resolved.addresses[0]}:8080/dashboard`, {
+    headers: { host: 'nestbox.local:8080' },
+  });
   assert.is(byName.status, 200);
 });
 
 test('the dashboard is announced to the home network as an _http._tcp service with path=/dashboard', async () => {
-  const browse = await homeAgent.mdns('_http._tcp.local', { type: 'PTR', interfaceAddress: HOME_NET.router, timeoutMs: 10_000 });
+  const browse = await homeAgent.mdns('_http._tcp.local', {
+    type: 'PTR',
+    interfaceAddress: HOME_NET.router,
+    timeoutMs: 10_000,
+  });
   const instance = browse.records.find((r) => r.type === 'PTR' && r.name === '_http._tcp.local')!.data;
-  const detail = async (type: 'SRV' | 'TXT') => browse.records.find((r) => r.type === type && r.name === instance)
-    ?? (await homeAgent.mdns(instance, { type, interfaceAddress: HOME_NET.router, timeoutMs: 10_000 })).records.find((r) => r.type === type && r.name === instance)!;
+  const detail = async (type: 'SRV' | 'TXT') =>
+    browse.records.find((r) => r.type === type && r.name === instance) ??
+    (await homeAgent.mdns(instance, { type, interfaceAddress: HOME_NET.router, timeoutMs: 10_000 })).records.find(
+      (r) => r.type === type && r.name === instance,
+    )!;
   const srv = JSON.parse((await detail('SRV')).data) as { port: number; target: string };
   assert.is(srv.port, 8080);
   assert.is(srv.target.toLowerCase(), 'nestbox.local');
@@ -227,31 +293,51 @@ test('the dashboard is announced to the home network as an _http._tcp service wi
 test('set up, the home network never sees the setup API, the captive DNS or the port-80 portal', async () => {
   const setupApi = await homeAgent.fetch(`http://${boxAddress}:8080/setup/api/networks`);
   assert.is(setupApi.status, 404);
-  const captive = await homeAgent.dns(boxAddress, 'connectivitycheck.gstatic.com', { timeoutMs: 1000 }).catch((error: Error) => error);
+  const captive = await homeAgent
+    .dns(boxAddress, 'connectivitycheck.gstatic.com', { timeoutMs: 1000 })
+    .catch((error: Error) => error);
   assert.ok(captive instanceof Error, `the captive DNS answered the home network: ${JSON.stringify(captive)}`);
-  const portal = await homeAgent.fetch(`http://${boxAddress}/generate_204`, { timeoutMs: 2000 }).catch((error: Error) => error);
+  const portal = await homeAgent
+    .fetch(`http://${boxAddress}/generate_204`, { timeoutMs: 2000 })
+    .catch((error: Error) => error);
   assert.ok(portal instanceof Error, `port 80 answered the home network: ${JSON.stringify(portal)}`);
 });
 
-test('the station\'s DHCP client dies: it is started again, the box is back online with its address and announces it again', async () => {
+test("the station's DHCP client dies: it is started again, the box is back online with its address and announces it again", async () => {
   const before = (await home.processesIn('box')).filter((p) => p.name === 'udhcpc');
   assert.is(before.length, 1, JSON.stringify(before));
   const listening = homeAgent.mdnsListen(8000, { interfaceAddress: HOME_NET.router });
   await new Promise((resolve) => setTimeout(resolve, 300));
   const killed = home.mark('udhcpc_killed');
   process.kill(before[0].pid, 'SIGKILL');
-  const again = await until('a new udhcpc on the station', async () => {
-    const now = (await home.processesIn('box')).filter((p) => p.name === 'udhcpc');
-    return now.length === 1 && now[0].pid !== before[0].pid ? now[0] : undefined;
-  }, 15_000);
+  const again = await until(
+    'a new udhcpc on the station',
+    async () => {
+      const now = (await home.processesIn('box')).filter((p) => p.name === 'udhcpc');
+      return now.length === 1 && now[0].pid !== before[0].pid ? now[0] : undefined;
+    },
+    15_000,
+  );
   assert.ok(again.pid > 0);
-  await until('connected with the same address again', async () => {
-    const state = await ownerState();
-    return state.connectivity === 'connected' && state.network?.address === `${boxAddress}/${HOME_NET.prefix}`;
-  }, 20_000);
-  assert.not.ok(home.timeline.some((e) => e.at > killed.at && e.what === 'radio_softap' && e.detail?.active === true), 'no setup AP for a restarted client');
-  const announced = (await listening).flat().filter((r) => r.type === 'A' && r.name.toLowerCase() === 'nestbox.local' && r.ttl > 0);
-  assert.ok(announced.some((r) => r.data === boxAddress), `announcements heard: ${JSON.stringify(announced)}`);
+  await until(
+    'connected with the same address again',
+    async () => {
+      const state = await ownerState();
+      return state.connectivity === 'connected' && state.network?.address === `${boxAddress}/${HOME_NET.prefix}`;
+    },
+    20_000,
+  );
+  assert.not.ok(
+    home.timeline.some((e) => e.at > killed.at && e.what === 'radio_softap' && e.detail?.active === true),
+    'no setup AP for a restarted client',
+  );
+  const announced = (await listening)
+    .flat()
+    .filter((r) => r.type === 'A' && r.name.toLowerCase() === 'nestbox.local' && r.ttl > 0);
+  assert.ok(
+    announced.some((r) => r.data === boxAddress),
+    `announcements heard: ${JSON.stringify(announced)}`,
+  );
 });
 
 test('the home network drops and returns: the lease goes with it and comes back', async () => {
@@ -262,8 +348,16 @@ test('the home network drops and returns: the lease goes with it and comes back'
   assert.is.not((await ownerState()).connectivity, 'connected');
   const back = home.mark('home_back');
   await home.simCommand(`restore ${HOME.ssid}`);
-  const associated = await home.waitFor((e) => e.what === 'radio_station' && e.detail?.associated === true, 15_000, back.at);
-  const ack = await home.waitFor((e) => e.what === 'home_dhcpack' && e.detail?.mac === STATION_MAC, 20_000, associated.at);
+  const associated = await home.waitFor(
+    (e) => e.what === 'radio_station' && e.detail?.associated === true,
+    15_000,
+    back.at,
+  );
+  const ack = await home.waitFor(
+    (e) => e.what === 'home_dhcpack' && e.detail?.mac === STATION_MAC,
+    20_000,
+    associated.at,
+  );
   const connected = await home.waitFor('state_connected', 15_000, back.at);
   assertConnectedOnlyAfterLease(associated, ack, connected, ['reconnecting']);
   assert.is((await ownerState()).network.address, `${boxAddress}/${HOME_NET.prefix}`);
@@ -274,25 +368,36 @@ test('no DHCP server at home: associated but never connected, degraded with a re
   const kicked = home.mark('kick_without_dhcp');
   await home.simCommand('kick');
   await home.waitFor((e) => e.what === 'radio_station' && e.detail?.associated === true, 15_000, kicked.at);
-  const degraded = await until('components.network degraded', async () => {
-    const network = (await healthz()).components.network;
-    return network.status === 'degraded' ? network : undefined;
-  }, 20_000);
+  const degraded = await until(
+    'components.network degraded',
+    async () => {
+      const network = (await healthz()).components.network;
+      return network.status === 'degraded' ? network : undefined;
+    },
+    20_000,
+  );
   assert.ok(typeof degraded.detail === 'string' && degraded.detail.length > 0, JSON.stringify(degraded));
   await home.waitFor((e) => e.what === 'radio_softap' && e.detail?.active === true, 25_000, kicked.at);
   await home.waitFor('state_setup_ap', 5000, kicked.at);
-  assert.not.ok(home.timeline.some((e) => e.at > kicked.at && e.what === 'state_connected'), home.describeTimeline(kicked.at));
+  assert.not.ok(
+    home.timeline.some((e) => e.at > kicked.at && e.what === 'state_connected'),
+    home.describeTimeline(kicked.at),
+  );
   assert.is((await ownerState()).network, null);
 });
 
-test('the setup AP\'s DHCP server dies: it is started again', async () => {
+test("the setup AP's DHCP server dies: it is started again", async () => {
   const before = (await home.processesIn('box')).filter((p) => p.name === 'dnsmasq');
   assert.is(before.length, 1, JSON.stringify(before));
   process.kill(before[0].pid, 'SIGKILL');
-  await until('a new dnsmasq on the setup AP', async () => {
-    const now = (await home.processesIn('box')).filter((p) => p.name === 'dnsmasq');
-    return now.length === 1 && now[0].pid !== before[0].pid;
-  }, 20_000);
+  await until(
+    'a new dnsmasq on the setup AP',
+    async () => {
+      const now = (await home.processesIn('box')).filter((p) => p.name === 'dnsmasq');
+      return now.length === 1 && now[0].pid !== before[0].pid;
+    },
+    20_000,
+  );
 });
 
 test('an idle phone on the setup AP does not keep the box from rejoining its saved network', async () => {
@@ -301,7 +406,9 @@ test('an idle phone on the setup AP does not keep the box from rejoining its sav
   await phoneDhcp.waitForLease(15_000, joined.at);
   await home.startHomeDhcp();
   const connected = await home.waitFor('state_connected', 30_000, joined.at);
-  const phoneLeft = home.timeline.find((e) => e.at > joined.at && e.at < connected.at && e.what === 'radio_softap_station' && e.detail?.joined === false);
+  const phoneLeft = home.timeline.find(
+    (e) => e.at > joined.at && e.at < connected.at && e.what === 'radio_softap_station' && e.detail?.joined === false,
+  );
   assert.is(phoneLeft, undefined, 'the phone stayed associated to the setup AP throughout');
   assert.match((await ownerState()).network.address, /^10\.77\.0\./);
 });
@@ -325,15 +432,26 @@ test('a box that was online is not held offline by a phone using the portal: it 
 
 test('clean stop: the daemon exits 0, says goodbye over mDNS, and its DHCP client and server go with it', async () => {
   // A goodbye is owed only for what was announced: wait until the home side hears the name.
-  await until('an mDNS answer for nestbox.local', async () => homeAgent.mdns('nestbox.local', { interfaceAddress: HOME_NET.router, timeoutMs: 3000 }), 15_000);
+  await until(
+    'an mDNS answer for nestbox.local',
+    async () => homeAgent.mdns('nestbox.local', { interfaceAddress: HOME_NET.router, timeoutMs: 3000 }),
+    15_000,
+  );
   const listening = homeAgent.mdnsListen(4000, { interfaceAddress: HOME_NET.router });
   await new Promise((resolve) => setTimeout(resolve, 300));
   const code = await home.stopDaemon();
   assert.is(code, 0);
   const heard = await listening;
   const goodbyes = heard.flat().filter((r) => r.ttl === 0);
-  assert.ok(goodbyes.some((r) => r.name.toLowerCase() === 'nestbox.local' || r.name.endsWith('._http._tcp.local') || r.name === '_http._tcp.local'),
-    `no goodbye among ${heard.length} mDNS packets heard at home: ${JSON.stringify(heard).slice(0, 500)}`);
+  assert.ok(
+    goodbyes.some(
+      (r) =>
+        r.name.toLowerCase() === 'nestbox.local' ||
+        r.name.endsWith('._http._tcp.local') ||
+        r.name === '_http._tcp.local',
+    ),
+    `no goodbye among ${heard.length} mDNS packets heard at home: ${JSON.stringify(heard).slice(0, 500)}`,
+  );
   const left = (await home.processesIn('box')).filter((p) => ['udhcpc', 'dnsmasq'].includes(p.name));
   assert.equal(left, [], `still running in the box's namespace: ${JSON.stringify(left)}`);
 });

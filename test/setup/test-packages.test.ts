@@ -13,21 +13,37 @@ import { pathToFileURL } from 'node:url';
 import { REPO_ROOT, tempDir } from '../helpers/paths.js';
 import { requirePackage, type TestPackage } from '../helpers/system-packages.js';
 
-type Plan = { action: 'run' } | { action: 'install'; names: string[]; steps: string[][] } | { action: 'stop'; message: string };
+type Plan =
+  { action: 'run' } | { action: 'install'; names: string[]; steps: string[][] } | { action: 'stop'; message: string };
 const LIBRARY = join(REPO_ROOT, 'scripts', 'test-packages.mjs');
-const packages = await import(pathToFileURL(LIBRARY).href) as {
+const packages = (await import(pathToFileURL(LIBRARY).href)) as {
   readPackages(path?: string): TestPackage[];
   parsePackages(text: string): TestPackage[];
   missingPackages(list: TestPackage[], dirs?: string[]): TestPackage[];
   plan(state: { missing: TestPackage[]; root: boolean; aptGet: boolean }): Plan;
 };
 const STEP = join(REPO_ROOT, 'scripts', 'install-test-packages.mjs');
-const MADE_UP = { name: 'nestbox-no-such-package', commands: ['nestbox-no-such-command'], reason: 'made up for this test' };
+const MADE_UP = {
+  name: 'nestbox-no-such-package',
+  commands: ['nestbox-no-such-command'],
+  reason: 'made up for this test',
+};
 
 test('the list names each package with the commands the tests run from it and why', () => {
   const list = packages.readPackages(join(REPO_ROOT, 'scripts', 'test-packages.txt'));
   const names = list.map((pkg) => pkg.name);
-  for (const name of ['socat', 'mosquitto', 'chromium', 'systemd', 'openssl', 'strace', 'iproute2', 'dnsmasq-base', 'busybox', 'python3']) {
+  for (const name of [
+    'socat',
+    'mosquitto',
+    'chromium',
+    'systemd',
+    'openssl',
+    'strace',
+    'iproute2',
+    'dnsmasq-base',
+    'busybox',
+    'python3',
+  ]) {
     assert.ok(names.includes(name), `${name} is listed`);
   }
   for (const pkg of list) {
@@ -43,8 +59,13 @@ test('a package is missing when one of its commands is not an executable in the 
     writeFileSync(join(dir.path, 'present'), '#!/bin/sh\n');
     chmodSync(join(dir.path, 'present'), 0o755);
     writeFileSync(join(dir.path, 'not-executable'), '');
-    const list = packages.parsePackages('# comment\nhere  present  it is there\nhalf  present,absent  one of two\nplain  not-executable  a file, not a program\n');
-    assert.equal(packages.missingPackages(list, [dir.path]).map((pkg) => pkg.name), ['half', 'plain']);
+    const list = packages.parsePackages(
+      '# comment\nhere  present  it is there\nhalf  present,absent  one of two\nplain  not-executable  a file, not a program\n',
+    );
+    assert.equal(
+      packages.missingPackages(list, [dir.path]).map((pkg) => pkg.name),
+      ['half', 'plain'],
+    );
   } finally {
     dir.remove();
   }
@@ -61,14 +82,20 @@ test('missing as root: apt-get update once, then one install without recommends'
   assert.equal(next, {
     action: 'install',
     names: [MADE_UP.name, 'socat'],
-    steps: [['update', '-qq'], ['install', '-y', '-qq', '--no-install-recommends', MADE_UP.name, 'socat']],
+    steps: [
+      ['update', '-qq'],
+      ['install', '-y', '-qq', '--no-install-recommends', MADE_UP.name, 'socat'],
+    ],
   });
 });
 
 test('missing without root, or without apt-get: stop with what to do', () => {
   const user = packages.plan({ missing: [MADE_UP], root: false, aptGet: true });
   assert.is(user.action, 'stop');
-  assert.match((user as { message: string }).message, `sudo apt-get update && sudo apt-get install -y --no-install-recommends ${MADE_UP.name}\n`);
+  assert.match(
+    (user as { message: string }).message,
+    `sudo apt-get update && sudo apt-get install -y --no-install-recommends ${MADE_UP.name}\n`,
+  );
   assert.match((user as { message: string }).message, `${MADE_UP.name}: made up for this test`);
   const elsewhere = packages.plan({ missing: [MADE_UP], root: true, aptGet: false });
   assert.is(elsewhere.action, 'stop');
@@ -87,22 +114,31 @@ function runStep(text: string, asNobody: boolean) {
     const list = join(dir.path, 'packages.txt');
     writeFileSync(list, text);
     for (const file of readdirSync(dir.path)) chmodSync(join(dir.path, file), 0o644);
-    const nobody = asNobody && process.getuid?.() === 0 ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'] : [];
+    const nobody =
+      asNobody && process.getuid?.() === 0 ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'] : [];
     const [command, ...args] = [...nobody, process.execPath, join(dir.path, basename(STEP))];
-    return spawnSync(command, args, { cwd: dir.path, env: { ...process.env, NESTBOX_TEST_PACKAGES: list }, encoding: 'utf8', timeout: 20_000 });
+    return spawnSync(command, args, {
+      cwd: dir.path,
+      env: { ...process.env, NESTBOX_TEST_PACKAGES: list },
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
   } finally {
     dir.remove();
   }
 }
 
-test('npm test\'s first step, without root and a package missing, stops with the command to type', () => {
-  const result = runStep(`${MADE_UP.name}  ${MADE_UP.commands[0]}  ${MADE_UP.reason}\nsh  sh  present everywhere\n`, true);
+test("npm test's first step, without root and a package missing, stops with the command to type", () => {
+  const result = runStep(
+    `${MADE_UP.name}  ${MADE_UP.commands[0]}  ${MADE_UP.reason}\nsh  sh  present everywhere\n`,
+    true,
+  );
   assert.is(result.status, 1, result.stderr);
   assert.match(result.stderr, `sudo apt-get install -y --no-install-recommends ${MADE_UP.name}\n`);
   assert.not.match(result.stderr, /sh: present everywhere/, 'only the missing package is named');
 });
 
-test('npm test\'s first step with everything there says nothing and succeeds, as root too', () => {
+test("npm test's first step with everything there says nothing and succeeds, as root too", () => {
   for (const asNobody of [true, false]) {
     const result = runStep('sh  sh  the shell\n', asNobody);
     assert.is(result.status, 0, result.stderr);
@@ -113,10 +149,13 @@ test('npm test\'s first step with everything there says nothing and succeeds, as
 test('a helper whose package is missing fails at once, naming the package and the command to install it', () => {
   const empty = tempDir();
   try {
-    assert.throws(() => requirePackage(['chromium'], [empty.path]), (error: Error) =>
-      error.message.startsWith('Debian\'s chromium package is not installed (chromium;')
-      && error.message.includes('sudo apt-get update && sudo apt-get install -y --no-install-recommends chromium ')
-      && error.message.includes('run npm test as root'));
+    assert.throws(
+      () => requirePackage(['chromium'], [empty.path]),
+      (error: Error) =>
+        error.message.startsWith("Debian's chromium package is not installed (chromium;") &&
+        error.message.includes('sudo apt-get update && sudo apt-get install -y --no-install-recommends chromium ') &&
+        error.message.includes('run npm test as root'),
+    );
   } finally {
     empty.remove();
   }

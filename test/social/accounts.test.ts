@@ -10,51 +10,102 @@ test.before(async () => {
   h = await startSocialDaemon({ NESTBOX_REGISTRATIONS: 'approval' });
   owner = await h.account('boss', { owner: true });
 });
-test.after(async () => { await h?.stop(); });
+test.after(async () => {
+  await h?.stop();
+});
 
 async function appToken(scopes = 'read write') {
-  const app = await h.api(null, 'POST', '/api/v1/apps', { client_name: 'signup', redirect_uris: 'urn:ietf:wg:oauth:2.0:oob', scopes });
-  const token = await h.api(null, 'POST', '/oauth/token', { grant_type: 'client_credentials', client_id: app.body.client_id, client_secret: app.body.client_secret, scope: scopes });
+  const app = await h.api(null, 'POST', '/api/v1/apps', {
+    client_name: 'signup',
+    redirect_uris: 'urn:ietf:wg:oauth:2.0:oob',
+    scopes,
+  });
+  const token = await h.api(null, 'POST', '/oauth/token', {
+    grant_type: 'client_credentials',
+    client_id: app.body.client_id,
+    client_secret: app.body.client_secret,
+    scope: scopes,
+  });
   return token.body.access_token as string;
 }
 
 test('registration validation errors carry details per field', async () => {
   const token = await appToken();
-  const res = await h.api(token, 'POST', '/api/v1/accounts', { username: 'bad name!', email: 'nope', password: 'short', agreement: false });
+  const res = await h.api(token, 'POST', '/api/v1/accounts', {
+    username: 'bad name!',
+    email: 'nope',
+    password: 'short',
+    agreement: false,
+  });
   assert.is(res.status, 422);
   assert.match(res.body.error, /^Validation failed: /);
   assert.is(res.body.details.username[0].error, 'ERR_INVALID');
   assert.is(res.body.details.email[0].error, 'ERR_INVALID');
   assert.is(res.body.details.password[0].error, 'ERR_TOO_SHORT');
   assert.is(res.body.details.agreement[0].error, 'ERR_ACCEPTED');
-  const taken = await h.api(token, 'POST', '/api/v1/accounts', { username: 'BOSS', email: 'boss@example.test', password: 'long enough pw', agreement: true });
+  const taken = await h.api(token, 'POST', '/api/v1/accounts', {
+    username: 'BOSS',
+    email: 'boss@example.test',
+    password: 'long enough pw',
+    agreement: true,
+  });
   assert.is(taken.body.details.username[0].error, 'ERR_TAKEN');
   assert.is(taken.body.details.email[0].error, 'ERR_TAKEN');
 });
 
 test('approval mode: the account is created with a reason, gets a token, and waits for approval (403)', async () => {
   const token = await appToken();
-  const res = await h.api(token, 'POST', '/api/v1/accounts', { username: 'newbie', email: 'newbie@example.test', password: 'long enough pw', agreement: true, reason: 'I live here', locale: 'en' });
+  const res = await h.api(token, 'POST', '/api/v1/accounts', {
+    username: 'newbie',
+    email: 'newbie@example.test',
+    password: 'long enough pw',
+    agreement: true,
+    reason: 'I live here',
+    locale: 'en',
+  });
   assert.is(res.status, 200, JSON.stringify(res.body));
   assert.is(res.body.token_type, 'Bearer');
   assert.is(res.body.scope, 'read write');
   const me = await h.api(res.body.access_token, 'GET', '/api/v1/accounts/verify_credentials');
   assert.is(me.status, 403);
   assert.equal(me.body, { error: 'Your login is currently pending approval' });
-  const user = await h.admin.social.ctx.db('users').whereRaw('email = ?', ['newbie@example.test']).first('reason', 'approved');
+  const user = await h.admin.social.ctx
+    .db('users')
+    .whereRaw('email = ?', ['newbie@example.test'])
+    .first('reason', 'approved');
   assert.equal(user, { reason: 'I live here', approved: 0 });
 });
 
 test('an invite code lets a registration in at once; a wrong one is a validation error', async () => {
-  await h.admin.social.ctx.db('invites').insert({ code: 'WELCOME', max_uses: 1, uses: 0, created_at: new Date().toISOString() });
+  await h.admin.social.ctx
+    .db('invites')
+    .insert({ code: 'WELCOME', max_uses: 1, uses: 0, created_at: new Date().toISOString() });
   const token = await appToken();
-  const bad = await h.api(token, 'POST', '/api/v1/accounts', { username: 'invited', email: 'inv@example.test', password: 'long enough pw', agreement: true, invite_code: 'NOPE' });
+  const bad = await h.api(token, 'POST', '/api/v1/accounts', {
+    username: 'invited',
+    email: 'inv@example.test',
+    password: 'long enough pw',
+    agreement: true,
+    invite_code: 'NOPE',
+  });
   assert.is(bad.status, 422);
   assert.is(bad.body.details.invite_code[0].error, 'ERR_INVALID');
-  const ok = await h.api(token, 'POST', '/api/v1/accounts', { username: 'invited', email: 'inv@example.test', password: 'long enough pw', agreement: true, invite_code: 'WELCOME' });
+  const ok = await h.api(token, 'POST', '/api/v1/accounts', {
+    username: 'invited',
+    email: 'inv@example.test',
+    password: 'long enough pw',
+    agreement: true,
+    invite_code: 'WELCOME',
+  });
   assert.is(ok.status, 200);
   assert.is((await h.api(ok.body.access_token, 'GET', '/api/v1/accounts/verify_credentials')).status, 200);
-  const used = await h.api(token, 'POST', '/api/v1/accounts', { username: 'invited2', email: 'inv2@example.test', password: 'long enough pw', agreement: true, invite_code: 'WELCOME' });
+  const used = await h.api(token, 'POST', '/api/v1/accounts', {
+    username: 'invited2',
+    email: 'inv2@example.test',
+    password: 'long enough pw',
+    agreement: true,
+    invite_code: 'WELCOME',
+  });
   assert.is(used.status, 422, 'the invite is used up');
 });
 
@@ -70,7 +121,8 @@ test('verify_credentials gives the credential account with source and follow_req
   assert.is(body.acct, 'boss');
   assert.equal(body.source.privacy, 'public');
   assert.is(body.source.follow_requests_count, 0);
-  for (const key of ['id', 'acct', 'url', 'avatar', 'avatar_static', 'header', 'header_static', 'bot', 'locked']) assert.ok(key in body, key);
+  for (const key of ['id', 'acct', 'url', 'avatar', 'avatar_static', 'header', 'header_static', 'bot', 'locked'])
+    assert.ok(key in body, key);
   assert.is(body.avatar_static, body.avatar, 'the static copy of a non-animated image is the image');
   const alias = await h.api(owner.token, 'GET', '/api/v1/verify_credentials');
   assert.is(alias.body.id, owner.id);
@@ -81,8 +133,12 @@ test('verify_credentials gives the credential account with source and follow_req
 
 test('update_credentials changes display name, note, locked, bot, fields and default privacy; validates lengths', async () => {
   const res = await h.api(owner.token, 'PATCH', '/api/v1/accounts/update_credentials', {
-    display_name: 'The Boss', note: 'Hello <b>world</b>\nsecond line', locked: true, bot: true,
-    source: { privacy: 'unlisted', language: 'en' }, fields_attributes: [{ name: 'site', value: 'https://x.example' }],
+    display_name: 'The Boss',
+    note: 'Hello <b>world</b>\nsecond line',
+    locked: true,
+    bot: true,
+    source: { privacy: 'unlisted', language: 'en' },
+    fields_attributes: [{ name: 'site', value: 'https://x.example' }],
   });
   assert.is(res.status, 200, JSON.stringify(res.body));
   assert.is(res.body.display_name, 'The Boss');
@@ -95,7 +151,9 @@ test('update_credentials changes display name, note, locked, bot, fields and def
   const tooLong = await h.api(owner.token, 'PATCH', '/api/v1/accounts/update_credentials', { note: 'x'.repeat(501) });
   assert.is(tooLong.status, 422);
   assert.is(tooLong.body.details.note[0].error, 'ERR_TOO_LONG');
-  const wrongType = await h.api(owner.token, 'PATCH', '/api/v1/accounts/update_credentials', { display_name: { nested: true } });
+  const wrongType = await h.api(owner.token, 'PATCH', '/api/v1/accounts/update_credentials', {
+    display_name: { nested: true },
+  });
   assert.is(wrongType.status, 400);
   const post = await h.api(owner.token, 'POST', '/api/v1/statuses', { status: 'default privacy' });
   assert.is(post.body.visibility, 'unlisted');
@@ -106,8 +164,22 @@ test('update_credentials changes display name, note, locked, bot, fields and def
 function gif(frames: number): Buffer {
   const frame = [0x2c, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0x02, 0x02, 0x44, 0x01, 0x00];
   return Buffer.from([
-    ...Buffer.from('GIF89a', 'latin1'), 1, 0, 1, 0, 0x80, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff,
-    ...Array.from({ length: frames }, () => frame).flat(), 0x3b,
+    ...Buffer.from('GIF89a', 'latin1'),
+    1,
+    0,
+    1,
+    0,
+    0x80,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0xff,
+    0xff,
+    0xff,
+    ...Array.from({ length: frames }, () => frame).flat(),
+    0x3b,
   ]);
 }
 
@@ -115,7 +187,11 @@ async function upload(token: string, files: Record<string, Blob>) {
   const form = new FormData();
   for (const [name, blob] of Object.entries(files)) form.append(name, blob, `${name}.bin`);
   form.append('display_name', 'With images');
-  const res = await fetch(`${h.url}/api/v1/accounts/update_credentials`, { method: 'PATCH', headers: { authorization: `Bearer ${token}` }, body: form });
+  const res = await fetch(`${h.url}/api/v1/accounts/update_credentials`, {
+    method: 'PATCH',
+    headers: { authorization: `Bearer ${token}` },
+    body: form,
+  });
   return { status: res.status, body: (await res.json()) as any };
 }
 
@@ -168,25 +244,49 @@ test('GET /api/v1/accounts/:id, lookup and search', async () => {
   assert.is((await h.api(null, 'GET', '/api/v1/accounts/lookup?acct=nobody')).status, 404);
   assert.is((await h.api(null, 'GET', '/api/v1/accounts/search?q=bo')).status, 401, 'search requires authentication');
   const search = await h.api(owner.token, 'GET', '/api/v1/accounts/search?q=bo');
-  assert.equal(search.body.map((a: any) => a.acct), ['boss']);
+  assert.equal(
+    search.body.map((a: any) => a.acct),
+    ['boss'],
+  );
 });
 
 test('several accounts at once: in the order asked, unknown and malformed ids left out', async () => {
-  const [a, b] = [(await h.api(owner.token, 'GET', '/api/v1/accounts/verify_credentials')).body.id, (await h.account('many-ids')).id];
+  const [a, b] = [
+    (await h.api(owner.token, 'GET', '/api/v1/accounts/verify_credentials')).body.id,
+    (await h.account('many-ids')).id,
+  ];
   const res = await h.api(null, 'GET', `/api/v1/accounts?id[]=${b}&id[]=999999&id[]=x&id[]=${a}&id[]=${b}`);
   assert.is(res.status, 200);
-  assert.equal(res.body.map((account: { id: string }) => account.id), [b, a]);
+  assert.equal(
+    res.body.map((account: { id: string }) => account.id),
+    [b, a],
+  );
   assert.equal((await h.api(null, 'GET', '/api/v1/accounts')).body, []);
 });
 
 test('npm run admin: create-account, token and reset-password through the command line', async () => {
   const { execFile } = await import('node:child_process');
   // Asynchronous, so this process keeps serving its keep-alive sockets while the tool runs.
-  const run = (...args: string[]) => new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-    execFile(process.execPath, ['dist/scripts/admin.js', ...args], { env: { PATH: process.env.PATH, NESTBOX_DATA_DIR: h.daemon.dataDir, NESTBOX_BASE_URL: h.url } },
-      (error, stdout, stderr) => resolve({ status: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }));
-  });
-  const created = await run('create-account', '--username', 'cli_user', '--email', 'cli@example.test', '--password', 'long enough pw', '--locked');
+  const run = (...args: string[]) =>
+    new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+      execFile(
+        process.execPath,
+        ['dist/scripts/admin.js', ...args],
+        { env: { PATH: process.env.PATH, NESTBOX_DATA_DIR: h.daemon.dataDir, NESTBOX_BASE_URL: h.url } },
+        (error, stdout, stderr) =>
+          resolve({ status: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }),
+      );
+    });
+  const created = await run(
+    'create-account',
+    '--username',
+    'cli_user',
+    '--email',
+    'cli@example.test',
+    '--password',
+    'long enough pw',
+    '--locked',
+  );
   assert.is(created.status, 0, created.stderr);
   const token = await run('token', '--username', 'cli_user', '--scopes', 'read write');
   assert.is(token.status, 0, token.stderr);
@@ -194,14 +294,31 @@ test('npm run admin: create-account, token and reset-password through the comman
   const me = await h.api(accessToken, 'GET', '/api/v1/accounts/verify_credentials');
   assert.is(me.body.username, 'cli_user');
   assert.is(me.body.locked, true);
-  const duplicate = await run('create-account', '--username', 'cli_user', '--email', 'cli2@example.test', '--password', 'long enough pw');
+  const duplicate = await run(
+    'create-account',
+    '--username',
+    'cli_user',
+    '--email',
+    'cli2@example.test',
+    '--password',
+    'long enough pw',
+  );
   assert.is(duplicate.status, 1);
   assert.match(duplicate.stderr, 'username is already taken');
   const reset = await run('reset-password', '--username', 'cli_user');
   assert.is(reset.status, 0, reset.stderr);
   assert.is((await h.api(accessToken, 'GET', '/api/v1/accounts/verify_credentials')).status, 401, 'tokens are revoked');
   let refused = false;
-  try { await h.admin.createAccount({ username: 'boss2', email: 'b2@example.test', password: 'long enough pw', owner: true }); } catch { refused = true; }
+  try {
+    await h.admin.createAccount({
+      username: 'boss2',
+      email: 'b2@example.test',
+      password: 'long enough pw',
+      owner: true,
+    });
+  } catch {
+    refused = true;
+  }
   assert.ok(refused, 'there is one owner');
 });
 

@@ -16,15 +16,40 @@ test.before(async () => {
   alice = await h.account('alice');
   bob = await h.account('bob');
   adminToken = await h.token('owner', 'admin:read:accounts admin:write:accounts');
-  const app = (await h.api(null, 'POST', '/api/v1/apps', { client_name: 'a', redirect_uris: 'urn:ietf:wg:oauth:2.0:oob', scopes: 'read write' })).body;
-  const appToken = (await h.api(null, 'POST', '/oauth/token', { grant_type: 'client_credentials', client_id: app.client_id, client_secret: app.client_secret, scope: 'read write' })).body.access_token;
-  const signup = await h.api(appToken, 'POST', '/api/v1/accounts', { username: 'pendy', email: 'pendy@example.test', password: 'a long password 123', agreement: true, locale: 'en', reason: 'I live here' });
+  const app = (
+    await h.api(null, 'POST', '/api/v1/apps', {
+      client_name: 'a',
+      redirect_uris: 'urn:ietf:wg:oauth:2.0:oob',
+      scopes: 'read write',
+    })
+  ).body;
+  const appToken = (
+    await h.api(null, 'POST', '/oauth/token', {
+      grant_type: 'client_credentials',
+      client_id: app.client_id,
+      client_secret: app.client_secret,
+      scope: 'read write',
+    })
+  ).body.access_token;
+  const signup = await h.api(appToken, 'POST', '/api/v1/accounts', {
+    username: 'pendy',
+    email: 'pendy@example.test',
+    password: 'a long password 123',
+    agreement: true,
+    locale: 'en',
+    reason: 'I live here',
+  });
   assert.is(signup.status, 200, JSON.stringify(signup.body));
   const now = new Date().toISOString();
-  await (h.admin as any).db.raw(`INSERT INTO accounts (id, username, domain, uri, created_at, updated_at) VALUES ('77001', 'remy', 'remote.example', 'https://remote.example/u/remy', ?, ?)`, [now, now]);
+  await (h.admin as any).db.raw(
+    `INSERT INTO accounts (id, username, domain, uri, created_at, updated_at) VALUES ('77001', 'remy', 'remote.example', 'https://remote.example/u/remy', ?, ?)`,
+    [now, now],
+  );
   pendingId = (await h.api(adminToken, 'GET', '/api/v2/admin/accounts?status=pending')).body[0].id;
 });
-test.after(async () => { await h?.stop(); });
+test.after(async () => {
+  await h?.stop();
+});
 
 const names = (body: any[]) => body.map((a) => a.username).sort();
 
@@ -33,10 +58,14 @@ test('v1 and v2 list with origin/local/remote, status and username filters', asy
   assert.is(all.status, 200);
   assert.equal(names(all.body), ['alice', 'bob', 'owner', 'pendy', 'remy']);
   assert.equal(names((await h.api(adminToken, 'GET', '/api/v1/admin/accounts?remote=true')).body), ['remy']);
-  assert.equal(names((await h.api(adminToken, 'GET', '/api/v2/admin/accounts?origin=local&status=pending')).body), ['pendy']);
+  assert.equal(names((await h.api(adminToken, 'GET', '/api/v2/admin/accounts?origin=local&status=pending')).body), [
+    'pendy',
+  ]);
   assert.equal(names((await h.api(adminToken, 'GET', '/api/v1/admin/accounts?pending=true')).body), ['pendy']);
   assert.equal(names((await h.api(adminToken, 'GET', '/api/v2/admin/accounts?username=al')).body), ['alice']);
-  assert.equal(names((await h.api(adminToken, 'GET', '/api/v2/admin/accounts?by_domain=REMOTE.example')).body), ['remy']);
+  assert.equal(names((await h.api(adminToken, 'GET', '/api/v2/admin/accounts?by_domain=REMOTE.example')).body), [
+    'remy',
+  ]);
   assert.equal(names((await h.api(adminToken, 'GET', '/api/v2/admin/accounts?permissions=staff')).body), ['owner']);
   const pendy = (await h.api(adminToken, 'GET', `/api/v1/admin/accounts/${pendingId}`)).body;
   assert.is(pendy.approved, false);
@@ -52,23 +81,50 @@ test('approve a pending registration; silence and suspend show in v2 status filt
   const approved = await h.api(adminToken, 'POST', `/api/v1/admin/accounts/${pendingId}/approve`);
   assert.is(approved.status, 200);
   assert.is(approved.body.approved, true);
-  assert.is((await h.api(adminToken, 'POST', `/api/v1/admin/accounts/${pendingId}/approve`)).status, 403, 'not pending any more');
-  assert.is((await h.api(adminToken, 'POST', `/api/v1/admin/accounts/${alice.id}/action`, { type: 'silence' })).status, 200);
+  assert.is(
+    (await h.api(adminToken, 'POST', `/api/v1/admin/accounts/${pendingId}/approve`)).status,
+    403,
+    'not pending any more',
+  );
+  assert.is(
+    (await h.api(adminToken, 'POST', `/api/v1/admin/accounts/${alice.id}/action`, { type: 'silence' })).status,
+    200,
+  );
   assert.equal(names((await h.api(adminToken, 'GET', '/api/v2/admin/accounts?status=silenced')).body), ['alice']);
   assert.equal(names((await h.api(adminToken, 'GET', '/api/v1/admin/accounts?silenced=true')).body), ['alice']);
-  assert.is((await h.api(adminToken, 'POST', `/api/v1/admin/accounts/${bob.id}/action`, { type: 'suspend' })).status, 200);
+  assert.is(
+    (await h.api(adminToken, 'POST', `/api/v1/admin/accounts/${bob.id}/action`, { type: 'suspend' })).status,
+    200,
+  );
   assert.equal(names((await h.api(adminToken, 'GET', '/api/v2/admin/accounts?status=suspended')).body), ['bob']);
-  assert.is((await h.api(bob.token, 'GET', '/api/v1/accounts/verify_credentials')).status, 403, 'a suspended account\'s token stops working');
+  assert.is(
+    (await h.api(bob.token, 'GET', '/api/v1/accounts/verify_credentials')).status,
+    403,
+    "a suspended account's token stops working",
+  );
   assert.is((await h.api(adminToken, 'POST', `/api/v1/admin/accounts/${bob.id}/unsuspend`)).body.suspended, false);
   assert.is((await h.api(adminToken, 'POST', `/api/v1/admin/accounts/${alice.id}/unsilence`)).body.silenced, false);
-  assert.is((await h.api(adminToken, 'POST', `/api/v1/admin/accounts/${alice.id}/action`, { type: 'explode' })).status, 422);
-  assert.is((await h.api(adminToken, 'POST', `/api/v1/admin/accounts/${owner.id}/action`, { type: 'suspend' })).status, 403);
+  assert.is(
+    (await h.api(adminToken, 'POST', `/api/v1/admin/accounts/${alice.id}/action`, { type: 'explode' })).status,
+    422,
+  );
+  assert.is(
+    (await h.api(adminToken, 'POST', `/api/v1/admin/accounts/${owner.id}/action`, { type: 'suspend' })).status,
+    403,
+  );
 });
 
-test('admin routes are the owner\'s, with admin scopes', async () => {
+test("admin routes are the owner's, with admin scopes", async () => {
   assert.is((await h.api(alice.token, 'GET', '/api/v1/admin/accounts')).status, 403);
   assert.is((await h.api(await h.token('owner', 'read write'), 'GET', '/api/v2/admin/accounts')).status, 403);
-  assert.is((await h.api(await h.token('owner', 'admin:read:accounts'), 'POST', `/api/v1/admin/accounts/${alice.id}/action`, { type: 'silence' })).status, 403);
+  assert.is(
+    (
+      await h.api(await h.token('owner', 'admin:read:accounts'), 'POST', `/api/v1/admin/accounts/${alice.id}/action`, {
+        type: 'silence',
+      })
+    ).status,
+    403,
+  );
   assert.is((await h.api(null, 'GET', '/api/v1/admin/accounts')).status, 401);
 });
 

@@ -13,9 +13,15 @@ let bob: TestAccount;
 /** Runs `npm run admin`'s script without blocking the test's event loop (its HTTP connections stay usable). */
 function admin(args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [join(REPO_ROOT, 'dist/scripts/admin.js'), ...args], {
-      env: { PATH: process.env.PATH, NESTBOX_DATA_DIR: h.daemon.dataDir, NESTBOX_BASE_URL: h.url }, encoding: 'utf8',
-    }, (error, stdout, stderr) => resolve({ status: error ? Number(error.code ?? 1) : 0, stdout, stderr }));
+    execFile(
+      process.execPath,
+      [join(REPO_ROOT, 'dist/scripts/admin.js'), ...args],
+      {
+        env: { PATH: process.env.PATH, NESTBOX_DATA_DIR: h.daemon.dataDir, NESTBOX_BASE_URL: h.url },
+        encoding: 'utf8',
+      },
+      (error, stdout, stderr) => resolve({ status: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    );
   });
 }
 
@@ -24,24 +30,47 @@ test.before(async () => {
   alice = await h.account('alice');
   bob = await h.account('bob');
   const db = (h.admin as any).db;
-  await db.raw(`INSERT INTO custom_emojis (shortcode, image_url, static_url, created_at) VALUES ('blobcat', 'http://127.0.0.1/e.png', 'http://127.0.0.1/e.png', '2026-01-01T00:00:00.000Z')`);
+  await db.raw(
+    `INSERT INTO custom_emojis (shortcode, image_url, static_url, created_at) VALUES ('blobcat', 'http://127.0.0.1/e.png', 'http://127.0.0.1/e.png', '2026-01-01T00:00:00.000Z')`,
+  );
 });
-test.after(async () => { await h?.stop(); });
+test.after(async () => {
+  await h?.stop();
+});
 
 test('create-announcement publishes; all_day only with a time range; bad input is refused (exit 1, usage 2)', async () => {
   const plain = await admin(['create-announcement', '--text', 'Maintenance tonight']);
   assert.is(plain.status, 0, plain.stderr);
   assert.match(plain.stdout, /published announcement \d+/);
-  await h.admin.createAnnouncement({ text: 'Picnic', startsAt: '2030-06-01T10:00:00Z', endsAt: '2030-06-01T18:00:00Z', allDay: true });
+  await h.admin.createAnnouncement({
+    text: 'Picnic',
+    startsAt: '2030-06-01T10:00:00Z',
+    endsAt: '2030-06-01T18:00:00Z',
+    allDay: true,
+  });
   const allDayAlone = await admin(['create-announcement', '--text', 'Oops', '--all-day']);
   assert.is(allDayAlone.status, 1);
   assert.match(allDayAlone.stderr, /All day/);
   assert.is((await admin(['create-announcement'])).status, 2);
-  await h.admin.createAnnouncement({ text: 'x', startsAt: 'yesterday', endsAt: 'now' }).then(() => assert.unreachable('accepted'), (e: Error) => assert.match(e.message, /not a valid time/));
-  await h.admin.createAnnouncement({ text: 'x', startsAt: '2030-01-02T00:00:00Z', endsAt: '2030-01-01T00:00:00Z' }).then(() => assert.unreachable('accepted'), (e: Error) => assert.match(e.message, /after/));
+  await h.admin.createAnnouncement({ text: 'x', startsAt: 'yesterday', endsAt: 'now' }).then(
+    () => assert.unreachable('accepted'),
+    (e: Error) => assert.match(e.message, /not a valid time/),
+  );
+  await h.admin
+    .createAnnouncement({ text: 'x', startsAt: '2030-01-02T00:00:00Z', endsAt: '2030-01-01T00:00:00Z' })
+    .then(
+      () => assert.unreachable('accepted'),
+      (e: Error) => assert.match(e.message, /after/),
+    );
   const list = await h.api(alice.token, 'GET', '/api/v1/announcements');
   assert.is(list.status, 200);
-  assert.equal(list.body.map((a: any) => [a.content, a.all_day, a.read]), [['<p>Maintenance tonight</p>', false, false], ['<p>Picnic</p>', true, false]]);
+  assert.equal(
+    list.body.map((a: any) => [a.content, a.all_day, a.read]),
+    [
+      ['<p>Maintenance tonight</p>', false, false],
+      ['<p>Picnic</p>', true, false],
+    ],
+  );
   assert.is(list.body[1].starts_at, '2030-06-01T10:00:00.000Z');
   assert.type(list.body[0].id, 'string');
 });
@@ -66,11 +95,23 @@ test('reactions: add (Unicode or custom emoji), count, me; remove; unknown names
   assert.is((await h.api(bob.token, 'PUT', `/api/v1/announcements/${second.id}/reactions/blobcat`)).status, 200);
   assert.is((await h.api(bob.token, 'PUT', `/api/v1/announcements/${second.id}/reactions/notanemoji`)).status, 422);
   let mine = (await h.api(alice.token, 'GET', '/api/v1/announcements')).body.find((a: any) => a.id === second.id);
-  assert.equal(mine.reactions.map((r: any) => [r.name, r.count, r.me]), [['❤️', 2, true], ['blobcat', 1, false]]);
+  assert.equal(
+    mine.reactions.map((r: any) => [r.name, r.count, r.me]),
+    [
+      ['❤️', 2, true],
+      ['blobcat', 1, false],
+    ],
+  );
   assert.is(mine.reactions[1].url, 'http://127.0.0.1/e.png');
   assert.is((await h.api(alice.token, 'DELETE', `/api/v1/announcements/${second.id}/reactions/${heart}`)).status, 200);
   mine = (await h.api(alice.token, 'GET', '/api/v1/announcements')).body.find((a: any) => a.id === second.id);
-  assert.equal(mine.reactions.map((r: any) => [r.name, r.count, r.me]), [['❤️', 1, false], ['blobcat', 1, false]]);
+  assert.equal(
+    mine.reactions.map((r: any) => [r.name, r.count, r.me]),
+    [
+      ['❤️', 1, false],
+      ['blobcat', 1, false],
+    ],
+  );
 });
 
 test.run();

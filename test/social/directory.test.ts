@@ -18,7 +18,14 @@ test.before(async () => {
   // Created in this order: ids rise.
   const made: TestAccount[] = [];
   for (const name of ['ana', 'ben', 'cam', 'dot', 'eve', 'fay']) made.push(await h.account(name));
-  [ana, ben, cam, dot, eve, fay] = made as [TestAccount, TestAccount, TestAccount, TestAccount, TestAccount, TestAccount];
+  [ana, ben, cam, dot, eve, fay] = made as [
+    TestAccount,
+    TestAccount,
+    TestAccount,
+    TestAccount,
+    TestAccount,
+    TestAccount,
+  ];
   // Activity: cam posted last, then ana.
   await ok(ana, 'POST', '/api/v1/statuses', { status: 'first' });
   await ok(cam, 'POST', '/api/v1/statuses', { status: 'latest' });
@@ -26,7 +33,9 @@ test.before(async () => {
   await db('accounts').where({ id: eve.id }).update({ discoverable: 0 });
   await db('accounts').where({ id: fay.id }).update({ silenced_at: new Date().toISOString() });
 });
-test.after(async () => { await h?.stop(); });
+test.after(async () => {
+  await h?.stop();
+});
 
 test('the directory: discoverable accounts only, by activity or newest first, paged by offset', async () => {
   const active = ids(await ok(null, 'GET', '/api/v1/directory?local=true'));
@@ -36,7 +45,11 @@ test('the directory: discoverable accounts only, by activity or newest first, pa
   assert.equal(ids(await ok(null, 'GET', '/api/v1/directory?order=new&local=true')), [dot.id, cam.id, ben.id, ana.id]);
   assert.equal(ids(await ok(null, 'GET', '/api/v1/directory?order=new&local=true&limit=2&offset=1')), [cam.id, ben.id]);
   assert.equal(await ok(null, 'GET', '/api/v1/directory?order=new&offset=999'), []);
-  assert.equal(await ok(null, 'GET', '/api/v1/directory?offset=abc&limit=xyz'), [], 'odd numbers: an empty page, not an error');
+  assert.equal(
+    await ok(null, 'GET', '/api/v1/directory?offset=abc&limit=xyz'),
+    [],
+    'odd numbers: an empty page, not an error',
+  );
 });
 
 test('suggestions: friends of friends first, then the most followed; never oneself, followed, blocked or dismissed', async () => {
@@ -52,7 +65,8 @@ test('suggestions: friends of friends first, then the most followed; never onese
   const rest = v2.slice(1).map((s: any) => s.account.id);
   assert.is(rest[0], dot.id, 'then the most followed');
   assert.ok(v2.slice(1).every((s: any) => s.source === 'global' && s.sources[0] === 'most_followed'));
-  for (const never of [viewer.id, ben.id, eve.id, fay.id]) assert.not.ok(ids(v2.map((s: any) => s.account)).includes(never));
+  for (const never of [viewer.id, ben.id, eve.id, fay.id])
+    assert.not.ok(ids(v2.map((s: any) => s.account)).includes(never));
 
   await ok(viewer, 'POST', `/api/v1/accounts/${ana.id}/block`);
   assert.equal(await ok(viewer, 'DELETE', `/api/v1/suggestions/${cam.id}`), {});
@@ -61,7 +75,10 @@ test('suggestions: friends of friends first, then the most followed; never onese
   assert.not.ok(v1.includes(cam.id), 'dismissed');
   assert.not.ok(v1.includes(ana.id), 'blocked');
   assert.ok(v1.includes(dot.id));
-  assert.not.ok(ids(await ok(ana, 'GET', '/api/v1/directory')).includes(viewer.id), 'who blocks you is not listed to you');
+  assert.not.ok(
+    ids(await ok(ana, 'GET', '/api/v1/directory')).includes(viewer.id),
+    'who blocks you is not listed to you',
+  );
 });
 
 test.run();

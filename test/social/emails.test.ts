@@ -11,23 +11,52 @@ const mails: Array<{ to: string[]; text: string }> = [];
 
 test.before(async () => {
   smtp = new SMTPServer({
-    authOptional: true, disabledCommands: ['STARTTLS'], logger: false,
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
     onData(stream, session, callback) {
       let text = '';
-      stream.on('data', (c) => { text += c; });
-      stream.on('end', () => { mails.push({ to: session.envelope.rcptTo.map((r) => r.address), text }); callback(); });
+      stream.on('data', (c) => {
+        text += c;
+      });
+      stream.on('end', () => {
+        mails.push({ to: session.envelope.rcptTo.map((r) => r.address), text });
+        callback();
+      });
     },
   });
   await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
   const port = (smtp.server.address() as AddressInfo).port;
   h = await startSocialDaemon({ NESTBOX_SMTP_URL: `smtp://127.0.0.1:${port}`, NESTBOX_REGISTRATIONS: 'open' });
 });
-test.after(async () => { await h?.stop(); await new Promise<void>((r) => smtp.close(() => r())); });
+test.after(async () => {
+  await h?.stop();
+  await new Promise<void>((r) => smtp.close(() => r()));
+});
 
 async function signUp(username: string) {
-  const app = (await h.api(null, 'POST', '/api/v1/apps', { client_name: 'signup app', redirect_uris: 'urn:ietf:wg:oauth:2.0:oob', scopes: 'read write' })).body;
-  const appToken = (await h.api(null, 'POST', '/oauth/token', { grant_type: 'client_credentials', client_id: app.client_id, client_secret: app.client_secret, scope: 'read write' })).body.access_token;
-  const res = await h.api(appToken, 'POST', '/api/v1/accounts', { username, email: `${username}@example.test`, password: 'a long password 123', agreement: true, locale: 'en' });
+  const app = (
+    await h.api(null, 'POST', '/api/v1/apps', {
+      client_name: 'signup app',
+      redirect_uris: 'urn:ietf:wg:oauth:2.0:oob',
+      scopes: 'read write',
+    })
+  ).body;
+  const appToken = (
+    await h.api(null, 'POST', '/oauth/token', {
+      grant_type: 'client_credentials',
+      client_id: app.client_id,
+      client_secret: app.client_secret,
+      scope: 'read write',
+    })
+  ).body.access_token;
+  const res = await h.api(appToken, 'POST', '/api/v1/accounts', {
+    username,
+    email: `${username}@example.test`,
+    password: 'a long password 123',
+    agreement: true,
+    locale: 'en',
+  });
   assert.is(res.status, 200, JSON.stringify(res.body));
   return res.body.access_token as string;
 }
@@ -67,15 +96,40 @@ test('resending is for the app the user signed up with, and may change the addre
   const adminMade = await h.api(other.token, 'POST', '/api/v1/emails/confirmations');
   assert.is(adminMade.status, 403);
   assert.match(adminMade.body.error, /application the user originally signed-up with/);
-  assert.is((await h.api(token, 'POST', '/api/v1/emails/confirmations', { email: 'grace@example.test' })).status, 422, 'address taken');
+  assert.is(
+    (await h.api(token, 'POST', '/api/v1/emails/confirmations', { email: 'grace@example.test' })).status,
+    422,
+    'address taken',
+  );
 });
 
 test('without SMTP the box does not demand confirmation', async () => {
   const plain = await startSocialDaemon({ NESTBOX_REGISTRATIONS: 'open' });
   try {
-    const app = (await plain.api(null, 'POST', '/api/v1/apps', { client_name: 'a', redirect_uris: 'urn:ietf:wg:oauth:2.0:oob', scopes: 'read write' })).body;
-    const appToken = (await plain.api(null, 'POST', '/oauth/token', { grant_type: 'client_credentials', client_id: app.client_id, client_secret: app.client_secret, scope: 'read write' })).body.access_token;
-    const token = (await plain.api(appToken, 'POST', '/api/v1/accounts', { username: 'hana', email: 'hana@example.test', password: 'a long password 123', agreement: true, locale: 'en' })).body.access_token;
+    const app = (
+      await plain.api(null, 'POST', '/api/v1/apps', {
+        client_name: 'a',
+        redirect_uris: 'urn:ietf:wg:oauth:2.0:oob',
+        scopes: 'read write',
+      })
+    ).body;
+    const appToken = (
+      await plain.api(null, 'POST', '/oauth/token', {
+        grant_type: 'client_credentials',
+        client_id: app.client_id,
+        client_secret: app.client_secret,
+        scope: 'read write',
+      })
+    ).body.access_token;
+    const token = (
+      await plain.api(appToken, 'POST', '/api/v1/accounts', {
+        username: 'hana',
+        email: 'hana@example.test',
+        password: 'a long password 123',
+        agreement: true,
+        locale: 'en',
+      })
+    ).body.access_token;
     assert.is((await plain.api(token, 'GET', '/api/v1/emails/check_confirmation')).body, true);
     assert.is((await plain.api(token, 'GET', '/api/v1/timelines/home')).status, 200, 'nothing demanded');
     assert.is((await plain.api(token, 'POST', '/api/v1/emails/confirmations')).status, 403);

@@ -16,7 +16,9 @@ test.before(async () => {
   h = await startSocialDaemon();
   [gia, hal, ivo] = await Promise.all(['gia', 'hal', 'ivo'].map((name) => h.account(name)));
 });
-test.after(async () => { await h?.stop(); });
+test.after(async () => {
+  await h?.stop();
+});
 
 test('featuring hashtags: counted over public posts, listed on the profile, suggested from use, at most 10', async () => {
   await ok(gia, 'POST', '/api/v1/statuses', { status: 'baking #Bread today' });
@@ -24,7 +26,11 @@ test('featuring hashtags: counted over public posts, listed on the profile, sugg
   await ok(gia, 'POST', '/api/v1/statuses', { status: 'private #bread', visibility: 'private' });
 
   const suggested = await ok(gia, 'GET', '/api/v1/featured_tags/suggestions');
-  assert.equal(suggested.map((t: { name: string }) => t.name), ['bread', 'cheese'], 'most used first');
+  assert.equal(
+    suggested.map((t: { name: string }) => t.name),
+    ['bread', 'cheese'],
+    'most used first',
+  );
 
   const featured = await ok(gia, 'POST', '/api/v1/featured_tags', { name: '#bread' });
   assert.is(featured.name.toLowerCase(), 'bread');
@@ -32,14 +38,26 @@ test('featuring hashtags: counted over public posts, listed on the profile, sugg
   assert.match(featured.last_status_at, /^\d{4}-\d\d-\d\d$/);
   assert.match(featured.url, /\/@gia\/tagged\/bread$/);
   assert.equal(await ok(null, 'GET', `/api/v1/accounts/${gia.id}/featured_tags`), [featured]);
-  assert.equal((await ok(gia, 'GET', '/api/v1/featured_tags/suggestions')).map((t: { name: string }) => t.name), ['cheese']);
+  assert.equal(
+    (await ok(gia, 'GET', '/api/v1/featured_tags/suggestions')).map((t: { name: string }) => t.name),
+    ['cheese'],
+  );
   assert.is((await ok(gia, 'GET', '/api/v1/tags/bread')).featuring, true);
-  assert.is((await ok(hal, 'GET', '/api/v1/tags/bread')).featuring, false, 'featuring is the viewer\'s');
+  assert.is((await ok(hal, 'GET', '/api/v1/tags/bread')).featuring, false, "featuring is the viewer's");
 
   const unused = await ok(gia, 'POST', '/api/v1/tags/sourdough/feature');
   assert.is(unused.featuring, true);
-  assert.equal((await ok(gia, 'GET', '/api/v1/featured_tags')).map((t: any) => [t.name.toLowerCase(), t.statuses_count, t.last_status_at]),
-    [['bread', '2', featured.last_status_at], ['sourdough', '0', null]]);
+  assert.equal(
+    (await ok(gia, 'GET', '/api/v1/featured_tags')).map((t: any) => [
+      t.name.toLowerCase(),
+      t.statuses_count,
+      t.last_status_at,
+    ]),
+    [
+      ['bread', '2', featured.last_status_at],
+      ['sourdough', '0', null],
+    ],
+  );
   assert.is((await ok(gia, 'POST', '/api/v1/tags/sourdough/unfeature')).featuring, false);
 
   assert.is((await h.api(gia.token, 'POST', '/api/v1/featured_tags', { name: 'not a tag!' })).status, 422);
@@ -47,7 +65,11 @@ test('featuring hashtags: counted over public posts, listed on the profile, sugg
   const eleventh = await h.api(gia.token, 'POST', '/api/v1/featured_tags', { name: 'onetoomany' });
   assert.is(eleventh.status, 422);
   assert.is(eleventh.body.error, 'Validation failed: You can only feature up to 10 hashtags');
-  assert.is((await ok(gia, 'POST', '/api/v1/featured_tags', { name: 'bread' })).id, featured.id, 'featuring again changes nothing');
+  assert.is(
+    (await ok(gia, 'POST', '/api/v1/featured_tags', { name: 'bread' })).id,
+    featured.id,
+    'featuring again changes nothing',
+  );
 
   assert.equal(await ok(gia, 'DELETE', `/api/v1/featured_tags/${featured.id}`), {});
   assert.is((await h.api(gia.token, 'DELETE', `/api/v1/featured_tags/${featured.id}`)).status, 404);
@@ -65,8 +87,14 @@ test('endorsing: only accounts one follows; the relationship says so; the list e
   await ok(gia, 'POST', `/api/v1/accounts/${ivo.id}/follow`);
   assert.is((await ok(gia, 'POST', `/api/v1/accounts/${hal.id}/endorse`)).endorsed, true);
   assert.is((await ok(gia, 'POST', `/api/v1/accounts/${ivo.id}/pin`)).endorsed, true);
-  assert.equal((await ok(gia, 'GET', '/api/v1/endorsements')).map((a: { id: string }) => a.id), [ivo.id, hal.id]);
-  assert.equal((await ok(null, 'GET', `/api/v1/accounts/${gia.id}/endorsements`)).map((a: { id: string }) => a.id), [ivo.id, hal.id]);
+  assert.equal(
+    (await ok(gia, 'GET', '/api/v1/endorsements')).map((a: { id: string }) => a.id),
+    [ivo.id, hal.id],
+  );
+  assert.equal(
+    (await ok(null, 'GET', `/api/v1/accounts/${gia.id}/endorsements`)).map((a: { id: string }) => a.id),
+    [ivo.id, hal.id],
+  );
   const page = await h.api(gia.token, 'GET', '/api/v1/endorsements?limit=1');
   assert.match(page.headers.get('link') ?? '', /rel="next"/);
 

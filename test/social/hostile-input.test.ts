@@ -24,9 +24,14 @@ test.before(async () => {
   token = await h.token('hostile', 'read write follow push profile admin:read admin:write');
   statusId = (await h.api(token, 'POST', '/api/v1/statuses', { status: 'a real status for real ids' })).body.id;
   const routes = (await h.daemon.waitForLog((line) => line.msg === 'http routes')).routes as string[];
-  table = routes.map((entry) => { const [method, path] = entry.split(' '); return { method: method, path: path }; });
+  table = routes.map((entry) => {
+    const [method, path] = entry.split(' ');
+    return { method: method, path: path };
+  });
 });
-test.after(async () => { await h?.stop(); });
+test.after(async () => {
+  await h?.stop();
+});
 
 const PARAM = /:[a-z_]+/gi;
 
@@ -35,7 +40,13 @@ function fill(path: string, value: string): string {
 }
 
 /** `route`: the path as mounted, placeholders and all. */
-interface Attempt { method: string; route: string; url: string; token: string | null; body?: HostileBody }
+interface Attempt {
+  method: string;
+  route: string;
+  url: string;
+  token: string | null;
+  body?: HostileBody;
+}
 
 /** Radio actions of the appliance API: they read no body, and each takes seconds of the simulated coprocessor. */
 const RADIO_ACTIONS = ['/api/nestbox/v1/scan', '/api/nestbox/v1/restart_coprocessor', '/api/nestbox/v1/setup_mode'];
@@ -47,20 +58,32 @@ function attempts(method: string, path: string): Attempt[] {
   const list: Array<Omit<Attempt, 'route'>> = [];
   values.forEach((value, i) => {
     const target = fill(path, value);
-    const query = (n: number) => { const q = QUERIES[n % QUERIES.length]; return q ? `${target}?${q}` : target; };
-    if (method === 'GET' || method === 'DELETE') for (let n = 0; n < QUERIES.length; n++) list.push({ method, url: query(n), token });
+    const query = (n: number) => {
+      const q = QUERIES[n % QUERIES.length];
+      return q ? `${target}?${q}` : target;
+    };
+    if (method === 'GET' || method === 'DELETE')
+      for (let n = 0; n < QUERIES.length; n++) list.push({ method, url: query(n), token });
     if (method === 'GET') return;
     // Every body at the real path; one body (in turn) at each hostile path value.
-    for (const body of value === 'real' ? bodies : [bodies[i % bodies.length]]) list.push({ method, url: query(i), token, body });
+    for (const body of value === 'real' ? bodies : [bodies[i % bodies.length]])
+      list.push({ method, url: query(i), token, body });
   });
   // Without a token: the first check a request meets, with the bodies that used to crash it.
   const open = fill(path, 'real');
   list.push({ method, url: open, token: null });
-  if (method !== 'GET') for (const body of bodies.filter((b) => b.encoding || b.name.startsWith('multipart'))) list.push({ method, url: open, token: null, body });
+  if (method !== 'GET')
+    for (const body of bodies.filter((b) => b.encoding || b.name.startsWith('multipart')))
+      list.push({ method, url: open, token: null, body });
   return list.map((attempt) => ({ ...attempt, route: path }));
 }
 
-interface Outcome { status: number; type: string; error: unknown; text: string }
+interface Outcome {
+  status: number;
+  type: string;
+  error: unknown;
+  text: string;
+}
 
 /** Pages for a person's browser (sign-in, e-mail confirmation) answer their errors as pages. */
 const PAGES = ['/oauth/authorize', '/auth/confirmation'];
@@ -77,7 +100,13 @@ async function send({ method, url, token: bearer, body }: Attempt): Promise<Outc
   if (bearer) headers.authorization = `Bearer ${bearer}`;
   if (body?.type) headers['content-type'] = body.type;
   if (body?.encoding) headers['content-encoding'] = body.encoding;
-  const res = await fetch(h.url + url, { method, headers, body: body?.data, redirect: 'manual', signal: AbortSignal.timeout(15_000) });
+  const res = await fetch(h.url + url, {
+    method,
+    headers,
+    body: body?.data,
+    redirect: 'manual',
+    signal: AbortSignal.timeout(15_000),
+  });
   const type = res.headers.get('content-type') ?? '';
   if (type.startsWith('text/event-stream')) {
     await res.body?.cancel();
@@ -85,26 +114,38 @@ async function send({ method, url, token: bearer, body }: Attempt): Promise<Outc
   }
   const text = await res.text();
   let error: unknown;
-  try { error = (JSON.parse(text) as { error?: unknown }).error; } catch { error = undefined; }
+  try {
+    error = (JSON.parse(text) as { error?: unknown }).error;
+  } catch {
+    error = undefined;
+  }
   return { status: res.status, type, error, text };
 }
 
 /** A few requests at a time: the daemon answers them concurrently, as it would clients. */
 async function inParallel<T>(items: T[], width: number, run: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < items.length) await run(items[next++]);
-  }));
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) await run(items[next++]);
+    }),
+  );
 }
 
 test('the route table covers every route the scope walk knows', () => {
   const mounted = new Set(table.map(({ method, path }) => `${method} ${path.replace(PARAM, ':p')}`));
   for (const [method, path] of ROUTES) {
-    const bare = path.split('?')[0].replace(/\/1(?=\/|$)/g, '/:p').replace(/\/(nestbox|ungrouped-1|blobcat)(?=\/|$)/g, '/:p');
+    const bare = path
+      .split('?')[0]
+      .replace(/\/1(?=\/|$)/g, '/:p')
+      .replace(/\/(nestbox|ungrouped-1|blobcat)(?=\/|$)/g, '/:p');
     assert.ok(mounted.has(`${method} ${bare}`), `${method} ${bare} is in the route table`);
   }
   for (const prefix of ['/api/nestbox/v1/', '/setup/api/', '/oauth/', '/.well-known/', '/users/:username', '/inbox']) {
-    assert.ok(table.some(({ path }) => path.startsWith(prefix)), `routes under ${prefix}`);
+    assert.ok(
+      table.some(({ path }) => path.startsWith(prefix)),
+      `routes under ${prefix}`,
+    );
   }
 });
 
@@ -123,13 +164,18 @@ test('no route answers 5xx to hostile input; every error is {"error": "..."}', a
     }
     if (outcome.status >= 500) fiveHundreds++;
     if (outcome.status >= 500) failures.push(`${where}: ${outcome.status} ${outcome.text.slice(0, 200)}`);
-    else if (outcome.status >= 400 && !wellFormedError(attempt.route, outcome)) failures.push(`${where}: ${outcome.status} without {"error"}: ${outcome.text.slice(0, 120)}`);
+    else if (outcome.status >= 400 && !wellFormedError(attempt.route, outcome))
+      failures.push(`${where}: ${outcome.status} without {"error"}: ${outcome.text.slice(0, 120)}`);
   });
-  console.log(`hostile-input sweep: ${table.length} routes, ${all.length} requests, ${fiveHundreds} answered 5xx, ${failures.length} failures`);
+  console.log(
+    `hostile-input sweep: ${table.length} routes, ${all.length} requests, ${fiveHundreds} answered 5xx, ${failures.length} failures`,
+  );
   assert.ok(all.length > 5000, `${all.length} requests`);
   assert.equal(failures.slice(0, 30), [], `${failures.length} failures`);
   assert.is((await h.daemon.json('/healthz')).status, 200, 'and the daemon is still well');
-  const errors = h.daemon.logs.filter((line) => line.level === 'error').map((line) => JSON.stringify(line).slice(0, 300));
+  const errors = h.daemon.logs
+    .filter((line) => line.level === 'error')
+    .map((line) => JSON.stringify(line).slice(0, 300));
   assert.equal(errors, [], 'nothing logged as a fault');
 });
 

@@ -11,15 +11,29 @@ test.before(async () => {
   const db = (h.admin as any).db;
   const now = new Date().toISOString();
   await db.raw(`INSERT INTO server_rules (text, hint, position) VALUES ('Be kind', 'No harassment', 1)`);
-  for (const [shortcode, visible] of [['blobcat', 1], ['secretcat', 0]] as const) {
-    await db.raw(`INSERT INTO custom_emojis (shortcode, image_url, static_url, visible_in_picker, created_at) VALUES (?, ?, ?, ?, ?)`,
-      [shortcode, `${h.url}/emoji/${shortcode}.png`, `${h.url}/emoji/${shortcode}.png`, visible, now]);
+  for (const [shortcode, visible] of [
+    ['blobcat', 1],
+    ['secretcat', 0],
+  ] as const) {
+    await db.raw(
+      `INSERT INTO custom_emojis (shortcode, image_url, static_url, visible_in_picker, created_at) VALUES (?, ?, ?, ?, ?)`,
+      [shortcode, `${h.url}/emoji/${shortcode}.png`, `${h.url}/emoji/${shortcode}.png`, visible, now],
+    );
   }
-  for (const [id, domain] of [['90001', 'Mastodon.Example'], ['90002', 'masto.other'], ['90003', 'pleroma.example']]) {
-    await db.raw(`INSERT INTO accounts (id, username, domain, uri, created_at, updated_at) VALUES (?, 'x', ?, ?, ?, ?)`, [id, domain, `https://${domain}/u/x`, now, now]);
+  for (const [id, domain] of [
+    ['90001', 'Mastodon.Example'],
+    ['90002', 'masto.other'],
+    ['90003', 'pleroma.example'],
+  ]) {
+    await db.raw(
+      `INSERT INTO accounts (id, username, domain, uri, created_at, updated_at) VALUES (?, 'x', ?, ?, ?, ?)`,
+      [id, domain, `https://${domain}/u/x`, now, now],
+    );
   }
 });
-test.after(async () => { await h?.stop(); });
+test.after(async () => {
+  await h?.stop();
+});
 
 test('v1 instance: version, urls.streaming_api on the streaming port, stats, rules, languages; open even with a bad token', async () => {
   const res = await h.api('not-a-token', 'GET', '/api/v1/instance');
@@ -48,7 +62,13 @@ test('languages list, custom emojis (unlisted ones kept out of the picker)', asy
   const languages = await h.api(null, 'GET', '/api/v1/instance/languages');
   assert.ok(languages.body.some((l: any) => l.code === 'en' && l.name === 'English'));
   const emojis = await h.api(null, 'GET', '/api/v1/custom_emojis');
-  assert.equal(emojis.body.map((e: any) => [e.shortcode, e.visible_in_picker]), [['blobcat', true], ['secretcat', false]]);
+  assert.equal(
+    emojis.body.map((e: any) => [e.shortcode, e.visible_in_picker]),
+    [
+      ['blobcat', true],
+      ['secretcat', false],
+    ],
+  );
 });
 
 test('the about pages: extended description and privacy policy as HTML; no translation, no terms of service', async () => {
@@ -60,7 +80,11 @@ test('the about pages: extended description and privacy policy as HTML; no trans
   assert.match(privacy.body.content, 'stays on the box');
   assert.not.ok(Number.isNaN(Date.parse(privacy.body.updated_at)));
   assert.equal((await h.api(null, 'GET', '/api/v1/instance/translation_languages')).body, {});
-  assert.is((await h.api(null, 'GET', '/api/v1/instance/terms_of_service')).status, 404, 'none, as on a Mastodon server without terms');
+  assert.is(
+    (await h.api(null, 'GET', '/api/v1/instance/terms_of_service')).status,
+    404,
+    'none, as on a Mastodon server without terms',
+  );
 });
 
 test('peers search matches domains case-insensitively by prefix', async () => {

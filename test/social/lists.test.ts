@@ -13,8 +13,10 @@ async function ok(token: string, method: string, path: string, body?: unknown) {
 }
 
 const follow = (who: TestAccount, target: TestAccount) => ok(who.token, 'POST', `/api/v1/accounts/${target.id}/follow`);
-const memberIds = async (listId: string) => (await ok(owner.token, 'GET', `/api/v1/lists/${listId}/accounts?limit=0`)).map((a: { id: string }) => a.id).sort();
-const post = async (who: TestAccount, status: string, inReplyTo?: string) => (await ok(who.token, 'POST', '/api/v1/statuses', { status, in_reply_to_id: inReplyTo })).id as string;
+const memberIds = async (listId: string) =>
+  (await ok(owner.token, 'GET', `/api/v1/lists/${listId}/accounts?limit=0`)).map((a: { id: string }) => a.id).sort();
+const post = async (who: TestAccount, status: string, inReplyTo?: string) =>
+  (await ok(who.token, 'POST', '/api/v1/statuses', { status, in_reply_to_id: inReplyTo })).id as string;
 const timeline = async (path: string) => (await ok(owner.token, 'GET', path)).map((s: { id: string }) => s.id);
 
 test.before(async () => {
@@ -23,25 +25,54 @@ test.before(async () => {
   [fay, gus, hal] = await Promise.all(['fay', 'gus', 'hal'].map((name) => h.account(name)));
   ivy = await h.account('ivy', { locked: true });
 });
-test.after(async () => { await h?.stop(); });
+test.after(async () => {
+  await h?.stop();
+});
 
-test('lists: create with defaults, read, rename, 422 on bad input, another account\'s list is 404', async () => {
+test("lists: create with defaults, read, rename, 422 on bad input, another account's list is 404", async () => {
   const created = await ok(owner.token, 'POST', '/api/v1/lists', { title: '  Friends ' });
   assert.equal(created, { id: created.id, title: 'Friends', replies_policy: 'list', exclusive: false });
   assert.equal(await ok(owner.token, 'GET', `/api/v1/lists/${created.id}`), created);
-  const updated = await ok(owner.token, 'PUT', `/api/v1/lists/${created.id}`, { title: 'Close friends', replies_policy: 'followed', exclusive: true });
+  const updated = await ok(owner.token, 'PUT', `/api/v1/lists/${created.id}`, {
+    title: 'Close friends',
+    replies_policy: 'followed',
+    exclusive: true,
+  });
   assert.equal(updated, { id: created.id, title: 'Close friends', replies_policy: 'followed', exclusive: true });
   assert.ok((await ok(owner.token, 'GET', '/api/v1/lists')).some((l: { id: string }) => l.id === created.id));
 
   const blank = await h.api(owner.token, 'POST', '/api/v1/lists', { title: ' ' });
   assert.is(blank.status, 422);
   assert.is(blank.body.error, "Validation failed: Title can't be blank");
-  assert.is((await h.api(owner.token, 'POST', '/api/v1/lists', { title: 'x', replies_policy: 'everyone' })).status, 422);
+  assert.is(
+    (await h.api(owner.token, 'POST', '/api/v1/lists', { title: 'x', replies_policy: 'everyone' })).status,
+    422,
+  );
   assert.is((await h.api(owner.token, 'PUT', `/api/v1/lists/${created.id}`, { replies_policy: 'all' })).status, 422);
-  assert.is((await ok(owner.token, 'GET', `/api/v1/lists/${created.id}`)).replies_policy, 'followed', 'a refused update changes nothing');
+  assert.is(
+    (await ok(owner.token, 'GET', `/api/v1/lists/${created.id}`)).replies_policy,
+    'followed',
+    'a refused update changes nothing',
+  );
 
-  for (const [method, path] of [['GET', ''], ['PUT', ''], ['DELETE', ''], ['GET', '/accounts']]) {
-    assert.is((await h.api(fay.token, method, `/api/v1/lists/${created.id}${path}`, method === 'PUT' ? { title: 'mine' } : undefined)).status, 404, `${method} ${path}`);
+  for (const [method, path] of [
+    ['GET', ''],
+    ['PUT', ''],
+    ['DELETE', ''],
+    ['GET', '/accounts'],
+  ]) {
+    assert.is(
+      (
+        await h.api(
+          fay.token,
+          method,
+          `/api/v1/lists/${created.id}${path}`,
+          method === 'PUT' ? { title: 'mine' } : undefined,
+        )
+      ).status,
+      404,
+      `${method} ${path}`,
+    );
   }
   assert.equal(await ok(owner.token, 'DELETE', `/api/v1/lists/${created.id}`), {});
   assert.is((await h.api(owner.token, 'GET', `/api/v1/lists/${created.id}`)).status, 404);
@@ -49,7 +80,8 @@ test('lists: create with defaults, read, rename, 422 on bad input, another accou
 
 test('members: only followed or requested accounts, all or none, gone when the follow ends', async () => {
   const list = await ok(owner.token, 'POST', '/api/v1/lists', { title: 'People' });
-  const add = (...who: TestAccount[]) => h.api(owner.token, 'POST', `/api/v1/lists/${list.id}/accounts`, { account_ids: who.map((a) => a.id) });
+  const add = (...who: TestAccount[]) =>
+    h.api(owner.token, 'POST', `/api/v1/lists/${list.id}/accounts`, { account_ids: who.map((a) => a.id) });
 
   const notFollowed = await add(fay);
   assert.is(notFollowed.status, 422);
@@ -62,8 +94,14 @@ test('members: only followed or requested accounts, all or none, gone when the f
   assert.is((await add(fay, gus)).status, 200);
   assert.equal(await memberIds(list.id), [fay.id, gus.id].sort());
   assert.is((await add(fay)).status, 422, 'already on the list');
-  assert.is((await h.api(owner.token, 'POST', `/api/v1/lists/${list.id}/accounts`, { account_ids: ['999999999999'] })).status, 404);
-  assert.equal((await ok(owner.token, 'GET', `/api/v1/accounts/${fay.id}/lists`)).map((l: { id: string }) => l.id), [list.id]);
+  assert.is(
+    (await h.api(owner.token, 'POST', `/api/v1/lists/${list.id}/accounts`, { account_ids: ['999999999999'] })).status,
+    404,
+  );
+  assert.equal(
+    (await ok(owner.token, 'GET', `/api/v1/accounts/${fay.id}/lists`)).map((l: { id: string }) => l.id),
+    [list.id],
+  );
 
   const page = await h.api(owner.token, 'GET', `/api/v1/lists/${list.id}/accounts?limit=1`);
   assert.is(page.body.length, 1);
@@ -99,7 +137,7 @@ test('members leave with the last follow or request, however it ends: rejected, 
   assert.equal(await memberIds(list.id), [], 'lea blocked the owner');
 });
 
-test('the list timeline: members\' posts, replies as the policy says; an exclusive list leaves home', async () => {
+test("the list timeline: members' posts, replies as the policy says; an exclusive list leaves home", async () => {
   await follow(owner, fay);
   await follow(owner, gus);
   await follow(owner, hal);

@@ -11,7 +11,12 @@ test('IPv4, also IPv4-mapped IPv6, is counted by the whole address', () => {
 
 test('IPv6 is counted by its /64, however it is written', () => {
   const net = '2001:db8:1:2::/64';
-  for (const address of ['2001:db8:1:2::1', '2001:0db8:0001:0002:ffff:ffff:ffff:ffff', '2001:DB8:1:2:0:0:0:9', '2001:db8:1:2::5%eth0']) {
+  for (const address of [
+    '2001:db8:1:2::1',
+    '2001:0db8:0001:0002:ffff:ffff:ffff:ffff',
+    '2001:DB8:1:2:0:0:0:9',
+    '2001:db8:1:2::5%eth0',
+  ]) {
     assert.is(throttledAddress(address), net, address);
   }
   assert.is.not(throttledAddress('2001:db8:1:3::1'), net);

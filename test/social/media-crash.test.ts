@@ -17,7 +17,8 @@ test('an upload cut off by a crash leaves only a temp file, which the sweep remo
     const first = await startSocialDaemon({}, { dataDir: data.path });
     const alice = await first.account('alice');
     const socket = await startUnfinishedUpload(first.daemon.port, alice.token, 256 * 1024);
-    for (let i = 0; i < 50 && readdirSync(incoming).length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    for (let i = 0; i < 50 && readdirSync(incoming).length === 0; i++)
+      await new Promise((resolve) => setTimeout(resolve, 50));
     assert.is(readdirSync(incoming).length, 1, 'the upload is being written');
     await first.admin.close();
     await first.daemon.stop('SIGKILL');
@@ -28,7 +29,11 @@ test('an upload cut off by a crash leaves only a temp file, which the sweep remo
     const second = await startSocialDaemon({}, { dataDir: data.path });
     try {
       const sweep = second.admin.social.services.mediaSweep;
-      assert.equal(await sweep.run(), { tempFiles: 0, orphanFolders: 0, stuckRows: 0, profileImages: 0 }, 'too fresh to be taken for abandoned');
+      assert.equal(
+        await sweep.run(),
+        { tempFiles: 0, orphanFolders: 0, stuckRows: 0, profileImages: 0 },
+        'too fresh to be taken for abandoned',
+      );
       const long = new Date(Date.now() - 2 * 3600_000);
       utimesSync(join(incoming, left[0]), long, long);
       assert.equal(await sweep.run(), { tempFiles: 1, orphanFolders: 0, stuckRows: 0, profileImages: 0 });

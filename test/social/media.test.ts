@@ -16,13 +16,15 @@ test.before(async () => {
   alice = await h.account('alice');
   bob = await h.account('bob');
 });
-test.after(async () => { await h?.stop(); });
+test.after(async () => {
+  await h?.stop();
+});
 
 async function upload(token: string, path: string, body: FormData | string, json = false) {
   const headers: Record<string, string> = { authorization: `Bearer ${token}` };
   if (json) headers['content-type'] = 'application/json';
   const res = await fetch(h.url + path, { method: 'POST', headers, body });
-  return { status: res.status, body: await res.json() as any };
+  return { status: res.status, body: (await res.json()) as any };
 }
 
 async function waitProcessed(token: string, id: string): Promise<any> {
@@ -38,7 +40,11 @@ async function waitProcessed(token: string, id: string): Promise<any> {
 test('v1 upload of a JPEG answers 200 with meta, preview, blurhash, and the stored file has no GPS metadata', async () => {
   const original = await jpegWithGps();
   assert.ok((await sharp(original).metadata()).exif, 'the test file carries EXIF');
-  const res = await upload(alice.token, '/api/v1/media', form({ file: { data: original, type: 'image/jpeg', name: 'holiday.jpg' }, description: 'A red square' }));
+  const res = await upload(
+    alice.token,
+    '/api/v1/media',
+    form({ file: { data: original, type: 'image/jpeg', name: 'holiday.jpg' }, description: 'A red square' }),
+  );
   assert.is(res.status, 200);
   assert.is(res.body.type, 'image');
   assert.is(res.body.description, 'A red square');
@@ -60,7 +66,11 @@ test('v1 upload of a JPEG answers 200 with meta, preview, blurhash, and the stor
 });
 
 test('v2 upload answers 202 with preview_url null while processing; GET gives 206 then 200', async () => {
-  const res = await upload(alice.token, '/api/v2/media', form({ file: { data: await png(), type: 'image/png', name: 'a.png' } }));
+  const res = await upload(
+    alice.token,
+    '/api/v2/media',
+    form({ file: { data: await png(), type: 'image/png', name: 'a.png' } }),
+  );
   assert.is(res.status, 202);
   assert.is(res.body.preview_url, null);
   assert.is(res.body.url, null);
@@ -72,13 +82,25 @@ test('v2 upload answers 202 with preview_url null while processing; GET gives 20
 
 test('base64 file in a JSON body is accepted', async () => {
   const data = (await png(40, 30)).toString('base64');
-  const res = await upload(alice.token, '/api/v1/media', JSON.stringify({ file: `data:image/png;base64,${data}` }), true);
+  const res = await upload(
+    alice.token,
+    '/api/v1/media',
+    JSON.stringify({ file: `data:image/png;base64,${data}` }),
+    true,
+  );
   assert.is(res.status, 200);
   assert.equal(res.body.meta.original.size, '40x30');
 });
 
 test('audio is detected from its bytes; its thumbnail becomes the preview, and can be replaced while unattached', async () => {
-  const res = await upload(alice.token, '/api/v2/media', form({ file: { data: wav(), type: 'application/octet-stream', name: 'tone.bin' }, thumbnail: { data: await png(120, 80), type: 'image/png', name: 'cover.png' } }));
+  const res = await upload(
+    alice.token,
+    '/api/v2/media',
+    form({
+      file: { data: wav(), type: 'application/octet-stream', name: 'tone.bin' },
+      thumbnail: { data: await png(120, 80), type: 'image/png', name: 'cover.png' },
+    }),
+  );
   assert.ok(res.status === 200 || res.status === 202, String(res.status));
   const done = await waitProcessed(alice.token, res.body.id);
   assert.is(done.type, 'audio');
@@ -88,21 +110,41 @@ test('audio is detected from its bytes; its thumbnail becomes the preview, and c
   assert.ok(done.blurhash);
   const file = await fetch(done.url);
   assert.is(file.headers.get('content-type'), 'audio/wav');
-  const replaced = await fetch(`${h.url}/api/v1/media/${done.id}`, { method: 'PUT', headers: { authorization: `Bearer ${alice.token}` }, body: form({ thumbnail: { data: await png(60, 60), type: 'image/png', name: 't.png' } }) });
+  const replaced = await fetch(`${h.url}/api/v1/media/${done.id}`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${alice.token}` },
+    body: form({ thumbnail: { data: await png(60, 60), type: 'image/png', name: 't.png' } }),
+  });
   assert.is(replaced.status, 200);
   assert.equal(((await replaced.json()) as any).meta.small.size, '60x60');
-  const notImage = await fetch(`${h.url}/api/v1/media/${done.id}`, { method: 'PUT', headers: { authorization: `Bearer ${alice.token}` }, body: form({ thumbnail: { data: wav(0.1), type: 'image/png', name: 't.png' } }) });
+  const notImage = await fetch(`${h.url}/api/v1/media/${done.id}`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${alice.token}` },
+    body: form({ thumbnail: { data: wav(0.1), type: 'image/png', name: 't.png' } }),
+  });
   assert.is(notImage.status, 422);
 });
 
 test('a file that is not what it claims is 422 and nothing is stored', async () => {
-  const lying = await upload(alice.token, '/api/v1/media', form({ file: { data: Buffer.from('this is plain text, not a picture'), type: 'image/png', name: 'cat.png' } }));
+  const lying = await upload(
+    alice.token,
+    '/api/v1/media',
+    form({ file: { data: Buffer.from('this is plain text, not a picture'), type: 'image/png', name: 'cat.png' } }),
+  );
   assert.is(lying.status, 422);
   assert.match(lying.body.error, /Validation failed/);
-  const mismatch = await upload(alice.token, '/api/v1/media', form({ file: { data: await png(), type: 'video/mp4', name: 'clip.mp4' } }));
+  const mismatch = await upload(
+    alice.token,
+    '/api/v1/media',
+    form({ file: { data: await png(), type: 'video/mp4', name: 'clip.mp4' } }),
+  );
   assert.is(mismatch.status, 422);
   const truncated = (await jpegWithGps()).subarray(0, 200);
-  const broken = await upload(alice.token, '/api/v1/media', form({ file: { data: truncated, type: 'image/jpeg', name: 'x.jpg' } }));
+  const broken = await upload(
+    alice.token,
+    '/api/v1/media',
+    form({ file: { data: truncated, type: 'image/jpeg', name: 'x.jpg' } }),
+  );
   assert.is(broken.status, 422);
   const missing = await upload(alice.token, '/api/v1/media', form({ description: 'no file' }));
   assert.is(missing.status, 422);
@@ -111,17 +153,31 @@ test('a file that is not what it claims is 422 and nothing is stored', async () 
 test('an image above 16 MB is 413 and nothing is stored', async () => {
   const big = await paddedJpeg(17 * 1024 * 1024);
   assert.ok(big.length > 16 * 1024 * 1024, `test file is ${big.length} bytes`);
-  const res = await upload(alice.token, '/api/v1/media', form({ file: { data: big, type: 'image/jpeg', name: 'big.jpg' } }));
+  const res = await upload(
+    alice.token,
+    '/api/v1/media',
+    form({ file: { data: big, type: 'image/jpeg', name: 'big.jpg' } }),
+  );
   assert.is(res.status, 413);
-  const left = await (h.admin as any).db.raw(`SELECT count(*) AS n FROM media_attachments WHERE file_size > ?`, [16 * 1024 * 1024]);
+  const left = await (h.admin as any).db.raw(`SELECT count(*) AS n FROM media_attachments WHERE file_size > ?`, [
+    16 * 1024 * 1024,
+  ]);
   assert.is(left[0].n, 0);
 });
 
-test('PUT updates description and focus while unattached; attached or other people\'s media is 404', async () => {
-  const res = await upload(alice.token, '/api/v1/media', form({ file: { data: await png(), type: 'image/png', name: 'p.png' } }));
+test("PUT updates description and focus while unattached; attached or other people's media is 404", async () => {
+  const res = await upload(
+    alice.token,
+    '/api/v1/media',
+    form({ file: { data: await png(), type: 'image/png', name: 'p.png' } }),
+  );
   const id = res.body.id;
-  const put = await fetch(`${h.url}/api/v1/media/${id}`, { method: 'PUT', headers: { authorization: `Bearer ${alice.token}` }, body: form({ description: 'alt text', focus: '0.5,-0.25' }) });
-  const updated = await put.json() as any;
+  const put = await fetch(`${h.url}/api/v1/media/${id}`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${alice.token}` },
+    body: form({ description: 'alt text', focus: '0.5,-0.25' }),
+  });
+  const updated = (await put.json()) as any;
   assert.is(put.status, 200);
   assert.is(updated.description, 'alt text');
   assert.equal(updated.meta.focus, { x: 0.5, y: -0.25 });
@@ -140,12 +196,31 @@ test('PUT updates description and focus while unattached; attached or other peop
   assert.is(again.status, 422, 'already attached');
 });
 
-test('statuses refuse someone else\'s media, unknown ids and more than four files', async () => {
-  const res = await upload(alice.token, '/api/v1/media', form({ file: { data: await png(), type: 'image/png', name: 'p.png' } }));
-  assert.is((await h.api(bob.token, 'POST', '/api/v1/statuses', { status: 'x', media_ids: [res.body.id] })).status, 422);
-  assert.is((await h.api(alice.token, 'POST', '/api/v1/statuses', { status: 'x', media_ids: ['123456789'] })).status, 422);
+test("statuses refuse someone else's media, unknown ids and more than four files", async () => {
+  const res = await upload(
+    alice.token,
+    '/api/v1/media',
+    form({ file: { data: await png(), type: 'image/png', name: 'p.png' } }),
+  );
+  assert.is(
+    (await h.api(bob.token, 'POST', '/api/v1/statuses', { status: 'x', media_ids: [res.body.id] })).status,
+    422,
+  );
+  assert.is(
+    (await h.api(alice.token, 'POST', '/api/v1/statuses', { status: 'x', media_ids: ['123456789'] })).status,
+    422,
+  );
   const five = [];
-  for (let i = 0; i < 5; i++) five.push((await upload(alice.token, '/api/v1/media', form({ file: { data: await png(20, 20), type: 'image/png', name: 'p.png' } }))).body.id);
+  for (let i = 0; i < 5; i++)
+    five.push(
+      (
+        await upload(
+          alice.token,
+          '/api/v1/media',
+          form({ file: { data: await png(20, 20), type: 'image/png', name: 'p.png' } }),
+        )
+      ).body.id,
+    );
   assert.is((await h.api(alice.token, 'POST', '/api/v1/statuses', { status: 'x', media_ids: five })).status, 422);
 });
 
@@ -153,19 +228,33 @@ test('uploads are limited to 30 per 30 minutes per account (429 with rate-limit 
   const carol = await h.account('carol');
   const file = await png(8, 8);
   for (let i = 0; i < 30; i++) {
-    const res = await upload(carol.token, '/api/v2/media', form({ file: { data: file, type: 'image/png', name: 'p.png' } }));
+    const res = await upload(
+      carol.token,
+      '/api/v2/media',
+      form({ file: { data: file, type: 'image/png', name: 'p.png' } }),
+    );
     assert.ok(res.status === 200 || res.status === 202, `upload ${i}: ${res.status}`);
   }
-  const refused = await fetch(`${h.url}/api/v2/media`, { method: 'POST', headers: { authorization: `Bearer ${carol.token}` }, body: form({ file: { data: file, type: 'image/png', name: 'p.png' } }) });
+  const refused = await fetch(`${h.url}/api/v2/media`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${carol.token}` },
+    body: form({ file: { data: file, type: 'image/png', name: 'p.png' } }),
+  });
   assert.is(refused.status, 429);
   assert.is(refused.headers.get('x-ratelimit-remaining'), '0');
 });
 
 test('unattached media older than a day is removed with its files; attached media stays', async () => {
-  const res = await upload(alice.token, '/api/v1/media', form({ file: { data: await png(), type: 'image/png', name: 'p.png' } }));
+  const res = await upload(
+    alice.token,
+    '/api/v1/media',
+    form({ file: { data: await png(), type: 'image/png', name: 'p.png' } }),
+  );
   const db = (h.admin as any).db;
   await db.raw(`UPDATE media_attachments SET created_at = '2020-01-01T00:00:00.000Z' WHERE id = ?`, [res.body.id]);
-  const attached = (await db.raw(`SELECT CAST(id AS TEXT) AS id FROM media_attachments WHERE status_id IS NOT NULL LIMIT 1`))[0].id;
+  const attached = (
+    await db.raw(`SELECT CAST(id AS TEXT) AS id FROM media_attachments WHERE status_id IS NOT NULL LIMIT 1`)
+  )[0].id;
   await db.raw(`UPDATE media_attachments SET created_at = '2020-01-01T00:00:00.000Z' WHERE id = ?`, [attached]);
   const removed = await h.admin.social.services.media.removeStale();
   assert.ok(removed >= 1);
@@ -174,14 +263,25 @@ test('unattached media older than a day is removed with its files; attached medi
   assert.is((await db.raw(`SELECT count(*) AS n FROM media_attachments WHERE id = ?`, [attached]))[0].n, 1);
 });
 
-test('DELETE /api/v1/media/:id: one\'s unattached upload goes with its files; attached is 422, another\'s 404', async () => {
-  const res = await upload(alice.token, '/api/v1/media', form({ file: { data: await png(), type: 'image/png', name: 'p.png' } }));
+test("DELETE /api/v1/media/:id: one's unattached upload goes with its files; attached is 422, another's 404", async () => {
+  const res = await upload(
+    alice.token,
+    '/api/v1/media',
+    form({ file: { data: await png(), type: 'image/png', name: 'p.png' } }),
+  );
   assert.is((await h.api(bob.token, 'DELETE', `/api/v1/media/${res.body.id}`)).status, 404);
   assert.equal((await h.api(alice.token, 'DELETE', `/api/v1/media/${res.body.id}`)).body, {});
   assert.is((await fetch(res.body.url)).status, 404);
   assert.is((await h.api(alice.token, 'GET', `/api/v1/media/${res.body.id}`)).status, 404);
-  const used = await upload(alice.token, '/api/v1/media', form({ file: { data: await png(), type: 'image/png', name: 'p.png' } }));
-  assert.is((await h.api(alice.token, 'POST', '/api/v1/statuses', { status: 'with it', media_ids: [used.body.id] })).status, 200);
+  const used = await upload(
+    alice.token,
+    '/api/v1/media',
+    form({ file: { data: await png(), type: 'image/png', name: 'p.png' } }),
+  );
+  assert.is(
+    (await h.api(alice.token, 'POST', '/api/v1/statuses', { status: 'with it', media_ids: [used.body.id] })).status,
+    200,
+  );
   const refused = await h.api(alice.token, 'DELETE', `/api/v1/media/${used.body.id}`);
   assert.is(refused.status, 422);
   assert.is(refused.body.error, 'Media attachment is currently used by a status');
@@ -198,38 +298,76 @@ test('media routes need write:media: 401 without a token, 403 with read only', a
 const mediaDir = () => join(h.daemon.dataDir, 'media');
 /** Attachment folders (named by id) and files waiting in the incoming folder. */
 const onDisk = () => ({
-  folders: readdirSync(mediaDir()).filter((name) => /^\d+$/.test(name)).sort(),
+  folders: readdirSync(mediaDir())
+    .filter((name) => /^\d+$/.test(name))
+    .sort(),
   incoming: readdirSync(join(mediaDir(), 'incoming')).length,
 });
 const db = () => (h.admin as any).db;
 const uploadsCounted = async (accountId: string) =>
-  (await db().raw(`SELECT coalesce(sum(count), 0) AS n FROM rate_limits WHERE account_id = ? AND family = 'media'`, [accountId]))[0].n;
+  (
+    await db().raw(`SELECT coalesce(sum(count), 0) AS n FROM rate_limits WHERE account_id = ? AND family = 'media'`, [
+      accountId,
+    ])
+  )[0].n;
 
 test('an upload refused for a bad parameter (422) leaves nothing in the media folder and counts against the limit', async () => {
   const dave = await h.account('dave');
   const before = onDisk();
-  const badThumbnail = await upload(dave.token, '/api/v2/media', form({ file: { data: wav(), type: 'audio/wav', name: 'a.wav' }, thumbnail: { data: Buffer.from('not an image at all'), type: 'image/png', name: 't.png' } }));
+  const badThumbnail = await upload(
+    dave.token,
+    '/api/v2/media',
+    form({
+      file: { data: wav(), type: 'audio/wav', name: 'a.wav' },
+      thumbnail: { data: Buffer.from('not an image at all'), type: 'image/png', name: 't.png' },
+    }),
+  );
   assert.is(badThumbnail.status, 422);
-  const badFocus = await upload(dave.token, '/api/v1/media', form({ file: { data: await png(), type: 'image/png', name: 'p.png' }, focus: '7,7' }));
+  const badFocus = await upload(
+    dave.token,
+    '/api/v1/media',
+    form({ file: { data: await png(), type: 'image/png', name: 'p.png' }, focus: '7,7' }),
+  );
   assert.is(badFocus.status, 422);
-  const badBase64 = await upload(dave.token, '/api/v1/media', JSON.stringify({ file: await png(8, 8).then((b) => b.toString('base64')), thumbnail: '%%%' }), true);
+  const badBase64 = await upload(
+    dave.token,
+    '/api/v1/media',
+    JSON.stringify({ file: await png(8, 8).then((b) => b.toString('base64')), thumbnail: '%%%' }),
+    true,
+  );
   assert.is(badBase64.status, 422);
   assert.equal(onDisk(), before, 'no attachment folder and no incoming file');
   assert.is((await db().raw(`SELECT count(*) AS n FROM media_attachments WHERE account_id = ?`, [dave.id]))[0].n, 0);
   assert.is(await uploadsCounted(dave.id), 3, 'each refused upload counted');
-  const next = await fetch(`${h.url}/api/v2/media`, { method: 'POST', headers: { authorization: `Bearer ${dave.token}` }, body: form({ file: { data: await png(), type: 'image/png', name: 'p.png' } }) });
+  const next = await fetch(`${h.url}/api/v2/media`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${dave.token}` },
+    body: form({ file: { data: await png(), type: 'image/png', name: 'p.png' } }),
+  });
   assert.is(next.headers.get('x-ratelimit-remaining'), '26');
 });
 
 test('a processing failure removes the partial files and leaves no row in "processing"', async () => {
   const erin = await h.account('erin');
   const before = onDisk();
-  const v1 = await upload(erin.token, '/api/v1/media', form({ file: { data: await corruptPng(), type: 'image/png', name: 'broken.png' } }));
+  const v1 = await upload(
+    erin.token,
+    '/api/v1/media',
+    form({ file: { data: await corruptPng(), type: 'image/png', name: 'broken.png' } }),
+  );
   assert.is(v1.status, 422, 'sharp reads the header but not the image');
-  assert.is((await db().raw(`SELECT count(*) AS n FROM media_attachments WHERE account_id = ?`, [erin.id]))[0].n, 0, 'a v1 client never learnt the id: no row');
+  assert.is(
+    (await db().raw(`SELECT count(*) AS n FROM media_attachments WHERE account_id = ?`, [erin.id]))[0].n,
+    0,
+    'a v1 client never learnt the id: no row',
+  );
   assert.equal(onDisk(), before);
 
-  const v2 = await upload(erin.token, '/api/v2/media', form({ file: { data: await corruptPng(), type: 'image/png', name: 'broken.png' } }));
+  const v2 = await upload(
+    erin.token,
+    '/api/v2/media',
+    form({ file: { data: await corruptPng(), type: 'image/png', name: 'broken.png' } }),
+  );
   assert.is(v2.status, 202);
   let polled = 206;
   for (let i = 0; i < 100 && polled === 206; i++) {
@@ -244,15 +382,29 @@ test('a processing failure removes the partial files and leaves no row in "proce
 });
 
 test('a replacement thumbnail that cannot be decoded is 422 and the current one stays whole', async () => {
-  const res = await upload(alice.token, '/api/v2/media', form({ file: { data: wav(), type: 'audio/wav', name: 'a.wav' }, thumbnail: { data: await png(120, 80), type: 'image/png', name: 'c.png' } }));
+  const res = await upload(
+    alice.token,
+    '/api/v2/media',
+    form({
+      file: { data: wav(), type: 'audio/wav', name: 'a.wav' },
+      thumbnail: { data: await png(120, 80), type: 'image/png', name: 'c.png' },
+    }),
+  );
   const done = await waitProcessed(alice.token, res.body.id);
   const files = () => readdirSync(join(mediaDir(), done.id)).sort();
   const before = files();
   const preview = Buffer.from(await (await fetch(done.preview_url)).arrayBuffer());
-  const replaced = await fetch(`${h.url}/api/v1/media/${done.id}`, { method: 'PUT', headers: { authorization: `Bearer ${alice.token}` }, body: form({ thumbnail: { data: await corruptPng(), type: 'image/png', name: 't.png' } }) });
+  const replaced = await fetch(`${h.url}/api/v1/media/${done.id}`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${alice.token}` },
+    body: form({ thumbnail: { data: await corruptPng(), type: 'image/png', name: 't.png' } }),
+  });
   assert.is(replaced.status, 422);
   assert.equal(files(), before, 'no partial preview, no uploaded thumbnail left');
-  assert.ok(Buffer.from(await (await fetch(done.preview_url)).arrayBuffer()).equals(preview), 'the preview served is the one before');
+  assert.ok(
+    Buffer.from(await (await fetch(done.preview_url)).arrayBuffer()).equals(preview),
+    'the preview served is the one before',
+  );
 });
 
 test('the media sweep removes idle temp files, folders without a row, rows stuck in processing and unused profile images', async () => {
@@ -270,11 +422,22 @@ test('the media sweep removes idle temp files, folders without a row, rows stuck
   mkdirSync(dirname(unusedAvatar), { recursive: true });
   writeFileSync(unusedAvatar, await png());
   utimesSync(unusedAvatar, long, long);
-  const profile = await fetch(`${h.url}/api/v1/accounts/update_credentials`, { method: 'PATCH', headers: { authorization: `Bearer ${alice.token}` }, body: form({ avatar: { data: await png(), type: 'image/png', name: 'me.png' } }) });
+  const profile = await fetch(`${h.url}/api/v1/accounts/update_credentials`, {
+    method: 'PATCH',
+    headers: { authorization: `Bearer ${alice.token}` },
+    body: form({ avatar: { data: await png(), type: 'image/png', name: 'me.png' } }),
+  });
   const usedAvatar = join(mediaDir(), new URL(((await profile.json()) as any).avatar).pathname.replace('/system/', ''));
   utimesSync(usedAvatar, long, long);
-  const stuck = await upload(alice.token, '/api/v1/media', form({ file: { data: await png(), type: 'image/png', name: 'p.png' } }));
-  await db().raw(`UPDATE media_attachments SET state = 'processing', updated_at = ? WHERE id = ?`, [long.toISOString(), stuck.body.id]);
+  const stuck = await upload(
+    alice.token,
+    '/api/v1/media',
+    form({ file: { data: await png(), type: 'image/png', name: 'p.png' } }),
+  );
+  await db().raw(`UPDATE media_attachments SET state = 'processing', updated_at = ? WHERE id = ?`, [
+    long.toISOString(),
+    stuck.body.id,
+  ]);
 
   const result = await h.admin.social.services.mediaSweep.run();
   assert.equal(result, { tempFiles: 1, orphanFolders: 1, stuckRows: 1, profileImages: 1 });

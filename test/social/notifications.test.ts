@@ -23,9 +23,13 @@ const clear = (who = alice) => h.api(who.token, 'POST', '/api/v1/notifications/c
 test.before(async () => {
   h = await startSocialDaemon();
   alice = await h.account('alice', { owner: true });
-  [bob, carol, dave, erin, frank] = await Promise.all(['bob', 'carol', 'dave', 'erin', 'frank'].map((name) => h.account(name)));
+  [bob, carol, dave, erin, frank] = await Promise.all(
+    ['bob', 'carol', 'dave', 'erin', 'frank'].map((name) => h.account(name)),
+  );
 });
-test.after(async () => { await h?.stop(); });
+test.after(async () => {
+  await h?.stop();
+});
 
 test('record ids are strings holding 64-bit integers above 2^53', async () => {
   const id = await post(alice, 'ids');
@@ -47,7 +51,10 @@ test('a notification is created when another account reblogs, mentions, favourit
   await h.api(erin.token, 'POST', `/api/v1/accounts/${alice.id}/follow`);
   const { status, body } = await v1();
   assert.is(status, 200);
-  assert.equal(body.map((n: any) => n.type), ['follow', 'mention', 'reblog', 'favourite']);
+  assert.equal(
+    body.map((n: any) => n.type),
+    ['follow', 'mention', 'reblog', 'favourite'],
+  );
   for (const n of body) {
     assert.type(n.id, 'string');
     assert.type(n.account.id, 'string');
@@ -63,7 +70,10 @@ test('follow_request is a notification type of its own (returned by the API by d
   const locked = await h.account('locked1', { locked: true });
   await h.api(bob.token, 'POST', `/api/v1/accounts/${locked.id}/follow`);
   const { body } = await v1('', locked);
-  assert.equal(body.map((n: any) => n.type), ['follow_request']);
+  assert.equal(
+    body.map((n: any) => n.type),
+    ['follow_request'],
+  );
   const excluded = await v1('?exclude_types[]=follow_request', locked);
   assert.equal(excluded.body, []);
 });
@@ -119,9 +129,19 @@ test('notifications from a suspended account are not shown', async () => {
   await fav(bob, id);
   const shown = (await v1()).body;
   assert.is(shown.length, 2);
-  await h.admin.social.ctx.db.raw('UPDATE accounts SET suspended_at = ? WHERE id = ?', [new Date().toISOString(), gone.id]);
-  assert.equal((await v1()).body.map((n: any) => n.account.id), [bob.id]);
-  assert.equal((await v2()).body.notification_groups[0].notifications_count, 2, 'group counts are not re-filtered (as in Mastodon)');
+  await h.admin.social.ctx.db.raw('UPDATE accounts SET suspended_at = ? WHERE id = ?', [
+    new Date().toISOString(),
+    gone.id,
+  ]);
+  assert.equal(
+    (await v1()).body.map((n: any) => n.account.id),
+    [bob.id],
+  );
+  assert.equal(
+    (await v2()).body.notification_groups[0].notifications_count,
+    2,
+    'group counts are not re-filtered (as in Mastodon)',
+  );
   assert.is((await h.api(alice.token, 'GET', `/api/v1/notifications/${shown[1].id}`)).status, 404);
   assert.is((await h.api(alice.token, 'GET', '/api/v1/notifications/unread_count')).body.count, 1);
 });
@@ -133,7 +153,10 @@ test('v1: account_id keeps the notifications of that account; a malformed or unk
   await fav(carol, id);
   const only = await v1(`?account_id=${carol.id}`);
   assert.is(only.status, 200);
-  assert.equal(only.body.map((n: any) => n.account.id), [carol.id]);
+  assert.equal(
+    only.body.map((n: any) => n.account.id),
+    [carol.id],
+  );
   for (const bad of ['foo', '12345']) {
     const res = await v1(`?account_id=${bad}`);
     assert.is(res.status, 200);
@@ -146,12 +169,21 @@ test('v1: types[] keeps only the listed types, exclude_types[] removes them', as
   const id = await post(alice, 'types');
   await fav(bob, id);
   await post(carol, '@alice types');
-  assert.equal((await v1('?types[]=mention')).body.map((n: any) => n.type), ['mention']);
-  assert.equal((await v1('?exclude_types[]=mention')).body.map((n: any) => n.type), ['favourite']);
-  assert.equal((await v1('?types[]=mention&types[]=favourite&exclude_types[]=favourite')).body.map((n: any) => n.type), ['mention']);
+  assert.equal(
+    (await v1('?types[]=mention')).body.map((n: any) => n.type),
+    ['mention'],
+  );
+  assert.equal(
+    (await v1('?exclude_types[]=mention')).body.map((n: any) => n.type),
+    ['favourite'],
+  );
+  assert.equal(
+    (await v1('?types[]=mention&types[]=favourite&exclude_types[]=favourite')).body.map((n: any) => n.type),
+    ['mention'],
+  );
 });
 
-test('v1: show and dismiss are 404 for another account\'s notification; dismiss and clear delete the caller\'s', async () => {
+test("v1: show and dismiss are 404 for another account's notification; dismiss and clear delete the caller's", async () => {
   await clear();
   const id = await post(alice, 'mine');
   await fav(bob, id);
@@ -159,7 +191,9 @@ test('v1: show and dismiss are 404 for another account\'s notification; dismiss 
   const shown = await h.api(alice.token, 'GET', `/api/v1/notifications/${notification.id}`);
   assert.is(shown.status, 200);
   assert.is(shown.body.id, notification.id);
-  assert.equal((await h.api(bob.token, 'GET', `/api/v1/notifications/${notification.id}`)).body, { error: 'Record not found' });
+  assert.equal((await h.api(bob.token, 'GET', `/api/v1/notifications/${notification.id}`)).body, {
+    error: 'Record not found',
+  });
   assert.is((await h.api(bob.token, 'GET', `/api/v1/notifications/${notification.id}`)).status, 404);
   assert.is((await h.api(bob.token, 'POST', `/api/v1/notifications/${notification.id}/dismiss`)).status, 404);
   assert.is((await v1()).body.length, 1, 'another account cannot dismiss it');
@@ -184,9 +218,15 @@ test('Link header: rel=next with max_id of the oldest, rel=prev with min_id of t
   const page = await v1('?limit=2&types[]=favourite');
   assert.is(page.body.length, 2);
   const link = page.headers.get('link')!;
-  assert.is(link, `<${h.url}/api/v1/notifications?limit=2&max_id=${all[1].id}&types%5B%5D=favourite>; rel="next", <${h.url}/api/v1/notifications?limit=2&min_id=${all[0].id}&types%5B%5D=favourite>; rel="prev"`);
+  assert.is(
+    link,
+    `<${h.url}/api/v1/notifications?limit=2&max_id=${all[1].id}&types%5B%5D=favourite>; rel="next", <${h.url}/api/v1/notifications?limit=2&min_id=${all[0].id}&types%5B%5D=favourite>; rel="prev"`,
+  );
   const next = await v1(`?limit=2&max_id=${all[1].id}`);
-  assert.equal(next.body.map((n: any) => n.id), [all[2].id]);
+  assert.equal(
+    next.body.map((n: any) => n.id),
+    [all[2].id],
+  );
   const empty = await v1(`?max_id=${all[2].id}`);
   assert.equal(empty.body, []);
   assert.is(empty.headers.get('link'), null);
@@ -194,9 +234,18 @@ test('Link header: rel=next with max_id of the oldest, rel=prev with min_id of t
 
 test('v1: since_id returns the newest above it; min_id returns the oldest above it, newest first', async () => {
   const all = (await v1()).body.map((n: any) => n.id);
-  assert.equal((await v1(`?since_id=${all[2]}&limit=1`)).body.map((n: any) => n.id), [all[0]]);
-  assert.equal((await v1(`?min_id=${all[2]}&limit=1`)).body.map((n: any) => n.id), [all[1]]);
-  assert.equal((await v1(`?min_id=${all[2]}`)).body.map((n: any) => n.id), [all[0], all[1]]);
+  assert.equal(
+    (await v1(`?since_id=${all[2]}&limit=1`)).body.map((n: any) => n.id),
+    [all[0]],
+  );
+  assert.equal(
+    (await v1(`?min_id=${all[2]}&limit=1`)).body.map((n: any) => n.id),
+    [all[1]],
+  );
+  assert.equal(
+    (await v1(`?min_id=${all[2]}`)).body.map((n: any) => n.id),
+    [all[0], all[1]],
+  );
 });
 
 test('limit: default 40 and at most 80 records in v1, groups in v2; limit=0 is an empty page', async () => {
@@ -233,13 +282,23 @@ test('v2 grouping: five favourites of one status by five accounts are one group 
   assert.equal(group.sample_account_ids, [frank.id, erin.id, dave.id, carol.id, bob.id]);
   assert.is(group.status_id, id);
   assert.match(group.group_key, new RegExp(`^favourite-${id}-\\d+$`));
-  assert.equal(body.accounts.map((a: any) => a.id), [frank.id, erin.id, dave.id, carol.id, bob.id]);
-  assert.equal(body.statuses.map((s: any) => s.id), [id]);
+  assert.equal(
+    body.accounts.map((a: any) => a.id),
+    [frank.id, erin.id, dave.id, carol.id, bob.id],
+  );
+  assert.equal(
+    body.statuses.map((s: any) => s.id),
+    [id],
+  );
   assert.not.ok('partial_accounts' in body, 'partial_accounts only with expand_accounts=partial_avatars');
   const notifications = (await v1()).body.map((n: any) => n.id);
   assert.is(group.page_max_id, notifications[0]);
   assert.is(group.page_min_id, notifications[4]);
-  assert.is(group.most_recent_notification_id, Number(notifications[0]), 'most_recent_notification_id is a JSON number, as in Mastodon');
+  assert.is(
+    group.most_recent_notification_id,
+    Number(notifications[0]),
+    'most_recent_notification_id is a JSON number, as in Mastodon',
+  );
   assert.type(group.page_min_id, 'string');
 });
 
@@ -251,7 +310,16 @@ test('v2 grouping: a group of ten is counted whole and names its eight newest se
   for (let i = 0; i < 5; i++) senders.push((await h.account(`tenfold${i}`)).id);
   const now = new Date().toISOString();
   const groupKey = `favourite-${id}-1`;
-  await h.admin.social.ctx.db('notifications').insert(senders.map((from) => ({ account_id: alice.id, from_account_id: from, type: 'favourite', status_id: id, group_key: groupKey, created_at: now })));
+  await h.admin.social.ctx.db('notifications').insert(
+    senders.map((from) => ({
+      account_id: alice.id,
+      from_account_id: from,
+      type: 'favourite',
+      status_id: id,
+      group_key: groupKey,
+      created_at: now,
+    })),
+  );
   const { body } = await v2();
   assert.is(body.notification_groups.length, 1);
   const [group] = body.notification_groups;
@@ -290,7 +358,10 @@ test('v2: page_min_id, page_max_id and the cursors are notification ids, not gro
   // A full page spans only its representatives (Mastodon's pagination range).
   const page = await v2('?limit=1');
   assert.is(page.body.notification_groups[0].page_min_id, notifications[0]);
-  assert.is(page.headers.get('link'), `<${h.url}/api/v2/notifications?limit=1&max_id=${notifications[0]}>; rel="next", <${h.url}/api/v2/notifications?limit=1&min_id=${notifications[0]}>; rel="prev"`);
+  assert.is(
+    page.headers.get('link'),
+    `<${h.url}/api/v2/notifications?limit=1&max_id=${notifications[0]}>; rel="next", <${h.url}/api/v2/notifications?limit=1&min_id=${notifications[0]}>; rel="prev"`,
+  );
 });
 
 test('v2 expand_accounts=partial_avatars: the most recent account of each group in full, the others partial with exactly seven keys', async () => {
@@ -298,8 +369,14 @@ test('v2 expand_accounts=partial_avatars: the most recent account of each group 
   const id = await post(alice, 'partial');
   for (const who of [bob, carol, dave]) await fav(who, id);
   const { body } = await v2('?expand_accounts=partial_avatars');
-  assert.equal(body.accounts.map((a: any) => a.id), [dave.id]);
-  assert.equal(body.partial_accounts.map((a: any) => a.id), [carol.id, bob.id]);
+  assert.equal(
+    body.accounts.map((a: any) => a.id),
+    [dave.id],
+  );
+  assert.equal(
+    body.partial_accounts.map((a: any) => a.id),
+    [carol.id, bob.id],
+  );
   for (const partial of body.partial_accounts) {
     assert.equal(Object.keys(partial).sort(), ['acct', 'avatar', 'avatar_static', 'bot', 'id', 'locked', 'url']);
   }
@@ -312,7 +389,9 @@ test('v2 expand_accounts=partial_avatars: the most recent account of each group 
 test('v2: an unknown expand_accounts value is 400, even with no notifications', async () => {
   const res = await v2('?expand_accounts=everything', frank);
   assert.is(res.status, 400);
-  assert.equal(res.body, { error: "Invalid value for 'expand_accounts': 'everything', allowed values are 'full' and 'partial_avatars'" });
+  assert.equal(res.body, {
+    error: "Invalid value for 'expand_accounts': 'everything', allowed values are 'full' and 'partial_avatars'",
+  });
 });
 
 test('v2: with types set to mention, only mention groups are returned, each with page_min_id', async () => {
@@ -322,14 +401,20 @@ test('v2: with types set to mention, only mention groups are returned, each with
   await post(carol, '@alice one');
   await post(dave, '@alice two');
   const { body } = await v2('?types[]=mention');
-  assert.equal(body.notification_groups.map((g: any) => g.type), ['mention', 'mention']);
+  assert.equal(
+    body.notification_groups.map((g: any) => g.type),
+    ['mention', 'mention'],
+  );
   for (const group of body.notification_groups) {
     assert.type(group.page_min_id, 'string');
     assert.is(group.page_min_id, group.page_max_id);
     assert.is(group.notifications_count, 1, 'a mention is a group of its own');
     assert.is(group.group_key, `ungrouped-${group.page_min_id}`);
   }
-  assert.equal(body.notification_groups.map((g: any) => g.sample_account_ids[0]), [dave.id, carol.id]);
+  assert.equal(
+    body.notification_groups.map((g: any) => g.sample_account_ids[0]),
+    [dave.id, carol.id],
+  );
 });
 
 test('v2: with since_id, only groups newer than that id are returned', async () => {
@@ -341,7 +426,10 @@ test('v2: with since_id, only groups newer than that id are returned', async () 
   await fav(carol, b);
   await fav(dave, a);
   const { body } = await v2(`?since_id=${marker}`);
-  assert.equal(body.notification_groups.map((g: any) => g.status_id), [a, b]);
+  assert.equal(
+    body.notification_groups.map((g: any) => g.status_id),
+    [a, b],
+  );
   const [groupA] = body.notification_groups;
   // The worked example of the note: counts and samples span the whole group, the page range does not.
   assert.is(groupA.notifications_count, 2);
@@ -381,29 +469,45 @@ test('v2: a short page with min_id and max_id counts its groups up to max_id, no
   assert.is(group.most_recent_notification_id, Number(ids[2]));
 });
 
-test('v2 pagination follows Mastodon\'s grouped walk (keys g1 g1 - g2 - g1 g2 g1)', async () => {
+test("v2 pagination follows Mastodon's grouped walk (keys g1 g1 - g2 - g1 g2 g1)", async () => {
   // Rebuilt from spec/models/notification_spec.rb with real favourites: n0..n7 oldest first.
   await clear();
   const g1 = await post(alice, 'g1');
   const g2 = await post(alice, 'g2');
-  const steps: Array<[TestAccount, string | null]> = [[bob, g1], [carol, g1], [bob, null], [bob, g2], [carol, null], [dave, g1], [carol, g2], [erin, g1]];
+  const steps: Array<[TestAccount, string | null]> = [
+    [bob, g1],
+    [carol, g1],
+    [bob, null],
+    [bob, g2],
+    [carol, null],
+    [dave, g1],
+    [carol, g2],
+    [erin, g1],
+  ];
   for (const [who, status] of steps) {
     if (status) await fav(who, status);
     else await post(who, '@alice ungrouped');
   }
   const n = (await v1()).body.map((x: any) => x.id).reverse();
-  const reps = async (query: string) => (await v2(query)).body.notification_groups.map((g: any) => g.page_max_id === g.page_min_id && g.notifications_count === 1 ? g.page_max_id : g.page_max_id);
-  const maxIds = async (query: string) => (await h.api(alice.token, 'GET', `/api/v2/notifications${query}`)).headers.get('link')!;
+  const reps = async (query: string) =>
+    (await v2(query)).body.notification_groups.map((g: any) =>
+      g.page_max_id === g.page_min_id && g.notifications_count === 1 ? g.page_max_id : g.page_max_id,
+    );
+  const maxIds = async (query: string) =>
+    (await h.api(alice.token, 'GET', `/api/v2/notifications${query}`)).headers.get('link')!;
   assert.equal(await reps('?limit=4'), [n[7], n[6], n[4], n[2]]);
   assert.match(await maxIds('?limit=4'), `max_id=${n[2]}`);
   assert.equal((await v2(`?limit=4&since_id=${n[4]}`)).body.notification_groups.length, 2);
   const fromMax = (await v2(`?limit=4&max_id=${n[7]}`)).body.notification_groups;
-  assert.equal(fromMax.map((g: any) => g.page_max_id), [n[6], n[5], n[4], n[2]]);
+  assert.equal(
+    fromMax.map((g: any) => g.page_max_id),
+    [n[6], n[5], n[4], n[2]],
+  );
   const fromMin = (await v2(`?limit=4&min_id=0`)).body.notification_groups.map((g: any) => g.page_min_id);
   assert.equal(fromMin, [n[4], n[3], n[2], n[0]]);
 });
 
-test('v2 show: the group (404 for another account\'s); dismiss: the whole group, 200 and no change for another account\'s', async () => {
+test("v2 show: the group (404 for another account's); dismiss: the whole group, 200 and no change for another account's", async () => {
   await clear();
   const id = await post(alice, 'show');
   await fav(bob, id);
@@ -417,7 +521,10 @@ test('v2 show: the group (404 for another account\'s); dismiss: the whole group,
   assert.is((await h.api(alice.token, 'GET', '/api/v2/notifications/ungrouped-999999')).status, 404);
 
   const accounts = await h.api(alice.token, 'GET', `/api/v2/notifications/${group.group_key}/accounts`);
-  assert.equal(accounts.body.map((a: any) => a.id), [carol.id, bob.id]);
+  assert.equal(
+    accounts.body.map((a: any) => a.id),
+    [carol.id, bob.id],
+  );
 
   const foreign = await h.api(bob.token, 'POST', `/api/v2/notifications/${group.group_key}/dismiss`);
   assert.is(foreign.status, 200);
@@ -428,7 +535,7 @@ test('v2 show: the group (404 for another account\'s); dismiss: the whole group,
   assert.equal((await v2()).body, { accounts: [], statuses: [], notification_groups: [] });
 });
 
-test('v2 clear deletes all of the caller\'s notifications', async () => {
+test("v2 clear deletes all of the caller's notifications", async () => {
   const id = await post(alice, 'clear v2');
   await fav(bob, id);
   await post(carol, '@alice and @bob');
@@ -443,9 +550,14 @@ test('unread_count honours the notifications marker; with no marker it counts al
   await fav(bob, id);
   await fav(carol, id);
   await post(dave, '@reader hello');
-  const count = async (query = '') => (await h.api(fresh.token, 'GET', `/api/v2/notifications/unread_count${query}`)).body.count;
+  const count = async (query = '') =>
+    (await h.api(fresh.token, 'GET', `/api/v2/notifications/unread_count${query}`)).body.count;
   assert.is(await count(), 2, 'no marker: all groups (one favourite group, one mention)');
-  assert.is((await h.api(fresh.token, 'GET', '/api/v1/notifications/unread_count')).body.count, 3, 'v1 counts notifications');
+  assert.is(
+    (await h.api(fresh.token, 'GET', '/api/v1/notifications/unread_count')).body.count,
+    3,
+    'v1 counts notifications',
+  );
   const newest = (await v1('', fresh)).body[0].id;
   const favIds = (await v1('?types[]=favourite', fresh)).body.map((n: any) => n.id);
   const marked = await h.api(fresh.token, 'POST', '/api/v1/markers', { notifications: { last_read_id: favIds[1] } });
@@ -469,13 +581,24 @@ test('scopes: read:notifications for the reads, write:notifications for dismiss 
   const child = await h.token('alice', 'read:notifications');
   const other = await h.token('alice', 'read:statuses');
   const forbidden = { error: 'This action is outside the authorized scopes' };
-  for (const path of ['/api/v1/notifications', '/api/v2/notifications', '/api/v2/notifications/unread_count', '/api/v1/notifications/1', '/api/v2/notifications/ungrouped-1']) {
+  for (const path of [
+    '/api/v1/notifications',
+    '/api/v2/notifications',
+    '/api/v2/notifications/unread_count',
+    '/api/v1/notifications/1',
+    '/api/v2/notifications/ungrouped-1',
+  ]) {
     const res = await h.api(writer, 'GET', path);
     assert.is(res.status, 403, path);
     assert.equal(res.body, forbidden);
     assert.is((await h.api(other, 'GET', path)).status, 403, path);
   }
-  for (const path of ['/api/v1/notifications/clear', '/api/v2/notifications/clear', '/api/v1/notifications/1/dismiss', '/api/v2/notifications/ungrouped-1/dismiss']) {
+  for (const path of [
+    '/api/v1/notifications/clear',
+    '/api/v2/notifications/clear',
+    '/api/v1/notifications/1/dismiss',
+    '/api/v2/notifications/ungrouped-1/dismiss',
+  ]) {
     assert.is((await h.api(reader, 'POST', path)).status, 403, path);
   }
   assert.is((await h.api(child, 'GET', '/api/v2/notifications')).status, 200);
@@ -490,7 +613,13 @@ test('scopes: read:notifications for the reads, write:notifications for dismiss 
 async function seedNotifications(recipient: string, from: string, count: number): Promise<number> {
   const db = h.admin.social.ctx.db;
   const now = new Date().toISOString();
-  const rows = Array.from({ length: count }, () => ({ account_id: recipient, from_account_id: from, type: 'follow_request', status_id: null, created_at: now }));
+  const rows = Array.from({ length: count }, () => ({
+    account_id: recipient,
+    from_account_id: from,
+    type: 'follow_request',
+    status_id: null,
+    created_at: now,
+  }));
   await db.batchInsert('notifications', rows, 100);
   return count;
 }

@@ -12,20 +12,44 @@ test.before(async () => {
   await h.account('owner', { owner: true });
   await h.account('member');
 });
-test.after(async () => { await h?.stop(); });
+test.after(async () => {
+  await h?.stop();
+});
 
 async function registerApp(scopes = 'read write', redirect = REDIRECT) {
-  const res = await h.api(null, 'POST', '/api/v1/apps', { client_name: 'Test app', redirect_uris: redirect, scopes, website: 'https://app.example' });
+  const res = await h.api(null, 'POST', '/api/v1/apps', {
+    client_name: 'Test app',
+    redirect_uris: redirect,
+    scopes,
+    website: 'https://app.example',
+  });
   assert.is(res.status, 200, JSON.stringify(res.body));
   return res.body;
 }
 
 function form(values: Record<string, string>): RequestInit {
-  return { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(values).toString(), redirect: 'manual' };
+  return {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(values).toString(),
+    redirect: 'manual',
+  };
 }
 
 async function authorize(app: any, extra: Record<string, string>, login = 'member', password = 'pw-member-123') {
-  return fetch(`${h.url}/oauth/authorize`, form({ response_type: 'code', client_id: app.client_id, redirect_uri: app.redirect_uri, scope: 'read write', login, password, decision: 'allow', ...extra }));
+  return fetch(
+    `${h.url}/oauth/authorize`,
+    form({
+      response_type: 'code',
+      client_id: app.client_id,
+      redirect_uri: app.redirect_uri,
+      scope: 'read write',
+      login,
+      password,
+      decision: 'allow',
+      ...extra,
+    }),
+  );
 }
 
 test('POST /api/v1/apps answers the credential application', async () => {
@@ -38,7 +62,10 @@ test('POST /api/v1/apps answers the credential application', async () => {
   assert.is(app.redirect_uri, REDIRECT);
   assert.ok(app.client_id.length >= 32 && app.client_secret.length >= 32);
   assert.is(app.client_secret_expires_at, 0);
-  const defaults = await h.api(null, 'POST', '/api/v1/apps', { client_name: 'x', redirect_uris: 'urn:ietf:wg:oauth:2.0:oob' });
+  const defaults = await h.api(null, 'POST', '/api/v1/apps', {
+    client_name: 'x',
+    redirect_uris: 'urn:ietf:wg:oauth:2.0:oob',
+  });
   assert.equal(defaults.body.scopes, ['read']);
   assert.is(defaults.body.website, null);
 });
@@ -65,7 +92,9 @@ test('POST /api/v1/apps validates name, redirect URIs, scopes and website with 4
 
 test('the authorize page shows the app and the scopes; bad requests get an error page', async () => {
   const app = await registerApp();
-  const page = await fetch(`${h.url}/oauth/authorize?response_type=code&client_id=${app.client_id}&redirect_uri=${encodeURIComponent(REDIRECT)}&scope=read&state=s1`);
+  const page = await fetch(
+    `${h.url}/oauth/authorize?response_type=code&client_id=${app.client_id}&redirect_uri=${encodeURIComponent(REDIRECT)}&scope=read&state=s1`,
+  );
   assert.is(page.status, 200);
   assert.match(page.headers.get('content-type')!, /text\/html/);
   const html = await page.text();
@@ -73,7 +102,14 @@ test('the authorize page shows the app and the scopes; bad requests get an error
   assert.match(html, '<code>read</code>');
   assert.match(html, 'name="state" value="s1"');
   assert.is((await fetch(`${h.url}/oauth/authorize?response_type=code&client_id=nope`)).status, 401);
-  assert.is((await fetch(`${h.url}/oauth/authorize?response_type=code&client_id=${app.client_id}&redirect_uri=http://evil.example/`)).status, 400);
+  assert.is(
+    (
+      await fetch(
+        `${h.url}/oauth/authorize?response_type=code&client_id=${app.client_id}&redirect_uri=http://evil.example/`,
+      )
+    ).status,
+    400,
+  );
   const scope = await fetch(`${h.url}/oauth/authorize?response_type=code&client_id=${app.client_id}&scope=admin:read`);
   assert.is(scope.status, 400);
   assert.match(await scope.text(), 'scope is invalid');
@@ -85,7 +121,12 @@ test('authorization code with PKCE S256 and state: login, redirect, exchange onc
   const app = await registerApp();
   const verifier = randomBytes(32).toString('base64url');
   const challenge = createHash('sha256').update(verifier).digest('base64url');
-  const wrong = await authorize(app, { state: 'st', code_challenge: challenge, code_challenge_method: 'S256' }, 'member', 'wrong password');
+  const wrong = await authorize(
+    app,
+    { state: 'st', code_challenge: challenge, code_challenge_method: 'S256' },
+    'member',
+    'wrong password',
+  );
   assert.is(wrong.status, 401);
   assert.match(await wrong.text(), 'Invalid username, e-mail or password.');
 
@@ -97,36 +138,77 @@ test('authorization code with PKCE S256 and state: login, redirect, exchange onc
   const code = location.searchParams.get('code')!;
   assert.ok(code);
 
-  const exchange = (values: Record<string, string>) => h.api(null, 'POST', '/oauth/token', { grant_type: 'authorization_code', client_id: app.client_id, client_secret: app.client_secret, redirect_uri: REDIRECT, code, ...values });
+  const exchange = (values: Record<string, string>) =>
+    h.api(null, 'POST', '/oauth/token', {
+      grant_type: 'authorization_code',
+      client_id: app.client_id,
+      client_secret: app.client_secret,
+      redirect_uri: REDIRECT,
+      code,
+      ...values,
+    });
   const badVerifier = await exchange({ code_verifier: 'x'.repeat(43) });
   assert.is(badVerifier.status, 400);
   assert.is(badVerifier.body.error, 'invalid_grant');
 
   const ok2 = await authorize(app, { code_challenge: challenge, code_challenge_method: 'S256' });
   const code2 = new URL(ok2.headers.get('location')!).searchParams.get('code')!;
-  const token = await h.api(null, 'POST', '/oauth/token', { grant_type: 'authorization_code', client_id: app.client_id, client_secret: app.client_secret, redirect_uri: REDIRECT, code: code2, code_verifier: verifier });
+  const token = await h.api(null, 'POST', '/oauth/token', {
+    grant_type: 'authorization_code',
+    client_id: app.client_id,
+    client_secret: app.client_secret,
+    redirect_uri: REDIRECT,
+    code: code2,
+    code_verifier: verifier,
+  });
   assert.is(token.status, 200, JSON.stringify(token.body));
   assert.is(token.body.token_type, 'Bearer');
   assert.is(token.body.scope, 'read write');
   assert.type(token.body.created_at, 'number');
   const me = await h.api(token.body.access_token, 'GET', '/api/v1/accounts/verify_credentials');
   assert.is(me.body.username, 'member');
-  const again = await h.api(null, 'POST', '/oauth/token', { grant_type: 'authorization_code', client_id: app.client_id, client_secret: app.client_secret, redirect_uri: REDIRECT, code: code2, code_verifier: verifier });
+  const again = await h.api(null, 'POST', '/oauth/token', {
+    grant_type: 'authorization_code',
+    client_id: app.client_id,
+    client_secret: app.client_secret,
+    redirect_uri: REDIRECT,
+    code: code2,
+    code_verifier: verifier,
+  });
   assert.is(again.body.error, 'invalid_grant', 'a code is used once');
 });
 
 test('only S256 is accepted as code challenge method', async () => {
   const app = await registerApp();
-  const res = await fetch(`${h.url}/oauth/authorize?response_type=code&client_id=${app.client_id}&code_challenge=abc&code_challenge_method=plain`);
+  const res = await fetch(
+    `${h.url}/oauth/authorize?response_type=code&client_id=${app.client_id}&code_challenge=abc&code_challenge_method=plain`,
+  );
   assert.is(res.status, 400);
 });
 
 test('out-of-band redirect shows the code on a page; deny redirects with access_denied and state', async () => {
   const oob = await registerApp('read', 'urn:ietf:wg:oauth:2.0:oob');
-  const page = await fetch(`${h.url}/oauth/authorize`, form({ response_type: 'code', client_id: oob.client_id, redirect_uri: oob.redirect_uri, scope: 'read', login: 'member@example.test', password: 'pw-member-123', decision: 'allow' }));
+  const page = await fetch(
+    `${h.url}/oauth/authorize`,
+    form({
+      response_type: 'code',
+      client_id: oob.client_id,
+      redirect_uri: oob.redirect_uri,
+      scope: 'read',
+      login: 'member@example.test',
+      password: 'pw-member-123',
+      decision: 'allow',
+    }),
+  );
   assert.is(page.status, 200);
   const code = /id="code" class="code" type="text" readonly value="([^"]+)"/.exec(await page.text())![1];
-  const token = await h.api(null, 'POST', '/oauth/token', { grant_type: 'authorization_code', client_id: oob.client_id, client_secret: oob.client_secret, redirect_uri: oob.redirect_uri, code });
+  const token = await h.api(null, 'POST', '/oauth/token', {
+    grant_type: 'authorization_code',
+    client_id: oob.client_id,
+    client_secret: oob.client_secret,
+    redirect_uri: oob.redirect_uri,
+    code,
+  });
   assert.is(token.status, 200);
 
   const app = await registerApp();
@@ -139,26 +221,52 @@ test('out-of-band redirect shows the code on a page; deny redirects with access_
 
 test('client_credentials gives an app token; a wrong secret is 401 invalid_client; basic auth works', async () => {
   const app = await registerApp();
-  const bad = await h.api(null, 'POST', '/oauth/token', { grant_type: 'client_credentials', client_id: app.client_id, client_secret: 'nope' });
+  const bad = await h.api(null, 'POST', '/oauth/token', {
+    grant_type: 'client_credentials',
+    client_id: app.client_id,
+    client_secret: 'nope',
+  });
   assert.is(bad.status, 401);
   assert.is(bad.body.error, 'invalid_client');
-  const unsupported = await h.api(null, 'POST', '/oauth/token', { grant_type: 'password', client_id: app.client_id, client_secret: app.client_secret });
+  const unsupported = await h.api(null, 'POST', '/oauth/token', {
+    grant_type: 'password',
+    client_id: app.client_id,
+    client_secret: app.client_secret,
+  });
   assert.is(unsupported.body.error, 'unsupported_grant_type');
-  const basic = await fetch(`${h.url}/oauth/token`, { method: 'POST', headers: { authorization: `Basic ${Buffer.from(`${app.client_id}:${app.client_secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials&scope=read' });
-  const token = await basic.json() as any;
+  const basic = await fetch(`${h.url}/oauth/token`, {
+    method: 'POST',
+    headers: {
+      authorization: `Basic ${Buffer.from(`${app.client_id}:${app.client_secret}`).toString('base64')}`,
+      'content-type': 'application/x-www-form-urlencoded',
+    },
+    body: 'grant_type=client_credentials&scope=read',
+  });
+  const token = (await basic.json()) as any;
   assert.is(token.scope, 'read');
   const verified = await h.api(token.access_token, 'GET', '/api/v1/apps/verify_credentials');
   assert.is(verified.status, 200);
   assert.is(verified.body.name, 'Test app');
   assert.is(verified.body.client_secret, undefined);
   assert.is((await h.api('garbage', 'GET', '/api/v1/apps/verify_credentials')).status, 401);
-  const malformed = await fetch(`${h.url}/oauth/token`, { method: 'POST', headers: { authorization: `Basic ${Buffer.from('%:x').toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials' });
+  const malformed = await fetch(`${h.url}/oauth/token`, {
+    method: 'POST',
+    headers: {
+      authorization: `Basic ${Buffer.from('%:x').toString('base64')}`,
+      'content-type': 'application/x-www-form-urlencoded',
+    },
+    body: 'grant_type=client_credentials',
+  });
   assert.is(malformed.status, 401, 'a malformed escape in Basic credentials is a wrong client, not a 500');
 });
 
 test('tokens are stored hashed', async () => {
   const app = await registerApp();
-  const token = await h.api(null, 'POST', '/oauth/token', { grant_type: 'client_credentials', client_id: app.client_id, client_secret: app.client_secret });
+  const token = await h.api(null, 'POST', '/oauth/token', {
+    grant_type: 'client_credentials',
+    client_id: app.client_id,
+    client_secret: app.client_secret,
+  });
   const rows = await h.admin.social.ctx.db('oauth_tokens').select('token_hash');
   assert.ok(rows.length > 0);
   assert.not.ok(rows.some((row: { token_hash: string }) => row.token_hash.includes(token.body.access_token)));
@@ -167,21 +275,49 @@ test('tokens are stored hashed', async () => {
 test('revoke: idempotent for the owning app, 403 unauthorized_client for another app', async () => {
   const app = await registerApp();
   const other = await registerApp();
-  const { body: token } = await h.api(null, 'POST', '/oauth/token', { grant_type: 'client_credentials', client_id: app.client_id, client_secret: app.client_secret });
-  const refused = await h.api(null, 'POST', '/oauth/revoke', { client_id: other.client_id, client_secret: other.client_secret, token: token.access_token });
+  const { body: token } = await h.api(null, 'POST', '/oauth/token', {
+    grant_type: 'client_credentials',
+    client_id: app.client_id,
+    client_secret: app.client_secret,
+  });
+  const refused = await h.api(null, 'POST', '/oauth/revoke', {
+    client_id: other.client_id,
+    client_secret: other.client_secret,
+    token: token.access_token,
+  });
   assert.is(refused.status, 403);
   assert.is(refused.body.error, 'unauthorized_client');
-  const revoked = await h.api(null, 'POST', '/oauth/revoke', { client_id: app.client_id, client_secret: app.client_secret, token: token.access_token });
+  const revoked = await h.api(null, 'POST', '/oauth/revoke', {
+    client_id: app.client_id,
+    client_secret: app.client_secret,
+    token: token.access_token,
+  });
   assert.is(revoked.status, 200);
   assert.equal(revoked.body, {});
   assert.is((await h.api(token.access_token, 'GET', '/api/v1/apps/verify_credentials')).status, 401);
-  assert.is((await h.api(null, 'POST', '/oauth/revoke', { client_id: app.client_id, client_secret: app.client_secret, token: token.access_token })).status, 200);
+  assert.is(
+    (
+      await h.api(null, 'POST', '/oauth/revoke', {
+        client_id: app.client_id,
+        client_secret: app.client_secret,
+        token: token.access_token,
+      })
+    ).status,
+    200,
+  );
 });
 
 test('the daily vacuum removes revoked tokens, spent codes and, after a day, apps nothing refers to', async () => {
   const db = h.admin.social.ctx.db;
   const oauth = h.admin.social.services.oauth.repo;
-  const appToken = async (app: any) => (await h.api(null, 'POST', '/oauth/token', { grant_type: 'client_credentials', client_id: app.client_id, client_secret: app.client_secret })).body.access_token as string;
+  const appToken = async (app: any) =>
+    (
+      await h.api(null, 'POST', '/oauth/token', {
+        grant_type: 'client_credentials',
+        client_id: app.client_id,
+        client_secret: app.client_secret,
+      })
+    ).body.access_token as string;
   const exists = async (app: any) => (await db('oauth_apps').where({ id: app.id }).first()) !== undefined;
 
   const unused = await registerApp();
@@ -189,7 +325,16 @@ test('the daily vacuum removes revoked tokens, spent codes and, after a day, app
   const inUseToken = await appToken(inUse);
   const loggedOut = await registerApp();
   const loggedOutToken = await appToken(loggedOut);
-  assert.is((await h.api(null, 'POST', '/oauth/revoke', { client_id: loggedOut.client_id, client_secret: loggedOut.client_secret, token: loggedOutToken })).status, 200);
+  assert.is(
+    (
+      await h.api(null, 'POST', '/oauth/revoke', {
+        client_id: loggedOut.client_id,
+        client_secret: loggedOut.client_secret,
+        token: loggedOutToken,
+      })
+    ).status,
+    200,
+  );
   const signUps = await registerApp();
   const { id: signedUp } = await h.account('signedup');
   await db('users').where({ account_id: signedUp }).update({ created_by_app_id: signUps.id });
@@ -197,15 +342,19 @@ test('the daily vacuum removes revoked tokens, spent codes and, after a day, app
   const code = await authorize(pending, {});
   assert.is(code.status, 302);
   const scheduler = await registerApp();
-  await db('scheduled_statuses').insert({ account_id: signedUp, scheduled_at: new Date(Date.now() + 7 * 86_400_000).toISOString(),
-    params: JSON.stringify({ text: 'later', application_id: scheduler.id }), created_at: new Date().toISOString() });
+  await db('scheduled_statuses').insert({
+    account_id: signedUp,
+    scheduled_at: new Date(Date.now() + 7 * 86_400_000).toISOString(),
+    params: JSON.stringify({ text: 'later', application_id: scheduler.id }),
+    created_at: new Date().toISOString(),
+  });
 
   // Today: the revoked token goes, every app stays (none is a day old).
   const today = await oauth.vacuum(new Date(), 24 * 3600 * 1000);
   assert.ok(today.tokens >= 1);
   assert.is(today.apps, 0);
   assert.is(await db('oauth_tokens').whereNotNull('revoked_at').first(), undefined);
-  assert.ok(await exists(unused) && await exists(loggedOut));
+  assert.ok((await exists(unused)) && (await exists(loggedOut)));
 
   // Two days on: the code has expired too; apps with nothing left go, the others stay.
   const later = await oauth.vacuum(new Date(Date.now() + 2 * 24 * 3600 * 1000), 24 * 3600 * 1000);
@@ -217,7 +366,11 @@ test('the daily vacuum removes revoked tokens, spent codes and, after a day, app
   assert.ok(await exists(signUps), 'an account signed up through it');
   assert.ok(await exists(scheduler), 'a post scheduled through it will name it');
   assert.is((await h.api(inUseToken, 'GET', '/api/v1/apps/verify_credentials')).status, 200);
-  const gone = await h.api(null, 'POST', '/oauth/token', { grant_type: 'client_credentials', client_id: unused.client_id, client_secret: unused.client_secret });
+  const gone = await h.api(null, 'POST', '/oauth/token', {
+    grant_type: 'client_credentials',
+    client_id: unused.client_id,
+    client_secret: unused.client_secret,
+  });
   assert.is(gone.status, 401);
   assert.is(gone.body.error, 'invalid_client');
 });

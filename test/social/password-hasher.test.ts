@@ -13,7 +13,7 @@ import { DomainError } from '../../daemon/lib/errors.js';
 
 const PARAMS = { n: 16384, r: 8, p: 1, keyLength: 32 };
 
-test('the derived key is scrypt\'s, and a stored hash verifies only its own password', async () => {
+test("the derived key is scrypt's, and a stored hash verifies only its own password", async () => {
   const hasher = new PasswordHasher(silentLogger);
   try {
     const salt = randomBytes(16);
@@ -29,11 +29,13 @@ test('the derived key is scrypt\'s, and a stored hash verifies only its own pass
   }
 });
 
-test('a burst beyond the line\'s bound is refused with 503 and Retry-After; the line never grows past it', async () => {
+test("a burst beyond the line's bound is refused with 503 and Retry-After; the line never grows past it", async () => {
   const hasher = new PasswordHasher(silentLogger, 2);
   try {
     const salt = randomBytes(16);
-    const outcomes = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => hasher.derive(`pw-${i}`, salt, PARAMS)));
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 10 }, (_, i) => hasher.derive(`pw-${i}`, salt, PARAMS)),
+    );
     const done = outcomes.filter((o) => o.status === 'fulfilled');
     const refused = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason] : []));
     assert.is(done.length, 3, 'the running job and two waiting');
@@ -44,23 +46,38 @@ test('a burst beyond the line\'s bound is refused with 503 and Retry-After; the 
       assert.is(error.retry?.['Retry-After'], '1');
     }
     const stats = hasher.stats();
-    assert.equal({ hashed: stats.hashed, pending: stats.pending, mostPending: stats.mostPending, refused: stats.refused }, { hashed: 3, pending: 0, mostPending: 3, refused: 7 });
+    assert.equal(
+      { hashed: stats.hashed, pending: stats.pending, mostPending: stats.mostPending, refused: stats.refused },
+      { hashed: 3, pending: 0, mostPending: 3, refused: 7 },
+    );
   } finally {
     await hasher.close();
   }
 });
 
-test('hashing does not wait for libuv\'s thread pool: it finishes while every pool thread is busy', async () => {
+test("hashing does not wait for libuv's thread pool: it finishes while every pool thread is busy", async () => {
   const hasher = new PasswordHasher(silentLogger);
   try {
     await hasher.derive('warm up', randomBytes(16), PARAMS); // the thread is started before the pool is filled
     const poolSize = Number(process.env.UV_THREADPOOL_SIZE) || 4;
     const order: string[] = [];
     // Twice the pool's threads, each long enough that none ends before a single scrypt would.
-    const blockers = Array.from({ length: poolSize * 2 }, () => new Promise<void>((resolve, reject) => {
-      pbkdf2('x', 'salt', 1_000_000, 32, 'sha256', (error) => { if (error) reject(error); else { order.push('pool'); resolve(); } });
-    }));
-    const hashed = hasher.derive('during the burst', randomBytes(16), PARAMS).then(() => { order.push('hash'); });
+    const blockers = Array.from(
+      { length: poolSize * 2 },
+      () =>
+        new Promise<void>((resolve, reject) => {
+          pbkdf2('x', 'salt', 1_000_000, 32, 'sha256', (error) => {
+            if (error) reject(error);
+            else {
+              order.push('pool');
+              resolve();
+            }
+          });
+        }),
+    );
+    const hashed = hasher.derive('during the burst', randomBytes(16), PARAMS).then(() => {
+      order.push('hash');
+    });
     await Promise.all([hashed, ...blockers]);
     assert.is(order[0], 'hash', `finished in the order ${order.join(', ')}`);
   } finally {

@@ -15,11 +15,15 @@ async function ok(who: TestAccount | null, method: string, path: string, body?: 
 
 const post = (who: TestAccount, body: Record<string, unknown>) => h.api(who.token, 'POST', '/api/v1/statuses', body);
 const poll = (options: string[], extra: Record<string, unknown> = {}) => ({ options, expires_in: 3600, ...extra });
-const tallies = (json: { options: Array<{ votes_count: number | null }> }) => json.options.map((option) => option.votes_count);
+const tallies = (json: { options: Array<{ votes_count: number | null }> }) =>
+  json.options.map((option) => option.votes_count);
 
 /** Moves a poll's end into the past, as time passing would. */
 async function end(pollId: string) {
-  await h.admin.social.ctx.db('polls').where({ id: pollId }).update({ expires_at: new Date(Date.now() - 1000).toISOString() });
+  await h.admin.social.ctx
+    .db('polls')
+    .where({ id: pollId })
+    .update({ expires_at: new Date(Date.now() - 1000).toISOString() });
 }
 
 test.before(async () => {
@@ -27,7 +31,9 @@ test.before(async () => {
   [ann, bob, cy, dee] = await Promise.all(['ann', 'bob', 'cy', 'dee'].map((name) => h.account(name)));
   await ok(bob, 'POST', `/api/v1/accounts/${ann.id}/follow`);
 });
-test.after(async () => { await h?.stop(); });
+test.after(async () => {
+  await h?.stop();
+});
 
 test('a status with a poll (JSON form): the Poll entity on the status and at /api/v1/polls/:id', async () => {
   const before = Date.now();
@@ -35,7 +41,14 @@ test('a status with a poll (JSON form): the Poll entity on the status and at /ap
   assert.is(res.status, 200, JSON.stringify(res.body));
   const json = res.body.poll;
   assert.type(json.id, 'string');
-  assert.equal(json.options, [{ title: 'Tea', votes_count: 0 }, { title: 'Coffee', votes_count: 0 }], 'trimmed, blank options dropped');
+  assert.equal(
+    json.options,
+    [
+      { title: 'Tea', votes_count: 0 },
+      { title: 'Coffee', votes_count: 0 },
+    ],
+    'trimmed, blank options dropped',
+  );
   assert.is(json.multiple, false);
   assert.is(json.expired, false);
   assert.is(json.votes_count, 0);
@@ -56,12 +69,25 @@ test('a status with a poll (JSON form): the Poll entity on the status and at /ap
 });
 
 test('the bracket form of form-encoded posting', async () => {
-  const form = new URLSearchParams([['status', 'Which day?'], ['poll[options][]', 'Saturday'], ['poll[options][]', 'Sunday'],
-    ['poll[expires_in]', '86400'], ['poll[multiple]', 'true'], ['poll[hide_totals]', '1']]);
-  const response = await fetch(`${h.url}/api/v1/statuses`, { method: 'POST', headers: { authorization: `Bearer ${ann.token}`, 'content-type': 'application/x-www-form-urlencoded' }, body: form });
-  const body = await response.json() as Record<string, any>;
+  const form = new URLSearchParams([
+    ['status', 'Which day?'],
+    ['poll[options][]', 'Saturday'],
+    ['poll[options][]', 'Sunday'],
+    ['poll[expires_in]', '86400'],
+    ['poll[multiple]', 'true'],
+    ['poll[hide_totals]', '1'],
+  ]);
+  const response = await fetch(`${h.url}/api/v1/statuses`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ann.token}`, 'content-type': 'application/x-www-form-urlencoded' },
+    body: form,
+  });
+  const body = (await response.json()) as Record<string, any>;
   assert.is(response.status, 200, JSON.stringify(body));
-  assert.equal(body.poll.options.map((o: { title: string }) => o.title), ['Saturday', 'Sunday']);
+  assert.equal(
+    body.poll.options.map((o: { title: string }) => o.title),
+    ['Saturday', 'Sunday'],
+  );
   assert.is(body.poll.multiple, true);
   assert.equal(tallies(body.poll), [null, null], 'hidden totals, to the author too');
 });
@@ -74,11 +100,20 @@ test("Mastodon's limits: options, their length, duplicates, the end, media; noth
     assert.is(res.body.error, error);
   };
   await refused({ poll: poll(['only one']) }, 'Validation failed: Poll options must have more than one item');
-  await refused({ poll: poll(['a', 'b', 'c', 'd', 'e']) }, "Validation failed: Poll options can't contain more than 4 items");
-  await refused({ poll: poll(['a', 'x'.repeat(51)]) }, 'Validation failed: Poll options cannot be longer than 50 characters each');
+  await refused(
+    { poll: poll(['a', 'b', 'c', 'd', 'e']) },
+    "Validation failed: Poll options can't contain more than 4 items",
+  );
+  await refused(
+    { poll: poll(['a', 'x'.repeat(51)]) },
+    'Validation failed: Poll options cannot be longer than 50 characters each',
+  );
   await refused({ poll: poll(['same', 'same']) }, 'Validation failed: Poll options contain duplicate items');
   await refused({ poll: poll(['a', 'b'], { expires_in: 299 }) }, 'Validation failed: Poll expires at is too soon');
-  await refused({ poll: poll(['a', 'b'], { expires_in: 2_629_747 }) }, 'Validation failed: Poll expires at is too far into the future');
+  await refused(
+    { poll: poll(['a', 'b'], { expires_in: 2_629_747 }) },
+    'Validation failed: Poll expires at is too far into the future',
+  );
   await refused({ poll: { options: ['a', 'b'] } }, "Validation failed: Poll expires at can't be blank");
   const media = await uploadPng(h.url, cy.token);
   await refused({ poll: poll(['a', 'b']), media_ids: [media] }, 'Cannot attach more than 4 files');
@@ -90,7 +125,8 @@ test("Mastodon's limits: options, their length, duplicates, the end, media; noth
 test('voting in a single-choice poll: counts, own votes, and every refusal', async () => {
   const status = (await post(ann, { status: 'Best season?', poll: poll(['Spring', 'Summer', 'Autumn']) })).body;
   const id = status.poll.id;
-  const vote = (who: TestAccount, choices: unknown) => h.api(who.token, 'POST', `/api/v1/polls/${id}/votes`, { choices });
+  const vote = (who: TestAccount, choices: unknown) =>
+    h.api(who.token, 'POST', `/api/v1/polls/${id}/votes`, { choices });
 
   const voted = await vote(bob, [2]);
   assert.is(voted.status, 200, JSON.stringify(voted.body));
@@ -106,7 +142,11 @@ test('voting in a single-choice poll: counts, own votes, and every refusal', asy
   assert.is((await vote(ann, [0])).body.error, 'Validation failed: You cannot vote in your own polls');
   assert.is((await vote(cy, [3])).body.error, 'Validation failed: The chosen vote option does not exist');
   assert.is((await vote(cy, ['x'])).status, 422);
-  assert.is((await vote(cy, [0, 1])).body.error, 'Validation failed: You have already voted on this poll', 'one choice only');
+  assert.is(
+    (await vote(cy, [0, 1])).body.error,
+    'Validation failed: You have already voted on this poll',
+    'one choice only',
+  );
   assert.is((await vote(cy, [])).status, 400);
   assert.is((await h.api(cy.token, 'POST', `/api/v1/polls/${id}/votes`, {})).status, 400);
 
@@ -124,7 +164,8 @@ test('voting in a single-choice poll: counts, own votes, and every refusal', asy
 });
 
 test('a multiple-choice poll takes several options, and more later, each once', async () => {
-  const id = (await post(ann, { status: 'Which fruit?', poll: poll(['apple', 'pear', 'plum'], { multiple: true }) })).body.poll.id;
+  const id = (await post(ann, { status: 'Which fruit?', poll: poll(['apple', 'pear', 'plum'], { multiple: true }) }))
+    .body.poll.id;
   const vote = (choices: number[]) => h.api(bob.token, 'POST', `/api/v1/polls/${id}/votes`, { choices });
   const first = await vote([0, 2]);
   assert.equal(first.body.own_votes, [0, 2]);
@@ -138,7 +179,8 @@ test('a multiple-choice poll takes several options, and more later, each once', 
 });
 
 test("a follower-only poll is not found by others; a blocked author's poll cannot be voted in", async () => {
-  const privatePoll = (await post(ann, { status: 'friends only', visibility: 'private', poll: poll(['y', 'n']) })).body.poll.id;
+  const privatePoll = (await post(ann, { status: 'friends only', visibility: 'private', poll: poll(['y', 'n']) })).body
+    .poll.id;
   assert.is((await h.api(cy.token, 'GET', `/api/v1/polls/${privatePoll}`)).status, 404);
   assert.is((await h.api(cy.token, 'POST', `/api/v1/polls/${privatePoll}/votes`, { choices: [0] })).status, 404);
   assert.is((await h.api(bob.token, 'GET', `/api/v1/polls/${privatePoll}`)).status, 200, 'a follower sees it');
@@ -152,7 +194,8 @@ test("a follower-only poll is not found by others; a blocked author's poll canno
 });
 
 test('hidden totals show once the poll has ended; an ended poll takes no vote; its author and voters are told', async () => {
-  const status = (await post(ann, { status: 'Hidden count', poll: poll(['left', 'right'], { hide_totals: true }) })).body;
+  const status = (await post(ann, { status: 'Hidden count', poll: poll(['left', 'right'], { hide_totals: true }) }))
+    .body;
   const id = status.poll.id;
   const voted = await ok(bob, 'POST', `/api/v1/polls/${id}/votes`, { choices: [1] });
   assert.equal(tallies(voted), [null, null]);
@@ -163,11 +206,16 @@ test('hidden totals show once the poll has ended; an ended poll takes no vote; i
   const after = await ok(dee, 'GET', `/api/v1/statuses/${status.id}`);
   assert.is(after.poll.expired, true);
   assert.equal(tallies(after.poll), [0, 1]);
-  assert.is((await h.api(cy.token, 'POST', `/api/v1/polls/${id}/votes`, { choices: [0] })).body.error, 'Validation failed: The poll has already ended');
+  assert.is(
+    (await h.api(cy.token, 'POST', `/api/v1/polls/${id}/votes`, { choices: [0] })).body.error,
+    'Validation failed: The poll has already ended',
+  );
 
   await h.admin.social.services.polls.notifyEnded();
-  const pollNotifications = async (who: TestAccount) => ((await ok(who, 'GET', '/api/v1/notifications?types[]=poll')) as Array<Record<string, any>>)
-    .filter((n) => n.status.id === status.id);
+  const pollNotifications = async (who: TestAccount) =>
+    ((await ok(who, 'GET', '/api/v1/notifications?types[]=poll')) as Array<Record<string, any>>).filter(
+      (n) => n.status.id === status.id,
+    );
   // The daemon's own minute job may have told them a moment earlier.
   const [forAnn] = await pollNotifications(ann);
   const [forBob] = await pollNotifications(bob);
@@ -184,26 +232,51 @@ test('editing: new options start the count again; the same options keep the vote
   const status = (await post(ann, { status: 'Edit me', poll: poll(['one', 'two']) })).body;
   await ok(bob, 'POST', `/api/v1/polls/${status.poll.id}/votes`, { choices: [0] });
 
-  const kept = await ok(ann, 'PUT', `/api/v1/statuses/${status.id}`, { status: 'Edit me (typo fixed)', poll: poll(['one', 'two'], { expires_in: 7200 }) });
+  const kept = await ok(ann, 'PUT', `/api/v1/statuses/${status.id}`, {
+    status: 'Edit me (typo fixed)',
+    poll: poll(['one', 'two'], { expires_in: 7200 }),
+  });
   assert.equal(tallies(kept.poll), [1, 0]);
   assert.is(kept.content, '<p>Edit me (typo fixed)</p>');
-  const untouched = await ok(ann, 'PUT', `/api/v1/statuses/${status.id}`, { status: 'No poll parameter keeps the poll' });
-  assert.equal(untouched.poll.options.map((o: { title: string }) => o.title), ['one', 'two']);
+  const untouched = await ok(ann, 'PUT', `/api/v1/statuses/${status.id}`, {
+    status: 'No poll parameter keeps the poll',
+  });
+  assert.equal(
+    untouched.poll.options.map((o: { title: string }) => o.title),
+    ['one', 'two'],
+  );
 
-  const changed = await ok(ann, 'PUT', `/api/v1/statuses/${status.id}`, { status: 'Edit me', poll: poll(['one', 'two', 'three']) });
+  const changed = await ok(ann, 'PUT', `/api/v1/statuses/${status.id}`, {
+    status: 'Edit me',
+    poll: poll(['one', 'two', 'three']),
+  });
   assert.equal(tallies(changed.poll), [0, 0, 0]);
   assert.is(changed.poll.voters_count, 0);
   const forBob = await ok(bob, 'GET', `/api/v1/polls/${status.poll.id}`);
   assert.is(forBob.voted, false, 'may vote again');
-  assert.is((await h.api(ann.token, 'PUT', `/api/v1/statuses/${status.id}`, { status: 'x', poll: poll(['solo']) })).status, 422);
+  assert.is(
+    (await h.api(ann.token, 'PUT', `/api/v1/statuses/${status.id}`, { status: 'x', poll: poll(['solo']) })).status,
+    422,
+  );
   const history = await ok(bob, 'GET', `/api/v1/statuses/${status.id}/history`);
-  assert.equal(history.map((v: any) => v.poll?.options.map((o: { title: string }) => o.title)),
-    [['one', 'two'], ['one', 'two'], ['one', 'two'], ['one', 'two', 'three']], 'each version with its options');
+  assert.equal(
+    history.map((v: any) => v.poll?.options.map((o: { title: string }) => o.title)),
+    [
+      ['one', 'two'],
+      ['one', 'two'],
+      ['one', 'two'],
+      ['one', 'two', 'three'],
+    ],
+    'each version with its options',
+  );
 
   const plain = (await post(ann, { status: 'no poll yet' })).body;
   assert.is(plain.poll, null);
   const added = await ok(ann, 'PUT', `/api/v1/statuses/${plain.id}`, { status: 'now a poll', poll: poll(['x', 'y']) });
-  assert.equal(added.poll.options.map((o: { title: string }) => o.title), ['x', 'y']);
+  assert.equal(
+    added.poll.options.map((o: { title: string }) => o.title),
+    ['x', 'y'],
+  );
   const [before, after] = await ok(bob, 'GET', `/api/v1/statuses/${plain.id}/history`);
   assert.not.ok('poll' in before, 'no poll then');
   assert.equal(after.poll, { options: [{ title: 'x' }, { title: 'y' }] });
@@ -213,20 +286,31 @@ test('hostile poll and vote parameters get a 4xx and an error, never a 5xx, and 
   const id = (await post(ann, { status: 'target', poll: poll(['a', 'b']) })).body.poll.id;
   const before = (await ok(cy, 'GET', `/api/v1/accounts/${cy.id}/statuses`)).length;
   const bodies: unknown[] = [
-    { status: 'x', poll: 'yes' }, { status: 'x', poll: { options: 'a' } }, { status: 'x', poll: { options: [1, {}, null], expires_in: 600 } },
-    { status: 'x', poll: { options: ['a', 'b'], expires_in: 'soon' } }, { status: 'x', poll: { options: ['a', 'b'], expires_in: 1e300 } },
-    { status: 'x', poll: { options: ['a', 'b'], expires_in: -5 } }, { status: 'x', poll: { options: ['a', 'b'], expires_in: 600, multiple: { x: 1 } } },
-    { status: 'x', poll: [] }, { status: 'x', 'poll[options][]': ['a'], 'poll[expires_in]': '600' },
+    { status: 'x', poll: 'yes' },
+    { status: 'x', poll: { options: 'a' } },
+    { status: 'x', poll: { options: [1, {}, null], expires_in: 600 } },
+    { status: 'x', poll: { options: ['a', 'b'], expires_in: 'soon' } },
+    { status: 'x', poll: { options: ['a', 'b'], expires_in: 1e300 } },
+    { status: 'x', poll: { options: ['a', 'b'], expires_in: -5 } },
+    { status: 'x', poll: { options: ['a', 'b'], expires_in: 600, multiple: { x: 1 } } },
+    { status: 'x', poll: [] },
+    { status: 'x', 'poll[options][]': ['a'], 'poll[expires_in]': '600' },
   ];
   for (const body of bodies) {
     const res = await post(cy, body as Record<string, unknown>);
-    assert.ok(res.status >= 400 && res.status < 500, `${JSON.stringify(body)}: ${res.status} ${JSON.stringify(res.body)}`);
+    assert.ok(
+      res.status >= 400 && res.status < 500,
+      `${JSON.stringify(body)}: ${res.status} ${JSON.stringify(res.body)}`,
+    );
     assert.type(res.body.error, 'string');
   }
   assert.is((await ok(cy, 'GET', `/api/v1/accounts/${cy.id}/statuses`)).length, before);
   for (const choices of [{ a: 1 }, [null], ['1e3'], [-1], [1.5], 'zero', [99999999999]]) {
     const res = await h.api(cy.token, 'POST', `/api/v1/polls/${id}/votes`, { choices });
-    assert.ok(res.status >= 400 && res.status < 500, `${JSON.stringify(choices)}: ${res.status} ${JSON.stringify(res.body)}`);
+    assert.ok(
+      res.status >= 400 && res.status < 500,
+      `${JSON.stringify(choices)}: ${res.status} ${JSON.stringify(res.body)}`,
+    );
     assert.type(res.body.error, 'string');
   }
   assert.is((await ok(cy, 'GET', `/api/v1/polls/${id}`)).votes_count, 0);
@@ -234,17 +318,29 @@ test('hostile poll and vote parameters get a 4xx and an error, never a 5xx, and 
 
 test('a scheduled status keeps its poll and posts with it', async () => {
   const at = new Date(Date.now() + 30 * 60_000).toISOString();
-  const scheduled = await ok(dee, 'POST', '/api/v1/statuses', { status: 'later poll', scheduled_at: at, poll: poll(['a', 'b'], { multiple: true }) });
+  const scheduled = await ok(dee, 'POST', '/api/v1/statuses', {
+    status: 'later poll',
+    scheduled_at: at,
+    poll: poll(['a', 'b'], { multiple: true }),
+  });
   assert.equal(scheduled.params.poll, { options: ['a', 'b'], expires_in: 3600, multiple: true, hide_totals: false });
-  await h.admin.social.ctx.db('scheduled_statuses').where({ id: scheduled.id }).update({ scheduled_at: new Date(Date.now() - 1000).toISOString() });
+  await h.admin.social.ctx
+    .db('scheduled_statuses')
+    .where({ id: scheduled.id })
+    .update({ scheduled_at: new Date(Date.now() - 1000).toISOString() });
   await h.admin.social.services.scheduled.publishDue();
   let posted: Array<Record<string, any>> = [];
   for (let i = 0; i < 40 && posted.length === 0; i++) {
-    posted = (await ok(dee, 'GET', `/api/v1/accounts/${dee.id}/statuses`)).filter((s: { content: string }) => s.content === '<p>later poll</p>');
+    posted = (await ok(dee, 'GET', `/api/v1/accounts/${dee.id}/statuses`)).filter(
+      (s: { content: string }) => s.content === '<p>later poll</p>',
+    );
     if (posted.length === 0) await new Promise((r) => setTimeout(r, 50));
   }
   assert.is(posted[0]?.poll.multiple, true);
-  assert.equal(posted[0]?.poll.options.map((o: { title: string }) => o.title), ['a', 'b']);
+  assert.equal(
+    posted[0]?.poll.options.map((o: { title: string }) => o.title),
+    ['a', 'b'],
+  );
 });
 
 test.run();

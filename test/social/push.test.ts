@@ -13,7 +13,9 @@ import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { startSocialDaemon, type SocialHarness, type TestAccount } from '../helpers/social.js';
 
-const ece = createRequire(import.meta.url)('http_ece') as { decrypt(buffer: Buffer, params: Record<string, unknown>): Buffer };
+const ece = createRequire(import.meta.url)('http_ece') as {
+  decrypt(buffer: Buffer, params: Record<string, unknown>): Buffer;
+};
 
 let h: SocialHarness;
 let alice: TestAccount;
@@ -45,7 +47,10 @@ test.before(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   endpointBase = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
-test.after(async () => { await h?.stop(); server?.close(); });
+test.after(async () => {
+  await h?.stop();
+  server?.close();
+});
 
 async function waitFor<T>(probe: () => T | undefined | Promise<T | undefined>, ms = 5000): Promise<T> {
   const deadline = Date.now() + ms;
@@ -59,11 +64,24 @@ async function waitFor<T>(probe: () => T | undefined | Promise<T | undefined>, m
 
 test('create, read, update and delete a subscription; an unknown policy is 422 and nothing is stored', async () => {
   const token = await h.token('alice', 'push');
-  const bad = await h.api(token, 'POST', '/api/v1/push/subscription', { subscription: { endpoint: `${endpointBase}/x`, keys }, data: { policy: 'friends' } });
+  const bad = await h.api(token, 'POST', '/api/v1/push/subscription', {
+    subscription: { endpoint: `${endpointBase}/x`, keys },
+    data: { policy: 'friends' },
+  });
   assert.is(bad.status, 422);
   assert.is((await h.api(token, 'GET', '/api/v1/push/subscription')).status, 404, 'nothing stored');
-  assert.is((await h.api(token, 'POST', '/api/v1/push/subscription', { subscription: { endpoint: `${endpointBase}/x`, keys: { p256dh: 'short', auth: keys.auth } } })).status, 422);
-  const created = await h.api(token, 'POST', '/api/v1/push/subscriptions', { subscription: { endpoint: `${endpointBase}/x`, keys }, data: { policy: 'followed', alerts: { mention: true, favourite: 'true' } } });
+  assert.is(
+    (
+      await h.api(token, 'POST', '/api/v1/push/subscription', {
+        subscription: { endpoint: `${endpointBase}/x`, keys: { p256dh: 'short', auth: keys.auth } },
+      })
+    ).status,
+    422,
+  );
+  const created = await h.api(token, 'POST', '/api/v1/push/subscriptions', {
+    subscription: { endpoint: `${endpointBase}/x`, keys },
+    data: { policy: 'followed', alerts: { mention: true, favourite: 'true' } },
+  });
   assert.is(created.status, 200, JSON.stringify(created.body));
   assert.is(created.body.policy, 'followed');
   assert.is(created.body.alerts.mention, true);
@@ -71,7 +89,9 @@ test('create, read, update and delete a subscription; an unknown policy is 422 a
   assert.is(created.body.alerts.follow, false);
   const instance = await h.api(null, 'GET', '/api/v2/instance');
   assert.is(created.body.server_key, instance.body.configuration.vapid.public_key);
-  const updated = await h.api(token, 'PUT', '/api/v1/push/subscription', { data: { policy: 'none', alerts: { follow: true } } });
+  const updated = await h.api(token, 'PUT', '/api/v1/push/subscription', {
+    data: { policy: 'none', alerts: { follow: true } },
+  });
   assert.is(updated.body.policy, 'none');
   assert.is(updated.body.alerts.follow, true);
   assert.is(updated.body.alerts.mention, true, 'alerts not given keep their value');
@@ -79,16 +99,27 @@ test('create, read, update and delete a subscription; an unknown policy is 422 a
   assert.is((await h.api(token, 'GET', '/api/v1/push/subscription')).body.policy, 'none');
   assert.is((await h.api(token, 'DELETE', '/api/v1/push/subscription')).status, 200);
   assert.is((await h.api(token, 'GET', '/api/v1/push/subscription')).status, 404);
-  assert.is((await h.api(await h.token('alice', 'read write'), 'GET', '/api/v1/push/subscription')).status, 403, 'needs the push scope');
+  assert.is(
+    (await h.api(await h.token('alice', 'read write'), 'GET', '/api/v1/push/subscription')).status,
+    403,
+    'needs the push scope',
+  );
 });
 
 test('a notification is delivered encrypted and VAPID-signed; the policy decides who may trigger it', async () => {
   const token = await h.token('alice', 'push');
-  await h.api(token, 'POST', '/api/v1/push/subscription', { subscription: { endpoint: `${endpointBase}/alice`, keys, standard: true }, data: { policy: 'followed', alerts: { favourite: true, follow: true } } });
+  await h.api(token, 'POST', '/api/v1/push/subscription', {
+    subscription: { endpoint: `${endpointBase}/alice`, keys, standard: true },
+    data: { policy: 'followed', alerts: { favourite: true, follow: true } },
+  });
   const status = (await h.api(alice.token, 'POST', '/api/v1/statuses', { status: 'push me' })).body.id;
   await h.api(bob.token, 'POST', `/api/v1/statuses/${status}/favourite`);
   await new Promise((r) => setTimeout(r, 300));
-  assert.equal(received.filter((r) => r.path === '/alice'), [], 'bob is not followed by alice: policy followed drops it');
+  assert.equal(
+    received.filter((r) => r.path === '/alice'),
+    [],
+    'bob is not followed by alice: policy followed drops it',
+  );
   await h.api(alice.token, 'POST', `/api/v1/accounts/${bob.id}/follow`);
   await h.api(bob.token, 'POST', `/api/v1/statuses/${status}/unfavourite`);
   await h.api(bob.token, 'POST', `/api/v1/statuses/${status}/favourite`);
@@ -96,7 +127,9 @@ test('a notification is delivered encrypted and VAPID-signed; the policy decides
   assert.is(push.headers['content-encoding'], 'aes128gcm');
   assert.match(String(push.headers.authorization), /^vapid t=[\w-]+\.[\w-]+\.[\w-]+, k=[\w-]+$/);
   assert.ok(Number(push.headers.ttl) > 0);
-  const payload = JSON.parse(ece.decrypt(push.body, { version: 'aes128gcm', privateKey: receiver, authSecret: keys.auth }).toString());
+  const payload = JSON.parse(
+    ece.decrypt(push.body, { version: 'aes128gcm', privateKey: receiver, authSecret: keys.auth }).toString(),
+  );
   assert.is(payload.notification_type, 'favourite');
   assert.type(payload.notification_id, 'string');
   assert.match(payload.title, /bob favourited your post/);
@@ -105,7 +138,10 @@ test('a notification is delivered encrypted and VAPID-signed; the policy decides
 test('a delivery that meets a server error is retried', async () => {
   const token = await h.token('bob', 'push');
   answers.set('/flaky', [503, 201]);
-  await h.api(token, 'POST', '/api/v1/push/subscription', { subscription: { endpoint: `${endpointBase}/flaky`, keys }, data: { policy: 'all', alerts: { mention: true } } });
+  await h.api(token, 'POST', '/api/v1/push/subscription', {
+    subscription: { endpoint: `${endpointBase}/flaky`, keys },
+    data: { policy: 'all', alerts: { mention: true } },
+  });
   await h.api(alice.token, 'POST', '/api/v1/statuses', { status: 'ping @bob' });
   await waitFor(() => received.filter((r) => r.path === '/flaky').length === 2, 6000);
   assert.is((await h.api(token, 'GET', '/api/v1/push/subscription')).status, 200, 'kept after a retried delivery');
@@ -115,7 +151,10 @@ test('a delivery that meets a server error is retried', async () => {
 test('an endpoint answering 410 loses its subscription', async () => {
   const token = await h.token('bob', 'push');
   answers.set('/gone', [410]);
-  await h.api(token, 'POST', '/api/v1/push/subscription', { subscription: { endpoint: `${endpointBase}/gone`, keys }, data: { policy: 'all', alerts: { mention: true } } });
+  await h.api(token, 'POST', '/api/v1/push/subscription', {
+    subscription: { endpoint: `${endpointBase}/gone`, keys },
+    data: { policy: 'all', alerts: { mention: true } },
+  });
   await h.api(alice.token, 'POST', '/api/v1/statuses', { status: 'hey @bob' });
   await waitFor(() => received.find((r) => r.path === '/gone'));
   await waitFor(async () => (await h.api(token, 'GET', '/api/v1/push/subscription')).status === 404);
@@ -126,13 +165,24 @@ test('without allowPrivate, an endpoint on plain http or a private address is 42
   try {
     await strict.account('carol');
     const token = await strict.token('carol', 'push');
-    for (const endpoint of [`${endpointBase}/x`, 'https://127.0.0.1/x', 'https://192.168.1.10/push', 'https://[::1]/x', 'https://localhost/x', 'https://[::ffff:10.0.0.1]/x']) {
-      const refused = await strict.api(token, 'POST', '/api/v1/push/subscription', { subscription: { endpoint, keys } });
+    for (const endpoint of [
+      `${endpointBase}/x`,
+      'https://127.0.0.1/x',
+      'https://192.168.1.10/push',
+      'https://[::1]/x',
+      'https://localhost/x',
+      'https://[::ffff:10.0.0.1]/x',
+    ]) {
+      const refused = await strict.api(token, 'POST', '/api/v1/push/subscription', {
+        subscription: { endpoint, keys },
+      });
       assert.is(refused.status, 422, endpoint);
       assert.is(refused.body.error, 'Validation failed: Endpoint must be an https URL on a public address');
     }
     assert.is((await strict.api(token, 'GET', '/api/v1/push/subscription')).status, 404, 'nothing stored');
-    const accepted = await strict.api(token, 'POST', '/api/v1/push/subscription', { subscription: { endpoint: 'https://push.example.net/send/abc', keys } });
+    const accepted = await strict.api(token, 'POST', '/api/v1/push/subscription', {
+      subscription: { endpoint: 'https://push.example.net/send/abc', keys },
+    });
     assert.is(accepted.status, 200);
     assert.is(accepted.body.endpoint, 'https://push.example.net/send/abc');
   } finally {

@@ -6,20 +6,33 @@ import { startSocialDaemon, type SocialHarness, type TestAccount } from '../help
 let h: SocialHarness;
 let ann: TestAccount, ben: TestAccount, cat: TestAccount, dan: TestAccount, eve: TestAccount;
 
-const rel = async (who: TestAccount, target: TestAccount) => (await h.api(who.token, 'GET', `/api/v1/accounts/relationships?id[]=${target.id}`)).body[0];
+const rel = async (who: TestAccount, target: TestAccount) =>
+  (await h.api(who.token, 'GET', `/api/v1/accounts/relationships?id[]=${target.id}`)).body[0];
 
 test.before(async () => {
   h = await startSocialDaemon();
   [ann, ben, cat, dan, eve] = await Promise.all(['ann', 'ben', 'cat', 'dan', 'eve'].map((name) => h.account(name)));
 });
-test.after(async () => { await h?.stop(); });
+test.after(async () => {
+  await h?.stop();
+});
 
 test('follow answers the relationship; following again is no error; unfollow undoes it', async () => {
   const res = await h.api(ann.token, 'POST', `/api/v1/accounts/${ben.id}/follow`);
   assert.is(res.status, 200);
   assert.is(res.body.following, true);
   assert.is(res.body.showing_reblogs, true);
-  for (const key of ['requested', 'domain_blocking', 'note', 'muting', 'muting_notifications', 'followed_by', 'blocking', 'blocked_by']) assert.ok(key in res.body, key);
+  for (const key of [
+    'requested',
+    'domain_blocking',
+    'note',
+    'muting',
+    'muting_notifications',
+    'followed_by',
+    'blocking',
+    'blocked_by',
+  ])
+    assert.ok(key in res.body, key);
   const again = await h.api(ann.token, 'POST', `/api/v1/accounts/${ben.id}/follow`, { reblogs: false });
   assert.is(again.status, 200);
   assert.is(again.body.showing_reblogs, false);
@@ -38,7 +51,11 @@ test('POST /api/v1/follows follows by address and answers the account', async ()
   assert.is(res.status, 200);
   assert.is(res.body.id, dan.id);
   assert.is((await rel(cat, dan)).following, true);
-  assert.is((await h.api(cat.token, 'POST', '/api/v1/follows', { uri: 'dan' })).status, 200, 'no error when already following');
+  assert.is(
+    (await h.api(cat.token, 'POST', '/api/v1/follows', { uri: 'dan' })).status,
+    200,
+    'no error when already following',
+  );
 });
 
 test('following a locked account makes a follow request; authorize answers the relationship', async () => {
@@ -49,14 +66,21 @@ test('following a locked account makes a follow request; authorize answers the r
   const me = await h.api(eve.token, 'GET', '/api/v1/accounts/verify_credentials');
   assert.is(me.body.source.follow_requests_count, 1);
   const list = await h.api(eve.token, 'GET', '/api/v1/follow_requests');
-  assert.equal(list.body.map((a: any) => a.id), [ann.id]);
+  assert.equal(
+    list.body.map((a: any) => a.id),
+    [ann.id],
+  );
   const authorized = await h.api(eve.token, 'POST', `/api/v1/follow_requests/${ann.id}/authorize`);
   assert.is(authorized.status, 200);
   assert.is(authorized.body.id, ann.id);
   assert.is(authorized.body.followed_by, true);
   assert.is(authorized.body.requested_by, false);
   assert.is((await rel(ann, eve)).following, true);
-  assert.is((await h.api(eve.token, 'POST', `/api/v1/follow_requests/${ann.id}/authorize`)).status, 404, 'no pending request left');
+  assert.is(
+    (await h.api(eve.token, 'POST', `/api/v1/follow_requests/${ann.id}/authorize`)).status,
+    404,
+    'no pending request left',
+  );
 });
 
 test('reject removes the request', async () => {
@@ -65,7 +89,12 @@ test('reject removes the request', async () => {
   assert.is(rejected.status, 200);
   assert.is(rejected.body.requested_by, false);
   assert.is((await rel(ben, eve)).requested, false);
-  assert.equal((await h.api(eve.token, 'GET', '/api/v1/notifications?types[]=follow_request')).body.filter((n: any) => n.account.id === ben.id), []);
+  assert.equal(
+    (await h.api(eve.token, 'GET', '/api/v1/notifications?types[]=follow_request')).body.filter(
+      (n: any) => n.account.id === ben.id,
+    ),
+    [],
+  );
 });
 
 test('a target that has muted the requester gets a request, even when unlocked', async () => {
@@ -90,7 +119,10 @@ test('unlocking authorizes the pending requests, except from muted requesters', 
 
 test('silenced requesters are not auto-authorized on unlock', async () => {
   const quiet = await h.account('quiet');
-  await h.admin.social.ctx.db.raw('UPDATE accounts SET silenced_at = ? WHERE id = ?', [new Date().toISOString(), quiet.id]);
+  await h.admin.social.ctx.db.raw('UPDATE accounts SET silenced_at = ? WHERE id = ?', [
+    new Date().toISOString(),
+    quiet.id,
+  ]);
   await h.api(dan.token, 'PATCH', '/api/v1/accounts/update_credentials', { locked: true });
   await h.api(quiet.token, 'POST', `/api/v1/accounts/${dan.id}/follow`);
   await h.api(dan.token, 'PATCH', '/api/v1/accounts/update_credentials', { locked: false });
@@ -106,15 +138,24 @@ test('block removes follows both ways and hides the blocker; unblock', async () 
   assert.is(blocked.body.followed_by, false);
   assert.is((await rel(dan, ann)).blocked_by, true);
   assert.is((await h.api(dan.token, 'POST', `/api/v1/accounts/${ann.id}/follow`)).status, 403);
-  assert.equal((await h.api(ann.token, 'GET', '/api/v1/blocks')).body.map((a: any) => a.id), [dan.id]);
+  assert.equal(
+    (await h.api(ann.token, 'GET', '/api/v1/blocks')).body.map((a: any) => a.id),
+    [dan.id],
+  );
   assert.is((await h.api(ann.token, 'POST', `/api/v1/accounts/${dan.id}/unblock`)).body.blocking, false);
 });
 
 test('mute with notifications and duration; expired mutes stop at once', async () => {
-  const muted = await h.api(ann.token, 'POST', `/api/v1/accounts/${cat.id}/mute`, { notifications: false, duration: 1 });
+  const muted = await h.api(ann.token, 'POST', `/api/v1/accounts/${cat.id}/mute`, {
+    notifications: false,
+    duration: 1,
+  });
   assert.is(muted.body.muting, true);
   assert.is(muted.body.muting_notifications, false);
-  assert.equal((await h.api(ann.token, 'GET', '/api/v1/mutes')).body.map((a: any) => a.id), [cat.id]);
+  assert.equal(
+    (await h.api(ann.token, 'GET', '/api/v1/mutes')).body.map((a: any) => a.id),
+    [cat.id],
+  );
   await new Promise((resolve) => setTimeout(resolve, 1100));
   assert.is((await rel(ann, cat)).muting, false);
   assert.equal((await h.api(ann.token, 'GET', '/api/v1/mutes')).body, []);
@@ -146,39 +187,63 @@ test('private notes show in the relationship', async () => {
 test('followers and following are paged lists with Link headers', async () => {
   for (const who of [ben, cat, dan]) await h.api(who.token, 'POST', `/api/v1/accounts/${ann.id}/follow`);
   const first = await h.api(null, 'GET', `/api/v1/accounts/${ann.id}/followers?limit=2`);
-  assert.equal(first.body.map((a: any) => a.id), [dan.id, cat.id]);
+  assert.equal(
+    first.body.map((a: any) => a.id),
+    [dan.id, cat.id],
+  );
   const next = /<([^>]+)>; rel="next"/.exec(first.headers.get('link')!)![1];
   const second = await h.api(null, 'GET', next.slice(h.url.length));
-  assert.equal(second.body.map((a: any) => a.id), [ben.id]);
+  assert.equal(
+    second.body.map((a: any) => a.id),
+    [ben.id],
+  );
   assert.not.match(second.headers.get('link') ?? '', 'rel="next"');
   const following = await h.api(null, 'GET', `/api/v1/accounts/${ben.id}/following`);
   assert.ok(following.body.some((a: any) => a.id === ann.id));
 });
 
 test('familiar followers: who among the accounts one follows follows each account asked about', async () => {
-  const [fx, fy, fz, target, other] = await Promise.all(['fx', 'fy', 'fz', 'ftarget', 'fother'].map((name) => h.account(name)));
-  const follow = (who: TestAccount, whom: TestAccount) => h.api(who.token, 'POST', `/api/v1/accounts/${whom.id}/follow`);
+  const [fx, fy, fz, target, other] = await Promise.all(
+    ['fx', 'fy', 'fz', 'ftarget', 'fother'].map((name) => h.account(name)),
+  );
+  const follow = (who: TestAccount, whom: TestAccount) =>
+    h.api(who.token, 'POST', `/api/v1/accounts/${whom.id}/follow`);
   await follow(fx, fy);
   await follow(fx, fz);
   await follow(fy, target);
   await follow(fz, target);
   await follow(other, target); // fx does not follow other
   await follow(fx, target); // fx itself is not listed
-  const res = await h.api(fx.token, 'GET', `/api/v1/accounts/familiar_followers?id[]=${target.id}&id[]=${other.id}&id[]=${target.id}`);
+  const res = await h.api(
+    fx.token,
+    'GET',
+    `/api/v1/accounts/familiar_followers?id[]=${target.id}&id[]=${other.id}&id[]=${target.id}`,
+  );
   assert.is(res.status, 200);
-  assert.equal(res.body.map((entry: { id: string }) => entry.id), [target.id, other.id]);
-  assert.equal(res.body[0].accounts.map((a: { id: string }) => a.id), [fy.id, fz.id]);
+  assert.equal(
+    res.body.map((entry: { id: string }) => entry.id),
+    [target.id, other.id],
+  );
+  assert.equal(
+    res.body[0].accounts.map((a: { id: string }) => a.id),
+    [fy.id, fz.id],
+  );
   assert.equal(res.body[1].accounts, []);
   assert.is(res.body[0].accounts[0].username, 'fy');
   await h.admin.social.ctx.db('accounts').where({ id: fz.id }).update({ suspended_at: new Date().toISOString() });
   const after = await h.api(fx.token, 'GET', `/api/v1/accounts/familiar_followers?id[]=${target.id}`);
-  assert.equal(after.body[0].accounts.map((a: { id: string }) => a.id), [fy.id], 'suspended accounts are left out');
+  assert.equal(
+    after.body[0].accounts.map((a: { id: string }) => a.id),
+    [fy.id],
+    'suspended accounts are left out',
+  );
 });
 
 test('domain blocks page newest first past ten of them (ids compared as numbers, not text)', async () => {
   const blocker = await h.account('blocker');
   const domains = Array.from({ length: 12 }, (_, i) => `d${i}.example`);
-  for (const domain of domains) assert.is((await h.api(blocker.token, 'POST', '/api/v1/domain_blocks', { domain })).status, 200);
+  for (const domain of domains)
+    assert.is((await h.api(blocker.token, 'POST', '/api/v1/domain_blocks', { domain })).status, 200);
   const first = await h.api(blocker.token, 'GET', '/api/v1/domain_blocks?limit=5');
   assert.equal(first.body, domains.slice(7).reverse());
   const next = /<([^>]+)>; rel="next"/.exec(first.headers.get('link') ?? '')?.[1];

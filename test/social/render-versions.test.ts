@@ -15,7 +15,9 @@ test.before(async () => {
   alice = await h.account('alice');
   bob = await h.account('bob');
 });
-test.after(async () => { await h?.stop(); });
+test.after(async () => {
+  await h?.stop();
+});
 
 /** Another process writing to the box's database, as the admin tool or a restore script would. */
 const elsewhere = () => h.admin.social.ctx.db;
@@ -61,7 +63,7 @@ test('a notifications page shows a sender changed behind its back, with the same
   assert.equal(second.notification_groups, first.notification_groups);
 });
 
-test('a status shown again follows changes to its row, mentions and hashtags, and each viewer\'s own flags', async () => {
+test("a status shown again follows changes to its row, mentions and hashtags, and each viewer's own flags", async () => {
   const posted = await h.api(alice.token, 'POST', '/api/v1/statuses', { status: 'plain words' });
   const id = posted.body.id as string;
   const read = async (token = bob.token) => (await h.api(token, 'GET', `/api/v1/statuses/${id}`)).body;
@@ -71,19 +73,25 @@ test('a status shown again follows changes to its row, mentions and hashtags, an
   const favourited = await read();
   assert.is(favourited.favourites_count, 1);
   assert.is(favourited.favourited, true);
-  assert.is((await read(alice.token)).favourited, false, 'flags are the viewer\'s own');
+  assert.is((await read(alice.token)).favourited, false, "flags are the viewer's own");
 
   const before = await version('statuses', id);
   await elsewhere().raw(`UPDATE statuses SET content = '<p>changed elsewhere</p>' WHERE id = ?`, [id]);
-  assert.ok(await version('statuses', id) > before);
+  assert.ok((await version('statuses', id)) > before);
   assert.is((await read()).content, '<p>changed elsewhere</p>');
 
   await elsewhere().raw(`INSERT INTO mentions (status_id, account_id) VALUES (?, ?)`, [id, bob.id]);
-  assert.equal((await read()).mentions.map((m: { id: string }) => m.id), [bob.id]);
+  assert.equal(
+    (await read()).mentions.map((m: { id: string }) => m.id),
+    [bob.id],
+  );
 
   const tagged = await h.api(alice.token, 'POST', '/api/v1/statuses', { status: 'about #gardens' });
   const readTagged = async () => (await h.api(bob.token, 'GET', `/api/v1/statuses/${tagged.body.id}`)).body;
-  assert.equal((await readTagged()).tags.map((t: { name: string }) => t.name), ['gardens']);
+  assert.equal(
+    (await readTagged()).tags.map((t: { name: string }) => t.name),
+    ['gardens'],
+  );
   await elsewhere().raw(`DELETE FROM status_tags WHERE status_id = ?`, [tagged.body.id]);
   assert.equal((await readTagged()).tags, []);
 
@@ -93,7 +101,7 @@ test('a status shown again follows changes to its row, mentions and hashtags, an
   assert.is(unfavourited.favourited, false);
 });
 
-test('a reblog shows its original as it is now, and a viewer\'s new filter applies at once', async () => {
+test("a reblog shows its original as it is now, and a viewer's new filter applies at once", async () => {
   const original = await h.api(alice.token, 'POST', '/api/v1/statuses', { status: 'about tomatoes' });
   const reblog = await h.api(bob.token, 'POST', `/api/v1/statuses/${original.body.id}/reblog`);
   assert.is(reblog.status, 200);
@@ -105,12 +113,20 @@ test('a reblog shows its original as it is now, and a viewer\'s new filter appli
   const dave = await h.account('dave');
   const readByDave = async () => (await h.api(dave.token, 'GET', `/api/v1/statuses/${original.body.id}`)).body;
   assert.equal((await readByDave()).filtered, []);
-  const filter = await h.api(dave.token, 'POST', '/api/v2/filters', { title: 'veg', context: ['home', 'public', 'thread'], keywords_attributes: [{ keyword: 'potatoes' }] });
+  const filter = await h.api(dave.token, 'POST', '/api/v2/filters', {
+    title: 'veg',
+    context: ['home', 'public', 'thread'],
+    keywords_attributes: [{ keyword: 'potatoes' }],
+  });
   assert.is(filter.status, 200);
   const filtered = (await readByDave()).filtered;
   assert.is(filtered.length, 1);
   assert.equal(filtered[0].keyword_matches, ['potatoes']);
-  assert.equal((await h.api(bob.token, 'GET', `/api/v1/statuses/${original.body.id}`)).body.filtered, [], 'another viewer\'s filters do not apply');
+  assert.equal(
+    (await h.api(bob.token, 'GET', `/api/v1/statuses/${original.body.id}`)).body.filtered,
+    [],
+    "another viewer's filters do not apply",
+  );
   await h.api(dave.token, 'DELETE', `/api/v2/filters/${filter.body.id}`);
   assert.equal((await readByDave()).filtered, []);
 });

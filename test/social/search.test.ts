@@ -13,19 +13,29 @@ test.before(async () => {
   alice = await h.account('alice');
   bob = await h.account('bobby');
   await h.account('bobcat');
-  for (const text of ['The kingfisher came back today #kingfisher', 'A kingfisher at the pond', 'Nothing about birds', 'kingfishers everywhere']) {
+  for (const text of [
+    'The kingfisher came back today #kingfisher',
+    'A kingfisher at the pond',
+    'Nothing about birds',
+    'kingfishers everywhere',
+  ]) {
     posts.push((await h.api(bob.token, 'POST', '/api/v1/statuses', { status: text })).body.id);
   }
   await h.api(alice.token, 'POST', '/api/v1/statuses', { status: 'alice saw a kingfisher too', visibility: 'private' });
 });
-test.after(async () => { await h?.stop(); });
+test.after(async () => {
+  await h?.stop();
+});
 
 const search = (token: string | null, query: string) => h.api(token, 'GET', `/api/v2/search?${query}`);
 
 test('returns accounts, statuses and rich hashtags', async () => {
   const res = await search(bob.token, 'q=kingfisher');
   assert.is(res.status, 200);
-  assert.equal(res.body.statuses.map((s: any) => s.id), [posts[3], posts[1], posts[0]]);
+  assert.equal(
+    res.body.statuses.map((s: any) => s.id),
+    [posts[3], posts[1], posts[0]],
+  );
   assert.is(res.body.hashtags[0].name, 'kingfisher');
   assert.is(res.body.hashtags[0].history.length, 7);
   assert.is(res.body.hashtags[0].history[0].uses, '1');
@@ -34,7 +44,7 @@ test('returns accounts, statuses and rich hashtags', async () => {
   assert.equal(accounts.body.accounts.map((a: any) => a.username).sort(), ['bobby', 'bobcat']);
 });
 
-test('private statuses of others are not found; one\'s own are', async () => {
+test("private statuses of others are not found; one's own are", async () => {
   const bobs = await search(bob.token, 'q=alice%20saw&type=statuses');
   assert.equal(bobs.body.statuses, []);
   const alices = await search(alice.token, 'q=alice%20saw&type=statuses');
@@ -43,15 +53,30 @@ test('private statuses of others are not found; one\'s own are', async () => {
 
 test('paging only with a type: offset, max_id and min_id apply with type=statuses and are ignored without', async () => {
   const page1 = await search(bob.token, 'q=kingfisher&type=statuses&limit=1');
-  assert.equal(page1.body.statuses.map((s: any) => s.id), [posts[3]]);
+  assert.equal(
+    page1.body.statuses.map((s: any) => s.id),
+    [posts[3]],
+  );
   const page2 = await search(bob.token, 'q=kingfisher&type=statuses&limit=1&offset=1');
-  assert.equal(page2.body.statuses.map((s: any) => s.id), [posts[1]]);
+  assert.equal(
+    page2.body.statuses.map((s: any) => s.id),
+    [posts[1]],
+  );
   const older = await search(bob.token, `q=kingfisher&type=statuses&max_id=${posts[1]}`);
-  assert.equal(older.body.statuses.map((s: any) => s.id), [posts[0]]);
+  assert.equal(
+    older.body.statuses.map((s: any) => s.id),
+    [posts[0]],
+  );
   const newer = await search(bob.token, `q=kingfisher&type=statuses&min_id=${posts[1]}`);
-  assert.equal(newer.body.statuses.map((s: any) => s.id), [posts[3]]);
+  assert.equal(
+    newer.body.statuses.map((s: any) => s.id),
+    [posts[3]],
+  );
   const ignored = await search(bob.token, 'q=kingfisher&limit=1&offset=1');
-  assert.equal(ignored.body.statuses.map((s: any) => s.id), [posts[3]]);
+  assert.equal(
+    ignored.body.statuses.map((s: any) => s.id),
+    [posts[3]],
+  );
 });
 
 test('without a token: allowed; exact matches only under 5 characters; no offset; resolve is 401', async () => {
@@ -59,11 +84,18 @@ test('without a token: allowed; exact matches only under 5 characters; no offset
   assert.is(short.status, 200);
   assert.equal(short.body.accounts, [], 'bob is no exact username');
   const exact = await search(null, 'q=bobby');
-  assert.equal(exact.body.accounts.map((a: any) => a.username), ['bobby']);
+  assert.equal(
+    exact.body.accounts.map((a: any) => a.username),
+    ['bobby'],
+  );
   const shortExact = await search(null, 'q=bobc');
   assert.equal(shortExact.body.accounts, []);
   const longer = await search(null, 'q=bobca');
-  assert.equal(longer.body.accounts.map((a: any) => a.username), ['bobcat'], 'prefix match from 5 characters');
+  assert.equal(
+    longer.body.accounts.map((a: any) => a.username),
+    ['bobcat'],
+    'prefix match from 5 characters',
+  );
   assert.equal(short.body.statuses, []);
   assert.is((await search(null, 'q=bobby&offset=1&type=accounts')).status, 401);
   const resolve = await search(null, 'q=bobby&resolve=true');

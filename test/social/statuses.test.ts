@@ -16,17 +16,27 @@ test.before(async () => {
   h = await startSocialDaemon();
   [amy, bo, cy, di] = await Promise.all(['amy', 'bo', 'cy', 'di'].map((name) => h.account(name)));
 });
-test.after(async () => { await h?.stop(); });
+test.after(async () => {
+  await h?.stop();
+});
 
 test('create: visibility, spoiler_text, sensitive, language, mentions and application; rate-limit headers', async () => {
-  const res = await h.api(amy.token, 'POST', '/api/v1/statuses', { status: 'Hi @bo and @nobody, see https://example.test/x', spoiler_text: 'cw', visibility: 'unlisted', language: 'en' });
+  const res = await h.api(amy.token, 'POST', '/api/v1/statuses', {
+    status: 'Hi @bo and @nobody, see https://example.test/x',
+    spoiler_text: 'cw',
+    visibility: 'unlisted',
+    language: 'en',
+  });
   assert.is(res.status, 200);
   const s = res.body;
   assert.is(s.visibility, 'unlisted');
   assert.is(s.spoiler_text, 'cw');
   assert.is(s.sensitive, true, 'a content warning makes the status sensitive');
   assert.is(s.language, 'en');
-  assert.equal(s.mentions.map((m: any) => m.acct), ['bo']);
+  assert.equal(
+    s.mentions.map((m: any) => m.acct),
+    ['bo'],
+  );
   assert.match(s.content, '<a href="https://example.test/x"');
   assert.match(s.content, 'class="u-url mention"');
   assert.is(s.application.name, 'nestbox-admin');
@@ -46,9 +56,17 @@ test('create validates: blank text, more than 500 characters, unknown visibility
   assert.is((await h.api(amy.token, 'POST', '/api/v1/statuses', { status: 'x', visibility: 'secret' })).status, 422);
   assert.is((await h.api(amy.token, 'POST', '/api/v1/statuses', { status: { nested: 1 } })).status, 400);
   assert.is((await h.api(amy.token, 'POST', '/api/v1/statuses', '{"status":')).status, 400);
-  const huge = await h.api(amy.token, 'POST', '/api/v1/statuses', JSON.stringify({ status: 'x'.repeat(2 * 1024 * 1024) }));
+  const huge = await h.api(
+    amy.token,
+    'POST',
+    '/api/v1/statuses',
+    JSON.stringify({ status: 'x'.repeat(2 * 1024 * 1024) }),
+  );
   assert.is(huge.status, 413);
-  assert.is((await h.api(amy.token, 'POST', '/api/v1/statuses', { status: 'reply', in_reply_to_id: '123' })).status, 404);
+  assert.is(
+    (await h.api(amy.token, 'POST', '/api/v1/statuses', { status: 'reply', in_reply_to_id: '123' })).status,
+    404,
+  );
 });
 
 test('several statuses at once: in the order asked, what the viewer may not see left out', async () => {
@@ -58,7 +76,10 @@ test('several statuses at once: in the order asked, what the viewer may not see 
   const anonymous = await h.api(null, 'GET', `/api/v1/statuses?id[]=${hidden.id}&id[]=${open.id}&id[]=12345`);
   assert.is(anonymous.status, 200);
   assert.equal(ids(anonymous.body), [open.id]);
-  assert.equal(ids((await h.api(amy.token, 'GET', `/api/v1/statuses?id[]=${hidden.id}&id[]=${open.id}`)).body), [hidden.id, open.id]);
+  assert.equal(ids((await h.api(amy.token, 'GET', `/api/v1/statuses?id[]=${hidden.id}&id[]=${open.id}`)).body), [
+    hidden.id,
+    open.id,
+  ]);
 });
 
 test('a private status is 404 to a non-follower and visible to followers and the mentioned', async () => {
@@ -88,7 +109,10 @@ test('reblog of a private status is 422; a reblog answers the wrapper; unreblog'
   const again = await h.api(cy.token, 'POST', `/api/v1/statuses/${pub.id}/reblog`);
   assert.is(again.body.id, reblog.body.id, 'reblogging twice keeps one reblog');
   const by = await h.api(null, 'GET', `/api/v1/statuses/${pub.id}/reblogged_by`);
-  assert.equal(by.body.map((a: any) => a.id), [cy.id]);
+  assert.equal(
+    by.body.map((a: any) => a.id),
+    [cy.id],
+  );
   const undone = await h.api(cy.token, 'POST', `/api/v1/statuses/${pub.id}/unreblog`);
   assert.is(undone.body.id, pub.id);
   assert.is(undone.body.reblogged, false);
@@ -112,15 +136,25 @@ test('favourite and unfavourite; favourited_by leaves out blocked, muted and blo
     const res = await h.api(who.token, 'POST', `/api/v1/statuses/${s.id}/favourite`);
     assert.is(res.body.favourited, true);
   }
-  assert.is((await h.api(bo.token, 'POST', `/api/v1/statuses/${s.id}/favourite`)).body.favourites_count, 3, 'idempotent');
+  assert.is(
+    (await h.api(bo.token, 'POST', `/api/v1/statuses/${s.id}/favourite`)).body.favourites_count,
+    3,
+    'idempotent',
+  );
   await h.api(amy.token, 'POST', `/api/v1/accounts/${bo.id}/block`);
   await h.api(amy.token, 'POST', `/api/v1/accounts/${cy.id}/mute`);
   const by = await h.api(amy.token, 'GET', `/api/v1/statuses/${s.id}/favourited_by`);
-  assert.equal(by.body.map((a: any) => a.id), [di.id]);
+  assert.equal(
+    by.body.map((a: any) => a.id),
+    [di.id],
+  );
   const blockedBy = await h.api(di.token, 'POST', `/api/v1/accounts/${cy.id}/block`);
   assert.is(blockedBy.status, 200);
   const seenByCy = await h.api(cy.token, 'GET', `/api/v1/statuses/${s.id}/favourited_by`);
-  assert.not.ok(seenByCy.body.some((a: any) => a.id === di.id), 'an account that blocks the viewer is left out');
+  assert.not.ok(
+    seenByCy.body.some((a: any) => a.id === di.id),
+    'an account that blocks the viewer is left out',
+  );
   await h.api(amy.token, 'POST', `/api/v1/accounts/${bo.id}/unblock`);
   await h.api(amy.token, 'POST', `/api/v1/accounts/${cy.id}/unmute`);
   const un = await h.api(di.token, 'POST', `/api/v1/statuses/${s.id}/unfavourite`);
@@ -137,14 +171,23 @@ test('favourites and bookmarks lists page with max_id and min_id', async () => {
   }
   for (const path of ['/api/v1/favourites', '/api/v1/bookmarks']) {
     const page = await h.api(di.token, 'GET', `${path}?limit=2`);
-    assert.equal(page.body.map((s: any) => s.id), [ids[2], ids[1]]);
+    assert.equal(
+      page.body.map((s: any) => s.id),
+      [ids[2], ids[1]],
+    );
     const link = page.headers.get('link')!;
     const prevMin = /min_id=(\d+)/.exec(link)![1];
     const nextMax = /max_id=(\d+)/.exec(link)![1];
-    assert.equal((await h.api(di.token, 'GET', `${path}?max_id=${nextMax}&limit=1`)).body.map((s: any) => s.id), [ids[0]]);
+    assert.equal(
+      (await h.api(di.token, 'GET', `${path}?max_id=${nextMax}&limit=1`)).body.map((s: any) => s.id),
+      [ids[0]],
+    );
     const older = await h.api(di.token, 'GET', `${path}?max_id=${nextMax}&limit=5`);
     const min = /min_id=(\d+)/.exec(older.headers.get('link')!)![1];
-    assert.equal((await h.api(di.token, 'GET', `${path}?min_id=${min}&limit=1`)).body.map((s: any) => s.id), [ids[1]]);
+    assert.equal(
+      (await h.api(di.token, 'GET', `${path}?min_id=${min}&limit=1`)).body.map((s: any) => s.id),
+      [ids[1]],
+    );
     assert.ok(prevMin);
   }
   const unbookmarked = await h.api(di.token, 'POST', `/api/v1/statuses/${ids[0]}/unbookmark`);
@@ -155,9 +198,12 @@ test('pin and unpin own statuses; pinned=true lists them with Link headers', asy
   const s = await post(bo, { status: 'pin me' });
   const pinned = await h.api(bo.token, 'POST', `/api/v1/statuses/${s.id}/pin`);
   assert.is(pinned.body.pinned, true);
-  assert.is((await h.api(amy.token, 'POST', `/api/v1/statuses/${s.id}/pin`)).status, 422, 'not someone else\'s');
+  assert.is((await h.api(amy.token, 'POST', `/api/v1/statuses/${s.id}/pin`)).status, 422, "not someone else's");
   const list = await h.api(null, 'GET', `/api/v1/accounts/${bo.id}/statuses?pinned=true`);
-  assert.equal(list.body.map((x: any) => x.id), [s.id]);
+  assert.equal(
+    list.body.map((x: any) => x.id),
+    [s.id],
+  );
   assert.ok(list.headers.get('link'));
   assert.is((await h.api(bo.token, 'POST', `/api/v1/statuses/${s.id}/unpin`)).body.pinned, false);
   assert.equal((await h.api(null, 'GET', `/api/v1/accounts/${bo.id}/statuses?pinned=true`)).body, []);
@@ -174,7 +220,16 @@ test('mute and unmute a conversation; 422 through a reblog (no conversation of i
 });
 
 test('Idempotency-Key: a retried post answers the status already made', async () => {
-  const send = (who: TestAccount) => fetch(`${h.url}/api/v1/statuses`, { method: 'POST', headers: { authorization: `Bearer ${who.token}`, 'content-type': 'application/json', 'idempotency-key': 'retry-1' }, body: JSON.stringify({ status: 'once' }) }).then((r) => r.json() as Promise<any>);
+  const send = (who: TestAccount) =>
+    fetch(`${h.url}/api/v1/statuses`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${who.token}`,
+        'content-type': 'application/json',
+        'idempotency-key': 'retry-1',
+      },
+      body: JSON.stringify({ status: 'once' }),
+    }).then((r) => r.json() as Promise<any>);
   const first = await send(cy);
   const second = await send(cy);
   assert.is(second.id, first.id);
@@ -192,10 +247,20 @@ test('replies count and keep the conversation', async () => {
   assert.not.ok(replies.body.some((x: any) => x.id === reply.id));
 });
 
-test('custom emoji: a status lists the box\'s emoji its text uses; an edit updates them', async () => {
-  await h.admin.social.ctx.db.raw(`INSERT INTO custom_emojis (shortcode, image_url, static_url, created_at) VALUES ('nestbird', 'http://127.0.0.1/e/nestbird.png', 'http://127.0.0.1/e/nestbird-static.png', ?)`, [new Date().toISOString()]);
+test("custom emoji: a status lists the box's emoji its text uses; an edit updates them", async () => {
+  await h.admin.social.ctx.db.raw(
+    `INSERT INTO custom_emojis (shortcode, image_url, static_url, created_at) VALUES ('nestbird', 'http://127.0.0.1/e/nestbird.png', 'http://127.0.0.1/e/nestbird-static.png', ?)`,
+    [new Date().toISOString()],
+  );
   const status = await post(amy, { status: 'good morning :nestbird: :nosuchemoji:', spoiler_text: 'birds' });
-  assert.equal(status.emojis, [{ shortcode: 'nestbird', url: 'http://127.0.0.1/e/nestbird.png', static_url: 'http://127.0.0.1/e/nestbird-static.png', visible_in_picker: false }]);
+  assert.equal(status.emojis, [
+    {
+      shortcode: 'nestbird',
+      url: 'http://127.0.0.1/e/nestbird.png',
+      static_url: 'http://127.0.0.1/e/nestbird-static.png',
+      visible_in_picker: false,
+    },
+  ]);
   const edited = await h.api(amy.token, 'PUT', `/api/v1/statuses/${status.id}`, { status: 'no birds now' });
   assert.equal(edited.body.emojis, []);
 });

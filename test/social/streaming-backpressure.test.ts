@@ -28,12 +28,17 @@ test.before(async () => {
   for (let i = 0; i < POSTERS; i++) {
     const poster = await h.account(`poster${i}`);
     // A long profile note makes each status event bigger: fewer posts fill a slow client's buffers.
-    assert.is((await h.api(poster.token, 'PATCH', '/api/v1/accounts/update_credentials', { note: '&'.repeat(500) })).status, 200);
+    assert.is(
+      (await h.api(poster.token, 'PATCH', '/api/v1/accounts/update_credentials', { note: '&'.repeat(500) })).status,
+      200,
+    );
     posters.push(poster);
   }
   streamingUrl = `127.0.0.1:${h.daemon.streamingPort}`;
 });
-test.after(async () => { await h?.stop(); });
+test.after(async () => {
+  await h?.stop();
+});
 
 async function metrics(): Promise<Record<string, number>> {
   const res = await fetch(`http://${streamingUrl}/metrics`, { headers: { authorization: `Bearer ${owner.token}` } });
@@ -46,7 +51,11 @@ async function metrics(): Promise<Record<string, number>> {
   return out;
 }
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000): Promise<T> {
+async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 60_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -56,25 +65,35 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T 
   }
 }
 
-interface SlowWebSocket { ws: WebSocket; closed: Promise<number>; received: () => number }
+interface SlowWebSocket {
+  ws: WebSocket;
+  closed: Promise<number>;
+  received: () => number;
+}
 
 function slowWebSocket(): Promise<SlowWebSocket> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(`ws://${streamingUrl}/api/v1/streaming?stream=public:local`);
     let received = 0;
     const closed = new Promise<number>((done) => ws.on('close', (code) => done(code)));
-    ws.on('message', () => { received++; });
+    ws.on('message', () => {
+      received++;
+    });
     ws.once('error', reject);
     ws.once('open', () => {
       // Every tag twice (hashtag, hashtag:local): each status reaches this client 41 times.
-      for (const tag of TAGS) for (const stream of ['hashtag', 'hashtag:local']) ws.send(JSON.stringify({ type: 'subscribe', stream, tag }));
+      for (const tag of TAGS)
+        for (const stream of ['hashtag', 'hashtag:local']) ws.send(JSON.stringify({ type: 'subscribe', stream, tag }));
       ws.pause();
       resolve({ ws, closed, received: () => received });
     });
   });
 }
 
-interface SlowEventStream { res: IncomingMessage; closed: Promise<boolean> }
+interface SlowEventStream {
+  res: IncomingMessage;
+  closed: Promise<boolean>;
+}
 
 function slowEventStream(): Promise<SlowEventStream> {
   return new Promise((resolve, reject) => {
@@ -102,18 +121,23 @@ test('slow clients are disconnected and their queues freed, while a reading clie
   const slowStreams = await Promise.all(Array.from({ length: SLOW_EVENT_STREAMS }, slowEventStream));
   await waitFor('the clients to be counted', async () => {
     const m = await metrics();
-    return m['nestbox_streaming_clients{type="websocket"}'] === SLOW_WEBSOCKETS + 1 && m['nestbox_streaming_clients{type="eventsource"}'] === SLOW_EVENT_STREAMS ? m : undefined;
+    return m['nestbox_streaming_clients{type="websocket"}'] === SLOW_WEBSOCKETS + 1 &&
+      m['nestbox_streaming_clients{type="eventsource"}'] === SLOW_EVENT_STREAMS
+      ? m
+      : undefined;
   });
 
   const text = `${TAGS.map((tag) => `#${tag}`).join(' ')} ${'&'.repeat(380)}`;
   const posted: string[] = [];
-  await Promise.all(posters.map(async (poster) => {
-    for (let i = 0; i < STATUSES_PER_POSTER; i++) {
-      const res = await h.api(poster.token, 'POST', '/api/v1/statuses', { status: text, visibility: 'public' });
-      assert.is(res.status, 200, JSON.stringify(res.body));
-      posted.push(res.body.id);
-    }
-  }));
+  await Promise.all(
+    posters.map(async (poster) => {
+      for (let i = 0; i < STATUSES_PER_POSTER; i++) {
+        const res = await h.api(poster.token, 'POST', '/api/v1/statuses', { status: text, visibility: 'public' });
+        assert.is(res.status, 200, JSON.stringify(res.body));
+        posted.push(res.body.id);
+      }
+    }),
+  );
 
   const after = await waitFor('every slow client to be cut off', async () => {
     const m = await metrics();
@@ -121,29 +145,54 @@ test('slow clients are disconnected and their queues freed, while a reading clie
   });
   assert.is(after['nestbox_streaming_clients{type="websocket"}'], 1, 'only the reading client is left');
   assert.is(after['nestbox_streaming_clients{type="eventsource"}'], 0);
-  assert.ok(after.nestbox_streaming_queued_bytes < 512 * 1024, `queued bytes back to a reading client's at most: ${after.nestbox_streaming_queued_bytes}`);
+  assert.ok(
+    after.nestbox_streaming_queued_bytes < 512 * 1024,
+    `queued bytes back to a reading client's at most: ${after.nestbox_streaming_queued_bytes}`,
+  );
   assert.is(idle.nestbox_streaming_slow_clients_closed_total, 0);
-  assert.ok(h.daemon.logs.some((line) => line.msg === 'streaming client fell behind; disconnected' && line.transport === 'eventsource'));
+  assert.ok(
+    h.daemon.logs.some(
+      (line) => line.msg === 'streaming client fell behind; disconnected' && line.transport === 'eventsource',
+    ),
+  );
 
-  await waitFor('the reading client to get every status', () => (posted.every((id) => fastIds.has(id)) ? true : undefined));
+  await waitFor('the reading client to get every status', () =>
+    posted.every((id) => fastIds.has(id)) ? true : undefined,
+  );
   assert.is(fast.readyState, WebSocket.OPEN, 'the reading client stays connected');
 
   // Once they read again, the slow clients find their connections cut, not closed in order.
   for (const slow of slowSockets) slow.ws.resume();
   const codes = await Promise.all(slowSockets.map((slow) => slow.closed));
-  assert.ok(codes.every((code) => code === 1006), `abnormal closure: ${codes.join(',')}`);
-  for (const slow of slowSockets) assert.ok(slow.received() < posted.length * (TAGS.length * 2 + 1), 'a slow socket did not get everything');
-  for (const slow of slowStreams) { slow.res.resume(); slow.res.socket.resume(); }
-  assert.equal(await Promise.all(slowStreams.map((slow) => slow.closed)), slowStreams.map(() => false), 'the event streams were cut');
+  assert.ok(
+    codes.every((code) => code === 1006),
+    `abnormal closure: ${codes.join(',')}`,
+  );
+  for (const slow of slowSockets)
+    assert.ok(slow.received() < posted.length * (TAGS.length * 2 + 1), 'a slow socket did not get everything');
+  for (const slow of slowStreams) {
+    slow.res.resume();
+    slow.res.socket.resume();
+  }
+  assert.equal(
+    await Promise.all(slowStreams.map((slow) => slow.closed)),
+    slowStreams.map(() => false),
+    'the event streams were cut',
+  );
 
-  await waitFor('nothing queued', async () => ((await metrics()).nestbox_streaming_queued_bytes === 0 ? true : undefined));
+  await waitFor('nothing queued', async () =>
+    (await metrics()).nestbox_streaming_queued_bytes === 0 ? true : undefined,
+  );
   fast.close();
 });
 
-test('/metrics is the owner\'s alone', async () => {
+test("/metrics is the owner's alone", async () => {
   const member = await h.account('member');
   assert.is((await fetch(`http://${streamingUrl}/metrics`)).status, 403);
-  assert.is((await fetch(`http://${streamingUrl}/metrics`, { headers: { authorization: `Bearer ${member.token}` } })).status, 403);
+  assert.is(
+    (await fetch(`http://${streamingUrl}/metrics`, { headers: { authorization: `Bearer ${member.token}` } })).status,
+    403,
+  );
 });
 
 test.run();

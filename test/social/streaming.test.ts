@@ -16,9 +16,15 @@ test.before(async () => {
   base = `ws://127.0.0.1:${h.daemon.streamingPort}/api/v1/streaming`;
   await h.api(alice.token, 'POST', `/api/v1/accounts/${bob.id}/follow`);
 });
-test.after(async () => { await h?.stop(); });
+test.after(async () => {
+  await h?.stop();
+});
 
-interface Client { ws: WebSocket; next(match?: (m: any) => boolean, timeoutMs?: number): Promise<any>; close(): void }
+interface Client {
+  ws: WebSocket;
+  next(match?: (m: any) => boolean, timeoutMs?: number): Promise<any>;
+  close(): void;
+}
 
 function connect(url: string, options: WebSocket.ClientOptions & { protocols?: string[] } = {}): Promise<Client> {
   return new Promise((resolve, reject) => {
@@ -31,19 +37,29 @@ function connect(url: string, options: WebSocket.ClientOptions & { protocols?: s
       if (index >= 0) waiters.splice(index, 1)[0].resolve(message);
       else queue.push(message);
     });
-    ws.once('open', () => resolve({
-      ws,
-      next(match = () => true, timeoutMs = 3000) {
-        const index = queue.findIndex(match);
-        if (index >= 0) return Promise.resolve(queue.splice(index, 1)[0]);
-        return new Promise((res, rej) => {
-          const timer = setTimeout(() => rej(new Error('no message in time')), timeoutMs);
-          waiters.push({ match, resolve: (m) => { clearTimeout(timer); res(m); } });
-        });
-      },
-      close: () => ws.close(),
-    }));
-    ws.once('unexpected-response', (_req, res) => reject(Object.assign(new Error(`HTTP ${res.statusCode}`), { status: res.statusCode })));
+    ws.once('open', () =>
+      resolve({
+        ws,
+        next(match = () => true, timeoutMs = 3000) {
+          const index = queue.findIndex(match);
+          if (index >= 0) return Promise.resolve(queue.splice(index, 1)[0]);
+          return new Promise((res, rej) => {
+            const timer = setTimeout(() => rej(new Error('no message in time')), timeoutMs);
+            waiters.push({
+              match,
+              resolve: (m) => {
+                clearTimeout(timer);
+                res(m);
+              },
+            });
+          });
+        },
+        close: () => ws.close(),
+      }),
+    );
+    ws.once('unexpected-response', (_req, res) =>
+      reject(Object.assign(new Error(`HTTP ${res.statusCode}`), { status: res.statusCode })),
+    );
     ws.once('error', reject);
   });
 }
@@ -63,7 +79,7 @@ test('an unknown token is refused before the upgrade with 401', async () => {
   }
 });
 
-test('user stream by header: a followed account\'s status arrives as `update` with a JSON string payload and string ids', async () => {
+test("user stream by header: a followed account's status arrives as `update` with a JSON string payload and string ids", async () => {
   const client = await connect(`${base}?stream=user`, { headers: { authorization: `Bearer ${alice.token}` } });
   await new Promise((r) => setTimeout(r, 50));
   const posted = await h.api(bob.token, 'POST', '/api/v1/statuses', { status: 'hello stream' });
@@ -114,7 +130,12 @@ test('subscribe / unsubscribe to public, public:local and hashtag streams withou
   assert.is(refused.status, 401);
   await new Promise((r) => setTimeout(r, 100));
   await h.api(bob.token, 'POST', '/api/v1/statuses', { status: 'no tag here' });
-  const silent = await client.next((m) => m.event === 'update', 500).then(() => false, () => true);
+  const silent = await client
+    .next((m) => m.event === 'update', 500)
+    .then(
+      () => false,
+      () => true,
+    );
   assert.ok(silent, 'unsubscribed stream sends nothing');
   client.ws.send(JSON.stringify({ type: 'subscribe', stream: 'nonsense' }));
   assert.is((await client.next((m) => m.error)).status, 400);
@@ -124,7 +145,11 @@ test('subscribe / unsubscribe to public, public:local and hashtag streams withou
 test('filters_changed goes to the user stream when a filter changes', async () => {
   const client = await connect(`${base}?stream=user&access_token=${alice.token}`);
   await new Promise((r) => setTimeout(r, 50));
-  await h.api(alice.token, 'POST', '/api/v2/filters', { title: 'x', context: ['home'], keywords_attributes: [{ keyword: 'y' }] });
+  await h.api(alice.token, 'POST', '/api/v2/filters', {
+    title: 'x',
+    context: ['home'],
+    keywords_attributes: [{ keyword: 'y' }],
+  });
   const message = await client.next((m) => m.event === 'filters_changed');
   assert.equal(message.stream, ['user']);
   assert.is(message.payload, undefined);
@@ -136,9 +161,18 @@ test('an announcement reaction reaches every user stream with its new count', as
   const aliceStream = await connect(`${base}?stream=user&access_token=${alice.token}`);
   const bobStream = await connect(`${base}?stream=user&access_token=${bob.token}`);
   await new Promise((r) => setTimeout(r, 50));
-  assert.is((await h.api(alice.token, 'PUT', `/api/v1/announcements/${announcementId}/reactions/${encodeURIComponent('👍')}`)).status, 200);
-  assert.is((await h.api(bob.token, 'PUT', `/api/v1/announcements/${announcementId}/reactions/${encodeURIComponent('👍')}`)).status, 200);
-  const isReaction = (count: number) => (m: any) => m.event === 'announcement.reaction' && JSON.parse(m.payload).count === count;
+  assert.is(
+    (await h.api(alice.token, 'PUT', `/api/v1/announcements/${announcementId}/reactions/${encodeURIComponent('👍')}`))
+      .status,
+    200,
+  );
+  assert.is(
+    (await h.api(bob.token, 'PUT', `/api/v1/announcements/${announcementId}/reactions/${encodeURIComponent('👍')}`))
+      .status,
+    200,
+  );
+  const isReaction = (count: number) => (m: any) =>
+    m.event === 'announcement.reaction' && JSON.parse(m.payload).count === count;
   for (const stream of [aliceStream, bobStream]) {
     const first = await stream.next(isReaction(1));
     assert.equal(first.stream, ['user']);
@@ -153,7 +187,10 @@ test('an announcement reaction reaches every user stream with its new count', as
 
 test('EventSource clients get a stream as Server-Sent Events (legacy path and ?stream=)', async () => {
   const controller = new AbortController();
-  const res = await fetch(`http://127.0.0.1:${h.daemon.streamingPort}/api/v1/streaming/user?access_token=${alice.token}`, { signal: controller.signal });
+  const res = await fetch(
+    `http://127.0.0.1:${h.daemon.streamingPort}/api/v1/streaming/user?access_token=${alice.token}`,
+    { signal: controller.signal },
+  );
   assert.is(res.status, 200);
   assert.match(res.headers.get('content-type')!, /text\/event-stream/);
   const reader = res.body!.getReader();
@@ -166,7 +203,9 @@ test('EventSource clients get a stream as Server-Sent Events (legacy path and ?s
   controller.abort();
   const refused = await fetch(`http://127.0.0.1:${h.daemon.streamingPort}/api/v1/streaming?stream=user`);
   assert.is(refused.status, 401);
-  const unknown = await fetch(`http://127.0.0.1:${h.daemon.streamingPort}/api/v1/streaming?stream=nope&access_token=${alice.token}`);
+  const unknown = await fetch(
+    `http://127.0.0.1:${h.daemon.streamingPort}/api/v1/streaming?stream=nope&access_token=${alice.token}`,
+  );
   assert.is(unknown.status, 400);
 });
 
@@ -174,14 +213,17 @@ test('list stream: what the list shows, to its owner only', async () => {
   const carol = await h.account('carol');
   await h.api(alice.token, 'POST', `/api/v1/accounts/${carol.id}/follow`);
   const list = (await h.api(alice.token, 'POST', '/api/v1/lists', { title: 'Bob only' })).body;
-  assert.is((await h.api(alice.token, 'POST', `/api/v1/lists/${list.id}/accounts`, { account_ids: [bob.id] })).status, 200);
+  assert.is(
+    (await h.api(alice.token, 'POST', `/api/v1/lists/${list.id}/accounts`, { account_ids: [bob.id] })).status,
+    200,
+  );
   const client = await connect(`${base}?stream=list&list=${list.id}&access_token=${alice.token}`);
   await new Promise((r) => setTimeout(r, 50));
   const fromCarol = await h.api(carol.token, 'POST', '/api/v1/statuses', { status: 'carol is not on the list' });
   const fromBob = await h.api(bob.token, 'POST', '/api/v1/statuses', { status: 'bob is', visibility: 'private' });
   const message = await client.next((m) => m.event === 'update');
   assert.equal(message.stream, ['list', list.id]);
-  assert.is(JSON.parse(message.payload).id, fromBob.body.id, 'the first update is bob\'s, not carol\'s earlier one');
+  assert.is(JSON.parse(message.payload).id, fromBob.body.id, "the first update is bob's, not carol's earlier one");
   assert.ok(fromCarol.body.id < fromBob.body.id);
   client.close();
 
@@ -191,7 +233,9 @@ test('list stream: what the list shows, to its owner only', async () => {
   intruder.ws.send(JSON.stringify({ type: 'subscribe', stream: 'list' }));
   assert.is((await intruder.next((m) => m.error)).status, 400);
   intruder.close();
-  const sse = await fetch(`http://127.0.0.1:${h.daemon.streamingPort}/api/v1/streaming/list?list=${list.id}&access_token=${bob.token}`);
+  const sse = await fetch(
+    `http://127.0.0.1:${h.daemon.streamingPort}/api/v1/streaming/list?list=${list.id}&access_token=${bob.token}`,
+  );
   assert.is(sse.status, 401);
 });
 
@@ -217,17 +261,26 @@ test('direct stream: a direct status arrives as a `conversation` for the account
   const conversation = JSON.parse(message.payload);
   assert.is(conversation.last_status.id, dm.body.id);
   assert.is(conversation.unread, true);
-  assert.equal(conversation.accounts.map((a: { id: string }) => a.id), [bob.id]);
+  assert.equal(
+    conversation.accounts.map((a: { id: string }) => a.id),
+    [bob.id],
+  );
   client.close();
 });
 
-test('direct stream: a stranger\'s direct status held back by the policy sends no conversation', async () => {
+test("direct stream: a stranger's direct status held back by the policy sends no conversation", async () => {
   const stranger = await h.account('stranger');
   const client = await connect(`${base}?stream=direct&access_token=${alice.token}`);
   await new Promise((r) => setTimeout(r, 50));
-  const held = await h.api(stranger.token, 'POST', '/api/v1/statuses', { status: '@alice buy now', visibility: 'direct' });
+  const held = await h.api(stranger.token, 'POST', '/api/v1/statuses', {
+    status: '@alice buy now',
+    visibility: 'direct',
+  });
   assert.is(held.status, 200);
-  const shown = await h.api(bob.token, 'POST', '/api/v1/statuses', { status: '@alice the real one', visibility: 'direct' });
+  const shown = await h.api(bob.token, 'POST', '/api/v1/statuses', {
+    status: '@alice the real one',
+    visibility: 'direct',
+  });
   const message = await client.next((m) => m.event === 'conversation');
   assert.is(JSON.parse(message.payload).last_status.id, shown.body.id, 'the held-back one never came');
   client.close();

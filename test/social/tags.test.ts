@@ -12,14 +12,18 @@ async function ok(token: string | null, method: string, path: string, body?: unk
   return res.body;
 }
 
-const post = async (who: TestAccount, status: string, visibility = 'public') => (await ok(who.token, 'POST', '/api/v1/statuses', { status, visibility })).id as string;
-const home = async (who: TestAccount) => (await ok(who.token, 'GET', '/api/v1/timelines/home?limit=40')).map((s: { id: string }) => s.id) as string[];
+const post = async (who: TestAccount, status: string, visibility = 'public') =>
+  (await ok(who.token, 'POST', '/api/v1/statuses', { status, visibility })).id as string;
+const home = async (who: TestAccount) =>
+  (await ok(who.token, 'GET', '/api/v1/timelines/home?limit=40')).map((s: { id: string }) => s.id) as string[];
 
 test.before(async () => {
   h = await startSocialDaemon();
   [mia, nia, ola] = await Promise.all(['mia', 'nia', 'ola'].map((name) => h.account(name)));
 });
-test.after(async () => { await h?.stop(); });
+test.after(async () => {
+  await h?.stop();
+});
 
 test('a tag is answered whether used or not, with a week of history; an invalid name is 404', async () => {
   const unused = await ok(null, 'GET', '/api/v1/tags/NeverUsed');
@@ -44,7 +48,10 @@ test('following a tag: the tag says so to its follower only, and followed_tags l
   assert.is((await ok(mia.token, 'GET', '/api/v1/tags/birds')).following, true);
   assert.is((await ok(ola.token, 'GET', '/api/v1/tags/birds')).following, false);
   assert.is((await ok(null, 'GET', '/api/v1/tags/birds')).following, false);
-  assert.equal((await ok(mia.token, 'GET', '/api/v1/followed_tags')).map((t: { name: string }) => t.name), ['birds']);
+  assert.equal(
+    (await ok(mia.token, 'GET', '/api/v1/followed_tags')).map((t: { name: string }) => t.name),
+    ['birds'],
+  );
   const searched = await ok(mia.token, 'GET', '/api/v2/search?q=%23birds&type=hashtags');
   assert.is(searched.hashtags[0].following, true);
   assert.is((await h.api(mia.token, 'POST', '/api/v1/tags/not%20valid!/follow')).status, 404);
@@ -77,11 +84,17 @@ test('followed_tags pages newest follow first, with Link', async () => {
   await ok(ola.token, 'POST', '/api/v1/tags/first/follow');
   await ok(ola.token, 'POST', '/api/v1/tags/second/follow');
   const page = await h.api(ola.token, 'GET', '/api/v1/followed_tags?limit=1');
-  assert.equal(page.body.map((t: { name: string }) => t.name), ['second']);
+  assert.equal(
+    page.body.map((t: { name: string }) => t.name),
+    ['second'],
+  );
   const next = /<([^>]+)>; rel="next"/.exec(page.headers.get('link') ?? '')?.[1];
   assert.ok(next);
   const older = await h.api(ola.token, 'GET', new URL(next).pathname + new URL(next).search);
-  assert.equal(older.body.map((t: { name: string }) => t.name), ['first']);
+  assert.equal(
+    older.body.map((t: { name: string }) => t.name),
+    ['first'],
+  );
 });
 
 test.run();

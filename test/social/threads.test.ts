@@ -17,7 +17,8 @@ async function post(who: TestAccount, status: string, extra: Record<string, unkn
   return res.body.id as string;
 }
 
-const reply = (who: TestAccount, to: string, status: string, extra: Record<string, unknown> = {}) => post(who, status, { in_reply_to_id: to, ...extra });
+const reply = (who: TestAccount, to: string, status: string, extra: Record<string, unknown> = {}) =>
+  post(who, status, { in_reply_to_id: to, ...extra });
 
 async function context(id: string, who: TestAccount | null): Promise<{ ancestors: string[]; descendants: string[] }> {
   const res = await h.api(who?.token ?? null, 'GET', `/api/v1/statuses/${id}/context`);
@@ -30,7 +31,9 @@ test.before(async () => {
   h = await startSocialDaemon();
   [ann, ben, cat, dan] = await Promise.all(['ann', 'ben', 'cat', 'dan'].map((name) => h.account(name)));
 });
-test.after(async () => { await h?.stop(); });
+test.after(async () => {
+  await h?.stop();
+});
 
 test('context: ancestors from the start of the thread, descendants depth first with self-replies first', async () => {
   const root = await post(ann, 'root');
@@ -65,7 +68,11 @@ test('context: each viewer sees what they may; replies under a hidden status sti
   await h.api(dan.token, 'POST', `/api/v1/accounts/${ben.id}/block`);
   assert.equal((await context(root, dan)).descendants, [under], 'a blocked author is left out');
   await h.api(dan.token, 'POST', `/api/v1/accounts/${ann.id}/mute`);
-  assert.equal((await context(under, dan)).ancestors, [], 'a muted author is left out (the status asked for still shows)');
+  assert.equal(
+    (await context(under, dan)).ancestors,
+    [],
+    'a muted author is left out (the status asked for still shows)',
+  );
   await h.api(dan.token, 'POST', `/api/v1/accounts/${ann.id}/unmute`);
   assert.equal((await context(under, dan)).ancestors, [root]);
 
@@ -95,7 +102,8 @@ test('source: the text as written, for editing; 404 where the status cannot be s
 
 test('history: one version for a status never edited, then the original and every edit with its media', async () => {
   const media = { id: await uploadPng(h.url, ann.token, 'blue') };
-  const posted = (await h.api(ann.token, 'POST', '/api/v1/statuses', { status: 'first words', media_ids: [media.id] })).body;
+  const posted = (await h.api(ann.token, 'POST', '/api/v1/statuses', { status: 'first words', media_ids: [media.id] }))
+    .body;
   const history = async (who: TestAccount | null = dan) => {
     const res = await h.api(who?.token ?? null, 'GET', `/api/v1/statuses/${posted.id}/history`);
     assert.is(res.status, 200, JSON.stringify(res.body));
@@ -106,20 +114,37 @@ test('history: one version for a status never edited, then the original and ever
   assert.is(unedited[0].content, '<p>first words</p>');
   assert.is(unedited[0].created_at, posted.created_at);
   assert.is(unedited[0].account.id, ann.id);
-  assert.equal(unedited[0].media_attachments.map((m: { id: string }) => m.id), [media.id]);
+  assert.equal(
+    unedited[0].media_attachments.map((m: { id: string }) => m.id),
+    [media.id],
+  );
 
   assert.is((await h.api(ann.token, 'PUT', `/api/v1/statuses/${posted.id}`, { status: 'second words' })).status, 200);
-  const edited = (await h.api(ann.token, 'PUT', `/api/v1/statuses/${posted.id}`, { status: 'third words', spoiler_text: 'now with a warning' })).body;
+  const edited = (
+    await h.api(ann.token, 'PUT', `/api/v1/statuses/${posted.id}`, {
+      status: 'third words',
+      spoiler_text: 'now with a warning',
+    })
+  ).body;
   const versions = await history();
-  assert.equal(versions.map((v) => v.content), ['<p>first words</p>', '<p>second words</p>', '<p>third words</p>']);
-  assert.equal(versions.map((v) => v.sensitive), [false, false, true]);
+  assert.equal(
+    versions.map((v) => v.content),
+    ['<p>first words</p>', '<p>second words</p>', '<p>third words</p>'],
+  );
+  assert.equal(
+    versions.map((v) => v.sensitive),
+    [false, false, true],
+  );
   assert.is(versions[2].spoiler_text, 'now with a warning');
   assert.is(versions[0].created_at, posted.created_at);
   assert.is(versions[2].created_at, edited.edited_at);
   assert.ok(versions[1].created_at > versions[0].created_at && versions[1].created_at <= versions[2].created_at);
   for (const version of versions) {
     assert.is(version.account.id, ann.id);
-    assert.equal(version.media_attachments.map((m: { id: string; description: string }) => [m.id, m.description]), [[media.id, 'blue']]);
+    assert.equal(
+      version.media_attachments.map((m: { id: string; description: string }) => [m.id, m.description]),
+      [[media.id, 'blue']],
+    );
     assert.equal(version.emojis, []);
   }
 
@@ -127,13 +152,15 @@ test('history: one version for a status never edited, then the original and ever
   assert.is((await h.api(dan.token, 'GET', `/api/v1/statuses/${secret}/history`)).status, 404);
 });
 
-test('preferences follow the account\'s posting defaults', async () => {
+test("preferences follow the account's posting defaults", async () => {
   const before = await h.api(dan.token, 'GET', '/api/v1/preferences');
   assert.is(before.status, 200);
   assert.is(before.body['posting:default:visibility'], 'public');
   assert.is(before.body['posting:default:sensitive'], false);
   assert.is(before.body['reading:expand:spoilers'], false);
-  await h.api(dan.token, 'PATCH', '/api/v1/accounts/update_credentials', { source: { privacy: 'unlisted', sensitive: true, language: 'de' } });
+  await h.api(dan.token, 'PATCH', '/api/v1/accounts/update_credentials', {
+    source: { privacy: 'unlisted', sensitive: true, language: 'de' },
+  });
   const after = await h.api(dan.token, 'GET', '/api/v1/preferences');
   assert.is(after.body['posting:default:visibility'], 'unlisted');
   assert.is(after.body['posting:default:sensitive'], true);

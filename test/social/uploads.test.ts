@@ -25,7 +25,8 @@ test.after(async () => {
 });
 
 const descriptors = () => readdirSync(`/proc/${h.daemon.child.pid}/fd`).length;
-const files = (dir: string): number => readdirSync(dir, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).length;
+const files = (dir: string): number =>
+  readdirSync(dir, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).length;
 const tempFiles = () => files(daemonTmp) + files(join(h.daemon.dataDir, 'media', 'incoming'));
 
 /** The counts once the daemon has finished with the requests (cleanup is asynchronous). */
@@ -41,7 +42,11 @@ async function settled(read: () => number): Promise<number> {
 }
 
 function withFilePart(): FormData {
-  return form({ status: 'hello', client_name: 'x', file: { data: Buffer.alloc(64 * 1024, 1), type: 'application/octet-stream', name: 'refused.bin' } });
+  return form({
+    status: 'hello',
+    client_name: 'x',
+    file: { data: Buffer.alloc(64 * 1024, 1), type: 'application/octet-stream', name: 'refused.bin' },
+  });
 }
 
 test('a few hundred multipart posts with a refused file part leave no descriptor and no temporary file', async () => {
@@ -60,13 +65,21 @@ test('a few hundred multipart posts with a refused file part leave no descriptor
   assert.ok(fdsAfter - fdsBefore <= 5, `descriptors: ${fdsBefore} before, ${fdsAfter} after 300 refused uploads`);
   assert.is(await settled(tempFiles), filesBefore, 'temporary files');
   assert.equal(statuses, { 401: 150, 413: 150 }, 'the token is checked before the body is read');
-  assert.is((await h.api(alice.token, 'GET', '/api/v1/accounts/verify_credentials')).status, 200, 'the daemon still answers');
+  assert.is(
+    (await h.api(alice.token, 'GET', '/api/v1/accounts/verify_credentials')).status,
+    200,
+    'the daemon still answers',
+  );
 });
 
 test('a file part past the limit of a route that takes files is 413 and leaves nothing', async () => {
   const before = tempFiles();
   const big = form({ avatar: { data: Buffer.alloc(17 * 1024 * 1024, 1), type: 'image/png', name: 'big.png' } });
-  const res = await fetch(`${h.url}/api/v1/accounts/update_credentials`, { method: 'PATCH', headers: { authorization: `Bearer ${alice.token}` }, body: big });
+  const res = await fetch(`${h.url}/api/v1/accounts/update_credentials`, {
+    method: 'PATCH',
+    headers: { authorization: `Bearer ${alice.token}` },
+    body: big,
+  });
   assert.is(res.status, 413);
   assert.equal(await res.json(), { error: 'Payload too large' });
   assert.is(await settled(tempFiles), before);
@@ -88,7 +101,10 @@ test('an upload cut off by the client leaves no descriptor and no temporary file
 
 test('an unauthorised upload to update_credentials is 401 and writes nothing', async () => {
   const before = tempFiles();
-  const res = await fetch(`${h.url}/api/v1/accounts/update_credentials`, { method: 'PATCH', body: form({ avatar: { data: await png(), type: 'image/png', name: 'a.png' } }) });
+  const res = await fetch(`${h.url}/api/v1/accounts/update_credentials`, {
+    method: 'PATCH',
+    body: form({ avatar: { data: await png(), type: 'image/png', name: 'a.png' } }),
+  });
   assert.is(res.status, 401);
   assert.is(await settled(tempFiles), before);
 });
@@ -97,8 +113,16 @@ test('a refused profile update keeps none of the images it carried', async () =>
   const folder = join(h.daemon.dataDir, 'media', 'accounts');
   const images = () => (existsSync(folder) ? files(folder) : 0);
   const before = images();
-  const body = form({ display_name: 'x'.repeat(100), avatar: { data: await png(), type: 'image/png', name: 'a.png' }, header: { data: await png(), type: 'image/png', name: 'h.png' } });
-  const res = await fetch(`${h.url}/api/v1/accounts/update_credentials`, { method: 'PATCH', headers: { authorization: `Bearer ${alice.token}` }, body });
+  const body = form({
+    display_name: 'x'.repeat(100),
+    avatar: { data: await png(), type: 'image/png', name: 'a.png' },
+    header: { data: await png(), type: 'image/png', name: 'h.png' },
+  });
+  const res = await fetch(`${h.url}/api/v1/accounts/update_credentials`, {
+    method: 'PATCH',
+    headers: { authorization: `Bearer ${alice.token}` },
+    body,
+  });
   assert.is(res.status, 422, 'a display name over 30 characters');
   assert.is(images(), before, 'image files under media/accounts');
   const account = (await h.api(alice.token, 'GET', '/api/v1/accounts/verify_credentials')).body;

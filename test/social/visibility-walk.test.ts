@@ -14,7 +14,12 @@ import { uploadPng } from '../helpers/media-files.js';
 
 type Visibility = 'public' | 'unlisted' | 'private' | 'direct';
 type Role = 'author' | 'follower' | 'mentioned' | 'stranger' | 'blocked' | 'anonymous';
-interface Walked { visibility: Visibility; role: Role; isAuthor: boolean; hasPoll: boolean }
+interface Walked {
+  visibility: Visibility;
+  role: Role;
+  isAuthor: boolean;
+  hasPoll: boolean;
+}
 
 /** Mastodon's StatusPolicy#show?, written out as the table the daemon must follow. */
 const MAY_SEE: Record<Role, readonly Visibility[]> = {
@@ -57,9 +62,13 @@ const SEEN: Record<string, (w: Walked) => number> = {
 };
 
 /** The routes that name a status (or its poll) by id, as [method, template, open without a token]. */
-const STATUS_ROUTES = ROUTES
-  .filter(([, path]) => /\/statuses\/1(\/|$)|\/statuses\?id\[\]=1|\/polls\/1(\/|$)/.test(path))
-  .map(([method, path, , open]) => ({ method, template: path.replace(`=${X}`, '=:id').replace(`/${X}`, '/:id'), open: Boolean(open) }));
+const STATUS_ROUTES = ROUTES.filter(([, path]) =>
+  /\/statuses\/1(\/|$)|\/statuses\?id\[\]=1|\/polls\/1(\/|$)/.test(path),
+).map(([method, path, , open]) => ({
+  method,
+  template: path.replace(`=${X}`, '=:id').replace(`/${X}`, '/:id'),
+  open: Boolean(open),
+}));
 
 let h: SocialHarness;
 let users: Record<Exclude<Role, 'anonymous'>, TestAccount>;
@@ -71,7 +80,11 @@ const token = (role: Role) => (role === 'anonymous' ? null : users[role].token);
 const secret = (label: string) => `leak${label}${++tag}z${Math.random().toString(36).slice(2, 8)}`;
 
 async function post(visibility: Visibility, text: string, extra: object = {}) {
-  const res = await h.api(users.author.token, 'POST', '/api/v1/statuses', { status: `${text} @mentioned`, visibility, ...extra });
+  const res = await h.api(users.author.token, 'POST', '/api/v1/statuses', {
+    status: `${text} @mentioned`,
+    visibility,
+    ...extra,
+  });
   assert.is(res.status, 200, JSON.stringify(res.body));
   return res.body as { id: string; uri: string; url: string; poll: { id: string } | null };
 }
@@ -83,7 +96,9 @@ test.before(async () => {
   assert.is((await h.api(users.follower.token, 'POST', `/api/v1/accounts/${users.author.id}/follow`)).status, 200);
   assert.is((await h.api(users.author.token, 'POST', `/api/v1/accounts/${users.blocked.id}/block`)).status, 200);
 });
-test.after(async () => { await h?.stop(); });
+test.after(async () => {
+  await h?.stop();
+});
 
 test('every route taking a status id is classified', () => {
   assert.ok(STATUS_ROUTES.length >= 18, `found ${STATUS_ROUTES.length}`);
@@ -92,14 +107,21 @@ test('every route taking a status id is classified', () => {
 });
 
 const CASES: Array<{ visibility: Visibility; poll: boolean }> = [
-  { visibility: 'public', poll: false }, { visibility: 'unlisted', poll: false }, { visibility: 'private', poll: false },
-  { visibility: 'direct', poll: false }, { visibility: 'private', poll: true },
+  { visibility: 'public', poll: false },
+  { visibility: 'unlisted', poll: false },
+  { visibility: 'private', poll: false },
+  { visibility: 'direct', poll: false },
+  { visibility: 'private', poll: true },
 ];
 
 for (const { visibility, poll } of CASES) {
   test(`walk: a ${visibility} status${poll ? ' with a poll' : ''} on every status route, as each role`, async () => {
     const word = secret(visibility);
-    const status = await post(visibility, `walk ${word}`, poll ? { poll: { options: [`yes ${word}`, 'no'], expires_in: 3600 } } : {});
+    const status = await post(
+      visibility,
+      `walk ${word}`,
+      poll ? { poll: { options: [`yes ${word}`, 'no'], expires_in: 3600 } } : {},
+    );
     const failures: string[] = [];
     // The author goes last: editing and deleting are the author's final steps.
     for (const role of [...ROLES.filter((r) => r !== 'author'), 'author' as const]) {
@@ -111,7 +133,11 @@ for (const { visibility, poll } of CASES) {
         const isPoll = route.template.startsWith('/api/v1/polls/');
         if (isPoll && !status.poll) continue;
         const path = route.template.replace(':id', isPoll ? status.poll!.id : status.id);
-        const body = route.template.endsWith('/votes') ? { choices: ['0'] } : route.method === 'PUT' ? { status: `edited ${word} @mentioned` } : undefined;
+        const body = route.template.endsWith('/votes')
+          ? { choices: ['0'] }
+          : route.method === 'PUT'
+            ? { status: `edited ${word} @mentioned` }
+            : undefined;
         const res = await h.api(token(role), route.method, path, body);
         const text = typeof res.body === 'string' ? res.body : JSON.stringify(res.body);
         const what = `${role} ${route.method} ${route.template} (${visibility}${poll ? ', poll' : ''})`;
@@ -119,10 +145,13 @@ for (const { visibility, poll } of CASES) {
         if (role === 'anonymous' && !route.open) expected = 401;
         else if (!sees) expected = route.template.includes('?id[]=') ? 200 : 404;
         else expected = SEEN[`${route.method} ${route.template}`](walked);
-        if (res.status !== expected) failures.push(`${what}: ${res.status}, expected ${expected}: ${text.slice(0, 120)}`);
+        if (res.status !== expected)
+          failures.push(`${what}: ${res.status}, expected ${expected}: ${text.slice(0, 120)}`);
         if (!sees && text.includes(word)) failures.push(`${what}: the text leaked`);
-        if (!sees && route.template.includes('?id[]=') && res.status === 200 && (res.body as unknown[]).length !== 0) failures.push(`${what}: listed`);
-        if (sees && route.method === 'GET' && route.template === '/api/v1/statuses/:id' && !text.includes(word)) failures.push(`${what}: text missing`);
+        if (!sees && route.template.includes('?id[]=') && res.status === 200 && (res.body as unknown[]).length !== 0)
+          failures.push(`${what}: listed`);
+        if (sees && route.method === 'GET' && route.template === '/api/v1/statuses/:id' && !text.includes(word))
+          failures.push(`${what}: text missing`);
       }
     }
     assert.equal(failures, []);
@@ -138,14 +167,22 @@ test('a reblog can be taken back after the author blocks the reblogger, who is s
   const undone = await h.api(fan.token, 'POST', `/api/v1/statuses/${status.id}/unreblog`);
   assert.is(undone.status, 404);
   assert.not.ok(JSON.stringify(undone.body).includes(word));
-  assert.equal((await h.api(users.stranger.token, 'GET', `/api/v1/statuses/${status.id}/reblogged_by`)).body, [], 'the reblog is gone');
+  assert.equal(
+    (await h.api(users.stranger.token, 'GET', `/api/v1/statuses/${status.id}/reblogged_by`)).body,
+    [],
+    'the reblog is gone',
+  );
   assert.is((await h.api(users.author.token, 'GET', `/api/v1/statuses/${status.id}`)).body.reblogs_count, 0);
 });
 
 test('a report cites only statuses the reporter may see', async () => {
   const status = await post('private', `reported ${secret('reported')}`);
   for (const role of ['follower', 'stranger', 'blocked'] as const) {
-    const res = await h.api(token(role), 'POST', '/api/v1/reports', { account_id: users.author.id, status_ids: [status.id], category: 'other' });
+    const res = await h.api(token(role), 'POST', '/api/v1/reports', {
+      account_id: users.author.id,
+      status_ids: [status.id],
+      category: 'other',
+    });
     assert.is(res.status, MAY_SEE[role].includes('private') ? 200 : 404, role);
   }
 });
@@ -164,18 +201,29 @@ test('media of a private status: its URLs only reach who may see it, and cannot 
   const prefix = '/system/media_attachments/files';
   // Guessing: the id alone, a wrong tag, another attachment's tag.
   const other = await uploadPng(h.url, users.stranger.token);
-  const otherTag = new URL((await h.api(users.stranger.token, 'GET', `/api/v1/media/${other}`)).body.preview_url).pathname.split('/').at(-2)!;
-  for (const guess of [`${prefix}/${mediaId}/${name}`, `${prefix}/${mediaId}/${'A'.repeat(tag.length)}/${name}`, `${prefix}/${mediaId}/${otherTag}/${name}`]) {
+  const otherTag = new URL(
+    (await h.api(users.stranger.token, 'GET', `/api/v1/media/${other}`)).body.preview_url,
+  ).pathname
+    .split('/')
+    .at(-2)!;
+  for (const guess of [
+    `${prefix}/${mediaId}/${name}`,
+    `${prefix}/${mediaId}/${'A'.repeat(tag.length)}/${name}`,
+    `${prefix}/${mediaId}/${otherTag}/${name}`,
+  ]) {
     assert.is((await fetch(h.url + guess)).status, 404, guess);
   }
 });
 
-test('a hashtag\'s history and a featured tag count only the statuses anyone may see', async () => {
+test("a hashtag's history and a featured tag count only the statuses anyone may see", async () => {
   const name = `walktag${++tag}`;
   assert.is((await h.api(users.author.token, 'POST', '/api/v1/featured_tags', { name })).status, 200);
   const figures = async () => {
-    const history = (await h.api(users.stranger.token, 'GET', `/api/v1/tags/${name}`)).body.history as Array<{ uses: string }>;
-    const featured = (await h.api(users.stranger.token, 'GET', `/api/v1/accounts/${users.author.id}/featured_tags`)).body as Array<{ name: string; statuses_count: number | string }>;
+    const history = (await h.api(users.stranger.token, 'GET', `/api/v1/tags/${name}`)).body.history as Array<{
+      uses: string;
+    }>;
+    const featured = (await h.api(users.stranger.token, 'GET', `/api/v1/accounts/${users.author.id}/featured_tags`))
+      .body as Array<{ name: string; statuses_count: number | string }>;
     return { uses: history[0].uses, featured: Number(featured.find((f) => f.name === name)!.statuses_count) };
   };
   await post('private', `hidden #${name}`);
@@ -207,7 +255,7 @@ test('search by URL, URI and text finds a status only for those who may see it',
   }
 });
 
-test('profiles and ActivityPub notes: an account\'s statuses by the same rule', async () => {
+test("profiles and ActivityPub notes: an account's statuses by the same rule", async () => {
   const words = new Map<Visibility, string>();
   const uris = new Map<Visibility, string>();
   for (const visibility of ['public', 'unlisted', 'private', 'direct'] as const) {
@@ -219,7 +267,12 @@ test('profiles and ActivityPub notes: an account\'s statuses by the same rule', 
     const res = await h.api(token(role), 'GET', `/api/v1/accounts/${users.author.id}/statuses?limit=40`);
     assert.is(res.status, 200);
     const text = JSON.stringify(res.body);
-    for (const [visibility, word] of words) assert.is(text.includes(word), MAY_SEE[role].includes(visibility), `${role} sees the ${visibility} status on the profile`);
+    for (const [visibility, word] of words)
+      assert.is(
+        text.includes(word),
+        MAY_SEE[role].includes(visibility),
+        `${role} sees the ${visibility} status on the profile`,
+      );
   }
   // A peer's fetch is signed in as no one: what anyone may see, and nothing else.
   for (const [visibility, uri] of uris) {
@@ -247,7 +300,8 @@ test('context leaves out the ancestors and descendants the viewer may not see', 
     const ids = (list: Array<{ id: string }>) => list.map((s) => s.id);
     assert.equal(ids(down.body.descendants), sees ? [hidden.id, leaf.id] : [leaf.id], `${role} below the root`);
     assert.equal(ids(up.body.ancestors), sees ? [root.id, hidden.id] : [root.id], `${role} above the leaf`);
-    if (!sees) assert.not.ok(JSON.stringify([down.body, up.body]).includes(hiddenWord), `${role}: the hidden reply leaked`);
+    if (!sees)
+      assert.not.ok(JSON.stringify([down.body, up.body]).includes(hiddenWord), `${role}: the hidden reply leaked`);
   }
 });
 
@@ -255,7 +309,10 @@ test('notifications about a status the viewer may no longer see are left out', a
   // Mentioned in a private status, then blocked by its author: the status is no longer theirs to see.
   const watcher = await h.account(`watcher${++tag}`);
   const word = secret('notified');
-  const res = await h.api(users.author.token, 'POST', '/api/v1/statuses', { status: `hello @${watcher.username} ${word}`, visibility: 'private' });
+  const res = await h.api(users.author.token, 'POST', '/api/v1/statuses', {
+    status: `hello @${watcher.username} ${word}`,
+    visibility: 'private',
+  });
   assert.is(res.status, 200);
   const before = await h.api(watcher.token, 'GET', '/api/v1/notifications');
   assert.ok(JSON.stringify(before.body).includes(word), 'the mentioned account is told of the private post');
@@ -268,7 +325,11 @@ test('notifications about a status the viewer may no longer see are left out', a
   }
 });
 
-interface Stream { messages: string[]; ws: WebSocket; seen(word: string, timeoutMs?: number): Promise<boolean> }
+interface Stream {
+  messages: string[];
+  ws: WebSocket;
+  seen(word: string, timeoutMs?: number): Promise<boolean>;
+}
 
 function stream(accessToken: string | null, streams: string[]): Promise<Stream> {
   const base = `ws://127.0.0.1:${h.daemon.streamingPort}/api/v1/streaming`;
@@ -280,7 +341,8 @@ function stream(accessToken: string | null, streams: string[]): Promise<Stream> 
     ws.once('open', () => {
       for (const name of streams.slice(1)) ws.send(JSON.stringify({ type: 'subscribe', stream: name }));
       resolve({
-        messages, ws,
+        messages,
+        ws,
         async seen(word, timeoutMs = 3000) {
           const until = Date.now() + timeoutMs;
           while (Date.now() < until) {
@@ -317,13 +379,19 @@ test('streams: a private status and its deletion reach followers only, a direct 
   }
   assert.not.ok(listeners.blocked.messages.join('').includes(sentinel), 'the blocked were streamed the author');
   // Deleting: even the id of a status goes only to those who may see it.
-  for (const status of [privateStatus, directStatus, publicStatus]) assert.is((await h.api(users.author.token, 'DELETE', `/api/v1/statuses/${status.id}`)).status, 200);
+  for (const status of [privateStatus, directStatus, publicStatus])
+    assert.is((await h.api(users.author.token, 'DELETE', `/api/v1/statuses/${status.id}`)).status, 200);
   const deletion = (id: string) => `"payload":"${id}"`;
-  assert.ok(await listeners.follower.seen(deletion(privateStatus.id)), 'the follower is told the private status is gone');
-  for (const name of ['stranger', 'anonymous'] as const) assert.ok(await listeners[name].seen(deletion(publicStatus.id)), `${name} is told the public status is gone`);
+  assert.ok(
+    await listeners.follower.seen(deletion(privateStatus.id)),
+    'the follower is told the private status is gone',
+  );
+  for (const name of ['stranger', 'anonymous'] as const)
+    assert.ok(await listeners[name].seen(deletion(publicStatus.id)), `${name} is told the public status is gone`);
   for (const [name, listener] of Object.entries(listeners)) {
     const all = listener.messages.join('\n');
-    if (name !== 'follower') assert.not.ok(all.includes(privateStatus.id), `${name} was streamed the private status's id`);
+    if (name !== 'follower')
+      assert.not.ok(all.includes(privateStatus.id), `${name} was streamed the private status's id`);
     assert.not.ok(all.includes(directStatus.id), `${name} was streamed the direct status's id`);
   }
   for (const listener of Object.values(listeners)) listener.ws.close();

@@ -4,8 +4,10 @@ import { startSocialDaemon } from '../helpers/social.js';
 import { traceSyncs, type SyncCall } from '../helpers/sync-trace.js';
 import { form, png } from '../helpers/media-files.js';
 
-const lastIndex = (calls: SyncCall[], match: (path: string) => boolean) => calls.findLastIndex((call) => match(call.path));
-const firstIndexAfter = (calls: SyncCall[], after: number, match: (path: string) => boolean) => calls.findIndex((call, i) => i > after && match(call.path));
+const lastIndex = (calls: SyncCall[], match: (path: string) => boolean) =>
+  calls.findLastIndex((call) => match(call.path));
+const firstIndexAfter = (calls: SyncCall[], after: number, match: (path: string) => boolean) =>
+  calls.findIndex((call, i) => i > after && match(call.path));
 const isWal = (path: string) => path.endsWith('nestbox.sqlite3-wal');
 
 test('each acknowledged post is synced to the WAL before the answer (synchronous = FULL)', async () => {
@@ -14,7 +16,8 @@ test('each acknowledged post is synced to the WAL before the answer (synchronous
     const alice = await box.account('alice');
     const trace = await traceSyncs(box.daemon.child.pid!);
     const posts = 15;
-    for (let i = 0; i < posts; i++) assert.is((await box.api(alice.token, 'POST', '/api/v1/statuses', { status: `post ${i}` })).status, 200);
+    for (let i = 0; i < posts; i++)
+      assert.is((await box.api(alice.token, 'POST', '/api/v1/statuses', { status: `post ${i}` })).status, 200);
     const calls = await trace.stop();
     const walSyncs = calls.filter((call) => isWal(call.path)).length;
     assert.ok(walSyncs >= posts, `${walSyncs} WAL syncs for ${posts} acknowledged posts`);
@@ -29,9 +32,11 @@ test('media files and their folder are synced before the row that names them is 
     const alice = await box.account('alice');
     const trace = await traceSyncs(box.daemon.child.pid!);
     const upload = await fetch(`${box.url}/api/v2/media`, {
-      method: 'POST', headers: { authorization: `Bearer ${alice.token}` }, body: form({ file: { data: await png(), type: 'image/png', name: 'a.png' } }),
+      method: 'POST',
+      headers: { authorization: `Bearer ${alice.token}` },
+      body: form({ file: { data: await png(), type: 'image/png', name: 'a.png' } }),
     });
-    const { id } = await upload.json() as { id: string };
+    const { id } = (await upload.json()) as { id: string };
     for (let i = 0; i < 100; i++) {
       const media = await box.api(alice.token, 'GET', `/api/v1/media/${id}`);
       if (media.status === 200) break;

@@ -9,7 +9,11 @@ import { BOX_USER, recordMessages, startMosquitto, type MessageRecorder } from '
 
 const MB = 1024 * 1024;
 
-async function waitFor<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 15_000): Promise<T> {
+async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | null | undefined | false>,
+  timeoutMs = 15_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -19,7 +23,12 @@ async function waitFor<T>(what: string, probe: () => Promise<T | null | undefine
   }
 }
 
-async function onTmpfs(sizeMb: number, env: Record<string, string>, run: (box: SocialHarness, disk: Tmpfs) => Promise<void>, schedule = { NESTBOX_BACKUP_SCHEDULE: 'off' }): Promise<void> {
+async function onTmpfs(
+  sizeMb: number,
+  env: Record<string, string>,
+  run: (box: SocialHarness, disk: Tmpfs) => Promise<void>,
+  schedule = { NESTBOX_BACKUP_SCHEDULE: 'off' },
+): Promise<void> {
   const disk = mountTmpfs(sizeMb);
   let box: SocialHarness | null = null;
   try {
@@ -31,19 +40,27 @@ async function onTmpfs(sizeMb: number, env: Record<string, string>, run: (box: S
   }
 }
 
-const post = (box: SocialHarness, token: string, text: string) => box.api(token, 'POST', '/api/v1/statuses', { status: text });
+const post = (box: SocialHarness, token: string, text: string) =>
+  box.api(token, 'POST', '/api/v1/statuses', { status: text });
 const healthz = async (box: SocialHarness) => (await box.api(null, 'GET', '/healthz')).body;
 
 /** The storage status of the MQTT state messages, from message `from` on. */
 const storageOnMqtt = (recorder: MessageRecorder, status: string, from = 0) =>
-  recorder.wait((message) => message.topic.endsWith('/state') && JSON.parse(message.text).storage?.status === status, { from, timeoutMs: 15_000 });
+  recorder.wait((message) => message.topic.endsWith('/state') && JSON.parse(message.text).storage?.status === status, {
+    from,
+    timeoutMs: 15_000,
+  });
 
 test('a full disk: writes answer 507 with an error, reads go on, /healthz, the device state and MQTT say so, and all recovers without a restart', async () => {
   const broker = await startMosquitto();
   const mqtt = await broker.client();
   try {
     const states = await recordMessages(mqtt, 'nestbox/+/state');
-    await fullDisk(states, { NESTBOX_MQTT_URL: broker.url, NESTBOX_MQTT_USERNAME: BOX_USER.username, NESTBOX_MQTT_PASSWORD: BOX_USER.password });
+    await fullDisk(states, {
+      NESTBOX_MQTT_URL: broker.url,
+      NESTBOX_MQTT_USERNAME: BOX_USER.username,
+      NESTBOX_MQTT_PASSWORD: BOX_USER.password,
+    });
   } finally {
     await mqtt.endAsync();
     await broker.stop();
@@ -72,10 +89,12 @@ async function fullDisk(states: MessageRecorder, mqttEnv: Record<string, string>
 
     // An upload has nowhere to go either: 507 too, not a 400 from the body parser.
     const upload = await fetch(`${box.url}/api/v2/media`, {
-      method: 'POST', headers: { authorization: `Bearer ${alice.token}` }, body: form({ file: { data: await png(400, 300), type: 'image/png', name: 'a.png' } }),
+      method: 'POST',
+      headers: { authorization: `Bearer ${alice.token}` },
+      body: form({ file: { data: await png(400, 300), type: 'image/png', name: 'a.png' } }),
     });
     assert.is(upload.status, 507, await upload.clone().text());
-    assert.match((await upload.json() as { error: string }).error, /storage is full/);
+    assert.match(((await upload.json()) as { error: string }).error, /storage is full/);
 
     // Reads keep working.
     const read = await box.api(alice.token, 'GET', `/api/v1/statuses/${first.body.id}`);
@@ -96,7 +115,10 @@ async function fullDisk(states: MessageRecorder, mqttEnv: Record<string, string>
     await storageOnMqtt(states, 'full');
     const refusedAt = states.mark();
     assert.ok(box.daemon.logs.some((line) => line.msg === 'write refused: storage full'));
-    assert.not.ok(box.daemon.logs.some((line) => line.msg === 'request failed'), 'no 500 logged for a full disk');
+    assert.not.ok(
+      box.daemon.logs.some((line) => line.msg === 'request failed'),
+      'no 500 logged for a full disk',
+    );
 
     removeFile(filler);
     await waitFor('storage ok again', async () => (await healthz(box)).components.storage.status === 'ok');
@@ -135,18 +157,29 @@ test('below the free-space threshold /healthz warns early (writes still succeed)
 });
 
 test('a backup that would take the space the database needs is skipped, with a warning, and leaves no partial file', async () => {
-  await onTmpfs(12, { NESTBOX_STORAGE_MIN_FREE_MB: '1' }, async (box, disk) => {
-    fill(disk.path, 'filler', MB + 64 * 1024);
-    const skipped = await box.daemon.waitForLog((line) => line.msg === 'backup skipped: not enough free space', 10_000);
-    assert.ok(Number(skipped.free_bytes) < Number(skipped.needed_bytes));
-    // Backups run every second: the ones after the first skip are skipped too.
-    await new Promise((resolve) => setTimeout(resolve, 2000));
-    const later = box.daemon.logs.slice(box.daemon.logs.indexOf(skipped));
-    assert.not.ok(later.some((line) => line.msg === 'database backed up'));
-    assert.ok(later.filter((line) => line.msg === 'backup skipped: not enough free space').length >= 2);
-    const backups = join(disk.path, 'backups');
-    assert.equal((existsSync(backups) ? readdirSync(backups) : []).filter((name) => name.endsWith('.partial')), []);
-  }, { NESTBOX_BACKUP_SCHEDULE: '* * * * * *' });
+  await onTmpfs(
+    12,
+    { NESTBOX_STORAGE_MIN_FREE_MB: '1' },
+    async (box, disk) => {
+      fill(disk.path, 'filler', MB + 64 * 1024);
+      const skipped = await box.daemon.waitForLog(
+        (line) => line.msg === 'backup skipped: not enough free space',
+        10_000,
+      );
+      assert.ok(Number(skipped.free_bytes) < Number(skipped.needed_bytes));
+      // Backups run every second: the ones after the first skip are skipped too.
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      const later = box.daemon.logs.slice(box.daemon.logs.indexOf(skipped));
+      assert.not.ok(later.some((line) => line.msg === 'database backed up'));
+      assert.ok(later.filter((line) => line.msg === 'backup skipped: not enough free space').length >= 2);
+      const backups = join(disk.path, 'backups');
+      assert.equal(
+        (existsSync(backups) ? readdirSync(backups) : []).filter((name) => name.endsWith('.partial')),
+        [],
+      );
+    },
+    { NESTBOX_BACKUP_SCHEDULE: '* * * * * *' },
+  );
 });
 
 test.run();

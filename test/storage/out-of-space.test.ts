@@ -8,7 +8,7 @@ test('a full disk is recognised whoever reports it', () => {
   // knex puts the SQL in front of the driver's message and keeps its code.
   assert.ok(isOutOfSpace(withCode('insert into `statuses` … - SQLITE_FULL: database or disk is full', 'SQLITE_FULL')));
   assert.ok(isOutOfSpace(new Error('SQLITE_FULL: database or disk is full')));
-  assert.ok(isOutOfSpace(withCode("ENOSPC: no space left on device, write", 'ENOSPC')));
+  assert.ok(isOutOfSpace(withCode('ENOSPC: no space left on device, write', 'ENOSPC')));
   assert.ok(isOutOfSpace(withCode('EDQUOT: disk quota exceeded, write', 'EDQUOT')));
   // libvips through sharp: only a message.
   assert.ok(isOutOfSpace(new Error('VipsForeignSavePng: unable to write to target: No space left on device')));

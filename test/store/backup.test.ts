@@ -22,7 +22,10 @@ test('a backup is a consistent, complete copy of the live database', async () =>
     } finally {
       await copy.destroy();
     }
-    assert.equal(readdirSync(join(dir, 'backups')).filter((n) => n.endsWith('.partial')), []);
+    assert.equal(
+      readdirSync(join(dir, 'backups')).filter((n) => n.endsWith('.partial')),
+      [],
+    );
   });
 });
 
@@ -35,7 +38,10 @@ test('only the last N backups are kept, the newest ones', async () => {
       made.push((await backupDatabase(db, backups, 2, new Date(Date.UTC(2026, 0, 1 + i)))).path);
     }
     const kept = await listBackups(backups);
-    assert.equal(kept.map((name) => join(backups, name)), made.slice(-2));
+    assert.equal(
+      kept.map((name) => join(backups, name)),
+      made.slice(-2),
+    );
   });
 });
 

@@ -16,7 +16,10 @@ test('the database runs in WAL mode with foreign keys on and a busy timeout', as
 test('migrations run once: a second run applies nothing and keeps the data', async () => {
   await withTempDatabase(async (db) => {
     const first = await migrate(db);
-    assert.equal(first.applied, MIGRATIONS.map((m) => m.name));
+    assert.equal(
+      first.applied,
+      MIGRATIONS.map((m) => m.name),
+    );
     await db('settings').insert({ key: 'k', value: 'v' });
     const second = await migrate(db);
     assert.equal(second.applied, []);
@@ -40,7 +43,11 @@ test('a migration that fails leaves the database as it was', async () => {
     await migrate(db);
     const good: Migration = {
       name: '29990101_01_test_good',
-      async up(knex) { await knex.schema.createTable('gadgets', (t) => { t.increments('id'); }); },
+      async up(knex) {
+        await knex.schema.createTable('gadgets', (t) => {
+          t.increments('id');
+        });
+      },
     };
     const bad: Migration = {
       name: '29990101_02_test_bad',
@@ -56,7 +63,10 @@ test('a migration that fails leaves the database as it was', async () => {
     assert.is(await db.schema.hasTable('gadgets'), false, 'the good migration of the same batch was rolled back');
     assert.is(await db('settings').where({ key: 'half' }).first(), undefined);
     const done = await db('knex_migrations').pluck('name');
-    assert.equal(done, MIGRATIONS.map((m) => m.name));
+    assert.equal(
+      done,
+      MIGRATIONS.map((m) => m.name),
+    );
     // Fixed, the batch then applies.
     const fixed = await migrate(db, [...MIGRATIONS, good]);
     assert.equal(fixed.applied, ['29990101_01_test_good']);

@@ -5,7 +5,7 @@ import { SnowflakeGenerator, idText, isValidId, snowflakeAt, snowflakeTime } fro
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
-test('ids follow Mastodon\'s layout: milliseconds shifted left 16 bits plus a sequence', () => {
+test("ids follow Mastodon's layout: milliseconds shifted left 16 bits plus a sequence", () => {
   const at = Date.UTC(2026, 10, 21, 12, 0, 0);
   const ids = new SnowflakeGenerator(() => at);
   const first = BigInt(ids.next());
@@ -38,17 +38,24 @@ test('observe() keeps new ids above one already stored', () => {
 test('ids above 2^53 survive a round trip through SQLite and JSON exactly', async () => {
   const db = openDatabase({ filename: ':memory:' });
   try {
-    await db.schema.createTable('things', (t) => { t.bigInteger('id').primary(); t.string('name'); });
+    await db.schema.createTable('things', (t) => {
+      t.bigInteger('id').primary();
+      t.string('name');
+    });
     const ids = new SnowflakeGenerator();
     const big = [ids.next(), ids.next(), '9223372036854775807', (MAX_SAFE + 2n).toString()];
     await db('things').insert(big.map((id, i) => ({ id, name: `t${i}` })));
     // What the driver does when an id passes through a JS number: it is rounded.
     const naive = await db('things').where({ name: 't3' }).first('id');
     assert.is.not(String(naive.id), big[3], 'sqlite3 rounds integers above 2^53 (this is why idText exists)');
-    const rows = await db('things').select(db.raw(idText('id')), 'name').orderBy('id');
+    const rows = await db('things')
+      .select(db.raw(idText('id')), 'name')
+      .orderBy('id');
     const back = JSON.parse(JSON.stringify(rows)) as Array<{ id: string }>;
     assert.equal(back.map((r) => r.id).sort(), [...big].sort());
-    const one = await db('things').where({ id: big[1] }).first(db.raw(idText('id')));
+    const one = await db('things')
+      .where({ id: big[1] })
+      .first(db.raw(idText('id')));
     assert.is(one.id, big[1], 'a string id binds and matches exactly');
     const newer = await db('things').where('id', '>', big[0]).count({ n: '*' }).first();
     assert.is(Number(newer!.n), 2, 'the newer snowflake and INT64_MAX compare as integers');

@@ -5,7 +5,10 @@ import { refreshStatistics } from '../../daemon/store/statistics.js';
 import { withTempDatabase } from '../helpers/temp-database.js';
 
 async function statRows(db: Db, table: string): Promise<number | null> {
-  const rows = await db.raw<Array<{ stat: string }>>(`SELECT stat FROM sqlite_stat1 WHERE tbl = ? AND idx IS NOT NULL`, [table]);
+  const rows = await db.raw<Array<{ stat: string }>>(
+    `SELECT stat FROM sqlite_stat1 WHERE tbl = ? AND idx IS NOT NULL`,
+    [table],
+  );
   return rows[0] ? Number(rows[0].stat.split(' ')[0]) : null;
 }
 
@@ -15,8 +18,11 @@ async function createTokens(db: Db): Promise<void> {
 }
 
 async function fill(db: Db, from: number, to: number): Promise<void> {
-  await db.raw(`WITH RECURSIVE n(i) AS (SELECT ? UNION ALL SELECT i + 1 FROM n WHERE i < ?)
-    INSERT INTO tokens (account, secret) SELECT i % 7, hex(randomblob(8)) FROM n`, [from, to]);
+  await db.raw(
+    `WITH RECURSIVE n(i) AS (SELECT ? UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+    INSERT INTO tokens (account, secret) SELECT i % 7, hex(randomblob(8)) FROM n`,
+    [from, to],
+  );
 }
 
 async function hasStatTable(db: Db): Promise<boolean> {

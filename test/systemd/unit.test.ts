@@ -39,7 +39,14 @@ test('the unit declares notify, watchdog, restart, limits, state, user and devic
   const allowed = (d.get('DeviceAllow') ?? []).join(' ');
   assert.match(allowed, /\/dev\/ttyAMA0/);
   assert.match(allowed, /\/dev\/esps0/);
-  for (const hardening of ['NoNewPrivileges', 'ProtectSystem', 'ProtectKernelTunables', 'RestrictAddressFamilies', 'LockPersonality', 'SystemCallArchitectures']) {
+  for (const hardening of [
+    'NoNewPrivileges',
+    'ProtectSystem',
+    'ProtectKernelTunables',
+    'RestrictAddressFamilies',
+    'LockPersonality',
+    'SystemCallArchitectures',
+  ]) {
     assert.ok(one(hardening), `${hardening} is set`);
   }
   assert.not.ok(d.has('PrivateDevices'), 'PrivateDevices hides the serial device');
@@ -56,7 +63,10 @@ test('systemd-analyze verify accepts the unit (and would refuse a broken one)', 
     assert.is(ok.status, 0, ok.stderr);
     assert.is(ok.stderr.trim(), '');
     const bad = join(dir.path, 'broken.service');
-    writeFileSync(bad, unitText.replace('Type=notify', 'Type=notifyy').replace('Restart=on-failure', 'Restart=sometimes'));
+    writeFileSync(
+      bad,
+      unitText.replace('Type=notify', 'Type=notifyy').replace('Restart=on-failure', 'Restart=sometimes'),
+    );
     const refused = verify(bad);
     assert.match(refused.stderr, /service type.*notifyy/);
     assert.match(refused.stderr, /restart specifier.*sometimes/);
@@ -68,7 +78,11 @@ test('systemd-analyze verify accepts the unit (and would refuse a broken one)', 
 test('install.sh stages the unit, the code and the site settings, and is safe to run twice', () => {
   const root = tempDir('nestbox-root-');
   try {
-    const run = () => spawnSync('bash', [join(REPO_ROOT, 'scripts', 'install.sh'), '--root', root.path, '--skip-build'], { encoding: 'utf8', timeout: 60_000 });
+    const run = () =>
+      spawnSync('bash', [join(REPO_ROOT, 'scripts', 'install.sh'), '--root', root.path, '--skip-build'], {
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
     const first = run();
     assert.is(first.status, 0, first.stderr);
     const settings = join(root.path, 'etc/default/nestbox');
@@ -80,7 +94,11 @@ test('install.sh stages the unit, the code and the site settings, and is safe to
     assert.ok(existsSync(join(root.path, 'opt/nestbox/scripts/nestboxd')), 'the launcher the unit runs');
     assert.not.ok(existsSync(join(root.path, 'opt/nestbox/.git')));
     assert.is(readFileSync(join(root.path, 'etc/systemd/system/nestbox.service'), 'utf8'), unitText);
-    assert.is(readFileSync(settings, 'utf8'), 'NESTBOX_MQTT_URL=mqtt://127.0.0.1:1883\n', 'site settings survive a reinstall');
+    assert.is(
+      readFileSync(settings, 'utf8'),
+      'NESTBOX_MQTT_URL=mqtt://127.0.0.1:1883\n',
+      'site settings survive a reinstall',
+    );
     const help = spawnSync('bash', [join(REPO_ROOT, 'scripts', 'install.sh'), '--help'], { encoding: 'utf8' });
     assert.is(help.status, 0);
     assert.match(help.stdout, /Usage/);

@@ -3,23 +3,39 @@
 (function () {
   'use strict';
   var PENDING_KEY = 'nestbox.setup.pending';
-  var $ = function (id) { return document.getElementById(id); };
+  var $ = function (id) {
+    return document.getElementById(id);
+  };
   var chosen = null; // { ssid, ssid_hex, security } from the scan list, or null for manual entry
   var pollTimer = null;
   var failures = 0;
 
   function show(section) {
-    ['choose', 'join', 'result'].forEach(function (id) { $(id).hidden = id !== section; });
+    ['choose', 'join', 'result'].forEach(function (id) {
+      $(id).hidden = id !== section;
+    });
   }
 
   function api(path, options) {
-    return fetch(path, Object.assign({ cache: 'no-store', headers: { Accept: 'application/json' } }, options || {}))
-      .then(function (response) {
-        return response.json().catch(function () { return {}; }).then(function (body) {
-          if (!response.ok) { var error = new Error(body.error || ('HTTP ' + response.status)); error.status = response.status; error.body = body; throw error; }
+    return fetch(
+      path,
+      Object.assign({ cache: 'no-store', headers: { Accept: 'application/json' } }, options || {})
+    ).then(function (response) {
+      return response
+        .json()
+        .catch(function () {
+          return {};
+        })
+        .then(function (body) {
+          if (!response.ok) {
+            var error = new Error(body.error || 'HTTP ' + response.status);
+            error.status = response.status;
+            error.body = body;
+            throw error;
+          }
           return body;
         });
-      });
+    });
   }
 
   function bars(rssi) {
@@ -59,10 +75,15 @@
       meta.innerHTML = '<span class="bars" aria-hidden="true"></span> <span class="sec"></span>';
       meta.querySelector('.bars').textContent = bars(network.rssi);
       meta.querySelector('.sec').textContent = securityLabel(network.security) + ' · ' + network.rssi + ' dBm';
-      button.setAttribute('aria-label', network.ssid + ', ' + securityLabel(network.security) + ', signal ' + network.rssi + ' dBm');
+      button.setAttribute(
+        'aria-label',
+        network.ssid + ', ' + securityLabel(network.security) + ', signal ' + network.rssi + ' dBm'
+      );
       button.appendChild(name);
       button.appendChild(meta);
-      button.addEventListener('click', function () { openForm(network); });
+      button.addEventListener('click', function () {
+        openForm(network);
+      });
       li.appendChild(button);
       ul.appendChild(li);
     });
@@ -76,8 +97,13 @@
         renderNetworks(list);
         if (!list.length && !refresh) return loadNetworks(true);
       })
-      .catch(function (error) { $('networks').innerHTML = '<li class="error"></li>'; $('networks').firstChild.textContent = 'Scan failed: ' + error.message; })
-      .then(function () { $('rescan').disabled = false; });
+      .catch(function (error) {
+        $('networks').innerHTML = '<li class="error"></li>';
+        $('networks').firstChild.textContent = 'Scan failed: ' + error.message;
+      })
+      .then(function () {
+        $('rescan').disabled = false;
+      });
   }
 
   function openForm(network) {
@@ -90,7 +116,9 @@
     $('password').value = '';
     var open = network && network.security === 'open';
     $('password').disabled = Boolean(open);
-    $('password-hint').textContent = open ? 'This network is open: no password.' : '8 to 63 characters, or 64 hex digits. Leave empty for an open network.';
+    $('password-hint').textContent = open
+      ? 'This network is open: no password.'
+      : '8 to 63 characters, or 64 hex digits. Leave empty for an open network.';
     $('form-error').hidden = true;
     show('join');
     (network ? $('password') : $('ssid')).focus();
@@ -98,8 +126,10 @@
 
   function checkPassword(password) {
     if (password === '' || /^[0-9a-fA-F]{64}$/.test(password)) return null;
-    if (!/^[\x20-\x7e]*$/.test(password)) return 'A Wi-Fi password may use letters, digits, spaces and the symbols of a US keyboard.';
-    if (password.length < 8 || password.length > 63) return 'A Wi-Fi password has 8 to 63 characters; this one has ' + password.length + '.';
+    if (!/^[\x20-\x7e]*$/.test(password))
+      return 'A Wi-Fi password may use letters, digits, spaces and the symbols of a US keyboard.';
+    if (password.length < 8 || password.length > 63)
+      return 'A Wi-Fi password has 8 to 63 characters; this one has ' + password.length + '.';
     return null;
   }
 
@@ -118,14 +148,26 @@
     var body = { ssid: ssid, password: password, hidden: $('hidden').checked };
     if (chosen && chosen.ssid_hex) body.ssid_hex = chosen.ssid_hex; // exact bytes, even when not UTF-8
     $('connect').disabled = true;
-    api('/setup/api/connect', { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json' }, body: JSON.stringify(body) })
+    api('/setup/api/connect', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+      body: JSON.stringify(body),
+    })
       .then(function () {
         var pending = { ssid: ssid, at: Date.now() };
-        try { localStorage.setItem(PENDING_KEY, JSON.stringify(pending)); } catch (e) { /* private mode */ }
+        try {
+          localStorage.setItem(PENDING_KEY, JSON.stringify(pending));
+        } catch (e) {
+          /* private mode */
+        }
         startWatching(pending);
       })
-      .catch(function (error) { formError(error.message); })
-      .then(function () { $('connect').disabled = false; });
+      .catch(function (error) {
+        formError(error.message);
+      })
+      .then(function () {
+        $('connect').disabled = false;
+      });
   }
 
   function setResult(title, text, tone) {
@@ -143,51 +185,86 @@
   }
 
   function finish() {
-    try { localStorage.removeItem(PENDING_KEY); } catch (e) { /* ignore */ }
+    try {
+      localStorage.removeItem(PENDING_KEY);
+    } catch (e) {
+      /* ignore */
+    }
     clearTimeout(pollTimer);
   }
 
   function poll(pending) {
     clearTimeout(pollTimer);
-    api('/setup/api/status').then(function (status) {
-      failures = 0;
-      $('status-line').textContent = 'Box: ' + status.state.replace('_', ' ');
-      if (status.dashboard_url) { $('dashboard-link').href = status.dashboard_url; $('dashboard-link').textContent = status.dashboard_url; }
-      if (status.state === 'connected' && status.ssid === pending.ssid) {
-        finish();
-        setResult('Connected to “' + pending.ssid + '”', 'The box is online. You can reconnect your phone to your usual network; the setup network closes by itself.', 'good');
-        $('result-link').hidden = !status.dashboard_url;
-        return;
-      }
-      if (status.error) {
-        finish();
-        setResult('Could not join “' + pending.ssid + '”', status.error_description || status.error, 'error');
-        $('again').hidden = false;
-        return;
-      }
-      pollTimer = setTimeout(function () { poll(pending); }, 500);
-    }).catch(function (error) {
-      if (error.status === 404) {
-        // Setup mode is over: the box left it because it is connected.
-        finish();
-        setResult('Setup is finished', 'The box closed its setup network, which it does once it is online.', 'good');
+    api('/setup/api/status')
+      .then(function (status) {
+        failures = 0;
+        $('status-line').textContent = 'Box: ' + status.state.replace('_', ' ');
+        if (status.dashboard_url) {
+          $('dashboard-link').href = status.dashboard_url;
+          $('dashboard-link').textContent = status.dashboard_url;
+        }
+        if (status.state === 'connected' && status.ssid === pending.ssid) {
+          finish();
+          setResult(
+            'Connected to “' + pending.ssid + '”',
+            'The box is online. You can reconnect your phone to your usual network; the setup network closes by itself.',
+            'good'
+          );
+          $('result-link').hidden = !status.dashboard_url;
+          return;
+        }
+        if (status.error) {
+          finish();
+          setResult('Could not join “' + pending.ssid + '”', status.error_description || status.error, 'error');
+          $('again').hidden = false;
+          return;
+        }
+        pollTimer = setTimeout(function () {
+          poll(pending);
+        }, 500);
+      })
+      .catch(function (error) {
+        if (error.status === 404) {
+          // Setup mode is over: the box left it because it is connected.
+          finish();
+          setResult('Setup is finished', 'The box closed its setup network, which it does once it is online.', 'good');
+          $('result-link').hidden = false;
+          return;
+        }
+        failures += 1;
+        setResult(
+          'Your phone lost the setup network',
+          'This is expected when the box joins “' +
+            pending.ssid +
+            "”: its radio moves to that network's channel. " +
+            'If joining failed, the setup network comes back and this page shows why. ' +
+            'If it does not come back, the box is online: reconnect your phone to “' +
+            pending.ssid +
+            '” and open the dashboard.'
+        );
         $('result-link').hidden = false;
-        return;
-      }
-      failures += 1;
-      setResult('Your phone lost the setup network',
-        'This is expected when the box joins “' + pending.ssid + '”: its radio moves to that network\'s channel. ' +
-        'If joining failed, the setup network comes back and this page shows why. ' +
-        'If it does not come back, the box is online: reconnect your phone to “' + pending.ssid + '” and open the dashboard.');
-      $('result-link').hidden = false;
-      pollTimer = setTimeout(function () { poll(pending); }, Math.min(5000, 500 * failures));
-    });
+        pollTimer = setTimeout(
+          function () {
+            poll(pending);
+          },
+          Math.min(5000, 500 * failures)
+        );
+      });
   }
 
-  $('rescan').addEventListener('click', function () { loadNetworks(true); });
-  $('manual').addEventListener('click', function () { openForm(null); });
-  $('back').addEventListener('click', function () { show('choose'); });
-  $('again').addEventListener('click', function () { show('choose'); loadNetworks(false); });
+  $('rescan').addEventListener('click', function () {
+    loadNetworks(true);
+  });
+  $('manual').addEventListener('click', function () {
+    openForm(null);
+  });
+  $('back').addEventListener('click', function () {
+    show('choose');
+  });
+  $('again').addEventListener('click', function () {
+    show('choose');
+    loadNetworks(false);
+  });
   $('join').addEventListener('submit', submit);
   $('show').addEventListener('click', function () {
     var hidden = $('password').type === 'password';
@@ -196,7 +273,14 @@
   });
 
   var pending;
-  try { pending = JSON.parse(localStorage.getItem(PENDING_KEY) || 'null'); } catch (e) { pending = null; }
+  try {
+    pending = JSON.parse(localStorage.getItem(PENDING_KEY) || 'null');
+  } catch (e) {
+    pending = null;
+  }
   if (pending && Date.now() - pending.at < 30 * 60 * 1000) startWatching(pending);
-  else { show('choose'); loadNetworks(false); }
-}());
+  else {
+    show('choose');
+    loadNetworks(false);
+  }
+})();

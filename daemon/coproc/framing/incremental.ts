@@ -34,7 +34,9 @@ export abstract class IncrementalDecoder {
   push(chunk: Uint8Array, now = performance.now()): void {
     const stale = this.buffer.length > 0 && now - this.lastChunkAt > INTER_BYTE_TIMEOUT_MS;
     this.lastChunkAt = now;
-    this.buffer = this.buffer.length ? Buffer.concat([this.buffer, chunk]) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
+    this.buffer = this.buffer.length
+      ? Buffer.concat([this.buffer, chunk])
+      : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
     let pos = 0;
     if (stale) {
       this.reportFault('truncated', `a partial frame waited more than ${INTER_BYTE_TIMEOUT_MS} ms for its next byte`);
@@ -68,7 +70,10 @@ export abstract class IncrementalDecoder {
   private scheduleStaleCheck(): void {
     this.cancelStaleCheck();
     if (this.buffer.length === 0) return;
-    this.staleTimer = setTimeout(() => { this.staleTimer = null; this.push(new Uint8Array()); }, INTER_BYTE_TIMEOUT_MS + 10);
+    this.staleTimer = setTimeout(() => {
+      this.staleTimer = null;
+      this.push(new Uint8Array());
+    }, INTER_BYTE_TIMEOUT_MS + 10);
     this.staleTimer.unref();
   }
 

@@ -7,7 +7,14 @@
  */
 import type { Endpoint, FrameHandlers } from './faults.js';
 import { encodeTlv, TlvStreamDecoder, TLV_PREFIX_LEN } from './tlv.js';
-import { encodeFrame, fragment, FLAG_MORE_FRAGMENT, IF_TYPE, PayloadHeaderDecoder, type PayloadHeader } from './payload-header.js';
+import {
+  encodeFrame,
+  fragment,
+  FLAG_MORE_FRAGMENT,
+  IF_TYPE,
+  PayloadHeaderDecoder,
+  type PayloadHeader,
+} from './payload-header.js';
 import { decodePrivInit, encodePrivInit, type PrivInit } from './priv-init.js';
 
 export type { Endpoint, FrameFault, FrameHandlers } from './faults.js';
@@ -69,7 +76,11 @@ class HeaderFraming implements Framing {
   private currentSeq: number | null = null;
   private overflowing = false;
 
-  constructor(private readonly role: 'host' | 'device', private readonly handlers: FramingHandlers, private readonly maxData: number) {
+  constructor(
+    private readonly role: 'host' | 'device',
+    private readonly handlers: FramingHandlers,
+    private readonly maxData: number,
+  ) {
     this.tlv = new TlvStreamDecoder(handlers, { maxData });
     this.packets = new PayloadHeaderDecoder({
       packet: (header, payload) => this.onPacket(header, payload),

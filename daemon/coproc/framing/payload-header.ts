@@ -77,7 +77,8 @@ export class PayloadHeaderDecoder extends IncrementalDecoder {
     while (this.buffer.length - pos >= HEADER_LEN) {
       const b = this.buffer;
       const len = b.readUInt16LE(pos + 2);
-      const structural = (b[pos] & 0x0f) < IF_TYPE_LIMIT && b.readUInt16LE(pos + 4) === HEADER_LEN && len <= MAX_FRAME_PAYLOAD;
+      const structural =
+        (b[pos] & 0x0f) < IF_TYPE_LIMIT && b.readUInt16LE(pos + 4) === HEADER_LEN && len <= MAX_FRAME_PAYLOAD;
       if (!structural) {
         pos = this.resync(pos);
         continue;
@@ -93,7 +94,14 @@ export class PayloadHeaderDecoder extends IncrementalDecoder {
       }
       this.flushSkipped();
       if (len > 0) {
-        const header: PayloadHeader = { ifType: b[pos] & 0x0f, ifNum: b[pos] >> 4, flags: b[pos + 1], len, seq: b.readUInt16LE(pos + 8), packetType: b[pos + 11] };
+        const header: PayloadHeader = {
+          ifType: b[pos] & 0x0f,
+          ifNum: b[pos] >> 4,
+          flags: b[pos + 1],
+          len,
+          seq: b.readUInt16LE(pos + 8),
+          packetType: b[pos + 11],
+        };
         this.handlers.packet(header, Buffer.from(b.subarray(pos + HEADER_LEN, end)));
       }
       pos = end;

@@ -38,8 +38,16 @@ export function decodePrivInit(payload: Uint8Array): PrivInit | null {
 }
 
 /** Chip ids as the ESP-Hosted host driver knows them. */
-const CHIP_NAMES: Record<number, string> = { 0x00: 'ESP32', 0x02: 'ESP32-S2', 0x05: 'ESP32-C3', 0x09: 'ESP32-S3', 0x0c: 'ESP32-C2', 0x0d: 'ESP32-C6', 0x17: 'ESP32-C5' };
+const CHIP_NAMES: Record<number, string> = {
+  0x00: 'ESP32',
+  0x02: 'ESP32-S2',
+  0x05: 'ESP32-C3',
+  0x09: 'ESP32-S3',
+  0x0c: 'ESP32-C2',
+  0x0d: 'ESP32-C6',
+  0x17: 'ESP32-C5',
+};
 
 export function chipName(chipId: number | null): string | null {
-  return chipId === null ? null : CHIP_NAMES[chipId] ?? null;
+  return chipId === null ? null : (CHIP_NAMES[chipId] ?? null);
 }

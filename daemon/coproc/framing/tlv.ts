@@ -34,7 +34,10 @@ export interface TlvDecoderOptions {
 }
 
 export class TlvStreamDecoder extends IncrementalDecoder {
-  constructor(private readonly handlers: FrameHandlers, private readonly options: TlvDecoderOptions) {
+  constructor(
+    private readonly handlers: FrameHandlers,
+    private readonly options: TlvDecoderOptions,
+  ) {
     super((fault, detail) => handlers.fault(fault, detail));
   }
 

@@ -15,7 +15,10 @@ export class SimClock {
   }
 
   after(deviceMs: number, fn: () => void): NodeJS.Timeout {
-    const timer = setTimeout(() => { this.timers.delete(timer); fn(); }, this.realMs(deviceMs));
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      fn();
+    }, this.realMs(deviceMs));
     this.timers.add(timer);
     return timer;
   }

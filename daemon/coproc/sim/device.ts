@@ -48,7 +48,14 @@ const ESP_IMAGE_MAGIC = 0xe9;
  */
 const MIN_BOOT_REAL_MS = 100;
 
-export const DISCONNECT_REASON = { authExpire: 2, assocLeave: 8, handshakeTimeout: 15, beaconTimeout: 200, noApFound: 201, authFail: 202 } as const;
+export const DISCONNECT_REASON = {
+  authExpire: 2,
+  assocLeave: 8,
+  handshakeTimeout: 15,
+  beaconTimeout: 200,
+  noApFound: 201,
+  authFail: 202,
+} as const;
 
 export interface SimDeviceOptions {
   clock?: SimClock;
@@ -59,7 +66,10 @@ export interface SimDeviceOptions {
   stationMac?: string;
 }
 
-export interface SoftApStation { mac: string; rssi: number }
+export interface SoftApStation {
+  mac: string;
+  rssi: number;
+}
 
 /**
  * What changed on the radio, for whoever plays the driver's network interfaces around the
@@ -167,14 +177,26 @@ export class SimDevice extends EventEmitter<SimDeviceEvents> {
       if (found.length === 0) return fail();
       return ok({
         count: found.length,
-        entries: found.map((n) => ({ ssid: n.hidden ? new Uint8Array() : n.ssid.slice(0, 32), chnl: n.channel, rssi: n.rssi, bssid: macToWire(n.bssid), sec_prot: n.security })),
+        entries: found.map((n) => ({
+          ssid: n.hidden ? new Uint8Array() : n.ssid.slice(0, 32),
+          chnl: n.channel,
+          rssi: n.rssi,
+          bssid: macToWire(n.bssid),
+          sec_prot: n.security,
+        })),
       });
     },
     getApConfig: () => {
       const n = this.station;
       if (!n) return { resp: 1 }; // Not_Connected
       // The firmware sends strlen + 1 bytes: the SSID with its trailing NUL.
-      return ok({ ssid: Buffer.concat([n.ssid, Buffer.from([0])]), bssid: macToWire(n.bssid), rssi: n.rssi, chnl: n.channel, sec_prot: n.security });
+      return ok({
+        ssid: Buffer.concat([n.ssid, Buffer.from([0])]),
+        bssid: macToWire(n.bssid),
+        rssi: n.rssi,
+        chnl: n.channel,
+        sec_prot: n.security,
+      });
     },
     connectAp: (b) => (b ? this.connect(b) : null),
     disconnectAp: () => {
@@ -185,7 +207,15 @@ export class SimDevice extends EventEmitter<SimDeviceEvents> {
     getSoftApConfig: () => {
       const ap = this.softAp;
       if (!ap) return fail();
-      return ok({ ssid: ap.ssid, pwd: ap.security === SEC.open ? new Uint8Array() : ap.pwd, chnl: ap.channel, sec_prot: ap.security, max_conn: ap.maxConn, ssid_hidden: ap.hidden, bw: ap.bw });
+      return ok({
+        ssid: ap.ssid,
+        pwd: ap.security === SEC.open ? new Uint8Array() : ap.pwd,
+        chnl: ap.channel,
+        sec_prot: ap.security,
+        max_conn: ap.maxConn,
+        ssid_hidden: ap.hidden,
+        bw: ap.bw,
+      });
     },
     setVendorIe: (b) => {
       if (!b) return null;
@@ -206,7 +236,10 @@ export class SimDevice extends EventEmitter<SimDeviceEvents> {
     startSoftAp: (b) => (b ? this.startSoftAp(b) : null),
     softApStations: () => {
       if (!this.softAp || (this.mode & MODE.ap) === 0) return fail();
-      return ok({ num: this.stations.length, stations: this.stations.map((s) => ({ mac: macToWire(s.mac), rssi: s.rssi })) });
+      return ok({
+        num: this.stations.length,
+        stations: this.stations.map((s) => ({ mac: macToWire(s.mac), rssi: s.rssi })),
+      });
     },
     stopSoftAp: () => {
       if (!this.softAp) return fail();
@@ -258,7 +291,9 @@ export class SimDevice extends EventEmitter<SimDeviceEvents> {
     setMaxTxPower: (b) => {
       const value = (b?.wifi_max_tx_power as number | undefined) ?? 0;
       if (value < TX_POWER_MIN || value > TX_POWER_MAX) return { resp: 5 }; // Out_Of_Range
-      this.txPower = TX_POWER_LEVELS.reduce((best, level) => (Math.abs(level - value) < Math.abs(best - value) ? level : best));
+      this.txPower = TX_POWER_LEVELS.reduce((best, level) =>
+        Math.abs(level - value) < Math.abs(best - value) ? level : best,
+      );
       return ok();
     },
     getTxPower: () => ok({ wifi_curr_tx_power: this.txPower }),
@@ -267,7 +302,11 @@ export class SimDevice extends EventEmitter<SimDeviceEvents> {
       this.stopHeartbeat();
       if (b.enable) {
         const seconds = Math.min(HEARTBEAT_MAX_S, Math.max(HEARTBEAT_MIN_S, b.duration as number));
-        const heartbeat = { num: 0, periodS: seconds, timer: this.clock.every(seconds * 1000, () => this.beat(heartbeat)) };
+        const heartbeat = {
+          num: 0,
+          periodS: seconds,
+          timer: this.clock.every(seconds * 1000, () => this.beat(heartbeat)),
+        };
         this.heartbeat = heartbeat;
       }
       return ok();
@@ -360,7 +399,9 @@ export class SimDevice extends EventEmitter<SimDeviceEvents> {
     return {
       mode: this.mode,
       station: this.station ? Buffer.from(this.station.ssid).toString('latin1') : null,
-      softAp: this.softAp ? { ssid: Buffer.from(this.softAp.ssid).toString('utf8'), stations: this.stations.map((s) => ({ ...s })) } : null,
+      softAp: this.softAp
+        ? { ssid: Buffer.from(this.softAp.ssid).toString('utf8'), stations: this.stations.map((s) => ({ ...s })) }
+        : null,
       heartbeat: this.heartbeat ? { periodS: this.heartbeat.periodS, next: this.heartbeat.num } : null,
       powerSave: this.powerSave,
       txPower: this.txPower,
@@ -398,7 +439,9 @@ export class SimDevice extends EventEmitter<SimDeviceEvents> {
     try {
       await this.clock.sleep(SIM_TIMING.connectMs);
       if (epoch !== this.epoch) return null;
-      const target = this.networks.find((n) => n.inRange && sameBytes(n.ssid, ssid) && (!bssid || n.bssid === formatMac(bssid)));
+      const target = this.networks.find(
+        (n) => n.inRange && sameBytes(n.ssid, ssid) && (!bssid || n.bssid === formatMac(bssid)),
+      );
       if (!target) {
         await this.clock.sleep(SIM_TIMING.notFoundMs);
         return epoch === this.epoch ? fail() : null;
@@ -429,7 +472,15 @@ export class SimDevice extends EventEmitter<SimDeviceEvents> {
     if (maxConn < 1 || maxConn > SOFTAP_MAX_STATIONS) return fail();
     const bw = b.bw as number;
     if (bw !== 1 && bw !== 2) return fail();
-    this.setSoftAp({ ssid: ssid.slice(), pwd: pwd.slice(), channel, security, maxConn, hidden: Boolean(b.ssid_hidden), bw });
+    this.setSoftAp({
+      ssid: ssid.slice(),
+      pwd: pwd.slice(),
+      channel,
+      security,
+      maxConn,
+      hidden: Boolean(b.ssid_hidden),
+      bw,
+    });
     this.mode = this.station || this.mode === MODE.sta || this.mode === MODE.apsta ? MODE.apsta : MODE.ap;
     return ok({ mac: macToWire(this.macs.ap) });
   }
@@ -452,17 +503,32 @@ export class SimDevice extends EventEmitter<SimDeviceEvents> {
     const before = this.station;
     this.station = network;
     if (before === network) return;
-    if (before) this.emit('radio', { radio: 'station', associated: false, ssid: Buffer.from(before.ssid).toString('latin1') });
-    if (network) this.emit('radio', { radio: 'station', associated: true, ssid: Buffer.from(network.ssid).toString('latin1'), bssid: network.bssid, mac: this.macs.sta });
+    if (before)
+      this.emit('radio', { radio: 'station', associated: false, ssid: Buffer.from(before.ssid).toString('latin1') });
+    if (network)
+      this.emit('radio', {
+        radio: 'station',
+        associated: true,
+        ssid: Buffer.from(network.ssid).toString('latin1'),
+        bssid: network.bssid,
+        mac: this.macs.sta,
+      });
   }
 
   /** A (re)started or stopped soft AP drops its phones without telling the host, as the firmware does. */
   private setSoftAp(ap: SoftAp | null): void {
     const wasActive = this.softAp !== null;
-    for (const station of this.stations) this.emit('radio', { radio: 'softap_station', joined: false, mac: station.mac });
+    for (const station of this.stations)
+      this.emit('radio', { radio: 'softap_station', joined: false, mac: station.mac });
     this.stations = [];
     this.softAp = ap;
-    if (ap) this.emit('radio', { radio: 'softap', active: true, ssid: Buffer.from(ap.ssid).toString('utf8'), mac: this.macs.ap });
+    if (ap)
+      this.emit('radio', {
+        radio: 'softap',
+        active: true,
+        ssid: Buffer.from(ap.ssid).toString('utf8'),
+        mac: this.macs.ap,
+      });
     else if (wasActive) this.emit('radio', { radio: 'softap', active: false });
   }
 
@@ -479,7 +545,11 @@ export class SimDevice extends EventEmitter<SimDeviceEvents> {
 
   private abortOta(): void {
     if (!this.ota) return;
-    try { closeSync(this.ota.fd); } catch { /* already closed */ }
+    try {
+      closeSync(this.ota.fd);
+    } catch {
+      /* already closed */
+    }
     this.ota = null;
   }
 
@@ -496,4 +566,3 @@ function ok(fields: Body = {}): Body {
 function fail(code = -1): Body {
   return { resp: code };
 }
-

@@ -65,10 +65,17 @@ export class Simulator implements SimControls {
     this.clock = new SimClock(options.timeScale ?? 1);
     this.device = new SimDevice({
       clock: this.clock,
-      otaPath: options.otaPath ?? join(tmpdir(), `nestbox-sim-ota-${process.pid}-${Math.random().toString(36).slice(2, 8)}.bin`),
+      otaPath:
+        options.otaPath ??
+        join(tmpdir(), `nestbox-sim-ota-${process.pid}-${Math.random().toString(36).slice(2, 8)}.bin`),
       stationMac: options.stationMac,
     });
-    this.link = new SimLink({ framing: this.framing, device: this.device, baud: options.baud, write: (bytes) => this.sink?.(bytes) });
+    this.link = new SimLink({
+      framing: this.framing,
+      device: this.device,
+      baud: options.baud,
+      write: (bytes) => this.sink?.(bytes),
+    });
     applyScenario(this, options.scenario ?? 'default');
   }
 
@@ -86,19 +93,40 @@ export class Simulator implements SimControls {
     this.device.reset('power_on');
   }
 
-  vanishNetwork(ssid: string | Uint8Array): void { this.device.vanishNetwork(ssid); }
-  restoreNetwork(ssid: string | Uint8Array): void { this.device.restoreNetwork(ssid); }
-  setPassphrase(ssid: string | Uint8Array, passphrase: string): void { this.device.setPassphrase(ssid, passphrase); }
-  setRssi(ssid: string | Uint8Array, rssi: number): void { this.device.setRssi(ssid, rssi); }
-  kickStation(reason: number = DISCONNECT_REASON.assocLeave): boolean { return this.device.kickStation(reason); }
-  setHeartbeats(flowing: boolean): void { this.device.heartbeatsFlowing = flowing; }
-  freeze(frozen: boolean): void { this.device.frozen = frozen; }
-  reset(): void { this.device.reset('reset'); }
-  joinSoftAp(station?: { mac?: string; rssi?: number }): string | null { return this.device.joinSoftAp(station); }
-  leaveSoftAp(mac: string): boolean { return this.device.leaveSoftAp(mac); }
+  vanishNetwork(ssid: string | Uint8Array): void {
+    this.device.vanishNetwork(ssid);
+  }
+  restoreNetwork(ssid: string | Uint8Array): void {
+    this.device.restoreNetwork(ssid);
+  }
+  setPassphrase(ssid: string | Uint8Array, passphrase: string): void {
+    this.device.setPassphrase(ssid, passphrase);
+  }
+  setRssi(ssid: string | Uint8Array, rssi: number): void {
+    this.device.setRssi(ssid, rssi);
+  }
+  kickStation(reason: number = DISCONNECT_REASON.assocLeave): boolean {
+    return this.device.kickStation(reason);
+  }
+  setHeartbeats(flowing: boolean): void {
+    this.device.heartbeatsFlowing = flowing;
+  }
+  freeze(frozen: boolean): void {
+    this.device.frozen = frozen;
+  }
+  reset(): void {
+    this.device.reset('reset');
+  }
+  joinSoftAp(station?: { mac?: string; rssi?: number }): string | null {
+    return this.device.joinSoftAp(station);
+  }
+  leaveSoftAp(mac: string): boolean {
+    return this.device.leaveSoftAp(mac);
+  }
 
   injectGarbage(bytes: Uint8Array | number = 64): void {
-    const data = typeof bytes === 'number' ? Uint8Array.from({ length: bytes }, () => Math.floor(Math.random() * 256)) : bytes;
+    const data =
+      typeof bytes === 'number' ? Uint8Array.from({ length: bytes }, () => Math.floor(Math.random() * 256)) : bytes;
     this.link.injectGarbage(data);
   }
 

@@ -7,7 +7,10 @@ export class ThrottledLine {
   private freeAt = 0;
   private readonly msPerByte: number;
 
-  constructor(baud: number, private readonly deliver: (chunk: Buffer) => void) {
+  constructor(
+    baud: number,
+    private readonly deliver: (chunk: Buffer) => void,
+  ) {
     this.msPerByte = 10_000 / baud;
   }
 
@@ -15,7 +18,10 @@ export class ThrottledLine {
     const now = performance.now();
     this.freeAt = Math.max(now, this.freeAt) + chunk.length * this.msPerByte;
     const wait = this.freeAt - now;
-    if (wait < 1) { this.deliver(chunk); return; }
+    if (wait < 1) {
+      this.deliver(chunk);
+      return;
+    }
     setTimeout(() => this.deliver(chunk), wait);
   }
 }

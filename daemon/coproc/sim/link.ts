@@ -34,7 +34,15 @@ export interface SimLinkCounters {
 
 export class SimLink {
   readonly framing: Framing;
-  readonly counters: SimLinkCounters = { requests: 0, responses: 0, events: 0, unanswered: 0, badFrames: 0, undecodable: 0, dropped: 0 };
+  readonly counters: SimLinkCounters = {
+    requests: 0,
+    responses: 0,
+    events: 0,
+    unanswered: 0,
+    badFrames: 0,
+    undecodable: 0,
+    dropped: 0,
+  };
   private readonly queue: Buffer[] = [];
   private working = false;
   /** Changes at every device reset: a request being served across a reset is forgotten. */
@@ -50,7 +58,9 @@ export class SimLink {
         if (endpoint === 'ctrlResp') this.enqueue(data);
         else this.counters.badFrames += 1;
       },
-      fault: () => { this.counters.badFrames += 1; },
+      fault: () => {
+        this.counters.badFrames += 1;
+      },
     });
     const inLine = options.baud ? new ThrottledLine(options.baud, (chunk) => this.framing.push(chunk)) : null;
     const outLine = options.baud ? new ThrottledLine(options.baud, options.write) : null;
@@ -92,7 +102,10 @@ export class SimLink {
   }
 
   private enqueue(data: Buffer): void {
-    if (this.queue.length >= REQUEST_QUEUE_MAX) { this.counters.dropped += 1; return; }
+    if (this.queue.length >= REQUEST_QUEUE_MAX) {
+      this.counters.dropped += 1;
+      return;
+    }
     this.queue.push(data);
     if (!this.working) void this.work();
   }
@@ -119,12 +132,18 @@ export class SimLink {
       return;
     }
     const spec = operationById(message.msgId);
-    if (!spec) { this.counters.unanswered += 1; return; }
+    if (!spec) {
+      this.counters.unanswered += 1;
+      return;
+    }
     const epoch = this.device.epoch;
     this.device.emit('request', spec.name);
     const body = message.field === spec.requestField ? message.body : null;
     const reply = await this.device.handlers[spec.name](body);
-    if (!reply || epoch !== this.device.epoch || this.device.frozen) { this.counters.unanswered += 1; return; }
+    if (!reply || epoch !== this.device.epoch || this.device.frozen) {
+      this.counters.unanswered += 1;
+      return;
+    }
     this.counters.responses += 1;
     const pb = encodeCtrlMsg(MSG_TYPE.response, spec.id + RESP_OFFSET, spec.responseField, reply);
     this.outbound(this.framing.encode('ctrlResp', pb));

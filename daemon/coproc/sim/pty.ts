@@ -20,28 +20,42 @@ export interface PtyBridge {
 
 export async function openPtyBridge(linkPath: string, timeoutMs = 5000): Promise<PtyBridge> {
   removeStaleLink(linkPath);
-  const child: ChildProcess = spawn('socat', [`pty,raw,echo=0,link=${linkPath}`, 'STDIO'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn('socat', [`pty,raw,echo=0,link=${linkPath}`, 'STDIO'], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let gone = false;
-  void exited.then(() => { gone = true; });
-  child.once('error', () => { gone = true; });
+  void exited.then(() => {
+    gone = true;
+  });
+  child.once('error', () => {
+    gone = true;
+  });
   child.stdin!.on('error', () => undefined); // socat gone: writes are lost, as on an unplugged wire
 
   const deadline = Date.now() + timeoutMs;
   while (!existsSync(linkPath)) {
     if (gone || Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`socat did not create a pseudo-terminal at ${linkPath}${stderr ? `: ${stderr.trim()}` : ' (is socat installed?)'}`);
+      throw new Error(
+        `socat did not create a pseudo-terminal at ${linkPath}${stderr ? `: ${stderr.trim()}` : ' (is socat installed?)'}`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   return {
     path: linkPath,
     pid: child.pid!,
-    write: (bytes) => { if (!gone) child.stdin!.write(bytes); },
-    onData: (listener) => { child.stdout!.on('data', listener); },
+    write: (bytes) => {
+      if (!gone) child.stdin!.write(bytes);
+    },
+    onData: (listener) => {
+      child.stdout!.on('data', listener);
+    },
     exited,
     async close() {
       if (!gone) child.kill('SIGTERM');
@@ -54,5 +68,7 @@ export async function openPtyBridge(linkPath: string, timeoutMs = 5000): Promise
 function removeStaleLink(path: string): void {
   try {
     if (lstatSync(path).isSymbolicLink()) unlinkSync(path);
-  } catch { /* not there */ }
+  } catch {
+    /* not there */
+  }
 }

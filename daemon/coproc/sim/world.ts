@@ -3,7 +3,16 @@
  * passphrases they accept. Tests import the known networks from here.
  */
 
-export const SEC = { open: 0, wep: 1, wpa_psk: 2, wpa2_psk: 3, wpa_wpa2_psk: 4, wpa2_enterprise: 5, wpa3_psk: 6, wpa2_wpa3_psk: 7 } as const;
+export const SEC = {
+  open: 0,
+  wep: 1,
+  wpa_psk: 2,
+  wpa2_psk: 3,
+  wpa_wpa2_psk: 4,
+  wpa2_enterprise: 5,
+  wpa3_psk: 6,
+  wpa2_wpa3_psk: 7,
+} as const;
 
 export interface SimNetwork {
   ssid: Uint8Array;
@@ -24,7 +33,13 @@ export const SIM_NETWORKS = {
   hidden: { ssid: 'AtticLab', passphrase: 'attic-secret-77', bssid: '3c:84:6a:44:55:66', channel: 11, rssi: -67 },
   open: { ssid: 'CoffeeShop Free', passphrase: '', bssid: '8e:20:11:aa:bb:cc', channel: 1, rssi: -74 },
   /** "Café-Gast" in Latin-1: not valid UTF-8 on the air. */
-  latin1: { ssidBytes: Uint8Array.from(Buffer.from('Caf\xe9-Gast', 'latin1')), passphrase: 'gastzugang', bssid: '5c:49:79:01:02:03', channel: 3, rssi: -80 },
+  latin1: {
+    ssidBytes: Uint8Array.from(Buffer.from('Caf\xe9-Gast', 'latin1')),
+    passphrase: 'gastzugang',
+    bssid: '5c:49:79:01:02:03',
+    channel: 3,
+    rssi: -80,
+  },
   wpa3: { ssid: 'Neighbor-WPA3', passphrase: 'not-ours-1234', bssid: 'a4:2b:b0:de:ad:01', channel: 9, rssi: -85 },
 } as const;
 
@@ -33,11 +48,56 @@ const text = (value: string) => Uint8Array.from(Buffer.from(value, 'utf8'));
 export function defaultNetworks(): SimNetwork[] {
   const n = SIM_NETWORKS;
   return [
-    { ssid: text(n.home.ssid), bssid: n.home.bssid, channel: n.home.channel, rssi: n.home.rssi, security: SEC.wpa2_psk, passphrase: n.home.passphrase, hidden: false, inRange: true },
-    { ssid: text(n.hidden.ssid), bssid: n.hidden.bssid, channel: n.hidden.channel, rssi: n.hidden.rssi, security: SEC.wpa2_psk, passphrase: n.hidden.passphrase, hidden: true, inRange: true },
-    { ssid: text(n.open.ssid), bssid: n.open.bssid, channel: n.open.channel, rssi: n.open.rssi, security: SEC.open, passphrase: '', hidden: false, inRange: true },
-    { ssid: n.latin1.ssidBytes.slice(), bssid: n.latin1.bssid, channel: n.latin1.channel, rssi: n.latin1.rssi, security: SEC.wpa_wpa2_psk, passphrase: n.latin1.passphrase, hidden: false, inRange: true },
-    { ssid: text(n.wpa3.ssid), bssid: n.wpa3.bssid, channel: n.wpa3.channel, rssi: n.wpa3.rssi, security: SEC.wpa3_psk, passphrase: n.wpa3.passphrase, hidden: false, inRange: true },
+    {
+      ssid: text(n.home.ssid),
+      bssid: n.home.bssid,
+      channel: n.home.channel,
+      rssi: n.home.rssi,
+      security: SEC.wpa2_psk,
+      passphrase: n.home.passphrase,
+      hidden: false,
+      inRange: true,
+    },
+    {
+      ssid: text(n.hidden.ssid),
+      bssid: n.hidden.bssid,
+      channel: n.hidden.channel,
+      rssi: n.hidden.rssi,
+      security: SEC.wpa2_psk,
+      passphrase: n.hidden.passphrase,
+      hidden: true,
+      inRange: true,
+    },
+    {
+      ssid: text(n.open.ssid),
+      bssid: n.open.bssid,
+      channel: n.open.channel,
+      rssi: n.open.rssi,
+      security: SEC.open,
+      passphrase: '',
+      hidden: false,
+      inRange: true,
+    },
+    {
+      ssid: n.latin1.ssidBytes.slice(),
+      bssid: n.latin1.bssid,
+      channel: n.latin1.channel,
+      rssi: n.latin1.rssi,
+      security: SEC.wpa_wpa2_psk,
+      passphrase: n.latin1.passphrase,
+      hidden: false,
+      inRange: true,
+    },
+    {
+      ssid: text(n.wpa3.ssid),
+      bssid: n.wpa3.bssid,
+      channel: n.wpa3.channel,
+      rssi: n.wpa3.rssi,
+      security: SEC.wpa3_psk,
+      passphrase: n.wpa3.passphrase,
+      hidden: false,
+      inRange: true,
+    },
   ];
 }
 

@@ -18,7 +18,10 @@ export class EspsTransport extends ReopeningTransport {
   readonly description: string;
   protected readonly devicePath: string;
 
-  constructor(private readonly path: string, options: TransportOptions) {
+  constructor(
+    private readonly path: string,
+    options: TransportOptions,
+  ) {
     super(options);
     this.devicePath = path;
     this.description = `esps:${path}`;
@@ -28,7 +31,9 @@ export class EspsTransport extends ReopeningTransport {
     const { PolledReader } = await polledReader();
     const fd = openSync(this.path, constants.O_RDWR | constants.O_NOCTTY | constants.O_NONBLOCK);
     let closing = false;
-    const lost = (reason: string) => { if (!closing) callbacks.lost(reason); };
+    const lost = (reason: string) => {
+      if (!closing) callbacks.lost(reason);
+    };
     const reader = isatty(fd) ? ttyReader(fd, callbacks.data, lost) : new PolledReader(fd, callbacks.data, lost);
     reader.start();
     const writer = new FdWriter(fd, lost);
@@ -38,14 +43,22 @@ export class EspsTransport extends ReopeningTransport {
         closing = true;
         writer.stop();
         reader.stop();
-        try { closeSync(fd); } catch { /* already closed by the tty stream */ }
+        try {
+          closeSync(fd);
+        } catch {
+          /* already closed by the tty stream */
+        }
       },
     };
   }
 }
 
 /** A terminal read through libuv's tty handle, in raw mode. */
-function ttyReader(fd: number, onData: (chunk: Buffer) => void, onLost: (reason: string) => void): { start(): void; stop(): void } {
+function ttyReader(
+  fd: number,
+  onData: (chunk: Buffer) => void,
+  onLost: (reason: string) => void,
+): { start(): void; stop(): void } {
   const tty = new TtyReadStream(fd);
   tty.setRawMode(true);
   return {
@@ -54,7 +67,9 @@ function ttyReader(fd: number, onData: (chunk: Buffer) => void, onLost: (reason:
       tty.on('error', (error: Error) => onLost(error.message));
       tty.on('end', () => onLost('device closed'));
     },
-    stop: () => { tty.destroy(); },
+    stop: () => {
+      tty.destroy();
+    },
   };
 }
 
@@ -64,7 +79,10 @@ class FdWriter {
   private busy = false;
   private stopped = false;
 
-  constructor(private readonly fd: number, private readonly lost: (reason: string) => void) {}
+  constructor(
+    private readonly fd: number,
+    private readonly lost: (reason: string) => void,
+  ) {}
 
   write(bytes: Buffer): void {
     this.queue.push(bytes);
@@ -78,15 +96,22 @@ class FdWriter {
 
   private next(): void {
     const head = this.queue[0];
-    if (!head || this.stopped) { this.busy = false; return; }
+    if (!head || this.stopped) {
+      this.busy = false;
+      return;
+    }
     this.busy = true;
     write(this.fd, head, 0, head.length, null, (error, written) => {
       if (this.stopped) return;
-      if (error && (error).code === 'EAGAIN') {
+      if (error && error.code === 'EAGAIN') {
         setTimeout(() => this.next(), 2);
         return;
       }
-      if (error) { this.busy = false; this.lost(error.message); return; }
+      if (error) {
+        this.busy = false;
+        this.lost(error.message);
+        return;
+      }
       if (written < head.length) this.queue[0] = head.subarray(written);
       else this.queue.shift();
       this.next();

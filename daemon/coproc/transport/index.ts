@@ -19,7 +19,10 @@ export interface BuiltTransport {
 /** The embedded simulator speaks the serial framing: the more demanding of the two. */
 export const SIM_FRAMING: FramingKind = 'serial';
 
-export function createTransport(target: CoprocTarget, options: TransportOptions & { sim?: SimulatorOptions }): BuiltTransport {
+export function createTransport(
+  target: CoprocTarget,
+  options: TransportOptions & { sim?: SimulatorOptions },
+): BuiltTransport {
   switch (target.kind) {
     case 'sim': {
       const simulator = new Simulator({ framing: SIM_FRAMING, ...options.sim });

@@ -20,7 +20,11 @@ export class SimTransport extends EventEmitter<TransportEvents> implements Trans
 
   start(): void {
     if (this.open) return;
-    this.simulator.attach((bytes) => queueMicrotask(() => { if (this.open) this.emit('data', bytes); }));
+    this.simulator.attach((bytes) =>
+      queueMicrotask(() => {
+        if (this.open) this.emit('data', bytes);
+      }),
+    );
     this.open = true;
     this.simulator.powerOn();
     queueMicrotask(() => this.emit('up'));

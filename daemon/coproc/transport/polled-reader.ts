@@ -15,7 +15,11 @@ export class PolledReader {
   private readonly poller: Poller;
   private stopped = false;
 
-  constructor(private readonly fd: number, private readonly onData: (chunk: Buffer) => void, private readonly onLost: (reason: string) => void) {
+  constructor(
+    private readonly fd: number,
+    private readonly onData: (chunk: Buffer) => void,
+    private readonly onLost: (reason: string) => void,
+  ) {
     this.poller = new Poller(fd);
   }
 

@@ -10,7 +10,11 @@ export class SerialTransport extends ReopeningTransport {
   readonly description: string;
   protected readonly devicePath: string;
 
-  constructor(private readonly path: string, private readonly baudRate: number, options: TransportOptions) {
+  constructor(
+    private readonly path: string,
+    private readonly baudRate: number,
+    options: TransportOptions,
+  ) {
     super(options);
     this.devicePath = path;
     this.description = `serial:${path}`;
@@ -29,12 +33,18 @@ export class SerialTransport extends ReopeningTransport {
       if (!closing) callbacks.lost(error.message);
     });
     return {
-      write: (bytes) => { port.write(bytes); },
-      close: () => new Promise<void>((resolve) => {
-        closing = true;
-        if (!port.isOpen) { resolve(); return; }
-        port.close(() => resolve());
-      }),
+      write: (bytes) => {
+        port.write(bytes);
+      },
+      close: () =>
+        new Promise<void>((resolve) => {
+          closing = true;
+          if (!port.isOpen) {
+            resolve();
+            return;
+          }
+          port.close(() => resolve());
+        }),
     };
   }
 }

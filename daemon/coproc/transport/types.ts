@@ -115,9 +115,14 @@ export abstract class ReopeningTransport extends EventEmitter<TransportEvents> i
     let lostEarly: string | null = null;
     const identity = await nodeIdentity(this.devicePath);
     const callbacks: PortCallbacks = {
-      data: (chunk) => { if (this.port === handle) this.emit('data', chunk); },
+      data: (chunk) => {
+        if (this.port === handle) this.emit('data', chunk);
+      },
       lost: (reason) => {
-        if (!handle) { lostEarly = reason; return; }
+        if (!handle) {
+          lostEarly = reason;
+          return;
+        }
         this.onLost(handle, reason);
       },
     };
@@ -135,8 +140,14 @@ export abstract class ReopeningTransport extends EventEmitter<TransportEvents> i
       this.schedule();
       return;
     }
-    if (this.closed) { await handle.close().catch(() => undefined); return; }
-    if (lostEarly) { this.schedule(); return; }
+    if (this.closed) {
+      await handle.close().catch(() => undefined);
+      return;
+    }
+    if (lostEarly) {
+      this.schedule();
+      return;
+    }
     this.port = handle;
     this.failures = 0;
     this.delayMs = this.minBackoffMs;
@@ -156,7 +167,8 @@ export abstract class ReopeningTransport extends EventEmitter<TransportEvents> i
     if (identity === null) return;
     this.watch = setInterval(() => {
       void nodeIdentity(this.devicePath).then((now) => {
-        if (now !== identity) this.onLost(handle, now === null ? 'the device node disappeared' : 'the device node was replaced');
+        if (now !== identity)
+          this.onLost(handle, now === null ? 'the device node disappeared' : 'the device node was replaced');
       });
     }, this.watchIntervalMs);
     this.watch.unref();

@@ -11,7 +11,12 @@ import type { HashJob, HashResult } from './hash-worker.js';
 /** Jobs that may wait behind the running one. */
 export const HASH_QUEUE_BOUND = 8;
 
-export interface ScryptParams { n: number; r: number; p: number; keyLength: number }
+export interface ScryptParams {
+  n: number;
+  r: number;
+  p: number;
+  keyLength: number;
+}
 
 export interface HasherStats {
   /** Hashes computed since start. */
@@ -24,7 +29,10 @@ export interface HasherStats {
   refused: number;
 }
 
-interface Pending { resolve: (key: Buffer) => void; reject: (error: Error) => void }
+interface Pending {
+  resolve: (key: Buffer) => void;
+  reject: (error: Error) => void;
+}
 
 export class PasswordHasher {
   private worker: Worker | null = null;
@@ -32,13 +40,18 @@ export class PasswordHasher {
   private readonly pending = new Map<number, Pending>();
   private readonly counts: HasherStats = { hashed: 0, pending: 0, mostPending: 0, refused: 0 };
 
-  constructor(private readonly log: Logger, private readonly bound = HASH_QUEUE_BOUND) {}
+  constructor(
+    private readonly log: Logger,
+    private readonly bound = HASH_QUEUE_BOUND,
+  ) {}
 
   /** The scrypt key of `password`; 503 when `bound` jobs already wait behind the running one. */
   derive(password: string, salt: Buffer, params: ScryptParams): Promise<Buffer> {
     if (this.pending.size > this.bound) {
       this.counts.refused++;
-      return Promise.reject(busy('Too many sign-ins are being checked right now; try again in a moment', { 'Retry-After': '1' }));
+      return Promise.reject(
+        busy('Too many sign-ins are being checked right now; try again in a moment', { 'Retry-After': '1' }),
+      );
     }
     const id = this.nextId++;
     const worker = this.started();

@@ -30,7 +30,12 @@ export class Passwords {
     const [scheme, n, r, p, salt, hash] = stored.split('$');
     if (scheme !== 'scrypt' || !salt || !hash) return false;
     const expected = Buffer.from(hash, 'base64');
-    const key = await this.hasher.derive(password, Buffer.from(salt, 'base64'), { n: Number(n), r: Number(r), p: Number(p), keyLength: expected.length || KEY_LENGTH });
+    const key = await this.hasher.derive(password, Buffer.from(salt, 'base64'), {
+      n: Number(n),
+      r: Number(r),
+      p: Number(p),
+      keyLength: expected.length || KEY_LENGTH,
+    });
     return key.length === expected.length && timingSafeEqual(key, expected);
   }
 }

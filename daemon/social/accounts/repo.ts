@@ -50,16 +50,42 @@ export const ACCOUNT_COLUMNS = `CAST(a.id AS TEXT) AS id, a.username, a.domain, 
   a.followers_count, a.following_count, a.statuses_count, a.last_status_at, a.created_at, a.emojis`;
 
 /** The names of ACCOUNT_COLUMNS, for the Reader's JSON-building queries. */
-export const ACCOUNT_FIELDS = ['id', 'username', 'domain', 'display_name', 'note', 'note_source', 'locked', 'bot', 'discoverable', 'fields',
-  'avatar', 'avatar_static', 'header', 'header_static', 'uri', 'url', 'silenced_at', 'suspended_at', 'followers_count', 'following_count',
-  'statuses_count', 'last_status_at', 'created_at', 'emojis'] as const;
+export const ACCOUNT_FIELDS = [
+  'id',
+  'username',
+  'domain',
+  'display_name',
+  'note',
+  'note_source',
+  'locked',
+  'bot',
+  'discoverable',
+  'fields',
+  'avatar',
+  'avatar_static',
+  'header',
+  'header_static',
+  'uri',
+  'url',
+  'silenced_at',
+  'suspended_at',
+  'followers_count',
+  'following_count',
+  'statuses_count',
+  'last_status_at',
+  'created_at',
+  'emojis',
+] as const;
 
 const USER_COLUMNS = `CAST(account_id AS TEXT) AS account_id, email, password_hash, role, approved, disabled, default_privacy,
   default_sensitive, default_language, CAST(created_by_app_id AS TEXT) AS created_by_app_id, created_at`;
 
 /** Accounts in ?1 (id → known version) with their versions. */
-const CHANGED_ROWS = new ChangedRowsQuery<AccountRow>(`SELECT ${ACCOUNT_COLUMNS}, a.version AS version, j.value AS known
-  FROM json_each(?) j JOIN accounts a ON a.id = CAST(j.key AS INTEGER)`, ACCOUNT_FIELDS);
+const CHANGED_ROWS = new ChangedRowsQuery<AccountRow>(
+  `SELECT ${ACCOUNT_COLUMNS}, a.version AS version, j.value AS known
+  FROM json_each(?) j JOIN accounts a ON a.id = CAST(j.key AS INTEGER)`,
+  ACCOUNT_FIELDS,
+);
 
 export class AccountsRepo {
   constructor(private readonly ctx: SocialContext) {}
@@ -70,8 +96,11 @@ export class AccountsRepo {
 
   /** The account this one moved to (a Move sent or received), if any. */
   async movedTo(id: string): Promise<AccountRow | undefined> {
-    return this.ctx.reader.get<AccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM federation_actors f JOIN accounts a ON a.id = f.moved_to_account_id
-      WHERE f.account_id = ?`, [id]);
+    return this.ctx.reader.get<AccountRow>(
+      `SELECT ${ACCOUNT_COLUMNS} FROM federation_actors f JOIN accounts a ON a.id = f.moved_to_account_id
+      WHERE f.account_id = ?`,
+      [id],
+    );
   }
 
   /**
@@ -86,7 +115,8 @@ export class AccountsRepo {
   byUsername(username: string, domain: string | null): Promise<AccountRow | undefined> {
     return this.ctx.reader.get<AccountRow>(
       `SELECT ${ACCOUNT_COLUMNS} FROM accounts a WHERE lower(a.username) = lower(?) AND coalesce(lower(a.domain), '') = coalesce(lower(?), '')`,
-      [username, domain]);
+      [username, domain],
+    );
   }
 
   search(query: string, limit: number, offset: number): Promise<AccountRow[]> {
@@ -96,7 +126,9 @@ export class AccountsRepo {
         WHERE a.suspended_at IS NULL
           AND (lower(a.username) LIKE lower(?) ESCAPE '\\' OR lower(a.display_name) LIKE lower(?) ESCAPE '\\')
         ORDER BY (lower(a.username) = lower(?)) DESC, a.domain IS NOT NULL, a.followers_count DESC, a.id
-        LIMIT ? OFFSET ?`, [like, like, query, limit, offset]);
+        LIMIT ? OFFSET ?`,
+      [like, like, query, limit, offset],
+    );
   }
 
   userByAccountId(accountId: string): Promise<UserRow | undefined> {
@@ -107,7 +139,9 @@ export class AccountsRepo {
   userByLogin(login: string): Promise<UserRow | undefined> {
     return this.ctx.reader.get<UserRow>(
       `SELECT ${USER_COLUMNS} FROM users WHERE lower(email) = lower(?)
-        OR account_id = (SELECT id FROM accounts WHERE lower(username) = lower(?) AND domain IS NULL)`, [login, login]);
+        OR account_id = (SELECT id FROM accounts WHERE lower(username) = lower(?) AND domain IS NULL)`,
+      [login, login],
+    );
   }
 
   emailTaken(email: string): Promise<boolean> {
@@ -127,15 +161,29 @@ export class AccountsRepo {
     await trx('users').whereRaw('account_id = ?', [accountId]).update(changes);
   }
 
-  async adjustCounter(trx: Knex, id: string, column: 'followers_count' | 'following_count' | 'statuses_count', delta: number): Promise<void> {
+  async adjustCounter(
+    trx: Knex,
+    id: string,
+    column: 'followers_count' | 'following_count' | 'statuses_count',
+    delta: number,
+  ): Promise<void> {
     await trx.raw(`UPDATE accounts SET ${column} = max(0, ${column} + ?) WHERE id = ?`, [delta, id]);
   }
 
   ownerAccountId(): Promise<string | undefined> {
-    return this.ctx.reader.get<{ id: string }>(`SELECT CAST(account_id AS TEXT) AS id FROM users WHERE role = 'owner' ORDER BY created_at LIMIT 1`).then((row) => row?.id);
+    return this.ctx.reader
+      .get<{ id: string }>(
+        `SELECT CAST(account_id AS TEXT) AS id FROM users WHERE role = 'owner' ORDER BY created_at LIMIT 1`,
+      )
+      .then((row) => row?.id);
   }
 
-  inviteByCode(code: string): Promise<{ id: string; max_uses: number | null; uses: number; expires_at: string | null } | undefined> {
-    return this.ctx.reader.get(`SELECT CAST(id AS TEXT) AS id, max_uses, uses, expires_at FROM invites WHERE code = ?`, [code]);
+  inviteByCode(
+    code: string,
+  ): Promise<{ id: string; max_uses: number | null; uses: number; expires_at: string | null } | undefined> {
+    return this.ctx.reader.get(
+      `SELECT CAST(id AS TEXT) AS id, max_uses, uses, expires_at FROM invites WHERE code = ?`,
+      [code],
+    );
   }
 }

@@ -34,8 +34,11 @@ export function accountRoutes(routes: Routes, deps: AccountRouteDeps): void {
 
   async function credentialAccount(accountId: string) {
     const [row, user, requests] = await Promise.all([
-      accounts.get(accountId), accounts.user(accountId),
-      social.reader.get<{ n: number }>('SELECT count(*) AS n FROM follow_requests WHERE target_account_id = ?', [accountId]),
+      accounts.get(accountId),
+      accounts.user(accountId),
+      social.reader.get<{ n: number }>('SELECT count(*) AS n FROM follow_requests WHERE target_account_id = ?', [
+        accountId,
+      ]),
     ]);
     return serializeCredentialAccount(row, user, requests?.n ?? 0, baseUrl);
   }
@@ -45,26 +48,45 @@ export function accountRoutes(routes: Routes, deps: AccountRouteDeps): void {
     const p = params(ctx);
     const inviteCode = stringParam(p, 'invite_code');
     const invite = inviteCode ? await accounts.inviteByCode(inviteCode) : undefined;
-    const validInvite = invite && (invite.max_uses === null || invite.uses < invite.max_uses) && (!invite.expires_at || Date.parse(invite.expires_at) > social.now());
+    const validInvite =
+      invite &&
+      (invite.max_uses === null || invite.uses < invite.max_uses) &&
+      (!invite.expires_at || Date.parse(invite.expires_at) > social.now());
     const mode = social.config.registrations;
     if (mode === 'closed' && !validInvite) throw new HttpError(403, 'This action is not allowed');
-    const input = { username: stringParam(p, 'username'), email: stringParam(p, 'email'), password: stringParam(p, 'password') };
+    const input = {
+      username: stringParam(p, 'username'),
+      email: stringParam(p, 'email'),
+      password: stringParam(p, 'password'),
+    };
     const details = await accounts.validateNew(input);
-    if (boolParam(p, 'agreement') !== true) (details.agreement ??= []).push({ error: 'ERR_ACCEPTED', description: 'must be accepted' });
+    if (boolParam(p, 'agreement') !== true)
+      (details.agreement ??= []).push({ error: 'ERR_ACCEPTED', description: 'must be accepted' });
     const reason = stringParam(p, 'reason')?.trim() ?? '';
-    if (reason.length > 1000) (details.reason ??= []).push({ error: 'ERR_TOO_LONG', description: 'is too long (maximum is 1000 characters)' });
-    if (inviteCode && !validInvite) (details.invite_code ??= []).push({ error: 'ERR_INVALID', description: 'is invalid' });
+    if (reason.length > 1000)
+      (details.reason ??= []).push({ error: 'ERR_TOO_LONG', description: 'is too long (maximum is 1000 characters)' });
+    if (inviteCode && !validInvite)
+      (details.invite_code ??= []).push({ error: 'ERR_INVALID', description: 'is invalid' });
     if (Object.keys(details).length) throw validationFailed(details);
     const account = await accounts.createLocal({
-      username: input.username!, email: input.email!, password: input.password!,
-      approved: mode === 'open' || Boolean(validInvite), reason: reason || null, inviteId: validInvite ? invite.id : null, appId: auth.appId,
+      username: input.username!,
+      email: input.email!,
+      password: input.password!,
+      approved: mode === 'open' || Boolean(validInvite),
+      reason: reason || null,
+      inviteId: validInvite ? invite.id : null,
+      appId: auth.appId,
     });
     ctx.body = await oauth.issueToken({ appId: auth.appId, accountId: account.id, scopes: [...auth.scopes] });
   });
 
-  routes.get(['/api/v1/accounts/verify_credentials', '/api/v1/verify_credentials'], { scopes: ['profile', ...read('accounts')] }, async (ctx) => {
-    ctx.body = await credentialAccount(viewerId(ctx));
-  });
+  routes.get(
+    ['/api/v1/accounts/verify_credentials', '/api/v1/verify_credentials'],
+    { scopes: ['profile', ...read('accounts')] },
+    async (ctx) => {
+      ctx.body = await credentialAccount(viewerId(ctx));
+    },
+  );
 
   // Apps read the posting defaults here (Mastodon's web settings set the reading ones; the box has none).
   routes.get('/api/v1/preferences', { scopes: read('accounts') }, async (ctx) => {
@@ -80,27 +102,32 @@ export function accountRoutes(routes: Routes, deps: AccountRouteDeps): void {
     };
   });
 
-  routes.patch('/api/v1/accounts/update_credentials', { scopes: write('accounts') }, async (ctx) => {
-    const viewer = viewerId(ctx);
-    const input = credentialsInput(params(ctx));
-    const stored: string[] = [];
-    let unlocked: boolean;
-    try {
-      for (const kind of ['avatar', 'header'] as const) {
-        const file = uploadOf(ctx, kind);
-        if (!file) continue;
-        input[kind] = await accounts.storeImage(viewer, kind, file.filepath);
-        stored.push(input[kind].original);
+  routes.patch(
+    '/api/v1/accounts/update_credentials',
+    { scopes: write('accounts') },
+    async (ctx) => {
+      const viewer = viewerId(ctx);
+      const input = credentialsInput(params(ctx));
+      const stored: string[] = [];
+      let unlocked: boolean;
+      try {
+        for (const kind of ['avatar', 'header'] as const) {
+          const file = uploadOf(ctx, kind);
+          if (!file) continue;
+          input[kind] = await accounts.storeImage(viewer, kind, file.filepath);
+          stored.push(input[kind].original);
+        }
+        ({ unlocked } = await accounts.updateCredentials(viewer, input));
+      } catch (error) {
+        // A refused update keeps no image of it.
+        for (const image of stored) await accounts.removeImage(image);
+        throw error;
       }
-      ({ unlocked } = await accounts.updateCredentials(viewer, input));
-    } catch (error) {
-      // A refused update keeps no image of it.
-      for (const image of stored) await accounts.removeImage(image);
-      throw error;
-    }
-    if (unlocked) await relationships.authorizePendingOnUnlock(viewer);
-    ctx.body = await credentialAccount(viewer);
-  }, { files: 2, fileBytes: IMAGE_LIMIT_BYTES });
+      if (unlocked) await relationships.authorizePendingOnUnlock(viewer);
+      ctx.body = await credentialAccount(viewer);
+    },
+    { files: 2, fileBytes: IMAGE_LIMIT_BYTES },
+  );
 
   // Removing the picture or banner (Mastodon 4.2): back to the default image.
   for (const kind of ['avatar', 'header'] as const) {
@@ -163,15 +190,34 @@ export function accountRoutes(routes: Routes, deps: AccountRouteDeps): void {
     const p = params(ctx);
     const page = pageQuery(p, 20, 40);
     const blocked = viewer ? await relationships.exists('blocks', id, viewer) : false;
-    if (account.suspended_at || blocked) { ctx.body = []; return; }
+    if (account.suspended_at || blocked) {
+      ctx.body = [];
+      return;
+    }
     const pinned = boolParam(p, 'pinned') ?? false;
-    const rows = await statuses.ofAccount(id, viewer, {
-      pinned, excludeReplies: boolParam(p, 'exclude_replies') ?? false, excludeReblogs: boolParam(p, 'exclude_reblogs') ?? false,
-    }, page);
-    const rendered = await renderer.render(rows.map((row) => row.id), viewer);
+    const rows = await statuses.ofAccount(
+      id,
+      viewer,
+      {
+        pinned,
+        excludeReplies: boolParam(p, 'exclude_replies') ?? false,
+        excludeReblogs: boolParam(p, 'exclude_reblogs') ?? false,
+      },
+      page,
+    );
+    const rendered = await renderer.render(
+      rows.map((row) => row.id),
+      viewer,
+    );
     ctx.body = rows.map((row) => rendered.get(row.id)).filter(Boolean);
     if (rows.length) {
-      setLink(ctx, { baseUrl, path: ctx.path, kept: keep(p, ['limit', 'pinned', 'exclude_replies', 'exclude_reblogs', 'only_media', 'tagged']), nextMaxId: rows[rows.length - 1].id, prevMinId: rows[0].id });
+      setLink(ctx, {
+        baseUrl,
+        path: ctx.path,
+        kept: keep(p, ['limit', 'pinned', 'exclude_replies', 'exclude_reblogs', 'only_media', 'tagged']),
+        nextMaxId: rows[rows.length - 1].id,
+        prevMinId: rows[0].id,
+      });
     }
   }
 }
@@ -197,7 +243,8 @@ function credentialsInput(p: Params): UpdateCredentials {
   const fields = p.fields_attributes;
   if (fields && typeof fields === 'object') {
     const list = (Array.isArray(fields) ? fields : Object.values(fields)) as Array<{ name?: unknown; value?: unknown }>;
-    input.fields = list.filter((f) => f && typeof f === 'object')
+    input.fields = list
+      .filter((f) => f && typeof f === 'object')
       .map((f) => ({ name: paramText(f.name ?? ''), value: paramText(f.value ?? '') }))
       .filter((f) => f.name || f.value);
   }

@@ -64,9 +64,13 @@ export function serializeAccount(row: AccountRow, baseUrl: string): AccountJson 
     url: row.url ?? row.uri,
     uri: row.uri,
     avatar: suspended ? absolute(baseUrl, null, MISSING_AVATAR) : avatar,
-    avatar_static: suspended ? absolute(baseUrl, null, MISSING_AVATAR) : absolute(baseUrl, row.avatar_static ?? row.avatar, MISSING_AVATAR),
+    avatar_static: suspended
+      ? absolute(baseUrl, null, MISSING_AVATAR)
+      : absolute(baseUrl, row.avatar_static ?? row.avatar, MISSING_AVATAR),
     header: suspended ? absolute(baseUrl, null, MISSING_HEADER) : header,
-    header_static: suspended ? absolute(baseUrl, null, MISSING_HEADER) : absolute(baseUrl, row.header_static ?? row.header, MISSING_HEADER),
+    header_static: suspended
+      ? absolute(baseUrl, null, MISSING_HEADER)
+      : absolute(baseUrl, row.header_static ?? row.header, MISSING_HEADER),
     followers_count: row.followers_count,
     following_count: row.following_count,
     statuses_count: row.statuses_count,
@@ -93,7 +97,12 @@ function parseFields(text: string): unknown[] {
   }
 }
 
-export function serializeCredentialAccount(row: AccountRow, user: UserRow, followRequestsCount: number, baseUrl: string): AccountJson {
+export function serializeCredentialAccount(
+  row: AccountRow,
+  user: UserRow,
+  followRequestsCount: number,
+  baseUrl: string,
+): AccountJson {
   return {
     ...serializeAccount(row, baseUrl),
     source: {
@@ -109,9 +118,10 @@ export function serializeCredentialAccount(row: AccountRow, user: UserRow, follo
       attribution_domains: [],
       quote_policy: 'public',
     },
-    role: user.role === 'owner'
-      ? { id: '3', name: 'Owner', permissions: '1', color: '', highlighted: true }
-      : { id: '-99', name: '', permissions: '65536', color: '', highlighted: false },
+    role:
+      user.role === 'owner'
+        ? { id: '3', name: 'Owner', permissions: '1', color: '', highlighted: true }
+        : { id: '-99', name: '', permissions: '65536', color: '', highlighted: false },
   };
 }
 

@@ -38,28 +38,49 @@ export interface NewLocalAccount {
 export class AccountsService {
   readonly repo: AccountsRepo;
 
-  constructor(private readonly ctx: SocialContext, private readonly passwords: Passwords) {
+  constructor(
+    private readonly ctx: SocialContext,
+    private readonly passwords: Passwords,
+  ) {
     this.repo = new AccountsRepo(ctx);
   }
 
-  adjustCounter(...args: Parameters<AccountsRepo['adjustCounter']>): ReturnType<AccountsRepo['adjustCounter']> { return this.repo.adjustCounter(...args); }
-  byUsername(...args: Parameters<AccountsRepo['byUsername']>): ReturnType<AccountsRepo['byUsername']> { return this.repo.byUsername(...args); }
-  update(...args: Parameters<AccountsRepo['update']>): ReturnType<AccountsRepo['update']> { return this.repo.update(...args); }
-  ownerAccountId(...args: Parameters<AccountsRepo['ownerAccountId']>): ReturnType<AccountsRepo['ownerAccountId']> { return this.repo.ownerAccountId(...args); }
+  adjustCounter(...args: Parameters<AccountsRepo['adjustCounter']>): ReturnType<AccountsRepo['adjustCounter']> {
+    return this.repo.adjustCounter(...args);
+  }
+  byUsername(...args: Parameters<AccountsRepo['byUsername']>): ReturnType<AccountsRepo['byUsername']> {
+    return this.repo.byUsername(...args);
+  }
+  update(...args: Parameters<AccountsRepo['update']>): ReturnType<AccountsRepo['update']> {
+    return this.repo.update(...args);
+  }
+  ownerAccountId(...args: Parameters<AccountsRepo['ownerAccountId']>): ReturnType<AccountsRepo['ownerAccountId']> {
+    return this.repo.ownerAccountId(...args);
+  }
 
   // The reads routes answer with, as the repo makes them.
-  byId(...args: Parameters<AccountsRepo['byId']>): ReturnType<AccountsRepo['byId']> { return this.repo.byId(...args); }
-  inviteByCode(...args: Parameters<AccountsRepo['inviteByCode']>): ReturnType<AccountsRepo['inviteByCode']> { return this.repo.inviteByCode(...args); }
-  movedTo(...args: Parameters<AccountsRepo['movedTo']>): ReturnType<AccountsRepo['movedTo']> { return this.repo.movedTo(...args); }
+  byId(...args: Parameters<AccountsRepo['byId']>): ReturnType<AccountsRepo['byId']> {
+    return this.repo.byId(...args);
+  }
+  inviteByCode(...args: Parameters<AccountsRepo['inviteByCode']>): ReturnType<AccountsRepo['inviteByCode']> {
+    return this.repo.inviteByCode(...args);
+  }
+  movedTo(...args: Parameters<AccountsRepo['movedTo']>): ReturnType<AccountsRepo['movedTo']> {
+    return this.repo.movedTo(...args);
+  }
 
   /** Validates like Mastodon's registration and returns details per field (ERR_BLANK, ERR_TAKEN…). */
   async validateNew(input: { username?: string; email?: string; password?: string }): Promise<ErrorDetails> {
     const details: ErrorDetails = {};
-    const add = (field: string, error: string, description: string) => { (details[field] ??= []).push({ error, description }); };
+    const add = (field: string, error: string, description: string) => {
+      (details[field] ??= []).push({ error, description });
+    };
     const username = input.username ?? '';
     if (!username) add('username', 'ERR_BLANK', "can't be blank");
-    else if (username.length > USERNAME_MAX) add('username', 'ERR_TOO_LONG', `is too long (maximum is ${USERNAME_MAX} characters)`);
-    else if (!USERNAME_PATTERN.test(username)) add('username', 'ERR_INVALID', 'must contain only letters, numbers and underscores');
+    else if (username.length > USERNAME_MAX)
+      add('username', 'ERR_TOO_LONG', `is too long (maximum is ${USERNAME_MAX} characters)`);
+    else if (!USERNAME_PATTERN.test(username))
+      add('username', 'ERR_INVALID', 'must contain only letters, numbers and underscores');
     else if (await this.repo.byUsername(username, null)) add('username', 'ERR_TAKEN', 'is already taken');
     const email = input.email ?? '';
     if (!email) add('email', 'ERR_BLANK', "can't be blank");
@@ -67,8 +88,10 @@ export class AccountsService {
     else if (await this.repo.emailTaken(email)) add('email', 'ERR_TAKEN', 'is already taken');
     const password = input.password ?? '';
     if (!password) add('password', 'ERR_BLANK', "can't be blank");
-    else if (password.length < PASSWORD_MIN) add('password', 'ERR_TOO_SHORT', `is too short (minimum is ${PASSWORD_MIN} characters)`);
-    else if (password.length > PASSWORD_MAX) add('password', 'ERR_TOO_LONG', `is too long (maximum is ${PASSWORD_MAX} characters)`);
+    else if (password.length < PASSWORD_MIN)
+      add('password', 'ERR_TOO_SHORT', `is too short (minimum is ${PASSWORD_MIN} characters)`);
+    else if (password.length > PASSWORD_MAX)
+      add('password', 'ERR_TOO_LONG', `is too long (maximum is ${PASSWORD_MAX} characters)`);
     return details;
   }
 
@@ -81,16 +104,34 @@ export class AccountsService {
     const uri = `${base}/users/${input.username}`;
     const passwordHash = await this.passwords.hash(input.password);
     await this.ctx.db.transaction(async (trx) => {
-      await this.repo.insertLocal(trx, {
-        id, username: input.username, domain: null, locked: input.locked ? 1 : 0,
-        uri, url: `${base}/@${input.username}`, inbox_url: `${uri}/inbox`, outbox_url: `${uri}/outbox`,
-        shared_inbox_url: `${base}/inbox`, followers_url: `${uri}/followers`,
-        created_at: now, updated_at: now,
-      }, {
-        account_id: id, email: input.email, password_hash: passwordHash, role: input.owner ? 'owner' : 'user',
-        approved: input.approved === false ? 0 : 1, reason: input.reason ?? null, invite_id: input.inviteId ?? null,
-        created_by_app_id: input.appId ?? null, created_at: now,
-      });
+      await this.repo.insertLocal(
+        trx,
+        {
+          id,
+          username: input.username,
+          domain: null,
+          locked: input.locked ? 1 : 0,
+          uri,
+          url: `${base}/@${input.username}`,
+          inbox_url: `${uri}/inbox`,
+          outbox_url: `${uri}/outbox`,
+          shared_inbox_url: `${base}/inbox`,
+          followers_url: `${uri}/followers`,
+          created_at: now,
+          updated_at: now,
+        },
+        {
+          account_id: id,
+          email: input.email,
+          password_hash: passwordHash,
+          role: input.owner ? 'owner' : 'user',
+          approved: input.approved === false ? 0 : 1,
+          reason: input.reason ?? null,
+          invite_id: input.inviteId ?? null,
+          created_by_app_id: input.appId ?? null,
+          created_at: now,
+        },
+      );
       if (input.inviteId) await trx.raw('UPDATE invites SET uses = uses + 1 WHERE id = ?', [input.inviteId]);
     });
     this.ctx.events.emit('account.created', { accountId: id });
@@ -102,12 +143,22 @@ export class AccountsService {
    * creation: generating one costs about half a second on this class of machine.
    */
   async ensureKeys(accountId: string): Promise<{ publicKey: string; privateKey: string }> {
-    const row = await this.ctx.reader.get<{ public_key: string | null; private_key: string | null }>('SELECT public_key, private_key FROM accounts WHERE id = ?', [accountId]);
+    const row = await this.ctx.reader.get<{ public_key: string | null; private_key: string | null }>(
+      'SELECT public_key, private_key FROM accounts WHERE id = ?',
+      [accountId],
+    );
     if (!row) throw notFound();
     if (row.public_key && row.private_key) return { publicKey: row.public_key, privateKey: row.private_key };
     const { publicKey, privateKey } = await generateRsaKeys();
-    await this.ctx.db.raw('UPDATE accounts SET public_key = ?, private_key = ? WHERE id = ? AND public_key IS NULL', [publicKey, privateKey, accountId]);
-    const stored = await this.ctx.reader.get<{ public_key: string; private_key: string }>('SELECT public_key, private_key FROM accounts WHERE id = ?', [accountId]);
+    await this.ctx.db.raw('UPDATE accounts SET public_key = ?, private_key = ? WHERE id = ? AND public_key IS NULL', [
+      publicKey,
+      privateKey,
+      accountId,
+    ]);
+    const stored = await this.ctx.reader.get<{ public_key: string; private_key: string }>(
+      'SELECT public_key, private_key FROM accounts WHERE id = ?',
+      [accountId],
+    );
     return { publicKey: stored!.public_key, privateKey: stored!.private_key };
   }
 
@@ -119,7 +170,9 @@ export class AccountsService {
     const bytes = await readFile(path);
     const type = detectImage(bytes);
     if (!type) {
-      throw validationFailed({ [kind]: [{ error: 'ERR_INVALID', description: 'must be a PNG, JPEG, GIF or WebP image' }] });
+      throw validationFailed({
+        [kind]: [{ error: 'ERR_INVALID', description: 'must be a PNG, JPEG, GIF or WebP image' }],
+      });
     }
     const name = `${randomBytes(12).toString('hex')}.${type === 'jpeg' ? 'jpg' : type}`;
     const folder = `${kind}s`;
@@ -146,8 +199,18 @@ export class AccountsService {
   }
 
   /** An uploaded profile image for the /system/accounts route; null for anything else. */
-  async readImage(kind: string, accountId: string, variant: string, file: string): Promise<{ type: string; bytes: Buffer } | null> {
-    if (!['avatars', 'headers'].includes(kind) || !/^\d{1,19}$/.test(accountId) || !['original', 'static'].includes(variant)) return null;
+  async readImage(
+    kind: string,
+    accountId: string,
+    variant: string,
+    file: string,
+  ): Promise<{ type: string; bytes: Buffer } | null> {
+    if (
+      !['avatars', 'headers'].includes(kind) ||
+      !/^\d{1,19}$/.test(accountId) ||
+      !['original', 'static'].includes(variant)
+    )
+      return null;
     const match = /^[0-9a-f]{24}\.(png|jpg|gif|webp)$/.exec(file);
     if (!match) return null;
     try {
@@ -160,7 +223,9 @@ export class AccountsService {
 
   /** Removes the files of a replaced image (paths as stored). */
   async removeImage(stored: string | null): Promise<void> {
-    const match = stored ? /^\/system\/accounts\/(avatars|headers)\/(\d+)\/(original|static)\/([0-9a-f]+\.\w+)$/.exec(stored) : null;
+    const match = stored
+      ? /^\/system\/accounts\/(avatars|headers)\/(\d+)\/(original|static)\/([0-9a-f]+\.\w+)$/.exec(stored)
+      : null;
     if (!match) return;
     for (const variant of ['original', 'static']) {
       await rm(join(this.ctx.mediaDir, 'accounts', match[1], match[2], variant, match[4]), { force: true });
@@ -200,17 +265,22 @@ export class AccountsService {
     const [username, domain] = cleaned.split('@');
     if (!username) return Promise.resolve([]);
     const local = !domain || domain.toLowerCase() === this.ctx.localDomain.toLowerCase();
-    return local ? this.repo.search(username, limit, offset) : this.repo.byUsername(username, domain).then((row) => (row ? [row] : []));
+    return local
+      ? this.repo.search(username, limit, offset)
+      : this.repo.byUsername(username, domain).then((row) => (row ? [row] : []));
   }
 
   async updateCredentials(accountId: string, input: UpdateCredentials): Promise<{ unlocked: boolean }> {
     const before = await this.get(accountId);
     const details: ErrorDetails = {};
-    const add = (field: string, error: string, description: string) => { (details[field] ??= []).push({ error, description }); };
+    const add = (field: string, error: string, description: string) => {
+      (details[field] ??= []).push({ error, description });
+    };
     const changes: Record<string, unknown> = {};
     const userChanges: Record<string, unknown> = {};
     if (input.display_name !== undefined) {
-      if (input.display_name.length > DISPLAY_NAME_MAX) add('display_name', 'ERR_TOO_LONG', `is too long (maximum is ${DISPLAY_NAME_MAX} characters)`);
+      if (input.display_name.length > DISPLAY_NAME_MAX)
+        add('display_name', 'ERR_TOO_LONG', `is too long (maximum is ${DISPLAY_NAME_MAX} characters)`);
       changes.display_name = input.display_name;
     }
     if (input.note !== undefined) {
@@ -223,11 +293,19 @@ export class AccountsService {
     if (input.discoverable !== undefined) changes.discoverable = input.discoverable ? 1 : 0;
     if (input.fields !== undefined) {
       if (input.fields.length > 4) add('fields', 'ERR_TOO_LONG', 'is too long (maximum is 4 fields)');
-      changes.fields = JSON.stringify(input.fields.map((field) => ({ name: escapeHtml(field.name.slice(0, 255)), value: escapeHtml(field.value.slice(0, 255)) })));
+      changes.fields = JSON.stringify(
+        input.fields.map((field) => ({
+          name: escapeHtml(field.name.slice(0, 255)),
+          value: escapeHtml(field.value.slice(0, 255)),
+        })),
+      );
     }
     for (const image of ['avatar', 'header'] as const) {
       const file = input[image];
-      if (file !== undefined) { changes[image] = file?.original ?? null; changes[`${image}_static`] = file?.static ?? null; }
+      if (file !== undefined) {
+        changes[image] = file?.original ?? null;
+        changes[`${image}_static`] = file?.static ?? null;
+      }
     }
     if (input.privacy !== undefined) {
       if (!PRIVACIES.includes(input.privacy)) add('source.privacy', 'ERR_INCLUSION', 'is not included in the list');
@@ -237,11 +315,16 @@ export class AccountsService {
     if (input.language !== undefined) userChanges.default_language = input.language || null;
     if (Object.keys(details).length) throw validationFailed(details);
     if (input.display_name !== undefined || input.note !== undefined || input.fields !== undefined) {
-      changes.emojis = await localEmojisIn(this.ctx.reader, (changes.display_name ?? before.display_name) as string,
-        (changes.note_source ?? before.note_source ?? '') as string, (changes.fields ?? before.fields ?? '') as string);
+      changes.emojis = await localEmojisIn(
+        this.ctx.reader,
+        (changes.display_name ?? before.display_name) as string,
+        (changes.note_source ?? before.note_source ?? '') as string,
+        (changes.fields ?? before.fields ?? '') as string,
+      );
     }
     await this.ctx.db.transaction(async (trx) => {
-      if (Object.keys(changes).length) await this.repo.update(accountId, { ...changes, updated_at: nowIso(this.ctx.now()) }, trx);
+      if (Object.keys(changes).length)
+        await this.repo.update(accountId, { ...changes, updated_at: nowIso(this.ctx.now()) }, trx);
       if (Object.keys(userChanges).length) await this.repo.updateUser(accountId, userChanges, trx);
     });
     // Replaced images go once the row no longer points at them.
@@ -253,7 +336,10 @@ export class AccountsService {
   }
 }
 
-export interface StoredImage { original: string; static: string }
+export interface StoredImage {
+  original: string;
+  static: string;
+}
 
 export interface UpdateCredentials {
   display_name?: string;
@@ -271,17 +357,24 @@ export interface UpdateCredentials {
 
 export function validationFailed(details: ErrorDetails): DomainError {
   const summary = Object.entries(details)
-    .map(([field, errors]) => `${field.charAt(0).toUpperCase()}${field.slice(1).replace(/_/g, ' ')} ${errors.map((e) => e.description).join(', ')}`)
+    .map(
+      ([field, errors]) =>
+        `${field.charAt(0).toUpperCase()}${field.slice(1).replace(/_/g, ' ')} ${errors.map((e) => e.description).join(', ')}`,
+    )
     .join(', ');
   return unprocessable(`Validation failed: ${summary}`, details);
 }
 
 export function generateRsaKeys(): Promise<{ publicKey: string; privateKey: string }> {
   return new Promise((resolve, reject) => {
-    generateKeyPair('rsa', {
-      modulusLength: 2048,
-      publicKeyEncoding: { type: 'spki', format: 'pem' },
-      privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
-    }, (error, publicKey, privateKey) => (error ? reject(error) : resolve({ publicKey, privateKey })));
+    generateKeyPair(
+      'rsa',
+      {
+        modulusLength: 2048,
+        publicKeyEncoding: { type: 'spki', format: 'pem' },
+        privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+      },
+      (error, publicKey, privateKey) => (error ? reject(error) : resolve({ publicKey, privateKey })),
+    );
   });
 }

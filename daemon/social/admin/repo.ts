@@ -13,9 +13,22 @@ export interface AdminFilter {
 }
 
 export interface AdminRow {
-  id: string; username: string; domain: string | null; created_at: string; silenced_at: string | null; suspended_at: string | null;
-  email: string | null; role: string | null; approved: number | null; disabled: number | null; confirmed_at: string | null; reason: string | null;
-  locale: string | null; created_by_app_id: string | null; invite_id: number | null; sign_up_ip: string | null;
+  id: string;
+  username: string;
+  domain: string | null;
+  created_at: string;
+  silenced_at: string | null;
+  suspended_at: string | null;
+  email: string | null;
+  role: string | null;
+  approved: number | null;
+  disabled: number | null;
+  confirmed_at: string | null;
+  reason: string | null;
+  locale: string | null;
+  created_by_app_id: string | null;
+  invite_id: number | null;
+  sign_up_ip: string | null;
 }
 
 export class AdminRepo {
@@ -23,35 +36,55 @@ export class AdminRepo {
 
   list(filter: AdminFilter, page: PageQuery): Promise<AdminRow[]> {
     const where: string[] = [];
-    const args: Array<string | number | null> = [page.maxId ?? null, (page.minId ?? page.sinceId) ?? null, page.limit];
-    const arg = (value: string) => { args.push(value); return `?${args.length}`; };
+    const args: Array<string | number | null> = [page.maxId ?? null, page.minId ?? page.sinceId ?? null, page.limit];
+    const arg = (value: string) => {
+      args.push(value);
+      return `?${args.length}`;
+    };
     const like = (value: string) => arg(value.replace(/[\\%_]/g, (c) => `\\${c}`));
     if (filter.origin === 'local') where.push('a.domain IS NULL');
     if (filter.origin === 'remote') where.push('a.domain IS NOT NULL');
     if (filter.byDomain) where.push(`lower(a.domain) = lower(${arg(filter.byDomain)})`);
     if (filter.username) where.push(`lower(a.username) LIKE lower(${like(filter.username)}) || '%' ESCAPE '\\'`);
-    if (filter.displayName) where.push(`lower(a.display_name) LIKE '%' || lower(${like(filter.displayName)}) || '%' ESCAPE '\\'`);
+    if (filter.displayName)
+      where.push(`lower(a.display_name) LIKE '%' || lower(${like(filter.displayName)}) || '%' ESCAPE '\\'`);
     if (filter.email) where.push(`lower(u.email) LIKE '%' || lower(${like(filter.email)}) || '%' ESCAPE '\\'`);
     if (filter.staff) where.push(`u.role IN ('owner', 'admin', 'moderator')`);
     switch (filter.status) {
-      case 'active': where.push('a.suspended_at IS NULL AND (u.account_id IS NULL OR (u.approved = 1 AND u.disabled = 0))'); break;
-      case 'pending': where.push('u.approved = 0'); break;
-      case 'disabled': where.push('u.disabled = 1'); break;
-      case 'silenced': where.push('a.silenced_at IS NOT NULL'); break;
-      case 'suspended': where.push('a.suspended_at IS NOT NULL'); break;
+      case 'active':
+        where.push('a.suspended_at IS NULL AND (u.account_id IS NULL OR (u.approved = 1 AND u.disabled = 0))');
+        break;
+      case 'pending':
+        where.push('u.approved = 0');
+        break;
+      case 'disabled':
+        where.push('u.disabled = 1');
+        break;
+      case 'silenced':
+        where.push('a.silenced_at IS NOT NULL');
+        break;
+      case 'suspended':
+        where.push('a.suspended_at IS NOT NULL');
+        break;
     }
     const ascending = page.minId !== undefined;
-    return this.ctx.reader.all<AdminRow>(`SELECT * FROM (SELECT CAST(a.id AS TEXT) AS id, a.id AS n, a.username, a.domain, a.created_at, a.silenced_at, a.suspended_at,
+    return this.ctx.reader.all<AdminRow>(
+      `SELECT * FROM (SELECT CAST(a.id AS TEXT) AS id, a.id AS n, a.username, a.domain, a.created_at, a.silenced_at, a.suspended_at,
         u.email, u.role, u.approved, u.disabled, u.confirmed_at, u.reason, u.locale, CAST(u.created_by_app_id AS TEXT) AS created_by_app_id, u.invite_id, u.sign_up_ip
       FROM accounts a LEFT JOIN users u ON u.account_id = a.id
       WHERE a.id < coalesce(?1, 9223372036854775807) AND a.id > coalesce(?2, 0) ${where.map((w) => `AND ${w}`).join(' ')}
-      ORDER BY a.id ${ascending ? 'ASC' : 'DESC'} LIMIT ?3) ORDER BY n DESC`, args);
+      ORDER BY a.id ${ascending ? 'ASC' : 'DESC'} LIMIT ?3) ORDER BY n DESC`,
+      args,
+    );
   }
 
   async one(id: string): Promise<AdminRow | undefined> {
-    const rows = await this.ctx.reader.all<AdminRow>(`SELECT CAST(a.id AS TEXT) AS id, a.username, a.domain, a.created_at, a.silenced_at, a.suspended_at,
+    const rows = await this.ctx.reader.all<AdminRow>(
+      `SELECT CAST(a.id AS TEXT) AS id, a.username, a.domain, a.created_at, a.silenced_at, a.suspended_at,
         u.email, u.role, u.approved, u.disabled, u.confirmed_at, u.reason, u.locale, CAST(u.created_by_app_id AS TEXT) AS created_by_app_id, u.invite_id, u.sign_up_ip
-      FROM accounts a LEFT JOIN users u ON u.account_id = a.id WHERE a.id = ?`, [id]);
+      FROM accounts a LEFT JOIN users u ON u.account_id = a.id WHERE a.id = ?`,
+      [id],
+    );
     return rows[0];
   }
 }

@@ -17,10 +17,17 @@ const WRITE = { scopes: ['admin:write', 'admin:write:accounts'], owner: true };
 const V1_STATUSES = ['active', 'pending', 'disabled', 'silenced', 'suspended'] as const;
 
 function v1Filter(p: Params): AdminFilter {
-  const filter: AdminFilter = { byDomain: stringParam(p, 'by_domain'), username: stringParam(p, 'username'), displayName: stringParam(p, 'display_name'), email: stringParam(p, 'email'), staff: boolParam(p, 'staff') };
+  const filter: AdminFilter = {
+    byDomain: stringParam(p, 'by_domain'),
+    username: stringParam(p, 'username'),
+    displayName: stringParam(p, 'display_name'),
+    email: stringParam(p, 'email'),
+    staff: boolParam(p, 'staff'),
+  };
   if (boolParam(p, 'local')) filter.origin = 'local';
   else if (boolParam(p, 'remote')) filter.origin = 'remote';
-  for (const status of V1_STATUSES) if (boolParam(p, status) || (status === 'silenced' && boolParam(p, 'sandboxed'))) filter.status = status;
+  for (const status of V1_STATUSES)
+    if (boolParam(p, status) || (status === 'silenced' && boolParam(p, 'sandboxed'))) filter.status = status;
   return filter;
 }
 
@@ -28,27 +35,58 @@ function v2Filter(p: Params): AdminFilter {
   const origin = stringParam(p, 'origin');
   const status = stringParam(p, 'status');
   const permissions = stringParam(p, 'permissions');
-  if (origin !== undefined && !['local', 'remote'].includes(origin)) throw new HttpError(400, `Invalid value for 'origin'`);
-  if (status !== undefined && !(V1_STATUSES as readonly string[]).includes(status)) throw new HttpError(400, `Invalid value for 'status'`);
+  if (origin !== undefined && !['local', 'remote'].includes(origin))
+    throw new HttpError(400, `Invalid value for 'origin'`);
+  if (status !== undefined && !(V1_STATUSES as readonly string[]).includes(status))
+    throw new HttpError(400, `Invalid value for 'status'`);
   if (permissions !== undefined && permissions !== 'staff') throw new HttpError(400, `Invalid value for 'permissions'`);
   return {
-    origin: origin as AdminFilter['origin'], status: status as AdminFilter['status'], staff: permissions === 'staff',
-    byDomain: stringParam(p, 'by_domain'), username: stringParam(p, 'username'), displayName: stringParam(p, 'display_name'), email: stringParam(p, 'email'),
+    origin: origin as AdminFilter['origin'],
+    status: status as AdminFilter['status'],
+    staff: permissions === 'staff',
+    byDomain: stringParam(p, 'by_domain'),
+    username: stringParam(p, 'username'),
+    displayName: stringParam(p, 'display_name'),
+    email: stringParam(p, 'email'),
   };
 }
 
-export function adminRoutes(routes: Routes, service: AdminAccountsService, renderer: StatusRenderer, baseUrl: string): void {
+export function adminRoutes(
+  routes: Routes,
+  service: AdminAccountsService,
+  renderer: StatusRenderer,
+  baseUrl: string,
+): void {
   const render = async (rows: AdminRow[]) => {
     const accounts = await renderer.accountsById(rows.map((row) => row.id));
     return rows.map((row) => ({
-      id: row.id, username: row.username, domain: row.domain, created_at: row.created_at, email: row.email, ip: row.sign_up_ip,
-      ips: [], locale: row.locale, invite_request: row.reason,
-      role: row.role ? { id: row.role === 'owner' ? '3' : '-99', name: row.role === 'owner' ? 'Owner' : '', permissions: row.role === 'owner' ? '1' : '0', color: '', highlighted: row.role === 'owner' } : null,
+      id: row.id,
+      username: row.username,
+      domain: row.domain,
+      created_at: row.created_at,
+      email: row.email,
+      ip: row.sign_up_ip,
+      ips: [],
+      locale: row.locale,
+      invite_request: row.reason,
+      role: row.role
+        ? {
+            id: row.role === 'owner' ? '3' : '-99',
+            name: row.role === 'owner' ? 'Owner' : '',
+            permissions: row.role === 'owner' ? '1' : '0',
+            color: '',
+            highlighted: row.role === 'owner',
+          }
+        : null,
       confirmed: row.domain === null ? Boolean(row.confirmed_at) || row.created_by_app_id === null : false,
       approved: row.domain === null ? Boolean(row.approved) : true,
-      disabled: Boolean(row.disabled), silenced: row.silenced_at !== null, suspended: row.suspended_at !== null, sensitized: false,
+      disabled: Boolean(row.disabled),
+      silenced: row.silenced_at !== null,
+      suspended: row.suspended_at !== null,
+      sensitized: false,
       account: accounts.get(row.id) ?? null,
-      created_by_application_id: row.created_by_app_id ?? undefined, invited_by_account_id: undefined,
+      created_by_application_id: row.created_by_app_id ?? undefined,
+      invited_by_account_id: undefined,
     }));
   };
   const list = (filterOf: (p: Params) => AdminFilter) => async (ctx: Context) => {
@@ -56,19 +94,47 @@ export function adminRoutes(routes: Routes, service: AdminAccountsService, rende
     const page = pageQuery(p, 100, 200);
     const rows = await service.list(filterOf(p), page);
     ctx.body = await render(rows);
-    if (rows.length) setLink(ctx, { baseUrl, path: ctx.path, kept: keep(p, ['limit', 'local', 'remote', 'origin', 'status', 'by_domain', 'username', 'display_name', 'email', 'permissions', 'staff', ...V1_STATUSES]),
-      nextMaxId: rows[rows.length - 1].id, prevMinId: rows[0].id });
+    if (rows.length)
+      setLink(ctx, {
+        baseUrl,
+        path: ctx.path,
+        kept: keep(p, [
+          'limit',
+          'local',
+          'remote',
+          'origin',
+          'status',
+          'by_domain',
+          'username',
+          'display_name',
+          'email',
+          'permissions',
+          'staff',
+          ...V1_STATUSES,
+        ]),
+        nextMaxId: rows[rows.length - 1].id,
+        prevMinId: rows[0].id,
+      });
   };
   routes.get('/api/v1/admin/accounts', READ, list(v1Filter));
   routes.get('/api/v2/admin/accounts', READ, list(v2Filter));
-  routes.get('/api/v1/admin/accounts/:id', READ, async (ctx) => { ctx.body = (await render([await service.get(pathId(ctx))]))[0]; });
-  routes.post('/api/v1/admin/accounts/:id/approve', WRITE, async (ctx) => { ctx.body = (await render([await service.approve(pathId(ctx))]))[0]; });
-  routes.post('/api/v1/admin/accounts/:id/reject', WRITE, async (ctx) => { await service.reject(pathId(ctx)); ctx.body = {}; });
+  routes.get('/api/v1/admin/accounts/:id', READ, async (ctx) => {
+    ctx.body = (await render([await service.get(pathId(ctx))]))[0];
+  });
+  routes.post('/api/v1/admin/accounts/:id/approve', WRITE, async (ctx) => {
+    ctx.body = (await render([await service.approve(pathId(ctx))]))[0];
+  });
+  routes.post('/api/v1/admin/accounts/:id/reject', WRITE, async (ctx) => {
+    await service.reject(pathId(ctx));
+    ctx.body = {};
+  });
   routes.post('/api/v1/admin/accounts/:id/action', WRITE, async (ctx) => {
     await service.action(pathId(ctx), stringParam(params(ctx), 'type') ?? '');
     ctx.body = {};
   });
   for (const what of ['unsilence', 'unsuspend', 'enable'] as const) {
-    routes.post(`/api/v1/admin/accounts/:id/${what}`, WRITE, async (ctx) => { ctx.body = (await render([await service.undo(pathId(ctx), what)]))[0]; });
+    routes.post(`/api/v1/admin/accounts/:id/${what}`, WRITE, async (ctx) => {
+      ctx.body = (await render([await service.undo(pathId(ctx), what)]))[0];
+    });
   }
 }

@@ -17,7 +17,9 @@ export class AdminAccountsService {
   }
 
   // The reads routes answer with, as the repo makes them.
-  list(...args: Parameters<AdminRepo['list']>): ReturnType<AdminRepo['list']> { return this.repo.list(...args); }
+  list(...args: Parameters<AdminRepo['list']>): ReturnType<AdminRepo['list']> {
+    return this.repo.list(...args);
+  }
 
   async get(id: string): Promise<AdminRow> {
     const row = await this.repo.one(id);
@@ -48,7 +50,8 @@ export class AdminAccountsService {
   }
 
   async action(id: string, type: string): Promise<void> {
-    if (!(ACTIONS as readonly string[]).includes(type)) throw unprocessable('Validation failed: Type is not included in the list');
+    if (!(ACTIONS as readonly string[]).includes(type))
+      throw unprocessable('Validation failed: Type is not included in the list');
     await this.target(id);
     const now = nowIso(this.ctx.now());
     if (type === 'silence') await this.ctx.db.raw(`UPDATE accounts SET silenced_at = ? WHERE id = ?`, [now, id]);

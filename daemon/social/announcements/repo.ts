@@ -1,8 +1,22 @@
 /** SQL for announcements, their dismissals (read state) and reactions. */
 import type { SocialContext } from '../context.js';
 
-export interface AnnouncementRow { id: string; text: string; content: string; starts_at: string | null; ends_at: string | null; all_day: number; published_at: string; updated_at: string }
-export interface ReactionCount { announcement_id: string; name: string; count: number; me: number }
+export interface AnnouncementRow {
+  id: string;
+  text: string;
+  content: string;
+  starts_at: string | null;
+  ends_at: string | null;
+  all_day: number;
+  published_at: string;
+  updated_at: string;
+}
+export interface ReactionCount {
+  announcement_id: string;
+  name: string;
+  count: number;
+  me: number;
+}
 
 const COLUMNS = `CAST(id AS TEXT) AS id, text, content, starts_at, ends_at, all_day, published_at, updated_at`;
 
@@ -11,9 +25,12 @@ export class AnnouncementsRepo {
 
   /** Announcements that have not ended, oldest first; dismissed ones only when asked. */
   list(accountId: string, nowIso: string, withDismissed: boolean): Promise<Array<AnnouncementRow & { read: number }>> {
-    return this.ctx.reader.all(`SELECT ${COLUMNS}, EXISTS (SELECT 1 FROM announcement_dismissals d WHERE d.announcement_id = announcements.id AND d.account_id = ?1) AS read
+    return this.ctx.reader.all(
+      `SELECT ${COLUMNS}, EXISTS (SELECT 1 FROM announcement_dismissals d WHERE d.announcement_id = announcements.id AND d.account_id = ?1) AS read
       FROM announcements WHERE (ends_at IS NULL OR ends_at > ?2) AND (?3 = 1 OR NOT EXISTS (SELECT 1 FROM announcement_dismissals d WHERE d.announcement_id = announcements.id AND d.account_id = ?1))
-      ORDER BY published_at, id`, [accountId, nowIso, withDismissed ? 1 : 0]);
+      ORDER BY published_at, id`,
+      [accountId, nowIso, withDismissed ? 1 : 0],
+    );
   }
 
   one(id: string): Promise<AnnouncementRow | undefined> {
@@ -21,36 +38,56 @@ export class AnnouncementsRepo {
   }
 
   reactions(accountId: string, ids: readonly string[]): Promise<ReactionCount[]> {
-    return this.ctx.reader.all<ReactionCount>(`SELECT CAST(announcement_id AS TEXT) AS announcement_id, name, count(*) AS count, max(account_id = ?1) AS me
+    return this.ctx.reader.all<ReactionCount>(
+      `SELECT CAST(announcement_id AS TEXT) AS announcement_id, name, count(*) AS count, max(account_id = ?1) AS me
       FROM announcement_reactions WHERE announcement_id IN (SELECT CAST(value AS INTEGER) FROM json_each(?2))
-      GROUP BY announcement_id, name ORDER BY min(created_at)`, [accountId, JSON.stringify(ids)]);
+      GROUP BY announcement_id, name ORDER BY min(created_at)`,
+      [accountId, JSON.stringify(ids)],
+    );
   }
 
   async insert(row: Omit<AnnouncementRow, 'id'>): Promise<string> {
-    const rows = await this.ctx.db.raw<Array<{ id: string }>>(`INSERT INTO announcements (text, content, starts_at, ends_at, all_day, published_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING CAST(id AS TEXT) AS id`,
-      [row.text, row.content, row.starts_at, row.ends_at, row.all_day, row.published_at, row.updated_at]);
+    const rows = await this.ctx.db.raw<Array<{ id: string }>>(
+      `INSERT INTO announcements (text, content, starts_at, ends_at, all_day, published_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING CAST(id AS TEXT) AS id`,
+      [row.text, row.content, row.starts_at, row.ends_at, row.all_day, row.published_at, row.updated_at],
+    );
     return rows[0].id;
   }
 
   async dismiss(id: string, accountId: string): Promise<void> {
-    await this.ctx.db.raw(`INSERT INTO announcement_dismissals (announcement_id, account_id) VALUES (?, ?) ON CONFLICT DO NOTHING`, [id, accountId]);
+    await this.ctx.db.raw(
+      `INSERT INTO announcement_dismissals (announcement_id, account_id) VALUES (?, ?) ON CONFLICT DO NOTHING`,
+      [id, accountId],
+    );
   }
 
   async react(id: string, accountId: string, name: string, nowIso: string): Promise<void> {
-    await this.ctx.db.raw(`INSERT INTO announcement_reactions (announcement_id, account_id, name, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`, [id, accountId, name, nowIso]);
+    await this.ctx.db.raw(
+      `INSERT INTO announcement_reactions (announcement_id, account_id, name, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+      [id, accountId, name, nowIso],
+    );
   }
 
   async unreact(id: string, accountId: string, name: string): Promise<void> {
-    await this.ctx.db.raw(`DELETE FROM announcement_reactions WHERE announcement_id = ? AND account_id = ? AND name = ?`, [id, accountId, name]);
+    await this.ctx.db.raw(
+      `DELETE FROM announcement_reactions WHERE announcement_id = ? AND account_id = ? AND name = ?`,
+      [id, accountId, name],
+    );
   }
 
   /** How many accounts reacted with `name`, read on the writer so a reaction just stored counts. */
   async reactionCount(id: string, name: string): Promise<number> {
-    const rows = await this.ctx.db.raw<Array<{ count: number }>>(`SELECT count(*) AS count FROM announcement_reactions WHERE announcement_id = ? AND name = ?`, [id, name]);
+    const rows = await this.ctx.db.raw<Array<{ count: number }>>(
+      `SELECT count(*) AS count FROM announcement_reactions WHERE announcement_id = ? AND name = ?`,
+      [id, name],
+    );
     return rows[0]?.count ?? 0;
   }
 
   async customEmoji(shortcode: string): Promise<{ image_url: string; static_url: string } | undefined> {
-    return this.ctx.reader.get(`SELECT image_url, static_url FROM custom_emojis WHERE shortcode = ? AND domain IS NULL AND disabled = 0`, [shortcode]);
+    return this.ctx.reader.get(
+      `SELECT image_url, static_url FROM custom_emojis WHERE shortcode = ? AND domain IS NULL AND disabled = 0`,
+      [shortcode],
+    );
   }
 }

@@ -8,16 +8,39 @@ export function announcementRoutes(routes: Routes, service: AnnouncementsService
   routes.get('/api/v1/announcements', { scopes: ['read'] }, async (ctx) => {
     const viewer = viewerId(ctx);
     const rows = await service.list(viewer, boolParam(params(ctx), 'with_dismissed') ?? false);
-    const reactions = await service.reactions(viewer, rows.map((row) => row.id));
-    ctx.body = await Promise.all(rows.map(async (row) => ({
-      id: row.id, content: row.content, starts_at: row.starts_at, ends_at: row.ends_at, all_day: Boolean(row.all_day),
-      published_at: row.published_at, updated_at: row.updated_at, read: Boolean(row.read),
-      mentions: [], statuses: [], tags: [], emojis: [],
-      reactions: await Promise.all(reactions.filter((r) => r.announcement_id === row.id).map(async (r) => {
-        const custom = await service.customEmoji(r.name);
-        return { name: r.name, count: r.count, me: Boolean(r.me), ...(custom ? { url: custom.image_url, static_url: custom.static_url } : {}) };
+    const reactions = await service.reactions(
+      viewer,
+      rows.map((row) => row.id),
+    );
+    ctx.body = await Promise.all(
+      rows.map(async (row) => ({
+        id: row.id,
+        content: row.content,
+        starts_at: row.starts_at,
+        ends_at: row.ends_at,
+        all_day: Boolean(row.all_day),
+        published_at: row.published_at,
+        updated_at: row.updated_at,
+        read: Boolean(row.read),
+        mentions: [],
+        statuses: [],
+        tags: [],
+        emojis: [],
+        reactions: await Promise.all(
+          reactions
+            .filter((r) => r.announcement_id === row.id)
+            .map(async (r) => {
+              const custom = await service.customEmoji(r.name);
+              return {
+                name: r.name,
+                count: r.count,
+                me: Boolean(r.me),
+                ...(custom ? { url: custom.image_url, static_url: custom.static_url } : {}),
+              };
+            }),
+        ),
       })),
-    })));
+    );
   });
 
   routes.post('/api/v1/announcements/:id/dismiss', { scopes: write('accounts') }, async (ctx) => {

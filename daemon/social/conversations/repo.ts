@@ -31,29 +31,45 @@ export class ConversationsRepo {
   constructor(private readonly ctx: SocialContext) {}
 
   page(accountId: string, page: PageQuery): Promise<ConversationRow[]> {
-    const { sql, params } = cursorPageSql({ select: COLUMNS, from: 'account_conversations ac', where: 'ac.account_id = ?1', cursor: 'ac.last_status_id' }, [accountId], page);
+    const { sql, params } = cursorPageSql(
+      { select: COLUMNS, from: 'account_conversations ac', where: 'ac.account_id = ?1', cursor: 'ac.last_status_id' },
+      [accountId],
+      page,
+    );
     return this.ctx.reader.all<ConversationRow>(sql, params);
   }
 
   one(accountId: string, id: string): Promise<ConversationRow | undefined> {
-    return this.ctx.reader.get<ConversationRow>(`SELECT ${COLUMNS} FROM account_conversations ac WHERE ac.account_id = ? AND ac.id = ?`, [accountId, id]);
+    return this.ctx.reader.get<ConversationRow>(
+      `SELECT ${COLUMNS} FROM account_conversations ac WHERE ac.account_id = ? AND ac.id = ?`,
+      [accountId, id],
+    );
   }
 
   /** The local participants' list entries of a status's conversation (who gets the `conversation` event). */
   ofStatus(statusId: string): Promise<Array<{ account_id: string; id: string }>> {
-    return this.ctx.reader.all(`SELECT CAST(ac.account_id AS TEXT) AS account_id, CAST(ac.id AS TEXT) AS id FROM account_conversations ac
+    return this.ctx.reader.all(
+      `SELECT CAST(ac.account_id AS TEXT) AS account_id, CAST(ac.id AS TEXT) AS id FROM account_conversations ac
       JOIN statuses s ON s.conversation_id = ac.conversation_id WHERE s.id = ? AND s.visibility = 'direct'
-        AND (s.account_id = ac.account_id OR EXISTS (SELECT 1 FROM mentions m WHERE m.status_id = s.id AND m.account_id = ac.account_id))`, [statusId]);
+        AND (s.account_id = ac.account_id OR EXISTS (SELECT 1 FROM mentions m WHERE m.status_id = s.id AND m.account_id = ac.account_id))`,
+      [statusId],
+    );
   }
 
   async markRead(accountId: string, id: string): Promise<boolean> {
-    const rows = await this.ctx.db.raw(`UPDATE account_conversations SET unread = 0 WHERE account_id = ? AND id = ? RETURNING id`, [accountId, id]) as unknown[];
+    const rows = (await this.ctx.db.raw(
+      `UPDATE account_conversations SET unread = 0 WHERE account_id = ? AND id = ? RETURNING id`,
+      [accountId, id],
+    )) as unknown[];
     return rows.length > 0;
   }
 
   /** Takes it off the account's list (it comes back with the next message). */
   async remove(accountId: string, id: string): Promise<boolean> {
-    const rows = await this.ctx.db.raw(`DELETE FROM account_conversations WHERE account_id = ? AND id = ? RETURNING id`, [accountId, id]) as unknown[];
+    const rows = (await this.ctx.db.raw(
+      `DELETE FROM account_conversations WHERE account_id = ? AND id = ? RETURNING id`,
+      [accountId, id],
+    )) as unknown[];
     return rows.length > 0;
   }
 }

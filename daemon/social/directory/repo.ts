@@ -15,16 +15,24 @@ const LISTABLE = `a.discoverable = 1 AND a.suspended_at IS NULL AND a.silenced_a
 
 export type DirectoryOrder = 'active' | 'new';
 
-export interface Suggestion { id: string; source: 'friends_of_friends' | 'most_followed' }
+export interface Suggestion {
+  id: string;
+  source: 'friends_of_friends' | 'most_followed';
+}
 
 export class DirectoryRepo {
   constructor(private readonly ctx: SocialContext) {}
 
-  async directory(viewerId: string | null, options: { order: DirectoryOrder; local: boolean; offset: number; limit: number }): Promise<string[]> {
+  async directory(
+    viewerId: string | null,
+    options: { order: DirectoryOrder; local: boolean; offset: number; limit: number },
+  ): Promise<string[]> {
     const order = options.order === 'new' ? 'a.id DESC' : `coalesce(a.last_status_at, '') DESC, a.id DESC`;
-    const rows = await this.ctx.reader.all<{ id: string }>(`SELECT CAST(a.id AS TEXT) AS id FROM accounts a
+    const rows = await this.ctx.reader.all<{ id: string }>(
+      `SELECT CAST(a.id AS TEXT) AS id FROM accounts a
       WHERE ${LISTABLE} AND (?2 = 0 OR a.domain IS NULL) ORDER BY ${order} LIMIT ?3 OFFSET ?4`,
-    [viewerId, options.local ? 1 : 0, options.limit, options.offset]);
+      [viewerId, options.local ? 1 : 0, options.limit, options.offset],
+    );
     return rows.map((row) => row.id);
   }
 
@@ -35,7 +43,8 @@ export class DirectoryRepo {
       AND NOT EXISTS (SELECT 1 FROM follow_requests r WHERE r.account_id = ?1 AND r.target_account_id = a.id)
       AND NOT EXISTS (SELECT 1 FROM account_suggestion_dismissals d WHERE d.account_id = ?1 AND d.target_account_id = a.id)`;
     // An account both a friend of friends and much followed is suggested once, for the first reason.
-    return this.ctx.reader.all<Suggestion>(`SELECT CAST(n AS TEXT) AS id, source FROM (
+    return this.ctx.reader.all<Suggestion>(
+      `SELECT CAST(n AS TEXT) AS id, source FROM (
         SELECT n, source, min(rank) AS rank, weight FROM (
           SELECT a.id AS n, 'friends_of_friends' AS source, 0 AS rank, count(*) AS weight
             FROM follows mine JOIN follows theirs ON theirs.account_id = mine.target_account_id JOIN accounts a ON a.id = theirs.target_account_id
@@ -43,12 +52,17 @@ export class DirectoryRepo {
           UNION ALL
           SELECT a.id, 'most_followed', 1, a.followers_count FROM accounts a WHERE a.domain IS NULL AND ${candidate})
         GROUP BY n)
-      ORDER BY rank, weight DESC, n DESC LIMIT ?2`, [viewerId, limit]);
+      ORDER BY rank, weight DESC, n DESC LIMIT ?2`,
+      [viewerId, limit],
+    );
   }
 
   async dismiss(viewerId: string, targetId: string): Promise<void> {
     // An unknown account is simply never suggested: nothing to store.
-    await this.ctx.db.raw(`INSERT INTO account_suggestion_dismissals (account_id, target_account_id, created_at)
-      SELECT ?, id, ? FROM accounts WHERE id = ? ON CONFLICT DO NOTHING`, [viewerId, new Date(this.ctx.now()).toISOString(), targetId]);
+    await this.ctx.db.raw(
+      `INSERT INTO account_suggestion_dismissals (account_id, target_account_id, created_at)
+      SELECT ?, id, ? FROM accounts WHERE id = ? ON CONFLICT DO NOTHING`,
+      [viewerId, new Date(this.ctx.now()).toISOString(), targetId],
+    );
   }
 }

@@ -4,7 +4,12 @@ import type { DirectoryOrder, DirectoryRepo, Suggestion } from './repo.js';
 /** Past this an OFFSET only makes SQLite walk rows nobody pages to. */
 const MAX_OFFSET = 1_000_000;
 
-export interface DirectoryQuery { order?: string; local?: boolean; offset?: number; limit: number }
+export interface DirectoryQuery {
+  order?: string;
+  local?: boolean;
+  offset?: number;
+  limit: number;
+}
 
 export class DirectoryService {
   constructor(private readonly repo: DirectoryRepo) {}
@@ -13,7 +18,10 @@ export class DirectoryService {
   directory(viewerId: string | null, query: DirectoryQuery): Promise<string[]> {
     const order: DirectoryOrder = query.order === 'new' ? 'new' : 'active';
     return this.repo.directory(viewerId, {
-      order, local: query.local ?? false, offset: Math.min(query.offset ?? 0, MAX_OFFSET), limit: query.limit,
+      order,
+      local: query.local ?? false,
+      offset: Math.min(query.offset ?? 0, MAX_OFFSET),
+      limit: query.limit,
     });
   }
 

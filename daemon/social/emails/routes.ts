@@ -10,9 +10,13 @@ export function emailRoutes(routes: Routes, service: EmailsService): void {
     await service.resend(viewerId(ctx), authOf(ctx).appId, stringParam(params(ctx), 'email'));
     ctx.body = {};
   });
-  routes.get('/api/v1/emails/check_confirmation', { scopes: [...read('accounts'), 'profile'], unconfirmed: true }, async (ctx) => {
-    ctx.body = await service.confirmed(viewerId(ctx));
-  });
+  routes.get(
+    '/api/v1/emails/check_confirmation',
+    { scopes: [...read('accounts'), 'profile'], unconfirmed: true },
+    async (ctx) => {
+      ctx.body = await service.confirmed(viewerId(ctx));
+    },
+  );
   routes.get('/auth/confirmation', 'open', async (ctx) => {
     const token = stringParam(params(ctx), 'confirmation_token') ?? '';
     const ok = token !== '' && (await service.confirm(token));

@@ -15,7 +15,12 @@ import { serializeTagView } from '../tags/serialize.js';
 import type { FeaturedService } from './service.js';
 import { serializeFeaturedTag } from './serialize.js';
 
-export function featuredRoutes(routes: Routes, featured: FeaturedService, renderer: StatusRenderer, baseUrl: string): void {
+export function featuredRoutes(
+  routes: Routes,
+  featured: FeaturedService,
+  renderer: StatusRenderer,
+  baseUrl: string,
+): void {
   const accountUrl = async (accountId: string) => {
     const account = (await renderer.accountsById([accountId])).get(accountId);
     if (!account) throw notFound();
@@ -26,8 +31,12 @@ export function featuredRoutes(routes: Routes, featured: FeaturedService, render
     return (await featured.tags(accountId)).map((row) => serializeFeaturedTag(row, url));
   };
 
-  routes.get('/api/v1/featured_tags', { scopes: read('accounts') }, async (ctx) => { ctx.body = await featuredOf(viewerId(ctx)); });
-  routes.get('/api/v1/accounts/:id/featured_tags', { ifToken: read('accounts') }, async (ctx) => { ctx.body = await featuredOf(pathId(ctx)); });
+  routes.get('/api/v1/featured_tags', { scopes: read('accounts') }, async (ctx) => {
+    ctx.body = await featuredOf(viewerId(ctx));
+  });
+  routes.get('/api/v1/accounts/:id/featured_tags', { ifToken: read('accounts') }, async (ctx) => {
+    ctx.body = await featuredOf(pathId(ctx));
+  });
 
   routes.post('/api/v1/featured_tags', { scopes: write('accounts') }, async (ctx) => {
     const viewer = viewerId(ctx);
@@ -44,7 +53,10 @@ export function featuredRoutes(routes: Routes, featured: FeaturedService, render
     ctx.body = (await featured.suggestions(viewerId(ctx))).map((view) => serializeTagView(view, baseUrl));
   });
 
-  for (const [action, on] of [['endorse', true], ['unendorse', false]] as const) {
+  for (const [action, on] of [
+    ['endorse', true],
+    ['unendorse', false],
+  ] as const) {
     // Mastodon 4.4 names these `pin`/`unpin` too.
     for (const verb of on ? [action, 'pin'] : [action, 'unpin']) {
       routes.post(`/api/v1/accounts/:id/${verb}`, { scopes: write('accounts') }, async (ctx) => {

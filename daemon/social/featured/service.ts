@@ -11,7 +11,8 @@ import type { TagsRepo } from '../tags/repo.js';
 import type { TagView } from '../tags/service.js';
 import { MAX_FEATURED_TAGS, type FeaturedRepo, type FeaturedTagRow } from './repo.js';
 
-export const tooManyFeatured = () => unprocessable(`Validation failed: You can only feature up to ${MAX_FEATURED_TAGS} hashtags`);
+export const tooManyFeatured = () =>
+  unprocessable(`Validation failed: You can only feature up to ${MAX_FEATURED_TAGS} hashtags`);
 
 export class FeaturedService {
   constructor(
@@ -31,7 +32,9 @@ export class FeaturedService {
     if (!name) throw unprocessable('Validation failed: Tag is invalid');
     const tag = await this.hashtags.ensure(name);
     if (!(await this.repo.feature(accountId, tag.id))) throw tooManyFeatured();
-    return (await this.repo.tags(accountId)).find((featured) => featured.name.toLowerCase() === tag.name.toLowerCase())!;
+    return (await this.repo.tags(accountId)).find(
+      (featured) => featured.name.toLowerCase() === tag.name.toLowerCase(),
+    )!;
   }
 
   async unfeature(accountId: string, featuredId: string): Promise<void> {
@@ -42,9 +45,19 @@ export class FeaturedService {
   async suggestions(accountId: string): Promise<TagView[]> {
     const at = this.now();
     const suggested = await this.repo.suggestions(accountId);
-    const following = await this.hashtags.followedAmong(accountId, suggested.map((tag) => tag.id));
-    return Promise.all(suggested.map(async (tag) =>
-      ({ tag, history: await this.hashtags.history(tag.id, at), at, following: following.has(tag.id), featuring: false })));
+    const following = await this.hashtags.followedAmong(
+      accountId,
+      suggested.map((tag) => tag.id),
+    );
+    return Promise.all(
+      suggested.map(async (tag) => ({
+        tag,
+        history: await this.hashtags.history(tag.id, at),
+        at,
+        following: following.has(tag.id),
+        featuring: false,
+      })),
+    );
   }
 
   /** Endorses or unendorses a known account; answers the relationship after. */
@@ -61,6 +74,7 @@ export class FeaturedService {
 
   private async endorse(accountId: string, targetId: string): Promise<void> {
     if (accountId === targetId) throw unprocessable('Validation failed: You cannot feature yourself');
-    if (!(await this.repo.endorse(accountId, targetId))) throw unprocessable('Validation failed: You must be already following the person you want to endorse');
+    if (!(await this.repo.endorse(accountId, targetId)))
+      throw unprocessable('Validation failed: You must be already following the person you want to endorse');
   }
 }

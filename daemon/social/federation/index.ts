@@ -41,11 +41,18 @@ export class Federation {
   private readonly lookups: RemoteLookups;
   private readonly router = new Router();
 
-  constructor(private readonly fed: FederationContext, lookups: RemoteLookups, online: OnlineSignal) {
+  constructor(
+    private readonly fed: FederationContext,
+    lookups: RemoteLookups,
+    online: OnlineSignal,
+  ) {
     const local = new LocalActors(fed);
     const { actors: remote, statuses } = lookups;
     this.queue = new DeliveryQueue({
-      db: fed.social.db, client: fed.client, log: fed.log.child({ component: 'delivery' }), online,
+      db: fed.social.db,
+      client: fed.client,
+      log: fed.log.child({ component: 'delivery' }),
+      online,
       signingKey: (accountId) => local.signingKey(accountId),
     });
     this.outbound = new Outbound(fed, this.queue, local);
@@ -53,14 +60,24 @@ export class Federation {
     const signers = new RequestSigners(fed, remote);
     // Loaded with the first activity a peer delivers: a box may go long without one.
     const receiver = lazy('the federation inbox', async () => {
-      const [{ InboxHandlers }, { InboxReceiver }] = await Promise.all([import('./inbox/handlers.js'), import('./inbox/receive.js')]);
-      return new InboxReceiver(fed, remote, new InboxHandlers(fed, remote, statuses, this.outbound), this.queue, signers);
+      const [{ InboxHandlers }, { InboxReceiver }] = await Promise.all([
+        import('./inbox/handlers.js'),
+        import('./inbox/receive.js'),
+      ]);
+      return new InboxReceiver(
+        fed,
+        remote,
+        new InboxHandlers(fed, remote, statuses, this.outbound),
+        this.queue,
+        signers,
+      );
     });
     this.lookups = lookups;
     this.mediaCache = new RemoteMediaCache(fed);
     discoveryRoutes(this.router, fed, local);
     actorRoutes(this.router, fed, local, signers);
-    for (const path of ['/inbox', '/users/:username/inbox']) this.router.post(path, async (ctx) => (await receiver()).receive(ctx));
+    for (const path of ['/inbox', '/users/:username/inbox'])
+      this.router.post(path, async (ctx) => (await receiver()).receive(ctx));
     moveRoutes(this.router, fed, this.moves);
   }
 

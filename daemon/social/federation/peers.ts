@@ -29,6 +29,11 @@ export interface FederationPeersOptions {
 export function federationPeers({ db, config, log, dnsServers }: FederationPeersOptions): FederationPeers {
   const policy = { allowPrivate: config.federationAllowPrivate };
   const instanceActor = new InstanceActor(db, config.baseUrl, localDomainOf(config.baseUrl));
-  const client = new PeerClient({ ...policy, userAgent: `Nestbox/${VERSION} (+${config.baseUrl}/)`, fetchKey: () => instanceActor.signingKey(), dns: dnsServers ? { servers: dnsServers } : undefined });
+  const client = new PeerClient({
+    ...policy,
+    userAgent: `Nestbox/${VERSION} (+${config.baseUrl}/)`,
+    fetchKey: () => instanceActor.signingKey(),
+    dns: dnsServers ? { servers: dnsServers } : undefined,
+  });
   return { client, instanceActor, policy, log };
 }

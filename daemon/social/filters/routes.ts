@@ -21,17 +21,26 @@ function keywordAttributes(p: Params): KeywordAttribute[] | undefined {
   return list.map((item) => {
     if (!item || typeof item !== 'object') throw new HttpError(400, "Invalid value for 'keywords_attributes'");
     const entry = item as Params;
-    return { id: stringParam(entry, 'id'), keyword: stringParam(entry, 'keyword'), whole_word: boolParam(entry, 'whole_word'), _destroy: boolParam(entry, '_destroy') };
+    return {
+      id: stringParam(entry, 'id'),
+      keyword: stringParam(entry, 'keyword'),
+      whole_word: boolParam(entry, 'whole_word'),
+      _destroy: boolParam(entry, '_destroy'),
+    };
   });
 }
 
 function filterInput(p: Params): FilterInput {
   const expires = stringParam(p, 'expires_in');
   const expiresIn = expires === undefined ? undefined : expires === '' ? null : Number(expires);
-  if (typeof expiresIn === 'number' && (!Number.isFinite(expiresIn) || expiresIn <= 0)) throw new HttpError(422, 'Validation failed: Expires in must be a positive number of seconds');
+  if (typeof expiresIn === 'number' && (!Number.isFinite(expiresIn) || expiresIn <= 0))
+    throw new HttpError(422, 'Validation failed: Expires in must be a positive number of seconds');
   return {
-    title: stringParam(p, 'title'), context: arrayParam(p, 'context'), filter_action: stringParam(p, 'filter_action'),
-    expires_in: expiresIn, keywords_attributes: keywordAttributes(p),
+    title: stringParam(p, 'title'),
+    context: arrayParam(p, 'context'),
+    filter_action: stringParam(p, 'filter_action'),
+    expires_in: expiresIn,
+    keywords_attributes: keywordAttributes(p),
   };
 }
 
@@ -48,9 +57,16 @@ export function filterRoutes(routes: Routes, service: FiltersService): void {
   };
 
   // Keyword paths first: "/api/v2/filters/keywords/:id" must not be read as a filter id.
-  routes.get(KEYWORD_PATHS, R, async (ctx) => { ctx.body = serializeKeyword(await service.keyword(viewerId(ctx), pathId(ctx))); });
-  routes.put(KEYWORD_PATHS, W, async (ctx) => { ctx.body = serializeKeyword(await service.updateKeyword(viewerId(ctx), pathId(ctx), keywordInput(params(ctx)))); });
-  routes.delete(KEYWORD_PATHS, W, async (ctx) => { await service.removeKeyword(viewerId(ctx), pathId(ctx)); ctx.body = {}; });
+  routes.get(KEYWORD_PATHS, R, async (ctx) => {
+    ctx.body = serializeKeyword(await service.keyword(viewerId(ctx), pathId(ctx)));
+  });
+  routes.put(KEYWORD_PATHS, W, async (ctx) => {
+    ctx.body = serializeKeyword(await service.updateKeyword(viewerId(ctx), pathId(ctx), keywordInput(params(ctx))));
+  });
+  routes.delete(KEYWORD_PATHS, W, async (ctx) => {
+    await service.removeKeyword(viewerId(ctx), pathId(ctx));
+    ctx.body = {};
+  });
 
   routes.get('/api/v2/filters', R, async (ctx) => {
     ctx.body = (await service.list(viewerId(ctx))).map(({ filter, keywords }) => serializeFilter(filter, keywords));
@@ -65,7 +81,10 @@ export function filterRoutes(routes: Routes, service: FiltersService): void {
     await service.update(viewerId(ctx), id, filterInput(params(ctx)));
     await show(ctx, id);
   });
-  routes.delete('/api/v2/filters/:id', W, async (ctx) => { await service.remove(viewerId(ctx), pathId(ctx)); ctx.body = {}; });
+  routes.delete('/api/v2/filters/:id', W, async (ctx) => {
+    await service.remove(viewerId(ctx), pathId(ctx));
+    ctx.body = {};
+  });
 
   routes.get('/api/v2/filters/:filter_id/keywords', R, async (ctx) => {
     ctx.body = (await service.get(viewerId(ctx), pathId(ctx, 'filter_id'))).keywords.map(serializeKeyword);

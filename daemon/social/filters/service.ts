@@ -13,8 +13,19 @@ import type { ActiveFiltersCache } from '../render/active-filters.js';
 export const CONTEXTS = ['home', 'notifications', 'public', 'thread', 'account'] as const;
 export const ACTIONS = ['warn', 'hide', 'blur'] as const;
 
-export interface KeywordAttribute { id?: string; keyword?: string; whole_word?: boolean; _destroy?: boolean }
-export interface FilterInput { title?: string; context?: string[]; filter_action?: string; expires_in?: number | null; keywords_attributes?: KeywordAttribute[] }
+export interface KeywordAttribute {
+  id?: string;
+  keyword?: string;
+  whole_word?: boolean;
+  _destroy?: boolean;
+}
+export interface FilterInput {
+  title?: string;
+  context?: string[];
+  filter_action?: string;
+  expires_in?: number | null;
+  keywords_attributes?: KeywordAttribute[];
+}
 
 /** An account's unexpired filters with their keywords. */
 export type ActiveFilters = ReadonlyArray<{ filter: FilterRow; keywords: KeywordRow[] }>;
@@ -22,7 +33,10 @@ export type ActiveFilters = ReadonlyArray<{ filter: FilterRow; keywords: Keyword
 export class FiltersService {
   readonly repo: FiltersRepo;
   /** `activeFilters`: the render cache's part for filters, which this service alone writes and forgets. */
-  constructor(private readonly ctx: SocialContext, private readonly activeFilters: ActiveFiltersCache<ActiveFilters>) {
+  constructor(
+    private readonly ctx: SocialContext,
+    private readonly activeFilters: ActiveFiltersCache<ActiveFilters>,
+  ) {
     this.repo = new FiltersRepo(ctx);
   }
 
@@ -57,7 +71,14 @@ export class FiltersService {
     const action = checkAction(input.filter_action ?? 'warn');
     const now = nowIso(this.ctx.now());
     const id = await this.ctx.db.transaction(async (trx) => {
-      const filterId = await this.repo.insertFilter(trx, { account_id: accountId, title, context: JSON.stringify(context), action, expires_at: this.expiry(input.expires_in), created_at: now });
+      const filterId = await this.repo.insertFilter(trx, {
+        account_id: accountId,
+        title,
+        context: JSON.stringify(context),
+        action,
+        expires_at: this.expiry(input.expires_in),
+        created_at: now,
+      });
       await this.applyKeywords(trx, filterId, input.keywords_attributes ?? [], now);
       return filterId;
     });
@@ -90,7 +111,15 @@ export class FiltersService {
 
   async addKeyword(accountId: string, filterId: string, attr: KeywordAttribute): Promise<string> {
     await this.get(accountId, filterId);
-    const id = await this.ctx.db.transaction((trx) => this.repo.insertKeyword(trx, filterId, checkKeyword(attr.keyword), attr.whole_word ?? true, nowIso(this.ctx.now())));
+    const id = await this.ctx.db.transaction((trx) =>
+      this.repo.insertKeyword(
+        trx,
+        filterId,
+        checkKeyword(attr.keyword),
+        attr.whole_word ?? true,
+        nowIso(this.ctx.now()),
+      ),
+    );
     this.changed(accountId);
     return id;
   }
@@ -124,9 +153,9 @@ export class FiltersService {
         const ok = attr._destroy
           ? await this.repo.deleteKeyword(trx, filterId, String(attr.id))
           : await this.repo.updateKeyword(trx, filterId, String(attr.id), {
-            ...(attr.keyword !== undefined ? { keyword: checkKeyword(attr.keyword) } : {}),
-            ...(attr.whole_word !== undefined ? { whole_word: attr.whole_word ? 1 : 0 } : {}),
-          });
+              ...(attr.keyword !== undefined ? { keyword: checkKeyword(attr.keyword) } : {}),
+              ...(attr.whole_word !== undefined ? { whole_word: attr.whole_word ? 1 : 0 } : {}),
+            });
         if (!ok) throw notFound();
       } else if (!attr._destroy) {
         await this.repo.insertKeyword(trx, filterId, checkKeyword(attr.keyword), attr.whole_word ?? true, now);
@@ -153,12 +182,14 @@ function firstExpiry(filters: readonly FilterRow[]): number {
 function checkContext(context: string[] | undefined): string[] {
   const list = [...new Set(context ?? [])];
   if (list.length === 0) throw unprocessable("Validation failed: Context can't be blank");
-  if (list.some((c) => !(CONTEXTS as readonly string[]).includes(c))) throw unprocessable('Validation failed: Context contains an unknown value');
+  if (list.some((c) => !(CONTEXTS as readonly string[]).includes(c)))
+    throw unprocessable('Validation failed: Context contains an unknown value');
   return list;
 }
 
 function checkAction(action: string): string {
-  if (!(ACTIONS as readonly string[]).includes(action)) throw unprocessable('Validation failed: Filter action is not included in the list');
+  if (!(ACTIONS as readonly string[]).includes(action))
+    throw unprocessable('Validation failed: Filter action is not included in the list');
   return action;
 }
 

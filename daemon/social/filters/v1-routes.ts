@@ -12,12 +12,17 @@ import { read, write } from '../oauth/scopes.js';
 import type { FilterRow, KeywordRow } from './repo.js';
 import type { FilterInput, FiltersService } from './service.js';
 
-const SHARED_KEYWORDS = 'These parameters cannot be changed from this application because they apply to more than one filter keyword. Use a more recent application or the web interface.';
+const SHARED_KEYWORDS =
+  'These parameters cannot be changed from this application because they apply to more than one filter keyword. Use a more recent application or the web interface.';
 
 function serializeV1(filter: FilterRow, keyword: KeywordRow): Record<string, unknown> {
   return {
-    id: keyword.id, phrase: keyword.keyword, context: JSON.parse(filter.context) as string[], whole_word: Boolean(keyword.whole_word),
-    expires_at: filter.expires_at, irreversible: filter.action === 'hide',
+    id: keyword.id,
+    phrase: keyword.keyword,
+    context: JSON.parse(filter.context) as string[],
+    whole_word: Boolean(keyword.whole_word),
+    expires_at: filter.expires_at,
+    irreversible: filter.action === 'hide',
   };
 }
 
@@ -27,12 +32,18 @@ function v1Input(p: Params, keywordId?: string): FilterInput {
   const irreversible = boolParam(p, 'irreversible');
   const expires = stringParam(p, 'expires_in');
   const expiresIn = expires === undefined ? undefined : expires === '' ? null : Number(expires);
-  if (typeof expiresIn === 'number' && (!Number.isFinite(expiresIn) || expiresIn <= 0)) throw unprocessable('Validation failed: Expires in must be a positive number of seconds');
+  if (typeof expiresIn === 'number' && (!Number.isFinite(expiresIn) || expiresIn <= 0))
+    throw unprocessable('Validation failed: Expires in must be a positive number of seconds');
   const wholeWord = boolParam(p, 'whole_word');
   return {
-    title: phrase, context: arrayParam(p, 'context'), expires_in: expiresIn,
+    title: phrase,
+    context: arrayParam(p, 'context'),
+    expires_in: expiresIn,
     filter_action: irreversible === undefined ? undefined : irreversible ? 'hide' : 'warn',
-    keywords_attributes: phrase === undefined && wholeWord === undefined ? [] : [{ id: keywordId, keyword: phrase, whole_word: wholeWord ?? (keywordId ? undefined : true) }],
+    keywords_attributes:
+      phrase === undefined && wholeWord === undefined
+        ? []
+        : [{ id: keywordId, keyword: phrase, whole_word: wholeWord ?? (keywordId ? undefined : true) }],
   };
 }
 
@@ -45,7 +56,9 @@ export function filterV1Routes(routes: Routes, service: FiltersService): void {
   };
 
   routes.get('/api/v1/filters', R, async (ctx) => {
-    ctx.body = (await service.list(viewerId(ctx))).flatMap(({ filter, keywords }) => keywords.map((keyword) => serializeV1(filter, keyword)));
+    ctx.body = (await service.list(viewerId(ctx))).flatMap(({ filter, keywords }) =>
+      keywords.map((keyword) => serializeV1(filter, keyword)),
+    );
   });
   routes.get('/api/v1/filters/:id', R, async (ctx) => {
     const { keyword, filter } = await find(ctx, pathId(ctx));

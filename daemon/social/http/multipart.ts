@@ -31,7 +31,10 @@ export interface MultipartLimits {
 const METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'];
 
 /** The file object formidable hands to `fileBegin`: its write stream is private, but it is what holds the descriptor. */
-interface FormidableFile { filepath: string; _writeStream?: WriteStream | null }
+interface FormidableFile {
+  filepath: string;
+  _writeStream?: WriteStream | null;
+}
 
 /**
  * Parses a multipart body into ctx.request.body and ctx.request.files, then runs the rest of the
@@ -40,13 +43,20 @@ interface FormidableFile { filepath: string; _writeStream?: WriteStream | null }
  */
 export function multipartParser(limits: MultipartLimits): Middleware {
   // Loaded with the first upload (it brings formidable and zod), not at start-up.
-  const koaBody = lazy('the upload parser (koa-body)', async () => (await import('koa-body')).koaBody as (options: KoaBodyOptions) => Middleware);
+  const koaBody = lazy(
+    'the upload parser (koa-body)',
+    async () => (await import('koa-body')).koaBody as (options: KoaBodyOptions) => Middleware,
+  );
   return async (ctx, next) => {
     // formidable reads the bytes as sent.
     requireIdentityEncoding(ctx);
     const started: FormidableFile[] = [];
     // One parser per request: formidable's fileBegin does not say which request a file is for.
-    const parse = (await koaBody())(options(limits, (_name, file) => { started.push(file as FormidableFile); }));
+    const parse = (await koaBody())(
+      options(limits, (_name, file) => {
+        started.push(file as FormidableFile);
+      }),
+    );
     try {
       try {
         await parse(ctx, async () => undefined);
@@ -62,7 +72,10 @@ export function multipartParser(limits: MultipartLimits): Middleware {
 
 function options(limits: MultipartLimits, onFileBegin: (name: string, file: unknown) => void): KoaBodyOptions {
   return {
-    multipart: true, urlencoded: false, json: false, text: false,
+    multipart: true,
+    urlencoded: false,
+    json: false,
+    text: false,
     parsedMethods: limits.methods ?? METHODS,
     formidable: {
       uploadDir: limits.uploadDir,
@@ -104,7 +117,10 @@ async function discard(file: FormidableFile): Promise<void> {
 }
 
 /** JSON and form bodies to the shared parser; multipart ones with these limits (no files unless given). */
-export function bodyParser(uploadDir: string, upload: { files: number; fileBytes: number } = { files: 0, fileBytes: 1 }): Middleware {
+export function bodyParser(
+  uploadDir: string,
+  upload: { files: number; fileBytes: number } = { files: 0, fileBytes: 1 },
+): Middleware {
   const plain = parseBody();
   const multipart = multipartParser({ uploadDir, ...upload });
   return async (ctx, next) => {
@@ -113,7 +129,11 @@ export function bodyParser(uploadDir: string, upload: { files: number; fileBytes
   };
 }
 
-export interface Upload { filepath: string; size: number; mimetype?: string | null }
+export interface Upload {
+  filepath: string;
+  size: number;
+  mimetype?: string | null;
+}
 
 /** The uploaded file of a field (first one), if any. */
 export function uploadOf(ctx: Context, field: string): Upload | undefined {

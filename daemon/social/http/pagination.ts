@@ -14,7 +14,8 @@ export function offsetParam(p: Params): number | undefined {
   if (raw === undefined || raw === null || raw === '') return undefined;
   const parsed = Number.parseInt(paramText(raw), 10);
   if (Number.isNaN(parsed)) return 0;
-  if (!Number.isSafeInteger(parsed) || parsed < 0) throw unprocessable('Validation failed: Offset must be a number from 0');
+  if (!Number.isSafeInteger(parsed) || parsed < 0)
+    throw unprocessable('Validation failed: Offset must be a number from 0');
   return parsed;
 }
 
@@ -54,7 +55,8 @@ function toQuery(values: KeptParams): string {
   for (const key of Object.keys(values).sort()) {
     const value = values[key];
     if (value === undefined) continue;
-    for (const item of Array.isArray(value) ? value : [value]) parts.push(`${encodeURIComponent(key)}=${encodeURIComponent(item)}`);
+    for (const item of Array.isArray(value) ? value : [value])
+      parts.push(`${encodeURIComponent(key)}=${encodeURIComponent(item)}`);
   }
   return parts.join('&');
 }

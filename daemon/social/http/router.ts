@@ -53,7 +53,13 @@ export function socialRouter(ctx: SocialContext, services: SocialServices): Rout
   notificationPolicyRoutes(routes, services.notifications.policy, renderer, baseUrl);
   notificationRoutes(routes, services.notifications, renderer, baseUrl, services.renderCache.responses);
   markerRoutes(routes, services.markers);
-  instanceRoutes(routes, { instance: services.instance, renderer, config: ctx.config, localDomain: ctx.localDomain, vapidKey: () => services.vapid.publicKey });
+  instanceRoutes(routes, {
+    instance: services.instance,
+    renderer,
+    config: ctx.config,
+    localDomain: ctx.localDomain,
+    vapidKey: () => services.vapid.publicKey,
+  });
   mediaRoutes(routes, media, services.oauth);
   statusHistoryRoutes(routes, services.statuses, renderer, mediaById);
   scheduledRoutes(routes, scheduled, mediaById, baseUrl);

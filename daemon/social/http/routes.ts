@@ -25,27 +25,61 @@ export class Routes {
   private readonly auth: Middleware;
 
   /** `uploadDir`: where file parts of multipart bodies are written while the request lasts. */
-  constructor(readonly router: Router, resolver: TokenResolver, private readonly uploadDir: string) {
+  constructor(
+    readonly router: Router,
+    resolver: TokenResolver,
+    private readonly uploadDir: string,
+  ) {
     this.auth = authenticate(resolver);
     this.body = bodyParser(uploadDir);
   }
 
   /** `files`: the route takes that many uploaded files of at most `fileBytes` each. */
-  add(method: Method, path: string | string[], access: Access, handler: Handler, upload?: { files: number; fileBytes: number }): void {
+  add(
+    method: Method,
+    path: string | string[],
+    access: Access,
+    handler: Handler,
+    upload?: { files: number; fileBytes: number },
+  ): void {
     const chain: Middleware[] = [this.auth];
     if (access !== 'open' && 'ifToken' in access) chain.push(ifToken(requireScope(access.ifToken, { user: false })));
-    else if (access !== 'open') chain.push(requireScope(access.scopes, { user: access.user ?? true, owner: access.owner, unconfirmed: access.unconfirmed }));
+    else if (access !== 'open')
+      chain.push(
+        requireScope(access.scopes, {
+          user: access.user ?? true,
+          owner: access.owner,
+          unconfirmed: access.unconfirmed,
+        }),
+      );
     chain.push(upload ? bodyParser(this.uploadDir, upload) : this.body);
     for (const p of Array.isArray(path) ? path : [path]) {
-      (this.router[method] as (path: string, ...mw: Middleware[]) => Router)(p, ...chain, async (ctx) => { await handler(ctx); });
+      (this.router[method] as (path: string, ...mw: Middleware[]) => Router)(p, ...chain, async (ctx) => {
+        await handler(ctx);
+      });
     }
   }
 
-  get(path: string | string[], access: Access, handler: Handler): void { this.add('get', path, access, handler); }
-  post(path: string | string[], access: Access, handler: Handler): void { this.add('post', path, access, handler); }
-  put(path: string | string[], access: Access, handler: Handler): void { this.add('put', path, access, handler); }
-  patch(path: string | string[], access: Access, handler: Handler, upload?: { files: number; fileBytes: number }): void { this.add('patch', path, access, handler, upload); }
-  delete(path: string | string[], access: Access, handler: Handler): void { this.add('delete', path, access, handler); }
+  get(path: string | string[], access: Access, handler: Handler): void {
+    this.add('get', path, access, handler);
+  }
+  post(path: string | string[], access: Access, handler: Handler): void {
+    this.add('post', path, access, handler);
+  }
+  put(path: string | string[], access: Access, handler: Handler): void {
+    this.add('put', path, access, handler);
+  }
+  patch(
+    path: string | string[],
+    access: Access,
+    handler: Handler,
+    upload?: { files: number; fileBytes: number },
+  ): void {
+    this.add('patch', path, access, handler, upload);
+  }
+  delete(path: string | string[], access: Access, handler: Handler): void {
+    this.add('delete', path, access, handler);
+  }
 }
 
 function ifToken(check: Middleware): Middleware {

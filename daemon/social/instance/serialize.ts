@@ -24,25 +24,49 @@ export interface InstanceFacts {
   publicPreview: boolean;
 }
 
-const MIME_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp', 'image/heic', 'image/heif', 'image/avif',
-  'video/webm', 'video/mp4', 'video/quicktime', 'audio/wave', 'audio/wav', 'audio/x-wav', 'audio/ogg', 'audio/mpeg', 'audio/mp3', 'audio/mp4', 'audio/flac', 'audio/aac'];
+const MIME_TYPES = [
+  'image/jpeg',
+  'image/png',
+  'image/gif',
+  'image/webp',
+  'image/heic',
+  'image/heif',
+  'image/avif',
+  'video/webm',
+  'video/mp4',
+  'video/quicktime',
+  'audio/wave',
+  'audio/wav',
+  'audio/x-wav',
+  'audio/ogg',
+  'audio/mpeg',
+  'audio/mp3',
+  'audio/mp4',
+  'audio/flac',
+  'audio/aac',
+];
 
 export const TITLE = 'Nestbox';
 const DESCRIPTION = 'A Mastodon-compatible home instance on a Nestbox appliance.';
 
 /** About pages (Mastodon's ExtendedDescription and PrivacyPolicy entities): what the box is and where its data goes. */
 export function extendedDescription(): { updated_at: string | null; content: string } {
-  return { updated_at: null, content: `<p>${DESCRIPTION} It belongs to the household that runs it: its accounts are theirs and their guests'.</p>` };
+  return {
+    updated_at: null,
+    content: `<p>${DESCRIPTION} It belongs to the household that runs it: its accounts are theirs and their guests'.</p>`,
+  };
 }
 
 export function privacyPolicy(): { updated_at: string; content: string } {
   return {
     updated_at: '2026-11-22T00:00:00.000Z',
-    content: ['<p>This server runs on a Nestbox appliance in its owner\'s home. What you store here (your account, posts, media and',
+    content: [
+      "<p>This server runs on a Nestbox appliance in its owner's home. What you store here (your account, posts, media and",
       'settings) stays on the box.</p><p>Posts leave it only as their visibility says: public, unlisted and followers-only posts',
       'are delivered to the servers of your followers, and direct messages to the servers of the accounts they mention. Those',
       'servers keep their copies under their own rules.</p><p>Passwords are stored only as salted hashes and access tokens only',
-      'as hashes. There are no trackers and no analytics.</p>'].join(' '),
+      'as hashes. There are no trackers and no analytics.</p>',
+    ].join(' '),
   };
 }
 
@@ -51,25 +75,41 @@ function statusesConfig() {
 }
 
 function mediaConfig() {
-  return { supported_mime_types: MIME_TYPES, description_limit: MAX_DESCRIPTION, image_size_limit: IMAGE_LIMIT_BYTES, image_matrix_limit: 3840 * 3840,
-    video_size_limit: AV_LIMIT_BYTES, video_frame_rate_limit: 120, video_matrix_limit: 8294400 };
+  return {
+    supported_mime_types: MIME_TYPES,
+    description_limit: MAX_DESCRIPTION,
+    image_size_limit: IMAGE_LIMIT_BYTES,
+    image_matrix_limit: 3840 * 3840,
+    video_size_limit: AV_LIMIT_BYTES,
+    video_frame_rate_limit: 120,
+    video_matrix_limit: 8294400,
+  };
 }
 
 const POLLS = { max_options: 4, max_characters_per_option: 50, min_expiration: 300, max_expiration: 2629746 };
-const rules = (facts: InstanceFacts) => facts.rules.map((rule) => ({ id: String(rule.id), text: rule.text, hint: rule.hint }));
+const rules = (facts: InstanceFacts) =>
+  facts.rules.map((rule) => ({ id: String(rule.id), text: rule.text, hint: rule.hint }));
 
 export function instanceV1(facts: InstanceFacts): Record<string, unknown> {
   return {
-    uri: facts.domain, title: TITLE, short_description: DESCRIPTION, description: DESCRIPTION, email: facts.contact.email,
+    uri: facts.domain,
+    title: TITLE,
+    short_description: DESCRIPTION,
+    description: DESCRIPTION,
+    email: facts.contact.email,
     version: MASTODON_VERSION,
     urls: { streaming_api: facts.streamingWs },
     stats: { user_count: facts.stats.users, status_count: facts.stats.statuses, domain_count: facts.stats.domains },
     thumbnail: `${facts.baseUrl}/avatars/original/missing.png`,
     languages: ['en'],
-    registrations: facts.registrations !== 'closed', approval_required: facts.registrations === 'approval', invites_enabled: true,
+    registrations: facts.registrations !== 'closed',
+    approval_required: facts.registrations === 'approval',
+    invites_enabled: true,
     configuration: {
       accounts: { max_featured_tags: 10 },
-      statuses: statusesConfig(), media_attachments: mediaConfig(), polls: POLLS,
+      statuses: statusesConfig(),
+      media_attachments: mediaConfig(),
+      polls: POLLS,
     },
     contact_account: facts.contact.account,
     rules: rules(facts),
@@ -78,22 +118,39 @@ export function instanceV1(facts: InstanceFacts): Record<string, unknown> {
 
 export function instanceV2(facts: InstanceFacts): Record<string, unknown> {
   return {
-    domain: facts.domain, title: TITLE, version: MASTODON_VERSION, source_url: 'https://github.com/nestbox/nestbox',
+    domain: facts.domain,
+    title: TITLE,
+    version: MASTODON_VERSION,
+    source_url: 'https://github.com/nestbox/nestbox',
     description: DESCRIPTION,
     usage: { users: { active_month: facts.stats.active_month } },
     thumbnail: { url: `${facts.baseUrl}/avatars/original/missing.png`, blurhash: null, versions: {} },
     icon: [],
     languages: ['en'],
     configuration: {
-      urls: { streaming: facts.streamingWs, status: null, about: `${facts.baseUrl}/about`, privacy_policy: null, terms_of_service: null },
+      urls: {
+        streaming: facts.streamingWs,
+        status: null,
+        about: `${facts.baseUrl}/about`,
+        privacy_policy: null,
+        terms_of_service: null,
+      },
       vapid: { public_key: facts.vapidKey },
       accounts: { max_featured_tags: 10, max_pinned_statuses: 5 },
-      statuses: statusesConfig(), media_attachments: mediaConfig(), polls: POLLS,
+      statuses: statusesConfig(),
+      media_attachments: mediaConfig(),
+      polls: POLLS,
       translation: { enabled: false },
       timelines_access: timelinesAccess(facts.publicPreview ? 'public' : 'authenticated'),
       limited_federation: false,
     },
-    registrations: { enabled: facts.registrations !== 'closed', approval_required: facts.registrations === 'approval', reason_required: facts.registrations === 'approval', message: null, url: null },
+    registrations: {
+      enabled: facts.registrations !== 'closed',
+      approval_required: facts.registrations === 'approval',
+      reason_required: facts.registrations === 'approval',
+      message: null,
+      url: null,
+    },
     api_versions: API_VERSIONS,
     contact: { email: facts.contact.email, account: facts.contact.account },
     rules: rules(facts),

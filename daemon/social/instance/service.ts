@@ -16,7 +16,11 @@ export class InstanceService {
   constructor(private readonly repo: InstanceRepo) {}
 
   async overview(): Promise<InstanceOverview> {
-    const [stats, rules, contact] = await Promise.all([this.repo.stats(), this.repo.rules(), this.repo.contactAccountId()]);
+    const [stats, rules, contact] = await Promise.all([
+      this.repo.stats(),
+      this.repo.rules(),
+      this.repo.contactAccountId(),
+    ]);
     return { stats, rules, contact };
   }
 

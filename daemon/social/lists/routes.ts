@@ -13,12 +13,19 @@ import type { TimelinesService } from '../timelines/service.js';
 import { serializeList } from './serialize.js';
 import type { ListInput, ListsService } from './service.js';
 
-export interface ListRouteDeps { service: ListsService; timelines: TimelinesService; renderer: StatusRenderer; baseUrl: string }
+export interface ListRouteDeps {
+  service: ListsService;
+  timelines: TimelinesService;
+  renderer: StatusRenderer;
+  baseUrl: string;
+}
 
 export function listRoutes(routes: Routes, deps: ListRouteDeps): void {
   const { service, renderer, baseUrl } = deps;
   const input = (p: Record<string, unknown>): ListInput => ({
-    title: stringParam(p, 'title'), replies_policy: stringParam(p, 'replies_policy'), exclusive: boolParam(p, 'exclusive'),
+    title: stringParam(p, 'title'),
+    replies_policy: stringParam(p, 'replies_policy'),
+    exclusive: boolParam(p, 'exclusive'),
   });
 
   routes.get('/api/v1/lists', { scopes: read('lists') }, async (ctx) => {
@@ -67,6 +74,13 @@ export function listRoutes(routes: Routes, deps: ListRouteDeps): void {
     const viewer = viewerId(ctx);
     const list = await service.get(viewer, pathId(ctx, 'list_id'));
     const p = params(ctx);
-    await sendStatusPage(ctx, { renderer, baseUrl }, p, await deps.timelines.list(viewer, list.id, pageQuery(p, 20, 40)), ['limit'], viewer);
+    await sendStatusPage(
+      ctx,
+      { renderer, baseUrl },
+      p,
+      await deps.timelines.list(viewer, list.id, pageQuery(p, 20, 40)),
+      ['limit'],
+      viewer,
+    );
   });
 }

@@ -11,7 +11,11 @@ import { ListsRepo, type ListRow } from './repo.js';
 export const REPLIES_POLICIES = ['followed', 'list', 'none'] as const;
 export const MAX_LISTS = 50;
 
-export interface ListInput { title?: string; replies_policy?: string; exclusive?: boolean }
+export interface ListInput {
+  title?: string;
+  replies_policy?: string;
+  exclusive?: boolean;
+}
 
 export class ListsService {
   readonly repo: ListsRepo;
@@ -21,9 +25,15 @@ export class ListsService {
   }
 
   // The reads routes answer with, as the repo makes them.
-  holding(...args: Parameters<ListsRepo['holding']>): ReturnType<ListsRepo['holding']> { return this.repo.holding(...args); }
-  members(...args: Parameters<ListsRepo['members']>): ReturnType<ListsRepo['members']> { return this.repo.members(...args); }
-  ofOwner(...args: Parameters<ListsRepo['ofOwner']>): ReturnType<ListsRepo['ofOwner']> { return this.repo.ofOwner(...args); }
+  holding(...args: Parameters<ListsRepo['holding']>): ReturnType<ListsRepo['holding']> {
+    return this.repo.holding(...args);
+  }
+  members(...args: Parameters<ListsRepo['members']>): ReturnType<ListsRepo['members']> {
+    return this.repo.members(...args);
+  }
+  ofOwner(...args: Parameters<ListsRepo['ofOwner']>): ReturnType<ListsRepo['ofOwner']> {
+    return this.repo.ofOwner(...args);
+  }
 
   async get(ownerId: string, id: string): Promise<ListRow> {
     const list = await this.repo.one(ownerId, id);
@@ -33,7 +43,8 @@ export class ListsService {
 
   async create(ownerId: string, input: ListInput): Promise<ListRow> {
     const row = validated(input, { title: '', replies_policy: 'list', exclusive: 0 });
-    if ((await this.repo.count(ownerId)) >= MAX_LISTS) throw unprocessable(`Validation failed: You cannot have more than ${MAX_LISTS} lists`);
+    if ((await this.repo.count(ownerId)) >= MAX_LISTS)
+      throw unprocessable(`Validation failed: You cannot have more than ${MAX_LISTS} lists`);
     return this.get(ownerId, await this.repo.insert(ownerId, row, nowIso(this.ctx.now())));
   }
 
@@ -52,8 +63,10 @@ export class ListsService {
     const unique = [...new Set(accountIds)];
     if (unique.length === 0) return;
     if (!(await this.repo.allExist(unique))) throw notFound();
-    if ((await this.repo.unrelated(ownerId, unique)).length > 0) throw unprocessable('Validation failed: Account must be followed before being added to a list');
-    if (!(await this.repo.addMembers(list.id, unique, nowIso(this.ctx.now())))) throw unprocessable('Validation failed: Account has already been taken');
+    if ((await this.repo.unrelated(ownerId, unique)).length > 0)
+      throw unprocessable('Validation failed: Account must be followed before being added to a list');
+    if (!(await this.repo.addMembers(list.id, unique, nowIso(this.ctx.now()))))
+      throw unprocessable('Validation failed: Account has already been taken');
   }
 
   async removeMembers(ownerId: string, id: string, accountIds: readonly string[]): Promise<void> {
@@ -66,6 +79,11 @@ function validated(input: ListInput, current: Omit<ListRow, 'id'>): Omit<ListRow
   const title = input.title !== undefined ? input.title.trim() : current.title;
   if (!title) throw unprocessable("Validation failed: Title can't be blank");
   const policy = input.replies_policy ?? current.replies_policy;
-  if (!(REPLIES_POLICIES as readonly string[]).includes(policy)) throw unprocessable('Validation failed: Replies policy is not included in the list');
-  return { title, replies_policy: policy, exclusive: input.exclusive === undefined ? current.exclusive : input.exclusive ? 1 : 0 };
+  if (!(REPLIES_POLICIES as readonly string[]).includes(policy))
+    throw unprocessable('Validation failed: Replies policy is not included in the list');
+  return {
+    title,
+    replies_policy: policy,
+    exclusive: input.exclusive === undefined ? current.exclusive : input.exclusive ? 1 : 0,
+  };
 }

@@ -8,7 +8,12 @@ import { TIMELINES, type MarkersService, type MarkerUpdate } from './service.js'
 import type { MarkerRow } from './repo.js';
 
 function serialize(rows: MarkerRow[]): Record<string, unknown> {
-  return Object.fromEntries(rows.map((row) => [row.timeline, { last_read_id: row.last_read_id, version: row.version, updated_at: row.updated_at }]));
+  return Object.fromEntries(
+    rows.map((row) => [
+      row.timeline,
+      { last_read_id: row.last_read_id, version: row.version, updated_at: row.updated_at },
+    ]),
+  );
 }
 
 export function markerRoutes(routes: Routes, service: MarkersService): void {
@@ -20,14 +25,17 @@ export function markerRoutes(routes: Routes, service: MarkersService): void {
     const p = params(ctx);
     const updates: MarkerUpdate[] = [];
     for (const timeline of TIMELINES) {
-      const value = p[timeline] ?? (p[`${timeline}[last_read_id]`] !== undefined ? { last_read_id: p[`${timeline}[last_read_id]`] } : undefined);
+      const value =
+        p[timeline] ??
+        (p[`${timeline}[last_read_id]`] !== undefined ? { last_read_id: p[`${timeline}[last_read_id]`] } : undefined);
       if (value === undefined) continue;
       if (!value || typeof value !== 'object') throw new HttpError(400, `Invalid value for '${timeline}'`);
       const { last_read_id: raw, version } = value as { last_read_id?: unknown; version?: unknown };
       const lastReadId = typeof raw === 'number' && Number.isSafeInteger(raw) ? String(raw) : raw;
       if (!isValidId(lastReadId)) throw new HttpError(422, "Validation failed: Last read can't be blank");
       const expected = version === undefined || version === null || version === '' ? null : Number(version);
-      if (expected !== null && !Number.isInteger(expected)) throw new HttpError(400, `Invalid value for '${timeline}[version]'`);
+      if (expected !== null && !Number.isInteger(expected))
+        throw new HttpError(400, `Invalid value for '${timeline}[version]'`);
       updates.push({ timeline, lastReadId, version: expected });
     }
     ctx.body = serialize(await service.save(viewerId(ctx), updates));

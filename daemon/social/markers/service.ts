@@ -5,7 +5,11 @@ import { MarkersRepo, type MarkerRow } from './repo.js';
 
 export const TIMELINES = ['home', 'notifications'] as const;
 
-export interface MarkerUpdate { timeline: string; lastReadId: string; version: number | null }
+export interface MarkerUpdate {
+  timeline: string;
+  lastReadId: string;
+  version: number | null;
+}
 
 export class MarkersService {
   private readonly repo: MarkersRepo;

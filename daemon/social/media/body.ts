@@ -18,14 +18,27 @@ import type { UploadedFile } from './service.js';
 /** Base64 of the largest image, with room for the data: prefix. */
 const BASE64_LIMIT_BYTES = Math.ceil((16 * 1024 * 1024 * 4) / 3) + 1024;
 
-export interface MediaBody { fields: Record<string, unknown>; file?: UploadedFile; thumbnail?: UploadedFile }
+export interface MediaBody {
+  fields: Record<string, unknown>;
+  file?: UploadedFile;
+  thumbnail?: UploadedFile;
+}
 
 export function mediaBodyParser(incomingDir: string): Middleware {
   const multipart = multipartParser({
-    uploadDir: incomingDir, methods: ['POST', 'PUT'],
-    files: 2, fileBytes: AV_LIMIT_BYTES, totalFileBytes: AV_LIMIT_BYTES + 16 * 1024 * 1024, fieldBytes: 1024 * 1024,
+    uploadDir: incomingDir,
+    methods: ['POST', 'PUT'],
+    files: 2,
+    fileBytes: AV_LIMIT_BYTES,
+    totalFileBytes: AV_LIMIT_BYTES + 16 * 1024 * 1024,
+    fieldBytes: 1024 * 1024,
   });
-  const plain = lazyKoaBody({ jsonLimit: BASE64_LIMIT_BYTES, formLimit: BASE64_LIMIT_BYTES, multipart: false, parsedMethods: ['POST', 'PUT'] } as KoaBodyOptions);
+  const plain = lazyKoaBody({
+    jsonLimit: BASE64_LIMIT_BYTES,
+    formLimit: BASE64_LIMIT_BYTES,
+    multipart: false,
+    parsedMethods: ['POST', 'PUT'],
+  } as KoaBodyOptions);
   // Decoded base64 files are removed when the request ends, even if decoding the second one fails.
   const withBody: Middleware = async (ctx, next) => {
     const decoded: string[] = [];
@@ -40,7 +53,9 @@ export function mediaBodyParser(incomingDir: string): Middleware {
 
   return async (ctx, next) => {
     if (ctx.is('multipart')) {
-      await multipart(ctx, async () => { await withBody(ctx, next); });
+      await multipart(ctx, async () => {
+        await withBody(ctx, next);
+      });
       return;
     }
     try {
@@ -67,7 +82,8 @@ async function collect(ctx: Context, incomingDir: string, decoded: string[]): Pr
     delete fields[name];
     const match = /^data:([\w.+-]+\/[\w.+-]+)?(?:;[\w=-]+)*;base64,(.*)$/s.exec(value);
     const data = match ? match[2] : value;
-    if (!/^[A-Za-z0-9+/=\s_-]+$/.test(data)) throw new HttpError(422, `Validation failed: ${name} is neither a file nor base64`);
+    if (!/^[A-Za-z0-9+/=\s_-]+$/.test(data))
+      throw new HttpError(422, `Validation failed: ${name} is neither a file nor base64`);
     const bytes = Buffer.from(data, 'base64');
     const path = join(incomingDir, `b64-${randomBytes(8).toString('hex')}`);
     decoded.push(path);

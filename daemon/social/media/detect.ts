@@ -9,17 +9,41 @@ const fileType = lazy('file type detection (file-type)', () => import('file-type
 
 export type MediaKind = 'image' | 'video' | 'audio';
 
-export interface Detected { kind: MediaKind; mime: string; ext: string }
+export interface Detected {
+  kind: MediaKind;
+  mime: string;
+  ext: string;
+}
 
 const IMAGE = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp', 'image/avif', 'image/heic', 'image/heif']);
 const VIDEO = new Set(['video/mp4', 'video/webm', 'video/quicktime', 'video/x-m4v']);
-const AUDIO = new Set(['audio/mpeg', 'audio/ogg', 'audio/opus', 'audio/wav', 'audio/x-wav', 'audio/wave', 'audio/flac', 'audio/x-flac', 'audio/aac', 'audio/x-m4a', 'audio/mp4', 'audio/webm', 'audio/3gpp']);
+const AUDIO = new Set([
+  'audio/mpeg',
+  'audio/ogg',
+  'audio/opus',
+  'audio/wav',
+  'audio/x-wav',
+  'audio/wave',
+  'audio/flac',
+  'audio/x-flac',
+  'audio/aac',
+  'audio/x-m4a',
+  'audio/mp4',
+  'audio/webm',
+  'audio/3gpp',
+]);
 
 export async function detectMedia(path: string): Promise<Detected | null> {
   const { fileTypeFromFile } = await fileType();
   const found = await fileTypeFromFile(path);
   if (!found) return null;
-  const kind: MediaKind | null = IMAGE.has(found.mime) ? 'image' : VIDEO.has(found.mime) ? 'video' : AUDIO.has(found.mime) ? 'audio' : null;
+  const kind: MediaKind | null = IMAGE.has(found.mime)
+    ? 'image'
+    : VIDEO.has(found.mime)
+      ? 'video'
+      : AUDIO.has(found.mime)
+        ? 'audio'
+        : null;
   return kind ? { kind, mime: found.mime, ext: found.ext } : null;
 }
 

@@ -9,7 +9,9 @@ export function mediaCreateHook(media: MediaService): StatusCreateHook {
     async prepare(authorId, input) {
       if (!input.media_ids?.length) return null;
       const ids = await media.checkForStatus(authorId, input.media_ids);
-      return async (trx, statusId) => { await media.repo.attach(trx, statusId, authorId, ids); };
+      return async (trx, statusId) => {
+        await media.repo.attach(trx, statusId, authorId, ids);
+      };
     },
   };
 }
@@ -20,7 +22,8 @@ export function mediaDecorator(media: MediaService): StatusDecorator {
     if (rendered.length === 0) return;
     const rows = await media.repo.ofStatuses(rendered.map(({ row }) => row.id));
     const byStatus = new Map<string, unknown[]>();
-    for (const row of rows) byStatus.set(row.status_id!, [...(byStatus.get(row.status_id!) ?? []), serializeMedia(row, media.storage)]);
+    for (const row of rows)
+      byStatus.set(row.status_id!, [...(byStatus.get(row.status_id!) ?? []), serializeMedia(row, media.storage)]);
     for (const { row, json } of rendered) json.media_attachments = byStatus.get(row.id) ?? [];
   };
 }

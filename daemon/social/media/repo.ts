@@ -37,17 +37,25 @@ export class MediaRepo {
 
   byIds(ids: readonly string[]): Promise<MediaRow[]> {
     if (ids.length === 0) return Promise.resolve([]);
-    return this.ctx.reader.all<MediaRow>(`SELECT ${COLUMNS} FROM media_attachments WHERE id IN (SELECT CAST(value AS INTEGER) FROM json_each(?))`, [JSON.stringify(ids)]);
+    return this.ctx.reader.all<MediaRow>(
+      `SELECT ${COLUMNS} FROM media_attachments WHERE id IN (SELECT CAST(value AS INTEGER) FROM json_each(?))`,
+      [JSON.stringify(ids)],
+    );
   }
 
   ofStatuses(statusIds: readonly string[]): Promise<MediaRow[]> {
     if (statusIds.length === 0) return Promise.resolve([]);
-    return this.ctx.reader.all<MediaRow>(`SELECT ${COLUMNS} FROM media_attachments
-      WHERE status_id IN (SELECT CAST(value AS INTEGER) FROM json_each(?)) ORDER BY id`, [JSON.stringify(statusIds)]);
+    return this.ctx.reader.all<MediaRow>(
+      `SELECT ${COLUMNS} FROM media_attachments
+      WHERE status_id IN (SELECT CAST(value AS INTEGER) FROM json_each(?)) ORDER BY id`,
+      [JSON.stringify(statusIds)],
+    );
   }
 
   pending(): Promise<Array<{ id: string }>> {
-    return this.ctx.reader.all(`SELECT CAST(id AS TEXT) AS id FROM media_attachments WHERE state = 'processing' ORDER BY id`);
+    return this.ctx.reader.all(
+      `SELECT CAST(id AS TEXT) AS id FROM media_attachments WHERE state = 'processing' ORDER BY id`,
+    );
   }
 
   async insert(row: Record<string, unknown>, trx: Knex = this.ctx.db): Promise<void> {
@@ -55,12 +63,18 @@ export class MediaRepo {
   }
 
   staleUnattached(beforeIso: string): Promise<Array<{ id: string }>> {
-    return this.ctx.reader.all(`SELECT CAST(id AS TEXT) AS id FROM media_attachments WHERE status_id IS NULL AND scheduled_status_id IS NULL AND created_at < ? AND state != 'processing'`, [beforeIso]);
+    return this.ctx.reader.all(
+      `SELECT CAST(id AS TEXT) AS id FROM media_attachments WHERE status_id IS NULL AND scheduled_status_id IS NULL AND created_at < ? AND state != 'processing'`,
+      [beforeIso],
+    );
   }
 
   /** Peers' media with a local copy made before `beforeIso` (a copy is the row's last change). */
   cachedRemote(beforeIso: string): Promise<Array<{ id: string }>> {
-    return this.ctx.reader.all(`SELECT CAST(id AS TEXT) AS id FROM media_attachments WHERE remote_url IS NOT NULL AND file_name IS NOT NULL AND updated_at < ? LIMIT 1000`, [beforeIso]);
+    return this.ctx.reader.all(
+      `SELECT CAST(id AS TEXT) AS id FROM media_attachments WHERE remote_url IS NOT NULL AND file_name IS NOT NULL AND updated_at < ? LIMIT 1000`,
+      [beforeIso],
+    );
   }
 
   async remove(id: string): Promise<void> {
@@ -68,19 +82,28 @@ export class MediaRepo {
   }
 
   async update(id: string, patch: Record<string, unknown>): Promise<void> {
-    await this.ctx.db('media_attachments').where({ id }).update({ ...patch, updated_at: new Date(this.ctx.now()).toISOString() });
+    await this.ctx
+      .db('media_attachments')
+      .where({ id })
+      .update({ ...patch, updated_at: new Date(this.ctx.now()).toISOString() });
   }
 
   /** Holds unattached media of `accountId` for a scheduled status. */
   async reserve(trx: Knex, scheduledId: string, accountId: string, ids: readonly string[]): Promise<void> {
-    await trx.raw(`UPDATE media_attachments SET scheduled_status_id = ? WHERE account_id = ? AND status_id IS NULL AND scheduled_status_id IS NULL
-      AND id IN (SELECT CAST(value AS INTEGER) FROM json_each(?))`, [scheduledId, accountId, JSON.stringify(ids)]);
+    await trx.raw(
+      `UPDATE media_attachments SET scheduled_status_id = ? WHERE account_id = ? AND status_id IS NULL AND scheduled_status_id IS NULL
+      AND id IN (SELECT CAST(value AS INTEGER) FROM json_each(?))`,
+      [scheduledId, accountId, JSON.stringify(ids)],
+    );
   }
 
   /** Attaches unattached media of `accountId` to a status; returns how many were attached. */
   async attach(trx: Knex, statusId: string, accountId: string, ids: readonly string[]): Promise<number> {
-    const rows = await trx.raw<unknown[]>(`UPDATE media_attachments SET status_id = ? WHERE account_id = ? AND status_id IS NULL
-      AND id IN (SELECT CAST(value AS INTEGER) FROM json_each(?)) RETURNING id`, [statusId, accountId, JSON.stringify(ids)]);
+    const rows = await trx.raw<unknown[]>(
+      `UPDATE media_attachments SET status_id = ? WHERE account_id = ? AND status_id IS NULL
+      AND id IN (SELECT CAST(value AS INTEGER) FROM json_each(?)) RETURNING id`,
+      [statusId, accountId, JSON.stringify(ids)],
+    );
     return rows.length;
   }
 }

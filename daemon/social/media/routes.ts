@@ -19,8 +19,21 @@ import type { MediaInput, MediaService } from './service.js';
 import { FILE_NAME, MEDIA_URL_PREFIX } from './storage.js';
 
 const CONTENT_TYPES: Record<string, string> = {
-  jpg: 'image/jpeg', png: 'image/png', gif: 'image/gif', webp: 'image/webp', mp4: 'video/mp4', webm: 'video/webm', mov: 'video/quicktime',
-  mp3: 'audio/mpeg', ogg: 'audio/ogg', oga: 'audio/ogg', opus: 'audio/opus', wav: 'audio/wav', flac: 'audio/flac', m4a: 'audio/mp4', aac: 'audio/aac',
+  jpg: 'image/jpeg',
+  png: 'image/png',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  mp4: 'video/mp4',
+  webm: 'video/webm',
+  mov: 'video/quicktime',
+  mp3: 'audio/mpeg',
+  ogg: 'audio/ogg',
+  oga: 'audio/ogg',
+  opus: 'audio/opus',
+  wav: 'audio/wav',
+  flac: 'audio/flac',
+  m4a: 'audio/mp4',
+  aac: 'audio/aac',
 };
 
 export function mediaRoutes(routes: Routes, service: MediaService, oauth: OAuthService): void {
@@ -31,7 +44,9 @@ export function mediaRoutes(routes: Routes, service: MediaService, oauth: OAuthS
   };
   const body = mediaBodyParser(service.storage.incoming);
   const route = (method: 'post' | 'put', path: string, handler: (ctx: Context) => Promise<void>) => {
-    routes.router[method](path, ...auth, ...(method === 'post' ? [count] : []), body, async (ctx) => { await handler(ctx); });
+    routes.router[method](path, ...auth, ...(method === 'post' ? [count] : []), body, async (ctx) => {
+      await handler(ctx);
+    });
   };
 
   const input = (body: MediaBody): MediaInput => ({
@@ -77,7 +92,8 @@ export function mediaRoutes(routes: Routes, service: MediaService, oauth: OAuthS
   routes.get(`${MEDIA_URL_PREFIX}/:id/:tag/:name`, 'open', async (ctx) => {
     const id = pathId(ctx);
     const name = pathParam(ctx, 'name');
-    if (!FILE_NAME.test(name) || name.startsWith('upload.') || !service.storage.tagged(id, pathParam(ctx, 'tag'))) throw notFound();
+    if (!FILE_NAME.test(name) || name.startsWith('upload.') || !service.storage.tagged(id, pathParam(ctx, 'tag')))
+      throw notFound();
     const path = service.storage.path(id, name);
     const info = await stat(path).catch(() => null);
     if (!info?.isFile()) throw notFound();

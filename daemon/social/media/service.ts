@@ -23,8 +23,16 @@ export const MEDIA_UPLOADS: Family = { name: 'media', limit: 30, periodMs: 30 * 
 /** Unattached media older than this is removed (a client that gave up on a post). */
 export const UNATTACHED_MAX_AGE_MS = 24 * 3600_000;
 
-export interface UploadedFile { path: string; declaredType?: string | null; size: number }
-export interface MediaInput { description?: string; focus?: string; thumbnail?: UploadedFile }
+export interface UploadedFile {
+  path: string;
+  declaredType?: string | null;
+  size: number;
+}
+export interface MediaInput {
+  description?: string;
+  focus?: string;
+  thumbnail?: UploadedFile;
+}
 
 export const MAX_DESCRIPTION = 1500;
 export const MAX_ATTACHMENTS = 4;
@@ -34,22 +42,34 @@ export class MediaService {
   private queue: Promise<void> = Promise.resolve();
   private readonly waiting = new Map<string, Promise<void>>();
 
-  constructor(private readonly ctx: SocialContext, readonly storage: MediaStorage, private readonly limiter: RateLimiter) {
+  constructor(
+    private readonly ctx: SocialContext,
+    readonly storage: MediaStorage,
+    private readonly limiter: RateLimiter,
+  ) {
     this.repo = new MediaRepo(ctx);
   }
 
-  ofStatuses(...args: Parameters<MediaRepo['ofStatuses']>): ReturnType<MediaRepo['ofStatuses']> { return this.repo.ofStatuses(...args); }
-  reserve(...args: Parameters<MediaRepo['reserve']>): ReturnType<MediaRepo['reserve']> { return this.repo.reserve(...args); }
+  ofStatuses(...args: Parameters<MediaRepo['ofStatuses']>): ReturnType<MediaRepo['ofStatuses']> {
+    return this.repo.ofStatuses(...args);
+  }
+  reserve(...args: Parameters<MediaRepo['reserve']>): ReturnType<MediaRepo['reserve']> {
+    return this.repo.reserve(...args);
+  }
 
   // The reads routes answer with, as the repo makes them.
-  byId(...args: Parameters<MediaRepo['byId']>): ReturnType<MediaRepo['byId']> { return this.repo.byId(...args); }
+  byId(...args: Parameters<MediaRepo['byId']>): ReturnType<MediaRepo['byId']> {
+    return this.repo.byId(...args);
+  }
 
   /** Re-queues what a stop interrupted. */
   async resume(): Promise<void> {
     await this.storage.prepare();
     for (const { id } of await this.repo.pending()) {
       // Nobody waits for these; a failure past process()'s own handling must not go unhandled.
-      this.enqueue(id).catch((error: Error) => this.ctx.log.warn('media processing failed', { media_id: id, error: error.message }));
+      this.enqueue(id).catch((error: Error) =>
+        this.ctx.log.warn('media processing failed', { media_id: id, error: error.message }),
+      );
     }
   }
 
@@ -77,11 +97,23 @@ export class MediaService {
       await rename(file.path, this.storage.path(id, uploadName));
       const thumbnailName = thumbnail ? await this.takeThumbnail(id, input.thumbnail!, thumbnail) : null;
       // The files and the new folder are on the card before the row that names them.
-      await syncFiles([uploadName, ...(thumbnailName ? [thumbnailName] : [])].map((name) => this.storage.path(id, name)), [this.storage.root]);
+      await syncFiles(
+        [uploadName, ...(thumbnailName ? [thumbnailName] : [])].map((name) => this.storage.path(id, name)),
+        [this.storage.root],
+      );
       await this.repo.insert({
-        id, account_id: accountId, type: detected.kind, content_type: detected.mime, file_name: uploadName, file_size: file.size,
-        thumbnail_name: thumbnailName, description: input.description ?? null, focus: input.focus ?? null,
-        state: 'processing', created_at: now, updated_at: now,
+        id,
+        account_id: accountId,
+        type: detected.kind,
+        content_type: detected.mime,
+        file_name: uploadName,
+        file_size: file.size,
+        thumbnail_name: thumbnailName,
+        description: input.description ?? null,
+        focus: input.focus ?? null,
+        state: 'processing',
+        created_at: now,
+        updated_at: now,
       });
     } catch (error) {
       await this.storage.remove(id);
@@ -97,15 +129,19 @@ export class MediaService {
     // full disk): then fewer bytes are on disk than were received.
     if (size < file.size) throw outOfSpaceError(`only ${size} of the upload's ${file.size} bytes reached the disk`);
     if (!detected) throw unprocessable('Validation failed: File content type is invalid');
-    if (contradicts(file.declaredType, detected)) throw unprocessable('Validation failed: File content does not match its declared type');
-    if (size > limitFor(detected.kind)) throw tooLarge(`Validation failed: File size must be less than ${limitFor(detected.kind) / 1024 / 1024} MB`);
-    if (detected.kind === 'image' && !(await probe(file.path))) throw unprocessable('Validation failed: File could not be read as an image');
+    if (contradicts(file.declaredType, detected))
+      throw unprocessable('Validation failed: File content does not match its declared type');
+    if (size > limitFor(detected.kind))
+      throw tooLarge(`Validation failed: File size must be less than ${limitFor(detected.kind) / 1024 / 1024} MB`);
+    if (detected.kind === 'image' && !(await probe(file.path)))
+      throw unprocessable('Validation failed: File could not be read as an image');
     return detected;
   }
 
   private async checkThumbnail(file: UploadedFile): Promise<Detected> {
     const detected = await detectMedia(file.path);
-    if (!detected || detected.kind !== 'image') throw unprocessable('Validation failed: Thumbnail content type is invalid');
+    if (!detected || detected.kind !== 'image')
+      throw unprocessable('Validation failed: Thumbnail content type is invalid');
     if (file.size > limitFor('image')) throw tooLarge('Validation failed: Thumbnail is too large');
     return detected;
   }
@@ -135,10 +171,20 @@ export class MediaService {
       if (row.type === 'image') {
         const format = ['png', 'webp', 'gif'].includes(ext) ? ext : 'jpg';
         const original = `original.${format}`;
-        const result = await processImage(upload, this.storage.path(id, original), this.storage.path(id, 'small.jpg'), format);
+        const result = await processImage(
+          upload,
+          this.storage.path(id, original),
+          this.storage.path(id, 'small.jpg'),
+          format,
+        );
         await syncFiles([this.storage.path(id, original), this.storage.path(id, 'small.jpg')]);
-        await this.repo.update(id, { state: 'done', file_name: original, preview_name: 'small.jpg', blurhash: result.blurhash,
-          meta: JSON.stringify({ original: result.original, small: result.small }) });
+        await this.repo.update(id, {
+          state: 'done',
+          file_name: original,
+          preview_name: 'small.jpg',
+          blurhash: result.blurhash,
+          meta: JSON.stringify({ original: result.original, small: result.small }),
+        });
         await unlink(upload).catch(() => undefined);
       } else {
         const original = this.storage.path(id, `original.${ext}`);
@@ -164,7 +210,13 @@ export class MediaService {
   /** A failed attachment keeps its row (apps polling it learn it failed) but none of its files. */
   async fail(id: string): Promise<void> {
     await this.storage.remove(id);
-    await this.repo.update(id, { state: 'failed', error: 'Processing failed', file_name: null, preview_name: null, thumbnail_name: null });
+    await this.repo.update(id, {
+      state: 'failed',
+      error: 'Processing failed',
+      file_name: null,
+      preview_name: null,
+      thumbnail_name: null,
+    });
   }
 
   /** True while `id` waits in this process's queue or is being processed. */
@@ -182,7 +234,10 @@ export class MediaService {
    * The preview from an uploaded thumbnail, made beside the current one and renamed over it (a
    * failure leaves the old one whole). The upload goes (removeUpload) once the row names the preview.
    */
-  private async thumbnailPatch(id: string, uploaded: string): Promise<{ patch: Record<string, unknown>; removeUpload: () => Promise<void> }> {
+  private async thumbnailPatch(
+    id: string,
+    uploaded: string,
+  ): Promise<{ patch: Record<string, unknown>; removeUpload: () => Promise<void> }> {
     const next = this.storage.path(id, 'thumbnail-next.jpg');
     const removeUpload = () => unlink(this.storage.path(id, uploaded)).catch(() => undefined);
     try {
@@ -191,7 +246,12 @@ export class MediaService {
       await rename(next, this.storage.path(id, 'thumbnail.jpg'));
       await syncPath(this.storage.dir(id));
       return {
-        patch: { thumbnail_name: 'thumbnail.jpg', preview_name: 'thumbnail.jpg', blurhash: result.blurhash, meta: JSON.stringify({ small: result.dims }) },
+        patch: {
+          thumbnail_name: 'thumbnail.jpg',
+          preview_name: 'thumbnail.jpg',
+          blurhash: result.blurhash,
+          meta: JSON.stringify({ small: result.dims }),
+        },
         removeUpload,
       };
     } catch (error) {
@@ -219,14 +279,25 @@ export class MediaService {
     await writeFile(incoming, bytes);
     try {
       const detected = await detectMedia(incoming);
-      if (!detected || detected.kind !== 'image' || bytes.length > limitFor('image') || !(await probe(incoming))) return false;
+      if (!detected || detected.kind !== 'image' || bytes.length > limitFor('image') || !(await probe(incoming)))
+        return false;
       await mkdir(this.storage.dir(id), { recursive: true });
       const format = ['png', 'webp', 'gif'].includes(detected.ext) ? detected.ext : 'jpg';
       const original = `original.${format}`;
-      const result = await processImage(incoming, this.storage.path(id, original), this.storage.path(id, 'small.jpg'), format);
+      const result = await processImage(
+        incoming,
+        this.storage.path(id, original),
+        this.storage.path(id, 'small.jpg'),
+        format,
+      );
       await syncFiles([this.storage.path(id, original), this.storage.path(id, 'small.jpg')], [this.storage.root]);
-      await this.repo.update(id, { file_name: original, preview_name: 'small.jpg', file_size: bytes.length, blurhash: row.blurhash ?? result.blurhash,
-        meta: JSON.stringify({ original: result.original, small: result.small }) });
+      await this.repo.update(id, {
+        file_name: original,
+        preview_name: 'small.jpg',
+        file_size: bytes.length,
+        blurhash: row.blurhash ?? result.blurhash,
+        meta: JSON.stringify({ original: result.original, small: result.small }),
+      });
       return true;
     } catch (error) {
       this.ctx.log.info('remote media not cached', { media_id: id, error: (error as Error).message });
@@ -273,7 +344,8 @@ export class MediaService {
   async delete(accountId: string, id: string): Promise<void> {
     const row = await this.repo.byId(id);
     if (!row || row.account_id !== accountId) throw notFound();
-    if (row.status_id !== null || row.scheduled_status_id !== null) throw unprocessable('Media attachment is currently used by a status');
+    if (row.status_id !== null || row.scheduled_status_id !== null)
+      throw unprocessable('Media attachment is currently used by a status');
     await this.settled(id);
     await this.repo.remove(id);
     await this.storage.remove(id);
@@ -310,13 +382,19 @@ export class MediaService {
   /** Checks media ids for a new status; returns them deduplicated in order. */
   async checkForStatus(accountId: string, ids: readonly string[]): Promise<string[]> {
     const unique = [...new Set(ids)];
-    if (unique.length > MAX_ATTACHMENTS) throw unprocessable(`Validation failed: You can attach at most ${MAX_ATTACHMENTS} files`);
+    if (unique.length > MAX_ATTACHMENTS)
+      throw unprocessable(`Validation failed: You can attach at most ${MAX_ATTACHMENTS} files`);
     const rows = await this.repo.byIds(unique);
-    const usable = rows.filter((row) => row.account_id === accountId && row.status_id === null && row.scheduled_status_id === null);
-    if (usable.length !== unique.length) throw unprocessable('Validation failed: Media attachments are not yours or are already attached');
-    if (usable.some((row) => row.state !== 'done')) throw unprocessable('Validation failed: Media attachments are still being processed');
+    const usable = rows.filter(
+      (row) => row.account_id === accountId && row.status_id === null && row.scheduled_status_id === null,
+    );
+    if (usable.length !== unique.length)
+      throw unprocessable('Validation failed: Media attachments are not yours or are already attached');
+    if (usable.some((row) => row.state !== 'done'))
+      throw unprocessable('Validation failed: Media attachments are still being processed');
     const kinds = new Set(usable.map((row) => row.type));
-    if (kinds.size > 1 && (kinds.has('video') || kinds.has('audio'))) throw unprocessable('Validation failed: Cannot attach a video or audio file to a status with other files');
+    if (kinds.size > 1 && (kinds.has('video') || kinds.has('audio')))
+      throw unprocessable('Validation failed: Cannot attach a video or audio file to a status with other files');
     return unique;
   }
 }
@@ -327,7 +405,8 @@ function validateInput(input: MediaInput): void {
   }
   if (input.focus !== undefined) {
     const parts = input.focus.split(',').map((part) => Number(part.trim()));
-    if (parts.length !== 2 || parts.some((n) => !Number.isFinite(n) || n < -1 || n > 1)) throw unprocessable('Validation failed: Focus must be "x,y" with values from -1 to 1');
+    if (parts.length !== 2 || parts.some((n) => !Number.isFinite(n) || n < -1 || n > 1))
+      throw unprocessable('Validation failed: Focus must be "x,y" with values from -1 to 1');
     input.focus = parts.join(',');
   }
 }

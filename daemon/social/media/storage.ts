@@ -16,14 +16,21 @@ export const FILE_NAME = /^(original|small|thumbnail|upload)\.[a-z0-9]{1,5}$/;
 
 /** The key of the URL tags (made at first start, kept in the settings). */
 export async function loadMediaUrlKey(db: Db): Promise<Buffer> {
-  return Buffer.from(await getOrCreateSetting(db, 'social.media_url_key', () => randomBytes(32).toString('hex')), 'hex');
+  return Buffer.from(
+    await getOrCreateSetting(db, 'social.media_url_key', () => randomBytes(32).toString('hex')),
+    'hex',
+  );
 }
 
 export class MediaStorage {
   readonly root: string;
   readonly incoming: string;
   /** `urlKey`: the key of the URL tags (loadMediaUrlKey). */
-  constructor(dataDir: string, private readonly baseUrl: string, private readonly urlKey: Buffer) {
+  constructor(
+    dataDir: string,
+    private readonly baseUrl: string,
+    private readonly urlKey: Buffer,
+  ) {
     this.root = join(dataDir, 'media');
     this.incoming = join(this.root, 'incoming');
   }

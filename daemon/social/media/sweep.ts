@@ -14,10 +14,19 @@ import type { MediaService } from './service.js';
 
 export const SWEEP_GRACE_MS = 3600_000;
 
-export interface SweepResult { tempFiles: number; orphanFolders: number; stuckRows: number; profileImages: number }
+export interface SweepResult {
+  tempFiles: number;
+  orphanFolders: number;
+  stuckRows: number;
+  profileImages: number;
+}
 
 export class MediaSweep {
-  constructor(private readonly ctx: SocialContext, private readonly media: MediaService, private readonly graceMs = SWEEP_GRACE_MS) {}
+  constructor(
+    private readonly ctx: SocialContext,
+    private readonly media: MediaService,
+    private readonly graceMs = SWEEP_GRACE_MS,
+  ) {}
 
   async run(): Promise<SweepResult> {
     const now = this.ctx.now();
@@ -25,13 +34,17 @@ export class MediaSweep {
     const stuckRows = await this.failStuck(now);
     const orphanFolders = await this.removeOrphans(now);
     const profileImages = await this.removeUnusedProfileImages(now);
-    if (tempFiles + stuckRows + orphanFolders + profileImages > 0) this.ctx.log.info('media sweep', { tempFiles, orphanFolders, stuckRows, profileImages });
+    if (tempFiles + stuckRows + orphanFolders + profileImages > 0)
+      this.ctx.log.info('media sweep', { tempFiles, orphanFolders, stuckRows, profileImages });
     return { tempFiles, orphanFolders, stuckRows, profileImages };
   }
 
   private async failStuck(now: number): Promise<number> {
-    const stuck = await this.ctx.reader.all<{ id: string }>(`SELECT CAST(id AS TEXT) AS id FROM media_attachments
-      WHERE state = 'processing' AND updated_at < ?`, [nowIso(now - this.graceMs)]);
+    const stuck = await this.ctx.reader.all<{ id: string }>(
+      `SELECT CAST(id AS TEXT) AS id FROM media_attachments
+      WHERE state = 'processing' AND updated_at < ?`,
+      [nowIso(now - this.graceMs)],
+    );
     const dropped = stuck.filter(({ id }) => !this.media.queued(id));
     for (const { id } of dropped) await this.media.fail(id);
     return dropped.length;
@@ -39,10 +52,15 @@ export class MediaSweep {
 
   /** Attachment folders are named by their id; one whose id has no row is an orphan. */
   private async removeOrphans(now: number): Promise<number> {
-    const names = (await readdir(this.media.storage.root).catch(() => [] as string[])).filter((name) => /^\d{1,19}$/.test(name));
+    const names = (await readdir(this.media.storage.root).catch(() => [] as string[])).filter((name) =>
+      /^\d{1,19}$/.test(name),
+    );
     if (names.length === 0) return 0;
-    const rows = await this.ctx.reader.all<{ id: string }>(`SELECT CAST(id AS TEXT) AS id FROM media_attachments
-      WHERE id IN (SELECT CAST(value AS INTEGER) FROM json_each(?))`, [JSON.stringify(names)]);
+    const rows = await this.ctx.reader.all<{ id: string }>(
+      `SELECT CAST(id AS TEXT) AS id FROM media_attachments
+      WHERE id IN (SELECT CAST(value AS INTEGER) FROM json_each(?))`,
+      [JSON.stringify(names)],
+    );
     const known = new Set(rows.map(({ id }) => id));
     let removed = 0;
     for (const name of names) {
@@ -62,7 +80,10 @@ export class MediaSweep {
       const kindDir = join(this.ctx.mediaDir, 'accounts', kind);
       for (const accountId of await readdir(kindDir).catch(() => [] as string[])) {
         if (!/^\d{1,19}$/.test(accountId)) continue;
-        const row = await this.ctx.reader.get<Record<string, string | null>>(`SELECT avatar, avatar_static, header, header_static FROM accounts WHERE id = ?`, [accountId]);
+        const row = await this.ctx.reader.get<Record<string, string | null>>(
+          `SELECT avatar, avatar_static, header, header_static FROM accounts WHERE id = ?`,
+          [accountId],
+        );
         const named = new Set(Object.values(row ?? {}));
         for (const variant of ['original', 'static']) {
           const dir = join(kindDir, accountId, variant);

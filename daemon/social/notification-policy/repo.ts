@@ -22,8 +22,14 @@ export class NotificationPolicyRepo {
   constructor(private readonly ctx: SocialContext) {}
 
   /** Everything the rules need about (recipient ?1, sender ?2, status ?3) at time ?4, and the recipient's policy, in one query. */
-  async facts(recipientId: string, senderId: string, statusId: string | null, now: string): Promise<{ facts: SenderFacts; policy: Policy } | null> {
-    const row = await this.ctx.reader.get<Record<string, number | string | null>>(`
+  async facts(
+    recipientId: string,
+    senderId: string,
+    statusId: string | null,
+    now: string,
+  ): Promise<{ facts: SenderFacts; policy: Policy } | null> {
+    const row = await this.ctx.reader.get<Record<string, number | string | null>>(
+      `
       WITH RECURSIVE answered(id, depth) AS (
         SELECT in_reply_to_id, 1 FROM statuses WHERE id = ?3 AND in_reply_to_id IS NOT NULL
         UNION ALL
@@ -45,7 +51,9 @@ export class NotificationPolicyRepo {
           AND NOT EXISTS (SELECT 1 FROM answered JOIN statuses s ON s.id = answered.id JOIN mentions m ON m.status_id = s.id AND m.account_id = ?2
                            WHERE s.account_id = ?1 AND s.visibility = 'direct') AS unsolicited,
         ${POLICY_FIELDS.map((field) => `coalesce(p.${field}, '${DEFAULT_POLICY[field]}') AS ${field}`).join(', ')}
-      FROM accounts a LEFT JOIN notification_policies p ON p.account_id = ?1 WHERE a.id = ?2`, [recipientId, senderId, statusId, now]);
+      FROM accounts a LEFT JOIN notification_policies p ON p.account_id = ?1 WHERE a.id = ?2`,
+      [recipientId, senderId, statusId, now],
+    );
     if (!row || !row.local) return null;
     const facts: SenderFacts = {
       self: recipientId === senderId,
@@ -63,37 +71,63 @@ export class NotificationPolicyRepo {
 
   /** The account's policy: its row, or the defaults while it has none. */
   async policy(accountId: string): Promise<Policy> {
-    const row = await this.ctx.reader.get<Policy>(`SELECT ${POLICY_FIELDS.join(', ')} FROM notification_policies WHERE account_id = ?`, [accountId]);
+    const row = await this.ctx.reader.get<Policy>(
+      `SELECT ${POLICY_FIELDS.join(', ')} FROM notification_policies WHERE account_id = ?`,
+      [accountId],
+    );
     return row ?? { ...DEFAULT_POLICY };
   }
 
   async savePolicy(accountId: string, policy: Policy, now: string): Promise<void> {
-    await this.ctx.db.raw(`INSERT INTO notification_policies (account_id, ${POLICY_FIELDS.join(', ')}, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+    await this.ctx.db.raw(
+      `INSERT INTO notification_policies (account_id, ${POLICY_FIELDS.join(', ')}, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (account_id) DO UPDATE SET ${POLICY_FIELDS.map((f) => `${f} = excluded.${f}`).join(', ')}, updated_at = excluded.updated_at`,
-    [accountId, ...POLICY_FIELDS.map((field) => policy[field]), now]);
+      [accountId, ...POLICY_FIELDS.map((field) => policy[field]), now],
+    );
   }
 
   /** Pending requests and the filtered mentions they hold. */
   async summary(accountId: string): Promise<{ pending_requests_count: number; pending_notifications_count: number }> {
-    const row = await this.ctx.reader.get<{ requests: number; notifications: number }>(`SELECT count(*) AS requests, coalesce(sum(r.notifications_count), 0) AS notifications
-      FROM notification_requests r WHERE r.account_id = ? AND ${LIVE_SENDER}`, [accountId]);
+    const row = await this.ctx.reader.get<{ requests: number; notifications: number }>(
+      `SELECT count(*) AS requests, coalesce(sum(r.notifications_count), 0) AS notifications
+      FROM notification_requests r WHERE r.account_id = ? AND ${LIVE_SENDER}`,
+      [accountId],
+    );
     return { pending_requests_count: row?.requests ?? 0, pending_notifications_count: row?.notifications ?? 0 };
   }
 
   requests(accountId: string, page: PageQuery): Promise<RequestRow[]> {
-    const { sql, params } = cursorPageSql({ select: REQUEST_COLUMNS, from: 'notification_requests r', where: `r.account_id = ?1 AND ${LIVE_SENDER}`, cursor: 'r.id' }, [accountId], page);
+    const { sql, params } = cursorPageSql(
+      {
+        select: REQUEST_COLUMNS,
+        from: 'notification_requests r',
+        where: `r.account_id = ?1 AND ${LIVE_SENDER}`,
+        cursor: 'r.id',
+      },
+      [accountId],
+      page,
+    );
     return this.ctx.reader.all<RequestRow>(sql, params);
   }
 
   request(accountId: string, id: string): Promise<RequestRow | undefined> {
-    return this.ctx.reader.get<RequestRow>(`SELECT ${REQUEST_COLUMNS} FROM notification_requests r WHERE r.account_id = ? AND r.id = ?`, [accountId, id]);
+    return this.ctx.reader.get<RequestRow>(
+      `SELECT ${REQUEST_COLUMNS} FROM notification_requests r WHERE r.account_id = ? AND r.id = ?`,
+      [accountId, id],
+    );
   }
 
   /** Lets the sender through from now on and shows what they sent; the request goes with its last mention. */
   async accept(accountId: string, request: RequestRow, now: string): Promise<void> {
     await this.ctx.db.transaction(async (trx) => {
-      await trx.raw(`INSERT INTO notification_permissions (account_id, from_account_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`, [accountId, request.from_account_id, now]);
-      await trx.raw(`UPDATE notifications SET filtered = 0 WHERE account_id = ? AND from_account_id = ? AND filtered = 1`, [accountId, request.from_account_id]);
+      await trx.raw(
+        `INSERT INTO notification_permissions (account_id, from_account_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`,
+        [accountId, request.from_account_id, now],
+      );
+      await trx.raw(
+        `UPDATE notifications SET filtered = 0 WHERE account_id = ? AND from_account_id = ? AND filtered = 1`,
+        [accountId, request.from_account_id],
+      );
       await trx.raw(`DELETE FROM notification_requests WHERE id = ?`, [request.id]);
     });
   }
@@ -101,7 +135,11 @@ export class NotificationPolicyRepo {
   /** Dismisses a request; with `withNotifications`, the sender's filtered notifications go too. */
   async dismiss(accountId: string, request: RequestRow, withNotifications: boolean): Promise<void> {
     await this.ctx.db.transaction(async (trx) => {
-      if (withNotifications) await trx.raw(`DELETE FROM notifications WHERE account_id = ? AND from_account_id = ? AND filtered = 1`, [accountId, request.from_account_id]);
+      if (withNotifications)
+        await trx.raw(`DELETE FROM notifications WHERE account_id = ? AND from_account_id = ? AND filtered = 1`, [
+          accountId,
+          request.from_account_id,
+        ]);
       await trx.raw(`DELETE FROM notification_requests WHERE id = ?`, [request.id]);
     });
   }

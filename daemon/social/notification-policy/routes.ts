@@ -14,12 +14,21 @@ const DEFAULT_LIMIT = 40;
 /** Requests accepted or dismissed in one call (a page of them, and then some). */
 const MAX_BULK = 200;
 
-export function notificationPolicyRoutes(routes: Routes, service: NotificationPolicyService, renderer: StatusRenderer, baseUrl: string): void {
+export function notificationPolicyRoutes(
+  routes: Routes,
+  service: NotificationPolicyService,
+  renderer: StatusRenderer,
+  baseUrl: string,
+): void {
   const readScope = { scopes: read('notifications') };
   const writeScope = { scopes: write('notifications') };
 
-  const v2 = async (ctx: Context) => { ctx.body = serializePolicy(await service.policy(viewerId(ctx))); };
-  const v1 = async (ctx: Context) => { ctx.body = serializePolicyV1(await service.policy(viewerId(ctx))); };
+  const v2 = async (ctx: Context) => {
+    ctx.body = serializePolicy(await service.policy(viewerId(ctx)));
+  };
+  const v1 = async (ctx: Context) => {
+    ctx.body = serializePolicyV1(await service.policy(viewerId(ctx)));
+  };
   routes.get('/api/v2/notifications/policy', readScope, v2);
   routes.get('/api/v1/notifications/policy', readScope, v1);
   for (const method of ['patch', 'put'] as const) {
@@ -44,9 +53,20 @@ export function notificationPolicyRoutes(routes: Routes, service: NotificationPo
 
   async function render(viewer: string, rows: RequestRow[]) {
     const statusIds = rows.map((row) => row.last_status_id).filter((id): id is string => id !== null);
-    const { statuses, accounts } = await renderer.renderWithAccounts(statusIds, viewer, rows.map((row) => row.from_account_id));
-    return rows.filter((row) => accounts.has(row.from_account_id))
-      .map((row) => serializeRequest(row, accounts.get(row.from_account_id)!, row.last_status_id ? statuses.get(row.last_status_id) ?? null : null));
+    const { statuses, accounts } = await renderer.renderWithAccounts(
+      statusIds,
+      viewer,
+      rows.map((row) => row.from_account_id),
+    );
+    return rows
+      .filter((row) => accounts.has(row.from_account_id))
+      .map((row) =>
+        serializeRequest(
+          row,
+          accounts.get(row.from_account_id)!,
+          row.last_status_id ? (statuses.get(row.last_status_id) ?? null) : null,
+        ),
+      );
   }
 
   routes.get('/api/v1/notifications/requests', readScope, async (ctx) => {
@@ -56,12 +76,19 @@ export function notificationPolicyRoutes(routes: Routes, service: NotificationPo
     const rows = await service.requests(viewer, page);
     ctx.body = await render(viewer, rows);
     if (rows.length) {
-      setLink(ctx, { baseUrl, path: '/api/v1/notifications/requests', kept: keep(p, ['limit']),
-        nextMaxId: rows.length === page.limit ? rows[rows.length - 1].id : null, prevMinId: rows[0].id });
+      setLink(ctx, {
+        baseUrl,
+        path: '/api/v1/notifications/requests',
+        kept: keep(p, ['limit']),
+        nextMaxId: rows.length === page.limit ? rows[rows.length - 1].id : null,
+        prevMinId: rows[0].id,
+      });
     }
   });
   // Accepting is done at once here, so what was accepted has always been merged.
-  routes.get('/api/v1/notifications/requests/merged', readScope, (ctx) => { ctx.body = { merged: true }; });
+  routes.get('/api/v1/notifications/requests/merged', readScope, (ctx) => {
+    ctx.body = { merged: true };
+  });
   routes.post('/api/v1/notifications/requests/accept', writeScope, async (ctx) => {
     await service.accept(viewerId(ctx), manyIds(params(ctx), MAX_BULK), false);
     ctx.body = {};

@@ -8,13 +8,23 @@
 export type PolicyChoice = 'accept' | 'filter' | 'drop';
 export type Verdict = PolicyChoice;
 
-export const POLICY_FIELDS = ['for_not_following', 'for_not_followers', 'for_new_accounts', 'for_private_mentions', 'for_limited_accounts'] as const;
-export type PolicyField = typeof POLICY_FIELDS[number];
+export const POLICY_FIELDS = [
+  'for_not_following',
+  'for_not_followers',
+  'for_new_accounts',
+  'for_private_mentions',
+  'for_limited_accounts',
+] as const;
+export type PolicyField = (typeof POLICY_FIELDS)[number];
 export type Policy = Record<PolicyField, PolicyChoice>;
 
 /** Mastodon's defaults: private mentions from strangers and limited accounts are filtered. */
 export const DEFAULT_POLICY: Policy = {
-  for_not_following: 'accept', for_not_followers: 'accept', for_new_accounts: 'accept', for_private_mentions: 'filter', for_limited_accounts: 'filter',
+  for_not_following: 'accept',
+  for_not_followers: 'accept',
+  for_new_accounts: 'accept',
+  for_private_mentions: 'filter',
+  for_limited_accounts: 'filter',
 };
 
 /** Types a policy may hold back (Notification::PROPERTIES filterable). */

@@ -11,13 +11,25 @@ export function serializePolicy(policy: Policy & { summary: Summary }): Record<s
 }
 
 /** v1: a field is "filtering" whenever it does not accept (drop included), as Mastodon maps it. */
-export const V1_FIELDS = { filter_not_following: 'for_not_following', filter_not_followers: 'for_not_followers', filter_new_accounts: 'for_new_accounts', filter_private_mentions: 'for_private_mentions' } as const;
+export const V1_FIELDS = {
+  filter_not_following: 'for_not_following',
+  filter_not_followers: 'for_not_followers',
+  filter_new_accounts: 'for_new_accounts',
+  filter_private_mentions: 'for_private_mentions',
+} as const;
 
 export function serializePolicyV1(policy: Policy & { summary: Summary }): Record<string, unknown> {
-  return { ...Object.fromEntries(Object.entries(V1_FIELDS).map(([v1, field]) => [v1, policy[field] !== 'accept'])), summary: policy.summary };
+  return {
+    ...Object.fromEntries(Object.entries(V1_FIELDS).map(([v1, field]) => [v1, policy[field] !== 'accept'])),
+    summary: policy.summary,
+  };
 }
 
-export function serializeRequest(row: RequestRow, account: AccountJson, lastStatus: StatusJson | null): Record<string, unknown> {
+export function serializeRequest(
+  row: RequestRow,
+  account: AccountJson,
+  lastStatus: StatusJson | null,
+): Record<string, unknown> {
   return {
     id: row.id,
     created_at: row.created_at,

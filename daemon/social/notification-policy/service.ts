@@ -26,7 +26,9 @@ export class NotificationPolicyService {
     return read ? verdict(type, read.facts, read.policy, now) : 'drop';
   }
 
-  async policy(accountId: string): Promise<Policy & { summary: Awaited<ReturnType<NotificationPolicyRepo['summary']>> }> {
+  async policy(
+    accountId: string,
+  ): Promise<Policy & { summary: Awaited<ReturnType<NotificationPolicyRepo['summary']>> }> {
     const [policy, summary] = await Promise.all([this.repo.policy(accountId), this.repo.summary(accountId)]);
     return { ...policy, summary };
   }
@@ -37,7 +39,8 @@ export class NotificationPolicyService {
     for (const field of POLICY_FIELDS) {
       const value = changes[field];
       if (value === undefined) continue;
-      if (!(CHOICES as readonly string[]).includes(value)) throw unprocessable(`Validation failed: ${humanize(field)} is not included in the list`);
+      if (!(CHOICES as readonly string[]).includes(value))
+        throw unprocessable(`Validation failed: ${humanize(field)} is not included in the list`);
       policy[field] = value as PolicyChoice;
     }
     await this.repo.savePolicy(accountId, policy, nowIso(this.ctx.now()));
@@ -55,7 +58,8 @@ export class NotificationPolicyService {
 
   /** Accepts requests: one named in the path must exist (404); of a list, unknown ids are passed over. */
   async accept(accountId: string, ids: readonly string[], single: boolean): Promise<void> {
-    for (const request of await this.found(accountId, ids, single)) await this.repo.accept(accountId, request, nowIso(this.ctx.now()));
+    for (const request of await this.found(accountId, ids, single))
+      await this.repo.accept(accountId, request, nowIso(this.ctx.now()));
     // The bus's "an account's notifications changed" signal (unread counts are recounted on it).
     this.ctx.events.emit('notifications.removed', { accountId });
   }

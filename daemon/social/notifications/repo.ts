@@ -42,16 +42,24 @@ export interface Filter {
   fromAccountId?: string;
 }
 
-export interface Cursor { maxId?: string; sinceId?: string; minId?: string; limit: number }
+export interface Cursor {
+  maxId?: string;
+  sinceId?: string;
+  minId?: string;
+  limit: number;
+}
 
-const COLUMNS = (n: string) => `CAST(${n}.id AS TEXT) AS id, ${n}.type, CAST(${n}.from_account_id AS TEXT) AS from_account_id,
+const COLUMNS = (
+  n: string,
+) => `CAST(${n}.id AS TEXT) AS id, ${n}.type, CAST(${n}.from_account_id AS TEXT) AS from_account_id,
   CAST(${n}.status_id AS TEXT) AS status_id, ${n}.group_key, ${n}.filtered, ${n}.created_at`;
 const MAX = '9223372036854775807';
 /** The notifications read marker of account ?1, inside the count statement: one query, not two. */
 const MARKER = `coalesce((SELECT mk.last_read_id FROM markers mk WHERE mk.account_id = ?1 AND mk.timeline = 'notifications'), 0)`;
 
 /** Notifications from suspended accounts are never shown (Mastodon's without_suspended). */
-const NOT_SUSPENDED = (alias: string) => ` AND NOT EXISTS (SELECT 1 FROM accounts sa WHERE sa.id = ${alias}.from_account_id AND sa.suspended_at IS NOT NULL)`;
+const NOT_SUSPENDED = (alias: string) =>
+  ` AND NOT EXISTS (SELECT 1 FROM accounts sa WHERE sa.id = ${alias}.from_account_id AND sa.suspended_at IS NOT NULL)`;
 
 function filterSql(alias: string, filter: Filter): string {
   let sql = NOT_SUSPENDED(alias);
@@ -62,7 +70,8 @@ function filterSql(alias: string, filter: Filter): string {
 
 /** The page key expression: stored keys count only for the grouped types. */
 function keySql(alias: string, groupedTypes: readonly string[]): string {
-  if (groupedTypes.length === GROUPABLE_TYPES.length) return `coalesce(${alias}.group_key, 'ungrouped-' || ${alias}.id)`;
+  if (groupedTypes.length === GROUPABLE_TYPES.length)
+    return `coalesce(${alias}.group_key, 'ungrouped-' || ${alias}.id)`;
   if (groupedTypes.length === 0) return `'ungrouped-' || ${alias}.id`;
   return `CASE WHEN ${alias}.group_key IS NOT NULL AND ${alias}.type IN (${sqlList(groupedTypes)}) THEN ${alias}.group_key ELSE 'ungrouped-' || ${alias}.id END`;
 }
@@ -95,7 +104,8 @@ function buildGroupedPageSql(filter: Filter, groupedTypes: readonly string[], as
   const order = ascending ? 'ASC' : 'DESC';
   const step = ascending ? '>' : '<';
   const key = (alias: string) => keySql(alias, groupedTypes);
-  const carried = (n: string) => `${n}.type, ${n}.from_account_id, ${n}.status_id, ${n}.group_key, ${n}.filtered, ${n}.created_at`;
+  const carried = (n: string) =>
+    `${n}.type, ${n}.from_account_id, ${n}.status_id, ${n}.group_key, ${n}.filtered, ${n}.created_at`;
   const range = ascending
     ? `SELECT lowest AS begin_id, CASE WHEN size = ?4 THEN highest ELSE CAST(?2 AS INTEGER) - 1 END AS end_id FROM page`
     : `SELECT CASE WHEN size = ?4 THEN lowest ELSE CAST(?3 AS INTEGER) + 1 END AS begin_id, highest AS end_id FROM page`;
@@ -135,21 +145,62 @@ function buildGroupedPageSql(filter: Filter, groupedTypes: readonly string[], as
 }
 
 /** A group's row as the page statement returns it; `newest`, `minId`, `count` and `latestAt` only for real groups. */
-type PageTuple = [id: string, type: string, statusId: string | null, pageKey: string, fromAccountId: string, createdAt: string,
-  newest: string | null, minId: string | null, count: number | null, latestAt: string | null];
+type PageTuple = [
+  id: string,
+  type: string,
+  statusId: string | null,
+  pageKey: string,
+  fromAccountId: string,
+  createdAt: string,
+  newest: string | null,
+  minId: string | null,
+  count: number | null,
+  latestAt: string | null,
+];
 
 /**
  * A page group from its row. A real group's `newest` is `id:sender` of its newest rows (at most
  * 9), newest first: the first is its newest notification, the first 8 senders are its samples.
  */
-function pageGroup([representativeId, type, statusId, groupKey, fromAccountId, createdAt, newest, minId, count, latestAt]: PageTuple): PageGroup {
+function pageGroup([
+  representativeId,
+  type,
+  statusId,
+  groupKey,
+  fromAccountId,
+  createdAt,
+  newest,
+  minId,
+  count,
+  latestAt,
+]: PageTuple): PageGroup {
   if (newest === null) {
-    return { representativeId, type, statusId, groupKey, count: 1, newestId: representativeId, minId: representativeId, latestAt: createdAt, sampleAccountIds: [fromAccountId] };
+    return {
+      representativeId,
+      type,
+      statusId,
+      groupKey,
+      count: 1,
+      newestId: representativeId,
+      minId: representativeId,
+      latestAt: createdAt,
+      sampleAccountIds: [fromAccountId],
+    };
   }
   const rows = newest.split(',', SAMPLE_ACCOUNTS);
   const newestId = rows[0].slice(0, rows[0].indexOf(':'));
   const sampleAccountIds = rows.map((row) => row.slice(row.indexOf(':') + 1));
-  return { representativeId, type, statusId, groupKey, count: count!, newestId, minId: minId!, latestAt: latestAt!, sampleAccountIds };
+  return {
+    representativeId,
+    type,
+    statusId,
+    groupKey,
+    count: count!,
+    newestId,
+    minId: minId!,
+    latestAt: latestAt!,
+    sampleAccountIds,
+  };
 }
 
 export class NotificationsRepo {
@@ -164,44 +215,79 @@ export class NotificationsRepo {
       `SELECT * FROM (SELECT ${COLUMNS('n')}, n.id AS n_id FROM notifications n
          WHERE n.account_id = ?1 AND n.id < ?2 AND n.id > ?3${filterSql('n', filter)}${from}
          ORDER BY n.id ${ascending ? 'ASC' : 'DESC'} LIMIT ?4) ORDER BY n_id DESC`,
-      [accountId, cursor.maxId ?? MAX, (ascending ? cursor.minId : cursor.sinceId) ?? '0', cursor.limit, ...(from ? [filter.fromAccountId!] : [])]);
+      [
+        accountId,
+        cursor.maxId ?? MAX,
+        (ascending ? cursor.minId : cursor.sinceId) ?? '0',
+        cursor.limit,
+        ...(from ? [filter.fromAccountId!] : []),
+      ],
+    );
   }
 
   /** v2 page: its groups, newest first (with min_id: the oldest after it, still newest first). */
-  async groupedPage(accountId: string, filter: Filter, groupedTypes: readonly string[], cursor: Cursor): Promise<PageGroup[]> {
+  async groupedPage(
+    accountId: string,
+    filter: Filter,
+    groupedTypes: readonly string[],
+    cursor: Cursor,
+  ): Promise<PageGroup[]> {
     if (cursor.limit === 0) return [];
     const ascending = cursor.minId !== undefined;
     const lowBound = (ascending ? cursor.minId : cursor.sinceId) ?? '0';
-    const row = await this.ctx.reader.get<{ page: string }>(groupedPageSqlFor(filter, groupedTypes, ascending),
-      [accountId, cursor.maxId ?? MAX, lowBound, cursor.limit]);
+    const row = await this.ctx.reader.get<{ page: string }>(groupedPageSqlFor(filter, groupedTypes, ascending), [
+      accountId,
+      cursor.maxId ?? MAX,
+      lowBound,
+      cursor.limit,
+    ]);
     // Newest first, sorted here: a page has at most 40 groups, cheaper to sort in JavaScript than
     // with a sorter in the statement. Decimal ids: the longer is the larger.
-    return (JSON.parse(row?.page ?? '[]') as PageTuple[]).map(pageGroup)
-      .sort((a, b) => b.representativeId.length - a.representativeId.length || (b.representativeId > a.representativeId ? 1 : -1));
+    return (JSON.parse(row?.page ?? '[]') as PageTuple[])
+      .map(pageGroup)
+      .sort(
+        (a, b) =>
+          b.representativeId.length - a.representativeId.length || (b.representativeId > a.representativeId ? 1 : -1),
+      );
   }
 
   /** The notifications of one group key (or `ungrouped-<id>`), newest first, any age. */
   byGroupKey(accountId: string, groupKey: string): Promise<NotificationRow[]> {
     const ungrouped = /^ungrouped-(\d{1,19})$/.exec(groupKey);
     if (ungrouped) {
-      return this.ctx.reader.all<NotificationRow>(`SELECT ${COLUMNS('n')} FROM notifications n WHERE n.account_id = ? AND n.id = ?`, [accountId, ungrouped[1]])
+      return this.ctx.reader
+        .all<NotificationRow>(`SELECT ${COLUMNS('n')} FROM notifications n WHERE n.account_id = ? AND n.id = ?`, [
+          accountId,
+          ungrouped[1],
+        ])
         .then(async (rows) => (rows[0]?.group_key ? this.byGroupKey(accountId, rows[0].group_key) : rows));
     }
     return this.ctx.reader.all<NotificationRow>(
-      `SELECT ${COLUMNS('n')} FROM notifications n WHERE n.account_id = ? AND n.group_key = ? ORDER BY n.id DESC`, [accountId, groupKey]);
+      `SELECT ${COLUMNS('n')} FROM notifications n WHERE n.account_id = ? AND n.group_key = ? ORDER BY n.id DESC`,
+      [accountId, groupKey],
+    );
   }
 
   /** Accounts of a real group, newest first, paged by notification id. */
-  groupAccounts(accountId: string, groupKey: string, cursor: Cursor): Promise<Array<{ id: string; from_account_id: string }>> {
+  groupAccounts(
+    accountId: string,
+    groupKey: string,
+    cursor: Cursor,
+  ): Promise<Array<{ id: string; from_account_id: string }>> {
     const ascending = cursor.minId !== undefined;
-    return this.ctx.reader.all(`SELECT * FROM (SELECT CAST(id AS TEXT) AS id, CAST(from_account_id AS TEXT) AS from_account_id, id AS n_id
+    return this.ctx.reader.all(
+      `SELECT * FROM (SELECT CAST(id AS TEXT) AS id, CAST(from_account_id AS TEXT) AS from_account_id, id AS n_id
         FROM notifications WHERE account_id = ?1 AND group_key = ?2 AND id < ?3 AND id > ?4
         ORDER BY id ${ascending ? 'ASC' : 'DESC'} LIMIT ?5) ORDER BY n_id DESC`,
-    [accountId, groupKey, cursor.maxId ?? MAX, (ascending ? cursor.minId : cursor.sinceId) ?? '0', cursor.limit]);
+      [accountId, groupKey, cursor.maxId ?? MAX, (ascending ? cursor.minId : cursor.sinceId) ?? '0', cursor.limit],
+    );
   }
 
   one(accountId: string, id: string): Promise<NotificationRow | undefined> {
-    return this.ctx.reader.get<NotificationRow>(`SELECT ${COLUMNS('n')} FROM notifications n WHERE n.account_id = ? AND n.id = ?${NOT_SUSPENDED('n')}`, [accountId, id]);
+    return this.ctx.reader.get<NotificationRow>(
+      `SELECT ${COLUMNS('n')} FROM notifications n WHERE n.account_id = ? AND n.id = ?${NOT_SUSPENDED('n')}`,
+      [accountId, id],
+    );
   }
 
   /** Notifications above the read marker, capped (v1 unread_count counts notifications). */
@@ -209,16 +295,23 @@ export class NotificationsRepo {
     const from = filter.fromAccountId !== undefined ? ' AND n.from_account_id = ?3' : '';
     const row = await this.ctx.reader.get<{ count: number }>(
       `SELECT count(*) AS count FROM (SELECT 1 FROM notifications n WHERE n.account_id = ?1 AND n.id > ${MARKER}${filterSql('n', filter)}${from} LIMIT ?2)`,
-      [accountId, cap, ...(from ? [filter.fromAccountId!] : [])]);
+      [accountId, cap, ...(from ? [filter.fromAccountId!] : [])],
+    );
     return row?.count ?? 0;
   }
 
   /** Groups having a notification above the read marker, capped (v2 unread_count counts groups). */
-  async countUnreadGroups(accountId: string, filter: Filter, groupedTypes: readonly string[], cap: number): Promise<number> {
+  async countUnreadGroups(
+    accountId: string,
+    filter: Filter,
+    groupedTypes: readonly string[],
+    cap: number,
+  ): Promise<number> {
     const row = await this.ctx.reader.get<{ count: number }>(
       `SELECT count(*) AS count FROM (SELECT DISTINCT ${keySql('n', groupedTypes)} FROM notifications n
          WHERE n.account_id = ?1 AND n.id > ${MARKER}${filterSql('n', filter)} ORDER BY n.id DESC LIMIT ?2)`,
-      [accountId, cap]);
+      [accountId, cap],
+    );
     return row?.count ?? 0;
   }
 
@@ -226,40 +319,83 @@ export class NotificationsRepo {
 
   /** The start bucket of the open 12-hour window of (recipient, prefix), if any. */
   async openWindow(trx: Knex, accountId: string, prefix: string): Promise<number | null> {
-    const rows = await trx.raw<Array<{ hour_bucket: number }>>(`SELECT hour_bucket FROM notification_group_windows WHERE account_id = ? AND prefix = ?`, [accountId, prefix]);
+    const rows = await trx.raw<Array<{ hour_bucket: number }>>(
+      `SELECT hour_bucket FROM notification_group_windows WHERE account_id = ? AND prefix = ?`,
+      [accountId, prefix],
+    );
     return rows[0]?.hour_bucket ?? null;
   }
 
   async setWindow(trx: Knex, accountId: string, prefix: string, bucket: number): Promise<void> {
-    await trx.raw(`INSERT INTO notification_group_windows (account_id, prefix, hour_bucket) VALUES (?, ?, ?)
-      ON CONFLICT (account_id, prefix) DO UPDATE SET hour_bucket = excluded.hour_bucket`, [accountId, prefix, bucket]);
+    await trx.raw(
+      `INSERT INTO notification_group_windows (account_id, prefix, hour_bucket) VALUES (?, ?, ?)
+      ON CONFLICT (account_id, prefix) DO UPDATE SET hour_bucket = excluded.hour_bucket`,
+      [accountId, prefix, bucket],
+    );
   }
 
-  async insert(trx: Knex, row: { account_id: string; from_account_id: string; type: string; status_id: string | null; activity_id: string | null; group_key: string | null; filtered: boolean; created_at: string }): Promise<string> {
-    const rows = await trx.raw<Array<{ id: string }>>(`INSERT INTO notifications (account_id, from_account_id, type, status_id, activity_id, group_key, filtered, created_at)
+  async insert(
+    trx: Knex,
+    row: {
+      account_id: string;
+      from_account_id: string;
+      type: string;
+      status_id: string | null;
+      activity_id: string | null;
+      group_key: string | null;
+      filtered: boolean;
+      created_at: string;
+    },
+  ): Promise<string> {
+    const rows = await trx.raw<Array<{ id: string }>>(
+      `INSERT INTO notifications (account_id, from_account_id, type, status_id, activity_id, group_key, filtered, created_at)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING CAST(id AS TEXT) AS id`,
-    [row.account_id, row.from_account_id, row.type, row.status_id, row.activity_id, row.group_key, row.filtered ? 1 : 0, row.created_at]);
+      [
+        row.account_id,
+        row.from_account_id,
+        row.type,
+        row.status_id,
+        row.activity_id,
+        row.group_key,
+        row.filtered ? 1 : 0,
+        row.created_at,
+      ],
+    );
     return rows[0].id;
   }
 
   /** Deletes matching notifications; returns the recipients touched. */
-  async remove(trx: Knex, where: { accountId?: string; fromAccountId?: string; type?: string; statusId?: string; activityId?: string }): Promise<string[]> {
+  async remove(
+    trx: Knex,
+    where: { accountId?: string; fromAccountId?: string; type?: string; statusId?: string; activityId?: string },
+  ): Promise<string[]> {
     const clauses: string[] = [];
     const bindings: string[] = [];
-    const add = (sql: string, value: string | undefined) => { if (value !== undefined) { clauses.push(sql); bindings.push(value); } };
+    const add = (sql: string, value: string | undefined) => {
+      if (value !== undefined) {
+        clauses.push(sql);
+        bindings.push(value);
+      }
+    };
     add('account_id = ?', where.accountId);
     add('from_account_id = ?', where.fromAccountId);
     add('type = ?', where.type);
     add('status_id = ?', where.statusId);
     add('activity_id = ?', where.activityId);
     if (clauses.length === 0) throw new Error('refusing to delete every notification');
-    const rows = await trx.raw<Array<{ account_id: string }>>(`DELETE FROM notifications WHERE ${clauses.join(' AND ')} RETURNING CAST(account_id AS TEXT) AS account_id`, bindings);
+    const rows = await trx.raw<Array<{ account_id: string }>>(
+      `DELETE FROM notifications WHERE ${clauses.join(' AND ')} RETURNING CAST(account_id AS TEXT) AS account_id`,
+      bindings,
+    );
     return [...new Set(rows.map((row) => row.account_id))];
   }
 
   async removeIds(accountId: string, ids: readonly string[]): Promise<number> {
     if (ids.length === 0) return 0;
-    const rows = await this.ctx.db.raw<unknown[]>(`DELETE FROM notifications WHERE account_id = ? AND id IN (SELECT CAST(value AS INTEGER) FROM json_each(?)) RETURNING id`, [accountId, JSON.stringify(ids)]);
+    const rows = await this.ctx.db.raw<unknown[]>(
+      `DELETE FROM notifications WHERE account_id = ? AND id IN (SELECT CAST(value AS INTEGER) FROM json_each(?)) RETURNING id`,
+      [accountId, JSON.stringify(ids)],
+    );
     return rows.length;
   }
 

@@ -40,17 +40,23 @@ function capOf(p: Params): number {
   return limitParam(p, UNREAD_DEFAULT_CAP, UNREAD_MAX_CAP);
 }
 
-export function notificationRoutes(routes: Routes, service: NotificationsService, renderer: StatusRenderer, baseUrl: string, cache: ResponseCache): void {
+export function notificationRoutes(
+  routes: Routes,
+  service: NotificationsService,
+  renderer: StatusRenderer,
+  baseUrl: string,
+  cache: ResponseCache,
+): void {
   /**
    * The viewer's reads, cached while the database is unchanged (key: viewer, path and query).
    * Older pages (max_id) are read once while scrolling: only first pages and counts are kept. A
    * query with a parameter the endpoint does not know differs per request (a cache buster): its
    * answer would never be asked for again, so it is not kept.
    */
-  const cached = (known: ReadonlySet<string>) => (ctx: Context, render: () => Promise<void>) => (
+  const cached = (known: ReadonlySet<string>) => (ctx: Context, render: () => Promise<void>) =>
     ctx.query.max_id !== undefined || !onlyKnownParams(ctx, known)
       ? render()
-      : cache.serve(ctx, `${viewerId(ctx)} ${ctx.path}?${ctx.querystring}`, ['Link'], render));
+      : cache.serve(ctx, `${viewerId(ctx)} ${ctx.path}?${ctx.querystring}`, ['Link'], render);
   const cachedV1 = cached(V1_PARAMS);
   const cachedV2 = cached(V2_PARAMS);
   const readScope = { scopes: read('notifications') };
@@ -61,20 +67,35 @@ export function notificationRoutes(routes: Routes, service: NotificationsService
   }
 
   // ── v1 ──
-  routes.get('/api/v1/notifications', readScope, (ctx) => cachedV1(ctx, async () => {
-    const viewer = viewerId(ctx);
-    const p = params(ctx);
-    const cursor = pageQuery(p, DEFAULT_LIMIT, MAX_LIMIT);
-    const rows = await service.list(viewer, filterOf(p, true), cursor);
-    const { accounts, statuses } = await hydrate(viewer, rows.map((r) => r.from_account_id), rows.map((r) => r.status_id).filter((id): id is string => id !== null));
-    ctx.body = rows.map((row) => serializeNotification(row, accounts, statuses)).filter(Boolean);
-    if (rows.length) setLink(ctx, { baseUrl, path: '/api/v1/notifications', kept: keep(p, V1_KEPT), nextMaxId: rows[rows.length - 1].id, prevMinId: rows[0].id });
-  }));
+  routes.get('/api/v1/notifications', readScope, (ctx) =>
+    cachedV1(ctx, async () => {
+      const viewer = viewerId(ctx);
+      const p = params(ctx);
+      const cursor = pageQuery(p, DEFAULT_LIMIT, MAX_LIMIT);
+      const rows = await service.list(viewer, filterOf(p, true), cursor);
+      const { accounts, statuses } = await hydrate(
+        viewer,
+        rows.map((r) => r.from_account_id),
+        rows.map((r) => r.status_id).filter((id): id is string => id !== null),
+      );
+      ctx.body = rows.map((row) => serializeNotification(row, accounts, statuses)).filter(Boolean);
+      if (rows.length)
+        setLink(ctx, {
+          baseUrl,
+          path: '/api/v1/notifications',
+          kept: keep(p, V1_KEPT),
+          nextMaxId: rows[rows.length - 1].id,
+          prevMinId: rows[0].id,
+        });
+    }),
+  );
 
-  routes.get('/api/v1/notifications/unread_count', readScope, (ctx) => cachedV1(ctx, async () => {
-    const p = params(ctx);
-    ctx.body = { count: await service.unreadCount(viewerId(ctx), filterOf(p, true), capOf(p)) };
-  }));
+  routes.get('/api/v1/notifications/unread_count', readScope, (ctx) =>
+    cachedV1(ctx, async () => {
+      const p = params(ctx);
+      ctx.body = { count: await service.unreadCount(viewerId(ctx), filterOf(p, true), capOf(p)) };
+    }),
+  );
 
   routes.post('/api/v1/notifications/clear', writeScope, async (ctx) => {
     await service.clear(viewerId(ctx));
@@ -96,22 +117,49 @@ export function notificationRoutes(routes: Routes, service: NotificationsService
   });
 
   // ── v2 ──
-  routes.get('/api/v2/notifications', readScope, (ctx) => cachedV2(ctx, async () => {
-    const viewer = viewerId(ctx);
-    const p = params(ctx);
-    const expand = expandOf(p);
-    const cursor = pageQuery(p, DEFAULT_LIMIT, MAX_LIMIT);
-    const groups = await service.page(viewer, filterOf(p, false), selectGroupedTypes(arrayParam(p, 'grouped_types')), cursor);
-    const statusIds = groups.map((g) => g.statusId).filter((id): id is string => id !== null);
-    const { accounts, statuses } = await renderer.renderWithAccounts(statusIds, viewer, groups.flatMap((g) => g.sampleAccountIds));
-    ctx.body = serializePage(groups, accounts, statuses, expand);
-    if (groups.length) setLink(ctx, { baseUrl, path: '/api/v2/notifications', kept: keep(p, V2_KEPT), nextMaxId: groups[groups.length - 1].representativeId, prevMinId: groups[0].representativeId });
-  }));
+  routes.get('/api/v2/notifications', readScope, (ctx) =>
+    cachedV2(ctx, async () => {
+      const viewer = viewerId(ctx);
+      const p = params(ctx);
+      const expand = expandOf(p);
+      const cursor = pageQuery(p, DEFAULT_LIMIT, MAX_LIMIT);
+      const groups = await service.page(
+        viewer,
+        filterOf(p, false),
+        selectGroupedTypes(arrayParam(p, 'grouped_types')),
+        cursor,
+      );
+      const statusIds = groups.map((g) => g.statusId).filter((id): id is string => id !== null);
+      const { accounts, statuses } = await renderer.renderWithAccounts(
+        statusIds,
+        viewer,
+        groups.flatMap((g) => g.sampleAccountIds),
+      );
+      ctx.body = serializePage(groups, accounts, statuses, expand);
+      if (groups.length)
+        setLink(ctx, {
+          baseUrl,
+          path: '/api/v2/notifications',
+          kept: keep(p, V2_KEPT),
+          nextMaxId: groups[groups.length - 1].representativeId,
+          prevMinId: groups[0].representativeId,
+        });
+    }),
+  );
 
-  routes.get('/api/v2/notifications/unread_count', readScope, (ctx) => cachedV2(ctx, async () => {
-    const p = params(ctx);
-    ctx.body = { count: await service.unreadGroupCount(viewerId(ctx), filterOf(p, false), selectGroupedTypes(arrayParam(p, 'grouped_types')), capOf(p)) };
-  }));
+  routes.get('/api/v2/notifications/unread_count', readScope, (ctx) =>
+    cachedV2(ctx, async () => {
+      const p = params(ctx);
+      ctx.body = {
+        count: await service.unreadGroupCount(
+          viewerId(ctx),
+          filterOf(p, false),
+          selectGroupedTypes(arrayParam(p, 'grouped_types')),
+          capOf(p),
+        ),
+      };
+    }),
+  );
 
   routes.post('/api/v2/notifications/clear', writeScope, async (ctx) => {
     await service.clear(viewerId(ctx));
@@ -122,7 +170,11 @@ export function notificationRoutes(routes: Routes, service: NotificationsService
     const viewer = viewerId(ctx);
     const p = params(ctx);
     const group = await service.group(viewer, groupKeyParam(ctx));
-    const { accounts, statuses } = await hydrate(viewer, group.sample_account_ids, group.status_id ? [group.status_id] : []);
+    const { accounts, statuses } = await hydrate(
+      viewer,
+      group.sample_account_ids,
+      group.status_id ? [group.status_id] : [],
+    );
     ctx.body = serializeGroupEnvelope(group, accounts, statuses, expandOf(p));
   });
 
@@ -141,8 +193,11 @@ export function notificationRoutes(routes: Routes, service: NotificationsService
     ctx.body = rows.map((row) => accounts.get(row.from_account_id)).filter(Boolean);
     if (rows.length) {
       setLink(ctx, {
-        baseUrl, path: `/api/v2/notifications/${encodeURIComponent(key)}/accounts`, kept: keep(p, ['limit']),
-        nextMaxId: rows.length === cursor.limit ? rows[rows.length - 1].id : null, prevMinId: rows[0].id,
+        baseUrl,
+        path: `/api/v2/notifications/${encodeURIComponent(key)}/accounts`,
+        kept: keep(p, ['limit']),
+        nextMaxId: rows.length === cursor.limit ? rows[rows.length - 1].id : null,
+        prevMinId: rows[0].id,
       });
     }
   });

@@ -5,7 +5,11 @@ import type { NotificationRow, PageGroup } from './repo.js';
 import type { Group } from './service.js';
 import { STATUS_TYPES } from './types.js';
 
-export function serializeNotification(row: NotificationRow, accounts: Map<string, AccountJson>, statuses: Map<string, StatusJson>): Record<string, unknown> | null {
+export function serializeNotification(
+  row: NotificationRow,
+  accounts: Map<string, AccountJson>,
+  statuses: Map<string, StatusJson>,
+): Record<string, unknown> | null {
   const account = accounts.get(row.from_account_id);
   if (!account) return null;
   const json: Record<string, unknown> = {
@@ -25,7 +29,11 @@ export function serializeNotification(row: NotificationRow, accounts: Map<string
 }
 
 /** Where a group was met on a page (v2 pages carry it; the show endpoint does not). */
-interface PageFields { minId: string; maxId: string; latestAt: string }
+interface PageFields {
+  minId: string;
+  maxId: string;
+  latestAt: string;
+}
 
 /**
  * A notification group; with `page`, the page fields after the id. most_recent_notification_id is
@@ -46,26 +54,49 @@ export function serializeGroup(group: Group, page?: PageFields): Record<string, 
 }
 
 function serializePageGroup(group: PageGroup): Record<string, unknown> {
-  return serializeGroup({
-    group_key: group.groupKey, notifications_count: group.count, type: group.type, most_recent_notification_id: group.newestId,
-    sample_account_ids: group.sampleAccountIds, status_id: group.statusId,
-  }, { minId: group.minId, maxId: group.newestId, latestAt: group.latestAt });
+  return serializeGroup(
+    {
+      group_key: group.groupKey,
+      notifications_count: group.count,
+      type: group.type,
+      most_recent_notification_id: group.newestId,
+      sample_account_ids: group.sampleAccountIds,
+      status_id: group.statusId,
+    },
+    { minId: group.minId, maxId: group.newestId, latestAt: group.latestAt },
+  );
 }
 
 export type Expand = 'full' | 'partial_avatars';
 
 /** What the envelope must know of a group to place its accounts and status. */
-interface Placed { type: string; statusId: string | null; sampleAccountIds: readonly string[] }
+interface Placed {
+  type: string;
+  statusId: string | null;
+  sampleAccountIds: readonly string[];
+}
 
 /** The v2 envelope of a page. */
-export function serializePage(groups: readonly PageGroup[], accounts: Map<string, AccountJson>, statuses: Map<string, StatusJson>, expand: Expand): Record<string, unknown> {
+export function serializePage(
+  groups: readonly PageGroup[],
+  accounts: Map<string, AccountJson>,
+  statuses: Map<string, StatusJson>,
+  expand: Expand,
+): Record<string, unknown> {
   return envelope(groups, accounts, statuses, expand, (visible) => visible.map(serializePageGroup));
 }
 
 /** The v2 envelope of one group (the show endpoint). */
-export function serializeGroupEnvelope(group: Group, accounts: Map<string, AccountJson>, statuses: Map<string, StatusJson>, expand: Expand): Record<string, unknown> {
+export function serializeGroupEnvelope(
+  group: Group,
+  accounts: Map<string, AccountJson>,
+  statuses: Map<string, StatusJson>,
+  expand: Expand,
+): Record<string, unknown> {
   const placed = { type: group.type, statusId: group.status_id, sampleAccountIds: group.sample_account_ids, group };
-  return envelope([placed], accounts, statuses, expand, (visible) => visible.map((entry) => serializeGroup(entry.group)));
+  return envelope([placed], accounts, statuses, expand, (visible) =>
+    visible.map((entry) => serializeGroup(entry.group)),
+  );
 }
 
 /**
@@ -73,13 +104,24 @@ export function serializeGroupEnvelope(group: Group, accounts: Map<string, Accou
  * group in full, the other sample accounts as partial accounts (never one already in full). A
  * group whose status is not shown to the viewer is left out.
  */
-function envelope<G extends Placed>(groups: readonly G[], accounts: Map<string, AccountJson>, statuses: Map<string, StatusJson>, expand: Expand, render: (visible: G[]) => unknown): Record<string, unknown> {
-  const visible = groups.filter((group) => !STATUS_TYPES.has(group.type) || (group.statusId && statuses.has(group.statusId)));
+function envelope<G extends Placed>(
+  groups: readonly G[],
+  accounts: Map<string, AccountJson>,
+  statuses: Map<string, StatusJson>,
+  expand: Expand,
+  render: (visible: G[]) => unknown,
+): Record<string, unknown> {
+  const visible = groups.filter(
+    (group) => !STATUS_TYPES.has(group.type) || (group.statusId && statuses.has(group.statusId)),
+  );
   const full: AccountJson[] = [];
   const fullIds = new Set<string>();
   const addFull = (id: string) => {
     const account = accounts.get(id);
-    if (account && !fullIds.has(id)) { fullIds.add(id); full.push(account); }
+    if (account && !fullIds.has(id)) {
+      fullIds.add(id);
+      full.push(account);
+    }
   };
   for (const group of visible) {
     if (expand === 'full') group.sampleAccountIds.forEach(addFull);

@@ -58,11 +58,22 @@ export class NotificationsService {
     const id = await this.ctx.db.transaction(async (trx) => {
       const groupKey = filtered ? null : await this.groupKey(trx, input, now);
       return this.repo.insert(trx, {
-        account_id: input.recipientId, from_account_id: input.fromId, type: input.type, filtered,
-        status_id: input.statusId ?? null, activity_id: input.activityId ?? null, group_key: groupKey, created_at: nowIso(now),
+        account_id: input.recipientId,
+        from_account_id: input.fromId,
+        type: input.type,
+        filtered,
+        status_id: input.statusId ?? null,
+        activity_id: input.activityId ?? null,
+        group_key: groupKey,
+        created_at: nowIso(now),
       });
     });
-    if (!filtered) this.ctx.events.emit('notification.created', { notificationId: id, accountId: input.recipientId, type: input.type });
+    if (!filtered)
+      this.ctx.events.emit('notification.created', {
+        notificationId: id,
+        accountId: input.recipientId,
+        type: input.type,
+      });
     return id;
   }
 
@@ -137,15 +148,30 @@ export class NotificationsService {
   /** v2 dismiss: the whole group; another account's or an unknown key changes nothing. */
   async dismissGroup(accountId: string, groupKey: string): Promise<void> {
     const rows = await this.repo.byGroupKey(accountId, groupKey);
-    if (await this.repo.removeIds(accountId, rows.map((row) => row.id))) this.ctx.events.emit('notifications.removed', { accountId });
+    if (
+      await this.repo.removeIds(
+        accountId,
+        rows.map((row) => row.id),
+      )
+    )
+      this.ctx.events.emit('notifications.removed', { accountId });
   }
 
-  async groupAccounts(accountId: string, groupKey: string, cursor: Cursor): Promise<Array<{ id: string; from_account_id: string }>> {
+  async groupAccounts(
+    accountId: string,
+    groupKey: string,
+    cursor: Cursor,
+  ): Promise<Array<{ id: string; from_account_id: string }>> {
     if (groupKey.startsWith('ungrouped-')) return [];
     return this.repo.groupAccounts(accountId, groupKey, cursor);
   }
 
-  async unreadGroupCount(accountId: string, filter: Filter, groupedTypes: readonly string[], cap: number): Promise<number> {
+  async unreadGroupCount(
+    accountId: string,
+    filter: Filter,
+    groupedTypes: readonly string[],
+    cap: number,
+  ): Promise<number> {
     return this.repo.countUnreadGroups(accountId, filter, groupedTypes, cap);
   }
 }

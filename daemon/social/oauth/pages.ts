@@ -14,13 +14,23 @@ export class OAuthPages {
   private readonly error = readFileSync(`${WEB_DIR}error.html`, 'utf8');
   readonly css = readFileSync(`${WEB_DIR}oauth.css`, 'utf8');
 
-  authorizePage(input: { appName: string; website: string | null; scopes: string[]; hidden: Record<string, string>; message?: string; login?: string }): string {
+  authorizePage(input: {
+    appName: string;
+    website: string | null;
+    scopes: string[];
+    hidden: Record<string, string>;
+    message?: string;
+    login?: string;
+  }): string {
     const hidden = Object.entries(input.hidden)
-      .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`).join('\n      ');
+      .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
+      .join('\n      ');
     const scopes = input.scopes.map((scope) => `<li><code>${escapeHtml(scope)}</code></li>`).join('');
     return fill(this.authorize, {
       app: escapeHtml(input.appName),
-      website: input.website ? `<a href="${escapeHtml(input.website)}" rel="noopener">${escapeHtml(input.website)}</a>` : '',
+      website: input.website
+        ? `<a href="${escapeHtml(input.website)}" rel="noopener">${escapeHtml(input.website)}</a>`
+        : '',
       scopes,
       hidden,
       login: escapeHtml(input.login ?? ''),

@@ -42,7 +42,10 @@ const APP_COLUMNS = 'CAST(id AS TEXT) AS id, name, website, redirect_uri, scopes
 export class OAuthRepo {
   constructor(private readonly ctx: SocialContext) {}
 
-  async insertApp(app: Omit<AppRow, 'id'> & { owner_account_id?: string | null }, trx: Knex = this.ctx.db): Promise<string> {
+  async insertApp(
+    app: Omit<AppRow, 'id'> & { owner_account_id?: string | null },
+    trx: Knex = this.ctx.db,
+  ): Promise<string> {
     const [id] = await trx('oauth_apps').insert({ ...app, created_at: new Date(this.ctx.now()).toISOString() });
     return String(id);
   }
@@ -55,10 +58,15 @@ export class OAuthRepo {
     return this.ctx.reader.get<AppRow>(`SELECT ${APP_COLUMNS} FROM oauth_apps WHERE client_id = ?`, [clientId]);
   }
 
-  async insertToken(row: { token_hash: string; app_id: string | null; account_id: string | null; scopes: string }, trx: Knex = this.ctx.db): Promise<{ id: string; created_at: string }> {
+  async insertToken(
+    row: { token_hash: string; app_id: string | null; account_id: string | null; scopes: string },
+    trx: Knex = this.ctx.db,
+  ): Promise<{ id: string; created_at: string }> {
     const created_at = new Date(this.ctx.now()).toISOString();
-    const [token] = await trx.raw<Array<{ id: number }>>(`INSERT INTO oauth_tokens (token_hash, app_id, account_id, scopes, created_at) VALUES (?, ?, ?, ?, ?) RETURNING id`,
-      [row.token_hash, row.app_id, row.account_id, row.scopes, created_at]);
+    const [token] = await trx.raw<Array<{ id: number }>>(
+      `INSERT INTO oauth_tokens (token_hash, app_id, account_id, scopes, created_at) VALUES (?, ?, ?, ?, ?) RETURNING id`,
+      [row.token_hash, row.app_id, row.account_id, row.scopes, created_at],
+    );
     return { id: String(token.id), created_at };
   }
 
@@ -69,22 +77,42 @@ export class OAuthRepo {
          FROM oauth_tokens t
          LEFT JOIN users u ON u.account_id = t.account_id
          LEFT JOIN accounts a ON a.id = t.account_id
-        WHERE t.token_hash = ? AND t.revoked_at IS NULL`, [hash]);
+        WHERE t.token_hash = ? AND t.revoked_at IS NULL`,
+      [hash],
+    );
   }
 
   async tokenAppByHash(hash: string): Promise<{ id: string; app_id: string | null } | undefined> {
-    return this.ctx.reader.get(`SELECT CAST(id AS TEXT) AS id, CAST(app_id AS TEXT) AS app_id FROM oauth_tokens WHERE token_hash = ? AND revoked_at IS NULL`, [hash]);
+    return this.ctx.reader.get(
+      `SELECT CAST(id AS TEXT) AS id, CAST(app_id AS TEXT) AS app_id FROM oauth_tokens WHERE token_hash = ? AND revoked_at IS NULL`,
+      [hash],
+    );
   }
 
   async revokeToken(id: string): Promise<void> {
-    await this.ctx.db('oauth_tokens').where({ id }).update({ revoked_at: new Date(this.ctx.now()).toISOString() });
+    await this.ctx
+      .db('oauth_tokens')
+      .where({ id })
+      .update({ revoked_at: new Date(this.ctx.now()).toISOString() });
   }
 
   async revokeAccountTokens(accountId: string): Promise<void> {
-    await this.ctx.db.raw(`UPDATE oauth_tokens SET revoked_at = ? WHERE account_id = ? AND revoked_at IS NULL`, [new Date(this.ctx.now()).toISOString(), accountId]);
+    await this.ctx.db.raw(`UPDATE oauth_tokens SET revoked_at = ? WHERE account_id = ? AND revoked_at IS NULL`, [
+      new Date(this.ctx.now()).toISOString(),
+      accountId,
+    ]);
   }
 
-  async insertCode(row: { code_hash: string; app_id: string; account_id: string; redirect_uri: string; scopes: string; code_challenge: string | null; code_challenge_method: string | null; expires_at: string }): Promise<void> {
+  async insertCode(row: {
+    code_hash: string;
+    app_id: string;
+    account_id: string;
+    redirect_uri: string;
+    scopes: string;
+    code_challenge: string | null;
+    code_challenge_method: string | null;
+    expires_at: string;
+  }): Promise<void> {
     await this.ctx.db('oauth_codes').insert({ ...row, created_at: new Date(this.ctx.now()).toISOString() });
   }
 
@@ -98,13 +126,16 @@ export class OAuthRepo {
       const nowIso = now.toISOString();
       const tokens = await trx('oauth_tokens').whereNotNull('revoked_at').andWhere('revoked_at', '<=', nowIso).delete();
       const codes = await trx('oauth_codes').whereNotNull('used_at').orWhere('expires_at', '<', nowIso).delete();
-      const apps = await trx.raw(`DELETE FROM oauth_apps AS a
+      const apps = (await trx.raw(
+        `DELETE FROM oauth_apps AS a
         WHERE a.owner_account_id IS NULL AND a.created_at < ?
           AND NOT EXISTS (SELECT 1 FROM oauth_tokens t WHERE t.app_id = a.id)
           AND NOT EXISTS (SELECT 1 FROM oauth_codes c WHERE c.app_id = a.id)
           AND NOT EXISTS (SELECT 1 FROM users u WHERE u.created_by_app_id = a.id)
           AND NOT EXISTS (SELECT 1 FROM scheduled_statuses ss WHERE json_extract(ss.params, '$.application_id') = CAST(a.id AS TEXT))
-        RETURNING id`, [new Date(now.getTime() - appAgeMs).toISOString()]) as unknown[];
+        RETURNING id`,
+        [new Date(now.getTime() - appAgeMs).toISOString()],
+      )) as unknown[];
       return { tokens, codes, apps: apps.length };
     });
   }
@@ -112,11 +143,16 @@ export class OAuthRepo {
   /** Marks the code used and returns it, once: a second exchange finds nothing. */
   async consumeCode(codeHash: string): Promise<CodeRow | undefined> {
     return this.ctx.db.transaction(async (trx) => {
-      const rows = await trx.raw<Array<CodeRow & { used_at: string | null }>>(`SELECT CAST(app_id AS TEXT) AS app_id, CAST(account_id AS TEXT) AS account_id, redirect_uri, scopes, code_challenge, code_challenge_method, expires_at, used_at
-                                    FROM oauth_codes WHERE code_hash = ?`, [codeHash]);
+      const rows = await trx.raw<Array<CodeRow & { used_at: string | null }>>(
+        `SELECT CAST(app_id AS TEXT) AS app_id, CAST(account_id AS TEXT) AS account_id, redirect_uri, scopes, code_challenge, code_challenge_method, expires_at, used_at
+                                    FROM oauth_codes WHERE code_hash = ?`,
+        [codeHash],
+      );
       const row = rows[0];
       if (!row || row.used_at) return undefined;
-      await trx('oauth_codes').where({ code_hash: codeHash }).update({ used_at: new Date(this.ctx.now()).toISOString() });
+      await trx('oauth_codes')
+        .where({ code_hash: codeHash })
+        .update({ used_at: new Date(this.ctx.now()).toISOString() });
       return row;
     });
   }

@@ -9,7 +9,15 @@ import { OAuthError, OOB_REDIRECT, type OAuthService } from './service.js';
 import { OAuthPages } from './pages.js';
 import { serializeApp, serializeCredentialApp } from './serialize.js';
 
-const AUTHORIZE_FIELDS = ['response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'code_challenge', 'code_challenge_method'] as const;
+const AUTHORIZE_FIELDS = [
+  'response_type',
+  'client_id',
+  'redirect_uri',
+  'scope',
+  'state',
+  'code_challenge',
+  'code_challenge_method',
+] as const;
 
 export function oauthRoutes(routes: Routes, oauth: OAuthService, baseUrl: string): void {
   const pages = new OAuthPages();
@@ -19,7 +27,11 @@ export function oauthRoutes(routes: Routes, oauth: OAuthService, baseUrl: string
     const redirect = p['redirect_uris[]'] ?? p.redirect_uris;
     const app = await oauth.createApp({
       client_name: stringParam(p, 'client_name'),
-      redirect_uris: Array.isArray(redirect) ? redirect.map(paramText) : redirect === undefined ? undefined : paramText(redirect),
+      redirect_uris: Array.isArray(redirect)
+        ? redirect.map(paramText)
+        : redirect === undefined
+          ? undefined
+          : paramText(redirect),
       scopes: stringParam(p, 'scopes'),
       website: stringParam(p, 'website'),
     });
@@ -56,7 +68,15 @@ export function oauthRoutes(routes: Routes, oauth: OAuthService, baseUrl: string
     const target = new URL(checked.redirectUri === OOB_REDIRECT ? 'http://oob.invalid/' : checked.redirectUri);
     if (query.state) target.searchParams.set('state', query.state);
     if (p.decision === 'deny') {
-      if (checked.redirectUri === OOB_REDIRECT) return renderError(ctx, new OAuthError('forbidden', 'access_denied', 'The resource owner or authorization server denied the request.'));
+      if (checked.redirectUri === OOB_REDIRECT)
+        return renderError(
+          ctx,
+          new OAuthError(
+            'forbidden',
+            'access_denied',
+            'The resource owner or authorization server denied the request.',
+          ),
+        );
       target.searchParams.set('error', 'access_denied');
       target.searchParams.set('error_description', 'The resource owner or authorization server denied the request.');
       return ctx.redirect(target.toString());
@@ -79,7 +99,14 @@ export function oauthRoutes(routes: Routes, oauth: OAuthService, baseUrl: string
     }
     let code: string;
     try {
-      code = await oauth.issueCode({ app: checked.app, accountId, redirectUri: checked.redirectUri, scopes: checked.scopes, codeChallenge: query.code_challenge, codeChallengeMethod: query.code_challenge_method });
+      code = await oauth.issueCode({
+        app: checked.app,
+        accountId,
+        redirectUri: checked.redirectUri,
+        scopes: checked.scopes,
+        codeChallenge: query.code_challenge,
+        codeChallengeMethod: query.code_challenge_method,
+      });
     } catch (error) {
       // The redirect URI is checked by now, so the client hears of the refusal (RFC 6749 §4.1.2.1).
       if (!(error instanceof OAuthError) || checked.redirectUri === OOB_REDIRECT) return renderError(ctx, error);
@@ -101,7 +128,10 @@ export function oauthRoutes(routes: Routes, oauth: OAuthService, baseUrl: string
   });
 
   routes.post('/oauth/revoke', 'open', async (ctx) => {
-    await oauthJson(ctx, async () => { await oauth.revoke(withBasicAuth(ctx, params(ctx))); return {}; });
+    await oauthJson(ctx, async () => {
+      await oauth.revoke(withBasicAuth(ctx, params(ctx)));
+      return {};
+    });
   });
 
   routes.get('/.well-known/oauth-authorization-server', 'open', (ctx) => {
@@ -121,7 +151,12 @@ export function oauthRoutes(routes: Routes, oauth: OAuthService, baseUrl: string
     };
   });
 
-  async function renderAuthorize(ctx: Context, query: Record<string, string | undefined>, message?: string, login?: string): Promise<void> {
+  async function renderAuthorize(
+    ctx: Context,
+    query: Record<string, string | undefined>,
+    message?: string,
+    login?: string,
+  ): Promise<void> {
     try {
       const { app, redirectUri, scopes } = await oauth.checkAuthorization(query);
       const hidden: Record<string, string> = {};
@@ -130,7 +165,10 @@ export function oauthRoutes(routes: Routes, oauth: OAuthService, baseUrl: string
       hidden.scope = scopes.join(' ');
       ctx.type = 'html';
       ctx.set('Cache-Control', 'no-store');
-      ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'self'; form-action 'self' *; frame-ancestors 'none'");
+      ctx.set(
+        'Content-Security-Policy',
+        "default-src 'none'; style-src 'self'; form-action 'self' *; frame-ancestors 'none'",
+      );
       ctx.body = pages.authorizePage({ appName: app.name, website: app.website, scopes, hidden, message, login });
     } catch (error) {
       renderError(ctx, error);
@@ -155,7 +193,7 @@ function refusal(error: DomainError): string {
 
 function pick(p: Params): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {};
-  for (const field of AUTHORIZE_FIELDS) out[field] = typeof p[field] === 'string' ? (p[field]) : undefined;
+  for (const field of AUTHORIZE_FIELDS) out[field] = typeof p[field] === 'string' ? p[field] : undefined;
   return out;
 }
 

@@ -15,5 +15,10 @@ export function serializeApp(app: AppRow) {
 }
 
 export function serializeCredentialApp(app: AppRow) {
-  return { ...serializeApp(app), client_id: app.client_id, client_secret: app.client_secret, client_secret_expires_at: 0 };
+  return {
+    ...serializeApp(app),
+    client_id: app.client_id,
+    client_secret: app.client_secret,
+    client_secret_expires_at: 0,
+  };
 }

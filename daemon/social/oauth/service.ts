@@ -23,7 +23,11 @@ const URL_MAX = 2000;
 
 /** An OAuth error: rendered as {"error": code, "error_description": …} or as the error page. */
 export class OAuthError extends DomainError {
-  constructor(kind: ErrorKind, readonly code: string, readonly description: string) {
+  constructor(
+    kind: ErrorKind,
+    readonly code: string,
+    readonly description: string,
+  ) {
     super(kind, code);
   }
 }
@@ -46,32 +50,55 @@ export class OAuthService {
   readonly repo: OAuthRepo;
   private readonly accounts: AccountsRepo;
 
-  constructor(private readonly ctx: SocialContext, private readonly passwords: Passwords, private readonly throttle: LoginThrottle) {
+  constructor(
+    private readonly ctx: SocialContext,
+    private readonly passwords: Passwords,
+    private readonly throttle: LoginThrottle,
+  ) {
     this.repo = new OAuthRepo(ctx);
     this.accounts = new AccountsRepo(ctx);
   }
 
-  revokeAccountTokens(...args: Parameters<OAuthRepo['revokeAccountTokens']>): ReturnType<OAuthRepo['revokeAccountTokens']> { return this.repo.revokeAccountTokens(...args); }
+  revokeAccountTokens(
+    ...args: Parameters<OAuthRepo['revokeAccountTokens']>
+  ): ReturnType<OAuthRepo['revokeAccountTokens']> {
+    return this.repo.revokeAccountTokens(...args);
+  }
 
   // The reads routes answer with, as the repo makes them.
-  appById(...args: Parameters<OAuthRepo['appById']>): ReturnType<OAuthRepo['appById']> { return this.repo.appById(...args); }
+  appById(...args: Parameters<OAuthRepo['appById']>): ReturnType<OAuthRepo['appById']> {
+    return this.repo.appById(...args);
+  }
 
   async createApp(input: NewApp, ownerAccountId: string | null = null): Promise<AppRow> {
     const name = (input.client_name ?? '').trim();
     if (!name) throw unprocessable("Validation failed: Application name can't be blank");
-    if (name.length > NAME_MAX) throw unprocessable(`Validation failed: Application name is too long (maximum is ${NAME_MAX} characters)`);
-    const uris = (Array.isArray(input.redirect_uris) ? input.redirect_uris : String(input.redirect_uris ?? '').split(/[\s\n]+/))
-      .map((uri) => String(uri).trim()).filter(Boolean);
+    if (name.length > NAME_MAX)
+      throw unprocessable(`Validation failed: Application name is too long (maximum is ${NAME_MAX} characters)`);
+    const uris = (
+      Array.isArray(input.redirect_uris) ? input.redirect_uris : String(input.redirect_uris ?? '').split(/[\s\n]+/)
+    )
+      .map((uri) => String(uri).trim())
+      .filter(Boolean);
     if (uris.length === 0) throw unprocessable("Validation failed: Redirect URI can't be blank");
-    if (uris.join('\n').length > URL_MAX) throw unprocessable(`Validation failed: Redirect URI is too long (maximum is ${URL_MAX} characters)`);
-    for (const uri of uris) if (!isRedirectUri(uri)) throw unprocessable('Validation failed: Redirect URI must be an absolute URI.');
-    const { scopes, unknown } = parseScopes(input.scopes === undefined || input.scopes === '' ? DEFAULT_SCOPES : input.scopes);
+    if (uris.join('\n').length > URL_MAX)
+      throw unprocessable(`Validation failed: Redirect URI is too long (maximum is ${URL_MAX} characters)`);
+    for (const uri of uris)
+      if (!isRedirectUri(uri)) throw unprocessable('Validation failed: Redirect URI must be an absolute URI.');
+    const { scopes, unknown } = parseScopes(
+      input.scopes === undefined || input.scopes === '' ? DEFAULT_SCOPES : input.scopes,
+    );
     if (unknown.length || scopes.length === 0) throw unprocessable('Validation failed: Scopes must be valid scopes');
     const website = input.website?.trim() || null;
-    if (website && (website.length > URL_MAX || !isHttpUrl(website))) throw unprocessable('Validation failed: Website is invalid');
+    if (website && (website.length > URL_MAX || !isHttpUrl(website)))
+      throw unprocessable('Validation failed: Website is invalid');
     const row = {
-      name, website, redirect_uri: uris.join('\n'), scopes: scopes.join(' '),
-      client_id: randomSecret(32), client_secret: randomSecret(32),
+      name,
+      website,
+      redirect_uri: uris.join('\n'),
+      scopes: scopes.join(' '),
+      client_id: randomSecret(32),
+      client_secret: randomSecret(32),
     };
     const id = await this.repo.insertApp({ ...row, owner_account_id: ownerAccountId });
     return { id, ...row };
@@ -80,22 +107,46 @@ export class OAuthService {
   async authenticateClient(clientId: string | undefined, clientSecret: string | undefined): Promise<AppRow> {
     const app = clientId ? await this.repo.appByClientId(clientId) : undefined;
     if (!app || !clientSecret || !safeEqual(app.client_secret, clientSecret)) {
-      throw new OAuthError('unauthenticated', 'invalid_client', 'Client authentication failed due to unknown client, no client authentication included, or unsupported authentication method.');
+      throw new OAuthError(
+        'unauthenticated',
+        'invalid_client',
+        'Client authentication failed due to unknown client, no client authentication included, or unsupported authentication method.',
+      );
     }
     return app;
   }
 
   /** Checks an authorization request before the login page is shown. */
-  async checkAuthorization(q: { response_type?: string; client_id?: string; redirect_uri?: string; scope?: string; code_challenge?: string; code_challenge_method?: string }): Promise<{ app: AppRow; redirectUri: string; scopes: string[] }> {
+  async checkAuthorization(q: {
+    response_type?: string;
+    client_id?: string;
+    redirect_uri?: string;
+    scope?: string;
+    code_challenge?: string;
+    code_challenge_method?: string;
+  }): Promise<{ app: AppRow; redirectUri: string; scopes: string[] }> {
     const app = q.client_id ? await this.repo.appByClientId(q.client_id) : undefined;
-    if (!app) throw new OAuthError('unauthenticated', 'invalid_client', 'Client authentication failed due to unknown client.');
+    if (!app)
+      throw new OAuthError('unauthenticated', 'invalid_client', 'Client authentication failed due to unknown client.');
     const registered = app.redirect_uri.split('\n');
     const redirectUri = q.redirect_uri || (registered.length === 1 ? registered[0] : '');
-    if (!registered.includes(redirectUri)) throw new OAuthError('invalid', 'invalid_redirect_uri', 'The requested redirect uri is malformed or doesn\'t match client redirect URI.');
-    if (q.response_type !== 'code') throw new OAuthError('invalid', 'unsupported_response_type', 'The authorization server does not support this response type.');
+    if (!registered.includes(redirectUri))
+      throw new OAuthError(
+        'invalid',
+        'invalid_redirect_uri',
+        "The requested redirect uri is malformed or doesn't match client redirect URI.",
+      );
+    if (q.response_type !== 'code')
+      throw new OAuthError(
+        'invalid',
+        'unsupported_response_type',
+        'The authorization server does not support this response type.',
+      );
     const scopes = this.grantableScopes(q.scope, app);
-    if (q.code_challenge_method && q.code_challenge_method !== 'S256') throw new OAuthError('invalid', 'invalid_request', 'The code challenge method must be S256.');
-    if (q.code_challenge_method && !q.code_challenge) throw new OAuthError('invalid', 'invalid_request', 'The code challenge is missing.');
+    if (q.code_challenge_method && q.code_challenge_method !== 'S256')
+      throw new OAuthError('invalid', 'invalid_request', 'The code challenge method must be S256.');
+    if (q.code_challenge_method && !q.code_challenge)
+      throw new OAuthError('invalid', 'invalid_request', 'The code challenge is missing.');
     return { app, redirectUri, scopes };
   }
 
@@ -115,19 +166,35 @@ export class OAuthService {
    */
   async login(login: string, password: string, address: string | undefined): Promise<string | null> {
     const user = await this.accounts.userByLogin(login.trim());
-    await this.throttle.attempt(address, user ? { key: `account:${user.account_id}`, accountId: user.account_id } : { key: `login:${login.trim().toLowerCase()}`, accountId: null });
+    await this.throttle.attempt(
+      address,
+      user
+        ? { key: `account:${user.account_id}`, accountId: user.account_id }
+        : { key: `login:${login.trim().toLowerCase()}`, accountId: null },
+    );
     // No stored password is longer: a longer one cannot match and is not worth hashing.
     if (password.length > PASSWORD_MAX) return null;
     if (!user || user.disabled) return this.passwords.refuse(password).then(() => null);
     return (await this.passwords.verify(password, user.password_hash)) ? user.account_id : null;
   }
 
-  async issueCode(input: { app: AppRow; accountId: string; redirectUri: string; scopes: string[]; codeChallenge?: string; codeChallengeMethod?: string }): Promise<string> {
+  async issueCode(input: {
+    app: AppRow;
+    accountId: string;
+    redirectUri: string;
+    scopes: string[];
+    codeChallenge?: string;
+    codeChallengeMethod?: string;
+  }): Promise<string> {
     await this.assertScopesForAccount(input.accountId, input.scopes);
     const code = randomSecret(32);
     await this.repo.insertCode({
-      code_hash: sha256(code), app_id: input.app.id, account_id: input.accountId, redirect_uri: input.redirectUri,
-      scopes: input.scopes.join(' '), code_challenge: input.codeChallenge || null,
+      code_hash: sha256(code),
+      app_id: input.app.id,
+      account_id: input.accountId,
+      redirect_uri: input.redirectUri,
+      scopes: input.scopes.join(' '),
+      code_challenge: input.codeChallenge || null,
       code_challenge_method: input.codeChallenge ? input.codeChallengeMethod || 'S256' : null,
       expires_at: new Date(this.ctx.now() + CODE_TTL_MS).toISOString(),
     });
@@ -138,21 +205,36 @@ export class OAuthService {
     if (!scopes.some(isAdminScope)) return;
     const user = await this.accounts.userByAccountId(accountId);
     // access_denied (not invalid_scope): the request is well formed, this account may not grant it.
-    if (user?.role !== 'owner') throw new OAuthError('forbidden', 'access_denied', "Only the box owner's account may grant the admin scopes; this account is not the owner.");
+    if (user?.role !== 'owner')
+      throw new OAuthError(
+        'forbidden',
+        'access_denied',
+        "Only the box owner's account may grant the admin scopes; this account is not the owner.",
+      );
   }
 
   async exchange(p: Record<string, string | undefined>): Promise<IssuedToken> {
     const grant = p.grant_type;
     if (grant !== 'authorization_code' && grant !== 'client_credentials') {
-      throw new OAuthError('invalid', 'unsupported_grant_type', 'The authorization grant type is not supported by the authorization server.');
+      throw new OAuthError(
+        'invalid',
+        'unsupported_grant_type',
+        'The authorization grant type is not supported by the authorization server.',
+      );
     }
     const app = await this.authenticateClient(p.client_id, p.client_secret);
     if (grant === 'client_credentials') {
       const scopes = this.grantableScopes(p.scope, app).filter((scope) => !isAdminScope(scope));
-      if (scopes.length === 0) throw new OAuthError('invalid', 'invalid_scope', 'The requested scope is invalid, unknown, or malformed.');
+      if (scopes.length === 0)
+        throw new OAuthError('invalid', 'invalid_scope', 'The requested scope is invalid, unknown, or malformed.');
       return this.issueToken({ appId: app.id, accountId: null, scopes });
     }
-    const invalidGrant = () => new OAuthError('invalid', 'invalid_grant', 'The provided authorization grant is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client.');
+    const invalidGrant = () =>
+      new OAuthError(
+        'invalid',
+        'invalid_grant',
+        'The provided authorization grant is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client.',
+      );
     const code = p.code ? await this.repo.consumeCode(sha256(p.code)) : undefined;
     if (!code || code.app_id !== app.id || Date.parse(code.expires_at) < this.ctx.now()) throw invalidGrant();
     if ((p.redirect_uri ?? code.redirect_uri) !== code.redirect_uri) throw invalidGrant();
@@ -165,21 +247,33 @@ export class OAuthService {
   async issueToken(input: { appId: string | null; accountId: string | null; scopes: string[] }): Promise<IssuedToken> {
     if (input.accountId) await this.assertScopesForAccount(input.accountId, input.scopes);
     const token = randomSecret(32);
-    const { created_at } = await this.repo.insertToken({ token_hash: sha256(token), app_id: input.appId, account_id: input.accountId, scopes: input.scopes.join(' ') });
-    return { access_token: token, token_type: 'Bearer', scope: input.scopes.join(' '), created_at: Math.floor(Date.parse(created_at) / 1000) };
+    const { created_at } = await this.repo.insertToken({
+      token_hash: sha256(token),
+      app_id: input.appId,
+      account_id: input.accountId,
+      scopes: input.scopes.join(' '),
+    });
+    return {
+      access_token: token,
+      token_type: 'Bearer',
+      scope: input.scopes.join(' '),
+      created_at: Math.floor(Date.parse(created_at) / 1000),
+    };
   }
 
   /** Removes what OAuth no longer needs (see OAuthRepo.vacuum); run daily. */
   async vacuum(): Promise<void> {
     const removed = await this.repo.vacuum(new Date(this.ctx.now()), APP_VACUUM_AGE_MS);
-    if (removed.tokens || removed.codes || removed.apps) this.ctx.log.info('oauth vacuum', { revoked_tokens: removed.tokens, codes: removed.codes, apps: removed.apps });
+    if (removed.tokens || removed.codes || removed.apps)
+      this.ctx.log.info('oauth vacuum', { revoked_tokens: removed.tokens, codes: removed.codes, apps: removed.apps });
   }
 
   async revoke(p: Record<string, string | undefined>): Promise<void> {
     const app = await this.authenticateClient(p.client_id, p.client_secret);
     const token = p.token ? await this.repo.tokenAppByHash(sha256(p.token)) : undefined;
     if (!token) return; // idempotent, as RFC 7009 asks
-    if (token.app_id !== app.id) throw new OAuthError('forbidden', 'unauthorized_client', 'You are not authorized to revoke this token');
+    if (token.app_id !== app.id)
+      throw new OAuthError('forbidden', 'unauthorized_client', 'You are not authorized to revoke this token');
     await this.repo.revokeToken(token.id);
   }
 
@@ -196,8 +290,17 @@ export class OAuthService {
     // Admin scopes are the owner's only, whatever a token row says.
     const scopes = row.scopes.split(' ').filter((scope) => owner || !isAdminScope(scope));
     // With an SMTP server, users who signed up through an app must confirm their address first.
-    const unconfirmed = Boolean(row.account_id && this.ctx.config.smtpUrl && !row.confirmed_at && row.created_by_app_id);
-    return { tokenId: row.id, accountId: row.account_id, appId: row.app_id, scopes: new Set(scopes), owner, ...(unconfirmed ? { unconfirmed } : {}) };
+    const unconfirmed = Boolean(
+      row.account_id && this.ctx.config.smtpUrl && !row.confirmed_at && row.created_by_app_id,
+    );
+    return {
+      tokenId: row.id,
+      accountId: row.account_id,
+      appId: row.app_id,
+      scopes: new Set(scopes),
+      owner,
+      ...(unconfirmed ? { unconfirmed } : {}),
+    };
   };
 }
 

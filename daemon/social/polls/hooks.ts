@@ -10,7 +10,9 @@ export function pollsCreateHook(polls: PollsService): StatusCreateHook {
       const poll = input.poll;
       if (!poll) return null;
       const options = polls.check(poll, Boolean(input.media_ids?.length));
-      return async (trx, statusId) => { await polls.attach(trx, statusId, authorId, poll, options); };
+      return async (trx, statusId) => {
+        await polls.attach(trx, statusId, authorId, poll, options);
+      };
     },
   };
 }
@@ -21,7 +23,9 @@ export function pollsEditHook(polls: PollsService): StatusEditHook {
       const poll = input.poll;
       if (!poll) return null;
       const options = polls.check(poll, false);
-      return async (trx) => { await polls.edit(trx, statusId, authorId, poll, options); };
+      return async (trx) => {
+        await polls.edit(trx, statusId, authorId, poll, options);
+      };
     },
   };
 }
@@ -30,11 +34,24 @@ export function pollsDecorator(polls: PollsService, now: () => number): StatusDe
   return async (all, viewerId) => {
     const rendered = all.filter(({ row }) => row.poll_ends !== null);
     if (rendered.length === 0) return;
-    const rows = new Map((await polls.repo.ofStatuses(rendered.map(({ row }) => row.id), viewerId)).map((poll) => [poll.status_id, poll]));
+    const rows = new Map(
+      (
+        await polls.repo.ofStatuses(
+          rendered.map(({ row }) => row.id),
+          viewerId,
+        )
+      ).map((poll) => [poll.status_id, poll]),
+    );
     const at = now();
     for (const { row, json } of rendered) {
       const poll = rows.get(row.id);
-      if (poll) json.poll = serializePoll(poll, viewerId, poll.own_votes === null ? null : JSON.parse(poll.own_votes) as number[], at);
+      if (poll)
+        json.poll = serializePoll(
+          poll,
+          viewerId,
+          poll.own_votes === null ? null : (JSON.parse(poll.own_votes) as number[]),
+          at,
+        );
     }
   };
 }

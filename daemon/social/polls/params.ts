@@ -16,14 +16,25 @@ export interface PollInput {
 /** The poll asked for, or undefined when there is none. Shape errors are 400s; limits are checked by the service. */
 export function pollParam(p: Params): PollInput | undefined {
   const nested = p.poll;
-  if (nested !== undefined && nested !== null && (typeof nested !== 'object' || Array.isArray(nested))) throw invalid('poll');
-  const poll: Params = nested && typeof nested === 'object'
-    ? nested as Params
-    : Object.fromEntries(Object.entries(p).filter(([key]) => key.startsWith('poll[')).map(([key, value]) => [key.slice(5).replace(']', ''), value]));
+  if (nested !== undefined && nested !== null && (typeof nested !== 'object' || Array.isArray(nested)))
+    throw invalid('poll');
+  const poll: Params =
+    nested && typeof nested === 'object'
+      ? (nested as Params)
+      : Object.fromEntries(
+          Object.entries(p)
+            .filter(([key]) => key.startsWith('poll['))
+            .map(([key, value]) => [key.slice(5).replace(']', ''), value]),
+        );
   if (Object.keys(poll).length === 0) return undefined;
   const expiresIn = Number(stringParam(poll, 'expires_in') || NaN);
   if (!Number.isSafeInteger(expiresIn)) throw unprocessable("Validation failed: Poll expires at can't be blank");
-  return { options: optionsOf(poll), expiresIn, multiple: boolParam(poll, 'multiple') ?? false, hideTotals: boolParam(poll, 'hide_totals') ?? false };
+  return {
+    options: optionsOf(poll),
+    expiresIn,
+    multiple: boolParam(poll, 'multiple') ?? false,
+    hideTotals: boolParam(poll, 'hide_totals') ?? false,
+  };
 }
 
 /** `options[]` (form) or `options` (JSON): a list of strings, anything else a 400. */

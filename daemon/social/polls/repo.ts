@@ -42,51 +42,104 @@ export class PollsRepo {
 
   byStatus(statusId: string, db: Knex | null = null): Promise<PollRow | undefined> {
     const sql = `SELECT ${COLUMNS} FROM polls p WHERE p.status_id = ?`;
-    return db ? db.raw(sql, [statusId]).then((rows: PollRow[]) => rows[0]) : this.ctx.reader.get<PollRow>(sql, [statusId]);
+    return db
+      ? db.raw(sql, [statusId]).then((rows: PollRow[]) => rows[0])
+      : this.ctx.reader.get<PollRow>(sql, [statusId]);
   }
 
   /** The polls of these statuses, with the choices `viewerId` voted for (JSON array, or null). */
-  ofStatuses(statusIds: readonly string[], viewerId: string | null): Promise<Array<PollRow & { own_votes: string | null }>> {
+  ofStatuses(
+    statusIds: readonly string[],
+    viewerId: string | null,
+  ): Promise<Array<PollRow & { own_votes: string | null }>> {
     if (statusIds.length === 0) return Promise.resolve([]);
-    return this.ctx.reader.all(`SELECT ${COLUMNS},
+    return this.ctx.reader.all(
+      `SELECT ${COLUMNS},
         (SELECT json_group_array(v.choice) FROM (SELECT choice FROM poll_votes WHERE poll_id = p.id AND account_id = ?2 ORDER BY choice) v) AS own_votes
-      FROM polls p WHERE p.status_id IN (SELECT CAST(value AS INTEGER) FROM json_each(?1))`, [JSON.stringify(statusIds), viewerId]);
+      FROM polls p WHERE p.status_id IN (SELECT CAST(value AS INTEGER) FROM json_each(?1))`,
+      [JSON.stringify(statusIds), viewerId],
+    );
   }
 
   async ownChoices(pollId: string, accountId: string, db: Knex | null = null): Promise<number[]> {
     const sql = `SELECT choice FROM poll_votes WHERE poll_id = ? AND account_id = ? ORDER BY choice`;
     type Choice = { choice: number };
-    const rows = db ? await db.raw<Choice[]>(sql, [pollId, accountId]) : await this.ctx.reader.all<Choice>(sql, [pollId, accountId]);
+    const rows = db
+      ? await db.raw<Choice[]>(sql, [pollId, accountId])
+      : await this.ctx.reader.all<Choice>(sql, [pollId, accountId]);
     return rows.map((row) => row.choice);
   }
 
   /** An account's votes in a poll, with their ids (a vote federates under its id). */
   votesOf(pollId: string, accountId: string): Promise<Array<{ id: string; choice: number }>> {
-    return this.ctx.reader.all(`SELECT CAST(id AS TEXT) AS id, choice FROM poll_votes WHERE poll_id = ? AND account_id = ? ORDER BY choice`, [pollId, accountId]);
+    return this.ctx.reader.all(
+      `SELECT CAST(id AS TEXT) AS id, choice FROM poll_votes WHERE poll_id = ? AND account_id = ? ORDER BY choice`,
+      [pollId, accountId],
+    );
   }
 
   async insert(trx: Knex, poll: NewPoll, now: string): Promise<void> {
-    await trx.raw(`INSERT INTO polls (id, status_id, account_id, options, tallies, multiple, hide_totals, votes_count, voters_count, expires_at, created_at, updated_at)
+    await trx.raw(
+      `INSERT INTO polls (id, status_id, account_id, options, tallies, multiple, hide_totals, votes_count, voters_count, expires_at, created_at, updated_at)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    [poll.id, poll.statusId, poll.accountId, JSON.stringify(poll.options), JSON.stringify(poll.tallies ?? poll.options.map(() => 0)),
-      poll.multiple ? 1 : 0, poll.hideTotals ? 1 : 0, poll.votesCount ?? 0, poll.votersCount === undefined ? 0 : poll.votersCount, poll.expiresAt, now, now]);
+      [
+        poll.id,
+        poll.statusId,
+        poll.accountId,
+        JSON.stringify(poll.options),
+        JSON.stringify(poll.tallies ?? poll.options.map(() => 0)),
+        poll.multiple ? 1 : 0,
+        poll.hideTotals ? 1 : 0,
+        poll.votesCount ?? 0,
+        poll.votersCount === undefined ? 0 : poll.votersCount,
+        poll.expiresAt,
+        now,
+        now,
+      ],
+    );
   }
 
   /** An edited local poll: new terms, and with `resetVotes` (options changed) no votes. */
-  async edit(trx: Knex, pollId: string, poll: { options: string[]; multiple: boolean; hideTotals: boolean; expiresAt: string }, resetVotes: boolean, now: string): Promise<void> {
+  async edit(
+    trx: Knex,
+    pollId: string,
+    poll: { options: string[]; multiple: boolean; hideTotals: boolean; expiresAt: string },
+    resetVotes: boolean,
+    now: string,
+  ): Promise<void> {
     if (resetVotes) {
       await trx.raw(`DELETE FROM poll_votes WHERE poll_id = ?`, [pollId]);
-      await trx.raw(`UPDATE polls SET tallies = ?, votes_count = 0, voters_count = 0 WHERE id = ?`, [JSON.stringify(poll.options.map(() => 0)), pollId]);
+      await trx.raw(`UPDATE polls SET tallies = ?, votes_count = 0, voters_count = 0 WHERE id = ?`, [
+        JSON.stringify(poll.options.map(() => 0)),
+        pollId,
+      ]);
     }
-    await trx.raw(`UPDATE polls SET options = ?, multiple = ?, hide_totals = ?, expires_at = ?, ended_notified = 0, updated_at = ? WHERE id = ?`,
-      [JSON.stringify(poll.options), poll.multiple ? 1 : 0, poll.hideTotals ? 1 : 0, poll.expiresAt, now, pollId]);
+    await trx.raw(
+      `UPDATE polls SET options = ?, multiple = ?, hide_totals = ?, expires_at = ?, ended_notified = 0, updated_at = ? WHERE id = ?`,
+      [JSON.stringify(poll.options), poll.multiple ? 1 : 0, poll.hideTotals ? 1 : 0, poll.expiresAt, now, pollId],
+    );
   }
 
   /** A peer's poll as its server now counts it (options, tallies, end). */
-  async replaceRemote(trx: Knex, statusId: string, poll: Omit<NewPoll, 'id' | 'statusId' | 'accountId'>, now: string): Promise<void> {
-    await trx.raw(`UPDATE polls SET options = ?, tallies = ?, multiple = ?, votes_count = ?, voters_count = ?, expires_at = ?, updated_at = ? WHERE status_id = ?`,
-      [JSON.stringify(poll.options), JSON.stringify(poll.tallies ?? poll.options.map(() => 0)), poll.multiple ? 1 : 0, poll.votesCount ?? 0,
-        poll.votersCount ?? null, poll.expiresAt, now, statusId]);
+  async replaceRemote(
+    trx: Knex,
+    statusId: string,
+    poll: Omit<NewPoll, 'id' | 'statusId' | 'accountId'>,
+    now: string,
+  ): Promise<void> {
+    await trx.raw(
+      `UPDATE polls SET options = ?, tallies = ?, multiple = ?, votes_count = ?, voters_count = ?, expires_at = ?, updated_at = ? WHERE status_id = ?`,
+      [
+        JSON.stringify(poll.options),
+        JSON.stringify(poll.tallies ?? poll.options.map(() => 0)),
+        poll.multiple ? 1 : 0,
+        poll.votesCount ?? 0,
+        poll.votersCount ?? null,
+        poll.expiresAt,
+        now,
+        statusId,
+      ],
+    );
   }
 
   /**
@@ -94,47 +147,75 @@ export class PollsRepo {
    * counted once however many choices (and separate peer Notes) their vote takes. Returns the
    * choices that were new.
    */
-  async addVotes(trx: Knex, pollId: string, accountId: string, votes: ReadonlyArray<{ choice: number; uri: string | null }>, now: string): Promise<number[]> {
-    const [poll] = await trx.raw<Array<{ tallies: string; votes_count: number; voters_count: number | null }>>(`SELECT tallies, votes_count, voters_count FROM polls WHERE id = ?`, [pollId]);
+  async addVotes(
+    trx: Knex,
+    pollId: string,
+    accountId: string,
+    votes: ReadonlyArray<{ choice: number; uri: string | null }>,
+    now: string,
+  ): Promise<number[]> {
+    const [poll] = await trx.raw<Array<{ tallies: string; votes_count: number; voters_count: number | null }>>(
+      `SELECT tallies, votes_count, voters_count FROM polls WHERE id = ?`,
+      [pollId],
+    );
     if (!poll) return [];
     const votedBefore = (await this.ownChoices(pollId, accountId, trx)).length > 0;
     const added: number[] = [];
     for (const vote of votes) {
-      const rows = await trx.raw<unknown[]>(`INSERT INTO poll_votes (poll_id, account_id, choice, uri, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id`,
-        [pollId, accountId, vote.choice, vote.uri, now]);
+      const rows = await trx.raw<unknown[]>(
+        `INSERT INTO poll_votes (poll_id, account_id, choice, uri, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id`,
+        [pollId, accountId, vote.choice, vote.uri, now],
+      );
       if (rows.length) added.push(vote.choice);
     }
     if (added.length === 0) return [];
     const tallies = JSON.parse(poll.tallies) as number[];
     for (const choice of added) tallies[choice] = (tallies[choice] ?? 0) + 1;
     const voters = poll.voters_count === null ? null : poll.voters_count + (votedBefore ? 0 : 1);
-    await trx.raw(`UPDATE polls SET tallies = ?, votes_count = ?, voters_count = ?, updated_at = ? WHERE id = ?`,
-      [JSON.stringify(tallies), poll.votes_count + added.length, voters, now, pollId]);
+    await trx.raw(`UPDATE polls SET tallies = ?, votes_count = ?, voters_count = ?, updated_at = ? WHERE id = ?`, [
+      JSON.stringify(tallies),
+      poll.votes_count + added.length,
+      voters,
+      now,
+      pollId,
+    ]);
     return added;
   }
 
   /** Polls that have ended and whose voters were not yet told. */
   ended(now: string): Promise<PollRow[]> {
-    return this.ctx.reader.all<PollRow>(`SELECT ${COLUMNS} FROM polls p WHERE p.ended_notified = 0 AND p.expires_at IS NOT NULL AND p.expires_at <= ? ORDER BY p.expires_at LIMIT 100`, [now]);
+    return this.ctx.reader.all<PollRow>(
+      `SELECT ${COLUMNS} FROM polls p WHERE p.ended_notified = 0 AND p.expires_at IS NOT NULL AND p.expires_at <= ? ORDER BY p.expires_at LIMIT 100`,
+      [now],
+    );
   }
 
   /** Marks an ended poll as told; false when another run already did. */
   async markNotified(pollId: string): Promise<boolean> {
-    const rows = await this.ctx.db.raw<unknown[]>(`UPDATE polls SET ended_notified = 1 WHERE id = ? AND ended_notified = 0 RETURNING id`, [pollId]);
+    const rows = await this.ctx.db.raw<unknown[]>(
+      `UPDATE polls SET ended_notified = 1 WHERE id = ? AND ended_notified = 0 RETURNING id`,
+      [pollId],
+    );
     return rows.length > 0;
   }
 
   /** The local accounts that voted in a poll. */
   async localVoters(pollId: string): Promise<string[]> {
-    const rows = await this.ctx.reader.all<{ account_id: string }>(`SELECT DISTINCT CAST(v.account_id AS TEXT) AS account_id FROM poll_votes v
-      JOIN users u ON u.account_id = v.account_id WHERE v.poll_id = ?`, [pollId]);
+    const rows = await this.ctx.reader.all<{ account_id: string }>(
+      `SELECT DISTINCT CAST(v.account_id AS TEXT) AS account_id FROM poll_votes v
+      JOIN users u ON u.account_id = v.account_id WHERE v.poll_id = ?`,
+      [pollId],
+    );
     return rows.map((row) => row.account_id);
   }
 
   /** The remote accounts that voted in a poll (they get its updated counts). */
   async remoteVoters(pollId: string): Promise<string[]> {
-    const rows = await this.ctx.reader.all<{ account_id: string }>(`SELECT DISTINCT CAST(v.account_id AS TEXT) AS account_id FROM poll_votes v
-      JOIN accounts a ON a.id = v.account_id WHERE v.poll_id = ? AND a.domain IS NOT NULL`, [pollId]);
+    const rows = await this.ctx.reader.all<{ account_id: string }>(
+      `SELECT DISTINCT CAST(v.account_id AS TEXT) AS account_id FROM poll_votes v
+      JOIN accounts a ON a.id = v.account_id WHERE v.poll_id = ? AND a.domain IS NOT NULL`,
+      [pollId],
+    );
     return rows.map((row) => row.account_id);
   }
 }

@@ -19,7 +19,12 @@ export interface PollJson {
  * `ownVotes`: the viewer's choices (null without a viewer). Hidden totals show as null until the
  * poll ends, to its author too; the total number of votes always shows.
  */
-export function serializePoll(poll: PollRow, viewerId: string | null, ownVotes: number[] | null, now: number): PollJson {
+export function serializePoll(
+  poll: PollRow,
+  viewerId: string | null,
+  ownVotes: number[] | null,
+  now: number,
+): PollJson {
   const expired = isEnded(poll, now);
   const tallies = JSON.parse(poll.tallies) as number[];
   const showTotals = !poll.hide_totals || expired;
@@ -30,7 +35,10 @@ export function serializePoll(poll: PollRow, viewerId: string | null, ownVotes: 
     multiple: Boolean(poll.multiple),
     votes_count: poll.votes_count,
     voters_count: poll.voters_count,
-    options: (JSON.parse(poll.options) as string[]).map((title, i) => ({ title, votes_count: showTotals ? tallies[i] ?? 0 : null })),
+    options: (JSON.parse(poll.options) as string[]).map((title, i) => ({
+      title,
+      votes_count: showTotals ? (tallies[i] ?? 0) : null,
+    })),
     emojis: [],
   };
   if (viewerId !== null) {

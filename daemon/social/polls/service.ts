@@ -15,7 +15,12 @@ import { nowIso } from '../time.js';
 import type { PollInput } from './params.js';
 import { PollsRepo, type PollRow } from './repo.js';
 
-export const POLL_LIMITS = { maxOptions: 4, maxCharactersPerOption: 50, minExpiration: 300, maxExpiration: 2_629_746 } as const;
+export const POLL_LIMITS = {
+  maxOptions: 4,
+  maxCharactersPerOption: 50,
+  minExpiration: 300,
+  maxExpiration: 2_629_746,
+} as const;
 
 export class PollsService {
   readonly repo: PollsRepo;
@@ -23,21 +28,38 @@ export class PollsService {
   private readonly visibility: StatusVisibility;
 
   // Not over StatusesService: posting takes polls in (its create and edit hooks).
-  constructor(private readonly ctx: SocialContext, private readonly notifications: NotificationsService) {
+  constructor(
+    private readonly ctx: SocialContext,
+    private readonly notifications: NotificationsService,
+  ) {
     this.repo = new PollsRepo(ctx);
     this.statuses = new StatusesRepo(ctx);
     this.visibility = new StatusVisibility(ctx);
   }
 
-  byId(...args: Parameters<PollsRepo['byId']>): ReturnType<PollsRepo['byId']> { return this.repo.byId(...args); }
-  byStatus(...args: Parameters<PollsRepo['byStatus']>): ReturnType<PollsRepo['byStatus']> { return this.repo.byStatus(...args); }
-  remoteVoters(...args: Parameters<PollsRepo['remoteVoters']>): ReturnType<PollsRepo['remoteVoters']> { return this.repo.remoteVoters(...args); }
-  insert(...args: Parameters<PollsRepo['insert']>): ReturnType<PollsRepo['insert']> { return this.repo.insert(...args); }
-  replaceRemote(...args: Parameters<PollsRepo['replaceRemote']>): ReturnType<PollsRepo['replaceRemote']> { return this.repo.replaceRemote(...args); }
-  votesOf(...args: Parameters<PollsRepo['votesOf']>): ReturnType<PollsRepo['votesOf']> { return this.repo.votesOf(...args); }
+  byId(...args: Parameters<PollsRepo['byId']>): ReturnType<PollsRepo['byId']> {
+    return this.repo.byId(...args);
+  }
+  byStatus(...args: Parameters<PollsRepo['byStatus']>): ReturnType<PollsRepo['byStatus']> {
+    return this.repo.byStatus(...args);
+  }
+  remoteVoters(...args: Parameters<PollsRepo['remoteVoters']>): ReturnType<PollsRepo['remoteVoters']> {
+    return this.repo.remoteVoters(...args);
+  }
+  insert(...args: Parameters<PollsRepo['insert']>): ReturnType<PollsRepo['insert']> {
+    return this.repo.insert(...args);
+  }
+  replaceRemote(...args: Parameters<PollsRepo['replaceRemote']>): ReturnType<PollsRepo['replaceRemote']> {
+    return this.repo.replaceRemote(...args);
+  }
+  votesOf(...args: Parameters<PollsRepo['votesOf']>): ReturnType<PollsRepo['votesOf']> {
+    return this.repo.votesOf(...args);
+  }
 
   // The reads routes answer with, as the repo makes them.
-  ownChoices(...args: Parameters<PollsRepo['ownChoices']>): ReturnType<PollsRepo['ownChoices']> { return this.repo.ownChoices(...args); }
+  ownChoices(...args: Parameters<PollsRepo['ownChoices']>): ReturnType<PollsRepo['ownChoices']> {
+    return this.repo.ownChoices(...args);
+  }
 
   /**
    * The options as stored (trimmed, blanks dropped) after Mastodon's checks of a poll asked for
@@ -49,8 +71,10 @@ export class PollsService {
     const options = input.options.map((option) => option.trim()).filter((option) => option !== '');
     const fail = (message: string) => unprocessable(`Validation failed: ${message}`);
     if (options.length < 2) throw fail('Poll options must have more than one item');
-    if (options.length > POLL_LIMITS.maxOptions) throw fail(`Poll options can't contain more than ${POLL_LIMITS.maxOptions} items`);
-    if (options.some((option) => graphemes(option) > POLL_LIMITS.maxCharactersPerOption)) throw fail(`Poll options cannot be longer than ${POLL_LIMITS.maxCharactersPerOption} characters each`);
+    if (options.length > POLL_LIMITS.maxOptions)
+      throw fail(`Poll options can't contain more than ${POLL_LIMITS.maxOptions} items`);
+    if (options.some((option) => graphemes(option) > POLL_LIMITS.maxCharactersPerOption))
+      throw fail(`Poll options cannot be longer than ${POLL_LIMITS.maxCharactersPerOption} characters each`);
     if (new Set(options).size !== options.length) throw fail('Poll options contain duplicate items');
     if (input.expiresIn < POLL_LIMITS.minExpiration) throw fail('Poll expires at is too soon');
     if (input.expiresIn > POLL_LIMITS.maxExpiration) throw fail('Poll expires at is too far into the future');
@@ -60,10 +84,19 @@ export class PollsService {
   /** Stores a poll for a status being written in `trx`; `options` are those check() returned. */
   async attach(trx: Knex, statusId: string, authorId: string, input: PollInput, options: string[]): Promise<void> {
     const now = this.ctx.now();
-    await this.repo.insert(trx, {
-      id: this.ctx.ids.next(), statusId, accountId: authorId, options,
-      multiple: input.multiple, hideTotals: input.hideTotals, expiresAt: new Date(now + input.expiresIn * 1000).toISOString(),
-    }, nowIso(now));
+    await this.repo.insert(
+      trx,
+      {
+        id: this.ctx.ids.next(),
+        statusId,
+        accountId: authorId,
+        options,
+        multiple: input.multiple,
+        hideTotals: input.hideTotals,
+        expiresAt: new Date(now + input.expiresIn * 1000).toISOString(),
+      },
+      nowIso(now),
+    );
   }
 
   /**
@@ -75,7 +108,18 @@ export class PollsService {
     if (!existing) return this.attach(trx, statusId, authorId, input, options);
     const now = this.ctx.now();
     const changed = JSON.stringify(options) !== existing.options || input.multiple !== Boolean(existing.multiple);
-    await this.repo.edit(trx, existing.id, { options, multiple: input.multiple, hideTotals: input.hideTotals, expiresAt: new Date(now + input.expiresIn * 1000).toISOString() }, changed, nowIso(now));
+    await this.repo.edit(
+      trx,
+      existing.id,
+      {
+        options,
+        multiple: input.multiple,
+        hideTotals: input.hideTotals,
+        expiresAt: new Date(now + input.expiresIn * 1000).toISOString(),
+      },
+      changed,
+      nowIso(now),
+    );
   }
 
   /** The poll, if the viewer may see its status. */
@@ -99,13 +143,22 @@ export class PollsService {
     const fail = (message: string) => unprocessable(`Validation failed: ${message}`);
     if (poll.account_id === voterId) throw fail('You cannot vote in your own polls');
     if (isEnded(poll, this.ctx.now())) throw fail('The poll has already ended');
-    if (picked.some((choice) => choice < 0 || choice >= options.length)) throw fail('The chosen vote option does not exist');
+    if (picked.some((choice) => choice < 0 || choice >= options.length))
+      throw fail('The chosen vote option does not exist');
     const added = await this.ctx.db.transaction(async (trx) => {
       const before = await this.repo.ownChoices(pollId, voterId, trx);
       // Single choice: one vote, ever. Multiple choice: more options later, each once.
-      const again = poll.multiple ? picked.some((choice) => before.includes(choice)) : before.length > 0 || picked.length > 1;
+      const again = poll.multiple
+        ? picked.some((choice) => before.includes(choice))
+        : before.length > 0 || picked.length > 1;
       if (again) throw fail('You have already voted on this poll');
-      return this.repo.addVotes(trx, pollId, voterId, picked.map((choice) => ({ choice, uri: null })), nowIso(this.ctx.now()));
+      return this.repo.addVotes(
+        trx,
+        pollId,
+        voterId,
+        picked.map((choice) => ({ choice, uri: null })),
+        nowIso(this.ctx.now()),
+      );
     });
     this.ctx.events.emit('poll.voted', { pollId, statusId: poll.status_id, accountId: voterId, choices: added });
     return (await this.repo.byId(pollId))!;
@@ -126,7 +179,13 @@ export class PollsService {
       if (before.includes(choice) || (!poll.multiple && before.length > 0)) return [];
       return this.repo.addVotes(trx, poll.id, voterId, [{ choice, uri }], nowIso(this.ctx.now()));
     });
-    if (added.length) this.ctx.events.emit('poll.voted', { pollId: poll.id, statusId: poll.status_id, accountId: voterId, choices: added });
+    if (added.length)
+      this.ctx.events.emit('poll.voted', {
+        pollId: poll.id,
+        statusId: poll.status_id,
+        accountId: voterId,
+        choices: added,
+      });
     return added.length > 0;
   }
 
@@ -137,7 +196,12 @@ export class PollsService {
       if (!(await this.repo.markNotified(poll.id))) continue;
       const recipients = new Set([poll.account_id, ...(await this.repo.localVoters(poll.id))]);
       for (const recipientId of recipients) {
-        await this.notifications.notify({ recipientId, fromId: poll.account_id, type: 'poll', statusId: poll.status_id });
+        await this.notifications.notify({
+          recipientId,
+          fromId: poll.account_id,
+          type: 'poll',
+          statusId: poll.status_id,
+        });
       }
       this.ctx.events.emit('poll.ended', { pollId: poll.id, statusId: poll.status_id, accountId: poll.account_id });
       told += 1;

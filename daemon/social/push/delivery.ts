@@ -22,13 +22,21 @@ const TTL_S = 48 * 3600;
 export class PushDelivery {
   private readonly pending = new Set<Promise<void>>();
   private readonly listener = (e: { notificationId: string; accountId: string; type: string }) => {
-    const job = this.deliver(e).catch((error) => this.ctx.log.warn('push delivery failed', { error: (error as Error).message }));
+    const job = this.deliver(e).catch((error) =>
+      this.ctx.log.warn('push delivery failed', { error: (error as Error).message }),
+    );
     this.pending.add(job);
     void job.finally(() => this.pending.delete(job));
   };
 
-  constructor(private readonly ctx: SocialContext, private readonly push: PushService, private readonly notifications: NotificationsService,
-    private readonly vapid: () => VapidKeys, private readonly sender: PushSender, private readonly retryDelays = RETRY_DELAYS_MS) {}
+  constructor(
+    private readonly ctx: SocialContext,
+    private readonly push: PushService,
+    private readonly notifications: NotificationsService,
+    private readonly vapid: () => VapidKeys,
+    private readonly sender: PushSender,
+    private readonly retryDelays = RETRY_DELAYS_MS,
+  ) {}
 
   start(): void {
     this.ctx.events.on('notification.created', this.listener);
@@ -44,27 +52,41 @@ export class PushDelivery {
     if (subscriptions.length === 0) return;
     const row = await this.notifications.find(e.accountId, e.notificationId);
     if (!row || row.filtered) return;
-    const sender = await this.ctx.reader.get<{ username: string; display_name: string; avatar: string | null }>(`SELECT username, display_name, avatar FROM accounts WHERE id = ?`, [row.from_account_id]);
+    const sender = await this.ctx.reader.get<{ username: string; display_name: string; avatar: string | null }>(
+      `SELECT username, display_name, avatar FROM accounts WHERE id = ?`,
+      [row.from_account_id],
+    );
     for (const subscription of subscriptions) {
       const alerts = JSON.parse(subscription.alerts) as Record<string, boolean>;
       if (!alerts[row.type] || !(await this.policyAllows(subscription, row.from_account_id))) continue;
       const payload = JSON.stringify({
-        notification_id: row.id, notification_type: row.type, preferred_locale: 'en',
+        notification_id: row.id,
+        notification_type: row.type,
+        preferred_locale: 'en',
         icon: sender?.avatar ?? `${this.ctx.config.baseUrl}/avatars/original/missing.png`,
-        title: titleFor(row.type, sender?.display_name || sender?.username || 'Someone'), body: '',
+        title: titleFor(row.type, sender?.display_name || sender?.username || 'Someone'),
+        body: '',
       });
       await this.send(subscription, payload);
     }
   }
 
   private async policyAllows(subscription: PushRow, fromId: string): Promise<boolean> {
-    const follows = async (a: string, b: string) => Boolean(await this.ctx.reader.get(`SELECT 1 AS x FROM follows WHERE account_id = ? AND target_account_id = ?`, [a, b]));
+    const follows = async (a: string, b: string) =>
+      Boolean(
+        await this.ctx.reader.get(`SELECT 1 AS x FROM follows WHERE account_id = ? AND target_account_id = ?`, [a, b]),
+      );
     switch (subscription.policy) {
-      case 'all': return true;
-      case 'none': return false;
-      case 'followed': return follows(subscription.account_id, fromId);
-      case 'follower': return follows(fromId, subscription.account_id);
-      default: return false;
+      case 'all':
+        return true;
+      case 'none':
+        return false;
+      case 'followed':
+        return follows(subscription.account_id, fromId);
+      case 'follower':
+        return follows(fromId, subscription.account_id);
+      default:
+        return false;
     }
   }
 
@@ -73,7 +95,15 @@ export class PushDelivery {
     const request = (await webPush()).generateRequestDetails(
       { endpoint: subscription.endpoint, keys: { p256dh: subscription.key_p256dh, auth: subscription.key_auth } },
       payload,
-      { vapidDetails: { subject: vapidSubject(this.ctx.config.baseUrl), publicKey: keys.publicKey, privateKey: keys.privateKey }, TTL: TTL_S, contentEncoding: subscription.standard ? 'aes128gcm' : 'aesgcm' },
+      {
+        vapidDetails: {
+          subject: vapidSubject(this.ctx.config.baseUrl),
+          publicKey: keys.publicKey,
+          privateKey: keys.privateKey,
+        },
+        TTL: TTL_S,
+        contentEncoding: subscription.standard ? 'aes128gcm' : 'aesgcm',
+      },
     );
     for (let attempt = 0; ; attempt++) {
       let status = 0;
@@ -104,8 +134,13 @@ export class PushDelivery {
 
 function titleFor(type: string, name: string): string {
   const titles: Record<string, string> = {
-    mention: `You were mentioned by ${name}`, favourite: `${name} favourited your post`, reblog: `${name} boosted your post`,
-    follow: `${name} is now following you`, follow_request: `${name} wants to follow you`, status: `${name} just posted`, update: `${name} edited a post`,
+    mention: `You were mentioned by ${name}`,
+    favourite: `${name} favourited your post`,
+    reblog: `${name} boosted your post`,
+    follow: `${name} is now following you`,
+    follow_request: `${name} wants to follow you`,
+    status: `${name} just posted`,
+    update: `${name} edited a post`,
   };
   return titles[type] ?? `New notification from ${name}`;
 }

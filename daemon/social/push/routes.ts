@@ -13,7 +13,10 @@ function object(value: unknown): Params {
 
 function dataInput(p: Params): DataInput {
   const data = object(p.data);
-  return { alerts: data.alerts === undefined ? undefined : object(data.alerts), policy: stringParam(data, 'policy') ?? stringParam(p, 'policy') };
+  return {
+    alerts: data.alerts === undefined ? undefined : object(data.alerts),
+    policy: stringParam(data, 'policy') ?? stringParam(p, 'policy'),
+  };
 }
 
 export function pushRoutes(routes: Routes, service: PushService, serverKey: () => string): void {
@@ -24,10 +27,17 @@ export function pushRoutes(routes: Routes, service: PushService, serverKey: () =
     const p = params(ctx);
     const subscription = object(p.subscription);
     const keys = object(subscription.keys);
-    const row = await service.subscribe(tokenOf(ctx), viewerId(ctx), {
-      endpoint: stringParam(subscription, 'endpoint'), p256dh: stringParam(keys, 'p256dh'), auth: stringParam(keys, 'auth'),
-      standard: boolParam(subscription, 'standard') ?? false,
-    }, dataInput(p));
+    const row = await service.subscribe(
+      tokenOf(ctx),
+      viewerId(ctx),
+      {
+        endpoint: stringParam(subscription, 'endpoint'),
+        p256dh: stringParam(keys, 'p256dh'),
+        auth: stringParam(keys, 'auth'),
+        standard: boolParam(subscription, 'standard') ?? false,
+      },
+      dataInput(p),
+    );
     ctx.body = serializeSubscription(row, serverKey());
   });
   routes.get(PATHS, access, async (ctx) => {

@@ -9,11 +9,42 @@ import { nowIso } from '../time.js';
 import { checkUrl, type AddressPolicy } from '../federation/net/address-policy.js';
 
 export const POLICIES = ['all', 'followed', 'follower', 'none'] as const;
-export const ALERT_TYPES = ['mention', 'status', 'reblog', 'follow', 'follow_request', 'favourite', 'poll', 'update', 'admin.sign_up', 'admin.report', 'quote', 'quoted_update'] as const;
+export const ALERT_TYPES = [
+  'mention',
+  'status',
+  'reblog',
+  'follow',
+  'follow_request',
+  'favourite',
+  'poll',
+  'update',
+  'admin.sign_up',
+  'admin.report',
+  'quote',
+  'quoted_update',
+] as const;
 
-export interface PushRow { id: number; token_id: string; account_id: string; endpoint: string; key_p256dh: string; key_auth: string; alerts: string; policy: string; standard: number }
-export interface SubscriptionInput { endpoint?: string; p256dh?: string; auth?: string; standard?: boolean }
-export interface DataInput { alerts?: Record<string, unknown>; policy?: string }
+export interface PushRow {
+  id: number;
+  token_id: string;
+  account_id: string;
+  endpoint: string;
+  key_p256dh: string;
+  key_auth: string;
+  alerts: string;
+  policy: string;
+  standard: number;
+}
+export interface SubscriptionInput {
+  endpoint?: string;
+  p256dh?: string;
+  auth?: string;
+  standard?: boolean;
+}
+export interface DataInput {
+  alerts?: Record<string, unknown>;
+  policy?: string;
+}
 
 const COLUMNS = `id, CAST(token_id AS TEXT) AS token_id, CAST(account_id AS TEXT) AS account_id, endpoint, key_p256dh, key_auth, alerts, policy, standard`;
 
@@ -37,8 +68,20 @@ export class PushService {
     const alerts = mergeAlerts({}, data.alerts);
     await this.ctx.db.transaction(async (trx) => {
       await trx.raw(`DELETE FROM push_subscriptions WHERE token_id = ?`, [tokenId]);
-      await trx.raw(`INSERT INTO push_subscriptions (token_id, account_id, endpoint, key_p256dh, key_auth, alerts, policy, standard, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        [tokenId, accountId, endpoint, p256dh, auth, JSON.stringify(alerts), policy, sub.standard ? 1 : 0, nowIso(this.ctx.now())]);
+      await trx.raw(
+        `INSERT INTO push_subscriptions (token_id, account_id, endpoint, key_p256dh, key_auth, alerts, policy, standard, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        [
+          tokenId,
+          accountId,
+          endpoint,
+          p256dh,
+          auth,
+          JSON.stringify(alerts),
+          policy,
+          sub.standard ? 1 : 0,
+          nowIso(this.ctx.now()),
+        ],
+      );
     });
     return (await this.get(tokenId))!;
   }
@@ -48,7 +91,11 @@ export class PushService {
     if (!row) throw notFound();
     const policy = data.policy === undefined ? row.policy : checkPolicy(data.policy);
     const alerts = mergeAlerts(JSON.parse(row.alerts) as Record<string, boolean>, data.alerts);
-    await this.ctx.db.raw(`UPDATE push_subscriptions SET alerts = ?, policy = ? WHERE id = ?`, [JSON.stringify(alerts), policy, row.id]);
+    await this.ctx.db.raw(`UPDATE push_subscriptions SET alerts = ?, policy = ? WHERE id = ?`, [
+      JSON.stringify(alerts),
+      policy,
+      row.id,
+    ]);
     return (await this.get(tokenId))!;
   }
 
@@ -72,7 +119,8 @@ function checkEndpoint(value: string | undefined, policy: AddressPolicy): string
   } catch {
     throw unprocessable('Validation failed: Endpoint is not a valid URL');
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw unprocessable('Validation failed: Endpoint is not a valid URL');
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw unprocessable('Validation failed: Endpoint is not a valid URL');
   try {
     return checkUrl(policy, url.toString()).toString();
   } catch {
@@ -87,22 +135,38 @@ function checkKey(value: string | undefined, bytes: number, name: string): strin
 }
 
 function checkPolicy(policy: string): string {
-  if (!(POLICIES as readonly string[]).includes(policy)) throw unprocessable(`Validation failed: Policy is not included in the list`);
+  if (!(POLICIES as readonly string[]).includes(policy))
+    throw unprocessable(`Validation failed: Policy is not included in the list`);
   return policy;
 }
 
 const FALSE_WORDS = new Set(['false', '0', 'f', 'off', 'no', '']);
 
-function mergeAlerts(current: Record<string, boolean>, given: Record<string, unknown> | undefined): Record<string, boolean> {
+function mergeAlerts(
+  current: Record<string, boolean>,
+  given: Record<string, unknown> | undefined,
+): Record<string, boolean> {
   const out: Record<string, boolean> = {};
   for (const type of ALERT_TYPES) {
     const raw = given?.[type];
     const word = typeof raw === 'string' || typeof raw === 'number' ? String(raw).toLowerCase() : null;
-    out[type] = raw === undefined ? current[type] ?? false : typeof raw === 'boolean' ? raw : !(word !== null && FALSE_WORDS.has(word));
+    out[type] =
+      raw === undefined
+        ? (current[type] ?? false)
+        : typeof raw === 'boolean'
+          ? raw
+          : !(word !== null && FALSE_WORDS.has(word));
   }
   return out;
 }
 
 export function serializeSubscription(row: PushRow, serverKey: string): Record<string, unknown> {
-  return { id: row.id, endpoint: row.endpoint, standard: Boolean(row.standard), alerts: JSON.parse(row.alerts), server_key: serverKey, policy: row.policy };
+  return {
+    id: row.id,
+    endpoint: row.endpoint,
+    standard: Boolean(row.standard),
+    alerts: JSON.parse(row.alerts),
+    server_key: serverKey,
+    policy: row.policy,
+  };
 }

@@ -3,10 +3,16 @@ import type { Db } from '../../store/db.js';
 import { lazy } from '../../lib/on-first-use.js';
 import { getOrCreateSetting, getSetting } from '../../store/settings.js';
 
-export interface VapidKeys { publicKey: string; privateKey: string }
+export interface VapidKeys {
+  publicKey: string;
+  privateKey: string;
+}
 
 /** web-push (and its crypto dependencies) is loaded only when keys are made or a push is sent. */
-export const webPush = lazy('Web Push (web-push)', async () => ((await import('web-push')) as unknown as { default: typeof import('web-push') }).default);
+export const webPush = lazy(
+  'Web Push (web-push)',
+  async () => ((await import('web-push')) as unknown as { default: typeof import('web-push') }).default,
+);
 
 export async function vapidKeys(db: Db): Promise<VapidKeys> {
   const existing = await getSetting(db, 'social.vapid_keys');

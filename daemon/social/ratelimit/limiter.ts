@@ -7,7 +7,11 @@ import type { Knex } from 'knex';
 import { rateLimited } from '../../lib/errors.js';
 import type { SocialContext } from '../context.js';
 
-export interface Family { name: string; limit: number; periodMs: number }
+export interface Family {
+  name: string;
+  limit: number;
+  periodMs: number;
+}
 
 export const FAMILIES = {
   statuses: { name: 'statuses', limit: 300, periodMs: 3 * 3600_000 },
@@ -30,26 +34,43 @@ export class RateLimiter {
   /** Counts one action in `trx`; throws 429 (nothing counted) when the window is full. */
   async record(trx: Knex, accountId: string, family: Family): Promise<RateLimitHeaders> {
     const { start, reset } = this.window(family);
-    const rows = await trx.raw<Array<{ count: number }>>(`SELECT count FROM rate_limits WHERE account_id = ? AND family = ? AND window_start = ?`, [accountId, family.name, start]);
+    const rows = await trx.raw<Array<{ count: number }>>(
+      `SELECT count FROM rate_limits WHERE account_id = ? AND family = ? AND window_start = ?`,
+      [accountId, family.name, start],
+    );
     const count = rows[0]?.count ?? 0;
     if (count >= family.limit) {
       throw rateLimited(headers(family, 0, reset));
     }
-    await trx.raw(`INSERT INTO rate_limits (account_id, family, window_start, count) VALUES (?, ?, ?, 1)
-      ON CONFLICT (account_id, family, window_start) DO UPDATE SET count = count + 1`, [accountId, family.name, start]);
+    await trx.raw(
+      `INSERT INTO rate_limits (account_id, family, window_start, count) VALUES (?, ?, ?, 1)
+      ON CONFLICT (account_id, family, window_start) DO UPDATE SET count = count + 1`,
+      [accountId, family.name, start],
+    );
     // Old windows are of no use: drop them as we go.
-    await trx.raw(`DELETE FROM rate_limits WHERE account_id = ? AND family = ? AND window_start < ?`, [accountId, family.name, start]);
+    await trx.raw(`DELETE FROM rate_limits WHERE account_id = ? AND family = ? AND window_start < ?`, [
+      accountId,
+      family.name,
+      start,
+    ]);
     return headers(family, family.limit - count - 1, reset);
   }
 
   /** The headers without counting (actions that show the family but are not counted, like reblogs). */
   async peek(accountId: string, family: Family): Promise<RateLimitHeaders> {
     const { start, reset } = this.window(family);
-    const row = await this.ctx.reader.get<{ count: number }>(`SELECT count FROM rate_limits WHERE account_id = ? AND family = ? AND window_start = ?`, [accountId, family.name, start]);
+    const row = await this.ctx.reader.get<{ count: number }>(
+      `SELECT count FROM rate_limits WHERE account_id = ? AND family = ? AND window_start = ?`,
+      [accountId, family.name, start],
+    );
     return headers(family, family.limit - (row?.count ?? 0), reset);
   }
 }
 
 function headers(family: Family, remaining: number, reset: string): RateLimitHeaders {
-  return { 'X-RateLimit-Limit': String(family.limit), 'X-RateLimit-Remaining': String(Math.max(0, remaining)), 'X-RateLimit-Reset': reset };
+  return {
+    'X-RateLimit-Limit': String(family.limit),
+    'X-RateLimit-Remaining': String(Math.max(0, remaining)),
+    'X-RateLimit-Reset': reset,
+  };
 }

@@ -26,10 +26,19 @@ class Rule {
   private readonly attempts: RateLimiterMemory;
   private readonly strikes: RateLimiterMemory;
 
-  constructor(private readonly limiters: Limiters, private readonly name: string, private readonly limit: AttemptLimit, private readonly log: Logger) {
+  constructor(
+    private readonly limiters: Limiters,
+    private readonly name: string,
+    private readonly limit: AttemptLimit,
+    private readonly log: Logger,
+  ) {
     const { RateLimiterMemory } = limiters;
     this.attempts = new RateLimiterMemory({ keyPrefix: name, points: limit.limit, duration: limit.periodS });
-    this.strikes = new RateLimiterMemory({ keyPrefix: `${name}/strikes`, points: Number.MAX_SAFE_INTEGER, duration: MAX_BLOCK_S });
+    this.strikes = new RateLimiterMemory({
+      keyPrefix: `${name}/strikes`,
+      points: Number.MAX_SAFE_INTEGER,
+      duration: MAX_BLOCK_S,
+    });
   }
 
   /** Counts an attempt by `key`; the seconds to wait when it is over the limit. `shown` names the key in the log. */
@@ -57,7 +66,10 @@ export class LoginThrottle {
   constructor(limits: { address: AttemptLimit; account: AttemptLimit }, log: Logger) {
     this.rules = lazy('the login throttle (rate-limiter-flexible)', async () => {
       const limiters = await import('rate-limiter-flexible');
-      return { byAddress: new Rule(limiters, 'login/address', limits.address, log), byAccount: new Rule(limiters, 'login/account', limits.account, log) };
+      return {
+        byAddress: new Rule(limiters, 'login/address', limits.address, log),
+        byAccount: new Rule(limiters, 'login/account', limits.account, log),
+      };
     });
   }
 
@@ -71,8 +83,9 @@ export class LoginThrottle {
     const addressKey = throttledAddress(address);
     const { byAddress, byAccount } = await this.rules();
     // What was typed as a login is never logged: it may be a password typed in the wrong field.
-    const waitS = (addressKey ? await byAddress.count(addressKey, { address: addressKey }) : null)
-      ?? await byAccount.count(account.key, account.accountId ? { account_id: account.accountId } : {});
+    const waitS =
+      (addressKey ? await byAddress.count(addressKey, { address: addressKey }) : null) ??
+      (await byAccount.count(account.key, account.accountId ? { account_id: account.accountId } : {}));
     if (waitS !== null) throw new LoginThrottled(waitS);
   }
 }

@@ -23,14 +23,18 @@ export interface RelationshipRow {
 
 export type EdgeTable = 'follows' | 'follow_requests' | 'blocks' | 'mutes';
 
-export interface ListedEdge { edge_id: string; account_id: string }
+export interface ListedEdge {
+  edge_id: string;
+  account_id: string;
+}
 
 export class RelationshipsRepo {
   constructor(private readonly ctx: SocialContext) {}
 
   /** The viewer's relationship to each target account, in one query. */
   relationships(viewerId: string, targetIds: readonly string[]): Promise<RelationshipRow[]> {
-    return this.ctx.reader.all<RelationshipRow>(`
+    return this.ctx.reader.all<RelationshipRow>(
+      `
       SELECT CAST(t.id AS TEXT) AS id,
         f.id IS NOT NULL AS following, f.show_reblogs AS showing_reblogs, f.notify AS notifying, f.languages AS languages,
         EXISTS (SELECT 1 FROM follows WHERE account_id = t.id AND target_account_id = ?1) AS followed_by,
@@ -46,11 +50,15 @@ export class RelationshipsRepo {
       LEFT JOIN follows f ON f.account_id = ?1 AND f.target_account_id = t.id
       LEFT JOIN mutes m ON m.account_id = ?1 AND m.target_account_id = t.id AND (m.expires_at IS NULL OR m.expires_at > ?3)
       WHERE t.id IN (SELECT CAST(value AS INTEGER) FROM json_each(?2))`,
-    [viewerId, JSON.stringify(targetIds), new Date(this.ctx.now()).toISOString()]);
+      [viewerId, JSON.stringify(targetIds), new Date(this.ctx.now()).toISOString()],
+    );
   }
 
   edge(table: EdgeTable, accountId: string, targetId: string): Promise<Record<string, unknown> | undefined> {
-    return this.ctx.reader.get(`SELECT *, CAST(id AS TEXT) AS id FROM ${table} WHERE account_id = ? AND target_account_id = ?`, [accountId, targetId]);
+    return this.ctx.reader.get(
+      `SELECT *, CAST(id AS TEXT) AS id FROM ${table} WHERE account_id = ? AND target_account_id = ?`,
+      [accountId, targetId],
+    );
   }
 
   async exists(table: EdgeTable, accountId: string, targetId: string): Promise<boolean> {
@@ -61,57 +69,107 @@ export class RelationshipsRepo {
   async mutes(accountId: string, targetId: string, forNotifications = false): Promise<boolean> {
     const row = await this.ctx.reader.get<{ x: number }>(
       `SELECT 1 AS x FROM mutes WHERE account_id = ? AND target_account_id = ? AND (expires_at IS NULL OR expires_at > ?)${forNotifications ? ' AND hide_notifications = 1' : ''}`,
-      [accountId, targetId, new Date(this.ctx.now()).toISOString()]);
+      [accountId, targetId, new Date(this.ctx.now()).toISOString()],
+    );
     return Boolean(row);
   }
 
   async insertEdge(trx: Knex, table: EdgeTable, row: Record<string, unknown>): Promise<boolean> {
-    const result = await trx.raw<unknown[]>(`INSERT INTO ${table} (${Object.keys(row).join(', ')}) VALUES (${Object.keys(row).map(() => '?').join(', ')})
-      ON CONFLICT (account_id, target_account_id) DO NOTHING RETURNING id`, Object.values(row) as Knex.RawBinding[]);
+    const result = await trx.raw<unknown[]>(
+      `INSERT INTO ${table} (${Object.keys(row).join(', ')}) VALUES (${Object.keys(row)
+        .map(() => '?')
+        .join(', ')})
+      ON CONFLICT (account_id, target_account_id) DO NOTHING RETURNING id`,
+      Object.values(row) as Knex.RawBinding[],
+    );
     return result.length > 0;
   }
 
   /** Whether the edge exists as `trx` sees it (inside a write, where the reader would not). */
   async existsIn(trx: Knex, table: EdgeTable, accountId: string, targetId: string): Promise<boolean> {
-    const rows = await trx.raw(`SELECT 1 AS x FROM ${table} WHERE account_id = ? AND target_account_id = ?`, [accountId, targetId]) as unknown[];
+    const rows = (await trx.raw(`SELECT 1 AS x FROM ${table} WHERE account_id = ? AND target_account_id = ?`, [
+      accountId,
+      targetId,
+    ])) as unknown[];
     return rows.length > 0;
   }
 
   async deleteEdge(trx: Knex, table: EdgeTable, accountId: string, targetId: string): Promise<boolean> {
-    const result = await trx.raw<unknown[]>(`DELETE FROM ${table} WHERE account_id = ? AND target_account_id = ? RETURNING id`, [accountId, targetId]);
+    const result = await trx.raw<unknown[]>(
+      `DELETE FROM ${table} WHERE account_id = ? AND target_account_id = ? RETURNING id`,
+      [accountId, targetId],
+    );
     return result.length > 0;
   }
 
   /** A page of edges: `direction` 'out' lists targets of accountId, 'in' lists accounts pointing at it. */
-  listEdges(table: EdgeTable, direction: 'out' | 'in', accountId: string, page: { maxId?: string; sinceId?: string; minId?: string; limit: number }): Promise<ListedEdge[]> {
-    const [own, other] = direction === 'out' ? ['account_id', 'target_account_id'] : ['target_account_id', 'account_id'];
+  listEdges(
+    table: EdgeTable,
+    direction: 'out' | 'in',
+    accountId: string,
+    page: { maxId?: string; sinceId?: string; minId?: string; limit: number },
+  ): Promise<ListedEdge[]> {
+    const [own, other] =
+      direction === 'out' ? ['account_id', 'target_account_id'] : ['target_account_id', 'account_id'];
     const ascending = page.minId !== undefined;
     const expired = table === 'mutes' ? ' AND (expires_at IS NULL OR expires_at > ?5)' : '';
     return this.ctx.reader.all<ListedEdge>(
       `SELECT * FROM (SELECT CAST(id AS TEXT) AS edge_id, CAST(${other} AS TEXT) AS account_id, id AS n FROM ${table}
         WHERE ${own} = ?1 AND id < coalesce(?2, 9223372036854775807) AND id > coalesce(?3, 0)${expired}
         ORDER BY id ${ascending ? 'ASC' : 'DESC'} LIMIT ?4) ORDER BY n DESC`,
-      [accountId, page.maxId ?? null, (ascending ? page.minId : page.sinceId) ?? null, page.limit, ...(expired ? [new Date(this.ctx.now()).toISOString()] : [])]);
+      [
+        accountId,
+        page.maxId ?? null,
+        (ascending ? page.minId : page.sinceId) ?? null,
+        page.limit,
+        ...(expired ? [new Date(this.ctx.now()).toISOString()] : []),
+      ],
+    );
   }
 
   pendingRequesters(trx: Knex, targetId: string): Promise<Array<{ account_id: string }>> {
-    return trx.raw(`SELECT CAST(account_id AS TEXT) AS account_id FROM follow_requests WHERE target_account_id = ? ORDER BY id`, [targetId]);
+    return trx.raw(
+      `SELECT CAST(account_id AS TEXT) AS account_id FROM follow_requests WHERE target_account_id = ? ORDER BY id`,
+      [targetId],
+    );
   }
 
   async setNote(accountId: string, targetId: string, comment: string): Promise<void> {
-    if (comment === '') await this.ctx.db.raw('DELETE FROM account_notes WHERE account_id = ? AND target_account_id = ?', [accountId, targetId]);
-    else await this.ctx.db.raw(`INSERT INTO account_notes (account_id, target_account_id, comment) VALUES (?, ?, ?)
-      ON CONFLICT (account_id, target_account_id) DO UPDATE SET comment = excluded.comment`, [accountId, targetId, comment]);
+    if (comment === '')
+      await this.ctx.db.raw('DELETE FROM account_notes WHERE account_id = ? AND target_account_id = ?', [
+        accountId,
+        targetId,
+      ]);
+    else
+      await this.ctx.db.raw(
+        `INSERT INTO account_notes (account_id, target_account_id, comment) VALUES (?, ?, ?)
+      ON CONFLICT (account_id, target_account_id) DO UPDATE SET comment = excluded.comment`,
+        [accountId, targetId, comment],
+      );
   }
 
-  domainBlocks(accountId: string, page: { maxId?: string; sinceId?: string; minId?: string; limit: number }): Promise<Array<{ id: string; domain: string }>> {
-    const { sql, params } = cursorPageSql({ select: 'CAST(id AS TEXT) AS id, domain', from: 'account_domain_blocks', where: 'account_id = ?1', cursor: 'id' }, [accountId], page);
+  domainBlocks(
+    accountId: string,
+    page: { maxId?: string; sinceId?: string; minId?: string; limit: number },
+  ): Promise<Array<{ id: string; domain: string }>> {
+    const { sql, params } = cursorPageSql(
+      {
+        select: 'CAST(id AS TEXT) AS id, domain',
+        from: 'account_domain_blocks',
+        where: 'account_id = ?1',
+        cursor: 'id',
+      },
+      [accountId],
+      page,
+    );
     return this.ctx.reader.all(sql, params);
   }
 
   async addDomainBlock(accountId: string, domain: string): Promise<void> {
-    await this.ctx.db.raw(`INSERT INTO account_domain_blocks (account_id, domain, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`,
-      [accountId, domain, new Date(this.ctx.now()).toISOString()]);
+    await this.ctx.db.raw(
+      `INSERT INTO account_domain_blocks (account_id, domain, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`,
+      [accountId, domain, new Date(this.ctx.now()).toISOString()],
+    );
   }
 
   async removeDomainBlock(accountId: string, domain: string): Promise<void> {
@@ -120,7 +178,12 @@ export class RelationshipsRepo {
 
   async domainBlocked(accountId: string, domain: string | null): Promise<boolean> {
     if (!domain) return false;
-    return Boolean(await this.ctx.reader.get(`SELECT 1 AS x FROM account_domain_blocks WHERE account_id = ? AND domain = lower(?)`, [accountId, domain]));
+    return Boolean(
+      await this.ctx.reader.get(`SELECT 1 AS x FROM account_domain_blocks WHERE account_id = ? AND domain = lower(?)`, [
+        accountId,
+        domain,
+      ]),
+    );
   }
 
   /** Accounts among `ids` that the viewer blocks, mutes, or is blocked by. */
@@ -128,28 +191,39 @@ export class RelationshipsRepo {
    * For each of `ids`, the accounts the viewer follows that follow it (Mastodon's familiar
    * followers; suspended ones left out), oldest follow first.
    */
-  familiarFollowers(viewerId: string, ids: readonly string[]): Promise<Array<{ target_id: string; account_id: string }>> {
+  familiarFollowers(
+    viewerId: string,
+    ids: readonly string[],
+  ): Promise<Array<{ target_id: string; account_id: string }>> {
     if (ids.length === 0) return Promise.resolve([]);
-    return this.ctx.reader.all(`SELECT CAST(j.value AS TEXT) AS target_id, CAST(f.account_id AS TEXT) AS account_id FROM json_each(?2) j
+    return this.ctx.reader.all(
+      `SELECT CAST(j.value AS TEXT) AS target_id, CAST(f.account_id AS TEXT) AS account_id FROM json_each(?2) j
       JOIN follows f ON f.target_account_id = CAST(j.value AS INTEGER)
       WHERE f.account_id != ?1 AND EXISTS (SELECT 1 FROM follows mine WHERE mine.account_id = ?1 AND mine.target_account_id = f.account_id)
         AND NOT EXISTS (SELECT 1 FROM accounts a WHERE a.id = f.account_id AND a.suspended_at IS NOT NULL)
-      ORDER BY f.id`, [viewerId, JSON.stringify(ids)]);
+      ORDER BY f.id`,
+      [viewerId, JSON.stringify(ids)],
+    );
   }
 
   async hiddenFrom(viewerId: string, ids: readonly string[]): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
-    const rows = await this.ctx.reader.all<{ id: string }>(`
+    const rows = await this.ctx.reader.all<{ id: string }>(
+      `
       SELECT CAST(value AS TEXT) AS id FROM json_each(?2) j WHERE
         EXISTS (SELECT 1 FROM blocks WHERE account_id = ?1 AND target_account_id = CAST(j.value AS INTEGER))
         OR EXISTS (SELECT 1 FROM blocks WHERE target_account_id = ?1 AND account_id = CAST(j.value AS INTEGER))
         OR EXISTS (SELECT 1 FROM mutes WHERE account_id = ?1 AND target_account_id = CAST(j.value AS INTEGER) AND (expires_at IS NULL OR expires_at > ?3))`,
-    [viewerId, JSON.stringify(ids), new Date(this.ctx.now()).toISOString()]);
+      [viewerId, JSON.stringify(ids), new Date(this.ctx.now()).toISOString()],
+    );
     return new Set(rows.map((row) => row.id));
   }
 
   async deleteExpiredMutes(): Promise<number> {
-    const rows = await this.ctx.db.raw<unknown[]>(`DELETE FROM mutes WHERE expires_at IS NOT NULL AND expires_at <= ? RETURNING account_id`, [new Date(this.ctx.now()).toISOString()]);
+    const rows = await this.ctx.db.raw<unknown[]>(
+      `DELETE FROM mutes WHERE expires_at IS NOT NULL AND expires_at <= ? RETURNING account_id`,
+      [new Date(this.ctx.now()).toISOString()],
+    );
     return rows.length;
   }
 }

@@ -19,17 +19,31 @@ const FAMILIAR_MAX = 40;
 
 /** `id[]` (or a single `id`): valid ids only, once each, at most 80. */
 function accountIds(ctx: Context): string[] {
-  return [...new Set((arrayParam(params(ctx), 'id') ?? (typeof ctx.query.id === 'string' ? [ctx.query.id] : [])).filter(isValidId))].slice(0, 80);
+  return [
+    ...new Set(
+      (arrayParam(params(ctx), 'id') ?? (typeof ctx.query.id === 'string' ? [ctx.query.id] : [])).filter(isValidId),
+    ),
+  ].slice(0, 80);
 }
 
-export function relationshipRoutes(routes: Routes, service: RelationshipsService, accounts: AccountsService, renderer: StatusRenderer, baseUrl: string): void {
-  const relationship = async (viewer: string, target: string) => serializeRelationship(await service.relationship(viewer, target));
+export function relationshipRoutes(
+  routes: Routes,
+  service: RelationshipsService,
+  accounts: AccountsService,
+  renderer: StatusRenderer,
+  baseUrl: string,
+): void {
+  const relationship = async (viewer: string, target: string) =>
+    serializeRelationship(await service.relationship(viewer, target));
 
   routes.get('/api/v1/accounts/relationships', { scopes: read('follows') }, async (ctx) => {
     const ids = accountIds(ctx);
     const rows = await service.relationships(viewerId(ctx), ids);
     const byId = new Map(rows.map((row) => [row.id, row]));
-    ctx.body = ids.map((id) => byId.get(id)).filter(Boolean).map((row) => serializeRelationship(row!));
+    ctx.body = ids
+      .map((id) => byId.get(id))
+      .filter(Boolean)
+      .map((row) => serializeRelationship(row!));
   });
 
   // "Followed by …" on a profile: who among the accounts one follows follows it.
@@ -39,7 +53,11 @@ export function relationshipRoutes(routes: Routes, service: RelationshipsService
     const accounts = await renderer.accountsById([...new Set(rows.map((row) => row.account_id))]);
     ctx.body = ids.map((id) => ({
       id,
-      accounts: rows.filter((row) => row.target_id === id).slice(0, FAMILIAR_MAX).map((row) => accounts.get(row.account_id)).filter(Boolean),
+      accounts: rows
+        .filter((row) => row.target_id === id)
+        .slice(0, FAMILIAR_MAX)
+        .map((row) => accounts.get(row.account_id))
+        .filter(Boolean),
     }));
   });
 
@@ -47,7 +65,11 @@ export function relationshipRoutes(routes: Routes, service: RelationshipsService
     const p = params(ctx);
     const viewer = viewerId(ctx);
     const target = pathId(ctx);
-    const { headers } = await service.follow(viewer, target, { reblogs: boolParam(p, 'reblogs'), notify: boolParam(p, 'notify'), languages: arrayParam(p, 'languages') });
+    const { headers } = await service.follow(viewer, target, {
+      reblogs: boolParam(p, 'reblogs'),
+      notify: boolParam(p, 'notify'),
+      languages: arrayParam(p, 'languages'),
+    });
     if (headers) ctx.set(headers);
     ctx.body = await relationship(viewer, target);
   });
@@ -61,7 +83,11 @@ export function relationshipRoutes(routes: Routes, service: RelationshipsService
     ctx.body = serializeAccount(target, baseUrl);
   });
 
-  const simple = (path: string, scope: string[], run: (viewer: string, target: string, p: ReturnType<typeof params>) => Promise<void>) => {
+  const simple = (
+    path: string,
+    scope: string[],
+    run: (viewer: string, target: string, p: ReturnType<typeof params>) => Promise<void>,
+  ) => {
     routes.post(path, { scopes: scope }, async (ctx) => {
       const viewer = viewerId(ctx);
       const target = pathId(ctx);
@@ -79,7 +105,9 @@ export function relationshipRoutes(routes: Routes, service: RelationshipsService
     return service.mute(v, t, boolParam(p, 'notifications') ?? true, duration);
   });
   simple('/api/v1/accounts/:id/unmute', write('mutes'), (v, t) => service.unmute(v, t));
-  simple('/api/v1/accounts/:id/note', write('accounts'), (v, t, p) => service.setNote(v, t, stringParam(p, 'comment') ?? ''));
+  simple('/api/v1/accounts/:id/note', write('accounts'), (v, t, p) =>
+    service.setNote(v, t, stringParam(p, 'comment') ?? ''),
+  );
 
   routes.post('/api/v1/follow_requests/:id/authorize', { scopes: write('follows') }, async (ctx) => {
     const viewer = viewerId(ctx);
@@ -94,18 +122,33 @@ export function relationshipRoutes(routes: Routes, service: RelationshipsService
     ctx.body = await relationship(viewer, requester);
   });
 
-  const list = (path: string, scope: string[], table: 'follow_requests' | 'blocks' | 'mutes', direction: 'in' | 'out') => {
+  const list = (
+    path: string,
+    scope: string[],
+    table: 'follow_requests' | 'blocks' | 'mutes',
+    direction: 'in' | 'out',
+  ) => {
     routes.get(path, { scopes: scope }, async (ctx) => {
       const p = params(ctx);
       const page = pageQuery(p, 40, 80);
-      await sendAccountPage(ctx, renderer, baseUrl, p, page, await service.listEdges(table, direction, viewerId(ctx), page));
+      await sendAccountPage(
+        ctx,
+        renderer,
+        baseUrl,
+        p,
+        page,
+        await service.listEdges(table, direction, viewerId(ctx), page),
+      );
     });
   };
   list('/api/v1/follow_requests', read('follows'), 'follow_requests', 'in');
   list('/api/v1/blocks', read('blocks'), 'blocks', 'out');
   list('/api/v1/mutes', read('mutes'), 'mutes', 'out');
 
-  for (const [path, direction] of [['/api/v1/accounts/:id/followers', 'in'], ['/api/v1/accounts/:id/following', 'out']] as const) {
+  for (const [path, direction] of [
+    ['/api/v1/accounts/:id/followers', 'in'],
+    ['/api/v1/accounts/:id/following', 'out'],
+  ] as const) {
     routes.get(path, { ifToken: read('accounts') }, async (ctx) => {
       const id = pathId(ctx);
       const account = await accounts.byId(id);
@@ -121,7 +164,14 @@ export function relationshipRoutes(routes: Routes, service: RelationshipsService
     const page = pageQuery(p, 100, 200);
     const rows = await service.domainBlocks(viewerId(ctx), page);
     ctx.body = rows.map((row) => row.domain);
-    if (rows.length) setLink(ctx, { baseUrl, path: ctx.path, kept: keep(p, ['limit']), nextMaxId: rows.length === page.limit ? rows[rows.length - 1].id : null, prevMinId: rows[0].id });
+    if (rows.length)
+      setLink(ctx, {
+        baseUrl,
+        path: ctx.path,
+        kept: keep(p, ['limit']),
+        nextMaxId: rows.length === page.limit ? rows[rows.length - 1].id : null,
+        prevMinId: rows[0].id,
+      });
   });
   routes.post('/api/v1/domain_blocks', { scopes: write('blocks') }, async (ctx) => {
     await service.blockDomain(viewerId(ctx), requireString(params(ctx), 'domain'));

@@ -16,28 +16,57 @@ import { RelationshipsRepo, type RelationshipRow } from './repo.js';
 
 type Transaction = Parameters<Parameters<SocialContext['db']['transaction']>[0]>[0];
 
-export interface FollowOptions { reblogs?: boolean; notify?: boolean; languages?: string[] | null }
+export interface FollowOptions {
+  reblogs?: boolean;
+  notify?: boolean;
+  languages?: string[] | null;
+}
 
 export class RelationshipsService {
   readonly repo: RelationshipsRepo;
   private readonly accounts: AccountsRepo;
 
   /** `lists` and `featured`: what ends with a follow (list membership, endorsement) is removed through them. */
-  constructor(private readonly ctx: SocialContext, private readonly notifications: NotificationsService, private readonly limiter: RateLimiter,
-    private readonly lists: ListsRepo, private readonly featured: FeaturedRepo) {
+  constructor(
+    private readonly ctx: SocialContext,
+    private readonly notifications: NotificationsService,
+    private readonly limiter: RateLimiter,
+    private readonly lists: ListsRepo,
+    private readonly featured: FeaturedRepo,
+  ) {
     this.repo = new RelationshipsRepo(ctx);
     this.accounts = new AccountsRepo(ctx);
   }
 
-  domainBlocked(...args: Parameters<RelationshipsRepo['domainBlocked']>): ReturnType<RelationshipsRepo['domainBlocked']> { return this.repo.domainBlocked(...args); }
+  domainBlocked(
+    ...args: Parameters<RelationshipsRepo['domainBlocked']>
+  ): ReturnType<RelationshipsRepo['domainBlocked']> {
+    return this.repo.domainBlocked(...args);
+  }
 
   // The reads routes answer with, as the repo makes them.
-  exists(...args: Parameters<RelationshipsRepo['exists']>): ReturnType<RelationshipsRepo['exists']> { return this.repo.exists(...args); }
-  domainBlocks(...args: Parameters<RelationshipsRepo['domainBlocks']>): ReturnType<RelationshipsRepo['domainBlocks']> { return this.repo.domainBlocks(...args); }
-  familiarFollowers(...args: Parameters<RelationshipsRepo['familiarFollowers']>): ReturnType<RelationshipsRepo['familiarFollowers']> { return this.repo.familiarFollowers(...args); }
-  listEdges(...args: Parameters<RelationshipsRepo['listEdges']>): ReturnType<RelationshipsRepo['listEdges']> { return this.repo.listEdges(...args); }
-  relationships(...args: Parameters<RelationshipsRepo['relationships']>): ReturnType<RelationshipsRepo['relationships']> { return this.repo.relationships(...args); }
-  hiddenFrom(...args: Parameters<RelationshipsRepo['hiddenFrom']>): ReturnType<RelationshipsRepo['hiddenFrom']> { return this.repo.hiddenFrom(...args); }
+  exists(...args: Parameters<RelationshipsRepo['exists']>): ReturnType<RelationshipsRepo['exists']> {
+    return this.repo.exists(...args);
+  }
+  domainBlocks(...args: Parameters<RelationshipsRepo['domainBlocks']>): ReturnType<RelationshipsRepo['domainBlocks']> {
+    return this.repo.domainBlocks(...args);
+  }
+  familiarFollowers(
+    ...args: Parameters<RelationshipsRepo['familiarFollowers']>
+  ): ReturnType<RelationshipsRepo['familiarFollowers']> {
+    return this.repo.familiarFollowers(...args);
+  }
+  listEdges(...args: Parameters<RelationshipsRepo['listEdges']>): ReturnType<RelationshipsRepo['listEdges']> {
+    return this.repo.listEdges(...args);
+  }
+  relationships(
+    ...args: Parameters<RelationshipsRepo['relationships']>
+  ): ReturnType<RelationshipsRepo['relationships']> {
+    return this.repo.relationships(...args);
+  }
+  hiddenFrom(...args: Parameters<RelationshipsRepo['hiddenFrom']>): ReturnType<RelationshipsRepo['hiddenFrom']> {
+    return this.repo.hiddenFrom(...args);
+  }
 
   private async target(viewerId: string, targetId: string): Promise<AccountRow> {
     const target = await this.accounts.byId(targetId);
@@ -52,9 +81,16 @@ export class RelationshipsService {
     return row;
   }
 
-  async follow(viewerId: string, targetId: string, options: FollowOptions): Promise<{ headers: RateLimitHeaders | null }> {
+  async follow(
+    viewerId: string,
+    targetId: string,
+    options: FollowOptions,
+  ): Promise<{ headers: RateLimitHeaders | null }> {
     const target = await this.target(viewerId, targetId);
-    if ((await this.repo.exists('blocks', targetId, viewerId)) || (await this.repo.exists('blocks', viewerId, targetId))) {
+    if (
+      (await this.repo.exists('blocks', targetId, viewerId)) ||
+      (await this.repo.exists('blocks', viewerId, targetId))
+    ) {
       throw forbidden('This action is not allowed');
     }
     const settings = {
@@ -69,14 +105,25 @@ export class RelationshipsService {
         if (options.reblogs !== undefined) changes.show_reblogs = settings.show_reblogs;
         if (options.notify !== undefined) changes.notify = settings.notify;
         if (options.languages !== undefined) changes.languages = settings.languages;
-        if (Object.keys(changes).length) await this.ctx.db(table).whereRaw('account_id = ? AND target_account_id = ?', [viewerId, targetId]).update(changes);
+        if (Object.keys(changes).length)
+          await this.ctx
+            .db(table)
+            .whereRaw('account_id = ? AND target_account_id = ?', [viewerId, targetId])
+            .update(changes);
         return { headers: null };
       }
     }
-    const pending = Boolean(target.locked) || target.silenced_at !== null || (await this.repo.mutes(targetId, viewerId)) || target.domain !== null;
+    const pending =
+      Boolean(target.locked) ||
+      target.silenced_at !== null ||
+      (await this.repo.mutes(targetId, viewerId)) ||
+      target.domain !== null;
     const { headers, inserted } = await this.ctx.db.transaction(async (trx) => {
       const added = await this.repo.insertEdge(trx, pending ? 'follow_requests' : 'follows', {
-        account_id: viewerId, target_account_id: targetId, ...settings, created_at: nowIso(this.ctx.now()),
+        account_id: viewerId,
+        target_account_id: targetId,
+        ...settings,
+        created_at: nowIso(this.ctx.now()),
       });
       if (!added) return { headers: null, inserted: false };
       // Counted only for a new follow or request; over the limit, the insert rolls back with the 429.
@@ -87,7 +134,11 @@ export class RelationshipsService {
     // A concurrent request made it first: nothing more to do.
     if (!inserted) return { headers };
     this.ctx.events.emit('follow.created', { accountId: viewerId, targetAccountId: targetId, pending });
-    await this.notifications.notify({ recipientId: targetId, fromId: viewerId, type: pending ? 'follow_request' : 'follow' });
+    await this.notifications.notify({
+      recipientId: targetId,
+      fromId: viewerId,
+      type: pending ? 'follow_request' : 'follow',
+    });
     return { headers };
   }
 
@@ -102,7 +153,12 @@ export class RelationshipsService {
    * endorsement goes with the follow, and once neither a follow nor a request remains `to` leaves
    * `from`'s lists. False when there was none.
    */
-  private async endFollow(trx: Transaction, table: 'follows' | 'follow_requests', from: string, to: string): Promise<boolean> {
+  private async endFollow(
+    trx: Transaction,
+    table: 'follows' | 'follow_requests',
+    from: string,
+    to: string,
+  ): Promise<boolean> {
     if (!(await this.repo.deleteEdge(trx, table, from, to))) return false;
     if (table === 'follows') await this.featured.unendorse(from, to, trx);
     const other = table === 'follows' ? 'follow_requests' : 'follows';
@@ -126,12 +182,22 @@ export class RelationshipsService {
   /** The target (viewer) accepts `requesterId`'s request. */
   async authorize(viewerId: string, requesterId: string): Promise<void> {
     const done = await this.ctx.db.transaction(async (trx) => {
-      const request = await trx.raw<Array<Record<string, unknown>>>(`SELECT show_reblogs, notify, languages, uri FROM follow_requests WHERE account_id = ? AND target_account_id = ?`,
-        [requesterId, viewerId]);
+      const request = await trx.raw<Array<Record<string, unknown>>>(
+        `SELECT show_reblogs, notify, languages, uri FROM follow_requests WHERE account_id = ? AND target_account_id = ?`,
+        [requesterId, viewerId],
+      );
       if (!request[0]) return false;
       // The uri is the requester's Follow activity (federation answers it with Accept). The follow
       // exists before the request goes, so the requester's lists keep the account.
-      await this.repo.insertEdge(trx, 'follows', { account_id: requesterId, target_account_id: viewerId, show_reblogs: request[0].show_reblogs, notify: request[0].notify, languages: request[0].languages, uri: request[0].uri, created_at: nowIso(this.ctx.now()) });
+      await this.repo.insertEdge(trx, 'follows', {
+        account_id: requesterId,
+        target_account_id: viewerId,
+        show_reblogs: request[0].show_reblogs,
+        notify: request[0].notify,
+        languages: request[0].languages,
+        uri: request[0].uri,
+        created_at: nowIso(this.ctx.now()),
+      });
       await this.endFollow(trx, 'follow_requests', requesterId, viewerId);
       await this.countFollow(trx, requesterId, viewerId, 1);
       await this.notifications.remove(trx, { accountId: viewerId, fromAccountId: requesterId, type: 'follow_request' });
@@ -144,7 +210,12 @@ export class RelationshipsService {
   async reject(viewerId: string, requesterId: string): Promise<void> {
     const done = await this.ctx.db.transaction(async (trx) => {
       const gone = await this.endFollow(trx, 'follow_requests', requesterId, viewerId);
-      if (gone) await this.notifications.remove(trx, { accountId: viewerId, fromAccountId: requesterId, type: 'follow_request' });
+      if (gone)
+        await this.notifications.remove(trx, {
+          accountId: viewerId,
+          fromAccountId: requesterId,
+          type: 'follow_request',
+        });
       return gone;
     });
     if (!done) throw notFound();
@@ -164,8 +235,15 @@ export class RelationshipsService {
   async block(viewerId: string, targetId: string): Promise<void> {
     await this.target(viewerId, targetId);
     await this.ctx.db.transaction(async (trx) => {
-      await this.repo.insertEdge(trx, 'blocks', { account_id: viewerId, target_account_id: targetId, created_at: nowIso(this.ctx.now()) });
-      for (const [from, to] of [[viewerId, targetId], [targetId, viewerId]] as const) {
+      await this.repo.insertEdge(trx, 'blocks', {
+        account_id: viewerId,
+        target_account_id: targetId,
+        created_at: nowIso(this.ctx.now()),
+      });
+      for (const [from, to] of [
+        [viewerId, targetId],
+        [targetId, viewerId],
+      ] as const) {
         if (await this.endFollow(trx, 'follows', from, to)) await this.countFollow(trx, from, to, -1);
         await this.endFollow(trx, 'follow_requests', from, to);
       }
@@ -182,11 +260,14 @@ export class RelationshipsService {
   /** `duration` in seconds; 0 or absent mutes indefinitely. */
   async mute(viewerId: string, targetId: string, notifications = true, duration = 0): Promise<void> {
     await this.target(viewerId, targetId);
-    if (!Number.isInteger(duration) || duration < 0) throw unprocessable('Validation failed: Duration must be a positive number of seconds');
+    if (!Number.isInteger(duration) || duration < 0)
+      throw unprocessable('Validation failed: Duration must be a positive number of seconds');
     const expiresAt = duration > 0 ? isoAfterSeconds(this.ctx.now(), duration, 'Duration') : null;
-    await this.ctx.db.raw(`INSERT INTO mutes (account_id, target_account_id, hide_notifications, expires_at, created_at) VALUES (?, ?, ?, ?, ?)
+    await this.ctx.db.raw(
+      `INSERT INTO mutes (account_id, target_account_id, hide_notifications, expires_at, created_at) VALUES (?, ?, ?, ?, ?)
       ON CONFLICT (account_id, target_account_id) DO UPDATE SET hide_notifications = excluded.hide_notifications, expires_at = excluded.expires_at`,
-    [viewerId, targetId, notifications ? 1 : 0, expiresAt, nowIso(this.ctx.now())]);
+      [viewerId, targetId, notifications ? 1 : 0, expiresAt, nowIso(this.ctx.now())],
+    );
     this.ctx.events.emit('mute.changed', { accountId: viewerId, targetAccountId: targetId, muted: true });
   }
 
@@ -203,14 +284,16 @@ export class RelationshipsService {
 
   async setNote(viewerId: string, targetId: string, comment: string): Promise<void> {
     await this.target(viewerId, targetId);
-    if (comment.length > 2000) throw unprocessable('Validation failed: Comment is too long (maximum is 2000 characters)');
+    if (comment.length > 2000)
+      throw unprocessable('Validation failed: Comment is too long (maximum is 2000 characters)');
     await this.repo.setNote(viewerId, targetId, comment);
   }
 
   async blockDomain(viewerId: string, domain: string): Promise<void> {
     const normalized = normalizeDomain(domain);
     if (!normalized) throw unprocessable('Validation failed: Domain is invalid');
-    if (normalized === this.ctx.localDomain.toLowerCase()) throw unprocessable('Validation failed: Domain cannot be your own');
+    if (normalized === this.ctx.localDomain.toLowerCase())
+      throw unprocessable('Validation failed: Domain cannot be your own');
     await this.repo.addDomainBlock(viewerId, normalized);
   }
 
@@ -221,6 +304,14 @@ export class RelationshipsService {
 }
 
 function normalizeDomain(domain: string): string | null {
-  const text = domain.trim().toLowerCase().replace(/^https?:\/\//, '').replace(/\/.*$/, '');
-  return /^[a-z0-9.-]+(:\d{1,5})?$/.test(text) && text.includes('.') || /^[a-z0-9-]+:\d{1,5}$/.test(text) || text === 'localhost' ? text : null;
+  const text = domain
+    .trim()
+    .toLowerCase()
+    .replace(/^https?:\/\//, '')
+    .replace(/\/.*$/, '');
+  return (/^[a-z0-9.-]+(:\d{1,5})?$/.test(text) && text.includes('.')) ||
+    /^[a-z0-9-]+:\d{1,5}$/.test(text) ||
+    text === 'localhost'
+    ? text
+    : null;
 }

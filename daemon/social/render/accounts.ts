@@ -8,12 +8,19 @@ import { VersionedCache } from './versioned-cache.js';
 import { serializeAccount, type AccountJson } from '../accounts/serialize.js';
 import type { AccountRow, AccountsRepo } from '../accounts/repo.js';
 
-export interface RenderedAccount { version: number; json: Readonly<AccountJson> }
+export interface RenderedAccount {
+  version: number;
+  json: Readonly<AccountJson>;
+}
 
 export class RenderedAccounts {
   private readonly cache: VersionedCache<AccountRow, Readonly<AccountJson>>;
 
-  constructor(private readonly repo: AccountsRepo, baseUrl: string, capacity = 2000) {
+  constructor(
+    private readonly repo: AccountsRepo,
+    baseUrl: string,
+    capacity = 2000,
+  ) {
     this.cache = new VersionedCache((row) => markRendered(serializeAccount(row, baseUrl)), capacity);
   }
 

@@ -9,7 +9,8 @@ export class BoundedMap<K, V> {
   }
 
   set(key: K, value: V): V {
-    if (!this.entries.has(key) && this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value!);
+    if (!this.entries.has(key) && this.entries.size >= this.capacity)
+      this.entries.delete(this.entries.keys().next().value!);
     this.entries.set(key, value);
     return value;
   }

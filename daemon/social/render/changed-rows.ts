@@ -12,7 +12,11 @@ import type { ChangedRow } from './versioned-cache.js';
 export class ChangedRowsQuery<Row, Extra extends Record<string, unknown> = Record<string, never>> {
   private readonly sql: string;
 
-  constructor(sql: string, columns: readonly string[], private readonly alsoSelect: ReadonlyArray<keyof Extra & string> = []) {
+  constructor(
+    sql: string,
+    columns: readonly string[],
+    private readonly alsoSelect: ReadonlyArray<keyof Extra & string> = [],
+  ) {
     const extra = alsoSelect.map((name) => `q.${name}, `).join('');
     const row = `json_object(${columns.map((name) => `'${name}', q.${name}`).join(', ')})`;
     this.sql = `SELECT json_group_array(json_array(q.id, q.version, ${extra}CASE WHEN q.version IS q.known THEN NULL ELSE ${row} END)) AS j
@@ -24,7 +28,9 @@ export class ChangedRowsQuery<Row, Extra extends Record<string, unknown> = Recor
     const tuples = JSON.parse(rows[0]?.j ?? '[]') as unknown[][];
     return tuples.map((tuple) => {
       const out: Record<string, unknown> = { id: tuple[0], version: tuple[1], row: tuple[tuple.length - 1] };
-      this.alsoSelect.forEach((name, i) => { out[name] = tuple[i + 2]; });
+      this.alsoSelect.forEach((name, i) => {
+        out[name] = tuple[i + 2];
+      });
       return out as ChangedRow<Row> & Extra;
     });
   }

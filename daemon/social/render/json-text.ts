@@ -54,7 +54,9 @@ export function renderJsonBytes(value: unknown): Buffer {
 }
 
 /** A run of stored objects, written comma-separated between the brackets. */
-interface StoredList { list: Buffer[] }
+interface StoredList {
+  list: Buffer[];
+}
 type Part = string | Buffer | StoredList;
 
 /**
@@ -208,5 +210,10 @@ function deepFreeze<T>(value: T): Readonly<T> {
 
 /** True for a body koa would serialize as JSON (not text, bytes or a stream). */
 export function isJsonBody(body: unknown): body is object {
-  return body !== null && typeof body === 'object' && !Buffer.isBuffer(body) && typeof (body as { pipe?: unknown }).pipe !== 'function';
+  return (
+    body !== null &&
+    typeof body === 'object' &&
+    !Buffer.isBuffer(body) &&
+    typeof (body as { pipe?: unknown }).pipe !== 'function'
+  );
 }

@@ -9,7 +9,12 @@ import type { Context } from 'koa';
 import type { Reader } from '../store/reader.js';
 import { isJsonBody, renderJsonBytes } from './json-text.js';
 
-interface Entry { version: number; body: Buffer; headers: Record<string, string>; bytes: number }
+interface Entry {
+  version: number;
+  body: Buffer;
+  headers: Record<string, string>;
+  bytes: number;
+}
 
 /**
  * What an entry costs beyond its body and key (the Map slot, the entry, the Buffer and header
@@ -29,7 +34,11 @@ export class ResponseCache {
   private readonly entries = new Map<string, Entry>();
   private bytes = 0;
 
-  constructor(private readonly reader: Reader, private readonly maxBytes = 4 * 1024 * 1024, private readonly maxEntries = MAX_ENTRIES) {}
+  constructor(
+    private readonly reader: Reader,
+    private readonly maxBytes = 4 * 1024 * 1024,
+    private readonly maxEntries = MAX_ENTRIES,
+  ) {}
 
   /**
    * Serves `key` from the cache when fresh; otherwise runs `render` (which fills ctx.body and
@@ -64,7 +73,10 @@ export class ResponseCache {
   private store(key: string, entry: Entry): void {
     if (entry.bytes > this.maxBytes / 4) return;
     const previous = this.entries.get(key);
-    if (previous) { this.bytes -= previous.bytes; this.entries.delete(key); }
+    if (previous) {
+      this.bytes -= previous.bytes;
+      this.entries.delete(key);
+    }
     this.entries.set(key, entry);
     this.bytes += entry.bytes;
     for (const [oldest, old] of this.entries) {

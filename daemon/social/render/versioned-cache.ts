@@ -5,15 +5,25 @@
 import { BoundedMap } from './bounded-map.js';
 
 /** A row as the versioned queries return it: null when the caller already holds that version. */
-export interface ChangedRow<Row> { id: string; version: number; row: Row | null }
+export interface ChangedRow<Row> {
+  id: string;
+  version: number;
+  row: Row | null;
+}
 
-export interface Versioned<V> { version: number; value: V }
+export interface Versioned<V> {
+  version: number;
+  value: V;
+}
 
 export class VersionedCache<Row, V> {
   private readonly byId: BoundedMap<string, Versioned<V>>;
 
   /** `make` turns a fetched row into the kept value (shared between requests: make it frozen). */
-  constructor(private readonly make: (row: Row) => V, capacity: number) {
+  constructor(
+    private readonly make: (row: Row) => V,
+    capacity: number,
+  ) {
     this.byId = new BoundedMap(capacity);
   }
 
@@ -21,7 +31,10 @@ export class VersionedCache<Row, V> {
    * The values for `ids` that still exist, each beside the answer it came with. `fetch` gets the
    * versions held (id → version, -1 for none) and returns rows only where a version moved.
    */
-  async load<C extends ChangedRow<Row>>(ids: readonly string[], fetch: (known: Record<string, number>) => Promise<C[]>): Promise<Array<Versioned<V> & { changed: C }>> {
+  async load<C extends ChangedRow<Row>>(
+    ids: readonly string[],
+    fetch: (known: Record<string, number>) => Promise<C[]>,
+  ): Promise<Array<Versioned<V> & { changed: C }>> {
     if (ids.length === 0) return [];
     // What is held now answers even if a concurrent request evicts it before the rows come back.
     const held = new Map<string, Versioned<V>>();
@@ -33,7 +46,10 @@ export class VersionedCache<Row, V> {
     }
     const out: Array<Versioned<V> & { changed: C }> = [];
     for (const changed of await fetch(known)) {
-      const entry = changed.row === null ? held.get(changed.id) : this.byId.set(changed.id, { version: changed.version, value: this.make(changed.row) });
+      const entry =
+        changed.row === null
+          ? held.get(changed.id)
+          : this.byId.set(changed.id, { version: changed.version, value: this.make(changed.row) });
       if (entry) out.push({ version: entry.version, value: entry.value, changed });
     }
     return out;

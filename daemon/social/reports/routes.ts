@@ -9,17 +9,28 @@ export function reportRoutes(routes: Routes, service: ReportsService, renderer: 
   routes.post('/api/v1/reports', { scopes: write('reports') }, async (ctx) => {
     const p = params(ctx);
     const { row, statusIds, headers } = await service.create(viewerId(ctx), {
-      accountId: idParam(p, 'account_id'), statusIds: arrayParam(p, 'status_ids') ?? [], comment: stringParam(p, 'comment'),
-      forward: boolParam(p, 'forward') ?? false, forwardToDomains: arrayParam(p, 'forward_to_domains') ?? [],
-      category: stringParam(p, 'category') || undefined, ruleIds: arrayParam(p, 'rule_ids') ?? [],
+      accountId: idParam(p, 'account_id'),
+      statusIds: arrayParam(p, 'status_ids') ?? [],
+      comment: stringParam(p, 'comment'),
+      forward: boolParam(p, 'forward') ?? false,
+      forwardToDomains: arrayParam(p, 'forward_to_domains') ?? [],
+      category: stringParam(p, 'category') || undefined,
+      ruleIds: arrayParam(p, 'rule_ids') ?? [],
     });
     const target = (await renderer.accountsById([row.target_account_id])).get(row.target_account_id);
     ctx.set(headers);
     ctx.body = {
-      id: row.id, action_taken: row.action_taken_at !== null, action_taken_at: row.action_taken_at, category: row.category,
-      comment: row.comment, forwarded: Boolean(row.forwarded), created_at: row.created_at,
+      id: row.id,
+      action_taken: row.action_taken_at !== null,
+      action_taken_at: row.action_taken_at,
+      category: row.category,
+      comment: row.comment,
+      forwarded: Boolean(row.forwarded),
+      created_at: row.created_at,
       status_ids: statusIds.length ? statusIds : null,
-      rule_ids: (JSON.parse(row.rule_ids) as number[]).map(String).length ? (JSON.parse(row.rule_ids) as number[]).map(String) : null,
+      rule_ids: (JSON.parse(row.rule_ids) as number[]).map(String).length
+        ? (JSON.parse(row.rule_ids) as number[]).map(String)
+        : null,
       target_account: target,
     };
   });

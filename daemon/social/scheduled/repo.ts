@@ -3,7 +3,12 @@ import type { Knex } from 'knex';
 import type { SocialContext } from '../context.js';
 import { cursorPageSql, type PageQuery } from '../store/paging.js';
 
-export interface ScheduledRow { id: string; account_id: string; scheduled_at: string; params: string }
+export interface ScheduledRow {
+  id: string;
+  account_id: string;
+  scheduled_at: string;
+  params: string;
+}
 
 const COLUMNS = 'CAST(id AS TEXT) AS id, CAST(account_id AS TEXT) AS account_id, scheduled_at, params';
 
@@ -11,42 +16,65 @@ export class ScheduledRepo {
   constructor(private readonly ctx: SocialContext) {}
 
   one(accountId: string, id: string): Promise<ScheduledRow | undefined> {
-    return this.ctx.reader.get<ScheduledRow>(`SELECT ${COLUMNS} FROM scheduled_statuses WHERE account_id = ? AND id = ?`, [accountId, id]);
+    return this.ctx.reader.get<ScheduledRow>(
+      `SELECT ${COLUMNS} FROM scheduled_statuses WHERE account_id = ? AND id = ?`,
+      [accountId, id],
+    );
   }
 
   page(accountId: string, page: PageQuery): Promise<ScheduledRow[]> {
-    const { sql, params } = cursorPageSql({ select: COLUMNS, from: 'scheduled_statuses', where: 'account_id = ?1', cursor: 'id' }, [accountId], page);
+    const { sql, params } = cursorPageSql(
+      { select: COLUMNS, from: 'scheduled_statuses', where: 'account_id = ?1', cursor: 'id' },
+      [accountId],
+      page,
+    );
     return this.ctx.reader.all<ScheduledRow>(sql, params);
   }
 
   /** How many the account has in all, and how many fall on the UTC day of `dayIso`. */
   async counts(accountId: string, dayIso: string): Promise<{ total: number; day: number }> {
-    const row = await this.ctx.reader.get<{ total: number; day: number }>(`SELECT count(*) AS total,
-      coalesce(sum(substr(scheduled_at, 1, 10) = substr(?2, 1, 10)), 0) AS day FROM scheduled_statuses WHERE account_id = ?1`, [accountId, dayIso]);
+    const row = await this.ctx.reader.get<{ total: number; day: number }>(
+      `SELECT count(*) AS total,
+      coalesce(sum(substr(scheduled_at, 1, 10) = substr(?2, 1, 10)), 0) AS day FROM scheduled_statuses WHERE account_id = ?1`,
+      [accountId, dayIso],
+    );
     return row ?? { total: 0, day: 0 };
   }
 
   async insert(trx: Knex, row: Omit<ScheduledRow, 'id'>, createdAt: string): Promise<string> {
-    const rows = await trx.raw<Array<{ id: string }>>(`INSERT INTO scheduled_statuses (account_id, scheduled_at, params, created_at) VALUES (?, ?, ?, ?)
-      RETURNING CAST(id AS TEXT) AS id`, [row.account_id, row.scheduled_at, row.params, createdAt]);
+    const rows = await trx.raw<Array<{ id: string }>>(
+      `INSERT INTO scheduled_statuses (account_id, scheduled_at, params, created_at) VALUES (?, ?, ?, ?)
+      RETURNING CAST(id AS TEXT) AS id`,
+      [row.account_id, row.scheduled_at, row.params, createdAt],
+    );
     return rows[0].id;
   }
 
   async reschedule(accountId: string, id: string, scheduledAt: string): Promise<void> {
-    await this.ctx.db.raw(`UPDATE scheduled_statuses SET scheduled_at = ? WHERE account_id = ? AND id = ?`, [scheduledAt, accountId, id]);
+    await this.ctx.db.raw(`UPDATE scheduled_statuses SET scheduled_at = ? WHERE account_id = ? AND id = ?`, [
+      scheduledAt,
+      accountId,
+      id,
+    ]);
   }
 
   /** Deletes it (its media are let go); false when it was not there (already posted or deleted). */
   async remove(accountId: string, id: string): Promise<boolean> {
-    const rows = await this.ctx.db.raw(`DELETE FROM scheduled_statuses WHERE account_id = ? AND id = ? RETURNING id`, [accountId, id]) as unknown[];
+    const rows = (await this.ctx.db.raw(`DELETE FROM scheduled_statuses WHERE account_id = ? AND id = ? RETURNING id`, [
+      accountId,
+      id,
+    ])) as unknown[];
     return rows.length > 0;
   }
 
   /** Those whose time has come, with whether their account may still post (not suspended or disabled). */
   due(nowIso: string): Promise<Array<ScheduledRow & { may_post: number }>> {
-    return this.ctx.reader.all(`SELECT CAST(s.id AS TEXT) AS id, CAST(s.account_id AS TEXT) AS account_id, s.scheduled_at, s.params,
+    return this.ctx.reader.all(
+      `SELECT CAST(s.id AS TEXT) AS id, CAST(s.account_id AS TEXT) AS account_id, s.scheduled_at, s.params,
         (a.suspended_at IS NULL AND coalesce(u.disabled, 0) = 0) AS may_post
       FROM scheduled_statuses s JOIN accounts a ON a.id = s.account_id LEFT JOIN users u ON u.account_id = s.account_id
-      WHERE s.scheduled_at <= ? ORDER BY s.scheduled_at, s.id LIMIT 100`, [nowIso]);
+      WHERE s.scheduled_at <= ? ORDER BY s.scheduled_at, s.id LIMIT 100`,
+      [nowIso],
+    );
   }
 }

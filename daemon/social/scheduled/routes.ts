@@ -9,13 +9,24 @@ import type { ScheduledRow } from './repo.js';
 import { serializeScheduled } from './serialize.js';
 import type { ScheduledParams, ScheduledStatusesService } from './service.js';
 
-
-export function scheduledRoutes(routes: Routes, service: ScheduledStatusesService, mediaById: MediaById, baseUrl: string): void {
+export function scheduledRoutes(
+  routes: Routes,
+  service: ScheduledStatusesService,
+  mediaById: MediaById,
+  baseUrl: string,
+): void {
   routes.get('/api/v1/scheduled_statuses', { scopes: read('statuses') }, async (ctx) => {
     const p = params(ctx);
     const rows = await service.page(viewerId(ctx), pageQuery(p, 20, 40));
     ctx.body = await Promise.all(rows.map((row) => renderScheduled(row, mediaById)));
-    if (rows.length) setLink(ctx, { baseUrl, path: ctx.path, kept: keep(p, ['limit']), nextMaxId: rows[rows.length - 1].id, prevMinId: rows[0].id });
+    if (rows.length)
+      setLink(ctx, {
+        baseUrl,
+        path: ctx.path,
+        kept: keep(p, ['limit']),
+        nextMaxId: rows[rows.length - 1].id,
+        prevMinId: rows[0].id,
+      });
   });
 
   routes.get('/api/v1/scheduled_statuses/:id', { scopes: read('statuses') }, async (ctx) => {
@@ -23,7 +34,10 @@ export function scheduledRoutes(routes: Routes, service: ScheduledStatusesServic
   });
 
   routes.put('/api/v1/scheduled_statuses/:id', { scopes: write('statuses') }, async (ctx) => {
-    ctx.body = await renderScheduled(await service.reschedule(viewerId(ctx), pathId(ctx), stringParam(params(ctx), 'scheduled_at')), mediaById);
+    ctx.body = await renderScheduled(
+      await service.reschedule(viewerId(ctx), pathId(ctx), stringParam(params(ctx), 'scheduled_at')),
+      mediaById,
+    );
   });
 
   routes.delete('/api/v1/scheduled_statuses/:id', { scopes: write('statuses') }, async (ctx: Context) => {

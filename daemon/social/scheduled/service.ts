@@ -32,17 +32,24 @@ export interface ScheduledParams {
 export class ScheduledStatusesService {
   readonly repo: ScheduledRepo;
 
-  constructor(private readonly ctx: SocialContext, private readonly statuses: StatusesService, private readonly media: MediaService) {
+  constructor(
+    private readonly ctx: SocialContext,
+    private readonly statuses: StatusesService,
+    private readonly media: MediaService,
+  ) {
     this.repo = new ScheduledRepo(ctx);
   }
 
   // The reads routes answer with, as the repo makes them.
-  page(...args: Parameters<ScheduledRepo['page']>): ReturnType<ScheduledRepo['page']> { return this.repo.page(...args); }
+  page(...args: Parameters<ScheduledRepo['page']>): ReturnType<ScheduledRepo['page']> {
+    return this.repo.page(...args);
+  }
 
   /** The time asked for: null when it has passed (post now); 422 when it is not a date. */
   when(scheduledAt: string): Date | null {
     const at = new Date(scheduledAt);
-    if (!/^\d{4}-\d\d-\d\d/.test(scheduledAt) || Number.isNaN(at.getTime())) throw unprocessable('Validation failed: Scheduled at is invalid');
+    if (!/^\d{4}-\d\d-\d\d/.test(scheduledAt) || Number.isNaN(at.getTime()))
+      throw unprocessable('Validation failed: Scheduled at is invalid');
     return at.getTime() <= this.ctx.now() ? null : at;
   }
 
@@ -51,13 +58,29 @@ export class ScheduledStatusesService {
     await this.statuses.check(authorId, input);
     await this.checkLimits(authorId, at);
     const params: ScheduledParams = {
-      text: input.status ?? '', media_ids: input.media_ids?.length ? [...new Set(input.media_ids)] : null,
-      sensitive: input.sensitive ?? null, spoiler_text: input.spoiler_text ?? null, visibility: input.visibility ?? null,
-      in_reply_to_id: input.in_reply_to_id ?? null, language: input.language ?? null, application_id: input.appId,
-      poll: input.poll ? { options: input.poll.options, expires_in: input.poll.expiresIn, multiple: input.poll.multiple, hide_totals: input.poll.hideTotals } : null,
+      text: input.status ?? '',
+      media_ids: input.media_ids?.length ? [...new Set(input.media_ids)] : null,
+      sensitive: input.sensitive ?? null,
+      spoiler_text: input.spoiler_text ?? null,
+      visibility: input.visibility ?? null,
+      in_reply_to_id: input.in_reply_to_id ?? null,
+      language: input.language ?? null,
+      application_id: input.appId,
+      poll: input.poll
+        ? {
+            options: input.poll.options,
+            expires_in: input.poll.expiresIn,
+            multiple: input.poll.multiple,
+            hide_totals: input.poll.hideTotals,
+          }
+        : null,
     };
     const id = await this.ctx.db.transaction(async (trx) => {
-      const inserted = await this.repo.insert(trx, { account_id: authorId, scheduled_at: at.toISOString(), params: JSON.stringify(params) }, nowIso(this.ctx.now()));
+      const inserted = await this.repo.insert(
+        trx,
+        { account_id: authorId, scheduled_at: at.toISOString(), params: JSON.stringify(params) },
+        nowIso(this.ctx.now()),
+      );
       if (params.media_ids) await this.media.reserve(trx, inserted, authorId, params.media_ids);
       return inserted;
     });
@@ -92,26 +115,45 @@ export class ScheduledStatusesService {
       const params = JSON.parse(row.params) as ScheduledParams;
       try {
         await this.statuses.create(row.account_id, {
-          status: params.text, media_ids: params.media_ids ?? undefined, sensitive: params.sensitive ?? undefined,
-          spoiler_text: params.spoiler_text ?? undefined, visibility: params.visibility ?? undefined,
-          in_reply_to_id: params.in_reply_to_id ?? undefined, language: params.language ?? undefined, appId: params.application_id,
-          poll: params.poll ? { options: params.poll.options, expiresIn: params.poll.expires_in, multiple: params.poll.multiple, hideTotals: params.poll.hide_totals } : undefined,
+          status: params.text,
+          media_ids: params.media_ids ?? undefined,
+          sensitive: params.sensitive ?? undefined,
+          spoiler_text: params.spoiler_text ?? undefined,
+          visibility: params.visibility ?? undefined,
+          in_reply_to_id: params.in_reply_to_id ?? undefined,
+          language: params.language ?? undefined,
+          appId: params.application_id,
+          poll: params.poll
+            ? {
+                options: params.poll.options,
+                expiresIn: params.poll.expires_in,
+                multiple: params.poll.multiple,
+                hideTotals: params.poll.hide_totals,
+              }
+            : undefined,
         });
         posted += 1;
       } catch (error) {
-        this.ctx.log.warn('scheduled status dropped', { scheduled_status_id: row.id, account_id: row.account_id, error: (error as Error).message });
+        this.ctx.log.warn('scheduled status dropped', {
+          scheduled_status_id: row.id,
+          account_id: row.account_id,
+          error: (error as Error).message,
+        });
       }
     }
     return posted;
   }
 
   private checkOffset(at: Date): void {
-    if (at.getTime() < this.ctx.now() + MIN_OFFSET_MS) throw unprocessable('Validation failed: Scheduled at The scheduled date must be in the future');
+    if (at.getTime() < this.ctx.now() + MIN_OFFSET_MS)
+      throw unprocessable('Validation failed: Scheduled at The scheduled date must be in the future');
   }
 
   private async checkLimits(accountId: string, at: Date): Promise<void> {
     const { total, day } = await this.repo.counts(accountId, at.toISOString());
-    if (total >= TOTAL_LIMIT) throw unprocessable(`Validation failed: You have exceeded the limit of ${TOTAL_LIMIT} scheduled posts`);
-    if (day >= DAILY_LIMIT) throw unprocessable(`Validation failed: You have exceeded the limit of ${DAILY_LIMIT} scheduled posts for today`);
+    if (total >= TOTAL_LIMIT)
+      throw unprocessable(`Validation failed: You have exceeded the limit of ${TOTAL_LIMIT} scheduled posts`);
+    if (day >= DAILY_LIMIT)
+      throw unprocessable(`Validation failed: You have exceeded the limit of ${DAILY_LIMIT} scheduled posts for today`);
   }
 }

@@ -2,13 +2,21 @@
  * Search queries: the `from:` operator split off, and the rest turned into an FTS5 expression of
  * quoted terms (so user text can never be FTS syntax), the last one a prefix.
  */
-export interface ParsedQuery { text: string; from: string | null }
+export interface ParsedQuery {
+  text: string;
+  from: string | null;
+}
 
 const FROM = /(?:^|\s)from:(\S*)/gi;
 
 export function parseQuery(q: string): ParsedQuery {
   let from: string | null = null;
-  const text = q.replace(FROM, (_all, value: string) => { from = value; return ' '; }).trim();
+  const text = q
+    .replace(FROM, (_all, value: string) => {
+      from = value;
+      return ' ';
+    })
+    .trim();
   return { text, from };
 }
 
@@ -21,7 +29,11 @@ export function parseFrom(value: string): { me: true } | { username: string; dom
 
 /** Control characters (NUL ends an FTS5 string) separate terms like spaces. */
 export function ftsExpression(text: string, prefixLast = true): string | null {
-  const terms = text.replace(/\p{Cc}/gu, ' ').split(/\s+/).map((term) => term.replace(/["*^():]/g, '').trim()).filter(Boolean);
+  const terms = text
+    .replace(/\p{Cc}/gu, ' ')
+    .split(/\s+/)
+    .map((term) => term.replace(/["*^():]/g, '').trim())
+    .filter(Boolean);
   if (terms.length === 0) return null;
   return terms.map((term, i) => `"${term}"${prefixLast && i === terms.length - 1 ? '*' : ''}`).join(' ');
 }

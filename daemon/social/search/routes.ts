@@ -9,15 +9,26 @@ import type { SearchService } from './service.js';
 import { serializeTagView } from '../tags/serialize.js';
 import type { TagsService } from '../tags/service.js';
 
-export function searchRoutes(routes: Routes, service: SearchService, tags: TagsService, renderer: StatusRenderer, baseUrl: string): void {
+export function searchRoutes(
+  routes: Routes,
+  service: SearchService,
+  tags: TagsService,
+  renderer: StatusRenderer,
+  baseUrl: string,
+): void {
   routes.get('/api/v2/search', { ifToken: read('search') }, async (ctx) => {
     const viewer = optionalViewerId(ctx);
     const p = params(ctx);
     const result = await service.search(viewer, {
-      q: requireString(p, 'q'), type: stringParam(p, 'type') || undefined, limit: limitParam(p, 20, 40),
+      q: requireString(p, 'q'),
+      type: stringParam(p, 'type') || undefined,
+      limit: limitParam(p, 20, 40),
       offset: offsetParam(p),
-      minId: idParam(p, 'min_id'), maxId: idParam(p, 'max_id'), accountId: idParam(p, 'account_id'),
-      resolve: boolParam(p, 'resolve') ?? false, excludeUnreviewed: boolParam(p, 'exclude_unreviewed') ?? false,
+      minId: idParam(p, 'min_id'),
+      maxId: idParam(p, 'max_id'),
+      accountId: idParam(p, 'account_id'),
+      resolve: boolParam(p, 'resolve') ?? false,
+      excludeUnreviewed: boolParam(p, 'exclude_unreviewed') ?? false,
     });
     const [accounts, statuses, hashtags] = await Promise.all([
       renderer.accountsById(result.accountIds),
@@ -31,5 +42,7 @@ export function searchRoutes(routes: Routes, service: SearchService, tags: TagsS
     };
   });
 
-  routes.get(['/api/v1/search'], 'open', () => { throw notFound(); });
+  routes.get(['/api/v1/search'], 'open', () => {
+    throw notFound();
+  });
 }

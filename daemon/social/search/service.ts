@@ -26,7 +26,11 @@ export interface SearchInput {
   excludeUnreviewed: boolean;
 }
 
-export interface SearchResult { accountIds: string[]; statusIds: string[]; tags: TagRow[] }
+export interface SearchResult {
+  accountIds: string[];
+  statusIds: string[];
+  tags: TagRow[];
+}
 
 export interface RemoteResolver {
   resolve(query: string): Promise<{ accountIds: string[]; statusIds: string[] }>;
@@ -36,17 +40,24 @@ export class SearchService {
   readonly repo: SearchRepo;
   private readonly tags: TagsRepo;
   /** `remote`: fetches an account address or a status URL from its server (federation); null without federation. */
-  constructor(private readonly ctx: SocialContext, private readonly visibility: StatusVisibility, private readonly remote: RemoteResolver | null) {
+  constructor(
+    private readonly ctx: SocialContext,
+    private readonly visibility: StatusVisibility,
+    private readonly remote: RemoteResolver | null,
+  ) {
     this.repo = new SearchRepo(ctx);
     this.tags = new TagsRepo(ctx);
   }
 
   async search(viewerId: string | null, input: SearchInput): Promise<SearchResult> {
-    if (input.type !== undefined && !(SEARCH_TYPES as readonly string[]).includes(input.type)) throw badRequest(`Invalid value for 'type'`);
-    if (!viewerId && input.resolve) throw unauthorized('Search queries that resolve remote resources are not supported without authentication');
-    if (!viewerId && input.offset !== undefined) throw unauthorized('Search queries with offset are not supported without authentication');
+    if (input.type !== undefined && !(SEARCH_TYPES as readonly string[]).includes(input.type))
+      throw badRequest(`Invalid value for 'type'`);
+    if (!viewerId && input.resolve)
+      throw unauthorized('Search queries that resolve remote resources are not supported without authentication');
+    if (!viewerId && input.offset !== undefined)
+      throw unauthorized('Search queries with offset are not supported without authentication');
     const paged = input.type !== undefined;
-    const offset = paged ? input.offset ?? 0 : 0;
+    const offset = paged ? (input.offset ?? 0) : 0;
     const wants = (type: string) => input.type === undefined || input.type === type;
     const { text, from } = parseQuery(input.q.trim());
     const exactOnly = !viewerId && input.q.trim().length < EXACT_ONLY_BELOW;
@@ -58,10 +69,17 @@ export class SearchService {
     if (wants('statuses') && viewerId) {
       const match = ftsExpression(text);
       if (match) {
-        result.statusIds = (await this.repo.statuses({
-          match, viewerId, authorId, limit: input.limit, offset,
-          maxId: paged ? input.maxId : undefined, minId: paged ? input.minId : undefined,
-        })).map((row) => row.id);
+        result.statusIds = (
+          await this.repo.statuses({
+            match,
+            viewerId,
+            authorId,
+            limit: input.limit,
+            offset,
+            maxId: paged ? input.maxId : undefined,
+            minId: paged ? input.minId : undefined,
+          })
+        ).map((row) => row.id);
       }
     }
     if (from !== null) return result;
@@ -74,14 +92,24 @@ export class SearchService {
     if (wants('hashtags')) {
       const name = text.replace(/^#/, '');
       if (name && /^[\p{L}\p{N}_]+$/u.test(name)) {
-        result.tags = await this.tags.search(name, { exact: exactOnly, reviewedOnly: input.excludeUnreviewed, limit: input.limit, offset });
+        result.tags = await this.tags.search(name, {
+          exact: exactOnly,
+          reviewedOnly: input.excludeUnreviewed,
+          limit: input.limit,
+          offset,
+        });
       }
     }
     return result;
   }
 
   /** What the query names on another server comes first, then the local matches (without repeats). */
-  private async mergeResolved(remote: RemoteResolver, query: string, result: SearchResult, wants: (type: string) => boolean): Promise<void> {
+  private async mergeResolved(
+    remote: RemoteResolver,
+    query: string,
+    result: SearchResult,
+    wants: (type: string) => boolean,
+  ): Promise<void> {
     const found = await remote.resolve(query);
     const first = (resolved: string[], local: string[]) => [...new Set([...resolved, ...local])];
     if (wants('accounts')) result.accountIds = first(found.accountIds, result.accountIds);
@@ -104,7 +132,9 @@ export class SearchService {
     const address = /^@?([a-z0-9_]+(?:[a-z0-9_.-]*[a-z0-9_])?)(?:@([a-z0-9.-]+[a-z0-9](?::\d{1,5})?))?$/i.exec(text);
     if (exactOnly || (address && address[2])) {
       if (!address || offset > 0) return [];
-      return (await this.repo.exactAccounts(address[1], address[2] ?? null, this.ctx.localDomain)).slice(0, limit).map((row) => row.id);
+      return (await this.repo.exactAccounts(address[1], address[2] ?? null, this.ctx.localDomain))
+        .slice(0, limit)
+        .map((row) => row.id);
     }
     const match = ftsExpression(text.replace(/^@/, '').replace(/[@.]/g, ' '));
     if (!match) return [];

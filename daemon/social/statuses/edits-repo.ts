@@ -17,7 +17,9 @@ export interface StatusEditRow {
 }
 
 /** A snapshot of status ?1 as it is now, dated by `at` (an SQL expression over `s`). */
-const SNAPSHOT = (at: string) => `INSERT INTO status_edits (status_id, account_id, text, content, spoiler_text, sensitive, media_ids, poll_options, created_at)
+const SNAPSHOT = (
+  at: string,
+) => `INSERT INTO status_edits (status_id, account_id, text, content, spoiler_text, sensitive, media_ids, poll_options, created_at)
   SELECT s.id, s.account_id, s.text, s.content, s.spoiler_text, s.sensitive,
     (SELECT json_group_array(CAST(m.id AS TEXT)) FROM (SELECT id FROM media_attachments WHERE status_id = s.id ORDER BY id) m),
     (SELECT options FROM polls WHERE status_id = s.id), ${at}
@@ -28,7 +30,10 @@ export class StatusEditsRepo {
 
   /** Before a status changes: its original becomes the first entry of its history (once). */
   async beforeEdit(trx: Knex, statusId: string): Promise<void> {
-    await trx.raw(`${SNAPSHOT('coalesce(s.edited_at, s.created_at)')} AND NOT EXISTS (SELECT 1 FROM status_edits e WHERE e.status_id = s.id)`, [statusId]);
+    await trx.raw(
+      `${SNAPSHOT('coalesce(s.edited_at, s.created_at)')} AND NOT EXISTS (SELECT 1 FROM status_edits e WHERE e.status_id = s.id)`,
+      [statusId],
+    );
   }
 
   /** After it changed (edited_at set): the new version. */
@@ -38,8 +43,16 @@ export class StatusEditsRepo {
 
   /** The versions of a status, oldest first; empty when it was never edited. */
   async history(statusId: string): Promise<StatusEditRow[]> {
-    const rows = await this.ctx.reader.all<Omit<StatusEditRow, 'media_ids' | 'poll_options'> & { media_ids: string; poll_options: string | null }>(
-      `SELECT CAST(account_id AS TEXT) AS account_id, content, spoiler_text, sensitive, media_ids, poll_options, created_at FROM status_edits WHERE status_id = ? ORDER BY id`, [statusId]);
-    return rows.map((row) => ({ ...row, media_ids: JSON.parse(row.media_ids) as string[], poll_options: row.poll_options === null ? null : JSON.parse(row.poll_options) as string[] }));
+    const rows = await this.ctx.reader.all<
+      Omit<StatusEditRow, 'media_ids' | 'poll_options'> & { media_ids: string; poll_options: string | null }
+    >(
+      `SELECT CAST(account_id AS TEXT) AS account_id, content, spoiler_text, sensitive, media_ids, poll_options, created_at FROM status_edits WHERE status_id = ? ORDER BY id`,
+      [statusId],
+    );
+    return rows.map((row) => ({
+      ...row,
+      media_ids: JSON.parse(row.media_ids) as string[],
+      poll_options: row.poll_options === null ? null : (JSON.parse(row.poll_options) as string[]),
+    }));
   }
 }

@@ -9,8 +9,12 @@ import type { MediaById } from '../media/serialize.js';
 import type { StatusRenderer, StatusJson } from './serialize.js';
 import type { StatusesService } from './service.js';
 
-
-export function statusHistoryRoutes(routes: Routes, service: StatusesService, renderer: StatusRenderer, mediaById: MediaById): void {
+export function statusHistoryRoutes(
+  routes: Routes,
+  service: StatusesService,
+  renderer: StatusRenderer,
+  mediaById: MediaById,
+): void {
   routes.get('/api/v1/statuses/:id/history', { ifToken: read('statuses') }, async (ctx) => {
     const viewer = optionalViewerId(ctx);
     const row = await service.visible(pathId(ctx), viewer);
@@ -21,17 +25,19 @@ export function statusHistoryRoutes(routes: Routes, service: StatusesService, re
       return;
     }
     const accounts = await renderer.accountsById([...new Set(versions.map((version) => version.account_id))]);
-    ctx.body = await Promise.all(versions.map(async (version) => ({
-      content: version.content,
-      spoiler_text: version.spoiler_text,
-      sensitive: Boolean(version.sensitive),
-      created_at: version.created_at,
-      account: accounts.get(version.account_id) ?? null,
-      media_attachments: await mediaById(version.media_ids),
-      emojis: [],
-      // Mastodon's StatusEdit carries the poll's options only, and only for a status with one.
-      poll: version.poll_options ? { options: version.poll_options.map((title) => ({ title })) } : undefined,
-    })));
+    ctx.body = await Promise.all(
+      versions.map(async (version) => ({
+        content: version.content,
+        spoiler_text: version.spoiler_text,
+        sensitive: Boolean(version.sensitive),
+        created_at: version.created_at,
+        account: accounts.get(version.account_id) ?? null,
+        media_attachments: await mediaById(version.media_ids),
+        emojis: [],
+        // Mastodon's StatusEdit carries the poll's options only, and only for a status with one.
+        poll: version.poll_options ? { options: version.poll_options.map((title) => ({ title })) } : undefined,
+      })),
+    );
   });
 }
 

@@ -27,6 +27,7 @@ export class IdempotencyKeys {
     const now = this.now();
     for (const [key, entry] of this.keys) if (entry.until < now) this.keys.delete(key);
     // Still full: forget the oldest half (insertion order).
-    if (this.keys.size >= MAX_KEYS) [...this.keys.keys()].slice(0, MAX_KEYS / 2).forEach((key) => this.keys.delete(key));
+    if (this.keys.size >= MAX_KEYS)
+      [...this.keys.keys()].slice(0, MAX_KEYS / 2).forEach((key) => this.keys.delete(key));
   }
 }

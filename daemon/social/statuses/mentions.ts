@@ -1,7 +1,11 @@
 /** Mentions in status text: `@user` and `@user@domain` (a port allowed in the domain, for loopback tests). */
 const MENTION = /(?<![\w/@])@([a-z0-9_]+(?:[a-z0-9_.-]+[a-z0-9_]+)?)(?:@([a-z0-9.-]+[a-z0-9](?::\d{1,5})?))?/gi;
 
-export interface ParsedMention { match: string; username: string; domain: string | null }
+export interface ParsedMention {
+  match: string;
+  username: string;
+  domain: string | null;
+}
 
 export function parseMentions(text: string): ParsedMention[] {
   const seen = new Set<string>();

@@ -37,9 +37,31 @@ export const STATUS_COLUMNS = `CAST(s.id AS TEXT) AS id, CAST(s.account_id AS TE
   CAST(s.conversation_id AS TEXT) AS conversation_id, CAST(s.application_id AS TEXT) AS application_id,
   s.replies_count, s.reblogs_count, s.favourites_count, s.created_at, s.edited_at, s.deleted_at, s.emojis`;
 
-export const STATUS_FIELDS = ['id', 'account_id', 'uri', 'url', 'local', 'text', 'content', 'spoiler_text', 'sensitive', 'visibility', 'language',
-  'in_reply_to_id', 'in_reply_to_account_id', 'reblog_of_id', 'conversation_id', 'application_id', 'replies_count', 'reblogs_count',
-  'favourites_count', 'created_at', 'edited_at', 'deleted_at', 'emojis'] as const;
+export const STATUS_FIELDS = [
+  'id',
+  'account_id',
+  'uri',
+  'url',
+  'local',
+  'text',
+  'content',
+  'spoiler_text',
+  'sensitive',
+  'visibility',
+  'language',
+  'in_reply_to_id',
+  'in_reply_to_account_id',
+  'reblog_of_id',
+  'conversation_id',
+  'application_id',
+  'replies_count',
+  'reblogs_count',
+  'favourites_count',
+  'created_at',
+  'edited_at',
+  'deleted_at',
+  'emojis',
+] as const;
 
 /** What a status's JSON is made from beside its row: mentioned ids, its application, attached media or hashtags. */
 export interface RenderRow extends StatusRow {
@@ -53,7 +75,15 @@ export interface RenderRow extends StatusRow {
   poll_ends: string | null;
 }
 
-const RENDER_FIELDS = [...STATUS_FIELDS, 'mention_ids', 'app_name', 'app_website', 'has_media', 'has_tags', 'poll_ends'] as const;
+const RENDER_FIELDS = [
+  ...STATUS_FIELDS,
+  'mention_ids',
+  'app_name',
+  'app_website',
+  'has_media',
+  'has_tags',
+  'poll_ends',
+] as const;
 
 /**
  * The viewer's own relation to a status, as bits of one number. Above `voted`, bit 6 + i is set
@@ -64,12 +94,19 @@ export const VOTE_CHOICE_SHIFT = 6;
 export const MAX_FLAGGED_CHOICES = 40;
 
 /** A status's render version and viewer flags; its row only when the caller's version is not current. */
-export interface ChangedRenderRow { id: string; version: number; flags: number; visible: number; row: (Omit<RenderRow, 'mention_ids'> & { mention_ids: string | string[] }) | null }
+export interface ChangedRenderRow {
+  id: string;
+  version: number;
+  flags: number;
+  visible: number;
+  row: (Omit<RenderRow, 'mention_ids'> & { mention_ids: string | string[] }) | null;
+}
 
 export type ActionTable = 'favourites' | 'bookmarks' | 'status_pins';
 
 const ids = (list: readonly string[]) => JSON.stringify(list);
-const IN_IDS = (column: string, param: string) => `${column} IN (SELECT CAST(value AS INTEGER) FROM json_each(${param}))`;
+const IN_IDS = (column: string, param: string) =>
+  `${column} IN (SELECT CAST(value AS INTEGER) FROM json_each(${param}))`;
 
 /** Render rows, viewer flags and whether viewer ?2 may see them, of the statuses in ?1 (id → known version). */
 const RENDER_ROWS_SQL = `
@@ -89,7 +126,11 @@ const RENDER_ROWS_SQL = `
             WHERE p.status_id = s.id AND v.account_id = ?2 AND v.choice < ${MAX_FLAGGED_CHOICES}), 0) AS flags,
         ${visibleBy('?2')} AS visible
       FROM json_each(?1) j JOIN statuses s ON s.id = CAST(j.key AS INTEGER)`;
-const RENDER_ROWS = new ChangedRowsQuery<ChangedRenderRow['row'], { flags: number; visible: number }>(RENDER_ROWS_SQL, RENDER_FIELDS, ['flags', 'visible']);
+const RENDER_ROWS = new ChangedRowsQuery<ChangedRenderRow['row'], { flags: number; visible: number }>(
+  RENDER_ROWS_SQL,
+  RENDER_FIELDS,
+  ['flags', 'visible'],
+);
 
 const VISIBLE_BY_ID_SQL = `SELECT ${STATUS_COLUMNS} FROM statuses s WHERE s.id = ?1 AND s.deleted_at IS NULL AND ${visibleBy('?2')}`;
 
@@ -117,15 +158,26 @@ export class StatusesRepo {
   /** Who each status mentions, in mention order (federation addresses its deliveries with it). */
   mentions(statusIds: readonly string[]): Promise<Array<{ status_id: string; account_id: string }>> {
     if (statusIds.length === 0) return Promise.resolve([]);
-    return this.ctx.reader.all(`SELECT CAST(status_id AS TEXT) AS status_id, CAST(account_id AS TEXT) AS account_id FROM mentions WHERE ${IN_IDS('status_id', '?')} ORDER BY id`, [ids(statusIds)]);
+    return this.ctx.reader.all(
+      `SELECT CAST(status_id AS TEXT) AS status_id, CAST(account_id AS TEXT) AS account_id FROM mentions WHERE ${IN_IDS('status_id', '?')} ORDER BY id`,
+      [ids(statusIds)],
+    );
   }
 
   async blocks(accountId: string, targetId: string): Promise<boolean> {
-    return Boolean(await this.ctx.reader.get(`SELECT 1 AS x FROM blocks WHERE account_id = ? AND target_account_id = ?`, [accountId, targetId]));
+    return Boolean(
+      await this.ctx.reader.get(`SELECT 1 AS x FROM blocks WHERE account_id = ? AND target_account_id = ?`, [
+        accountId,
+        targetId,
+      ]),
+    );
   }
 
   async reblogBy(accountId: string, statusId: string): Promise<StatusRow | undefined> {
-    return this.ctx.reader.get<StatusRow>(`SELECT ${STATUS_COLUMNS} FROM statuses s WHERE s.account_id = ? AND s.reblog_of_id = ? AND s.deleted_at IS NULL`, [accountId, statusId]);
+    return this.ctx.reader.get<StatusRow>(
+      `SELECT ${STATUS_COLUMNS} FROM statuses s WHERE s.account_id = ? AND s.reblog_of_id = ? AND s.deleted_at IS NULL`,
+      [accountId, statusId],
+    );
   }
 
   async insertStatus(trx: Knex, row: Record<string, unknown>): Promise<void> {
@@ -133,81 +185,135 @@ export class StatusesRepo {
   }
 
   async newConversation(trx: Knex): Promise<string> {
-    const rows = await trx.raw<Array<{ id: string }>>(`INSERT INTO conversations (created_at) VALUES (?) RETURNING CAST(id AS TEXT) AS id`, [new Date(this.ctx.now()).toISOString()]);
+    const rows = await trx.raw<Array<{ id: string }>>(
+      `INSERT INTO conversations (created_at) VALUES (?) RETURNING CAST(id AS TEXT) AS id`,
+      [new Date(this.ctx.now()).toISOString()],
+    );
     return rows[0].id;
   }
 
   async insertMentions(trx: Knex, statusId: string, accountIds: readonly string[]): Promise<void> {
-    for (const accountId of accountIds) await trx.raw(`INSERT INTO mentions (status_id, account_id) VALUES (?, ?) ON CONFLICT DO NOTHING`, [statusId, accountId]);
+    for (const accountId of accountIds)
+      await trx.raw(`INSERT INTO mentions (status_id, account_id) VALUES (?, ?) ON CONFLICT DO NOTHING`, [
+        statusId,
+        accountId,
+      ]);
   }
 
   /** Inserts (account, status) into an action table; false when it was already there. */
   async addAction(trx: Knex, table: ActionTable, accountId: string, statusId: string): Promise<boolean> {
-    const rows = await trx.raw<unknown[]>(`INSERT INTO ${table} (account_id, status_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING RETURNING id`,
-      [accountId, statusId, new Date(this.ctx.now()).toISOString()]);
+    const rows = await trx.raw<unknown[]>(
+      `INSERT INTO ${table} (account_id, status_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING RETURNING id`,
+      [accountId, statusId, new Date(this.ctx.now()).toISOString()],
+    );
     return rows.length > 0;
   }
 
   async removeAction(trx: Knex, table: ActionTable, accountId: string, statusId: string): Promise<boolean> {
-    const rows = await trx.raw<unknown[]>(`DELETE FROM ${table} WHERE account_id = ? AND status_id = ? RETURNING id`, [accountId, statusId]);
+    const rows = await trx.raw<unknown[]>(`DELETE FROM ${table} WHERE account_id = ? AND status_id = ? RETURNING id`, [
+      accountId,
+      statusId,
+    ]);
     return rows.length > 0;
   }
 
   async countPins(accountId: string): Promise<number> {
-    const row = await this.ctx.reader.get<{ n: number }>(`SELECT count(*) AS n FROM status_pins p JOIN statuses s ON s.id = p.status_id WHERE p.account_id = ? AND s.deleted_at IS NULL`, [accountId]);
+    const row = await this.ctx.reader.get<{ n: number }>(
+      `SELECT count(*) AS n FROM status_pins p JOIN statuses s ON s.id = p.status_id WHERE p.account_id = ? AND s.deleted_at IS NULL`,
+      [accountId],
+    );
     return row?.n ?? 0;
   }
 
-  async adjust(trx: Knex, statusId: string, column: 'replies_count' | 'reblogs_count' | 'favourites_count', delta: number): Promise<void> {
+  async adjust(
+    trx: Knex,
+    statusId: string,
+    column: 'replies_count' | 'reblogs_count' | 'favourites_count',
+    delta: number,
+  ): Promise<void> {
     await trx.raw(`UPDATE statuses SET ${column} = max(0, ${column} + ?) WHERE id = ?`, [delta, statusId]);
   }
 
   async softDelete(trx: Knex, statusId: string): Promise<void> {
-    await trx.raw(`UPDATE statuses SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL`, [new Date(this.ctx.now()).toISOString(), statusId]);
+    await trx.raw(`UPDATE statuses SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL`, [
+      new Date(this.ctx.now()).toISOString(),
+      statusId,
+    ]);
   }
 
   /** Live reblogs of a status (deleted with it). */
   reblogsOf(trx: Knex, statusId: string): Promise<Array<{ id: string; account_id: string }>> {
-    return trx.raw(`SELECT CAST(id AS TEXT) AS id, CAST(account_id AS TEXT) AS account_id FROM statuses WHERE reblog_of_id = ? AND deleted_at IS NULL`, [statusId]);
+    return trx.raw(
+      `SELECT CAST(id AS TEXT) AS id, CAST(account_id AS TEXT) AS account_id FROM statuses WHERE reblog_of_id = ? AND deleted_at IS NULL`,
+      [statusId],
+    );
   }
 
   async muteConversation(accountId: string, conversationId: string, mute: boolean): Promise<void> {
-    if (mute) await this.ctx.db.raw(`INSERT INTO conversation_mutes (account_id, conversation_id) VALUES (?, ?) ON CONFLICT DO NOTHING`, [accountId, conversationId]);
-    else await this.ctx.db.raw(`DELETE FROM conversation_mutes WHERE account_id = ? AND conversation_id = ?`, [accountId, conversationId]);
+    if (mute)
+      await this.ctx.db.raw(
+        `INSERT INTO conversation_mutes (account_id, conversation_id) VALUES (?, ?) ON CONFLICT DO NOTHING`,
+        [accountId, conversationId],
+      );
+    else
+      await this.ctx.db.raw(`DELETE FROM conversation_mutes WHERE account_id = ? AND conversation_id = ?`, [
+        accountId,
+        conversationId,
+      ]);
   }
 
   /** Accounts who favourited (or reblogged) a status, paged by the action's id, newest first. */
-  actors(kind: 'favourites' | 'reblogs', statusId: string, page: { maxId?: string; sinceId?: string; minId?: string; limit: number }): Promise<Array<{ edge_id: string; account_id: string }>> {
+  actors(
+    kind: 'favourites' | 'reblogs',
+    statusId: string,
+    page: { maxId?: string; sinceId?: string; minId?: string; limit: number },
+  ): Promise<Array<{ edge_id: string; account_id: string }>> {
     const ascending = page.minId !== undefined;
-    const source = kind === 'favourites'
-      ? `SELECT id, account_id FROM favourites WHERE status_id = ?1`
-      : `SELECT id, account_id FROM statuses WHERE reblog_of_id = ?1 AND deleted_at IS NULL`;
-    return this.ctx.reader.all(`SELECT * FROM (SELECT CAST(id AS TEXT) AS edge_id, CAST(account_id AS TEXT) AS account_id, id AS n FROM (${source})
+    const source =
+      kind === 'favourites'
+        ? `SELECT id, account_id FROM favourites WHERE status_id = ?1`
+        : `SELECT id, account_id FROM statuses WHERE reblog_of_id = ?1 AND deleted_at IS NULL`;
+    return this.ctx.reader.all(
+      `SELECT * FROM (SELECT CAST(id AS TEXT) AS edge_id, CAST(account_id AS TEXT) AS account_id, id AS n FROM (${source})
         WHERE id < coalesce(?2, 9223372036854775807) AND id > coalesce(?3, 0) ORDER BY id ${ascending ? 'ASC' : 'DESC'} LIMIT ?4) ORDER BY n DESC`,
-    [statusId, page.maxId ?? null, (ascending ? page.minId : page.sinceId) ?? null, page.limit]);
+      [statusId, page.maxId ?? null, (ascending ? page.minId : page.sinceId) ?? null, page.limit],
+    );
   }
 
   /** The viewer's favourites or bookmarks, paged by the action's id. */
-  actedOn(table: 'favourites' | 'bookmarks', accountId: string, page: { maxId?: string; sinceId?: string; minId?: string; limit: number }): Promise<Array<{ edge_id: string; status_id: string }>> {
+  actedOn(
+    table: 'favourites' | 'bookmarks',
+    accountId: string,
+    page: { maxId?: string; sinceId?: string; minId?: string; limit: number },
+  ): Promise<Array<{ edge_id: string; status_id: string }>> {
     const ascending = page.minId !== undefined;
-    return this.ctx.reader.all(`SELECT * FROM (SELECT CAST(t.id AS TEXT) AS edge_id, CAST(t.status_id AS TEXT) AS status_id, t.id AS n FROM ${table} t
+    return this.ctx.reader.all(
+      `SELECT * FROM (SELECT CAST(t.id AS TEXT) AS edge_id, CAST(t.status_id AS TEXT) AS status_id, t.id AS n FROM ${table} t
         JOIN statuses s ON s.id = t.status_id AND s.deleted_at IS NULL
         WHERE t.account_id = ?1 AND t.id < coalesce(?2, 9223372036854775807) AND t.id > coalesce(?3, 0)
         ORDER BY t.id ${ascending ? 'ASC' : 'DESC'} LIMIT ?4) ORDER BY n DESC`,
-    [accountId, page.maxId ?? null, (ascending ? page.minId : page.sinceId) ?? null, page.limit]);
+      [accountId, page.maxId ?? null, (ascending ? page.minId : page.sinceId) ?? null, page.limit],
+    );
   }
 
   /** An account's statuses the viewer (null: no one signed in) may see, newest first. */
-  ofAccount(accountId: string, viewerId: string | null, opts: { pinned: boolean; excludeReplies: boolean; excludeReblogs: boolean }, page: { maxId?: string; sinceId?: string; minId?: string; limit: number }): Promise<Array<{ id: string }>> {
+  ofAccount(
+    accountId: string,
+    viewerId: string | null,
+    opts: { pinned: boolean; excludeReplies: boolean; excludeReblogs: boolean },
+    page: { maxId?: string; sinceId?: string; minId?: string; limit: number },
+  ): Promise<Array<{ id: string }>> {
     const ascending = page.minId !== undefined;
     const join = opts.pinned ? 'JOIN status_pins p ON p.status_id = s.id AND p.account_id = s.account_id' : '';
     const cursorColumn = 's.id';
     let where = `s.account_id = ?1 AND s.deleted_at IS NULL AND ${visibleBy('?5')}`;
     if (opts.excludeReplies) where += ' AND (s.in_reply_to_id IS NULL OR s.in_reply_to_account_id = s.account_id)';
     if (opts.excludeReblogs) where += ' AND s.reblog_of_id IS NULL';
-    return this.ctx.reader.all(`SELECT id FROM (SELECT CAST(s.id AS TEXT) AS id, ${cursorColumn} AS n FROM statuses s ${join}
+    return this.ctx.reader.all(
+      `SELECT id FROM (SELECT CAST(s.id AS TEXT) AS id, ${cursorColumn} AS n FROM statuses s ${join}
         WHERE ${where} AND ${cursorColumn} < coalesce(?2, 9223372036854775807) AND ${cursorColumn} > coalesce(?3, 0)
         ORDER BY ${cursorColumn} ${ascending ? 'ASC' : 'DESC'} LIMIT ?4) ORDER BY n DESC`,
-    [accountId, page.maxId ?? null, (ascending ? page.minId : page.sinceId) ?? null, page.limit, viewerId]);
+      [accountId, page.maxId ?? null, (ascending ? page.minId : page.sinceId) ?? null, page.limit, viewerId],
+    );
   }
 }

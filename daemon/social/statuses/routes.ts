@@ -18,8 +18,20 @@ export interface Scheduler {
   schedule(authorId: string, input: NewStatus, at: Date): Promise<Record<string, unknown>>;
 }
 
-export function statusRoutes(routes: Routes, service: StatusesService, renderer: StatusRenderer, relationships: RelationshipsService, baseUrl: string, scheduler: Scheduler): void {
-  async function send(ctx: Context, id: string, viewer: string | null, options?: { includeDeleted?: boolean; withSource?: boolean }) {
+export function statusRoutes(
+  routes: Routes,
+  service: StatusesService,
+  renderer: StatusRenderer,
+  relationships: RelationshipsService,
+  baseUrl: string,
+  scheduler: Scheduler,
+): void {
+  async function send(
+    ctx: Context,
+    id: string,
+    viewer: string | null,
+    options?: { includeDeleted?: boolean; withSource?: boolean },
+  ) {
     const json = await renderer.renderOne(id, viewer, options);
     if (!json) throw notFound();
     ctx.body = json;
@@ -34,9 +46,14 @@ export function statusRoutes(routes: Routes, service: StatusesService, renderer:
     if (earlier) return send(ctx, earlier, viewer);
     const p = params(ctx);
     const input: NewStatus = {
-      status: stringParam(p, 'status'), spoiler_text: stringParam(p, 'spoiler_text'), sensitive: boolParam(p, 'sensitive'),
-      visibility: stringParam(p, 'visibility'), language: stringParam(p, 'language'), in_reply_to_id: stringParam(p, 'in_reply_to_id') || undefined,
-      media_ids: arrayParam(p, 'media_ids'), poll: pollParam(p),
+      status: stringParam(p, 'status'),
+      spoiler_text: stringParam(p, 'spoiler_text'),
+      sensitive: boolParam(p, 'sensitive'),
+      visibility: stringParam(p, 'visibility'),
+      language: stringParam(p, 'language'),
+      in_reply_to_id: stringParam(p, 'in_reply_to_id') || undefined,
+      media_ids: arrayParam(p, 'media_ids'),
+      poll: pollParam(p),
       appId: authOf(ctx).appId,
     };
     const scheduledAt = stringParam(p, 'scheduled_at');
@@ -56,7 +73,10 @@ export function statusRoutes(routes: Routes, service: StatusesService, renderer:
     const viewer = optionalViewerId(ctx);
     const ids = manyIds(params(ctx));
     const visible = await Promise.all(ids.map((id) => service.visible(id, viewer).then(() => id, nullIfNotFound)));
-    const rendered = await renderer.render(visible.filter((id): id is string => id !== null), viewer);
+    const rendered = await renderer.render(
+      visible.filter((id): id is string => id !== null),
+      viewer,
+    );
     ctx.body = ids.map((id) => rendered.get(id)).filter(Boolean);
   });
 
@@ -84,7 +104,10 @@ export function statusRoutes(routes: Routes, service: StatusesService, renderer:
     const viewer = viewerId(ctx);
     const p = params(ctx);
     await service.edit(viewer, pathId(ctx), {
-      status: stringParam(p, 'status'), spoiler_text: stringParam(p, 'spoiler_text'), sensitive: boolParam(p, 'sensitive'), language: stringParam(p, 'language'),
+      status: stringParam(p, 'status'),
+      spoiler_text: stringParam(p, 'spoiler_text'),
+      sensitive: boolParam(p, 'sensitive'),
+      language: stringParam(p, 'language'),
       poll: pollParam(p),
     });
     await send(ctx, pathId(ctx), viewer);
@@ -96,7 +119,11 @@ export function statusRoutes(routes: Routes, service: StatusesService, renderer:
     await send(ctx, row.id, viewer, { includeDeleted: true, withSource: true });
   });
 
-  const action = (path: string, scope: string[], run: (viewer: string, id: string, ctx: Context) => Promise<string | void>) => {
+  const action = (
+    path: string,
+    scope: string[],
+    run: (viewer: string, id: string, ctx: Context) => Promise<string | void>,
+  ) => {
     routes.post(path, { scopes: scope }, async (ctx) => {
       const viewer = viewerId(ctx);
       const id = pathId(ctx);
@@ -104,7 +131,9 @@ export function statusRoutes(routes: Routes, service: StatusesService, renderer:
       await send(ctx, shown, viewer);
     });
   };
-  action('/api/v1/statuses/:id/favourite', write('favourites'), async (v, id) => { await service.favourite(v, id); });
+  action('/api/v1/statuses/:id/favourite', write('favourites'), async (v, id) => {
+    await service.favourite(v, id);
+  });
   action('/api/v1/statuses/:id/unfavourite', write('favourites'), (v, id) => service.unfavourite(v, id));
   action('/api/v1/statuses/:id/reblog', write('statuses'), async (v, id, ctx) => {
     const { id: reblogId, headers } = await service.reblog(v, id, stringParam(params(ctx), 'visibility') ?? 'public');
@@ -119,28 +148,49 @@ export function statusRoutes(routes: Routes, service: StatusesService, renderer:
   action('/api/v1/statuses/:id/mute', write('mutes'), (v, id) => service.muteConversation(v, id, true));
   action('/api/v1/statuses/:id/unmute', write('mutes'), (v, id) => service.muteConversation(v, id, false));
 
-  for (const [path, kind] of [['/api/v1/statuses/:id/reblogged_by', 'reblogs'], ['/api/v1/statuses/:id/favourited_by', 'favourites']] as const) {
+  for (const [path, kind] of [
+    ['/api/v1/statuses/:id/reblogged_by', 'reblogs'],
+    ['/api/v1/statuses/:id/favourited_by', 'favourites'],
+  ] as const) {
     routes.get(path, { ifToken: read('accounts') }, async (ctx) => {
       const viewer = optionalViewerId(ctx);
       const status = await service.visible(pathId(ctx), viewer);
       const p = params(ctx);
       const page = pageQuery(p, 40, 80);
       const rows = await service.actors(kind, status.id, page);
-      const hidden = viewer ? await relationships.hiddenFrom(viewer, rows.map((row) => row.account_id)) : new Set<string>();
+      const hidden = viewer
+        ? await relationships.hiddenFrom(
+            viewer,
+            rows.map((row) => row.account_id),
+          )
+        : new Set<string>();
       await sendAccountPage(ctx, renderer, baseUrl, p, page, rows, hidden);
     });
   }
 
-  for (const [path, table] of [['/api/v1/favourites', 'favourites'], ['/api/v1/bookmarks', 'bookmarks']] as const) {
+  for (const [path, table] of [
+    ['/api/v1/favourites', 'favourites'],
+    ['/api/v1/bookmarks', 'bookmarks'],
+  ] as const) {
     routes.get(path, { scopes: read(table) }, async (ctx) => {
       const viewer = viewerId(ctx);
       const p = params(ctx);
       const page = pageQuery(p, 20, 40);
       const rows = await service.actedOn(table, viewer, page);
       // The renderer leaves out what the viewer may no longer see.
-      const rendered = await renderer.render(rows.map((row) => row.status_id), viewer);
+      const rendered = await renderer.render(
+        rows.map((row) => row.status_id),
+        viewer,
+      );
       ctx.body = rows.map((row) => rendered.get(row.status_id)).filter(Boolean);
-      if (rows.length) setLink(ctx, { baseUrl, path, kept: keep(p, ['limit']), nextMaxId: rows.length === page.limit ? rows[rows.length - 1].edge_id : null, prevMinId: rows[0].edge_id });
+      if (rows.length)
+        setLink(ctx, {
+          baseUrl,
+          path,
+          kept: keep(p, ['limit']),
+          nextMaxId: rows.length === page.limit ? rows[rows.length - 1].edge_id : null,
+          prevMinId: rows[0].edge_id,
+        });
     });
   }
 }

@@ -16,14 +16,22 @@ export type StatusJson = Record<string, unknown> & { id: string };
  * anew, reblogged ones included. What a decorator adds must follow from the status's render
  * version, or from the viewer through a ViewerKey.
  */
-export type StatusDecorator = (rendered: ReadonlyArray<{ row: Readonly<RenderRow>; json: StatusJson }>, viewerId: string | null) => Promise<void>;
+export type StatusDecorator = (
+  rendered: ReadonlyArray<{ row: Readonly<RenderRow>; json: StatusJson }>,
+  viewerId: string | null,
+) => Promise<void>;
 
 /** A summary of what a viewer-dependent decorator renders from (a viewer's filters); part of every status's cache key. */
 export type ViewerKey = (viewerId: string) => Promise<string>;
 
 export class StatusRenderer {
   /** `cache`: what stays rendered between requests; `decorators`: media, tags, filters and polls fill their fields; `viewerKeys`: filters'. */
-  constructor(private readonly ctx: SocialContext, private readonly cache: RenderCache, private readonly decorators: readonly StatusDecorator[], private readonly viewerKeys: readonly ViewerKey[]) {}
+  constructor(
+    private readonly ctx: SocialContext,
+    private readonly cache: RenderCache,
+    private readonly decorators: readonly StatusDecorator[],
+    private readonly viewerKeys: readonly ViewerKey[],
+  ) {}
 
   /** Account JSON by id (frozen: rendered accounts are shared between responses). */
   async accountsById(ids: readonly string[]): Promise<Map<string, AccountJson>> {
@@ -36,7 +44,11 @@ export class StatusRenderer {
    * those the viewer may not see (statuses/visibility.ts), reblogs of such included, so no path
    * that renders can show a status to someone the rule hides it from.
    */
-  async render(ids: readonly string[], viewerId: string | null, options: { includeDeleted?: boolean; withSource?: boolean } = {}): Promise<Map<string, StatusJson>> {
+  async render(
+    ids: readonly string[],
+    viewerId: string | null,
+    options: { includeDeleted?: boolean; withSource?: boolean } = {},
+  ): Promise<Map<string, StatusJson>> {
     return (await this.renderWithAccounts(ids, viewerId, [], options)).statuses;
   }
 
@@ -44,19 +56,31 @@ export class StatusRenderer {
    * Statuses and, in the same account query, the accounts `accountIds` (notification senders);
    * they may still be being computed (a promise) while the statuses load.
    */
-  async renderWithAccounts(ids: readonly string[], viewerId: string | null, accountIds: readonly string[] | Promise<readonly string[]>, options: { includeDeleted?: boolean; withSource?: boolean } = {}): Promise<{ statuses: Map<string, StatusJson>; accounts: Map<string, AccountJson> }> {
+  async renderWithAccounts(
+    ids: readonly string[],
+    viewerId: string | null,
+    accountIds: readonly string[] | Promise<readonly string[]>,
+    options: { includeDeleted?: boolean; withSource?: boolean } = {},
+  ): Promise<{ statuses: Map<string, StatusJson>; accounts: Map<string, AccountJson> }> {
     // Rendered statuses are kept only for the ordinary rendering (not deleted ones, not with source).
     const cacheable = !options.includeDeleted && !options.withSource;
-    const viewerKey = cacheable && viewerId !== null ? Promise.all(this.viewerKeys.map((key) => key(viewerId))).then((keys) => keys.join('|')) : Promise.resolve('anonymous');
+    const viewerKey =
+      cacheable && viewerId !== null
+        ? Promise.all(this.viewerKeys.map((key) => key(viewerId))).then((keys) => keys.join('|'))
+        : Promise.resolve('anonymous');
     // Awaited below; if loading fails first, its own failure must not go unhandled.
     viewerKey.catch(() => undefined);
     const loaded = await this.cache.statusRows.load([...new Set(ids)], viewerId);
     const have = new Set(loaded.map(({ row }) => row.id));
-    const originalIds = [...new Set(loaded.map(({ row }) => row.reblog_of_id).filter((id): id is string => id !== null && !have.has(id)))];
+    const originalIds = [
+      ...new Set(loaded.map(({ row }) => row.reblog_of_id).filter((id): id is string => id !== null && !have.has(id))),
+    ];
     const all = [...loaded, ...(await this.cache.statusRows.load(originalIds, viewerId))];
     const byId = new Map(all.map((status) => [status.row.id, status]));
     const [rendered, viewerPart] = await Promise.all([
-      this.cache.accounts.byIds([...new Set([...(await accountIds), ...all.flatMap(({ row }) => [row.account_id, ...row.mention_ids])])]),
+      this.cache.accounts.byIds([
+        ...new Set([...(await accountIds), ...all.flatMap(({ row }) => [row.account_id, ...row.mention_ids])]),
+      ]),
       viewerKey,
     ]);
     const accounts = new Map([...rendered].map(([id, entry]) => [id, entry.json]));
@@ -76,8 +100,17 @@ export class StatusRenderer {
         if (!reblog) return null;
       }
       const { version, flags } = byId.get(row.id)!;
-      const key = [row.id, version, flags, viewerId === null ? '' : viewerId === row.account_id ? 'own' : 'other', author.version,
-        row.mention_ids.map((id) => rendered.get(id)?.version ?? '-').join(','), reblog?.key ?? '', viewerPart, pollState(row.poll_ends, now)].join(' ');
+      const key = [
+        row.id,
+        version,
+        flags,
+        viewerId === null ? '' : viewerId === row.account_id ? 'own' : 'other',
+        author.version,
+        row.mention_ids.map((id) => rendered.get(id)?.version ?? '-').join(','),
+        reblog?.key ?? '',
+        viewerPart,
+        pollState(row.poll_ends, now),
+      ].join(' ');
       const kept = cacheable ? this.cache.statuses.get(key) : undefined;
       if (kept) return { json: kept, key };
       // One fixed shape for every status, so V8 keeps these objects fast for JSON.stringify (spreads
@@ -112,7 +145,9 @@ export class StatusRenderer {
         application: row.app_name !== null ? { name: row.app_name, website: row.app_website || null } : undefined,
         account,
         media_attachments: [],
-        mentions: row.mention_ids.map((id) => accounts.get(id)).filter((a): a is AccountJson => Boolean(a))
+        mentions: row.mention_ids
+          .map((id) => accounts.get(id))
+          .filter((a): a is AccountJson => Boolean(a))
           .map((a) => ({ id: a.id, username: a.username, url: a.url, acct: a.acct })),
         tags: [],
         emojis: renderEmojis(row.emojis),
@@ -140,7 +175,11 @@ export class StatusRenderer {
     return { statuses: out, accounts };
   }
 
-  async renderOne(id: string, viewerId: string | null, options?: { includeDeleted?: boolean; withSource?: boolean }): Promise<StatusJson | undefined> {
+  async renderOne(
+    id: string,
+    viewerId: string | null,
+    options?: { includeDeleted?: boolean; withSource?: boolean },
+  ): Promise<StatusJson | undefined> {
     return (await this.render([id], viewerId, options)).get(id);
   }
 }

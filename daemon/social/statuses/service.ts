@@ -46,12 +46,20 @@ export interface NewStatus {
  * anything is written (throwing 422) and returns a step run inside the status's transaction.
  */
 export interface StatusCreateHook {
-  prepare(authorId: string, input: NewStatus, text: string): Promise<((trx: Knex, statusId: string) => Promise<void>) | null>;
+  prepare(
+    authorId: string,
+    input: NewStatus,
+    text: string,
+  ): Promise<((trx: Knex, statusId: string) => Promise<void>) | null>;
 }
 
 /** A resource that takes part in editing (polls): as StatusCreateHook, for an existing status. */
 export interface StatusEditHook {
-  prepare(authorId: string, statusId: string, input: Omit<NewStatus, 'visibility' | 'in_reply_to_id' | 'appId'>): Promise<((trx: Knex) => Promise<void>) | null>;
+  prepare(
+    authorId: string,
+    statusId: string,
+    input: Omit<NewStatus, 'visibility' | 'in_reply_to_id' | 'appId'>,
+  ): Promise<((trx: Knex) => Promise<void>) | null>;
 }
 
 export interface RemoteAccountFinder {
@@ -79,7 +87,13 @@ export class StatusesService {
   private readonly thread: ThreadRepo;
   private readonly accounts: AccountsRepo;
   /** `remoteAccounts`: finds a mentioned remote account not known here (federation: WebFinger); null without federation. */
-  constructor(private readonly ctx: SocialContext, private readonly notifications: NotificationsService, private readonly limiter: RateLimiter, private readonly hooks: StatusHooks, private readonly remoteAccounts: RemoteAccountFinder | null) {
+  constructor(
+    private readonly ctx: SocialContext,
+    private readonly notifications: NotificationsService,
+    private readonly limiter: RateLimiter,
+    private readonly hooks: StatusHooks,
+    private readonly remoteAccounts: RemoteAccountFinder | null,
+  ) {
     this.repo = new StatusesRepo(ctx);
     this.thread = new ThreadRepo(ctx);
     this.edits = new StatusEditsRepo(ctx);
@@ -87,13 +101,23 @@ export class StatusesService {
     this.accounts = new AccountsRepo(ctx);
   }
 
-  mentions(...args: Parameters<StatusesRepo['mentions']>): ReturnType<StatusesRepo['mentions']> { return this.repo.mentions(...args); }
+  mentions(...args: Parameters<StatusesRepo['mentions']>): ReturnType<StatusesRepo['mentions']> {
+    return this.repo.mentions(...args);
+  }
 
   // The reads routes answer with, as the repo makes them.
-  actedOn(...args: Parameters<StatusesRepo['actedOn']>): ReturnType<StatusesRepo['actedOn']> { return this.repo.actedOn(...args); }
-  actors(...args: Parameters<StatusesRepo['actors']>): ReturnType<StatusesRepo['actors']> { return this.repo.actors(...args); }
-  ofAccount(...args: Parameters<StatusesRepo['ofAccount']>): ReturnType<StatusesRepo['ofAccount']> { return this.repo.ofAccount(...args); }
-  byId(...args: Parameters<StatusesRepo['byId']>): ReturnType<StatusesRepo['byId']> { return this.repo.byId(...args); }
+  actedOn(...args: Parameters<StatusesRepo['actedOn']>): ReturnType<StatusesRepo['actedOn']> {
+    return this.repo.actedOn(...args);
+  }
+  actors(...args: Parameters<StatusesRepo['actors']>): ReturnType<StatusesRepo['actors']> {
+    return this.repo.actors(...args);
+  }
+  ofAccount(...args: Parameters<StatusesRepo['ofAccount']>): ReturnType<StatusesRepo['ofAccount']> {
+    return this.repo.ofAccount(...args);
+  }
+  byId(...args: Parameters<StatusesRepo['byId']>): ReturnType<StatusesRepo['byId']> {
+    return this.repo.byId(...args);
+  }
 
   /**
    * The status if the viewer may see it (statuses/visibility.ts), and for a reblog its original
@@ -107,13 +131,24 @@ export class StatusesService {
    * The checks a new status passes before anything is written (422 or 404), also when it is only
    * scheduled: text, visibility, the status it answers, and each create hook's (media, hashtags).
    */
-  async check(authorId: string, input: NewStatus): Promise<{ text: string; visibility: string; language: string | null; parent: StatusRow | null; steps: Array<((trx: Knex, statusId: string) => Promise<void>) | null> }> {
+  async check(
+    authorId: string,
+    input: NewStatus,
+  ): Promise<{
+    text: string;
+    visibility: string;
+    language: string | null;
+    parent: StatusRow | null;
+    steps: Array<((trx: Knex, statusId: string) => Promise<void>) | null>;
+  }> {
     const text = input.status ?? '';
     if (text.trim() === '' && !input.media_ids?.length) throw unprocessable("Validation failed: Text can't be blank");
-    if ([...text].length > MAX_CHARS) throw unprocessable(`Validation failed: Text character limit of ${MAX_CHARS} exceeded`);
+    if ([...text].length > MAX_CHARS)
+      throw unprocessable(`Validation failed: Text character limit of ${MAX_CHARS} exceeded`);
     const user = await this.accounts.userByAccountId(authorId);
     const visibility = input.visibility ?? user?.default_privacy ?? 'public';
-    if (!(VISIBILITIES as readonly string[]).includes(visibility)) throw unprocessable('Validation failed: Visibility is not included in the list');
+    if (!(VISIBILITIES as readonly string[]).includes(visibility))
+      throw unprocessable('Validation failed: Visibility is not included in the list');
     const parent = input.in_reply_to_id ? await this.visible(input.in_reply_to_id, authorId) : null;
     if (parent?.reblog_of_id) throw unprocessable('Validation failed: Cannot reply to a reblog');
     const steps = await Promise.all(this.hooks.create.map((hook) => hook.prepare(authorId, input, text)));
@@ -128,20 +163,40 @@ export class StatusesService {
     const id = this.ctx.ids.next();
     const now = nowIso(this.ctx.now());
     const uri = `${author.uri}/statuses/${id}`;
-    const links: MentionLink[] = mentioned.map(({ match, account }) => ({ match, url: account.url ?? account.uri, username: account.username }));
+    const links: MentionLink[] = mentioned.map(({ match, account }) => ({
+      match,
+      url: account.url ?? account.uri,
+      username: account.username,
+    }));
     let headers!: RateLimitHeaders;
     await this.ctx.db.transaction(async (trx) => {
       headers = await this.limiter.record(trx, authorId, FAMILIES.statuses);
       const conversationId = parent?.conversation_id ?? (await this.repo.newConversation(trx));
       await this.repo.insertStatus(trx, {
-        id, account_id: authorId, uri, url: `${this.ctx.config.baseUrl}/@${author.username}/${id}`, local: 1,
-        text, content: textToHtml(text, links), spoiler_text: (input.spoiler_text ?? '').trim(),
+        id,
+        account_id: authorId,
+        uri,
+        url: `${this.ctx.config.baseUrl}/@${author.username}/${id}`,
+        local: 1,
+        text,
+        content: textToHtml(text, links),
+        spoiler_text: (input.spoiler_text ?? '').trim(),
         sensitive: input.sensitive || (input.spoiler_text ?? '').trim() !== '' ? 1 : 0,
-        visibility, language, emojis,
-        in_reply_to_id: parent?.id ?? null, in_reply_to_account_id: parent?.account_id ?? null,
-        conversation_id: conversationId, application_id: input.appId, created_at: now, updated_at: now,
+        visibility,
+        language,
+        emojis,
+        in_reply_to_id: parent?.id ?? null,
+        in_reply_to_account_id: parent?.account_id ?? null,
+        conversation_id: conversationId,
+        application_id: input.appId,
+        created_at: now,
+        updated_at: now,
       });
-      await this.repo.insertMentions(trx, id, mentioned.map((m) => m.account.id));
+      await this.repo.insertMentions(
+        trx,
+        id,
+        mentioned.map((m) => m.account.id),
+      );
       for (const step of steps) await step?.(trx, id);
       if (parent) await this.repo.adjust(trx, parent.id, 'replies_count', 1);
       await this.accounts.adjustCounter(trx, authorId, 'statuses_count', 1);
@@ -150,7 +205,13 @@ export class StatusesService {
     // Mentions first: a direct status held back by its recipient's policy leaves their
     // conversations before the streams read them.
     for (const { account } of mentioned) {
-      await this.notifications.notify({ recipientId: account.id, fromId: authorId, type: 'mention', statusId: id, activityId: id });
+      await this.notifications.notify({
+        recipientId: account.id,
+        fromId: authorId,
+        type: 'mention',
+        statusId: id,
+        activityId: id,
+      });
     }
     this.ctx.events.emit('status.created', { statusId: id, accountId: authorId });
     return { id, headers };
@@ -161,15 +222,24 @@ export class StatusesService {
    * sensitivity and language replaced, `edited_at` set, both versions kept in its history; newly
    * mentioned accounts are notified.
    */
-  async edit(authorId: string, id: string, input: Omit<NewStatus, 'visibility' | 'in_reply_to_id' | 'appId'>): Promise<void> {
+  async edit(
+    authorId: string,
+    id: string,
+    input: Omit<NewStatus, 'visibility' | 'in_reply_to_id' | 'appId'>,
+  ): Promise<void> {
     const row = await this.repo.byId(id);
     if (!row || row.deleted_at || row.account_id !== authorId || row.reblog_of_id) throw notFound();
     const text = input.status ?? row.text;
     if (text.trim() === '') throw unprocessable("Validation failed: Text can't be blank");
-    if ([...text].length > MAX_CHARS) throw unprocessable(`Validation failed: Text character limit of ${MAX_CHARS} exceeded`);
+    if ([...text].length > MAX_CHARS)
+      throw unprocessable(`Validation failed: Text character limit of ${MAX_CHARS} exceeded`);
     const mentioned = await this.resolveMentions(text);
     const before = new Set((await this.repo.mentions([id])).map((m) => m.account_id));
-    const links: MentionLink[] = mentioned.map(({ match, account }) => ({ match, url: account.url ?? account.uri, username: account.username }));
+    const links: MentionLink[] = mentioned.map(({ match, account }) => ({
+      match,
+      url: account.url ?? account.uri,
+      username: account.username,
+    }));
     const spoiler = (input.spoiler_text ?? row.spoiler_text).trim();
     const emojis = await localEmojisIn(this.ctx.reader, text, spoiler);
     const steps = await Promise.all(this.hooks.edit.map((hook) => hook.prepare(authorId, id, input)));
@@ -177,17 +247,35 @@ export class StatusesService {
     await this.ctx.db.transaction(async (trx) => {
       await this.edits.beforeEdit(trx, id);
       for (const step of steps) await step?.(trx);
-      await trx('statuses').whereRaw('id = ?', [id]).update({
-        text, content: textToHtml(text, links), spoiler_text: spoiler,
-        sensitive: (input.sensitive ?? Boolean(row.sensitive)) || spoiler !== '' ? 1 : 0,
-        language: input.language ?? row.language, emojis, edited_at: now, updated_at: now,
-      });
-      await this.repo.insertMentions(trx, id, mentioned.map((m) => m.account.id));
+      await trx('statuses')
+        .whereRaw('id = ?', [id])
+        .update({
+          text,
+          content: textToHtml(text, links),
+          spoiler_text: spoiler,
+          sensitive: (input.sensitive ?? Boolean(row.sensitive)) || spoiler !== '' ? 1 : 0,
+          language: input.language ?? row.language,
+          emojis,
+          edited_at: now,
+          updated_at: now,
+        });
+      await this.repo.insertMentions(
+        trx,
+        id,
+        mentioned.map((m) => m.account.id),
+      );
       await this.edits.afterEdit(trx, id);
     });
     this.ctx.events.emit('status.updated', { statusId: id, accountId: authorId });
     for (const { account } of mentioned) {
-      if (!before.has(account.id)) await this.notifications.notify({ recipientId: account.id, fromId: authorId, type: 'mention', statusId: id, activityId: id });
+      if (!before.has(account.id))
+        await this.notifications.notify({
+          recipientId: account.id,
+          fromId: authorId,
+          type: 'mention',
+          statusId: id,
+          activityId: id,
+        });
     }
   }
 
@@ -195,9 +283,13 @@ export class StatusesService {
     const out: Array<{ match: string; account: AccountRow }> = [];
     for (const mention of parseMentions(text)) {
       const local = !mention.domain || mention.domain.toLowerCase() === this.ctx.localDomain.toLowerCase();
-      const account = (await this.accounts.byUsername(mention.username, local ? null : mention.domain))
-        ?? (!local && this.remoteAccounts ? await this.remoteAccounts.account(mention.username, mention.domain!) : undefined);
-      if (account && !account.suspended_at && !out.some((m) => m.account.id === account.id)) out.push({ match: mention.match, account });
+      const account =
+        (await this.accounts.byUsername(mention.username, local ? null : mention.domain)) ??
+        (!local && this.remoteAccounts
+          ? await this.remoteAccounts.account(mention.username, mention.domain!)
+          : undefined);
+      if (account && !account.suspended_at && !out.some((m) => m.account.id === account.id))
+        out.push({ match: mention.match, account });
     }
     return out;
   }
@@ -232,7 +324,12 @@ export class StatusesService {
     });
     if (!created) return;
     this.ctx.events.emit('favourite.created', { accountId: viewerId, statusId: target.id });
-    await this.notifications.notify({ recipientId: target.account_id, fromId: viewerId, type: 'favourite', statusId: target.id });
+    await this.notifications.notify({
+      recipientId: target.account_id,
+      fromId: viewerId,
+      type: 'favourite',
+      statusId: target.id,
+    });
   }
 
   async unfavourite(viewerId: string, id: string): Promise<string> {
@@ -242,7 +339,12 @@ export class StatusesService {
       const gone = await this.repo.removeAction(trx, 'favourites', viewerId, target.id);
       if (gone) {
         await this.repo.adjust(trx, target.id, 'favourites_count', -1);
-        await this.notifications.remove(trx, { accountId: target.account_id, fromAccountId: viewerId, type: 'favourite', statusId: target.id });
+        await this.notifications.remove(trx, {
+          accountId: target.account_id,
+          fromAccountId: viewerId,
+          type: 'favourite',
+          statusId: target.id,
+        });
       }
       return gone;
     });
@@ -251,11 +353,17 @@ export class StatusesService {
   }
 
   /** Reblogs the original (a reblog of a reblog reblogs the original); returns the reblog's id. */
-  async reblog(viewerId: string, id: string, visibility = 'public'): Promise<{ id: string; headers: RateLimitHeaders }> {
+  async reblog(
+    viewerId: string,
+    id: string,
+    visibility = 'public',
+  ): Promise<{ id: string; headers: RateLimitHeaders }> {
     const row = await this.visible(id, viewerId);
     const target = await this.original(row);
-    if (target.visibility === 'private' || target.visibility === 'direct') throw unprocessable('Validation failed: Reblog of status is not allowed');
-    if (!REBLOG_VISIBILITIES.includes(visibility)) throw unprocessable('Validation failed: Visibility is not included in the list');
+    if (target.visibility === 'private' || target.visibility === 'direct')
+      throw unprocessable('Validation failed: Reblog of status is not allowed');
+    if (!REBLOG_VISIBILITIES.includes(visibility))
+      throw unprocessable('Validation failed: Visibility is not included in the list');
     const headers = await this.limiter.peek(viewerId, FAMILIES.statuses);
     const existing = await this.repo.reblogBy(viewerId, target.id);
     if (existing) return { id: existing.id, headers };
@@ -265,8 +373,15 @@ export class StatusesService {
     try {
       await this.ctx.db.transaction(async (trx) => {
         await this.repo.insertStatus(trx, {
-          id: reblogId, account_id: viewerId, uri: `${author.uri}/statuses/${reblogId}/activity`, url: null, local: 1,
-          visibility, reblog_of_id: target.id, created_at: now, updated_at: now,
+          id: reblogId,
+          account_id: viewerId,
+          uri: `${author.uri}/statuses/${reblogId}/activity`,
+          url: null,
+          local: 1,
+          visibility,
+          reblog_of_id: target.id,
+          created_at: now,
+          updated_at: now,
         });
         await this.repo.adjust(trx, target.id, 'reblogs_count', 1);
         await this.accounts.adjustCounter(trx, viewerId, 'statuses_count', 1);
@@ -279,7 +394,13 @@ export class StatusesService {
     }
     this.ctx.events.emit('reblog.created', { accountId: viewerId, statusId: target.id, reblogId });
     this.ctx.events.emit('status.created', { statusId: reblogId, accountId: viewerId });
-    await this.notifications.notify({ recipientId: target.account_id, fromId: viewerId, type: 'reblog', statusId: target.id, activityId: reblogId });
+    await this.notifications.notify({
+      recipientId: target.account_id,
+      fromId: viewerId,
+      type: 'reblog',
+      statusId: target.id,
+      activityId: reblogId,
+    });
     return { id: reblogId, headers };
   }
 
@@ -307,16 +428,23 @@ export class StatusesService {
 
   async bookmark(viewerId: string, id: string, on: boolean): Promise<string> {
     const target = await this.original(await this.visible(id, viewerId));
-    await this.ctx.db.transaction((trx) => (on ? this.repo.addAction(trx, 'bookmarks', viewerId, target.id) : this.repo.removeAction(trx, 'bookmarks', viewerId, target.id)));
+    await this.ctx.db.transaction((trx) =>
+      on
+        ? this.repo.addAction(trx, 'bookmarks', viewerId, target.id)
+        : this.repo.removeAction(trx, 'bookmarks', viewerId, target.id),
+    );
     return target.id;
   }
 
   async pin(viewerId: string, id: string, on: boolean): Promise<void> {
     const row = await this.visible(id, viewerId);
-    if (row.account_id !== viewerId || row.reblog_of_id) throw unprocessable('Validation failed: Status is not allowed to be pinned');
-    if (on && row.visibility === 'direct') throw unprocessable('Validation failed: Posts that are only visible to mentioned users cannot be pinned');
+    if (row.account_id !== viewerId || row.reblog_of_id)
+      throw unprocessable('Validation failed: Status is not allowed to be pinned');
+    if (on && row.visibility === 'direct')
+      throw unprocessable('Validation failed: Posts that are only visible to mentioned users cannot be pinned');
     if (on) {
-      if ((await this.repo.countPins(viewerId)) >= MAX_PINS) throw unprocessable(`Validation failed: You have already pinned the maximum number of posts`);
+      if ((await this.repo.countPins(viewerId)) >= MAX_PINS)
+        throw unprocessable(`Validation failed: You have already pinned the maximum number of posts`);
       await this.ctx.db.transaction((trx) => this.repo.addAction(trx, 'status_pins', viewerId, id));
     } else {
       await this.ctx.db.transaction((trx) => this.repo.removeAction(trx, 'status_pins', viewerId, id));
@@ -326,7 +454,8 @@ export class StatusesService {
   /** A reblog has no conversation of its own: 422, as for a status without one. */
   async muteConversation(viewerId: string, id: string, on: boolean): Promise<void> {
     const row = await this.visible(id, viewerId);
-    if (row.reblog_of_id || !row.conversation_id) throw unprocessable('Validation failed: Status has no conversation to mute');
+    if (row.reblog_of_id || !row.conversation_id)
+      throw unprocessable('Validation failed: Status has no conversation to mute');
     await this.repo.muteConversation(viewerId, row.conversation_id, on);
   }
 

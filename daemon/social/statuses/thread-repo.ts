@@ -14,7 +14,11 @@ export interface ThreadLimits {
   depth: number | null;
 }
 
-export interface Descendant { id: string; account_id: string; in_reply_to_account_id: string | null }
+export interface Descendant {
+  id: string;
+  account_id: string;
+  in_reply_to_account_id: string | null;
+}
 
 /** Bounds any walk, so a reply cycle in federated data cannot run on. */
 const WALK_BOUND = 4096;
@@ -39,14 +43,16 @@ export class ThreadRepo {
 
   /** Ids of the statuses above `statusId` that the viewer may see, the thread's start first. */
   async ancestorIds(statusId: string, viewerId: string | null, limit: number): Promise<string[]> {
-    const rows = await this.ctx.reader.all<{ id: string }>(`
+    const rows = await this.ctx.reader.all<{ id: string }>(
+      `
       WITH RECURSIVE up(id, parent, depth) AS (
         SELECT s.id, s.in_reply_to_id, 1 FROM statuses s WHERE s.id = (SELECT in_reply_to_id FROM statuses WHERE id = ?1)
         UNION ALL
         SELECT s.id, s.in_reply_to_id, up.depth + 1 FROM up JOIN statuses s ON s.id = up.parent WHERE up.depth < ?3
       )
       SELECT CAST(s.id AS TEXT) AS id FROM up JOIN statuses s ON s.id = up.id WHERE ${VISIBLE} ORDER BY up.depth DESC`,
-    [statusId, viewerId, Math.min(limit, WALK_BOUND)]);
+      [statusId, viewerId, Math.min(limit, WALK_BOUND)],
+    );
     return rows.map((row) => row.id);
   }
 
@@ -54,9 +60,14 @@ export class ThreadRepo {
    * The statuses below `statusId` that the viewer may see, depth first (each reply followed by
    * its own replies, siblings oldest first): the first `limit` of the walk, then filtered.
    */
-  descendants(statusId: string, viewerId: string | null, limits: Pick<ThreadLimits, 'descendants' | 'depth'>): Promise<Descendant[]> {
+  descendants(
+    statusId: string,
+    viewerId: string | null,
+    limits: Pick<ThreadLimits, 'descendants' | 'depth'>,
+  ): Promise<Descendant[]> {
     // Fixed-width ids make the text path sort as the list of ids it spells.
-    return this.ctx.reader.all<Descendant>(`
+    return this.ctx.reader.all<Descendant>(
+      `
       WITH RECURSIVE down(id, path, depth) AS (
         SELECT s.id, printf('%020d', s.id), 1 FROM statuses s WHERE s.in_reply_to_id = ?1
         UNION ALL
@@ -65,6 +76,7 @@ export class ThreadRepo {
       walked AS (SELECT id, path FROM down ORDER BY path LIMIT ?3)
       SELECT CAST(s.id AS TEXT) AS id, CAST(s.account_id AS TEXT) AS account_id, CAST(s.in_reply_to_account_id AS TEXT) AS in_reply_to_account_id
         FROM walked JOIN statuses s ON s.id = walked.id WHERE ${VISIBLE} ORDER BY walked.path`,
-    [statusId, viewerId, Math.min(limits.descendants, WALK_BOUND), Math.min(limits.depth ?? WALK_BOUND, WALK_BOUND)]);
+      [statusId, viewerId, Math.min(limits.descendants, WALK_BOUND), Math.min(limits.depth ?? WALK_BOUND, WALK_BOUND)],
+    );
   }
 }

@@ -45,8 +45,14 @@ export class StatusVisibility {
   }
 
   /** Whether no one signed in may see status `statusId`, and which of `accountIds` may (deleted or not). */
-  async viewersOf(statusId: string, accountIds: readonly string[]): Promise<{ anyone: boolean; accounts: Set<string> }> {
-    const row = await this.ctx.reader.get<{ anyone: number; accounts: string }>(VIEWERS_SQL, [statusId, JSON.stringify(accountIds)]);
-    return { anyone: Boolean(row?.anyone), accounts: new Set(row ? JSON.parse(row.accounts) as string[] : []) };
+  async viewersOf(
+    statusId: string,
+    accountIds: readonly string[],
+  ): Promise<{ anyone: boolean; accounts: Set<string> }> {
+    const row = await this.ctx.reader.get<{ anyone: number; accounts: string }>(VIEWERS_SQL, [
+      statusId,
+      JSON.stringify(accountIds),
+    ]);
+    return { anyone: Boolean(row?.anyone), accounts: new Set(row ? (JSON.parse(row.accounts) as string[]) : []) };
   }
 }

@@ -8,7 +8,12 @@ export interface PageQuery {
 }
 
 /** The parts of a paged query: `select` columns `from` tables `where` filters, paged on the `cursor` column. */
-export interface CursorQuery { select: string; from: string; where: string; cursor: string }
+export interface CursorQuery {
+  select: string;
+  from: string;
+  where: string;
+  cursor: string;
+}
 
 /**
  * A cursor page as SQL: the rows after max_id / since_id / min_id on `cursor`, newest first (with
@@ -17,7 +22,11 @@ export interface CursorQuery { select: string; from: string; where: string; curs
  * `page_cursor` alias: in ORDER BY a result alias wins over a column, and `select` may render the
  * cursor column as text under the column's name (text order puts '9' after '10').
  */
-export function cursorPageSql(query: CursorQuery, params: Array<string | number | null>, page: PageQuery): { sql: string; params: Array<string | number | null> } {
+export function cursorPageSql(
+  query: CursorQuery,
+  params: Array<string | number | null>,
+  page: PageQuery,
+): { sql: string; params: Array<string | number | null> } {
   const n = params.length;
   const ascending = page.minId !== undefined;
   return {

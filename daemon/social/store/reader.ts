@@ -23,17 +23,24 @@ class Connection {
 export class Reader {
   private constructor(private readonly connections: Connection[]) {}
 
-  static async open(filename: string, size = Math.max(2, Number(process.env.UV_THREADPOOL_SIZE) || 2), busyTimeoutMs = 5000): Promise<Reader> {
-    const open = () => new Promise<Connection>((resolve, reject) => {
-      const db = new sqlite3.Database(filename, sqlite3.OPEN_READONLY, (error) => {
-        if (error) return reject(error);
-        db.configure('busyTimeout', busyTimeoutMs);
-        // The page queries materialize small CTEs (the grouped walk, its groups): a temp file's
-        // pager for each is set-up work on every page. Reads are paged, so what they keep in
-        // memory stays small.
-        db.exec('PRAGMA temp_store = MEMORY', (pragmaError) => (pragmaError ? reject(pragmaError) : resolve(new Connection(db))));
+  static async open(
+    filename: string,
+    size = Math.max(2, Number(process.env.UV_THREADPOOL_SIZE) || 2),
+    busyTimeoutMs = 5000,
+  ): Promise<Reader> {
+    const open = () =>
+      new Promise<Connection>((resolve, reject) => {
+        const db = new sqlite3.Database(filename, sqlite3.OPEN_READONLY, (error) => {
+          if (error) return reject(error);
+          db.configure('busyTimeout', busyTimeoutMs);
+          // The page queries materialize small CTEs (the grouped walk, its groups): a temp file's
+          // pager for each is set-up work on every page. Reads are paged, so what they keep in
+          // memory stays small.
+          db.exec('PRAGMA temp_store = MEMORY', (pragmaError) =>
+            pragmaError ? reject(pragmaError) : resolve(new Connection(db)),
+          );
+        });
       });
-    });
     const connections: Connection[] = [];
     for (let i = 0; i < size; i++) connections.push(await open());
     return new Reader(connections);

@@ -4,7 +4,11 @@
  * `hashtag:local` with a tag, and `list` with a list id. A stream names what the client asked; a
  * channel is what we route on.
  */
-export interface StreamRequest { stream: string; tag?: string; list?: string }
+export interface StreamRequest {
+  stream: string;
+  tag?: string;
+  list?: string;
+}
 
 export interface Channel {
   key: string;
@@ -24,7 +28,13 @@ const READ_STATUSES = ['read', 'read:statuses'];
 export function channelFor(request: StreamRequest): Channel | { error: string; status: number } {
   const { stream } = request;
   if (stream === 'user') return { key: 'user', name: ['user'], scopes: READ_STATUSES, user: true };
-  if (stream === 'user:notification') return { key: 'user:notification', name: ['user:notification'], scopes: ['read', 'read:notifications'], user: true };
+  if (stream === 'user:notification')
+    return {
+      key: 'user:notification',
+      name: ['user:notification'],
+      scopes: ['read', 'read:notifications'],
+      user: true,
+    };
   if (stream === 'direct') return { key: 'direct', name: ['direct'], scopes: READ_STATUSES, user: true };
   if (PUBLIC.includes(stream)) return { key: stream, name: [stream], scopes: READ_STATUSES, user: false };
   if (stream === 'hashtag' || stream === 'hashtag:local') {
@@ -48,7 +58,10 @@ export function publicChannels(local: boolean, withMedia: boolean): string[] {
 }
 
 export function hashtagChannels(tags: readonly string[], local: boolean): string[] {
-  return tags.flatMap((tag) => [`hashtag:${tag.toLowerCase()}`, ...(local ? [`hashtag:local:${tag.toLowerCase()}`] : [])]);
+  return tags.flatMap((tag) => [
+    `hashtag:${tag.toLowerCase()}`,
+    ...(local ? [`hashtag:local:${tag.toLowerCase()}`] : []),
+  ]);
 }
 
 export function listChannel(listId: string): string {

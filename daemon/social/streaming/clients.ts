@@ -18,7 +18,10 @@ export class StreamClients {
   private readonly connected = new Set<StreamConnection>();
   private slowClientsClosed = 0;
 
-  constructor(private readonly hub: StreamHub, private readonly log: Logger) {}
+  constructor(
+    private readonly hub: StreamHub,
+    private readonly log: Logger,
+  ) {}
 
   add(connection: StreamConnection): void {
     if (!connection.closed) this.connected.add(connection);
@@ -35,11 +38,18 @@ export class StreamClients {
     this.remove(connection);
     connection.transport.destroy();
     this.slowClientsClosed++;
-    this.log.warn('streaming client fell behind; disconnected', { transport: connection.transport.kind, queued_bytes: queued });
+    this.log.warn('streaming client fell behind; disconnected', {
+      transport: connection.transport.kind,
+      queued_bytes: queued,
+    });
   };
 
   stats(): StreamingStats {
-    const stats: StreamingStats = { clients: { websocket: 0, eventsource: 0 }, queuedBytes: 0, slowClientsClosed: this.slowClientsClosed };
+    const stats: StreamingStats = {
+      clients: { websocket: 0, eventsource: 0 },
+      queuedBytes: 0,
+      slowClientsClosed: this.slowClientsClosed,
+    };
     for (const connection of this.connected) {
       stats.clients[connection.transport.kind]++;
       stats.queuedBytes += connection.transport.queuedBytes();

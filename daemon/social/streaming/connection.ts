@@ -68,7 +68,8 @@ export class EventSourceTransport implements StreamTransport {
   }
 
   error(message: string, status: number): void {
-    if (!this.response.writableEnded) this.response.write(`event: error\ndata: ${JSON.stringify({ error: message, status })}\n\n`);
+    if (!this.response.writableEnded)
+      this.response.write(`event: error\ndata: ${JSON.stringify({ error: message, status })}\n\n`);
   }
 
   heartbeat(): void {
@@ -82,7 +83,11 @@ export class StreamConnection {
   /** Set once the client has gone: a subscription checked meanwhile must not bring it back. */
   closed = false;
 
-  constructor(readonly transport: StreamTransport, readonly auth: AuthContext | null, private readonly fellBehind: (connection: StreamConnection) => void) {}
+  constructor(
+    readonly transport: StreamTransport,
+    readonly auth: AuthContext | null,
+    private readonly fellBehind: (connection: StreamConnection) => void,
+  ) {}
 
   get accountId(): string | null {
     return this.auth?.accountId ?? null;
@@ -97,7 +102,11 @@ export class StreamConnection {
   send(channel: Channel, event: string, payload?: unknown): void {
     // renderJson: pre-rendered statuses and accounts go in as their stored text.
     if (this.closed) return;
-    this.transport.deliver(channel.name, event, payload === undefined ? undefined : typeof payload === 'string' ? payload : renderJson(payload));
+    this.transport.deliver(
+      channel.name,
+      event,
+      payload === undefined ? undefined : typeof payload === 'string' ? payload : renderJson(payload),
+    );
     if (this.transport.queuedBytes() > MAX_QUEUED_BYTES) this.fellBehind(this);
   }
 

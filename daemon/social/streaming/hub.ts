@@ -38,18 +38,29 @@ export class StreamHub {
 
   start(): void {
     const on = <K extends keyof SocialEvents>(name: K, handler: (...args: SocialEvents[K]) => Promise<void>) => {
-      const listener = (...args: SocialEvents[K]) => { handler(...args).catch((error) => this.ctx.log.warn('streaming delivery failed', { event: name, error })); };
+      const listener = (...args: SocialEvents[K]) => {
+        handler(...args).catch((error) => this.ctx.log.warn('streaming delivery failed', { event: name, error }));
+      };
       this.ctx.events.on(name, listener as never);
       this.unsubscribers.push(() => this.ctx.events.off(name, listener as never));
     };
-    on('status.created', (e: { statusId: string; accountId: string }) => this.status(e.statusId, e.accountId, 'update'));
-    on('status.updated', (e: { statusId: string; accountId: string }) => this.status(e.statusId, e.accountId, 'status.update'));
+    on('status.created', (e: { statusId: string; accountId: string }) =>
+      this.status(e.statusId, e.accountId, 'update'),
+    );
+    on('status.updated', (e: { statusId: string; accountId: string }) =>
+      this.status(e.statusId, e.accountId, 'status.update'),
+    );
     on('status.deleted', (e: { statusId: string }) => this.deleted(e.statusId));
-    on('notification.created', (e: { notificationId: string; accountId: string }) => this.notification(e.notificationId, e.accountId));
-    on('filters.changed', async (e: { accountId: string }) => this.toAccount(e.accountId, ['user'], (c, channel) => c.send(channel, 'filters_changed')));
+    on('notification.created', (e: { notificationId: string; accountId: string }) =>
+      this.notification(e.notificationId, e.accountId),
+    );
+    on('filters.changed', async (e: { accountId: string }) =>
+      this.toAccount(e.accountId, ['user'], (c, channel) => c.send(channel, 'filters_changed')),
+    );
     on('announcement.reaction', async (e: { announcementId: string; name: string; count: number }) => {
       const payload = { name: e.name, count: e.count, announcement_id: e.announcementId };
-      for (const accountId of this.byAccount.keys()) this.toAccount(accountId, ['user'], (c, channel) => c.send(channel, 'announcement.reaction', payload));
+      for (const accountId of this.byAccount.keys())
+        this.toAccount(accountId, ['user'], (c, channel) => c.send(channel, 'announcement.reaction', payload));
     });
   }
 
@@ -104,13 +115,21 @@ export class StreamHub {
       this.renderer.render(row.status_id ? [row.status_id] : [], accountId),
     ]);
     const json = serializeNotification(row, accounts, statuses);
-    if (json) this.toAccount(accountId, ['user', 'user:notification'], (c, channel) => c.send(channel, 'notification', json));
+    if (json)
+      this.toAccount(accountId, ['user', 'user:notification'], (c, channel) => c.send(channel, 'notification', json));
   }
 
   private async status(statusId: string, authorId: string, event: string): Promise<void> {
     const facts = await this.repo.statusFacts(statusId);
     if (!facts) return;
-    await this.home(statusId, authorId, event, facts.reblog, facts.visibility === 'public' && !facts.reblog, facts.visibility === 'direct');
+    await this.home(
+      statusId,
+      authorId,
+      event,
+      facts.reblog,
+      facts.visibility === 'public' && !facts.reblog,
+      facts.visibility === 'direct',
+    );
     await this.lists(statusId, event);
     if (facts.visibility === 'direct') await this.conversationEvents(statusId);
     if (facts.visibility !== 'public' || facts.reblog) return;
@@ -133,7 +152,14 @@ export class StreamHub {
    * The `user` streams of the author, their local followers (of a direct status: those it
    * mentions only) and, for a public post, those following one of its hashtags.
    */
-  private async home(statusId: string, authorId: string, event: string, reblog: boolean, tagged: boolean, direct: boolean): Promise<void> {
+  private async home(
+    statusId: string,
+    authorId: string,
+    event: string,
+    reblog: boolean,
+    tagged: boolean,
+    direct: boolean,
+  ): Promise<void> {
     const connected = [...this.byAccount.keys()];
     if (connected.length === 0) return;
     const rows = await this.repo.homeRecipients(statusId, authorId, connected, { reblog, tagged, direct });
@@ -158,7 +184,9 @@ export class StreamHub {
 
   /** The `list` streams of the lists that show the status (the list timeline's own rule). */
   private async lists(statusId: string, event: string): Promise<void> {
-    const listIds = [...this.byChannel.keys()].filter((key) => key.startsWith('list:')).map((key) => key.slice('list:'.length));
+    const listIds = [...this.byChannel.keys()]
+      .filter((key) => key.startsWith('list:'))
+      .map((key) => key.slice('list:'.length));
     if (listIds.length === 0) return;
     const rows = await this.repo.listsShowing(statusId, listIds);
     const cache = new Map<string, StatusJson | null>();
@@ -168,11 +196,17 @@ export class StreamHub {
     }
   }
 
-  private async renderFor(statusId: string, viewerId: string | null, cache: Map<string, StatusJson | null>): Promise<StatusJson | null> {
+  private async renderFor(
+    statusId: string,
+    viewerId: string | null,
+    cache: Map<string, StatusJson | null>,
+  ): Promise<StatusJson | null> {
     const key = viewerId ?? '';
     if (!cache.has(key)) {
       const json = (await this.renderer.render([statusId], viewerId)).get(statusId) ?? null;
-      const hidden = (json?.filtered as Array<{ filter: { filter_action: string } }> | undefined)?.some((f) => f.filter.filter_action === 'hide');
+      const hidden = (json?.filtered as Array<{ filter: { filter_action: string } }> | undefined)?.some(
+        (f) => f.filter.filter_action === 'hide',
+      );
       cache.set(key, hidden ? null : json);
     }
     return cache.get(key)!;

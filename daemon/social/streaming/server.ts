@@ -22,7 +22,14 @@ import type { StreamHub } from './hub.js';
 import { StreamClients } from './clients.js';
 import { prometheusText } from './metrics.js';
 
-export interface StreamingOptions { host: string; port: number; publicPreview: boolean; resolve: TokenResolver; hub: StreamHub; log: Logger }
+export interface StreamingOptions {
+  host: string;
+  port: number;
+  publicPreview: boolean;
+  resolve: TokenResolver;
+  hub: StreamHub;
+  log: Logger;
+}
 
 const PING_MS = 30_000;
 const HEARTBEAT_MS = 15_000;
@@ -35,7 +42,11 @@ export class StreamingServer {
   private wss: WebSocketServer | null = null;
   private readonly webSockets = lazy('the WebSocket server (ws)', async () => {
     const { WebSocketServer } = await import('ws');
-    this.wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES, handleProtocols: (protocols) => [...protocols][0] ?? false });
+    this.wss = new WebSocketServer({
+      noServer: true,
+      maxPayload: MAX_MESSAGE_BYTES,
+      handleProtocols: (protocols) => [...protocols][0] ?? false,
+    });
     return this.wss;
   });
   private pinger: NodeJS.Timeout | null = null;
@@ -61,13 +72,18 @@ export class StreamingServer {
       res.writeHead(404, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: 'Not found' }));
     });
-    this.http.on('upgrade', (req, socket, head) => { void this.upgrade(req, socket, head); });
+    this.http.on('upgrade', (req, socket, head) => {
+      void this.upgrade(req, socket, head);
+    });
   }
 
   async start(): Promise<AddressInfo> {
     await new Promise<void>((resolve, reject) => {
       this.http.once('error', reject);
-      this.http.listen(this.options.port, this.options.host, () => { this.http.off('error', reject); resolve(); });
+      this.http.listen(this.options.port, this.options.host, () => {
+        this.http.off('error', reject);
+        resolve();
+      });
     });
     this.pinger = setInterval(() => this.ping(), PING_MS);
     this.pinger.unref();
@@ -87,7 +103,10 @@ export class StreamingServer {
   private ping(): void {
     for (const socket of this.wss?.clients ?? []) {
       const connection = (socket as WebSocket & { nestbox?: StreamConnection }).nestbox;
-      if (connection && !connection.alive) { socket.terminate(); continue; }
+      if (connection && !connection.alive) {
+        socket.terminate();
+        continue;
+      }
       if (connection) connection.alive = false;
       socket.ping();
     }
@@ -109,7 +128,10 @@ export class StreamingServer {
   }
 
   /** The request's token, resolved; an error to answer with when it is refused. */
-  private async authenticate(req: IncomingMessage, url: URL): Promise<{ auth: AuthContext | null } | { status: number; error: string }> {
+  private async authenticate(
+    req: IncomingMessage,
+    url: URL,
+  ): Promise<{ auth: AuthContext | null } | { status: number; error: string }> {
     const token = tokenOf(req, url);
     if (!token) return this.options.publicPreview ? { auth: null } : { status: 401, error: 'Missing access token' };
     let auth: AuthContext | null;
@@ -138,37 +160,58 @@ export class StreamingServer {
   /** One stream as Server-Sent Events, kept open with a heartbeat until the client goes. */
   private async eventSource(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://x');
-    const answer = (status: number, error: string) => { res.writeHead(status, { 'content-type': 'application/json' }); res.end(JSON.stringify({ error })); };
+    const answer = (status: number, error: string) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error }));
+    };
     const auth = await this.authenticate(req, url);
     if ('status' in auth) return answer(auth.status, auth.error);
     const stream = url.searchParams.get('stream') ?? STREAM_PATH.exec(url.pathname)?.[1] ?? '';
-    const channel = channelFor({ stream, tag: url.searchParams.get('tag') ?? undefined, list: url.searchParams.get('list') ?? undefined });
+    const channel = channelFor({
+      stream,
+      tag: url.searchParams.get('tag') ?? undefined,
+      list: url.searchParams.get('list') ?? undefined,
+    });
     if ('error' in channel) return answer(channel.status, channel.error);
     const transport = new EventSourceTransport(res);
     const connection = new StreamConnection(transport, auth.auth, this.clients.fellBehind);
     if (!connection.auth && channel.user) return answer(401, 'Missing access token');
     if (!connection.allows(channel)) return answer(403, 'Access token does not have the required scopes');
     if (!(await this.mayStream(connection, channel))) return answer(401, 'Not authorized to stream this list');
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'private, no-store', 'x-accel-buffering': 'no' });
+    res.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'private, no-store',
+      'x-accel-buffering': 'no',
+    });
     res.write(':)\n\n');
     this.clients.add(connection);
     this.options.hub.subscribe(connection, channel);
     const heartbeat = setInterval(() => transport.heartbeat(), HEARTBEAT_MS);
-    req.on('close', () => { clearInterval(heartbeat); this.clients.remove(connection); });
+    req.on('close', () => {
+      clearInterval(heartbeat);
+      this.clients.remove(connection);
+    });
   }
 
   private connected(ws: WebSocket, auth: AuthContext | null, url: URL): void {
     const connection = new StreamConnection(new WebSocketTransport(ws), auth, this.clients.fellBehind);
     (ws as WebSocket & { nestbox?: StreamConnection }).nestbox = connection;
     this.clients.add(connection);
-    ws.on('pong', () => { connection.alive = true; });
+    ws.on('pong', () => {
+      connection.alive = true;
+    });
     ws.on('close', () => this.clients.remove(connection));
     ws.on('error', () => this.clients.remove(connection));
     // binaryType stays 'nodebuffer': each message arrives as one Buffer.
     ws.on('message', (data) => this.message(connection, (data as Buffer).toString()));
     const legacy = /^\/api\/v1\/streaming\/([a-z:]+)$/.exec(url.pathname)?.[1];
     const stream = url.searchParams.get('stream') ?? legacy;
-    if (stream) void this.subscribe(connection, { stream, tag: url.searchParams.get('tag') ?? undefined, list: url.searchParams.get('list') ?? undefined });
+    if (stream)
+      void this.subscribe(connection, {
+        stream,
+        tag: url.searchParams.get('tag') ?? undefined,
+        list: url.searchParams.get('list') ?? undefined,
+      });
   }
 
   private message(connection: StreamConnection, text: string): void {
@@ -178,8 +221,13 @@ export class StreamingServer {
     } catch {
       return connection.error('Invalid JSON', 400);
     }
-    if (!message || typeof message !== 'object' || typeof message.stream !== 'string') return connection.error('Unknown stream type', 400);
-    const request: StreamRequest = { stream: message.stream, tag: typeof message.tag === 'string' ? message.tag : undefined, list: typeof message.list === 'string' ? message.list : undefined };
+    if (!message || typeof message !== 'object' || typeof message.stream !== 'string')
+      return connection.error('Unknown stream type', 400);
+    const request: StreamRequest = {
+      stream: message.stream,
+      tag: typeof message.tag === 'string' ? message.tag : undefined,
+      list: typeof message.list === 'string' ? message.list : undefined,
+    };
     if (message.type === 'subscribe') void this.subscribe(connection, request);
     else if (message.type === 'unsubscribe') {
       const channel = channelFor(request);
@@ -190,9 +238,11 @@ export class StreamingServer {
   private async subscribe(connection: StreamConnection, request: StreamRequest): Promise<void> {
     const channel = channelFor(request);
     if ('error' in channel) return connection.error(channel.error, channel.status);
-    if (!connection.auth && (channel.user || !this.options.publicPreview)) return connection.error('Missing access token', 401);
+    if (!connection.auth && (channel.user || !this.options.publicPreview))
+      return connection.error('Missing access token', 401);
     if (!connection.allows(channel)) return connection.error('Access token does not have the required scopes', 403);
-    if (!(await this.mayStream(connection, channel))) return connection.error('Not authorized to stream this list', 401);
+    if (!(await this.mayStream(connection, channel)))
+      return connection.error('Not authorized to stream this list', 401);
     this.options.hub.subscribe(connection, channel);
   }
 
@@ -221,5 +271,7 @@ const STATUS_TEXT: Record<number, string> = { 401: 'Unauthorized', 404: 'Not Fou
 
 function refuse(socket: Duplex, status: number, message: string): void {
   const body = JSON.stringify({ error: message });
-  socket.end(`HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Forbidden'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Forbidden'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }

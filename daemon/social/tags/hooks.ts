@@ -13,7 +13,10 @@ export function tagsCreateHook(repo: TagsRepo, baseUrl: string): StatusCreateHoo
       return async (trx, statusId) => {
         await repo.tagStatus(trx, statusId, names);
         const rows = await trx.raw<Array<{ content: string }>>(`SELECT content FROM statuses WHERE id = ?`, [statusId]);
-        await trx.raw(`UPDATE statuses SET content = ? WHERE id = ?`, [linkHashtags(rows[0].content, baseUrl), statusId]);
+        await trx.raw(`UPDATE statuses SET content = ? WHERE id = ?`, [
+          linkHashtags(rows[0].content, baseUrl),
+          statusId,
+        ]);
       };
     },
   };
@@ -27,7 +30,10 @@ export function tagsDecorator(repo: TagsRepo, baseUrl: string): StatusDecorator 
     const byStatus = new Map<string, Array<{ name: string; url: string }>>();
     for (const row of rows) {
       const name = row.name.toLowerCase();
-      byStatus.set(row.status_id, [...(byStatus.get(row.status_id) ?? []), { name, url: `${baseUrl}/tags/${encodeURIComponent(name)}` }]);
+      byStatus.set(row.status_id, [
+        ...(byStatus.get(row.status_id) ?? []),
+        { name, url: `${baseUrl}/tags/${encodeURIComponent(name)}` },
+      ]);
     }
     for (const { row, json } of rendered) json.tags = byStatus.get(row.id) ?? [];
   };

@@ -4,7 +4,12 @@ import type { SocialContext } from '../context.js';
 import { cursorPageSql, type PageQuery } from '../store/paging.js';
 import { visibleBy } from '../statuses/visibility.js';
 
-export interface TagRow { id: number; name: string; reviewed_at: string | null; listable: number }
+export interface TagRow {
+  id: number;
+  name: string;
+  reviewed_at: string | null;
+  listable: number;
+}
 
 export class TagsRepo {
   constructor(private readonly ctx: SocialContext) {}
@@ -13,7 +18,10 @@ export class TagsRepo {
     const now = new Date(this.ctx.now()).toISOString();
     for (const name of names) {
       await trx.raw(`INSERT INTO tags (name, created_at) VALUES (?, ?) ON CONFLICT DO NOTHING`, [name, now]);
-      await trx.raw(`INSERT INTO status_tags (status_id, tag_id) SELECT ?, id FROM tags WHERE lower(name) = lower(?) ON CONFLICT DO NOTHING`, [statusId, name]);
+      await trx.raw(
+        `INSERT INTO status_tags (status_id, tag_id) SELECT ?, id FROM tags WHERE lower(name) = lower(?) ON CONFLICT DO NOTHING`,
+        [statusId, name],
+      );
     }
   }
 
@@ -25,40 +33,60 @@ export class TagsRepo {
 
   ofStatuses(statusIds: readonly string[]): Promise<Array<{ status_id: string; name: string }>> {
     if (statusIds.length === 0) return Promise.resolve([]);
-    return this.ctx.reader.all(`SELECT CAST(st.status_id AS TEXT) AS status_id, t.name FROM status_tags st JOIN tags t ON t.id = st.tag_id
-      WHERE st.status_id IN (SELECT CAST(value AS INTEGER) FROM json_each(?)) ORDER BY lower(t.name)`, [JSON.stringify(statusIds)]);
+    return this.ctx.reader.all(
+      `SELECT CAST(st.status_id AS TEXT) AS status_id, t.name FROM status_tags st JOIN tags t ON t.id = st.tag_id
+      WHERE st.status_id IN (SELECT CAST(value AS INTEGER) FROM json_each(?)) ORDER BY lower(t.name)`,
+      [JSON.stringify(statusIds)],
+    );
   }
 
   byNames(names: readonly string[]): Promise<TagRow[]> {
-    return this.ctx.reader.all<TagRow>(`SELECT id, name, reviewed_at, listable FROM tags WHERE lower(name) IN (SELECT lower(value) FROM json_each(?))`, [JSON.stringify(names)]);
+    return this.ctx.reader.all<TagRow>(
+      `SELECT id, name, reviewed_at, listable FROM tags WHERE lower(name) IN (SELECT lower(value) FROM json_each(?))`,
+      [JSON.stringify(names)],
+    );
   }
 
   /** Tags whose name starts with `prefix` (or equals it when `exact`), most used first. */
-  search(prefix: string, options: { exact: boolean; reviewedOnly: boolean; limit: number; offset: number }): Promise<TagRow[]> {
-    const where = options.exact ? `lower(name) = lower(?1)` : `lower(name) >= lower(?1) AND lower(name) < lower(?1) || char(1114111)`;
-    return this.ctx.reader.all<TagRow>(`SELECT id, name, reviewed_at, listable FROM tags WHERE ${where} AND listable = 1
+  search(
+    prefix: string,
+    options: { exact: boolean; reviewedOnly: boolean; limit: number; offset: number },
+  ): Promise<TagRow[]> {
+    const where = options.exact
+      ? `lower(name) = lower(?1)`
+      : `lower(name) >= lower(?1) AND lower(name) < lower(?1) || char(1114111)`;
+    return this.ctx.reader.all<TagRow>(
+      `SELECT id, name, reviewed_at, listable FROM tags WHERE ${where} AND listable = 1
       ${options.reviewedOnly ? 'AND reviewed_at IS NOT NULL' : ''}
       ORDER BY (lower(name) = lower(?1)) DESC, (SELECT count(*) FROM status_tags st WHERE st.tag_id = tags.id) DESC, name LIMIT ?2 OFFSET ?3`,
-    [prefix, options.limit, options.offset]);
+      [prefix, options.limit, options.offset],
+    );
   }
 
   /** A tag by name, made if it is new (following a tag nobody used yet). */
   async ensure(name: string): Promise<TagRow> {
-    await this.ctx.db.raw(`INSERT INTO tags (name, created_at) VALUES (?, ?) ON CONFLICT DO NOTHING`, [name, new Date(this.ctx.now()).toISOString()]);
+    await this.ctx.db.raw(`INSERT INTO tags (name, created_at) VALUES (?, ?) ON CONFLICT DO NOTHING`, [
+      name,
+      new Date(this.ctx.now()).toISOString(),
+    ]);
     return (await this.byNames([name]))[0];
   }
 
   /** Of `tagIds`, those `viewerId` follows. */
   async followedAmong(viewerId: string | null, tagIds: readonly number[]): Promise<Set<number>> {
     if (!viewerId || tagIds.length === 0) return new Set();
-    const rows = await this.ctx.reader.all<{ tag_id: number }>(`SELECT tag_id FROM tag_follows WHERE account_id = ? AND tag_id IN (SELECT value FROM json_each(?))`,
-      [viewerId, JSON.stringify(tagIds)]);
+    const rows = await this.ctx.reader.all<{ tag_id: number }>(
+      `SELECT tag_id FROM tag_follows WHERE account_id = ? AND tag_id IN (SELECT value FROM json_each(?))`,
+      [viewerId, JSON.stringify(tagIds)],
+    );
     return new Set(rows.map((row) => row.tag_id));
   }
 
   async follow(accountId: string, tagId: number): Promise<void> {
-    await this.ctx.db.raw(`INSERT INTO tag_follows (account_id, tag_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`,
-      [accountId, tagId, new Date(this.ctx.now()).toISOString()]);
+    await this.ctx.db.raw(
+      `INSERT INTO tag_follows (account_id, tag_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`,
+      [accountId, tagId, new Date(this.ctx.now()).toISOString()],
+    );
   }
 
   async unfollow(accountId: string, tagId: number): Promise<void> {
@@ -67,8 +95,16 @@ export class TagsRepo {
 
   /** The tags an account follows, newest follow first, paged by the follow. */
   followed(accountId: string, page: PageQuery): Promise<Array<TagRow & { edge_id: string }>> {
-    const { sql, params } = cursorPageSql({ select: 't.id, t.name, t.reviewed_at, t.listable, CAST(tf.id AS TEXT) AS edge_id',
-      from: 'tag_follows tf JOIN tags t ON t.id = tf.tag_id', where: 'tf.account_id = ?1', cursor: 'tf.id' }, [accountId], page);
+    const { sql, params } = cursorPageSql(
+      {
+        select: 't.id, t.name, t.reviewed_at, t.listable, CAST(tf.id AS TEXT) AS edge_id',
+        from: 'tag_follows tf JOIN tags t ON t.id = tf.tag_id',
+        where: 'tf.account_id = ?1',
+        cursor: 'tf.id',
+      },
+      [accountId],
+      page,
+    );
     return this.ctx.reader.all(sql, params);
   }
 
@@ -78,8 +114,11 @@ export class TagsRepo {
    */
   history(tagId: number, nowMs: number): Promise<Array<{ day: string; uses: number; accounts: number }>> {
     const since = new Date(nowMs - 7 * 86400_000).toISOString();
-    return this.ctx.reader.all(`SELECT substr(s.created_at, 1, 10) AS day, count(*) AS uses, count(DISTINCT s.account_id) AS accounts
+    return this.ctx.reader.all(
+      `SELECT substr(s.created_at, 1, 10) AS day, count(*) AS uses, count(DISTINCT s.account_id) AS accounts
       FROM status_tags st JOIN statuses s ON s.id = st.status_id WHERE st.tag_id = ? AND s.created_at >= ? AND s.deleted_at IS NULL AND ${visibleBy('NULL')}
-      GROUP BY day ORDER BY day DESC`, [tagId, since]);
+      GROUP BY day ORDER BY day DESC`,
+      [tagId, since],
+    );
   }
 }

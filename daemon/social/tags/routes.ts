@@ -25,14 +25,20 @@ export function tagRoutes(routes: Routes, tags: TagsService, baseUrl: string): v
     ctx.body = serializeTagView(await tags.lookup(nameOf(ctx), optionalViewerId(ctx)), baseUrl);
   });
 
-  for (const [action, following] of [['follow', true], ['unfollow', false]] as const) {
+  for (const [action, following] of [
+    ['follow', true],
+    ['unfollow', false],
+  ] as const) {
     routes.post(`/api/v1/tags/:name/${action}`, { scopes: write('follows') }, async (ctx) => {
       ctx.body = serializeTagView(await tags.setFollowing(viewerId(ctx), nameOf(ctx), following), baseUrl);
     });
   }
 
   // Featuring a hashtag on one's profile (Mastodon 4.4), as POST /api/v1/featured_tags does.
-  for (const [action, featuring] of [['feature', true], ['unfeature', false]] as const) {
+  for (const [action, featuring] of [
+    ['feature', true],
+    ['unfeature', false],
+  ] as const) {
     routes.post(`/api/v1/tags/:name/${action}`, { scopes: write('accounts') }, async (ctx) => {
       ctx.body = serializeTagView(await tags.setFeaturing(viewerId(ctx), nameOf(ctx), featuring), baseUrl);
     });
@@ -44,7 +50,13 @@ export function tagRoutes(routes: Routes, tags: TagsService, baseUrl: string): v
     const views = await tags.followed(viewerId(ctx), page);
     ctx.body = views.map((view) => serializeTagView(view, baseUrl));
     if (views.length) {
-      setLink(ctx, { baseUrl, path: ctx.path, kept: keep(p, ['limit']), nextMaxId: views.length === page.limit ? views[views.length - 1].edgeId : null, prevMinId: views[0].edgeId });
+      setLink(ctx, {
+        baseUrl,
+        path: ctx.path,
+        kept: keep(p, ['limit']),
+        nextMaxId: views.length === page.limit ? views[views.length - 1].edgeId : null,
+        prevMinId: views[0].edgeId,
+      });
     }
   });
 }

@@ -19,10 +19,17 @@ export interface TagView {
   featuring: boolean;
 }
 
-interface Known { following?: boolean; featuring?: boolean }
+interface Known {
+  following?: boolean;
+  featuring?: boolean;
+}
 
 export class TagsService {
-  constructor(private readonly tags: TagsRepo, private readonly featured: FeaturedRepo, private readonly now: () => number) {}
+  constructor(
+    private readonly tags: TagsRepo,
+    private readonly featured: FeaturedRepo,
+    private readonly now: () => number,
+  ) {}
 
   /** A tag by (valid) name, saved or not. */
   async lookup(name: string, viewerId: string | null): Promise<TagView> {
@@ -50,18 +57,30 @@ export class TagsService {
   /** The tags the viewer follows, newest follow first, each with the follow's id for paging. */
   async followed(viewerId: string, page: PageQuery): Promise<Array<TagView & { edgeId: string }>> {
     const rows = await this.tags.followed(viewerId, page);
-    const featuring = await this.featured.featuring(viewerId, rows.map((tag) => tag.id));
-    return Promise.all(rows.map(async (tag) =>
-      ({ ...(await this.view(tag, viewerId, { following: true, featuring: featuring.has(tag.id) })), edgeId: tag.edge_id })));
+    const featuring = await this.featured.featuring(
+      viewerId,
+      rows.map((tag) => tag.id),
+    );
+    return Promise.all(
+      rows.map(async (tag) => ({
+        ...(await this.view(tag, viewerId, { following: true, featuring: featuring.has(tag.id) })),
+        edgeId: tag.edge_id,
+      })),
+    );
   }
 
   /** Several tags as the viewer sees them (search results), with two lookups for all of them. */
   async views(tags: ReadonlyArray<Pick<TagRow, 'id' | 'name'>>, viewerId: string | null): Promise<TagView[]> {
     const ids = tags.map((tag) => tag.id).filter((id) => id > 0);
-    const [following, featuring] = viewerId === null || ids.length === 0
-      ? [new Set<number>(), new Set<number>()]
-      : await Promise.all([this.tags.followedAmong(viewerId, ids), this.featured.featuring(viewerId, ids)]);
-    return Promise.all(tags.map((tag) => this.view(tag, viewerId, { following: following.has(tag.id), featuring: featuring.has(tag.id) })));
+    const [following, featuring] =
+      viewerId === null || ids.length === 0
+        ? [new Set<number>(), new Set<number>()]
+        : await Promise.all([this.tags.followedAmong(viewerId, ids), this.featured.featuring(viewerId, ids)]);
+    return Promise.all(
+      tags.map((tag) =>
+        this.view(tag, viewerId, { following: following.has(tag.id), featuring: featuring.has(tag.id) }),
+      ),
+    );
   }
 
   /** Tags a status with `names` (made if new), inside the transaction that stores it. */

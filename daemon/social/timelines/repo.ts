@@ -7,8 +7,16 @@ import type { SocialContext } from '../context.js';
 import type { PageQuery } from '../store/paging.js';
 import { visibleBy } from '../statuses/visibility.js';
 
-export interface PublicOptions { local: boolean; remote: boolean; onlyMedia: boolean }
-export interface TagOptions extends PublicOptions { any: number[]; all: number[]; none: number[] }
+export interface PublicOptions {
+  local: boolean;
+  remote: boolean;
+  onlyMedia: boolean;
+}
+export interface TagOptions extends PublicOptions {
+  any: number[];
+  all: number[];
+  none: number[];
+}
 
 const HIDDEN = (viewerParam: string) => `
   AND NOT EXISTS (SELECT 1 FROM blocks b WHERE (b.account_id = ${viewerParam} AND b.target_account_id = s.account_id) OR (b.account_id = s.account_id AND b.target_account_id = ${viewerParam}))
@@ -40,12 +48,20 @@ export class TimelinesRepo {
    * Wraps a WHERE clause over `statuses s` into a cursor page (params ?1 max, ?2 since/min, ?3
    * limit); `cursor` is the column walked in order (the status id, or an index's copy of it).
    */
-  private page(from: string, where: string, page: PageQuery, extra: Array<string | number | null>, cursor = 's.id'): Promise<Array<{ id: string }>> {
+  private page(
+    from: string,
+    where: string,
+    page: PageQuery,
+    extra: Array<string | number | null>,
+    cursor = 's.id',
+  ): Promise<Array<{ id: string }>> {
     const ascending = page.minId !== undefined;
-    return this.ctx.reader.all(`SELECT id FROM (SELECT CAST(s.id AS TEXT) AS id, s.id AS n FROM ${from}
+    return this.ctx.reader.all(
+      `SELECT id FROM (SELECT CAST(s.id AS TEXT) AS id, s.id AS n FROM ${from}
         WHERE ${cursor} < coalesce(?1, 9223372036854775807) AND ${cursor} > coalesce(?2, 0) AND s.deleted_at IS NULL AND ${where}
         ORDER BY ${cursor} ${ascending ? 'ASC' : 'DESC'} LIMIT ?3) ORDER BY n DESC`,
-    [page.maxId ?? null, (ascending ? page.minId : page.sinceId) ?? null, page.limit, ...extra]);
+      [page.maxId ?? null, (ascending ? page.minId : page.sinceId) ?? null, page.limit, ...extra],
+    );
   }
 
   /**
@@ -55,7 +71,8 @@ export class TimelinesRepo {
    */
   home(viewerId: string, page: PageQuery): Promise<Array<{ id: string }>> {
     const ascending = page.minId !== undefined;
-    return this.ctx.reader.all(`SELECT id FROM (SELECT CAST(h.status_id AS TEXT) AS id, h.status_id AS n FROM home_feed h JOIN statuses s ON s.id = h.status_id
+    return this.ctx.reader.all(
+      `SELECT id FROM (SELECT CAST(h.status_id AS TEXT) AS id, h.status_id AS n FROM home_feed h JOIN statuses s ON s.id = h.status_id
         WHERE h.account_id = ?4 AND h.status_id < coalesce(?1, 9223372036854775807) AND h.status_id > coalesce(?2, 0) AND s.deleted_at IS NULL
           AND (s.account_id = ?4 OR s.reblog_of_id IS NULL OR EXISTS (SELECT 1 FROM follows f WHERE f.account_id = ?4 AND f.target_account_id = s.account_id AND f.show_reblogs = 1))
           AND NOT EXISTS (SELECT 1 FROM mutes m WHERE m.account_id = ?4 AND m.target_account_id = s.account_id)
@@ -64,7 +81,8 @@ export class TimelinesRepo {
                                                  WHERE la.account_id = s.account_id AND l.account_id = ?4 AND l.exclusive = 1))
           AND ${visibleBy('?4')}
         ORDER BY h.status_id ${ascending ? 'ASC' : 'DESC'} LIMIT ?3) ORDER BY n DESC`,
-    [page.maxId ?? null, (ascending ? page.minId : page.sinceId) ?? null, page.limit, viewerId]);
+      [page.maxId ?? null, (ascending ? page.minId : page.sinceId) ?? null, page.limit, viewerId],
+    );
   }
 
   /** A list's feed (?4 its owner, ?5 the list): see listShows. */
@@ -79,7 +97,8 @@ export class TimelinesRepo {
     if (options.local) where += ' AND s.local = 1';
     else if (options.remote) where += ' AND s.local = 0';
     if (options.onlyMedia) where += ' AND EXISTS (SELECT 1 FROM media_attachments ma WHERE ma.status_id = s.id)';
-    where += ' AND NOT EXISTS (SELECT 1 FROM accounts a WHERE a.id = s.account_id AND (a.suspended_at IS NOT NULL OR a.silenced_at IS NOT NULL))';
+    where +=
+      ' AND NOT EXISTS (SELECT 1 FROM accounts a WHERE a.id = s.account_id AND (a.suspended_at IS NOT NULL OR a.silenced_at IS NOT NULL))';
     if (viewerId) where += HIDDEN('?4');
     return where;
   }
@@ -91,11 +110,18 @@ export class TimelinesRepo {
   /** One tag walks its index (tag_id, status_id) in order; several `any` tags test each status. */
   tag(options: TagOptions, viewerId: string | null, page: PageQuery): Promise<Array<{ id: string }>> {
     let where = this.publicWhere(options, viewerId, true);
-    for (const tagId of options.all) where += ` AND EXISTS (SELECT 1 FROM status_tags st WHERE st.status_id = s.id AND st.tag_id = ${Number(tagId)})`;
+    for (const tagId of options.all)
+      where += ` AND EXISTS (SELECT 1 FROM status_tags st WHERE st.status_id = s.id AND st.tag_id = ${Number(tagId)})`;
     where += ` AND NOT EXISTS (SELECT 1 FROM status_tags st WHERE st.status_id = s.id AND st.tag_id IN (SELECT value FROM json_each(?6)))`;
     const args = [viewerId, JSON.stringify(options.any), JSON.stringify(options.none)];
     if (options.any.length === 1) {
-      return this.page('status_tags t JOIN statuses s ON s.id = t.status_id', `t.tag_id = CAST(json_extract(?5, '$[0]') AS INTEGER) AND ${where}`, page, args, 't.status_id');
+      return this.page(
+        'status_tags t JOIN statuses s ON s.id = t.status_id',
+        `t.tag_id = CAST(json_extract(?5, '$[0]') AS INTEGER) AND ${where}`,
+        page,
+        args,
+        't.status_id',
+      );
     }
     where += ` AND EXISTS (SELECT 1 FROM status_tags st WHERE st.status_id = s.id AND st.tag_id IN (SELECT value FROM json_each(?5)))`;
     return this.page('statuses s', where, page, args);

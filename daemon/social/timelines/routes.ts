@@ -13,17 +13,43 @@ import type { StatusRenderer } from '../statuses/serialize.js';
 import type { PublicOptions } from './repo.js';
 import type { TimelinesService } from './service.js';
 
-export interface TimelineDeps { timelines: TimelinesService; renderer: StatusRenderer; baseUrl: string; publicPreview: boolean }
+export interface TimelineDeps {
+  timelines: TimelinesService;
+  renderer: StatusRenderer;
+  baseUrl: string;
+  publicPreview: boolean;
+}
 
 /** Renders status ids in order (hidden or vanished ones left out) with the Link header. */
-export async function sendStatusPage(ctx: Context, deps: Pick<TimelineDeps, 'renderer' | 'baseUrl'>, p: Params, ids: Array<{ id: string }>, kept: string[], viewer: string | null): Promise<void> {
-  const rendered = await deps.renderer.render(ids.map((row) => row.id), viewer);
+export async function sendStatusPage(
+  ctx: Context,
+  deps: Pick<TimelineDeps, 'renderer' | 'baseUrl'>,
+  p: Params,
+  ids: Array<{ id: string }>,
+  kept: string[],
+  viewer: string | null,
+): Promise<void> {
+  const rendered = await deps.renderer.render(
+    ids.map((row) => row.id),
+    viewer,
+  );
   ctx.body = ids.map((row) => rendered.get(row.id)).filter(Boolean);
-  if (ids.length) setLink(ctx, { baseUrl: deps.baseUrl, path: ctx.path, kept: keep(p, kept), nextMaxId: ids[ids.length - 1].id, prevMinId: ids[0].id });
+  if (ids.length)
+    setLink(ctx, {
+      baseUrl: deps.baseUrl,
+      path: ctx.path,
+      kept: keep(p, kept),
+      nextMaxId: ids[ids.length - 1].id,
+      prevMinId: ids[0].id,
+    });
 }
 
 function publicOptions(p: Params): PublicOptions {
-  return { local: boolParam(p, 'local') ?? false, remote: boolParam(p, 'remote') ?? false, onlyMedia: boolParam(p, 'only_media') ?? false };
+  return {
+    local: boolParam(p, 'local') ?? false,
+    remote: boolParam(p, 'remote') ?? false,
+    onlyMedia: boolParam(p, 'only_media') ?? false,
+  };
 }
 
 export function timelineRoutes(routes: Routes, deps: TimelineDeps): void {
@@ -46,14 +72,24 @@ export function timelineRoutes(routes: Routes, deps: TimelineDeps): void {
   routes.get('/api/v1/timelines/public', { ifToken: read('statuses') }, async (ctx) => {
     const viewer = previewViewer(ctx);
     const p = params(ctx);
-    await sendStatusPage(ctx, deps, p, await deps.timelines.public(publicOptions(p), viewer, page(p)), ['limit', 'local', 'remote', 'only_media'], viewer);
+    await sendStatusPage(
+      ctx,
+      deps,
+      p,
+      await deps.timelines.public(publicOptions(p), viewer, page(p)),
+      ['limit', 'local', 'remote', 'only_media'],
+      viewer,
+    );
   });
 
   routes.get('/api/v1/timelines/tag/:hashtag', { ifToken: read('statuses') }, async (ctx) => {
     const viewer = previewViewer(ctx);
     const p = params(ctx);
     const tags = await deps.timelines.tagsNamed({
-      hashtag: pathParam(ctx, 'hashtag'), any: arrayParam(p, 'any') ?? [], all: arrayParam(p, 'all') ?? [], none: arrayParam(p, 'none') ?? [],
+      hashtag: pathParam(ctx, 'hashtag'),
+      any: arrayParam(p, 'any') ?? [],
+      all: arrayParam(p, 'all') ?? [],
+      none: arrayParam(p, 'none') ?? [],
     });
     if (!tags) {
       ctx.body = [];

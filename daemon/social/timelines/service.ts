@@ -7,12 +7,20 @@ import type { PublicOptions, TagOptions, TimelinesRepo } from './repo.js';
 type StatusIds = Array<{ id: string }>;
 
 /** A hashtag timeline's names as given: the path's tag or any of `any`, with all of `all`, none of `none`. */
-export interface TagNames { hashtag: string; any: string[]; all: string[]; none: string[] }
+export interface TagNames {
+  hashtag: string;
+  any: string[];
+  all: string[];
+  none: string[];
+}
 
 export type TagIds = Pick<TagOptions, 'any' | 'all' | 'none'>;
 
 export class TimelinesService {
-  constructor(private readonly repo: TimelinesRepo, private readonly hashtags: TagsRepo) {}
+  constructor(
+    private readonly repo: TimelinesRepo,
+    private readonly hashtags: TagsRepo,
+  ) {}
 
   home(viewerId: string, page: PageQuery): Promise<StatusIds> {
     return this.repo.home(viewerId, page);

@@ -40,7 +40,9 @@ export const m20261122_11_social_accounts: Migration = {
       created_at TEXT NOT NULL,
       updated_at TEXT NOT NULL
     )`);
-    await db.raw(`CREATE UNIQUE INDEX accounts_username_domain ON accounts (lower(username), coalesce(lower(domain), ''))`);
+    await db.raw(
+      `CREATE UNIQUE INDEX accounts_username_domain ON accounts (lower(username), coalesce(lower(domain), ''))`,
+    );
     await db.raw(`CREATE UNIQUE INDEX accounts_uri ON accounts (uri)`);
 
     await db.raw(`CREATE TABLE users (

@@ -20,7 +20,9 @@ export const m20261122_14_social_notifications: Migration = {
       created_at TEXT NOT NULL
     )`);
     await db.raw(`CREATE INDEX notifications_account ON notifications (account_id, id DESC)`);
-    await db.raw(`CREATE INDEX notifications_group ON notifications (account_id, group_key, id) WHERE group_key IS NOT NULL`);
+    await db.raw(
+      `CREATE INDEX notifications_group ON notifications (account_id, group_key, id) WHERE group_key IS NOT NULL`,
+    );
     await db.raw(`CREATE INDEX notifications_activity ON notifications (activity_id) WHERE activity_id IS NOT NULL`);
     await db.raw(`CREATE INDEX notifications_from ON notifications (from_account_id)`);
     await db.raw(`CREATE TABLE notification_group_windows (

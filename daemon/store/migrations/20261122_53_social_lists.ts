@@ -27,7 +27,10 @@ export const m20261122_53_social_lists: Migration = {
     // A member stays only while the list's owner follows them or has asked to, whoever ends that
     // (an unfollow, a rejected request, a block, a peer's Reject). An accepted request turns into a
     // follow before the request goes, so its members stay.
-    for (const [table, other] of [['follows', 'follow_requests'], ['follow_requests', 'follows']]) {
+    for (const [table, other] of [
+      ['follows', 'follow_requests'],
+      ['follow_requests', 'follows'],
+    ]) {
       await db.raw(`CREATE TRIGGER ${table}_end_list_membership AFTER DELETE ON ${table}
         WHEN NOT EXISTS (SELECT 1 FROM ${other} o WHERE o.account_id = old.account_id AND o.target_account_id = old.target_account_id) BEGIN
         DELETE FROM list_accounts WHERE account_id = old.target_account_id AND list_id IN (SELECT id FROM lists WHERE account_id = old.account_id);

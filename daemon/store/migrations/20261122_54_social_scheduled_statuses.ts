@@ -16,7 +16,11 @@ export const m20261122_54_social_scheduled_statuses: Migration = {
     )`);
     await db.raw(`CREATE INDEX scheduled_statuses_due ON scheduled_statuses (scheduled_at)`);
     await db.raw(`CREATE INDEX scheduled_statuses_account ON scheduled_statuses (account_id, id)`);
-    await db.raw(`ALTER TABLE media_attachments ADD COLUMN scheduled_status_id INTEGER REFERENCES scheduled_statuses(id) ON DELETE SET NULL`);
-    await db.raw(`CREATE INDEX media_attachments_scheduled ON media_attachments (scheduled_status_id) WHERE scheduled_status_id IS NOT NULL`);
+    await db.raw(
+      `ALTER TABLE media_attachments ADD COLUMN scheduled_status_id INTEGER REFERENCES scheduled_statuses(id) ON DELETE SET NULL`,
+    );
+    await db.raw(
+      `CREATE INDEX media_attachments_scheduled ON media_attachments (scheduled_status_id) WHERE scheduled_status_id IS NOT NULL`,
+    );
   },
 };

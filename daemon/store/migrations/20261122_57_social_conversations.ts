@@ -18,7 +18,9 @@ export const m20261122_57_social_conversations: Migration = {
     )`);
     await db.raw(`CREATE INDEX account_conversations_recent ON account_conversations (account_id, last_status_id)`);
     // The direct statuses of a conversation, to find its newest and who takes part.
-    await db.raw(`CREATE INDEX statuses_direct_conversation ON statuses (conversation_id, id) WHERE visibility = 'direct'`);
+    await db.raw(
+      `CREATE INDEX statuses_direct_conversation ON statuses (conversation_id, id) WHERE visibility = 'direct'`,
+    );
     // A direct status reaches its author's list and that of each local account it mentions;
     // unread for everyone but its author.
     await db.raw(`CREATE TRIGGER account_conversations_direct AFTER INSERT ON mentions

@@ -10,7 +10,8 @@ import type { Migration } from './index.js';
 export const m20261122_59_social_notification_policy: Migration = {
   name: '20261122_59_social_notification_policy',
   async up(db) {
-    const choice = (name: string, fallback: string) => `${name} TEXT NOT NULL DEFAULT '${fallback}' CHECK (${name} IN ('accept', 'filter', 'drop'))`;
+    const choice = (name: string, fallback: string) =>
+      `${name} TEXT NOT NULL DEFAULT '${fallback}' CHECK (${name} IN ('accept', 'filter', 'drop'))`;
     await db.raw(`CREATE TABLE notification_policies (
       account_id INTEGER PRIMARY KEY REFERENCES accounts(id) ON DELETE CASCADE,
       ${choice('for_not_following', 'accept')},
@@ -36,9 +37,13 @@ export const m20261122_59_social_notification_policy: Migration = {
       updated_at TEXT NOT NULL,
       UNIQUE (account_id, from_account_id)
     )`);
-    await db.raw(`CREATE INDEX notifications_filtered_from ON notifications (account_id, from_account_id, type) WHERE filtered = 1`);
+    await db.raw(
+      `CREATE INDEX notifications_filtered_from ON notifications (account_id, from_account_id, type) WHERE filtered = 1`,
+    );
     // Mastodon counts at most 100 of a sender's filtered mentions.
-    const count = (row: 'new' | 'old') => `(SELECT count(*) FROM (SELECT 1 FROM notifications n WHERE n.account_id = ${row}.account_id
+    const count = (
+      row: 'new' | 'old',
+    ) => `(SELECT count(*) FROM (SELECT 1 FROM notifications n WHERE n.account_id = ${row}.account_id
       AND n.from_account_id = ${row}.from_account_id AND n.filtered = 1 AND n.type = 'mention' LIMIT 100))`;
     const now = `strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`;
     await db.raw(`CREATE TRIGGER notification_requests_add AFTER INSERT ON notifications WHEN new.filtered = 1 AND new.type = 'mention' BEGIN
@@ -47,7 +52,10 @@ export const m20261122_59_social_notification_policy: Migration = {
       ON CONFLICT (account_id, from_account_id) DO UPDATE SET last_status_id = excluded.last_status_id,
         notifications_count = excluded.notifications_count, updated_at = excluded.updated_at;
     END`);
-    for (const [event, when] of [['DELETE', 'old.filtered = 1'], ['UPDATE OF filtered', 'old.filtered = 1 AND new.filtered = 0']] as const) {
+    for (const [event, when] of [
+      ['DELETE', 'old.filtered = 1'],
+      ['UPDATE OF filtered', 'old.filtered = 1 AND new.filtered = 0'],
+    ] as const) {
       const name = event === 'DELETE' ? 'notification_requests_remove' : 'notification_requests_unfilter';
       await db.raw(`CREATE TRIGGER ${name} AFTER ${event} ON notifications WHEN ${when} AND old.type = 'mention' BEGIN
         UPDATE notification_requests SET notifications_count = ${count('old')} WHERE account_id = old.account_id AND from_account_id = old.from_account_id;

@@ -8,7 +8,11 @@ import type { Migration } from './index.js';
 export const m20261122_64_social_follow_endings_in_service: Migration = {
   name: '20261122_64_social_follow_endings_in_service',
   async up(db) {
-    for (const trigger of ['follows_end_list_membership', 'follow_requests_end_list_membership', 'account_pins_unfollow']) {
+    for (const trigger of [
+      'follows_end_list_membership',
+      'follow_requests_end_list_membership',
+      'account_pins_unfollow',
+    ]) {
       await db.raw(`DROP TRIGGER IF EXISTS ${trigger}`);
     }
   },

@@ -12,10 +12,17 @@ export class NamespaceAgent {
   private nextId = 1;
   private readonly pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
 
-  private constructor(readonly namespace: string, private readonly process: NsProcess) {
+  private constructor(
+    readonly namespace: string,
+    private readonly process: NsProcess,
+  ) {
     process.onLine((line) => {
       let message: { id?: number; ok?: boolean; result?: unknown; error?: string };
-      try { message = JSON.parse(line); } catch { return; }
+      try {
+        message = JSON.parse(line);
+      } catch {
+        return;
+      }
       const waiter = message.id === undefined ? undefined : this.pending.get(message.id);
       if (!waiter) return;
       this.pending.delete(message.id!);
@@ -23,7 +30,8 @@ export class NamespaceAgent {
       else waiter.reject(new Error(`${namespace}: ${message.error}`));
     });
     void process.exited.then((code) => {
-      for (const waiter of this.pending.values()) waiter.reject(new Error(`the agent in ${namespace} exited (${code}): ${process.stderr()}`));
+      for (const waiter of this.pending.values())
+        waiter.reject(new Error(`the agent in ${namespace} exited (${code}): ${process.stderr()}`));
       this.pending.clear();
     });
   }
@@ -48,8 +56,15 @@ export class NamespaceAgent {
 
   /** The answer as a WHATWG Response, for code written against fetch(). */
   async response(url: string, init: RequestInit = {}): Promise<Response> {
-    const result = await this.fetch(url, { method: init.method, headers: init.headers as Record<string, string> | undefined, body: init.body as string | undefined });
-    return new Response([101, 204, 205, 304].includes(result.status) ? null : result.body, { status: result.status, headers: result.headers });
+    const result = await this.fetch(url, {
+      method: init.method,
+      headers: init.headers as Record<string, string> | undefined,
+      body: init.body as string | undefined,
+    });
+    return new Response([101, 204, 205, 304].includes(result.status) ? null : result.body, {
+      status: result.status,
+      headers: result.headers,
+    });
   }
 
   dns(server: string, name: string, options: Omit<Op<'dns'>, 'server' | 'name'> = {}): Promise<DnsResult> {

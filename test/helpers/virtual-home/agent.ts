@@ -9,36 +9,85 @@ import { createInterface } from 'node:readline';
 import dnsPacket from 'dns-packet';
 
 export type AgentRequest =
-  | { op: 'fetch'; url: string; method?: string; headers?: Record<string, string>; body?: string; timeoutMs?: number; redirect?: 'follow' | 'manual' }
+  | {
+      op: 'fetch';
+      url: string;
+      method?: string;
+      headers?: Record<string, string>;
+      body?: string;
+      timeoutMs?: number;
+      redirect?: 'follow' | 'manual';
+    }
   | { op: 'dns'; server: string; name: string; port?: number; timeoutMs?: number }
   | { op: 'mdns'; name: string; type?: 'A' | 'PTR' | 'SRV' | 'TXT'; interfaceAddress?: string; timeoutMs?: number }
   | { op: 'mdnsListen'; durationMs: number; interfaceAddress?: string };
 
-export interface FetchResult { status: number; url: string; headers: Record<string, string>; body: string; ms: number }
-export interface DnsResult { rcode: string; answers: Array<{ name: string; type: string; data: string }>; ms: number }
-export interface MdnsResult { addresses: string[]; records: MdnsRecord[]; from: string; ms: number }
+export interface FetchResult {
+  status: number;
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  ms: number;
+}
+export interface DnsResult {
+  rcode: string;
+  answers: Array<{ name: string; type: string; data: string }>;
+  ms: number;
+}
+export interface MdnsResult {
+  addresses: string[];
+  records: MdnsRecord[];
+  from: string;
+  ms: number;
+}
 
 async function doFetch(request: Extract<AgentRequest, { op: 'fetch' }>): Promise<FetchResult> {
   const started = performance.now();
   // A new connection for every request: between runs the box's listeners and addresses go and
   // come back, and a kept-alive connection to the one that went fails with a reset.
   const response = await fetch(request.url, {
-    method: request.method ?? 'GET', headers: { connection: 'close', ...request.headers }, body: request.body,
-    redirect: request.redirect ?? 'follow', signal: AbortSignal.timeout(request.timeoutMs ?? 5000),
+    method: request.method ?? 'GET',
+    headers: { connection: 'close', ...request.headers },
+    body: request.body,
+    redirect: request.redirect ?? 'follow',
+    signal: AbortSignal.timeout(request.timeoutMs ?? 5000),
   });
   const body = await response.text();
-  return { status: response.status, url: response.url, headers: Object.fromEntries(response.headers), body, ms: performance.now() - started };
+  return {
+    status: response.status,
+    url: response.url,
+    headers: Object.fromEntries(response.headers),
+    body,
+    ms: performance.now() - started,
+  };
 }
 
 /** One unicast DNS query and its answer (the response with the query's id). */
-function query(server: string, port: number, message: Buffer, id: number, timeoutMs: number): Promise<dnsPacket.Packet> {
+function query(
+  server: string,
+  port: number,
+  message: Buffer,
+  id: number,
+  timeoutMs: number,
+): Promise<dnsPacket.Packet> {
   return new Promise((resolve, reject) => {
     const socket = createSocket('udp4');
-    const timer = setTimeout(() => { socket.close(); reject(new Error(`no answer within ${timeoutMs} ms`)); }, timeoutMs);
-    socket.on('error', (error) => { clearTimeout(timer); socket.close(); reject(error); });
+    const timer = setTimeout(() => {
+      socket.close();
+      reject(new Error(`no answer within ${timeoutMs} ms`));
+    }, timeoutMs);
+    socket.on('error', (error) => {
+      clearTimeout(timer);
+      socket.close();
+      reject(error);
+    });
     socket.on('message', (raw) => {
       let packet: dnsPacket.Packet;
-      try { packet = dnsPacket.decode(raw); } catch { return; }
+      try {
+        packet = dnsPacket.decode(raw);
+      } catch {
+        return;
+      }
       if (packet.id !== id || packet.type !== 'response') return;
       clearTimeout(timer);
       socket.close();
@@ -51,22 +100,42 @@ function query(server: string, port: number, message: Buffer, id: number, timeou
 async function doDns(request: Extract<AgentRequest, { op: 'dns' }>): Promise<DnsResult> {
   const started = performance.now();
   const id = Math.floor(Math.random() * 65535);
-  const message = dnsPacket.encode({ type: 'query', id, flags: dnsPacket.RECURSION_DESIRED, questions: [{ type: 'A', name: request.name }] });
+  const message = dnsPacket.encode({
+    type: 'query',
+    id,
+    flags: dnsPacket.RECURSION_DESIRED,
+    questions: [{ type: 'A', name: request.name }],
+  });
   const packet = await query(request.server, request.port ?? 53, message, id, request.timeoutMs ?? 3000);
   return {
     rcode: (packet as { rcode?: string }).rcode ?? 'NOERROR',
-    answers: (packet.answers ?? []).map((answer) => ({ name: answer.name, type: answer.type, data: String((answer as { data?: unknown }).data) })),
+    answers: (packet.answers ?? []).map((answer) => ({
+      name: answer.name,
+      type: answer.type,
+      data: String((answer as { data?: unknown }).data),
+    })),
     ms: performance.now() - started,
   };
 }
 
 /** A record of an mDNS answer, its data as text (SRV and TXT as JSON). */
-export interface MdnsRecord { name: string; type: string; ttl: number; data: string }
+export interface MdnsRecord {
+  name: string;
+  type: string;
+  ttl: number;
+  data: string;
+}
 
 function records(packet: dnsPacket.Packet): MdnsRecord[] {
   return [...(packet.answers ?? []), ...(packet.additionals ?? [])].map((record) => {
     const data = (record as { data?: unknown }).data;
-    const text = Buffer.isBuffer(data) ? data.toString() : Array.isArray(data) ? JSON.stringify(data.map((d) => (Buffer.isBuffer(d) ? d.toString() : d))) : typeof data === 'object' ? JSON.stringify(data) : `${data as string}`;
+    const text = Buffer.isBuffer(data)
+      ? data.toString()
+      : Array.isArray(data)
+        ? JSON.stringify(data.map((d) => (Buffer.isBuffer(d) ? d.toString() : d)))
+        : typeof data === 'object'
+          ? JSON.stringify(data)
+          : `${data as string}`;
     return { name: record.name, type: record.type, ttl: (record as { ttl?: number }).ttl ?? 0, data: text };
   });
 }
@@ -97,10 +166,17 @@ async function doMdns(request: Extract<AgentRequest, { op: 'mdns' }>): Promise<M
       const send = () => socket.send(message, 5353, '224.0.0.251');
       // Multicast can be lost like any first packet on a fresh link: ask again, as resolvers do.
       const resend = setInterval(send, 1000);
-      const timer = setTimeout(() => { clearInterval(resend); reject(new Error(`no mDNS answer for ${request.name} within ${request.timeoutMs ?? 3000} ms`)); }, request.timeoutMs ?? 3000);
+      const timer = setTimeout(() => {
+        clearInterval(resend);
+        reject(new Error(`no mDNS answer for ${request.name} within ${request.timeoutMs ?? 3000} ms`));
+      }, request.timeoutMs ?? 3000);
       socket.on('message', (raw, rinfo) => {
         let packet: dnsPacket.Packet;
-        try { packet = dnsPacket.decode(raw); } catch { return; }
+        try {
+          packet = dnsPacket.decode(raw);
+        } catch {
+          return;
+        }
         if (packet.type !== 'response') return;
         const found = records(packet);
         if (!found.some((r) => r.type === type && r.name.toLowerCase() === name && r.ttl > 0)) return;
@@ -124,7 +200,9 @@ async function doMdnsListen(request: Extract<AgentRequest, { op: 'mdnsListen' }>
     try {
       const packet = dnsPacket.decode(raw);
       if (packet.type === 'response') heard.push(records(packet));
-    } catch { /* not DNS */ }
+    } catch {
+      /* not DNS */
+    }
   });
   await new Promise((resolve) => setTimeout(resolve, request.durationMs));
   socket.close();
@@ -140,11 +218,16 @@ function firstAddress(): string {
 
 async function handle(request: AgentRequest): Promise<unknown> {
   switch (request.op) {
-    case 'fetch': return doFetch(request);
-    case 'dns': return doDns(request);
-    case 'mdns': return doMdns(request);
-    case 'mdnsListen': return doMdnsListen(request);
-    default: throw new Error(`unknown op ${(request as { op: string }).op}`);
+    case 'fetch':
+      return doFetch(request);
+    case 'dns':
+      return doDns(request);
+    case 'mdns':
+      return doMdns(request);
+    case 'mdnsListen':
+      return doMdnsListen(request);
+    default:
+      throw new Error(`unknown op ${(request as { op: string }).op}`);
   }
 }
 

@@ -30,11 +30,20 @@ export interface DhcpServer {
 export async function startDhcpServer(options: DhcpServerOptions): Promise<DhcpServer> {
   const name = `${options.namespace}-${options.iface}`;
   const args = [
-    '--keep-in-foreground', '--log-facility=-', '--conf-file=/dev/null', '--user=root', '--pid-file=',
-    `--interface=${options.iface}`, '--bind-dynamic', '--no-resolv', '--no-hosts',
+    '--keep-in-foreground',
+    '--log-facility=-',
+    '--conf-file=/dev/null',
+    '--user=root',
+    '--pid-file=',
+    `--interface=${options.iface}`,
+    '--bind-dynamic',
+    '--no-resolv',
+    '--no-hosts',
     `--dhcp-range=${options.rangeStart},${options.rangeEnd},${options.netmask ?? '255.255.255.0'},${options.leaseTime ?? '2m'}`,
-    `--dhcp-option=option:router,${options.address}`, `--dhcp-option=option:dns-server,${options.address}`,
-    '--dhcp-authoritative', `--dhcp-leasefile=${join(options.dir, `${name}.leases`)}`,
+    `--dhcp-option=option:router,${options.address}`,
+    `--dhcp-option=option:dns-server,${options.address}`,
+    '--dhcp-authoritative',
+    `--dhcp-leasefile=${join(options.dir, `${name}.leases`)}`,
     ...(options.extra ?? []),
   ];
   return startDnsmasq(options.namespace, args);
@@ -51,10 +60,13 @@ export async function startDnsmasq(namespace: string, args: string[]): Promise<D
 async function waitForStderr(process: NsProcess, pattern: RegExp, timeoutMs: number, what: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let done = false;
-  void process.exited.then(() => { done = true; });
+  void process.exited.then(() => {
+    done = true;
+  });
   while (!pattern.test(process.stderr())) {
     if (done) throw new Error(`${what} exited: ${process.stderr().trim()}`);
-    if (Date.now() > deadline) throw new Error(`${what} did not start within ${timeoutMs} ms: ${process.stderr().trim()}`);
+    if (Date.now() > deadline)
+      throw new Error(`${what} did not start within ${timeoutMs} ms: ${process.stderr().trim()}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
@@ -126,21 +138,44 @@ export const PHONE_RETRIES = ['-t', '1000', '-T', '1', '-A', '1'];
  * busybox udhcpc in the foreground, asking for option 114 and releasing the lease when stopped;
  * `retries` sets its discover pace (-t/-T/-A).
  */
-export function startDhcpClient(namespace: string, iface: string, script: string, retries: string[] = PHONE_RETRIES): DhcpClient {
-  const process = spawnIn(namespace, 'busybox', ['udhcpc', '-f', '-R', '-i', iface, '-s', script, '-O', '114', ...retries]);
+export function startDhcpClient(
+  namespace: string,
+  iface: string,
+  script: string,
+  retries: string[] = PHONE_RETRIES,
+): DhcpClient {
+  const process = spawnIn(namespace, 'busybox', [
+    'udhcpc',
+    '-f',
+    '-R',
+    '-i',
+    iface,
+    '-s',
+    script,
+    '-O',
+    '114',
+    ...retries,
+  ]);
   const leases: Lease[] = [];
   const waiters = new Set<() => void>();
   process.onLine((line) => {
     if (!line.startsWith(LEASE_PREFIX)) return;
     const raw = JSON.parse(line.slice(LEASE_PREFIX.length)) as Record<string, string | number>;
     leases.push({
-      event: raw.event as Lease['event'], ip: String(raw.ip), mask: Number(raw.mask), router: String(raw.router).split(' ')[0],
-      dns: String(raw.dns).split(/\s+/).filter(Boolean), leaseSeconds: Number(raw.lease), captivePortal: String(raw.captivePortal), at: performance.now(),
+      event: raw.event as Lease['event'],
+      ip: String(raw.ip),
+      mask: Number(raw.mask),
+      router: String(raw.router).split(' ')[0],
+      dns: String(raw.dns).split(/\s+/).filter(Boolean),
+      leaseSeconds: Number(raw.lease),
+      captivePortal: String(raw.captivePortal),
+      at: performance.now(),
     });
     for (const waiter of waiters) waiter();
   });
   return {
-    process, leases,
+    process,
+    leases,
     waitForLease(timeoutMs, after = 0) {
       return new Promise((resolve, reject) => {
         const check = () => {
@@ -149,11 +184,26 @@ export function startDhcpClient(namespace: string, iface: string, script: string
           finish();
           resolve(lease);
         };
-        const finish = () => { clearTimeout(timer); waiters.delete(check); };
-        const timer = setTimeout(() => { finish(); reject(new Error(`no DHCP lease on ${iface} in ${namespace} within ${timeoutMs} ms (${process.stderr().trim().split('\n').slice(-3).join(' | ')})`)); }, timeoutMs);
+        const finish = () => {
+          clearTimeout(timer);
+          waiters.delete(check);
+        };
+        const timer = setTimeout(() => {
+          finish();
+          reject(
+            new Error(
+              `no DHCP lease on ${iface} in ${namespace} within ${timeoutMs} ms (${process.stderr().trim().split('\n').slice(-3).join(' | ')})`,
+            ),
+          );
+        }, timeoutMs);
         waiters.add(check);
         check();
-        void process.exited.then((code) => { if (waiters.has(check)) { finish(); reject(new Error(`udhcpc in ${namespace} exited (${code}): ${process.stderr().trim()}`)); } });
+        void process.exited.then((code) => {
+          if (waiters.has(check)) {
+            finish();
+            reject(new Error(`udhcpc in ${namespace} exited (${code}): ${process.stderr().trim()}`));
+          }
+        });
       });
     },
     stop: () => process.stop(2000),

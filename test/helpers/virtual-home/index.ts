@@ -17,12 +17,32 @@ import { DIST, tempDir } from '../paths.js';
 import { startDaemon, type DaemonOptions, type RunningDaemon } from '../daemon.js';
 import { NamespaceAgent } from './agent-client.js';
 import { dnsmasqArgs } from '../../../daemon/network/dhcp-server.js';
-import { startDhcpClient, startDhcpServer, startDnsmasq, writeClientScript, type DhcpClient, type DhcpServer } from './dhcp.js';
-import { addNamespace, cleanup, deleteNamespace, ip, namespaceName, requireRoot, sweepStaleNamespaces } from './netns.js';
+import {
+  startDhcpClient,
+  startDhcpServer,
+  startDnsmasq,
+  writeClientScript,
+  type DhcpClient,
+  type DhcpServer,
+} from './dhcp.js';
+import {
+  addNamespace,
+  cleanup,
+  deleteNamespace,
+  ip,
+  namespaceName,
+  requireRoot,
+  sweepStaleNamespaces,
+} from './netns.js';
 import { spawnIn, type NsProcess } from './process.js';
 import { requirePackage } from '../system-packages.js';
 
-export const HOME_NET = { router: '10.77.0.1', prefix: 24, rangeStart: '10.77.0.100', rangeEnd: '10.77.0.199' } as const;
+export const HOME_NET = {
+  router: '10.77.0.1',
+  prefix: 24,
+  rangeStart: '10.77.0.100',
+  rangeEnd: '10.77.0.199',
+} as const;
 export const BOX_IFACES = { station: 'ethsta0', ap: 'ethap0' } as const;
 export const PHONE_MAC = '02:5a:11:22:33:44';
 /** The simulated coprocessor's station MAC, which the daemon gives ethsta0. */
@@ -61,8 +81,18 @@ export class VirtualHome {
   private carrierQueue: Promise<void> = Promise.resolve();
   daemon: RunningDaemon | null = null;
 
-  private constructor(readonly dir: { path: string; remove(): void }, readonly clientScript: string, readonly timeScale: number, private readonly routerPings: boolean) {
-    this.names = { box: namespaceName('box'), home: namespaceName('home'), phone: namespaceName('phone'), air: namespaceName('air') };
+  private constructor(
+    readonly dir: { path: string; remove(): void },
+    readonly clientScript: string,
+    readonly timeScale: number,
+    private readonly routerPings: boolean,
+  ) {
+    this.names = {
+      box: namespaceName('box'),
+      home: namespaceName('home'),
+      phone: namespaceName('phone'),
+      air: namespaceName('air'),
+    };
   }
 
   static async build(options: VirtualHomeOptions = {}): Promise<VirtualHome> {
@@ -71,7 +101,12 @@ export class VirtualHome {
     requirePackage(['iproute2', 'dnsmasq-base', 'busybox', 'socat']);
     sweepStaleNamespaces();
     const dir = tempDir('nestbox-vhome-');
-    const home = new VirtualHome(dir, writeClientScript(dir.path), options.timeScale ?? 10, options.routerPings ?? true);
+    const home = new VirtualHome(
+      dir,
+      writeClientScript(dir.path),
+      options.timeScale ?? 10,
+      options.routerPings ?? true,
+    );
     try {
       await home.buildLinks();
       if (options.homeDhcp !== false) await home.startHomeDhcp();
@@ -88,7 +123,22 @@ export class VirtualHome {
     // Made inside the namespaces: nothing of the host's own interfaces is touched or named.
     await ip('-n', box, 'link', 'add', BOX_IFACES.station, 'type', 'veth', 'peer', 'name', HOME_IFACE, 'netns', home);
     await ip('-n', box, 'link', 'add', BOX_IFACES.ap, 'type', 'veth', 'peer', 'name', AIR.ap, 'netns', air);
-    await ip('-n', phone, 'link', 'add', PHONE_IFACE, 'address', PHONE_MAC, 'type', 'veth', 'peer', 'name', AIR.phone, 'netns', air);
+    await ip(
+      '-n',
+      phone,
+      'link',
+      'add',
+      PHONE_IFACE,
+      'address',
+      PHONE_MAC,
+      'type',
+      'veth',
+      'peer',
+      'name',
+      AIR.phone,
+      'netns',
+      air,
+    );
     await ip('-n', air, 'link', 'add', AIR.bridge, 'type', 'bridge');
     for (const end of [AIR.ap, AIR.phone]) await ip('-n', air, 'link', 'set', end, 'master', AIR.bridge);
     await ip('-n', air, 'link', 'set', AIR.bridge, 'up');
@@ -101,8 +151,13 @@ export class VirtualHome {
   async startHomeDhcp(): Promise<void> {
     if (this.homeDhcp) return;
     this.homeDhcp = await startDhcpServer({
-      namespace: this.names.home, iface: HOME_IFACE, address: HOME_NET.router, rangeStart: HOME_NET.rangeStart, rangeEnd: HOME_NET.rangeEnd,
-      dir: this.dir.path, extra: ['--domain=home.lan', '--local=/home.lan/', ...(this.routerPings ? [] : ['--no-ping'])],
+      namespace: this.names.home,
+      iface: HOME_IFACE,
+      address: HOME_NET.router,
+      rangeStart: HOME_NET.rangeStart,
+      rangeEnd: HOME_NET.rangeEnd,
+      dir: this.dir.path,
+      extra: ['--domain=home.lan', '--local=/home.lan/', ...(this.routerPings ? [] : ['--no-ping'])],
     });
     // The router's own word on when it leased what: "DHCPACK(lan0) 10.77.0.123 24:0a:c4:12:34:56".
     this.homeDhcp.process.onStderrLine((line) => {
@@ -125,20 +180,31 @@ export class VirtualHome {
   }
 
   /** The first timeline entry after `after` that matches; waits for it up to `timeoutMs`. */
-  async waitFor(what: string | ((entry: TimelineEntry) => boolean), timeoutMs: number, after = 0): Promise<TimelineEntry> {
+  async waitFor(
+    what: string | ((entry: TimelineEntry) => boolean),
+    timeoutMs: number,
+    after = 0,
+  ): Promise<TimelineEntry> {
     const match = typeof what === 'string' ? (entry: TimelineEntry) => entry.what === what : what;
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const found = this.timeline.find((entry) => entry.at > after && match(entry));
       if (found) return found;
-      if (Date.now() > deadline) throw new Error(`${typeof what === 'string' ? what : 'timeline entry'} not seen within ${timeoutMs} ms; timeline: ${this.describeTimeline(after)}`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `${typeof what === 'string' ? what : 'timeline entry'} not seen within ${timeoutMs} ms; timeline: ${this.describeTimeline(after)}`,
+        );
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
   }
 
   describeTimeline(after = 0, entries = 25): string {
     const start = this.timeline[0]?.at ?? 0;
-    return this.timeline.filter((e) => e.at > after).slice(-entries).map((e) => `+${Math.round(e.at - start)}ms ${e.what}${e.detail ? ' ' + JSON.stringify(e.detail) : ''}`).join('; ');
+    return this.timeline
+      .filter((e) => e.at > after)
+      .slice(-entries)
+      .map((e) => `+${Math.round(e.at - start)}ms ${e.what}${e.detail ? ' ' + JSON.stringify(e.detail) : ''}`)
+      .join('; ');
   }
 
   // ── the simulated coprocessor and the carriers it decides ─────────────────────────────────────
@@ -149,17 +215,34 @@ export class VirtualHome {
    * killed run finds it with everything else.
    */
   async startCoprocessor(): Promise<string> {
-    const sim = spawnIn(this.names.box, process.execPath, [join(DIST, 'scripts', 'sim.js'), '--pty', '--radio-events', '--time-scale', String(this.timeScale)]);
+    const sim = spawnIn(this.names.box, process.execPath, [
+      join(DIST, 'scripts', 'sim.js'),
+      '--pty',
+      '--radio-events',
+      '--time-scale',
+      String(this.timeScale),
+    ]);
     this.sim = sim;
-    const first = await sim.waitForLine((line) => line.startsWith('PTY '), 10_000, 'the simulator\'s PTY line', true);
+    const first = await sim.waitForLine((line) => line.startsWith('PTY '), 10_000, "the simulator's PTY line", true);
     this.simPath = first.slice(4);
     sim.onLine((line) => this.onSimLine(line));
     return this.simPath;
   }
 
   private onSimLine(line: string): void {
-    let change: { radio?: string; associated?: boolean; active?: boolean; joined?: boolean; mac?: string; ssid?: string };
-    try { change = JSON.parse(line); } catch { return; }
+    let change: {
+      radio?: string;
+      associated?: boolean;
+      active?: boolean;
+      joined?: boolean;
+      mac?: string;
+      ssid?: string;
+    };
+    try {
+      change = JSON.parse(line);
+    } catch {
+      return;
+    }
     if (!change.radio) return;
     this.mark(`radio_${change.radio}`, change);
     if (change.radio === 'station') this.radio.associated = change.associated === true;
@@ -174,11 +257,15 @@ export class VirtualHome {
     const station = this.radio.associated;
     const softAp = this.radio.softAp;
     const phone = softAp && this.radio.phoneJoined;
-    this.carrierQueue = this.carrierQueue.then(async () => {
-      await ip('-n', this.names.home, 'link', 'set', HOME_IFACE, station ? 'up' : 'down');
-      await this.setAirCarriers(softAp, phone);
-      this.mark('carriers', { station, softAp, phone });
-    }).catch((error) => { this.mark('carrier_error', { error: String(error) }); });
+    this.carrierQueue = this.carrierQueue
+      .then(async () => {
+        await ip('-n', this.names.home, 'link', 'set', HOME_IFACE, station ? 'up' : 'down');
+        await this.setAirCarriers(softAp, phone);
+        this.mark('carriers', { station, softAp, phone });
+      })
+      .catch((error) => {
+        this.mark('carrier_error', { error: String(error) });
+      });
   }
 
   private async setAirCarriers(softAp: boolean, phone: boolean): Promise<void> {
@@ -190,7 +277,11 @@ export class VirtualHome {
   async simCommand(command: string): Promise<Record<string, unknown>> {
     if (!this.sim) throw new Error('the coprocessor is not started');
     const word = command.split(/\s+/)[0];
-    const answer = this.sim.waitForLine((line) => line.startsWith('{"ok"') && JSON.parse(line).command === word, 5000, `the simulator's answer to ${command}`);
+    const answer = this.sim.waitForLine(
+      (line) => line.startsWith('{"ok"') && JSON.parse(line).command === word,
+      5000,
+      `the simulator's answer to ${command}`,
+    );
     this.sim.child.stdin!.write(command + '\n');
     const parsed = JSON.parse(await answer) as Record<string, unknown>;
     if (parsed.ok !== true) throw new Error(`simulator: ${command}: ${String(parsed.error)}`);
@@ -198,7 +289,11 @@ export class VirtualHome {
   }
 
   async carrierSettled(station: boolean, phone: boolean, timeoutMs = 5000): Promise<void> {
-    await this.waitFor((e) => e.what === 'carriers' && e.detail?.station === station && e.detail?.phone === phone, timeoutMs, 0);
+    await this.waitFor(
+      (e) => e.what === 'carriers' && e.detail?.station === station && e.detail?.phone === phone,
+      timeoutMs,
+      0,
+    );
   }
 
   // ── agents and the daemon ──────────────────────────────────────────────────────────────────────
@@ -212,7 +307,10 @@ export class VirtualHome {
   }
 
   /** The real daemon inside the box's namespace on the simulator's PTY, network layer on. */
-  async startDaemon(env: Record<string, string> = {}, options: Omit<DaemonOptions, 'env' | 'within'> = {}): Promise<RunningDaemon> {
+  async startDaemon(
+    env: Record<string, string> = {},
+    options: Omit<DaemonOptions, 'env' | 'within'> = {},
+  ): Promise<RunningDaemon> {
     if (!this.simPath) await this.startCoprocessor();
     const box = await this.agent('box');
     const daemon = await startDaemon({
@@ -243,7 +341,8 @@ export class VirtualHome {
     const scan = () => {
       for (; seen < daemon.logs.length; seen++) {
         const line = daemon.logs[seen];
-        if (typeof line.to === 'string' && typeof line.from === 'string' && line.msg.startsWith('connectivity ')) this.mark(`state_${line.to}`, { from: line.from, cause: line.cause });
+        if (typeof line.to === 'string' && typeof line.from === 'string' && line.msg.startsWith('connectivity '))
+          this.mark(`state_${line.to}`, { from: line.from, cause: line.cause });
       }
     };
     scan();
@@ -256,7 +355,8 @@ export class VirtualHome {
   async phoneJoin(): Promise<DhcpClient> {
     const joined = this.mark('phone_join');
     const answer = await this.simCommand(`join ${PHONE_MAC}`);
-    if (answer.mac !== PHONE_MAC) throw new Error(`the phone could not join the soft AP (is it up?): ${JSON.stringify(answer)}`);
+    if (answer.mac !== PHONE_MAC)
+      throw new Error(`the phone could not join the soft AP (is it up?): ${JSON.stringify(answer)}`);
     await this.waitFor((e) => e.what === 'carriers' && e.detail?.phone === true, 5000, joined.at);
     await this.phoneDhcp?.stop();
     this.phoneDhcp = startDhcpClient(this.names.phone, PHONE_IFACE, this.clientScript);
@@ -308,7 +408,10 @@ export class VirtualHome {
     await ip('-n', box, 'addr', 'add', `${setupAddress}/24`, 'dev', BOX_IFACES.ap);
     await ip('-n', box, 'link', 'set', BOX_IFACES.ap, 'up');
     // The daemon's own dnsmasq command line for the setup AP.
-    const server = await startDnsmasq(box, dnsmasqArgs({ iface: BOX_IFACES.ap, address: setupAddress, prefixLength: 24, stateDir: this.dir.path }));
+    const server = await startDnsmasq(
+      box,
+      dnsmasqArgs({ iface: BOX_IFACES.ap, address: setupAddress, prefixLength: 24, stateDir: this.dir.path }),
+    );
     try {
       const started = performance.now();
       await this.setAirCarriers(true, true);
@@ -332,7 +435,11 @@ export class VirtualHome {
   async processesIn(role: 'box' | 'home' | 'phone'): Promise<Array<{ pid: number; name: string }>> {
     const pids = (await ip('netns', 'pids', this.names[role])).split(/\s+/).filter(Boolean);
     return pids.flatMap((pid) => {
-      try { return [{ pid: Number(pid), name: readFileSync(`/proc/${pid}/comm`, 'utf8').trim() }]; } catch { return []; }
+      try {
+        return [{ pid: Number(pid), name: readFileSync(`/proc/${pid}/comm`, 'utf8').trim() }];
+      } catch {
+        return [];
+      }
     });
   }
 

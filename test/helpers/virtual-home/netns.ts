@@ -58,17 +58,31 @@ function removeNamespaceSync(name: string): void {
   try {
     const pids = execFileSync('ip', ['netns', 'pids', name], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
     for (const pid of pids.split(/\s+/).filter(Boolean)) {
-      try { process.kill(Number(pid), 'SIGKILL'); } catch { /* gone */ }
+      try {
+        process.kill(Number(pid), 'SIGKILL');
+      } catch {
+        /* gone */
+      }
     }
-  } catch { /* no such namespace */ }
-  try { execFileSync('ip', ['netns', 'del', name], { stdio: 'ignore' }); } catch { /* already gone */ }
+  } catch {
+    /* no such namespace */
+  }
+  try {
+    execFileSync('ip', ['netns', 'del', name], { stdio: 'ignore' });
+  } catch {
+    /* already gone */
+  }
   rmSync(`${ETC_NETNS}/${name}`, { recursive: true, force: true });
 }
 
 /** Namespaces (and /etc/netns dirs) of test processes that died without cleaning up. */
 export function sweepStaleNamespaces(): string[] {
   let etc: string[] = [];
-  try { etc = readdirSync(ETC_NETNS); } catch { /* none */ }
+  try {
+    etc = readdirSync(ETC_NETNS);
+  } catch {
+    /* none */
+  }
   const stale = [...new Set([...listNamespaces(), ...etc])].filter((name) => {
     const pid = ownerPid(name);
     return pid !== null && pid !== process.pid && !alive(pid);

@@ -19,7 +19,12 @@ export interface NsProcess {
   stop(graceMs?: number): Promise<void>;
 }
 
-export function spawnIn(namespace: string, command: string, args: string[], env: NodeJS.ProcessEnv = process.env): NsProcess {
+export function spawnIn(
+  namespace: string,
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): NsProcess {
   const child = spawn('ip', ['netns', 'exec', namespace, command, ...args], { stdio: ['pipe', 'pipe', 'pipe'], env });
   cleanup.addChild(child);
   const lines: string[] = [];
@@ -37,33 +42,61 @@ export function spawnIn(namespace: string, command: string, args: string[], env:
   });
   const exited = new Promise<number | null>((resolve) => {
     child.once('exit', (code) => resolve(code));
-    child.once('error', (error) => { stderr += String(error); resolve(null); });
+    child.once('error', (error) => {
+      stderr += String(error);
+      resolve(null);
+    });
   });
   const running = () => child.exitCode === null && child.signalCode === null;
   return {
-    child, lines, exited,
+    child,
+    lines,
+    exited,
     stderr: () => stderr,
-    onLine: (listener) => { listeners.add(listener); },
-    onStderrLine: (listener) => { stderrListeners.add(listener); },
+    onLine: (listener) => {
+      listeners.add(listener);
+    },
+    onStderrLine: (listener) => {
+      stderrListeners.add(listener);
+    },
     waitForLine(match, timeoutMs, what, seen = false) {
       const found = seen ? lines.find(match) : undefined;
       if (found !== undefined) return Promise.resolve(found);
       return new Promise((resolve, reject) => {
-        const finish = () => { clearTimeout(timer); listeners.delete(listener); };
-        const timer = setTimeout(() => { finish(); reject(new Error(`${what}: not seen within ${timeoutMs} ms${stderr ? ` (stderr: ${stderr.trim().slice(-500)})` : ''}`)); }, timeoutMs);
-        const listener = (line: string) => { if (match(line)) { finish(); resolve(line); } };
+        const finish = () => {
+          clearTimeout(timer);
+          listeners.delete(listener);
+        };
+        const timer = setTimeout(() => {
+          finish();
+          reject(
+            new Error(
+              `${what}: not seen within ${timeoutMs} ms${stderr ? ` (stderr: ${stderr.trim().slice(-500)})` : ''}`,
+            ),
+          );
+        }, timeoutMs);
+        const listener = (line: string) => {
+          if (match(line)) {
+            finish();
+            resolve(line);
+          }
+        };
         listeners.add(listener);
         void exited.then((code) => {
           if (!listeners.has(listener)) return;
           finish();
-          reject(new Error(`${what}: ${command} exited (${code}) first${stderr ? `: ${stderr.trim().slice(-500)}` : ''}`));
+          reject(
+            new Error(`${what}: ${command} exited (${code}) first${stderr ? `: ${stderr.trim().slice(-500)}` : ''}`),
+          );
         });
       });
     },
     async stop(graceMs = 3000) {
       if (!running()) return;
       child.kill('SIGTERM');
-      const timer = setTimeout(() => { if (running()) child.kill('SIGKILL'); }, graceMs);
+      const timer = setTimeout(() => {
+        if (running()) child.kill('SIGKILL');
+      }, graceMs);
       await exited;
       clearTimeout(timer);
     },

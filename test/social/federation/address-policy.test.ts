@@ -10,7 +10,15 @@ const strict = { allowPrivate: false };
 const open = { allowPrivate: true };
 
 test('loopback, private and link-local addresses are refused unless allowed', () => {
-  for (const url of ['https://127.0.0.1/inbox', 'https://10.1.2.3/', 'https://192.168.1.1/', 'https://[::1]/', 'https://169.254.169.254/', 'https://localhost/', 'https://172.20.0.1/']) {
+  for (const url of [
+    'https://127.0.0.1/inbox',
+    'https://10.1.2.3/',
+    'https://192.168.1.1/',
+    'https://[::1]/',
+    'https://169.254.169.254/',
+    'https://localhost/',
+    'https://172.20.0.1/',
+  ]) {
     assert.throws(() => checkUrl(strict, url), /not allowed/, url);
     assert.ok(checkUrl(open, url.replace('https:', 'http:')));
   }
@@ -18,9 +26,17 @@ test('loopback, private and link-local addresses are refused unless allowed', ()
 });
 
 test('remote attachments on loopback or private addresses are dropped unless private federation is allowed', () => {
-  const docs = ['https://127.0.0.1/a.png', 'https://[::1]/b.png', 'https://10.0.0.7/c.png', 'http://cdn.example/d.png', 'https://cdn.example/e.png']
-    .map((url) => ({ type: 'Document', mediaType: 'image/png', url }));
-  assert.equal(parseAttachments(docs, strict).map((a) => a.remoteUrl), ['https://cdn.example/e.png']);
+  const docs = [
+    'https://127.0.0.1/a.png',
+    'https://[::1]/b.png',
+    'https://10.0.0.7/c.png',
+    'http://cdn.example/d.png',
+    'https://cdn.example/e.png',
+  ].map((url) => ({ type: 'Document', mediaType: 'image/png', url }));
+  assert.equal(
+    parseAttachments(docs, strict).map((a) => a.remoteUrl),
+    ['https://cdn.example/e.png'],
+  );
   assert.is(parseAttachments(docs, open).length, 4);
 });
 

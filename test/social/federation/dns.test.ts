@@ -32,16 +32,24 @@ async function dnsServer(silent = false): Promise<{ server: string; queries: str
     queries.push(`${question.type} ${question.name}`);
     if (silent) return;
     const known = RECORDS[question.name.toLowerCase()];
-    const data = question.type === 'A' || question.type === 'AAAA' ? known?.[question.type] ?? [] : [];
+    const data = question.type === 'A' || question.type === 'AAAA' ? (known?.[question.type] ?? []) : [];
     const reply = dnsPacket.encode({
-      type: 'response', id: query.id, flags: dnsPacket.RECURSION_DESIRED | dnsPacket.RECURSION_AVAILABLE | (known ? 0 : 3),
+      type: 'response',
+      id: query.id,
+      flags: dnsPacket.RECURSION_DESIRED | dnsPacket.RECURSION_AVAILABLE | (known ? 0 : 3),
       questions: query.questions,
-      answers: data.map((address) => ({ type: question.type as 'A', name: question.name, ttl: 60, class: 'IN' as const, data: address })),
+      answers: data.map((address) => ({
+        type: question.type as 'A',
+        name: question.name,
+        ttl: 60,
+        class: 'IN' as const,
+        data: address,
+      })),
     });
     socket.send(reply, peer.port, peer.address);
   });
   await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
-  return { server: `127.0.0.1:${(socket.address()).port}`, queries, close: () => socket.close() };
+  return { server: `127.0.0.1:${socket.address().port}`, queries, close: () => socket.close() };
 }
 
 test('addresses and localhost are answered without asking DNS', async () => {
@@ -51,16 +59,24 @@ test('addresses and localhost are answered without asking DNS', async () => {
     assert.equal(await resolvePeerHost('192.0.2.7', options), [{ address: '192.0.2.7', family: 4 }]);
     assert.equal(await resolvePeerHost('2001:db8::1', options), [{ address: '2001:db8::1', family: 6 }]);
     assert.equal(await resolvePeerHost('localhost', options, 4), [{ address: '127.0.0.1', family: 4 }]);
-    assert.equal((await resolvePeerHost('Box.localhost.', options)).map((entry) => entry.address), ['127.0.0.1', '::1']);
+    assert.equal(
+      (await resolvePeerHost('Box.localhost.', options)).map((entry) => entry.address),
+      ['127.0.0.1', '::1'],
+    );
     assert.equal(dns.queries, []);
-  } finally { dns.close(); }
+  } finally {
+    dns.close();
+  }
 });
 
 test('a name gets its A and AAAA records; a family asks only for its own; an unknown name is ENOTFOUND', async () => {
   const dns = await dnsServer();
   try {
     const options = { servers: [dns.server] };
-    assert.equal(await resolvePeerHost('peer.test', options), [{ address: '127.0.0.1', family: 4 }, { address: '::1', family: 6 }]);
+    assert.equal(await resolvePeerHost('peer.test', options), [
+      { address: '127.0.0.1', family: 4 },
+      { address: '::1', family: 6 },
+    ]);
     assert.equal(await resolvePeerHost('v4only.test', options), [{ address: '127.0.0.2', family: 4 }]);
     dns.queries.length = 0;
     assert.equal(await resolvePeerHost('peer.test', options, 6), [{ address: '::1', family: 6 }]);
@@ -68,10 +84,12 @@ test('a name gets its A and AAAA records; a family asks only for its own; an unk
     const error = await resolvePeerHost('nowhere.test', options).catch((e: NodeJS.ErrnoException) => e);
     assert.instance(error, Error);
     assert.is((error as NodeJS.ErrnoException).code, 'ENOTFOUND');
-  } finally { dns.close(); }
+  } finally {
+    dns.close();
+  }
 });
 
-test('servers given as a function are read for each name (the station lease\'s DNS servers)', async () => {
+test("servers given as a function are read for each name (the station lease's DNS servers)", async () => {
   const first = await dnsServer();
   const second = await dnsServer();
   try {
@@ -81,23 +99,34 @@ test('servers given as a function are read for each name (the station lease\'s D
     current = [second.server];
     assert.equal(await resolvePeerHost('v4only.test', options, 4), [{ address: '127.0.0.2', family: 4 }]);
     assert.equal([first.queries, second.queries], [['A v4only.test'], ['A v4only.test']]);
-  } finally { first.close(); second.close(); }
+  } finally {
+    first.close();
+    second.close();
+  }
 });
 
 test('a DNS server that never answers fails the lookup with ETIMEOUT', async () => {
   const dns = await dnsServer(true);
   try {
-    const error = await resolvePeerHost('peer.test', { servers: [dns.server], timeoutMs: 100 }).catch((e: NodeJS.ErrnoException) => e);
+    const error = await resolvePeerHost('peer.test', { servers: [dns.server], timeoutMs: 100 }).catch(
+      (e: NodeJS.ErrnoException) => e,
+    );
     assert.is((error as NodeJS.ErrnoException).code, 'ETIMEOUT');
     assert.ok(dns.queries.includes('A peer.test'));
-  } finally { dns.close(); }
+  } finally {
+    dns.close();
+  }
 });
 
 /**
  * A loopback HTTP peer answering `handler`, the DNS server naming it peer.test, and a peer client
  * using that server: `use` gets the client, the peer's port and the DNS server; all closed after.
  */
-async function withNamedPeer(allowPrivate: boolean, handler: http.RequestListener, use: (client: PeerClient, port: number, dns: { queries: string[] }) => Promise<void>): Promise<void> {
+async function withNamedPeer(
+  allowPrivate: boolean,
+  handler: http.RequestListener,
+  use: (client: PeerClient, port: number, dns: { queries: string[] }) => Promise<void>,
+): Promise<void> {
   const dns = await dnsServer();
   const server = http.createServer(handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -112,23 +141,36 @@ async function withNamedPeer(allowPrivate: boolean, handler: http.RequestListene
 }
 
 test('the peer client connects to a named peer through the given DNS servers', async () => {
-  await withNamedPeer(true, (req, res) => res.end(JSON.stringify({ host: req.headers.host })), async (client, port, dns) => {
-    const { json } = await client.getJson(`http://peer.test:${port}/x`);
-    assert.equal(json, { host: `peer.test:${port}` });
-    assert.ok(dns.queries.some((q) => q.endsWith(' peer.test')));
-    const error = await client.getJson(`http://nowhere.test:${port}/x`).catch((e: NodeJS.ErrnoException) => e);
-    assert.is((error as NodeJS.ErrnoException).code, 'ENOTFOUND');
-  });
+  await withNamedPeer(
+    true,
+    (req, res) => res.end(JSON.stringify({ host: req.headers.host })),
+    async (client, port, dns) => {
+      const { json } = await client.getJson(`http://peer.test:${port}/x`);
+      assert.equal(json, { host: `peer.test:${port}` });
+      assert.ok(dns.queries.some((q) => q.endsWith(' peer.test')));
+      const error = await client.getJson(`http://nowhere.test:${port}/x`).catch((e: NodeJS.ErrnoException) => e);
+      assert.is((error as NodeJS.ErrnoException).code, 'ENOTFOUND');
+    },
+  );
 });
 
 test('without allowPrivate, a public-looking name that resolves to loopback is refused before connecting', async () => {
   let reached = 0;
-  await withNamedPeer(false, (_req, res) => { reached += 1; res.end('{}'); }, async (client, port) => {
-    const post = await client.postPlain(`https://peer.test:${port}/push`, {}, Buffer.from('x')).catch((e: Error) => e);
-    assert.instance(post, ForbiddenAddressError);
-    const get = await client.getJson(`https://peer.test:${port}/actor`).catch((e: Error) => e);
-    assert.instance(get, ForbiddenAddressError);
-  });
+  await withNamedPeer(
+    false,
+    (_req, res) => {
+      reached += 1;
+      res.end('{}');
+    },
+    async (client, port) => {
+      const post = await client
+        .postPlain(`https://peer.test:${port}/push`, {}, Buffer.from('x'))
+        .catch((e: Error) => e);
+      assert.instance(post, ForbiddenAddressError);
+      const get = await client.getJson(`https://peer.test:${port}/actor`).catch((e: Error) => e);
+      assert.instance(get, ForbiddenAddressError);
+    },
+  );
   assert.is(reached, 0);
 });
 
@@ -150,7 +192,8 @@ test('a name resolves while the only thread of the pool is blocked', async () =>
       await released;
       await held.close();`;
     const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
-      env: { ...process.env, UV_THREADPOOL_SIZE: '1', FIFO: fifo, DNS_SERVER: dns.server }, stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, UV_THREADPOOL_SIZE: '1', FIFO: fifo, DNS_SERVER: dns.server },
+      stdio: ['ignore', 'pipe', 'inherit'],
     });
     const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
     const line = await new Promise<string | null>((resolve) => {
@@ -159,14 +202,20 @@ test('a name resolves while the only thread of the pool is blocked', async () =>
       const hung = setTimeout(() => resolve(null), 15_000);
       child.stdout.on('data', (chunk: Buffer) => {
         out += chunk.toString();
-        if (out.includes('\n')) { clearTimeout(hung); resolve(out.trim()); }
+        if (out.includes('\n')) {
+          clearTimeout(hung);
+          resolve(out.trim());
+        }
       });
     });
     if (line === null) child.kill('SIGKILL');
     else await writeFile(fifo, 'x');
     await exited;
     assert.ok(line, 'the name was not resolved while the pool was blocked');
-    assert.equal(JSON.parse(line), [{ address: '127.0.0.1', family: 4 }, { address: '::1', family: 6 }]);
+    assert.equal(JSON.parse(line), [
+      { address: '127.0.0.1', family: 4 },
+      { address: '::1', family: 6 },
+    ]);
   } finally {
     dns.close();
     dir.remove();

@@ -19,13 +19,19 @@ test.after(async () => {
 });
 
 test('a daemon killed mid-delivery delivers everything after restart', async () => {
-  [A, B] = await Promise.all([startFederatedDaemon({ keepDataDir: true }), startFederatedDaemon({ keepDataDir: true })]);
+  [A, B] = await Promise.all([
+    startFederatedDaemon({ keepDataDir: true }),
+    startFederatedDaemon({ keepDataDir: true }),
+  ]);
   dirs.push(A.daemon.dataDir, B.daemon.dataDir);
   const alice: TestAccount = await A.account('alice');
   const bob: TestAccount = await B.account('bob');
   const aliceOnB = await resolveAccount(B, bob.token, `alice@${domainOf(A)}`);
   await B.api(bob.token, 'POST', `/api/v1/accounts/${aliceOnB.id}/follow`);
-  await eventually('the follow', async () => (await B.api(bob.token, 'GET', `/api/v1/accounts/relationships?id[]=${aliceOnB.id}`)).body[0].following);
+  await eventually(
+    'the follow',
+    async () => (await B.api(bob.token, 'GET', `/api/v1/accounts/relationships?id[]=${aliceOnB.id}`)).body[0].following,
+  );
 
   const bAddress = { port: B.daemon.port, dataDir: B.daemon.dataDir };
   await B.stop();
@@ -40,10 +46,14 @@ test('a daemon killed mid-delivery delivers everything after restart', async () 
 
   B = await startFederatedDaemon(bAddress);
   A = await startFederatedDaemon(aAddress);
-  const arrived = await eventually('all three posts on B', async () => {
-    const list = (await B.api(bob.token, 'GET', `/api/v1/accounts/${aliceOnB.id}/statuses`)).body as any[];
-    return uris.every((uri) => list.some((s) => s.uri === uri)) ? list : null;
-  }, 15_000);
+  const arrived = await eventually(
+    'all three posts on B',
+    async () => {
+      const list = (await B.api(bob.token, 'GET', `/api/v1/accounts/${aliceOnB.id}/statuses`)).body as any[];
+      return uris.every((uri) => list.some((s) => s.uri === uri)) ? list : null;
+    },
+    15_000,
+  );
   assert.is(arrived.filter((s: any) => uris.includes(s.uri)).length, 3);
 });
 

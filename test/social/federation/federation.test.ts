@@ -70,7 +70,9 @@ test('the actor document carries inbox, outbox, collections, shared inbox and a 
 
   assert.is(doc.featuredTags, `${doc.id}/collections/tags`);
   assert.is((await A.api(alice.token, 'POST', '/api/v1/featured_tags', { name: 'Gardening' })).status, 200);
-  const tags = (await A.daemon.json('/users/alice/collections/tags', { headers: { accept: 'application/activity+json' } })).body;
+  const tags = (
+    await A.daemon.json('/users/alice/collections/tags', { headers: { accept: 'application/activity+json' } })
+  ).body;
   assert.equal([tags.type, tags.totalItems], ['Collection', 1]);
   assert.equal(tags.items, [{ type: 'Hashtag', href: `${A.url}/tags/gardening`, name: '#Gardening' }]);
 });
@@ -79,7 +81,11 @@ test('search resolve finds a remote account by its address with a port', async (
   aliceOnB = await resolveAccount(B, bob.token, `@alice@${domainOf(A)}`);
   assert.is(aliceOnB.acct, `alice@${domainOf(A)}`);
   assert.is(aliceOnB.uri, `${A.url}/users/alice`);
-  const unauthenticated = await B.api(null, 'GET', `/api/v2/search?resolve=true&q=${encodeURIComponent(`alice@${domainOf(A)}`)}`);
+  const unauthenticated = await B.api(
+    null,
+    'GET',
+    `/api/v2/search?resolve=true&q=${encodeURIComponent(`alice@${domainOf(A)}`)}`,
+  );
   assert.is(unauthenticated.status, 401);
 });
 
@@ -117,7 +123,10 @@ test('follow of a locked remote account: a request until the owner authorizes it
   assert.is((await relationship(B, bob, carolOnB.id)).following, false);
   const authorized = await A.api(carol.token, 'POST', `/api/v1/follow_requests/${requests[0].id}/authorize`);
   assert.is(authorized.status, 200);
-  await eventually('the Accept of the locked account', async () => (await relationship(B, bob, carolOnB.id)).following === true);
+  await eventually(
+    'the Accept of the locked account',
+    async () => (await relationship(B, bob, carolOnB.id)).following === true,
+  );
 });
 
 let postOnB: any;
@@ -133,56 +142,102 @@ test('a public post reaches the follower’s server; a mention notifies the ment
   assert.is(postOnB.account.acct, `alice@${domainOf(A)}`);
   assert.is(postOnB.visibility, 'public');
 
-  const mention = await A.api(alice.token, 'POST', '/api/v1/statuses', { status: `@bob@${domainOf(B)} are you there?` });
+  const mention = await A.api(alice.token, 'POST', '/api/v1/statuses', {
+    status: `@bob@${domainOf(B)} are you there?`,
+  });
   assert.is(mention.status, 200);
   assert.is(mention.body.mentions[0].acct, `bob@${domainOf(B)}`);
-  const mentioned = await eventually('the mention notification on B', async () => (await notifications(B, bob, 'mention'))[0]);
+  const mentioned = await eventually(
+    'the mention notification on B',
+    async () => (await notifications(B, bob, 'mention'))[0],
+  );
   assert.is(mentioned.account.acct, `alice@${domainOf(A)}`);
   assert.is(mentioned.status.uri, mention.body.uri);
   assert.is(mentioned.status.mentions[0].id, bob.id);
 });
 
-test('hashtags travel as Hashtag tags: the post is on the tag timeline of the follower\'s server', async () => {
+test("hashtags travel as Hashtag tags: the post is on the tag timeline of the follower's server", async () => {
   const post = await A.api(alice.token, 'POST', '/api/v1/statuses', { status: 'Nesting season #BirdBox #nestbox' });
   assert.is(post.status, 200);
-  const note = await (await fetch(post.body.uri, { headers: { accept: 'application/activity+json' } })).json() as { tag: Array<{ type: string; name: string; href: string }> };
-  assert.equal(note.tag.filter((t) => t.type === 'Hashtag').map((t) => [t.name, t.href]).sort(),
-    [['#BirdBox', `${A.url}/tags/birdbox`], ['#nestbox', `${A.url}/tags/nestbox`]]);
+  const note = (await (await fetch(post.body.uri, { headers: { accept: 'application/activity+json' } })).json()) as {
+    tag: Array<{ type: string; name: string; href: string }>;
+  };
+  assert.equal(
+    note.tag
+      .filter((t) => t.type === 'Hashtag')
+      .map((t) => [t.name, t.href])
+      .sort(),
+    [
+      ['#BirdBox', `${A.url}/tags/birdbox`],
+      ['#nestbox', `${A.url}/tags/nestbox`],
+    ],
+  );
   const onB = await eventually('the tagged post on B', async () => {
     const list = (await B.api(bob.token, 'GET', '/api/v1/timelines/tag/birdbox')).body as Array<{ uri: string }>;
     return list.find((s) => s.uri === post.body.uri);
   });
-  assert.equal((onB as unknown as { tags: Array<{ name: string }> }).tags.map((t) => t.name), ['birdbox', 'nestbox']);
+  assert.equal(
+    (onB as unknown as { tags: Array<{ name: string }> }).tags.map((t) => t.name),
+    ['birdbox', 'nestbox'],
+  );
 });
 
-test('custom emoji travel as Emoji tags: the follower\'s server shows them with their images', async () => {
+test("custom emoji travel as Emoji tags: the follower's server shows them with their images", async () => {
   const image = `${A.url}/emoji/nestbird.png`;
-  await A.admin.social.ctx.db.raw(`INSERT INTO custom_emojis (shortcode, image_url, static_url, created_at) VALUES ('nestbird', ?, ?, ?)`, [image, image, new Date().toISOString()]);
+  await A.admin.social.ctx.db.raw(
+    `INSERT INTO custom_emojis (shortcode, image_url, static_url, created_at) VALUES ('nestbird', ?, ?, ?)`,
+    [image, image, new Date().toISOString()],
+  );
   const post = await A.api(alice.token, 'POST', '/api/v1/statuses', { status: 'morning :nestbird:' });
   assert.is(post.status, 200);
   const onB = await eventually('the post with emoji on B', async () => {
-    const list = (await B.api(bob.token, 'GET', `/api/v1/accounts/${aliceOnB.id}/statuses`)).body as Array<{ uri: string }>;
+    const list = (await B.api(bob.token, 'GET', `/api/v1/accounts/${aliceOnB.id}/statuses`)).body as Array<{
+      uri: string;
+    }>;
     return list.find((s) => s.uri === post.body.uri);
   });
-  assert.equal((onB as unknown as { emojis: Array<{ shortcode: string; url: string }> }).emojis.map((e) => [e.shortcode, e.url]), [['nestbird', image]]);
+  assert.equal(
+    (onB as unknown as { emojis: Array<{ shortcode: string; url: string }> }).emojis.map((e) => [e.shortcode, e.url]),
+    [['nestbird', image]],
+  );
 
   // In a profile too: the actor document carries it, and the follower's server shows it.
-  assert.is((await A.api(alice.token, 'PATCH', '/api/v1/accounts/update_credentials', { display_name: 'Alice :nestbird:' })).status, 200);
+  assert.is(
+    (await A.api(alice.token, 'PATCH', '/api/v1/accounts/update_credentials', { display_name: 'Alice :nestbird:' }))
+      .status,
+    200,
+  );
   const own = (await A.api(alice.token, 'GET', '/api/v1/accounts/verify_credentials')).body;
-  assert.equal(own.emojis.map((e: { shortcode: string }) => e.shortcode), ['nestbird']);
-  const actor = await (await fetch(`${A.url}/users/alice`, { headers: { accept: 'application/activity+json' } })).json() as { tag: Array<{ type: string; name: string }> };
-  assert.equal(actor.tag.map((t) => [t.type, t.name]), [['Emoji', ':nestbird:']]);
+  assert.equal(
+    own.emojis.map((e: { shortcode: string }) => e.shortcode),
+    ['nestbird'],
+  );
+  const actor = (await (
+    await fetch(`${A.url}/users/alice`, { headers: { accept: 'application/activity+json' } })
+  ).json()) as { tag: Array<{ type: string; name: string }> };
+  assert.equal(
+    actor.tag.map((t) => [t.type, t.name]),
+    [['Emoji', ':nestbird:']],
+  );
   await eventually('the profile emoji on B', async () => {
-    const account = (await B.api(bob.token, 'GET', `/api/v1/accounts/${aliceOnB.id}`)).body as { display_name: string; emojis: Array<{ shortcode: string }> };
+    const account = (await B.api(bob.token, 'GET', `/api/v1/accounts/${aliceOnB.id}`)).body as {
+      display_name: string;
+      emojis: Array<{ shortcode: string }>;
+    };
     return account.display_name === 'Alice :nestbird:' && account.emojis.some((e) => e.shortcode === 'nestbird');
   });
 });
 
-test('a direct status reaches only the mentioned account\'s server and its conversation list', async () => {
-  const dm = await A.api(alice.token, 'POST', '/api/v1/statuses', { status: `@bob@${domainOf(B)} only for you`, visibility: 'direct' });
+test("a direct status reaches only the mentioned account's server and its conversation list", async () => {
+  const dm = await A.api(alice.token, 'POST', '/api/v1/statuses', {
+    status: `@bob@${domainOf(B)} only for you`,
+    visibility: 'direct',
+  });
   assert.is(dm.status, 200);
   const conversation = await eventually('the conversation on B', async () => {
-    const list = (await B.api(bob.token, 'GET', '/api/v1/conversations')).body as Array<{ last_status: { uri: string } }>;
+    const list = (await B.api(bob.token, 'GET', '/api/v1/conversations')).body as Array<{
+      last_status: { uri: string };
+    }>;
     return list.find((c) => c.last_status.uri === dm.body.uri);
   });
   assert.is((conversation as unknown as { unread: boolean }).unread, true);
@@ -191,8 +246,13 @@ test('a direct status reaches only the mentioned account\'s server and its conve
 
 test('a post with an image arrives with its media referenced by remote_url, type, description, blurhash and meta', async () => {
   const uploaded = await fetch(`${A.url}/api/v2/media`, {
-    method: 'POST', headers: { authorization: `Bearer ${alice.token}` },
-    body: form({ file: { data: await png(320, 160), type: 'image/png', name: 'sky.png' }, description: 'A blue sky', focus: '0.5,-0.25' }),
+    method: 'POST',
+    headers: { authorization: `Bearer ${alice.token}` },
+    body: form({
+      file: { data: await png(320, 160), type: 'image/png', name: 'sky.png' },
+      description: 'A blue sky',
+      focus: '0.5,-0.25',
+    }),
   });
   assert.ok([200, 202].includes(uploaded.status), String(uploaded.status));
   const mediaId = ((await uploaded.json()) as any).id as string;
@@ -200,13 +260,25 @@ test('a post with an image arrives with its media referenced by remote_url, type
     const res = await A.api(alice.token, 'GET', `/api/v1/media/${mediaId}`);
     return res.status === 200 ? res.body : null;
   });
-  const post = await A.api(alice.token, 'POST', '/api/v1/statuses', { status: 'Look at this sky', media_ids: [mediaId] });
+  const post = await A.api(alice.token, 'POST', '/api/v1/statuses', {
+    status: 'Look at this sky',
+    media_ids: [mediaId],
+  });
   assert.is(post.status, 200, JSON.stringify(post.body));
 
-  const note = (await A.daemon.json(new URL(post.body.uri).pathname, { headers: { accept: 'application/activity+json' } })).body;
+  const note = (
+    await A.daemon.json(new URL(post.body.uri).pathname, { headers: { accept: 'application/activity+json' } })
+  ).body;
   assert.is(note.attachment.length, 1);
   assert.equal(note.attachment[0], {
-    type: 'Document', mediaType: 'image/png', url: local.url, name: 'A blue sky', blurhash: local.blurhash, width: 320, height: 160, focalPoint: [0.5, -0.25],
+    type: 'Document',
+    mediaType: 'image/png',
+    url: local.url,
+    name: 'A blue sky',
+    blurhash: local.blurhash,
+    width: 320,
+    height: 160,
+    focalPoint: [0.5, -0.25],
   });
 
   const onB = await eventually('the post with media on B', async () => {
@@ -221,15 +293,19 @@ test('a post with an image arrives with its media referenced by remote_url, type
     return status.media_attachments[0].url.startsWith(B.url) ? status.media_attachments[0] : null;
   });
   assert.is(media.type, 'image');
-  assert.is(media.remote_url, local.url, 'the peer\'s address stays known');
+  assert.is(media.remote_url, local.url, "the peer's address stays known");
   assert.match(media.preview_url, B.url);
   assert.is(media.description, 'A blue sky');
   assert.is(media.blurhash, local.blurhash, "the peer's blurhash is kept");
   assert.equal(media.meta.original, { width: 320, height: 160, size: '320x160', aspect: 2 });
   assert.equal(media.meta.focus, { x: 0.5, y: -0.25 });
   assert.is.not(media.id, mediaId);
-  const onlyMedia = (await B.api(bob.token, 'GET', '/api/v1/timelines/public?remote=true&only_media=true')).body as any[];
-  assert.equal(onlyMedia.map((s) => s.uri), [post.body.uri]);
+  const onlyMedia = (await B.api(bob.token, 'GET', '/api/v1/timelines/public?remote=true&only_media=true'))
+    .body as any[];
+  assert.equal(
+    onlyMedia.map((s) => s.uri),
+    [post.body.uri],
+  );
   for (const url of [media.url, media.preview_url, media.remote_url]) {
     const file = await fetch(url);
     assert.is(file.status, 200, url);
@@ -237,7 +313,10 @@ test('a post with an image arrives with its media referenced by remote_url, type
   }
 
   // After the week a copy is kept, B points at A's file again and the copy is gone.
-  await B.admin.social.ctx.db('media_attachments').where({ id: media.id }).update({ updated_at: '2020-01-01T00:00:00.000Z' });
+  await B.admin.social.ctx
+    .db('media_attachments')
+    .where({ id: media.id })
+    .update({ updated_at: '2020-01-01T00:00:00.000Z' });
   assert.is(await B.admin.social.services.media.uncacheRemote(new Date().toISOString()), 1);
   const uncached = (await B.api(bob.token, 'GET', `/api/v1/statuses/${onB.id}`)).body.media_attachments[0];
   assert.equal([uncached.url, uncached.preview_url, uncached.remote_url], [local.url, local.url, local.url]);
@@ -248,21 +327,35 @@ test('a mention of an account this server has never seen is looked up by WebFing
   const frank = await B.account('frank');
   const post = await A.api(alice.token, 'POST', '/api/v1/statuses', { status: `hello @frank@${domainOf(B)}` });
   assert.is(post.body.mentions[0]?.acct, `frank@${domainOf(B)}`);
-  const mentioned = await eventually('the mention of frank on B', async () => (await notifications(B, frank, 'mention'))[0]);
+  const mentioned = await eventually(
+    'the mention of frank on B',
+    async () => (await notifications(B, frank, 'mention'))[0],
+  );
   assert.is(mentioned.status.uri, post.body.uri);
 });
 
 test('search resolve fetches a remote status by its URL or its URI', async () => {
   const erin = await B.account('resolver');
-  const post = await A.api(alice.token, 'POST', '/api/v1/statuses', { status: 'find me by my address', visibility: 'unlisted' });
+  const post = await A.api(alice.token, 'POST', '/api/v1/statuses', {
+    status: 'find me by my address',
+    visibility: 'unlisted',
+  });
   for (const address of [post.body.url, post.body.uri]) {
-    const found = await B.api(erin.token, 'GET', `/api/v2/search?resolve=true&type=statuses&q=${encodeURIComponent(address)}`);
+    const found = await B.api(
+      erin.token,
+      'GET',
+      `/api/v2/search?resolve=true&type=statuses&q=${encodeURIComponent(address)}`,
+    );
     assert.is(found.status, 200);
     assert.is(found.body.statuses.length, 1, address);
     assert.is(found.body.statuses[0].uri, post.body.uri);
     assert.is(found.body.statuses[0].visibility, 'unlisted');
   }
-  const missing = await B.api(erin.token, 'GET', `/api/v2/search?resolve=true&q=${encodeURIComponent(`${A.url}/users/alice/statuses/1`)}`);
+  const missing = await B.api(
+    erin.token,
+    'GET',
+    `/api/v2/search?resolve=true&q=${encodeURIComponent(`${A.url}/users/alice/statuses/1`)}`,
+  );
   assert.equal(missing.body.statuses, []);
 });
 
@@ -284,20 +377,34 @@ test('favourite and reblog of a remote post notify its author', async () => {
 });
 
 test('polls: a Question arrives with its options; votes travel to the author as Notes, counts come back as Update', async () => {
-  const posted = await A.api(alice.token, 'POST', '/api/v1/statuses', { status: 'Cats or dogs?', poll: { options: ['cats', 'dogs'], expires_in: 86_400 } });
+  const posted = await A.api(alice.token, 'POST', '/api/v1/statuses', {
+    status: 'Cats or dogs?',
+    poll: { options: ['cats', 'dogs'], expires_in: 86_400 },
+  });
   assert.is(posted.status, 200, JSON.stringify(posted.body));
-  const pollOnB = async () => (await B.api(bob.token, 'GET', `/api/v1/accounts/${aliceOnB.id}/statuses`)).body.find((s: any) => s.uri === posted.body.uri)?.poll;
+  const pollOnB = async () =>
+    (await B.api(bob.token, 'GET', `/api/v1/accounts/${aliceOnB.id}/statuses`)).body.find(
+      (s: any) => s.uri === posted.body.uri,
+    )?.poll;
   const arrived = await eventually('the poll on B', pollOnB);
-  assert.equal(arrived.options, [{ title: 'cats', votes_count: 0 }, { title: 'dogs', votes_count: 0 }]);
+  assert.equal(arrived.options, [
+    { title: 'cats', votes_count: 0 },
+    { title: 'dogs', votes_count: 0 },
+  ]);
   assert.is(arrived.multiple, false);
   assert.is(arrived.expires_at.slice(0, 19), posted.body.poll.expires_at.slice(0, 19));
   assert.is(arrived.voted, false);
 
   // A local vote on A: its new count goes out at once.
-  assert.is((await A.api(carol.token, 'POST', `/api/v1/polls/${posted.body.poll.id}/votes`, { choices: [0] })).status, 200);
+  assert.is(
+    (await A.api(carol.token, 'POST', `/api/v1/polls/${posted.body.poll.id}/votes`, { choices: [0] })).status,
+    200,
+  );
   await eventually('the counts on B', async () => (await pollOnB()).options[0].votes_count === 1);
   assert.is((await pollOnB()).voters_count, 1);
-  const statusOnB = (await B.api(bob.token, 'GET', `/api/v1/accounts/${aliceOnB.id}/statuses`)).body.find((s: any) => s.uri === posted.body.uri);
+  const statusOnB = (await B.api(bob.token, 'GET', `/api/v1/accounts/${aliceOnB.id}/statuses`)).body.find(
+    (s: any) => s.uri === posted.body.uri,
+  );
   assert.is(statusOnB.edited_at, null, 'new counts are no edit');
 
   // bob's vote on B reaches A as a Note answering the Question, never as a status.
@@ -305,22 +412,38 @@ test('polls: a Question arrives with its options; votes travel to the author as 
   const voted = await B.api(bob.token, 'POST', `/api/v1/polls/${arrived.id}/votes`, { choices: [1] });
   assert.is(voted.status, 200, JSON.stringify(voted.body));
   assert.equal(voted.body.own_votes, [1]);
-  assert.equal(voted.body.options.map((o: any) => o.votes_count), [1, 1]);
+  assert.equal(
+    voted.body.options.map((o: any) => o.votes_count),
+    [1, 1],
+  );
   const onA = await eventually('the vote on A', async () => {
     const poll = (await A.api(alice.token, 'GET', `/api/v1/polls/${posted.body.poll.id}`)).body;
     return poll.votes_count === 2 ? poll : null;
   });
-  assert.equal(onA.options.map((o: any) => o.votes_count), [1, 1]);
+  assert.equal(
+    onA.options.map((o: any) => o.votes_count),
+    [1, 1],
+  );
   assert.is(onA.voters_count, 2);
   assert.is((await A.api(alice.token, 'GET', `/api/v1/accounts/${alice.id}`)).body.statuses_count, statusesOnA);
   assert.equal(await notifications(A, alice, 'mention'), []);
-  assert.is((await B.api(bob.token, 'POST', `/api/v1/polls/${arrived.id}/votes`, { choices: [0] })).status, 422, 'once');
+  assert.is(
+    (await B.api(bob.token, 'POST', `/api/v1/polls/${arrived.id}/votes`, { choices: [0] })).status,
+    422,
+    'once',
+  );
 });
 
 test('a profile change is published as Update and seen on the follower’s server', async () => {
-  const changed = await A.api(alice.token, 'PATCH', '/api/v1/accounts/update_credentials', { display_name: 'Alice of A', note: 'new bio' });
+  const changed = await A.api(alice.token, 'PATCH', '/api/v1/accounts/update_credentials', {
+    display_name: 'Alice of A',
+    note: 'new bio',
+  });
   assert.is(changed.status, 200);
-  await eventually('the Update on B', async () => (await B.api(bob.token, 'GET', `/api/v1/accounts/${aliceOnB.id}`)).body.display_name === 'Alice of A');
+  await eventually(
+    'the Update on B',
+    async () => (await B.api(bob.token, 'GET', `/api/v1/accounts/${aliceOnB.id}`)).body.display_name === 'Alice of A',
+  );
   assert.match((await B.api(bob.token, 'GET', `/api/v1/accounts/${aliceOnB.id}`)).body.note, 'new bio');
 });
 
@@ -328,19 +451,27 @@ test("a peer's avatar is copied to the follower's server, and replaced when it c
   const setAvatar = async (width: number) => {
     const body = new FormData();
     body.set('avatar', new Blob([await png(width, width)], { type: 'image/png' }), 'me.png');
-    const res = await fetch(`${A.url}/api/v1/accounts/update_credentials`, { method: 'PATCH', headers: { authorization: `Bearer ${alice.token}` }, body });
+    const res = await fetch(`${A.url}/api/v1/accounts/update_credentials`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${alice.token}` },
+      body,
+    });
     assert.is(res.status, 200);
     return ((await res.json()) as { avatar: string }).avatar;
   };
-  const copyOnB = async (notOf?: string) => eventually('the avatar copy on B', async () => {
-    const avatar = (await B.api(bob.token, 'GET', `/api/v1/accounts/${aliceOnB.id}`)).body.avatar as string;
-    return avatar.startsWith(`${B.url}/system/accounts/avatars/`) && avatar !== notOf ? avatar : null;
-  });
+  const copyOnB = async (notOf?: string) =>
+    eventually('the avatar copy on B', async () => {
+      const avatar = (await B.api(bob.token, 'GET', `/api/v1/accounts/${aliceOnB.id}`)).body.avatar as string;
+      return avatar.startsWith(`${B.url}/system/accounts/avatars/`) && avatar !== notOf ? avatar : null;
+    });
   const first = await setAvatar(40);
   const copy = await copyOnB();
   const served = await fetch(copy);
   assert.is(served.status, 200);
-  const [copied, original] = [Buffer.from(await served.arrayBuffer()), Buffer.from(await (await fetch(first)).arrayBuffer())];
+  const [copied, original] = [
+    Buffer.from(await served.arrayBuffer()),
+    Buffer.from(await (await fetch(first)).arrayBuffer()),
+  ];
   assert.is(copied.length, original.length, `same size: ${copy} ${first}`);
   assert.is(Buffer.compare(copied, original), 0, 'the same picture');
 
@@ -350,13 +481,20 @@ test("a peer's avatar is copied to the follower's server, and replaced when it c
   assert.is((await fetch(copy)).status, 404, 'the replaced copy is gone');
   // An Update that leaves the picture as it was keeps the copy.
   await A.api(alice.token, 'PATCH', '/api/v1/accounts/update_credentials', { note: 'same face' });
-  await eventually('the note on B', async () => (await B.api(bob.token, 'GET', `/api/v1/accounts/${aliceOnB.id}`)).body.note.includes('same face'));
+  await eventually('the note on B', async () =>
+    (await B.api(bob.token, 'GET', `/api/v1/accounts/${aliceOnB.id}`)).body.note.includes('same face'),
+  );
   assert.is((await B.api(bob.token, 'GET', `/api/v1/accounts/${aliceOnB.id}`)).body.avatar, second);
 });
 
 test('an edited post is published as Update and edited on the follower’s server', async () => {
-  const own = (await A.api(alice.token, 'GET', `/api/v1/accounts/${alice.id}/statuses`)).body.find((s: any) => s.uri === postOnB.uri);
-  const edited = await A.api(alice.token, 'PUT', `/api/v1/statuses/${own.id}`, { status: 'Hello from A, edited', spoiler_text: 'cw' });
+  const own = (await A.api(alice.token, 'GET', `/api/v1/accounts/${alice.id}/statuses`)).body.find(
+    (s: any) => s.uri === postOnB.uri,
+  );
+  const edited = await A.api(alice.token, 'PUT', `/api/v1/statuses/${own.id}`, {
+    status: 'Hello from A, edited',
+    spoiler_text: 'cw',
+  });
   assert.is(edited.status, 200);
   assert.ok(edited.body.edited_at);
   const onB = await eventually('the edit on B', async () => {
@@ -374,9 +512,16 @@ test('an edited post is published as Update and edited on the follower’s serve
 });
 
 test('a deleted post disappears on the follower’s server', async () => {
-  const gone = await A.api(alice.token, 'DELETE', `/api/v1/statuses/${(await A.api(alice.token, 'GET', `/api/v1/accounts/${alice.id}/statuses`)).body.find((s: any) => s.uri === postOnB.uri).id}`);
+  const gone = await A.api(
+    alice.token,
+    'DELETE',
+    `/api/v1/statuses/${(await A.api(alice.token, 'GET', `/api/v1/accounts/${alice.id}/statuses`)).body.find((s: any) => s.uri === postOnB.uri).id}`,
+  );
   assert.is(gone.status, 200);
-  await eventually('the Delete on B', async () => (await B.api(bob.token, 'GET', `/api/v1/statuses/${postOnB.id}`)).status === 404);
+  await eventually(
+    'the Delete on B',
+    async () => (await B.api(bob.token, 'GET', `/api/v1/statuses/${postOnB.id}`)).status === 404,
+  );
 });
 
 test('a block is delivered: the follow ends on both sides and the blocked side sees blocked_by', async () => {
@@ -386,7 +531,10 @@ test('a block is delivered: the follow ends on both sides and the blocked side s
   assert.is(rel.following, false);
   assert.is((await A.api(alice.token, 'GET', `/api/v1/accounts/${alice.id}`)).body.followers_count, 0);
   assert.is((await A.api(alice.token, 'POST', `/api/v1/accounts/${bobOnA.id}/unblock`)).status, 200);
-  await eventually('the Undo of the Block on B', async () => (await relationship(B, bob, aliceOnB.id)).blocked_by === false);
+  await eventually(
+    'the Undo of the Block on B',
+    async () => (await relationship(B, bob, aliceOnB.id)).blocked_by === false,
+  );
 });
 
 test('unfollow is delivered as Undo of the Follow', async () => {
@@ -398,7 +546,10 @@ test('unfollow is delivered as Undo of the Follow', async () => {
 test('a rejected follow request is withdrawn on the requester’s server', async () => {
   const carolOnB = await resolveAccount(B, bob.token, `carol@${domainOf(A)}`);
   await B.api(bob.token, 'POST', `/api/v1/accounts/${carolOnB.id}/follow`);
-  const request = await eventually('the new request on A', async () => ((await A.api(carol.token, 'GET', '/api/v1/follow_requests')).body as any[])[0]);
+  const request = await eventually(
+    'the new request on A',
+    async () => ((await A.api(carol.token, 'GET', '/api/v1/follow_requests')).body as any[])[0],
+  );
   assert.is((await A.api(carol.token, 'POST', `/api/v1/follow_requests/${request.id}/reject`)).status, 200);
   await eventually('the Reject on B', async () => (await relationship(B, bob, carolOnB.id)).requested === false);
   assert.is((await relationship(B, bob, carolOnB.id)).following, false);
@@ -421,7 +572,10 @@ test('a move: the moved account’s followers follow the new account', async () 
   const daveOnA = (await A.api(alice.token, 'GET', `/api/v1/accounts/${dave.id}`)).body;
   assert.is(daveOnA.moved?.acct, `dave2@${domainOf(B)}`);
   assert.is(daveOnA.moved.moved, undefined);
-  assert.is((await A.api(alice.token, 'GET', `/api/v1/accounts/lookup?acct=dave`)).body.moved?.acct, `dave2@${domainOf(B)}`);
+  assert.is(
+    (await A.api(alice.token, 'GET', `/api/v1/accounts/lookup?acct=dave`)).body.moved?.acct,
+    `dave2@${domainOf(B)}`,
+  );
   assert.is((await A.api(alice.token, 'GET', `/api/v1/accounts/${alice.id}`)).body.moved, undefined);
   const refused = await A.api(alice.token, 'POST', '/api/v1/accounts/migration', { acct: `bob@${domainOf(B)}` });
   assert.is(refused.status, 422);

@@ -19,7 +19,11 @@ import { DeviceState, initialDeviceState } from '../../../daemon/device/state.js
 import { tempDir } from '../../helpers/paths.js';
 import { eventually } from '../../helpers/federation.js';
 
-const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+const { privateKey } = generateKeyPairSync('rsa', {
+  modulusLength: 2048,
+  privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  publicKeyEncoding: { type: 'spki', format: 'pem' },
+});
 const dir = tempDir();
 let db: Db;
 let server: http.Server;
@@ -33,9 +37,14 @@ let maxConcurrent = 0;
 
 const quiet = silentLogger;
 
-function queue(online: ConstructorParameters<typeof DeliveryQueue>[0]['online'], extra: Partial<ConstructorParameters<typeof DeliveryQueue>[0]> = {}): DeliveryQueue {
+function queue(
+  online: ConstructorParameters<typeof DeliveryQueue>[0]['online'],
+  extra: Partial<ConstructorParameters<typeof DeliveryQueue>[0]> = {},
+): DeliveryQueue {
   return new DeliveryQueue({
-    db, online, log: quiet,
+    db,
+    online,
+    log: quiet,
     client: new PeerClient({ allowPrivate: true, userAgent: 'test', timeoutMs: 5000 }),
     signingKey: async () => ({ keyId: 'http://127.0.0.1/users/sender#main-key', privateKeyPem: privateKey }),
     ...extra,
@@ -45,15 +54,24 @@ function queue(online: ConstructorParameters<typeof DeliveryQueue>[0]['online'],
 test.before(async () => {
   db = openDatabase({ filename: join(dir.path, 'queue.sqlite3') });
   await migrate(db);
-  await db.raw(`INSERT INTO accounts (id, username, uri, created_at, updated_at) VALUES (1, 'sender', 'http://127.0.0.1/users/sender', '2026-01-01', '2026-01-01')`);
+  await db.raw(
+    `INSERT INTO accounts (id, username, uri, created_at, updated_at) VALUES (1, 'sender', 'http://127.0.0.1/users/sender', '2026-01-01', '2026-01-01')`,
+  );
   server = http.createServer((req, res) => {
     let body = '';
-    req.on('data', (chunk) => { body += chunk; });
+    req.on('data', (chunk) => {
+      body += chunk;
+    });
     req.on('end', () => {
       concurrent += 1;
       maxConcurrent = Math.max(maxConcurrent, concurrent);
-      const finish = () => { concurrent -= 1; received.push(body); res.writeHead(answer).end(); };
-      if (holding) hold.push(finish); else finish();
+      const finish = () => {
+        concurrent -= 1;
+        received.push(body);
+        res.writeHead(answer).end();
+      };
+      if (holding) hold.push(finish);
+      else finish();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -149,7 +167,15 @@ test('with the network layer on, deliveries wait for the station address as well
   await new Promise((resolve) => setTimeout(resolve, 200));
   assert.is(received.length, 0);
   assert.is(q.status().paused, true);
-  device.update({ network: { address: '10.77.0.23/24', gateway: '10.77.0.1', dns: ['10.77.0.1'], mac: '02:00:00:00:00:01', lease_expires_at: null } });
+  device.update({
+    network: {
+      address: '10.77.0.23/24',
+      gateway: '10.77.0.1',
+      dns: ['10.77.0.1'],
+      mac: '02:00:00:00:00:01',
+      lease_expires_at: null,
+    },
+  });
   await eventually('the delivery once the box has an address', async () => received.length === 1);
   await q.stop();
 });

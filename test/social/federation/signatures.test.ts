@@ -33,15 +33,27 @@ function mention(actor: FakeActor, text: string): string {
   counter += 1;
   const id = `${actor.uri}/statuses/${counter}`;
   return JSON.stringify({
-    '@context': 'https://www.w3.org/ns/activitystreams', id: `${id}/activity`, type: 'Create', actor: actor.uri,
-    object: { id, type: 'Note', attributedTo: actor.uri, content: `<p>${text}</p>`, to: [`${A.url}/users/alice`],
-      tag: [{ type: 'Mention', href: `${A.url}/users/alice`, name: `@alice@${new URL(A.url).host}` }], published: new Date().toISOString() },
+    '@context': 'https://www.w3.org/ns/activitystreams',
+    id: `${id}/activity`,
+    type: 'Create',
+    actor: actor.uri,
+    object: {
+      id,
+      type: 'Note',
+      attributedTo: actor.uri,
+      content: `<p>${text}</p>`,
+      to: [`${A.url}/users/alice`],
+      tag: [{ type: 'Mention', href: `${A.url}/users/alice`, name: `@alice@${new URL(A.url).host}` }],
+      published: new Date().toISOString(),
+    },
   });
 }
 
 // With the filtered ones: a stranger's direct mention is held back by alice's default policy.
-const mentions = async () => (await A.api(alice.token, 'GET', '/api/v1/notifications?types[]=mention&include_filtered=true')).body as any[];
-const knowsAccount = async (actor: FakeActor) => (await A.api(alice.token, 'GET', `/api/v1/accounts/lookup?acct=${actor.username}@${peer.domain}`)).status === 200;
+const mentions = async () =>
+  (await A.api(alice.token, 'GET', '/api/v1/notifications?types[]=mention&include_filtered=true')).body as any[];
+const knowsAccount = async (actor: FakeActor) =>
+  (await A.api(alice.token, 'GET', `/api/v1/accounts/lookup?acct=${actor.username}@${peer.domain}`)).status === 200;
 
 test('an unsigned POST to an inbox is 401 and stores nothing', async () => {
   const answer = await peer.post(`${A.url}/inbox`, null, mention(mallory, 'unsigned'));
@@ -51,16 +63,22 @@ test('an unsigned POST to an inbox is 401 and stores nothing', async () => {
 });
 
 test('a body other than the signed one (digest mismatch) is 401 and stores nothing', async () => {
-  const answer = await peer.post(`${A.url}/inbox`, mallory, mention(mallory, 'signed'), { sendInstead: mention(mallory, 'tampered') });
+  const answer = await peer.post(`${A.url}/inbox`, mallory, mention(mallory, 'signed'), {
+    sendInstead: mention(mallory, 'tampered'),
+  });
   assert.is(answer.status, 401);
   assert.equal(await mentions(), []);
   assert.is(await knowsAccount(mallory), false);
 });
 
 test('a replayed request with a date older than the window is 401', async () => {
-  const answer = await peer.post(`${A.url}/users/alice/inbox`, mallory, mention(mallory, 'old'), { date: new Date(Date.now() - 13 * 3600_000) });
+  const answer = await peer.post(`${A.url}/users/alice/inbox`, mallory, mention(mallory, 'old'), {
+    date: new Date(Date.now() - 13 * 3600_000),
+  });
   assert.is(answer.status, 401);
-  const future = await peer.post(`${A.url}/users/alice/inbox`, mallory, mention(mallory, 'future'), { date: new Date(Date.now() + 2 * 3600_000) });
+  const future = await peer.post(`${A.url}/users/alice/inbox`, mallory, mention(mallory, 'future'), {
+    date: new Date(Date.now() + 2 * 3600_000),
+  });
   assert.is(future.status, 401);
   assert.equal(await mentions(), []);
 });
@@ -109,7 +127,16 @@ test('a rotated key is fetched again and verifies', async () => {
 test('a signed body that is not JSON, or not an activity, is 400 with a log line', async () => {
   const answer = await peer.post(`${A.url}/inbox`, mallory, '{"not json');
   assert.is(answer.status, 400);
-  const note = await peer.post(`${A.url}/inbox`, mallory, JSON.stringify({ id: 'x', type: 'Create', actor: mallory.uri, object: { type: 'Note', id: 'http://elsewhere.example/1', attributedTo: mallory.uri } }));
+  const note = await peer.post(
+    `${A.url}/inbox`,
+    mallory,
+    JSON.stringify({
+      id: 'x',
+      type: 'Create',
+      actor: mallory.uri,
+      object: { type: 'Note', id: 'http://elsewhere.example/1', attributedTo: mallory.uri },
+    }),
+  );
   assert.is(note.status, 400);
   await A.daemon.waitForLog((line) => line.msg === 'inbox rejected a malformed activity');
   assert.is(A.daemon.child.exitCode, null);
@@ -118,14 +145,34 @@ test('a signed body that is not JSON, or not an activity, is 400 with a log line
 test('an Update of a remote note edits it; a Reject of our follow request withdraws it', async () => {
   const create = JSON.parse(mention(mallory, 'before the edit'));
   // Hashtags are read from Hashtag tags; invalid names and other tag types are skipped.
-  create.object.tag = [...create.object.tag, { type: 'Hashtag', name: '#Before', href: 'https://x.test/tags/before' },
-    { type: 'Hashtag', name: '#not valid!' }, { type: 'Emoji', name: ':blob:' }];
+  create.object.tag = [
+    ...create.object.tag,
+    { type: 'Hashtag', name: '#Before', href: 'https://x.test/tags/before' },
+    { type: 'Hashtag', name: '#not valid!' },
+    { type: 'Emoji', name: ':blob:' },
+  ];
   assert.is((await peer.post(`${A.url}/inbox`, mallory, JSON.stringify(create))).status, 202);
-  const tagsOf = async () => ((await mentions()).find((n) => n.status.uri === create.object.id).status.tags as Array<{ name: string }>).map((t) => t.name);
+  const tagsOf = async () =>
+    ((await mentions()).find((n) => n.status.uri === create.object.id).status.tags as Array<{ name: string }>).map(
+      (t) => t.name,
+    );
   assert.equal(await tagsOf(), ['before']);
-  const edited = { ...create.object, content: '<p>after the edit</p>', updated: new Date().toISOString(),
-    tag: [...create.object.tag.filter((t: { type: string }) => t.type !== 'Hashtag'), { type: 'Hashtag', name: 'After' }] };
-  const update = { '@context': 'https://www.w3.org/ns/activitystreams', id: `${create.object.id}#updates/1`, type: 'Update', actor: mallory.uri, object: edited };
+  const edited = {
+    ...create.object,
+    content: '<p>after the edit</p>',
+    updated: new Date().toISOString(),
+    tag: [
+      ...create.object.tag.filter((t: { type: string }) => t.type !== 'Hashtag'),
+      { type: 'Hashtag', name: 'After' },
+    ],
+  };
+  const update = {
+    '@context': 'https://www.w3.org/ns/activitystreams',
+    id: `${create.object.id}#updates/1`,
+    type: 'Update',
+    actor: mallory.uri,
+    object: edited,
+  };
   assert.is((await peer.post(`${A.url}/inbox`, mallory, JSON.stringify(update))).status, 202);
   const status = (await mentions()).find((n) => n.status.uri === create.object.id).status;
   assert.match(status.content, 'after the edit');
@@ -134,10 +181,21 @@ test('an Update of a remote note edits it; a Reject of our follow request withdr
 
   const malloryOnA = (await A.api(alice.token, 'GET', `/api/v1/accounts/lookup?acct=mallory@${peer.domain}`)).body;
   await A.api(alice.token, 'POST', `/api/v1/accounts/${malloryOnA.id}/follow`);
-  const rel = async () => (await A.api(alice.token, 'GET', `/api/v1/accounts/relationships?id[]=${malloryOnA.id}`)).body[0];
+  const rel = async () =>
+    (await A.api(alice.token, 'GET', `/api/v1/accounts/relationships?id[]=${malloryOnA.id}`)).body[0];
   assert.is((await rel()).requested, true);
-  const reject = { '@context': 'https://www.w3.org/ns/activitystreams', id: `${mallory.uri}#rejects/1`, type: 'Reject', actor: mallory.uri,
-    object: { id: `${A.url}/users/alice#follows/x`, type: 'Follow', actor: `${A.url}/users/alice`, object: mallory.uri } };
+  const reject = {
+    '@context': 'https://www.w3.org/ns/activitystreams',
+    id: `${mallory.uri}#rejects/1`,
+    type: 'Reject',
+    actor: mallory.uri,
+    object: {
+      id: `${A.url}/users/alice#follows/x`,
+      type: 'Follow',
+      actor: `${A.url}/users/alice`,
+      object: mallory.uri,
+    },
+  };
   assert.is((await peer.post(`${A.url}/inbox`, mallory, JSON.stringify(reject))).status, 202);
   assert.is((await rel()).requested, false);
   assert.is((await rel()).following, false);
@@ -148,8 +206,13 @@ test('a key rotated through a signed Update of the actor is used without fetchin
   const rotated = peer.actor('mallory');
   // The peer keeps serving the old document: only the Update can teach the new key.
   peer.actors.set('mallory', oldKey);
-  const update = { '@context': ['https://www.w3.org/ns/activitystreams', 'https://w3id.org/security/v1'], id: `${mallory.uri}#updates/key`, type: 'Update',
-    actor: mallory.uri, object: peer.document(rotated) };
+  const update = {
+    '@context': ['https://www.w3.org/ns/activitystreams', 'https://w3id.org/security/v1'],
+    id: `${mallory.uri}#updates/key`,
+    type: 'Update',
+    actor: mallory.uri,
+    object: peer.document(rotated),
+  };
   assert.is((await peer.post(`${A.url}/inbox`, oldKey, JSON.stringify(update))).status, 202);
   const before = (await mentions()).length;
   const answer = await peer.post(`${A.url}/inbox`, rotated, mention(rotated, 'signed with the rotated key'));
@@ -165,8 +228,16 @@ test('odd or hostile activity shapes are answered 202 or 400, never 500', async 
   const shapes: unknown[] = [
     { type: 'Create', actor: me, object: null },
     { type: 'Create', actor: me, object: 42 },
-    { type: 'Create', actor: me, object: { type: ['Note', 'Object'], id: `${me}/notes/x1`, attributedTo: [me], content: { html: true } } },
-    { type: 'Create', actor: me, object: { type: 'Note', id: `${me}/notes/x2`, attributedTo: alice, content: 'claims to be alice' } },
+    {
+      type: 'Create',
+      actor: me,
+      object: { type: ['Note', 'Object'], id: `${me}/notes/x1`, attributedTo: [me], content: { html: true } },
+    },
+    {
+      type: 'Create',
+      actor: me,
+      object: { type: 'Note', id: `${me}/notes/x2`, attributedTo: alice, content: 'claims to be alice' },
+    },
     { type: ['Like'], actor: { id: me }, object: { id: `${A.url}/users/alice/statuses/1` } },
     { type: 'Like', actor: me, object: [] },
     { type: 'Announce', actor: me, object: 'not a url' },
@@ -179,10 +250,25 @@ test('odd or hostile activity shapes are answered 202 or 400, never 500', async 
     { type: 'Block', actor: me, object: { id: null } },
     { type: 'Follow', actor: me, object: 'http://elsewhere.example/users/nobody' },
     { type: 'Flag', actor: me, object: alice },
-    { type: 'Create', actor: me, object: { type: 'Note', id: `${me}/notes/x3`, attributedTo: me, content: `<script>alert(1)</script><p onclick="x">hi <a href="javascript:alert(1)">link</a></p>`, to: [alice], tag: [{ type: 'Mention', href: alice }] } },
+    {
+      type: 'Create',
+      actor: me,
+      object: {
+        type: 'Note',
+        id: `${me}/notes/x3`,
+        attributedTo: me,
+        content: `<script>alert(1)</script><p onclick="x">hi <a href="javascript:alert(1)">link</a></p>`,
+        to: [alice],
+        tag: [{ type: 'Mention', href: alice }],
+      },
+    },
   ];
   for (const shape of shapes) {
-    const answer = await peer.post(`${A.url}/inbox`, mallory, JSON.stringify({ id: `${me}#odd/${Math.random()}`, ...(shape as object) }));
+    const answer = await peer.post(
+      `${A.url}/inbox`,
+      mallory,
+      JSON.stringify({ id: `${me}#odd/${Math.random()}`, ...(shape as object) }),
+    );
     assert.ok([202, 400].includes(answer.status), `${answer.status} for ${JSON.stringify(shape)}: ${answer.text}`);
   }
   const sanitized = (await mentions()).find((n) => n.status.uri === `${me}/notes/x3`);
@@ -190,37 +276,87 @@ test('odd or hostile activity shapes are answered 202 or 400, never 500', async 
   assert.not.match(sanitized.status.content, '<script');
   assert.not.match(sanitized.status.content, 'onclick');
   assert.not.match(sanitized.status.content, 'javascript:');
-  assert.is((await mentions()).some((n) => n.status.uri === `${me}/notes/x2`), false);
+  assert.is(
+    (await mentions()).some((n) => n.status.uri === `${me}/notes/x2`),
+    false,
+  );
   assert.is(A.daemon.child.exitCode, null);
 });
 
 test('hostile attachment shapes are skipped, never a 500: non-arrays, too many, bad URLs', async () => {
   const me = mallory.uri;
-  const doc = (n: number, extra: object = {}) => ({ type: 'Document', mediaType: 'image/png', url: `${me}/media/${n}.png`, name: `picture ${n}`, width: 40, height: 20, ...extra });
+  const doc = (n: number, extra: object = {}) => ({
+    type: 'Document',
+    mediaType: 'image/png',
+    url: `${me}/media/${n}.png`,
+    name: `picture ${n}`,
+    width: 40,
+    height: 20,
+    ...extra,
+  });
   const cases: Array<{ attachment: unknown; expect: string[] }> = [
     { attachment: 'http://example.invalid/a.png', expect: [] },
     { attachment: 42, expect: [] },
     { attachment: { nested: [doc(1)] }, expect: [] },
     { attachment: doc(2), expect: [`${me}/media/2.png`] },
-    { attachment: [1, 2, 3, 4, 5, 6].map((n) => doc(n + 10)), expect: [11, 12, 13, 14].map((n) => `${me}/media/${n}.png`) },
-    { attachment: [
-      doc(20, { url: 'javascript:alert(1)' }), doc(21, { url: 'ftp://peer.example/x.png' }), doc(22, { url: 'http://user:pw@peer.example/x.png' }),
-      doc(23, { url: `http://x/${'a'.repeat(5000)}` }), doc(24, { url: 12 }), doc(25, { url: null }), { type: 'Tombstone', url: `${me}/media/26.png` },
-      doc(27, { url: [{ type: 'Link', href: `${me}/media/27.png` }], width: -3, height: 'tall', blurhash: '<script>', name: { x: 1 }, mediaType: 'no type', focalPoint: [9, 9] }),
-    ], expect: [`${me}/media/27.png`] },
+    {
+      attachment: [1, 2, 3, 4, 5, 6].map((n) => doc(n + 10)),
+      expect: [11, 12, 13, 14].map((n) => `${me}/media/${n}.png`),
+    },
+    {
+      attachment: [
+        doc(20, { url: 'javascript:alert(1)' }),
+        doc(21, { url: 'ftp://peer.example/x.png' }),
+        doc(22, { url: 'http://user:pw@peer.example/x.png' }),
+        doc(23, { url: `http://x/${'a'.repeat(5000)}` }),
+        doc(24, { url: 12 }),
+        doc(25, { url: null }),
+        { type: 'Tombstone', url: `${me}/media/26.png` },
+        doc(27, {
+          url: [{ type: 'Link', href: `${me}/media/27.png` }],
+          width: -3,
+          height: 'tall',
+          blurhash: '<script>',
+          name: { x: 1 },
+          mediaType: 'no type',
+          focalPoint: [9, 9],
+        }),
+      ],
+      expect: [`${me}/media/27.png`],
+    },
   ];
   for (const [index, { attachment, expect }] of cases.entries()) {
     const id = `${me}/notes/media-${index}`;
-    const create = { '@context': 'https://www.w3.org/ns/activitystreams', id: `${id}/activity`, type: 'Create', actor: me,
-      object: { id, type: 'Note', attributedTo: me, content: `<p>media ${index}</p>`, to: [`${A.url}/users/alice`], tag: [{ type: 'Mention', href: `${A.url}/users/alice` }], attachment } };
+    const create = {
+      '@context': 'https://www.w3.org/ns/activitystreams',
+      id: `${id}/activity`,
+      type: 'Create',
+      actor: me,
+      object: {
+        id,
+        type: 'Note',
+        attributedTo: me,
+        content: `<p>media ${index}</p>`,
+        to: [`${A.url}/users/alice`],
+        tag: [{ type: 'Mention', href: `${A.url}/users/alice` }],
+        attachment,
+      },
+    };
     const answer = await peer.post(`${A.url}/inbox`, mallory, JSON.stringify(create));
     assert.is(answer.status, 202, `case ${index}: ${answer.text}`);
     const stored = (await mentions()).find((n) => n.status.uri === id);
     assert.ok(stored, `case ${index} stored`);
     const media = stored.status.media_attachments as any[];
-    assert.equal(media.map((m) => m.remote_url), expect, `case ${index}`);
+    assert.equal(
+      media.map((m) => m.remote_url),
+      expect,
+      `case ${index}`,
+    );
     if (index === 5) {
-      assert.equal([media[0].type, media[0].description, media[0].blurhash, media[0].meta], ['unknown', null, null, null]);
+      assert.equal(
+        [media[0].type, media[0].description, media[0].blurhash, media[0].meta],
+        ['unknown', null, null, null],
+      );
     }
   }
   assert.is(A.daemon.child.exitCode, null);
@@ -229,28 +365,96 @@ test('hostile attachment shapes are skipped, never a 500: non-arrays, too many, 
 test('an Update of a remote note replaces its media', async () => {
   const me = mallory.uri;
   const id = `${me}/notes/media-edit`;
-  const note = (attachment: unknown[]) => ({ id, type: 'Note', attributedTo: me, content: '<p>edit me</p>', to: [`${A.url}/users/alice`], tag: [{ type: 'Mention', href: `${A.url}/users/alice` }], attachment });
+  const note = (attachment: unknown[]) => ({
+    id,
+    type: 'Note',
+    attributedTo: me,
+    content: '<p>edit me</p>',
+    to: [`${A.url}/users/alice`],
+    tag: [{ type: 'Mention', href: `${A.url}/users/alice` }],
+    attachment,
+  });
   const first = [{ type: 'Image', url: `${me}/media/old.jpg`, name: 'old', summary: 'old alt text' }];
-  assert.is((await peer.post(`${A.url}/inbox`, mallory, JSON.stringify({ id: `${id}/create`, type: 'Create', actor: me, object: note(first) }))).status, 202);
+  assert.is(
+    (
+      await peer.post(
+        `${A.url}/inbox`,
+        mallory,
+        JSON.stringify({ id: `${id}/create`, type: 'Create', actor: me, object: note(first) }),
+      )
+    ).status,
+    202,
+  );
   const before = (await mentions()).find((n) => n.status.uri === id).status.media_attachments as any[];
-  assert.equal(before.map((m) => [m.type, m.remote_url, m.description]), [['image', `${me}/media/old.jpg`, 'old alt text']]);
-  const second = [{ type: 'Document', mediaType: 'video/mp4', url: `${me}/media/new.mp4`, name: 'new', blurhash: 'LEHV6nWB2yk8pyo0adR*.7kCMdnj' }];
-  assert.is((await peer.post(`${A.url}/inbox`, mallory, JSON.stringify({ id: `${id}/update`, type: 'Update', actor: me, object: note(second) }))).status, 202);
+  assert.equal(
+    before.map((m) => [m.type, m.remote_url, m.description]),
+    [['image', `${me}/media/old.jpg`, 'old alt text']],
+  );
+  const second = [
+    {
+      type: 'Document',
+      mediaType: 'video/mp4',
+      url: `${me}/media/new.mp4`,
+      name: 'new',
+      blurhash: 'LEHV6nWB2yk8pyo0adR*.7kCMdnj',
+    },
+  ];
+  assert.is(
+    (
+      await peer.post(
+        `${A.url}/inbox`,
+        mallory,
+        JSON.stringify({ id: `${id}/update`, type: 'Update', actor: me, object: note(second) }),
+      )
+    ).status,
+    202,
+  );
   const status = (await mentions()).find((n) => n.status.uri === id).status;
   const media = (await A.api(alice.token, 'GET', `/api/v1/statuses/${status.id}`)).body.media_attachments as any[];
-  assert.equal(media.map((m) => [m.type, m.remote_url, m.description, m.blurhash]), [['video', `${me}/media/new.mp4`, 'new', 'LEHV6nWB2yk8pyo0adR*.7kCMdnj']]);
+  assert.equal(
+    media.map((m) => [m.type, m.remote_url, m.description, m.blurhash]),
+    [['video', `${me}/media/new.mp4`, 'new', 'LEHV6nWB2yk8pyo0adR*.7kCMdnj']],
+  );
 });
 
 test("a peer's images are copied to the box; what is not an image, or too big, stays remote", async () => {
   const me = mallory.uri;
   peer.files.set('/media/cat.png', { type: 'image/png', body: await png(64, 48) });
   peer.files.set('/media/fake.jpg', { type: 'image/jpeg', body: Buffer.from('<html>not a picture</html>') });
-  peer.files.set('/media/huge.png', { type: 'image/png', body: Buffer.concat([await png(8, 8), Buffer.alloc(17 * 1024 * 1024)]) });
+  peer.files.set('/media/huge.png', {
+    type: 'image/png',
+    body: Buffer.concat([await png(8, 8), Buffer.alloc(17 * 1024 * 1024)]),
+  });
   const id = `${me}/notes/pictures`;
-  const attachment = ['cat.png', 'fake.jpg', 'huge.png'].map((name) => ({ type: 'Image', url: `${peer.url}/media/${name}`, name }));
-  const create = { id: `${id}/create`, type: 'Create', actor: me, object: { id, type: 'Note', attributedTo: me, content: '<p>pictures</p>', to: ['https://www.w3.org/ns/activitystreams#Public'], attachment } };
+  const attachment = ['cat.png', 'fake.jpg', 'huge.png'].map((name) => ({
+    type: 'Image',
+    url: `${peer.url}/media/${name}`,
+    name,
+  }));
+  const create = {
+    id: `${id}/create`,
+    type: 'Create',
+    actor: me,
+    object: {
+      id,
+      type: 'Note',
+      attributedTo: me,
+      content: '<p>pictures</p>',
+      to: ['https://www.w3.org/ns/activitystreams#Public'],
+      attachment,
+    },
+  };
   assert.is((await peer.post(`${A.url}/inbox`, mallory, JSON.stringify(create))).status, 202);
-  const statusId = await eventually('the note on A', async () => (await A.admin.social.ctx.reader.get<{ id: string }>('SELECT CAST(id AS TEXT) AS id FROM statuses WHERE uri = ?', [id]))?.id);
+  const statusId = await eventually(
+    'the note on A',
+    async () =>
+      (
+        await A.admin.social.ctx.reader.get<{ id: string }>(
+          'SELECT CAST(id AS TEXT) AS id FROM statuses WHERE uri = ?',
+          [id],
+        )
+      )?.id,
+  );
   // One at a time, in order: once the huge one was tried, all three were.
   await eventually('all three fetched', async () => peer.gets.some((g) => g.url === '/media/huge.png'));
   const media = await eventually('the copy', async () => {
@@ -259,14 +463,24 @@ test("a peer's images are copied to the box; what is not an image, or too big, s
   });
   assert.is((await fetch(media[0].url)).status, 200);
   assert.equal(media[0].meta.original.width, 64);
-  assert.equal(media.slice(1).map((m: any) => m.url), [`${peer.url}/media/fake.jpg`, `${peer.url}/media/huge.png`], 'left remote');
+  assert.equal(
+    media.slice(1).map((m: any) => m.url),
+    [`${peer.url}/media/fake.jpg`, `${peer.url}/media/huge.png`],
+    'left remote',
+  );
   assert.is((await A.daemon.json('/healthz')).status, 200);
 });
 
 test('a follow from a domain the account blocks is refused', async () => {
   const gina = await A.account('gina');
   assert.is((await A.api(gina.token, 'POST', '/api/v1/domain_blocks', { domain: peer.domain })).status, 200);
-  const follow = { '@context': 'https://www.w3.org/ns/activitystreams', id: `${mallory.uri}#follows/gina`, type: 'Follow', actor: mallory.uri, object: `${A.url}/users/gina` };
+  const follow = {
+    '@context': 'https://www.w3.org/ns/activitystreams',
+    id: `${mallory.uri}#follows/gina`,
+    type: 'Follow',
+    actor: mallory.uri,
+    object: `${A.url}/users/gina`,
+  };
   assert.is((await peer.post(`${A.url}/users/gina/inbox`, mallory, JSON.stringify(follow))).status, 202);
   assert.is((await A.api(gina.token, 'GET', `/api/v1/accounts/${gina.id}`)).body.followers_count, 0);
   assert.equal((await A.api(gina.token, 'GET', '/api/v1/notifications')).body, []);
@@ -276,57 +490,110 @@ test('a follow from a domain the account blocks is refused', async () => {
   assert.is((await A.api(harry.token, 'GET', `/api/v1/accounts/${harry.id}`)).body.followers_count, 1);
 });
 
-test('a peer\'s direct status is for the accounts it mentions: not for the sender\'s other followers, not on their home', async () => {
+test("a peer's direct status is for the accounts it mentions: not for the sender's other followers, not on their home", async () => {
   const bob = await A.account('dm-bystander');
   const note = (text: string, to: string[]) => {
     counter += 1;
     const id = `${mallory.uri}/statuses/${counter}`;
-    return { '@context': 'https://www.w3.org/ns/activitystreams', id: `${id}/activity`, type: 'Create', actor: mallory.uri,
-      object: { id, type: 'Note', attributedTo: mallory.uri, content: `<p>${text}</p>`, to,
-        tag: to.includes(`${A.url}/users/alice`) ? [{ type: 'Mention', href: `${A.url}/users/alice`, name: `@alice@${new URL(A.url).host}` }] : [],
-        published: new Date().toISOString() } };
+    return {
+      '@context': 'https://www.w3.org/ns/activitystreams',
+      id: `${id}/activity`,
+      type: 'Create',
+      actor: mallory.uri,
+      object: {
+        id,
+        type: 'Note',
+        attributedTo: mallory.uri,
+        content: `<p>${text}</p>`,
+        to,
+        tag: to.includes(`${A.url}/users/alice`)
+          ? [{ type: 'Mention', href: `${A.url}/users/alice`, name: `@alice@${new URL(A.url).host}` }]
+          : [],
+        published: new Date().toISOString(),
+      },
+    };
   };
   // bob follows mallory (the handshake is not what this is about).
-  assert.is((await peer.post(`${A.url}/inbox`, mallory, JSON.stringify(note('hello world', ['https://www.w3.org/ns/activitystreams#Public'])))).status, 202);
+  assert.is(
+    (
+      await peer.post(
+        `${A.url}/inbox`,
+        mallory,
+        JSON.stringify(note('hello world', ['https://www.w3.org/ns/activitystreams#Public'])),
+      )
+    ).status,
+    202,
+  );
   const malloryOnA = (await A.api(alice.token, 'GET', `/api/v1/accounts/lookup?acct=mallory@${peer.domain}`)).body;
-  await A.admin.social.ctx.db('follows').insert({ account_id: bob.id, target_account_id: malloryOnA.id, created_at: new Date().toISOString() });
+  await A.admin.social.ctx
+    .db('follows')
+    .insert({ account_id: bob.id, target_account_id: malloryOnA.id, created_at: new Date().toISOString() });
 
   const dm = note('for alice only', [`${A.url}/users/alice`]);
   const pub = note('for everyone', ['https://www.w3.org/ns/activitystreams#Public']);
-  for (const activity of [dm, pub]) assert.is((await peer.post(`${A.url}/inbox`, mallory, JSON.stringify(activity))).status, 202);
+  for (const activity of [dm, pub])
+    assert.is((await peer.post(`${A.url}/inbox`, mallory, JSON.stringify(activity))).status, 202);
   const notification = (await mentions()).find((n) => n.status.uri === dm.object.id);
   const status = notification.status;
   assert.is(status.visibility, 'direct');
-  assert.is(notification.filtered, true, 'a stranger\'s private mention waits as a request');
+  assert.is(notification.filtered, true, "a stranger's private mention waits as a request");
   const requests = (await A.api(alice.token, 'GET', '/api/v1/notifications/requests')).body as any[];
   assert.is(requests.find((r) => r.account.acct === `mallory@${peer.domain}`)?.last_status.uri, dm.object.id);
 
-  const bobHome = ((await A.api(bob.token, 'GET', '/api/v1/timelines/home?limit=40')).body as Array<{ uri: string }>).map((s) => s.uri);
+  const bobHome = (
+    (await A.api(bob.token, 'GET', '/api/v1/timelines/home?limit=40')).body as Array<{ uri: string }>
+  ).map((s) => s.uri);
   assert.ok(bobHome.includes(pub.object.id), 'bob follows mallory: the public note is on his home');
   assert.not.ok(bobHome.includes(dm.object.id), 'the direct one is not');
   assert.is((await A.api(bob.token, 'GET', `/api/v1/statuses/${status.id}`)).status, 404);
   assert.is((await A.api(bob.token, 'GET', `/api/v1/statuses/${status.id}/context`)).status, 404);
-  assert.is((await A.api(alice.token, 'GET', `/api/v1/statuses/${status.id}`)).status, 200, 'alice, mentioned, sees it');
+  assert.is(
+    (await A.api(alice.token, 'GET', `/api/v1/statuses/${status.id}`)).status,
+    200,
+    'alice, mentioned, sees it',
+  );
   assert.is((await A.api(alice.token, 'POST', `/api/v1/statuses/${status.id}/reblog`)).status, 422);
 });
 
-test('a peer\'s custom emoji: a note\'s and an actor\'s Emoji tags that their text uses, with their images', async () => {
+test("a peer's custom emoji: a note's and an actor's Emoji tags that their text uses, with their images", async () => {
   const create = JSON.parse(mention(mallory, 'party :blobparty: and :notdeclared:'));
-  create.object.tag = [...create.object.tag,
+  create.object.tag = [
+    ...create.object.tag,
     { type: 'Emoji', name: ':blobparty:', icon: { type: 'Image', url: `${peer.url}/emoji/blobparty.png` } },
     { type: 'Emoji', name: ':unused:', icon: { type: 'Image', url: `${peer.url}/emoji/unused.png` } },
     { type: 'Emoji', name: ':badurl:', icon: { type: 'Image', url: 'ftp://example.test/x.png' } },
-    { type: 'Emoji', name: 'no colons', icon: { url: `${peer.url}/emoji/x.png` } }];
+    { type: 'Emoji', name: 'no colons', icon: { url: `${peer.url}/emoji/x.png` } },
+  ];
   assert.is((await peer.post(`${A.url}/inbox`, mallory, JSON.stringify(create))).status, 202);
   const status = (await mentions()).find((n) => n.status.uri === create.object.id).status;
-  assert.equal(status.emojis, [{ shortcode: 'blobparty', url: `${peer.url}/emoji/blobparty.png`, static_url: `${peer.url}/emoji/blobparty.png`, visible_in_picker: false }]);
+  assert.equal(status.emojis, [
+    {
+      shortcode: 'blobparty',
+      url: `${peer.url}/emoji/blobparty.png`,
+      static_url: `${peer.url}/emoji/blobparty.png`,
+      visible_in_picker: false,
+    },
+  ]);
 
-  const renamed = { ...peer.document(mallory), name: 'Mallory :blobfox:', tag: [{ type: 'Emoji', name: ':blobfox:', icon: { url: `${peer.url}/emoji/blobfox.png` } }] };
-  const update = { '@context': ['https://www.w3.org/ns/activitystreams', 'https://w3id.org/security/v1'], id: `${mallory.uri}#updates/emoji`, type: 'Update', actor: mallory.uri, object: renamed };
+  const renamed = {
+    ...peer.document(mallory),
+    name: 'Mallory :blobfox:',
+    tag: [{ type: 'Emoji', name: ':blobfox:', icon: { url: `${peer.url}/emoji/blobfox.png` } }],
+  };
+  const update = {
+    '@context': ['https://www.w3.org/ns/activitystreams', 'https://w3id.org/security/v1'],
+    id: `${mallory.uri}#updates/emoji`,
+    type: 'Update',
+    actor: mallory.uri,
+    object: renamed,
+  };
   assert.is((await peer.post(`${A.url}/inbox`, mallory, JSON.stringify(update))).status, 202);
   const account = (await A.api(alice.token, 'GET', `/api/v1/accounts/lookup?acct=mallory@${peer.domain}`)).body;
   assert.is(account.display_name, 'Mallory :blobfox:');
-  assert.equal(account.emojis.map((e: { shortcode: string; url: string }) => [e.shortcode, e.url]), [['blobfox', `${peer.url}/emoji/blobfox.png`]]);
+  assert.equal(
+    account.emojis.map((e: { shortcode: string; url: string }) => [e.shortcode, e.url]),
+    [['blobfox', `${peer.url}/emoji/blobfox.png`]],
+  );
 });
 
 test.run();

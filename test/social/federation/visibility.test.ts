@@ -30,11 +30,18 @@ test.after(async () => {
 test('a peer resolving a status by URL or URI gets public and unlisted ones only', async () => {
   for (const visibility of ['public', 'unlisted', 'private', 'direct']) {
     const word = `federated${visibility}${Math.random().toString(36).slice(2, 8)}`;
-    const posted = await A.api(alice.token, 'POST', '/api/v1/statuses', { status: `${word} for no one on B`, visibility });
+    const posted = await A.api(alice.token, 'POST', '/api/v1/statuses', {
+      status: `${word} for no one on B`,
+      visibility,
+    });
     assert.is(posted.status, 200, JSON.stringify(posted.body));
     const open = visibility === 'public' || visibility === 'unlisted';
     for (const address of [posted.body.url, posted.body.uri]) {
-      const found = await B.api(erin.token, 'GET', `/api/v2/search?resolve=true&type=statuses&q=${encodeURIComponent(address)}`);
+      const found = await B.api(
+        erin.token,
+        'GET',
+        `/api/v2/search?resolve=true&type=statuses&q=${encodeURIComponent(address)}`,
+      );
       assert.is(found.status, 200);
       const text = JSON.stringify(found.body);
       if (open) assert.ok(text.includes(word), `${visibility} found by ${address}`);
@@ -48,14 +55,29 @@ test('a peer resolving a status by URL or URI gets public and unlisted ones only
 test('a peer account votes in and favourites only statuses it may see', async () => {
   let n = 0;
   const send = async (activity: object) => {
-    const answer = await peer.post(`${A.url}/inbox`, mallory, JSON.stringify({ '@context': 'https://www.w3.org/ns/activitystreams', actor: mallory.uri, ...activity }));
+    const answer = await peer.post(
+      `${A.url}/inbox`,
+      mallory,
+      JSON.stringify({ '@context': 'https://www.w3.org/ns/activitystreams', actor: mallory.uri, ...activity }),
+    );
     assert.is(answer.status, 202, answer.text);
   };
   const counts: Record<string, { votes: number; favourites: number }> = {};
   for (const visibility of ['private', 'public']) {
-    const posted = await A.api(alice.token, 'POST', '/api/v1/statuses', { status: `vote ${visibility}`, visibility, poll: { options: ['yes', 'no'], expires_in: 3600 } });
+    const posted = await A.api(alice.token, 'POST', '/api/v1/statuses', {
+      status: `vote ${visibility}`,
+      visibility,
+      poll: { options: ['yes', 'no'], expires_in: 3600 },
+    });
     assert.is(posted.status, 200, JSON.stringify(posted.body));
-    const vote = { id: `${mallory.uri}#votes/${++n}`, type: 'Note', name: 'yes', inReplyTo: posted.body.uri, attributedTo: mallory.uri, to: [`${A.url}/users/alice`] };
+    const vote = {
+      id: `${mallory.uri}#votes/${++n}`,
+      type: 'Note',
+      name: 'yes',
+      inReplyTo: posted.body.uri,
+      attributedTo: mallory.uri,
+      to: [`${A.url}/users/alice`],
+    };
     await send({ id: `${mallory.uri}#creates/${n}`, type: 'Create', object: vote });
     await send({ id: `${mallory.uri}#likes/${n}`, type: 'Like', object: posted.body.uri });
     const seen = (await A.api(alice.token, 'GET', `/api/v1/statuses/${posted.body.id}`)).body;
@@ -67,10 +89,19 @@ test('a peer account votes in and favourites only statuses it may see', async ()
 test('a signed fetch sees a private status as its signer: a follower gets it, anyone else (or a bad signature) 404', async () => {
   const follower = peer.actor(`fol${Math.random().toString(36).slice(2, 8)}`);
   const stranger = peer.actor(`str${Math.random().toString(36).slice(2, 8)}`);
-  const follow = { '@context': 'https://www.w3.org/ns/activitystreams', id: `${follower.uri}#follows/1`, type: 'Follow', actor: follower.uri, object: `${A.url}/users/alice` };
+  const follow = {
+    '@context': 'https://www.w3.org/ns/activitystreams',
+    id: `${follower.uri}#follows/1`,
+    type: 'Follow',
+    actor: follower.uri,
+    object: `${A.url}/users/alice`,
+  };
   assert.is((await peer.post(`${A.url}/users/alice/inbox`, follower, JSON.stringify(follow))).status, 202);
   const word = `signedfetch${Math.random().toString(36).slice(2, 8)}`;
-  const posted = await A.api(alice.token, 'POST', '/api/v1/statuses', { status: `followers only ${word}`, visibility: 'private' });
+  const posted = await A.api(alice.token, 'POST', '/api/v1/statuses', {
+    status: `followers only ${word}`,
+    visibility: 'private',
+  });
   assert.is(posted.status, 200);
   const asFollower = await peer.get(posted.body.uri, follower);
   assert.is(asFollower.status, 200, asFollower.text);

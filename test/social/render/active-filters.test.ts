@@ -5,7 +5,12 @@ import { ActiveFiltersCache } from '../../../daemon/social/render/active-filters
 
 function counter(values: string[], until = Infinity) {
   let loads = 0;
-  return { load: async () => ({ value: values[loads++] ?? 'none', until }), get loads() { return loads; } };
+  return {
+    load: async () => ({ value: values[loads++] ?? 'none', until }),
+    get loads() {
+      return loads;
+    },
+  };
 }
 
 test('a value is loaded once and then kept', async () => {
@@ -38,8 +43,13 @@ test('a value lapses at its expiry', async () => {
 test('a value read while a change happened is answered but not kept', async () => {
   const cache = new ActiveFiltersCache<string>();
   let release!: () => void;
-  const slow = new Promise<void>((resolve) => { release = resolve; });
-  const pending = cache.get('a', 0, async () => { await slow; return { value: 'stale', until: Infinity }; });
+  const slow = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const pending = cache.get('a', 0, async () => {
+    await slow;
+    return { value: 'stale', until: Infinity };
+  });
   cache.forget('a');
   release();
   assert.is(await pending, 'stale');
@@ -52,7 +62,10 @@ test('at most maxEntries accounts are kept, the oldest going first', async () =>
   for (const id of ['a', 'b', 'c']) await cache.get(id, 0, async () => ({ value: id, until: Infinity }));
   assert.is(cache.size, 2);
   let reloaded = false;
-  await cache.get('a', 0, async () => { reloaded = true; return { value: 'a', until: Infinity }; });
+  await cache.get('a', 0, async () => {
+    reloaded = true;
+    return { value: 'a', until: Infinity };
+  });
   assert.ok(reloaded, 'the oldest entry was dropped');
 });
 

@@ -19,11 +19,14 @@ function context(url: string) {
   return app.createContext(req, new ServerResponse(req));
 }
 
-async function withDatabase(run: (reader: Reader, write: (sql: string) => Promise<void>) => Promise<void>): Promise<void> {
+async function withDatabase(
+  run: (reader: Reader, write: (sql: string) => Promise<void>) => Promise<void>,
+): Promise<void> {
   const dir = tempDir();
   const file = join(dir.path, 'cache.sqlite3');
   const writer = new sqlite3.Database(file);
-  const write = (sql: string) => new Promise<void>((resolve, reject) => writer.exec(sql, (error) => (error ? reject(error) : resolve())));
+  const write = (sql: string) =>
+    new Promise<void>((resolve, reject) => writer.exec(sql, (error) => (error ? reject(error) : resolve())));
   await write('PRAGMA journal_mode = WAL; CREATE TABLE t (n INTEGER)');
   const reader = await Reader.open(file);
   try {

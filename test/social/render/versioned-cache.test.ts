@@ -4,9 +4,15 @@ import * as assert from 'uvu/assert';
 import { BoundedMap } from '../../../daemon/social/render/bounded-map.js';
 import { VersionedCache } from '../../../daemon/social/render/versioned-cache.js';
 
-interface Row { name: string }
+interface Row {
+  name: string;
+}
 const made: string[] = [];
-const cache = () => new VersionedCache<Row, { name: string }>((row) => { made.push(row.name); return Object.freeze({ name: row.name.toUpperCase() }); }, 1);
+const cache = () =>
+  new VersionedCache<Row, { name: string }>((row) => {
+    made.push(row.name);
+    return Object.freeze({ name: row.name.toUpperCase() });
+  }, 1);
 
 test('a held version is sent; an unchanged row comes back null and the kept value answers', async () => {
   made.length = 0;
@@ -15,7 +21,10 @@ test('a held version is sent; an unchanged row comes back null and the kept valu
     assert.equal(known, { a: -1 });
     return [{ id: 'a', version: 3, row: { name: 'alice' } }];
   });
-  assert.equal(first.map((e) => [e.version, e.value.name]), [[3, 'ALICE']]);
+  assert.equal(
+    first.map((e) => [e.version, e.value.name]),
+    [[3, 'ALICE']],
+  );
   const again = await c.load(['a'], async (known) => {
     assert.equal(known, { a: 3 });
     return [{ id: 'a', version: 3, row: null }];
@@ -44,12 +53,19 @@ test('an entry evicted by a concurrent request while its rows are read still ans
 test('ids that no longer exist are left out; no ids, no query', async () => {
   const c = cache();
   assert.equal(await c.load(['gone'], async () => []), []);
-  assert.equal(await c.load([], async () => { throw new Error('queried'); }), []);
+  assert.equal(
+    await c.load([], async () => {
+      throw new Error('queried');
+    }),
+    [],
+  );
 });
 
 test('a bounded map drops its oldest entry at capacity, not on overwrite', () => {
   const m = new BoundedMap<string, number>(2);
-  m.set('a', 1); m.set('b', 2); m.set('a', 3);
+  m.set('a', 1);
+  m.set('b', 2);
+  m.set('a', 3);
   assert.is(m.get('a'), 3);
   m.set('c', 4);
   assert.is(m.get('a'), undefined);

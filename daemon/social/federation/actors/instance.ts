@@ -15,7 +15,11 @@ const SETTING = 'federation.instance_actor_keys';
 export class InstanceActor {
   private keys: Promise<{ publicKey: string; privateKey: string }> | null = null;
 
-  constructor(private readonly db: Db, private readonly baseUrl: string, private readonly localDomain: string) {}
+  constructor(
+    private readonly db: Db,
+    private readonly baseUrl: string,
+    private readonly localDomain: string,
+  ) {}
 
   get uri(): string {
     return `${this.baseUrl}/actor`;
@@ -26,10 +30,15 @@ export class InstanceActor {
       const stored = await getSetting(this.db, SETTING);
       if (stored) return JSON.parse(stored) as { publicKey: string; privateKey: string };
       const made = await generateRsaKeys();
-      await this.db('settings').insert({ key: SETTING, value: JSON.stringify(made) }).onConflict('key').ignore();
+      await this.db('settings')
+        .insert({ key: SETTING, value: JSON.stringify(made) })
+        .onConflict('key')
+        .ignore();
       return JSON.parse((await getSetting(this.db, SETTING))!) as { publicKey: string; privateKey: string };
     })();
-    this.keys.catch(() => { this.keys = null; });
+    this.keys.catch(() => {
+      this.keys = null;
+    });
     return this.keys;
   }
 

@@ -18,9 +18,19 @@ export class LocalActors {
 
   async document(account: AccountRow): Promise<Json> {
     const { publicKey } = await this.fed.services.accounts.ensureKeys(account.id);
-    const moved = await this.fed.social.reader.get<{ target_uri: string }>('SELECT target_uri FROM federation_local_moves WHERE account_id = ?', [account.id]);
-    const aliases = await this.fed.social.reader.all<{ uri: string }>('SELECT uri FROM federation_local_aliases WHERE account_id = ? ORDER BY uri', [account.id]);
-    return renderActor(account, this.fed.baseUrl, { publicKeyPem: publicKey, movedTo: moved?.target_uri ?? null, alsoKnownAs: aliases.map((a) => a.uri) });
+    const moved = await this.fed.social.reader.get<{ target_uri: string }>(
+      'SELECT target_uri FROM federation_local_moves WHERE account_id = ?',
+      [account.id],
+    );
+    const aliases = await this.fed.social.reader.all<{ uri: string }>(
+      'SELECT uri FROM federation_local_aliases WHERE account_id = ? ORDER BY uri',
+      [account.id],
+    );
+    return renderActor(account, this.fed.baseUrl, {
+      publicKeyPem: publicKey,
+      movedTo: moved?.target_uri ?? null,
+      alsoKnownAs: aliases.map((a) => a.uri),
+    });
   }
 
   signingKey(accountId: string): Promise<SigningKey> {

@@ -18,7 +18,11 @@ import { InvalidDocumentError } from '../objects/ld.js';
 export class AccountMoves {
   private readonly repo: ActorsRepo;
 
-  constructor(private readonly fed: FederationContext, private readonly remote: RemoteActors, private readonly outbound: Outbound) {
+  constructor(
+    private readonly fed: FederationContext,
+    private readonly remote: RemoteActors,
+    private readonly outbound: Outbound,
+  ) {
     this.repo = new ActorsRepo(fed.social);
   }
 
@@ -30,7 +34,9 @@ export class AccountMoves {
       row = acct ? await this.remote.resolveAcct(acct.username, acct.domain) : await this.remote.resolve(address);
     } catch (error) {
       if (isFetchFailure(error) || error instanceof ForbiddenAddressError || error instanceof InvalidDocumentError) {
-        throw unprocessable(`Validation failed: Could not resolve the target account (${(error as Error).message.slice(0, 120)})`);
+        throw unprocessable(
+          `Validation failed: Could not resolve the target account (${(error as Error).message.slice(0, 120)})`,
+        );
       }
       throw error;
     }
@@ -40,7 +46,10 @@ export class AccountMoves {
 
   async addAlias(accountId: string, address: string): Promise<string> {
     const target = await this.target(address);
-    await this.fed.social.db.raw('INSERT INTO federation_local_aliases (account_id, uri) VALUES (?, ?) ON CONFLICT DO NOTHING', [accountId, target.uri]);
+    await this.fed.social.db.raw(
+      'INSERT INTO federation_local_aliases (account_id, uri) VALUES (?, ?) ON CONFLICT DO NOTHING',
+      [accountId, target.uri],
+    );
     this.fed.social.events.emit('account.updated', { accountId });
     return target.uri;
   }
@@ -51,12 +60,23 @@ export class AccountMoves {
     if (!actor || actor.domain !== null) throw unprocessable('Validation failed: Only local accounts move');
     const target = await this.remote.resolve((await this.target(address)).uri, { refresh: true });
     const aliases = JSON.parse(target.also_known_as ?? '[]') as string[];
-    if (!aliases.includes(actor.uri)) throw unprocessable('Validation failed: The target account must name this account as an alias');
-    await this.fed.social.db.raw(`INSERT INTO federation_local_moves (account_id, target_uri, created_at) VALUES (?, ?, ?)
-      ON CONFLICT (account_id) DO UPDATE SET target_uri = excluded.target_uri, created_at = excluded.created_at`, [accountId, target.uri, nowIso(this.fed.social.now())]);
-    await this.fed.social.db.raw(`INSERT INTO federation_actors (account_id, moved_to_account_id, fetched_at) VALUES (?, ?, ?)
-      ON CONFLICT (account_id) DO UPDATE SET moved_to_account_id = excluded.moved_to_account_id`, [accountId, target.id, nowIso(this.fed.social.now())]);
-    await this.outbound.send(actor, await this.repo.followerInboxes(accountId), activities.move(actor.uri, target.uri, this.fed.social.now()));
+    if (!aliases.includes(actor.uri))
+      throw unprocessable('Validation failed: The target account must name this account as an alias');
+    await this.fed.social.db.raw(
+      `INSERT INTO federation_local_moves (account_id, target_uri, created_at) VALUES (?, ?, ?)
+      ON CONFLICT (account_id) DO UPDATE SET target_uri = excluded.target_uri, created_at = excluded.created_at`,
+      [accountId, target.uri, nowIso(this.fed.social.now())],
+    );
+    await this.fed.social.db.raw(
+      `INSERT INTO federation_actors (account_id, moved_to_account_id, fetched_at) VALUES (?, ?, ?)
+      ON CONFLICT (account_id) DO UPDATE SET moved_to_account_id = excluded.moved_to_account_id`,
+      [accountId, target.id, nowIso(this.fed.social.now())],
+    );
+    await this.outbound.send(
+      actor,
+      await this.repo.followerInboxes(accountId),
+      activities.move(actor.uri, target.uri, this.fed.social.now()),
+    );
     return target.uri;
   }
 }

@@ -41,21 +41,36 @@ export function parseActor(doc: unknown, fetchedFrom?: string): RemoteActorDoc {
   if (!uri) throw new InvalidDocumentError('actor has no id');
   if (!hasType(doc, ...ACTOR_TYPES)) throw new InvalidDocumentError(`${uri} is not an actor`);
   const domain = hostOf(uri)!;
-  if (fetchedFrom && hostOf(fetchedFrom) !== domain) throw new InvalidDocumentError(`actor ${uri} was served by another host`);
+  if (fetchedFrom && hostOf(fetchedFrom) !== domain)
+    throw new InvalidDocumentError(`actor ${uri} was served by another host`);
   const inbox = httpUrl(doc.inbox);
   if (!inbox || hostOf(inbox) !== domain) throw new InvalidDocumentError(`actor ${uri} has no inbox of its own`);
   const username = str(doc.preferredUsername);
-  if (!username || !USERNAME.test(username)) throw new InvalidDocumentError(`actor ${uri} has no valid preferredUsername`);
+  if (!username || !USERNAME.test(username))
+    throw new InvalidDocumentError(`actor ${uri} has no valid preferredUsername`);
   const key = isObject(doc.publicKey) ? doc.publicKey : asArray(doc.publicKey).find(isObject);
   const keyId = key ? str(key.id) : null;
   const pem = key ? str(key.publicKeyPem) : null;
-  if (!key || !keyId || !pem || (idOf(key.owner) ?? uri) !== uri) throw new InvalidDocumentError(`actor ${uri} has no public key of its own`);
+  if (!key || !keyId || !pem || (idOf(key.owner) ?? uri) !== uri)
+    throw new InvalidDocumentError(`actor ${uri} has no public key of its own`);
   const endpoints = isObject(doc.endpoints) ? doc.endpoints : {};
   const sharedInbox = httpUrl(endpoints.sharedInbox);
-  const image = (value: unknown) => httpUrl(isObject(value) ? value.url : asArray(value).map((v) => (isObject(v) ? v.url : null)).find(Boolean));
+  const image = (value: unknown) =>
+    httpUrl(
+      isObject(value)
+        ? value.url
+        : asArray(value)
+            .map((v) => (isObject(v) ? v.url : null))
+            .find(Boolean),
+    );
   const types = asArray(doc.type).filter((t): t is string => typeof t === 'string');
   return {
-    uri, domain, username, keyId, publicKeyPem: pem, inbox,
+    uri,
+    domain,
+    username,
+    keyId,
+    publicKeyPem: pem,
+    inbox,
     type: types.find((t) => ACTOR_TYPES.includes(t)) ?? 'Person',
     displayName: (str(doc.name) ?? '').slice(0, 100),
     summaryHtml: (str(doc.summary) ?? '').slice(0, 10_000),
@@ -70,7 +85,10 @@ export function parseActor(doc: unknown, fetchedFrom?: string): RemoteActorDoc {
     discoverable: doc.discoverable === true,
     avatar: image(doc.icon),
     header: image(doc.image),
-    alsoKnownAs: asArray(doc.alsoKnownAs).map(idOf).filter((id): id is string => id !== null).slice(0, 20),
+    alsoKnownAs: asArray(doc.alsoKnownAs)
+      .map(idOf)
+      .filter((id): id is string => id !== null)
+      .slice(0, 20),
     movedTo: httpUrl(idOf(doc.movedTo)),
     tag: doc.tag,
   };

@@ -43,16 +43,33 @@ export class RemoteActors {
     const pictures = { ...picture('avatar', doc.avatar, before), ...picture('header', doc.header, before) };
     const note = sanitizeRemoteHtml(doc.summaryHtml);
     const account = {
-      username: doc.username, domain: doc.domain, display_name: doc.displayName, note,
+      username: doc.username,
+      domain: doc.domain,
+      display_name: doc.displayName,
+      note,
       emojis: JSON.stringify(usedEmojis(parseEmojiTags(doc.tag, this.fed.policy), doc.displayName, note)),
-      locked: doc.locked ? 1 : 0, bot: doc.bot ? 1 : 0, discoverable: doc.discoverable ? 1 : 0,
+      locked: doc.locked ? 1 : 0,
+      bot: doc.bot ? 1 : 0,
+      discoverable: doc.discoverable ? 1 : 0,
       ...pictures,
-      uri: doc.uri, url: doc.url ?? doc.uri, inbox_url: doc.inbox, outbox_url: doc.outbox, shared_inbox_url: doc.sharedInbox,
-      followers_url: doc.followers, public_key: doc.publicKeyPem, updated_at: now,
+      uri: doc.uri,
+      url: doc.url ?? doc.uri,
+      inbox_url: doc.inbox,
+      outbox_url: doc.outbox,
+      shared_inbox_url: doc.sharedInbox,
+      followers_url: doc.followers,
+      public_key: doc.publicKeyPem,
+      updated_at: now,
     };
     const extra = {
-      key_id: doc.keyId, type: doc.type, following_url: doc.following, featured_url: doc.featured,
-      also_known_as: JSON.stringify(doc.alsoKnownAs), fetched_at: now, avatar_source: doc.avatar, header_source: doc.header,
+      key_id: doc.keyId,
+      type: doc.type,
+      following_url: doc.following,
+      featured_url: doc.featured,
+      also_known_as: JSON.stringify(doc.alsoKnownAs),
+      fetched_at: now,
+      avatar_source: doc.avatar,
+      header_source: doc.header,
     };
     let id = existing?.id;
     try {
@@ -80,7 +97,10 @@ export class RemoteActors {
   }
 
   /** The public key named by a signature's key id, and whose it is (fetched when unknown or stale). */
-  async keyFor(keyId: string, refresh: boolean): Promise<{ pem: string; actorUri: string; doc?: RemoteActorDoc } | null> {
+  async keyFor(
+    keyId: string,
+    refresh: boolean,
+  ): Promise<{ pem: string; actorUri: string; doc?: RemoteActorDoc } | null> {
     if (!refresh) {
       const known = await this.repo.byKeyId(keyId);
       if (known?.public_key) return { pem: known.public_key, actorUri: known.uri };
@@ -89,7 +109,8 @@ export class RemoteActors {
     const { url, json } = await this.fed.client.getJson(keyId.replace(/#.*$/, ''));
     let actorDoc: unknown = json;
     // A key served on its own (`{id, owner, publicKeyPem}`): its owner is the actor.
-    if (isObject(json) && !isObject(json.publicKey) && str(json.owner)) actorDoc = (await this.fed.client.getJson(str(json.owner)!)).json;
+    if (isObject(json) && !isObject(json.publicKey) && str(json.owner))
+      actorDoc = (await this.fed.client.getJson(str(json.owner)!)).json;
     const doc = parseActor(actorDoc, isObject(json) && str(json.owner) ? str(json.owner)! : url);
     if (doc.keyId !== keyId) return null;
     return { pem: doc.publicKeyPem, actorUri: doc.uri, doc };
@@ -103,7 +124,9 @@ export class RemoteActors {
     const endpoint = `${schemeFor(this.fed.policy, domain)}://${domain}/.well-known/webfinger?resource=${encodeURIComponent(resource)}`;
     const { json } = await this.fed.client.getJson(endpoint, 'application/jrd+json, application/json');
     const links: unknown[] = isObject(json) && Array.isArray(json.links) ? json.links : [];
-    const self = links.find((link) => isObject(link) && link.rel === 'self' && /activity\+json|ld\+json/.test(str(link.type) ?? ''));
+    const self = links.find(
+      (link) => isObject(link) && link.rel === 'self' && /activity\+json|ld\+json/.test(str(link.type) ?? ''),
+    );
     const href = isObject(self) ? str(self.href) : null;
     if (!href) throw new InvalidDocumentError(`WebFinger of ${resource} names no ActivityPub actor`);
     return this.resolve(href);
@@ -114,7 +137,11 @@ export class RemoteActors {
  * The row's picture fields for a peer's picture at `source`: the local copy while the source is
  * unchanged, else the peer's URL (a copy is made later, in the background).
  */
-function picture(kind: 'avatar' | 'header', source: string | null, before: RemoteImages | undefined): Record<string, string | null> {
+function picture(
+  kind: 'avatar' | 'header',
+  source: string | null,
+  before: RemoteImages | undefined,
+): Record<string, string | null> {
   const copy = before && source !== null && before[`${kind}_source`] === source && before[kind]?.startsWith('/system/');
   return copy
     ? { [kind]: before[kind], [`${kind}_static`]: before[`${kind}_static`] }

@@ -17,7 +17,8 @@ export function keyIdOf(accountUri: string): string {
 
 export function renderActor(account: AccountRow, baseUrl: string, extras: LocalActorExtras): Json {
   const uri = account.uri;
-  const image = (path: string | null) => (path ? { type: 'Image', url: /^https?:/.test(path) ? path : `${baseUrl}${path}` } : undefined);
+  const image = (path: string | null) =>
+    path ? { type: 'Image', url: /^https?:/.test(path) ? path : `${baseUrl}${path}` } : undefined;
   const doc: Json = {
     '@context': ACTOR_CONTEXT,
     id: uri,

@@ -48,33 +48,53 @@ export class ActorsRepo {
   }
 
   byAcct(username: string, domain: string): Promise<ActorRow | undefined> {
-    return this.ctx.reader.get<ActorRow>(`SELECT ${COLUMNS} ${FROM} WHERE lower(a.username) = lower(?) AND lower(a.domain) = lower(?)`, [username, domain]);
+    return this.ctx.reader.get<ActorRow>(
+      `SELECT ${COLUMNS} ${FROM} WHERE lower(a.username) = lower(?) AND lower(a.domain) = lower(?)`,
+      [username, domain],
+    );
   }
 
   /** Inboxes of an account's remote followers, shared inboxes preferred, one per server inbox. */
   async followerInboxes(accountId: string): Promise<string[]> {
-    const rows = await this.ctx.reader.all<{ inbox: string }>(`SELECT DISTINCT coalesce(a.shared_inbox_url, a.inbox_url) AS inbox
+    const rows = await this.ctx.reader.all<{ inbox: string }>(
+      `SELECT DISTINCT coalesce(a.shared_inbox_url, a.inbox_url) AS inbox
       FROM follows f JOIN accounts a ON a.id = f.account_id
-      WHERE f.target_account_id = ? AND a.domain IS NOT NULL AND a.suspended_at IS NULL AND coalesce(a.shared_inbox_url, a.inbox_url) IS NOT NULL`, [accountId]);
+      WHERE f.target_account_id = ? AND a.domain IS NOT NULL AND a.suspended_at IS NULL AND coalesce(a.shared_inbox_url, a.inbox_url) IS NOT NULL`,
+      [accountId],
+    );
     return rows.map((row) => row.inbox);
   }
 
   /** Local accounts following a (remote) account. */
   localFollowersOf(accountId: string): Promise<Array<{ id: string }>> {
-    return this.ctx.reader.all(`SELECT CAST(f.account_id AS TEXT) AS id FROM follows f JOIN accounts a ON a.id = f.account_id
-      WHERE f.target_account_id = ? AND a.domain IS NULL`, [accountId]);
+    return this.ctx.reader.all(
+      `SELECT CAST(f.account_id AS TEXT) AS id FROM follows f JOIN accounts a ON a.id = f.account_id
+      WHERE f.target_account_id = ? AND a.domain IS NULL`,
+      [accountId],
+    );
   }
 
   /** A peer's account's pictures as the row has them (the peer's URLs or local copies) and their sources. */
   images(id: string): Promise<RemoteImages | undefined> {
-    return this.ctx.reader.get<RemoteImages>(`SELECT a.avatar, a.avatar_static, a.header, a.header_static, f.avatar_source, f.header_source
-      FROM accounts a JOIN federation_actors f ON f.account_id = a.id WHERE a.id = ? AND a.domain IS NOT NULL`, [id]);
+    return this.ctx.reader.get<RemoteImages>(
+      `SELECT a.avatar, a.avatar_static, a.header, a.header_static, f.avatar_source, f.header_source
+      FROM accounts a JOIN federation_actors f ON f.account_id = a.id WHERE a.id = ? AND a.domain IS NOT NULL`,
+      [id],
+    );
   }
 
   /** Points a peer's account at the local copy of its picture, if that picture is still `source`. */
-  async useCopy(id: string, kind: 'avatar' | 'header', source: string, copy: { original: string; static: string }): Promise<boolean> {
-    const rows = await this.ctx.db.raw<unknown[]>(`UPDATE accounts SET ${kind} = ?, ${kind}_static = ? WHERE id = ? AND ${kind} = ?
-      AND EXISTS (SELECT 1 FROM federation_actors f WHERE f.account_id = accounts.id AND f.${kind}_source = ?) RETURNING id`, [copy.original, copy.static, id, source, source]);
+  async useCopy(
+    id: string,
+    kind: 'avatar' | 'header',
+    source: string,
+    copy: { original: string; static: string },
+  ): Promise<boolean> {
+    const rows = await this.ctx.db.raw<unknown[]>(
+      `UPDATE accounts SET ${kind} = ?, ${kind}_static = ? WHERE id = ? AND ${kind} = ?
+      AND EXISTS (SELECT 1 FROM federation_actors f WHERE f.account_id = accounts.id AND f.${kind}_source = ?) RETURNING id`,
+      [copy.original, copy.static, id, source, source],
+    );
     return rows.length > 0;
   }
 
@@ -85,7 +105,10 @@ export class ActorsRepo {
 
   async update(trx: Knex, id: string, account: Record<string, unknown>, extra: Record<string, unknown>): Promise<void> {
     await trx('accounts').whereRaw('id = ?', [id]).update(account);
-    await trx.raw(`INSERT INTO federation_actors (account_id, fetched_at) VALUES (?, ?) ON CONFLICT (account_id) DO NOTHING`, [id, extra.fetched_at as string]);
+    await trx.raw(
+      `INSERT INTO federation_actors (account_id, fetched_at) VALUES (?, ?) ON CONFLICT (account_id) DO NOTHING`,
+      [id, extra.fetched_at as string],
+    );
     await trx('federation_actors').whereRaw('account_id = ?', [id]).update(extra);
   }
 

@@ -37,7 +37,12 @@ export function actorRoutes(router: Router, fed: FederationContext, local: Local
   const collection = (suffix: string, count: (accountId: string) => Promise<number>) => {
     router.get(`/users/:username/${suffix}`, async (ctx) => {
       const row = await account(ctx);
-      send(ctx, { '@context': AS_CONTEXT, id: `${row.uri}/${suffix}`, type: 'OrderedCollection', totalItems: await count(row.id) });
+      send(ctx, {
+        '@context': AS_CONTEXT,
+        id: `${row.uri}/${suffix}`,
+        type: 'OrderedCollection',
+        totalItems: await count(row.id),
+      });
     });
   };
   collection('followers', async (id) => (await fed.services.accounts.get(id)).followers_count);
@@ -47,22 +52,43 @@ export function actorRoutes(router: Router, fed: FederationContext, local: Local
   router.get('/users/:username/collections/featured', async (ctx) => {
     const row = await account(ctx);
     // As seen by no one signed in: the pinned statuses anyone may see.
-    const pinned = await fed.services.statuses.ofAccount(row.id, null, { pinned: true, excludeReplies: false, excludeReblogs: true }, { limit: 5 });
+    const pinned = await fed.services.statuses.ofAccount(
+      row.id,
+      null,
+      { pinned: true, excludeReplies: false, excludeReblogs: true },
+      { limit: 5 },
+    );
     const items = [];
     for (const { id } of pinned) {
       const status = await fed.services.statuses.byId(id);
       const rendered = status ? await notes.render(status) : null;
       if (rendered) items.push(rendered.note);
     }
-    send(ctx, { '@context': AS_CONTEXT, id: `${row.uri}/collections/featured`, type: 'OrderedCollection', totalItems: items.length, orderedItems: items });
+    send(ctx, {
+      '@context': AS_CONTEXT,
+      id: `${row.uri}/collections/featured`,
+      type: 'OrderedCollection',
+      totalItems: items.length,
+      orderedItems: items,
+    });
   });
 
   // The hashtags the account features on its profile, as Hashtag objects (Mastodon's featuredTags).
   const featured = fed.services.featured;
   router.get('/users/:username/collections/tags', async (ctx) => {
     const row = await account(ctx);
-    const items = (await featured.tags(row.id)).map(({ name }) => ({ type: 'Hashtag', href: `${fed.baseUrl}/tags/${encodeURIComponent(name.toLowerCase())}`, name: `#${name}` }));
-    send(ctx, { '@context': AS_CONTEXT, id: `${row.uri}/collections/tags`, type: 'Collection', totalItems: items.length, items });
+    const items = (await featured.tags(row.id)).map(({ name }) => ({
+      type: 'Hashtag',
+      href: `${fed.baseUrl}/tags/${encodeURIComponent(name.toLowerCase())}`,
+      name: `#${name}`,
+    }));
+    send(ctx, {
+      '@context': AS_CONTEXT,
+      id: `${row.uri}/collections/tags`,
+      type: 'Collection',
+      totalItems: items.length,
+      items,
+    });
   });
 
   for (const path of ['/users/:username/statuses/:id', '/@:username/:id']) {

@@ -24,7 +24,10 @@ export function deviceOnline(device: DeviceState, needsAddress = false): OnlineS
       let last = isOnline();
       const onChange = () => {
         const now = isOnline();
-        if (now !== last) { last = now; listener(now); }
+        if (now !== last) {
+          last = now;
+          listener(now);
+        }
       };
       device.on('change', onChange);
       return () => device.off('change', onChange);

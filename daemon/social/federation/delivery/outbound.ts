@@ -33,7 +33,11 @@ export class Outbound {
   /** Activities still being built and queued (a write request is answered once its own are queued). */
   private readonly preparing = new Set<Promise<void>>();
 
-  constructor(private readonly fed: FederationContext, private readonly queue: DeliveryQueue, private readonly local: LocalActors) {
+  constructor(
+    private readonly fed: FederationContext,
+    private readonly queue: DeliveryQueue,
+    private readonly local: LocalActors,
+  ) {
     this.actors = new ActorsRepo(fed.social);
     this.notes = new NoteRenderer(fed);
   }
@@ -44,14 +48,30 @@ export class Outbound {
     this.on('status.deleted', ({ statusId }) => this.statusActivity(statusId, 'delete'));
     this.on('favourite.created', ({ accountId, statusId }) => this.like(accountId, statusId, false));
     this.on('favourite.removed', ({ accountId, statusId }) => this.like(accountId, statusId, true));
-    this.on('reblog.created', ({ accountId, statusId, reblogId }) => this.announce(accountId, statusId, reblogId, false));
-    this.on('reblog.removed', ({ accountId, statusId, reblogId }) => this.announce(accountId, statusId, reblogId, true));
-    this.on('follow.created', ({ accountId, targetAccountId }) => this.toTarget(accountId, targetAccountId, (a, t) => activities.follow(a.uri, t.uri)));
-    this.on('follow.removed', ({ accountId, targetAccountId }) => this.toTarget(accountId, targetAccountId, (a, t) => activities.undo(a.uri, activities.follow(a.uri, t.uri))));
-    this.on('block.created', ({ accountId, targetAccountId }) => this.toTarget(accountId, targetAccountId, (a, t) => activities.block(a.uri, t.uri)));
-    this.on('block.removed', ({ accountId, targetAccountId }) => this.toTarget(accountId, targetAccountId, (a, t) => activities.undo(a.uri, activities.block(a.uri, t.uri))));
-    this.on('follow_request.authorized', ({ accountId, targetAccountId }) => this.answerFollow('Accept', targetAccountId, accountId));
-    this.on('follow_request.rejected', ({ accountId, targetAccountId }) => this.answerFollow('Reject', targetAccountId, accountId));
+    this.on('reblog.created', ({ accountId, statusId, reblogId }) =>
+      this.announce(accountId, statusId, reblogId, false),
+    );
+    this.on('reblog.removed', ({ accountId, statusId, reblogId }) =>
+      this.announce(accountId, statusId, reblogId, true),
+    );
+    this.on('follow.created', ({ accountId, targetAccountId }) =>
+      this.toTarget(accountId, targetAccountId, (a, t) => activities.follow(a.uri, t.uri)),
+    );
+    this.on('follow.removed', ({ accountId, targetAccountId }) =>
+      this.toTarget(accountId, targetAccountId, (a, t) => activities.undo(a.uri, activities.follow(a.uri, t.uri))),
+    );
+    this.on('block.created', ({ accountId, targetAccountId }) =>
+      this.toTarget(accountId, targetAccountId, (a, t) => activities.block(a.uri, t.uri)),
+    );
+    this.on('block.removed', ({ accountId, targetAccountId }) =>
+      this.toTarget(accountId, targetAccountId, (a, t) => activities.undo(a.uri, activities.block(a.uri, t.uri))),
+    );
+    this.on('follow_request.authorized', ({ accountId, targetAccountId }) =>
+      this.answerFollow('Accept', targetAccountId, accountId),
+    );
+    this.on('follow_request.rejected', ({ accountId, targetAccountId }) =>
+      this.answerFollow('Reject', targetAccountId, accountId),
+    );
     this.on('account.updated', ({ accountId }) => this.profileUpdate(accountId));
     this.on('poll.voted', (vote) => this.pollVoted(vote));
     this.on('poll.ended', ({ statusId }) => this.pollUpdate(statusId));
@@ -112,9 +132,12 @@ export class Outbound {
       ...(row.visibility === 'direct' ? [] : await this.actors.followerInboxes(author.id)),
       ...mentioned.map((actor) => this.inboxOf(actor)),
     ];
-    const activity = kind === 'create' ? activities.create(note, author.uri)
-      : kind === 'update' ? activities.updateNote(note, author.uri, this.fed.social.now())
-        : activities.deleteNote(author.uri, row.uri);
+    const activity =
+      kind === 'create'
+        ? activities.create(note, author.uri)
+        : kind === 'update'
+          ? activities.updateNote(note, author.uri, this.fed.social.now())
+          : activities.deleteNote(author.uri, row.uri);
     await this.send(author, inboxes, activity);
   }
 
@@ -134,13 +157,24 @@ export class Outbound {
     if (!actor || !status || !reblog) return;
     const author = await this.actors.byId(status.account_id);
     if (!author) return;
-    const activity = activities.announce(actor.uri, reblog.uri, status.uri, isoSeconds(reblog.created_at), followersOf(actor), author.uri);
+    const activity = activities.announce(
+      actor.uri,
+      reblog.uri,
+      status.uri,
+      isoSeconds(reblog.created_at),
+      followersOf(actor),
+      author.uri,
+    );
     const inboxes = [...(await this.actors.followerInboxes(actor.id)), this.inboxOf(author)];
     await this.send(actor, inboxes, undo ? activities.undo(actor.uri, activity) : activity);
   }
 
   /** An activity from a local account to one remote account (follow, block and their undos). */
-  private async toTarget(accountId: string, targetId: string, build: (actor: ActorRow, target: ActorRow) => Json): Promise<void> {
+  private async toTarget(
+    accountId: string,
+    targetId: string,
+    build: (actor: ActorRow, target: ActorRow) => Json,
+  ): Promise<void> {
     const actor = await this.localActor(accountId);
     const target = await this.actors.byId(targetId);
     if (!actor || !target || target.domain === null) return;
@@ -148,12 +182,24 @@ export class Outbound {
   }
 
   /** A local account answers a remote account's follow request. */
-  async answerFollow(kind: 'Accept' | 'Reject', targetId: string, requesterId: string, followUri?: string | null): Promise<void> {
+  async answerFollow(
+    kind: 'Accept' | 'Reject',
+    targetId: string,
+    requesterId: string,
+    followUri?: string | null,
+  ): Promise<void> {
     const target = await this.localActor(targetId);
     const requester = await this.actors.byId(requesterId);
     if (!target || !requester || requester.domain === null) return;
-    const uri = followUri !== undefined ? followUri
-      : (await this.fed.social.reader.get<{ uri: string | null }>('SELECT uri FROM follows WHERE account_id = ? AND target_account_id = ?', [requesterId, targetId]))?.uri ?? null;
+    const uri =
+      followUri !== undefined
+        ? followUri
+        : ((
+            await this.fed.social.reader.get<{ uri: string | null }>(
+              'SELECT uri FROM follows WHERE account_id = ? AND target_account_id = ?',
+              [requesterId, targetId],
+            )
+          )?.uri ?? null);
     await this.send(target, [requester.inbox_url], activities.answerFollow(kind, target.uri, requester.uri, uri));
   }
 
@@ -172,7 +218,11 @@ export class Outbound {
     const options = JSON.parse(poll.options) as string[];
     for (const vote of await this.fed.services.polls.votesOf(pollId, accountId)) {
       if (!choices.includes(vote.choice)) continue;
-      await this.send(voter, [this.inboxOf(author)], voteActivity(voter.uri, vote.id, author.uri, status.uri, options[vote.choice]));
+      await this.send(
+        voter,
+        [this.inboxOf(author)],
+        voteActivity(voter.uri, vote.id, author.uri, status.uri, options[vote.choice]),
+      );
     }
   }
 
@@ -183,10 +233,13 @@ export class Outbound {
       open.again = true;
       return;
     }
-    const interval = { again: false, timer: setTimeout(() => {
-      this.pollUpdates.delete(statusId);
-      if (interval.again) this.track('poll.voted', this.throttledPollUpdate(statusId));
-    }, POLL_UPDATE_INTERVAL_MS) };
+    const interval = {
+      again: false,
+      timer: setTimeout(() => {
+        this.pollUpdates.delete(statusId);
+        if (interval.again) this.track('poll.voted', this.throttledPollUpdate(statusId));
+      }, POLL_UPDATE_INTERVAL_MS),
+    };
     interval.timer.unref();
     this.pollUpdates.set(statusId, interval);
     await this.pollUpdate(statusId);
@@ -200,7 +253,9 @@ export class Outbound {
     const poll = await this.fed.services.polls.byStatus(statusId);
     if (!rendered || !poll) return;
     const { author, note, mentioned } = rendered;
-    const voters = await Promise.all((await this.fed.services.polls.remoteVoters(poll.id)).map((id) => this.actors.byId(id)));
+    const voters = await Promise.all(
+      (await this.fed.services.polls.remoteVoters(poll.id)).map((id) => this.actors.byId(id)),
+    );
     const inboxes = [
       ...(row.visibility === 'direct' ? [] : await this.actors.followerInboxes(author.id)),
       ...mentioned.map((actor) => this.inboxOf(actor)),
@@ -214,6 +269,10 @@ export class Outbound {
     if (!actor) return;
     const account = await this.fed.services.accounts.get(accountId);
     const doc = await this.local.document(account);
-    await this.send(actor, await this.actors.followerInboxes(actor.id), activities.updateActor(doc, this.fed.social.now()));
+    await this.send(
+      actor,
+      await this.actors.followerInboxes(actor.id),
+      activities.updateActor(doc, this.fed.social.now()),
+    );
   }
 }

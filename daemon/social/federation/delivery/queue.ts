@@ -42,7 +42,12 @@ function permanent(status: number): boolean {
   return status >= 400 && status < 500 && ![401, 408, 429].includes(status);
 }
 
-export function retryDelay(attempts: number, baseMs = RETRY_BASE_MS, maxMs = RETRY_MAX_MS, random = Math.random): number {
+export function retryDelay(
+  attempts: number,
+  baseMs = RETRY_BASE_MS,
+  maxMs = RETRY_MAX_MS,
+  random = Math.random,
+): number {
   const delay = Math.min(baseMs * 2 ** Math.max(0, attempts - 1), maxMs);
   return Math.round(delay * (1 + random() * 0.2));
 }
@@ -74,7 +79,11 @@ export class DeliveryQueue {
     await this.repo.retryAllNow(this.now());
     this.unsubscribe = this.options.online.subscribe((online) => {
       this.options.log.info(online ? 'deliveries resumed: the box is online' : 'deliveries paused: the box is offline');
-      if (online) void this.repo.retryAllNow(this.now()).then(() => this.kick(), (error) => this.options.log.warn('queue resume failed', { error }));
+      if (online)
+        void this.repo.retryAllNow(this.now()).then(
+          () => this.kick(),
+          (error) => this.options.log.warn('queue resume failed', { error }),
+        );
     });
     if (!this.options.online.isOnline()) this.options.log.info('deliveries paused: the box is offline');
     this.kick();
@@ -89,7 +98,9 @@ export class DeliveryQueue {
     let timeout: NodeJS.Timeout | undefined;
     await Promise.race([
       Promise.allSettled([...this.inFlight.values()]),
-      new Promise((resolve) => { timeout = setTimeout(resolve, graceMs); }),
+      new Promise((resolve) => {
+        timeout = setTimeout(resolve, graceMs);
+      }),
     ]);
     clearTimeout(timeout);
   }
@@ -97,7 +108,9 @@ export class DeliveryQueue {
   /** Queues one activity for each inbox (unavailable peers are skipped) and starts sending. */
   async enqueue(senderId: string, inboxes: readonly string[], activity: object): Promise<number> {
     const unique = [...new Set(inboxes)];
-    const withDomain = unique.map((inbox) => ({ inbox, domain: hostOf(inbox) })).filter((row): row is { inbox: string; domain: string } => row.domain !== null);
+    const withDomain = unique
+      .map((inbox) => ({ inbox, domain: hostOf(inbox) }))
+      .filter((row): row is { inbox: string; domain: string } => row.domain !== null);
     const unavailable = await this.repo.unavailableDomains([...new Set(withDomain.map((row) => row.domain))]);
     const body = JSON.stringify(activity);
     const rows = withDomain.filter((row) => !unavailable.has(row.domain)).map((row) => ({ ...row, senderId, body }));
@@ -120,12 +133,19 @@ export class DeliveryQueue {
   /** Runs a pump now (or right after the current one). */
   kick(): void {
     if (!this.running) return;
-    if (this.pumping) { this.again = true; return; }
+    if (this.pumping) {
+      this.again = true;
+      return;
+    }
     this.pumping = true;
-    void this.pump().catch((error) => this.options.log.warn('delivery queue pump failed', { error }))
+    void this.pump()
+      .catch((error) => this.options.log.warn('delivery queue pump failed', { error }))
       .finally(() => {
         this.pumping = false;
-        if (this.again) { this.again = false; this.kick(); }
+        if (this.again) {
+          this.again = false;
+          this.kick();
+        }
       });
   }
 
@@ -185,13 +205,26 @@ export class DeliveryQueue {
     if (giveUp) {
       await this.repo.remove(row.id);
       log.warn('delivery dropped', { inbox: row.inbox, error: failure });
-    } else if (attempts >= maxAttempts && this.now() - row.created_at >= (this.options.giveUpAfterMs ?? GIVE_UP_AFTER_MS)) {
+    } else if (
+      attempts >= maxAttempts &&
+      this.now() - row.created_at >= (this.options.giveUpAfterMs ?? GIVE_UP_AFTER_MS)
+    ) {
       const dropped = await this.repo.markUnavailable(row.domain, new Date(this.now()).toISOString());
-      log.warn('peer marked unavailable after repeated delivery failures', { domain: row.domain, attempts, dropped, error: failure });
+      log.warn('peer marked unavailable after repeated delivery failures', {
+        domain: row.domain,
+        attempts,
+        dropped,
+        error: failure,
+      });
     } else {
       const delay = retryDelay(attempts, this.options.retryBaseMs, this.options.retryMaxMs);
       await this.repo.reschedule(row.id, attempts, this.now() + delay, failure);
-      log.info('delivery failed; will retry', { inbox: row.inbox, attempts, retry_in_s: Math.round(delay / 1000), error: failure });
+      log.info('delivery failed; will retry', {
+        inbox: row.inbox,
+        attempts,
+        retry_in_s: Math.round(delay / 1000),
+        error: failure,
+      });
     }
   }
 
@@ -202,7 +235,10 @@ export class DeliveryQueue {
     if (at === null || !this.running) return;
     // Timers beyond ~24 days overflow; wake at least hourly.
     const wait = Math.min(Math.max(0, at - this.now()), 60 * 60 * 1000);
-    this.timer = setTimeout(() => { this.timer = null; this.kick(); }, wait);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.kick();
+    }, wait);
     this.timer.unref();
   }
 }

@@ -14,23 +14,33 @@ export interface DeliveryRow {
 export class DeliveryRepo {
   constructor(private readonly db: Db) {}
 
-  async insert(rows: Array<{ inbox: string; domain: string; senderId: string; body: string }>, now: number): Promise<void> {
+  async insert(
+    rows: Array<{ inbox: string; domain: string; senderId: string; body: string }>,
+    now: number,
+  ): Promise<void> {
     if (rows.length === 0) return;
     await this.db.transaction(async (trx) => {
       for (const row of rows) {
-        await trx.raw(`INSERT INTO federation_deliveries (inbox, domain, sender_account_id, body, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
-          [row.inbox, row.domain, row.senderId, row.body, now, now]);
+        await trx.raw(
+          `INSERT INTO federation_deliveries (inbox, domain, sender_account_id, body, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+          [row.inbox, row.domain, row.senderId, row.body, now, now],
+        );
       }
     });
   }
 
   due(now: number, limit: number): Promise<DeliveryRow[]> {
-    return this.db.raw(`SELECT id, inbox, domain, CAST(sender_account_id AS TEXT) AS sender_account_id, body, attempts, created_at
-      FROM federation_deliveries WHERE next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?`, [now, limit]);
+    return this.db.raw(
+      `SELECT id, inbox, domain, CAST(sender_account_id AS TEXT) AS sender_account_id, body, attempts, created_at
+      FROM federation_deliveries WHERE next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?`,
+      [now, limit],
+    );
   }
 
   async nextDueAt(): Promise<number | null> {
-    const rows: Array<{ at: number | null }> = await this.db.raw(`SELECT min(next_attempt_at) AS at FROM federation_deliveries`);
+    const rows: Array<{ at: number | null }> = await this.db.raw(
+      `SELECT min(next_attempt_at) AS at FROM federation_deliveries`,
+    );
     return rows[0]?.at ?? null;
   }
 
@@ -44,7 +54,10 @@ export class DeliveryRepo {
   }
 
   async reschedule(id: number, attempts: number, at: number, error: string): Promise<void> {
-    await this.db.raw(`UPDATE federation_deliveries SET attempts = ?, next_attempt_at = ?, last_error = ? WHERE id = ?`, [attempts, at, error.slice(0, 500), id]);
+    await this.db.raw(
+      `UPDATE federation_deliveries SET attempts = ?, next_attempt_at = ?, last_error = ? WHERE id = ?`,
+      [attempts, at, error.slice(0, 500), id],
+    );
   }
 
   /** Everything waiting becomes due now (after a restart or when the box is back online). */
@@ -54,24 +67,35 @@ export class DeliveryRepo {
 
   async unavailableDomains(domains: readonly string[]): Promise<Set<string>> {
     if (domains.length === 0) return new Set();
-    const rows: Array<{ domain: string }> = await this.db.raw(`SELECT domain FROM federation_domains
-      WHERE unavailable_at IS NOT NULL AND domain IN (SELECT value FROM json_each(?))`, [JSON.stringify(domains)]);
+    const rows: Array<{ domain: string }> = await this.db.raw(
+      `SELECT domain FROM federation_domains
+      WHERE unavailable_at IS NOT NULL AND domain IN (SELECT value FROM json_each(?))`,
+      [JSON.stringify(domains)],
+    );
     return new Set(rows.map((row) => row.domain));
   }
 
   /** Gives up on a peer: it is marked unavailable and its waiting deliveries are dropped. */
   async markUnavailable(domain: string, at: string): Promise<number> {
     return this.db.transaction(async (trx) => {
-      await trx.raw(`INSERT INTO federation_domains (domain, unavailable_at, last_failure_at) VALUES (?, ?, ?)
-        ON CONFLICT (domain) DO UPDATE SET unavailable_at = excluded.unavailable_at, last_failure_at = excluded.last_failure_at`, [domain, at, at]);
-      const dropped: unknown[] = await trx.raw(`DELETE FROM federation_deliveries WHERE domain = ? RETURNING id`, [domain]);
+      await trx.raw(
+        `INSERT INTO federation_domains (domain, unavailable_at, last_failure_at) VALUES (?, ?, ?)
+        ON CONFLICT (domain) DO UPDATE SET unavailable_at = excluded.unavailable_at, last_failure_at = excluded.last_failure_at`,
+        [domain, at, at],
+      );
+      const dropped: unknown[] = await trx.raw(`DELETE FROM federation_deliveries WHERE domain = ? RETURNING id`, [
+        domain,
+      ]);
       return dropped.length;
     });
   }
 
   async markAvailable(domain: string, at: string): Promise<void> {
-    await this.db.raw(`INSERT INTO federation_domains (domain, last_success_at) VALUES (?, ?)
-      ON CONFLICT (domain) DO UPDATE SET unavailable_at = NULL, last_success_at = excluded.last_success_at`, [domain, at]);
+    await this.db.raw(
+      `INSERT INTO federation_domains (domain, last_success_at) VALUES (?, ?)
+      ON CONFLICT (domain) DO UPDATE SET unavailable_at = NULL, last_success_at = excluded.last_success_at`,
+      [domain, at],
+    );
   }
 
   async isUnavailable(domain: string): Promise<boolean> {

@@ -23,7 +23,13 @@ export class RemoteLookups {
   }
 
   static create(peers: FederationPeers, social: SocialContext, services: FetchServices): RemoteLookups {
-    return new RemoteLookups({ ...peers, social, services, baseUrl: social.config.baseUrl, localDomain: social.localDomain });
+    return new RemoteLookups({
+      ...peers,
+      social,
+      services,
+      baseUrl: social.config.baseUrl,
+      localDomain: social.localDomain,
+    });
   }
 
   /** A remote account by its address, fetched when not known yet; undefined when its server does not know it. */
@@ -32,7 +38,10 @@ export class RemoteLookups {
       const actor = await this.actors.resolveAcct(username, domain);
       return await this.fed.services.accounts.byId(actor.id);
     } catch (error) {
-      this.fed.log.info('mentioned account not found', { acct: `${username}@${domain}`, error: (error as Error).message });
+      this.fed.log.info('mentioned account not found', {
+        acct: `${username}@${domain}`,
+        error: (error as Error).message,
+      });
       return undefined;
     }
   }

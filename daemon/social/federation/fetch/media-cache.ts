@@ -24,8 +24,12 @@ export class RemoteMediaCache {
   private readonly actors: ActorsRepo;
   private running: Promise<void> | null = null;
   private stopped = false;
-  private readonly onStatus = ({ statusId }: { statusId: string }) => { void this.queue(() => this.attachmentsOf(statusId)); };
-  private readonly onAccount = ({ accountId }: { accountId: string }) => { void this.queue(() => this.picturesOf(accountId)); };
+  private readonly onStatus = ({ statusId }: { statusId: string }) => {
+    void this.queue(() => this.attachmentsOf(statusId));
+  };
+  private readonly onAccount = ({ accountId }: { accountId: string }) => {
+    void this.queue(() => this.picturesOf(accountId));
+  };
 
   constructor(private readonly fed: FederationContext) {
     this.actors = new ActorsRepo(fed.social);
@@ -41,7 +45,8 @@ export class RemoteMediaCache {
   async stop(): Promise<void> {
     this.stopped = true;
     for (const name of ['status.created', 'status.updated'] as const) this.fed.social.events.off(name, this.onStatus);
-    for (const name of ['account.created', 'account.updated'] as const) this.fed.social.events.off(name, this.onAccount);
+    for (const name of ['account.created', 'account.updated'] as const)
+      this.fed.social.events.off(name, this.onAccount);
     this.pending.clear();
     await this.running;
   }
@@ -49,7 +54,10 @@ export class RemoteMediaCache {
   private async queue(find: () => Promise<Job[]>): Promise<void> {
     try {
       for (const job of await find()) if (this.pending.size < MAX_PENDING) this.pending.set(keyOf(job), job);
-      if (this.pending.size && !this.running && !this.stopped) this.running = this.drain().finally(() => { this.running = null; });
+      if (this.pending.size && !this.running && !this.stopped)
+        this.running = this.drain().finally(() => {
+          this.running = null;
+        });
     } catch (error) {
       this.fed.log.warn('remote media not queued', { error: (error as Error).message });
     }
@@ -57,8 +65,11 @@ export class RemoteMediaCache {
 
   /** A peer's status's image attachments not copied yet. */
   private async attachmentsOf(statusId: string): Promise<Job[]> {
-    const rows = await this.fed.social.reader.all<{ id: string }>(`SELECT CAST(m.id AS TEXT) AS id FROM media_attachments m JOIN statuses s ON s.id = m.status_id
-      WHERE m.status_id = ? AND s.local = 0 AND m.remote_url IS NOT NULL AND m.file_name IS NULL AND m.type = 'image' ORDER BY m.id`, [statusId]);
+    const rows = await this.fed.social.reader.all<{ id: string }>(
+      `SELECT CAST(m.id AS TEXT) AS id FROM media_attachments m JOIN statuses s ON s.id = m.status_id
+      WHERE m.status_id = ? AND s.local = 0 AND m.remote_url IS NOT NULL AND m.file_name IS NULL AND m.type = 'image' ORDER BY m.id`,
+      [statusId],
+    );
     return rows.map(({ id }) => ({ kind: 'attachment', id }));
   }
 
@@ -77,7 +88,9 @@ export class RemoteMediaCache {
       const [key, job] = this.pending.entries().next().value as [string, Job];
       this.pending.delete(key);
       try {
-        await (job.kind === 'attachment' ? this.copyAttachment(job.id) : this.copyPicture(job.kind, job.accountId, job.source));
+        await (job.kind === 'attachment'
+          ? this.copyAttachment(job.id)
+          : this.copyPicture(job.kind, job.accountId, job.source));
       } catch (error) {
         this.fed.log.info('remote media not copied', { job: key, error: (error as Error).message });
       }

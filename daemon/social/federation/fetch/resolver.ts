@@ -15,7 +15,8 @@ export interface Resolved {
   statusIds: string[];
 }
 
-const ACCT = /^@?([a-z0-9_]+(?:[a-z0-9_.-]+[a-z0-9_]+)?)@([a-z0-9.-]+[a-z0-9](?::\d{1,5})?|\[[0-9a-f:]+\](?::\d{1,5})?)$/i;
+const ACCT =
+  /^@?([a-z0-9_]+(?:[a-z0-9_.-]+[a-z0-9_]+)?)@([a-z0-9.-]+[a-z0-9](?::\d{1,5})?|\[[0-9a-f:]+\](?::\d{1,5})?)$/i;
 
 export function parseAcct(query: string): { username: string; domain: string } | null {
   const match = ACCT.exec(query.trim());
@@ -23,7 +24,11 @@ export function parseAcct(query: string): { username: string; domain: string } |
 }
 
 export class Resolver {
-  constructor(private readonly fed: FetchContext, private readonly actors: RemoteActors, private readonly statuses: RemoteStatuses) {}
+  constructor(
+    private readonly fed: FetchContext,
+    private readonly actors: RemoteActors,
+    private readonly statuses: RemoteStatuses,
+  ) {}
 
   async resolve(query: string): Promise<Resolved> {
     const none: Resolved = { accountIds: [], statusIds: [] };
@@ -31,22 +36,33 @@ export class Resolver {
       const acct = parseAcct(query);
       if (acct) {
         if (acct.domain === this.fed.localDomain.toLowerCase()) {
-          const row = await this.actors.repo.byAcct(acct.username, acct.domain) ?? await this.fed.services.accounts.byUsername(acct.username, null);
+          const row =
+            (await this.actors.repo.byAcct(acct.username, acct.domain)) ??
+            (await this.fed.services.accounts.byUsername(acct.username, null));
           return row ? { accountIds: [row.id], statusIds: [] } : none;
         }
         return { accountIds: [(await this.actors.resolveAcct(acct.username, acct.domain)).id], statusIds: [] };
       }
       if (/^https?:\/\//i.test(query.trim())) return await this.resolveUrl(query.trim());
     } catch (error) {
-      this.fed.log.info('search resolve found nothing', { query: query.slice(0, 200), error: (error as Error).message });
+      this.fed.log.info('search resolve found nothing', {
+        query: query.slice(0, 200),
+        error: (error as Error).message,
+      });
     }
     return none;
   }
 
   private async resolveUrl(url: string): Promise<Resolved> {
-    const knownStatus = await this.fed.social.reader.get<{ id: string }>(`SELECT CAST(id AS TEXT) AS id FROM statuses WHERE (uri = ?1 OR url = ?1) AND deleted_at IS NULL`, [url]);
+    const knownStatus = await this.fed.social.reader.get<{ id: string }>(
+      `SELECT CAST(id AS TEXT) AS id FROM statuses WHERE (uri = ?1 OR url = ?1) AND deleted_at IS NULL`,
+      [url],
+    );
     if (knownStatus) return { accountIds: [], statusIds: [knownStatus.id] };
-    const knownAccount = await this.fed.social.reader.get<{ id: string }>(`SELECT CAST(id AS TEXT) AS id FROM accounts WHERE uri = ?1 OR url = ?1`, [url]);
+    const knownAccount = await this.fed.social.reader.get<{ id: string }>(
+      `SELECT CAST(id AS TEXT) AS id FROM accounts WHERE uri = ?1 OR url = ?1`,
+      [url],
+    );
     if (knownAccount) return { accountIds: [knownAccount.id], statusIds: [] };
     if (isLocalUri(this.fed, url)) return { accountIds: [], statusIds: [] };
     const { json } = await this.fed.client.getJson(url);

@@ -40,7 +40,9 @@ export class InboxHandlers {
     private readonly outbound: Outbound,
   ) {}
 
-  private get services() { return this.fed.services; }
+  private get services() {
+    return this.fed.services;
+  }
 
   /** Runs the activity; unknown types are ignored (as Mastodon does). */
   async handle(activity: Json, actor: ActorRow): Promise<boolean> {
@@ -62,8 +64,9 @@ export class InboxHandlers {
     const target = await this.localAccount(activity.object);
     if (!target) return;
     const followUri = idOf(activity);
-    const refused = (await this.services.relationships.exists('blocks', target.id, actor.id))
-      || (await this.services.relationships.domainBlocked(target.id, actor.domain));
+    const refused =
+      (await this.services.relationships.exists('blocks', target.id, actor.id)) ||
+      (await this.services.relationships.domainBlocked(target.id, actor.domain));
     if (refused) {
       await this.outbound.answerFollow('Reject', target.id, actor.id, followUri);
       return;
@@ -72,7 +75,11 @@ export class InboxHandlers {
       await this.services.relationships.follow(actor.id, target.id, {});
     }
     for (const table of ['follows', 'follow_requests']) {
-      await this.fed.social.db.raw(`UPDATE ${table} SET uri = ? WHERE account_id = ? AND target_account_id = ?`, [followUri, actor.id, target.id]);
+      await this.fed.social.db.raw(`UPDATE ${table} SET uri = ? WHERE account_id = ? AND target_account_id = ?`, [
+        followUri,
+        actor.id,
+        target.id,
+      ]);
     }
     // Accepted at once unless it became a request (locked account): the owner answers later.
     if (await this.services.relationships.exists('follows', actor.id, target.id)) {
@@ -146,7 +153,8 @@ export class InboxHandlers {
     const status = await this.statuses.byUri(vote.questionUri);
     const poll = status && !status.deleted_at ? await this.services.polls.byStatus(status.id) : undefined;
     if (!poll || !(JSON.parse(poll.options) as string[]).includes(vote.name)) return false;
-    if (hostOf(vote.uri) !== actor.domain) throw new InvalidDocumentError(`vote ${vote.uri} is not on its voter's host`);
+    if (hostOf(vote.uri) !== actor.domain)
+      throw new InvalidDocumentError(`vote ${vote.uri} is not on its voter's host`);
     await this.services.polls.remoteVote(poll, actor.id, vote.name, vote.uri);
     return true;
   }
@@ -188,10 +196,17 @@ export class InboxHandlers {
     const targetUri = idOf(activity.target);
     if (origin !== actor.uri || !targetUri) throw new InvalidDocumentError('Move of another actor or without target');
     const target = await this.actors.resolve(targetUri, { refresh: true });
-    const aliases = target.domain === null
-      ? (await this.fed.social.reader.all<{ uri: string }>('SELECT uri FROM federation_local_aliases WHERE account_id = ?', [target.id])).map((row) => row.uri)
-      : JSON.parse(target.also_known_as ?? '[]') as string[];
-    if (!aliases.includes(actor.uri)) throw new InvalidDocumentError(`Move target ${targetUri} does not name ${actor.uri} as an alias`);
+    const aliases =
+      target.domain === null
+        ? (
+            await this.fed.social.reader.all<{ uri: string }>(
+              'SELECT uri FROM federation_local_aliases WHERE account_id = ?',
+              [target.id],
+            )
+          ).map((row) => row.uri)
+        : (JSON.parse(target.also_known_as ?? '[]') as string[]);
+    if (!aliases.includes(actor.uri))
+      throw new InvalidDocumentError(`Move target ${targetUri} does not name ${actor.uri} as an alias`);
     await this.actors.repo.setMoved(actor.id, target.id);
     for (const follower of await this.actors.repo.localFollowersOf(actor.id)) {
       await ignoreRefusals(async () => {
@@ -204,7 +219,7 @@ export class InboxHandlers {
   /** Accept or Reject of one of our Follows. */
   private async answer(activity: Json, actor: ActorRow, accepted: boolean): Promise<void> {
     const follow = activity.object;
-    const followerUri = isObject(follow) ? idOf(follow.actor) : str(follow)?.replace(/#follows\/.*$/, '') ?? null;
+    const followerUri = isObject(follow) ? idOf(follow.actor) : (str(follow)?.replace(/#follows\/.*$/, '') ?? null);
     const follower = await this.localAccount(followerUri);
     if (!follower) return;
     const requested = await this.services.relationships.exists('follow_requests', follower.id, actor.id);

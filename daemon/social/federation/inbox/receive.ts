@@ -16,7 +16,6 @@ import type { InboxHandlers } from './handlers.js';
 import { ForbiddenAddressError } from '../net/address-policy.js';
 import { isFetchFailure } from '../net/fetch-failure.js';
 
-
 export const INBOX_BODY_LIMIT = 1024 * 1024;
 
 export class InboxReceiver {
@@ -38,9 +37,12 @@ export class InboxReceiver {
       this.reject(ctx, 'body is not JSON', signer.uri);
     }
     if (!isObject(activity) || !str(activity.type)) this.reject(ctx, 'activity has no type', signer.uri);
-    const actorUri = idOf((activity).actor);
+    const actorUri = idOf(activity.actor);
     if (actorUri !== signer.uri) {
-      this.fed.log.warn('inbox refused an activity whose actor is not the signer', { actor: actorUri?.slice(0, 300), signer: signer.uri });
+      this.fed.log.warn('inbox refused an activity whose actor is not the signer', {
+        actor: actorUri?.slice(0, 300),
+        signer: signer.uri,
+      });
       throw new HttpError(401, 'Activity actor does not match the signature');
     }
     // Verified: only now is anything stored (the sender's account first).
@@ -49,12 +51,17 @@ export class InboxReceiver {
     if (actor.domain) await this.queue.markAvailable(actor.domain);
     try {
       const handled = await this.handlers.handle(activity, actor);
-      this.fed.log.debug('inbox activity', { type: (activity).type, actor: actor.uri, handled });
+      this.fed.log.debug('inbox activity', { type: activity.type, actor: actor.uri, handled });
     } catch (error) {
-      if (error instanceof InvalidDocumentError || error instanceof ForbiddenAddressError) this.reject(ctx, error.message, actor.uri);
+      if (error instanceof InvalidDocumentError || error instanceof ForbiddenAddressError)
+        this.reject(ctx, error.message, actor.uri);
       if (!isFetchFailure(error)) throw error;
       // A referenced object could not be fetched: taken and dropped, as Mastodon does.
-      this.fed.log.warn('inbox could not fetch what an activity refers to', { type: (activity).type, actor: actor.uri, error: (error as Error).message });
+      this.fed.log.warn('inbox could not fetch what an activity refers to', {
+        type: activity.type,
+        actor: actor.uri,
+        error: (error as Error).message,
+      });
     }
     ctx.status = 202;
     ctx.body = '';

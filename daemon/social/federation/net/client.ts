@@ -11,7 +11,8 @@ import { digestHeader, signRequest, type SigningKey } from '../signatures/sign.j
 import { resolvePeerHost, type PeerDnsOptions } from './dns.js';
 
 export const ACTIVITY_JSON = 'application/activity+json';
-export const ACCEPT_ACTIVITY = 'application/activity+json, application/ld+json; profile="https://www.w3.org/ns/activitystreams"';
+export const ACCEPT_ACTIVITY =
+  'application/activity+json, application/ld+json; profile="https://www.w3.org/ns/activitystreams"';
 
 export interface PeerResponse {
   status: number;
@@ -20,7 +21,11 @@ export interface PeerResponse {
 }
 
 export class PeerHttpError extends Error {
-  constructor(readonly url: string, readonly status: number | null, message: string) {
+  constructor(
+    readonly url: string,
+    readonly status: number | null,
+    message: string,
+  ) {
     super(message);
     this.name = 'PeerHttpError';
   }
@@ -62,7 +67,8 @@ export class PeerClient {
         url = new URL(location, url).toString();
         continue;
       }
-      if (response.status < 200 || response.status >= 300) throw new PeerHttpError(url, response.status, `GET ${url} answered ${response.status}`);
+      if (response.status < 200 || response.status >= 300)
+        throw new PeerHttpError(url, response.status, `GET ${url} answered ${response.status}`);
       try {
         return { url, json: JSON.parse(response.body.toString('utf8')) };
       } catch {
@@ -76,7 +82,11 @@ export class PeerClient {
    * GET a file (media of a peer's post) of at most `maxBytes`, following a few redirects, each
    * checked by the address policy; unsigned, as media servers expect. Throws unless 2xx.
    */
-  async getBytes(rawUrl: string, maxBytes: number, timeoutMs = 60_000): Promise<{ url: string; bytes: Buffer; contentType: string | null }> {
+  async getBytes(
+    rawUrl: string,
+    maxBytes: number,
+    timeoutMs = 60_000,
+  ): Promise<{ url: string; bytes: Buffer; contentType: string | null }> {
     let url = rawUrl;
     for (let hop = 0; hop <= MAX_REDIRECTS; hop += 1) {
       const response = await this.request('GET', url, { accept: '*/*' }, undefined, undefined, maxBytes, timeoutMs);
@@ -85,7 +95,8 @@ export class PeerClient {
         url = new URL(location, url).toString();
         continue;
       }
-      if (response.status < 200 || response.status >= 300) throw new PeerHttpError(url, response.status, `GET ${url} answered ${response.status}`);
+      if (response.status < 200 || response.status >= 300)
+        throw new PeerHttpError(url, response.status, `GET ${url} answered ${response.status}`);
       return { url, bytes: response.body, contentType: response.headers['content-type'] ?? null };
     }
     throw new PeerHttpError(rawUrl, null, `GET ${rawUrl}: too many redirects`);
@@ -103,10 +114,16 @@ export class PeerClient {
   /** POST an activity, signed by `key`; resolves with the response (any status). */
   post(url: string, body: string, key: SigningKey): Promise<PeerResponse> {
     const bytes = Buffer.from(body, 'utf8');
-    return this.request('POST', url, {
-      'content-type': ACTIVITY_JSON,
-      digest: digestHeader(bytes),
-    }, bytes, key);
+    return this.request(
+      'POST',
+      url,
+      {
+        'content-type': ACTIVITY_JSON,
+        digest: digestHeader(bytes),
+      },
+      bytes,
+      key,
+    );
   }
 
   close(): void {
@@ -114,39 +131,74 @@ export class PeerClient {
     this.agents.https.destroy();
   }
 
-  private request(method: 'GET' | 'POST', rawUrl: string, headers: Record<string, string>, body?: Buffer, key?: SigningKey, maxBytes = this.maxBytes, timeoutMs = this.timeoutMs): Promise<PeerResponse> {
+  private request(
+    method: 'GET' | 'POST',
+    rawUrl: string,
+    headers: Record<string, string>,
+    body?: Buffer,
+    key?: SigningKey,
+    maxBytes = this.maxBytes,
+    timeoutMs = this.timeoutMs,
+  ): Promise<PeerResponse> {
     const url = checkUrl(this.options, rawUrl);
     const secure = url.protocol === 'https:';
     const lookup = this.guardedLookup();
     return new Promise((resolve, reject) => {
       let settled = false;
-      const fail = (error: Error) => { if (!settled) { settled = true; request.destroy(); reject(error); } };
-      const request: ClientRequest = (secure ? https : http).request(url, {
-        method,
-        agent: secure ? this.agents.https : this.agents.http,
-        headers: { 'user-agent': this.options.userAgent, ...headers, ...(body ? { 'content-length': String(body.length) } : {}) },
-        lookup,
-        timeout: timeoutMs,
-      }, (response) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        response.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > maxBytes) fail(new PeerHttpError(url.toString(), response.statusCode ?? null, `${method} ${url.href} answered more than ${maxBytes} bytes`));
-          else chunks.push(chunk);
-        });
-        response.on('end', () => {
-          if (settled) return;
+      const fail = (error: Error) => {
+        if (!settled) {
           settled = true;
-          clearTimeout(deadline);
-          resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) });
-        });
-        response.on('error', fail);
-      });
+          request.destroy();
+          reject(error);
+        }
+      };
+      const request: ClientRequest = (secure ? https : http).request(
+        url,
+        {
+          method,
+          agent: secure ? this.agents.https : this.agents.http,
+          headers: {
+            'user-agent': this.options.userAgent,
+            ...headers,
+            ...(body ? { 'content-length': String(body.length) } : {}),
+          },
+          lookup,
+          timeout: timeoutMs,
+        },
+        (response) => {
+          const chunks: Buffer[] = [];
+          let size = 0;
+          response.on('data', (chunk: Buffer) => {
+            size += chunk.length;
+            if (size > maxBytes)
+              fail(
+                new PeerHttpError(
+                  url.toString(),
+                  response.statusCode ?? null,
+                  `${method} ${url.href} answered more than ${maxBytes} bytes`,
+                ),
+              );
+            else chunks.push(chunk);
+          });
+          response.on('end', () => {
+            if (settled) return;
+            settled = true;
+            clearTimeout(deadline);
+            resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) });
+          });
+          response.on('error', fail);
+        },
+      );
       // One deadline for the whole exchange, not only for idle sockets.
-      const deadline = setTimeout(() => fail(new PeerHttpError(url.toString(), null, `${method} ${url.href} timed out after ${timeoutMs} ms`)), timeoutMs);
+      const deadline = setTimeout(
+        () => fail(new PeerHttpError(url.toString(), null, `${method} ${url.href} timed out after ${timeoutMs} ms`)),
+        timeoutMs,
+      );
       request.on('timeout', () => fail(new PeerHttpError(url.toString(), null, `${method} ${url.href} timed out`)));
-      request.on('error', (error) => { clearTimeout(deadline); fail(error); });
+      request.on('error', (error) => {
+        clearTimeout(deadline);
+        fail(error);
+      });
       request.on('close', () => clearTimeout(deadline));
       try {
         if (key) signRequest(request, key, body !== undefined);
@@ -162,13 +214,26 @@ export class PeerClient {
   /** Name resolution (off the thread pool, see dns.ts) that refuses private answers unless they are allowed. */
   private guardedLookup() {
     const { allowPrivate, dns } = this.options;
-    return (hostname: string, options: { family?: number | string; all?: boolean }, callback: (error: Error | null, address: string | LookupAddress[], family?: number) => void) => {
-      const family = options.family === 4 || options.family === 'IPv4' ? 4 : options.family === 6 || options.family === 'IPv6' ? 6 : 0;
-      resolvePeerHost(hostname, dns, family).then((list) => {
-        if (!allowPrivate && list.some((entry) => isPrivateAddress(entry.address))) return callback(new ForbiddenAddressError(hostname), '');
-        if (options.all) return callback(null, list);
-        callback(null, list[0].address, list[0].family);
-      }, (error: Error) => callback(error, ''));
+    return (
+      hostname: string,
+      options: { family?: number | string; all?: boolean },
+      callback: (error: Error | null, address: string | LookupAddress[], family?: number) => void,
+    ) => {
+      const family =
+        options.family === 4 || options.family === 'IPv4'
+          ? 4
+          : options.family === 6 || options.family === 'IPv6'
+            ? 6
+            : 0;
+      resolvePeerHost(hostname, dns, family).then(
+        (list) => {
+          if (!allowPrivate && list.some((entry) => isPrivateAddress(entry.address)))
+            return callback(new ForbiddenAddressError(hostname), '');
+          if (options.all) return callback(null, list);
+          callback(null, list[0].address, list[0].family);
+        },
+        (error: Error) => callback(error, ''),
+      );
     };
   }
 }

@@ -9,7 +9,10 @@
 import { Resolver } from 'node:dns/promises';
 import { isIP } from 'node:net';
 
-export interface ResolvedAddress { address: string; family: 4 | 6 }
+export interface ResolvedAddress {
+  address: string;
+  family: 4 | 6;
+}
 
 export interface PeerDnsOptions {
   /**
@@ -21,14 +24,22 @@ export interface PeerDnsOptions {
   timeoutMs?: number;
 }
 
-const LOOPBACK: ResolvedAddress[] = [{ address: '127.0.0.1', family: 4 }, { address: '::1', family: 6 }];
+const LOOPBACK: ResolvedAddress[] = [
+  { address: '127.0.0.1', family: 4 },
+  { address: '::1', family: 6 },
+];
 
 /** The addresses of `hostname`: an address as itself, localhost as loopback (RFC 6761), else A and AAAA records. */
-export async function resolvePeerHost(hostname: string, options: PeerDnsOptions = {}, family: 0 | 4 | 6 = 0): Promise<ResolvedAddress[]> {
+export async function resolvePeerHost(
+  hostname: string,
+  options: PeerDnsOptions = {},
+  family: 0 | 4 | 6 = 0,
+): Promise<ResolvedAddress[]> {
   const literal = isIP(hostname);
   if (literal) return [{ address: hostname, family: literal as 4 | 6 }];
   const name = hostname.toLowerCase().replace(/\.$/, '');
-  if (name === 'localhost' || name.endsWith('.localhost')) return LOOPBACK.filter((entry) => !family || entry.family === family);
+  if (name === 'localhost' || name.endsWith('.localhost'))
+    return LOOPBACK.filter((entry) => !family || entry.family === family);
   const resolver = new Resolver({ timeout: options.timeoutMs ?? 2500, tries: 2 });
   const servers = typeof options.servers === 'function' ? options.servers() : options.servers;
   if (servers?.length) resolver.setServers(servers);
@@ -42,6 +53,8 @@ export async function resolvePeerHost(hostname: string, options: PeerDnsOptions 
   ];
   if (addresses.length) return addresses;
   // Neither kind of record: the IPv4 query's reason (ENOTFOUND, ETIMEOUT, ...) says most.
-  throw [v4, v6].map((result) => (result.status === 'rejected' ? result.reason as Error : null)).find(Boolean)
-    ?? Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' });
+  throw (
+    [v4, v6].map((result) => (result.status === 'rejected' ? (result.reason as Error) : null)).find(Boolean) ??
+    Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' })
+  );
 }

@@ -8,7 +8,13 @@ import { PUBLIC, type Json } from './ld.js';
 type Uri = string;
 
 export function follow(actor: Uri, target: Uri): Json {
-  return { '@context': AS_CONTEXT, id: `${actor}#follows/${encodeURIComponent(target)}`, type: 'Follow', actor, object: target };
+  return {
+    '@context': AS_CONTEXT,
+    id: `${actor}#follows/${encodeURIComponent(target)}`,
+    type: 'Follow',
+    actor,
+    object: target,
+  };
 }
 
 export function undo(actor: Uri, activity: Json): Json {
@@ -20,36 +26,102 @@ export function undo(actor: Uri, activity: Json): Json {
 export function answerFollow(kind: 'Accept' | 'Reject', target: Uri, requester: Uri, followUri: string | null): Json {
   const followObject: Json = { type: 'Follow', actor: requester, object: target };
   if (followUri) followObject.id = followUri;
-  return { '@context': AS_CONTEXT, id: `${target}#${kind.toLowerCase()}s/follows/${encodeURIComponent(requester)}/${Date.now()}`, type: kind, actor: target, object: followObject };
+  return {
+    '@context': AS_CONTEXT,
+    id: `${target}#${kind.toLowerCase()}s/follows/${encodeURIComponent(requester)}/${Date.now()}`,
+    type: kind,
+    actor: target,
+    object: followObject,
+  };
 }
 
 export function like(actor: Uri, statusUri: Uri): Json {
-  return { '@context': AS_CONTEXT, id: `${actor}#likes/${encodeURIComponent(statusUri)}`, type: 'Like', actor, object: statusUri };
+  return {
+    '@context': AS_CONTEXT,
+    id: `${actor}#likes/${encodeURIComponent(statusUri)}`,
+    type: 'Like',
+    actor,
+    object: statusUri,
+  };
 }
 
-export function announce(actor: Uri, reblogUri: Uri, statusUri: Uri, published: string, followers: Uri, authorUri: Uri): Json {
-  return { '@context': AS_CONTEXT, id: reblogUri, type: 'Announce', actor, published, to: [PUBLIC], cc: [authorUri, followers], object: statusUri };
+export function announce(
+  actor: Uri,
+  reblogUri: Uri,
+  statusUri: Uri,
+  published: string,
+  followers: Uri,
+  authorUri: Uri,
+): Json {
+  return {
+    '@context': AS_CONTEXT,
+    id: reblogUri,
+    type: 'Announce',
+    actor,
+    published,
+    to: [PUBLIC],
+    cc: [authorUri, followers],
+    object: statusUri,
+  };
 }
 
 export function block(actor: Uri, target: Uri): Json {
-  return { '@context': AS_CONTEXT, id: `${actor}#blocks/${encodeURIComponent(target)}`, type: 'Block', actor, object: target };
+  return {
+    '@context': AS_CONTEXT,
+    id: `${actor}#blocks/${encodeURIComponent(target)}`,
+    type: 'Block',
+    actor,
+    object: target,
+  };
 }
 
 export function create(note: Json, actor: Uri): Json {
-  return { '@context': NOTE_CONTEXT, id: `${String(note.id)}/activity`, type: 'Create', actor, published: note.published, to: note.to, cc: note.cc, object: note };
+  return {
+    '@context': NOTE_CONTEXT,
+    id: `${String(note.id)}/activity`,
+    type: 'Create',
+    actor,
+    published: note.published,
+    to: note.to,
+    cc: note.cc,
+    object: note,
+  };
 }
 
 export function updateNote(note: Json, actor: Uri, at: number): Json {
-  return { '@context': NOTE_CONTEXT, id: `${String(note.id)}#updates/${at}`, type: 'Update', actor, published: new Date(at).toISOString(), to: note.to, cc: note.cc, object: note };
+  return {
+    '@context': NOTE_CONTEXT,
+    id: `${String(note.id)}#updates/${at}`,
+    type: 'Update',
+    actor,
+    published: new Date(at).toISOString(),
+    to: note.to,
+    cc: note.cc,
+    object: note,
+  };
 }
 
 export function deleteNote(actor: Uri, statusUri: Uri): Json {
-  return { '@context': AS_CONTEXT, id: `${statusUri}#delete`, type: 'Delete', actor, to: [PUBLIC], object: { id: statusUri, type: 'Tombstone', atomUri: statusUri } };
+  return {
+    '@context': AS_CONTEXT,
+    id: `${statusUri}#delete`,
+    type: 'Delete',
+    actor,
+    to: [PUBLIC],
+    object: { id: statusUri, type: 'Tombstone', atomUri: statusUri },
+  };
 }
 
 export function updateActor(actorDoc: Json, at: number): Json {
   const { '@context': context, ...person } = actorDoc;
-  return { '@context': context, id: `${String(person.id)}#updates/${at}`, type: 'Update', actor: person.id, to: [PUBLIC], object: person };
+  return {
+    '@context': context,
+    id: `${String(person.id)}#updates/${at}`,
+    type: 'Update',
+    actor: person.id,
+    to: [PUBLIC],
+    object: person,
+  };
 }
 
 export function move(actor: Uri, target: Uri, at: number): Json {

@@ -98,33 +98,58 @@ function focusOf(value: unknown): string | null {
 }
 
 /** Media rows for a remote status (stored processed: there is nothing to process). */
-export function attachmentRows(parsed: ParsedAttachment[], ids: () => string, accountId: string, statusId: string, now: string): Json[] {
+export function attachmentRows(
+  parsed: ParsedAttachment[],
+  ids: () => string,
+  accountId: string,
+  statusId: string,
+  now: string,
+): Json[] {
   return parsed.map((a) => ({
-    id: ids(), account_id: accountId, status_id: statusId, type: a.type, content_type: a.contentType, remote_url: a.remoteUrl,
-    description: a.description, blurhash: a.blurhash, meta: a.meta ? JSON.stringify(a.meta) : null, focus: a.focus,
-    state: 'done', created_at: now, updated_at: now,
+    id: ids(),
+    account_id: accountId,
+    status_id: statusId,
+    type: a.type,
+    content_type: a.contentType,
+    remote_url: a.remoteUrl,
+    description: a.description,
+    blurhash: a.blurhash,
+    meta: a.meta ? JSON.stringify(a.meta) : null,
+    focus: a.focus,
+    state: 'done',
+    created_at: now,
+    updated_at: now,
   }));
 }
 
-const EXTENSION_TYPES: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', webp: 'image/webp', gif: 'image/gif' };
+const EXTENSION_TYPES: Record<string, string> = {
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  webp: 'image/webp',
+  gif: 'image/gif',
+};
 
 /** A local status's media as Documents (processed ones only: the others have no file to point at). */
 export function renderAttachments(rows: MediaRow[], storage: MediaStorage): Json[] {
-  return rows.filter((row) => row.state === 'done').map((row) => {
-    const url = row.file_name ? storage.url(row.id, row.file_name) : row.remote_url;
-    const ext = row.file_name?.slice(row.file_name.lastIndexOf('.') + 1) ?? '';
-    const meta = row.meta ? (JSON.parse(row.meta) as { original?: { width?: number; height?: number } }) : {};
-    const doc: Json = {
-      type: 'Document',
-      mediaType: (row.type === 'image' ? EXTENSION_TYPES[ext] : undefined) ?? row.content_type ?? 'application/octet-stream',
-      url,
-      name: row.description ?? null,
-      blurhash: row.blurhash ?? undefined,
-      width: meta.original?.width,
-      height: meta.original?.height,
-    };
-    if (row.focus) doc.focalPoint = row.focus.split(',').map(Number);
-    for (const key of Object.keys(doc)) if (doc[key] === undefined) delete doc[key];
-    return doc;
-  });
+  return rows
+    .filter((row) => row.state === 'done')
+    .map((row) => {
+      const url = row.file_name ? storage.url(row.id, row.file_name) : row.remote_url;
+      const ext = row.file_name?.slice(row.file_name.lastIndexOf('.') + 1) ?? '';
+      const meta = row.meta ? (JSON.parse(row.meta) as { original?: { width?: number; height?: number } }) : {};
+      const doc: Json = {
+        type: 'Document',
+        mediaType:
+          (row.type === 'image' ? EXTENSION_TYPES[ext] : undefined) ?? row.content_type ?? 'application/octet-stream',
+        url,
+        name: row.description ?? null,
+        blurhash: row.blurhash ?? undefined,
+        width: meta.original?.width,
+        height: meta.original?.height,
+      };
+      if (row.focus) doc.focalPoint = row.focus.split(',').map(Number);
+      for (const key of Object.keys(doc)) if (doc[key] === undefined) delete doc[key];
+      return doc;
+    });
 }

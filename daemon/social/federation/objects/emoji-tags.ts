@@ -17,7 +17,7 @@ export function parseEmojiTags(tag: unknown, policy: AddressPolicy): Map<string,
     if (!isObject(item) || item.type !== 'Emoji') continue;
     const shortcode = NAME.exec(str(item.name) ?? '')?.[1];
     const icon = asArray(item.icon).find(isObject);
-    const raw = str(icon?.url) ?? (isObject(icon?.url) ? str((icon.url).href) : null);
+    const raw = str(icon?.url) ?? (isObject(icon?.url) ? str(icon.url.href) : null);
     if (!shortcode || !raw || raw.length > MAX_URL || out.has(shortcode)) continue;
     try {
       const url = checkUrl(policy, raw).toString();
@@ -31,5 +31,10 @@ export function parseEmojiTags(tag: unknown, policy: AddressPolicy): Map<string,
 
 /** Our emoji as `Emoji` tags. */
 export function emojiTags(stored: readonly StoredEmoji[]): Json[] {
-  return stored.map((emoji) => ({ id: emoji.url, type: 'Emoji', name: `:${emoji.shortcode}:`, icon: { type: 'Image', url: emoji.url } }));
+  return stored.map((emoji) => ({
+    id: emoji.url,
+    type: 'Emoji',
+    name: `:${emoji.shortcode}:`,
+    icon: { type: 'Image', url: emoji.url },
+  }));
 }

@@ -35,7 +35,9 @@ export function asArray(value: unknown): unknown[] {
 }
 
 export function ids(value: unknown): string[] {
-  return asArray(value).map(idOf).filter((id): id is string => id !== null);
+  return asArray(value)
+    .map(idOf)
+    .filter((id): id is string => id !== null);
 }
 
 export function isPublic(id: string): boolean {

@@ -41,8 +41,14 @@ export class NoteRenderer {
     const author = await this.actors.byId(row.account_id);
     if (!author) return null;
     const mentionRows = await this.fed.services.statuses.mentions([row.id]);
-    const mentioned = (await Promise.all(mentionRows.map((m) => this.actors.byId(m.account_id)))).filter((a): a is ActorRow => Boolean(a));
-    const { to, cc } = audience(row.visibility, author, mentioned.map((a) => a.uri));
+    const mentioned = (await Promise.all(mentionRows.map((m) => this.actors.byId(m.account_id)))).filter(
+      (a): a is ActorRow => Boolean(a),
+    );
+    const { to, cc } = audience(
+      row.visibility,
+      author,
+      mentioned.map((a) => a.uri),
+    );
     const parent = row.in_reply_to_id ? await this.fed.services.statuses.byId(row.in_reply_to_id) : undefined;
     const note: Json = {
       id: row.uri,
@@ -52,7 +58,8 @@ export class NoteRenderer {
       published: isoSeconds(row.created_at),
       url: row.url ?? row.uri,
       attributedTo: author.uri,
-      to, cc,
+      to,
+      cc,
       sensitive: Boolean(row.sensitive),
       content: row.content,
       contentMap: row.language ? { [row.language]: row.content } : undefined,
@@ -73,7 +80,11 @@ export class NoteRenderer {
   /** Its hashtags, which peers index the post under (Mastodon reads them from here, not from the HTML). */
   private async hashtags(statusId: string): Promise<Json[]> {
     const rows = await this.fed.services.tags.namesOf([statusId]);
-    return rows.map(({ name }) => ({ type: 'Hashtag', href: `${this.fed.social.config.baseUrl}/tags/${encodeURIComponent(name.toLowerCase())}`, name: `#${name}` }));
+    return rows.map(({ name }) => ({
+      type: 'Hashtag',
+      href: `${this.fed.social.config.baseUrl}/tags/${encodeURIComponent(name.toLowerCase())}`,
+      name: `#${name}`,
+    }));
   }
 
   private async attachments(statusId: string): Promise<Json[]> {
@@ -90,10 +101,14 @@ export class NoteRenderer {
 export function audience(visibility: string, author: ActorRow, mentionUris: string[]): { to: string[]; cc: string[] } {
   const followers = followersOf(author);
   switch (visibility) {
-    case 'public': return { to: [PUBLIC], cc: [followers, ...mentionUris] };
-    case 'unlisted': return { to: [followers], cc: [PUBLIC, ...mentionUris] };
-    case 'private': return { to: [followers], cc: mentionUris };
-    default: return { to: mentionUris, cc: [] };
+    case 'public':
+      return { to: [PUBLIC], cc: [followers, ...mentionUris] };
+    case 'unlisted':
+      return { to: [followers], cc: [PUBLIC, ...mentionUris] };
+    case 'private':
+      return { to: [followers], cc: mentionUris };
+    default:
+      return { to: mentionUris, cc: [] };
   }
 }
 

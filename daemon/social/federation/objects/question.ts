@@ -30,7 +30,9 @@ export function asQuestion(note: Json, poll: PollRow, now: number): void {
   const showTotals = !poll.hide_totals || ended;
   note.type = 'Question';
   note[poll.multiple ? 'anyOf' : 'oneOf'] = (JSON.parse(poll.options) as string[]).map((name, i) => ({
-    type: 'Note', name, replies: { type: 'Collection', totalItems: showTotals ? tallies[i] ?? 0 : null },
+    type: 'Note',
+    name,
+    replies: { type: 'Collection', totalItems: showTotals ? (tallies[i] ?? 0) : null },
   }));
   if (poll.expires_at) note.endTime = isoSeconds(poll.expires_at);
   if (ended && poll.expires_at) note.closed = isoSeconds(poll.expires_at);
@@ -40,13 +42,17 @@ export function asQuestion(note: Json, poll: PollRow, now: number): void {
 /** The poll of a peer's Question (null when it has none we can use). */
 export function parsePoll(object: Json): ParsedPoll | null {
   const multiple = object.anyOf !== undefined;
-  const items = asArray(multiple ? object.anyOf : object.oneOf).filter(isObject).slice(0, MAX_FLAGGED_CHOICES);
+  const items = asArray(multiple ? object.anyOf : object.oneOf)
+    .filter(isObject)
+    .slice(0, MAX_FLAGGED_CHOICES);
   const options = items.map((item) => (str(item.name) ?? '').slice(0, MAX_OPTION_LENGTH));
   if (options.length < 1 || options.some((name) => name === '')) return null;
   const tallies = items.map((item) => count(isObject(item.replies) ? item.replies.totalItems : undefined) ?? 0);
   const end = Date.parse(str(object.closed) ?? str(object.endTime) ?? '');
   return {
-    options, tallies, multiple,
+    options,
+    tallies,
+    multiple,
     votesCount: tallies.reduce((sum, n) => sum + n, 0),
     votersCount: count(object.votersCount),
     expiresAt: Number.isFinite(end) ? new Date(end).toISOString() : null,
@@ -58,7 +64,11 @@ function count(value: unknown): number | null {
 }
 
 /** A peer's vote: a Note answering a Question with an option's `name` and no content. */
-export interface ParsedVote { uri: string; name: string; questionUri: string }
+export interface ParsedVote {
+  uri: string;
+  name: string;
+  questionUri: string;
+}
 
 export function parseVote(object: unknown): ParsedVote | null {
   if (!isObject(object)) return null;
@@ -70,10 +80,20 @@ export function parseVote(object: unknown): ParsedVote | null {
 }
 
 /** Our account's vote for one option of a peer's poll. */
-export function voteActivity(voterUri: string, voteId: string, authorUri: string, questionUri: string, name: string): Json {
+export function voteActivity(
+  voterUri: string,
+  voteId: string,
+  authorUri: string,
+  questionUri: string,
+  name: string,
+): Json {
   const id = `${voterUri}#votes/${voteId}`;
   return {
-    '@context': AS_CONTEXT, id: `${id}/activity`, type: 'Create', actor: voterUri, to: authorUri,
+    '@context': AS_CONTEXT,
+    id: `${id}/activity`,
+    type: 'Create',
+    actor: voterUri,
+    to: authorUri,
     object: { id, type: 'Note', name, attributedTo: voterUri, to: authorUri, inReplyTo: questionUri },
   };
 }

@@ -17,7 +17,20 @@ import { usedEmojis } from '../../statuses/emojis.js';
 import { parseEmojiTags } from './emoji-tags.js';
 import { parsePoll, type ParsedPoll } from './question.js';
 import type { PollRow } from '../../polls/repo.js';
-import { asArray, hasType, hostOf, httpUrl, idOf, ids, InvalidDocumentError, isObject, isPublic, isUniqueViolation, str, type Json } from './ld.js';
+import {
+  asArray,
+  hasType,
+  hostOf,
+  httpUrl,
+  idOf,
+  ids,
+  InvalidDocumentError,
+  isObject,
+  isPublic,
+  isUniqueViolation,
+  str,
+  type Json,
+} from './ld.js';
 
 export const NOTE_TYPES = ['Note', 'Article', 'Page', 'Question'];
 const MAX_CONTENT = 100_000;
@@ -56,8 +69,15 @@ export function parseNote(object: unknown, actor: ActorRow): ParsedNote {
   const contentMap = isObject(object.contentMap) ? Object.keys(object.contentMap) : [];
   const published = Date.parse(str(object.published) ?? '');
   return {
-    uri, attributedTo,
-    url: httpUrl(object.url) ?? httpUrl(asArray(object.url).map((u) => (isObject(u) ? u.href : u)).find((u) => typeof u === 'string')),
+    uri,
+    attributedTo,
+    url:
+      httpUrl(object.url) ??
+      httpUrl(
+        asArray(object.url)
+          .map((u) => (isObject(u) ? u.href : u))
+          .find((u) => typeof u === 'string'),
+      ),
     contentHtml: sanitizeRemoteHtml(content),
     summary: (str(object.summary) ?? '').slice(0, 1000),
     sensitive: object.sensitive === true || Boolean(str(object.summary)),
@@ -66,10 +86,18 @@ export function parseNote(object: unknown, actor: ActorRow): ParsedNote {
     published: Number.isFinite(published) ? new Date(published).toISOString() : new Date().toISOString(),
     visibility: visibilityOf(object, actor),
     attachment: object.attachment,
-    mentionUris: asArray(object.tag).filter((tag) => isObject(tag) && tag.type === 'Mention').map((tag) => httpUrl((tag as Json).href)).filter((u): u is string => u !== null),
+    mentionUris: asArray(object.tag)
+      .filter((tag) => isObject(tag) && tag.type === 'Mention')
+      .map((tag) => httpUrl((tag as Json).href))
+      .filter((u): u is string => u !== null),
     tag: object.tag,
     poll: hasType(object, 'Question') ? parsePoll(object) : null,
-    hashtags: hashtagNames(asArray(object.tag).filter((tag) => isObject(tag) && tag.type === 'Hashtag').map((tag) => str((tag as Json).name)).filter((n): n is string => n !== null)),
+    hashtags: hashtagNames(
+      asArray(object.tag)
+        .filter((tag) => isObject(tag) && tag.type === 'Hashtag')
+        .map((tag) => str((tag as Json).name))
+        .filter((n): n is string => n !== null),
+    ),
   };
 }
 
@@ -86,16 +114,28 @@ export class RemoteStatuses {
   private readonly edits: StatusEditsRepo;
   private readonly statuses: StatusesRepo;
 
-  constructor(private readonly fed: FetchContext, private readonly actors: RemoteActors) {
+  constructor(
+    private readonly fed: FetchContext,
+    private readonly actors: RemoteActors,
+  ) {
     this.edits = new StatusEditsRepo(fed.social);
     this.statuses = new StatusesRepo(fed.social);
   }
 
-  private get polls() { return this.fed.services.polls; }
+  private get polls() {
+    return this.fed.services.polls;
+  }
 
   async byUri(uri: string) {
-    return this.fed.social.reader.get<{ id: string; account_id: string; reblog_of_id: string | null; deleted_at: string | null }>(
-      `SELECT CAST(id AS TEXT) AS id, CAST(account_id AS TEXT) AS account_id, CAST(reblog_of_id AS TEXT) AS reblog_of_id, deleted_at FROM statuses WHERE uri = ?`, [uri]);
+    return this.fed.social.reader.get<{
+      id: string;
+      account_id: string;
+      reblog_of_id: string | null;
+      deleted_at: string | null;
+    }>(
+      `SELECT CAST(id AS TEXT) AS id, CAST(account_id AS TEXT) AS account_id, CAST(reblog_of_id AS TEXT) AS reblog_of_id, deleted_at FROM statuses WHERE uri = ?`,
+      [uri],
+    );
   }
 
   /** Stores a Note from `actor` (once); returns the status id. */
@@ -118,27 +158,61 @@ export class RemoteStatuses {
     // Mentions first, as for local posts: the streams then see held-back conversations gone.
     for (const account of mentioned) {
       if (account.domain !== null) continue;
-      await this.fed.services.notifications.notify({ recipientId: account.id, fromId: actor.id, type: 'mention', statusId: id, activityId: id });
+      await this.fed.services.notifications.notify({
+        recipientId: account.id,
+        fromId: actor.id,
+        type: 'mention',
+        statusId: id,
+        activityId: id,
+      });
     }
     this.fed.social.events.emit('status.created', { statusId: id, accountId: actor.id });
     return id;
   }
 
-  private async insert(id: string, now: string, note: ParsedNote, actor: ActorRow, parent: { id: string; account_id: string } | undefined, mentioned: ActorRow[]): Promise<void> {
+  private async insert(
+    id: string,
+    now: string,
+    note: ParsedNote,
+    actor: ActorRow,
+    parent: { id: string; account_id: string } | undefined,
+    mentioned: ActorRow[],
+  ): Promise<void> {
     await this.fed.social.db.transaction(async (trx) => {
       const parentRow = parent ? await this.statuses.byId(parent.id) : undefined;
       const conversationId = parentRow?.conversation_id ?? (await this.statuses.newConversation(trx));
       await this.statuses.insertStatus(trx, {
-        id, account_id: actor.id, uri: note.uri, url: note.url ?? note.uri, local: 0,
-        text: htmlToText(note.contentHtml), content: note.contentHtml, spoiler_text: note.summary, sensitive: note.sensitive ? 1 : 0,
-        visibility: note.visibility, language: note.language, emojis: this.emojisOf(note),
-        in_reply_to_id: parent?.id ?? null, in_reply_to_account_id: parent?.account_id ?? null,
-        conversation_id: conversationId, created_at: note.published, updated_at: now,
+        id,
+        account_id: actor.id,
+        uri: note.uri,
+        url: note.url ?? note.uri,
+        local: 0,
+        text: htmlToText(note.contentHtml),
+        content: note.contentHtml,
+        spoiler_text: note.summary,
+        sensitive: note.sensitive ? 1 : 0,
+        visibility: note.visibility,
+        language: note.language,
+        emojis: this.emojisOf(note),
+        in_reply_to_id: parent?.id ?? null,
+        in_reply_to_account_id: parent?.account_id ?? null,
+        conversation_id: conversationId,
+        created_at: note.published,
+        updated_at: now,
       });
-      await this.statuses.insertMentions(trx, id, mentioned.map((m) => m.id));
+      await this.statuses.insertMentions(
+        trx,
+        id,
+        mentioned.map((m) => m.id),
+      );
       await this.insertMedia(trx, note, actor, id, now);
       if (note.hashtags.length) await this.fed.services.tags.tagStatus(trx, id, note.hashtags);
-      if (note.poll) await this.polls.insert(trx, { ...note.poll, id: this.fed.social.ids.next(), statusId: id, accountId: actor.id, hideTotals: false }, now);
+      if (note.poll)
+        await this.polls.insert(
+          trx,
+          { ...note.poll, id: this.fed.social.ids.next(), statusId: id, accountId: actor.id, hideTotals: false },
+          now,
+        );
       if (parent) await this.statuses.adjust(trx, parent.id, 'replies_count', 1);
       await this.fed.services.accounts.adjustCounter(trx, actor.id, 'statuses_count', 1);
       await this.fed.services.accounts.update(actor.id, { last_status_at: note.published }, trx);
@@ -151,8 +225,20 @@ export class RemoteStatuses {
   }
 
   /** The Note's attachments as media rows referencing the peer's files by `remote_url`. */
-  private async insertMedia(trx: Knex, note: ParsedNote, actor: ActorRow, statusId: string, now: string): Promise<void> {
-    const rows = attachmentRows(parseAttachments(note.attachment, this.fed.policy), () => this.fed.social.ids.next(), actor.id, statusId, now);
+  private async insertMedia(
+    trx: Knex,
+    note: ParsedNote,
+    actor: ActorRow,
+    statusId: string,
+    now: string,
+  ): Promise<void> {
+    const rows = attachmentRows(
+      parseAttachments(note.attachment, this.fed.policy),
+      () => this.fed.social.ids.next(),
+      actor.id,
+      statusId,
+      now,
+    );
     if (rows.length) await trx('media_attachments').insert(rows);
   }
 
@@ -168,18 +254,39 @@ export class RemoteStatuses {
     const now = nowIso(this.fed.social.now());
     const stored = (await this.statuses.byId(existing.id))!;
     const poll = await this.polls.byStatus(existing.id);
-    const sameText = stored.content === note.contentHtml && stored.spoiler_text === note.summary && Boolean(stored.sensitive) === note.sensitive;
+    const sameText =
+      stored.content === note.contentHtml &&
+      stored.spoiler_text === note.summary &&
+      Boolean(stored.sensitive) === note.sensitive;
     if (sameText && note.poll && poll && !pollChanged(poll, note.poll)) {
-      await this.fed.social.db.transaction((trx) => this.polls.replaceRemote(trx, existing.id, { ...note.poll!, hideTotals: false }, now));
+      await this.fed.social.db.transaction((trx) =>
+        this.polls.replaceRemote(trx, existing.id, { ...note.poll!, hideTotals: false }, now),
+      );
       return existing.id;
     }
     let replaced: string[] = [];
     await this.fed.social.db.transaction(async (trx) => {
       await this.edits.beforeEdit(trx, existing.id);
-      await trx.raw(`UPDATE statuses SET content = ?, text = ?, spoiler_text = ?, sensitive = ?, emojis = ?, edited_at = ?, updated_at = ? WHERE id = ?`,
-        [note.contentHtml, htmlToText(note.contentHtml), note.summary, note.sensitive ? 1 : 0, this.emojisOf(note), now, now, existing.id]);
+      await trx.raw(
+        `UPDATE statuses SET content = ?, text = ?, spoiler_text = ?, sensitive = ?, emojis = ?, edited_at = ?, updated_at = ? WHERE id = ?`,
+        [
+          note.contentHtml,
+          htmlToText(note.contentHtml),
+          note.summary,
+          note.sensitive ? 1 : 0,
+          this.emojisOf(note),
+          now,
+          now,
+          existing.id,
+        ],
+      );
       // The peer's attachments are replaced; their local copies (if cached) go after the commit.
-      replaced = (await trx.raw<Array<{ id: string }>>(`DELETE FROM media_attachments WHERE status_id = ? AND remote_url IS NOT NULL RETURNING CAST(id AS TEXT) AS id`, [existing.id])).map((row) => row.id);
+      replaced = (
+        await trx.raw<Array<{ id: string }>>(
+          `DELETE FROM media_attachments WHERE status_id = ? AND remote_url IS NOT NULL RETURNING CAST(id AS TEXT) AS id`,
+          [existing.id],
+        )
+      ).map((row) => row.id);
       await this.insertMedia(trx, note, actor, existing.id, now);
       await this.fed.services.tags.retagStatus(trx, existing.id, note.hashtags);
       await this.replacePoll(trx, existing.id, actor.id, poll, note.poll, now);
@@ -191,12 +298,24 @@ export class RemoteStatuses {
   }
 
   /** An edit's poll: new options drop the votes cast here (they were for other choices). */
-  private async replacePoll(trx: Knex, statusId: string, authorId: string, before: PollRow | undefined, after: ParsedPoll | null, now: string): Promise<void> {
+  private async replacePoll(
+    trx: Knex,
+    statusId: string,
+    authorId: string,
+    before: PollRow | undefined,
+    after: ParsedPoll | null,
+    now: string,
+  ): Promise<void> {
     if (!after) {
       if (before) await trx.raw(`DELETE FROM polls WHERE id = ?`, [before.id]);
       return;
     }
-    if (!before) return this.polls.insert(trx, { ...after, id: this.fed.social.ids.next(), statusId, accountId: authorId, hideTotals: false }, now);
+    if (!before)
+      return this.polls.insert(
+        trx,
+        { ...after, id: this.fed.social.ids.next(), statusId, accountId: authorId, hideTotals: false },
+        now,
+      );
     if (pollChanged(before, after)) await trx.raw(`DELETE FROM poll_votes WHERE poll_id = ?`, [before.id]);
     await this.polls.replaceRemote(trx, statusId, { ...after, hideTotals: false }, now);
   }

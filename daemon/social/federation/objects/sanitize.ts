@@ -5,8 +5,30 @@ import { onFirstUse } from '../../../lib/on-first-use.js';
 const sanitizer = onFirstUse<typeof sanitizeHtmlType>('sanitize-html');
 
 const OPTIONS: sanitizeHtmlType.IOptions = {
-  allowedTags: ['p', 'br', 'span', 'a', 'del', 'pre', 'code', 'em', 'strong', 'b', 'i', 'u', 'ul', 'ol', 'li', 'blockquote'],
-  allowedAttributes: { a: ['href', 'rel', 'class', 'translate'], span: ['class', 'translate'], ol: ['start', 'reversed'], li: ['value'] },
+  allowedTags: [
+    'p',
+    'br',
+    'span',
+    'a',
+    'del',
+    'pre',
+    'code',
+    'em',
+    'strong',
+    'b',
+    'i',
+    'u',
+    'ul',
+    'ol',
+    'li',
+    'blockquote',
+  ],
+  allowedAttributes: {
+    a: ['href', 'rel', 'class', 'translate'],
+    span: ['class', 'translate'],
+    ol: ['start', 'reversed'],
+    li: ['value'],
+  },
   allowedClasses: { a: ['mention', 'hashtag', 'u-url', 'status-link'], span: ['h-card', 'invisible', 'ellipsis'] },
   allowedSchemes: ['http', 'https'],
   transformTags: {
@@ -15,10 +37,19 @@ const OPTIONS: sanitizeHtmlType.IOptions = {
 };
 
 export function sanitizeRemoteHtml(html: string): string {
-  return sanitizer()(html, { ...OPTIONS, allowedAttributes: { ...OPTIONS.allowedAttributes, a: [...(OPTIONS.allowedAttributes as Record<string, string[]>).a, 'target'] } });
+  return sanitizer()(html, {
+    ...OPTIONS,
+    allowedAttributes: {
+      ...OPTIONS.allowedAttributes,
+      a: [...(OPTIONS.allowedAttributes as Record<string, string[]>).a, 'target'],
+    },
+  });
 }
 
 /** Plain text of remote HTML (for the `text` column of remote statuses). */
 export function htmlToText(html: string): string {
-  return sanitizer()(html.replace(/<br\s*\/?>/gi, '\n').replace(/<\/p>\s*<p>/gi, '\n\n'), { allowedTags: [], allowedAttributes: {} }).trim();
+  return sanitizer()(html.replace(/<br\s*\/?>/gi, '\n').replace(/<\/p>\s*<p>/gi, '\n\n'), {
+    allowedTags: [],
+    allowedAttributes: {},
+  }).trim();
 }

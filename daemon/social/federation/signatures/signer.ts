@@ -12,7 +12,10 @@ import { hostOf } from '../objects/ld.js';
 import { parseSignature, verifyWithKey, SignatureError } from './verify.js';
 
 export class RequestSigners {
-  constructor(private readonly fed: FederationContext, private readonly actors: RemoteActors) {}
+  constructor(
+    private readonly fed: FederationContext,
+    private readonly actors: RemoteActors,
+  ) {}
 
   /** The verified signer: its actor URI, and its document when it was fetched just now. `body` is null for a GET. */
   async verify(ctx: Context, body: Buffer | null): Promise<{ uri: string; doc?: RemoteActorDoc }> {
@@ -56,7 +59,10 @@ export class RequestSigners {
       const actor = signer.doc ? await this.actors.store(signer.doc) : await this.actors.resolve(signer.uri);
       return actor.suspended_at ? null : actor.id;
     } catch (error) {
-      this.fed.log.info('signed fetch answered as to no one', { path: ctx.path, error: (error as Error).message.slice(0, 300) });
+      this.fed.log.info('signed fetch answered as to no one', {
+        path: ctx.path,
+        error: (error as Error).message.slice(0, 300),
+      });
       return null;
     }
   }

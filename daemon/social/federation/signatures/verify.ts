@@ -28,7 +28,12 @@ export function parseSignature(request: IncomingMessage, body: Buffer | null, no
   const required = ['(request-target)', 'host', 'date', ...(body ? ['digest'] : [])];
   let parsed: ParsedSignature;
   try {
-    parsed = httpSignature().parseRequest(request, { headers: required, clockSkew: MAX_AGE_MS / 1000, algorithms: ALGORITHMS, authorizationHeaderName: 'signature' });
+    parsed = httpSignature().parseRequest(request, {
+      headers: required,
+      clockSkew: MAX_AGE_MS / 1000,
+      algorithms: ALGORITHMS,
+      authorizationHeaderName: 'signature',
+    });
   } catch (error) {
     throw new SignatureError(`bad signature: ${(error as Error).message}`);
   }
@@ -38,7 +43,9 @@ export function parseSignature(request: IncomingMessage, body: Buffer | null, no
   }
   if (body) {
     const expected = digestHeader(body);
-    const sent = String(request.headers.digest ?? '').split(',').map((part) => part.trim())
+    const sent = String(request.headers.digest ?? '')
+      .split(',')
+      .map((part) => part.trim())
       .find((part) => part.slice(0, 8).toLowerCase() === 'sha-256=');
     if (!sent || `SHA-256=${sent.slice(8)}` !== expected) throw new SignatureError('digest does not match the body');
   }
