@@ -8,32 +8,19 @@
 // after TypeScript; the tests import dist/daemon/ directly and start the daemon through the bundle.
 import { copyFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const { FIRST_USE_LIBRARIES } = await import(
+  pathToFileURL(join(root, 'dist', 'daemon', 'lib', 'first-use-libraries.js')).href
+);
+
 const compiled = join(root, 'dist', 'daemon');
 const out = join(root, 'dist', 'bundle');
 
-/** Native addons, and libraries the daemon loads only on first use (daemon/lib/on-first-use.ts). */
-const OUTSIDE = [
-  'sqlite3',
-  'sharp',
-  'serialport',
-  '@serialport/*',
-  'blurhash',
-  'file-type',
-  'koa-body',
-  'web-push',
-  'nodemailer',
-  '@peertube/http-signature',
-  'sanitize-html',
-  'ws',
-  'rate-limiter-flexible',
-  'dns-packet',
-  'mqtt',
-  '@homebridge/ciao',
-];
+/** Native addons (loaded from node_modules by their own loaders), and the libraries kept for first use. */
+const OUTSIDE = ['sqlite3', '@serialport/*', ...FIRST_USE_LIBRARIES];
 /** Database drivers knex can load for other databases: never used here. */
 const OTHER_DRIVERS = [
   'better-sqlite3',

@@ -13,27 +13,10 @@ import { basename, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startDaemon } from '../helpers/daemon.js';
 import { DIST, tempDir } from '../helpers/paths.js';
+import { FIRST_USE_LIBRARIES } from '../../daemon/lib/first-use-libraries.js';
 
 const RECORDER = join(DIST, 'test', 'helpers', 'module-recorder.js');
 const BLOCKER = join(DIST, 'test', 'helpers', 'module-blocker.js');
-
-const LOADED_ON_FIRST_USE = [
-  'sharp',
-  'blurhash',
-  'file-type',
-  'koa-body',
-  'web-push',
-  'nodemailer',
-  '@peertube/http-signature',
-  'sanitize-html',
-  'ws',
-  'rate-limiter-flexible',
-  'dns-packet',
-  'mqtt',
-  'serialport',
-  '@serialport/bindings-cpp',
-  '@homebridge/ciao',
-];
 
 /** The files listed by the recorder: ES modules as file: URLs, CommonJS ones as paths. */
 function loadedFiles(log: string): string[] {
@@ -75,7 +58,7 @@ test('a start of a box already set up loads none of the parts kept for their fir
     assert.ok(packages.has('sqlite3'), 'sqlite3 is recorded');
     assert.ok(files.includes(join(DIST, 'bundle', 'main.js')), "the daemon's bundle is recorded");
     assert.equal(
-      LOADED_ON_FIRST_USE.filter((name) => packages.has(name)),
+      FIRST_USE_LIBRARIES.filter((name) => packages.has(name)),
       [],
       'loaded at start',
     );
