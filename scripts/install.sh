@@ -72,7 +72,7 @@ tar -C "$source_dir" --exclude=./node_modules --exclude=./dist --exclude=./data 
 
 if [ "$build" = yes ]; then
   say "installing dependencies and building (sqlite3 compiles: a few minutes on a Pi)"
-  (cd "$app_dir" && JOBS=max npm ci --no-audit --no-fund && node node_modules/typescript/bin/tsc -p . && npm prune --omit=dev --no-audit --no-fund)
+  (cd "$app_dir" && JOBS=max npm ci --no-audit --no-fund && node node_modules/typescript/bin/tsc -p . && node scripts/bundle.mjs && npm prune --omit=dev --no-audit --no-fund)
 fi
 
 unit_dir="$root/etc/systemd/system"

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Set-up shared by `npm start`, `npm test` and the tools: install the npm dependencies when they
-// are missing or older than package-lock.json, then compile TypeScript to dist/ (incremental).
+// are missing or older than package-lock.json, compile TypeScript to dist/ (incremental), then
+// bundle the daemon into dist/bundle/ (scripts/bundle.mjs).
 // Plain Node only: this runs before any dependency exists. Its output goes to stderr.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
@@ -65,3 +66,4 @@ if (installNeeded || !existsSync(sqliteBinding)) {
   say('compiling TypeScript…');
   run(process.execPath, tsc);
 }
+run(process.execPath, [join(root, 'scripts', 'bundle.mjs')]);

@@ -47,7 +47,7 @@ test('the launcher execs Node on the entry with glibc malloc and V8 heap growth 
     );
     const [heapGrowth, entry, ...rest] = args.split(' ');
     assert.is(heapGrowth, '--heap-growing-percent=50');
-    assert.is(resolve(entry), join(DIST, 'daemon', 'entry.cjs'));
+    assert.is(resolve(entry), join(DIST, 'bundle', 'entry.cjs'));
     assert.equal(rest, ['--config', 'site.json']);
   } finally {
     dir.remove();

@@ -7,10 +7,10 @@
  * where protobufjs would otherwise re-encode it. The codec uses `wire`; converting text is our job.
  */
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
+import { installPath } from '../install-paths.js';
 
-export const PROTO_PATH = fileURLToPath(new URL('../../../proto/ctrl.proto', import.meta.url));
+export const PROTO_PATH = installPath('proto', 'ctrl.proto');
 
 export interface Schema {
   readonly schema: protobuf.Root;

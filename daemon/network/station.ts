@@ -8,7 +8,6 @@
 import { EventEmitter } from 'node:events';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { DeviceState, NetworkLease } from '../device/state.js';
 import type { Logger } from '../log/logger.js';
 import type { StationNetwork } from '../connectivity/runner.js';
@@ -16,8 +15,9 @@ import { IpError, type IpTool } from './ip.js';
 import { parseDhcpEvent, type DhcpEvent } from './lease.js';
 import { Supervised } from './supervisor.js';
 import type { PartReporter } from './problems.js';
+import { installPath } from '../install-paths.js';
 
-export const UDHCPC_SCRIPT = fileURLToPath(new URL('../../../scripts/network/udhcpc-event', import.meta.url));
+export const UDHCPC_SCRIPT = installPath('scripts', 'network', 'udhcpc-event');
 
 export interface StationOptions {
   iface: string;

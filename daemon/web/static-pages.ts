@@ -3,12 +3,13 @@
  * served with their type and no-cache headers (a phone on the setup AP must never keep a stale
  * portal, and the dashboard changes with each release).
  */
+import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { Context } from 'koa';
+import { installPath } from '../install-paths.js';
 
-/** web/ at the repository root (this file runs from dist/daemon/web/). */
-const WEB_ROOT = fileURLToPath(new URL('../../../web/', import.meta.url));
+/** web/ at the root of the installation. */
+const WEB_ROOT = installPath('web');
 
 const TYPES: Record<string, string> = {
   html: 'text/html; charset=utf-8',
@@ -29,7 +30,7 @@ export interface StaticPage {
 }
 
 export function loadPage(relativePath: string): StaticPage {
-  const body = readFileSync(WEB_ROOT + relativePath);
+  const body = readFileSync(join(WEB_ROOT, relativePath));
   const extension = relativePath.slice(relativePath.lastIndexOf('.') + 1);
   return { body, type: TYPES[extension] ?? 'application/octet-stream' };
 }

@@ -9,31 +9,14 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { join } from 'node:path';
+import { basename, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startDaemon } from '../helpers/daemon.js';
 import { DIST, tempDir } from '../helpers/paths.js';
+import { FIRST_USE_LIBRARIES } from '../../daemon/lib/first-use-libraries.js';
 
 const RECORDER = join(DIST, 'test', 'helpers', 'module-recorder.js');
 const BLOCKER = join(DIST, 'test', 'helpers', 'module-blocker.js');
-
-const LOADED_ON_FIRST_USE = [
-  'sharp',
-  'blurhash',
-  'file-type',
-  'koa-body',
-  'web-push',
-  'nodemailer',
-  '@peertube/http-signature',
-  'sanitize-html',
-  'ws',
-  'rate-limiter-flexible',
-  'dns-packet',
-  'mqtt',
-  'serialport',
-  '@serialport/bindings-cpp',
-  '@homebridge/ciao',
-];
 
 /** The files listed by the recorder: ES modules as file: URLs, CommonJS ones as paths. */
 function loadedFiles(log: string): string[] {
@@ -71,27 +54,24 @@ test('a start of a box already set up loads none of the parts kept for their fir
     assert.is(await daemon.stop(), 0);
     const files = loadedFiles(readFileSync(log, 'utf8'));
     const packages = packagesOf(files);
-    // Both kinds of module are recorded: the stack a start does need is there.
-    for (const needed of ['knex', 'lodash', 'koa', 'sqlite3', 'protobufjs'])
-      assert.ok(packages.has(needed), `${needed} is recorded`);
-    assert.ok(
-      files.some((file) => file.endsWith(join('dist', 'daemon', 'app.js'))),
-      "the daemon's own modules are recorded",
-    );
+    // Both kinds of module are recorded: the native SQLite binding a start needs, and the bundle.
+    assert.ok(packages.has('sqlite3'), 'sqlite3 is recorded');
+    assert.ok(files.includes(join(DIST, 'bundle', 'main.js')), "the daemon's bundle is recorded");
     assert.equal(
-      LOADED_ON_FIRST_USE.filter((name) => packages.has(name)),
+      FIRST_USE_LIBRARIES.filter((name) => packages.has(name)),
       [],
       'loaded at start',
     );
+    // The bundle's lazily imported modules are files named after their source (scripts/bundle.mjs).
+    const chunks = files.filter((file) => file.startsWith(join(DIST, 'bundle', 'chunks')));
+    const named = (pattern: RegExp) => chunks.filter((file) => pattern.test(basename(file)));
+    assert.equal(named(/^\d{8}_\d{2}_/), [], 'migrations loaded with none to apply');
+    assert.equal(named(/^(handlers|receive)-/), [], 'inbox loaded before a peer delivered');
+    assert.equal(named(/^(?!chunk-)/), [], 'only the shared parts of the bundle');
     assert.equal(
-      files.filter((file) => file.includes(join('dist', 'daemon', 'store', 'migrations', '2'))),
+      files.filter((file) => file.startsWith(join(DIST, 'daemon') + sep)),
       [],
-      'migrations loaded with none to apply',
-    );
-    assert.equal(
-      files.filter((file) => file.includes(join('dist', 'daemon', 'social', 'federation', 'inbox'))),
-      [],
-      'inbox loaded before a peer delivered',
+      'the compiled modules beside the bundle',
     );
   } finally {
     data.remove();

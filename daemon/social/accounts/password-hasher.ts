@@ -7,6 +7,7 @@ import { Worker } from 'node:worker_threads';
 import { busy } from '../../lib/errors.js';
 import type { Logger } from '../../log/logger.js';
 import type { HashJob, HashResult } from './hash-worker.js';
+import { installPath } from '../../install-paths.js';
 
 /** Jobs that may wait behind the running one. */
 export const HASH_QUEUE_BOUND = 8;
@@ -77,7 +78,7 @@ export class PasswordHasher {
 
   private started(): Worker {
     if (this.worker) return this.worker;
-    const worker = new Worker(new URL('./hash-worker.js', import.meta.url));
+    const worker = new Worker(installPath('dist', 'daemon', 'social', 'accounts', 'hash-worker.js'));
     worker.on('message', (result: HashResult) => this.finished(worker, result));
     worker.on('error', (error) => this.failed(worker, error));
     worker.on('exit', () => this.failed(worker, new Error('password hashing thread stopped')));

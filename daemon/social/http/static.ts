@@ -1,13 +1,14 @@
 /** The default avatar and header images (web/social/), served like Mastodon's `missing.png`. */
+import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { Routes } from './routes.js';
 import { MISSING_AVATAR, MISSING_HEADER } from '../accounts/serialize.js';
+import { installPath } from '../../install-paths.js';
 
-const WEB_DIR = fileURLToPath(new URL('../../../../web/social/', import.meta.url));
+const WEB_DIR = installPath('web', 'social');
 
 export function staticRoutes(routes: Routes): void {
-  const avatar = readFileSync(`${WEB_DIR}missing.png`);
+  const avatar = readFileSync(join(WEB_DIR, 'missing.png'));
   for (const path of [MISSING_AVATAR, MISSING_HEADER]) {
     routes.get(path, 'open', (ctx) => {
       ctx.type = 'image/png';

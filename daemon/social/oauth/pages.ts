@@ -2,17 +2,18 @@
  * The login-and-consent page and the out-of-band code page, from the plain HTML templates in
  * web/oauth/ (read once at start-up). Every value put into a page is HTML-escaped.
  */
+import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { escapeHtml } from '../statuses/html.js';
+import { installPath } from '../../install-paths.js';
 
-const WEB_DIR = fileURLToPath(new URL('../../../../web/oauth/', import.meta.url));
+const WEB_DIR = installPath('web', 'oauth');
 
 export class OAuthPages {
-  private readonly authorize = readFileSync(`${WEB_DIR}authorize.html`, 'utf8');
-  private readonly code = readFileSync(`${WEB_DIR}code.html`, 'utf8');
-  private readonly error = readFileSync(`${WEB_DIR}error.html`, 'utf8');
-  readonly css = readFileSync(`${WEB_DIR}oauth.css`, 'utf8');
+  private readonly authorize = readFileSync(join(WEB_DIR, 'authorize.html'), 'utf8');
+  private readonly code = readFileSync(join(WEB_DIR, 'code.html'), 'utf8');
+  private readonly error = readFileSync(join(WEB_DIR, 'error.html'), 'utf8');
+  readonly css = readFileSync(join(WEB_DIR, 'oauth.css'), 'utf8');
 
   authorizePage(input: {
     appName: string;

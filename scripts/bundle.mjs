@@ -1,0 +1,57 @@
+#!/usr/bin/env node
+// Bundles the compiled daemon (dist/daemon/main.js) into dist/bundle/ with esbuild: Node's module
+// loader resolves, reads and compiles each of the daemon's and its libraries' hundreds of files
+// one by one, and that was most of the start-up's CPU time. The parts a start does not need stay
+// out of the start's file: the libraries loaded on first use and the native ones are left to
+// node_modules, and the daemon's own lazily imported modules (migrations, the federation inbox)
+// become files of their own under the same folders as in dist/daemon/. Run by scripts/setup.mjs
+// after TypeScript; the tests import dist/daemon/ directly and start the daemon through the bundle.
+import { copyFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const { FIRST_USE_LIBRARIES } = await import(
+  pathToFileURL(join(root, 'dist', 'daemon', 'lib', 'first-use-libraries.js')).href
+);
+
+const compiled = join(root, 'dist', 'daemon');
+const out = join(root, 'dist', 'bundle');
+
+/** Native addons (loaded from node_modules by their own loaders), and the libraries kept for first use. */
+const OUTSIDE = ['sqlite3', '@serialport/*', ...FIRST_USE_LIBRARIES];
+/** Database drivers knex can load for other databases: never used here. */
+const OTHER_DRIVERS = [
+  'better-sqlite3',
+  'mysql',
+  'mysql2',
+  'mariadb',
+  'mariadb/*',
+  'pg',
+  'pg-query-stream',
+  'pg-native',
+  'oracledb',
+  'tedious',
+];
+
+await build({
+  entryPoints: [join(compiled, 'main.js')],
+  outdir: out,
+  outbase: compiled,
+  entryNames: '[dir]/[name]',
+  chunkNames: 'chunks/[name]-[hash]',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  external: [...OUTSIDE, ...OTHER_DRIVERS],
+  // Bundled CommonJS libraries call require() for Node's own modules.
+  banner: {
+    js: "import { createRequire as createRequireForBundle } from 'node:module'; const require = createRequireForBundle(import.meta.url);",
+  },
+  logLevel: 'warning',
+});
+// The entry that sizes the thread pool before any module loads, next to the bundle's main.js.
+copyFileSync(join(compiled, 'entry.cjs'), join(out, 'entry.cjs'));
