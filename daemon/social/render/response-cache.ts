@@ -26,7 +26,7 @@ const ENTRY_OVERHEAD_BYTES = 256;
 /**
  * A home instance's clients poll a handful of URLs each; many more keys means query strings that
  * vary per request (cache busters), whose entries are never asked for again and only keep the
- * heap large (the bench's unread counts grew old space by ~4 MB a round under the byte bound).
+ * heap large, even under the byte bound.
  */
 const MAX_ENTRIES = 1000;
 
