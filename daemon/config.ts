@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import cron from 'node-cron';
+import { FIRMWARE_GENERATIONS, type FirmwareGeneration } from './coproc/operations.js';
 import { LOG_LEVELS, type LogLevel } from './log/logger.js';
 
 export type CoprocTarget =
@@ -37,6 +38,8 @@ export interface Config {
   registrations: Registrations;
   coproc: CoprocTarget;
   simScenario: SimScenarioName;
+  /** Which ESP-Hosted firmware generation the embedded simulator behaves like. */
+  simFirmware: FirmwareGeneration;
   mqttUrl: string | null;
   mqttUsername: string | null;
   mqttPassword: string | null;
@@ -323,6 +326,7 @@ export const KEYS: readonly KeySpec[] = [
   key('registrations', 'registrations', oneOf(['open', 'approval', 'closed'] as const), 'closed'),
   key('coproc', 'coproc', coproc, { kind: 'sim' }),
   key('simScenario', 'sim_scenario', oneOf(SIM_SCENARIO_NAMES), 'default'),
+  key('simFirmware', 'sim_firmware', oneOf(FIRMWARE_GENERATIONS), 'documented'),
   key('mqttUrl', 'mqtt_url', mqttUrl, null),
   key('mqttUsername', 'mqtt_username', optionalText(), null),
   key('mqttPassword', 'mqtt_password', optionalText(), null),

@@ -1,9 +1,10 @@
 /**
- * The coprocessor client: typed methods for the 21 operations over framing + codec + a transport.
- * One request in flight at a time (the device serves them one by one); the others wait in a queue.
- * Each operation has its timeout (the device does not answer a request it cannot parse); an answer
- * is matched by msg_type Resp and request id + 100, and one that comes after its timeout is
- * dropped and counted, never handed to the next caller.
+ * The coprocessor client: typed methods for the operations of both firmware generations over
+ * framing + codec + a transport. One request in flight at a time (the device serves them one by
+ * one); the others wait in a queue. Each operation has its timeout (the device does not answer a
+ * request it cannot parse, nor the documented firmware an id it does not know); an answer is matched
+ * by msg_type Resp, request id + 100 and — when the firmware echoes one — the request's uid, and one
+ * that comes after its timeout is dropped and counted, never handed to the next caller.
  */
 import { EventEmitter } from 'node:events';
 import type { Logger } from '../log/logger.js';
@@ -12,6 +13,8 @@ import {
   type CoprocClientApi,
   type CoprocEvents,
   type ConnectRequest,
+  type FirmwareVersion,
+  type HostedFeatureName,
   type LinkCounters,
   type PowerSaveName,
   type ScanEntry,
@@ -52,7 +55,15 @@ import {
 import { chipName } from './framing/priv-init.js';
 import { TLV_PREFIX_LEN } from './framing/tlv.js';
 import { isMac, macFromWire, macToWire } from './mac.js';
-import { eventById, MSG_TYPE, OPERATION, RESP_OFFSET, type OperationName, type OperationSpec } from './operations.js';
+import {
+  eventById,
+  MSG_TYPE,
+  OPERATION,
+  RESP_MAX,
+  RESP_OFFSET,
+  type OperationName,
+  type OperationSpec,
+} from './operations.js';
 import type { Transport } from './transport/types.js';
 
 export interface CoprocClientOptions {
@@ -71,6 +82,7 @@ export interface CallOptions {
 
 interface Pending {
   spec: OperationSpec;
+  uid: number;
   bytes: Buffer;
   timeoutMs: number;
   sentAt?: number;
@@ -96,6 +108,11 @@ const RESTART_TRANSIT_MS = 50;
 const MAX_SSID = 32;
 const MAX_PASSPHRASE = 64;
 export const OTA_CHUNK_MAX = 4000;
+/** Espressif's host library counts uids from 1 and wraps before INT32_MAX. */
+const UID_MAX = 0x7fffffff;
+const FEATURES: Record<HostedFeatureName, number> = { wifi: 1, bluetooth: 2, network_split: 3 };
+/** ISO 3166-1 alpha-2; the firmware also takes a third octet (' ', 'O', 'I') it does not need from us. */
+const COUNTRY_CODE = /^[A-Z]{2}$/;
 
 export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocClientApi {
   private readonly transport: Transport;
@@ -109,6 +126,7 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
   private closed = false;
   private wasUp = false;
   private lastFaultLog = 0;
+  private lastUid = 0;
   private readonly stats: LinkCounters = {
     framesIn: 0,
     framesOut: 0,
@@ -133,8 +151,13 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
       frame: (endpoint, data) => this.onFrame(endpoint, data),
       fault: (fault, detail) => this.onFault(fault, detail),
       privInit: (init) => {
-        this.log.debug('coprocessor boot announcement', { chip_id: init.chipId, capabilities: init.capabilities });
-        this.emit('boot', { chip: chipName(init.chipId), chipId: init.chipId });
+        const fw = init.fwVersion ? `${init.fwVersion.name}-${init.fwVersion.parts.join('.')}` : null;
+        this.log.debug('coprocessor boot announcement', {
+          chip_id: init.chipId,
+          capabilities: init.capabilities,
+          firmware: fw,
+        });
+        this.emit('boot', { chip: chipName(init.chipId), chipId: init.chipId, firmwareVersion: fw });
       },
     });
     this.transport.on('data', (chunk) => this.framing.push(chunk));
@@ -185,8 +208,9 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
         new CoprocError(operation, 'link_down', null, `${spec.protocolName}: the coprocessor link is down`),
       );
     let bytes: Buffer;
+    const uid = this.nextUid();
     try {
-      const pb = encodeCtrlMsg(MSG_TYPE.request, spec.id, spec.requestField, request);
+      const pb = encodeCtrlMsg(MSG_TYPE.request, spec.id, spec.requestField, request, uid);
       if (pb.length + TLV_PREFIX_LEN > DEVICE_MAX_FRAME)
         throw new InvalidArgument(
           `the request is ${pb.length + TLV_PREFIX_LEN} bytes; the device takes at most ${DEVICE_MAX_FRAME}`,
@@ -209,7 +233,7 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
     }
     const timeoutMs = options.timeoutMs ?? this.timeouts[operation] ?? spec.timeoutMs;
     return new Promise<Body>((resolve, reject) => {
-      this.queue.push({ spec, bytes, timeoutMs, resolve, reject });
+      this.queue.push({ spec, uid, bytes, timeoutMs, resolve, reject });
       this.pump();
     });
   }
@@ -221,7 +245,7 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
     await this.transport.close();
   }
 
-  // ── the 21 operations ──────────────────────────────────────────────────────────────────────────
+  // ── the operations ──────────────────────────────────────────────────────────────────────────
 
   async getMac(iface: WifiInterface): Promise<string> {
     const mode = this.argument('getMac', () => interfaceToWire(iface));
@@ -407,7 +431,39 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
     await this.run('configHeartbeat', { enable, duration: enable ? periodS : 0 });
   }
 
+  async enableDisable(feature: HostedFeatureName, enable: boolean): Promise<void> {
+    const code = FEATURES[feature];
+    this.check('enableDisable', code !== undefined, `unknown feature ${JSON.stringify(feature)}`);
+    await this.run('enableDisable', { feature: code, enable });
+  }
+
+  async getFwVersion(): Promise<FirmwareVersion> {
+    const a = await this.run('getFwVersion');
+    const parts = [a.major1, a.major2, a.minor, a.rev_patch1, a.rev_patch2].map((n) => Number(n) || 0);
+    const name = ssidText(stripNul(bytesOf(a.name)));
+    return { name, parts, text: `${name}-${parts.join('.')}` };
+  }
+
+  async setCountryCode(country: string, ieee80211d = false): Promise<void> {
+    this.check(
+      'setCountryCode',
+      COUNTRY_CODE.test(country),
+      `${JSON.stringify(country)} is not a two-letter country code`,
+    );
+    await this.run('setCountryCode', { country: utf8(country), ieee80211d_enabled: ieee80211d });
+  }
+
+  async getCountryCode(): Promise<string> {
+    const { country } = await this.run('getCountryCode');
+    return ssidText(stripNul(bytesOf(country))).trim();
+  }
+
   // ── internals ──────────────────────────────────────────────────────────────────────────────────
+
+  private nextUid(): number {
+    this.lastUid = this.lastUid >= UID_MAX ? 1 : this.lastUid + 1;
+    return this.lastUid;
+  }
 
   private async run(operation: OperationName, request: Body = {}): Promise<Body> {
     const answer = await this.call(operation, request);
@@ -535,16 +591,24 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
 
   private onResponse(message: CtrlMessage): void {
     const pending = this.inflight;
-    if (pending && message.msgId === pending.spec.id + RESP_OFFSET && message.field === pending.spec.responseField) {
+    // The documented firmware sends no uid (0); the current one echoes the request's.
+    const uidMatches = message.uid === 0 || message.uid === pending?.uid;
+    if (
+      pending &&
+      uidMatches &&
+      message.msgId === pending.spec.id + RESP_OFFSET &&
+      message.field === pending.spec.responseField
+    ) {
       this.settle(pending);
       this.setAnswering(true, pending.spec.name);
       pending.resolve(message.body ?? {});
       return;
     }
-    if (message.msgId > 200 && message.msgId < 222) {
+    if (message.msgId > RESP_OFFSET * 2 && message.msgId < RESP_MAX) {
       this.stats.lateResponses += 1;
       this.log.info('dropped a coprocessor answer nobody waits for (late, after its timeout)', {
         msg_id: message.msgId,
+        uid: message.uid,
         waiting_for: pending?.spec.protocolName ?? null,
       });
       return;
@@ -568,11 +632,41 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
       case 'heartbeat':
         this.emit('heartbeat', { number: body.hb_num as number });
         break;
-      case 'stationDisconnected':
-        this.emit('stationDisconnected', { reason: body.resp as number });
+      case 'stationDisconnected': {
+        const ssidBytes = eventSsid(body);
+        this.emit('stationDisconnected', {
+          reason: disconnectReason(body),
+          ...(ssidBytes ? { ssid: ssidText(ssidBytes), ssidBytes } : {}),
+        });
         break;
+      }
       case 'softApStationDisconnected':
-        this.emit('softApStationDisconnected', { mac: macFromWire(bytesOf(body.mac)), reason: body.resp as number });
+        this.emit('softApStationDisconnected', { mac: macFromWire(bytesOf(body.mac)), reason: disconnectReason(body) });
+        break;
+      case 'stationConnected': {
+        const ssidBytes = eventSsid(body) ?? new Uint8Array();
+        this.emit('stationConnected', {
+          ssid: ssidText(ssidBytes),
+          ssidBytes,
+          bssid: macFromWire(bytesOf(body.bssid)),
+          channel: body.channel as number,
+          security: securityFromWire(body.authmode as number),
+        });
+        break;
+      }
+      case 'softApStationConnected':
+        this.emit('softApStationConnected', { mac: macFromWire(bytesOf(body.mac)), aid: body.aid as number });
+        break;
+      case 'customRpc':
+        this.emit('customRpc', { id: body.custom_evt_id as number, data: bytesOf(body.data) });
+        break;
+      case 'dhcpDnsStatus':
+        this.emit('dhcpDnsStatus', {
+          iface: body.iface as number,
+          linkUp: Boolean(body.net_link_up),
+          dhcpUp: Boolean(body.dhcp_up),
+          dnsUp: Boolean(body.dns_up),
+        });
         break;
     }
   }
@@ -621,4 +715,18 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
     this.answering = answering;
     this.emit('answering', { answering, operation });
   }
+}
+
+/** The current firmware sends resp 0 and the reason in its own field; the documented one has it in resp. */
+function disconnectReason(body: Body): number {
+  const reason = Number(body.reason) || 0;
+  return reason !== 0 ? reason : (body.resp as number);
+}
+
+/** The SSID an event names (current firmware), cut to ssid_len; null when the event names none. */
+function eventSsid(body: Body): Uint8Array | null {
+  const bytes = stripNul(bytesOf(body.ssid));
+  if (bytes.length === 0) return null;
+  const length = Number(body.ssid_len) || bytes.length;
+  return bytes.subarray(0, Math.min(length, bytes.length));
 }

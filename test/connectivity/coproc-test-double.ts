@@ -215,6 +215,24 @@ export class CoprocTestDouble extends EventEmitter<CoprocEvents> implements Copr
       this.heartbeat = { enabled: enable, periodS: Math.min(3600, Math.max(10, periodS)) };
     });
   }
+  // The documented firmware does not know the current firmware's operations: it never answers them.
+  private unknownToDocumented(name: string): Promise<never> {
+    return this.op(name, () => {
+      throw new CoprocError(name, 'timeout', null, 'no response');
+    });
+  }
+  enableDisable() {
+    return this.unknownToDocumented('enableDisable');
+  }
+  getFwVersion() {
+    return this.unknownToDocumented('getFwVersion');
+  }
+  setCountryCode() {
+    return this.unknownToDocumented('setCountryCode');
+  }
+  getCountryCode() {
+    return this.unknownToDocumented('getCountryCode');
+  }
   async close() {
     this.linkUp = false;
   }
