@@ -147,6 +147,8 @@ export interface LinkCounters {
   eventsIn: number;
   /** Times the transport went down. */
   linkDrops: number;
+  /** Messages the transport refused to send (larger than the esps driver's write limit). */
+  refusedWrites: number;
 }
 
 export interface CoprocClientApi extends EventEmitter<CoprocEvents> {

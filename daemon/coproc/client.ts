@@ -139,6 +139,7 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
     unknownFields: 0,
     eventsIn: 0,
     linkDrops: 0,
+    refusedWrites: 0,
   };
 
   constructor(options: CoprocClientOptions) {
@@ -166,6 +167,7 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
       this.wasUp = true;
       this.emit('link', { up: true });
     });
+    this.transport.on('refused', (reason) => this.onRefused(reason));
     this.transport.on('down', (reason) => {
       this.framing.reset();
       if (this.wasUp) this.stats.linkDrops += 1;
@@ -689,6 +691,16 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
         `${pending.spec.protocolName}: the coprocessor restarted before answering`,
       ),
     );
+  }
+
+  /** The transport could not send the request in flight: it fails now, not at its timeout. */
+  private onRefused(reason: string): void {
+    this.stats.refusedWrites += 1;
+    this.log.warn('the coprocessor link refused a message', { reason, refused_writes: this.stats.refusedWrites });
+    const pending = this.inflight;
+    if (!pending) return;
+    this.settle(pending);
+    pending.reject(new CoprocError(pending.spec.name, 'invalid', null, `${pending.spec.protocolName}: ${reason}`));
   }
 
   private onUnknown(message: CtrlMessage, what: string): void {

@@ -62,6 +62,7 @@ export class CoprocTestDouble extends EventEmitter<CoprocEvents> implements Copr
       unknownFields: 0,
       eventsIn: 0,
       linkDrops: 0,
+      refusedWrites: 0,
     };
   }
 
