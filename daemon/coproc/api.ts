@@ -14,6 +14,12 @@ export type PowerSaveName = 'none' | 'min_modem' | 'max_modem';
 /** Req_EnableDisable's features (current firmware). */
 export type HostedFeatureName = 'wifi' | 'bluetooth' | 'network_split';
 
+/** What answered at start-up: the generation, and the version when the firmware tells it. */
+export interface FirmwareInfo {
+  generation: 'documented' | 'current';
+  version: FirmwareVersion | null;
+}
+
 /** Resp_GetFwVersion: the project name ("FG") and five numbers; `text` as the firmware's build prints it. */
 export interface FirmwareVersion {
   name: string;
@@ -183,6 +189,8 @@ export interface CoprocClientApi extends EventEmitter<CoprocEvents> {
   /** Current firmware only; the documented one does not answer (timeout). */
   enableDisable(feature: HostedFeatureName, enable: boolean): Promise<void>;
   getFwVersion(): Promise<FirmwareVersion>;
+  /** GetFwVersion as a probe: answered → current firmware; silence → documented (not a lost device). */
+  detectFirmware(timeoutMs?: number): Promise<FirmwareInfo>;
   /** Two letters (ISO 3166-1); `ieee80211d` lets the access points' country override it. */
   setCountryCode(country: string, ieee80211d?: boolean): Promise<void>;
   getCountryCode(): Promise<string>;

@@ -13,6 +13,7 @@ import {
   type CoprocClientApi,
   type CoprocEvents,
   type ConnectRequest,
+  type FirmwareInfo,
   type FirmwareVersion,
   type HostedFeatureName,
   type LinkCounters,
@@ -78,6 +79,8 @@ export interface CoprocClientOptions {
 
 export interface CallOptions {
   timeoutMs?: number;
+  /** A question the device may not know (a probe): its timeout does not mean it stopped answering. */
+  probe?: boolean;
 }
 
 interface Pending {
@@ -85,6 +88,7 @@ interface Pending {
   uid: number;
   bytes: Buffer;
   timeoutMs: number;
+  probe: boolean;
   sentAt?: number;
   resolve(body: Body): void;
   reject(error: CoprocError): void;
@@ -113,6 +117,8 @@ const UID_MAX = 0x7fffffff;
 const FEATURES: Record<HostedFeatureName, number> = { wifi: 1, bluetooth: 2, network_split: 3 };
 /** ISO 3166-1 alpha-2; the firmware also takes a third octet (' ', 'O', 'I') it does not need from us. */
 const COUNTRY_CODE = /^[A-Z]{2}$/;
+/** A device that answers at all answers GetFwVersion within this, if its firmware knows it. */
+const FIRMWARE_PROBE_MS = 2000;
 
 export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocClientApi {
   private readonly transport: Transport;
@@ -235,7 +241,7 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
     }
     const timeoutMs = options.timeoutMs ?? this.timeouts[operation] ?? spec.timeoutMs;
     return new Promise<Body>((resolve, reject) => {
-      this.queue.push({ spec, uid, bytes, timeoutMs, resolve, reject });
+      this.queue.push({ spec, uid, bytes, timeoutMs, probe: options.probe ?? false, resolve, reject });
       this.pump();
     });
   }
@@ -440,10 +446,22 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
   }
 
   async getFwVersion(): Promise<FirmwareVersion> {
-    const a = await this.run('getFwVersion');
-    const parts = [a.major1, a.major2, a.minor, a.rev_patch1, a.rev_patch2].map((n) => Number(n) || 0);
-    const name = ssidText(stripNul(bytesOf(a.name)));
-    return { name, parts, text: `${name}-${parts.join('.')}` };
+    return versionFrom(await this.run('getFwVersion'));
+  }
+
+  /**
+   * Which firmware generation answers: the current one answers GetFwVersion, the documented one
+   * never does (so its silence within `timeoutMs` is the answer, not a lost device).
+   */
+  async detectFirmware(timeoutMs = FIRMWARE_PROBE_MS): Promise<FirmwareInfo> {
+    try {
+      const answer = await this.call('getFwVersion', {}, { timeoutMs, probe: true });
+      this.throwUnlessOk('getFwVersion', answer);
+      return { generation: 'current', version: versionFrom(answer) };
+    } catch (error) {
+      if (error instanceof CoprocError && error.kind === 'timeout') return { generation: 'documented', version: null };
+      throw error;
+    }
   }
 
   async setCountryCode(country: string, ieee80211d = false): Promise<void> {
@@ -553,7 +571,7 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
         `${pending.spec.protocolName}: no answer from the coprocessor within ${seconds} s`,
       ),
     );
-    this.setAnswering(false, pending.spec.name);
+    if (!pending.probe) this.setAnswering(false, pending.spec.name);
   }
 
   private failAll(kind: 'link_down', message: string): void {
@@ -727,6 +745,14 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
     this.answering = answering;
     this.emit('answering', { answering, operation });
   }
+}
+
+function versionFrom(answer: Body): FirmwareVersion {
+  const parts = [answer.major1, answer.major2, answer.minor, answer.rev_patch1, answer.rev_patch2].map(
+    (n) => Number(n) || 0,
+  );
+  const name = ssidText(stripNul(bytesOf(answer.name)));
+  return { name, parts, text: `${name}-${parts.join('.')}` };
 }
 
 /** The current firmware sends resp 0 and the reason in its own field; the documented one has it in resp. */

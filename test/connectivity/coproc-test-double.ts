@@ -228,6 +228,10 @@ export class CoprocTestDouble extends EventEmitter<CoprocEvents> implements Copr
   getFwVersion() {
     return this.unknownToDocumented('getFwVersion');
   }
+  // The documented firmware's silence: no call recorded, the tests' call lists stay as they were.
+  detectFirmware() {
+    return Promise.resolve({ generation: 'documented' as const, version: null });
+  }
   setCountryCode() {
     return this.unknownToDocumented('setCountryCode');
   }
