@@ -223,7 +223,11 @@ export class App {
   private startCoprocessor(): CoprocClient {
     const { client } = openCoprocLink(this.config.coproc, {
       log: this.log,
-      sim: { timeScale: this.config.coprocTimeScale, scenario: this.config.simScenario },
+      sim: {
+        timeScale: this.config.coprocTimeScale,
+        scenario: this.config.simScenario,
+        firmware: this.config.simFirmware,
+      },
     });
     this.onStop('coprocessor', () => client.close());
     this.health.set('coprocessor', { status: 'starting', detail: `opening ${client.description}` });

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import cron from 'node-cron';
+import { FIRMWARE_GENERATIONS, type FirmwareGeneration } from './coproc/operations.js';
 import { LOG_LEVELS, type LogLevel } from './log/logger.js';
 
 export type CoprocTarget =
@@ -37,6 +38,10 @@ export interface Config {
   registrations: Registrations;
   coproc: CoprocTarget;
   simScenario: SimScenarioName;
+  /** Which ESP-Hosted firmware generation the embedded simulator behaves like. */
+  simFirmware: FirmwareGeneration;
+  /** ISO 3166-1 alpha-2 Wi-Fi country for the coprocessor; null leaves the firmware's own. */
+  wifiCountry: string | null;
   mqttUrl: string | null;
   mqttUsername: string | null;
   mqttPassword: string | null;
@@ -232,6 +237,16 @@ const mqttClientId: Parser<string | null> = {
     raw === null || raw === '' ? null : typeof raw === 'string' && /^[\x21-\x7e]{1,64}$/.test(raw) ? raw : undefined,
 };
 
+const countryCode: Parser<string | null> = {
+  allowed: "a two-letter country code (ISO 3166-1, e.g. DE), or empty for the firmware's own",
+  parse: (raw) =>
+    raw === null || raw === ''
+      ? null
+      : typeof raw === 'string' && /^[A-Za-z]{2}$/.test(raw.trim())
+        ? raw.trim().toUpperCase()
+        : undefined,
+};
+
 const cronExpression: Parser<string> = {
   allowed: 'a cron expression (five or six fields), or "off"',
   parse: (raw) => (typeof raw === 'string' && (raw === 'off' || cron.validate(raw)) ? raw : undefined),
@@ -323,6 +338,8 @@ export const KEYS: readonly KeySpec[] = [
   key('registrations', 'registrations', oneOf(['open', 'approval', 'closed'] as const), 'closed'),
   key('coproc', 'coproc', coproc, { kind: 'sim' }),
   key('simScenario', 'sim_scenario', oneOf(SIM_SCENARIO_NAMES), 'default'),
+  key('simFirmware', 'sim_firmware', oneOf(FIRMWARE_GENERATIONS), 'documented'),
+  key('wifiCountry', 'wifi_country', countryCode, null),
   key('mqttUrl', 'mqtt_url', mqttUrl, null),
   key('mqttUsername', 'mqtt_username', optionalText(), null),
   key('mqttPassword', 'mqtt_password', optionalText(), null),

@@ -71,12 +71,22 @@ async function printEvents(target: ReturnType<typeof resolveTarget>): Promise<vo
     print({ event: spec.devInit.protocolName, ...presentMessage(spec.devInit.type, { init_data: initData }) }),
   );
   client.on('heartbeat', ({ number }) => print({ event: spec.heartbeat.protocolName, hb_num: number }));
-  client.on('stationDisconnected', ({ reason }) =>
-    print({ event: spec.stationDisconnected.protocolName, resp: reason }),
+  client.on('stationDisconnected', ({ reason, ssid }) =>
+    print({ event: spec.stationDisconnected.protocolName, reason, ...(ssid ? { ssid } : {}) }),
   );
   client.on('softApStationDisconnected', ({ mac, reason }) =>
-    print({ event: spec.softApStationDisconnected.protocolName, resp: reason, mac }),
+    print({ event: spec.softApStationDisconnected.protocolName, reason, mac }),
   );
+  client.on('stationConnected', ({ ssid, bssid, channel, security }) =>
+    print({ event: spec.stationConnected.protocolName, ssid, bssid, channel, authmode: security }),
+  );
+  client.on('softApStationConnected', ({ mac, aid }) =>
+    print({ event: spec.softApStationConnected.protocolName, mac, aid }),
+  );
+  client.on('customRpc', ({ id, data }) =>
+    print({ event: spec.customRpc.protocolName, custom_evt_id: id, data: Buffer.from(data).toString('base64') }),
+  );
+  client.on('dhcpDnsStatus', (status) => print({ event: spec.dhcpDnsStatus.protocolName, ...status }));
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);

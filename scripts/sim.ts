@@ -1,5 +1,5 @@
 /**
- * `npm run sim -- --pty [--framing esps|serial] [--time-scale N] [--scenario NAME] [--baud N] [--link PATH] [--radio-events]`:
+ * `npm run sim -- --pty [--framing esps|serial] [--time-scale N] [--scenario NAME] [--firmware documented|current] [--baud N] [--link PATH] [--radio-events]`:
  * the simulated coprocessor on a new pseudo-terminal. The first stdout line is `PTY <device path>`;
  * point the daemon at it with NESTBOX_COPROC=serial:<path> (or esps:<path> with --framing esps).
  * Scenario commands are read from stdin, one per line; each answers one JSON line on stdout.
@@ -11,11 +11,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { FRAMING_KINDS, type FramingKind } from '../daemon/coproc/framing/index.js';
+import { FIRMWARE_GENERATIONS, type FirmwareGeneration } from '../daemon/coproc/operations.js';
 import { SIM_SCENARIOS, Simulator, type SimScenario } from '../daemon/coproc/sim/index.js';
 import { openPtyBridge } from '../daemon/coproc/sim/pty.js';
 import { fail, parseCliArgs, takeOption } from './lib/args.js';
 
-const USAGE = `Usage: npm run sim -- --pty [--framing esps|serial] [--time-scale N] [--scenario NAME] [--baud N] [--link PATH] [--radio-events]
+const USAGE = `Usage: npm run sim -- --pty [--framing esps|serial] [--time-scale N] [--scenario NAME] [--firmware documented|current] [--baud N] [--link PATH] [--radio-events]
 
 Runs the simulated ESP-Hosted coprocessor on a new pseudo-terminal (made with socat) and prints
 "PTY <device path>" as its first line. --framing serial (default) carries the TLV frames in
@@ -44,6 +45,8 @@ async function main(argv: string[]): Promise<void> {
   if (!(timeScale > 0)) fail('--time-scale is a positive number', 2);
   const scenario = (takeOption(options, 'scenario') ?? 'default') as SimScenario;
   if (!SIM_SCENARIOS.includes(scenario)) fail(`--scenario is one of ${SIM_SCENARIOS.join(', ')}`, 2);
+  const firmware = (takeOption(options, 'firmware') ?? 'documented') as FirmwareGeneration;
+  if (!FIRMWARE_GENERATIONS.includes(firmware)) fail(`--firmware is documented or current, not ${firmware}`, 2);
   const baudText = takeOption(options, 'baud');
   const baud = baudText === undefined ? undefined : Number(baudText);
   if (baud !== undefined && !(baud >= 300)) fail('--baud is a line speed such as 921600', 2);
@@ -55,7 +58,7 @@ async function main(argv: string[]): Promise<void> {
   const unknown = Object.keys(options);
   if (unknown.length) fail(`unknown option --${unknown[0]}\n\n${USAGE}`, 2);
 
-  const sim = new Simulator({ framing, timeScale, scenario, baud, otaPath: join(dir, 'ota.bin') });
+  const sim = new Simulator({ framing, timeScale, scenario, firmware, baud, otaPath: join(dir, 'ota.bin') });
   let bridge;
   try {
     bridge = await openPtyBridge(linkPath);

@@ -180,6 +180,19 @@ test('other bad values: enums, URLs, cron, passphrase, missing or broken file', 
   dir.remove();
 });
 
+test("NESTBOX_WIFI_COUNTRY: two letters (upper-cased), empty for the firmware's own; anything else refused", () => {
+  assert.is(loadConfig({ env: {} }).wifiCountry, null);
+  assert.is(loadConfig({ env: { NESTBOX_WIFI_COUNTRY: 'de' } }).wifiCountry, 'DE');
+  assert.is(loadConfig({ env: { NESTBOX_WIFI_COUNTRY: '' } }).wifiCountry, null);
+  for (const bad of ['D', 'DEU', 'D3', '01', 'de ch'])
+    assert.match(
+      rejects({ env: { NESTBOX_WIFI_COUNTRY: bad } }, 'NESTBOX_WIFI_COUNTRY').message,
+      /two-letter country code/,
+    );
+  assert.is(loadConfig({ env: { NESTBOX_SIM_FIRMWARE: 'current' } }).simFirmware, 'current');
+  rejects({ env: { NESTBOX_SIM_FIRMWARE: 'newest' } }, 'NESTBOX_SIM_FIRMWARE');
+});
+
 test('the daemon exits with code 2 and one line naming key, value and what is allowed', () => {
   const launch = daemonCommand();
   const result = spawnSync(launch.command, launch.args, {

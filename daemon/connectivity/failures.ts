@@ -24,12 +24,21 @@ export function describeFailure(failure: ConnectFailure, ssid?: string | null): 
 const REASONS: Record<number, { name: string; failure: ConnectFailure }> = {
   2: { name: 'auth expired', failure: 'auth' },
   8: { name: 'left the network', failure: 'failed' },
+  // The key handshake's failures: with a pre-shared key they mean a wrong password.
+  14: { name: 'message integrity check failed (usually a wrong password)', failure: 'auth' },
   15: { name: '4-way handshake timeout (usually a wrong password)', failure: 'auth' },
+  16: { name: 'group key handshake timeout', failure: 'auth' },
+  17: { name: 'security settings differ in the handshake', failure: 'auth' },
+  23: { name: '802.1X authentication failed', failure: 'auth' },
   200: { name: 'beacon timeout (access point gone)', failure: 'not_found' },
   201: { name: 'no access point found', failure: 'not_found' },
   202: { name: 'authentication failed', failure: 'auth' },
   203: { name: 'association failed', failure: 'failed' },
   204: { name: 'handshake timeout (usually a wrong password)', failure: 'auth' },
+  205: { name: 'connection failed', failure: 'failed' },
+  210: { name: 'no access point with a compatible security mode', failure: 'failed' },
+  211: { name: 'no access point at the required security level', failure: 'failed' },
+  212: { name: 'no access point with a strong enough signal', failure: 'not_found' },
 };
 
 export function describeDisconnectReason(reason: number): string {

@@ -35,6 +35,8 @@ export interface ConnectivityPolicy {
   leaseTimeoutMs: number;
   /** The setup portal counts as in use this long after its last request from the AP side. */
   portalIdleMs: number;
+  /** NESTBOX_WIFI_COUNTRY, applied at every initialisation by firmware that supports it; null keeps the firmware's. */
+  wifiCountry?: string | null;
 }
 
 export const HEARTBEAT_MIN_S = 10;
@@ -64,6 +66,7 @@ export function policyFromConfig(config: Config): ConnectivityPolicy {
     leaseRequired: config.network === 'on',
     leaseTimeoutMs: 30_000,
     portalIdleMs: 2 * 60_000,
+    wifiCountry: config.wifiCountry,
   };
 }
 

@@ -79,6 +79,8 @@ const STOP_GRACE_MS = 2000;
 const MAX_TIMER_MS = 2 ** 31 - 1;
 /** A disconnect reason this recent explains a refused connect (newer firmware sends them). */
 const REASON_FRESH_MS = 5000;
+/** How long a GetFwVersion probe may go unanswered before the firmware counts as the documented one. */
+const FIRMWARE_PROBE_MAX_MS = 2000;
 const NO_STATION = { ssid: null, bssid: null, rssi: null, channel: null } as const;
 
 export class ConnectivityRunner {
@@ -93,6 +95,8 @@ export class ConnectivityRunner {
   private preferred: number | null = null;
   private apSsid = setupApSsid(null);
   private stationJoined = false;
+  private chip: string | null = null;
+  private firmwareVersion: string | null = null;
   private readonly listeners: Array<[string, (...args: never[]) => void]> = [];
   private readonly onLease = ({ up, reason }: { up: boolean; reason?: string }) =>
     this.dispatch({ type: 'lease', up, reason });
@@ -124,10 +128,17 @@ export class ConnectivityRunner {
   async start(): Promise<void> {
     const { client, device } = this.options;
     this.listen('devInit', () => this.dispatch({ type: 'devInit' }));
-    // The seed-era firmware has no version request: what it runs on is what its boot announcement
-    // says (serial framing only; the esps driver keeps it, and a boot before we opened is missed).
-    this.listen('boot', ({ chip }: { chip: string | null }) => {
-      if (chip) device.update({ coprocessor: { firmware: `ESP-Hosted-FG (${chip})` } });
+    // The chip (and, from the current firmware, the version) is what the boot announcement says
+    // (serial framing only; the esps driver keeps it, and a boot before we opened is missed).
+    this.listen('boot', ({ chip, firmwareVersion }: { chip: string | null; firmwareVersion: string | null }) => {
+      if (chip) this.chip = chip;
+      if (firmwareVersion) this.firmwareVersion = firmwareVersion;
+      device.update({
+        coprocessor: {
+          firmware: this.firmwareText(),
+          ...(firmwareVersion ? { firmware_generation: 'current' as const } : {}),
+        },
+      });
     });
     this.listen('heartbeat', ({ number }: { number: number }) => {
       device.update({
@@ -325,6 +336,12 @@ export class ConnectivityRunner {
     );
   }
 
+  private firmwareText(): string | null {
+    if (!this.chip && !this.firmwareVersion) return null;
+    const version = this.firmwareVersion ? ` ${this.firmwareVersion}` : '';
+    return `ESP-Hosted-FG${version}${this.chip ? ` (${this.chip})` : ''}`;
+  }
+
   // ── effects ─────────────────────────────────────────────────────────────────────────────────
 
   /** Re-reads the device and re-applies the whole configuration (after boot, reset or loss). */
@@ -332,6 +349,16 @@ export class ConnectivityRunner {
     const { client, device, policy } = this.options;
     try {
       const mac = await client.getMac('station');
+      // Silence is the documented firmware's answer: wait no longer than a lost device is probed.
+      const firmware = await client.detectFirmware(Math.min(FIRMWARE_PROBE_MAX_MS, policy.deviceProbeMs));
+      if (firmware.version) this.firmwareVersion = firmware.version.text;
+      device.update({
+        coprocessor: { firmware_generation: firmware.generation, firmware: this.firmwareText() },
+      });
+      if (firmware.generation === 'current' && policy.wifiCountry)
+        await client
+          .setCountryCode(policy.wifiCountry)
+          .catch((error) => this.log.warn('Wi-Fi country not applied', { error: describeDeviceError(error) }));
       await this.options.radio.reapply(client);
       const mode = await client.getMode();
       const txPower = await client.getTxPower();
@@ -360,6 +387,9 @@ export class ConnectivityRunner {
       });
       this.log.info('coprocessor initialised', {
         mac,
+        firmware: firmware.generation,
+        version: this.firmwareVersion,
+        country: firmware.generation === 'current' ? policy.wifiCountry : null,
         mode,
         tx_power_dbm: txPower,
         power_save: powerSave,

@@ -9,7 +9,23 @@ import type { EventEmitter } from 'node:events';
 export type WifiModeName = 'none' | 'station' | 'softap' | 'apsta';
 /** The MAC-bearing interfaces: GetMAC/SetMAC accept only these. */
 export type WifiInterface = 'station' | 'softap';
+/** 'none' (wire 0) is refused by the documented firmware (PS_Invalid) and accepted by the current one (NO_PS). */
 export type PowerSaveName = 'none' | 'min_modem' | 'max_modem';
+/** Req_EnableDisable's features (current firmware). */
+export type HostedFeatureName = 'wifi' | 'bluetooth' | 'network_split';
+
+/** What answered at start-up: the generation, and the version when the firmware tells it. */
+export interface FirmwareInfo {
+  generation: 'documented' | 'current';
+  version: FirmwareVersion | null;
+}
+
+/** Resp_GetFwVersion: the project name ("FG") and five numbers; `text` as the firmware's build prints it. */
+export interface FirmwareVersion {
+  name: string;
+  parts: number[];
+  text: string;
+}
 export type BandwidthName = 'ht20' | 'ht40';
 /** Ctrl_WifiSecProt names; real scans may report higher IDF values, kept as `unknown_<n>`. */
 export type SecurityName =
@@ -96,14 +112,27 @@ export interface CoprocEvents {
   devInit: [{ initData: Uint8Array }];
   /**
    * The boot announcement on ESP-Hosted's private interface (header-framed transports only, just
-   * before devInit): the chip the firmware runs on, by name ('ESP32-C3'…), or null if unknown.
+   * before devInit): the chip the firmware runs on, by name ('ESP32-C3'…), or null if unknown, and
+   * the firmware version ("FG-1.0.0.0.0") that only the current firmware announces (null otherwise).
    */
-  boot: [{ chip: string | null; chipId: number | null }];
+  boot: [{ chip: string | null; chipId: number | null; firmwareVersion: string | null }];
   heartbeat: [{ number: number }];
-  /** Event 303: `reason` is the IDF disconnect reason (e.g. 201 NO_AP_FOUND, 202 AUTH_FAIL). */
-  stationDisconnected: [{ reason: number }];
+  /**
+   * Event 303: `reason` is the IDF disconnect reason (e.g. 201 NO_AP_FOUND, 202 AUTH_FAIL), from
+   * `resp` (documented firmware) or its own field (current firmware). The current firmware also
+   * names the network (`ssid`); the documented one does not (null).
+   */
+  stationDisconnected: [{ reason: number; ssid?: string | null; ssidBytes?: Uint8Array | null }];
   /** Event 304: a phone left the soft AP. */
   softApStationDisconnected: [{ mac: string; reason: number }];
+  /** Event 305 (current firmware): the station associated with this network. */
+  stationConnected: [{ ssid: string; ssidBytes: Uint8Array; bssid: string; channel: number; security: SecurityName }];
+  /** Event 306 (current firmware): a phone joined the soft AP. */
+  softApStationConnected: [{ mac: string; aid: number }];
+  /** Event 307 (current firmware): an application-defined event. */
+  customRpc: [{ id: number; data: Uint8Array }];
+  /** Event 308 (current firmware): the coprocessor's own network stack status (network-split builds). */
+  dhcpDnsStatus: [{ iface: number; linkUp: boolean; dhcpUp: boolean; dnsUp: boolean }];
   /** The transport opened (device present) or closed (unplugged, driver reloaded). */
   link: [{ up: boolean; reason?: string }];
   /** The device stopped answering (a request timed out) or answers again (a response arrived). */
@@ -124,6 +153,8 @@ export interface LinkCounters {
   eventsIn: number;
   /** Times the transport went down. */
   linkDrops: number;
+  /** Messages the transport refused to send (larger than the esps driver's write limit). */
+  refusedWrites: number;
 }
 
 export interface CoprocClientApi extends EventEmitter<CoprocEvents> {
@@ -155,6 +186,14 @@ export interface CoprocClientApi extends EventEmitter<CoprocEvents> {
   getTxPower(): Promise<number>;
   /** Heartbeat every `periodS` seconds (the device clamps to 10–3600), or off. */
   configHeartbeat(enable: boolean, periodS?: number): Promise<void>;
+  /** Current firmware only; the documented one does not answer (timeout). */
+  enableDisable(feature: HostedFeatureName, enable: boolean): Promise<void>;
+  getFwVersion(): Promise<FirmwareVersion>;
+  /** GetFwVersion as a probe: answered → current firmware; silence → documented (not a lost device). */
+  detectFirmware(timeoutMs?: number): Promise<FirmwareInfo>;
+  /** Two letters (ISO 3166-1); `ieee80211d` lets the access points' country override it. */
+  setCountryCode(country: string, ieee80211d?: boolean): Promise<void>;
+  getCountryCode(): Promise<string>;
 
   close(): Promise<void>;
 }

@@ -1,9 +1,10 @@
 /**
- * The coprocessor client: typed methods for the 21 operations over framing + codec + a transport.
- * One request in flight at a time (the device serves them one by one); the others wait in a queue.
- * Each operation has its timeout (the device does not answer a request it cannot parse); an answer
- * is matched by msg_type Resp and request id + 100, and one that comes after its timeout is
- * dropped and counted, never handed to the next caller.
+ * The coprocessor client: typed methods for the operations of both firmware generations over
+ * framing + codec + a transport. One request in flight at a time (the device serves them one by
+ * one); the others wait in a queue. Each operation has its timeout (the device does not answer a
+ * request it cannot parse, nor the documented firmware an id it does not know); an answer is matched
+ * by msg_type Resp, request id + 100 and — when the firmware echoes one — the request's uid, and one
+ * that comes after its timeout is dropped and counted, never handed to the next caller.
  */
 import { EventEmitter } from 'node:events';
 import type { Logger } from '../log/logger.js';
@@ -12,6 +13,9 @@ import {
   type CoprocClientApi,
   type CoprocEvents,
   type ConnectRequest,
+  type FirmwareInfo,
+  type FirmwareVersion,
+  type HostedFeatureName,
   type LinkCounters,
   type PowerSaveName,
   type ScanEntry,
@@ -52,7 +56,15 @@ import {
 import { chipName } from './framing/priv-init.js';
 import { TLV_PREFIX_LEN } from './framing/tlv.js';
 import { isMac, macFromWire, macToWire } from './mac.js';
-import { eventById, MSG_TYPE, OPERATION, RESP_OFFSET, type OperationName, type OperationSpec } from './operations.js';
+import {
+  eventById,
+  MSG_TYPE,
+  OPERATION,
+  RESP_MAX,
+  RESP_OFFSET,
+  type OperationName,
+  type OperationSpec,
+} from './operations.js';
 import type { Transport } from './transport/types.js';
 
 export interface CoprocClientOptions {
@@ -67,12 +79,16 @@ export interface CoprocClientOptions {
 
 export interface CallOptions {
   timeoutMs?: number;
+  /** A question the device may not know (a probe): its timeout does not mean it stopped answering. */
+  probe?: boolean;
 }
 
 interface Pending {
   spec: OperationSpec;
+  uid: number;
   bytes: Buffer;
   timeoutMs: number;
+  probe: boolean;
   sentAt?: number;
   resolve(body: Body): void;
   reject(error: CoprocError): void;
@@ -96,6 +112,13 @@ const RESTART_TRANSIT_MS = 50;
 const MAX_SSID = 32;
 const MAX_PASSPHRASE = 64;
 export const OTA_CHUNK_MAX = 4000;
+/** Espressif's host library counts uids from 1 and wraps before INT32_MAX. */
+const UID_MAX = 0x7fffffff;
+const FEATURES: Record<HostedFeatureName, number> = { wifi: 1, bluetooth: 2, network_split: 3 };
+/** ISO 3166-1 alpha-2; the firmware also takes a third octet (' ', 'O', 'I') it does not need from us. */
+const COUNTRY_CODE = /^[A-Z]{2}$/;
+/** A device that answers at all answers GetFwVersion within this, if its firmware knows it. */
+const FIRMWARE_PROBE_MS = 2000;
 
 export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocClientApi {
   private readonly transport: Transport;
@@ -109,6 +132,7 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
   private closed = false;
   private wasUp = false;
   private lastFaultLog = 0;
+  private lastUid = 0;
   private readonly stats: LinkCounters = {
     framesIn: 0,
     framesOut: 0,
@@ -121,6 +145,7 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
     unknownFields: 0,
     eventsIn: 0,
     linkDrops: 0,
+    refusedWrites: 0,
   };
 
   constructor(options: CoprocClientOptions) {
@@ -133,8 +158,13 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
       frame: (endpoint, data) => this.onFrame(endpoint, data),
       fault: (fault, detail) => this.onFault(fault, detail),
       privInit: (init) => {
-        this.log.debug('coprocessor boot announcement', { chip_id: init.chipId, capabilities: init.capabilities });
-        this.emit('boot', { chip: chipName(init.chipId), chipId: init.chipId });
+        const fw = init.fwVersion ? `${init.fwVersion.name}-${init.fwVersion.parts.join('.')}` : null;
+        this.log.debug('coprocessor boot announcement', {
+          chip_id: init.chipId,
+          capabilities: init.capabilities,
+          firmware: fw,
+        });
+        this.emit('boot', { chip: chipName(init.chipId), chipId: init.chipId, firmwareVersion: fw });
       },
     });
     this.transport.on('data', (chunk) => this.framing.push(chunk));
@@ -143,6 +173,7 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
       this.wasUp = true;
       this.emit('link', { up: true });
     });
+    this.transport.on('refused', (reason) => this.onRefused(reason));
     this.transport.on('down', (reason) => {
       this.framing.reset();
       if (this.wasUp) this.stats.linkDrops += 1;
@@ -185,8 +216,9 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
         new CoprocError(operation, 'link_down', null, `${spec.protocolName}: the coprocessor link is down`),
       );
     let bytes: Buffer;
+    const uid = this.nextUid();
     try {
-      const pb = encodeCtrlMsg(MSG_TYPE.request, spec.id, spec.requestField, request);
+      const pb = encodeCtrlMsg(MSG_TYPE.request, spec.id, spec.requestField, request, uid);
       if (pb.length + TLV_PREFIX_LEN > DEVICE_MAX_FRAME)
         throw new InvalidArgument(
           `the request is ${pb.length + TLV_PREFIX_LEN} bytes; the device takes at most ${DEVICE_MAX_FRAME}`,
@@ -209,7 +241,7 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
     }
     const timeoutMs = options.timeoutMs ?? this.timeouts[operation] ?? spec.timeoutMs;
     return new Promise<Body>((resolve, reject) => {
-      this.queue.push({ spec, bytes, timeoutMs, resolve, reject });
+      this.queue.push({ spec, uid, bytes, timeoutMs, probe: options.probe ?? false, resolve, reject });
       this.pump();
     });
   }
@@ -221,7 +253,7 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
     await this.transport.close();
   }
 
-  // ── the 21 operations ──────────────────────────────────────────────────────────────────────────
+  // ── the operations ──────────────────────────────────────────────────────────────────────────
 
   async getMac(iface: WifiInterface): Promise<string> {
     const mode = this.argument('getMac', () => interfaceToWire(iface));
@@ -407,7 +439,51 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
     await this.run('configHeartbeat', { enable, duration: enable ? periodS : 0 });
   }
 
+  async enableDisable(feature: HostedFeatureName, enable: boolean): Promise<void> {
+    const code = FEATURES[feature];
+    this.check('enableDisable', code !== undefined, `unknown feature ${JSON.stringify(feature)}`);
+    await this.run('enableDisable', { feature: code, enable });
+  }
+
+  async getFwVersion(): Promise<FirmwareVersion> {
+    return versionFrom(await this.run('getFwVersion'));
+  }
+
+  /**
+   * Which firmware generation answers: the current one answers GetFwVersion, the documented one
+   * never does (so its silence within `timeoutMs` is the answer, not a lost device).
+   */
+  async detectFirmware(timeoutMs = FIRMWARE_PROBE_MS): Promise<FirmwareInfo> {
+    try {
+      const answer = await this.call('getFwVersion', {}, { timeoutMs, probe: true });
+      this.throwUnlessOk('getFwVersion', answer);
+      return { generation: 'current', version: versionFrom(answer) };
+    } catch (error) {
+      if (error instanceof CoprocError && error.kind === 'timeout') return { generation: 'documented', version: null };
+      throw error;
+    }
+  }
+
+  async setCountryCode(country: string, ieee80211d = false): Promise<void> {
+    this.check(
+      'setCountryCode',
+      COUNTRY_CODE.test(country),
+      `${JSON.stringify(country)} is not a two-letter country code`,
+    );
+    await this.run('setCountryCode', { country: utf8(country), ieee80211d_enabled: ieee80211d });
+  }
+
+  async getCountryCode(): Promise<string> {
+    const { country } = await this.run('getCountryCode');
+    return ssidText(stripNul(bytesOf(country))).trim();
+  }
+
   // ── internals ──────────────────────────────────────────────────────────────────────────────────
+
+  private nextUid(): number {
+    this.lastUid = this.lastUid >= UID_MAX ? 1 : this.lastUid + 1;
+    return this.lastUid;
+  }
 
   private async run(operation: OperationName, request: Body = {}): Promise<Body> {
     const answer = await this.call(operation, request);
@@ -495,7 +571,7 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
         `${pending.spec.protocolName}: no answer from the coprocessor within ${seconds} s`,
       ),
     );
-    this.setAnswering(false, pending.spec.name);
+    if (!pending.probe) this.setAnswering(false, pending.spec.name);
   }
 
   private failAll(kind: 'link_down', message: string): void {
@@ -535,16 +611,24 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
 
   private onResponse(message: CtrlMessage): void {
     const pending = this.inflight;
-    if (pending && message.msgId === pending.spec.id + RESP_OFFSET && message.field === pending.spec.responseField) {
+    // The documented firmware sends no uid (0); the current one echoes the request's.
+    const uidMatches = message.uid === 0 || message.uid === pending?.uid;
+    if (
+      pending &&
+      uidMatches &&
+      message.msgId === pending.spec.id + RESP_OFFSET &&
+      message.field === pending.spec.responseField
+    ) {
       this.settle(pending);
       this.setAnswering(true, pending.spec.name);
       pending.resolve(message.body ?? {});
       return;
     }
-    if (message.msgId > 200 && message.msgId < 222) {
+    if (message.msgId > RESP_OFFSET * 2 && message.msgId < RESP_MAX) {
       this.stats.lateResponses += 1;
       this.log.info('dropped a coprocessor answer nobody waits for (late, after its timeout)', {
         msg_id: message.msgId,
+        uid: message.uid,
         waiting_for: pending?.spec.protocolName ?? null,
       });
       return;
@@ -568,11 +652,41 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
       case 'heartbeat':
         this.emit('heartbeat', { number: body.hb_num as number });
         break;
-      case 'stationDisconnected':
-        this.emit('stationDisconnected', { reason: body.resp as number });
+      case 'stationDisconnected': {
+        const ssidBytes = eventSsid(body);
+        this.emit('stationDisconnected', {
+          reason: disconnectReason(body),
+          ...(ssidBytes ? { ssid: ssidText(ssidBytes), ssidBytes } : {}),
+        });
         break;
+      }
       case 'softApStationDisconnected':
-        this.emit('softApStationDisconnected', { mac: macFromWire(bytesOf(body.mac)), reason: body.resp as number });
+        this.emit('softApStationDisconnected', { mac: macFromWire(bytesOf(body.mac)), reason: disconnectReason(body) });
+        break;
+      case 'stationConnected': {
+        const ssidBytes = eventSsid(body) ?? new Uint8Array();
+        this.emit('stationConnected', {
+          ssid: ssidText(ssidBytes),
+          ssidBytes,
+          bssid: macFromWire(bytesOf(body.bssid)),
+          channel: body.channel as number,
+          security: securityFromWire(body.authmode as number),
+        });
+        break;
+      }
+      case 'softApStationConnected':
+        this.emit('softApStationConnected', { mac: macFromWire(bytesOf(body.mac)), aid: body.aid as number });
+        break;
+      case 'customRpc':
+        this.emit('customRpc', { id: body.custom_evt_id as number, data: bytesOf(body.data) });
+        break;
+      case 'dhcpDnsStatus':
+        this.emit('dhcpDnsStatus', {
+          iface: body.iface as number,
+          linkUp: Boolean(body.net_link_up),
+          dhcpUp: Boolean(body.dhcp_up),
+          dnsUp: Boolean(body.dns_up),
+        });
         break;
     }
   }
@@ -595,6 +709,16 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
         `${pending.spec.protocolName}: the coprocessor restarted before answering`,
       ),
     );
+  }
+
+  /** The transport could not send the request in flight: it fails now, not at its timeout. */
+  private onRefused(reason: string): void {
+    this.stats.refusedWrites += 1;
+    this.log.warn('the coprocessor link refused a message', { reason, refused_writes: this.stats.refusedWrites });
+    const pending = this.inflight;
+    if (!pending) return;
+    this.settle(pending);
+    pending.reject(new CoprocError(pending.spec.name, 'invalid', null, `${pending.spec.protocolName}: ${reason}`));
   }
 
   private onUnknown(message: CtrlMessage, what: string): void {
@@ -621,4 +745,26 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
     this.answering = answering;
     this.emit('answering', { answering, operation });
   }
+}
+
+function versionFrom(answer: Body): FirmwareVersion {
+  const parts = [answer.major1, answer.major2, answer.minor, answer.rev_patch1, answer.rev_patch2].map(
+    (n) => Number(n) || 0,
+  );
+  const name = ssidText(stripNul(bytesOf(answer.name)));
+  return { name, parts, text: `${name}-${parts.join('.')}` };
+}
+
+/** The current firmware sends resp 0 and the reason in its own field; the documented one has it in resp. */
+function disconnectReason(body: Body): number {
+  const reason = Number(body.reason) || 0;
+  return reason !== 0 ? reason : (body.resp as number);
+}
+
+/** The SSID an event names (current firmware), cut to ssid_len; null when the event names none. */
+function eventSsid(body: Body): Uint8Array | null {
+  const bytes = stripNul(bytesOf(body.ssid));
+  if (bytes.length === 0) return null;
+  const length = Number(body.ssid_len) || bytes.length;
+  return bytes.subarray(0, Math.min(length, bytes.length));
 }

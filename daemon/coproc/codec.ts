@@ -1,8 +1,8 @@
 /**
  * CtrlMsg ↔ protobuf bytes. Like the firmware's protobuf-c (proto3, LABEL_NONE), zero / false /
  * empty singular fields are left off the wire; an empty sub-message is still sent (the oneof member
- * says which operation it is). Decoding skips what the seed schema does not know (fields and ids of
- * newer firmware) and reports how many unknown fields it skipped.
+ * says which operation it is). Decoding skips what the schema does not know (fields and ids of
+ * firmware newer than the current generation) and reports how many unknown fields it skipped.
  */
 import protobuf from 'protobufjs';
 import { loadSchema } from './schema.js';
@@ -12,6 +12,8 @@ export type Body = Record<string, unknown>;
 export interface CtrlMessage {
   msgType: number;
   msgId: number;
+  /** The request's uid (current firmware echoes it in the response); 0 when absent (documented firmware). */
+  uid: number;
   /** The oneof member present (e.g. "resp_get_mac_address"), or null when none is known. */
   field: string | null;
   /** The payload sub-message with defaults filled in (bytes as Buffer), or null. */
@@ -32,9 +34,10 @@ export function encodeCtrlMsg(
   msgId: number,
   field: string | null,
   body: Body | null = {},
+  uid = 0,
 ): Uint8Array {
   const { ctrlMsg } = loadSchema();
-  const object: Body = { msg_type: msgType, msg_id: msgId };
+  const object: Body = { msg_type: msgType, msg_id: msgId, uid };
   if (field) {
     const member = ctrlMsg.fields[field];
     if (!member?.resolvedType || !(member.resolvedType instanceof protobuf.Type))
@@ -60,6 +63,7 @@ export function decodeCtrlMsg(bytes: Uint8Array): CtrlMessage {
   return {
     msgType: Number(plain.msg_type) || 0,
     msgId: Number(plain.msg_id) || 0,
+    uid: Number(plain.uid) || 0,
     field,
     body: field ? (plain[field] as Body) : null,
     unknownFields,

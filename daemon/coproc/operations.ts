@@ -1,5 +1,6 @@
 /**
- * The 21 operations and 4 events of the control protocol, described once. The client's methods,
+ * The operations and events of the control protocol, described once: the documented firmware's 21
+ * operations and 4 events, and what the current firmware (2024 on) added (`since: 'current'`). The client's methods,
  * the `coproc` command and the simulator's dispatch are all driven by these tables.
  */
 
@@ -25,12 +26,22 @@ export const OPERATION_NAMES = [
   'setMaxTxPower',
   'getTxPower',
   'configHeartbeat',
+  'enableDisable',
+  'getFwVersion',
+  'setCountryCode',
+  'getCountryCode',
 ] as const;
 export type OperationName = (typeof OPERATION_NAMES)[number];
 
+/** The documented (seed-era) ESP-Hosted-FG firmware, or the current one (2024 on). */
+export type FirmwareGeneration = 'documented' | 'current';
+export const FIRMWARE_GENERATIONS: readonly FirmwareGeneration[] = ['documented', 'current'];
+
 export interface OperationSpec {
   name: OperationName;
-  /** Request id (101–121); the response id is id + 100. */
+  /** The first firmware generation that answers it; the documented one ignores the newer ids. */
+  since: FirmwareGeneration;
+  /** Request id (101–125); the response id is id + 100. */
   id: number;
   /** The operation's name in ESP-Hosted's control API (shown by `npm run coproc -- --help`). */
   protocolName: string;
@@ -46,6 +57,8 @@ export interface OperationSpec {
   enumFields?: Readonly<Record<string, string>>;
 }
 
+/** The documented firmware's Req_Max: ids from here on are the current firmware's. */
+const DOCUMENTED_REQ_MAX = 122;
 const S = 1000;
 const DEFAULT_TIMEOUT_MS = 5 * S;
 /** A blocking all-channel scan takes 2–4 s on the device; hidden and passive channels more. */
@@ -290,12 +303,55 @@ const ROWS: Row[] = [
     'resp_config_heartbeat',
     'CtrlMsg_Resp_ConfigHeartbeat',
   ],
+  [
+    'enableDisable',
+    122,
+    'EnableDisable',
+    'enable-disable',
+    'req_enable_disable_feat',
+    'CtrlMsg_Req_EnableDisable',
+    'resp_enable_disable_feat',
+    'CtrlMsg_Resp_EnableDisable',
+    undefined,
+    { feature: 'HostedFeature' },
+  ],
+  [
+    'getFwVersion',
+    123,
+    'GetFwVersion',
+    'get-fw-version',
+    'req_get_fw_version',
+    'CtrlMsg_Req_GetFwVersion',
+    'resp_get_fw_version',
+    'CtrlMsg_Resp_GetFwVersion',
+  ],
+  [
+    'setCountryCode',
+    124,
+    'SetCountryCode',
+    'set-country-code',
+    'req_set_country_code',
+    'CtrlMsg_Req_SetCountryCode',
+    'resp_set_country_code',
+    'CtrlMsg_Resp_SetCountryCode',
+  ],
+  [
+    'getCountryCode',
+    125,
+    'GetCountryCode',
+    'get-country-code',
+    'req_get_country_code',
+    'CtrlMsg_Req_GetCountryCode',
+    'resp_get_country_code',
+    'CtrlMsg_Resp_GetCountryCode',
+  ],
 ];
 
 export const OPERATIONS: readonly OperationSpec[] = ROWS.map(
   ([name, id, protocolName, cli, requestField, requestType, responseField, responseType, timeoutMs, enumFields]) =>
     Object.freeze({
       name,
+      since: id < DOCUMENTED_REQ_MAX ? 'documented' : 'current',
       id,
       protocolName,
       cli,
@@ -319,16 +375,26 @@ export const operationByCli = (cli: string): OperationSpec | undefined => BY_CLI
 
 export const REQ_BASE = 100;
 export const RESP_OFFSET = 100;
-/** Ids the seed schema knows; newer firmware adds requests from 122 and events from 305. */
-export const REQ_MAX = 122;
-export const EVENT_MAX = 305;
+/** One past the last ids the schema knows (the current firmware's Req_Max, Resp_Max, Event_Max). */
+export const REQ_MAX = 129;
+export const RESP_MAX = 229;
+export const EVENT_MAX = 309;
 
 export const MSG_TYPE = { invalid: 0, request: 1, response: 2, event: 3 } as const;
 
-export type EventName = 'devInit' | 'heartbeat' | 'stationDisconnected' | 'softApStationDisconnected';
+export type EventName =
+  | 'devInit'
+  | 'heartbeat'
+  | 'stationDisconnected'
+  | 'softApStationDisconnected'
+  | 'stationConnected'
+  | 'softApStationConnected'
+  | 'customRpc'
+  | 'dhcpDnsStatus';
 
 export interface EventSpec {
   name: EventName;
+  since: FirmwareGeneration;
   id: number;
   protocolName: string;
   field: string;
@@ -336,9 +402,17 @@ export interface EventSpec {
 }
 
 export const EVENTS: readonly EventSpec[] = [
-  { name: 'devInit', id: 301, protocolName: 'Event_DevInit', field: 'event_dev_init', type: 'CtrlMsg_Event_DevInit' },
+  {
+    name: 'devInit',
+    since: 'documented',
+    id: 301,
+    protocolName: 'Event_DevInit',
+    field: 'event_dev_init',
+    type: 'CtrlMsg_Event_DevInit',
+  },
   {
     name: 'heartbeat',
+    since: 'documented',
     id: 302,
     protocolName: 'Event_Heartbeat',
     field: 'event_heartbeat',
@@ -346,6 +420,7 @@ export const EVENTS: readonly EventSpec[] = [
   },
   {
     name: 'stationDisconnected',
+    since: 'documented',
     id: 303,
     protocolName: 'Event_StationDisconnectFromAP',
     field: 'event_station_disconnect_from_AP',
@@ -353,10 +428,43 @@ export const EVENTS: readonly EventSpec[] = [
   },
   {
     name: 'softApStationDisconnected',
+    since: 'documented',
     id: 304,
     protocolName: 'Event_StationDisconnectFromDevSoftAP',
     field: 'event_station_disconnect_from_Dev_SoftAP',
     type: 'CtrlMsg_Event_StationDisconnectFromDevSoftAP',
+  },
+  {
+    name: 'stationConnected',
+    since: 'current',
+    id: 305,
+    protocolName: 'Event_StationConnectedToAP',
+    field: 'event_station_connected_to_AP',
+    type: 'CtrlMsg_Event_StationConnectedToAP',
+  },
+  {
+    name: 'softApStationConnected',
+    since: 'current',
+    id: 306,
+    protocolName: 'Event_StationConnectedToDevSoftAP',
+    field: 'event_station_connected_to_Dev_SoftAP',
+    type: 'CtrlMsg_Event_StationConnectedToDevSoftAP',
+  },
+  {
+    name: 'customRpc',
+    since: 'current',
+    id: 307,
+    protocolName: 'Event_Custom_RPC_Unserialised_Msg',
+    field: 'event_custom_rpc_unserialised_msg',
+    type: 'CtrlMsg_Event_CustomRpcUnserialisedMsg',
+  },
+  {
+    name: 'dhcpDnsStatus',
+    since: 'current',
+    id: 308,
+    protocolName: 'Event_SetDhcpDnsStatus',
+    field: 'event_set_dhcp_dns_status',
+    type: 'CtrlMsg_Event_SetDhcpDnsStatus',
   },
 ];
 

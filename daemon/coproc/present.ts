@@ -11,7 +11,8 @@ import type { OperationSpec } from './operations.js';
 import { loadSchema } from './schema.js';
 
 const MAC_FIELDS = new Set(['mac', 'bssid']);
-const TEXT_FIELDS = new Set(['ssid', 'pwd']);
+/** Fields shown and taken as text: SSIDs, passphrases, the firmware's name, a country code. */
+const TEXT_FIELDS = new Set(['ssid', 'pwd', 'name', 'country']);
 
 export class UsageError extends Error {}
 
@@ -61,6 +62,7 @@ function parseField(field: protobuf.Field, raw: string | true, enumName?: string
   if (field.type === 'string') return Uint8Array.from(Buffer.from(raw, 'utf8'));
   if (field.type === 'bytes') {
     if (MAC_FIELDS.has(field.name)) return Uint8Array.from(Buffer.from(raw.toLowerCase(), 'ascii'));
+    if (TEXT_FIELDS.has(field.name)) return Uint8Array.from(Buffer.from(raw, 'utf8'));
     if (raw.startsWith('@')) return Uint8Array.from(readFileSync(raw.slice(1)));
     return Uint8Array.from(Buffer.from(raw, 'base64'));
   }

@@ -59,6 +59,8 @@ export interface CoprocessorState {
   tx_power_dbm: number | null;
   power_save: string | null;
   firmware: string | null;
+  /** Which ESP-Hosted-FG generation answers: the documented one or the current one (2024 on); null before it answered. */
+  firmware_generation: 'documented' | 'current' | null;
   ota: OtaState;
 }
 
@@ -153,6 +155,7 @@ export function initialDeviceState(version: string, transport: string, now = new
       tx_power_dbm: null,
       power_save: null,
       firmware: null,
+      firmware_generation: null,
       ota: { phase: 'idle', bytes: 0, total: 0, percent: 0, error: null },
     },
     instance: { accounts: 0, statuses: 0, pending_follow_requests: 0, unread_notifications: 0 },

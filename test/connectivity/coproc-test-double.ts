@@ -62,6 +62,7 @@ export class CoprocTestDouble extends EventEmitter<CoprocEvents> implements Copr
       unknownFields: 0,
       eventsIn: 0,
       linkDrops: 0,
+      refusedWrites: 0,
     };
   }
 
@@ -214,6 +215,28 @@ export class CoprocTestDouble extends EventEmitter<CoprocEvents> implements Copr
     return this.op('configHeartbeat', () => {
       this.heartbeat = { enabled: enable, periodS: Math.min(3600, Math.max(10, periodS)) };
     });
+  }
+  // The documented firmware does not know the current firmware's operations: it never answers them.
+  private unknownToDocumented(name: string): Promise<never> {
+    return this.op(name, () => {
+      throw new CoprocError(name, 'timeout', null, 'no response');
+    });
+  }
+  enableDisable() {
+    return this.unknownToDocumented('enableDisable');
+  }
+  getFwVersion() {
+    return this.unknownToDocumented('getFwVersion');
+  }
+  // The documented firmware's silence: no call recorded, the tests' call lists stay as they were.
+  detectFirmware() {
+    return Promise.resolve({ generation: 'documented' as const, version: null });
+  }
+  setCountryCode() {
+    return this.unknownToDocumented('setCountryCode');
+  }
+  getCountryCode() {
+    return this.unknownToDocumented('getCountryCode');
   }
   async close() {
     this.linkUp = false;

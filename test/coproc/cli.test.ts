@@ -107,7 +107,7 @@ test('coproc: enums by name in and out, SSIDs as text', async () => {
     '--device',
     device,
   ]);
-  assert.equal(JSON.parse(started.stdout), { resp: 0, mac: '24:0a:c4:12:34:57' });
+  assert.equal(JSON.parse(started.stdout), { resp: 0, mac: '24:0a:c4:12:34:57', band_mode: 0 });
   const { stdout } = await run('coproc', ['get-softap-config', '--device', device]);
   assert.equal(JSON.parse(stdout), {
     ssid: 'Nestbox-Setup',
@@ -118,7 +118,38 @@ test('coproc: enums by name in and out, SSIDs as text', async () => {
     ssid_hidden: false,
     bw: 'HT40',
     resp: 0,
+    band_mode: 0,
   });
+});
+
+test("coproc: the current firmware's operations against `sim --firmware current`; the documented firmware does not answer them", async () => {
+  const current = await startSim(['--framing', 'serial', '--time-scale', '20', '--firmware', 'current']);
+  try {
+    const device = `serial:${current.path}`;
+    const version = await run('coproc', ['get-fw-version', '--device', device]);
+    assert.is(version.code, 0);
+    assert.equal(JSON.parse(version.stdout), {
+      resp: 0,
+      name: 'FG',
+      major1: 1,
+      major2: 0,
+      minor: 0,
+      rev_patch1: 0,
+      rev_patch2: 0,
+    });
+    assert.is((await run('coproc', ['set-country-code', '--country', 'DE', '--device', device])).code, 0);
+    const country = await run('coproc', ['get-country-code', '--device', device]);
+    assert.equal(JSON.parse(country.stdout), { resp: 0, country: 'DE' });
+    const refused = await run('coproc', ['set-country-code', '--country', 'D3', '--device', device]);
+    assert.equal([refused.code, JSON.parse(refused.stdout).resp], [1, 0x102]);
+    const feature = ['enable-disable', '--feature', 'Hosted_Bluetooth', '--enable', 'true', '--device', device];
+    assert.equal(JSON.parse((await run('coproc', feature)).stdout), { resp: 0 });
+  } finally {
+    current.child.kill('SIGTERM');
+  }
+  const silent = await run('coproc', ['get-fw-version', '--timeout', '0.5', '--device', `serial:${sim.path}`]);
+  assert.is(silent.code, 1);
+  assert.match(silent.stderr, /GetFwVersion: no answer from the coprocessor within 0.5 s/);
 });
 
 test('sim: scenario commands on stdin answer one JSON line; a vanished network is gone from the scan', async () => {

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import protobuf from 'protobufjs';
 import { decodeCtrlMsg, DecodeError, encodeCtrlMsg, type Body } from '../../daemon/coproc/codec.js';
 import { encodeTlv } from '../../daemon/coproc/framing/tlv.js';
-import { EVENTS, OPERATIONS, REQ_MAX, EVENT_MAX } from '../../daemon/coproc/operations.js';
+import { EVENTS, OPERATIONS, REQ_MAX, RESP_MAX, EVENT_MAX } from '../../daemon/coproc/operations.js';
 import { loadSchema } from '../../daemon/coproc/schema.js';
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
@@ -92,8 +92,10 @@ test('the operation and event tables agree with proto/ctrl.proto (ids, payload f
   const { schema } = loadSchema();
   const ctrlMsg = schema.lookupType('CtrlMsg');
   const ids = schema.lookupEnum('CtrlMsgId').values;
-  assert.is(OPERATIONS.length, 21);
-  assert.is(EVENTS.length, 4);
+  assert.is(OPERATIONS.length, 25);
+  assert.is(EVENTS.length, 8);
+  assert.is(OPERATIONS.filter((op) => op.since === 'documented').length, 21);
+  assert.is(EVENTS.filter((event) => event.since === 'documented').length, 4);
   for (const op of OPERATIONS) {
     assert.is(ctrlMsg.fieldsById[op.id].name, op.requestField);
     assert.is(ctrlMsg.fieldsById[op.id].type, op.requestType);
@@ -106,8 +108,9 @@ test('the operation and event tables agree with proto/ctrl.proto (ids, payload f
     assert.is(ctrlMsg.fieldsById[event.id].name, event.field);
     assert.is(ids[event.protocolName], event.id);
   }
-  assert.equal([ids.Req_Max, ids.Resp_Max, ids.Event_Max], [REQ_MAX, 222, EVENT_MAX]);
-  assert.is(ctrlMsg.oneofs.payload.fieldsArray.length, 46);
+  assert.equal([ids.Req_Max, ids.Resp_Max, ids.Event_Max], [REQ_MAX, RESP_MAX, EVENT_MAX]);
+  // Espressif's current schema: 28 requests, 28 responses, 8 events.
+  assert.is(ctrlMsg.oneofs.payload.fieldsArray.length, 64);
 });
 
 /** A message of `type` with every field set to something other than its default. */
@@ -167,21 +170,36 @@ for (const event of EVENTS) {
   });
 }
 
-test('newer firmware: the CtrlMsg uid field and extra event fields are skipped and counted', () => {
-  // [H] Event_StationDisconnectFromAP: resp=0 omitted, reason (field 5) = 201; CtrlMsg.uid (field 3) = 9.
+test('current firmware: uid (field 3) and the disconnect reason (field 5) are read, nothing is skipped', () => {
+  // Event_StationDisconnectFromAP: CtrlMsg.uid = 9; resp 0 omitted, reason (field 5) = 201.
   const bytes = Buffer.from('080310af02' + '1809' + 'fa12' + '03' + '28c901', 'hex');
   const decoded = decodeCtrlMsg(bytes);
   assert.is(decoded.field, 'event_station_disconnect_from_AP');
-  assert.is(decoded.body!.resp, 0);
-  assert.is(decoded.unknownFields, 2);
+  assert.equal([decoded.uid, decoded.body!.resp, decoded.body!.reason], [9, 0, 201]);
+  assert.is(decoded.unknownFields, 0);
 });
 
-test('newer firmware: ids beyond the sentinels decode with no known payload', () => {
-  // Event_StationConnectedToAP (305) with a sub-message, and Req_GetFwVersion's response (223).
+test('a request carries its uid as field 3, as the host library writes it', () => {
+  const bytes = encodeCtrlMsg(1, 123, 'req_get_fw_version', {}, 7);
+  assert.is(hex(bytes), '0801107b1807' + 'da0700');
+  assert.is(decodeCtrlMsg(bytes).uid, 7);
+});
+
+test('current firmware: Event_StationConnectedToAP (305) and Resp_GetFwVersion (223) decode with their payloads', () => {
   const event = decodeCtrlMsg(Buffer.from('080310b1028a13020801', 'hex'));
-  assert.equal([event.msgId, event.field, event.unknownFields], [305, null, 1]);
+  assert.equal(
+    [event.msgId, event.field, event.body!.resp, event.unknownFields],
+    [305, 'event_station_connected_to_AP', 1, 0],
+  );
   const response = decodeCtrlMsg(Buffer.from('080210df01fa0d00', 'hex'));
-  assert.equal([response.msgId, response.field], [223, null]);
+  assert.equal([response.msgId, response.field], [223, 'resp_get_fw_version']);
+});
+
+test('firmware newer still: unknown ids and fields are skipped and counted', () => {
+  // CtrlMsg field 20 (unknown, varint 1) and an event id 309 with a payload under tag 309.
+  const bytes = Buffer.from('080310b502' + 'a00101' + 'aa13020801', 'hex');
+  const decoded = decodeCtrlMsg(bytes);
+  assert.equal([decoded.msgId, decoded.field, decoded.unknownFields], [309, null, 2]);
 });
 
 test('undecodable protobuf is a DecodeError, never a crash', () => {

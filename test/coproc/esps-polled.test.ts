@@ -9,7 +9,7 @@ import { openSync, writeSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { EspsTransport } from '../../daemon/coproc/transport/esps.js';
+import { ESPS_MAX_WRITE, EspsTransport } from '../../daemon/coproc/transport/esps.js';
 import { silentLogger } from '../../daemon/log/logger.js';
 import { DIST, tempDir } from '../helpers/paths.js';
 
@@ -40,6 +40,33 @@ test('bytes written to the device node arrive, in order, as they come', async ()
       closeSync(device);
     }
     assert.equal([...Buffer.concat(received)], [1, 2, 3, 4, 5]);
+  } finally {
+    await transport.close();
+    dir.remove();
+  }
+});
+
+test("a message over the driver's write limit is refused (an event, nothing written), never retried; the next one goes through", async () => {
+  const dir = tempDir();
+  // Opened read-write, the FIFO hands the transport back what it writes: what reached the "driver".
+  const transport = new EspsTransport(fifoIn(dir.path), { log: silentLogger });
+  try {
+    const up = new Promise<void>((resolve) => transport.once('up', () => resolve()));
+    const received: Buffer[] = [];
+    const refused: string[] = [];
+    transport.on('data', (chunk: Buffer) => received.push(chunk));
+    transport.on('refused', (reason) => refused.push(reason));
+    transport.start();
+    await up;
+    assert.is(ESPS_MAX_WRITE, 8172);
+    assert.ok(transport.write(Buffer.alloc(ESPS_MAX_WRITE + 1, 0xaa)));
+    assert.ok(transport.write(Buffer.from([7, 8, 9])));
+    const deadline = Date.now() + 5000;
+    while (Buffer.concat(received).length < 3 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(refused, [`a ${ESPS_MAX_WRITE + 1}-byte message is more than the driver's 8172-byte limit`]);
+    assert.equal([...Buffer.concat(received)], [7, 8, 9]);
   } finally {
     await transport.close();
     dir.remove();

@@ -136,7 +136,18 @@ test("payload header: the firmware's PRIV INIT for an ESP32, checksum 0x00de", (
   const zeroed = Buffer.from(frame);
   zeroed.writeUInt16LE(0, 6);
   assert.is(checksum(zeroed), 0xde);
-  assert.equal(decodePrivInit(frame.subarray(12)), { chipId: 0, capabilities: 0xa0, spiClockMhz: 10 });
+  assert.equal(decodePrivInit(frame.subarray(12)), { chipId: 0, capabilities: 0xa0, spiClockMhz: 10, fwVersion: null });
+});
+
+test('PRIV INIT of the current firmware: FW_DATA (tag 4) carries the project name and five version numbers', () => {
+  const init = { chipId: 0x05, capabilities: 0xa0, spiClockMhz: 10, fwVersion: { name: 'FG', parts: [1, 0, 3, 0, 0] } };
+  const payload = encodePrivInit(init);
+  // FW_DATA: tag 4, length 8 (char project_name[3], then major1, major2, minor, patch1, patch2).
+  assert.ok(payload.toString('hex').endsWith('0408' + '464700' + '0100030000'));
+  assert.equal(decodePrivInit(payload), init);
+  // A FW_DATA of the wrong size is ignored, the rest still read.
+  const odd = Buffer.from([0, 7, 2, 1, 0x05, 4, 2, 0x46, 0x47]);
+  assert.equal(decodePrivInit(odd), { chipId: 5, capabilities: null, spiClockMhz: null, fwVersion: null });
 });
 
 test('payload header: the host sends a 4021-byte message as 3 fragments sharing one seq_num, MORE_FRAGMENT on all but the last', () => {

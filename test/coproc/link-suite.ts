@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { CoprocError, type CoprocEvents } from '../../daemon/coproc/api.js';
 import type { CoprocClient } from '../../daemon/coproc/client.js';
 import type { FramingKind } from '../../daemon/coproc/framing/index.js';
+import type { OperationName } from '../../daemon/coproc/operations.js';
 import { openCoprocLink, waitForLink } from '../../daemon/coproc/link.js';
 import { OtaError, OtaUpdate, type OtaProgress } from '../../daemon/coproc/ota.js';
 import { SEC, SIM_NETWORKS } from '../../daemon/coproc/sim/index.js';
@@ -37,6 +38,30 @@ export function nextEvent<K extends keyof CoprocEvents>(
   });
 }
 
+/** A client on the simulator's PTY once the simulator answers. */
+export async function clientOnPty(
+  pty: SimOnPty,
+  framing: FramingKind,
+  timeouts?: Partial<Record<OperationName, number>>,
+): Promise<CoprocClient> {
+  const target =
+    framing === 'serial'
+      ? { kind: 'serial' as const, path: pty.path, baud: 921600 }
+      : { kind: 'esps' as const, path: pty.path };
+  const client = openCoprocLink(target, { log: silentLogger, minBackoffMs: 20, maxBackoffMs: 200, timeouts }).client;
+  await waitForLink(client, 3000);
+  // The simulator may still be booting (a request it gets then is never answered) and its
+  // announcement may still be on the way: ask until it answers.
+  for (let tries = 0; ; tries += 1) {
+    try {
+      await client.call('getMode', {}, { timeoutMs: 250 });
+      return client;
+    } catch (error) {
+      if (tries > 20) throw error;
+    }
+  }
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function rejects(promise: Promise<unknown>, check: (error: CoprocError) => void): Promise<CoprocError> {
@@ -58,22 +83,7 @@ export function linkSuite(framing: FramingKind) {
 
   it.before(async (context) => {
     context.pty = await startSimOnPty({ framing, timeScale: TIME_SCALE });
-    const target =
-      framing === 'serial'
-        ? { kind: 'serial' as const, path: context.pty.path, baud: 921600 }
-        : { kind: 'esps' as const, path: context.pty.path };
-    context.client = openCoprocLink(target, { log: silentLogger, minBackoffMs: 20, maxBackoffMs: 200 }).client;
-    await waitForLink(context.client, 3000);
-    // The simulator may still be booting (a request it gets then is never answered) and its
-    // announcement may still be on the way: ask until it answers.
-    for (let tries = 0; ; tries += 1) {
-      try {
-        await context.client.call('getMode', {}, { timeoutMs: 250 });
-        break;
-      } catch (error) {
-        if (tries > 20) throw error;
-      }
-    }
+    context.client = await clientOnPty(context.pty, framing);
   });
 
   it.after(async ({ pty, client }) => {
@@ -369,23 +379,28 @@ export function linkSuite(framing: FramingKind) {
     await rejects(client.otaWrite(new Uint8Array(4001)), (e) => assert.is(e.kind, 'invalid'));
   });
 
-  it('newer firmware: unknown fields and ids (uid, reason, event 305, response 223) are skipped and counted, never fatal', async ({
+  it('current firmware messages: the reason read from field 5, event 305 taken, an unasked 223 dropped; ids and fields beyond the schema skipped and counted, never fatal', async ({
     client,
     pty,
   }) => {
     const before = client.counters();
     const line = pty.sim.link.framing;
     const disconnected = nextEvent(client, 'stationDisconnected');
+    const connected = nextEvent(client, 'stationConnected');
     pty.sim.link.injectGarbage(
       line.encode('ctrlEvnt', Buffer.from('080310af02' + '1809' + 'fa12' + '03' + '28c901', 'hex')),
     );
     pty.sim.link.injectGarbage(line.encode('ctrlEvnt', Buffer.from('080310b1028a13020801', 'hex')));
     pty.sim.link.injectGarbage(line.encode('ctrlResp', Buffer.from('080210df01fa0d00', 'hex')));
-    assert.equal(await disconnected, [{ reason: 0 }]);
+    // CtrlMsg field 20 and event id 309: newer than any firmware we know.
+    pty.sim.link.injectGarbage(line.encode('ctrlEvnt', Buffer.from('080310b502a00101aa13020801', 'hex')));
+    assert.equal(await disconnected, [{ reason: 201 }]);
+    assert.is((await connected)[0].ssid, '');
     assert.is(await client.getMode(), await client.getMode());
     const after = client.counters();
-    assert.is(after.unknownFields - before.unknownFields, 4); // uid, reason, the 305 payload, the 223 payload
-    assert.is(after.unknownMessages - before.unknownMessages, 2);
+    assert.is(after.unknownFields - before.unknownFields, 2); // field 20, the 309 payload
+    assert.is(after.unknownMessages - before.unknownMessages, 1);
+    assert.is(after.lateResponses - before.lateResponses, 1);
   });
 
   it('device reset mid-request: the request fails at once with a clear error, and devInit follows', async ({

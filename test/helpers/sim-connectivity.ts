@@ -67,7 +67,12 @@ export async function startSimConnectivity(options: SimConnectivityOptions = {})
     { kind: 'sim' },
     {
       log,
-      sim: { timeScale: config.coprocTimeScale, scenario: config.simScenario, otaPath: join(dir.path, 'ota.bin') },
+      sim: {
+        timeScale: config.coprocTimeScale,
+        scenario: config.simScenario,
+        firmware: config.simFirmware,
+        otaPath: join(dir.path, 'ota.bin'),
+      },
     },
   );
   const device = new DeviceState(initialDeviceState('test', 'sim'));

@@ -100,8 +100,8 @@ class HeaderFraming implements Framing {
   }
 
   /** The device's boot announcement on the private interface. */
-  encodePrivInit(): Buffer {
-    return encodeFrame({ ifType: IF_TYPE.priv, ifNum: 0, flags: 0, seq: 0, packetType: 0 }, encodePrivInit());
+  encodePrivInit(init?: PrivInit): Buffer {
+    return encodeFrame({ ifType: IF_TYPE.priv, ifNum: 0, flags: 0, seq: 0, packetType: 0 }, encodePrivInit(init));
   }
 
   push(chunk: Uint8Array): void {
@@ -171,6 +171,6 @@ class HeaderFraming implements Framing {
   }
 }
 
-export function isHeaderFraming(framing: Framing): framing is Framing & { encodePrivInit(): Buffer } {
+export function isHeaderFraming(framing: Framing): framing is Framing & { encodePrivInit(init?: PrivInit): Buffer } {
   return framing.kind === 'serial';
 }

@@ -1,6 +1,9 @@
 /**
- * The virtual coprocessor: the seed-era ESP-Hosted-FG firmware's behaviour (summed up in
- * docs/architecture.md, "Coprocessor link") on a simulated radio. It takes decoded requests and
+ * The virtual coprocessor: ESP-Hosted-FG's behaviour on a simulated radio, in either generation —
+ * the documented (seed-era) firmware summed up in docs/architecture.md, "Coprocessor link", or the
+ * current one (2024 on): ConnectAP answered at once with the outcome as an event (305 or 303 with
+ * the reason in its own field), its own retries of the stored network, uid echoed, version and
+ * country code, phones joining the soft AP announced (306). It takes decoded requests and
  * answers them, or — in the cases where the firmware sends nothing — answers null. It emits the
  * firmware's events and reboots like it.
  * Framing and bytes are the link's business (sim/link.ts).
@@ -8,7 +11,7 @@
 import { EventEmitter } from 'node:events';
 import { closeSync, openSync, readSync, writeSync } from 'node:fs';
 import type { Body } from '../codec.js';
-import type { EventName, OperationName } from '../operations.js';
+import type { EventName, FirmwareGeneration, OperationName } from '../operations.js';
 import { formatMac, macToWire, parseMacOctets } from '../mac.js';
 import { SimClock } from './clock.js';
 import { defaultNetworks, SEC, sameBytes, ssidBytes, type SimNetwork } from './world.js';
@@ -28,7 +31,17 @@ export const SIM_TIMING = {
   beaconTimeoutMs: 3000,
   otaEraseMs: 300,
   otaRebootMs: 5000,
+  /** Current firmware: the pause before it tries the stored network again after a disconnect. */
+  retryMs: 2000,
 } as const;
+
+/** What the current firmware's build announces (esp_fw_version.h of Espressif's snapshot). */
+export const SIM_FW_VERSION = { name: 'FG', parts: [1, 0, 0, 0, 0] } as const;
+/** esp_wifi_get_country_code before anyone set one: "01", the world-safe regulatory domain. */
+const DEFAULT_COUNTRY = '01';
+/** ESP_ERR_INVALID_ARG, which the current firmware returns as resp for a bad country code. */
+const ESP_ERR_INVALID_ARG = 0x102;
+const FEATURE = { wifi: 1, bluetooth: 2 } as const;
 
 const MODE = { none: 0, sta: 1, ap: 2, apsta: 3 } as const;
 const HEARTBEAT_MIN_S = 10;
@@ -57,6 +70,13 @@ export const DISCONNECT_REASON = {
   authFail: 202,
 } as const;
 
+interface ConnectTarget {
+  ssid: Uint8Array;
+  pwd: string;
+  bssid: number[] | null;
+  wpa3: boolean;
+}
+
 export interface SimDeviceOptions {
   clock?: SimClock;
   networks?: SimNetwork[];
@@ -64,6 +84,8 @@ export interface SimDeviceOptions {
   otaPath: string;
   /** Base station MAC; the soft AP's is this + 1 in the last octet, as on the chip. */
   stationMac?: string;
+  /** Which firmware generation to behave like (default documented). */
+  firmware?: FirmwareGeneration;
 }
 
 export interface SoftApStation {
@@ -113,6 +135,7 @@ export class SimDevice extends EventEmitter<SimDeviceEvents> {
   booting = false;
   frozen = false;
   heartbeatsFlowing = true;
+  readonly firmware: FirmwareGeneration;
 
   private mode: number = MODE.none;
   private station: SimNetwork | null = null;
@@ -125,6 +148,11 @@ export class SimDevice extends EventEmitter<SimDeviceEvents> {
   private beaconLoss: NodeJS.Timeout | null = null;
   private ota: { fd: number; bytes: number } | null = null;
   private vendorIes = new Map<string, Body>();
+  private country = DEFAULT_COUNTRY;
+  /** Current firmware: the network it keeps trying (the last ConnectAP) and whether a try is running. */
+  private wanted: ConnectTarget | null = null;
+  private trying = false;
+  private retry: NodeJS.Timeout | null = null;
   private readonly baseMac: number[];
   private macs: { sta: string; ap: string };
   private nextStation = 1;
@@ -137,6 +165,7 @@ export class SimDevice extends EventEmitter<SimDeviceEvents> {
     this.clock = options.clock ?? new SimClock();
     this.networks = options.networks ?? defaultNetworks();
     this.otaPath = options.otaPath;
+    this.firmware = options.firmware ?? 'documented';
     this.baseMac = parseMacOctets(options.stationMac ?? '24:0a:c4:12:34:56')!;
     this.macs = this.factoryMacs();
   }
@@ -198,10 +227,11 @@ export class SimDevice extends EventEmitter<SimDeviceEvents> {
         sec_prot: n.security,
       });
     },
-    connectAp: (b) => (b ? this.connect(b) : null),
+    connectAp: (b) => (b ? (this.current ? this.connectAsync(b) : this.connect(b)) : null),
     disconnectAp: () => {
       if (!this.station) return fail();
-      this.dropStation(null);
+      // The current firmware reports its own disconnect, then tries the stored network again.
+      this.dropStation(this.current ? DISCONNECT_REASON.assocLeave : null);
       return ok();
     },
     getSoftApConfig: () => {
@@ -249,8 +279,9 @@ export class SimDevice extends EventEmitter<SimDeviceEvents> {
     },
     setPowerSave: (b) => {
       if (!b) return null;
-      if (b.mode !== 1 && b.mode !== 2) return fail();
-      this.powerSave = b.mode;
+      const accepted = this.current ? [0, 1, 2] : [1, 2]; // NO_PS exists only in the current firmware
+      if (!accepted.includes(b.mode as number)) return fail();
+      this.powerSave = b.mode as number;
       return ok();
     },
     getPowerSave: () => ok({ mode: this.powerSave }),
@@ -311,7 +342,45 @@ export class SimDevice extends EventEmitter<SimDeviceEvents> {
       }
       return ok();
     },
+    enableDisable: (b) => {
+      if (!b) return null;
+      if (b.feature === FEATURE.wifi) {
+        if (!b.enable) {
+          this.forget();
+          this.applyMode(MODE.none);
+        }
+        return ok();
+      }
+      return b.feature === FEATURE.bluetooth ? ok() : fail();
+    },
+    getFwVersion: () =>
+      ok({
+        name: Uint8Array.from(Buffer.from(SIM_FW_VERSION.name)),
+        major1: SIM_FW_VERSION.parts[0],
+        major2: SIM_FW_VERSION.parts[1],
+        minor: SIM_FW_VERSION.parts[2],
+        rev_patch1: SIM_FW_VERSION.parts[3],
+        rev_patch2: SIM_FW_VERSION.parts[4],
+      }),
+    setCountryCode: (b) => {
+      if (!b) return null;
+      const text = Buffer.from((b.country as Uint8Array | undefined) ?? []).toString('latin1');
+      if (!/^(?:[A-Z]{2}|01)[ OIX]?$/.test(text)) return fail(ESP_ERR_INVALID_ARG);
+      this.country = text.slice(0, 2);
+      return ok();
+    },
+    getCountryCode: () => ok({ country: Uint8Array.from(Buffer.from(this.country, 'latin1')) }),
   };
+
+  /** The current firmware (2024 on) rather than the documented one. */
+  get current(): boolean {
+    return this.firmware === 'current';
+  }
+
+  /** What the PRIV INIT announcement carries: only the current firmware adds its version (FW_DATA). */
+  get announcedVersion(): { name: string; parts: number[] } | null {
+    return this.current ? { name: SIM_FW_VERSION.name, parts: [...SIM_FW_VERSION.parts] } : null;
+  }
 
   // ── scenario controls ────────────────────────────────────────────────────────────────────────
 
@@ -329,6 +398,10 @@ export class SimDevice extends EventEmitter<SimDeviceEvents> {
     this.powerSave = 1;
     this.txPower = 80;
     this.vendorIes.clear();
+    this.country = DEFAULT_COUNTRY;
+    this.wanted = null;
+    this.trying = false;
+    this.retry = null;
     this.macs = this.factoryMacs();
     this.booting = true;
     this.emit('reset', reason);
@@ -383,6 +456,7 @@ export class SimDevice extends EventEmitter<SimDeviceEvents> {
     this.stations = this.stations.filter((s) => s.mac !== mac);
     this.stations.push({ mac, rssi: station.rssi ?? -55 });
     if (!rejoin) this.emit('radio', { radio: 'softap_station', joined: true, mac });
+    if (this.current) this.emit('event', 'softApStationConnected', { mac: macToWire(mac), aid: this.stations.length });
     return mac;
   }
 
@@ -391,7 +465,11 @@ export class SimDevice extends EventEmitter<SimDeviceEvents> {
     this.stations = this.stations.filter((s) => s.mac !== mac.toLowerCase());
     if (this.stations.length === before || !this.softAp) return false;
     this.emit('radio', { radio: 'softap_station', joined: false, mac: mac.toLowerCase() });
-    this.emit('event', 'softApStationDisconnected', { mac: macToWire(mac) });
+    this.emit(
+      'event',
+      'softApStationDisconnected',
+      this.current ? { mac: macToWire(mac), reason: DISCONNECT_REASON.assocLeave } : { mac: macToWire(mac) },
+    );
     return true;
   }
 
@@ -410,6 +488,9 @@ export class SimDevice extends EventEmitter<SimDeviceEvents> {
       otaBytes: this.ota?.bytes ?? 0,
       booting: this.booting,
       frozen: this.frozen,
+      firmware: this.firmware,
+      country: this.country,
+      retrying: this.wanted ? Buffer.from(this.wanted.ssid).toString('latin1') : null,
     };
   }
 
@@ -459,6 +540,101 @@ export class SimDevice extends EventEmitter<SimDeviceEvents> {
     }
   }
 
+  /**
+   * Current firmware: the answer comes at once; the outcome follows as Event_StationConnectedToAP
+   * or Event_StationDisconnectFromAP. A try already running finishes first (its event names its own
+   * network), then the new network is tried.
+   */
+  private connectAsync(b: Body): Reply {
+    const bssidText = Buffer.from(b.bssid as Uint8Array).toString('latin1');
+    const bssid = bssidText ? parseMacOctets(bssidText) : null;
+    if (bssidText && !bssid) return fail();
+    this.wanted = {
+      ssid: (b.ssid as Uint8Array).slice(0, 32),
+      pwd: Buffer.from((b.pwd as Uint8Array).slice(0, 64)).toString('latin1'),
+      bssid,
+      wpa3: Boolean(b.is_wpa3_supported),
+    };
+    this.applyMode(this.softAp ? MODE.apsta : MODE.sta);
+    this.clock.cancel(this.retry);
+    this.retry = null;
+    if (!this.trying) void this.keepTrying();
+    return ok({ mac: macToWire(this.macs.sta) });
+  }
+
+  /** The firmware's station task: try the wanted network until associated or told to stop. */
+  private async keepTrying(): Promise<void> {
+    const epoch = this.epoch;
+    this.trying = true;
+    try {
+      while (epoch === this.epoch && this.wanted && (this.mode & MODE.sta) !== 0) {
+        const target = this.wanted;
+        // A new configuration: the firmware leaves the access point it is on (and says so) first.
+        if (this.station) this.dropStation(DISCONNECT_REASON.assocLeave, false);
+        const outcome = await this.tryOnce(target);
+        if (epoch !== this.epoch) return;
+        if (outcome === 'associated' && this.wanted === target) return;
+        if (outcome !== 'associated') this.emitDisconnect(outcome, target.ssid, null);
+        if (this.wanted !== target) continue; // a newer ConnectAP: take it up now
+        await this.clock.sleep(SIM_TIMING.retryMs);
+      }
+    } finally {
+      if (epoch === this.epoch) this.trying = false;
+    }
+  }
+
+  /** One association attempt; the disconnect reason when it fails. */
+  private async tryOnce(target: ConnectTarget): Promise<'associated' | number> {
+    const epoch = this.epoch;
+    await this.clock.sleep(SIM_TIMING.connectMs);
+    if (epoch !== this.epoch) return DISCONNECT_REASON.assocLeave;
+    const network = this.networks.find(
+      (n) => n.inRange && sameBytes(n.ssid, target.ssid) && (!target.bssid || n.bssid === formatMac(target.bssid)),
+    );
+    if (!network) {
+      await this.clock.sleep(SIM_TIMING.notFoundMs);
+      return DISCONNECT_REASON.noApFound;
+    }
+    const wpa3Refused = network.security === SEC.wpa3_psk && !target.wpa3;
+    if (network.security !== SEC.open && (target.pwd !== network.passphrase || wpa3Refused)) {
+      await this.clock.sleep(SIM_TIMING.authFailMs);
+      return DISCONNECT_REASON.handshakeTimeout;
+    }
+    if (epoch !== this.epoch) return DISCONNECT_REASON.assocLeave;
+    this.associate(network);
+    this.emit('event', 'stationConnected', {
+      ssid: network.ssid.slice(),
+      ssid_len: network.ssid.length,
+      bssid: macToWire(network.bssid),
+      channel: network.channel,
+      authmode: network.security,
+      aid: 1,
+    });
+    return 'associated';
+  }
+
+  /** The current firmware stops trying when the station interface goes away. */
+  private forget(): void {
+    this.wanted = null;
+    this.clock.cancel(this.retry);
+    this.retry = null;
+  }
+
+  private emitDisconnect(reason: number, ssid: Uint8Array, network: SimNetwork | null): void {
+    if (!this.current) {
+      this.emit('event', 'stationDisconnected', { resp: reason });
+      return;
+    }
+    this.emit('event', 'stationDisconnected', {
+      resp: 0,
+      ssid: ssid.slice(),
+      ssid_len: ssid.length,
+      bssid: network ? macToWire(network.bssid) : undefined,
+      reason,
+      rssi: network?.rssi,
+    });
+  }
+
   private startSoftAp(b: Body): Reply {
     const ssid = b.ssid as Uint8Array;
     const pwd = b.pwd as Uint8Array;
@@ -481,22 +657,36 @@ export class SimDevice extends EventEmitter<SimDeviceEvents> {
       hidden: Boolean(b.ssid_hidden),
       bw,
     });
-    this.mode = this.station || this.mode === MODE.sta || this.mode === MODE.apsta ? MODE.apsta : MODE.ap;
+    if (this.current) {
+      // The current firmware switches to AP-only unless the station is connected: its retries stop.
+      if (!this.station) this.forget();
+      this.mode = this.station ? MODE.apsta : MODE.ap;
+    } else {
+      this.mode = this.station || this.mode === MODE.sta || this.mode === MODE.apsta ? MODE.apsta : MODE.ap;
+    }
     return ok({ mac: macToWire(this.macs.ap) });
   }
 
   private applyMode(mode: number): void {
+    if ((mode & MODE.sta) === 0) this.forget();
     if ((mode & MODE.sta) === 0 && this.station) this.dropStation(DISCONNECT_REASON.assocLeave);
     if ((mode & MODE.ap) === 0 && this.softAp) this.setSoftAp(null);
     this.mode = mode;
   }
 
   /** Leaves the access point; `reason` null when the host asked for it (the firmware stays quiet). */
-  private dropStation(reason: number | null): void {
+  private dropStation(reason: number | null, retry = true): void {
+    const left = this.station;
     this.associate(null);
     this.clock.cancel(this.beaconLoss);
     this.beaconLoss = null;
-    if (reason !== null && !this.connecting) this.emit('event', 'stationDisconnected', { resp: reason });
+    if (reason !== null && !this.connecting) this.emitDisconnect(reason, left?.ssid ?? new Uint8Array(), left);
+    if (retry && this.current && this.wanted && !this.trying && !this.retry) {
+      this.retry = this.clock.after(SIM_TIMING.retryMs, () => {
+        this.retry = null;
+        if (!this.trying) void this.keepTrying();
+      });
+    }
   }
 
   private associate(network: SimNetwork | null): void {

@@ -6,6 +6,7 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FramingKind } from '../framing/index.js';
+import type { FirmwareGeneration } from '../operations.js';
 import { SimClock } from './clock.js';
 import { DISCONNECT_REASON, SimDevice } from './device.js';
 import { SimLink } from './link.js';
@@ -27,6 +28,8 @@ export interface SimulatorOptions {
   /** Scratch file for OTA images (default: a file in the system temp dir). */
   otaPath?: string;
   stationMac?: string;
+  /** The firmware generation to behave like (default documented). */
+  firmware?: FirmwareGeneration;
 }
 
 /** What a test (or the standalone simulator's stdin) can make the virtual world do. */
@@ -69,6 +72,7 @@ export class Simulator implements SimControls {
         options.otaPath ??
         join(tmpdir(), `nestbox-sim-ota-${process.pid}-${Math.random().toString(36).slice(2, 8)}.bin`),
       stationMac: options.stationMac,
+      firmware: options.firmware,
     });
     this.link = new SimLink({
       framing: this.framing,

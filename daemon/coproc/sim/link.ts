@@ -90,7 +90,10 @@ export class SimLink {
 
   /** What the firmware sends once its data path is up. */
   announce(): void {
-    if (isHeaderFraming(this.framing)) this.outbound(this.framing.encodePrivInit());
+    if (isHeaderFraming(this.framing)) {
+      const fwVersion = this.device.announcedVersion;
+      this.outbound(this.framing.encodePrivInit({ chipId: 0x00, capabilities: 0xa0, spiClockMhz: 10, fwVersion }));
+    }
     this.sendEvent('devInit', {});
   }
 
@@ -120,7 +123,10 @@ export class SimLink {
     this.working = false;
   }
 
-  /** One request: the firmware ignores msg_type and answers msg_id + 100, or nothing at all. */
+  /**
+   * One request: the firmware ignores msg_type and answers msg_id + 100, or nothing at all — as the
+   * documented firmware does for the current firmware's ids. The current firmware echoes the uid.
+   */
   private async serve(data: Buffer): Promise<void> {
     this.counters.requests += 1;
     let message;
@@ -132,7 +138,7 @@ export class SimLink {
       return;
     }
     const spec = operationById(message.msgId);
-    if (!spec) {
+    if (!spec || (spec.since === 'current' && !this.device.current)) {
       this.counters.unanswered += 1;
       return;
     }
@@ -145,7 +151,8 @@ export class SimLink {
       return;
     }
     this.counters.responses += 1;
-    const pb = encodeCtrlMsg(MSG_TYPE.response, spec.id + RESP_OFFSET, spec.responseField, reply);
+    const uid = this.device.current ? message.uid : 0;
+    const pb = encodeCtrlMsg(MSG_TYPE.response, spec.id + RESP_OFFSET, spec.responseField, reply, uid);
     this.outbound(this.framing.encode('ctrlResp', pb));
   }
 }

@@ -11,6 +11,13 @@ import { isatty, ReadStream as TtyReadStream } from 'node:tty';
 import { ReopeningTransport, type PortCallbacks, type PortHandle, type TransportOptions } from './types.js';
 import { lazy } from '../../lib/on-first-use.js';
 
+/**
+ * The driver's largest write (ESP_SERIAL_MAX_TX: 8192 less its 12-byte payload header and 8 bytes).
+ * It answers a larger one with 0 bytes written and no error, which a writer retrying partial writes
+ * would retry forever.
+ */
+export const ESPS_MAX_WRITE = 8192 - (12 + 8);
+
 /** serialport's native poller, loaded only by a box that uses this transport. */
 const polledReader = lazy('the esps poller (@serialport/bindings-cpp)', () => import('./polled-reader.js'));
 
@@ -27,6 +34,18 @@ export class EspsTransport extends ReopeningTransport {
     this.description = `esps:${path}`;
   }
 
+  /** A message the driver would refuse is never written: it is refused here, after the caller's turn. */
+  override write(bytes: Buffer): boolean {
+    if (bytes.length <= ESPS_MAX_WRITE) return super.write(bytes);
+    if (!this.isOpen) return false;
+    this.refuse(`a ${bytes.length}-byte message is more than the driver's ${ESPS_MAX_WRITE}-byte limit`);
+    return true;
+  }
+
+  private refuse(reason: string): void {
+    process.nextTick(() => this.emit('refused', reason));
+  }
+
   protected async openPort(callbacks: PortCallbacks): Promise<PortHandle> {
     const { PolledReader } = await polledReader();
     const fd = openSync(this.path, constants.O_RDWR | constants.O_NOCTTY | constants.O_NONBLOCK);
@@ -36,7 +55,7 @@ export class EspsTransport extends ReopeningTransport {
     };
     const reader = isatty(fd) ? ttyReader(fd, callbacks.data, lost) : new PolledReader(fd, callbacks.data, lost);
     reader.start();
-    const writer = new FdWriter(fd, lost);
+    const writer = new FdWriter(fd, lost, (reason) => this.refuse(reason));
     return {
       write: (bytes) => writer.write(bytes),
       close: async () => {
@@ -82,6 +101,7 @@ class FdWriter {
   constructor(
     private readonly fd: number,
     private readonly lost: (reason: string) => void,
+    private readonly refused: (reason: string) => void,
   ) {}
 
   write(bytes: Buffer): void {
@@ -112,7 +132,11 @@ class FdWriter {
         this.lost(error.message);
         return;
       }
-      if (written < head.length) this.queue[0] = head.subarray(written);
+      if (written === 0) {
+        // The driver's answer to a message over its limit: drop it rather than retry forever.
+        this.queue.shift();
+        this.refused(`the driver took none of a ${head.length}-byte message`);
+      } else if (written < head.length) this.queue[0] = head.subarray(written);
       else this.queue.shift();
       this.next();
     });

@@ -11,6 +11,8 @@ export interface TransportEvents {
   up: [];
   /** The link went down, or the device could not be opened (once, until it is up again). */
   down: [reason: string];
+  /** The device refused one message's bytes (nothing of it was sent); the link stays up. */
+  refused: [reason: string];
 }
 
 export interface Transport extends EventEmitter<TransportEvents> {
