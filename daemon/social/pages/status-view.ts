@@ -10,7 +10,7 @@ export function statusLink(status: PageStatus): string {
 export function statusView(status: PageStatus, options: { focused?: boolean } = {}): SafeHtml {
   if (status.reblog) {
     return html`<div class="boost">
-      <p class="boost-by">🔁 <a href="${status.account.url}">${displayName(status.account)}</a> boosted</p>
+      <p class="boost-by">↻ <a href="${status.account.url}">${displayName(status.account)}</a> boosted</p>
       ${statusView(status.reblog)}
     </div>`;
   }

@@ -85,10 +85,14 @@ export function profilePage(site: Site, data: ProfileData): string {
       <h2 id="posts-title">Posts</h2>
       ${feedList(data.statuses, 'Posts')}
     </section>
-    <nav class="pager" aria-label="Pages">
-      ${data.paged ? html`<a href="${account.url}">Newest posts</a>` : ''}
-      ${data.olderMaxId ? html`<a rel="next" href="${account.url}?max_id=${data.olderMaxId}">Older posts</a>` : ''}
-    </nav>`;
+    ${
+      data.paged || data.olderMaxId
+        ? html`<nav class="pager" aria-label="Pages">
+            ${data.paged ? html`<a href="${account.url}">Newest posts</a>` : ''}
+            ${data.olderMaxId ? html`<a rel="next" href="${account.url}?max_id=${data.olderMaxId}">Older posts</a>` : ''}
+          </nav>`
+        : ''
+    }`;
   return layout(
     {
       title,
