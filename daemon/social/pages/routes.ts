@@ -15,7 +15,7 @@ import { serializeAccount } from '../accounts/serialize.js';
 import { TITLE } from '../instance/serialize.js';
 import { rssFeed } from './feed.js';
 import { wantsActivityJson } from './negotiation.js';
-import { sendPage } from './respond.js';
+import { answerPage, sendPage } from './respond.js';
 import { STYLESHEET_PATH } from './layout.js';
 import type { PageAccount, PageStatus } from './shapes.js';
 import { landingPage, messagePage, postPage, profilePage, type Site } from './views.js';
@@ -24,6 +24,7 @@ const WEB_DIR = fileURLToPath(new URL('../../../../web/pages/', import.meta.url)
 const PAGE_SIZE = 20;
 const HTML = 'text/html; charset=utf-8';
 const RSS = 'application/rss+xml; charset=utf-8';
+const CSS = 'text/css; charset=utf-8';
 const DESCRIPTION = 'A Mastodon-compatible home server on a Nestbox.';
 
 export function pagesRouter(ctx: SocialContext, services: SocialServices): Router {
@@ -38,6 +39,8 @@ export function pagesRouter(ctx: SocialContext, services: SocialServices): Route
     return ids.map((id) => rendered.get(id)).filter((s) => s !== undefined) as unknown as PageStatus[];
   };
   const pageAccount = (row: AccountRow) => serializeAccount(row, baseUrl) as unknown as PageAccount;
+  const answer = (c: Context, type: string, page: () => Promise<void>) =>
+    answerPage(c, services.renderCache.responses, type, page);
   const message = (c: Context, status: number, title: string, text: string) =>
     sendPage(c, HTML, messagePage(site, title, text), status);
 
@@ -57,12 +60,14 @@ export function pagesRouter(ctx: SocialContext, services: SocialServices): Route
       { maxId, limit: PAGE_SIZE },
     );
 
-  router.get(STYLESHEET_PATH, (c) => {
-    sendPage(c, 'text/css; charset=utf-8', stylesheet);
+  router.get(STYLESHEET_PATH, async (c) => {
+    await answer(c, CSS, async () => sendPage(c, CSS, stylesheet));
     c.set('Cache-Control', 'public, max-age=3600');
   });
 
-  router.get('/', async (c) => {
+  router.get('/', (c) => answer(c, HTML, () => landing(c)));
+
+  const landing = async (c: Context) => {
     const { contact } = await instance.overview();
     const ownerRow = contact ? await accounts.get(contact.id) : null;
     const owner = ownerRow && !ownerRow.suspended_at && !ownerRow.silenced_at ? ownerRow : null;
@@ -72,16 +77,20 @@ export function pagesRouter(ctx: SocialContext, services: SocialServices): Route
         ? await newest(owner)
         : [];
     sendPage(c, HTML, landingPage(site, owner ? pageAccount(owner) : null, await render(ids.map(({ id }) => id))));
-  });
+  };
 
   router.get('/@:username', async (c, next) => {
     const name = String(c.params.username);
-    if (name.endsWith('.rss')) return accountFeed(c, name.slice(0, -4));
+    if (name.endsWith('.rss')) return answer(c, RSS, () => accountFeed(c, name.slice(0, -4)));
     c.vary('Accept');
     if (wantsActivityJson(c.get('Accept'))) {
       await next();
       return;
     }
+    await answer(c, HTML, () => profile(c, name));
+  });
+
+  const profile = async (c: Context, name: string) => {
     const maxId = c.query.max_id;
     if (maxId !== undefined && (typeof maxId !== 'string' || !/^\d{1,20}$/.test(maxId))) {
       return message(c, 400, 'Bad request', 'max_id must be a status id.');
@@ -105,7 +114,7 @@ export function pagesRouter(ctx: SocialContext, services: SocialServices): Route
       HTML,
       profilePage(site, { account: pageAccount(row), pinned, statuses: page, olderMaxId, paged: Boolean(maxId) }),
     );
-  });
+  };
 
   router.get('/@:username/:id', async (c, next) => {
     c.vary('Accept');
@@ -113,16 +122,19 @@ export function pagesRouter(ctx: SocialContext, services: SocialServices): Route
       await next();
       return;
     }
-    const row = await account(c, String(c.params.username));
+    await answer(c, HTML, () => post(c, String(c.params.username), String(c.params.id)));
+  });
+
+  const post = async (c: Context, username: string, id: string) => {
+    const row = await account(c, username);
     if (!row) return;
-    const id = String(c.params.id);
     const status = /^\d{1,20}$/.test(id) && !row.silenced_at ? await statuses.byId(id) : undefined;
     const [shown] = status && status.account_id === row.id && !status.reblog_of_id ? await render([id]) : [];
     if (!shown) return message(c, 404, 'Not found', 'This post does not exist or is not public.');
     const thread = await statuses.context(id, null);
     const [ancestors, descendants] = await Promise.all([render(thread.ancestors), render(thread.descendants)]);
     sendPage(c, HTML, postPage(site, { status: shown, ancestors, descendants }));
-  });
+  };
 
   router.get('/tags/:file', async (c, next) => {
     const file = String(c.params.file);
@@ -130,7 +142,10 @@ export function pagesRouter(ctx: SocialContext, services: SocialServices): Route
       await next();
       return;
     }
-    const name = file.slice(0, -4);
+    await answer(c, RSS, () => tagFeed(c, file.slice(0, -4)));
+  });
+
+  const tagFeed = async (c: Context, name: string) => {
     const tags = await timelines.tagsNamed({ hashtag: name, any: [], all: [], none: [] });
     const ids = tags
       ? await timelines.tag({ local: true, remote: false, onlyMedia: false, ...tags }, null, { limit: PAGE_SIZE })
@@ -150,7 +165,7 @@ export function pagesRouter(ctx: SocialContext, services: SocialServices): Route
         items,
       ),
     );
-  });
+  };
 
   async function accountFeed(c: Context, username: string): Promise<void> {
     const row = await account(c, username);
