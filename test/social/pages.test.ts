@@ -1,6 +1,7 @@
 /** The public web pages through HTTP: landing, profile, post, RSS, negotiation, visibility, caching. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { uploadPng } from '../helpers/media-files.js';
 import { startSocialDaemon, type SocialHarness, type TestAccount } from '../helpers/social.js';
 
 let h: SocialHarness;
@@ -30,6 +31,7 @@ test.before(async () => {
     fields_attributes: { 0: { name: 'Site', value: 'https://ada.example' } },
     discoverable: true,
   });
+  await h.api(dee.token, 'PATCH', '/api/v1/accounts/update_credentials', { discoverable: false });
   ids.public = await post(ada, { status: 'hello public world #garden' });
   ids.unlisted = await post(ada, { status: 'quiet unlisted note', visibility: 'unlisted' });
   ids.private = await post(ada, { status: 'followers-only secret', visibility: 'private' });
@@ -45,6 +47,8 @@ test.before(async () => {
   assert.is((await h.api(ada.token, 'POST', `/api/v1/statuses/${ids.boosted}/reblog`)).status, 200);
   ids.pinned = await post(ada, { status: 'pinned introduction' });
   assert.is((await h.api(ada.token, 'POST', `/api/v1/statuses/${ids.pinned}/pin`)).status, 200);
+  const media = await uploadPng(h.url, ada.token, 'A red <square> on white');
+  ids.media = await post(ada, { status: 'a picture', media_ids: [media] });
   ids.script = await post(ada, { status: '<script>alert("x")</script> & <b>bold</b>' });
   await post(cyd, { status: 'cyd was here' });
   assert.is((await h.api(admin, 'POST', `/api/v1/admin/accounts/${bob.id}/action`, { type: 'silence' })).status, 200);
@@ -91,6 +95,14 @@ test('a post page shows the post and its public thread, not private replies', as
   const own = await page(`/@ada/${ids.script}`);
   assert.match(own.text, /&lt;script&gt;alert/, 'typed markup is shown as text');
   assert.not.match(own.text, /<script/i);
+});
+
+test('media carry their alt text; an account that is not discoverable is noindex', async () => {
+  const res = await page(`/@ada/${ids.media}`);
+  assert.match(res.text, /<img src="[^"]+" alt="A red &lt;square&gt; on white"/);
+  assert.match(res.text, /<meta property="og:image" content="http:\/\/127\.0\.0\.1:\d+\/system\/media_attachments\//);
+  const dee = await page('/@dee');
+  assert.match(dee.text, /<meta name="robots" content="noindex, noarchive"/);
 });
 
 test("private and direct posts, unknown ids and others' ids answer 404 as pages", async () => {
