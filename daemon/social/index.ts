@@ -16,6 +16,7 @@ import { SocialEventBus } from './events.js';
 import { Reader } from './store/reader.js';
 import { buildServices, type SocialServices } from './services.js';
 import { socialRouter } from './http/router.js';
+import { pagesRouter } from './pages/routes.js';
 import { instanceCounts, type InstanceCounts } from './instance-counts.js';
 import { StreamHub } from './streaming/hub.js';
 import { StreamingServer } from './streaming/server.js';
@@ -72,11 +73,13 @@ export class Social {
     return this.ctx.events;
   }
 
-  /** Mounts the social API, OAuth and web routes (before the server starts listening). */
+  /** Mounts the social API, OAuth, web routes and the public pages (before the server starts listening). */
   mount(http: HttpServer): void {
     const router: Router = socialRouter(this.ctx, this.services);
     http.use(router.routes());
     http.use(router.allowedMethods() as unknown as Middleware);
+    // After the API (which has no page paths), before federation: JSON requests at a page's path go on to it.
+    http.use(pagesRouter(this.ctx, this.services).routes());
   }
 
   scheduleJobs(jobs: Jobs): void {

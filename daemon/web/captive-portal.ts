@@ -4,7 +4,7 @@
  * /redirect) never get their "internet OK" answer but a redirect to the portal, and when the
  * soft-AP address is configured any request for another host that arrives on that address is
  * redirected too (the wildcard DNS sends every name here). Nothing is cached. Outside setup mode
- * this does nothing.
+ * this does nothing, and `/` is the public landing page; in setup mode on the setup side `/` opens the portal.
  */
 import type { Context, Middleware, Next } from 'koa';
 import { NO_CACHE } from './static-pages.js';
@@ -43,7 +43,8 @@ export function captivePortal(options: CaptivePortalOptions): Middleware {
       await next();
       return;
     }
-    const probe = PROBE_PATHS.includes(ctx.path);
+    // The box's own front page is the public landing page, except to a phone on the setup side.
+    const probe = PROBE_PATHS.includes(ctx.path) || ctx.path === '/';
     const foreignHost =
       options.apAddress !== null && !own.has(ctx.hostname.toLowerCase()) && !ctx.path.startsWith('/setup');
     if (!probe && !foreignHost) {

@@ -19,6 +19,7 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   logins: async () => (await import('./logins.js')).bench,
   durability: async () => (await import('./durability.js')).bench,
   network: async () => (await import('./network.js')).bench,
+  pages: async () => (await import('./pages.js')).bench,
 };
 
 async function main(argv: string[]): Promise<void> {

@@ -31,22 +31,29 @@ export function wrkInstalled(): boolean {
   return spawnSync('wrk', ['--version'], { stdio: 'ignore' }).error === undefined;
 }
 
-/** Requests per second over `seconds` with `clients` connections; throws on any non-2xx answer. */
-export function wrkThroughput(options: {
+export interface WrkOptions {
   url: string;
   path: string;
   token: string;
   vary: Vary;
   clients: number;
   seconds: number;
-}): number {
+}
+
+/** Requests per second over `seconds` with `clients` connections; throws on any non-2xx answer. */
+export function wrkThroughput(options: WrkOptions): number {
+  return wrkRun(options).rps;
+}
+
+/** Requests per second and wrk's latency percentiles (ms); throws on any non-2xx answer. */
+export function wrkRun(options: WrkOptions): { rps: number; p50Ms: number; p99Ms: number } {
   const dir = tempDir('nestbox-wrk-');
   try {
     const script = join(dir.path, 'requests.lua');
     writeFileSync(script, SCRIPT);
     const output = execFileSync(
       'wrk',
-      ['-t1', `-c${options.clients}`, `-d${options.seconds}s`, '-s', script, options.url],
+      ['-t1', `-c${options.clients}`, `-d${options.seconds}s`, '--latency', '-s', script, options.url],
       {
         encoding: 'utf8',
         env: { ...process.env, WRK_PATH: options.path, WRK_VARY: options.vary, WRK_TOKEN: options.token },
@@ -56,8 +63,16 @@ export function wrkThroughput(options: {
     if (failed) throw new Error(`wrk: ${failed[1]} answers were not 2xx`);
     const rps = /Requests\/sec:\s+([\d.]+)/.exec(output);
     if (!rps) throw new Error(`wrk printed no rate:\n${output}`);
-    return Number(rps[1]);
+    return { rps: Number(rps[1]), p50Ms: latencyMs(output, '50%'), p99Ms: latencyMs(output, '99%') };
   } finally {
     dir.remove();
   }
+}
+
+/** One line of wrk's latency distribution ("  50%  1.23ms"), in milliseconds. */
+function latencyMs(output: string, percent: string): number {
+  const line = new RegExp(`^\\s*${percent}\\s+([\\d.]+)(us|ms|s)\\s*$`, 'm').exec(output);
+  if (!line) return Number.NaN;
+  const value = Number(line[1]);
+  return line[2] === 'us' ? value / 1000 : line[2] === 's' ? value * 1000 : value;
 }

@@ -139,11 +139,11 @@ test('outside setup mode the portal answers 404, unless the owner token is prese
   }
 });
 
-test('captive-portal probes of iOS, Android and Windows are redirected to the portal, never cached', async () => {
+test('captive-portal probes of iOS, Android and Windows, and the front page, are redirected to the portal, never cached', async () => {
   const f = await startWebFixture();
   try {
     await waitFor(() => f.device.get().softap.active, 'setup mode');
-    for (const path of ['/generate_204', '/hotspot-detect.html', '/connecttest.txt', '/ncsi.txt', '/redirect']) {
+    for (const path of ['/generate_204', '/hotspot-detect.html', '/connecttest.txt', '/ncsi.txt', '/redirect', '/']) {
       const { status, headers } = await f.json(path);
       assert.is(status, 302, path);
       assert.is(headers.get('location'), `http://127.0.0.1:${f.port}/setup`);
@@ -196,6 +196,7 @@ test('without login the portal answers only requests that arrive on the soft-AP 
       404,
     );
     assert.is((await f.json('/setup/api/status', { token: 'owner-token' })).status, 200);
+    assert.is((await f.json('/')).status, 404, 'the front page from the home side is not the portal');
   } finally {
     await f.closeAll();
   }

@@ -251,6 +251,11 @@ export class AccountsService {
     return user;
   }
 
+  /** A local account by username, suspended ones included (the public pages answer 410 for them). */
+  localByUsername(username: string): Promise<AccountRow | undefined> {
+    return this.repo.byUsername(username, null);
+  }
+
   /** `user` or `user@domain` (a leading @ allowed); the local domain counts as local. */
   async lookup(acct: string): Promise<AccountRow> {
     const [username, domain] = acct.replace(/^@/, '').split('@');

@@ -1,5 +1,5 @@
 /**
- * Rendered responses of hot read endpoints (notification pages, unread counts), kept while the
+ * Rendered responses of hot read endpoints (notification pages, unread counts, the public pages), kept while the
  * database has not changed: an entry is stored with the data version read *before* it was
  * computed and served only while that version still holds, so any commit (of this process or
  * another) makes every entry stale. Clients poll the same first page over and over; this answers
@@ -42,9 +42,15 @@ export class ResponseCache {
 
   /**
    * Serves `key` from the cache when fresh; otherwise runs `render` (which fills ctx.body and
-   * headers) and keeps its JSON body and the headers named in `keep`.
+   * headers) and keeps its body (JSON, or text of `type`) and the headers named in `keep`.
    */
-  async serve(ctx: Context, key: string, keep: string[], render: () => Promise<void>): Promise<void> {
+  async serve(
+    ctx: Context,
+    key: string,
+    keep: string[],
+    render: () => Promise<void>,
+    type = 'application/json',
+  ): Promise<void> {
     const version = await this.reader.dataVersion();
     const hit = this.entries.get(key);
     if (hit && hit.version === version) {
@@ -52,7 +58,7 @@ export class ResponseCache {
       this.entries.delete(key);
       this.entries.set(key, hit);
       ctx.set(hit.headers);
-      ctx.type = 'application/json';
+      ctx.type = type;
       ctx.body = hit.body;
       return;
     }
@@ -65,7 +71,7 @@ export class ResponseCache {
       const value = ctx.response.get(name);
       if (value) headers[name] = value;
     }
-    ctx.type = 'application/json';
+    ctx.type = type;
     ctx.body = body;
     this.store(key, { version, body, headers, bytes: body.length + key.length + ENTRY_OVERHEAD_BYTES });
   }

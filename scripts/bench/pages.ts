@@ -1,0 +1,115 @@
+/**
+ * npm run bench -- pages: the public profile and post pages against the real daemon on loopback,
+ * with 10,000 posts on the account, beside the API's GET /api/v1/accounts/:id/statuses on the
+ * same data: p50 / p99 latency and requests per second at 16 connections (wrk).
+ */
+import { join } from 'node:path';
+import { openDatabase } from '../../daemon/store/db.js';
+import { migrate } from '../../daemon/store/migrate.js';
+import { snowflakeAt } from '../../daemon/store/ids.js';
+import { sha256 } from '../../daemon/social/oauth/secrets.js';
+import { startDaemon } from '../../test/helpers/daemon.js';
+import { tempDir } from '../../test/helpers/paths.js';
+import type { Bench } from './index.js';
+import { report, round, type Figure } from './stats.js';
+import { wrkInstalled, wrkRun } from './wrk.js';
+
+const POSTS = 10_000;
+const CLIENTS = 16;
+const SECONDS = 5;
+const TOKEN = 'pages-bench-token';
+
+/** One local account with POSTS public posts; returns its id and a post in the middle. */
+async function seed(dataDir: string): Promise<{ accountId: string; postId: string }> {
+  const db = openDatabase({ filename: join(dataDir, 'nestbox.sqlite3') });
+  await migrate(db);
+  const now = Date.now();
+  const at = new Date(now).toISOString();
+  const accountId = snowflakeAt(now - 10_000_000);
+  let postId = '';
+  await db.transaction(async (trx) => {
+    await trx.raw(
+      `INSERT INTO accounts (id, username, display_name, note, uri, url, created_at, updated_at) VALUES (?, 'owner', 'The Owner', '<p>Bench account</p>', 'http://127.0.0.1/users/owner', 'http://127.0.0.1/@owner', ?, ?)`,
+      [accountId, at, at],
+    );
+    await trx.raw(
+      `INSERT INTO users (account_id, email, password_hash, approved, created_at, confirmed_at) VALUES (?, 'owner@bench.test', 'x', 1, ?, ?)`,
+      [accountId, at, at],
+    );
+    await trx.raw(`INSERT INTO oauth_tokens (token_hash, account_id, scopes, created_at) VALUES (?, ?, 'read', ?)`, [
+      sha256(TOKEN),
+      accountId,
+      at,
+    ]);
+    for (let n = 0; n < POSTS; n++) {
+      const id = snowflakeAt(now - 5_000_000 + n * 40);
+      if (n === POSTS / 2) postId = id;
+      const text = `Post number ${n} from the bench, with a few words to make it a realistic length.`;
+      await trx.raw(
+        `INSERT INTO statuses (id, account_id, uri, url, text, content, visibility, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 'public', ?, ?)`,
+        [
+          id,
+          accountId,
+          `http://127.0.0.1/users/owner/statuses/${id}`,
+          `http://127.0.0.1/@owner/${id}`,
+          text,
+          `<p>${text}</p>`,
+          at,
+          at,
+        ],
+      );
+    }
+  });
+  await db.raw('ANALYZE');
+  await db.destroy();
+  return { accountId, postId };
+}
+
+export const bench: Bench = {
+  description: 'public profile and post pages (10,000 posts) beside the API account statuses, wrk at 16 connections',
+  async run() {
+    if (!wrkInstalled()) {
+      process.stderr.write('wrk is not installed (Debian package wrk)\n');
+      process.exit(1);
+    }
+    const data = tempDir('nestbox-bench-');
+    const { accountId, postId } = await seed(data.path);
+    const daemon = await startDaemon({ dataDir: data.path, env: { NESTBOX_LOG_LEVEL: 'info' } });
+    try {
+      const figures: Figure[] = [];
+      const targets = [
+        { metric: 'profile_page', path: '/@owner' },
+        { metric: 'post_page', path: `/@owner/${postId}` },
+        { metric: 'api_account_statuses', path: `/api/v1/accounts/${accountId}/statuses` },
+      ];
+      for (const { metric, path } of targets) {
+        // Once more on a new connection if the idle one from the last warm-up was closed meanwhile.
+        const fetchOnce = () => daemon.fetch(path, { headers: { authorization: `Bearer ${TOKEN}` } });
+        const warm = await fetchOnce().catch(fetchOnce);
+        if (!warm.ok) throw new Error(`${path}: ${warm.status}`);
+        await warm.arrayBuffer();
+        const run = wrkRun({ url: daemon.url, path, token: TOKEN, vary: 'none', clients: CLIENTS, seconds: SECONDS });
+        const page = metric !== 'api_account_statuses';
+        const rows: Array<[string, number, string, string]> = [
+          ['p50_ms', round(run.p50Ms), 'ms', '≤ 5'],
+          ['p99_ms', round(run.p99Ms), 'ms', '≤ 20'],
+          ['rps', round(run.rps, 0), 'req/s', '≥ API'],
+        ];
+        for (const [suffix, value, unit, target] of rows) {
+          figures.push({
+            metric: `${metric}_${suffix}`,
+            value,
+            unit,
+            target: page ? target : '',
+            posts: POSTS,
+            clients: CLIENTS,
+          });
+        }
+      }
+      report('pages', figures);
+    } finally {
+      await daemon.stop();
+      data.remove();
+    }
+  },
+};
