@@ -1,7 +1,8 @@
 /**
  * The public pages in a real browser at phone and desktop size: each renders without scripts under
- * its CSP, passes axe-core with no serious or critical violation, and is saved as a screenshot
- * under docs/screenshots/ (the README shows them).
+ * its CSP, passes axe-core with no serious or critical violation, and is saved as a screenshot:
+ * under docs/screenshots/ (the README shows them) when NESTBOX_UPDATE_SCREENSHOTS=1, else in a
+ * temporary folder, so a test run leaves the tree as it was.
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -9,12 +10,15 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { launchChromiumContext } from '../helpers/chromium.js';
-import { REPO_ROOT } from '../helpers/paths.js';
+import { REPO_ROOT, tempDir } from '../helpers/paths.js';
 import { startSocialDaemon, type SocialHarness, type TestAccount } from '../helpers/social.js';
 
 const BODY_BACKGROUND = 'getComputedStyle(document.body).backgroundColor';
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const SHOTS = join(REPO_ROOT, 'docs', 'screenshots');
+const SHOTS =
+  process.env.NESTBOX_UPDATE_SCREENSHOTS === '1'
+    ? join(REPO_ROOT, 'docs', 'screenshots')
+    : tempDir('nestbox-shots-').path;
 const SIZES = [
   { name: 'phone', width: 390, height: 844 },
   { name: 'desktop', width: 1280, height: 900 },
