@@ -26,6 +26,22 @@ export default defineConfig(
     },
   },
   {
+    // The daemon runs both as compiled modules and as one bundle (scripts/bundle.mjs): a path
+    // counted from a module's own location is wrong in one of them. install-paths.ts finds the
+    // installation's files for everyone.
+    files: ['daemon/**/*.ts'],
+    ignores: ['daemon/install-paths.ts', 'daemon/lib/on-first-use.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "MetaProperty[meta.name='import'][property.name='meta']",
+          message: 'Find installation files with installPath() (daemon/install-paths.ts), not from import.meta.url.',
+        },
+      ],
+    },
+  },
+  {
     // Tests read the JSON bodies the server sends as `any` on purpose and assert on their shape:
     // typing every response would restate the serializers, and the assertions already fail on the
     // mistakes these rules guard against. The daemon and scripts keep them.

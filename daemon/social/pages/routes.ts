@@ -5,9 +5,10 @@
  * A request that asks for ActivityPub JSON goes on to federation's routes at the same paths.
  */
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import Router from '@koa/router';
 import type { Context } from 'koa';
+import { installPath } from '../../install-paths.js';
 import type { SocialContext } from '../context.js';
 import type { SocialServices } from '../services.js';
 import type { AccountRow } from '../accounts/repo.js';
@@ -20,7 +21,7 @@ import { STYLESHEET_PATH } from './layout.js';
 import type { PageAccount, PageStatus } from './shapes.js';
 import { landingPage, messagePage, postPage, profilePage, type Site } from './views.js';
 
-const WEB_DIR = fileURLToPath(new URL('../../../../web/pages/', import.meta.url));
+const WEB_DIR = installPath('web', 'pages');
 const PAGE_SIZE = 20;
 const HTML = 'text/html; charset=utf-8';
 const RSS = 'application/rss+xml; charset=utf-8';
@@ -32,7 +33,7 @@ export function pagesRouter(ctx: SocialContext, services: SocialServices): Route
   const { accounts, statuses, renderer, timelines, instance } = services;
   const baseUrl = ctx.config.baseUrl;
   const site: Site = { title: TITLE, description: DESCRIPTION, baseUrl, localDomain: ctx.localDomain };
-  const stylesheet = readFileSync(`${WEB_DIR}pages.css`, 'utf8');
+  const stylesheet = readFileSync(join(WEB_DIR, 'pages.css'), 'utf8');
 
   const render = async (ids: readonly string[]): Promise<PageStatus[]> => {
     const rendered = await renderer.render(ids, null);
