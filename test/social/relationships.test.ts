@@ -152,9 +152,15 @@ test('mute with notifications and duration; expired mutes stop at once', async (
   });
   assert.is(muted.body.muting, true);
   assert.is(muted.body.muting_notifications, false);
+  const listed = (await h.api(ann.token, 'GET', '/api/v1/mutes')).body;
   assert.equal(
-    (await h.api(ann.token, 'GET', '/api/v1/mutes')).body.map((a: any) => a.id),
+    listed.map((a: any) => a.id),
     [cat.id],
+  );
+  const ends = Date.parse(listed[0].mute_expires_at);
+  assert.ok(
+    ends > Date.now() - 500 && ends <= Date.now() + 1500,
+    `a timed mute says when it ends: ${listed[0].mute_expires_at}`,
   );
   await new Promise((resolve) => setTimeout(resolve, 1100));
   assert.is((await rel(ann, cat)).muting, false);
@@ -162,6 +168,11 @@ test('mute with notifications and duration; expired mutes stop at once', async (
   assert.is(await h.admin.social.services.relationships.expireMutes(), 1, 'the job removes the expired row');
   const forever = await h.api(ann.token, 'POST', `/api/v1/accounts/${cat.id}/mute`);
   assert.is(forever.body.muting_notifications, true, 'notifications are muted by default');
+  assert.is(
+    (await h.api(ann.token, 'GET', '/api/v1/mutes')).body[0].mute_expires_at,
+    null,
+    'a mute without end says null',
+  );
   assert.is((await h.api(ann.token, 'POST', `/api/v1/accounts/${cat.id}/mute`, { duration: 'soon' })).status, 400);
   await h.api(ann.token, 'POST', `/api/v1/accounts/${cat.id}/unmute`);
 });
