@@ -84,6 +84,15 @@ test('a poll and media ids in bracketed names nest alike in multipart, url-encod
     const { body, type } = multipart([['file', { filename: `p${i}.png`, data: await png(20 + i, 20) }]]);
     ids.push((await send('POST', '/api/v2/media', body, type)).body.id as string);
   }
+  // Uploads through v2 are processed after the answer: attach them once they are ready (200, not 206).
+  for (const id of ids) {
+    for (let tries = 0; ; tries += 1) {
+      const media = await fetch(`${h.url}/api/v1/media/${id}`, { headers: { authorization: `Bearer ${ada.token}` } });
+      if (media.status === 200) break;
+      assert.ok(tries < 200, `media ${id} still processing`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
   const fields: Array<[string, string]> = [
     ['status', 'which one?'],
     ['poll[options][]', 'left'],
