@@ -194,6 +194,20 @@ const httpUrl = (allowed: string): Parser<string> => ({
   },
 });
 
+/**
+ * The streaming server's URL: Mastodon's setting takes the ws:// or wss:// form, apps may be told
+ * the http:// one; kept as http(s) (the API gives clients the ws form of it).
+ */
+const streamingUrl = (allowed: string): Parser<string> => {
+  const http = httpUrl(allowed);
+  return {
+    allowed,
+    parse(raw, fromEnv) {
+      return http.parse(typeof raw === 'string' ? raw.replace(/^ws(s?):\/\//i, 'http$1://') : raw, fromEnv);
+    },
+  };
+};
+
 /** A URL with one of `protocols` (and a host), or empty for "off". */
 const optionalUrl = (protocols: readonly string[], allowed: string): Parser<string | null> => ({
   allowed,
@@ -332,7 +346,7 @@ export const KEYS: readonly KeySpec[] = [
   key('httpPort', 'http_port', integer(1, 65535, 'a port number from 1 to 65535'), 8080),
   key('streamingPort', 'streaming_port', integer(1, 65535, 'a port number from 1 to 65535'), 4000),
   key('baseUrl', 'base_url', httpUrl('an http:// or https:// URL without query'), 'http://localhost:8080'),
-  key('streamingUrl', 'streaming_url', httpUrl('an http:// or https:// URL without query'), (c) =>
+  key('streamingUrl', 'streaming_url', streamingUrl('a ws://, wss://, http:// or https:// URL without query'), (c) =>
     deriveStreamingUrl(c.baseUrl!, c.streamingPort!),
   ),
   key('registrations', 'registrations', oneOf(['open', 'approval', 'closed'] as const), 'closed'),

@@ -55,6 +55,15 @@ test('the streaming URL is derived from the base URL and the streaming port', ()
   assert.is(config.streamingUrl, 'https://box.example:4443');
 });
 
+test('the streaming URL may be given in the ws:// or wss:// form Mastodon takes, or as http(s)', () => {
+  const url = (value: string) => loadConfig({ env: { NESTBOX_STREAMING_URL: value } }).streamingUrl;
+  assert.is(url('wss://stream.box.example'), 'https://stream.box.example');
+  assert.is(url('ws://127.0.0.1:4000/'), 'http://127.0.0.1:4000');
+  assert.is(url('https://stream.box.example'), 'https://stream.box.example');
+  assert.is(url('http://127.0.0.1:4000'), 'http://127.0.0.1:4000');
+  assert.throws(() => url('ftp://stream.box.example'), /ws:\/\/, wss:\/\/, http:\/\/ or https:\/\//);
+});
+
 test('mail: no SMTP by default, an smtp(s) URL accepted, anything else refused; the sender derives from the base URL', () => {
   const plain = loadConfig({ env: { NESTBOX_BASE_URL: 'https://box.example' } });
   assert.is(plain.smtpUrl, null);

@@ -5,6 +5,8 @@
 import type { Context, Middleware } from 'koa';
 import { lazy } from '../lib/on-first-use.js';
 import { HttpError } from './errors.js';
+import { withLongIntegers } from './json-integers.js';
+import { NESTING, nestBracketed } from './nested-params.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -63,10 +65,27 @@ export function parseBody(): Middleware {
     textLimit: BODY_LIMIT_BYTES,
     multipart: false,
     jsonStrict: false,
+    includeUnparsed: true,
+    queryString: NESTING,
     parsedMethods: PARSED_METHODS,
   } as KoaBodyOptions);
   return async (ctx, next) => {
-    if (PARSED_METHODS.includes(ctx.method)) await parser(ctx, next);
-    else await next();
+    if (!PARSED_METHODS.includes(ctx.method)) {
+      await next();
+      return;
+    }
+    await parser(ctx, async () => {
+      const request = ctx.request as { body?: unknown; rawBody?: unknown };
+      if (ctx.is('json') && typeof request.rawBody === 'string') {
+        const exact = await withLongIntegers(request.rawBody);
+        if (exact !== undefined) request.body = exact;
+        if (isPlainObject(request.body)) request.body = await nestBracketed(request.body);
+      }
+      await next();
+    });
   };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -11,6 +11,8 @@ type RouterMiddleware = ReturnType<Router['routes']>;
 import type { Logger } from '../log/logger.js';
 import { errorMiddleware, type OutOfSpaceListener } from './errors.js';
 import { routeTable } from './route-table.js';
+import { cors } from './cors.js';
+import { requestId } from './request-id.js';
 
 export interface HttpServerOptions {
   host: string;
@@ -30,6 +32,8 @@ export class HttpServer {
 
   constructor(private readonly options: HttpServerOptions) {
     this.app.silent = true;
+    this.app.use(cors());
+    this.app.use(requestId());
     this.app.use(this.countInFlight);
     this.app.use(requestLog(options.log));
     this.app.use(errorMiddleware(options.log, options.onOutOfSpace));

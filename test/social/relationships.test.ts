@@ -146,15 +146,25 @@ test('block removes follows both ways and hides the blocker; unblock', async () 
 });
 
 test('mute with notifications and duration; expired mutes stop at once', async () => {
+  const asked = Date.now();
   const muted = await h.api(ann.token, 'POST', `/api/v1/accounts/${cat.id}/mute`, {
     notifications: false,
     duration: 1,
   });
+  const answered = Date.now();
   assert.is(muted.body.muting, true);
   assert.is(muted.body.muting_notifications, false);
+  const listed = (await h.api(ann.token, 'GET', '/api/v1/mutes')).body;
   assert.equal(
-    (await h.api(ann.token, 'GET', '/api/v1/mutes')).body.map((a: any) => a.id),
+    listed.map((a: any) => a.id),
     [cat.id],
+  );
+  const ends = Date.parse(listed[0].mute_expires_at);
+  // One second after the mute was made (a stored time may drop its milliseconds).
+  assert.ok(ends >= asked && ends <= answered + 1000, `a timed mute says when it ends: ${listed[0].mute_expires_at}`);
+  assert.ok(
+    ends > Date.now() - 500 && ends <= Date.now() + 1500,
+    `a timed mute says when it ends: ${listed[0].mute_expires_at}`,
   );
   await new Promise((resolve) => setTimeout(resolve, 1100));
   assert.is((await rel(ann, cat)).muting, false);
@@ -162,6 +172,11 @@ test('mute with notifications and duration; expired mutes stop at once', async (
   assert.is(await h.admin.social.services.relationships.expireMutes(), 1, 'the job removes the expired row');
   const forever = await h.api(ann.token, 'POST', `/api/v1/accounts/${cat.id}/mute`);
   assert.is(forever.body.muting_notifications, true, 'notifications are muted by default');
+  assert.is(
+    (await h.api(ann.token, 'GET', '/api/v1/mutes')).body[0].mute_expires_at,
+    null,
+    'a mute without end says null',
+  );
   assert.is((await h.api(ann.token, 'POST', `/api/v1/accounts/${cat.id}/mute`, { duration: 'soon' })).status, 400);
   await h.api(ann.token, 'POST', `/api/v1/accounts/${cat.id}/unmute`);
 });

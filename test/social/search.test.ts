@@ -113,11 +113,17 @@ test('from: limits statuses to an account; unsupported value 422; unknown accoun
   assert.is(unknown.status, 404);
 });
 
-test('exclude_unreviewed drops unreviewed hashtags', async () => {
+test('exclude_unreviewed drops unreviewed hashtags but keeps an exact match', async () => {
   const all = await search(alice.token, 'q=kingf&type=hashtags');
   assert.is(all.body.hashtags.length, 1);
+  const name = all.body.hashtags[0].name as string;
   const reviewed = await search(alice.token, 'q=kingf&type=hashtags&exclude_unreviewed=true');
   assert.equal(reviewed.body.hashtags, []);
+  const exact = await search(alice.token, `q=%23${name}&type=hashtags&exclude_unreviewed=true`);
+  assert.equal(
+    exact.body.hashtags.map((t: { name: string }) => t.name),
+    [name],
+  );
 });
 
 test('a missing q is 400, an unknown type 400, the removed v1 search 404; a token without read:search is 403', async () => {

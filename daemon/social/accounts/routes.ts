@@ -88,6 +88,22 @@ export function accountRoutes(routes: Routes, deps: AccountRouteDeps): void {
     },
   );
 
+  // OpenID Connect userinfo (Mastodon 4.4): who the token's user is, for "sign in with" clients.
+  routes.add('get', '/oauth/userinfo', { scopes: ['profile'] }, userinfo);
+  routes.add('post', '/oauth/userinfo', { scopes: ['profile'] }, userinfo);
+  async function userinfo(ctx: Context): Promise<void> {
+    const account = serializeAccount(await accounts.get(viewerId(ctx)), baseUrl);
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = {
+      iss: `${baseUrl}/`,
+      sub: account.uri,
+      name: account.display_name,
+      preferred_username: account.username,
+      profile: account.url,
+      picture: account.avatar,
+    };
+  }
+
   // Apps read the posting defaults here (Mastodon's web settings set the reading ones; the box has none).
   routes.get('/api/v1/preferences', { scopes: read('accounts') }, async (ctx) => {
     const user = await accounts.user(viewerId(ctx));

@@ -11,13 +11,19 @@ export async function sendAccountPage(
   baseUrl: string,
   p: Params,
   page: PageQuery,
-  rows: Array<{ edge_id: string; account_id: string }>,
+  rows: Array<{ edge_id: string; account_id: string; mute_expires_at?: string | null }>,
   hidden: Set<string> = new Set(),
 ): Promise<void> {
   const accounts = await renderer.accountsById(rows.map((row) => row.account_id));
   ctx.body = rows
     .filter((row) => !hidden.has(row.account_id))
-    .map((row) => accounts.get(row.account_id))
+    .map((row) => {
+      const account = accounts.get(row.account_id);
+      // Mastodon's list of mutes says when each ends.
+      return account && row.mute_expires_at !== undefined
+        ? { ...account, mute_expires_at: row.mute_expires_at }
+        : account;
+    })
     .filter(Boolean);
   if (rows.length) {
     setLink(ctx, {

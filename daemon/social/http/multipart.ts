@@ -12,6 +12,7 @@ import { rm } from 'node:fs/promises';
 import type { Context, Middleware } from 'koa';
 import { BODY_LIMIT_BYTES, parseBody, requireIdentityEncoding, type KoaBodyOptions } from '../../http/body.js';
 import { HttpError } from '../../http/errors.js';
+import { nestBracketed } from '../../http/nested-params.js';
 import { lazy } from '../../lib/on-first-use.js';
 import { isOutOfSpace } from '../../storage/out-of-space.js';
 
@@ -63,6 +64,8 @@ export function multipartParser(limits: MultipartLimits): Middleware {
       } catch (error) {
         throw refused(ctx, error);
       }
+      const request = ctx.request as { body?: Record<string, unknown> };
+      if (request.body) request.body = await nestBracketed(request.body);
       await next();
     } finally {
       await Promise.all(started.map(discard));
@@ -87,8 +90,23 @@ function options(limits: MultipartLimits, onFileBegin: (name: string, file: unkn
       maxFields: 1000,
       allowEmptyFiles: false,
       onFileBegin,
+      onPart: asRackDoes,
     },
   } as KoaBodyOptions;
+}
+
+interface FormPart {
+  originalFilename?: string | null;
+  mimetype?: string | null;
+}
+
+/**
+ * A part with a filename is a file whatever its headers, as Rack takes it (formidable would read a
+ * file part without a Content-Type as a text field); the media code detects the type from the bytes.
+ */
+function asRackDoes<P extends FormPart>(part: P, handle: (part: P) => void): void {
+  if (part.originalFilename && !part.mimetype) part.mimetype = 'application/octet-stream';
+  handle(part);
 }
 
 /**

@@ -23,12 +23,13 @@ export function stringParam(p: Params, name: string): string | undefined {
   throw new HttpError(400, `Invalid value for '${name}'`);
 }
 
-/** `name[]` (query or form) or a JSON array under `name`; a scalar `name=a` is ignored, as in Rails. */
+/** `name[]` (query or form) or a JSON array under `name` (numbers as text); a scalar `name=a` is ignored, as in Rails. */
 export function arrayParam(p: Params, name: string): string[] | undefined {
   const raw = p[`${name}[]`] ?? (Array.isArray(p[name]) ? p[name] : undefined);
   if (raw === undefined || raw === null) return undefined;
   const list = Array.isArray(raw) ? raw : [raw];
-  return list.filter((item): item is string => typeof item === 'string');
+  // JSON clients send ids as numbers too.
+  return list.flatMap((item) => (typeof item === 'string' ? [item] : typeof item === 'number' ? [String(item)] : []));
 }
 
 const FALSE_VALUES = new Set(['false', '0', 'f', 'off', 'no', 'False', 'FALSE', 'F', 'OFF', 'NO']);

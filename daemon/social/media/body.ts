@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
 import { HttpError } from '../../http/errors.js';
 import { lazyKoaBody, type KoaBodyOptions } from '../../http/body.js';
+import { NESTING } from '../../http/nested-params.js';
 import { multipartParser, uploadOf } from '../http/multipart.js';
 import { AV_LIMIT_BYTES } from './detect.js';
 import { isOutOfSpace } from '../../storage/out-of-space.js';
@@ -37,6 +38,7 @@ export function mediaBodyParser(incomingDir: string): Middleware {
     jsonLimit: BASE64_LIMIT_BYTES,
     formLimit: BASE64_LIMIT_BYTES,
     multipart: false,
+    queryString: NESTING,
     parsedMethods: ['POST', 'PUT'],
   } as KoaBodyOptions);
   // Decoded base64 files are removed when the request ends, even if decoding the second one fails.

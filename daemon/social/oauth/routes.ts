@@ -142,6 +142,7 @@ export function oauthRoutes(routes: Routes, oauth: OAuthService, baseUrl: string
       token_endpoint: `${baseUrl}/oauth/token`,
       app_registration_endpoint: `${baseUrl}/api/v1/apps`,
       revocation_endpoint: `${baseUrl}/oauth/revoke`,
+      userinfo_endpoint: `${baseUrl}/oauth/userinfo`,
       scopes_supported: KNOWN_SCOPES,
       response_types_supported: ['code'],
       response_modes_supported: ['query', 'fragment', 'form_post'],

@@ -26,6 +26,8 @@ export type EdgeTable = 'follows' | 'follow_requests' | 'blocks' | 'mutes';
 export interface ListedEdge {
   edge_id: string;
   account_id: string;
+  /** Mutes only: when the mute ends (null: never). */
+  mute_expires_at?: string | null;
 }
 
 export class RelationshipsRepo {
@@ -114,7 +116,9 @@ export class RelationshipsRepo {
     const ascending = page.minId !== undefined;
     const expired = table === 'mutes' ? ' AND (expires_at IS NULL OR expires_at > ?5)' : '';
     return this.ctx.reader.all<ListedEdge>(
-      `SELECT * FROM (SELECT CAST(id AS TEXT) AS edge_id, CAST(${other} AS TEXT) AS account_id, id AS n FROM ${table}
+      `SELECT * FROM (SELECT CAST(id AS TEXT) AS edge_id, CAST(${other} AS TEXT) AS account_id, id AS n${
+        table === 'mutes' ? ', expires_at AS mute_expires_at' : ''
+      } FROM ${table}
         WHERE ${own} = ?1 AND id < coalesce(?2, 9223372036854775807) AND id > coalesce(?3, 0)${expired}
         ORDER BY id ${ascending ? 'ASC' : 'DESC'} LIMIT ?4) ORDER BY n DESC`,
       [

@@ -2,7 +2,7 @@
  * The rules of GET /api/v2/search: accounts, statuses and hashtags; paging (offset, min_id, max_id)
  * only with a `type`; without a token search still works, but only exact matches for queries under
  * 5 characters, no offset and no `resolve` (401); `from:` with an unsupported value is 422 and with
- * an unknown account 404; `exclude_unreviewed` drops unreviewed hashtags.
+ * an unknown account 404; `exclude_unreviewed` drops unreviewed hashtags but an exact match.
  */
 import { notFound, unauthorized, unprocessable, badRequest } from '../../lib/errors.js';
 import type { SocialContext } from '../context.js';

@@ -181,9 +181,12 @@ export class StreamingServer {
     res.writeHead(200, {
       'content-type': 'text/event-stream',
       'cache-control': 'private, no-store',
+      'transfer-encoding': 'chunked',
       'x-accel-buffering': 'no',
     });
-    res.write(':)\n\n');
+    // Mastodon's opening is a lone comment line: with a blank line after it, strict parsers
+    // dispatch an empty event and drop the stream.
+    res.write(':)\n');
     this.clients.add(connection);
     this.options.hub.subscribe(connection, channel);
     const heartbeat = setInterval(() => transport.heartbeat(), HEARTBEAT_MS);

@@ -47,7 +47,10 @@ export class TagsRepo {
     );
   }
 
-  /** Tags whose name starts with `prefix` (or equals it when `exact`), most used first. */
+  /**
+   * Tags whose name starts with `prefix` (or equals it when `exact`), most used first. `reviewedOnly`
+   * still keeps the exact name, as Mastodon does: a person typing a whole tag means that one.
+   */
   search(
     prefix: string,
     options: { exact: boolean; reviewedOnly: boolean; limit: number; offset: number },
@@ -57,7 +60,7 @@ export class TagsRepo {
       : `lower(name) >= lower(?1) AND lower(name) < lower(?1) || char(1114111)`;
     return this.ctx.reader.all<TagRow>(
       `SELECT id, name, reviewed_at, listable FROM tags WHERE ${where} AND listable = 1
-      ${options.reviewedOnly ? 'AND reviewed_at IS NOT NULL' : ''}
+      ${options.reviewedOnly ? 'AND (reviewed_at IS NOT NULL OR lower(name) = lower(?1))' : ''}
       ORDER BY (lower(name) = lower(?1)) DESC, (SELECT count(*) FROM status_tags st WHERE st.tag_id = tags.id) DESC, name LIMIT ?2 OFFSET ?3`,
       [prefix, options.limit, options.offset],
     );

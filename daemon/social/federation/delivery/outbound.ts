@@ -118,8 +118,12 @@ export class Outbound {
     return actor && actor.domain === null ? actor : null;
   }
 
+  /**
+   * The inbox Mastodon prefers: the server's shared one when it has one, so a post to followers
+   * and a mention on the same server travel once (the queue drops the repeated inbox).
+   */
   private inboxOf(actor: ActorRow | undefined | null): string | null {
-    return actor && actor.domain !== null ? actor.inbox_url : null;
+    return actor && actor.domain !== null ? (actor.shared_inbox_url ?? actor.inbox_url) : null;
   }
 
   private async statusActivity(statusId: string, kind: 'create' | 'update' | 'delete'): Promise<void> {
