@@ -32,9 +32,9 @@ export class HttpServer {
 
   constructor(private readonly options: HttpServerOptions) {
     this.app.silent = true;
+    this.app.use(this.countInFlight);
     this.app.use(cors());
     this.app.use(requestId());
-    this.app.use(this.countInFlight);
     this.app.use(requestLog(options.log));
     this.app.use(errorMiddleware(options.log, options.onOutOfSpace));
     // Koa composes its middleware when callback() is called: build it once, at start().

@@ -85,8 +85,11 @@ interface Outcome {
   text: string;
 }
 
-/** Pages for a person's browser (sign-in, e-mail confirmation) answer their errors as pages. */
-const PAGES = ['/oauth/authorize', '/auth/confirmation'];
+/**
+ * Pages for a person's browser (sign-in, e-mail confirmation, the public landing, profile, post
+ * and hashtag-feed pages) answer their errors as pages.
+ */
+const PAGES = ['/oauth/authorize', '/auth/confirmation', '/', '/@:username', '/@:username/:id', '/tags/:file'];
 
 /** An error answered right: {"error": "..."}, a page's own error page, or a deleted status's Tombstone. */
 function wellFormedError(path: string, outcome: Outcome): boolean {
