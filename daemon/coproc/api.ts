@@ -157,6 +157,24 @@ export interface LinkCounters {
   refusedWrites: number;
 }
 
+/** Counters of a link that has seen nothing yet. */
+export function emptyLinkCounters(): LinkCounters {
+  return {
+    framesIn: 0,
+    framesOut: 0,
+    badFrames: 0,
+    badChecksums: 0,
+    undecodable: 0,
+    unknownMessages: 0,
+    lateResponses: 0,
+    timeouts: 0,
+    unknownFields: 0,
+    eventsIn: 0,
+    linkDrops: 0,
+    refusedWrites: 0,
+  };
+}
+
 export interface CoprocClientApi extends EventEmitter<CoprocEvents> {
   readonly linkUp: boolean;
   counters(): LinkCounters;

@@ -10,6 +10,7 @@ import { EventEmitter } from 'node:events';
 import type { Logger } from '../log/logger.js';
 import {
   CoprocError,
+  emptyLinkCounters,
   type CoprocClientApi,
   type CoprocEvents,
   type ConnectRequest,
@@ -133,20 +134,7 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
   private wasUp = false;
   private lastFaultLog = 0;
   private lastUid = 0;
-  private readonly stats: LinkCounters = {
-    framesIn: 0,
-    framesOut: 0,
-    badFrames: 0,
-    badChecksums: 0,
-    undecodable: 0,
-    unknownMessages: 0,
-    lateResponses: 0,
-    timeouts: 0,
-    unknownFields: 0,
-    eventsIn: 0,
-    linkDrops: 0,
-    refusedWrites: 0,
-  };
+  private readonly stats: LinkCounters = emptyLinkCounters();
 
   constructor(options: CoprocClientOptions) {
     super();

@@ -20,7 +20,7 @@ import type {
   WifiInterface,
   WifiModeName,
 } from '../../daemon/coproc/api.js';
-import { CoprocError } from '../../daemon/coproc/api.js';
+import { CoprocError, emptyLinkCounters } from '../../daemon/coproc/api.js';
 
 export interface AirNetwork {
   ssid: Uint8Array;
@@ -50,20 +50,7 @@ export class CoprocTestDouble extends EventEmitter<CoprocEvents> implements Copr
   readonly mac = '24:0a:c4:12:ab:cd';
 
   counters(): LinkCounters {
-    return {
-      framesIn: 0,
-      framesOut: 0,
-      badFrames: 0,
-      badChecksums: 0,
-      undecodable: 0,
-      unknownMessages: 0,
-      lateResponses: 0,
-      timeouts: 0,
-      unknownFields: 0,
-      eventsIn: 0,
-      linkDrops: 0,
-      refusedWrites: 0,
-    };
+    return emptyLinkCounters();
   }
 
   private async op<T>(name: string, run: () => T, slow = 1): Promise<T> {
