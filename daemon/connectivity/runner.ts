@@ -81,6 +81,8 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 const REASON_FRESH_MS = 5000;
 /** How long a GetFwVersion probe may go unanswered before the firmware counts as the documented one. */
 const FIRMWARE_PROBE_MAX_MS = 2000;
+/** The least time a port neither open nor refused is waited for at start (the open is on a busy thread pool). */
+const PORT_OPENING_MIN_MS = 5000;
 const NO_STATION = { ssid: null, bssid: null, rssi: null, channel: null } as const;
 
 export class ConnectivityRunner {
@@ -217,7 +219,8 @@ export class ConnectivityRunner {
 
   /**
    * A transport still opening (a serial port opens asynchronously) is not a lost device: start
-   * once the link is up, or after the time in which a heartbeat would have come.
+   * once the link is up or the open has failed, or when a port neither opened nor refused for
+   * longer than a heartbeat (and a busy start) would take.
    */
   private startWhenLinked(begin: () => void): void {
     if (this.options.client.linkUp) return begin();
@@ -229,10 +232,10 @@ export class ConnectivityRunner {
       this.startTimer = null;
       begin();
     };
-    this.listen('link', ({ up }: { up: boolean }) => {
-      if (up) once();
-    });
-    this.startTimer = this.clock.setTimeout(once, this.options.policy.heartbeatExpectedMs);
+    // Either way the link reports first: up, or down with the reason the open failed.
+    this.listen('link', once);
+    const waitMs = Math.max(this.options.policy.heartbeatExpectedMs, PORT_OPENING_MIN_MS);
+    this.startTimer = this.clock.setTimeout(once, waitMs);
   }
 
   private listen(event: string, listener: (...args: never[]) => void): void {

@@ -238,4 +238,29 @@ test('a restart asked by the owner takes the radio down and re-runs start-up, al
   }
 });
 
+test('a port still opening at start is waited for past the heartbeat window; a refused open is a lost device at once', async () => {
+  const opening = await startManagerFixture({ heartbeatExpectedMs: 20 }, async (coproc) => {
+    coproc.linkUp = false;
+  });
+  try {
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    assert.equal(opening.coproc.calls, [], 'nothing asked of a port still opening');
+    assert.is.not(opening.device.get().connectivity, 'device_lost');
+    opening.coproc.linkUp = true;
+    opening.coproc.emit('link', { up: true });
+    await waitFor(() => opening.device.get().connectivity === 'setup_ap', 'started once the link came up');
+  } finally {
+    await opening.close();
+  }
+  const refused = await startManagerFixture({ heartbeatExpectedMs: 60_000 }, async (coproc) => {
+    coproc.linkUp = false;
+  });
+  try {
+    refused.coproc.emit('link', { up: false, reason: 'cannot open /dev/ttyS9: ENOENT' });
+    await waitFor(() => refused.device.get().connectivity === 'device_lost', 'lost without waiting for a heartbeat');
+  } finally {
+    await refused.close();
+  }
+});
+
 test.run();
