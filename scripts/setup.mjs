@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Set-up shared by `npm start`, `npm test` and the tools: install the npm dependencies when they
-// are missing or older than package-lock.json, compile TypeScript to dist/ (incremental), then
-// bundle the daemon into dist/bundle/ (scripts/bundle.mjs).
+// are missing or older than package-lock.json (only that with --packages-only), compile TypeScript
+// to dist/ (incremental), then bundle the daemon into dist/bundle/ (scripts/bundle.mjs).
 // Plain Node only: this runs before any dependency exists. Its output goes to stderr.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
@@ -56,6 +56,8 @@ if (installNeeded) {
   say('installing npm dependencies…');
   run('npm', [existsSync(lock) ? 'ci' : 'install', '--ignore-scripts', '--no-audit', '--no-fund']);
 }
+// `npm test` starts its lint check between the packages and the build.
+if (process.argv.includes('--packages-only')) process.exit(0);
 if (installNeeded || !existsSync(sqliteBinding)) {
   // Also after a build that was interrupted: the packages are there, the binding is not.
   say('building native modules (sqlite3 compiles from source: a minute or two) while TypeScript compiles…');

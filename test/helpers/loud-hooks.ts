@@ -1,5 +1,5 @@
 /**
- * Preloaded by scripts/run-tests.mjs. uvu returns from a `finally` block in its runner, which
+ * Preloaded by scripts/test-suites.mjs. uvu returns from a `finally` block in its runner, which
  * swallows an error thrown by a before/after hook: the suite just reports "(0 / N)" with no reason.
  * This wraps the default suite's hooks so such an error is printed and fails the process. After a
  * failed `before`, what it had already started (a daemon beside a browser that could not launch)

@@ -1,0 +1,129 @@
+// Runs the compiled uvu suites (dist/test/**/*.test.js), each in its own process, a few at a time,
+// prints each file's output as it finishes, and ends with the plain line "N passed, N failed".
+// Filters pick the files by substring (`npm test -- config store`). Lint (scripts/lint.mjs) is one
+// more check, run beside the suites: scripts/test.mjs starts it before the build, when a fresh
+// clone's sqlite3 compile leaves a core idle.
+import { spawn } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const testRoot = join(root, 'dist', 'test');
+const concurrency = Number(process.env.TEST_CONCURRENCY) || Math.max(2, Math.min(4, cpus().length + 1));
+const FILE_TIMEOUT_MS = Number(process.env.TEST_FILE_TIMEOUT_MS) || 180_000;
+// Type-aware ESLint over the whole tree is one long single-threaded job; a busy machine stretches it.
+const LINT_TIMEOUT_MS = Number(process.env.TEST_LINT_TIMEOUT_MS) || 600_000;
+// Makes an error in a before/after hook visible (uvu itself drops it).
+const loudHooks = join(testRoot, 'helpers', 'loud-hooks.js');
+
+function findTests(dir) {
+  let out = [];
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (name === 'helpers') continue;
+    if (statSync(path).isDirectory()) out = out.concat(findTests(path));
+    else if (name.endsWith('.test.js')) out.push(path);
+  }
+  return out;
+}
+
+const LINT = join(root, 'scripts', 'lint.mjs');
+
+/** A run without filters, or one naming `lint`, includes the lint check. */
+export function wantsLint(filters) {
+  return filters.length === 0 || filters.includes('lint');
+}
+
+/** Starts the lint check now; resolves with its outcome (never rejects). */
+export function startLint() {
+  return runFile(LINT);
+}
+
+function runFile(file) {
+  const args = file === LINT ? [LINT] : ['--enable-source-maps', '--import', loudHooks, file];
+  return new Promise((resolve) => {
+    const started = Date.now();
+    const child = spawn(process.execPath, args, {
+      cwd: root,
+      env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      output += chunk;
+    });
+    const timeoutMs = file === LINT ? LINT_TIMEOUT_MS : FILE_TIMEOUT_MS;
+    const timer = setTimeout(() => {
+      output += `\n[run-tests] ${relative(root, file)} timed out after ${timeoutMs / 1000} s\n`;
+      child.kill('SIGKILL');
+    }, timeoutMs);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ file, code, signal, output, ms: Date.now() - started });
+    });
+  });
+}
+
+// uvu prints "Total: N", "Passed: N" and "Skipped: N" once per process; lint is one check.
+function count(result) {
+  if (result.file === LINT) return { passed: result.code === 0 ? 1 : 0, failed: result.code === 0 ? 0 : 1, skipped: 0 };
+  const number = (label) => {
+    const match = new RegExp(`^\\s*${label}:\\s+(\\d+)`, 'm').exec(result.output);
+    return match ? Number(match[1]) : null;
+  };
+  const total = number('Total');
+  const passed = number('Passed');
+  const skipped = number('Skipped') ?? 0;
+  if (total === null || passed === null) return { passed: 0, failed: 1, skipped: 0 }; // crashed before its summary
+  let failed = total - passed - skipped;
+  if (result.code !== 0 && failed === 0) failed = 1; // the process failed after its tests passed
+  return { passed, failed, skipped };
+}
+
+function report(result, totals) {
+  const counts = count(result);
+  totals.passed += counts.passed;
+  totals.failed += counts.failed;
+  totals.skipped += counts.skipped;
+  if (counts.failed) totals.failures.push(relative(root, result.file));
+  const name = result.file === LINT ? 'lint (eslint, prettier --check)' : relative(testRoot, result.file);
+  process.stdout.write(
+    `\n── ${name} (${(result.ms / 1000).toFixed(1)} s)${counts.failed ? ' FAILED' : ''}\n${result.output.trimEnd()}\n`,
+  );
+}
+
+/**
+ * Runs the suites the filters pick, beside `lint` (a started lint check, or null), prints every
+ * result and the summary line, and returns the exit code.
+ */
+export async function runSuites(filters, lint) {
+  const files = findTests(testRoot)
+    .filter((file) => filters.length === 0 || filters.some((f) => relative(testRoot, file).includes(f)))
+    .sort();
+  const queue = [...files];
+  const totals = { passed: 0, failed: 0, skipped: 0, failures: [] };
+  const worker = async () => {
+    for (let file = queue.shift(); file; file = queue.shift()) report(await runFile(file), totals);
+  };
+  const started = Date.now();
+  await Promise.all([
+    ...Array.from({ length: Math.min(concurrency, queue.length) }, worker),
+    lint?.then((result) => report(result, totals)),
+  ]);
+  if (files.length === 0 && !lint) {
+    process.stdout.write('no test files matched\n');
+    totals.failed += 1;
+  }
+  const { passed, failed, skipped, failures } = totals;
+  if (failures.length) process.stdout.write(`\nFailed files:\n${failures.map((f) => `  ${f}`).join('\n')}\n`);
+  process.stdout.write(
+    `\n${files.length} files${lint ? ' and lint' : ''} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+  );
+  process.stdout.write(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
+  return failed ? 1 : 0;
+}
