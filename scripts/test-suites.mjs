@@ -30,6 +30,23 @@ function findTests(dir) {
 }
 
 const LINT = join(root, 'scripts', 'lint.mjs');
+// The suites that take a minute or so each on two cores start first, so that a run does not end
+// with one core waiting on a long suite begun last.
+const LONG_SUITES = [
+  'network/virtual-home',
+  'network/network-layer',
+  'social/streaming-backpressure',
+  'coproc/cli',
+  'social/hostile-input',
+  'social/pages-browser',
+  'social/scopes',
+  'connectivity/scenarios',
+  'connectivity/pages',
+];
+const rank = (file) => {
+  const index = LONG_SUITES.findIndex((name) => relative(testRoot, file).startsWith(name));
+  return index === -1 ? LONG_SUITES.length : index;
+};
 
 /** A run without filters, or one naming `lint`, includes the lint check. */
 export function wantsLint(filters) {
@@ -105,7 +122,7 @@ export async function runSuites(filters, lint) {
   const files = findTests(testRoot)
     .filter((file) => filters.length === 0 || filters.some((f) => relative(testRoot, file).includes(f)))
     .sort();
-  const queue = [...files];
+  const queue = [...files].sort((a, b) => rank(a) - rank(b));
   const totals = { passed: 0, failed: 0, skipped: 0, failures: [] };
   const worker = async () => {
     for (let file = queue.shift(); file; file = queue.shift()) report(await runFile(file), totals);
