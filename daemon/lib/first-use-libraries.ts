@@ -12,6 +12,7 @@ export const FIRST_USE_LIBRARIES: readonly string[] = [
   'nodemailer',
   '@peertube/http-signature',
   'sanitize-html',
+  'htmlparser2',
   'ws',
   'rate-limiter-flexible',
   'dns-packet',

@@ -22,12 +22,15 @@ import { StreamHub } from './streaming/hub.js';
 import { StreamingServer } from './streaming/server.js';
 import { PushDelivery } from './push/delivery.js';
 import { PeerClient } from './federation/net/client.js';
+import { LinkVerifier } from './accounts/link-verification.js';
 import { VERSION } from '../version.js';
 import { PasswordHasher } from './accounts/password-hasher.js';
 import type { FederationPeers } from './federation/peers.js';
 
 /** How long local copies of peers' images are kept (Mastodon admins commonly keep a week). */
 const REMOTE_MEDIA_CACHE_MS = 7 * 86_400_000;
+/** What a browser asks for: the page a profile link points to is checked as a browser would get it. */
+const ACCEPT_PAGE = 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.8';
 
 export interface SocialOptions {
   db: Db;
@@ -101,12 +104,20 @@ export class Social {
   async startBackgroundWork(): Promise<() => Promise<void>> {
     const services = this.services;
     const { config } = this.ctx;
-    const pushClient = new PeerClient({
+    const outbound = new PeerClient({
       allowPrivate: config.federationAllowPrivate,
       userAgent: `Nestbox/${VERSION} (+${config.baseUrl}/)`,
     });
-    const push = new PushDelivery(this.ctx, services.push, services.notifications, () => services.vapid, pushClient);
+    const push = new PushDelivery(this.ctx, services.push, services.notifications, () => services.vapid, outbound);
     push.start();
+    const links = new LinkVerifier({
+      accounts: services.accounts,
+      events: this.ctx.events,
+      fetchPage: (url, maxBytes, timeoutMs) => outbound.getBytes(url, maxBytes, timeoutMs, ACCEPT_PAGE),
+      log: this.ctx.log.child({ component: 'profile-links' }),
+      now: this.ctx.now,
+    });
+    links.start();
     const mail = ({ accountId }: { accountId: string }) => {
       services.emails
         .onAccountCreated(accountId)
@@ -117,7 +128,8 @@ export class Social {
     return async () => {
       this.ctx.events.off('account.created', mail);
       await push.stop();
-      pushClient.close();
+      await links.stop();
+      outbound.close();
     };
   }
 

@@ -147,7 +147,15 @@ test('update_credentials changes display name, note, locked, bot, fields and def
   assert.is(res.body.locked, true);
   assert.is(res.body.bot, true);
   assert.is(res.body.source.privacy, 'unlisted');
-  assert.equal(res.body.fields, [{ name: 'site', value: 'https://x.example', verified_at: null }]);
+  assert.equal(res.body.fields, [
+    {
+      name: 'site',
+      value:
+        '<a href="https://x.example" target="_blank" rel="nofollow noopener me" translate="no">https://x.example</a>',
+      verified_at: null,
+    },
+  ]);
+  assert.equal(res.body.source.fields, [{ name: 'site', value: 'https://x.example', verified_at: null }]);
   const tooLong = await h.api(owner.token, 'PATCH', '/api/v1/accounts/update_credentials', { note: 'x'.repeat(501) });
   assert.is(tooLong.status, 422);
   assert.is(tooLong.body.details.note[0].error, 'ERR_TOO_LONG');

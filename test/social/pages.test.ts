@@ -72,7 +72,10 @@ test('the profile shows the card, pinned and public and unlisted posts, never pr
   assert.not.match(res.text, /direct secret/);
   assert.match(res.text, /<details>\s*<summary>Film spoilers<\/summary>/, 'content warning collapsed');
   assert.match(res.text, /boosted[\s\S]*bob says something boostable/, 'a boost shown as such');
-  assert.match(res.text, /rel="me nofollow noopener">https:\/\/ada.example</);
+  assert.match(
+    res.text,
+    /<a href="https:\/\/ada.example" target="_blank" rel="nofollow noopener me" translate="no">https:\/\/ada.example</,
+  );
   assert.match(res.text, /<main id="main">/);
   assert.match(res.text, /<link rel="alternate" type="application\/activity\+json" href="[^"]+\/users\/ada"\s*\/?>/);
   assert.match(res.text, /<meta property="og:title" content="Ada &lt;Lovelace&gt; \(@ada@/);

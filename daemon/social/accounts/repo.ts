@@ -157,6 +157,15 @@ export class AccountsRepo {
     await trx('accounts').whereRaw('id = ?', [id]).update(changes);
   }
 
+  /** Replaces the fields only if they are still `expected` (a newer edit wins); true when replaced. */
+  async replaceFieldsIfUnchanged(id: string, expected: string, next: string): Promise<boolean> {
+    const changed = await this.ctx
+      .db('accounts')
+      .whereRaw('id = ? AND fields = ?', [id, expected])
+      .update({ fields: next });
+    return changed > 0;
+  }
+
   async updateUser(accountId: string, changes: Record<string, unknown>, trx: Knex = this.ctx.db): Promise<void> {
     await trx('users').whereRaw('account_id = ?', [accountId]).update(changes);
   }

@@ -1,4 +1,5 @@
 /** Account JSON (Mastodon 4.5 REST::AccountSerializer), the credential account, and the partial account. */
+import { fieldsJson, sourceFieldsJson } from './profile-fields.js';
 import { midnightIso } from '../time.js';
 import { renderEmojis } from '../statuses/emojis.js';
 import type { AccountRow, UserRow } from './repo.js';
@@ -77,7 +78,7 @@ export function serializeAccount(row: AccountRow, baseUrl: string): AccountJson 
     last_status_at: row.last_status_at ? row.last_status_at.slice(0, 10) : null,
     hide_collections: false,
     emojis: suspended ? [] : renderEmojis(row.emojis),
-    fields: suspended ? [] : parseFields(row.fields),
+    fields: suspended ? [] : fieldsJson(row.fields),
   };
   if (suspended) json.suspended = true;
   if (row.silenced_at) json.limited = true;
@@ -86,15 +87,6 @@ export function serializeAccount(row: AccountRow, baseUrl: string): AccountJson 
     json.roles = [];
   }
   return json;
-}
-
-function parseFields(text: string): unknown[] {
-  try {
-    const fields = JSON.parse(text) as Array<{ name: string; value: string }>;
-    return fields.map((field) => ({ name: field.name, value: field.value, verified_at: null }));
-  } catch {
-    return [];
-  }
 }
 
 export function serializeCredentialAccount(
@@ -110,7 +102,7 @@ export function serializeCredentialAccount(
       sensitive: Boolean(user.default_sensitive),
       language: user.default_language,
       note: row.note_source,
-      fields: parseFields(row.fields).map((field) => ({ ...(field as object) })),
+      fields: sourceFieldsJson(row.fields),
       follow_requests_count: followRequestsCount,
       hide_collections: false,
       discoverable: Boolean(row.discoverable),

@@ -13,7 +13,8 @@ import type { SocialContext } from '../context.js';
 import { nowIso } from '../time.js';
 import type { Passwords } from './passwords.js';
 import { AccountsRepo, type AccountRow, type UserRow } from './repo.js';
-import { escapeHtml, textToHtml } from '../statuses/html.js';
+import { textToHtml } from '../statuses/html.js';
+import { FIELDS_MAX, fieldsToStore, parseStoredFields } from './profile-fields.js';
 
 export const USERNAME_PATTERN = /^[a-z0-9_]+([a-z0-9_.-]+[a-z0-9_]+)?$/i;
 const USERNAME_MAX = 30;
@@ -297,13 +298,9 @@ export class AccountsService {
     if (input.bot !== undefined) changes.bot = input.bot ? 1 : 0;
     if (input.discoverable !== undefined) changes.discoverable = input.discoverable ? 1 : 0;
     if (input.fields !== undefined) {
-      if (input.fields.length > 4) add('fields', 'ERR_TOO_LONG', 'is too long (maximum is 4 fields)');
-      changes.fields = JSON.stringify(
-        input.fields.map((field) => ({
-          name: escapeHtml(field.name.slice(0, 255)),
-          value: escapeHtml(field.value.slice(0, 255)),
-        })),
-      );
+      if (input.fields.length > FIELDS_MAX)
+        add('fields', 'ERR_TOO_LONG', `is too long (maximum is ${FIELDS_MAX} fields)`);
+      changes.fields = fieldsToStore(input.fields, parseStoredFields(before.fields));
     }
     for (const image of ['avatar', 'header'] as const) {
       const file = input[image];
@@ -338,6 +335,24 @@ export class AccountsService {
     }
     this.ctx.events.emit('account.updated', { accountId });
     return { unlocked: Boolean(before.locked) && input.locked === false };
+  }
+
+  /**
+   * Stores the outcome of checking the link fields of `checkedFields` (the fields as they were
+   * read): each field whose value is in `verifiedAt` takes that time (or null, not verified). A
+   * newer edit made meanwhile wins and is checked on its own; true when stored.
+   */
+  async recordLinkChecks(
+    accountId: string,
+    checkedFields: string,
+    verifiedAt: Map<string, string | null>,
+  ): Promise<boolean> {
+    const fields = parseStoredFields(checkedFields).map((field) =>
+      verifiedAt.has(field.value) ? { ...field, verified_at: verifiedAt.get(field.value) ?? null } : field,
+    );
+    const next = JSON.stringify(fields);
+    if (next === checkedFields) return false;
+    return this.repo.replaceFieldsIfUnchanged(accountId, checkedFields, next);
   }
 }
 

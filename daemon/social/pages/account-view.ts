@@ -1,5 +1,5 @@
 /** An account's profile card: header, avatar, name with emoji, bio, fields, counts. */
-import { html, trusted, type SafeHtml } from './html.js';
+import { html, type SafeHtml } from './html.js';
 import { displayName, withEmoji } from './emoji.js';
 import type { PageAccount } from './shapes.js';
 
@@ -9,7 +9,7 @@ export function accountCard(account: PageAccount, localDomain: string): SafeHtml
       html`<div class="field${field.verified_at ? ' verified' : ''}">
         <dt>${withEmoji(field.name, account.emojis)}</dt>
         <dd>
-          ${fieldValue(field.value)}${field.verified_at ? html` <span class="check" title="Link verified">✔ verified</span>` : ''}
+          ${withEmoji(field.value, account.emojis)}${field.verified_at ? html` <span class="check" title="Link verified">✔ verified</span>` : ''}
         </dd>
       </div>`,
   );
@@ -35,11 +35,4 @@ export function accountCard(account: PageAccount, localDomain: string): SafeHtml
       </p>
     </div>
   </section>`;
-}
-
-/** A field's value is escaped text (the accounts service escapes it); a web address in it becomes a rel=me link. */
-function fieldValue(value: string): SafeHtml {
-  if (/^https?:\/\/[^\s<>"']+$/.test(value))
-    return html`<a href="${trusted(value)}" rel="me nofollow noopener">${trusted(value)}</a>`;
-  return trusted(value);
 }

@@ -79,17 +79,19 @@ export class PeerClient {
   }
 
   /**
-   * GET a file (media of a peer's post) of at most `maxBytes`, following a few redirects, each
-   * checked by the address policy; unsigned, as media servers expect. Throws unless 2xx.
+   * GET a file (media of a peer's post, a web page) of at most `maxBytes`, following a few
+   * redirects, each checked by the address policy; unsigned, as media servers expect. Throws
+   * unless 2xx.
    */
   async getBytes(
     rawUrl: string,
     maxBytes: number,
     timeoutMs = 60_000,
+    accept = '*/*',
   ): Promise<{ url: string; bytes: Buffer; contentType: string | null }> {
     let url = rawUrl;
     for (let hop = 0; hop <= MAX_REDIRECTS; hop += 1) {
-      const response = await this.request('GET', url, { accept: '*/*' }, undefined, undefined, maxBytes, timeoutMs);
+      const response = await this.request('GET', url, { accept }, undefined, undefined, maxBytes, timeoutMs);
       const location = response.headers.location;
       if (response.status >= 300 && response.status < 400 && location) {
         url = new URL(location, url).toString();
