@@ -10,14 +10,18 @@ import type { SocialContext } from '../context.js';
  * Whether `viewer` (an SQL expression, NULL for no one signed in) may see status `status` (a
  * table alias) by its visibility: its author always; public and unlisted ones anyone; private
  * ones followers of the author and the accounts it mentions; direct ones only the accounts it
- * mentions; never someone its author blocks. Deletion, mutes and the viewer's own blocks are
- * the callers' business.
+ * mentions; never someone its author blocks, nor anyone of a server its author blocks (a local
+ * viewer has no server: that part costs it one lookup per query). Deletion, mutes and the
+ * viewer's own blocks are the callers' business.
  */
 export function visibleBy(viewer: string, status = 's'): string {
   return `(${status}.account_id IS ${viewer} OR ((${status}.visibility IN ('public', 'unlisted')
     OR (${status}.visibility = 'private' AND EXISTS (SELECT 1 FROM follows vf WHERE vf.account_id = ${viewer} AND vf.target_account_id = ${status}.account_id))
     OR EXISTS (SELECT 1 FROM mentions vm WHERE vm.status_id = ${status}.id AND vm.account_id = ${viewer}))
-    AND NOT EXISTS (SELECT 1 FROM blocks vb WHERE vb.account_id = ${status}.account_id AND vb.target_account_id = ${viewer})))`;
+    AND NOT EXISTS (SELECT 1 FROM blocks vb WHERE vb.account_id = ${status}.account_id AND vb.target_account_id = ${viewer})
+    AND ((SELECT vd.domain FROM accounts vd WHERE vd.id = ${viewer}) IS NULL
+      OR NOT EXISTS (SELECT 1 FROM account_domain_blocks vdb WHERE vdb.account_id = ${status}.account_id
+        AND vdb.domain = lower((SELECT vd.domain FROM accounts vd WHERE vd.id = ${viewer}))))))`;
 }
 
 const AMONG_SQL = `SELECT CAST(s.id AS TEXT) AS id FROM statuses s

@@ -115,4 +115,26 @@ test('a signed fetch sees a private status as its signer: a follower gets it, an
   assert.not.ok(forged.text.includes(word));
 });
 
+test("a server its author blocks gets none of the author's statuses on a signed fetch; others still do", async () => {
+  const fetcher = peer.actor(`dom${Math.random().toString(36).slice(2, 8)}`);
+  const posted = await A.api(alice.token, 'POST', '/api/v1/statuses', { status: 'public, but not for that server' });
+  assert.is(posted.status, 200);
+  assert.is((await peer.get(posted.body.uri, fetcher)).status, 200, 'seen before the block');
+  const block = await A.api(alice.token, 'POST', '/api/v1/domain_blocks', { domain: peer.domain });
+  assert.is(block.status, 200);
+  try {
+    const blocked = await peer.get(posted.body.uri, fetcher);
+    assert.is(blocked.status, 404);
+    assert.not.ok(blocked.text.includes('not for that server'));
+    const fromB = await B.api(
+      erin.token,
+      'GET',
+      `/api/v2/search?q=${encodeURIComponent(posted.body.uri)}&resolve=true`,
+    );
+    assert.is(fromB.body.statuses.length, 1, 'another server still resolves it');
+  } finally {
+    await A.api(alice.token, 'DELETE', '/api/v1/domain_blocks', { domain: peer.domain });
+  }
+});
+
 test.run();
