@@ -1,6 +1,7 @@
 /** The public web pages through HTTP: landing, profile, post, RSS, negotiation, visibility, caching. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { requesterDomain } from '../../daemon/social/pages/requester.js';
 import { uploadPng } from '../helpers/media-files.js';
 import { startSocialDaemon, type SocialHarness, type TestAccount } from '../helpers/social.js';
 
@@ -220,6 +221,44 @@ test('the landing page shows the instance, the owner card, newest public posts a
   const css = await page('/pages.css');
   assert.match(css.headers.get('content-type')!, /text\/css/);
   assert.match(css.text, /prefers-color-scheme: dark/);
+});
+
+test("a server an author blocks, naming itself in its User-Agent, gets none of the author's pages; others do", async () => {
+  const blocked = { 'user-agent': 'http.rb/5.2.0 (Mastodon/4.3.0; +https://Blocked.example/)' };
+  const other = { 'user-agent': 'http.rb/5.2.0 (Mastodon/4.3.0; +https://friendly.example/)' };
+  assert.is((await h.api(ada.token, 'POST', '/api/v1/domain_blocks', { domain: 'blocked.example' })).status, 200);
+  try {
+    for (const path of ['/@ada', `/@ada/${ids.public}`, '/@ada.rss']) {
+      const refused = await page(path, blocked);
+      assert.is(refused.status, 404, path);
+      assert.not.match(refused.text, /hello public world/, path);
+      assert.is((await page(path, other)).status, 200, `${path} for another server`);
+    }
+    const landing = await page('/', blocked);
+    assert.is(landing.status, 200);
+    assert.not.match(landing.text, /Ada &lt;Lovelace&gt;|something new/, 'no owner card, no posts of hers');
+    assert.match((await page('/')).text, /something new/, 'a browser still gets the page as before');
+    const reply = await page(`/@dee/${ids.reply}`, blocked);
+    assert.match(reply.text, /a public reply/, "another author's post still shows");
+    assert.not.match(reply.text, /hello public world/, 'without the blocking author in its thread');
+  } finally {
+    await h.api(ada.token, 'DELETE', '/api/v1/domain_blocks', { domain: 'blocked.example' });
+  }
+});
+
+test('the servers fediverse software names in its User-Agent are read; a browser names none', () => {
+  const cases: Array<[string, string | null]> = [
+    ['http.rb/5.2.0 (Mastodon/4.3.0; +https://mastodon.example/)', 'mastodon.example'],
+    ['gotosocial (+https://GTS.example) gotosocial/0.17.0', 'gts.example'],
+    ['Misskey/2024.10.1 (https://misskey.example)', 'misskey.example'],
+    ['Pleroma 2.6.0; https://pleroma.example:8443 <admin@pleroma.example>', 'pleroma.example:8443'],
+    ['Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36', null],
+    ['', null],
+  ];
+  assert.equal(
+    cases.map(([agent]) => requesterDomain(agent)),
+    cases.map(([, domain]) => domain),
+  );
 });
 
 test.run();

@@ -18,10 +18,13 @@ export function sendPage(ctx: Context, type: string, body: string, status = 200)
   ctx.body = body;
 }
 
-/** Answers with what `render` sends (through sendPage), from the cache while nothing has been written since. */
+/**
+ * Answers with what `render` sends (through sendPage), from `responses` (when given) while nothing
+ * has been written since.
+ */
 export async function answerPage(
   ctx: Context,
-  responses: ResponseCache,
+  responses: ResponseCache | null,
   type: string,
   render: () => Promise<void>,
 ): Promise<void> {
@@ -30,7 +33,8 @@ export async function answerPage(
   ctx.set('Referrer-Policy', 'same-origin');
   // Anyone sees the same page, which may change with any post: caches keep it but ask again.
   ctx.set('Cache-Control', 'public, no-cache');
-  await responses.serve(ctx, `page ${ctx.url}`, ['ETag'], render, type);
+  if (responses) await responses.serve(ctx, `page ${ctx.url}`, ['ETag'], render, type);
+  else await render();
   if (ctx.status === 200 && matches(ctx.get('If-None-Match'), ctx.response.get('ETag'))) ctx.status = 304;
 }
 

@@ -17,6 +17,7 @@ import { TITLE } from '../instance/serialize.js';
 import { rssFeed } from './feed.js';
 import { wantsActivityJson } from './negotiation.js';
 import { answerPage, sendPage } from './respond.js';
+import { requesterDomain } from './requester.js';
 import { STYLESHEET_PATH } from './layout.js';
 import type { PageAccount, PageStatus } from './shapes.js';
 import { landingPage, messagePage, postPage, profilePage, type Site } from './views.js';
@@ -40,15 +41,27 @@ export function pagesRouter(ctx: SocialContext, services: SocialServices): Route
     return ids.map((id) => rendered.get(id)).filter((s) => s !== undefined) as unknown as PageStatus[];
   };
   const pageAccount = (row: AccountRow) => serializeAccount(row, baseUrl) as unknown as PageAccount;
+  // A page for a server that names itself is made for it alone: never from or into the cache.
   const answer = (c: Context, type: string, page: () => Promise<void>) =>
-    answerPage(c, services.renderCache.responses, type, page);
+    answerPage(c, requesterDomain(c.get('User-Agent')) ? null : services.renderCache.responses, type, page);
+  /** Whether the requesting server (if it named itself) is one `accountId` blocks. */
+  const blocksRequester = (c: Context, accountId: string): Promise<boolean> =>
+    services.relationships.domainBlocked(accountId, requesterDomain(c.get('User-Agent')));
+  /** `items` without those by an author who blocks the requesting server. */
+  const forRequester = async (c: Context, items: PageStatus[]): Promise<PageStatus[]> => {
+    if (!requesterDomain(c.get('User-Agent'))) return items;
+    const authors = [...new Set(items.map((s) => s.account.id))];
+    const blocking = new Set<string>();
+    for (const id of authors) if (await blocksRequester(c, id)) blocking.add(id);
+    return items.filter((s) => !blocking.has(s.account.id));
+  };
   const message = (c: Context, status: number, title: string, text: string) =>
     sendPage(c, HTML, messagePage(site, title, text), status);
 
   /** The local account a path names; answers 404 or 410 itself and returns null when there is none to show. */
   const account = async (c: Context, username: string): Promise<AccountRow | null> => {
     const row = await accounts.localByUsername(username);
-    if (!row) message(c, 404, 'Not found', 'There is no such account here.');
+    if (!row || (await blocksRequester(c, row.id))) message(c, 404, 'Not found', 'There is no such account here.');
     else if (row.suspended_at) message(c, 410, 'Account suspended', 'This account has been suspended.');
     else return row;
     return null;
@@ -77,7 +90,8 @@ export function pagesRouter(ctx: SocialContext, services: SocialServices): Route
       : owner
         ? await newest(owner)
         : [];
-    sendPage(c, HTML, landingPage(site, owner ? pageAccount(owner) : null, await render(ids.map(({ id }) => id))));
+    const shownOwner = owner && !(await blocksRequester(c, owner.id)) ? pageAccount(owner) : null;
+    sendPage(c, HTML, landingPage(site, shownOwner, await forRequester(c, await render(ids.map(({ id }) => id)))));
   };
 
   router.get('/@:username', async (c, next) => {
@@ -133,7 +147,10 @@ export function pagesRouter(ctx: SocialContext, services: SocialServices): Route
     const [shown] = status && status.account_id === row.id && !status.reblog_of_id ? await render([id]) : [];
     if (!shown) return message(c, 404, 'Not found', 'This post does not exist or is not public.');
     const thread = await statuses.context(id, null);
-    const [ancestors, descendants] = await Promise.all([render(thread.ancestors), render(thread.descendants)]);
+    const [ancestors, descendants] = await Promise.all([
+      render(thread.ancestors).then((items) => forRequester(c, items)),
+      render(thread.descendants).then((items) => forRequester(c, items)),
+    ]);
     sendPage(c, HTML, postPage(site, { status: shown, ancestors, descendants }));
   };
 
@@ -152,7 +169,9 @@ export function pagesRouter(ctx: SocialContext, services: SocialServices): Route
       ? await timelines.tag({ local: true, remote: false, onlyMedia: false, ...tags }, null, { limit: PAGE_SIZE })
       : [];
     const link = `${baseUrl}/tags/${encodeURIComponent(name)}`;
-    const items = (await render(ids.map(({ id }) => id))).filter((s) => s.visibility === 'public');
+    const items = (await forRequester(c, await render(ids.map(({ id }) => id)))).filter(
+      (s) => s.visibility === 'public',
+    );
     sendPage(
       c,
       RSS,
