@@ -54,7 +54,18 @@ export function findCommand(command, dirs = SEARCH_DIRS) {
 
 /** The packages with at least one command not found. */
 export function missingPackages(packages, dirs = SEARCH_DIRS) {
-  return packages.filter((pkg) => pkg.commands.some((command) => findCommand(command, dirs) === null));
+  return packages.filter((pkg) => pkg.commands.some((command) => !present(command, dirs)));
+}
+
+/** A command is looked for in `dirs`; an absolute path (a library a package installs) must exist. */
+function present(command, dirs) {
+  if (!command.startsWith('/')) return findCommand(command, dirs) !== null;
+  try {
+    accessSync(command, constants.R_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export function aptInstallArgs(names) {

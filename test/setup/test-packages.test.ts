@@ -53,18 +53,19 @@ test('the list names each package with the commands the tests run from it and wh
   assert.equal(list.find((pkg) => pkg.name === 'mosquitto')?.commands, ['mosquitto', 'mosquitto_passwd']);
 });
 
-test('a package is missing when one of its commands is not an executable in the search directories', () => {
+test('a package is missing when one of its commands is not an executable in the search directories, or a file it names is not there', () => {
   const dir = tempDir();
   try {
     writeFileSync(join(dir.path, 'present'), '#!/bin/sh\n');
     chmodSync(join(dir.path, 'present'), 0o755);
     writeFileSync(join(dir.path, 'not-executable'), '');
     const list = packages.parsePackages(
-      '# comment\nhere  present  it is there\nhalf  present,absent  one of two\nplain  not-executable  a file, not a program\n',
+      '# comment\nhere  present  it is there\nhalf  present,absent  one of two\nplain  not-executable  a file, not a program\n' +
+        `library  ${join(dir.path, 'not-executable')}  a file a package installs\nnolibrary  ${join(dir.path, 'gone.py')}  not there\n`,
     );
     assert.equal(
       packages.missingPackages(list, [dir.path]).map((pkg) => pkg.name),
-      ['half', 'plain'],
+      ['half', 'plain', 'nolibrary'],
     );
   } finally {
     dir.remove();
