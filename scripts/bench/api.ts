@@ -16,6 +16,7 @@ import { startDaemon, type RunningDaemon } from '../../test/helpers/daemon.js';
 import { tempDir } from '../../test/helpers/paths.js';
 import type { Bench } from './index.js';
 import { cpuMs, percentile, report, round, type Figure } from './stats.js';
+import { countInstructions } from './instructions.js';
 
 const ACCOUNTS = 1000;
 const FOLLOWED = 100;
@@ -87,18 +88,29 @@ async function get(daemon: RunningDaemon, path: string, token: string): Promise<
   return res.json();
 }
 
-/** The samples, and the daemon's CPU time per request (all threads): steadier than latency on a shared machine. */
-async function benchTimeline(daemon: RunningDaemon): Promise<{ samples: number[]; cpuMs: number }> {
+/**
+ * The samples, the daemon's CPU time per request (all threads: steadier than latency on a shared
+ * machine) and its instructions per request (steadier still; null without perf).
+ */
+async function benchTimeline(
+  daemon: RunningDaemon,
+): Promise<{ samples: number[]; cpuMs: number; instructionsM: number | null }> {
   const samples: number[] = [];
   for (let i = 0; i < 30; i++) await get(daemon, '/api/v1/timelines/home?limit=40', 'token-0');
   const cpuBefore = cpuMs(daemon.child.pid!);
-  for (let i = 0; i < TIMELINE_REQUESTS; i++) {
-    await timed(samples, async () => {
-      const body = (await get(daemon, '/api/v1/timelines/home?limit=40', 'token-0')) as unknown[];
-      if (body.length !== 40) throw new Error(`home timeline gave ${body.length}`);
-    });
-  }
-  return { samples, cpuMs: (cpuMs(daemon.child.pid!) - cpuBefore) / TIMELINE_REQUESTS };
+  const { instructions } = await countInstructions(daemon.child.pid!, async () => {
+    for (let i = 0; i < TIMELINE_REQUESTS; i++) {
+      await timed(samples, async () => {
+        const body = (await get(daemon, '/api/v1/timelines/home?limit=40', 'token-0')) as unknown[];
+        if (body.length !== 40) throw new Error(`home timeline gave ${body.length}`);
+      });
+    }
+  });
+  return {
+    samples,
+    cpuMs: (cpuMs(daemon.child.pid!) - cpuBefore) / TIMELINE_REQUESTS,
+    instructionsM: instructions === null ? null : instructions / TIMELINE_REQUESTS / 1e6,
+  };
 }
 
 async function benchSearch(daemon: RunningDaemon): Promise<number[]> {
@@ -217,6 +229,13 @@ export const apiBench: Bench = {
         unit: 'ms',
         limit: 40,
       });
+      if (timeline.instructionsM !== null)
+        figures.push({
+          bench: 'api',
+          metric: 'home_timeline_million_instructions_per_request',
+          value: round(timeline.instructionsM),
+          limit: 40,
+        });
       add('search', await benchSearch(daemon), { statuses: STATUSES });
       const upload = await benchUpload(daemon);
       add('upload_answered', upload.answered, { bytes: '4MB' });

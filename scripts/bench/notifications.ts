@@ -36,6 +36,7 @@ import { freePort } from '../../test/helpers/ports.js';
 import { wrkInstalled, wrkThroughput, type Vary } from './wrk.js';
 import { FLOORS_KOA_RPS_16, startStackFloor } from './stack-floor.js';
 import { cpuMs } from './stats.js';
+import { countInstructions } from './instructions.js';
 
 interface Latency {
   p50: number;
@@ -50,6 +51,8 @@ interface Endpoint {
   rps: number;
   cpuMs: number;
   mainMs: number;
+  /** Millions of instructions per request at one client (perf stat), null without perf. */
+  instructionsM: number | null;
 }
 /** Per row count: each endpoint uncached (primary) and cached (secondary). */
 interface Figures {
@@ -146,12 +149,13 @@ function printLines(results: Figures[], rounds: Round[][], speeds: number[]): vo
       // Uncached figures keep the plain metric names (they are the ones judged); cached ones say so.
       const suffix = mode === 'cached' ? '_cached' : '';
       for (const name of NAMES) {
-        const { latency: l, rps, cpuMs, mainMs } = figures[mode][name];
+        const { latency: l, rps, cpuMs, mainMs, instructionsM } = figures[mode][name];
         line(`${METRIC[name]}${suffix}_p50_ms`, l.p50);
         line(`${METRIC[name]}${suffix}_p99_ms`, l.p99);
         line(`${METRIC[name]}${suffix}_rps_16`, rps);
         line(`${METRIC[name]}${suffix}_cpu_ms_per_request`, cpuMs);
         line(`${METRIC[name]}${suffix}_main_thread_cpu_ms_per_request`, mainMs);
+        if (instructionsM !== null) line(`${METRIC[name]}${suffix}_million_instructions_per_request`, instructionsM);
       }
     }
     line('rss_mb', figures.rssMb);
@@ -287,7 +291,8 @@ async function measureEndpoint(
   };
   const call = calls[mode][name];
   for (let i = 0; i < 50; i++) await call();
-  const l = await latency(call, options.requests);
+  // One client, one request at a time: the instructions each costs the daemon, all threads.
+  const { result: l, instructions } = await countInstructions(target.pid, () => latency(call, options.requests));
   const cpuBefore = cpuMs(target.pid);
   const mainBefore = cpuMs(target.pid, target.pid);
   const rps = wrk
@@ -305,6 +310,7 @@ async function measureEndpoint(
     rps,
     cpuMs: (cpuMs(target.pid) - cpuBefore) / requests,
     mainMs: (cpuMs(target.pid, target.pid) - mainBefore) / requests,
+    instructionsM: instructions === null ? null : instructions / options.requests / 1e6,
   };
 }
 
@@ -317,6 +323,7 @@ function figuresOf(target: Target, rounds: Round[]): Figures {
       rps: median(all.map((e) => e.rps)),
       cpuMs: median(all.map((e) => e.cpuMs)),
       mainMs: median(all.map((e) => e.mainMs)),
+      instructionsM: all.some((e) => e.instructionsM === null) ? null : median(all.map((e) => e.instructionsM!)),
     };
   };
   const endpoints = (mode: Mode) => ({ list: pick(mode, 'list'), unread: pick(mode, 'unread') });
