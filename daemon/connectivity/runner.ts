@@ -138,6 +138,8 @@ export class ConnectivityRunner {
       device.update({
         coprocessor: {
           firmware: this.firmwareText(),
+          chip: this.chip,
+          firmware_version: this.firmwareVersion,
           ...(firmwareVersion ? { firmware_generation: 'current' as const } : {}),
         },
       });
@@ -331,6 +333,8 @@ export class ConnectivityRunner {
       connectivity: snapshot.phase,
       error: failure ? describeFailure(failure, this.target ? ssidText(this.target.ssid) : null) : null,
       softap: { reason: snapshot.setupReason },
+      // The chip answers only once initialised and until heartbeats or probes go unanswered.
+      coprocessor: { responding: snapshot.device === 'ready' },
     });
     this.options.health?.(
       snapshot.phase === 'device_lost'
@@ -356,7 +360,11 @@ export class ConnectivityRunner {
       const firmware = await client.detectFirmware(Math.min(FIRMWARE_PROBE_MAX_MS, policy.deviceProbeMs));
       if (firmware.version) this.firmwareVersion = firmware.version.text;
       device.update({
-        coprocessor: { firmware_generation: firmware.generation, firmware: this.firmwareText() },
+        coprocessor: {
+          firmware_generation: firmware.generation,
+          firmware: this.firmwareText(),
+          firmware_version: this.firmwareVersion,
+        },
       });
       if (firmware.generation === 'current' && policy.wifiCountry)
         await client
@@ -484,6 +492,7 @@ export class ConnectivityRunner {
         bandwidth: 'ht20',
       });
       device.update({ softap: { active: true, ssid: this.apSsid, channel, stations: [] } });
+      await this.readMode();
       this.log.info('setup access point started', { ssid: this.apSsid, channel, security: 'wpa2_psk' });
       this.dispatch({ type: 'softApResult', epoch, started: true, ok: true });
       if (scanned) void this.options.operations.run(() => scan.refresh());
@@ -504,8 +513,21 @@ export class ConnectivityRunner {
       }
     }
     this.options.device.update({ softap: { active: false, channel: null, stations: [] } });
+    await this.readMode();
     this.log.info('setup access point stopped');
     this.dispatch({ type: 'softApResult', epoch, started: false, ok: true });
+  }
+
+  /**
+   * The device's own word on its mode: starting or stopping the soft AP changes it (the current
+   * firmware goes AP-only when the station is not connected), so the state never guesses.
+   */
+  private async readMode(): Promise<void> {
+    try {
+      this.options.device.update({ wifi: { mode: await this.options.client.getMode() } });
+    } catch (error) {
+      this.log.debug('Wi-Fi mode not read', { error: describeDeviceError(error) });
+    }
   }
 
   /** Drops the association; "not connected" (−1) means it is gone already. */
