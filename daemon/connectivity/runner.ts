@@ -6,7 +6,7 @@
  * connectivity side of DeviceState — it is the only writer of those fields. The setup portal and
  * the device commands reach the machine only through its public inputs below.
  */
-import type { CoprocClientApi } from '../coproc/api.js';
+import type { CoprocClientApi, WifiModeName } from '../coproc/api.js';
 import { CoprocError } from '../coproc/api.js';
 import type { DeviceState, DeviceStateData } from '../device/state.js';
 import type { ComponentHealth } from '../lifecycle/health.js';
@@ -491,8 +491,8 @@ export class ConnectivityRunner {
         ssidHidden: false,
         bandwidth: 'ht20',
       });
-      device.update({ softap: { active: true, ssid: this.apSsid, channel, stations: [] } });
-      await this.readMode();
+      const mode = await this.readMode();
+      device.update({ softap: { active: true, ssid: this.apSsid, channel, stations: [] }, wifi: { mode } });
       this.log.info('setup access point started', { ssid: this.apSsid, channel, security: 'wpa2_psk' });
       this.dispatch({ type: 'softApResult', epoch, started: true, ok: true });
       if (scanned) void this.options.operations.run(() => scan.refresh());
@@ -512,8 +512,8 @@ export class ConnectivityRunner {
         return;
       }
     }
-    this.options.device.update({ softap: { active: false, channel: null, stations: [] } });
-    await this.readMode();
+    const mode = await this.readMode();
+    this.options.device.update({ softap: { active: false, channel: null, stations: [] }, wifi: { mode } });
     this.log.info('setup access point stopped');
     this.dispatch({ type: 'softApResult', epoch, started: false, ok: true });
   }
@@ -522,11 +522,12 @@ export class ConnectivityRunner {
    * The device's own word on its mode: starting or stopping the soft AP changes it (the current
    * firmware goes AP-only when the station is not connected), so the state never guesses.
    */
-  private async readMode(): Promise<void> {
+  private async readMode(): Promise<WifiModeName | undefined> {
     try {
-      this.options.device.update({ wifi: { mode: await this.options.client.getMode() } });
+      return await this.options.client.getMode();
     } catch (error) {
       this.log.debug('Wi-Fi mode not read', { error: describeDeviceError(error) });
+      return undefined;
     }
   }
 
