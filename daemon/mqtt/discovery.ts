@@ -38,6 +38,15 @@ export const TX_POWER_OPTIONS = TX_POWER_LEVELS_DBM.filter(
 ).map(String);
 
 /**
+ * The levels, plus the value the radio reports when it is none of them (a build's default, such as
+ * 19.5 dBm): a select whose state is not an option would show nothing.
+ */
+function txPowerOptions(readBack: number | null): string[] {
+  if (readBack === null || TX_POWER_OPTIONS.includes(String(readBack))) return TX_POWER_OPTIONS;
+  return [...TX_POWER_OPTIONS.map(Number), readBack].sort((a, b) => a - b).map(String);
+}
+
+/**
  * The update entity's JSON (installed and latest version, progress): the latest is the owner's
  * firmware file, or the installed one when there is none (nothing to install). A failed install
  * stays readable in the release summary until the next one.
@@ -144,7 +153,7 @@ function components(
       p: 'select',
       name: 'Transmit power (dBm)',
       command_topic: topics.command('tx_power'),
-      options: TX_POWER_OPTIONS,
+      options: txPowerOptions(device.coprocessor.tx_power_dbm),
       icon: 'mdi:antenna',
       ...config,
       // What the radio reports back, which is what it applies.

@@ -141,12 +141,16 @@ test('the device block: firmware version and chip, the dashboard by address (nev
   assert.is(named.dev.cu, 'http://nestbox.local/dashboard');
 });
 
-test('power save offers only what the firmware accepts; transmit power only the levels the radio applies', () => {
+test('power save offers only what the firmware accepts; transmit power only the levels the radio applies', async () => {
   const current = config(deviceWith(CONNECTED));
   assert.equal(current.cmps.power_save.options, ['off', 'min_modem', 'max_modem']);
   const documented = config(deviceWith({ coprocessor: { firmware_generation: 'documented' } }));
   assert.equal(documented.cmps.power_save.options, ['min_modem', 'max_modem']);
   assert.equal(current.cmps.tx_power.options, ['2', '5', '7', '8.5', '11', '13', '14', '15', '16.5', '18', '20']);
+  // A read-back value outside the levels (a build's default) is offered too, so the select shows it.
+  const odd = config(deviceWith(CONNECTED, { coprocessor: { tx_power_dbm: 19.5 } }));
+  assert.equal(odd.cmps.tx_power.options, ['2', '5', '7', '8.5', '11', '13', '14', '15', '16.5', '18', '19.5', '20']);
+  assert.is((await view(deviceWith(CONNECTED, { coprocessor: { tx_power_dbm: 19.5 } }))).tx_power.state, '19.5');
 });
 
 async function view(device: DeviceState) {
