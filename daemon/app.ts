@@ -295,7 +295,13 @@ export class App {
       memory: settingsMemory(db),
       log: this.log.child({ component: 'mqtt' }),
       version: VERSION,
-      configurationUrl: config.baseUrl,
+      dashboard: {
+        baseUrl: config.baseUrl,
+        httpPort: config.httpPort,
+        // The network layer announces <hostname>.local; without it the leased address is used.
+        mdnsHostname: config.network === 'on' ? config.hostname : null,
+      },
+      machineIdPath: config.machineIdFile,
       refreshSchedule: config.mqttRefreshSchedule,
       setupPassphrase: config.mqttPublishSetupPassphrase
         ? () => connectivity.portal.passphrase ?? config.setupPassphrase

@@ -54,6 +54,8 @@ export interface Config {
   mqttKeyFile: string | null;
   mqttPublishSetupPassphrase: boolean;
   mqttRefreshSchedule: string;
+  /** The machine id: the MQTT device id's source when the coprocessor never told its MAC. */
+  machineIdFile: string;
   logLevel: LogLevel;
   heartbeatS: number;
   heartbeatMisses: number;
@@ -371,6 +373,7 @@ export const KEYS: readonly KeySpec[] = [
   key('mqttKeyFile', 'mqtt_key_file', optionalText('a file path (PEM), or empty'), null),
   key('mqttPublishSetupPassphrase', 'mqtt_publish_setup_passphrase', boolean, false),
   key('mqttRefreshSchedule', 'mqtt_refresh_schedule', cronExpression, '* * * * *'),
+  key('machineIdFile', 'machine_id_file', nonEmpty('a file path'), '/etc/machine-id'),
   key('logLevel', 'log_level', oneOf(LOG_LEVELS), 'info'),
   key('heartbeatS', 'heartbeat_s', integer(1, 3600), 10),
   key('heartbeatMisses', 'heartbeat_misses', integer(1, 100), 3),

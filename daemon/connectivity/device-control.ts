@@ -10,6 +10,7 @@ import type { DeviceState } from '../device/state.js';
 import type { Logger } from '../log/logger.js';
 import { CommandError, deviceLostError, radioSettingError } from './command-error.js';
 import type { DeviceOperations } from './device-operations.js';
+import type { FirmwareInstall, FirmwareUpdate } from './firmware-update.js';
 import { describeDeviceError } from './device-operations.js';
 import type { RadioSettings } from './radio-settings.js';
 import type { RecentScan } from './recent-scan.js';
@@ -22,6 +23,7 @@ export interface DeviceControlOptions {
   operations: DeviceOperations;
   scan: RecentScan;
   radio: RadioSettings;
+  firmware: FirmwareUpdate;
   log: Logger;
 }
 
@@ -76,6 +78,10 @@ export class DeviceControl implements DeviceCommands {
 
   async restartCoprocessor(): Promise<void> {
     await this.options.runner.restartDevice();
+  }
+
+  installFirmware(): Promise<FirmwareInstall> {
+    return this.options.firmware.installLatest();
   }
 
   /** Sets and reads back a radio setting in line with the other device operations. */

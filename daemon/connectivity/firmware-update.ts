@@ -10,6 +10,7 @@ import type { DeviceState } from '../device/state.js';
 import type { Logger } from '../log/logger.js';
 import { CommandError, deviceLostError } from './command-error.js';
 import { describeDeviceError, type DeviceOperations } from './device-operations.js';
+import type { FirmwareFiles } from './firmware-files.js';
 import type { ConnectivityRunner } from './runner.js';
 
 /** The coprocessor firmware update engine (daemon/coproc/ota.ts), as this module drives it. */
@@ -24,13 +25,37 @@ export interface FirmwareUpdateOptions {
   device: DeviceState;
   runner: ConnectivityRunner;
   operations: DeviceOperations;
+  /** The owner's firmware files, the source of an install asked without an image. */
+  files: FirmwareFiles;
   log: Logger;
+}
+
+/** What an install of the newest firmware file started with. */
+export interface FirmwareInstall {
+  file: string;
+  version: string;
+  bytes: number;
 }
 
 export class FirmwareUpdate {
   private running = false;
 
   constructor(private readonly options: FirmwareUpdateOptions) {}
+
+  /** Installs the newest firmware file on the box (Home Assistant's Install); returns once started. */
+  async installLatest(): Promise<FirmwareInstall> {
+    const file = await this.options.files.refresh();
+    if (!file)
+      throw new CommandError(
+        'invalid',
+        'There is no firmware file on the box: put one in the firmware folder of the data directory or upload it on the dashboard',
+      );
+    const chip = this.options.device.get().coprocessor.chip;
+    if (chip && file.info.chip && chip !== file.info.chip)
+      throw new CommandError('invalid', `${file.name} is built for ${file.info.chip}, but the coprocessor is ${chip}`);
+    await this.start(file.image);
+    return { file: file.name, version: file.info.version, bytes: file.image.length };
+  }
 
   /** Starts writing `image` and returns at once; the outcome is in DeviceState `coprocessor.ota`. */
   async start(image: Uint8Array): Promise<void> {

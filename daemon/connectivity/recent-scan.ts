@@ -6,6 +6,7 @@
 import type { CoprocClientApi, ScanEntry } from '../coproc/api.js';
 import { CoprocError } from '../coproc/api.js';
 import type { ScannedNetwork } from '../device/commands.js';
+import type { DeviceState } from '../device/state.js';
 import type { Logger } from '../log/logger.js';
 import { describeDeviceError } from './device-operations.js';
 import { toScannedNetwork } from './scan-list.js';
@@ -16,6 +17,8 @@ export class RecentScan {
   constructor(
     private readonly client: CoprocClientApi,
     private readonly log: Logger,
+    /** Where the last scan is shown (MQTT state, Home Assistant's networks sensor). */
+    private readonly device: DeviceState,
   ) {}
 
   get entries(): readonly ScanEntry[] {
@@ -39,6 +42,7 @@ export class RecentScan {
       if (!(error instanceof CoprocError && error.kind === 'device')) throw error;
       this.last = [];
     }
+    this.device.update({ scan: { at: new Date().toISOString(), networks: this.networks() } });
     return this.last;
   }
 

@@ -6,7 +6,7 @@
  * connectivity side of DeviceState — it is the only writer of those fields. The setup portal and
  * the device commands reach the machine only through its public inputs below.
  */
-import type { CoprocClientApi } from '../coproc/api.js';
+import type { CoprocClientApi, WifiModeName } from '../coproc/api.js';
 import { CoprocError } from '../coproc/api.js';
 import type { DeviceState, DeviceStateData } from '../device/state.js';
 import type { ComponentHealth } from '../lifecycle/health.js';
@@ -138,6 +138,8 @@ export class ConnectivityRunner {
       device.update({
         coprocessor: {
           firmware: this.firmwareText(),
+          chip: this.chip,
+          firmware_version: this.firmwareVersion,
           ...(firmwareVersion ? { firmware_generation: 'current' as const } : {}),
         },
       });
@@ -331,6 +333,8 @@ export class ConnectivityRunner {
       connectivity: snapshot.phase,
       error: failure ? describeFailure(failure, this.target ? ssidText(this.target.ssid) : null) : null,
       softap: { reason: snapshot.setupReason },
+      // The chip answers only once initialised and until heartbeats or probes go unanswered.
+      coprocessor: { responding: snapshot.device === 'ready' },
     });
     this.options.health?.(
       snapshot.phase === 'device_lost'
@@ -356,7 +360,11 @@ export class ConnectivityRunner {
       const firmware = await client.detectFirmware(Math.min(FIRMWARE_PROBE_MAX_MS, policy.deviceProbeMs));
       if (firmware.version) this.firmwareVersion = firmware.version.text;
       device.update({
-        coprocessor: { firmware_generation: firmware.generation, firmware: this.firmwareText() },
+        coprocessor: {
+          firmware_generation: firmware.generation,
+          firmware: this.firmwareText(),
+          firmware_version: this.firmwareVersion,
+        },
       });
       if (firmware.generation === 'current' && policy.wifiCountry)
         await client
@@ -483,7 +491,8 @@ export class ConnectivityRunner {
         ssidHidden: false,
         bandwidth: 'ht20',
       });
-      device.update({ softap: { active: true, ssid: this.apSsid, channel, stations: [] } });
+      const mode = await this.readMode();
+      device.update({ softap: { active: true, ssid: this.apSsid, channel, stations: [] }, wifi: { mode } });
       this.log.info('setup access point started', { ssid: this.apSsid, channel, security: 'wpa2_psk' });
       this.dispatch({ type: 'softApResult', epoch, started: true, ok: true });
       if (scanned) void this.options.operations.run(() => scan.refresh());
@@ -503,9 +512,23 @@ export class ConnectivityRunner {
         return;
       }
     }
-    this.options.device.update({ softap: { active: false, channel: null, stations: [] } });
+    const mode = await this.readMode();
+    this.options.device.update({ softap: { active: false, channel: null, stations: [] }, wifi: { mode } });
     this.log.info('setup access point stopped');
     this.dispatch({ type: 'softApResult', epoch, started: false, ok: true });
+  }
+
+  /**
+   * The device's own word on its mode: starting or stopping the soft AP changes it (the current
+   * firmware goes AP-only when the station is not connected), so the state never guesses.
+   */
+  private async readMode(): Promise<WifiModeName | undefined> {
+    try {
+      return await this.options.client.getMode();
+    } catch (error) {
+      this.log.debug('Wi-Fi mode not read', { error: describeDeviceError(error) });
+      return undefined;
+    }
   }
 
   /** Drops the association; "not connected" (−1) means it is gone already. */

@@ -5,6 +5,7 @@
  * starts it with `startConnectivitySubsystem` (setup-AP passphrase, captive DNS); tests that bring
  * their own device and clock build the parts with `buildConnectivity`.
  */
+import { join } from 'node:path';
 import type { Config } from '../config.js';
 import type { CoprocClientApi } from '../coproc/api.js';
 import type { DeviceState } from '../device/state.js';
@@ -15,6 +16,7 @@ import { getSetting, setSetting } from '../store/settings.js';
 import { CaptiveDns, captiveDnsDuringSetup } from './captive-dns.js';
 import { DeviceControl } from './device-control.js';
 import { DeviceOperations } from './device-operations.js';
+import { FirmwareFiles } from './firmware-files.js';
 import { FirmwareUpdate, otaFirmwareUpdater, type FirmwareUpdater } from './firmware-update.js';
 import type { NetworksRepo } from './networks-repo.js';
 import { policyFromConfig } from './policy.js';
@@ -30,26 +32,32 @@ export interface ConnectivityParts {
   portal: SetupPortal;
   commands: DeviceControl;
   firmware: FirmwareUpdate;
+  firmwareFiles: FirmwareFiles;
 }
 
 /** What the runner needs from outside, plus the owner's settings store and the OTA engine. */
 export type ConnectivityOptions = Omit<ConnectivityRunnerOptions, 'operations' | 'scan' | 'radio'> & {
   settings: DeviceSettingsStore;
   firmware: FirmwareUpdater | null;
+  /** The owner's firmware files (`<data dir>/firmware`); absent or null: none. */
+  firmwareDir?: string | null;
 };
 
 export function buildConnectivity(options: ConnectivityOptions): ConnectivityParts {
-  const { settings, firmware, ...runnerOptions } = options;
+  const { settings, firmware: updater, firmwareDir, ...runnerOptions } = options;
   const { client, device, networks, log } = options;
   const operations = new DeviceOperations();
-  const scan = new RecentScan(client, log);
+  const scan = new RecentScan(client, log, device);
   const radio = new RadioSettings(settings, log);
   const runner = new ConnectivityRunner({ ...runnerOptions, operations, scan, radio });
+  const firmwareFiles = new FirmwareFiles({ dir: firmwareDir ?? null, device, log });
+  const firmware = new FirmwareUpdate({ updater, device, runner, operations, files: firmwareFiles, log });
   return {
     runner,
     portal: new SetupPortal({ runner, networks, scan, device, setupPassphrase: options.setupPassphrase, log }),
-    commands: new DeviceControl({ client, device, runner, operations, scan, radio, log }),
-    firmware: new FirmwareUpdate({ updater: firmware, device, runner, operations, log }),
+    commands: new DeviceControl({ client, device, runner, operations, scan, radio, firmware, log }),
+    firmware,
+    firmwareFiles,
   };
 }
 
@@ -83,7 +91,9 @@ export async function startConnectivitySubsystem(
     health: parts.health,
     station: parts.station ?? null,
     firmware: parts.firmware === undefined ? otaFirmwareUpdater(parts.client) : parts.firmware,
+    firmwareDir: join(config.dataDir, 'firmware'),
   });
+  await connectivity.firmwareFiles.refresh();
   // Shown on purpose, once: the owner needs it to join the setup AP (it is also on the dashboard).
   log.info('setup access point key (WPA2) for joining the box in setup mode', {
     setup_key: setupPassphrase,

@@ -5,6 +5,7 @@
  */
 import { EventEmitter } from 'node:events';
 import { isDeepStrictEqual } from 'node:util';
+import type { ScannedNetwork } from './commands.js';
 
 export const CONNECTIVITY_STATES = [
   'starting',
@@ -52,16 +53,40 @@ export interface OtaState {
 }
 
 export interface CoprocessorState {
+  /** The transport: the serial port or driver file open (`up`), closed (`down`), or none (`off`). */
   link: LinkState;
+  /** The chip itself answers (initialised, heartbeats in their window); false while lost or not yet heard. */
+  responding: boolean;
   transport: string;
   last_heartbeat: string | null;
   heartbeat_number: number | null;
   tx_power_dbm: number | null;
   power_save: string | null;
   firmware: string | null;
+  /** The firmware's own version (GetFwVersion or the boot announcement; current firmware only), e.g. "FG-1.0.0.0.0". */
+  firmware_version: string | null;
+  /** The chip named in the boot announcement, e.g. "ESP32". */
+  chip: string | null;
   /** Which ESP-Hosted-FG generation answers: the documented one or the current one (2024 on); null before it answered. */
   firmware_generation: 'documented' | 'current' | null;
   ota: OtaState;
+  /** The newest firmware image the owner put on the box (data/firmware/ or the dashboard); null when none. */
+  firmware_file: FirmwareFileState | null;
+}
+
+export interface FirmwareFileState {
+  /** esp_app_desc_t.version of the image. */
+  version: string;
+  /** esp_app_desc_t.project_name, e.g. "network_adapter". */
+  project: string;
+  name: string;
+  bytes: number;
+}
+
+/** The last scan of the air, as people see it (one entry per network name, strongest first). */
+export interface ScanState {
+  at: string | null;
+  networks: ScannedNetwork[];
 }
 
 export interface InstanceState {
@@ -112,6 +137,7 @@ export interface DeviceStateData {
   wifi: WifiState;
   softap: SoftApState;
   coprocessor: CoprocessorState;
+  scan: ScanState;
   instance: InstanceState;
   storage: StorageState;
   daemon: DaemonState;
@@ -149,15 +175,20 @@ export function initialDeviceState(version: string, transport: string, now = new
     softap: { active: false, ssid: null, channel: null, stations: [], reason: null },
     coprocessor: {
       link: 'down',
+      responding: false,
       transport,
       last_heartbeat: null,
       heartbeat_number: null,
       tx_power_dbm: null,
       power_save: null,
       firmware: null,
+      firmware_version: null,
+      chip: null,
       firmware_generation: null,
       ota: { phase: 'idle', bytes: 0, total: 0, percent: 0, error: null },
+      firmware_file: null,
     },
+    scan: { at: null, networks: [] },
     instance: { accounts: 0, statuses: 0, pending_follow_requests: 0, unread_notifications: 0 },
     storage: { status: 'unknown', free_bytes: null, total_bytes: null, min_free_bytes: 0, detail: null },
     daemon: { version, started_at: now.toISOString(), uptime_s: 0 },

@@ -21,9 +21,11 @@ import {
   describeBrokerError,
   type BrokerSettings,
 } from './connection.js';
-import { deviceIdFromMac } from './device-id.js';
+import { dashboardUrl, type DashboardLocation } from './dashboard-url.js';
+import { deviceIdFromMac, fallbackDeviceId } from './device-id.js';
 import { discoveryPayload } from './discovery.js';
-import type { BridgeMemory, RetainedIdentity } from './memory.js';
+import { haEventPayload } from './events.js';
+import type { BridgeMemory, DeviceIdSource, RetainedIdentity } from './memory.js';
 import { onlyVolatile, statePayload } from './state-payload.js';
 import { discoveryConfigTopic, isTopicLevel, Topics } from './topics.js';
 
@@ -39,6 +41,8 @@ export interface BridgeTiming {
   commandTimeoutMs: number;
   /** How long a clean stop waits for `offline` to be acknowledged. */
   stopTimeoutMs: number;
+  /** How long a box without any device id waits for the MAC before using the machine id. */
+  macWaitMs: number;
 }
 
 export const DEFAULT_TIMING: BridgeTiming = {
@@ -49,6 +53,7 @@ export const DEFAULT_TIMING: BridgeTiming = {
   connectTimeoutMs: 5000,
   commandTimeoutMs: 60_000,
   stopTimeoutMs: 2000,
+  macWaitMs: 60_000,
 };
 
 /** Events kept while the broker is away, newest last; older ones are dropped. */
@@ -65,7 +70,10 @@ export interface MqttBridgeOptions {
   memory: BridgeMemory;
   log: Logger;
   version: string;
-  configurationUrl?: string | null;
+  /** Where the dashboard is, for Home Assistant's "Visit" link; null: none shown. */
+  dashboard?: DashboardLocation | null;
+  /** The machine id, the device id's source when the coprocessor never told the MAC. */
+  machineIdPath?: string;
   /** node-cron schedule that republishes the state with fresh volatile values; 'off' for none. */
   refreshSchedule: string;
   /** Given only when the owner turned on publishing the setup passphrase. */
@@ -89,6 +97,11 @@ export class MqttBridge {
   private client: MqttClient | null = null;
   private topics: Topics | null = null;
   private deviceId: string | null = null;
+  private deviceIdSource: DeviceIdSource | null = null;
+  private macWaitTimer: NodeJS.Timeout | null = null;
+  private fallbackStarted = false;
+  /** The discovery config last sent on this connection; a different one is sent again. */
+  private lastDiscovery: string | null = null;
   private publishTimer: NodeJS.Timeout | null = null;
   private haResendTimer: NodeJS.Timeout | null = null;
   private readonly refresh: Jobs;
@@ -131,30 +144,49 @@ export class MqttBridge {
     device.on('event', this.onEvent);
     this.startRefresh();
 
-    const reported = deviceIdFromMac(device.get().wifi.mac);
-    if (reported) return this.useDeviceId(reported);
     const remembered = await memory.deviceId().catch((error) => {
       this.log.warn('could not read the remembered device id', { error });
       return null;
     });
+    const source = remembered ? ((await memory.deviceIdSource().catch(() => null)) ?? 'mac') : null;
     if (this.stopped || this.deviceId) return;
+    // An id made without a MAC stays the box's id: Home Assistant keeps one device, not two.
+    if (remembered && source === 'machine') return this.useDeviceId(remembered, source);
+    const reported = deviceIdFromMac(device.get().wifi.mac);
+    if (reported) return this.useDeviceId(reported, 'mac');
     if (remembered) {
       this.log.info(
         'using the station MAC remembered from an earlier start as device id until the coprocessor reports it',
         { device_id: remembered },
       );
-      return this.useDeviceId(remembered);
+      return this.useDeviceId(remembered, 'mac');
     }
     this.log.info('MQTT waits for the station MAC from the coprocessor: it is the device id in every topic');
     this.options.reportHealth({
       status: 'starting',
       detail: 'waiting for the station MAC (the device id) from the coprocessor',
     });
+    if (device.get().connectivity === 'device_lost') return this.useFallbackId();
+    this.macWaitTimer = setTimeout(() => void this.useFallbackId(), this.timing.macWaitMs);
+  }
+
+  /** The coprocessor never told its MAC: the box still appears, under an id of its own. */
+  private async useFallbackId(): Promise<void> {
+    if (this.fallbackStarted || this.deviceId || this.stopped) return;
+    this.fallbackStarted = true;
+    const { id, from } = await fallbackDeviceId(this.options.machineIdPath ?? '/etc/machine-id');
+    if (this.deviceId || this.stopped) return;
+    this.log.info('the coprocessor has not told its MAC: MQTT uses a device id of the box, kept from now on', {
+      device_id: id,
+      from,
+    });
+    return this.useDeviceId(id, 'machine');
   }
 
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    if (this.macWaitTimer) clearTimeout(this.macWaitTimer);
     this.options.device.off('change', this.onChange);
     this.options.device.off('event', this.onEvent);
     await this.refresh.stop();
@@ -164,13 +196,14 @@ export class MqttBridge {
   }
 
   private readonly onChange = (change: DeviceStateChange): void => {
-    if (change.paths.includes('wifi.mac')) {
+    if (change.paths.includes('wifi.mac') && this.deviceIdSource !== 'machine') {
       const reported = deviceIdFromMac(change.current.wifi.mac);
       if (reported && reported !== this.deviceId) {
-        void this.useDeviceId(reported);
+        void this.useDeviceId(reported, 'mac');
         return;
       }
     }
+    if (!this.deviceId && change.current.connectivity === 'device_lost') void this.useFallbackId();
     if (!onlyVolatile(change.paths)) this.schedulePublish();
   };
 
@@ -188,15 +221,18 @@ export class MqttBridge {
   };
 
   /** Connects (or reconnects) under a device id; a new id means a new client id and Last Will. */
-  private useDeviceId(deviceId: string): Promise<void> {
+  private useDeviceId(deviceId: string, source: DeviceIdSource): Promise<void> {
+    if (this.macWaitTimer) clearTimeout(this.macWaitTimer);
+    this.macWaitTimer = null;
     this.switching = this.switching.then(async () => {
       if (this.stopped || deviceId === this.deviceId) return;
       const previous = this.deviceId;
       this.deviceId = deviceId;
+      this.deviceIdSource = source;
       if (previous)
         this.log.info('the station MAC changed: MQTT moves to the new device id', { from: previous, to: deviceId });
       await this.options.memory
-        .rememberDeviceId(deviceId)
+        .rememberDeviceId(deviceId, source)
         .catch((error) => this.log.warn('could not remember the device id', { error }));
       await this.closeClient();
       if (!this.stopped) this.connect(deviceId);
@@ -290,6 +326,7 @@ export class MqttBridge {
 
     await this.publish(client, topics.availability, 'online', { retain: true, qos: 1 });
     await this.clearStaleRetained(client, topics);
+    this.lastDiscovery = null;
     await this.publishDiscovery(client, topics);
     await this.publishStateNow();
     for (const event of this.queuedEvents.splice(0)) this.publishEvent(event);
@@ -334,15 +371,23 @@ export class MqttBridge {
       .catch((error) => this.log.warn('could not remember the retained topics', { error }));
   }
 
+  /** Sends the discovery config when it differs from the one sent last on this connection. */
   private async publishDiscovery(client: MqttClient, topics: Topics): Promise<void> {
     if (!topics.discoveryConfig) return;
-    const payload = discoveryPayload({
-      topics,
-      version: this.options.version,
-      configurationUrl: this.options.configurationUrl ?? null,
-      includeSetupPassphrase: Boolean(this.options.setupPassphrase),
-    });
-    await this.publish(client, topics.discoveryConfig, JSON.stringify(payload), { retain: true, qos: 1 });
+    const state = this.options.device.get();
+    const { dashboard } = this.options;
+    const payload = JSON.stringify(
+      discoveryPayload({
+        topics,
+        version: this.options.version,
+        device: state,
+        configurationUrl: dashboard ? dashboardUrl(dashboard, state) : null,
+        includeSetupPassphrase: Boolean(this.options.setupPassphrase),
+      }),
+    );
+    if (payload === this.lastDiscovery) return;
+    this.lastDiscovery = payload;
+    await this.publish(client, topics.discoveryConfig, payload, { retain: true, qos: 1 });
   }
 
   private onMessage(topic: string, payload: Buffer, retained: boolean): void {
@@ -395,7 +440,7 @@ export class MqttBridge {
       if (!client?.connected || !topics) return;
       void (async () => {
         await this.publish(client, topics.availability, 'online', { retain: true, qos: 1 });
-        await this.publishDiscovery(client, topics);
+        this.lastDiscovery = null;
         await this.publishStateNow();
       })();
     }, this.timing.haResendDelayMs);
@@ -413,6 +458,8 @@ export class MqttBridge {
   private async publishStateNow(): Promise<void> {
     const { client, topics } = this;
     if (!client?.connected || !topics) return;
+    // The config first: an entity the state now needs (a new power-save option) must exist.
+    await this.publishDiscovery(client, topics);
     const passphrase = this.options.setupPassphrase?.() ?? null;
     const payload = statePayload(this.options.device.get(), { setupPassphrase: passphrase });
     this.statePublishes += 1;
@@ -424,6 +471,9 @@ export class MqttBridge {
     if (!client || !topics) return;
     const payload = JSON.stringify({ ...event.payload, at: event.at });
     void this.publish(client, topics.event(event.name), payload, { retain: false, qos: 1 });
+    const entity = haEventPayload(event);
+    if (entity !== null && topics.discoveryPrefix !== null)
+      void this.publish(client, topics.events, entity, { retain: false, qos: 1 });
   }
 
   /** The only way volatile values (heartbeat, uptime, signal) reach the broker on their own. */

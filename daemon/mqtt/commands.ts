@@ -35,10 +35,13 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** scan, setup_mode, restart_coprocessor: `{}`, an empty payload, or Home Assistant's `PRESS`. */
+/**
+ * scan, setup_mode, restart_coprocessor, install_firmware: `{}`, an empty payload, or what Home
+ * Assistant sends (a button's `PRESS`, the update entity's `install`).
+ */
 function parsePress(name: string, payload: Buffer): Parsed<null> {
   const value = decode(payload);
-  if (value === undefined || value === 'PRESS') return { ok: true, value: null };
+  if (value === undefined || value === 'PRESS' || value === 'install') return { ok: true, value: null };
   if (isPlainObject(value) && Object.keys(value).length === 0) return { ok: true, value: null };
   return fail(`${name} takes no options: send {}, an empty payload or PRESS`);
 }
@@ -97,10 +100,12 @@ function prepare(name: CommandName, payload: Buffer): Prepared {
   switch (name) {
     case 'scan':
     case 'setup_mode':
-    case 'restart_coprocessor': {
+    case 'restart_coprocessor':
+    case 'install_firmware': {
       const parsed = parsePress(name, payload);
       if (!parsed.ok) return parsed;
       if (name === 'scan') return { run: async (c) => ({ ok: true, networks: await c.scan() }) };
+      if (name === 'install_firmware') return { run: async (c) => ({ ok: true, ...(await c.installFirmware()) }) };
       if (name === 'setup_mode')
         return {
           run: async (c) => {

@@ -1,16 +1,23 @@
 /**
  * Home Assistant device-based discovery: one retained config with the device (`dev`), the origin
- * (`o`) and every entity (`cmps`), all reading the one `<base>/state` JSON through value templates,
- * so the box appears as a device with useful entities without anyone writing YAML.
+ * (`o`) and every entity (`cmps`), all reading the one `<base>/state` JSON through value templates
+ * (the event entity reads `<base>/events`), so the box appears as a device with useful entities
+ * without anyone writing YAML. What the device is (firmware, chip, generation, MAC, address)
+ * shapes the config, so the bridge sends it again whenever it comes out different.
  */
-import { CONNECTIVITY_STATES } from '../device/state.js';
-import { macFromDeviceId } from './device-id.js';
+import { powerSaveModesOf, TX_POWER_LEVELS_DBM } from '../device/commands.js';
+import { CONNECTIVITY_STATES, type DeviceStateData } from '../device/state.js';
+import { deviceIdFromMac, macFromDeviceId } from './device-id.js';
+import { HA_EVENT_TYPES } from './events.js';
+import { TX_POWER_RANGE } from './commands.js';
 import type { Topics } from './topics.js';
 
 export interface DiscoveryOptions {
   topics: Topics;
   version: string;
-  /** The box's web address, shown by Home Assistant as "Visit". */
+  /** The device as it is now: firmware, chip and generation, station MAC. */
+  device: Readonly<DeviceStateData>;
+  /** Where the dashboard is reached, shown by Home Assistant as "Visit"; null when unknown. */
   configurationUrl?: string | null;
   /** Adds the setup passphrase sensor; only when the owner turned its publishing on. */
   includeSetupPassphrase?: boolean;
@@ -23,9 +30,47 @@ const value = (path: string) => `{{ value_json.${path} }}`;
 const onWhen = (condition: string) => `{{ 'ON' if ${condition} else 'OFF' }}`;
 
 /** HA's select treats a state of "none" as no selection, so the mode "none" is shown as "off". */
-export const POWER_SAVE_OPTIONS = ['off', 'min_modem', 'max_modem'] as const;
+const powerSaveOption = (mode: string) => (mode === 'none' ? 'off' : mode);
 
-function components(topics: Topics, includeSetupPassphrase: boolean): Record<string, Component> {
+/** The transmit powers offered: those the radio applies, within what the command accepts. */
+export const TX_POWER_OPTIONS = TX_POWER_LEVELS_DBM.filter(
+  (dbm) => dbm >= TX_POWER_RANGE.min && dbm <= TX_POWER_RANGE.max,
+).map(String);
+
+/**
+ * The levels, plus the value the radio reports when it is none of them (a build's default, such as
+ * 19.5 dBm): a select whose state is not an option would show nothing.
+ */
+function txPowerOptions(readBack: number | null): string[] {
+  if (readBack === null || TX_POWER_OPTIONS.includes(String(readBack))) return TX_POWER_OPTIONS;
+  return [...TX_POWER_OPTIONS.map(Number), readBack].sort((a, b) => a - b).map(String);
+}
+
+/**
+ * The update entity's JSON (installed and latest version, progress): the latest is the owner's
+ * firmware file, or the installed one when there is none (nothing to install). A failed install
+ * stays readable in the release summary until the next one.
+ */
+const UPDATE_TEMPLATE = [
+  '{% set c = value_json.coprocessor %}',
+  '{% set installed = c.firmware_version or c.firmware %}',
+  "{% set busy = c.ota.phase in ['writing', 'rebooting'] %}",
+  '{{ {',
+  "'installed_version': installed,",
+  "'latest_version': c.firmware_file.version if c.firmware_file else installed,",
+  "'title': c.firmware_file.project if c.firmware_file else 'ESP-Hosted-FG',",
+  "'release_summary': ('The last install failed: ' ~ c.ota.error) if c.ota.phase == 'failed' else",
+  "(c.firmware_file.name ~ ' (' ~ c.firmware_file.bytes ~ ' bytes) on the box' if c.firmware_file else None),",
+  "'in_progress': busy,",
+  "'update_percentage': c.ota.percent if busy else None",
+  '} | to_json }}',
+].join(' ');
+
+function components(
+  topics: Topics,
+  device: Readonly<DeviceStateData>,
+  includeSetupPassphrase: boolean,
+): Record<string, Component> {
   const diagnostic = { entity_category: 'diagnostic' };
   const config = { entity_category: 'config' };
   const list: Record<string, Component> = {
@@ -68,6 +113,27 @@ function components(topics: Topics, includeSetupPassphrase: boolean): Record<str
       ...diagnostic,
       value_template: value('wifi.ssid'),
     },
+    wifi_mode: {
+      p: 'sensor',
+      name: 'Wi-Fi mode',
+      device_class: 'enum',
+      options: ['none', 'station', 'softap', 'apsta'],
+      icon: 'mdi:wifi-cog',
+      ...diagnostic,
+      value_template: value('wifi.mode'),
+    },
+    // The count is the state; the networks themselves are attributes automations can read.
+    wifi_networks: {
+      p: 'sensor',
+      name: 'Networks in range',
+      icon: 'mdi:wifi-marker',
+      state_class: 'measurement',
+      ...diagnostic,
+      value_template: '{{ value_json.scan.networks | length if value_json.scan.at else None }}',
+      json_attributes_topic: topics.state,
+      json_attributes_template:
+        "{{ {'networks': value_json.scan.networks, 'scanned_at': value_json.scan.at} | to_json }}",
+    },
     setup_ap_stations: {
       p: 'sensor',
       name: 'Setup AP stations',
@@ -81,26 +147,24 @@ function components(topics: Topics, includeSetupPassphrase: boolean): Record<str
       name: 'Coprocessor link',
       device_class: 'connectivity',
       ...diagnostic,
-      value_template: onWhen("value_json.coprocessor.link == 'up'"),
+      value_template: onWhen('value_json.coprocessor.responding'),
     },
     tx_power: {
-      p: 'number',
-      name: 'Transmit power',
+      p: 'select',
+      name: 'Transmit power (dBm)',
       command_topic: topics.command('tx_power'),
-      unit_of_measurement: 'dBm',
-      min: 2,
-      max: 20,
-      step: 0.25,
-      mode: 'box',
+      options: txPowerOptions(device.coprocessor.tx_power_dbm),
       icon: 'mdi:antenna',
       ...config,
-      value_template: value('coprocessor.tx_power_dbm'),
+      // What the radio reports back, which is what it applies.
+      value_template:
+        "{{ '%g' | format(value_json.coprocessor.tx_power_dbm) if value_json.coprocessor.tx_power_dbm is number else None }}",
     },
     power_save: {
       p: 'select',
       name: 'Power save',
       command_topic: topics.command('power_save'),
-      options: [...POWER_SAVE_OPTIONS],
+      options: powerSaveModesOf(device.coprocessor.firmware_generation).map(powerSaveOption),
       icon: 'mdi:leaf',
       ...config,
       value_template:
@@ -127,6 +191,23 @@ function components(topics: Topics, includeSetupPassphrase: boolean): Record<str
       command_topic: topics.command('restart_coprocessor'),
       ...config,
     },
+    firmware: {
+      p: 'update',
+      name: 'Coprocessor firmware',
+      device_class: 'firmware',
+      command_topic: topics.command('install_firmware'),
+      payload_install: 'install',
+      ...config,
+      value_template: UPDATE_TEMPLATE,
+    },
+    events: {
+      p: 'event',
+      name: 'Events',
+      state_topic: topics.events,
+      event_types: [...HA_EVENT_TYPES],
+      icon: 'mdi:bell-ring',
+      ...diagnostic,
+    },
     firmware_update_progress: {
       p: 'sensor',
       name: 'Firmware update progress',
@@ -137,10 +218,12 @@ function components(topics: Topics, includeSetupPassphrase: boolean): Record<str
     },
     coprocessor_firmware: {
       p: 'sensor',
-      name: 'Coprocessor firmware',
+      name: 'Coprocessor firmware generation',
+      device_class: 'enum',
+      options: ['documented', 'current'],
       icon: 'mdi:chip',
       ...diagnostic,
-      value_template: value('coprocessor.firmware'),
+      value_template: value('coprocessor.firmware_generation'),
     },
     unread_notifications: {
       p: 'sensor',
@@ -204,26 +287,39 @@ function components(topics: Topics, includeSetupPassphrase: boolean): Record<str
   return list;
 }
 
+/** The coprocessor firmware as the device names it: its version, or the generation without one. */
+function firmwareName(coprocessor: DeviceStateData['coprocessor']): string | null {
+  if (coprocessor.firmware_version) return coprocessor.firmware_version;
+  if (coprocessor.firmware_generation === 'documented') return 'ESP-Hosted-FG (documented protocol)';
+  return null;
+}
+
 export function discoveryPayload(options: DiscoveryOptions): Record<string, unknown> {
-  const { topics, version } = options;
+  const { topics, version, device: state } = options;
   const device: Record<string, unknown> = {
     ids: [`nestbox_${topics.deviceId}`],
-    cns: [['mac', macFromDeviceId(topics.deviceId)]],
     name: 'Nestbox',
     mf: 'Nestbox',
     mdl: 'Nestbox home appliance',
-    sw: version,
     sn: topics.deviceId,
   };
-  if (options.configurationUrl) device.cu = options.configurationUrl;
+  // A connection only for a MAC the device told (the id may come from the machine id instead).
+  const mac = deviceIdFromMac(state.wifi.mac);
+  if (mac) device.cns = [['mac', macFromDeviceId(mac)]];
+  const firmware = firmwareName(state.coprocessor);
+  if (firmware) device.sw = firmware;
+  if (state.coprocessor.chip) device.hw = state.coprocessor.chip;
+  // The box is its own support: its dashboard shows what is wrong and how to fix it.
+  const origin: Record<string, unknown> = { name: 'Nestbox', sw: version };
+  if (options.configurationUrl) device.cu = origin.url = options.configurationUrl;
   return {
     dev: device,
-    o: { name: 'Nestbox', sw: version },
+    o: origin,
     availability_topic: topics.availability,
     payload_available: 'online',
     payload_not_available: 'offline',
     state_topic: topics.state,
     qos: 1,
-    cmps: components(topics, options.includeSetupPassphrase ?? false),
+    cmps: components(topics, state, options.includeSetupPassphrase ?? false),
   };
 }

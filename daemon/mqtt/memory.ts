@@ -8,6 +8,10 @@ import { getSetting, setSetting } from '../store/settings.js';
 import { deviceIdFromMac } from './device-id.js';
 
 const DEVICE_ID_KEY = 'mqtt.device_id';
+const DEVICE_ID_SOURCE_KEY = 'mqtt.device_id_source';
+
+/** Where the device id came from: the station MAC, or the machine id (or a random one) for a box whose coprocessor never told its MAC. */
+export type DeviceIdSource = 'mac' | 'machine';
 const RETAINED_KEY = 'mqtt.retained';
 
 /** The identity under which retained messages were published. */
@@ -20,7 +24,9 @@ export interface RetainedIdentity {
 
 export interface BridgeMemory {
   deviceId(): Promise<string | null>;
-  rememberDeviceId(deviceId: string): Promise<void>;
+  /** Null for an id remembered before sources were: those were all MACs. */
+  deviceIdSource(): Promise<DeviceIdSource | null>;
+  rememberDeviceId(deviceId: string, source?: DeviceIdSource): Promise<void>;
   retained(): Promise<RetainedIdentity | null>;
   rememberRetained(identity: RetainedIdentity): Promise<void>;
 }
@@ -30,8 +36,13 @@ export function settingsMemory(db: Db): BridgeMemory {
     async deviceId() {
       return deviceIdFromMac(await getSetting(db, DEVICE_ID_KEY));
     },
-    async rememberDeviceId(deviceId) {
+    async deviceIdSource() {
+      const source = await getSetting(db, DEVICE_ID_SOURCE_KEY);
+      return source === 'mac' || source === 'machine' ? source : null;
+    },
+    async rememberDeviceId(deviceId, source = 'mac') {
       if ((await getSetting(db, DEVICE_ID_KEY)) !== deviceId) await setSetting(db, DEVICE_ID_KEY, deviceId);
+      if ((await getSetting(db, DEVICE_ID_SOURCE_KEY)) !== source) await setSetting(db, DEVICE_ID_SOURCE_KEY, source);
     },
     async retained() {
       return parseIdentity(await getSetting(db, RETAINED_KEY));

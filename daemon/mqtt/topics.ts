@@ -2,7 +2,14 @@
  * Every MQTT topic the bridge publishes or subscribes to, built in this one place (as Zigbee2MQTT
  * does): `<prefix>/<device_id>/…` for the box, `<discovery prefix>/…` for Home Assistant.
  */
-export const COMMAND_NAMES = ['scan', 'setup_mode', 'tx_power', 'power_save', 'restart_coprocessor'] as const;
+export const COMMAND_NAMES = [
+  'scan',
+  'setup_mode',
+  'tx_power',
+  'power_save',
+  'restart_coprocessor',
+  'install_firmware',
+] as const;
 export type CommandName = (typeof COMMAND_NAMES)[number];
 
 /** One topic level we generate ourselves (event names): no wildcards, no separators. */
@@ -34,6 +41,10 @@ export class Topics {
 
   event(name: string): string {
     return `${this.base}/event/${name}`;
+  }
+  /** Every event of Home Assistant's event entity on one topic (`event_type` in the payload). */
+  get events(): string {
+    return `${this.base}/events`;
   }
 
   command(name: string): string {

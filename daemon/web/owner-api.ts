@@ -121,9 +121,11 @@ export function ownerApiRouter(options: OwnerApiOptions): Router {
   });
 
   router.post('/firmware', write, async (ctx: Context) => {
-    const { firmware } = connectivity();
+    const { firmware, firmwareFiles } = connectivity();
     const image = await readFirmwareUpload(ctx);
     await translated(() => firmware.start(image));
+    // Kept as the box's newest firmware file: Home Assistant's update entity shows its version.
+    await firmwareFiles.save(image);
     ctx.status = 202;
     ctx.body = { bytes: image.length, ota: options.device.get().coprocessor.ota };
   });

@@ -48,6 +48,11 @@ export class DeviceCommandsDouble implements DeviceCommands {
     this.calls.push('restart_coprocessor');
     if (this.failRestartWith) throw this.failRestartWith;
   }
+
+  async installFirmware(): Promise<{ file: string; version: string; bytes: number }> {
+    this.calls.push('install_firmware');
+    return { file: 'network_adapter.bin', version: 'FG-1.1.0.0.0', bytes: 4096 };
+  }
 }
 
 export const TEST_TIMING: Partial<BridgeTiming> = { haResendDelayMs: 150, reconnectMinMs: 200, stopTimeoutMs: 1000 };
@@ -112,7 +117,7 @@ export async function startBridge(
     discoveryPrefix: 'homeassistant',
     log,
     version: '9.8.7',
-    configurationUrl: 'http://127.0.0.1:8080',
+    dashboard: { baseUrl: 'http://localhost:8080', httpPort: 8080, mdnsHostname: 'nestbox-test' },
     refreshSchedule: 'off',
     ...options,
     device,

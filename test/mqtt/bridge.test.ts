@@ -2,6 +2,8 @@
  * The MQTT bridge in-process against a real mosquitto (password file + ACL), with a real
  * DeviceState, a real SQLite settings store and a test double of the connectivity manager.
  */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startMosquitto, HA_USER, recordMessages, type MosquittoBroker } from '../helpers/mosquitto-broker.js';
@@ -15,6 +17,7 @@ import {
   waitUntil,
   type HarnessBridge,
 } from './bridge-harness.js';
+import { tempDir } from '../helpers/paths.js';
 
 let broker: MosquittoBroker;
 const running: HarnessBridge[] = [];
@@ -65,6 +68,61 @@ test('the bridge waits for the station MAC, then a late subscriber sees retained
     'unread_notifications',
   ]);
   assert.is(await box.memory.deviceId(), '020000000001');
+});
+
+test('a coprocessor that never answered: the box appears under an id from the machine id, shown as lost, and keeps it once the MAC is known', async () => {
+  const dir = tempDir('nestbox-machine-id-');
+  const machineIdPath = join(dir.path, 'machine-id');
+  writeFileSync(machineIdPath, '3d1219c7c4c5404aaa1f6d2a48adfda4\n');
+  const memory = await freshMemory();
+  try {
+    const box = await bridge({ mac: null, memory, machineIdPath });
+    assert.is(box.health()?.status, 'starting');
+    box.device.update({ connectivity: 'device_lost' });
+    await box.waitForHealth((health) => health.status === 'ok');
+    const id = box.bridge.status().deviceId!;
+    assert.match(id, /^[0-9a-f]{12}$/);
+    assert.not.ok(id.includes('3d1219c7c4c5'), 'the machine id itself is not published');
+    assert.is(await memory.deviceIdSource(), 'machine');
+    const ha = await broker.client();
+    const recorder = await recordMessages(ha, [`nestbox/${id}/state`, DISCOVERY_TOPIC(id)]);
+    const state = JSON.parse((await recorder.wait((m) => m.topic.endsWith('/state'))).text);
+    assert.is(state.connectivity, 'device_lost');
+    const config = JSON.parse((await recorder.wait((m) => m.topic === DISCOVERY_TOPIC(id))).text);
+    assert.is(config.dev.cns, undefined, 'no MAC connection before a MAC is known');
+    assert.is(config.cmps.coprocessor_link.value_template.includes('responding'), true);
+
+    // The coprocessor answers at last: same id (one device in Home Assistant), the MAC as connection.
+    const from = recorder.mark();
+    box.device.update({ connectivity: 'connecting', wifi: { mac: '02:00:00:00:00:31' } });
+    const updated = await recorder.wait(
+      (m) => m.topic === DISCOVERY_TOPIC(id) && JSON.parse(m.text).dev.cns !== undefined,
+      { from },
+    );
+    assert.equal(JSON.parse(updated.text).dev.cns, [['mac', '02:00:00:00:00:31']]);
+    assert.is(box.bridge.status().deviceId, id);
+    await box.bridge.stop();
+
+    // After a restart, with the MAC known from the start: still the same id.
+    const again = await bridge({ mac: '02:00:00:00:00:31', memory, machineIdPath });
+    await again.waitForHealth((health) => health.status === 'ok');
+    assert.is(again.bridge.status().deviceId, id);
+  } finally {
+    dir.remove();
+  }
+});
+
+test('no machine id either: a random id, stored and used again', async () => {
+  const memory = await freshMemory();
+  const box = await bridge({ mac: null, memory, machineIdPath: '/nonexistent/machine-id', timing: { macWaitMs: 100 } });
+  await box.waitForHealth((health) => health.status === 'ok');
+  const id = box.bridge.status().deviceId!;
+  assert.match(id, /^[0-9a-f]{12}$/);
+  assert.ok(box.logs.some((line) => line.from === 'random'));
+  await box.bridge.stop();
+  const again = await bridge({ mac: null, memory, machineIdPath: '/nonexistent/machine-id' });
+  await again.waitForHealth((health) => health.status === 'ok');
+  assert.is(again.bridge.status().deviceId, id);
 });
 
 test('changes are coalesced into one state message; volatile values alone publish nothing', async () => {
@@ -158,9 +216,11 @@ test('the discovery config has dev, o, cmps and every entity the issue lists', a
   const config = JSON.parse(message.text);
   assert.equal(config.dev.ids, ['nestbox_020000000005']);
   assert.equal(config.dev.cns, [['mac', '02:00:00:00:00:05']]);
-  assert.is(config.dev.sw, '9.8.7');
-  assert.is(config.dev.cu, 'http://127.0.0.1:8080');
+  assert.is(config.dev.sw, undefined, 'no firmware version before the coprocessor tells one');
+  assert.is(config.dev.cu, 'http://nestbox-test.local:8080/dashboard', 'the .local name, never localhost');
   assert.is(config.o.name, 'Nestbox');
+  assert.is(config.o.sw, '9.8.7');
+  assert.match(config.o.url, /^https?:\/\//);
   assert.is(config.state_topic, 'nestbox/020000000005/state');
   assert.is(config.availability_topic, 'nestbox/020000000005/availability');
   const cmps = config.cmps as Record<string, Record<string, unknown>>;
@@ -171,7 +231,11 @@ test('the discovery config has dev, o, cmps and every entity the issue lists', a
     connectivity_state: 'sensor',
     setup_ap_stations: 'sensor',
     coprocessor_link: 'binary_sensor',
-    tx_power: 'number',
+    tx_power: 'select',
+    firmware: 'update',
+    events: 'event',
+    wifi_networks: 'sensor',
+    wifi_mode: 'sensor',
     power_save: 'select',
     setup_mode: 'button',
     rescan: 'button',

@@ -9,6 +9,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DISCONNECT_REASON } from '../../daemon/coproc/sim/index.js';
 import { startDaemon, type RunningDaemon } from '../helpers/daemon.js';
+import { homeAssistantView, type EntityView } from '../helpers/ha-templates.js';
 import {
   BOX_USER,
   recordMessages,
@@ -24,6 +25,7 @@ import { SIM_HOME } from '../helpers/sim-connectivity.js';
 const STATION_MAC = '02:be:0c:5e:77:01';
 const ID = STATION_MAC.replace(/:/g, '');
 const BASE = `nestbox/${ID}`;
+const CONFIG_TOPIC = `homeassistant/device/${ID}/config`;
 
 let broker: MosquittoBroker;
 let pty: SimOnPty;
@@ -38,7 +40,7 @@ test.before(async () => {
   notify = await startNotifyListener();
   ha = await broker.client();
   // Subscribed before the daemon starts: events are not retained.
-  recorder = await recordMessages(ha, `${BASE}/#`);
+  recorder = await recordMessages(ha, [`${BASE}/#`, CONFIG_TOPIC]);
   daemon = await startDaemon({
     env: {
       NOTIFY_SOCKET: notify.path,
@@ -72,6 +74,13 @@ const state = (check: (s: any) => boolean) => (m: ReceivedMessage) =>
   m.topic === `${BASE}/state` && check(JSON.parse(m.text));
 const status = (pattern: RegExp) => (m: Record<string, string>) => pattern.test(m.STATUS ?? '');
 
+/** What Home Assistant shows for a state message, by the latest discovery config's templates. */
+async function haView(state: ReceivedMessage): Promise<Record<string, EntityView>> {
+  await recorder.wait((m) => m.topic === CONFIG_TOPIC);
+  const config = recorder.messages.filter((m) => m.topic === CONFIG_TOPIC).at(-1)!;
+  return homeAssistantView(JSON.parse(config.text), state.text);
+}
+
 async function command(name: string, payload: string): Promise<any> {
   const from = recorder.mark();
   await ha.publishAsync(`${BASE}/command/${name}`, payload, { qos: 1 });
@@ -81,10 +90,17 @@ async function command(name: string, payload: string): Promise<any> {
 }
 
 test('first boot with no saved network: the state says setup mode, event setup_ap_started, STATUS= says to join the setup AP', async () => {
-  await recorder.wait(
+  const setup = await recorder.wait(
     state((s) => s.connectivity === 'setup_ap' && s.softap.active),
     { timeoutMs: 10_000 },
   );
+  const shown = await haView(setup);
+  assert.is(shown.connectivity_state.state, 'setup_ap');
+  assert.is(shown.connectivity.state, 'OFF');
+  assert.is(shown.coprocessor_link.state, 'ON', 'the chip answers');
+  assert.is(shown.wifi_mode.state, JSON.parse(setup.text).wifi.mode);
+  assert.ok(['softap', 'apsta'].includes(shown.wifi_mode.state as string), 'the soft AP runs: the device says so');
+  assert.is(shown.setup_ap_stations.state, '0');
   // Published even when setup mode began before the MQTT bridge existed (it starts after connectivity).
   const started = JSON.parse((await recorder.wait(event('setup_ap_started'), { timeoutMs: 10_000 })).text);
   assert.ok(!Number.isNaN(Date.parse(started.at)), JSON.stringify(started));
@@ -111,6 +127,12 @@ test('the access point drops the station → event disconnected with the reason,
   const disconnected = JSON.parse((await recorder.wait(event('disconnected'), { from })).text);
   assert.is(disconnected.reason, DISCONNECT_REASON.assocLeave);
   assert.type(disconnected.reason_text, 'string');
+  // The same event for Home Assistant's event entity, with its type and the reason.
+  const entityEvent = JSON.parse(
+    (await recorder.wait((m) => m.topic === `${BASE}/events` && JSON.parse(m.text).event_type === 'disconnected', { from }))
+      .text,
+  );
+  assert.is(entityEvent.reason, DISCONNECT_REASON.assocLeave);
   await recorder.wait(
     state((s) => s.connectivity === 'reconnecting'),
     { from },
@@ -138,6 +160,18 @@ test('the coprocessor fields of the retained state come from the device: heartbe
   assert.is(coprocessor.tx_power_dbm, pty.sim.snapshot().txPower / 4); // the device's quarter-dBm units
   assert.is(coprocessor.power_save, 'min_modem');
   assert.is(retained.wifi.mac, STATION_MAC);
+  const connected = await recorder.wait(
+    state((s) => s.connectivity === 'connected' && !s.softap.active && s.coprocessor.heartbeat_number !== null),
+  );
+  assert.is(JSON.parse(connected.text).wifi.mode, 'station', 'the setup AP has stopped: the device says station');
+  const shown = await haView(connected);
+  assert.is(shown.connectivity.state, 'ON');
+  assert.is(shown.coprocessor_link.state, 'ON');
+  assert.is(shown.wifi_ssid.state, SIM_HOME.ssid);
+  assert.is(shown.tx_power.state, String(coprocessor.tx_power_dbm));
+  assert.is(shown.power_save.state, 'min_modem');
+  assert.is(shown.coprocessor_firmware.state, 'documented');
+  assert.is((shown.firmware.state as any).in_progress, false);
 });
 
 test('command tx_power: applied by the device, read back, in the state', async () => {
@@ -198,10 +232,14 @@ test("the device resets → event coprocessor_reset; the owner's radio settings 
 test('the firmware hangs → device_lost: STATUS= and /healthz say so; it answers again → re-initialised', async () => {
   const from = recorder.mark();
   pty.sim.freeze(true);
-  await recorder.wait(
+  const lost = await recorder.wait(
     state((s) => s.connectivity === 'device_lost'),
     { from, timeoutMs: 10_000 },
   );
+  const shown = await haView(lost);
+  assert.is(JSON.parse(lost.text).coprocessor.link, 'up', 'the port stays open');
+  assert.is(shown.coprocessor_link.state, 'OFF', 'but the chip does not answer');
+  assert.is(shown.connectivity_state.state, 'device_lost');
   await notify.waitFor(status(/^coprocessor not answering/));
   const health = (await daemon.json('/healthz')).body;
   assert.is(health.status, 'degraded');

@@ -5,8 +5,9 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fallbackDeviceId } from '../../daemon/mqtt/device-id.js';
 import { settingsMemory } from '../../daemon/mqtt/memory.js';
 import { openDatabase } from '../../daemon/store/db.js';
 import { migrate } from '../../daemon/store/migrate.js';
@@ -22,12 +23,14 @@ const dirs: Array<{ remove(): void }> = [];
 let pty: SimOnPty;
 /** Five daemons start at once on two cores: each may take longer than alone. */
 const TOGETHER = { startTimeoutMs: 60_000 };
+const machineIdDir = tempDir('nestbox-machine-id-');
 let daemons: Record<'waiting' | 'refused' | 'down' | 'killed' | 'restarted', RunningDaemon>;
 
 test.before(async () => {
   broker = await startMosquitto();
   // Its own device (another station MAC, so another client id and topics than the embedded simulator's).
   pty = await startSimOnPty({ framing: 'serial', timeScale: 20, stationMac: '02:be:0c:5e:77:02' });
+  writeFileSync(join(machineIdDir.path, 'machine-id'), '0f1e2d3c4b5a69788796a5b4c3d2e1f0\n');
   const [refusedDir, downDir, deadPort] = await Promise.all([
     dataDirRemembering(EMBEDDED_SIM_MAC),
     dataDirRemembering(EMBEDDED_SIM_MAC),
@@ -35,7 +38,13 @@ test.before(async () => {
   ]);
   const [waiting, refused, down, killed, restarted] = await startAll([
     // A coprocessor that never answers: the MAC stays unknown.
-    startDaemon({ ...TOGETHER, env: mqttEnv({ NESTBOX_SIM_SCENARIO: 'unresponsive' }) }),
+    startDaemon({
+      ...TOGETHER,
+      env: mqttEnv({
+        NESTBOX_SIM_SCENARIO: 'unresponsive',
+        NESTBOX_MACHINE_ID_FILE: join(machineIdDir.path, 'machine-id'),
+      }),
+    }),
     startDaemon({ ...TOGETHER, dataDir: refusedDir, env: mqttEnv({ NESTBOX_MQTT_PASSWORD: 'not-the-pw-xyzzy' }) }),
     startDaemon({ ...TOGETHER, dataDir: downDir, env: mqttEnv({ NESTBOX_MQTT_URL: `mqtt://127.0.0.1:${deadPort}` }) }),
     startDaemon({ ...TOGETHER, env: mqttEnv() }),
@@ -51,6 +60,7 @@ test.after(async () => {
   await pty?.close();
   await broker.stop();
   for (const dir of dirs) dir.remove();
+  machineIdDir.remove();
 });
 
 /** The embedded simulator's station MAC: remembering it means the id stays the same once it answers. */
@@ -85,13 +95,21 @@ async function mqttHealth(daemon: RunningDaemon, status: string): Promise<{ stat
   }
 }
 
-test('with no station MAC known yet the daemon is ready and MQTT says it waits for it', async () => {
+test('a coprocessor that never answers: the daemon is ready and the box appears under its machine id, shown as lost', async () => {
   const daemon = daemons.waiting;
   try {
-    const health = await mqttHealth(daemon, 'starting');
-    assert.is(health.status, 'starting');
-    assert.match(health.detail!, /station MAC/);
     assert.ok(daemon.logs.some((line) => line.msg === 'ready'));
+    const health = await mqttHealth(daemon, 'ok');
+    assert.is(health.status, 'ok', JSON.stringify(health));
+    const { id } = await fallbackDeviceId(join(machineIdDir.path, 'machine-id'));
+    const ha = await broker.client();
+    const recorder = await recordMessages(ha, [`nestbox/${id}/state`, `homeassistant/device/${id}/config`]);
+    const state = JSON.parse((await recorder.wait((m) => m.topic.endsWith('/state'))).text);
+    assert.is(state.connectivity, 'device_lost');
+    assert.is(state.coprocessor.responding, false);
+    const config = JSON.parse((await recorder.wait((m) => m.topic.endsWith('/config'))).text);
+    assert.is(config.dev.cns, undefined);
+    await ha.endAsync();
   } finally {
     assert.is(await daemon.stop(), 0);
   }
@@ -146,7 +164,8 @@ test('retained online and state for a late subscriber; a command through the con
     assert.is(state.wifi.mac.replace(/:/g, ''), id);
     assert.is(state.daemon.version, JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')).version);
     const config = JSON.parse((await recorder.wait((m) => m.topic.endsWith('/config'))).text);
-    assert.is(config.dev.cu, daemon.url);
+    // The daemon's base URL is a loopback address: nothing another machine could visit.
+    assert.is(config.dev.cu, undefined);
 
     await ha.publishAsync(`nestbox/${id}/command/scan`, '{}', { qos: 1 });
     const result = JSON.parse(

@@ -62,6 +62,7 @@ test('a command that never answers gives a clear timeout error', async () => {
     setTxPower: () => never,
     setPowerSave: () => never,
     restartCoprocessor: () => never,
+    installFirmware: () => never,
   };
   const result = await runCommand('scan', Buffer.from(''), { commands, timeoutMs: 20 });
   assert.equal(result, { ok: false, error: 'scan got no answer within 0 s' });

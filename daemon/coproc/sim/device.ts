@@ -13,6 +13,7 @@ import { closeSync, openSync, readSync, writeSync } from 'node:fs';
 import type { Body } from '../codec.js';
 import type { EventName, FirmwareGeneration, OperationName } from '../operations.js';
 import { formatMac, macToWire, parseMacOctets } from '../mac.js';
+import { PROJECT_OFFSET, readFirmwareImage, TEXT_BYTES } from '../firmware-image.js';
 import { SimClock } from './clock.js';
 import { defaultNetworks, SEC, sameBytes, ssidBytes, type SimNetwork } from './world.js';
 
@@ -53,6 +54,7 @@ const TX_POWER_LEVELS = [8, 20, 28, 34, 44, 52, 56, 60, 66, 72, 80, 84];
 const SOFTAP_MAX_STATIONS = 10;
 const OTA_PARTITION_BYTES = 0x200000;
 const ESP_IMAGE_MAGIC = 0xe9;
+const APP_DESC_END = PROJECT_OFFSET + TEXT_BYTES;
 /**
  * However fast the clock runs, a boot lasts at least this long in real time. The host tells a
  * request lost in the reboot from one that crossed the announcement on the wire by the transit
@@ -159,6 +161,9 @@ export class SimDevice extends EventEmitter<SimDeviceEvents> {
   readonly otaPath: string;
   /** Bytes of the last image that passed OTAEnd. */
   lastImageBytes = 0;
+  /** The running firmware's version (GetFwVersion, boot announcement); an OTA image replaces it. */
+  private version: { name: string; parts: readonly number[] } = SIM_FW_VERSION;
+  private nextVersion: { name: string; parts: number[] } | null = null;
 
   constructor(options: SimDeviceOptions) {
     super();
@@ -309,13 +314,15 @@ export class SimDevice extends EventEmitter<SimDeviceEvents> {
       const ota = this.ota;
       if (!ota) return fail();
       this.ota = null;
-      const first = Buffer.alloc(1);
+      const head = Buffer.alloc(APP_DESC_END);
       closeSync(ota.fd);
       const fd = openSync(this.otaPath, 'r');
-      const read = readSync(fd, first, 0, 1, 0);
+      const read = readSync(fd, head, 0, head.length, 0);
       closeSync(fd);
-      if (read === 0 || first[0] !== ESP_IMAGE_MAGIC) return fail(); // esp_ota_end: image does not verify
+      if (read === 0 || head[0] !== ESP_IMAGE_MAGIC) return fail(); // esp_ota_end: image does not verify
       this.lastImageBytes = ota.bytes;
+      // The new image's version is what the device reports after the reboot (current firmware).
+      this.nextVersion = versionOfImage(head.subarray(0, read));
       this.clock.after(SIM_TIMING.otaRebootMs, () => this.reset('ota'));
       return ok();
     },
@@ -355,12 +362,12 @@ export class SimDevice extends EventEmitter<SimDeviceEvents> {
     },
     getFwVersion: () =>
       ok({
-        name: Uint8Array.from(Buffer.from(SIM_FW_VERSION.name)),
-        major1: SIM_FW_VERSION.parts[0],
-        major2: SIM_FW_VERSION.parts[1],
-        minor: SIM_FW_VERSION.parts[2],
-        rev_patch1: SIM_FW_VERSION.parts[3],
-        rev_patch2: SIM_FW_VERSION.parts[4],
+        name: Uint8Array.from(Buffer.from(this.version.name)),
+        major1: this.version.parts[0],
+        major2: this.version.parts[1],
+        minor: this.version.parts[2],
+        rev_patch1: this.version.parts[3],
+        rev_patch2: this.version.parts[4],
       }),
     setCountryCode: (b) => {
       if (!b) return null;
@@ -379,7 +386,7 @@ export class SimDevice extends EventEmitter<SimDeviceEvents> {
 
   /** What the PRIV INIT announcement carries: only the current firmware adds its version (FW_DATA). */
   get announcedVersion(): { name: string; parts: number[] } | null {
-    return this.current ? { name: SIM_FW_VERSION.name, parts: [...SIM_FW_VERSION.parts] } : null;
+    return this.current ? { name: this.version.name, parts: [...this.version.parts] } : null;
   }
 
   // ── scenario controls ────────────────────────────────────────────────────────────────────────
@@ -387,6 +394,8 @@ export class SimDevice extends EventEmitter<SimDeviceEvents> {
   /** Power-cycles the device: everything volatile is lost; it boots and announces itself again. */
   reset(reason = 'reset'): void {
     this.epoch += 1;
+    if (reason === 'ota' && this.nextVersion) this.version = this.nextVersion;
+    this.nextVersion = null;
     this.clock.clear();
     this.abortOta();
     this.heartbeat = null;
@@ -755,4 +764,10 @@ function ok(fields: Body = {}): Body {
 
 function fail(code = -1): Body {
   return { resp: code };
+}
+
+/** "FG-1.2.0.0.0" in the image's description → the parts GetFwVersion answers; null for another form. */
+function versionOfImage(head: Uint8Array): { name: string; parts: number[] } | null {
+  const match = /^([A-Za-z]{1,8})-(\d+)\.(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(readFirmwareImage(head)?.version ?? '');
+  return match ? { name: match[1], parts: match.slice(2).map(Number) } : null;
 }
