@@ -1,10 +1,14 @@
 /**
- * Renders Home Assistant templates with Jinja2 itself (python3 with the jinja2 package, the engine
+ * Renders Home Assistant templates with Jinja2 itself (Debian's python3-jinja2, the engine
  * Home Assistant runs), in a sandboxed environment like Home Assistant's, with its `to_json`
  * filter, `value` and `value_json` set from an MQTT payload as its MQTT integration sets them.
  * Tests use it to see what each entity would show for a real state message.
  */
 import { spawn } from 'node:child_process';
+import { requirePackage } from './system-packages.js';
+
+/** Debian's Python, which python3-jinja2 installs for (a python3 earlier on PATH may lack it). */
+const DEBIAN_PYTHON = '/usr/bin/python3';
 
 const RENDER = String.raw`
 import json, sys
@@ -36,7 +40,8 @@ export function renderTemplates(
   payloads: Record<string, string>,
 ): Promise<Rendered> {
   return new Promise((resolve, reject) => {
-    const child = spawn('python3', ['-c', RENDER], { stdio: ['pipe', 'pipe', 'pipe'] });
+    requirePackage(['python3-jinja2']);
+    const child = spawn(DEBIAN_PYTHON, ['-c', RENDER], { stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.on('data', (chunk) => (out += chunk));
