@@ -80,8 +80,11 @@ const STOP_GRACE_MS = 2000;
 const MAX_TIMER_MS = 2 ** 31 - 1;
 /** A disconnect reason this recent explains a refused connect (newer firmware sends them). */
 const REASON_FRESH_MS = 5000;
-/** How long a GetFwVersion probe may go unanswered before the firmware counts as the documented one. */
-const FIRMWARE_PROBE_MAX_MS = 2000;
+/**
+ * How long a GetFwVersion probe may go unanswered before the firmware counts as the documented one:
+ * real time, never time-scaled (an answer takes as long on a fast clock), with room for a busy host.
+ */
+const FIRMWARE_PROBE_MS = 2000;
 /** The least time a port neither open nor refused is waited for at start (the open is on a busy thread pool). */
 const PORT_OPENING_MIN_MS = 5000;
 const NO_STATION = { ssid: null, bssid: null, rssi: null, channel: null } as const;
@@ -378,8 +381,8 @@ export class ConnectivityRunner {
     const { client, device, policy } = this.options;
     try {
       const mac = await client.getMac('station');
-      // Silence is the documented firmware's answer: wait no longer than a lost device is probed.
-      const firmware = await client.detectFirmware(Math.min(FIRMWARE_PROBE_MAX_MS, policy.deviceProbeMs));
+      // Silence is the documented firmware's answer.
+      const firmware = await client.detectFirmware(FIRMWARE_PROBE_MS);
       if (firmware.version) this.firmwareVersion = firmware.version.text;
       this.generation = firmware.generation;
       this.firmwareConfig = null;
