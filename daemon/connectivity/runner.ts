@@ -612,6 +612,7 @@ export class ConnectivityRunner {
         bandwidth: 'ht20',
       });
       device.update({ softap: { active: true, ssid: this.apSsid, channel, stations: [] } });
+      if (this.generation === 'current') await this.readModeAfterSoftAp();
       this.log.info('setup access point started', { ssid: this.apSsid, channel, security: 'wpa2_psk' });
       this.dispatch({ type: 'softApResult', epoch, started: true, ok: true });
       if (scanned) void this.options.operations.run(() => scan.refresh());
@@ -619,6 +620,17 @@ export class ConnectivityRunner {
       this.log.warn('setup access point did not start', { error: describeDeviceError(error) });
       this.dispatch({ type: 'softApResult', epoch, started: true, ok: false, error: describeDeviceError(error) });
     }
+  }
+
+  /**
+   * The current firmware starts the soft AP alone (AP-only) unless the station is connected, which
+   * ends its own retries: what it did is read back, not assumed.
+   */
+  private async readModeAfterSoftAp(): Promise<void> {
+    const mode = await this.options.client.getMode().catch(() => null);
+    if (mode === null) return;
+    if (mode === 'softap') this.firmwareRetrying = null;
+    this.options.device.update({ wifi: { mode } });
   }
 
   private async stopSoftAp(epoch: number): Promise<void> {

@@ -147,6 +147,29 @@ test('current: a restart asked by the owner stops the station; the firmware does
   }
 });
 
+test("current: the setup AP that came up while the firmware was retrying ended its retries; the next attempt is the host's own ConnectAP", async () => {
+  const r = await startSimConnectivity({
+    env: {
+      ...ENV,
+      NESTBOX_SIM_FIRMWARE: 'current',
+      NESTBOX_RECONNECT_DELAY_MS: '2500',
+      NESTBOX_FALLBACK_AFTER_S: '1',
+    },
+  });
+  try {
+    await r.until((s) => s.connectivity === 'connected', 'connected');
+    // The access point changes its passphrase: the firmware drops and retries the old one by itself.
+    r.sim.device.setPassphrase(SIM_HOME.ssid, 'the-new-home-passphrase');
+    await r.until((s) => s.softap.active, 'setup AP after the grace period');
+    assert.is(r.sim.device.snapshot().mode, MODE_AP);
+    const seen = requests(r);
+    assert.is(await failureShown(r), 'auth');
+    assert.ok(seen.includes('connectAp'), seen.join(' '));
+  } finally {
+    await r.close();
+  }
+});
+
 test('current: the setup AP on a box that is not connected is AP-only (no station retries beside it)', async () => {
   const r = await rig('current');
   try {
