@@ -524,13 +524,18 @@ export class ConnectivityRunner {
       timeoutMs: policy.connectOutcomeMs,
       refusalsNeeded: this.refusalsNeeded(network),
     };
-    const joined = await client.getApConfig();
-    const onIt = joined !== null && sameSsid(joined.ssidBytes, network.ssid) && this.holds(network);
-    if (onIt) return { ok: true } as const;
-    if (this.firmwareRetries(network)) {
-      // Its own retry is under way; an event that came before this wait is read back above.
-      return watchConnectOutcome(client, watch, this.clock).outcome;
+    // The firmware's own retry is under way: listen before asking where it is, so an event that
+    // comes meanwhile is not missed.
+    const retry = this.firmwareRetries(network) ? watchConnectOutcome(client, watch, this.clock) : null;
+    const joined = await client.getApConfig().catch((error: unknown) => {
+      retry?.cancel();
+      throw error;
+    });
+    if (joined !== null && sameSsid(joined.ssidBytes, network.ssid) && this.holds(network)) {
+      retry?.cancel();
+      return { ok: true } as const;
     }
+    if (retry) return retry.outcome;
     await client.connectAp(request);
     // Listening starts after the answer: what the firmware sent before it is about what it held.
     const pending = watchConnectOutcome(client, watch, this.clock);
