@@ -115,6 +115,8 @@ export class ConnectivityRunner {
   private chip: string | null = null;
   private firmwareVersion: string | null = null;
   private generation: FirmwareInfo['generation'] | null = null;
+  /** The last boot announcement carried a firmware version (only the current firmware's does); null: none seen. */
+  private bootAnnouncedVersion: boolean | null = null;
   /**
    * Current firmware: the station configuration it holds as far as this host knows (null: unknown,
    * as after a boot), the network it is on, and the one it retries by itself after a drop.
@@ -158,6 +160,7 @@ export class ConnectivityRunner {
     this.listen('boot', ({ chip, firmwareVersion }: { chip: string | null; firmwareVersion: string | null }) => {
       if (chip) this.chip = chip;
       if (firmwareVersion) this.firmwareVersion = firmwareVersion;
+      this.bootAnnouncedVersion = firmwareVersion !== null;
       device.update({
         coprocessor: {
           firmware: this.firmwareText(),
@@ -384,13 +387,16 @@ export class ConnectivityRunner {
       // Silence is the documented firmware's answer.
       const firmware = await client.detectFirmware(FIRMWARE_PROBE_MS);
       if (firmware.version) this.firmwareVersion = firmware.version.text;
-      this.generation = firmware.generation;
+      // A probe unanswered on a busy link is not proof of the documented firmware when the boot
+      // announcement carried a version.
+      const generation = this.bootAnnouncedVersion === true ? 'current' : firmware.generation;
+      this.generation = generation;
       this.firmwareConfig = null;
       this.firmwareRetrying = null;
       device.update({
-        coprocessor: { firmware_generation: firmware.generation, firmware: this.firmwareText() },
+        coprocessor: { firmware_generation: generation, firmware: this.firmwareText() },
       });
-      if (firmware.generation === 'current' && policy.wifiCountry)
+      if (generation === 'current' && policy.wifiCountry)
         await client
           .setCountryCode(policy.wifiCountry)
           .catch((error) => this.log.warn('Wi-Fi country not applied', { error: describeDeviceError(error) }));
@@ -403,7 +409,7 @@ export class ConnectivityRunner {
       this.joinedSsid = station?.ssidBytes ?? null;
       // Not connected, the current firmware keeps trying what it holds (after a fresh flash, the
       // example network of its build): the host decides what is tried, so that stops.
-      if (firmware.generation === 'current' && !station) mode = await this.stopStation(mode);
+      if (generation === 'current' && !station) mode = await this.stopStation(mode);
       const softApUp =
         (mode === 'softap' || mode === 'apsta') &&
         (await client.getSoftApConfig().then(
@@ -426,9 +432,9 @@ export class ConnectivityRunner {
       });
       this.log.info('coprocessor initialised', {
         mac,
-        firmware: firmware.generation,
+        firmware: generation,
         version: this.firmwareVersion,
-        country: firmware.generation === 'current' ? policy.wifiCountry : null,
+        country: generation === 'current' ? policy.wifiCountry : null,
         mode,
         tx_power_dbm: txPower,
         power_save: powerSave,
