@@ -6,13 +6,13 @@
  * connectivity side of DeviceState — it is the only writer of those fields. The setup portal and
  * the device commands reach the machine only through its public inputs below.
  */
-import type { CoprocClientApi, FirmwareInfo, WifiModeName } from '../coproc/api.js';
+import type { ConnectRequest, CoprocClientApi, FirmwareInfo, WifiModeName } from '../coproc/api.js';
 import { CoprocError } from '../coproc/api.js';
 import type { DeviceState, DeviceStateData } from '../device/state.js';
 import type { ComponentHealth } from '../lifecycle/health.js';
 import type { Logger } from '../log/logger.js';
 import { describeDeviceError, type DeviceOperations } from './device-operations.js';
-import { watchConnectOutcome } from './connect-outcome.js';
+import { watchConnectOutcome, type ConnectOutcome } from './connect-outcome.js';
 import { classifyConnectRefusal, describeFailure, type ConnectFailure } from './failures.js';
 import { ConnectivityMachine, type Effect, type MachineInput, type Transition } from './machine.js';
 import { sameSsid, ssidText } from './network-input.js';
@@ -523,7 +523,7 @@ export class ConnectivityRunner {
    * about this network (connect-outcome.ts). Connected elsewhere, the firmware applies the new
    * configuration only at its next disconnect, which DisconnectAP brings about.
    */
-  private async joinByEvents(network: SavedNetwork, request: Parameters<CoprocClientApi['connectAp']>[0]) {
+  private async joinByEvents(network: SavedNetwork, request: ConnectRequest): Promise<ConnectOutcome> {
     const { client, policy } = this.options;
     const watch = {
       ssid: network.ssid,
@@ -539,7 +539,7 @@ export class ConnectivityRunner {
     });
     if (joined !== null && sameSsid(joined.ssidBytes, network.ssid) && this.holds(network)) {
       retry?.cancel();
-      return { ok: true } as const;
+      return { ok: true };
     }
     if (retry) return retry.outcome;
     await client.connectAp(request);
