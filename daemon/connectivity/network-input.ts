@@ -104,6 +104,11 @@ export function ssidText(bytes: Uint8Array): string {
     .join('');
 }
 
+/** The same network name: SSIDs are bytes, compared as such. */
+export function sameSsid(a: Uint8Array, b: Uint8Array): boolean {
+  return Buffer.from(a).equals(Buffer.from(b));
+}
+
 export function ssidHex(bytes: Uint8Array): string {
   return Buffer.from(bytes).toString('hex');
 }

@@ -35,11 +35,15 @@ export interface ConnectivityPolicy {
   leaseTimeoutMs: number;
   /** The setup portal counts as in use this long after its last request from the AP side. */
   portalIdleMs: number;
+  /** Current firmware: how long a connect waits for an event that decides it (time-scaled). */
+  connectOutcomeMs: number;
   /** NESTBOX_WIFI_COUNTRY, applied at every initialisation by firmware that supports it; null keeps the firmware's. */
   wifiCountry?: string | null;
 }
 
 export const HEARTBEAT_MIN_S = 10;
+/** As long as the documented firmware's ConnectAP may take to answer. */
+const CONNECT_OUTCOME_MS = 60_000;
 export const HEARTBEAT_MAX_S = 3600;
 
 /** The period the device will actually use: it clamps out-of-range values instead of refusing them. */
@@ -66,6 +70,7 @@ export function policyFromConfig(config: Config): ConnectivityPolicy {
     leaseRequired: config.network === 'on',
     leaseTimeoutMs: 30_000,
     portalIdleMs: 2 * 60_000,
+    connectOutcomeMs: CONNECT_OUTCOME_MS / config.coprocTimeScale,
     wifiCountry: config.wifiCountry,
   };
 }

@@ -9,6 +9,7 @@ import type { ScannedNetwork } from '../device/commands.js';
 import type { DeviceState } from '../device/state.js';
 import type { Logger } from '../log/logger.js';
 import { describeDeviceError } from './device-operations.js';
+import { sameSsid } from './network-input.js';
 import { toScannedNetwork } from './scan-list.js';
 
 export class RecentScan {
@@ -31,7 +32,7 @@ export class RecentScan {
   }
 
   find(ssid: Uint8Array): ScanEntry | undefined {
-    return this.last.find((entry) => Buffer.from(entry.ssidBytes).equals(Buffer.from(ssid)));
+    return this.last.find((entry) => sameSsid(entry.ssidBytes, ssid));
   }
 
   /** Scans now; "no network found" (−1) is an empty list, any other failure is the caller's. */

@@ -6,15 +6,16 @@
  * connectivity side of DeviceState — it is the only writer of those fields. The setup portal and
  * the device commands reach the machine only through its public inputs below.
  */
-import type { CoprocClientApi, WifiModeName } from '../coproc/api.js';
+import type { ConnectRequest, CoprocClientApi, FirmwareInfo, WifiModeName } from '../coproc/api.js';
 import { CoprocError } from '../coproc/api.js';
 import type { DeviceState, DeviceStateData } from '../device/state.js';
 import type { ComponentHealth } from '../lifecycle/health.js';
 import type { Logger } from '../log/logger.js';
 import { describeDeviceError, type DeviceOperations } from './device-operations.js';
+import { watchConnectOutcome, type ConnectOutcome } from './connect-outcome.js';
 import { classifyConnectRefusal, describeFailure, type ConnectFailure } from './failures.js';
 import { ConnectivityMachine, type Effect, type MachineInput, type Transition } from './machine.js';
-import { ssidText } from './network-input.js';
+import { sameSsid, ssidText } from './network-input.js';
 import type { NetworksRepo, SavedNetwork } from './networks-repo.js';
 import type { ConnectivityPolicy } from './policy.js';
 import type { RadioSettings } from './radio-settings.js';
@@ -79,11 +80,25 @@ const STOP_GRACE_MS = 2000;
 const MAX_TIMER_MS = 2 ** 31 - 1;
 /** A disconnect reason this recent explains a refused connect (newer firmware sends them). */
 const REASON_FRESH_MS = 5000;
-/** How long a GetFwVersion probe may go unanswered before the firmware counts as the documented one. */
-const FIRMWARE_PROBE_MAX_MS = 2000;
+/**
+ * How long a GetFwVersion probe may go unanswered before the firmware counts as the documented one:
+ * real time, never time-scaled (an answer takes as long on a fast clock), with room for a busy host.
+ */
+const FIRMWARE_PROBE_MS = 2000;
 /** The least time a port neither open nor refused is waited for at start (the open is on a busy thread pool). */
 const PORT_OPENING_MIN_MS = 5000;
 const NO_STATION = { ssid: null, bssid: null, rssi: null, channel: null } as const;
+
+/** The current firmware's events said no: why, and the disconnect reason that said it. */
+class ConnectRefused extends Error {
+  constructor(
+    readonly failure: ConnectFailure,
+    readonly reason: number | null,
+  ) {
+    super(reason === null ? `no outcome (${failure})` : `refused with reason ${reason} (${failure})`);
+    this.name = 'ConnectRefused';
+  }
+}
 
 export class ConnectivityRunner {
   private readonly machine: ConnectivityMachine;
@@ -99,6 +114,16 @@ export class ConnectivityRunner {
   private stationJoined = false;
   private chip: string | null = null;
   private firmwareVersion: string | null = null;
+  private generation: FirmwareInfo['generation'] | null = null;
+  /** The last boot announcement carried a firmware version (only the current firmware's does); null: none seen. */
+  private bootAnnouncedVersion: boolean | null = null;
+  /**
+   * Current firmware: the station configuration it holds as far as this host knows (null: unknown,
+   * as after a boot), the network it is on, and the one it retries by itself after a drop.
+   */
+  private firmwareConfig: { ssid: Uint8Array; passphrase: string } | null = null;
+  private joinedSsid: Uint8Array | null = null;
+  private firmwareRetrying: Uint8Array | null = null;
   private readonly listeners: Array<[string, (...args: never[]) => void]> = [];
   private readonly onLease = ({ up, reason }: { up: boolean; reason?: string }) =>
     this.dispatch({ type: 'lease', up, reason });
@@ -135,6 +160,7 @@ export class ConnectivityRunner {
     this.listen('boot', ({ chip, firmwareVersion }: { chip: string | null; firmwareVersion: string | null }) => {
       if (chip) this.chip = chip;
       if (firmwareVersion) this.firmwareVersion = firmwareVersion;
+      this.bootAnnouncedVersion = firmwareVersion !== null;
       device.update({
         coprocessor: {
           firmware: this.firmwareText(),
@@ -150,8 +176,13 @@ export class ConnectivityRunner {
       });
       this.dispatch({ type: 'heartbeat' });
     });
-    this.listen('stationDisconnected', ({ reason }: { reason: number }) => {
+    this.listen('stationDisconnected', ({ reason, ssidBytes }: { reason: number; ssidBytes?: Uint8Array | null }) => {
       this.lastReason = { reason, at: this.clock.now() };
+      // The current firmware names the network: a try of another one (its previous configuration,
+      // or one being connected) is not the station the box is on dropping.
+      if (ssidBytes && this.joinedSsid && !sameSsid(ssidBytes, this.joinedSsid)) return;
+      const { station } = this.machine.snapshot();
+      if (ssidBytes && (station === 'up' || station === 'associated')) this.firmwareRetrying = ssidBytes;
       this.dispatch({ type: 'stationDisconnected', reason });
     });
     this.listen('softApStationDisconnected', () => this.dispatch({ type: 'softApStationLeft' }));
@@ -209,7 +240,8 @@ export class ConnectivityRunner {
     const { client } = this.options;
     if (!this.deviceLost) {
       await this.options.operations.run(async () => {
-        await client.disconnectAp().catch(() => undefined);
+        if (this.generation === 'current') await this.stopStation();
+        else await client.disconnectAp().catch(() => undefined);
         await client.stopSoftAp().catch(() => undefined);
       });
     }
@@ -356,26 +388,36 @@ export class ConnectivityRunner {
     const { client, device, policy } = this.options;
     try {
       const mac = await client.getMac('station');
-      // Silence is the documented firmware's answer: wait no longer than a lost device is probed.
-      const firmware = await client.detectFirmware(Math.min(FIRMWARE_PROBE_MAX_MS, policy.deviceProbeMs));
+      // Silence is the documented firmware's answer.
+      const firmware = await client.detectFirmware(FIRMWARE_PROBE_MS);
       if (firmware.version) this.firmwareVersion = firmware.version.text;
+      // A probe unanswered on a busy link is not proof of the documented firmware when the boot
+      // announcement carried a version.
+      const generation = this.bootAnnouncedVersion === true ? 'current' : firmware.generation;
+      this.generation = generation;
+      this.firmwareConfig = null;
+      this.firmwareRetrying = null;
       device.update({
         coprocessor: {
-          firmware_generation: firmware.generation,
+          firmware_generation: generation,
           firmware: this.firmwareText(),
           firmware_version: this.firmwareVersion,
         },
       });
-      if (firmware.generation === 'current' && policy.wifiCountry)
+      if (generation === 'current' && policy.wifiCountry)
         await client
           .setCountryCode(policy.wifiCountry)
           .catch((error) => this.log.warn('Wi-Fi country not applied', { error: describeDeviceError(error) }));
       await this.options.radio.reapply(client);
-      const mode = await client.getMode();
+      let mode = await client.getMode();
       const txPower = await client.getTxPower();
       const powerSave = await client.getPowerSave();
       await client.configHeartbeat(true, policy.heartbeatPeriodS);
       const station = await client.getApConfig();
+      this.joinedSsid = station?.ssidBytes ?? null;
+      // Not connected, the current firmware keeps trying what it holds (after a fresh flash, the
+      // example network of its build): the host decides what is tried, so that stops.
+      if (generation === 'current' && !station) mode = await this.stopStation(mode);
       const softApUp =
         (mode === 'softap' || mode === 'apsta') &&
         (await client.getSoftApConfig().then(
@@ -398,9 +440,9 @@ export class ConnectivityRunner {
       });
       this.log.info('coprocessor initialised', {
         mac,
-        firmware: firmware.generation,
+        firmware: generation,
         version: this.firmwareVersion,
-        country: firmware.generation === 'current' ? policy.wifiCountry : null,
+        country: generation === 'current' ? policy.wifiCountry : null,
         mode,
         tx_power_dbm: txPower,
         power_save: powerSave,
@@ -414,28 +456,30 @@ export class ConnectivityRunner {
   }
 
   private async connect(epoch: number, attempt: number): Promise<void> {
-    const { client, networks, device, policy } = this.options;
+    const { networks, device, policy } = this.options;
     const candidates = await networks.candidates();
     if (candidates.length === 0) {
       this.dispatch({ type: 'connectResult', epoch, ok: false, failure: 'no_network', networksLeft: false });
       return;
     }
+    // The network the firmware is already retrying by itself goes first: no second attempt races it.
     const network =
-      candidates.find((candidate) => candidate.id === this.preferred) ?? candidates[(attempt - 1) % candidates.length];
+      candidates.find((candidate) => candidate.id === this.preferred) ??
+      candidates.find((candidate) => this.firmwareRetries(candidate)) ??
+      candidates[(attempt - 1) % candidates.length];
     this.preferred = null;
     this.target = network;
     const name = ssidText(network.ssid);
-    const seen = this.options.scan.find(network.ssid);
     const startedAt = this.clock.now();
     this.log.info('connecting', { ssid: name, attempt, hidden: network.hidden });
-    try {
-      await client.connectAp({
-        ssid: network.ssid,
-        password: network.passphrase,
-        wpa3Supported: Boolean(seen?.security.includes('wpa3')),
-      });
-      const station = await client.getApConfig().catch(() => null);
+    const refused = await this.join(network).then(
+      () => null,
+      async (error: unknown) => ({ error, failure: await this.classifyFailure(error, network, startedAt) }),
+    );
+    if (refused === null) {
+      const station = await this.options.client.getApConfig().catch(() => null);
       await networks.recordSuccess(network.id);
+      this.joinedSsid = network.ssid;
       device.update({
         wifi: {
           ssid: station?.ssid ?? name,
@@ -445,24 +489,119 @@ export class ConnectivityRunner {
         },
       });
       this.dispatch({ type: 'connectResult', epoch, ok: true });
+      return;
+    }
+    const { failure, error } = refused;
+    this.joinedSsid = null;
+    let flagged = false;
+    if (failure === 'auth') flagged = await networks.recordAuthFailure(network.id, policy.authFailureLimit);
+    const networksLeft = (await networks.candidates()).length > 0;
+    this.log.warn('connect failed', {
+      ssid: name,
+      attempt,
+      failure,
+      refused_key_flagged: flagged,
+      error: describeDeviceError(error),
+    });
+    device.update({ wifi: NO_STATION });
+    this.dispatch({ type: 'connectResult', epoch, ok: false, failure, networksLeft });
+  }
+
+  /** Joins `network`: resolves once joined, rejects with why not. */
+  private async join(network: SavedNetwork): Promise<void> {
+    const seen = this.options.scan.find(network.ssid);
+    const request = {
+      ssid: network.ssid,
+      password: network.passphrase,
+      wpa3Supported: Boolean(seen?.security.includes('wpa3')),
+    };
+    if (this.generation !== 'current') {
+      await this.options.client.connectAp(request);
+      return;
+    }
+    const outcome = await this.joinByEvents(network, request);
+    if (!outcome.ok) {
+      await this.stopStation();
+      throw new ConnectRefused(outcome.failure, outcome.reason);
+    }
+  }
+
+  /**
+   * The current firmware: ConnectAP only hands over the configuration; the outcome is the events
+   * about this network (connect-outcome.ts). Connected elsewhere, the firmware applies the new
+   * configuration only at its next disconnect, which DisconnectAP brings about.
+   */
+  private async joinByEvents(network: SavedNetwork, request: ConnectRequest): Promise<ConnectOutcome> {
+    const { client, policy } = this.options;
+    const watch = {
+      ssid: network.ssid,
+      timeoutMs: policy.connectOutcomeMs,
+      refusalsNeeded: this.refusalsNeeded(network),
+    };
+    // The firmware's own retry is under way: listen before asking where it is, so an event that
+    // comes meanwhile is not missed.
+    const retry = this.firmwareRetries(network) ? watchConnectOutcome(client, watch, this.clock) : null;
+    const joined = await client.getApConfig().catch((error: unknown) => {
+      retry?.cancel();
+      throw error;
+    });
+    if (joined !== null && sameSsid(joined.ssidBytes, network.ssid) && this.holds(network)) {
+      retry?.cancel();
+      return { ok: true };
+    }
+    if (retry) return retry.outcome;
+    await client.connectAp(request);
+    // Listening starts after the answer: what the firmware sent before it is about what it held.
+    const pending = watchConnectOutcome(client, watch, this.clock);
+    this.firmwareConfig = { ssid: network.ssid, passphrase: network.passphrase };
+    this.firmwareRetrying = null;
+    if (joined) await client.disconnectAp().catch(() => undefined);
+    return pending.outcome;
+  }
+
+  /** The firmware holds this network with this passphrase (as far as this host knows). */
+  private holds(network: SavedNetwork): boolean {
+    const held = this.firmwareConfig;
+    return held !== null && sameSsid(held.ssid, network.ssid) && held.passphrase === network.passphrase;
+  }
+
+  private firmwareRetries(network: SavedNetwork): boolean {
+    return this.firmwareRetrying !== null && sameSsid(this.firmwareRetrying, network.ssid) && this.holds(network);
+  }
+
+  /**
+   * The firmware's first try after a ConnectAP is of the configuration it held before. Held for
+   * this network with another passphrase (or unknown, as after a boot), its refusal would read as
+   * this one's: the password counts as refused at the second refusal.
+   */
+  private refusalsNeeded(network: SavedNetwork): number {
+    const held = this.firmwareConfig;
+    return held !== null && (!sameSsid(held.ssid, network.ssid) || held.passphrase === network.passphrase) ? 1 : 2;
+  }
+
+  /**
+   * The current firmware retries after every disconnect, also one the host asked for; only a mode
+   * without the station stops it (the soft AP stays). Returns the mode now set.
+   */
+  private async stopStation(mode?: WifiModeName): Promise<WifiModeName> {
+    const { client, device } = this.options;
+    this.firmwareRetrying = null;
+    this.joinedSsid = null;
+    try {
+      const now = mode ?? (await client.getMode());
+      if (now !== 'station' && now !== 'apsta') return now;
+      const next = now === 'apsta' ? 'softap' : 'none';
+      await client.setMode(next);
+      device.update({ wifi: { mode: next } });
+      return next;
     } catch (error) {
-      const failure = await this.classifyFailure(error, network, startedAt);
-      let flagged = false;
-      if (failure === 'auth') flagged = await networks.recordAuthFailure(network.id, policy.authFailureLimit);
-      const networksLeft = (await networks.candidates()).length > 0;
-      this.log.warn('connect failed', {
-        ssid: name,
-        attempt,
-        failure,
-        refused_key_flagged: flagged,
-        error: describeDeviceError(error),
-      });
-      device.update({ wifi: NO_STATION });
-      this.dispatch({ type: 'connectResult', epoch, ok: false, failure, networksLeft });
+      this.log.debug('station not stopped', { error: describeDeviceError(error) });
+      return mode ?? 'none';
     }
   }
 
   private async classifyFailure(error: unknown, network: SavedNetwork, startedAt: number): Promise<ConnectFailure> {
+    if (error instanceof ConnectRefused) return error.failure;
     if (error instanceof CoprocError && error.kind !== 'device') return 'timeout';
     // The device says only "failed": a fresh scan tells a missing network from a refused password.
     await this.options.scan.refresh();
@@ -492,6 +631,8 @@ export class ConnectivityRunner {
         bandwidth: 'ht20',
       });
       const mode = await this.readMode();
+      // The current firmware goes AP-only unless the station is connected, which ends its own retries.
+      if (this.generation === 'current' && mode === 'softap') this.firmwareRetrying = null;
       device.update({ softap: { active: true, ssid: this.apSsid, channel, stations: [] }, wifi: { mode } });
       this.log.info('setup access point started', { ssid: this.apSsid, channel, security: 'wpa2_psk' });
       this.dispatch({ type: 'softApResult', epoch, started: true, ok: true });
@@ -533,9 +674,11 @@ export class ConnectivityRunner {
 
   /** Drops the association; "not connected" (−1) means it is gone already. */
   private async disconnectStation(): Promise<void> {
-    await this.options.client
-      .disconnectAp()
-      .catch((error) => this.log.debug('station disconnect', { error: describeDeviceError(error) }));
+    if (this.generation === 'current') await this.stopStation();
+    else
+      await this.options.client
+        .disconnectAp()
+        .catch((error) => this.log.debug('station disconnect', { error: describeDeviceError(error) }));
     this.options.device.update({ wifi: NO_STATION });
   }
 

@@ -4,7 +4,7 @@
  */
 import type { ScanEntry } from '../coproc/api.js';
 import type { ScannedNetwork } from '../device/commands.js';
-import { ssidHex, ssidText } from './network-input.js';
+import { sameSsid, ssidHex, ssidText } from './network-input.js';
 
 export type PortalNetwork = ScannedNetwork & { ssid_hex: string };
 
@@ -33,7 +33,7 @@ const DEFAULT_CHANNEL = 6;
 /** The channel of the strongest saved network in range, else of the strongest network, else 6. */
 export function pickSetupChannel(entries: readonly ScanEntry[], saved: readonly Uint8Array[]): number {
   const byStrength = [...entries].sort((a, b) => b.rssi - a.rssi);
-  const isSaved = (entry: ScanEntry) => saved.some((ssid) => Buffer.from(ssid).equals(Buffer.from(entry.ssidBytes)));
+  const isSaved = (entry: ScanEntry) => saved.some((ssid) => sameSsid(ssid, entry.ssidBytes));
   const channel = (byStrength.find(isSaved) ?? byStrength[0])?.channel ?? DEFAULT_CHANNEL;
   return channel >= 1 && channel <= 11 ? channel : DEFAULT_CHANNEL;
 }

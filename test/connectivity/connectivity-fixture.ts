@@ -33,6 +33,7 @@ export const FAST_POLICY: ConnectivityPolicy = {
   leaseRequired: false,
   leaseTimeoutMs: 30_000,
   portalIdleMs: 120_000,
+  connectOutcomeMs: 2000,
 };
 
 export interface ManagerFixture {

@@ -5,7 +5,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startSimConnectivity } from '../helpers/sim-connectivity.js';
+import { SIM_HOME, startSimConnectivity } from '../helpers/sim-connectivity.js';
 
 const ENV = { NESTBOX_COPROC_TIME_SCALE: '50', NESTBOX_STABLE_S: '0', NESTBOX_WIFI_COUNTRY: 'de' };
 
@@ -33,6 +33,26 @@ test('current firmware: "current" with its version; the country applied at start
     rig.sim.reset();
     await rig.until(() => rig.sim.device.snapshot().country === '01', 'the reset forgets it');
     await rig.until(() => rig.sim.device.snapshot().country === 'DE', 'country DE applied again');
+  } finally {
+    await rig.close();
+  }
+});
+
+test("current firmware whose GetFwVersion goes unanswered (a busy link): the boot announcement's version still says current, and connects are read from the events", async () => {
+  const rig = await startSimConnectivity({ env: { ...ENV, NESTBOX_SIM_FIRMWARE: 'current' }, homeSaved: false });
+  try {
+    await rig.until((s) => s.connectivity === 'setup_ap', 'setup AP');
+    rig.sim.device.handlers.getFwVersion = () => null;
+    rig.sim.reset();
+    await rig.until((s) => s.coprocessor.firmware_generation === 'current' && s.softap.active, 'set up again');
+    await rig.until(() => rig.sim.device.snapshot().country === 'DE', 'country applied: taken as current');
+    const wrong = await rig.connectivity.portal.submitNetwork({
+      ssid: new TextEncoder().encode(SIM_HOME.ssid),
+      passphrase: 'not-the-passphrase',
+      hidden: false,
+    });
+    await rig.until(() => rig.connectivity.portal.status().error === 'auth', 'refused password shown');
+    assert.is((await rig.networks.get(wrong.id))?.lastSuccessAt, null);
   } finally {
     await rig.close();
   }

@@ -25,6 +25,7 @@ const POLICY: ConnectivityPolicy = {
   leaseRequired: false,
   leaseTimeoutMs: 30_000,
   portalIdleMs: 120_000,
+  connectOutcomeMs: 60_000,
 };
 
 /** Heartbeats every 10 s, for the device-loss rules (the others use hour-long periods). */

@@ -151,7 +151,13 @@ function generationSuite(firmware: FirmwareGeneration) {
       const events: Array<{ reason: number; ssid?: string | null }> = [];
       const listener = (e: { reason: number; ssid?: string | null }) => events.push(e);
       client.on('stationDisconnected', listener);
+      const repeated = nextEvent(client, 'stationConnected', 3000);
       await client.connectAp({ ...home, password: 'wrong-passphrase' });
+      // Connected, the firmware only repeats the network it is on; the new passphrase waits for
+      // the next disconnect, which DisconnectAP brings.
+      assert.is((await repeated)[0].ssid, 'HomeNet');
+      assert.equal(events, []);
+      await client.disconnectAp();
       const deadline = Date.now() + 3000;
       while (events.filter((e) => e.reason === DISCONNECT_REASON.handshakeTimeout).length < 2 && Date.now() < deadline)
         await sleep(20);

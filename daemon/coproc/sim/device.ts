@@ -151,10 +151,18 @@ export class SimDevice extends EventEmitter<SimDeviceEvents> {
   private ota: { fd: number; bytes: number } | null = null;
   private vendorIes = new Map<string, Body>();
   private country = DEFAULT_COUNTRY;
-  /** Current firmware: the network it keeps trying (the last ConnectAP) and whether a try is running. */
-  private wanted: ConnectTarget | null = null;
+  /**
+   * Current firmware: the station configuration it holds (kept in flash, so a reset keeps it), one
+   * that a ConnectAP handed over but that applies only at the next connected or disconnected event,
+   * whether its station task retries after every disconnect, whether a try is running, and whether
+   * the last connection is still valid (cleared by DisconnectAP and by a mode change).
+   */
+  private stored: ConnectTarget | null = null;
+  private pending: ConnectTarget | null = null;
+  private retrying = false;
   private trying = false;
   private retry: NodeJS.Timeout | null = null;
+  private configValid = false;
   private readonly baseMac: number[];
   private macs: { sta: string; ap: string };
   private nextStation = 1;
@@ -236,6 +244,7 @@ export class SimDevice extends EventEmitter<SimDeviceEvents> {
     disconnectAp: () => {
       if (!this.station) return fail();
       // The current firmware reports its own disconnect, then tries the stored network again.
+      this.configValid = false;
       this.dropStation(this.current ? DISCONNECT_REASON.assocLeave : null);
       return ok();
     },
@@ -352,10 +361,7 @@ export class SimDevice extends EventEmitter<SimDeviceEvents> {
     enableDisable: (b) => {
       if (!b) return null;
       if (b.feature === FEATURE.wifi) {
-        if (!b.enable) {
-          this.forget();
-          this.applyMode(MODE.none);
-        }
+        if (!b.enable) this.applyMode(MODE.none);
         return ok();
       }
       return b.feature === FEATURE.bluetooth ? ok() : fail();
@@ -408,7 +414,9 @@ export class SimDevice extends EventEmitter<SimDeviceEvents> {
     this.txPower = 80;
     this.vendorIes.clear();
     this.country = DEFAULT_COUNTRY;
-    this.wanted = null;
+    this.pending = null;
+    this.retrying = false;
+    this.configValid = false;
     this.trying = false;
     this.retry = null;
     this.macs = this.factoryMacs();
@@ -499,7 +507,7 @@ export class SimDevice extends EventEmitter<SimDeviceEvents> {
       frozen: this.frozen,
       firmware: this.firmware,
       country: this.country,
-      retrying: this.wanted ? Buffer.from(this.wanted.ssid).toString('latin1') : null,
+      retrying: this.retrying && this.stored ? Buffer.from(this.stored.ssid).toString('latin1') : null,
     };
   }
 
@@ -551,45 +559,84 @@ export class SimDevice extends EventEmitter<SimDeviceEvents> {
 
   /**
    * Current firmware: the answer comes at once; the outcome follows as Event_StationConnectedToAP
-   * or Event_StationDisconnectFromAP. A try already running finishes first (its event names its own
-   * network), then the new network is tried.
+   * or Event_StationDisconnectFromAP. A configuration other than the one held waits for the next
+   * connected or disconnected event, so the try that runs first is still the previous network's.
+   * Connected and valid, the firmware only repeats the last connected event (the network it is on).
    */
   private connectAsync(b: Body): Reply {
     const bssidText = Buffer.from(b.bssid as Uint8Array).toString('latin1');
     const bssid = bssidText ? parseMacOctets(bssidText) : null;
     if (bssidText && !bssid) return fail();
-    this.wanted = {
+    const target: ConnectTarget = {
       ssid: (b.ssid as Uint8Array).slice(0, 32),
       pwd: Buffer.from((b.pwd as Uint8Array).slice(0, 64)).toString('latin1'),
       bssid,
       wpa3: Boolean(b.is_wpa3_supported),
     };
-    this.applyMode(this.softAp ? MODE.apsta : MODE.sta);
-    this.clock.cancel(this.retry);
-    this.retry = null;
-    if (!this.trying) void this.keepTrying();
+    const modeChanged = (this.mode & MODE.sta) === 0;
+    if (modeChanged) this.applyMode(this.softAp ? MODE.apsta : MODE.sta);
+    this.stored ??= target; // nothing provisioned: taken at once
+    if (!sameTarget(target, this.stored)) this.pending = target;
+    if (!modeChanged && this.station && this.configValid) {
+      this.emitConnected(this.station);
+      return ok({ mac: macToWire(this.macs.sta) });
+    }
+    if (modeChanged || !this.configValid) {
+      this.retrying = true;
+      if (this.station) this.dropStation(DISCONNECT_REASON.assocLeave);
+      else this.tryNow();
+    }
     return ok({ mac: macToWire(this.macs.sta) });
   }
 
-  /** The firmware's station task: try the wanted network until associated or told to stop. */
+  private tryNow(): void {
+    this.clock.cancel(this.retry);
+    this.retry = null;
+    if (!this.trying) void this.keepTrying();
+  }
+
+  /** The firmware's station task: try the held network until associated or the station stops. */
   private async keepTrying(): Promise<void> {
     const epoch = this.epoch;
     this.trying = true;
     try {
-      while (epoch === this.epoch && this.wanted && (this.mode & MODE.sta) !== 0) {
-        const target = this.wanted;
-        // A new configuration: the firmware leaves the access point it is on (and says so) first.
-        if (this.station) this.dropStation(DISCONNECT_REASON.assocLeave, false);
+      while (this.stillTrying(epoch) && this.stored) {
+        const target = this.stored;
         const outcome = await this.tryOnce(target);
-        if (epoch !== this.epoch) return;
-        if (outcome === 'associated' && this.wanted === target) return;
-        if (outcome !== 'associated') this.emitDisconnect(outcome, target.ssid, null);
-        if (this.wanted !== target) continue; // a newer ConnectAP: take it up now
+        if (!this.stillTrying(epoch)) {
+          if (epoch === this.epoch && outcome === 'associated') this.associate(null);
+          return;
+        }
+        if (outcome === 'associated') {
+          if (!this.takePending()) {
+            this.configValid = true;
+            this.emitConnected(this.station!);
+            return;
+          }
+          // Connected on the old configuration with a new one waiting: leave, then try that.
+          this.associate(null);
+          this.emitDisconnect(DISCONNECT_REASON.assocLeave, target.ssid, null);
+          continue;
+        }
+        this.emitDisconnect(outcome, target.ssid, null);
+        this.takePending();
         await this.clock.sleep(SIM_TIMING.retryMs);
       }
     } finally {
       if (epoch === this.epoch) this.trying = false;
     }
+  }
+
+  private stillTrying(epoch: number): boolean {
+    return epoch === this.epoch && this.retrying && (this.mode & MODE.sta) !== 0;
+  }
+
+  /** The configuration a ConnectAP left waiting becomes the held one; true when there was one. */
+  private takePending(): boolean {
+    if (!this.pending) return false;
+    this.stored = this.pending;
+    this.pending = null;
+    return true;
   }
 
   /** One association attempt; the disconnect reason when it fails. */
@@ -611,6 +658,10 @@ export class SimDevice extends EventEmitter<SimDeviceEvents> {
     }
     if (epoch !== this.epoch) return DISCONNECT_REASON.assocLeave;
     this.associate(network);
+    return 'associated';
+  }
+
+  private emitConnected(network: SimNetwork): void {
     this.emit('event', 'stationConnected', {
       ssid: network.ssid.slice(),
       ssid_len: network.ssid.length,
@@ -619,12 +670,11 @@ export class SimDevice extends EventEmitter<SimDeviceEvents> {
       authmode: network.security,
       aid: 1,
     });
-    return 'associated';
   }
 
-  /** The current firmware stops trying when the station interface goes away. */
-  private forget(): void {
-    this.wanted = null;
+  /** The current firmware's station stops retrying (the station interface went away). */
+  private stopRetrying(): void {
+    this.retrying = false;
     this.clock.cancel(this.retry);
     this.retry = null;
   }
@@ -668,7 +718,7 @@ export class SimDevice extends EventEmitter<SimDeviceEvents> {
     });
     if (this.current) {
       // The current firmware switches to AP-only unless the station is connected: its retries stop.
-      if (!this.station) this.forget();
+      if (!this.station) this.stopRetrying();
       this.mode = this.station ? MODE.apsta : MODE.ap;
     } else {
       this.mode = this.station || this.mode === MODE.sta || this.mode === MODE.apsta ? MODE.apsta : MODE.ap;
@@ -677,20 +727,27 @@ export class SimDevice extends EventEmitter<SimDeviceEvents> {
   }
 
   private applyMode(mode: number): void {
-    if ((mode & MODE.sta) === 0) this.forget();
+    if ((mode & MODE.sta) === 0) {
+      // SetWifiMode away from the station: no more retries, and a waiting configuration is dropped.
+      this.stopRetrying();
+      this.pending = null;
+      this.configValid = false;
+    }
     if ((mode & MODE.sta) === 0 && this.station) this.dropStation(DISCONNECT_REASON.assocLeave);
     if ((mode & MODE.ap) === 0 && this.softAp) this.setSoftAp(null);
     this.mode = mode;
   }
 
   /** Leaves the access point; `reason` null when the host asked for it (the firmware stays quiet). */
-  private dropStation(reason: number | null, retry = true): void {
+  private dropStation(reason: number | null): void {
     const left = this.station;
     this.associate(null);
     this.clock.cancel(this.beaconLoss);
     this.beaconLoss = null;
     if (reason !== null && !this.connecting) this.emitDisconnect(reason, left?.ssid ?? new Uint8Array(), left);
-    if (retry && this.current && this.wanted && !this.trying && !this.retry) {
+    if (!this.current) return;
+    this.takePending();
+    if (this.retrying && !this.trying && !this.retry) {
       this.retry = this.clock.after(SIM_TIMING.retryMs, () => {
         this.retry = null;
         if (!this.trying) void this.keepTrying();
@@ -756,6 +813,11 @@ export class SimDevice extends EventEmitter<SimDeviceEvents> {
     const wanted = ssidBytes(ssid);
     return this.networks.filter((n) => sameBytes(n.ssid, wanted));
   }
+}
+
+function sameTarget(a: ConnectTarget, b: ConnectTarget): boolean {
+  const bssid = (t: ConnectTarget) => (t.bssid ? formatMac(t.bssid) : null);
+  return sameBytes(a.ssid, b.ssid) && a.pwd === b.pwd && bssid(a) === bssid(b) && a.wpa3 === b.wpa3;
 }
 
 function ok(fields: Body = {}): Body {
