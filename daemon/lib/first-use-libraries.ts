@@ -11,6 +11,8 @@ export const FIRST_USE_LIBRARIES: readonly string[] = [
   'web-push',
   'nodemailer',
   '@peertube/http-signature',
+  'http-message-signatures',
+  'structured-headers',
   'sanitize-html',
   'ws',
   'rate-limiter-flexible',
