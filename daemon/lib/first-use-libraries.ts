@@ -13,6 +13,7 @@ export const FIRST_USE_LIBRARIES: readonly string[] = [
   '@peertube/http-signature',
   'http-message-signatures',
   'structured-headers',
+  'multiformats',
   'sanitize-html',
   'ws',
   'rate-limiter-flexible',

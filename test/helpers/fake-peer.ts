@@ -15,6 +15,19 @@ export interface FakeActor {
   keyId: string;
   publicKeyPem: string;
   privateKeyPem: string;
+  /** Ed25519 keys the document lists besides publicKey: FEP-521a Multikeys or Misskey's additionalPublicKeys. */
+  extraKeys?: Array<{ id: string; publicKeyPem: string; style: 'multikey' | 'misskey' }>;
+}
+
+let base58btc: { encode(bytes: Uint8Array): string } | null = null;
+async function base58(): Promise<void> {
+  base58btc ??= (await import('multiformats/bases/base58')).base58btc;
+}
+
+/** FEP-521a: base58btc of the ed25519-pub multicodec (0xed 0x01) and the 32 raw key bytes. */
+function multibaseOf(publicKeyPem: string): string {
+  const raw = createPublicKey(publicKeyPem).export({ type: 'spki', format: 'der' }).subarray(-32);
+  return base58btc!.encode(Buffer.concat([Buffer.from([0xed, 0x01]), raw]));
 }
 
 /** A response's status and text. */
@@ -107,8 +120,49 @@ export class FakePeer {
     return actor;
   }
 
-  document(actor: FakeActor): object {
+  /**
+   * Gives `actor` an Ed25519 key besides its main one, listed as newer servers list it; returns the
+   * actor as that key signs (same actor, the key's id).
+   */
+  async extraKey(actor: FakeActor, style: 'multikey' | 'misskey'): Promise<FakeActor> {
+    const pair = generateKeyPairSync('ed25519');
+    const id = `${actor.uri}#${style}-ed25519`;
+    const publicKeyPem = pair.publicKey.export({ type: 'spki', format: 'pem' }).toString();
+    actor.extraKeys = [...(actor.extraKeys ?? []), { id, publicKeyPem, style }];
+    if (style === 'multikey') await base58(); // loaded before document() needs it
     return {
+      ...actor,
+      keyId: id,
+      publicKeyPem,
+      privateKeyPem: pair.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    };
+  }
+
+  document(actor: FakeActor): object {
+    const extra = actor.extraKeys ?? [];
+    const multikeys = extra.filter((key) => key.style === 'multikey');
+    const misskey = extra.filter((key) => key.style === 'misskey');
+    return {
+      ...(multikeys.length
+        ? {
+            assertionMethod: multikeys.map((key) => ({
+              id: key.id,
+              type: 'Multikey',
+              controller: actor.uri,
+              publicKeyMultibase: multibaseOf(key.publicKeyPem),
+            })),
+          }
+        : {}),
+      ...(misskey.length
+        ? {
+            additionalPublicKeys: misskey.map((key) => ({
+              id: key.id,
+              type: 'Key',
+              owner: actor.uri,
+              publicKeyPem: key.publicKeyPem,
+            })),
+          }
+        : {}),
       '@context': ['https://www.w3.org/ns/activitystreams', 'https://w3id.org/security/v1'],
       id: actor.uri,
       type: 'Person',

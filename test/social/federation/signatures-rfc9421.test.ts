@@ -2,7 +2,7 @@
  * RFC 9421 HTTP Message Signatures on inbound requests, beside draft-cavage: requests signed by
  * hand (the signature base written out, signed with node:crypto) by a fake peer on loopback, to a
  * real daemon. Good ones (rsa-v1_5-sha256 and ed25519, @target-uri or @authority + @path, alg
- * given or left to the key) are taken; tampered, stale, wrong-key, wrong-digest, under-covered and
+ * given or left to the key; an Ed25519 key listed beside the RSA one) are taken; tampered, stale, wrong-key, wrong-digest, under-covered and
  * forged-actor ones are 401 and store nothing — the same checks as for cavage.
  */
 import { test } from 'uvu';
@@ -80,6 +80,27 @@ test('ed25519, @authority with @path instead of @target-uri, and no alg (the key
     const texts = await mentionTexts();
     return ['rfc9421 ed25519', 'authority and path', 'no alg given'].every((t) => texts.some((c) => c.includes(t)));
   });
+});
+
+test('an Ed25519 key beside the RSA one, as a Multikey (assertionMethod) or in additionalPublicKeys, signs too', async () => {
+  const multikey = await peer.extraKey(rosa, 'multikey');
+  const viaMultikey = await peer.postRfc9421(`${A.url}/inbox`, multikey, mention(multikey, 'multikey ed25519'));
+  assert.is(viaMultikey.status, 202, viaMultikey.text);
+  const misskey = await peer.extraKey(rosa, 'misskey');
+  const viaMisskey = await peer.postRfc9421(`${A.url}/inbox`, misskey, mention(misskey, 'misskey ed25519'));
+  assert.is(viaMisskey.status, 202, viaMisskey.text);
+  await eventually('both mentions', async () => {
+    const texts = await mentionTexts();
+    return ['multikey ed25519', 'misskey ed25519'].every((t) => texts.some((c) => c.includes(t)));
+  });
+  // A key id the actor does not list is no key of its.
+  const unlisted = { ...multikey, keyId: `${rosa.uri}#unlisted` };
+  await refused(
+    'an unlisted key id',
+    peer.postRfc9421(`${A.url}/inbox`, unlisted, mention(unlisted, 'unlisted key')),
+    'unlisted key',
+    /unknown key/,
+  );
 });
 
 test('a body other than the signed one (Content-Digest mismatch) is 401', async () => {
