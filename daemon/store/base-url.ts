@@ -60,7 +60,8 @@ export class InvalidBaseUrl extends Error {}
  * Moves the instance to another base URL (the dashboard and `npm run admin -- set-base-url`):
  * stores it and rewrites the links to this instance kept in the database (local accounts' ids,
  * inboxes and profile URLs, local posts' ids…), in one transaction. The running daemon keeps the
- * old one until it restarts; peers that already follow an account know it by its old id.
+ * old one in memory until it restarts, so the caller restarts it at once (what it writes before
+ * then is made under the old URL); peers that already follow an account know it by its old id.
  */
 export async function changeBaseUrl(db: Db, raw: string): Promise<{ previous: string | null; baseUrl: string }> {
   const baseUrl = parseBaseUrl(raw);
