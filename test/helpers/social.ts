@@ -36,7 +36,8 @@ export async function startSocialDaemon(
   options: { port?: number; dataDir?: string; keepDataDir?: boolean } = {},
 ): Promise<SocialHarness> {
   const daemon = await startDaemon({ env: { NESTBOX_LOG_LEVEL: 'info', ...env }, ...options });
-  const config = loadConfig({ env: { NESTBOX_DATA_DIR: daemon.dataDir, NESTBOX_BASE_URL: daemon.url } });
+  // The daemon's database, with the base URL it stored (which a test may have set apart from its address).
+  const config = loadConfig({ env: { NESTBOX_DATA_DIR: daemon.dataDir } });
   const admin = await AdminTool.open(config);
   const harness: SocialHarness = {
     daemon,

@@ -29,25 +29,7 @@ test.after(async () => {
   await Promise.all([A?.stop(), peer?.close()]);
 });
 
-function mention(actor: FakeActor, text: string): string {
-  counter += 1;
-  const id = `${actor.uri}/statuses/${counter}`;
-  return JSON.stringify({
-    '@context': 'https://www.w3.org/ns/activitystreams',
-    id: `${id}/activity`,
-    type: 'Create',
-    actor: actor.uri,
-    object: {
-      id,
-      type: 'Note',
-      attributedTo: actor.uri,
-      content: `<p>${text}</p>`,
-      to: [`${A.url}/users/alice`],
-      tag: [{ type: 'Mention', href: `${A.url}/users/alice`, name: `@alice@${new URL(A.url).host}` }],
-      published: new Date().toISOString(),
-    },
-  });
-}
+const mention = (actor: FakeActor, text: string): string => peer.mention(actor, text, `${A.url}/users/alice`);
 
 // With the filtered ones: a stranger's direct mention is held back by alice's default policy.
 const mentions = async () =>

@@ -7,7 +7,7 @@ import type { Db } from '../../../store/db.js';
 import { getSetting } from '../../../store/settings.js';
 import { generateRsaKeys } from '../../accounts/service.js';
 import type { SigningKey } from '../signatures/sign.js';
-import { ACTOR_CONTEXT } from '../objects/context.js';
+import { withContext } from '../objects/context.js';
 import type { Json } from '../objects/ld.js';
 
 const SETTING = 'federation.instance_actor_keys';
@@ -48,8 +48,7 @@ export class InstanceActor {
 
   async document(): Promise<Json> {
     const { publicKey } = await this.loadKeys();
-    return {
-      '@context': ACTOR_CONTEXT,
+    return withContext({
       id: this.uri,
       type: 'Application',
       preferredUsername: this.localDomain,
@@ -59,6 +58,6 @@ export class InstanceActor {
       manuallyApprovesFollowers: true,
       publicKey: { id: `${this.uri}#main-key`, owner: this.uri, publicKeyPem: publicKey },
       endpoints: { sharedInbox: `${this.baseUrl}/inbox` },
-    };
+    });
   }
 }

@@ -9,6 +9,7 @@ import { InvalidDocumentError, isObject, isUniqueViolation, str } from '../objec
 import { isLocalUri, type FetchContext } from '../context.js';
 import { schemeFor } from '../net/address-policy.js';
 import { ActorsRepo, type RemoteImages, type ActorRow } from './repo.js';
+import { additionalKeyPem } from './keys.js';
 import { parseActor, type RemoteActorDoc } from './parse.js';
 import { usedEmojis } from '../../statuses/emojis.js';
 import { parseEmojiTags } from '../objects/emoji-tags.js';
@@ -112,8 +113,10 @@ export class RemoteActors {
     if (isObject(json) && !isObject(json.publicKey) && str(json.owner))
       actorDoc = (await this.fed.client.getJson(str(json.owner)!)).json;
     const doc = parseActor(actorDoc, isObject(json) && str(json.owner) ? str(json.owner)! : url);
-    if (doc.keyId !== keyId) return null;
-    return { pem: doc.publicKeyPem, actorUri: doc.uri, doc };
+    if (doc.keyId === keyId) return { pem: doc.publicKeyPem, actorUri: doc.uri, doc };
+    // Another key of the actor's (an Ed25519 one, say): looked up in its document each time.
+    const other = await additionalKeyPem(actorDoc, doc.uri, keyId);
+    return other ? { pem: other, actorUri: doc.uri, doc } : null;
   }
 
   /** `user@host[:port]` → account, through the peer's WebFinger. */

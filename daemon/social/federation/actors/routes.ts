@@ -10,8 +10,9 @@ import { pathParam } from '../../http/params.js';
 import type { FederationContext } from '../context.js';
 import type { LocalActors } from './local.js';
 import { NoteRenderer } from '../objects/note.js';
-import { AS_CONTEXT } from '../objects/context.js';
+import { withContext } from '../objects/context.js';
 import { ACTIVITY_JSON } from '../net/client.js';
+import type { Json } from '../objects/ld.js';
 import type { RequestSigners } from '../signatures/signer.js';
 
 export function actorRoutes(router: Router, fed: FederationContext, local: LocalActors, signers: RequestSigners): void {
@@ -22,10 +23,11 @@ export function actorRoutes(router: Router, fed: FederationContext, local: Local
     if (!row) throw notFound();
     return row;
   };
-  const send = (ctx: Context, body: object, status = 200) => {
+  // Every document with the context its terms need.
+  const send = (ctx: Context, body: Json, status = 200) => {
     ctx.status = status;
     ctx.type = ACTIVITY_JSON;
-    ctx.body = body;
+    ctx.body = withContext(body);
   };
 
   router.get('/actor', async (ctx) => send(ctx, await fed.instanceActor.document()));
@@ -38,7 +40,6 @@ export function actorRoutes(router: Router, fed: FederationContext, local: Local
     router.get(`/users/:username/${suffix}`, async (ctx) => {
       const row = await account(ctx);
       send(ctx, {
-        '@context': AS_CONTEXT,
         id: `${row.uri}/${suffix}`,
         type: 'OrderedCollection',
         totalItems: await count(row.id),
@@ -65,7 +66,6 @@ export function actorRoutes(router: Router, fed: FederationContext, local: Local
       if (rendered) items.push(rendered.note);
     }
     send(ctx, {
-      '@context': AS_CONTEXT,
       id: `${row.uri}/collections/featured`,
       type: 'OrderedCollection',
       totalItems: items.length,
@@ -83,7 +83,6 @@ export function actorRoutes(router: Router, fed: FederationContext, local: Local
       name: `#${name}`,
     }));
     send(ctx, {
-      '@context': AS_CONTEXT,
       id: `${row.uri}/collections/tags`,
       type: 'Collection',
       totalItems: items.length,
@@ -102,7 +101,7 @@ export function actorRoutes(router: Router, fed: FederationContext, local: Local
       // status), or by no one signed in: what that one may not see is 404, as Mastodon answers.
       const viewer = await signers.account(ctx);
       if (!(await fed.services.statuses.visibility.among([status.id], viewer)).has(status.id)) throw notFound();
-      if (status.deleted_at) return send(ctx, { '@context': AS_CONTEXT, id: status.uri, type: 'Tombstone' }, 410);
+      if (status.deleted_at) return send(ctx, { id: status.uri, type: 'Tombstone' }, 410);
       send(ctx, (await notes.renderWithContext(status))!);
     });
   }

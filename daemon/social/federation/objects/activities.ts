@@ -2,47 +2,44 @@
  * The activities we publish, shaped as Mastodon shapes them. Ids are derived from what they are
  * about, so an Undo can name the activity it undoes without storing it.
  */
-import { AS_CONTEXT, NOTE_CONTEXT } from './context.js';
+import { withContext, withoutContext } from './context.js';
 import { PUBLIC, type Json } from './ld.js';
 
 type Uri = string;
 
 export function follow(actor: Uri, target: Uri): Json {
-  return {
-    '@context': AS_CONTEXT,
+  return withContext({
     id: `${actor}#follows/${encodeURIComponent(target)}`,
     type: 'Follow',
     actor,
     object: target,
-  };
+  });
 }
 
 export function undo(actor: Uri, activity: Json): Json {
-  const { '@context': _context, ...inner } = activity;
-  return { '@context': AS_CONTEXT, id: `${String(inner.id)}/undo`, type: 'Undo', actor, object: inner };
+  const inner = withoutContext(activity);
+  return withContext({ id: `${String(inner.id)}/undo`, type: 'Undo', actor, object: inner });
 }
 
 /** Accept or Reject of a follow request; `followUri` is the Follow's id when the peer sent one. */
 export function answerFollow(kind: 'Accept' | 'Reject', target: Uri, requester: Uri, followUri: string | null): Json {
   const followObject: Json = { type: 'Follow', actor: requester, object: target };
   if (followUri) followObject.id = followUri;
-  return {
-    '@context': AS_CONTEXT,
+  return withContext({
     id: `${target}#${kind.toLowerCase()}s/follows/${encodeURIComponent(requester)}/${Date.now()}`,
     type: kind,
     actor: target,
     object: followObject,
-  };
+  });
 }
 
 export function like(actor: Uri, statusUri: Uri): Json {
-  return {
-    '@context': AS_CONTEXT,
+  return withContext({
     id: `${actor}#likes/${encodeURIComponent(statusUri)}`,
     type: 'Like',
     actor,
     object: statusUri,
-  };
+  });
 }
 
 export function announce(
@@ -53,8 +50,7 @@ export function announce(
   followers: Uri,
   authorUri: Uri,
 ): Json {
-  return {
-    '@context': AS_CONTEXT,
+  return withContext({
     id: reblogUri,
     type: 'Announce',
     actor,
@@ -62,68 +58,63 @@ export function announce(
     to: [PUBLIC],
     cc: [authorUri, followers],
     object: statusUri,
-  };
+  });
 }
 
 export function block(actor: Uri, target: Uri): Json {
-  return {
-    '@context': AS_CONTEXT,
+  return withContext({
     id: `${actor}#blocks/${encodeURIComponent(target)}`,
     type: 'Block',
     actor,
     object: target,
-  };
+  });
 }
 
 export function create(note: Json, actor: Uri): Json {
-  return {
-    '@context': NOTE_CONTEXT,
+  return withContext({
     id: `${String(note.id)}/activity`,
     type: 'Create',
     actor,
     published: note.published,
     to: note.to,
     cc: note.cc,
-    object: note,
-  };
+    object: withoutContext(note),
+  });
 }
 
 export function updateNote(note: Json, actor: Uri, at: number): Json {
-  return {
-    '@context': NOTE_CONTEXT,
+  return withContext({
     id: `${String(note.id)}#updates/${at}`,
     type: 'Update',
     actor,
     published: new Date(at).toISOString(),
     to: note.to,
     cc: note.cc,
-    object: note,
-  };
+    object: withoutContext(note),
+  });
 }
 
 export function deleteNote(actor: Uri, statusUri: Uri): Json {
-  return {
-    '@context': AS_CONTEXT,
+  return withContext({
     id: `${statusUri}#delete`,
     type: 'Delete',
     actor,
     to: [PUBLIC],
     object: { id: statusUri, type: 'Tombstone', atomUri: statusUri },
-  };
+  });
 }
 
 export function updateActor(actorDoc: Json, at: number): Json {
-  const { '@context': context, ...person } = actorDoc;
-  return {
-    '@context': context,
+  const person = withoutContext(actorDoc);
+  return withContext({
     id: `${String(person.id)}#updates/${at}`,
     type: 'Update',
     actor: person.id,
     to: [PUBLIC],
     object: person,
-  };
+  });
 }
 
 export function move(actor: Uri, target: Uri, at: number): Json {
-  return { '@context': AS_CONTEXT, id: `${actor}#moves/${at}`, type: 'Move', actor, object: actor, target };
+  return withContext({ id: `${actor}#moves/${at}`, type: 'Move', actor, object: actor, target });
 }

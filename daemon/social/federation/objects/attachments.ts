@@ -9,6 +9,7 @@ import type { MediaStorage } from '../../media/storage.js';
 import { MAX_ATTACHMENTS, MAX_DESCRIPTION } from '../../media/service.js';
 import { checkUrl, type AddressPolicy } from '../net/address-policy.js';
 import { asArray, hasType, isObject, str, type Json } from './ld.js';
+import { imageTypeOf } from './media-types.js';
 
 const ATTACHMENT_TYPES = ['Document', 'Image', 'Video', 'Audio'];
 const MAX_URL = 2048;
@@ -122,26 +123,19 @@ export function attachmentRows(
   }));
 }
 
-const EXTENSION_TYPES: Record<string, string> = {
-  png: 'image/png',
-  jpg: 'image/jpeg',
-  jpeg: 'image/jpeg',
-  webp: 'image/webp',
-  gif: 'image/gif',
-};
-
 /** A local status's media as Documents (processed ones only: the others have no file to point at). */
 export function renderAttachments(rows: MediaRow[], storage: MediaStorage): Json[] {
   return rows
     .filter((row) => row.state === 'done')
     .map((row) => {
       const url = row.file_name ? storage.url(row.id, row.file_name) : row.remote_url;
-      const ext = row.file_name?.slice(row.file_name.lastIndexOf('.') + 1) ?? '';
       const meta = row.meta ? (JSON.parse(row.meta) as { original?: { width?: number; height?: number } }) : {};
       const doc: Json = {
         type: 'Document',
         mediaType:
-          (row.type === 'image' ? EXTENSION_TYPES[ext] : undefined) ?? row.content_type ?? 'application/octet-stream',
+          (row.type === 'image' && row.file_name ? imageTypeOf(row.file_name) : undefined) ??
+          row.content_type ??
+          'application/octet-stream',
         url,
         name: row.description ?? null,
         blurhash: row.blurhash ?? undefined,

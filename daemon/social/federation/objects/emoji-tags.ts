@@ -6,6 +6,7 @@
 import type { StoredEmoji } from '../../statuses/emojis.js';
 import { checkUrl, type AddressPolicy } from '../net/address-policy.js';
 import { asArray, isObject, str, type Json } from './ld.js';
+import { imageObject } from './media-types.js';
 
 const NAME = /^:([a-zA-Z0-9_]{2,64}):$/;
 const MAX_TAGS = 100;
@@ -35,6 +36,6 @@ export function emojiTags(stored: readonly StoredEmoji[]): Json[] {
     id: emoji.url,
     type: 'Emoji',
     name: `:${emoji.shortcode}:`,
-    icon: { type: 'Image', url: emoji.url },
+    icon: imageObject(emoji.url),
   }));
 }

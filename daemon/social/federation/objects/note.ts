@@ -7,7 +7,7 @@
 import type { StatusRow } from '../../statuses/repo.js';
 import type { FederationContext } from '../context.js';
 import { ActorsRepo, type ActorRow } from '../actors/repo.js';
-import { NOTE_CONTEXT } from './context.js';
+import { withContext } from './context.js';
 import { renderAttachments } from './attachments.js';
 import { PUBLIC, type Json } from './ld.js';
 import { emojiTags } from './emoji-tags.js';
@@ -94,7 +94,7 @@ export class NoteRenderer {
 
   async renderWithContext(row: StatusRow): Promise<Json | null> {
     const rendered = await this.render(row);
-    return rendered ? { '@context': NOTE_CONTEXT, ...rendered.note } : null;
+    return rendered ? withContext(rendered.note) : null;
   }
 }
 

@@ -9,7 +9,7 @@ import { isEnded } from '../../polls/service.js';
 import { MAX_FLAGGED_CHOICES } from '../../statuses/repo.js';
 import { isoSeconds } from './note.js';
 import { asArray, idOf, isObject, str, type Json } from './ld.js';
-import { AS_CONTEXT } from './context.js';
+import { withContext } from './context.js';
 
 /** A peer's poll as we keep it. */
 export interface ParsedPoll {
@@ -88,12 +88,11 @@ export function voteActivity(
   name: string,
 ): Json {
   const id = `${voterUri}#votes/${voteId}`;
-  return {
-    '@context': AS_CONTEXT,
+  return withContext({
     id: `${id}/activity`,
     type: 'Create',
     actor: voterUri,
     to: authorUri,
     object: { id, type: 'Note', name, attributedTo: voterUri, to: authorUri, inReplyTo: questionUri },
-  };
+  });
 }

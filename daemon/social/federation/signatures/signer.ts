@@ -1,7 +1,8 @@
 /**
- * Who signed a request: the Signature checked against the signer's key (fetched and cached;
- * fetched again once when it fails, for rotation). Unsigned or wrong → 401. The inbox asks it of
- * every POST; the note endpoint of a signed GET (a follower's server fetching a private status).
+ * Who signed a request: an RFC 9421 message signature (when Signature-Input is there) or a
+ * draft-cavage Signature, checked against the signer's key (fetched and cached; fetched again once
+ * when it fails, for rotation). Unsigned or wrong → 401. The inbox asks it of every POST; the note
+ * endpoint of a signed GET (a follower's server fetching a private status).
  */
 import type { Context } from 'koa';
 import { HttpError } from '../../../http/errors.js';
@@ -9,7 +10,9 @@ import type { FederationContext } from '../context.js';
 import type { RemoteActors } from '../actors/remote.js';
 import type { RemoteActorDoc } from '../actors/parse.js';
 import { hostOf } from '../objects/ld.js';
-import { parseSignature, verifyWithKey, SignatureError } from './verify.js';
+import { readCavageSignature } from './verify.js';
+import { readMessageSignature } from './rfc9421.js';
+import { SignatureError, type InboundSignature } from './inbound.js';
 
 export class RequestSigners {
   constructor(
@@ -19,9 +22,9 @@ export class RequestSigners {
 
   /** The verified signer: its actor URI, and its document when it was fetched just now. `body` is null for a GET. */
   async verify(ctx: Context, body: Buffer | null): Promise<{ uri: string; doc?: RemoteActorDoc }> {
-    let parsed;
+    let parsed: InboundSignature;
     try {
-      parsed = parseSignature(ctx.req, body, this.fed.social.now());
+      parsed = await this.read(ctx, body);
     } catch (error) {
       if (error instanceof SignatureError) this.refuse(ctx, error.message);
       throw error;
@@ -36,10 +39,16 @@ export class RequestSigners {
         this.refuse(ctx, `could not fetch key ${keyId}: ${(error as Error).message}`);
       }
       if (!key) this.refuse(ctx, `unknown key ${keyId}`);
-      if (verifyWithKey(parsed, key.pem)) return { uri: key.actorUri, doc: key.doc };
+      if (await parsed.verify(key.pem)) return { uri: key.actorUri, doc: key.doc };
       if (key.doc) break; // a freshly fetched key that fails will not pass on a second fetch
     }
-    this.refuse(ctx, `signature does not verify with ${keyId}`);
+    this.refuse(ctx, `${parsed.scheme} signature does not verify with ${keyId}`);
+  }
+
+  private read(ctx: Context, body: Buffer | null): Promise<InboundSignature> {
+    const now = this.fed.social.now();
+    if (ctx.get('signature-input')) return readMessageSignature(ctx.req, body, now, new URL(this.fed.baseUrl).protocol);
+    return Promise.resolve(readCavageSignature(ctx.req, body, now));
   }
 
   private refuse(ctx: Context, reason: string): never {
@@ -53,7 +62,7 @@ export class RequestSigners {
    * then no one's), the signer is no account (an instance actor) or is suspended.
    */
   async account(ctx: Context): Promise<string | null> {
-    if (!ctx.get('signature')) return null;
+    if (!ctx.get('signature') && !ctx.get('signature-input')) return null;
     try {
       const signer = await this.verify(ctx, null);
       const actor = signer.doc ? await this.actors.store(signer.doc) : await this.actors.resolve(signer.uri);
