@@ -129,8 +129,11 @@ test('the access point drops the station → event disconnected with the reason,
   assert.type(disconnected.reason_text, 'string');
   // The same event for Home Assistant's event entity, with its type and the reason.
   const entityEvent = JSON.parse(
-    (await recorder.wait((m) => m.topic === `${BASE}/events` && JSON.parse(m.text).event_type === 'disconnected', { from }))
-      .text,
+    (
+      await recorder.wait((m) => m.topic === `${BASE}/events` && JSON.parse(m.text).event_type === 'disconnected', {
+        from,
+      })
+    ).text,
   );
   assert.is(entityEvent.reason, DISCONNECT_REASON.assocLeave);
   await recorder.wait(
