@@ -2,8 +2,13 @@
  * npm run admin -- <command> [options]: the owner's command-line tools (see --help).
  * Works on the database of NESTBOX_DATA_DIR (or --config FILE), also while the daemon runs.
  */
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '../daemon/config.js';
+import { ConfigError, loadConfig, type Config } from '../daemon/config.js';
+import { replaceSetupPassphrase } from '../daemon/connectivity/setup-identity.js';
+import { LabelUnavailable, loadSetupLabel, writeSetupLabel } from '../daemon/connectivity/setup-label.js';
+import { openDatabase } from '../daemon/store/db.js';
+import { migrate } from '../daemon/store/migrate.js';
 import { AdminTool, describeAdminError } from '../daemon/social/admin.js';
 
 const USAGE = `Usage: npm run admin -- <command> [options]
@@ -17,6 +22,10 @@ Commands:
       Sets a new password (generated and printed when not given) and revokes the account's tokens.
   create-announcement --text T [--starts-at ISO --ends-at ISO [--all-day]]
       Publishes an announcement to every user; --all-day only with a time range. Prints its id.
+  label [--out DIR] [--new-key]
+      Writes the box's label (nestbox-label.png and .svg, default DIR: <data dir>/label): the setup
+      network's name, its key, a QR code phones join with, the dashboard address. --new-key first
+      replaces the setup key (the daemon uses it after its next restart; reprint the label).
 
 Options:
   --config FILE   JSON settings file (as for the daemon)
@@ -40,6 +49,8 @@ async function main(argv: string[]): Promise<number> {
         'starts-at': { type: 'string' },
         'ends-at': { type: 'string' },
         'all-day': { type: 'boolean' },
+        out: { type: 'string' },
+        'new-key': { type: 'boolean' },
         config: { type: 'string' },
         help: { type: 'boolean' },
       },
@@ -63,6 +74,7 @@ async function main(argv: string[]): Promise<number> {
   let tool: AdminTool | null = null;
   try {
     const config = loadConfig({ env: process.env, file: values.config ?? null });
+    if (command === 'label') return await printLabel(config, values.out, values['new-key'] ?? false);
     tool = await AdminTool.open(config);
     switch (command) {
       case 'create-account': {
@@ -120,5 +132,29 @@ async function main(argv: string[]): Promise<number> {
 }
 
 class UsageError extends Error {}
+
+/** The label needs only the box's settings, not the social instance. */
+async function printLabel(config: Config, out: string | undefined, newKey: boolean): Promise<number> {
+  const db = openDatabase({ filename: join(config.dataDir, 'nestbox.sqlite3'), synchronous: config.sqliteSynchronous });
+  try {
+    await migrate(db);
+    if (newKey && config.setupPassphrase) {
+      process.stderr.write('admin: NESTBOX_SETUP_PASSPHRASE sets the key: change it there instead\n');
+      return 1;
+    }
+    if (newKey) await replaceSetupPassphrase(db);
+    const paths = await writeSetupLabel(out ?? join(config.dataDir, 'label'), await loadSetupLabel(db, config));
+    process.stdout.write(
+      `${newKey ? 'new setup key stored (restart the daemon to use it); ' : ''}label written:\n${paths.png}\n${paths.svg}\n`,
+    );
+    return 0;
+  } catch (error) {
+    if (!(error instanceof LabelUnavailable)) throw error;
+    process.stderr.write(`admin: ${error.message}\n`);
+    return 1;
+  } finally {
+    await db.destroy();
+  }
+}
 
 process.exitCode = await main(process.argv.slice(2));
