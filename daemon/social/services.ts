@@ -6,6 +6,7 @@
 import type { SocialContext } from './context.js';
 import { AccountsService } from './accounts/service.js';
 import { OAuthService } from './oauth/service.js';
+import { OnboardingService } from './onboarding/service.js';
 import { NotificationsService } from './notifications/service.js';
 import { RelationshipsService } from './relationships/service.js';
 import { StatusesService } from './statuses/service.js';
@@ -54,6 +55,7 @@ import type { FederationPeers } from './federation/peers.js';
 export interface SocialServices {
   oauth: OAuthService;
   accounts: AccountsService;
+  onboarding: OnboardingService;
   notifications: NotificationsService;
   relationships: RelationshipsService;
   statuses: StatusesService;
@@ -134,9 +136,11 @@ export async function buildServices(
     [mediaDecorator(media), tagsDecorator(tags, baseUrl), filtersDecorator(filters), pollsDecorator(polls, ctx.now)],
     [filtersViewerKey(filters)],
   );
+  const oauth = new OAuthService(ctx, passwords, throttle);
   return {
-    oauth: new OAuthService(ctx, passwords, throttle),
+    oauth,
     accounts,
+    onboarding: new OnboardingService(accounts, oauth),
     notifications,
     relationships,
     statuses,

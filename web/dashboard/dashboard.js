@@ -167,6 +167,88 @@
     $('login').hidden = false;
   }
 
+  // ── first run: the owner account ─────────────────────────────────────────────────────────
+
+  // While the box has no owner the owner API answers the onboarding (404 afterwards).
+  function checkOnboarding() {
+    return fetch(API + '/onboarding', { cache: 'no-store', headers: { Accept: 'application/json' } })
+      .then(function (response) {
+        return response.ok ? response.json() : null;
+      })
+      .catch(function () {
+        return null;
+      });
+  }
+
+  function showOnboarding(onboarding) {
+    $('login').hidden = true;
+    $('onboarding').hidden = false;
+    $('owner-key-field').hidden = !onboarding.setup_key_needed;
+    $('owner-username').focus();
+  }
+
+  function ownerFieldErrors(details) {
+    document.querySelectorAll('#owner-form .field-error').forEach(function (p) {
+      p.hidden = true;
+    });
+    Object.keys(details || {}).forEach(function (field) {
+      var target = $('owner-' + field + '-error');
+      if (!target) return;
+      target.textContent = details[field]
+        .map(function (d) {
+          return d.description;
+        })
+        .join(', ');
+      target.hidden = false;
+    });
+  }
+
+  function createOwner(event) {
+    event.preventDefault();
+    var form = $('owner-form');
+    var body = {};
+    ['username', 'display_name', 'email', 'password', 'setup_key'].forEach(function (name) {
+      body[name] = form.elements[name].value;
+    });
+    $('owner-create').disabled = true;
+    fetch(API + '/onboarding/owner', json('POST', body))
+      .then(function (response) {
+        return response
+          .json()
+          .catch(function () {
+            return {};
+          })
+          .then(function (answer) {
+            if (response.status === 404) throw new Error('This box has an owner already: log in instead.');
+            if (!response.ok) {
+              ownerFieldErrors(answer.details);
+              throw new Error(
+                response.status === 422
+                  ? 'Please correct the fields marked above.'
+                  : answer.error || 'HTTP ' + response.status
+              );
+            }
+            return answer;
+          });
+      })
+      .then(function (answer) {
+        showError('owner-error', null);
+        localStorage.setItem(
+          CLIENT_KEY,
+          JSON.stringify({ client_id: answer.client_id, client_secret: answer.client_secret })
+        );
+        $('onboarding').hidden = true;
+        useToken(answer.access_token);
+      })
+      .catch(function (error) {
+        showError('owner-error', error);
+        if (/owner already/.test(error.message)) logout();
+      })
+      .then(function () {
+        $('owner-create').disabled = false;
+      });
+  }
+
   // ── state ─────────────────────────────────────────────────────────────────────────────────
 
   var SUMMARY = {
@@ -409,6 +491,7 @@
     if ($('token').value.trim()) useToken($('token').value.trim());
   });
   $('logout').addEventListener('click', logout);
+  $('owner-form').addEventListener('submit', createOwner);
   $('add-network').addEventListener('submit', function (event) {
     event.preventDefault();
     api(
@@ -472,5 +555,10 @@
       showError('login-error', error);
     });
   } else if (token) start();
-  else logout();
+  else {
+    logout();
+    checkOnboarding().then(function (onboarding) {
+      if (onboarding && onboarding.owner_needed) showOnboarding(onboarding);
+    });
+  }
 })();

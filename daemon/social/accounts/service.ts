@@ -3,6 +3,7 @@
  * one's own profile. Local accounts carry the URIs federation needs and an RSA key pair.
  */
 import { generateKeyPair, randomBytes } from 'node:crypto';
+import type { Knex } from 'knex';
 import { localEmojisIn } from '../instance/custom-emojis.js';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { syncFiles } from '../../storage/durable-files.js';
@@ -17,7 +18,7 @@ import { escapeHtml, textToHtml } from '../statuses/html.js';
 
 export const USERNAME_PATTERN = /^[a-z0-9_]+([a-z0-9_.-]+[a-z0-9_]+)?$/i;
 const USERNAME_MAX = 30;
-const DISPLAY_NAME_MAX = 30;
+export const DISPLAY_NAME_MAX = 30;
 const NOTE_MAX = 500;
 const PASSWORD_MIN = 8;
 export const PASSWORD_MAX = 72;
@@ -33,6 +34,9 @@ export interface NewLocalAccount {
   reason?: string | null;
   inviteId?: string | null;
   appId?: string | null;
+  displayName?: string;
+  /** More writes in the same transaction (a throw undoes the account too). */
+  within?: (trx: Knex, accountId: string) => Promise<void>;
 }
 
 export class AccountsService {
@@ -110,6 +114,7 @@ export class AccountsService {
           id,
           username: input.username,
           domain: null,
+          ...(input.displayName ? { display_name: input.displayName } : {}),
           locked: input.locked ? 1 : 0,
           uri,
           url: `${base}/@${input.username}`,
@@ -133,6 +138,7 @@ export class AccountsService {
         },
       );
       if (input.inviteId) await trx.raw('UPDATE invites SET uses = uses + 1 WHERE id = ?', [input.inviteId]);
+      await input.within?.(trx, id);
     });
     this.ctx.events.emit('account.created', { accountId: id });
     return (await this.repo.byId(id))!;
