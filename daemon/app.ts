@@ -10,6 +10,7 @@ import type { Config } from './config.js';
 import type { Logger } from './log/logger.js';
 import { openDatabase, ping, type Db } from './store/db.js';
 import { migrate } from './store/migrate.js';
+import { settleBaseUrl } from './store/base-url.js';
 import { backupDatabase } from './store/backup.js';
 import { MIB, StorageMonitor } from './storage/monitor.js';
 import { isOutOfSpace } from './storage/out-of-space.js';
@@ -59,6 +60,8 @@ export class App {
   readonly notifier: Notifier;
   private readonly device: DeviceState;
   private readonly stoppers: Stopper[] = [];
+  /** The configuration with the instance's stored base URL, once the database is open. */
+  private settled: Config | null = null;
   private stopping: Promise<void> | null = null;
 
   constructor(private readonly options: AppOptions) {
@@ -67,16 +70,16 @@ export class App {
   }
 
   get config(): Config {
-    return this.options.config;
+    return this.settled ?? this.options.config;
   }
   get log(): Logger {
     return this.options.log;
   }
 
   async start(): Promise<void> {
-    const { config, log, device } = this;
     const startedAt = Date.now();
     const db = await this.startDatabase();
+    const { config, log, device } = this;
     device.on('change', () => this.reportStatus());
     this.health.on('change', () => this.reportStatus());
     const storage = await this.startStorageMonitor();
@@ -132,6 +135,8 @@ export class App {
     this.onStop('database', () => db.destroy());
     const { applied } = await migrate(db);
     if (applied.length) log.info('migrations applied', { migrations: applied });
+    // Before any part reads it: links and ids are made from the base URL the instance began with.
+    this.settled = await settleBaseUrl(db, this.options.config);
     log.debug('statistics refreshed', { ms: await refreshStatistics(db) });
     this.health.set('database', { status: 'ok' });
     return db;

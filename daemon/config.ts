@@ -83,6 +83,14 @@ export interface Config {
   loginLimitAccount: AttemptLimit;
   storageMinFreeMb: number;
   sqliteSynchronous: SqliteSynchronous;
+  /** Where each setting given in the file or the environment came from (the rest are defaults). */
+  sources: Readonly<Partial<Record<keyof Config, SettingSource>>>;
+}
+
+/** A setting's name as given and where: `NESTBOX_BASE_URL` in the environment, `base_url` in a file. */
+export interface SettingSource {
+  name: string;
+  source: string;
 }
 
 export class ConfigError extends Error {
@@ -193,6 +201,13 @@ const httpUrl = (allowed: string): Parser<string> => ({
     }
   },
 });
+
+const BASE_URL = httpUrl('an http:// or https:// URL without query');
+
+/** The instance's base URL as the configuration takes it (no trailing slash), or undefined. */
+export function parseBaseUrl(raw: string): string | undefined {
+  return BASE_URL.parse(raw, true);
+}
 
 /**
  * The streaming server's URL: Mastodon's setting takes the ws:// or wss:// form, apps may be told
@@ -345,7 +360,7 @@ export const KEYS: readonly KeySpec[] = [
   ),
   key('httpPort', 'http_port', integer(1, 65535, 'a port number from 1 to 65535'), 8080),
   key('streamingPort', 'streaming_port', integer(1, 65535, 'a port number from 1 to 65535'), 4000),
-  key('baseUrl', 'base_url', httpUrl('an http:// or https:// URL without query'), 'http://localhost:8080'),
+  key('baseUrl', 'base_url', BASE_URL, 'http://localhost:8080'),
   key('streamingUrl', 'streaming_url', streamingUrl('a ws://, wss://, http:// or https:// URL without query'), (c) =>
     deriveStreamingUrl(c.baseUrl!, c.streamingPort!),
   ),
@@ -435,27 +450,49 @@ export function loadConfig(sources: ConfigSources = {}): Config {
   }
 
   const config: Partial<Config> = {};
+  const given: Partial<Record<keyof Config, SettingSource>> = {};
   for (const spec of KEYS) {
     const envValue = env[spec.env];
     let value: unknown;
     if (envValue !== undefined) {
       value = parseOne(spec, spec.env, envValue, true, 'environment');
+      given[spec.field] = { name: spec.env, source: 'environment' };
     } else if (spec.json in fileValues) {
       value = parseOne(spec, spec.json, fileValues[spec.json], false, filePath!);
+      given[spec.field] = { name: spec.json, source: filePath! };
     } else {
-      value =
-        typeof spec.fallback === 'function'
-          ? (spec.fallback as (c: Partial<Config>) => unknown)(config)
-          : spec.fallback;
+      value = fallbackOf(spec, config);
     }
     (config as Record<string, unknown>)[spec.field] = value;
   }
+  config.sources = given;
   config.dataDir = resolve(cwd, config.dataDir!);
   const setupAp = config.setupApAddress ? parseCidr(config.setupApAddress)! : null;
   config.setupApAddress = setupAp?.address ?? null;
   config.setupApPrefixLength = setupAp?.prefixLength ?? 24;
   return config as Config;
 }
+
+function fallbackOf(spec: KeySpec, config: Partial<Config>): unknown {
+  return typeof spec.fallback === 'function'
+    ? (spec.fallback as (c: Partial<Config>) => unknown)(config)
+    : spec.fallback;
+}
+
+/**
+ * The configuration with another base URL (the one the instance stored at its first start): the
+ * defaults made from the base URL (streaming URL, mail sender) are made again from it.
+ */
+export function withBaseUrl(config: Config, baseUrl: string): Config {
+  const next: Config = { ...config, baseUrl };
+  for (const spec of KEYS) {
+    if (DERIVED_FROM_BASE_URL.includes(spec.field) && !config.sources[spec.field]) {
+      (next as unknown as Record<string, unknown>)[spec.field] = fallbackOf(spec, next);
+    }
+  }
+  return next;
+}
+const DERIVED_FROM_BASE_URL: readonly (keyof Config)[] = ['streamingUrl', 'smtpFrom'];
 
 function parseOne(spec: KeySpec, name: string, raw: unknown, fromEnv: boolean, source: string): unknown {
   const value = spec.parser.parse(raw, fromEnv);
@@ -499,8 +536,9 @@ function readConfigFile(path: string): Record<string, unknown> {
 
 /** The settings with secrets left out, for the start-up log line. */
 export function describeConfig(config: Config): Record<string, unknown> {
+  const { sources: _sources, ...settings } = config;
   return {
-    ...config,
+    ...settings,
     coproc: config.coproc.kind === 'sim' ? 'sim' : `${config.coproc.kind}:${config.coproc.path}`,
     mqttUrl: config.mqttUrl ? withoutUserInfo(config.mqttUrl) : null,
     mqttPassword: config.mqttPassword ? '[set]' : null,

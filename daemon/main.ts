@@ -86,6 +86,13 @@ async function main(argv: string[]): Promise<void> {
   try {
     await app.start();
   } catch (error) {
+    if (error instanceof ConfigError) {
+      // A base URL other than the stored one: the same one line and exit code as a bad setting.
+      await app.stop('start-up refused').catch(() => undefined);
+      log.error('start-up refused', { error: error.message });
+      process.stderr.write(error.message + '\n');
+      process.exit(2);
+    }
     log.error('start-up failed', { error });
     await app.stop('start-up failed').catch(() => undefined);
     process.exit(1);

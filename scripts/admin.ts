@@ -1,15 +1,17 @@
 /**
  * npm run admin -- <command> [options]: the owner's command-line tools (see --help).
- * Works on the database of NESTBOX_DATA_DIR (or --config FILE), also while the daemon runs.
+ * Reads the daemon's configuration (--config FILE or NESTBOX_CONFIG, NESTBOX_* variables) and works
+ * on its database, also while the daemon runs; refuses a base URL other than the instance's.
  */
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig, type Config } from '../daemon/config.js';
+import { ConfigError, type Config } from '../daemon/config.js';
 import { replaceSetupPassphrase } from '../daemon/connectivity/setup-identity.js';
 import { LabelUnavailable, loadSetupLabel, writeSetupLabel } from '../daemon/connectivity/setup-label.js';
 import { openDatabase } from '../daemon/store/db.js';
 import { migrate } from '../daemon/store/migrate.js';
 import { AdminTool, describeAdminError } from '../daemon/social/admin.js';
+import { loadCommandConfig } from './lib/config.js';
 
 const USAGE = `Usage: npm run admin -- <command> [options]
 
@@ -26,9 +28,13 @@ Commands:
       Writes the box's label (nestbox-label.png and .svg, default DIR: <data dir>/label): the setup
       network's name, its key, a QR code phones join with, the dashboard address. --new-key first
       replaces the setup key (the daemon uses it after its next restart; reprint the label).
+  set-base-url URL
+      Moves the instance to another base URL (stored at its first start; ids and links are made
+      from it): the links kept in the database move with it. Restart the daemon afterwards, with
+      base_url / NESTBOX_BASE_URL set to URL or unset. Peers that follow an account keep its old id.
 
 Options:
-  --config FILE   JSON settings file (as for the daemon)
+  --config FILE   JSON settings file (as for the daemon; else NESTBOX_CONFIG, then NESTBOX_* variables)
   --help          print this help`;
 
 async function main(argv: string[]): Promise<number> {
@@ -71,10 +77,18 @@ async function main(argv: string[]): Promise<number> {
     return value;
   };
 
+  const config = loadCommandConfig(values.config);
   let tool: AdminTool | null = null;
   try {
-    const config = loadConfig({ env: process.env, file: values.config ?? null });
     if (command === 'label') return await printLabel(config, values.out, values['new-key'] ?? false);
+    if (command === 'set-base-url') {
+      if (positionals.length !== 2) throw new UsageError('set-base-url takes one URL');
+      const { previous, baseUrl } = await AdminTool.changeBaseUrl(config, positionals[1]);
+      process.stdout.write(
+        `base URL ${previous === baseUrl ? 'stays' : 'is now'} ${baseUrl}${previous && previous !== baseUrl ? ` (was ${previous})` : ''}; restart the daemon to use it\n`,
+      );
+      return 0;
+    }
     tool = await AdminTool.open(config);
     switch (command) {
       case 'create-account': {

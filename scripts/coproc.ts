@@ -8,13 +8,16 @@ import { EVENTS, OPERATIONS, operationByCli } from '../daemon/coproc/operations.
 import { presentMessage, requestFromOptions, UsageError } from '../daemon/coproc/present.js';
 import { fail, parseCliArgs, takeOption } from './lib/args.js';
 import { openDevice, resolveTarget } from './lib/device.js';
+import { loadCommandConfig } from './lib/config.js';
+import type { Config, CoprocTarget } from '../daemon/config.js';
 
-const USAGE = `Usage: npm run coproc -- <operation> [--field value ...] [--device TARGET] [--timeout S]
-       npm run coproc -- events [--device TARGET]
+const USAGE = `Usage: npm run coproc -- <operation> [--field value ...] [--device TARGET] [--timeout S] [--config FILE]
+       npm run coproc -- events [--device TARGET] [--config FILE]
 
 Runs one operation of the coprocessor control protocol and prints the response as JSON
 (protobuf field names; MACs and SSIDs as text, enums by name). Exit code 1 when resp is not 0.
-The device is --device or NESTBOX_COPROC: sim, serial:/dev/PATH[?baud=N] or esps:/dev/PATH.
+The device is --device, else the daemon's setting (coproc in --config FILE or NESTBOX_CONFIG,
+or NESTBOX_COPROC): sim, serial:/dev/PATH[?baud=N] or esps:/dev/PATH.
 Options are the request's protobuf field names in kebab case; enum values by name or number;
 numbers in the device's units (--wifi-max-tx-power 80 is 80 quarter-dBm); bytes in base64 or
 @FILE; a nested message as JSON (--vendor-ie-data '{"element_id":221,...}').
@@ -31,12 +34,13 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   if (positional.length > 1) fail(`one operation at a time, not ${positional.join(' ')}\n\n${USAGE}`, 2);
-  const target = resolveTarget(takeOption(options, 'device'));
+  const config = loadCommandConfig(takeOption(options, 'config'));
+  const target = resolveTarget(takeOption(options, 'device'), config);
   const timeout = takeOption(options, 'timeout');
   const timeoutMs = timeout === undefined ? undefined : Number(timeout) * 1000;
   if (timeoutMs !== undefined && !(timeoutMs > 0)) fail(`--timeout is a number of seconds, not ${timeout}`, 2);
   const name = positional[0];
-  if (name === 'events') return printEvents(target);
+  if (name === 'events') return printEvents(target, config);
 
   const spec = operationByCli(name);
   if (!spec) fail(`unknown operation ${JSON.stringify(name)}\n\n${USAGE}`, 2);
@@ -47,7 +51,7 @@ async function main(argv: string[]): Promise<void> {
     if (error instanceof UsageError) fail(error.message, 2);
     throw error;
   }
-  const { client } = await openDevice(target);
+  const { client } = await openDevice(target, config);
   try {
     const response = await client.call(spec.name, request, { timeoutMs });
     process.stdout.write(JSON.stringify(presentMessage(spec.responseType, response, spec.enumFields)) + '\n');
@@ -60,9 +64,9 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
-async function printEvents(target: ReturnType<typeof resolveTarget>): Promise<void> {
+async function printEvents(target: CoprocTarget, config: Config): Promise<void> {
   const print = (line: Record<string, unknown>) => process.stdout.write(JSON.stringify(line) + '\n');
-  const { client } = await openDevice(target);
+  const { client } = await openDevice(target, config);
   print({ event: 'link', up: client.linkUp });
   client.on('link', ({ up, reason }) => print({ event: 'link', up, ...(reason ? { reason } : {}) }));
   // Re-decode through the table so the output uses protobuf field names, like the operations.

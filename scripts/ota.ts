@@ -3,11 +3,13 @@ import { readFileSync } from 'node:fs';
 import { checkImage, OtaError, OtaUpdate, type OtaProgress } from '../daemon/coproc/ota.js';
 import { fail, parseCliArgs, takeOption } from './lib/args.js';
 import { openDevice, resolveTarget } from './lib/device.js';
+import { loadCommandConfig } from './lib/config.js';
 
-const USAGE = `Usage: npm run ota -- FIRMWARE.bin [--device TARGET] [--reboot-timeout S]
+const USAGE = `Usage: npm run ota -- FIRMWARE.bin [--device TARGET] [--reboot-timeout S] [--config FILE]
 
 Writes a firmware image to the coprocessor (OTABegin, 4000-byte OTAWrite chunks, OTAEnd) and waits
-for it to restart with the new image. The device is --device or NESTBOX_COPROC.`;
+for it to restart with the new image. The device is --device, else the daemon's setting (coproc in
+--config FILE or NESTBOX_CONFIG, or NESTBOX_COPROC).`;
 
 const BAR_WIDTH = 30;
 
@@ -18,7 +20,8 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   if (positional.length !== 1) fail(USAGE, 2);
-  const target = resolveTarget(takeOption(options, 'device'));
+  const config = loadCommandConfig(takeOption(options, 'config'));
+  const target = resolveTarget(takeOption(options, 'device'), config);
   const rebootTimeout = Number(takeOption(options, 'reboot-timeout') ?? 60);
   if (!(rebootTimeout > 0)) fail('--reboot-timeout is a number of seconds', 2);
   const unknown = Object.keys(options);
@@ -35,7 +38,7 @@ async function main(argv: string[]): Promise<void> {
   } catch (error) {
     fail((error as Error).message);
   }
-  const { client } = await openDevice(target);
+  const { client } = await openDevice(target, config);
   const update = new OtaUpdate(client, { rebootTimeoutMs: rebootTimeout * 1000 });
   update.on('progress', drawProgress);
   try {

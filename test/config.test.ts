@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError, loadConfig, parseCoprocTarget } from '../daemon/config.js';
+import { ConfigError, loadConfig, parseCoprocTarget, withBaseUrl } from '../daemon/config.js';
 import { daemonCommand, tempDir } from './helpers/paths.js';
 
 function rejects(sources: Parameters<typeof loadConfig>[0], key: string): ConfigError {
@@ -74,6 +74,28 @@ test('mail: no SMTP by default, an smtp(s) URL accepted, anything else refused; 
   );
   rejects({ env: { NESTBOX_SMTP_URL: 'http://mail.example' } }, 'NESTBOX_SMTP_URL');
   rejects({ env: { NESTBOX_SMTP_FROM: '' } }, 'NESTBOX_SMTP_FROM');
+});
+
+test('sources say which keys were given and where; another base URL remakes only the defaults derived from it', () => {
+  const dir = tempDir();
+  try {
+    const file = join(dir.path, 'settings.json');
+    writeFileSync(file, JSON.stringify({ streaming_url: 'wss://stream.example' }));
+    const config = loadConfig({ env: { NESTBOX_HTTP_PORT: '9000' }, file });
+    assert.equal(config.sources, {
+      httpPort: { name: 'NESTBOX_HTTP_PORT', source: 'environment' },
+      streamingUrl: { name: 'streaming_url', source: file },
+    });
+    const moved = withBaseUrl(config, 'https://box.example');
+    assert.is(moved.baseUrl, 'https://box.example');
+    assert.is(moved.smtpFrom, 'Nestbox <notifications@box.example>');
+    assert.is(moved.streamingUrl, 'https://stream.example', 'given, so kept');
+    assert.is(moved.httpPort, 9000);
+    const derived = withBaseUrl(loadConfig({ env: {} }), 'https://box.example');
+    assert.is(derived.streamingUrl, 'https://box.example:4000');
+  } finally {
+    dir.remove();
+  }
 });
 
 test('storage: a free-space threshold in whole megabytes (128 by default) and the SQLite sync level (full by default)', () => {

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import QRCode from 'qrcode';
 import { parseCidr, type Config } from '../config.js';
 import { lazy } from '../lib/on-first-use.js';
+import { storedBaseUrl } from '../store/base-url.js';
 import type { Db } from '../store/db.js';
 import { loadSetupPassphrase, storedSetupApName } from './setup-identity.js';
 
@@ -94,7 +95,8 @@ export async function loadSetupLabel(db: Db, config: Config): Promise<SetupLabel
   return {
     ssid,
     key: await loadSetupPassphrase(db, config.setupPassphrase),
-    dashboardUrl: `${config.baseUrl}/dashboard`,
+    // The base URL the instance keeps (stored at its first start), as the daemon runs with it.
+    dashboardUrl: `${(await storedBaseUrl(db)) ?? config.baseUrl}/dashboard`,
     setupUrl: address ? `http://${address}/setup` : null,
   };
 }

@@ -9,6 +9,7 @@ import type { Config } from '../config.js';
 import { silentLogger, type Logger } from '../log/logger.js';
 import { openDatabase, type Db } from '../store/db.js';
 import { migrate } from '../store/migrate.js';
+import { changeBaseUrl, settleBaseUrl } from '../store/base-url.js';
 import { DomainError } from '../lib/errors.js';
 import { Social } from './index.js';
 import { parseScopes } from './oauth/scopes.js';
@@ -20,11 +21,30 @@ export class AdminTool {
     readonly social: Social,
   ) {}
 
+  /** Refuses (BaseUrlMismatch) a configuration naming another base URL than the instance's. */
   static async open(config: Config, log: Logger = silentLogger): Promise<AdminTool> {
     const filename = join(config.dataDir, 'nestbox.sqlite3');
-    const db = openDatabase({ filename, synchronous: config.sqliteSynchronous });
-    await migrate(db);
-    return new AdminTool(db, await Social.open({ db, filename, config, log }));
+    const db = await openMigrated(config);
+    try {
+      const settled = await settleBaseUrl(db, config);
+      return new AdminTool(db, await Social.open({ db, filename, config: settled, log }));
+    } catch (error) {
+      await db.destroy();
+      throw error;
+    }
+  }
+
+  /**
+   * Moves the instance to another base URL (see changeBaseUrl); the daemon uses it from its next
+   * start. Works whatever base URL the configuration names: that is the point of it.
+   */
+  static async changeBaseUrl(config: Config, baseUrl: string): Promise<{ previous: string | null; baseUrl: string }> {
+    const db = await openMigrated(config);
+    try {
+      return await changeBaseUrl(db, baseUrl);
+    } finally {
+      await db.destroy();
+    }
   }
 
   async createAccount(input: {
@@ -79,6 +99,17 @@ export class AdminTool {
   async close(): Promise<void> {
     await this.social.close();
     await this.db.destroy();
+  }
+}
+
+async function openMigrated(config: Config): Promise<Db> {
+  const db = openDatabase({ filename: join(config.dataDir, 'nestbox.sqlite3'), synchronous: config.sqliteSynchronous });
+  try {
+    await migrate(db);
+    return db;
+  } catch (error) {
+    await db.destroy();
+    throw error;
   }
 }
 

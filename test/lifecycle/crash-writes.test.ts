@@ -69,6 +69,7 @@ test('SIGKILL under write load: every acknowledged write survives the restart an
   let box: SocialHarness | null = null;
   try {
     box = await startSocialDaemon({ NESTBOX_BACKUP_SCHEDULE: 'off' }, { dataDir: data.path });
+    const port = box.daemon.port;
     const tokens = await Promise.all(
       Array.from({ length: 3 }, async (_, i) => (await box!.account(`writer${i}`)).token),
     );
@@ -113,7 +114,8 @@ test('SIGKILL under write load: every acknowledged write survives the restart an
       await db.destroy();
     }
 
-    box = await startSocialDaemon({ NESTBOX_BACKUP_SCHEDULE: 'off' }, { dataDir: data.path });
+    // The same address: the instance keeps the base URL it began with.
+    box = await startSocialDaemon({ NESTBOX_BACKUP_SCHEDULE: 'off' }, { dataDir: data.path, port });
     for (const { id, text } of posts) {
       const answer = await box.api(tokens[0], 'GET', `/api/v1/statuses/${id}`);
       assert.is(answer.status, 200, `acknowledged post ${id}`);

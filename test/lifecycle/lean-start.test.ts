@@ -49,6 +49,8 @@ test('a start of a box already set up loads none of the parts kept for their fir
     assert.is(await first.stop(), 0);
     const daemon = await startDaemon({
       dataDir: data.path,
+      // The same address: the instance keeps the base URL it began with.
+      port: first.port,
       env: { NODE_OPTIONS: `--import=${RECORDER}`, MODULE_RECORDER_LOG: log },
     });
     assert.is(await daemon.stop(), 0);

@@ -26,7 +26,8 @@ test('an upload cut off by a crash leaves only a temp file, which the sweep remo
     const left = readdirSync(incoming);
     assert.is(left.length, 1, 'a crash leaves the temp file behind');
 
-    const second = await startSocialDaemon({}, { dataDir: data.path });
+    // The same address: the instance keeps the base URL it began with.
+    const second = await startSocialDaemon({}, { dataDir: data.path, port: first.daemon.port });
     try {
       const sweep = second.admin.social.services.mediaSweep;
       assert.equal(
