@@ -36,6 +36,8 @@ test('the label joins the setup AP the daemon runs; the key is kept across resta
   const out = tempDir('nestbox-label-out-');
   let h = await startSocialDaemon({}, { dataDir: data.path, keepDataDir: true });
   try {
+    // Restarts keep the address: the instance keeps the base URL it began with.
+    const again = { dataDir: data.path, keepDataDir: true, port: h.daemon.port };
     const owner = await h.account('boss', { owner: true, scopes: 'admin:read admin:write' });
     const ap = await setupAp(h, owner.token);
     assert.match(ap.ssid, /^Nestbox-[0-9A-F]{4}$/);
@@ -49,7 +51,7 @@ test('the label joins the setup AP the daemon runs; the key is kept across resta
     assert.not.ok(JSON.stringify(h.daemon.logs).includes(ap.passphrase), 'the key is in the log');
 
     await h.stop();
-    h = await startSocialDaemon({}, { dataDir: data.path, keepDataDir: true });
+    h = await startSocialDaemon({}, again);
     const token = await h.token('boss', 'admin:read');
     assert.equal(await setupAp(h, token), ap);
 
@@ -60,7 +62,7 @@ test('the label joins the setup AP the daemon runs; the key is kept across resta
     const newKey = /;P:([^;]+);;$/.exec(payload)![1];
     assert.is.not(newKey, ap.passphrase);
     await h.stop();
-    h = await startSocialDaemon({}, { dataDir: data.path, keepDataDir: true });
+    h = await startSocialDaemon({}, again);
     assert.equal(await setupAp(h, await h.token('boss', 'admin:read')), { ssid: ap.ssid, passphrase: newKey });
     assert.not.ok(JSON.stringify(h.daemon.logs).includes(newKey), 'the new key is in the log');
 
