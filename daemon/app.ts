@@ -28,6 +28,7 @@ import { CoprocError, type CoprocClientApi } from './coproc/api.js';
 import { NetworksRepo } from './connectivity/networks-repo.js';
 import { startConnectivitySubsystem, type ConnectivityParts } from './connectivity/subsystem.js';
 import { mountConnectivityWeb } from './web/mount.js';
+import { ReachabilityCheck } from './social/onboarding/reachability.js';
 import { openCoprocLink } from './coproc/link.js';
 import type { CoprocClient } from './coproc/client.js';
 import { Social } from './social/index.js';
@@ -212,6 +213,13 @@ export class App {
       connectivity: () => connectivity,
       resolveToken: social.services.oauth.resolve,
       onboarding: social.services.onboarding,
+      instanceSettings: {
+        identity: social.services.instance.identity,
+        db: social.ctx.db,
+        runningBaseUrl: this.config.baseUrl,
+        // The one place the box reaches for its own public address (tests give loopback ones).
+        reachability: new ReachabilityCheck((url, init) => fetch(url, init)),
+      },
       log: this.log.child({ component: 'onboarding' }),
       baseUrl: this.config.baseUrl,
       httpHost: this.config.httpHost,

@@ -7,6 +7,7 @@ import type { SocialContext } from './context.js';
 import { AccountsService } from './accounts/service.js';
 import { OAuthService } from './oauth/service.js';
 import { OnboardingService } from './onboarding/service.js';
+import { InstanceIdentity } from './instance/identity.js';
 import { NotificationsService } from './notifications/service.js';
 import { RelationshipsService } from './relationships/service.js';
 import { StatusesService } from './statuses/service.js';
@@ -157,7 +158,7 @@ export async function buildServices(
     mediaSweep: new MediaSweep(ctx, media),
     timelines: new TimelinesService(new TimelinesRepo(ctx), tags),
     search: new SearchService(ctx, statuses.visibility, remote),
-    instance: new InstanceService(new InstanceRepo(ctx)),
+    instance: new InstanceService(new InstanceRepo(ctx), new InstanceIdentity(ctx)),
     push: new PushService(ctx),
     announcements: new AnnouncementsService(ctx),
     reports: new ReportsService(ctx, limiter),

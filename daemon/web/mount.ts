@@ -13,6 +13,7 @@ import type { OnboardingService } from '../social/onboarding/service.js';
 import { captivePortal } from './captive-portal.js';
 import { dashboardRouter } from './dashboard.js';
 import { onboardingRouter } from './onboarding.js';
+import { instanceSettingsRouter, type InstanceSettingsOptions } from './instance-settings.js';
 import { ownerApiRouter } from './owner-api.js';
 import { setupPortalRouter } from './setup-portal.js';
 
@@ -29,6 +30,8 @@ export interface ConnectivityWebOptions {
   setupPortalPort?: number;
   /** The first run's owner account (the social instance's); without it the flow is not offered. */
   onboarding?: OnboardingService | null;
+  /** The instance's identity and public address on the owner API. */
+  instanceSettings?: Omit<InstanceSettingsOptions, 'resolveToken' | 'log'> | null;
   log?: Logger;
 }
 
@@ -60,6 +63,11 @@ export function mountConnectivityWeb(http: HttpServer, options: ConnectivityWebO
         baseUrl: options.baseUrl,
         log: options.log ?? silentLogger,
       }).routes(),
+    );
+  }
+  if (options.instanceSettings) {
+    http.use(
+      instanceSettingsRouter({ ...options.instanceSettings, resolveToken, log: options.log ?? silentLogger }).routes(),
     );
   }
   http.use(ownerApiRouter({ device: options.device, networks: options.networks, connectivity, resolveToken }).routes());

@@ -34,7 +34,11 @@
               logout();
               throw new Error('Please log in again');
             }
-            if (!response.ok) throw new Error(body.error || 'HTTP ' + response.status);
+            if (!response.ok) {
+              var error = new Error(body.error || 'HTTP ' + response.status);
+              error.details = body.details; // per field, for the forms
+              throw error;
+            }
             return body;
           });
       }
@@ -187,22 +191,6 @@
     $('owner-username').focus();
   }
 
-  function ownerFieldErrors(details) {
-    document.querySelectorAll('#owner-form .field-error').forEach(function (p) {
-      p.hidden = true;
-    });
-    Object.keys(details || {}).forEach(function (field) {
-      var target = $('owner-' + field + '-error');
-      if (!target) return;
-      target.textContent = details[field]
-        .map(function (d) {
-          return d.description;
-        })
-        .join(', ');
-      target.hidden = false;
-    });
-  }
-
   function createOwner(event) {
     event.preventDefault();
     var form = $('owner-form');
@@ -221,7 +209,7 @@
           .then(function (answer) {
             if (response.status === 404) throw new Error('This box has an owner already: log in instead.');
             if (!response.ok) {
-              ownerFieldErrors(answer.details);
+              fieldErrors('owner', answer.details);
               throw new Error(
                 response.status === 422
                   ? 'Please correct the fields marked above.'
@@ -246,6 +234,123 @@
       })
       .then(function () {
         $('owner-create').disabled = false;
+      });
+  }
+
+  // ── the instance's identity and public address ──────────────────────────────────────────
+
+  function fieldErrors(prefix, details) {
+    document.querySelectorAll('[id^="' + prefix + '-"].field-error').forEach(function (p) {
+      p.hidden = true;
+    });
+    Object.keys(details || {}).forEach(function (field) {
+      var target = $(prefix + '-' + field + '-error');
+      if (!target) return;
+      target.textContent = details[field]
+        .map(function (d) {
+          return d.description;
+        })
+        .join(', ');
+      target.hidden = false;
+    });
+  }
+
+  function showInstance(instance) {
+    $('instance-title').value = instance.title;
+    $('instance-description').value = instance.short_description;
+    $('instance-language').value = instance.language;
+    $('instance-contact').value = instance.contact_username || '';
+    $('base-url').value = instance.base_url;
+    $('base-url-restart').hidden = !instance.restart_needed;
+  }
+
+  function loadInstance() {
+    return fetch('/api/v1/instance/languages', { cache: 'no-store' })
+      .then(function (r) {
+        return r.json();
+      })
+      .then(function (languages) {
+        var select = $('instance-language');
+        select.textContent = '';
+        languages.forEach(function (language) {
+          var option = document.createElement('option');
+          option.value = language.code;
+          option.textContent = language.name + ' (' + language.code + ')';
+          select.appendChild(option);
+        });
+        return api('/instance');
+      })
+      .then(showInstance)
+      .catch(function (e) {
+        showError('instance-error', e);
+      });
+  }
+
+  function saveInstance(event) {
+    event.preventDefault();
+    $('instance-saved').hidden = true;
+    api(
+      '/instance',
+      json('PUT', {
+        title: $('instance-title').value,
+        short_description: $('instance-description').value,
+        language: $('instance-language').value,
+        contact_username: $('instance-contact').value,
+      })
+    ).then(
+      function (instance) {
+        fieldErrors('instance', null);
+        showError('instance-error', null);
+        showInstance(instance);
+        $('instance-saved').hidden = false;
+      },
+      function (e) {
+        fieldErrors('instance', e.details);
+        showError('instance-error', e);
+      }
+    );
+  }
+
+  function saveAddress(event) {
+    event.preventDefault();
+    api('/instance/base_url', json('PUT', { base_url: $('base-url').value })).then(
+      function (instance) {
+        showError('address-error', null);
+        showInstance(instance);
+        checkAddress();
+      },
+      function (e) {
+        showError('address-error', e);
+      }
+    );
+  }
+
+  function checkAddress() {
+    $('check-address').disabled = true;
+    $('reach-summary').textContent = 'Checking…';
+    $('reachability').hidden = false;
+    api('/instance/reachability', json('POST', { url: $('base-url').value }))
+      .then(
+        function (report) {
+          showError('address-error', null);
+          $('reachability').dataset.ready = String(report.federation_ready);
+          $('reach-summary').textContent = report.summary;
+          var list = $('reach-advice');
+          list.textContent = '';
+          report.advice.forEach(function (text) {
+            var li = document.createElement('li');
+            li.textContent = text;
+            list.appendChild(li);
+          });
+          $('reach-note').textContent = report.note;
+        },
+        function (e) {
+          $('reachability').hidden = true;
+          showError('address-error', e);
+        }
+      )
+      .then(function () {
+        $('check-address').disabled = false;
       });
   }
 
@@ -474,6 +579,7 @@
     $('logout').hidden = false;
     openStream();
     loadNetworks();
+    loadInstance();
     api('/setup_ap').then(
       function (ap) {
         $('ap-ssid').textContent = ap.ssid;
@@ -492,6 +598,9 @@
   });
   $('logout').addEventListener('click', logout);
   $('owner-form').addEventListener('submit', createOwner);
+  $('instance-form').addEventListener('submit', saveInstance);
+  $('address-form').addEventListener('submit', saveAddress);
+  $('check-address').addEventListener('click', checkAddress);
   $('add-network').addEventListener('submit', function (event) {
     event.preventDefault();
     api(

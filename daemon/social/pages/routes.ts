@@ -13,7 +13,6 @@ import type { SocialContext } from '../context.js';
 import type { SocialServices } from '../services.js';
 import type { AccountRow } from '../accounts/repo.js';
 import { serializeAccount } from '../accounts/serialize.js';
-import { TITLE } from '../instance/serialize.js';
 import { rssFeed } from './feed.js';
 import { wantsActivityJson } from './negotiation.js';
 import { answerPage, sendPage } from './respond.js';
@@ -26,13 +25,16 @@ const PAGE_SIZE = 20;
 const HTML = 'text/html; charset=utf-8';
 const RSS = 'application/rss+xml; charset=utf-8';
 const CSS = 'text/css; charset=utf-8';
-const DESCRIPTION = 'A Mastodon-compatible home server on a Nestbox.';
 
 export function pagesRouter(ctx: SocialContext, services: SocialServices): Router {
   const router = new Router();
   const { accounts, statuses, renderer, timelines, instance } = services;
   const baseUrl = ctx.config.baseUrl;
-  const site: Site = { title: TITLE, description: DESCRIPTION, baseUrl, localDomain: ctx.localDomain };
+  // The name and description the owner gave the instance, read per page (a change shows at once).
+  const siteNow = async (): Promise<Site> => {
+    const identity = await instance.identity.get();
+    return { title: identity.title, description: identity.short_description, baseUrl, localDomain: ctx.localDomain };
+  };
   const stylesheet = readFileSync(join(WEB_DIR, 'pages.css'), 'utf8');
 
   const render = async (ids: readonly string[]): Promise<PageStatus[]> => {
@@ -42,14 +44,14 @@ export function pagesRouter(ctx: SocialContext, services: SocialServices): Route
   const pageAccount = (row: AccountRow) => serializeAccount(row, baseUrl) as unknown as PageAccount;
   const answer = (c: Context, type: string, page: () => Promise<void>) =>
     answerPage(c, services.renderCache.responses, type, page);
-  const message = (c: Context, status: number, title: string, text: string) =>
-    sendPage(c, HTML, messagePage(site, title, text), status);
+  const message = async (c: Context, status: number, title: string, text: string) =>
+    sendPage(c, HTML, messagePage(await siteNow(), title, text), status);
 
   /** The local account a path names; answers 404 or 410 itself and returns null when there is none to show. */
   const account = async (c: Context, username: string): Promise<AccountRow | null> => {
     const row = await accounts.localByUsername(username);
-    if (!row) message(c, 404, 'Not found', 'There is no such account here.');
-    else if (row.suspended_at) message(c, 410, 'Account suspended', 'This account has been suspended.');
+    if (!row) await message(c, 404, 'Not found', 'There is no such account here.');
+    else if (row.suspended_at) await message(c, 410, 'Account suspended', 'This account has been suspended.');
     else return row;
     return null;
   };
@@ -77,7 +79,11 @@ export function pagesRouter(ctx: SocialContext, services: SocialServices): Route
       : owner
         ? await newest(owner)
         : [];
-    sendPage(c, HTML, landingPage(site, owner ? pageAccount(owner) : null, await render(ids.map(({ id }) => id))));
+    sendPage(
+      c,
+      HTML,
+      landingPage(await siteNow(), owner ? pageAccount(owner) : null, await render(ids.map(({ id }) => id))),
+    );
   };
 
   router.get('/@:username', async (c, next) => {
@@ -113,7 +119,13 @@ export function pagesRouter(ctx: SocialContext, services: SocialServices): Route
     sendPage(
       c,
       HTML,
-      profilePage(site, { account: pageAccount(row), pinned, statuses: page, olderMaxId, paged: Boolean(maxId) }),
+      profilePage(await siteNow(), {
+        account: pageAccount(row),
+        pinned,
+        statuses: page,
+        olderMaxId,
+        paged: Boolean(maxId),
+      }),
     );
   };
 
@@ -134,7 +146,7 @@ export function pagesRouter(ctx: SocialContext, services: SocialServices): Route
     if (!shown) return message(c, 404, 'Not found', 'This post does not exist or is not public.');
     const thread = await statuses.context(id, null);
     const [ancestors, descendants] = await Promise.all([render(thread.ancestors), render(thread.descendants)]);
-    sendPage(c, HTML, postPage(site, { status: shown, ancestors, descendants }));
+    sendPage(c, HTML, postPage(await siteNow(), { status: shown, ancestors, descendants }));
   };
 
   router.get('/tags/:file', async (c, next) => {
@@ -158,7 +170,7 @@ export function pagesRouter(ctx: SocialContext, services: SocialServices): Route
       RSS,
       rssFeed(
         {
-          title: `#${name} on ${site.title}`,
+          title: `#${name} on ${(await siteNow()).title}`,
           link,
           description: `Public posts tagged #${name} on ${ctx.localDomain}`,
           self: `${link}.rss`,
