@@ -213,6 +213,7 @@ export class App {
       connectivity: () => connectivity,
       resolveToken: social.services.oauth.resolve,
       onboarding: social.services.onboarding,
+      invites: social.services.invites,
       instanceSettings: {
         identity: social.services.instance.identity,
         db: social.ctx.db,

@@ -8,6 +8,7 @@ import { AccountsService } from './accounts/service.js';
 import { OAuthService } from './oauth/service.js';
 import { OnboardingService } from './onboarding/service.js';
 import { InstanceIdentity } from './instance/identity.js';
+import { InvitesService } from './invites/service.js';
 import { NotificationsService } from './notifications/service.js';
 import { RelationshipsService } from './relationships/service.js';
 import { StatusesService } from './statuses/service.js';
@@ -57,6 +58,7 @@ export interface SocialServices {
   oauth: OAuthService;
   accounts: AccountsService;
   onboarding: OnboardingService;
+  invites: InvitesService;
   notifications: NotificationsService;
   relationships: RelationshipsService;
   statuses: StatusesService;
@@ -142,6 +144,7 @@ export async function buildServices(
     oauth,
     accounts,
     onboarding: new OnboardingService(accounts, oauth),
+    invites: new InvitesService(ctx),
     notifications,
     relationships,
     statuses,

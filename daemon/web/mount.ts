@@ -13,6 +13,8 @@ import type { OnboardingService } from '../social/onboarding/service.js';
 import { captivePortal } from './captive-portal.js';
 import { dashboardRouter } from './dashboard.js';
 import { onboardingRouter } from './onboarding.js';
+import { invitesRouter } from './invites.js';
+import type { InvitesService } from '../social/invites/service.js';
 import { instanceSettingsRouter, type InstanceSettingsOptions } from './instance-settings.js';
 import { ownerApiRouter } from './owner-api.js';
 import { setupPortalRouter } from './setup-portal.js';
@@ -30,6 +32,8 @@ export interface ConnectivityWebOptions {
   setupPortalPort?: number;
   /** The first run's owner account (the social instance's); without it the flow is not offered. */
   onboarding?: OnboardingService | null;
+  /** Invites on the owner API and the pages their links open. */
+  invites?: InvitesService | null;
   /** The instance's identity and public address on the owner API. */
   instanceSettings?: Omit<InstanceSettingsOptions, 'resolveToken' | 'log'> | null;
   log?: Logger;
@@ -68,6 +72,16 @@ export function mountConnectivityWeb(http: HttpServer, options: ConnectivityWebO
   if (options.instanceSettings) {
     http.use(
       instanceSettingsRouter({ ...options.instanceSettings, resolveToken, log: options.log ?? silentLogger }).routes(),
+    );
+  }
+  if (options.invites) {
+    http.use(
+      invitesRouter({
+        invites: options.invites,
+        baseUrl: options.baseUrl,
+        resolveToken,
+        log: options.log ?? silentLogger,
+      }).routes(),
     );
   }
   http.use(ownerApiRouter({ device: options.device, networks: options.networks, connectivity, resolveToken }).routes());

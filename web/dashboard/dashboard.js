@@ -354,6 +354,90 @@
       });
   }
 
+  // ── invites ──────────────────────────────────────────────────────────────────────────────
+
+  var INVITE_STATES = { usable: 'active', expired: 'expired', used_up: 'used up' };
+
+  function inviteItem(invite) {
+    var li = document.createElement('li');
+    li.className = 'invite';
+    li.dataset.state = invite.state;
+    var link = document.createElement('input');
+    link.readOnly = true;
+    link.value = invite.url;
+    link.className = 'invite-url';
+    link.setAttribute('aria-label', 'Invite link');
+    var facts = document.createElement('span');
+    facts.className = 'hint';
+    facts.textContent =
+      ' ' +
+      INVITE_STATES[invite.state] +
+      ' · used ' +
+      invite.uses +
+      (invite.max_uses === null ? '' : ' of ' + invite.max_uses) +
+      (invite.expires_at ? ' · until ' + new Date(invite.expires_at).toLocaleString() : ' · no expiry');
+    li.appendChild(link);
+    li.appendChild(facts);
+    if (invite.state === 'usable') {
+      var end = document.createElement('button');
+      end.type = 'button';
+      end.textContent = 'Expire';
+      end.addEventListener('click', function () {
+        api('/invites/' + invite.id, { method: 'DELETE' }).then(loadInvites, function (e) {
+          showError('invite-error', e);
+        });
+      });
+      li.appendChild(end);
+    }
+    return li;
+  }
+
+  function loadInvites() {
+    return Promise.all([api('/invites'), api('/invites/accounts')]).then(
+      function (answers) {
+        var list = $('invites');
+        list.textContent = '';
+        answers[0].forEach(function (invite) {
+          list.appendChild(inviteItem(invite));
+        });
+        var joined = $('invited');
+        joined.textContent = '';
+        answers[1].forEach(function (account) {
+          var li = document.createElement('li');
+          li.textContent =
+            '@' +
+            account.username +
+            (account.display_name ? ' (' + account.display_name + ')' : '') +
+            ' · joined ' +
+            new Date(account.created_at).toLocaleDateString();
+          joined.appendChild(li);
+        });
+        if (!answers[1].length) joined.innerHTML = '<li class="hint">Nobody yet.</li>';
+      },
+      function (e) {
+        showError('invite-error', e);
+      }
+    );
+  }
+
+  function createInvite(event) {
+    event.preventDefault();
+    var expires = $('invite-expires').value;
+    var uses = $('invite-uses').value;
+    api(
+      '/invites',
+      json('POST', { expires_in: expires ? Number(expires) : null, max_uses: uses ? Number(uses) : null })
+    ).then(
+      function () {
+        showError('invite-error', null);
+        return loadInvites();
+      },
+      function (e) {
+        showError('invite-error', e);
+      }
+    );
+  }
+
   // ── state ─────────────────────────────────────────────────────────────────────────────────
 
   var SUMMARY = {
@@ -580,6 +664,7 @@
     openStream();
     loadNetworks();
     loadInstance();
+    loadInvites();
     api('/setup_ap').then(
       function (ap) {
         $('ap-ssid').textContent = ap.ssid;
@@ -599,6 +684,7 @@
   $('logout').addEventListener('click', logout);
   $('owner-form').addEventListener('submit', createOwner);
   $('instance-form').addEventListener('submit', saveInstance);
+  $('invite-form').addEventListener('submit', createInvite);
   $('address-form').addEventListener('submit', saveAddress);
   $('check-address').addEventListener('click', checkAddress);
   $('add-network').addEventListener('submit', function (event) {

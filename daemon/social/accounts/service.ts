@@ -137,7 +137,19 @@ export class AccountsService {
           created_at: now,
         },
       );
-      if (input.inviteId) await trx.raw('UPDATE invites SET uses = uses + 1 WHERE id = ?', [input.inviteId]);
+      // Counted only while it still allows a use: of two sign-ups racing for the last one, one wins.
+      if (input.inviteId) {
+        const counted = await trx('invites')
+          .whereRaw('id = ? AND (max_uses IS NULL OR uses < max_uses) AND (expires_at IS NULL OR expires_at > ?)', [
+            input.inviteId,
+            now,
+          ])
+          .increment('uses', 1);
+        if (!counted)
+          throw validationFailed({
+            invite_code: [{ error: 'ERR_INVALID', description: 'has been used up or has expired' }],
+          });
+      }
       await input.within?.(trx, id);
     });
     this.ctx.events.emit('account.created', { accountId: id });
