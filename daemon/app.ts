@@ -25,10 +25,10 @@ import { healthRouter } from './http/health-route.js';
 import { VERSION } from './version.js';
 import { settingsMemory } from './mqtt/memory.js';
 import { CoprocError, type CoprocClientApi } from './coproc/api.js';
-import type { TokenResolver } from './lib/grants.js';
 import { NetworksRepo } from './connectivity/networks-repo.js';
 import { startConnectivitySubsystem, type ConnectivityParts } from './connectivity/subsystem.js';
 import { mountConnectivityWeb } from './web/mount.js';
+import { ReachabilityCheck } from './social/onboarding/reachability.js';
 import { openCoprocLink } from './coproc/link.js';
 import type { CoprocClient } from './coproc/client.js';
 import { Social } from './social/index.js';
@@ -112,7 +112,7 @@ export class App {
       }).routes(),
     );
     // The setup portal first: in setup mode it answers captive-portal probes for any host.
-    this.mountConnectivityRoutes(http, networks, connectivity, social.services.oauth.resolve);
+    this.mountConnectivityRoutes(http, networks, connectivity, social);
     http.use(deliveriesQueuedBeforeAnswer(() => federation));
     const refreshInstanceCounts = await this.startSocial(social, http);
     this.mountFederation(federation, http);
@@ -205,13 +205,23 @@ export class App {
     http: HttpServer,
     networks: NetworksRepo,
     connectivity: ConnectivityParts,
-    resolveToken: TokenResolver,
+    social: Social,
   ): void {
     mountConnectivityWeb(http, {
       device: this.device,
       networks: () => networks,
       connectivity: () => connectivity,
-      resolveToken,
+      resolveToken: social.services.oauth.resolve,
+      onboarding: social.services.onboarding,
+      invites: social.services.invites,
+      instanceSettings: {
+        identity: social.services.instance.identity,
+        db: social.ctx.db,
+        runningBaseUrl: this.config.baseUrl,
+        // The one place the box reaches for its own public address (tests give loopback ones).
+        reachability: new ReachabilityCheck((url, init) => fetch(url, init)),
+      },
+      log: this.log.child({ component: 'onboarding' }),
       baseUrl: this.config.baseUrl,
       httpHost: this.config.httpHost,
       httpPort: this.config.httpPort,

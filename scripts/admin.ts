@@ -3,8 +3,13 @@
  * Reads the daemon's configuration (--config FILE or NESTBOX_CONFIG, NESTBOX_* variables) and works
  * on its database, also while the daemon runs; refuses a base URL other than the instance's.
  */
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ConfigError } from '../daemon/config.js';
+import { ConfigError, type Config } from '../daemon/config.js';
+import { replaceSetupPassphrase } from '../daemon/connectivity/setup-identity.js';
+import { LabelUnavailable, loadSetupLabel, writeSetupLabel } from '../daemon/connectivity/setup-label.js';
+import { openDatabase } from '../daemon/store/db.js';
+import { migrate } from '../daemon/store/migrate.js';
 import { AdminTool, describeAdminError } from '../daemon/social/admin.js';
 import { loadCommandConfig } from './lib/config.js';
 
@@ -19,6 +24,10 @@ Commands:
       Sets a new password (generated and printed when not given) and revokes the account's tokens.
   create-announcement --text T [--starts-at ISO --ends-at ISO [--all-day]]
       Publishes an announcement to every user; --all-day only with a time range. Prints its id.
+  label [--out DIR] [--new-key]
+      Writes the box's label (nestbox-label.png and .svg, default DIR: <data dir>/label): the setup
+      network's name, its key, a QR code phones join with, the dashboard address. --new-key first
+      replaces the setup key (the daemon uses it after its next restart; reprint the label).
   set-base-url URL
       Moves the instance to another base URL (stored at its first start; ids and links are made
       from it): the links kept in the database move with it. Restart the daemon afterwards, with
@@ -46,6 +55,8 @@ async function main(argv: string[]): Promise<number> {
         'starts-at': { type: 'string' },
         'ends-at': { type: 'string' },
         'all-day': { type: 'boolean' },
+        out: { type: 'string' },
+        'new-key': { type: 'boolean' },
         config: { type: 'string' },
         help: { type: 'boolean' },
       },
@@ -69,6 +80,7 @@ async function main(argv: string[]): Promise<number> {
   const config = loadCommandConfig(values.config);
   let tool: AdminTool | null = null;
   try {
+    if (command === 'label') return await printLabel(config, values.out, values['new-key'] ?? false);
     if (command === 'set-base-url') {
       if (positionals.length !== 2) throw new UsageError('set-base-url takes one URL');
       const { previous, baseUrl } = await AdminTool.changeBaseUrl(config, positionals[1]);
@@ -134,5 +146,29 @@ async function main(argv: string[]): Promise<number> {
 }
 
 class UsageError extends Error {}
+
+/** The label needs only the box's settings, not the social instance. */
+async function printLabel(config: Config, out: string | undefined, newKey: boolean): Promise<number> {
+  const db = openDatabase({ filename: join(config.dataDir, 'nestbox.sqlite3'), synchronous: config.sqliteSynchronous });
+  try {
+    await migrate(db);
+    if (newKey && config.setupPassphrase) {
+      process.stderr.write('admin: NESTBOX_SETUP_PASSPHRASE sets the key: change it there instead\n');
+      return 1;
+    }
+    if (newKey) await replaceSetupPassphrase(db);
+    const paths = await writeSetupLabel(out ?? join(config.dataDir, 'label'), await loadSetupLabel(db, config));
+    process.stdout.write(
+      `${newKey ? 'new setup key stored (restart the daemon to use it); ' : ''}label written:\n${paths.png}\n${paths.svg}\n`,
+    );
+    return 0;
+  } catch (error) {
+    if (!(error instanceof LabelUnavailable)) throw error;
+    process.stderr.write(`admin: ${error.message}\n`);
+    return 1;
+  } finally {
+    await db.destroy();
+  }
+}
 
 process.exitCode = await main(process.argv.slice(2));

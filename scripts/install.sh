@@ -93,11 +93,29 @@ SETTINGS
   say "wrote $root/etc/default/nestbox (site settings; kept on reinstall)"
 fi
 
+# The box's label (setup network, its key, QR code, dashboard address), once per box: the setup
+# network's name comes from the coprocessor, so wait for the daemon to have met it.
+print_label_once() {
+  local label=/var/lib/nestbox/label/nestbox-label.png
+  [ "$start" = yes ] && [ ! -f "$label" ] || return 0
+  say "printing the box's label (waiting for the daemon to meet the Wi-Fi coprocessor)"
+  for _ in $(seq 1 30); do
+    if (set -a; . /etc/default/nestbox; NESTBOX_DATA_DIR=/var/lib/nestbox NESTBOX_NETWORK=${NESTBOX_NETWORK:-on} \
+      runuser -u nestbox -- "$(command -v node)" "$prefix/dist/scripts/admin.js" label >/dev/null 2>&1); then
+      say "label: $label (and .svg): print it and stick it on the box; reprint: npm run admin -- label"
+      return 0
+    fi
+    sleep 3
+  done
+  say "no label yet (the coprocessor has not answered): run npm run admin -- label once it has"
+}
+
 if [ -z "$staging" ]; then
   chgrp nestbox /etc/default/nestbox
   systemctl daemon-reload
   systemctl enable nestbox.service
   if [ "$start" = yes ]; then systemctl restart nestbox.service; fi
+  print_label_once
   say "done: systemctl status nestbox; journalctl -u nestbox -f"
 else
   say "staged into $root"

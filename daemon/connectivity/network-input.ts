@@ -1,3 +1,5 @@
+import { ssidText as decodeSsid } from '../coproc/convert.js';
+
 /**
  * Rules for what a person types as a Wi-Fi network: SSIDs are bytes (1–32, UTF-8 or not, given
  * as text or as hex from the scan list), passphrases are 8–63 printable ASCII characters or 64
@@ -86,23 +88,20 @@ function parseFlag(value: unknown): boolean {
   throw new NetworkInputError('hidden', 'hidden must be true or false');
 }
 
-/** An SSID for display: its UTF-8 text, or with \xNN escapes where the bytes are not text. */
+/**
+ * An SSID for display: its text (UTF-8, else Latin-1), with control characters (and then
+ * backslashes) as \xNN escapes, so a name can neither break a log line nor pass for another.
+ */
 export function ssidText(bytes: Uint8Array): string {
-  try {
-    const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-    // eslint-disable-next-line no-control-regex -- control characters are what gets escaped.
-    if (!/[\u0000-\u001f\u007f]/.test(text)) return text;
-  } catch {
-    /* not UTF-8: escape below */
-  }
-  return [...bytes]
-    .map((byte) =>
-      byte >= 0x20 && byte < 0x7f && byte !== 0x5c
-        ? String.fromCharCode(byte)
-        : `\\x${byte.toString(16).padStart(2, '0')}`,
-    )
-    .join('');
+  const text = decodeSsid(bytes);
+  if (!CONTROL.test(text)) return text;
+  return text.replace(ESCAPED, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 }
+
+// eslint-disable-next-line no-control-regex -- C0 and C1 control characters are what gets escaped.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+// eslint-disable-next-line no-control-regex -- the same, with the backslash that starts an escape.
+const ESCAPED = /[\u0000-\u001f\u005c\u007f-\u009f]/g;
 
 /** The same network name: SSIDs are bytes, compared as such. */
 export function sameSsid(a: Uint8Array, b: Uint8Array): boolean {

@@ -26,7 +26,7 @@ export interface SetupPortalOptions {
   networks: NetworksRepo;
   scan: RecentScan;
   device: DeviceState;
-  /** The setup AP's WPA2 key: the owner reads it on the dashboard (and MQTT, when allowed). */
+  /** The setup AP's WPA2 key: on the box's label and the dashboard (and MQTT, when allowed); the first run takes it as proof of holding the box. */
   setupPassphrase: string;
   log: Logger;
 }

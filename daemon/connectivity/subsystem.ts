@@ -24,7 +24,7 @@ import { RadioSettings, type DeviceSettingsStore } from './radio-settings.js';
 import { RecentScan } from './recent-scan.js';
 import { ConnectivityRunner, type ConnectivityRunnerOptions, type StationNetwork } from './runner.js';
 import { SetupPortal } from './setup-portal.js';
-import { loadSetupPassphrase } from './setup-identity.js';
+import { loadSetupPassphrase, rememberSetupApName } from './setup-identity.js';
 
 /** The parts as the outputs use them: web routes, MQTT commands. */
 export interface ConnectivityParts {
@@ -94,11 +94,11 @@ export async function startConnectivitySubsystem(
     firmwareDir: join(config.dataDir, 'firmware'),
   });
   await connectivity.firmwareFiles.refresh();
-  // Shown on purpose, once: the owner needs it to join the setup AP (it is also on the dashboard).
-  log.info('setup access point key (WPA2) for joining the box in setup mode', {
-    setup_key: setupPassphrase,
+  // Never the key itself: the owner reads it on the label (npm run admin -- label) or the dashboard.
+  log.info('setup access point key ready', {
     source: config.setupPassphrase ? 'NESTBOX_SETUP_PASSPHRASE' : 'generated for this device',
   });
+  const forgetApName = rememberSetupApName(db, parts.device, log);
   await connectivity.runner.start();
   let stopDns: () => Promise<void> = async () => undefined;
   if (config.setupApAddress && config.network === 'off') {
@@ -112,6 +112,7 @@ export async function startConnectivitySubsystem(
   return {
     connectivity,
     async stop() {
+      forgetApName();
       await stopDns();
       await connectivity.runner.stop();
     },

@@ -42,9 +42,16 @@ export const bandwidthFromWire = (value: number): BandwidthName => (value === 2 
 export const dbmToQuarter = (dbm: number): number => Math.round(dbm * 4);
 export const quarterToDbm = (quarter: number): number => quarter / 4;
 
-/** SSID bytes → display text (invalid UTF-8 becomes U+FFFD; the bytes stay available). */
+/**
+ * SSID bytes → display text: UTF-8 when they are, else Latin-1, the encoding access points with
+ * such names use (every byte is a character in it, so nothing is lost; the bytes stay available).
+ */
 export function ssidText(bytes: Uint8Array): string {
-  return new TextDecoder('utf-8', { fatal: false }).decode(bytes);
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return Buffer.from(bytes).toString('latin1');
+  }
 }
 
 /** The firmware's GetAPConfig sends the SSID with its C string terminator. */

@@ -6,6 +6,9 @@
 import type { SocialContext } from './context.js';
 import { AccountsService } from './accounts/service.js';
 import { OAuthService } from './oauth/service.js';
+import { OnboardingService } from './onboarding/service.js';
+import { InstanceIdentity } from './instance/identity.js';
+import { InvitesService } from './invites/service.js';
 import { NotificationsService } from './notifications/service.js';
 import { RelationshipsService } from './relationships/service.js';
 import { StatusesService } from './statuses/service.js';
@@ -54,6 +57,8 @@ import type { FederationPeers } from './federation/peers.js';
 export interface SocialServices {
   oauth: OAuthService;
   accounts: AccountsService;
+  onboarding: OnboardingService;
+  invites: InvitesService;
   notifications: NotificationsService;
   relationships: RelationshipsService;
   statuses: StatusesService;
@@ -134,9 +139,12 @@ export async function buildServices(
     [mediaDecorator(media), tagsDecorator(tags, baseUrl), filtersDecorator(filters), pollsDecorator(polls, ctx.now)],
     [filtersViewerKey(filters)],
   );
+  const oauth = new OAuthService(ctx, passwords, throttle);
   return {
-    oauth: new OAuthService(ctx, passwords, throttle),
+    oauth,
     accounts,
+    onboarding: new OnboardingService(accounts, oauth),
+    invites: new InvitesService(ctx),
     notifications,
     relationships,
     statuses,
@@ -153,7 +161,7 @@ export async function buildServices(
     mediaSweep: new MediaSweep(ctx, media),
     timelines: new TimelinesService(new TimelinesRepo(ctx), tags),
     search: new SearchService(ctx, statuses.visibility, remote),
-    instance: new InstanceService(new InstanceRepo(ctx)),
+    instance: new InstanceService(new InstanceRepo(ctx), new InstanceIdentity(ctx)),
     push: new PushService(ctx),
     announcements: new AnnouncementsService(ctx),
     reports: new ReportsService(ctx, limiter),

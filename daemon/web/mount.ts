@@ -1,15 +1,21 @@
 /**
  * Mounts the connectivity side of the HTTP surface in its order: captive-portal redirects first
  * (they apply to every path while in setup mode), then the setup portal, the owner API and the
- * dashboard page.
+ * dashboard page, with the first run's owner account beside them.
  */
 import type { NetworksRepo } from '../connectivity/networks-repo.js';
 import type { ConnectivityParts } from '../connectivity/subsystem.js';
 import type { DeviceState } from '../device/state.js';
 import type { TokenResolver } from '../lib/grants.js';
 import type { HttpServer } from '../http/server.js';
+import { silentLogger, type Logger } from '../log/logger.js';
+import type { OnboardingService } from '../social/onboarding/service.js';
 import { captivePortal } from './captive-portal.js';
 import { dashboardRouter } from './dashboard.js';
+import { onboardingRouter } from './onboarding.js';
+import { invitesRouter } from './invites.js';
+import type { InvitesService } from '../social/invites/service.js';
+import { instanceSettingsRouter, type InstanceSettingsOptions } from './instance-settings.js';
 import { ownerApiRouter } from './owner-api.js';
 import { setupPortalRouter } from './setup-portal.js';
 
@@ -24,6 +30,13 @@ export interface ConnectivityWebOptions {
   setupApAddress: string | null;
   /** The port phones reach the portal on at the setup address (80 with the network layer on). */
   setupPortalPort?: number;
+  /** The first run's owner account (the social instance's); without it the flow is not offered. */
+  onboarding?: OnboardingService | null;
+  /** Invites on the owner API and the pages their links open. */
+  invites?: InvitesService | null;
+  /** The instance's identity and public address on the owner API. */
+  instanceSettings?: Omit<InstanceSettingsOptions, 'resolveToken' | 'log'> | null;
+  log?: Logger;
 }
 
 export function mountConnectivityWeb(http: HttpServer, options: ConnectivityWebOptions): void {
@@ -42,8 +55,35 @@ export function mountConnectivityWeb(http: HttpServer, options: ConnectivityWebO
       resolveToken,
       dashboardUrl: `${options.baseUrl}/dashboard`,
       apAddress: options.setupApAddress,
+      ownerNeeded: async () => (await options.onboarding?.ownerNeeded()) ?? false,
     }).routes(),
   );
+  if (options.onboarding) {
+    http.use(
+      onboardingRouter({
+        onboarding: options.onboarding,
+        setupKey: () => connectivity()?.portal.passphrase ?? null,
+        apAddress: options.setupApAddress,
+        baseUrl: options.baseUrl,
+        log: options.log ?? silentLogger,
+      }).routes(),
+    );
+  }
+  if (options.instanceSettings) {
+    http.use(
+      instanceSettingsRouter({ ...options.instanceSettings, resolveToken, log: options.log ?? silentLogger }).routes(),
+    );
+  }
+  if (options.invites) {
+    http.use(
+      invitesRouter({
+        invites: options.invites,
+        baseUrl: options.baseUrl,
+        resolveToken,
+        log: options.log ?? silentLogger,
+      }).routes(),
+    );
+  }
   http.use(ownerApiRouter({ device: options.device, networks: options.networks, connectivity, resolveToken }).routes());
   http.use(dashboardRouter().routes());
 }

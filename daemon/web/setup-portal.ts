@@ -25,6 +25,8 @@ export interface SetupPortalOptions {
    * login (the home network must not reach the portal while the owner's setup mode is on).
    */
   apAddress: string | null;
+  /** True while the box has no owner: the result page then leads to creating the owner account. */
+  ownerNeeded: () => Promise<boolean>;
 }
 
 const PAGES = {
@@ -84,9 +86,13 @@ export function setupPortalRouter(options: SetupPortalOptions): Router {
     },
   );
 
-  router.get('/setup/api/status', ...read, (ctx) => {
+  router.get('/setup/api/status', ...read, async (ctx) => {
     ctx.set(NO_CACHE);
-    ctx.body = { ...connectivity().portal.status(), dashboard_url: options.dashboardUrl };
+    ctx.body = {
+      ...connectivity().portal.status(),
+      dashboard_url: options.dashboardUrl,
+      owner_needed: await options.ownerNeeded(),
+    };
   });
 
   return router;

@@ -38,7 +38,9 @@ test('SSIDs are bytes: UTF-8 text or hex, 1–32 bytes, not the all-zero placeho
   assert.is(refused({ ssid: '' }).field, 'ssid');
   assert.is(refused({}).field, 'ssid');
   assert.is(refused({ ssid: 'a', hidden: 'maybe' }).field, 'hidden');
-  assert.is(ssidText(Uint8Array.from([0xff, 0x41, 0x00])), '\\xffA\\x00');
+  assert.is(ssidText(Uint8Array.from([0xff, 0x41, 0x00])), 'ÿA\\x00');
+  assert.is(ssidText(Uint8Array.from(Buffer.from('Caf\xe9-Gast', 'latin1'))), 'Café-Gast');
+  assert.is(ssidText(Uint8Array.from([0x61, 0x5c, 0x0a, 0x85])), 'a\\x5c\\x0a\\x85');
   assert.is(ssidText(new TextEncoder().encode('Café <b>')), 'Café <b>');
 });
 

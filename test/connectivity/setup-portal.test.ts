@@ -6,6 +6,14 @@ import { utf8, waitFor } from './connectivity-fixture.js';
 
 const HOME = { ssid: utf8('Home'), password: 'correct horse', channel: 6, rssi: -60, security: 'wpa2_psk' as const };
 const CAFE = { ssid: utf8('Café <b>'), password: '', channel: 1, rssi: -40, security: 'open' as const };
+/** "Café-Gast" as an access point set up in Latin-1 sends it: not valid UTF-8. */
+const LATIN1 = {
+  ssid: Uint8Array.from(Buffer.from('Caf\xe9-Gast', 'latin1')),
+  password: 'gast-passwort',
+  channel: 11,
+  rssi: -50,
+  security: 'wpa2_psk' as const,
+};
 const withAir = async (coproc: { air: unknown[] }) => {
   coproc.air.push(HOME, CAFE);
 };
@@ -32,6 +40,33 @@ test('in setup mode the page and the scan list answer without login, strongest f
     const scans = f.coproc.calls.filter((c) => c === 'scan').length;
     await f.json('/setup/api/networks?refresh=1');
     assert.is(f.coproc.calls.filter((c) => c === 'scan').length, scans + 1);
+  } finally {
+    await f.closeAll();
+  }
+});
+
+test('a network name that is not UTF-8 reads as Latin-1 in the list, the status and the log; its bytes join it', async () => {
+  const f = await startWebFixture({ prepare: async (coproc) => void coproc.air.push(LATIN1) });
+  try {
+    await waitFor(() => f.device.get().softap.active, 'setup mode');
+    const { body: list } = await f.json('/setup/api/networks');
+    assert.equal(
+      list.map((n: any) => [n.ssid, n.ssid_hex]),
+      [['Café-Gast', '436166e92d47617374']],
+    );
+    const accepted = await f.json('/setup/api/connect', {
+      method: 'POST',
+      body: JSON.stringify({ ssid: list[0].ssid, ssid_hex: list[0].ssid_hex, password: LATIN1.password }),
+    });
+    assert.is(accepted.status, 202);
+    assert.is(accepted.body.ssid, 'Café-Gast');
+    await waitFor(() => f.device.get().connectivity === 'connected', 'connected');
+    assert.equal([...f.coproc.station!.ssid], [...LATIN1.ssid]);
+    const { body } = await f.json('/setup/api/status');
+    assert.is(body.ssid, 'Café-Gast');
+    const named = f.logs.filter((line) => line.msg === 'network submitted' || line.msg === 'connecting');
+    assert.ok(named.length >= 2);
+    for (const line of named) assert.is(line.ssid, 'Café-Gast');
   } finally {
     await f.closeAll();
   }

@@ -127,6 +127,7 @@ export function linkSuite(framing: FramingKind) {
     assert.is(entries.find((e) => e.bssid === SIM_NETWORKS.hidden.bssid)!.ssid, '');
     const latin1 = entries.find((e) => e.bssid === SIM_NETWORKS.latin1.bssid)!;
     assert.equal([...latin1.ssidBytes], [...SIM_NETWORKS.latin1.ssidBytes]);
+    assert.is(latin1.ssid, 'Café-Gast'); // not UTF-8 on the air: shown as Latin-1
     assert.is(latin1.security, 'wpa_wpa2_psk');
     assert.is(await client.getMode(), 'station');
   });

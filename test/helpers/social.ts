@@ -25,6 +25,8 @@ export interface SocialHarness {
   /** Creates an account and a token with `scopes` (default: everything but admin). */
   account(username: string, options?: { owner?: boolean; locked?: boolean; scopes?: string }): Promise<TestAccount>;
   token(username: string, scopes: string): Promise<string>;
+  /** An app's own token (client credentials), as an app holds before anyone signs up. */
+  clientToken(scopes?: string): Promise<string>;
   api<T = any>(token: string | null, method: string, path: string, body?: unknown): Promise<ApiResponse<T>>;
   stop(): Promise<void>;
 }
@@ -56,6 +58,22 @@ export async function startSocialDaemon(
     },
     async token(username, scopes) {
       return (await admin.token({ username, scopes })).accessToken;
+    },
+    async clientToken(scopes = 'read write') {
+      const app = (
+        await harness.api(null, 'POST', '/api/v1/apps', {
+          client_name: 'test app',
+          redirect_uris: 'urn:ietf:wg:oauth:2.0:oob',
+          scopes,
+        })
+      ).body;
+      const answer = await harness.api(null, 'POST', '/oauth/token', {
+        grant_type: 'client_credentials',
+        client_id: app.client_id,
+        client_secret: app.client_secret,
+        scope: scopes,
+      });
+      return answer.body.access_token as string;
     },
     async api(token, method, path, body) {
       const headers: Record<string, string> = {};

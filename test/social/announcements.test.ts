@@ -1,29 +1,14 @@
 /** Announcements: published with `npm run admin -- create-announcement`, listed, dismissed, reacted to. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
-import { REPO_ROOT } from '../helpers/paths.js';
+import { runAdmin } from '../helpers/admin-cli.js';
 import { startSocialDaemon, type SocialHarness, type TestAccount } from '../helpers/social.js';
 
 let h: SocialHarness;
 let alice: TestAccount;
 let bob: TestAccount;
 
-/** Runs `npm run admin`'s script without blocking the test's event loop (its HTTP connections stay usable). */
-function admin(args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [join(REPO_ROOT, 'dist/scripts/admin.js'), ...args],
-      {
-        env: { PATH: process.env.PATH, NESTBOX_DATA_DIR: h.daemon.dataDir, NESTBOX_BASE_URL: h.url },
-        encoding: 'utf8',
-      },
-      (error, stdout, stderr) => resolve({ status: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
+const admin = (args: string[]) => runAdmin({ dataDir: h.daemon.dataDir, baseUrl: h.url }, args);
 
 test.before(async () => {
   h = await startSocialDaemon();

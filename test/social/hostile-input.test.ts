@@ -87,9 +87,17 @@ interface Outcome {
 
 /**
  * Pages for a person's browser (sign-in, e-mail confirmation, the public landing, profile, post
- * and hashtag-feed pages) answer their errors as pages.
+ * and hashtag-feed pages, an invite link's page) answer their errors as pages.
  */
-const PAGES = ['/oauth/authorize', '/auth/confirmation', '/', '/@:username', '/@:username/:id', '/tags/:file'];
+const PAGES = [
+  '/oauth/authorize',
+  '/auth/confirmation',
+  '/',
+  '/@:username',
+  '/@:username/:id',
+  '/tags/:file',
+  '/invite/:code',
+];
 
 /** An error answered right: {"error": "..."}, a page's own error page, or a deleted status's Tombstone. */
 function wellFormedError(path: string, outcome: Outcome): boolean {

@@ -34,7 +34,11 @@
               logout();
               throw new Error('Please log in again');
             }
-            if (!response.ok) throw new Error(body.error || 'HTTP ' + response.status);
+            if (!response.ok) {
+              var error = new Error(body.error || 'HTTP ' + response.status);
+              error.details = body.details; // per field, for the forms
+              throw error;
+            }
             return body;
           });
       }
@@ -165,6 +169,273 @@
     $('app').hidden = true;
     $('logout').hidden = true;
     $('login').hidden = false;
+  }
+
+  // ── first run: the owner account ─────────────────────────────────────────────────────────
+
+  // While the box has no owner the owner API answers the onboarding (404 afterwards).
+  function checkOnboarding() {
+    return fetch(API + '/onboarding', { cache: 'no-store', headers: { Accept: 'application/json' } })
+      .then(function (response) {
+        return response.ok ? response.json() : null;
+      })
+      .catch(function () {
+        return null;
+      });
+  }
+
+  function showOnboarding(onboarding) {
+    $('login').hidden = true;
+    $('onboarding').hidden = false;
+    $('owner-key-field').hidden = !onboarding.setup_key_needed;
+    $('owner-username').focus();
+  }
+
+  function createOwner(event) {
+    event.preventDefault();
+    var form = $('owner-form');
+    var body = {};
+    ['username', 'display_name', 'email', 'password', 'setup_key'].forEach(function (name) {
+      body[name] = form.elements[name].value;
+    });
+    $('owner-create').disabled = true;
+    fetch(API + '/onboarding/owner', json('POST', body))
+      .then(function (response) {
+        return response
+          .json()
+          .catch(function () {
+            return {};
+          })
+          .then(function (answer) {
+            if (response.status === 404) throw new Error('This box has an owner already: log in instead.');
+            if (!response.ok) {
+              fieldErrors('owner', answer.details);
+              throw new Error(
+                response.status === 422
+                  ? 'Please correct the fields marked above.'
+                  : answer.error || 'HTTP ' + response.status
+              );
+            }
+            return answer;
+          });
+      })
+      .then(function (answer) {
+        showError('owner-error', null);
+        localStorage.setItem(
+          CLIENT_KEY,
+          JSON.stringify({ client_id: answer.client_id, client_secret: answer.client_secret })
+        );
+        $('onboarding').hidden = true;
+        useToken(answer.access_token);
+      })
+      .catch(function (error) {
+        showError('owner-error', error);
+        if (/owner already/.test(error.message)) logout();
+      })
+      .then(function () {
+        $('owner-create').disabled = false;
+      });
+  }
+
+  // ── the instance's identity and public address ──────────────────────────────────────────
+
+  function fieldErrors(prefix, details) {
+    document.querySelectorAll('[id^="' + prefix + '-"].field-error').forEach(function (p) {
+      p.hidden = true;
+    });
+    Object.keys(details || {}).forEach(function (field) {
+      var target = $(prefix + '-' + field + '-error');
+      if (!target) return;
+      target.textContent = details[field]
+        .map(function (d) {
+          return d.description;
+        })
+        .join(', ');
+      target.hidden = false;
+    });
+  }
+
+  function showInstance(instance) {
+    $('instance-title').value = instance.title;
+    $('instance-description').value = instance.short_description;
+    $('instance-language').value = instance.language;
+    $('instance-contact').value = instance.contact_username || '';
+    $('base-url').value = instance.base_url;
+    $('base-url-restart').hidden = !instance.restart_needed;
+  }
+
+  function loadInstance() {
+    return fetch('/api/v1/instance/languages', { cache: 'no-store' })
+      .then(function (r) {
+        return r.json();
+      })
+      .then(function (languages) {
+        var select = $('instance-language');
+        select.textContent = '';
+        languages.forEach(function (language) {
+          var option = document.createElement('option');
+          option.value = language.code;
+          option.textContent = language.name + ' (' + language.code + ')';
+          select.appendChild(option);
+        });
+        return api('/instance');
+      })
+      .then(showInstance)
+      .catch(function (e) {
+        showError('instance-error', e);
+      });
+  }
+
+  function saveInstance(event) {
+    event.preventDefault();
+    $('instance-saved').hidden = true;
+    api(
+      '/instance',
+      json('PUT', {
+        title: $('instance-title').value,
+        short_description: $('instance-description').value,
+        language: $('instance-language').value,
+        contact_username: $('instance-contact').value,
+      })
+    ).then(
+      function (instance) {
+        fieldErrors('instance', null);
+        showError('instance-error', null);
+        showInstance(instance);
+        $('instance-saved').hidden = false;
+      },
+      function (e) {
+        fieldErrors('instance', e.details);
+        showError('instance-error', e);
+      }
+    );
+  }
+
+  function saveAddress(event) {
+    event.preventDefault();
+    api('/instance/base_url', json('PUT', { base_url: $('base-url').value })).then(
+      function (instance) {
+        showError('address-error', null);
+        showInstance(instance);
+        checkAddress();
+      },
+      function (e) {
+        showError('address-error', e);
+      }
+    );
+  }
+
+  function checkAddress() {
+    $('check-address').disabled = true;
+    $('reach-summary').textContent = 'Checking…';
+    $('reachability').hidden = false;
+    api('/instance/reachability', json('POST', { url: $('base-url').value }))
+      .then(
+        function (report) {
+          showError('address-error', null);
+          $('reachability').dataset.ready = String(report.federation_ready);
+          $('reach-summary').textContent = report.summary;
+          var list = $('reach-advice');
+          list.textContent = '';
+          report.advice.forEach(function (text) {
+            var li = document.createElement('li');
+            li.textContent = text;
+            list.appendChild(li);
+          });
+          $('reach-note').textContent = report.note;
+        },
+        function (e) {
+          $('reachability').hidden = true;
+          showError('address-error', e);
+        }
+      )
+      .then(function () {
+        $('check-address').disabled = false;
+      });
+  }
+
+  // ── invites ──────────────────────────────────────────────────────────────────────────────
+
+  var INVITE_STATES = { usable: 'active', expired: 'expired', used_up: 'used up' };
+
+  function inviteItem(invite) {
+    var li = document.createElement('li');
+    li.className = 'invite';
+    li.dataset.state = invite.state;
+    var link = document.createElement('input');
+    link.readOnly = true;
+    link.value = invite.url;
+    link.className = 'invite-url';
+    link.setAttribute('aria-label', 'Invite link');
+    var facts = document.createElement('span');
+    facts.className = 'hint';
+    facts.textContent =
+      ' ' +
+      INVITE_STATES[invite.state] +
+      ' · used ' +
+      invite.uses +
+      (invite.max_uses === null ? '' : ' of ' + invite.max_uses) +
+      (invite.expires_at ? ' · until ' + new Date(invite.expires_at).toLocaleString() : ' · no expiry');
+    li.appendChild(link);
+    li.appendChild(facts);
+    if (invite.state === 'usable') {
+      var end = document.createElement('button');
+      end.type = 'button';
+      end.textContent = 'Expire';
+      end.addEventListener('click', function () {
+        api('/invites/' + invite.id, { method: 'DELETE' }).then(loadInvites, function (e) {
+          showError('invite-error', e);
+        });
+      });
+      li.appendChild(end);
+    }
+    return li;
+  }
+
+  function loadInvites() {
+    return Promise.all([api('/invites'), api('/invites/accounts')]).then(
+      function (answers) {
+        var list = $('invites');
+        list.textContent = '';
+        answers[0].forEach(function (invite) {
+          list.appendChild(inviteItem(invite));
+        });
+        var joined = $('invited');
+        joined.textContent = '';
+        answers[1].forEach(function (account) {
+          var li = document.createElement('li');
+          li.textContent =
+            '@' +
+            account.username +
+            (account.display_name ? ' (' + account.display_name + ')' : '') +
+            ' · joined ' +
+            new Date(account.created_at).toLocaleDateString();
+          joined.appendChild(li);
+        });
+        if (!answers[1].length) joined.innerHTML = '<li class="hint">Nobody yet.</li>';
+      },
+      function (e) {
+        showError('invite-error', e);
+      }
+    );
+  }
+
+  function createInvite(event) {
+    event.preventDefault();
+    var expires = $('invite-expires').value;
+    var uses = $('invite-uses').value;
+    api(
+      '/invites',
+      json('POST', { expires_in: expires ? Number(expires) : null, max_uses: uses ? Number(uses) : null })
+    ).then(
+      function () {
+        showError('invite-error', null);
+        return loadInvites();
+      },
+      function (e) {
+        showError('invite-error', e);
+      }
+    );
   }
 
   // ── state ─────────────────────────────────────────────────────────────────────────────────
@@ -392,6 +663,8 @@
     $('logout').hidden = false;
     openStream();
     loadNetworks();
+    loadInstance();
+    loadInvites();
     api('/setup_ap').then(
       function (ap) {
         $('ap-ssid').textContent = ap.ssid;
@@ -409,6 +682,11 @@
     if ($('token').value.trim()) useToken($('token').value.trim());
   });
   $('logout').addEventListener('click', logout);
+  $('owner-form').addEventListener('submit', createOwner);
+  $('instance-form').addEventListener('submit', saveInstance);
+  $('invite-form').addEventListener('submit', createInvite);
+  $('address-form').addEventListener('submit', saveAddress);
+  $('check-address').addEventListener('click', checkAddress);
   $('add-network').addEventListener('submit', function (event) {
     event.preventDefault();
     api(
@@ -472,5 +750,10 @@
       showError('login-error', error);
     });
   } else if (token) start();
-  else logout();
+  else {
+    logout();
+    checkOnboarding().then(function (onboarding) {
+      if (onboarding && onboarding.owner_needed) showOnboarding(onboarding);
+    });
+  }
 })();

@@ -207,9 +207,12 @@
           finish();
           setResult(
             'Connected to “' + pending.ssid + '”',
-            'The box is online. You can reconnect your phone to your usual network; the setup network closes by itself.',
+            status.owner_needed
+              ? 'The box is online. It has no owner yet: create the owner account now.'
+              : 'The box is online. You can reconnect your phone to your usual network; the setup network closes by itself.',
             'good'
           );
+          $('owner-next').hidden = !status.owner_needed;
           $('result-link').hidden = !status.dashboard_url;
           return;
         }

@@ -1,4 +1,5 @@
 /** Registration, credentials, account lookup/search/show, and an account's statuses. */
+import { inviteRefusal, inviteState } from '../invites/service.js';
 import type { Context } from 'koa';
 import { uploadOf } from '../http/multipart.js';
 
@@ -28,6 +29,8 @@ export interface AccountRouteDeps {
   renderer: StatusRenderer;
 }
 
+const INVITE_PROBLEM: Record<string, string> = { expired: 'has expired', used_up: 'has been used up' };
+
 export function accountRoutes(routes: Routes, deps: AccountRouteDeps): void {
   const { ctx: social, accounts, oauth, relationships, statuses, renderer } = deps;
   const baseUrl = social.config.baseUrl;
@@ -48,12 +51,12 @@ export function accountRoutes(routes: Routes, deps: AccountRouteDeps): void {
     const p = params(ctx);
     const inviteCode = stringParam(p, 'invite_code');
     const invite = inviteCode ? await accounts.inviteByCode(inviteCode) : undefined;
-    const validInvite =
-      invite &&
-      (invite.max_uses === null || invite.uses < invite.max_uses) &&
-      (!invite.expires_at || Date.parse(invite.expires_at) > social.now());
+    const state = invite ? inviteState(invite, social.now()) : 'unknown';
+    const validInvite = invite && state === 'usable';
     const mode = social.config.registrations;
-    if (mode === 'closed' && !validInvite) throw new HttpError(403, 'This action is not allowed');
+    // Mastodon's 403; with a code, the reason the link no longer works.
+    if (mode === 'closed' && !validInvite)
+      throw new HttpError(403, inviteCode ? inviteRefusal(state) : 'This action is not allowed');
     const input = {
       username: stringParam(p, 'username'),
       email: stringParam(p, 'email'),
@@ -66,7 +69,7 @@ export function accountRoutes(routes: Routes, deps: AccountRouteDeps): void {
     if (reason.length > 1000)
       (details.reason ??= []).push({ error: 'ERR_TOO_LONG', description: 'is too long (maximum is 1000 characters)' });
     if (inviteCode && !validInvite)
-      (details.invite_code ??= []).push({ error: 'ERR_INVALID', description: 'is invalid' });
+      (details.invite_code ??= []).push({ error: 'ERR_INVALID', description: INVITE_PROBLEM[state] ?? 'is invalid' });
     if (Object.keys(details).length) throw validationFailed(details);
     const account = await accounts.createLocal({
       username: input.username!,

@@ -3,6 +3,7 @@
  * one's own profile. Local accounts carry the URIs federation needs and an RSA key pair.
  */
 import { generateKeyPair, randomBytes } from 'node:crypto';
+import type { Knex } from 'knex';
 import { localEmojisIn } from '../instance/custom-emojis.js';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { syncFiles } from '../../storage/durable-files.js';
@@ -18,7 +19,7 @@ import { FIELDS_MAX, fieldsToStore, parseStoredFields } from './profile-fields.j
 
 export const USERNAME_PATTERN = /^[a-z0-9_]+([a-z0-9_.-]+[a-z0-9_]+)?$/i;
 const USERNAME_MAX = 30;
-const DISPLAY_NAME_MAX = 30;
+export const DISPLAY_NAME_MAX = 30;
 const NOTE_MAX = 500;
 const PASSWORD_MIN = 8;
 export const PASSWORD_MAX = 72;
@@ -34,6 +35,9 @@ export interface NewLocalAccount {
   reason?: string | null;
   inviteId?: string | null;
   appId?: string | null;
+  displayName?: string;
+  /** More writes in the same transaction (a throw undoes the account too). */
+  within?: (trx: Knex, accountId: string) => Promise<void>;
 }
 
 export class AccountsService {
@@ -111,6 +115,7 @@ export class AccountsService {
           id,
           username: input.username,
           domain: null,
+          ...(input.displayName ? { display_name: input.displayName } : {}),
           locked: input.locked ? 1 : 0,
           uri,
           url: `${base}/@${input.username}`,
@@ -133,7 +138,20 @@ export class AccountsService {
           created_at: now,
         },
       );
-      if (input.inviteId) await trx.raw('UPDATE invites SET uses = uses + 1 WHERE id = ?', [input.inviteId]);
+      // Counted only while it still allows a use: of two sign-ups racing for the last one, one wins.
+      if (input.inviteId) {
+        const counted = await trx('invites')
+          .whereRaw('id = ? AND (max_uses IS NULL OR uses < max_uses) AND (expires_at IS NULL OR expires_at > ?)', [
+            input.inviteId,
+            now,
+          ])
+          .increment('uses', 1);
+        if (!counted)
+          throw validationFailed({
+            invite_code: [{ error: 'ERR_INVALID', description: 'has been used up or has expired' }],
+          });
+      }
+      await input.within?.(trx, id);
     });
     this.ctx.events.emit('account.created', { accountId: id });
     return (await this.repo.byId(id))!;

@@ -49,4 +49,13 @@ export class InstanceRepo {
       `SELECT CAST(account_id AS TEXT) AS id, email FROM users WHERE role = 'owner' ORDER BY created_at LIMIT 1`,
     );
   }
+
+  localAccountId(username: string): Promise<string | undefined> {
+    return this.ctx.reader
+      .get<{ id: string }>(
+        `SELECT CAST(id AS TEXT) AS id FROM accounts WHERE domain IS NULL AND lower(username) = lower(?) AND suspended_at IS NULL`,
+        [username],
+      )
+      .then((row) => row?.id);
+  }
 }

@@ -35,7 +35,7 @@ export interface InstanceDeps {
 export function instanceRoutes(routes: Routes, deps: InstanceDeps): void {
   const { config } = deps;
   const facts = async (): Promise<InstanceFacts> => {
-    const { stats, rules, contact } = await deps.instance.overview();
+    const { stats, rules, contact, identity } = await deps.instance.overview();
     const account = contact ? ((await deps.renderer.accountsById([contact.id])).get(contact.id) ?? null) : null;
     return {
       domain: deps.localDomain,
@@ -47,6 +47,7 @@ export function instanceRoutes(routes: Routes, deps: InstanceDeps): void {
       contact: { account, email: contact?.email ?? '' },
       vapidKey: deps.vapidKey(),
       publicPreview: config.publicPreview,
+      identity,
     };
   };
   // No authentication at all: the instance record is served whatever token comes with it.

@@ -4,6 +4,7 @@
  * api_versions (so clients know grouped notifications exist).
  */
 import { VERSION } from '../../version.js';
+import { DEFAULT_DESCRIPTION, DEFAULT_TITLE, type Identity } from './identity.js';
 import type { AccountJson } from '../accounts/serialize.js';
 import { MAX_ATTACHMENTS, MAX_DESCRIPTION } from '../media/service.js';
 import { AV_LIMIT_BYTES, IMAGE_LIMIT_BYTES } from '../media/detect.js';
@@ -22,6 +23,7 @@ export interface InstanceFacts {
   contact: { account: AccountJson | null; email: string };
   vapidKey: string;
   publicPreview: boolean;
+  identity: Identity;
 }
 
 const MIME_TYPES = [
@@ -46,8 +48,8 @@ const MIME_TYPES = [
   'audio/aac',
 ];
 
-export const TITLE = 'Nestbox';
-const DESCRIPTION = 'A Mastodon-compatible home instance on a Nestbox appliance.';
+export const TITLE = DEFAULT_TITLE;
+const DESCRIPTION = DEFAULT_DESCRIPTION;
 
 /** About pages (Mastodon's ExtendedDescription and PrivacyPolicy entities): what the box is and where its data goes. */
 export function extendedDescription(): { updated_at: string | null; content: string } {
@@ -93,15 +95,15 @@ const rules = (facts: InstanceFacts) =>
 export function instanceV1(facts: InstanceFacts): Record<string, unknown> {
   return {
     uri: facts.domain,
-    title: TITLE,
-    short_description: DESCRIPTION,
-    description: DESCRIPTION,
+    title: facts.identity.title,
+    short_description: facts.identity.short_description,
+    description: facts.identity.short_description,
     email: facts.contact.email,
     version: MASTODON_VERSION,
     urls: { streaming_api: facts.streamingWs },
     stats: { user_count: facts.stats.users, status_count: facts.stats.statuses, domain_count: facts.stats.domains },
     thumbnail: `${facts.baseUrl}/avatars/original/missing.png`,
-    languages: ['en'],
+    languages: [facts.identity.language],
     registrations: facts.registrations !== 'closed',
     approval_required: facts.registrations === 'approval',
     invites_enabled: true,
@@ -119,14 +121,14 @@ export function instanceV1(facts: InstanceFacts): Record<string, unknown> {
 export function instanceV2(facts: InstanceFacts): Record<string, unknown> {
   return {
     domain: facts.domain,
-    title: TITLE,
+    title: facts.identity.title,
     version: MASTODON_VERSION,
     source_url: 'https://github.com/nestbox/nestbox',
-    description: DESCRIPTION,
+    description: facts.identity.short_description,
     usage: { users: { active_month: facts.stats.active_month } },
     thumbnail: { url: `${facts.baseUrl}/avatars/original/missing.png`, blurhash: null, versions: {} },
     icon: [],
-    languages: ['en'],
+    languages: [facts.identity.language],
     configuration: {
       urls: {
         streaming: facts.streamingWs,

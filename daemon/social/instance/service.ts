@@ -1,4 +1,5 @@
 /** What the instance records are made of: its figures, rules, contact, known peers and custom emojis. */
+import type { Identity, InstanceIdentity } from './identity.js';
 import type { EmojiRow, InstanceRepo } from './repo.js';
 
 /** Bounds on the peer lists' answers (the whole list; a search's matches). */
@@ -8,20 +9,27 @@ const MAX_PEER_MATCHES = 10;
 export interface InstanceOverview {
   stats: Awaited<ReturnType<InstanceRepo['stats']>>;
   rules: Array<{ id: number; text: string; hint: string }>;
-  /** The owner's account and email, if the box has an owner yet. */
+  /** The contact account the owner chose, else the owner's; and the owner's email. */
   contact: { id: string; email: string } | undefined;
+  identity: Identity;
 }
 
 export class InstanceService {
-  constructor(private readonly repo: InstanceRepo) {}
+  constructor(
+    private readonly repo: InstanceRepo,
+    readonly identity: InstanceIdentity,
+  ) {}
 
   async overview(): Promise<InstanceOverview> {
-    const [stats, rules, contact] = await Promise.all([
+    const [stats, rules, owner, identity] = await Promise.all([
       this.repo.stats(),
       this.repo.rules(),
       this.repo.contactAccountId(),
+      this.identity.get(),
     ]);
-    return { stats, rules, contact };
+    const chosen = identity.contact_username ? await this.repo.localAccountId(identity.contact_username) : undefined;
+    const contact = owner && chosen ? { id: chosen, email: owner.email } : owner;
+    return { stats, rules, contact, identity };
   }
 
   rules(): Promise<Array<{ id: number; text: string; hint: string }>> {

@@ -3,6 +3,7 @@
  * S256 and `state`, the client-credentials grant, revocation, and hashed bearer tokens that never
  * expire. Admin scopes are granted only to the owner's account.
  */
+import type { Knex } from 'knex';
 import { unprocessable, forbidden, DomainError, type ErrorKind } from '../../lib/errors.js';
 import type { AuthContext } from '../../lib/grants.js';
 import type { SocialContext } from '../context.js';
@@ -246,19 +247,45 @@ export class OAuthService {
 
   async issueToken(input: { appId: string | null; accountId: string | null; scopes: string[] }): Promise<IssuedToken> {
     if (input.accountId) await this.assertScopesForAccount(input.accountId, input.scopes);
+    return this.writeToken(this.ctx.db, input);
+  }
+
+  private async writeToken(
+    trx: Knex,
+    input: { appId: string | null; accountId: string | null; scopes: string[] },
+  ): Promise<IssuedToken> {
     const token = randomSecret(32);
-    const { created_at } = await this.repo.insertToken({
-      token_hash: sha256(token),
-      app_id: input.appId,
-      account_id: input.accountId,
-      scopes: input.scopes.join(' '),
-    });
+    const { created_at } = await this.repo.insertToken(
+      { token_hash: sha256(token), app_id: input.appId, account_id: input.accountId, scopes: input.scopes.join(' ') },
+      trx,
+    );
     return {
       access_token: token,
       token_type: 'Bearer',
       scope: input.scopes.join(' '),
       created_at: Math.floor(Date.parse(created_at) / 1000),
     };
+  }
+
+  /**
+   * An app of its own and a token for it, written in the caller's transaction: a sign-in that is
+   * part of creating the account (the owner's, at onboarding), undone with it.
+   */
+  async issueAppTokenIn(
+    trx: Knex,
+    input: { appName: string; accountId: string; scopes: string[] },
+  ): Promise<IssuedToken & { client_id: string; client_secret: string }> {
+    const app = {
+      name: input.appName,
+      website: null,
+      redirect_uri: OOB_REDIRECT,
+      scopes: input.scopes.join(' '),
+      client_id: randomSecret(32),
+      client_secret: randomSecret(32),
+    };
+    const appId = await this.repo.insertApp({ ...app, owner_account_id: input.accountId }, trx);
+    const token = await this.writeToken(trx, { appId, accountId: input.accountId, scopes: input.scopes });
+    return { ...token, client_id: app.client_id, client_secret: app.client_secret };
   }
 
   /** Removes what OAuth no longer needs (see OAuthRepo.vacuum); run daily. */

@@ -13,7 +13,6 @@ import type { SocialContext } from '../context.js';
 import type { SocialServices } from '../services.js';
 import type { AccountRow } from '../accounts/repo.js';
 import { serializeAccount } from '../accounts/serialize.js';
-import { TITLE } from '../instance/serialize.js';
 import { rssFeed } from './feed.js';
 import { wantsActivityJson } from './negotiation.js';
 import { answerPage, sendPage } from './respond.js';
@@ -27,13 +26,16 @@ const PAGE_SIZE = 20;
 const HTML = 'text/html; charset=utf-8';
 const RSS = 'application/rss+xml; charset=utf-8';
 const CSS = 'text/css; charset=utf-8';
-const DESCRIPTION = 'A Mastodon-compatible home server on a Nestbox.';
 
 export function pagesRouter(ctx: SocialContext, services: SocialServices): Router {
   const router = new Router();
   const { accounts, statuses, renderer, timelines, instance } = services;
   const baseUrl = ctx.config.baseUrl;
-  const site: Site = { title: TITLE, description: DESCRIPTION, baseUrl, localDomain: ctx.localDomain };
+  // The name and description the owner gave the instance, read per page (a change shows at once).
+  const siteNow = async (): Promise<Site> => {
+    const identity = await instance.identity.get();
+    return { title: identity.title, description: identity.short_description, baseUrl, localDomain: ctx.localDomain };
+  };
   const stylesheet = readFileSync(join(WEB_DIR, 'pages.css'), 'utf8');
 
   const render = async (ids: readonly string[]): Promise<PageStatus[]> => {
@@ -55,14 +57,15 @@ export function pagesRouter(ctx: SocialContext, services: SocialServices): Route
     for (const id of authors) if (await blocksRequester(c, id)) blocking.add(id);
     return items.filter((s) => !blocking.has(s.account.id));
   };
-  const message = (c: Context, status: number, title: string, text: string) =>
-    sendPage(c, HTML, messagePage(site, title, text), status);
+  const message = async (c: Context, status: number, title: string, text: string) =>
+    sendPage(c, HTML, messagePage(await siteNow(), title, text), status);
 
   /** The local account a path names; answers 404 or 410 itself and returns null when there is none to show. */
   const account = async (c: Context, username: string): Promise<AccountRow | null> => {
     const row = await accounts.localByUsername(username);
-    if (!row || (await blocksRequester(c, row.id))) message(c, 404, 'Not found', 'There is no such account here.');
-    else if (row.suspended_at) message(c, 410, 'Account suspended', 'This account has been suspended.');
+    if (!row || (await blocksRequester(c, row.id)))
+      await message(c, 404, 'Not found', 'There is no such account here.');
+    else if (row.suspended_at) await message(c, 410, 'Account suspended', 'This account has been suspended.');
     else return row;
     return null;
   };
@@ -91,7 +94,8 @@ export function pagesRouter(ctx: SocialContext, services: SocialServices): Route
         ? await newest(owner)
         : [];
     const shownOwner = owner && !(await blocksRequester(c, owner.id)) ? pageAccount(owner) : null;
-    sendPage(c, HTML, landingPage(site, shownOwner, await forRequester(c, await render(ids.map(({ id }) => id)))));
+    const shown = await forRequester(c, await render(ids.map(({ id }) => id)));
+    sendPage(c, HTML, landingPage(await siteNow(), shownOwner, shown));
   };
 
   router.get('/@:username', async (c, next) => {
@@ -127,7 +131,13 @@ export function pagesRouter(ctx: SocialContext, services: SocialServices): Route
     sendPage(
       c,
       HTML,
-      profilePage(site, { account: pageAccount(row), pinned, statuses: page, olderMaxId, paged: Boolean(maxId) }),
+      profilePage(await siteNow(), {
+        account: pageAccount(row),
+        pinned,
+        statuses: page,
+        olderMaxId,
+        paged: Boolean(maxId),
+      }),
     );
   };
 
@@ -151,7 +161,7 @@ export function pagesRouter(ctx: SocialContext, services: SocialServices): Route
       render(thread.ancestors).then((items) => forRequester(c, items)),
       render(thread.descendants).then((items) => forRequester(c, items)),
     ]);
-    sendPage(c, HTML, postPage(site, { status: shown, ancestors, descendants }));
+    sendPage(c, HTML, postPage(await siteNow(), { status: shown, ancestors, descendants }));
   };
 
   router.get('/tags/:file', async (c, next) => {
@@ -177,7 +187,7 @@ export function pagesRouter(ctx: SocialContext, services: SocialServices): Route
       RSS,
       rssFeed(
         {
-          title: `#${name} on ${site.title}`,
+          title: `#${name} on ${(await siteNow()).title}`,
           link,
           description: `Public posts tagged #${name} on ${ctx.localDomain}`,
           self: `${link}.rss`,

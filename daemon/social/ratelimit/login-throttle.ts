@@ -22,7 +22,7 @@ export class LoginThrottled extends DomainError {
 }
 
 /** One rule: a counter per key and the key's strikes (times it went over) for the backoff. */
-class Rule {
+export class AttemptRule {
   private readonly attempts: RateLimiterMemory;
   private readonly strikes: RateLimiterMemory;
 
@@ -53,22 +53,34 @@ class Rule {
       const { consumedPoints: strikes } = await this.strikes.penalty(key);
       const blockS = Math.min(MAX_BLOCK_S, this.limit.periodS * 2 ** (strikes - 1));
       await this.attempts.block(key, blockS);
-      this.log.warn('login attempts throttled', { rule: this.name, ...shown, strikes, wait_s: blockS });
+      this.log.warn(`${this.name.split('/')[0]} attempts throttled`, {
+        rule: this.name,
+        ...shown,
+        strikes,
+        wait_s: blockS,
+      });
       return blockS;
     }
+  }
+
+  /** The seconds `key` must still wait, without counting an attempt; null when it may try. */
+  async blockedFor(key: string): Promise<number | null> {
+    const state = await this.attempts.get(key);
+    if (!state || state.consumedPoints <= this.limit.limit) return null;
+    return Math.max(1, Math.ceil(state.msBeforeNext / 1000));
   }
 }
 
 export class LoginThrottle {
   /** Made with the first login attempt: nothing is counted before one. */
-  private readonly rules: () => Promise<{ byAddress: Rule; byAccount: Rule }>;
+  private readonly rules: () => Promise<{ byAddress: AttemptRule; byAccount: AttemptRule }>;
 
   constructor(limits: { address: AttemptLimit; account: AttemptLimit }, log: Logger) {
     this.rules = lazy('the login throttle (rate-limiter-flexible)', async () => {
       const limiters = await import('rate-limiter-flexible');
       return {
-        byAddress: new Rule(limiters, 'login/address', limits.address, log),
-        byAccount: new Rule(limiters, 'login/account', limits.account, log),
+        byAddress: new AttemptRule(limiters, 'login/address', limits.address, log),
+        byAccount: new AttemptRule(limiters, 'login/account', limits.account, log),
       };
     });
   }

@@ -1,0 +1,28 @@
+/** Runs `npm run admin`'s script on a daemon's database, without blocking the test's event loop. */
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { REPO_ROOT } from './paths.js';
+
+export interface AdminRun {
+  status: number;
+  stdout: string;
+  stderr: string;
+}
+
+export function runAdmin(
+  target: { dataDir: string; baseUrl: string },
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<AdminRun> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [join(REPO_ROOT, 'dist/scripts/admin.js'), ...args],
+      {
+        env: { PATH: process.env.PATH, NESTBOX_DATA_DIR: target.dataDir, NESTBOX_BASE_URL: target.baseUrl, ...env },
+        encoding: 'utf8',
+      },
+      (error, stdout, stderr) => resolve({ status: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
