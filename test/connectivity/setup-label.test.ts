@@ -11,25 +11,13 @@ import { wifiJoinPayload } from '../../daemon/connectivity/setup-label.js';
 import { runAdmin } from '../helpers/admin-cli.js';
 import { decodeQrPng } from '../helpers/qr.js';
 import { tempDir } from '../helpers/paths.js';
-import { startSocialDaemon, type SocialHarness } from '../helpers/social.js';
+import { setupAp } from '../helpers/setup-ap.js';
+import { startSocialDaemon } from '../helpers/social.js';
 
 test('the WIFI: payload escapes the format’s separators in the name and the key', () => {
   assert.is(wifiJoinPayload('Nestbox-AB12', 'abcd-efgh-jkmn'), 'WIFI:T:WPA;S:Nestbox-AB12;P:abcd-efgh-jkmn;;');
   assert.is(wifiJoinPayload('a\\b;c,d:e"f', 'k;e,y'), 'WIFI:T:WPA;S:a\\\\b\\;c\\,d\\:e\\"f;P:k\\;e\\,y;;');
 });
-
-async function setupAp(h: SocialHarness, token: string): Promise<{ ssid: string; passphrase: string }> {
-  for (let tries = 0; tries < 200; tries += 1) {
-    const state = await h.api(token, 'GET', '/api/nestbox/v1/state');
-    if (state.body.softap?.active && state.body.wifi?.mac) {
-      const { body } = await h.api(token, 'GET', '/api/nestbox/v1/setup_ap');
-      assert.is(body.ssid, state.body.softap.ssid);
-      return { ssid: body.ssid, passphrase: body.passphrase };
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error('the setup AP did not start');
-}
 
 test('the label joins the setup AP the daemon runs; the key is kept across restarts and replaced on demand', async () => {
   const data = tempDir('nestbox-label-');

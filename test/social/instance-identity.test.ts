@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isHomeAddress } from '../../daemon/social/onboarding/reachability.js';
 import { runAdmin } from '../helpers/admin-cli.js';
+import { setupAp } from '../helpers/setup-ap.js';
 import { freePort } from '../helpers/ports.js';
 import { tempDir } from '../helpers/paths.js';
 import { startSocialDaemon, type SocialHarness, type TestAccount } from '../helpers/social.js';
@@ -125,6 +126,8 @@ test('the public address is stored through the base URL change, used from the ne
   const moved = await h.api(owner.token, 'PUT', '/api/nestbox/v1/instance/base_url', { base_url: next });
   assert.is(moved.status, 200, JSON.stringify(moved.body));
   assert.equal([moved.body.base_url, moved.body.running_base_url, moved.body.restart_needed], [next, h.url, true]);
+  // The label names the setup network, which the box stores once it has read the chip's MAC.
+  await setupAp(h, owner.token);
   const out = tempDir('nestbox-identity-label-');
   try {
     const label = await runAdmin({ dataDir: h.daemon.dataDir, baseUrl: next }, ['label', '--out', out.path]);
