@@ -45,8 +45,9 @@ test('the launcher execs Node on the entry with glibc malloc and V8 heap growth 
       tunables,
       'glibc.malloc.trim_threshold=8388608:glibc.malloc.mmap_threshold=1048576:glibc.malloc.arena_max=2:glibc.malloc.trim_threshold=4194304',
     );
-    const [heapGrowth, entry, ...rest] = args.split(' ');
+    const [heapGrowth, semiSpace, entry, ...rest] = args.split(' ');
     assert.is(heapGrowth, '--heap-growing-percent=50');
+    assert.is(semiSpace, '--max-semi-space-size=2');
     assert.is(resolve(entry), join(DIST, 'bundle', 'entry.cjs'));
     assert.equal(rest, ['--config', 'site.json']);
   } finally {
