@@ -108,7 +108,7 @@ async function onBothGenerations(kind: (typeof KINDS)[number], scenario: (rig: R
           // The connectivity log lines say what happened instead.
           const story = rig.daemon.logs
             .filter((line) => line.component === 'connectivity')
-            .slice(-15)
+            .slice(-40)
             .map((line) => `  ${line.msg}${line.cause ? ` (${line.cause as string})` : ''}`);
           throw new Error(`${rig.firmware} firmware: ${(error as Error).message}\n${story.join('\n')}`, {
             cause: error,
