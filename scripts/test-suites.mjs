@@ -30,7 +30,7 @@ function findTests(dir) {
 }
 
 const LINT = join(root, 'scripts', 'lint.mjs');
-// The suites that take a minute or so each on two cores start first, so that a run does not end
+// The longest suites start first, so that a run does not end
 // with one core waiting on a long suite begun last.
 const LONG_SUITES = [
   'network/virtual-home',

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm test [-- WORD…]`: the Debian packages the tests need, the npm packages, then the lint check
 // started before the build (type-aware ESLint needs only the sources and node_modules, and a fresh
-// clone's sqlite3 compile keeps one core busy for a minute or two while the other is soon idle),
+// clone's sqlite3 compile keeps one core busy long after TypeScript is done on the other),
 // the build itself, and the suites beside the running lint.
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
