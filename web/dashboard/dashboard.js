@@ -199,6 +199,8 @@
       body[name] = form.elements[name].value;
     });
     $('owner-create').disabled = true;
+    // A message left from the last try would read as this try's answer.
+    showError('owner-error', null);
     fetch(API + '/onboarding/owner', json('POST', body))
       .then(function (response) {
         return response
