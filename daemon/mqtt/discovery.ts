@@ -48,16 +48,18 @@ function txPowerOptions(readBack: number | null): string[] {
 
 /**
  * The update entity's JSON (installed and latest version, progress): the latest is the owner's
- * firmware file, or the installed one when there is none (nothing to install). A failed install
+ * firmware file when it is a newer release than the installed one (or one the two versions cannot
+ * place), else the installed one (nothing to install). A failed install
  * stays readable in the release summary until the next one.
  */
 const UPDATE_TEMPLATE = [
   '{% set c = value_json.coprocessor %}',
   '{% set installed = c.firmware_version or c.firmware %}',
   "{% set busy = c.ota.phase in ['writing', 'rebooting'] %}",
+  '{% set offered = c.firmware_file and c.firmware_file.newer != false %}',
   '{{ {',
   "'installed_version': installed,",
-  "'latest_version': c.firmware_file.version if c.firmware_file else installed,",
+  "'latest_version': c.firmware_file.version if offered else installed,",
   "'title': c.firmware_file.project if c.firmware_file else 'ESP-Hosted-FG',",
   "'release_summary': ('The last install failed: ' ~ c.ota.error) if c.ota.phase == 'failed' else",
   "(c.firmware_file.name ~ ' (' ~ c.firmware_file.bytes ~ ' bytes) on the box' if c.firmware_file else None),",
@@ -149,7 +151,7 @@ function components(
       ...diagnostic,
       value_template: onWhen('value_json.coprocessor.responding'),
     },
-    tx_power: {
+    tx_power_level: {
       p: 'select',
       name: 'Transmit power (dBm)',
       command_topic: topics.command('tx_power'),
@@ -284,8 +286,17 @@ function components(
   }
   const prefix = `nestbox_${topics.deviceId}`;
   for (const [key, component] of Object.entries(list)) component.unique_id = `${prefix}_${key}`;
-  return list;
+  return { ...list, ...RETIRED_COMPONENTS };
 }
+
+/**
+ * Entities earlier versions announced that no longer exist in that form. Home Assistant keeps an
+ * entity it once discovered until the device's config names it with its platform alone, so each
+ * stays listed that way: transmit power was a number before the radio's own levels made it a select.
+ */
+const RETIRED_COMPONENTS: Record<string, Component> = {
+  tx_power: { p: 'number' },
+};
 
 /** The coprocessor firmware as the device names it: its version, or the generation without one. */
 function firmwareName(coprocessor: DeviceStateData['coprocessor']): string | null {

@@ -2,6 +2,7 @@
  * The `<base>/state` message: the whole DeviceState as JSON, with nothing secret in it. Values
  * that change all the time are refreshed on a schedule instead of causing a publish themselves.
  */
+import { compareFirmwareVersions } from '../coproc/firmware-version.js';
 import type { DeviceStateData } from '../device/state.js';
 import { isSecretKey } from '../log/redact.js';
 
@@ -37,9 +38,24 @@ export function statePayload(state: Readonly<DeviceStateData>, options: StatePay
   // having to write it into DeviceState every second.
   const started = Date.parse(state.daemon.started_at);
   if (Number.isFinite(started)) data.daemon.uptime_s = Math.max(0, Math.floor((now.getTime() - started) / 1000));
+  const file = data.coprocessor.firmware_file;
+  if (file) (file as FirmwareFileWithOffer).newer = fileIsNewer(file.version, state.coprocessor.firmware_version);
   if (options.setupPassphrase)
     data.softap = { ...data.softap, setup_passphrase: options.setupPassphrase } as DeviceStateData['softap'];
   return JSON.stringify(data);
+}
+
+type FirmwareFileWithOffer = NonNullable<DeviceStateData['coprocessor']['firmware_file']> & { newer: boolean | null };
+
+/**
+ * Whether the owner's firmware file is a newer release than the installed one (null: the versions
+ * cannot be placed, or nothing is installed that names a version). Home Assistant offers an update
+ * whenever the two version texts differ and it cannot order them itself, and the device and the
+ * image write the same release differently (`FG-1.0.0.0.0`, `1.0.0`).
+ */
+function fileIsNewer(file: string, installed: string | null): boolean | null {
+  const order = installed ? compareFirmwareVersions(file, installed) : null;
+  return order === null ? null : order > 0;
 }
 
 /** A copy without any field whose name says it holds a secret, however deep. */

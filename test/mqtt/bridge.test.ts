@@ -231,7 +231,8 @@ test('the discovery config has dev, o, cmps and every entity the issue lists', a
     connectivity_state: 'sensor',
     setup_ap_stations: 'sensor',
     coprocessor_link: 'binary_sensor',
-    tx_power: 'select',
+    tx_power_level: 'select',
+    tx_power: 'number', // retired: named by its platform alone, so Home Assistant removes it
     firmware: 'update',
     events: 'event',
     wifi_networks: 'sensor',
@@ -250,17 +251,18 @@ test('the discovery config has dev, o, cmps and every entity the issue lists', a
     assert.is(cmps[key].p, platform, key);
   }
   const ids = new Set<unknown>();
-  for (const [key, component] of Object.entries(cmps)) {
+  const live = Object.entries(cmps).filter(([key]) => key !== 'tx_power');
+  for (const [key, component] of live) {
     assert.type(component.unique_id, 'string', key);
     ids.add(component.unique_id);
   }
-  assert.is(ids.size, Object.keys(cmps).length, 'unique ids are unique');
+  assert.is(ids.size, live.length, 'unique ids are unique');
   assert.is(cmps.connectivity.device_class, 'connectivity');
   assert.is(cmps.connectivity.entity_category, 'diagnostic');
   assert.is(cmps.wifi_signal.device_class, 'signal_strength');
   assert.is(cmps.wifi_signal.unit_of_measurement, 'dBm');
   assert.is(cmps.connectivity_state.device_class, 'enum');
-  assert.is(cmps.tx_power.command_topic, 'nestbox/020000000005/command/tx_power');
+  assert.is(cmps.tx_power_level.command_topic, 'nestbox/020000000005/command/tx_power');
   assert.is(cmps.power_save.command_topic, 'nestbox/020000000005/command/power_save');
   assert.is(cmps.rescan.command_topic, 'nestbox/020000000005/command/scan');
   assert.is(cmps.restart_coprocessor.device_class, 'restart');

@@ -11,7 +11,7 @@ import { discoveryPayload } from '../../daemon/mqtt/discovery.js';
 import { statePayload } from '../../daemon/mqtt/state-payload.js';
 import { Topics } from '../../daemon/mqtt/topics.js';
 import { homeAssistantView } from '../helpers/ha-templates.js';
-import { discoveryProblems } from './ha-schema.js';
+import { discoveryProblems, entitiesAfter } from './ha-schema.js';
 
 const topics = new Topics('nestbox', 'a0b1c2d3e4f5', 'homeassistant');
 
@@ -146,11 +146,52 @@ test('power save offers only what the firmware accepts; transmit power only the 
   assert.equal(current.cmps.power_save.options, ['off', 'min_modem', 'max_modem']);
   const documented = config(deviceWith({ coprocessor: { firmware_generation: 'documented' } }));
   assert.equal(documented.cmps.power_save.options, ['min_modem', 'max_modem']);
-  assert.equal(current.cmps.tx_power.options, ['2', '5', '7', '8.5', '11', '13', '14', '15', '16.5', '18', '20']);
+  assert.equal(current.cmps.tx_power_level.options, ['2', '5', '7', '8.5', '11', '13', '14', '15', '16.5', '18', '20']);
   // A read-back value outside the levels (a build's default) is offered too, so the select shows it.
   const odd = config(deviceWith(CONNECTED, { coprocessor: { tx_power_dbm: 19.5 } }));
-  assert.equal(odd.cmps.tx_power.options, ['2', '5', '7', '8.5', '11', '13', '14', '15', '16.5', '18', '19.5', '20']);
-  assert.is((await view(deviceWith(CONNECTED, { coprocessor: { tx_power_dbm: 19.5 } }))).tx_power.state, '19.5');
+  assert.equal(odd.cmps.tx_power_level.options, [
+    '2',
+    '5',
+    '7',
+    '8.5',
+    '11',
+    '13',
+    '14',
+    '15',
+    '16.5',
+    '18',
+    '19.5',
+    '20',
+  ]);
+  assert.is((await view(deviceWith(CONNECTED, { coprocessor: { tx_power_dbm: 19.5 } }))).tx_power_level.state, '19.5');
+});
+
+test('an entity of an earlier version is removed from Home Assistant, not left unavailable beside its successor', () => {
+  // What versions before the select announced for transmit power.
+  const earlier = {
+    dev: { ids: ['nestbox_a0b1c2d3e4f5'] },
+    o: { name: 'Nestbox' },
+    cmps: {
+      tx_power: { p: 'number', command_topic: 'nestbox/a0b1c2d3e4f5/command/tx_power', min: 2, max: 20, step: 0.25 },
+    },
+  };
+  const now = config(deviceWith(CONNECTED));
+  const held = entitiesAfter([earlier, now]);
+  assert.not.ok(held.includes('number tx_power'), 'the old number is gone');
+  assert.ok(held.includes('select tx_power_level'));
+  assert.equal(held, entitiesAfter([now]), 'the same entities as a Home Assistant that never knew the old one');
+});
+
+test('HA view, OTA: a file of the installed release or an older one offers nothing; one the versions cannot place is offered', async () => {
+  const latest = async (version: string) => {
+    const file = { version, project: 'network_adapter', name: 'fw.bin', bytes: 900_000 };
+    const shown = await view(deviceWith(CONNECTED, { coprocessor: { firmware_file: file } }));
+    return (shown.firmware.state as { latest_version: string }).latest_version;
+  };
+  assert.is(await latest('1.0.0'), 'FG-1.0.0.0.0', 'the same release, written as the build names it');
+  assert.is(await latest('v0.9.3'), 'FG-1.0.0.0.0', 'an older release');
+  assert.is(await latest('1.10.0'), '1.10.0');
+  assert.is(await latest('v1.0.0-4-gabc1234'), 'v1.0.0-4-gabc1234');
 });
 
 async function view(device: DeviceState) {
@@ -199,7 +240,7 @@ test('HA view, connected: link on, signal, address, tx power and power save as r
   assert.is(shown.connectivity.state, 'ON');
   assert.is(shown.wifi_signal.state, '-52');
   assert.is(shown.ip_address.state, '10.77.0.23');
-  assert.is(shown.tx_power.state, '8.5');
+  assert.is(shown.tx_power_level.state, '8.5');
   assert.is(shown.power_save.state, 'off');
   assert.is(shown.coprocessor_firmware.state, 'current');
   assert.equal(shown.firmware.state, {

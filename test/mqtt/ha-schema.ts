@@ -366,11 +366,39 @@ export function discoveryProblems(payload: Json): string[] {
   const uniqueIds = new Set<unknown>();
   for (const [id, raw] of Object.entries(components ?? {})) {
     const own = expand(raw, ABBREVIATIONS, id, problems);
+    if (isRemoval(own)) {
+      if (!PLATFORMS[own.platform as string]) problems.push(`${id}: unknown platform ${String(own.platform)}`);
+      continue;
+    }
     checkComponent(id, own, { ...shared, ...own }, problems);
     if (uniqueIds.has(own.unique_id)) problems.push(`${id}: unique_id ${String(own.unique_id)} used twice`);
     uniqueIds.add(own.unique_id);
   }
   return problems;
+}
+
+/** A component holding nothing but its platform: Home Assistant removes that entity. */
+function isRemoval(component: Json): boolean {
+  return Object.keys(component).length === 1 && typeof component.platform === 'string';
+}
+
+/**
+ * The entities Home Assistant holds after it read these device configs in turn (its discovery keeps
+ * every platform and component id it saw until a config names it with its platform alone), as
+ * "platform component-id".
+ */
+export function entitiesAfter(payloads: Json[]): string[] {
+  const held = new Set<string>();
+  for (const payload of payloads) {
+    const root = expand(payload, ABBREVIATIONS, 'root', []);
+    for (const [id, raw] of Object.entries((root.components ?? {}) as Record<string, Json>)) {
+      const own = expand(raw, ABBREVIATIONS, id, []);
+      const entity = `${String(own.platform)} ${id}`;
+      if (isRemoval(own)) held.delete(entity);
+      else held.add(entity);
+    }
+  }
+  return [...held].sort();
 }
 
 function isUrl(value: unknown): boolean {
