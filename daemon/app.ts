@@ -127,6 +127,7 @@ export class App {
 
     await this.notifier.ready(this.statusLine());
     log.info('ready', { url: httpUrl, ms: Date.now() - startedAt, version: VERSION });
+    jobs.start();
   }
 
   private async startDatabase(): Promise<Db> {

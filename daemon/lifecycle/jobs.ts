@@ -1,6 +1,7 @@
 /**
  * Periodic jobs on node-cron: a job never overlaps itself, its errors are logged, and all jobs
- * stop with the daemon.
+ * stop with the daemon. Jobs added before `start()` are scheduled by it: node-cron's first schedule
+ * sets up its time-zone formatting, which the daemon's start-up need not wait for.
  */
 import cron, { type ScheduledTask } from 'node-cron';
 import type { Logger } from '../log/logger.js';
@@ -15,6 +16,8 @@ export interface JobInfo {
 
 export class Jobs {
   private readonly tasks = new Map<string, { task: ScheduledTask; info: JobInfo }>();
+  private readonly waiting = new Map<string, { info: JobInfo; run: () => Promise<unknown> }>();
+  private started = false;
 
   constructor(private readonly log: Logger) {}
 
@@ -26,11 +29,25 @@ export class Jobs {
     debug: (message: string | Error) => this.log.debug(String(message)),
   };
 
-  /** Schedules `run`; "off" leaves the job out. */
+  /** Schedules `run` (once started); "off" leaves the job out. */
   add(name: string, schedule: string, run: () => Promise<unknown>): void {
     if (schedule === 'off') return;
-    if (this.tasks.has(name)) throw new Error(`job ${name} is already scheduled`);
+    if (this.tasks.has(name) || this.waiting.has(name)) throw new Error(`job ${name} is already scheduled`);
     const info: JobInfo = { name, schedule, runs: 0, failures: 0, lastRun: null };
+    if (this.started) this.schedule(info, run);
+    else this.waiting.set(name, { info, run });
+  }
+
+  /** Schedules the jobs added so far, and from now on each job as it is added. */
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    for (const { info, run } of this.waiting.values()) this.schedule(info, run);
+    this.waiting.clear();
+  }
+
+  private schedule(info: JobInfo, run: () => Promise<unknown>): void {
+    const { name, schedule } = info;
     let busy = false;
     const task = cron.schedule(
       schedule,
@@ -54,10 +71,11 @@ export class Jobs {
   }
 
   list(): JobInfo[] {
-    return [...this.tasks.values()].map(({ info }) => ({ ...info }));
+    return [...this.tasks.values(), ...this.waiting.values()].map(({ info }) => ({ ...info }));
   }
 
   async stop(): Promise<void> {
+    this.waiting.clear();
     await Promise.all(
       [...this.tasks.values()].map(async ({ task }) => {
         await task.destroy();

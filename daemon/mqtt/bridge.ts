@@ -313,6 +313,8 @@ export class MqttBridge {
     client.options.reconnectPeriod = this.backoff.reset();
     this.wasConnected = true;
     this.lastError = null;
+    // Refreshing the state means something only with a broker to send it to.
+    this.refresh.start();
     this.log.info('connected to the MQTT broker', { device_id: topics.deviceId, client_id: client.options.clientId });
     // MQTT 5 can tell a retained command apart even when it arrives live ("retain as published").
     const v5 = client.options.protocolVersion === 5;
