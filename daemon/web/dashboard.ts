@@ -7,6 +7,8 @@ const PAGES = {
   '/dashboard/': 'dashboard/index.html',
   '/dashboard/dashboard.js': 'dashboard/dashboard.js',
   '/dashboard/dashboard.css': 'dashboard/dashboard.css',
+  // The form helper the invite page shares.
+  '/forms/field-errors.js': 'forms/field-errors.js',
 } as const;
 
 export function dashboardRouter(): Router {

@@ -211,7 +211,7 @@
           .then(function (answer) {
             if (response.status === 404) throw new Error('This box has an owner already: log in instead.');
             if (!response.ok) {
-              fieldErrors('owner', answer.details);
+              showFieldErrors('owner', answer.details);
               throw new Error(
                 response.status === 422
                   ? 'Please correct the fields marked above.'
@@ -240,22 +240,6 @@
   }
 
   // ── the instance's identity and public address ──────────────────────────────────────────
-
-  function fieldErrors(prefix, details) {
-    document.querySelectorAll('[id^="' + prefix + '-"].field-error').forEach(function (p) {
-      p.hidden = true;
-    });
-    Object.keys(details || {}).forEach(function (field) {
-      var target = $(prefix + '-' + field + '-error');
-      if (!target) return;
-      target.textContent = details[field]
-        .map(function (d) {
-          return d.description;
-        })
-        .join(', ');
-      target.hidden = false;
-    });
-  }
 
   function showInstance(instance) {
     $('instance-title').value = instance.title;
@@ -301,13 +285,13 @@
       })
     ).then(
       function (instance) {
-        fieldErrors('instance', null);
+        showFieldErrors('instance', null);
         showError('instance-error', null);
         showInstance(instance);
         $('instance-saved').hidden = false;
       },
       function (e) {
-        fieldErrors('instance', e.details);
+        showFieldErrors('instance', e.details);
         showError('instance-error', e);
       }
     );

@@ -26,22 +26,6 @@
     });
   }
 
-  function fieldErrors(details) {
-    document.querySelectorAll('.field-error').forEach(function (p) {
-      p.hidden = true;
-    });
-    Object.keys(details || {}).forEach(function (field) {
-      var target = $('signup-' + field + '-error');
-      if (!target) return;
-      target.textContent = details[field]
-        .map(function (d) {
-          return d.description;
-        })
-        .join(', ');
-      target.hidden = false;
-    });
-  }
-
   fetch('/api/v1/instance', { headers: { Accept: 'application/json' } })
     .then(function (r) {
       return r.json();
@@ -83,7 +67,7 @@
         );
       })
       .then(function () {
-        fieldErrors(null);
+        showFieldErrors('signup', null);
         $('signup').hidden = true;
         $('welcome').hidden = false;
         $('welcome-title').textContent = 'Welcome, @' + username + '!';
@@ -94,7 +78,7 @@
         $('welcome-profile').href = '/@' + encodeURIComponent(username);
       })
       .catch(function (error) {
-        fieldErrors(error.details);
+        showFieldErrors('signup', error.details);
         var invite = error.details && error.details.invite_code;
         $('signup-error').textContent = invite
           ? 'This invite link ' + invite[0].description + '. Ask whoever sent it for a new one.'
