@@ -53,12 +53,21 @@ export function wantsLint(filters) {
   return filters.length === 0 || filters.includes('lint');
 }
 
-/** Starts the lint check now; resolves with its outcome (never rejects). */
+/**
+ * Starts the lint check now; resolves with its outcome (never rejects). Its `stop()` ends it, for a
+ * run that fails before the suites begin.
+ */
 export function startLint() {
-  return runFile(LINT);
+  let child = null;
+  const result = runFile(LINT, (started) => (child = started));
+  // Its own process group (see runFile): ESLint and Prettier run as its children.
+  result.stop = () => {
+    if (child?.pid) process.kill(-child.pid, 'SIGTERM');
+  };
+  return result;
 }
 
-function runFile(file) {
+function runFile(file, onSpawn = () => undefined) {
   const args = file === LINT ? [LINT] : ['--enable-source-maps', '--import', loudHooks, file];
   return new Promise((resolve) => {
     const started = Date.now();
@@ -66,7 +75,9 @@ function runFile(file) {
       cwd: root,
       env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
       stdio: ['ignore', 'pipe', 'pipe'],
+      detached: file === LINT,
     });
+    onSpawn(child);
     let output = '';
     child.stdout.on('data', (chunk) => {
       output += chunk;

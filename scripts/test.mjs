@@ -11,20 +11,30 @@ import { runSuites, startLint, wantsLint } from './test-suites.mjs';
 const scripts = dirname(fileURLToPath(import.meta.url));
 const filters = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
 
-/** Runs a script of ours to its end with its output on ours; a failure ends the test run. */
+let lint = null;
+
+/** Runs a script of ours to its end with its output on ours; a failure ends the test run (and the lint begun). */
 function step(script, ...args) {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [join(scripts, script), ...args], { stdio: 'inherit' });
     child.on('exit', (code, signal) => {
       if (code === 0) return resolve();
+      lint?.stop();
       process.stdout.write(`0 passed, 1 failed (${script} ${signal ?? `exit ${code}`})\n`);
       process.exit(1);
     });
   });
 }
 
+// The lint runs in its own process group, which a Ctrl-C at the terminal does not reach.
+for (const signal of ['SIGINT', 'SIGTERM'])
+  process.on(signal, () => {
+    lint?.stop();
+    process.exit(1);
+  });
+
 await step('install-test-packages.mjs');
 await step('setup.mjs', '--packages-only');
-const lint = wantsLint(filters) ? startLint() : null;
+if (wantsLint(filters)) lint = startLint();
 await step('setup.mjs');
 process.exit(await runSuites(filters, lint));
