@@ -13,6 +13,7 @@ import { tempDir } from '../../test/helpers/paths.js';
 import type { Bench } from './index.js';
 import { report, round, type Figure } from './stats.js';
 import { wrkInstalled, wrkRun } from './wrk.js';
+import { countInstructions } from './instructions.js';
 
 const POSTS = 10_000;
 const CLIENTS = 16;
@@ -88,13 +89,18 @@ export const bench: Bench = {
         const warm = await fetchOnce().catch(fetchOnce);
         if (!warm.ok) throw new Error(`${path}: ${warm.status}`);
         await warm.arrayBuffer();
-        const run = wrkRun({ url: daemon.url, path, token: TOKEN, vary: 'none', clients: CLIENTS, seconds: SECONDS });
+        const { result: run, instructions } = await countInstructions(daemon.child.pid!, async () =>
+          wrkRun({ url: daemon.url, path, token: TOKEN, vary: 'none', clients: CLIENTS, seconds: SECONDS }),
+        );
         const page = metric !== 'api_account_statuses';
         const rows: Array<[string, number, string, string]> = [
           ['p50_ms', round(run.p50Ms), 'ms', '≤ 5'],
           ['p99_ms', round(run.p99Ms), 'ms', '≤ 20'],
           ['rps', round(run.rps, 0), 'req/s', '≥ API'],
         ];
+        // Unlike the latencies, barely moved by other work on the machine.
+        if (instructions !== null)
+          rows.push(['million_instructions_per_request', round(instructions / run.requests / 1e6), 'M', '']);
         for (const [suffix, value, unit, target] of rows) {
           figures.push({
             metric: `${metric}_${suffix}`,

@@ -45,8 +45,8 @@ export function wrkThroughput(options: WrkOptions): number {
   return wrkRun(options).rps;
 }
 
-/** Requests per second and wrk's latency percentiles (ms); throws on any non-2xx answer. */
-export function wrkRun(options: WrkOptions): { rps: number; p50Ms: number; p99Ms: number } {
+/** Requests per second, the requests sent and wrk's latency percentiles (ms); throws on any non-2xx answer. */
+export function wrkRun(options: WrkOptions): { rps: number; requests: number; p50Ms: number; p99Ms: number } {
   const dir = tempDir('nestbox-wrk-');
   try {
     const script = join(dir.path, 'requests.lua');
@@ -63,7 +63,8 @@ export function wrkRun(options: WrkOptions): { rps: number; p50Ms: number; p99Ms
     if (failed) throw new Error(`wrk: ${failed[1]} answers were not 2xx`);
     const rps = /Requests\/sec:\s+([\d.]+)/.exec(output);
     if (!rps) throw new Error(`wrk printed no rate:\n${output}`);
-    return { rps: Number(rps[1]), p50Ms: latencyMs(output, '50%'), p99Ms: latencyMs(output, '99%') };
+    const requests = Number(/(\d+) requests in /.exec(output)?.[1] ?? Number.NaN);
+    return { rps: Number(rps[1]), requests, p50Ms: latencyMs(output, '50%'), p99Ms: latencyMs(output, '99%') };
   } finally {
     dir.remove();
   }
