@@ -35,7 +35,8 @@ export class HttpServer {
     this.app.use(this.countInFlight);
     this.app.use(cors());
     this.app.use(requestId());
-    this.app.use(requestLog(options.log));
+    // Only at debug level: a pass-through layer still costs every request its frame.
+    if (options.log.enabled('debug')) this.app.use(requestLog(options.log));
     this.app.use(errorMiddleware(options.log, options.onOutOfSpace));
     // Koa composes its middleware when callback() is called: build it once, at start().
     // Koa's handler answers its own errors: the promise it returns never rejects.
@@ -136,15 +137,13 @@ function requestLog(log: Logger): Middleware {
     try {
       await next();
     } finally {
-      if (log.enabled('debug')) {
-        // The path only: a query string may carry an access token.
-        log.debug('request', {
-          method: ctx.method,
-          path: ctx.path,
-          status: ctx.status,
-          ms: Number(process.hrtime.bigint() - started) / 1e6,
-        });
-      }
+      // The path only: a query string may carry an access token.
+      log.debug('request', {
+        method: ctx.method,
+        path: ctx.path,
+        status: ctx.status,
+        ms: Number(process.hrtime.bigint() - started) / 1e6,
+      });
     }
   };
 }
