@@ -27,7 +27,7 @@ import { MediaSweep } from './media/sweep.js';
 import { mediaCreateHook, mediaDecorator } from './media/hooks.js';
 import { TagsRepo } from './tags/repo.js';
 import { TagsService } from './tags/service.js';
-import { tagsCreateHook, tagsDecorator } from './tags/hooks.js';
+import { tagsCreateHook, tagsEditHook, tagsDecorator } from './tags/hooks.js';
 import { TimelinesRepo } from './timelines/repo.js';
 import { TimelinesService } from './timelines/service.js';
 import { FiltersService } from './filters/service.js';
@@ -128,7 +128,7 @@ export async function buildServices(
     limiter,
     {
       create: [mediaCreateHook(media), tagsCreateHook(tags, baseUrl), pollsCreateHook(polls)],
-      edit: [pollsEditHook(polls)],
+      edit: [pollsEditHook(polls), tagsEditHook(tags, baseUrl)],
     },
     remote,
   );

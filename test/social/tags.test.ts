@@ -41,6 +41,29 @@ test('a tag is answered whether used or not, with a week of history; an invalid 
   assert.is((await h.api(null, 'GET', '/api/v1/tags/1234')).status, 404, 'all digits is not a hashtag');
 });
 
+test('an edit retags: a hashtag added is linked and in the tag timeline, one taken out leaves it', async () => {
+  const id = await post(ola, 'plain words, #Robins first');
+  const edited = await ok(ola.token, 'PUT', `/api/v1/statuses/${id}`, { status: 'now about #Starlings only' });
+  assert.match(
+    edited.content,
+    /<a href="[^"]+\/tags\/starlings" class="mention hashtag" rel="tag">#<span>Starlings<\/span><\/a>/,
+  );
+  assert.equal(
+    edited.tags.map((t: { name: string }) => t.name),
+    ['starlings'],
+  );
+  const tagged = async (tag: string) =>
+    (await ok(null, 'GET', `/api/v1/timelines/tag/${tag}`)).map((s: { id: string }) => s.id) as string[];
+  assert.ok((await tagged('starlings')).includes(id));
+  assert.not.ok((await tagged('robins')).includes(id), 'the hashtag taken out no longer finds it');
+  const history = await ok(null, 'GET', `/api/v1/statuses/${id}/history`);
+  assert.match(
+    history[history.length - 1].content,
+    /class="mention hashtag"/,
+    'the new version in the history is linked',
+  );
+});
+
 test('following a tag: the tag says so to its follower only, and followed_tags lists it', async () => {
   const followed = await ok(mia.token, 'POST', '/api/v1/tags/Birds/follow');
   assert.is(followed.name, 'birds');

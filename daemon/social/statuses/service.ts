@@ -53,7 +53,10 @@ export interface StatusCreateHook {
   ): Promise<((trx: Knex, statusId: string) => Promise<void>) | null>;
 }
 
-/** A resource that takes part in editing (polls): as StatusCreateHook, for an existing status. */
+/**
+ * A resource that takes part in editing (polls, hashtags): as StatusCreateHook, for an existing
+ * status; the step runs after the new text is stored, before the new version is kept in the history.
+ */
 export interface StatusEditHook {
   prepare(
     authorId: string,
@@ -246,7 +249,6 @@ export class StatusesService {
     const now = nowIso(this.ctx.now());
     await this.ctx.db.transaction(async (trx) => {
       await this.edits.beforeEdit(trx, id);
-      for (const step of steps) await step?.(trx);
       await trx('statuses')
         .whereRaw('id = ?', [id])
         .update({
@@ -264,6 +266,7 @@ export class StatusesService {
         id,
         mentioned.map((m) => m.account.id),
       );
+      for (const step of steps) await step?.(trx);
       await this.edits.afterEdit(trx, id);
     });
     this.ctx.events.emit('status.updated', { statusId: id, accountId: authorId });

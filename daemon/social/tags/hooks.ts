@@ -1,22 +1,42 @@
-/** Hashtags' part in statuses: stored when posting, `tags` when rendering. */
-import type { StatusCreateHook } from '../statuses/service.js';
+/** Hashtags' part in statuses: stored when posting and editing, `tags` when rendering. */
+import type { Knex } from 'knex';
+import type { StatusCreateHook, StatusEditHook } from '../statuses/service.js';
 import type { StatusDecorator } from '../statuses/serialize.js';
 import { parseHashtags } from './parse.js';
 import { linkHashtags } from './html.js';
 import type { TagsRepo } from './repo.js';
+
+/** The status's hashtags become `names` (replacing any it had) and link in its stored content. */
+async function tagAndLink(
+  trx: Knex,
+  repo: TagsRepo,
+  baseUrl: string,
+  statusId: string,
+  names: readonly string[],
+): Promise<void> {
+  await repo.retagStatus(trx, statusId, names);
+  const rows = await trx.raw<Array<{ content: string }>>(`SELECT content FROM statuses WHERE id = ?`, [statusId]);
+  const linked = linkHashtags(rows[0].content, baseUrl);
+  if (linked !== rows[0].content) await trx.raw(`UPDATE statuses SET content = ? WHERE id = ?`, [linked, statusId]);
+}
 
 export function tagsCreateHook(repo: TagsRepo, baseUrl: string): StatusCreateHook {
   return {
     async prepare(_authorId, _input, text) {
       const names = parseHashtags(text);
       if (names.length === 0) return null;
-      return async (trx, statusId) => {
-        await repo.tagStatus(trx, statusId, names);
-        const rows = await trx.raw<Array<{ content: string }>>(`SELECT content FROM statuses WHERE id = ?`, [statusId]);
-        await trx.raw(`UPDATE statuses SET content = ? WHERE id = ?`, [
-          linkHashtags(rows[0].content, baseUrl),
-          statusId,
-        ]);
+      return (trx, statusId) => tagAndLink(trx, repo, baseUrl, statusId, names);
+    },
+  };
+}
+
+/** Runs after the edited text is stored: its hashtags replace the old ones, linked as when posting. */
+export function tagsEditHook(repo: TagsRepo, baseUrl: string): StatusEditHook {
+  return {
+    async prepare(_authorId, statusId) {
+      return async (trx) => {
+        const rows = await trx.raw<Array<{ text: string }>>(`SELECT text FROM statuses WHERE id = ?`, [statusId]);
+        await tagAndLink(trx, repo, baseUrl, statusId, parseHashtags(rows[0].text));
       };
     },
   };
