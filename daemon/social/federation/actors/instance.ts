@@ -51,7 +51,9 @@ export class InstanceActor {
     return withContext({
       id: this.uri,
       type: 'Application',
-      preferredUsername: this.localDomain,
+      // The host as Mastodon names its instance actor, without a port: a username has no colon,
+      // and peers (this server too) refuse an actor whose name is not one.
+      preferredUsername: this.localDomain.replace(/:\d+$/, ''),
       inbox: `${this.uri}/inbox`,
       outbox: `${this.uri}/outbox`,
       url: `${this.baseUrl}/about`,
