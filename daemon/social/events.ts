@@ -22,6 +22,8 @@ export interface SocialEvents {
   'reblog.created': [{ accountId: string; statusId: string; reblogId: string }];
   'reblog.removed': [{ accountId: string; statusId: string; reblogId: string }];
   'block.created': [{ accountId: string; targetAccountId: string }];
+  /** A local account's report that asked to be forwarded to the reported account's server. */
+  'report.forwarded': [{ reportId: string }];
   'block.removed': [{ accountId: string; targetAccountId: string }];
   'mute.changed': [{ accountId: string; targetAccountId: string; muted: boolean }];
   'account.created': [{ accountId: string }];

@@ -53,7 +53,7 @@ export class Federation {
       client: fed.client,
       log: fed.log.child({ component: 'delivery' }),
       online,
-      signingKey: (accountId) => local.signingKey(accountId),
+      signingKey: (accountId) => (accountId === null ? fed.instanceActor.signingKey() : local.signingKey(accountId)),
     });
     this.outbound = new Outbound(fed, this.queue, local);
     this.moves = new AccountMoves(fed, remote, this.outbound);

@@ -84,12 +84,32 @@ export class ReportsService {
       for (const statusId of statusIds)
         await trx.raw(`INSERT INTO report_statuses (report_id, status_id) VALUES (?, ?)`, [id, statusId]);
     });
+    if (forwarded) this.ctx.events.emit('report.forwarded', { reportId: id });
     const row = (await this.ctx.reader.get<ReportRow>(
       `SELECT CAST(id AS TEXT) AS id, CAST(target_account_id AS TEXT) AS target_account_id, comment, category, rule_ids, forwarded,
       action_taken_at, created_at FROM reports WHERE id = ?`,
       [id],
     ))!;
     return { row, statusIds, headers };
+  }
+
+  /**
+   * A report a peer forwarded (a Flag) against local account `targetId`, from `reporterId` (the
+   * peer's actor, usually its instance actor): stored as a local user's report is, as "other".
+   */
+  async receive(reporterId: string, targetId: string, statusIds: readonly string[], comment: string): Promise<string> {
+    let id = '';
+    await this.ctx.db.transaction(async (trx) => {
+      const rows = await trx.raw<Array<{ id: string }>>(
+        `INSERT INTO reports (account_id, target_account_id, comment, category, rule_ids, forwarded, forward_to_domains, created_at)
+        VALUES (?, ?, ?, 'other', '[]', 0, '[]', ?) RETURNING CAST(id AS TEXT) AS id`,
+        [reporterId, targetId, [...comment].slice(0, MAX_COMMENT).join(''), nowIso(this.ctx.now())],
+      );
+      id = rows[0].id;
+      for (const statusId of new Set(statusIds))
+        await trx.raw(`INSERT INTO report_statuses (report_id, status_id) VALUES (?, ?)`, [id, statusId]);
+    });
+    return id;
   }
 
   /**

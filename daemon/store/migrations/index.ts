@@ -137,4 +137,9 @@ export const MIGRATIONS: readonly Migration[] = [
     async () =>
       (await import('./20261122_64_social_follow_endings_in_service.js')).m20261122_64_social_follow_endings_in_service,
   ),
+  onDemand(
+    '20261126_65_social_instance_actor_deliveries',
+    async () =>
+      (await import('./20261126_65_social_instance_actor_deliveries.js')).m20261126_65_social_instance_actor_deliveries,
+  ),
 ];

@@ -8,6 +8,8 @@ import * as assert from 'uvu/assert';
 import type { SocialHarness, TestAccount } from '../../helpers/social.js';
 import { domainOf, eventually, resolveAccount, startFederatedDaemon } from '../../helpers/federation.js';
 import { form, png } from '../../helpers/media-files.js';
+import { join } from 'node:path';
+import sqlite3 from 'sqlite3';
 
 let A: SocialHarness;
 let B: SocialHarness;
@@ -357,6 +359,50 @@ test('search resolve fetches a remote status by its URL or its URI', async () =>
     `/api/v2/search?resolve=true&q=${encodeURIComponent(`${A.url}/users/alice/statuses/1`)}`,
   );
   assert.equal(missing.body.statuses, []);
+});
+
+/** Rows of a daemon's own database, read beside it (WAL lets a reader in while it writes). */
+function rowsOf(on: SocialHarness, sql: string, params: unknown[]): Promise<any[]> {
+  return new Promise((resolve, reject) => {
+    const db = new sqlite3.Database(join(on.daemon.dataDir, 'nestbox.sqlite3'), sqlite3.OPEN_READONLY);
+    db.all(sql, params, (error, rows) => db.close(() => (error ? reject(error) : resolve(rows))));
+  });
+}
+
+test("a report forwarded to the reported account's server arrives as a Flag from the instance actor", async () => {
+  const posted = await B.api(bob.token, 'POST', '/api/v1/statuses', { status: 'buy my stuff', visibility: 'public' });
+  const found = await A.api(
+    alice.token,
+    'GET',
+    `/api/v2/search?resolve=true&type=statuses&q=${encodeURIComponent(posted.body.uri)}`,
+  );
+  const seenOnA = found.body.statuses[0];
+  const report = await A.api(alice.token, 'POST', '/api/v1/reports', {
+    account_id: seenOnA.account.id,
+    status_ids: [seenOnA.id],
+    comment: 'spam from over there',
+    forward: true,
+  });
+  assert.is(report.status, 200);
+  assert.is(report.body.forwarded, true);
+  const [received] = await eventually('the Flag on the reported server', () =>
+    rowsOf(
+      B,
+      `SELECT r.comment, CAST(r.target_account_id AS TEXT) AS target, a.uri AS reporter,
+        (SELECT group_concat(status_id) FROM report_statuses WHERE report_id = r.id) AS statuses
+      FROM reports r JOIN accounts a ON a.id = r.account_id WHERE r.comment = 'spam from over there'`,
+      [],
+    ).then((rows) => (rows.length ? rows : null)),
+  );
+  assert.is(received.target, bob.id);
+  assert.is(received.statuses, posted.body.id);
+  assert.is(received.reporter, `${A.url}/actor`, 'sent by the instance actor: the reporter stays unknown there');
+  // Each side takes the other's instance actor as the signer of its fetches and of the Flag.
+  for (const side of [A, B])
+    assert.not.ok(
+      side.daemon.logs.some((line) => line.msg === 'refused a signed request'),
+      'no signed request was refused',
+    );
 });
 
 test('favourite and reblog of a remote post notify its author', async () => {

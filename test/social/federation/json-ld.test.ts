@@ -274,7 +274,7 @@ test('every document A serves expands whole: actors, collections, featured, note
   for (const [path, document] of documents) await assertExpandsWhole(path, document);
 });
 
-test('activities sent in no exchange above expand whole too: Move, Undo of a Follow and a Block, a Reject', async () => {
+test('activities sent in no exchange above expand whole too: Move, Undo of a Follow and a Block, a Reject, a Flag', async () => {
   const me = `${tapA.url}/users/amy`;
   const them = `${tapB.url}/users/ben`;
   for (const activity of [
@@ -282,6 +282,7 @@ test('activities sent in no exchange above expand whole too: Move, Undo of a Fol
     activities.undo(me, activities.follow(me, them)),
     activities.undo(me, activities.block(me, them)),
     activities.answerFollow('Reject', me, them, `${them}#follows/1`),
+    activities.flag(`${tapA.url}/actor`, `${tapA.url}/reports/1`, 'spam', [them, `${them}/statuses/1`]),
   ])
     await assertExpandsWhole(String(activity.type), activity);
 });

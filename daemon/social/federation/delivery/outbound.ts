@@ -73,6 +73,7 @@ export class Outbound {
       this.answerFollow('Reject', targetAccountId, accountId),
     );
     this.on('account.updated', ({ accountId }) => this.profileUpdate(accountId));
+    this.on('report.forwarded', ({ reportId }) => this.forwardReport(reportId));
     this.on('poll.voted', (vote) => this.pollVoted(vote));
     this.on('poll.ended', ({ statusId }) => this.pollUpdate(statusId));
   }
@@ -183,6 +184,30 @@ export class Outbound {
     const target = await this.actors.byId(targetId);
     if (!actor || !target || target.domain === null) return;
     await this.send(actor, [target.inbox_url], build(actor, target));
+  }
+
+  /**
+   * A report goes to the reported account's own inbox as a Flag from the instance actor (as
+   * Mastodon forwards them), naming the account and the statuses it cites.
+   */
+  private async forwardReport(reportId: string): Promise<void> {
+    const report = await this.fed.social.reader.get<{ target: string; comment: string }>(
+      'SELECT CAST(target_account_id AS TEXT) AS target, comment FROM reports WHERE id = ?',
+      [reportId],
+    );
+    const target = report ? await this.actors.byId(report.target) : undefined;
+    if (!report || !target || target.domain === null || !target.inbox_url) return;
+    const cited = await this.fed.social.reader.all<{ uri: string }>(
+      'SELECT s.uri FROM report_statuses r JOIN statuses s ON s.id = r.status_id WHERE r.report_id = ? ORDER BY s.id',
+      [reportId],
+    );
+    const activity = activities.flag(
+      this.fed.instanceActor.uri,
+      `${this.fed.baseUrl}/reports/${reportId}`,
+      report.comment,
+      [target.uri, ...cited.map((status) => status.uri)],
+    );
+    await this.queue.enqueue(null, [target.inbox_url], activity);
   }
 
   /** A local account answers a remote account's follow request. */

@@ -18,8 +18,8 @@ export interface DeliveryQueueOptions {
   client: PeerClient;
   log: Logger;
   online: OnlineSignal;
-  /** The signing key of a local account. */
-  signingKey(accountId: string): Promise<SigningKey>;
+  /** The signing key of a local account, or of the instance actor for null. */
+  signingKey(accountId: string | null): Promise<SigningKey>;
   perDomain?: number;
   total?: number;
   /** Retry schedule: first delay, ceiling, and attempts before giving up. */
@@ -105,8 +105,11 @@ export class DeliveryQueue {
     clearTimeout(timeout);
   }
 
-  /** Queues one activity for each inbox (unavailable peers are skipped) and starts sending. */
-  async enqueue(senderId: string, inboxes: readonly string[], activity: object): Promise<number> {
+  /**
+   * Queues one activity for each inbox (unavailable peers are skipped) and starts sending; signed by
+   * the local account `senderId`, or by the instance actor when it is null.
+   */
+  async enqueue(senderId: string | null, inboxes: readonly string[], activity: object): Promise<number> {
     const unique = [...new Set(inboxes)];
     const withDomain = unique
       .map((inbox) => ({ inbox, domain: hostOf(inbox) }))

@@ -5,7 +5,8 @@ export interface DeliveryRow {
   id: number;
   inbox: string;
   domain: string;
-  sender_account_id: string;
+  /** null: sent by the instance actor. */
+  sender_account_id: string | null;
   body: string;
   attempts: number;
   created_at: number;
@@ -15,7 +16,7 @@ export class DeliveryRepo {
   constructor(private readonly db: Db) {}
 
   async insert(
-    rows: Array<{ inbox: string; domain: string; senderId: string; body: string }>,
+    rows: Array<{ inbox: string; domain: string; senderId: string | null; body: string }>,
     now: number,
   ): Promise<void> {
     if (rows.length === 0) return;

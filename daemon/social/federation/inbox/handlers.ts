@@ -28,6 +28,7 @@ export class InboxHandlers {
     Delete: (a, actor) => this.delete(a, actor),
     Update: (a, actor) => this.update(a, actor),
     Block: (a, actor) => this.block(a, actor),
+    Flag: (a, actor) => this.flag(a, actor),
     Move: (a, actor) => this.move(a, actor),
     Accept: (a, actor) => this.answer(a, actor, true),
     Reject: (a, actor) => this.answer(a, actor, false),
@@ -85,6 +86,25 @@ export class InboxHandlers {
     if (await this.services.relationships.exists('follows', actor.id, target.id)) {
       await this.outbound.answerFollow('Accept', target.id, actor.id, followUri);
     }
+  }
+
+  /**
+   * A report from a peer (Mastodon sends them from its instance actor): kept as a report against the
+   * local account it names, citing that account's statuses among its objects.
+   */
+  private async flag(activity: Json, actor: ActorRow): Promise<void> {
+    const uris = (Array.isArray(activity.object) ? activity.object : [activity.object])
+      .map((object) => idOf(object))
+      .filter((uri): uri is string => Boolean(uri));
+    let target: ActorRow | undefined;
+    for (const uri of uris) target ??= await this.localAccount(uri);
+    if (!target) return;
+    const statusIds: string[] = [];
+    for (const uri of uris) {
+      const status = await this.statuses.byUri(uri);
+      if (status && status.account_id === target.id) statusIds.push(status.id);
+    }
+    await this.services.reports.receive(actor.id, target.id, statusIds, str(activity.content) ?? '');
   }
 
   private async undo(activity: Json, actor: ActorRow): Promise<void> {

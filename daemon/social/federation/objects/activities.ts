@@ -33,6 +33,15 @@ export function answerFollow(kind: 'Accept' | 'Reject', target: Uri, requester: 
   });
 }
 
+/**
+ * A report forwarded to the reported account's server, from the instance actor (so that server
+ * never learns who reported): the account and the cited statuses as its objects, the comment as
+ * its content.
+ */
+export function flag(instanceActor: Uri, id: Uri, comment: string, objects: Uri[]): Json {
+  return withContext({ id, type: 'Flag', actor: instanceActor, content: comment, object: objects });
+}
+
 export function like(actor: Uri, statusUri: Uri): Json {
   return withContext({
     id: `${actor}#likes/${encodeURIComponent(statusUri)}`,
