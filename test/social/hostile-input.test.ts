@@ -79,8 +79,9 @@ function attempts(method: string, path: string): Attempt[] {
       const q = QUERIES[n % QUERIES.length];
       return q ? `${target}?${q}` : target;
     };
+    // Every query at the real path; one query (in turn) at each hostile path value, as with bodies.
     if (method === 'GET' || method === 'DELETE')
-      for (let n = 0; n < QUERIES.length; n++) list.push({ method, url: query(n), token });
+      for (const n of value === 'real' ? QUERIES.keys() : [i]) list.push({ method, url: query(n), token });
     if (method === 'GET') return;
     // Every body at the real path; one body (in turn) at each hostile path value.
     for (const body of value === 'real' ? sent : [sent[i % sent.length]])
