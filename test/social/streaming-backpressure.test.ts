@@ -130,9 +130,12 @@ test('slow clients are disconnected and their queues freed, while a reading clie
       : undefined;
   });
 
-  const tags = TAGS.map((tag) => `#${tag}`).join(' ');
-  // The longest status there is, mostly escaped text: each event as big as a status makes it.
-  const text = `${tags} ${'&'.repeat(500 - tags.length - 1)}`;
+  // The longest status there is, its hashtags over and over: each one a link in the rendered
+  // content, so each event is about as big as a status can make it.
+  const text = Array.from({ length: 100 }, (_, i) => `#${TAGS[i % TAGS.length]}`)
+    .join(' ')
+    .slice(0, 500)
+    .replace(/ \S*$/, '');
   const posted: string[] = [];
   const cutOff = () => h.daemon.logs.filter((line) => line.msg === 'streaming client fell behind; disconnected').length;
   await Promise.all(
