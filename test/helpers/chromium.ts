@@ -3,9 +3,16 @@
  * traffic of its own. playwright refuses --user-data-dir for launch(): it gives every launch a
  * fresh temporary profile itself, and each test takes a new context on top of it.
  */
-import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import { createRequire } from 'node:module';
+import type { Browser, BrowserContext } from 'playwright-core';
 import { tempDir } from './paths.js';
 import { requirePackage } from './system-packages.js';
+
+/**
+ * Required, not imported: an ES import of playwright-core first scans its 3.6 MB CommonJS bundle
+ * for export names, in every test process that drives a browser.
+ */
+const { chromium } = createRequire(import.meta.url)('playwright-core') as typeof import('playwright-core');
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 

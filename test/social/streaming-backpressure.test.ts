@@ -12,9 +12,12 @@ import { startSocialDaemon, type SocialHarness, type TestAccount } from '../help
 const SLOW_WEBSOCKETS = 12;
 const SLOW_EVENT_STREAMS = 4;
 const POSTERS = 3;
-/** Enough that one public stream alone carries several MB: past the kernel's socket buffers and the daemon's bound. */
-const STATUSES_PER_POSTER = 200;
-const TAGS = Array.from({ length: 20 }, (_, i) => `bp${String(i).padStart(2, '0')}`);
+/**
+ * The posters post until every slow client is cut off: one public stream must carry several MB
+ * first (the kernel's socket buffers and the daemon's bound). A bound that never cuts stops here.
+ */
+const MOST_STATUSES = 1500;
+const TAGS = Array.from({ length: 5 }, (_, i) => `bp${String(i).padStart(2, '0')}`);
 
 let h: SocialHarness;
 let owner: TestAccount;
@@ -27,11 +30,11 @@ test.before(async () => {
   posters = [];
   for (let i = 0; i < POSTERS; i++) {
     const poster = await h.account(`poster${i}`);
-    // A long profile note makes each status event bigger: fewer posts fill a slow client's buffers.
-    assert.is(
-      (await h.api(poster.token, 'PATCH', '/api/v1/accounts/update_credentials', { note: '&'.repeat(500) })).status,
-      200,
-    );
+    // A long profile note and four full profile fields make each status event bigger: fewer posts
+    // fill a slow client's buffers.
+    const field = { name: '&'.repeat(255), value: '&'.repeat(255) };
+    const profile = { note: '&'.repeat(500), fields_attributes: { 0: field, 1: field, 2: field, 3: field } };
+    assert.is((await h.api(poster.token, 'PATCH', '/api/v1/accounts/update_credentials', profile)).status, 200);
     posters.push(poster);
   }
   streamingUrl = `127.0.0.1:${h.daemon.streamingPort}`;
@@ -81,7 +84,7 @@ function slowWebSocket(): Promise<SlowWebSocket> {
     });
     ws.once('error', reject);
     ws.once('open', () => {
-      // Every tag twice (hashtag, hashtag:local): each status reaches this client 41 times.
+      // Every tag twice (hashtag, hashtag:local): each status reaches this client 11 times.
       for (const tag of TAGS)
         for (const stream of ['hashtag', 'hashtag:local']) ws.send(JSON.stringify({ type: 'subscribe', stream, tag }));
       ws.pause();
@@ -127,11 +130,17 @@ test('slow clients are disconnected and their queues freed, while a reading clie
       : undefined;
   });
 
-  const text = `${TAGS.map((tag) => `#${tag}`).join(' ')} ${'&'.repeat(380)}`;
+  // The longest status there is, its hashtags over and over: each one a link in the rendered
+  // content, so each event is about as big as a status can make it.
+  const text = Array.from({ length: 100 }, (_, i) => `#${TAGS[i % TAGS.length]}`)
+    .join(' ')
+    .slice(0, 500)
+    .replace(/ \S*$/, '');
   const posted: string[] = [];
+  const cutOff = () => h.daemon.logs.filter((line) => line.msg === 'streaming client fell behind; disconnected').length;
   await Promise.all(
     posters.map(async (poster) => {
-      for (let i = 0; i < STATUSES_PER_POSTER; i++) {
+      while (cutOff() < SLOW_WEBSOCKETS + SLOW_EVENT_STREAMS && posted.length < MOST_STATUSES) {
         const res = await h.api(poster.token, 'POST', '/api/v1/statuses', { status: text, visibility: 'public' });
         assert.is(res.status, 200, JSON.stringify(res.body));
         posted.push(res.body.id);

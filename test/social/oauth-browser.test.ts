@@ -1,7 +1,8 @@
 /**
- * A web client served from another origin (a second loopback port), in headless Chromium: it
- * registers an app, exchanges a code for a token, posts, reads notifications and follows the
- * Link header, all through the browser's CORS checks.
+ * OAuth in headless Chromium, one daemon and one browser for all: the sign-in and consent page (a
+ * wrong password, the code an app exchanges for a token, deny), and a web client served from
+ * another origin (a second loopback port) that registers an app, exchanges a code for a token,
+ * posts, reads notifications and follows the Link header, all through the browser's CORS checks.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -162,6 +163,63 @@ test('userinfo needs the profile scope and a user', async () => {
   assert.is(info.body.sub, `${h.url}/users/pat`);
   assert.is(info.body.profile, `${h.url}/@pat`);
   assert.match(info.body.picture, /^http/);
+});
+
+test('a person signs in on the page, authorizes the app and gets a code the app exchanges for a token', async () => {
+  const app = (
+    await h.api(null, 'POST', '/api/v1/apps', {
+      client_name: 'Browser app',
+      redirect_uris: 'urn:ietf:wg:oauth:2.0:oob',
+      scopes: 'read write',
+    })
+  ).body;
+  const page = await chromium.context.newPage();
+  await page.goto(
+    `${h.url}/oauth/authorize?response_type=code&client_id=${app.client_id}&redirect_uri=urn:ietf:wg:oauth:2.0:oob&scope=read`,
+  );
+  assert.is(await page.title(), 'Authorize Browser app · Nestbox');
+  assert.is(await page.locator('.scopes li').count(), 1);
+  await page.fill('#login', 'pat');
+  await page.fill('#password', 'wrong password');
+  await page.click('#allow');
+  assert.is(await page.locator('.error').textContent(), 'Invalid username, e-mail or password.');
+  assert.is(await page.inputValue('#login'), 'pat', 'the login is kept');
+  await page.fill('#password', 'pw-pat-123');
+  await page.click('#allow');
+  const code = await page.inputValue('#code');
+  const token = await h.api(null, 'POST', '/oauth/token', {
+    grant_type: 'authorization_code',
+    client_id: app.client_id,
+    client_secret: app.client_secret,
+    redirect_uri: 'urn:ietf:wg:oauth:2.0:oob',
+    code,
+  });
+  assert.is(token.status, 200);
+  assert.is(token.body.scope, 'read');
+  assert.is((await h.api(token.body.access_token, 'GET', '/api/v1/accounts/verify_credentials')).body.username, 'pat');
+  await page.close();
+});
+
+test('deny sends the browser back to the app with error=access_denied and the state', async () => {
+  const callback = 'http://127.0.0.1:9/callback';
+  const app = (
+    await h.api(null, 'POST', '/api/v1/apps', { client_name: 'Denied app', redirect_uris: callback, scopes: 'read' })
+  ).body;
+  const page = await chromium.context.newPage();
+  let redirected = '';
+  await page.route(`${callback}**`, async (route) => {
+    redirected = route.request().url();
+    await route.fulfill({ status: 200, body: 'back in the app' });
+  });
+  await page.goto(
+    `${h.url}/oauth/authorize?response_type=code&client_id=${app.client_id}&redirect_uri=${encodeURIComponent(callback)}&state=xyz`,
+  );
+  await page.click('button[value=deny]');
+  await page.waitForURL(`${callback}**`);
+  const url = new URL(redirected);
+  assert.is(url.searchParams.get('error'), 'access_denied');
+  assert.is(url.searchParams.get('state'), 'xyz');
+  await page.close();
 });
 
 test.run();
