@@ -19,10 +19,13 @@ test('the WIFI: payload escapes the format’s separators in the name and the ke
   assert.is(wifiJoinPayload('a\\b;c,d:e"f', 'k;e,y'), 'WIFI:T:WPA;S:a\\\\b\\;c\\,d\\:e\\"f;P:k\\;e\\,y;;');
 });
 
+/** The simulated coprocessor's clocks run fast: each start reaches the setup AP sooner. */
+const FAST_COPROC = { NESTBOX_COPROC_TIME_SCALE: '20' };
+
 test('the label joins the setup AP the daemon runs; the key is kept across restarts and replaced on demand', async () => {
   const data = tempDir('nestbox-label-');
   const out = tempDir('nestbox-label-out-');
-  let h = await startSocialDaemon({}, { dataDir: data.path, keepDataDir: true });
+  let h = await startSocialDaemon(FAST_COPROC, { dataDir: data.path, keepDataDir: true });
   try {
     // Restarts keep the address: the instance keeps the base URL it began with.
     const again = { dataDir: data.path, keepDataDir: true, port: h.daemon.port };
@@ -39,7 +42,7 @@ test('the label joins the setup AP the daemon runs; the key is kept across resta
     assert.not.ok(JSON.stringify(h.daemon.logs).includes(ap.passphrase), 'the key is in the log');
 
     await h.stop();
-    h = await startSocialDaemon({}, again);
+    h = await startSocialDaemon(FAST_COPROC, again);
     const token = await h.token('boss', 'admin:read');
     assert.equal(await setupAp(h, token), ap);
 
@@ -50,7 +53,7 @@ test('the label joins the setup AP the daemon runs; the key is kept across resta
     const newKey = /;P:([^;]+);;$/.exec(payload)![1];
     assert.is.not(newKey, ap.passphrase);
     await h.stop();
-    h = await startSocialDaemon({}, again);
+    h = await startSocialDaemon(FAST_COPROC, again);
     assert.equal(await setupAp(h, await h.token('boss', 'admin:read')), { ssid: ap.ssid, passphrase: newKey });
     assert.not.ok(JSON.stringify(h.daemon.logs).includes(newKey), 'the new key is in the log');
 

@@ -91,27 +91,30 @@ test('coproc: NESTBOX_COPROC names the device; resp ≠ 0 exits 1 with resp in t
 test('coproc and ota read the daemon’s settings: --config FILE or NESTBOX_CONFIG, refused like the daemon (exit 2)', async () => {
   const settings = join(dir.path, 'nestbox.json');
   writeFileSync(settings, JSON.stringify({ coproc: `serial:${sim.path}`, log_level: 'warn' }));
+  const unknownKey = join(dir.path, 'typo.json');
+  writeFileSync(unknownKey, JSON.stringify({ coprc: 'sim' }));
+  const image = join(dir.path, 'config-firmware.bin');
+  writeFileSync(image, Buffer.concat([Buffer.from([0xe9]), Buffer.alloc(100, 7)]));
+  // The runs that never reach the simulator go side by side with those that do (one at a time on
+  // its port); the missing port is waited for the command's whole open timeout.
+  const apart = Promise.all([
+    // The environment wins over the file, as for the daemon.
+    run('coproc', ['get-mac', '--mode', 'STA', '--config', settings], {
+      NESTBOX_COPROC: 'serial:/dev/nestbox-no-such-port',
+    }),
+    run('coproc', ['get-mac', '--mode', 'STA', '--config', unknownKey]),
+    run('coproc', ['get-mac', '--mode', 'STA'], { NESTBOX_COPROC: 'usb:/dev/x' }),
+    run('ota', [image], { NESTBOX_CONFIG: settings, NESTBOX_HEARTBEAT_S: 'often' }),
+  ]);
   const viaOption = await run('coproc', ['get-mac', '--mode', 'STA', '--config', settings]);
   assert.is(viaOption.code, 0, viaOption.stderr);
   assert.equal(JSON.parse(viaOption.stdout), { mac: '24:0a:c4:12:34:56', resp: 0 });
   const viaVariable = await run('coproc', ['get-mac', '--mode', 'STA'], { NESTBOX_CONFIG: settings });
   assert.is(viaVariable.code, 0, viaVariable.stderr);
-  // The environment wins over the file, as for the daemon.
-  const overridden = await run('coproc', ['get-mac', '--mode', 'STA', '--config', settings], {
-    NESTBOX_COPROC: 'serial:/dev/nestbox-no-such-port',
-  });
+
+  const [overridden, typo, badValue, otaBad] = await apart;
   assert.is(overridden.code, 1);
   assert.match(overridden.stderr, 'nestbox-no-such-port');
-
-  const unknownKey = join(dir.path, 'typo.json');
-  writeFileSync(unknownKey, JSON.stringify({ coprc: 'sim' }));
-  const image = join(dir.path, 'config-firmware.bin');
-  writeFileSync(image, Buffer.concat([Buffer.from([0xe9]), Buffer.alloc(100, 7)]));
-  const [typo, badValue, otaBad] = await Promise.all([
-    run('coproc', ['get-mac', '--mode', 'STA', '--config', unknownKey]),
-    run('coproc', ['get-mac', '--mode', 'STA'], { NESTBOX_COPROC: 'usb:/dev/x' }),
-    run('ota', [image], { NESTBOX_CONFIG: settings, NESTBOX_HEARTBEAT_S: 'often' }),
-  ]);
   assert.is(typo.code, 2);
   assert.match(typo.stderr, /^config: coprc="sim" \(.*typo\.json\) is not allowed: a known setting/);
   assert.is(badValue.code, 2);

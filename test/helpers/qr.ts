@@ -9,6 +9,8 @@ export function decodeQrPng(png: Buffer): string {
     new Uint8ClampedArray(image.data.buffer, image.data.byteOffset, image.data.length),
     image.width,
     image.height,
+    // A printed label is dark on light: the second, inverted pass would only double the work.
+    { inversionAttempts: 'dontInvert' },
   );
   if (!code) throw new Error('no QR code found in the image');
   return code.data;

@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { basename, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startDaemon } from '../helpers/daemon.js';
+import { startDaemon, type RunningDaemon } from '../helpers/daemon.js';
 import { DIST, tempDir } from '../helpers/paths.js';
 import { FIRST_USE_LIBRARIES } from '../../daemon/lib/first-use-libraries.js';
 
@@ -39,13 +39,26 @@ function packagesOf(files: readonly string[]): Set<string> {
   return names;
 }
 
+const data = tempDir();
+/** The box's first start: it makes the instance's keys, the Web Push pair with web-push among them (once per box). */
+let first: RunningDaemon;
+
+test.before(async () => {
+  first = await startDaemon({ dataDir: data.path });
+});
+test.after(async () => {
+  await first?.stop();
+  data.remove();
+});
+
+test('with the library there, the first WebSocket upgrade loads it and is accepted', async () => {
+  assert.is((await upgrade(first.streamingPort, '/api/v1/streaming?stream=public')).status, 101);
+});
+
 test('a start of a box already set up loads none of the parts kept for their first use', async () => {
-  const data = tempDir();
   const recording = tempDir('nestbox-modules-');
   const log = join(recording.path, 'modules.log');
   try {
-    // The first start makes the instance's keys, the Web Push pair with web-push among them: once per box.
-    const first = await startDaemon({ dataDir: data.path });
     assert.is(await first.stop(), 0);
     const daemon = await startDaemon({
       dataDir: data.path,
@@ -76,7 +89,6 @@ test('a start of a box already set up loads none of the parts kept for their fir
       'the compiled modules beside the bundle',
     );
   } finally {
-    data.remove();
     recording.remove();
   }
 });
@@ -128,15 +140,6 @@ test('a part that cannot be loaded on first use is refused with a clear error, a
     const health = await fetch(`http://127.0.0.1:${daemon.streamingPort}/api/v1/streaming/health`);
     assert.is(await health.text(), 'OK');
     assert.is((await daemon.json('/api/v1/instance')).status, 200);
-  } finally {
-    assert.is(await daemon.stop(), 0);
-  }
-});
-
-test('with the library there, the first WebSocket upgrade loads it and is accepted', async () => {
-  const daemon = await startDaemon();
-  try {
-    assert.is((await upgrade(daemon.streamingPort, '/api/v1/streaming?stream=public')).status, 101);
   } finally {
     assert.is(await daemon.stop(), 0);
   }

@@ -1,54 +1,52 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startDaemon } from '../helpers/daemon.js';
-import { startNotifyListener } from '../helpers/notify-socket.js';
+import { startDaemon, type RunningDaemon } from '../helpers/daemon.js';
+import { startNotifyListener, type NotifyListener } from '../helpers/notify-socket.js';
 import { createNotifier } from '../../daemon/lifecycle/systemd.js';
 import { Watchdog } from '../../daemon/lifecycle/watchdog.js';
 import { Logger } from '../../daemon/log/logger.js';
 
 const quiet = new Logger('silent');
 
+/** One daemon for READY, WATCHDOG and (last, as it stops it) STOPPING: none needs a fresh one. */
+let listener: NotifyListener;
+let daemon: RunningDaemon;
+
+test.before(async () => {
+  listener = await startNotifyListener();
+  daemon = await startDaemon({ env: { NOTIFY_SOCKET: listener.path, WATCHDOG_USEC: '400000' } });
+});
+test.after(async () => {
+  await daemon?.stop();
+  await listener?.close();
+});
+
 test('READY=1 comes once the daemon has started, with a one-line STATUS and the MAINPID', async () => {
-  const listener = await startNotifyListener();
-  const daemon = await startDaemon({ env: { NOTIFY_SOCKET: listener.path } });
-  try {
-    const ready = await listener.waitFor((m) => m.READY === '1');
-    assert.is(ready.MAINPID, String(daemon.child.pid));
-    assert.ok(ready.STATUS && !ready.STATUS.includes('\n'));
-    // READY=1 must not precede the HTTP server: by then /healthz answers.
-    const readyLog = await daemon.waitForLog((line) => line.msg === 'ready');
-    const listening = daemon.logs.findIndex((line) => String(line.msg).startsWith('Nestbox is listening'));
-    assert.ok(listening >= 0 && listening < daemon.logs.indexOf(readyLog));
-  } finally {
-    await daemon.stop();
-    await listener.close();
-  }
+  const ready = await listener.waitFor((m) => m.READY === '1');
+  assert.is(ready.MAINPID, String(daemon.child.pid));
+  assert.ok(ready.STATUS && !ready.STATUS.includes('\n'));
+  // READY=1 must not precede the HTTP server: by then /healthz answers.
+  const readyLog = await daemon.waitForLog((line) => line.msg === 'ready');
+  const listening = daemon.logs.findIndex((line) => String(line.msg).startsWith('Nestbox is listening'));
+  assert.ok(listening >= 0 && listening < daemon.logs.indexOf(readyLog));
+});
+
+test('WATCHDOG=1 arrives every WATCHDOG_USEC/2 while the daemon is healthy', async () => {
+  await listener.waitFor((m) => m.READY === '1');
+  const from = listener.messages.length;
+  const pings = () => listener.messages.slice(from).filter((m) => m.WATCHDOG === '1').length;
+  // At one each 200 ms, three come well within 1.2 s.
+  const deadline = Date.now() + 1200;
+  while (pings() < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.ok(pings() >= 3, `expected several pings in 1.2 s at 200 ms, got ${pings()}`);
 });
 
 test('STOPPING=1 is sent on SIGTERM before the daemon exits 0', async () => {
-  const listener = await startNotifyListener();
-  const daemon = await startDaemon({ env: { NOTIFY_SOCKET: listener.path } });
-  await listener.waitFor((m) => m.READY === '1');
   const code = await daemon.stop('SIGTERM');
   assert.is(code, 0);
   const stopping = listener.messages.find((m) => m.STOPPING === '1');
   assert.ok(stopping, 'STOPPING=1 received');
   assert.match(stopping.STATUS ?? '', /stopping/);
-  await listener.close();
-});
-
-test('WATCHDOG=1 arrives every WATCHDOG_USEC/2 while the daemon is healthy', async () => {
-  const listener = await startNotifyListener();
-  const daemon = await startDaemon({ env: { NOTIFY_SOCKET: listener.path, WATCHDOG_USEC: '400000' } });
-  try {
-    await listener.waitFor((m) => m.READY === '1');
-    await new Promise((resolve) => setTimeout(resolve, 1200));
-    const pings = listener.messages.filter((m) => m.WATCHDOG === '1').length;
-    assert.ok(pings >= 3, `expected several pings in 1.2 s at 200 ms, got ${pings}`);
-  } finally {
-    await daemon.stop();
-    await listener.close();
-  }
 });
 
 // systemd-notify is a child process: it finds the socket in this process's environment.

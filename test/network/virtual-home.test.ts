@@ -306,7 +306,10 @@ test('set up, the home network never sees the setup API, the captive DNS or the 
 test("the station's DHCP client dies: it is started again, the box is back online with its address and announces it again", async () => {
   const before = (await home.processesIn('box')).filter((p) => p.name === 'udhcpc');
   assert.is(before.length, 1, JSON.stringify(before));
-  const listening = homeAgent.mdnsListen(8000, { interfaceAddress: HOME_NET.router });
+  const listening = homeAgent.mdnsListen(8000, {
+    interfaceAddress: HOME_NET.router,
+    until: { name: 'nestbox.local', goodbye: false, data: boxAddress },
+  });
   await new Promise((resolve) => setTimeout(resolve, 300));
   const killed = home.mark('udhcpc_killed');
   process.kill(before[0].pid, 'SIGKILL');
@@ -437,7 +440,10 @@ test('clean stop: the daemon exits 0, says goodbye over mDNS, and its DHCP clien
     async () => homeAgent.mdns('nestbox.local', { interfaceAddress: HOME_NET.router, timeoutMs: 3000 }),
     15_000,
   );
-  const listening = homeAgent.mdnsListen(4000, { interfaceAddress: HOME_NET.router });
+  const listening = homeAgent.mdnsListen(4000, {
+    interfaceAddress: HOME_NET.router,
+    until: { name: 'nestbox.local', goodbye: true },
+  });
   await new Promise((resolve) => setTimeout(resolve, 300));
   const code = await home.stopDaemon();
   assert.is(code, 0);

@@ -168,7 +168,9 @@ test('a backup that would take the space the database needs is skipped, with a w
       );
       assert.ok(Number(skipped.free_bytes) < Number(skipped.needed_bytes));
       // Backups run every second: the ones after the first skip are skipped too.
-      await new Promise((resolve) => setTimeout(resolve, 2000));
+      const skips = () =>
+        box.daemon.logs.slice(box.daemon.logs.indexOf(skipped)).filter((line) => line.msg === skipped.msg).length;
+      await box.daemon.waitForLog(() => skips() >= 2, 10_000);
       const later = box.daemon.logs.slice(box.daemon.logs.indexOf(skipped));
       assert.not.ok(later.some((line) => line.msg === 'database backed up'));
       assert.ok(later.filter((line) => line.msg === 'backup skipped: not enough free space').length >= 2);

@@ -75,7 +75,7 @@ export class NamespaceAgent {
     return this.call({ op: 'mdns', name, ...options });
   }
 
-  /** Every mDNS response heard for `durationMs`: one list of records per packet. */
+  /** Every mDNS response heard for `durationMs` (or until a record as `until` says): one list of records per packet. */
   mdnsListen(durationMs: number, options: Omit<Op<'mdnsListen'>, 'durationMs'> = {}): Promise<MdnsRecord[][]> {
     return this.call({ op: 'mdnsListen', durationMs, ...options });
   }

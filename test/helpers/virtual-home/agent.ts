@@ -20,7 +20,14 @@ export type AgentRequest =
     }
   | { op: 'dns'; server: string; name: string; port?: number; timeoutMs?: number }
   | { op: 'mdns'; name: string; type?: 'A' | 'PTR' | 'SRV' | 'TXT'; interfaceAddress?: string; timeoutMs?: number }
-  | { op: 'mdnsListen'; durationMs: number; interfaceAddress?: string };
+  | { op: 'mdnsListen'; durationMs: number; interfaceAddress?: string; until?: MdnsAwaited };
+
+/** A record that ends a listen early: this name (any case), a goodbye (TTL 0) or not, and this data if given. */
+export interface MdnsAwaited {
+  name: string;
+  goodbye: boolean;
+  data?: string;
+}
 
 export interface FetchResult {
   status: number;
@@ -192,21 +199,41 @@ async function doMdns(request: Extract<AgentRequest, { op: 'mdns' }>): Promise<M
   }
 }
 
-/** Every mDNS response heard for `durationMs` (announcements, goodbyes), without asking. */
+/**
+ * Every mDNS response heard for `durationMs` (announcements, goodbyes), without asking; with
+ * `until`, only until the packet that holds such a record.
+ */
 async function doMdnsListen(request: Extract<AgentRequest, { op: 'mdnsListen' }>): Promise<MdnsRecord[][]> {
   const socket = await mdnsSocket(request.interfaceAddress ?? firstAddress());
   const heard: MdnsRecord[][] = [];
-  socket.on('message', (raw) => {
-    try {
-      const packet = dnsPacket.decode(raw);
-      if (packet.type === 'response') heard.push(records(packet));
-    } catch {
-      /* not DNS */
-    }
+  let done: () => void = () => undefined;
+  const ended = new Promise<void>((resolve) => {
+    done = resolve;
+    setTimeout(resolve, request.durationMs);
   });
-  await new Promise((resolve) => setTimeout(resolve, request.durationMs));
+  socket.on('message', (raw) => {
+    let packet: dnsPacket.Packet;
+    try {
+      packet = dnsPacket.decode(raw);
+    } catch {
+      return; // not DNS
+    }
+    if (packet.type !== 'response') return;
+    const got = records(packet);
+    heard.push(got);
+    if (request.until && got.some((record) => isAwaited(record, request.until!))) done();
+  });
+  await ended;
   socket.close();
   return heard;
+}
+
+function isAwaited(record: MdnsRecord, awaited: MdnsAwaited): boolean {
+  return (
+    record.name.toLowerCase() === awaited.name.toLowerCase() &&
+    (record.ttl === 0) === awaited.goodbye &&
+    (awaited.data === undefined || record.data === awaited.data)
+  );
 }
 
 function firstAddress(): string {
