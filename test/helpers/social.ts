@@ -7,6 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { loadConfig } from '../../daemon/config.js';
 import type { AdminTool } from '../../daemon/social/admin.js';
 import { startDaemon, type RunningDaemon } from './daemon.js';
+import { send } from './http-client.js';
 import { DIST } from './paths.js';
 
 export interface ApiResponse<T = any> {
@@ -97,8 +98,8 @@ export async function startSocialDaemon(
         headers['content-type'] = 'application/json';
         payload = typeof body === 'string' ? body : JSON.stringify(body);
       }
-      const response = await fetch(daemon.url + path, { method, headers, body: payload, redirect: 'manual' });
-      const text = await response.text();
+      const response = await send(daemon.url + path, { method, headers, body: payload });
+      const text = response.text;
       let parsed: any = text;
       try {
         parsed = JSON.parse(text);
