@@ -101,7 +101,7 @@ print_label_once() {
   say "printing the box's label (waiting for the daemon to meet the Wi-Fi coprocessor)"
   for _ in $(seq 1 30); do
     if (set -a; . /etc/default/nestbox; NESTBOX_DATA_DIR=/var/lib/nestbox NESTBOX_NETWORK=${NESTBOX_NETWORK:-on} \
-      runuser -u nestbox -- "$(command -v node)" "$prefix/dist/scripts/admin.js" label >/dev/null 2>&1); then
+      runuser -u nestbox -- "$(command -v node)" "$prefix/dist/bundle/admin.js" label >/dev/null 2>&1); then
       say "label: $label (and .svg): print it and stick it on the box; reprint: npm run admin -- label"
       return 0
     fi

@@ -17,7 +17,7 @@ export function runAdmin(
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [join(REPO_ROOT, 'dist/scripts/admin.js'), ...args],
+      [join(REPO_ROOT, 'dist/bundle/admin.js'), ...args],
       {
         env: { PATH: process.env.PATH, NESTBOX_DATA_DIR: target.dataDir, NESTBOX_BASE_URL: target.baseUrl, ...env },
         encoding: 'utf8',

@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { daemonCommand, REPO_ROOT, tempDir } from './paths.js';
+import { send } from './http-client.js';
 import { freePort } from './ports.js';
 
 export interface LogLine {
@@ -166,7 +167,7 @@ export async function startDaemon(options: DaemonOptions = {}, attempt = 1): Pro
 
   if (options.waitReady !== false) {
     try {
-      await waitForHealth(daemon, options.startTimeoutMs ?? 20_000);
+      await waitForHealth(daemon, options.startTimeoutMs ?? 20_000, options.within !== undefined);
     } catch (error) {
       await daemon.stop('SIGKILL');
       const lostPortRace = logs.some((line) => JSON.stringify(line.error ?? '').includes('EADDRINUSE'));
@@ -184,23 +185,36 @@ export async function startDaemon(options: DaemonOptions = {}, attempt = 1): Pro
   return daemon;
 }
 
-async function waitForHealth(daemon: RunningDaemon, timeoutMs: number): Promise<void> {
+async function waitForHealth(daemon: RunningDaemon, timeoutMs: number, within: boolean): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  let exitedEarly = false;
-  void daemon.exited.then(() => {
-    exitedEarly = true;
-  });
+  // The daemon logs "ready" once it serves: wait for that line (or its exit) rather than polling.
+  const ready = daemon
+    .waitForLog((line) => line.msg === 'ready', timeoutMs)
+    .then(
+      () => 'ready' as const,
+      () => 'late' as const,
+    );
+  const outcome = await Promise.race([ready, daemon.exited.then(() => 'exited' as const)]);
+  if (outcome === 'exited') throw new Error(`daemon exited during start-up (code ${daemon.child.exitCode})`);
+  if (outcome === 'late') throw new Error('daemon did not become ready in time');
   while (Date.now() < deadline) {
-    if (exitedEarly) throw new Error(`daemon exited during start-up (code ${daemon.child.exitCode})`);
+    if (daemon.child.exitCode !== null)
+      throw new Error(`daemon exited during start-up (code ${daemon.child.exitCode})`);
     try {
-      const response = await daemon.fetch('/healthz');
-      if (response.ok && daemon.logs.some((line) => line.msg === 'ready')) return;
+      if (await healthy(daemon, within)) return;
     } catch {
-      /* not listening yet */
+      /* not answering yet */
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error('daemon did not become ready in time');
+}
+
+/** GET /healthz answers 2xx; on loopback with the plain client, which costs a test less than fetch(). */
+async function healthy(daemon: RunningDaemon, within: boolean): Promise<boolean> {
+  if (within) return (await daemon.fetch('/healthz')).ok;
+  const { status } = await send(`${daemon.url}/healthz`, { method: 'GET', headers: {} });
+  return status >= 200 && status < 300;
 }
 
 /**

@@ -2,7 +2,7 @@
  * Two (or more) real daemons federating on loopback: each has its own port, data dir and base
  * URL, with NESTBOX_FEDERATION_ALLOW_PRIVATE=true. Plus polling for what arrives asynchronously.
  */
-import type { RunningDaemon } from './daemon.js';
+import type { LogLine, RunningDaemon } from './daemon.js';
 import { startSocialDaemon, type SocialHarness } from './social.js';
 
 /** Private federation on loopback; the embedded simulator's clocks run fast so joining Wi-Fi is quick. */
@@ -33,6 +33,7 @@ export async function bringOnline(daemon: RunningDaemon, timeoutMs = 15_000): Pr
   const deadline = Date.now() + timeoutMs;
   let submitted = false;
   for (;;) {
+    const seen = daemon.logs.length;
     const { body } = await daemon.json('/healthz');
     const state = body.components?.connectivity?.detail;
     if (state === 'connected') return;
@@ -45,8 +46,21 @@ export async function bringOnline(daemon: RunningDaemon, timeoutMs = 15_000): Pr
       submitted = status === 202;
     }
     if (Date.now() > deadline) throw new Error(`the box did not get online (connectivity: ${state})`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await nextConnectivityChange(daemon, seen, Math.min(STATE_RECHECK_MS, deadline - Date.now()));
   }
+}
+
+/** Asking again at most this often when no change of state is logged (a daemon logging only warnings). */
+const STATE_RECHECK_MS = 1000;
+
+/**
+ * The connectivity manager logs each change of state: waiting for the next one (after the first
+ * `seen` lines) asks the daemon again only when there is something new to see.
+ */
+async function nextConnectivityChange(daemon: RunningDaemon, seen: number, timeoutMs: number): Promise<void> {
+  const isChange = (line: LogLine) =>
+    line.component === 'connectivity' && typeof line.to === 'string' && daemon.logs.indexOf(line) >= seen;
+  await daemon.waitForLog(isChange, Math.max(0, timeoutMs)).catch(() => undefined);
 }
 
 /** host:port of a daemon: the domain part of its accounts' addresses. */

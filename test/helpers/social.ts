@@ -2,9 +2,13 @@
  * A running daemon for the social tests, plus the admin tool on its database (accounts and
  * tokens are made the way `npm run admin` makes them) and a small JSON client.
  */
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { loadConfig } from '../../daemon/config.js';
-import { AdminTool } from '../../daemon/social/admin.js';
+import type { AdminTool } from '../../daemon/social/admin.js';
 import { startDaemon, type RunningDaemon } from './daemon.js';
+import { send } from './http-client.js';
+import { DIST } from './paths.js';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -33,14 +37,25 @@ export interface SocialHarness {
 
 export const ALL_USER_SCOPES = 'read write follow push profile';
 
+/**
+ * The admin tool as the bundle builds it (the daemon's own code, sharing its chunks): loaded from
+ * dist/daemon/ it would read knex's and lodash's hundreds of files in every test process.
+ */
+async function loadAdminTool(): Promise<typeof AdminTool> {
+  const bundled = pathToFileURL(join(DIST, 'bundle', 'social', 'admin.js')).href;
+  return ((await import(bundled)) as typeof import('../../daemon/social/admin.js')).AdminTool;
+}
+
 export async function startSocialDaemon(
   env: Record<string, string> = {},
   options: { port?: number; dataDir?: string; keepDataDir?: boolean } = {},
 ): Promise<SocialHarness> {
+  const adminTool = loadAdminTool();
+  adminTool.catch(() => undefined); // awaited below, after the daemon started
   const daemon = await startDaemon({ env: { NESTBOX_LOG_LEVEL: 'info', ...env }, ...options });
   // The daemon's database, with the base URL it stored (which a test may have set apart from its address).
   const config = loadConfig({ env: { NESTBOX_DATA_DIR: daemon.dataDir } });
-  const admin = await AdminTool.open(config);
+  const admin = await (await adminTool).open(config);
   const harness: SocialHarness = {
     daemon,
     admin,
@@ -83,8 +98,8 @@ export async function startSocialDaemon(
         headers['content-type'] = 'application/json';
         payload = typeof body === 'string' ? body : JSON.stringify(body);
       }
-      const response = await fetch(daemon.url + path, { method, headers, body: payload, redirect: 'manual' });
-      const text = await response.text();
+      const response = await send(daemon.url + path, { method, headers, body: payload });
+      const text = response.text;
       let parsed: any = text;
       try {
         parsed = JSON.parse(text);

@@ -279,7 +279,7 @@ test('npm run admin: create-account, token and reset-password through the comman
     new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
       execFile(
         process.execPath,
-        ['dist/scripts/admin.js', ...args],
+        ['dist/bundle/admin.js', ...args],
         { env: { PATH: process.env.PATH, NESTBOX_DATA_DIR: h.daemon.dataDir, NESTBOX_BASE_URL: h.url } },
         (error, stdout, stderr) =>
           resolve({ status: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }),

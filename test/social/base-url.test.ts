@@ -40,7 +40,7 @@ function admin(args: string[], env: Record<string, string> = {}) {
   return new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
     execFile(
       process.execPath,
-      ['dist/scripts/admin.js', ...args],
+      ['dist/bundle/admin.js', ...args],
       { env: { PATH: process.env.PATH, ...env } },
       (error, stdout, stderr) =>
         resolve({ status: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }),

@@ -1,18 +1,31 @@
 /**
  * Request bodies as Rails reads them: a multipart part with a filename is a file whatever its
- * headers, and bracketed names nest the same in multipart, url-encoded and JSON bodies.
+ * headers, and bracketed names nest the same in multipart, url-encoded and JSON bodies. And ids
+ * above 2^53 sent as JSON numbers reach the routes with every digit.
+ *
+ * Then bad input, the client's error: bodies that lie about their Content-Encoding (400), unknown
+ * encodings (415), NUL and control characters in a search (taken as text), out-of-range durations,
+ * expiries and offsets (422); always {"error": "..."}, and logged without a stack trace.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { gzipSync } from 'node:zlib';
 import { png } from '../helpers/media-files.js';
 import { startSocialDaemon, type SocialHarness, type TestAccount } from '../helpers/social.js';
 
 let h: SocialHarness;
 let ada: TestAccount;
+let ana: TestAccount, bo: TestAccount;
+let alice: TestAccount, bob: TestAccount;
 
 test.before(async () => {
-  h = await startSocialDaemon();
+  // Debug: the bad-input tests read how the daemon logged the requests it refused.
+  h = await startSocialDaemon({ NESTBOX_LOG_LEVEL: 'debug' });
   ada = await h.account('ada');
+  ana = await h.account('ana');
+  bo = await h.account('bo');
+  alice = await h.account('alice');
+  bob = await h.account('bob');
 });
 test.after(async () => {
   await h?.stop();
@@ -149,6 +162,177 @@ test('a dot in a name does not nest (Rails reads it as one name)', async () => {
   );
   assert.is(posted.status, 200, JSON.stringify(posted.body));
   assert.is(posted.body.poll, null);
+});
+
+/** The id written as a bare JSON number, as a client that parsed it as a 64-bit integer sends it. */
+const bare = (id: string) => {
+  assert.ok(BigInt(id) > 2n ** 53n, `the id ${id} is above 2^53`);
+  return id;
+};
+
+test('a reply, and a reply with a poll, name their parent by a numeric in_reply_to_id', async () => {
+  const parent = (await h.api(ana.token, 'POST', '/api/v1/statuses', { status: 'a question' })).body;
+  const reply = await h.api(
+    bo.token,
+    'POST',
+    '/api/v1/statuses',
+    `{"status":"an answer","in_reply_to_id":${bare(parent.id)}}`,
+  );
+  assert.is(reply.status, 200, JSON.stringify(reply.body));
+  assert.is(reply.body.in_reply_to_id, parent.id);
+  const poll = await h.api(
+    bo.token,
+    'POST',
+    '/api/v1/statuses',
+    `{"status":"vote","in_reply_to_id":${parent.id},"poll":{"options":["yes","no"],"expires_in":3600}}`,
+  );
+  assert.is(poll.status, 200, JSON.stringify(poll.body));
+  assert.is(poll.body.in_reply_to_id, parent.id);
+  assert.is(poll.body.poll.options.length, 2);
+});
+
+test('a marker takes a numeric last_read_id', async () => {
+  const seen = (await h.api(bo.token, 'POST', '/api/v1/statuses', { status: 'seen' })).body;
+  const marker = await h.api(ana.token, 'POST', '/api/v1/markers', `{"home":{"last_read_id":${bare(seen.id)}}}`);
+  assert.is(marker.status, 200, JSON.stringify(marker.body));
+  assert.is(marker.body.home.last_read_id, seen.id);
+});
+
+test('arrays of numeric ids: list members and reported statuses', async () => {
+  const list = (await h.api(ana.token, 'POST', '/api/v1/lists', { title: 'friends' })).body;
+  await h.api(ana.token, 'POST', `/api/v1/accounts/${bo.id}/follow`);
+  const added = await h.api(ana.token, 'POST', `/api/v1/lists/${list.id}/accounts`, `{"account_ids":[${bare(bo.id)}]}`);
+  assert.is(added.status, 200, JSON.stringify(added.body));
+  const members = (await h.api(ana.token, 'GET', `/api/v1/lists/${list.id}/accounts`)).body;
+  assert.equal(
+    members.map((a: { id: string }) => a.id),
+    [bo.id],
+  );
+  const rude = (await h.api(bo.token, 'POST', '/api/v1/statuses', { status: 'rude' })).body;
+  const report = await h.api(
+    ana.token,
+    'POST',
+    '/api/v1/reports',
+    `{"account_id":${bare(bo.id)},"status_ids":[${bare(rude.id)}],"comment":"rude"}`,
+  );
+  assert.is(report.status, 200, JSON.stringify(report.body));
+  assert.equal(report.body.status_ids.map(String), [rude.id]);
+});
+
+test('small numbers, decimals and text keep their JSON meaning beside a long id', async () => {
+  const parent = (await h.api(ana.token, 'POST', '/api/v1/statuses', { status: 'parent' })).body;
+  const reply = await h.api(
+    bo.token,
+    'POST',
+    '/api/v1/statuses',
+    `{"status":"1234567890123456789 in text","in_reply_to_id":${parent.id},"sensitive":true,"poll":{"options":["a","b"],"expires_in":300.0}}`,
+  );
+  assert.is(reply.status, 200, JSON.stringify(reply.body));
+  assert.is(reply.body.sensitive, true);
+  assert.match(reply.body.content, /1234567890123456789 in text/);
+  const broken = await h.api(bo.token, 'POST', '/api/v1/statuses', `{"status":"x","in_reply_to_id":${parent.id}`);
+  assert.is(broken.status, 400);
+  assert.is(broken.body.error, 'Invalid JSON in request body');
+});
+
+async function post(path: string, headers: Record<string, string>, body: string | Buffer) {
+  const res = await fetch(h.url + path, { method: 'POST', headers, body });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+test('a body that is not what its Content-Encoding says is 400, with a token or without', async () => {
+  for (const encoding of ['gzip', 'deflate', 'br']) {
+    const open = await post(
+      '/api/v1/apps',
+      { 'content-type': 'application/json', 'content-encoding': encoding },
+      '{"client_name": "x"}',
+    );
+    assert.equal(open, { status: 400, body: { error: `The request body is not valid ${encoding}` } }, encoding);
+    const signedIn = await post(
+      '/api/v1/statuses',
+      { authorization: `Bearer ${alice.token}`, 'content-type': 'application/json', 'content-encoding': encoding },
+      '{"status": "x"}',
+    );
+    assert.is(signedIn.status, 400, encoding);
+  }
+  const form = await post(
+    '/oauth/token',
+    { 'content-type': 'application/x-www-form-urlencoded', 'content-encoding': 'gzip' },
+    'grant_type=password',
+  );
+  assert.is(form.status, 400);
+});
+
+test('a real gzip body is read; an unknown Content-Encoding is 415', async () => {
+  const app = await post(
+    '/api/v1/apps',
+    { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+    gzipSync('{"client_name": "zipped", "redirect_uris": "urn:ietf:wg:oauth:2.0:oob"}'),
+  );
+  assert.is(app.status, 200);
+  assert.is(app.body.name, 'zipped');
+  const unknown = await post(
+    '/api/v1/apps',
+    { 'content-type': 'application/json', 'content-encoding': 'zstd-nope' },
+    '{}',
+  );
+  assert.equal(unknown, { status: 415, body: { error: 'Unsupported Content-Encoding: zstd-nope' } });
+  const inbox = await post(
+    '/inbox',
+    { 'content-type': 'application/activity+json', 'content-encoding': 'gzip' },
+    gzipSync('{}'),
+  );
+  assert.is(inbox.status, 415, 'the inbox verifies the bytes as sent');
+});
+
+test('NUL and control characters in a search query are taken as separators, never an SQL error', async () => {
+  assert.is(
+    (await h.api(alice.token, 'POST', '/api/v1/statuses', { status: 'a kingfisher by the river' })).status,
+    200,
+  );
+  for (const q of ['kingfisher%00', 'king%00fisher', '%00', '%01%1F%7F', 'river%00%22*']) {
+    const res = await h.api(bob.token, 'GET', `/api/v2/search?q=${q}&type=statuses`);
+    assert.is(res.status, 200, q);
+  }
+  const found = await h.api(bob.token, 'GET', '/api/v2/search?q=kingfisher%00river&type=statuses');
+  assert.is(found.body.statuses.length, 1, 'the words on either side of the NUL are searched');
+});
+
+test('out-of-range durations, expiries and offsets are 422', async () => {
+  const mute = await h.api(alice.token, 'POST', `/api/v1/accounts/${bob.id}/mute`, { duration: 1e308 });
+  assert.equal([mute.status, mute.body], [422, { error: 'Validation failed: Duration is out of range' }]);
+  assert.is((await h.api(alice.token, 'GET', '/api/v1/mutes')).body.length, 0, 'and nothing was muted');
+  const v2 = await h.api(alice.token, 'POST', '/api/v2/filters', { title: 'far', context: ['home'], expires_in: 1e20 });
+  assert.equal([v2.status, v2.body], [422, { error: 'Validation failed: Expires in is out of range' }]);
+  const v1 = await h.api(alice.token, 'POST', '/api/v1/filters', {
+    phrase: 'far',
+    context: ['home'],
+    expires_in: 1e20,
+  });
+  assert.is(v1.status, 422);
+  assert.is((await h.api(alice.token, 'GET', '/api/v2/filters')).body.length, 0, 'and no filter was made');
+  for (const offset of ['18446744073709551616', '-1']) {
+    const search = await h.api(alice.token, 'GET', `/api/v2/search?q=kingfisher&type=statuses&offset=${offset}`);
+    assert.is(search.status, 422, `search offset ${offset}`);
+    assert.is(
+      (await h.api(alice.token, 'GET', `/api/v1/directory?offset=${offset}`)).status,
+      422,
+      `directory offset ${offset}`,
+    );
+  }
+});
+
+test('client mistakes are logged as refused, without a stack trace; nothing is logged as a failure', async () => {
+  const refused = h.daemon.logs.filter((line) => line.msg === 'request refused');
+  assert.ok(refused.some((line) => line.status === 400 && line.error === 'The request body is not valid gzip'));
+  assert.ok(
+    refused.some((line) => line.status === 422 && line.error === 'Validation failed: Duration is out of range'),
+  );
+  assert.not.ok(refused.some((line) => JSON.stringify(line).includes('stack')));
+  assert.equal(
+    h.daemon.logs.filter((line) => line.level === 'error'),
+    [],
+  );
 });
 
 test.run();

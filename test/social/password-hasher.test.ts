@@ -4,12 +4,17 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { pbkdf2, randomBytes, scryptSync } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { randomBytes, scryptSync } from 'node:crypto';
+import { closeSync, constants, openSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { silentLogger } from '../../daemon/log/logger.js';
 import { PasswordHasher } from '../../daemon/social/accounts/password-hasher.js';
 import { Passwords } from '../../daemon/social/accounts/passwords.js';
 import { statusOf } from '../../daemon/http/errors.js';
 import { DomainError } from '../../daemon/lib/errors.js';
+import { tempDir } from '../helpers/paths.js';
 
 const PARAMS = { n: 16384, r: 8, p: 1, keyLength: 32 };
 
@@ -57,32 +62,46 @@ test("a burst beyond the line's bound is refused with 503 and Retry-After; the l
 
 test("hashing does not wait for libuv's thread pool: it finishes while every pool thread is busy", async () => {
   const hasher = new PasswordHasher(silentLogger);
+  const dir = tempDir('nestbox-pool-');
   try {
     await hasher.derive('warm up', randomBytes(16), PARAMS); // the thread is started before the pool is filled
     const poolSize = Number(process.env.UV_THREADPOOL_SIZE) || 4;
+    // Every pool thread held in open() of a FIFO that no one writes to: busy, without spending CPU,
+    // until released.
+    const fifos = Array.from({ length: poolSize }, (_, i) => join(dir.path, `hold-${i}`));
+    execFileSync('mkfifo', fifos);
     const order: string[] = [];
-    // Twice the pool's threads, each long enough that none ends before a single scrypt would.
-    const blockers = Array.from(
-      { length: poolSize * 2 },
-      () =>
-        new Promise<void>((resolve, reject) => {
-          pbkdf2('x', 'salt', 1_000_000, 32, 'sha256', (error) => {
-            if (error) reject(error);
-            else {
-              order.push('pool');
-              resolve();
-            }
-          });
-        }),
-    );
-    const hashed = hasher.derive('during the burst', randomBytes(16), PARAMS).then(() => {
-      order.push('hash');
-    });
+    const blockers = fifos.map((fifo) => readFile(fifo).then(() => void order.push('pool')));
+    const hashed = hasher.derive('during the burst', randomBytes(16), PARAMS).then(() => void order.push('hash'));
+    // A hash that needed the pool would wait for the blockers: the time of many scrypts, then release them.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([hashed, new Promise((resolve) => (timer = setTimeout(resolve, HASH_WAIT_MS)))]);
+    clearTimeout(timer);
+    await release(fifos);
     await Promise.all([hashed, ...blockers]);
     assert.is(order[0], 'hash', `finished in the order ${order.join(', ')}`);
   } finally {
     await hasher.close();
+    dir.remove();
   }
 });
+
+const HASH_WAIT_MS = 5_000;
+
+/** Opens each FIFO for writing and closes it: its reader gets end of file. */
+async function release(fifos: string[]): Promise<void> {
+  for (const fifo of fifos) {
+    for (;;) {
+      try {
+        // Non-blocking: a FIFO whose reader has not reached open() yet refuses (ENXIO) rather than wait.
+        closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
+        break;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENXIO') throw error;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    }
+  }
+}
 
 test.run();

@@ -17,12 +17,20 @@ test.after(async () => {
   await h?.stop();
 });
 
+/** One token per set of scopes: routes accepting the same scopes are walked with the same token. */
+const tokens = new Map<string, Promise<string>>();
+function tokenWith(scopes: string[]): Promise<string> {
+  const key = scopes.join(' ');
+  if (!tokens.has(key)) tokens.set(key, h.token('walker', key));
+  return tokens.get(key)!;
+}
+
 test('every route refuses a token lacking its scope with 403 "This action is outside the authorized scopes"', async () => {
   for (const [method, path, accepted] of ROUTES) {
     const lacking = KNOWN_SCOPES.filter(
       (scope) => !accepted.includes(scope) && !accepted.some((a) => a.startsWith(`${scope}:`)),
     );
-    const token = await h.token('walker', lacking.join(' '));
+    const token = await tokenWith(lacking);
     const res = await h.api(token, method, path, method === 'GET' ? undefined : {});
     assert.is(res.status, 403, `${method} ${path} with ${lacking.length} other scopes`);
     assert.equal(res.body, { error: 'This action is outside the authorized scopes' }, `${method} ${path}`);
@@ -32,7 +40,7 @@ test('every route refuses a token lacking its scope with 403 "This action is out
 test('every route lets each of its accepted scopes past the scope check', async () => {
   for (const [method, path, accepted] of ROUTES) {
     for (const scope of accepted) {
-      const token = await h.token('walker', scope);
+      const token = await tokenWith([scope]);
       const res = await h.api(token, method, path, method === 'GET' ? undefined : {});
       assert.not.equal(
         res.body?.error,

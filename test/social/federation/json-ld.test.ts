@@ -3,7 +3,9 @@
  * the `jsonld` processor (bundled contexts, no network), keeps every property and type, and the
  * extension terms (Hashtag, Emoji, PropertyValue, sensitive, focalPoint, …) expand to Mastodon's
  * IRIs. Two real daemons, each behind a recording tap that its base URL names: what one sends the
- * other is read from the wire, expanded whole, and accepted by the other.
+ * other is read from the wire, expanded whole, and accepted by the other. And one delivery per
+ * server, read from the same wire: a public post that mentions a follower reaches the follower's
+ * server once, at its shared inbox, though two of its accounts follow and one is mentioned.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -24,6 +26,8 @@ let tapA: RecordingTap, tapB: RecordingTap;
 let A: SocialHarness, B: SocialHarness;
 let amy: TestAccount; // on A
 let ben: TestAccount; // on B
+let ona: TestAccount; // on A, for the one-delivery test
+let finn: TestAccount, fay: TestAccount; // on B, for the one-delivery test
 
 async function startBehindTap(): Promise<{ tap: RecordingTap; box: SocialHarness }> {
   const tap = await RecordingTap.start();
@@ -37,6 +41,9 @@ test.before(async () => {
   [{ tap: tapA, box: A }, { tap: tapB, box: B }] = await Promise.all([startBehindTap(), startBehindTap()]);
   amy = await A.account('amy');
   ben = await B.account('ben');
+  ona = await A.account('ona');
+  finn = await B.account('finn');
+  fay = await B.account('fay');
 });
 test.after(async () => {
   await Promise.all([A?.stop(), B?.stop()]);
@@ -285,6 +292,38 @@ test('activities sent in no exchange above expand whole too: Move, Undo of a Fol
     activities.flag(`${tapA.url}/actor`, `${tapA.url}/reports/1`, 'spam', [them, `${them}/statuses/1`]),
   ])
     await assertExpandsWhole(String(activity.type), activity);
+});
+
+/** The POSTs to an inbox that reached a box, as its tap saw them. */
+const inboxPosts = (tap: RecordingTap): TapExchange[] =>
+  tap.exchanges.filter((x) => x.method === 'POST' && /inbox$/.test(x.path));
+
+test('a post to followers that mentions one of them arrives once, at the shared inbox', async () => {
+  for (const follower of [finn, fay]) {
+    const onaOnB = await resolveAccount(B, follower.token, `ona@${tapA.host}`);
+    await B.api(follower.token, 'POST', `/api/v1/accounts/${onaOnB.id}/follow`);
+    await eventually('the follow accepted', async () => {
+      const rel = (await B.api(follower.token, 'GET', `/api/v1/accounts/relationships?id[]=${onaOnB.id}`)).body[0];
+      return rel.following;
+    });
+  }
+  await eventually('both followers known on A', async () => {
+    const me = (await A.api(ona.token, 'GET', '/api/v1/accounts/verify_credentials')).body;
+    return me.followers_count === 2;
+  });
+  const before = inboxPosts(tapB).length;
+  const posted = await A.api(ona.token, 'POST', '/api/v1/statuses', { status: `hello @finn@${tapB.host}` });
+  assert.is(posted.status, 200);
+  await eventually('the mention on B', async () => {
+    const got = (await B.api(finn.token, 'GET', '/api/v1/notifications?types[]=mention')).body;
+    return got.length === 1;
+  });
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  const arrived = inboxPosts(tapB).slice(before);
+  assert.equal(
+    arrived.map((exchange) => exchange.path),
+    ['/inbox'],
+  );
 });
 
 test.run();
