@@ -6,9 +6,10 @@
 // node_modules, and the daemon's own lazily imported modules (migrations, the federation inbox)
 // become files of their own under the same folders as in dist/daemon/. Run by scripts/setup.mjs
 // after TypeScript; the tests import dist/daemon/ directly and start the daemon through the bundle.
-// `npm run admin`'s command (dist/bundle/admin.js) and its admin tool (dist/bundle/social/admin.js,
-// which the tests use) are entries sharing the daemon's chunks: a process working on the box's
-// database loads knex and the social services as a few files, not knex's and lodash's hundreds.
+// The command-line tools (`npm run admin`, `coproc`, `ota`, `sim`: dist/bundle/<tool>.js) and the
+// admin tool (dist/bundle/social/admin.js, which the tests use) are entries sharing the daemon's
+// chunks: a tool's process loads knex, protobufjs and the services as a few files, not knex's and
+// lodash's hundreds.
 import { copyFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -42,7 +43,11 @@ await build({
   entryPoints: [
     join(compiled, 'main.js'),
     join(compiled, 'social', 'admin.js'),
-    { in: join(root, 'dist', 'scripts', 'admin.js'), out: 'admin' },
+    // The command-line tools: each run loads a few files instead of their modules one by one.
+    ...['admin', 'coproc', 'ota', 'sim'].map((tool) => ({
+      in: join(root, 'dist', 'scripts', `${tool}.js`),
+      out: tool,
+    })),
   ],
   outdir: out,
   outbase: compiled,

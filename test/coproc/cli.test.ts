@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { DIST, REPO_ROOT, tempDir } from '../helpers/paths.js';
 
-const script = (name: string) => join(DIST, 'scripts', `${name}.js`);
+const script = (name: string) => join(DIST, 'bundle', `${name}.js`);
 const dir = tempDir('nestbox-cli-test-');
 
 function run(

@@ -28,7 +28,7 @@ function linkFlags(namespace: string, iface: string): string {
 
 function coproc(path: string, ...args: string[]): Record<string, unknown> {
   return JSON.parse(
-    execFileSync(process.execPath, [join(DIST, 'scripts', 'coproc.js'), ...args, '--device', `serial:${path}`], {
+    execFileSync(process.execPath, [join(DIST, 'bundle', 'coproc.js'), ...args, '--device', `serial:${path}`], {
       encoding: 'utf8',
     }),
   );

@@ -6,7 +6,7 @@
  *    on 10.77.0.0/24)                    simulated coprocessor)
  *
  * The box's ends are named like the ESP-Hosted driver's interfaces; "air" is the soft AP's radio
- * cell, a bridge the phones join. The simulated coprocessor (scripts/sim.js on a pseudo-terminal,
+ * cell, a bridge the phones join. The simulated coprocessor (dist/bundle/sim.js on a pseudo-terminal,
  * with --radio-events) decides the carriers, as the radio would: lan0 is up only while the
  * device's station is associated; ap0 (ethap0's carrier) while its soft AP is up; ph0 while the
  * soft AP is up and the phone has joined it.
@@ -216,7 +216,7 @@ export class VirtualHome {
    */
   async startCoprocessor(): Promise<string> {
     const sim = spawnIn(this.names.box, process.execPath, [
-      join(DIST, 'scripts', 'sim.js'),
+      join(DIST, 'bundle', 'sim.js'),
       '--pty',
       '--radio-events',
       '--time-scale',
