@@ -171,7 +171,7 @@ test('the coprocessor fields of the retained state come from the device: heartbe
   assert.is(shown.connectivity.state, 'ON');
   assert.is(shown.coprocessor_link.state, 'ON');
   assert.is(shown.wifi_ssid.state, SIM_HOME.ssid);
-  assert.is(shown.tx_power.state, String(coprocessor.tx_power_dbm));
+  assert.is(shown.tx_power_level.state, String(coprocessor.tx_power_dbm));
   assert.is(shown.power_save.state, 'min_modem');
   assert.is(shown.coprocessor_firmware.state, 'documented');
   assert.is((shown.firmware.state as any).in_progress, false);

@@ -93,6 +93,7 @@ test('the update entity offers the firmware file on the box against the version 
     project: 'network_adapter',
     name: 'network_adapter.bin',
     bytes: IMAGE.length,
+    newer: true,
   });
   const entity = await updateEntity(state);
   assert.is(entity.installed_version, 'FG-1.0.0.0.0');
