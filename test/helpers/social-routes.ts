@@ -175,4 +175,11 @@ export const ROUTES: Array<[string, string, string[], boolean?]> = [
     `/api/v1/admin/accounts/${X}/${action}`,
     ['admin:write', 'admin:write:accounts'],
   ]),
+  ['GET', '/api/v1/admin/reports', ['admin:read', 'admin:read:reports']],
+  ['GET', `/api/v1/admin/reports/${X}`, ['admin:read', 'admin:read:reports']],
+  ...['resolve', 'reopen'].map((action): [string, string, string[]] => [
+    'POST',
+    `/api/v1/admin/reports/${X}/${action}`,
+    ['admin:write', 'admin:write:reports'],
+  ]),
 ];

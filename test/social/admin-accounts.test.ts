@@ -1,4 +1,7 @@
-/** Admin accounts v1/v2 with their filters, and the owner's moderation actions, behind admin scopes. */
+/**
+ * Admin accounts v1/v2 with their filters, the owner's moderation actions, and the reports the owner
+ * reviews and resolves, behind admin scopes.
+ */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startSocialDaemon, type SocialHarness, type TestAccount } from '../helpers/social.js';
@@ -126,6 +129,54 @@ test("admin routes are the owner's, with admin scopes", async () => {
     403,
   );
   assert.is((await h.api(null, 'GET', '/api/v1/admin/accounts')).status, 401);
+});
+
+test('admin reports: the owner lists open reports with reporter, target, cited posts and rules, resolves and reopens them', async () => {
+  const carla = await h.account('carla');
+  const dario = await h.account('dario');
+  const post = (await h.api(dario.token, 'POST', '/api/v1/statuses', { status: 'buy cheap watches' })).body;
+  const made = await h.api(carla.token, 'POST', '/api/v1/reports', {
+    account_id: dario.id,
+    status_ids: [post.id],
+    comment: 'spam',
+    category: 'spam',
+  });
+  assert.is(made.status, 200);
+  const reviewer = await h.token('owner', 'admin:read:reports admin:write:reports');
+  const open = await h.api(reviewer, 'GET', `/api/v1/admin/reports?target_account_id=${dario.id}`);
+  assert.is(open.status, 200);
+  assert.is(open.body.length, 1);
+  const [report] = open.body;
+  assert.is(report.id, made.body.id);
+  assert.is(report.action_taken, false);
+  assert.is(report.comment, 'spam');
+  assert.is(report.category, 'spam');
+  assert.is(report.account.id, carla.id);
+  assert.is(report.account.account.acct, 'carla');
+  assert.is(report.target_account.username, 'dario');
+  assert.equal(
+    report.statuses.map((s: { id: string }) => s.id),
+    [post.id],
+  );
+  assert.equal(report.rules, []);
+
+  const resolved = await h.api(reviewer, 'POST', `/api/v1/admin/reports/${report.id}/resolve`);
+  assert.is(resolved.body.action_taken, true);
+  assert.type(resolved.body.action_taken_at, 'string');
+  const stillOpen = await h.api(reviewer, 'GET', `/api/v1/admin/reports?target_account_id=${dario.id}`);
+  assert.equal(stillOpen.body, [], 'a resolved report leaves the open list');
+  const done = await h.api(reviewer, 'GET', `/api/v1/admin/reports?resolved=true&account_id=${carla.id}`);
+  assert.equal(
+    done.body.map((r: { id: string }) => r.id),
+    [report.id],
+  );
+  const reopened = await h.api(reviewer, 'POST', `/api/v1/admin/reports/${report.id}/reopen`);
+  assert.is(reopened.body.action_taken, false);
+  assert.is((await h.api(reviewer, 'GET', `/api/v1/admin/reports/${report.id}`)).body.action_taken_at, null);
+
+  assert.is((await h.api(carla.token, 'GET', '/api/v1/admin/reports')).status, 403, 'not for the reporter');
+  assert.is((await h.api(adminToken, 'GET', '/api/v1/admin/reports')).status, 403, 'accounts scopes are not reports');
+  assert.is((await h.api(reviewer, 'GET', '/api/v1/admin/reports/999999')).status, 404);
 });
 
 test.run();

@@ -10,6 +10,7 @@ import { keep, pageQuery, setLink } from '../http/pagination.js';
 import type { Routes } from '../http/routes.js';
 import type { StatusRenderer } from '../statuses/serialize.js';
 import type { AdminFilter, AdminRow } from './repo.js';
+import { renderAdminAccounts } from './render.js';
 import type { AdminAccountsService } from './service.js';
 
 const READ = { scopes: ['admin:read', 'admin:read:accounts'], owner: true };
@@ -57,38 +58,7 @@ export function adminRoutes(
   renderer: StatusRenderer,
   baseUrl: string,
 ): void {
-  const render = async (rows: AdminRow[]) => {
-    const accounts = await renderer.accountsById(rows.map((row) => row.id));
-    return rows.map((row) => ({
-      id: row.id,
-      username: row.username,
-      domain: row.domain,
-      created_at: row.created_at,
-      email: row.email,
-      ip: row.sign_up_ip,
-      ips: [],
-      locale: row.locale,
-      invite_request: row.reason,
-      role: row.role
-        ? {
-            id: row.role === 'owner' ? '3' : '-99',
-            name: row.role === 'owner' ? 'Owner' : '',
-            permissions: row.role === 'owner' ? '1' : '0',
-            color: '',
-            highlighted: row.role === 'owner',
-          }
-        : null,
-      confirmed: row.domain === null ? Boolean(row.confirmed_at) || row.created_by_app_id === null : false,
-      approved: row.domain === null ? Boolean(row.approved) : true,
-      disabled: Boolean(row.disabled),
-      silenced: row.silenced_at !== null,
-      suspended: row.suspended_at !== null,
-      sensitized: false,
-      account: accounts.get(row.id) ?? null,
-      created_by_application_id: row.created_by_app_id ?? undefined,
-      invited_by_account_id: undefined,
-    }));
-  };
+  const render = (rows: AdminRow[]) => renderAdminAccounts(renderer, rows);
   const list = (filterOf: (p: Params) => AdminFilter) => async (ctx: Context) => {
     const p = params(ctx);
     const page = pageQuery(p, 100, 200);

@@ -23,6 +23,7 @@ import { announcementRoutes } from '../announcements/routes.js';
 import { reportRoutes } from '../reports/routes.js';
 import { pushRoutes } from '../push/routes.js';
 import { adminRoutes } from '../admin/routes.js';
+import { adminReportRoutes } from '../reports/admin-routes.js';
 import { emailRoutes } from '../emails/routes.js';
 import { statusHistoryRoutes } from '../statuses/history-routes.js';
 import { scheduledRoutes } from '../scheduled/routes.js';
@@ -77,6 +78,7 @@ export function socialRouter(ctx: SocialContext, services: SocialServices): Rout
   reportRoutes(routes, services.reports, renderer);
   pushRoutes(routes, services.push, () => services.vapid.publicKey);
   adminRoutes(routes, services.admin, renderer, baseUrl);
+  adminReportRoutes(routes, services.reports, services.admin, renderer, baseUrl);
   emailRoutes(routes, services.emails);
   staticRoutes(routes);
   return router;

@@ -3,6 +3,7 @@ import { arrayParam, boolParam, idParam, params, stringParam } from '../http/par
 import { viewerId, type Routes } from '../http/routes.js';
 import { write } from '../oauth/scopes.js';
 import type { StatusRenderer } from '../statuses/serialize.js';
+import { reportFields } from './serialize.js';
 import type { ReportsService } from './service.js';
 
 export function reportRoutes(routes: Routes, service: ReportsService, renderer: StatusRenderer): void {
@@ -20,13 +21,7 @@ export function reportRoutes(routes: Routes, service: ReportsService, renderer: 
     const target = (await renderer.accountsById([row.target_account_id])).get(row.target_account_id);
     ctx.set(headers);
     ctx.body = {
-      id: row.id,
-      action_taken: row.action_taken_at !== null,
-      action_taken_at: row.action_taken_at,
-      category: row.category,
-      comment: row.comment,
-      forwarded: Boolean(row.forwarded),
-      created_at: row.created_at,
+      ...reportFields(row),
       status_ids: statusIds.length ? statusIds : null,
       rule_ids: (JSON.parse(row.rule_ids) as number[]).map(String).length
         ? (JSON.parse(row.rule_ids) as number[]).map(String)

@@ -8,6 +8,9 @@ import type { SocialContext } from '../context.js';
 import { nowIso } from '../time.js';
 import { FAMILIES, type RateLimitHeaders, type RateLimiter } from '../ratelimit/limiter.js';
 import { visibleBy } from '../statuses/visibility.js';
+import { cursorPageSql, type PageQuery } from '../store/paging.js';
+
+type ReviewRow = Omit<ReviewedReport, 'status_ids' | 'rules'> & { status_ids_json: string };
 
 export const CATEGORIES = ['spam', 'legal', 'violation', 'other'] as const;
 export const MAX_COMMENT = 1000;
@@ -32,6 +35,25 @@ export interface ReportRow {
   action_taken_at: string | null;
   created_at: string;
 }
+
+/** A report as the owner reviews it: who reported, and which statuses and rules it cites. */
+export interface ReviewedReport extends ReportRow {
+  account_id: string;
+  status_ids: string[];
+  rules: Array<{ id: string; text: string; hint: string }>;
+}
+
+/** Which reports the owner lists: resolved or not, and by reporter or reported account. */
+export interface ReportFilter {
+  resolved: boolean;
+  accountId?: string;
+  targetAccountId?: string;
+}
+
+const REVIEW_COLUMNS = `CAST(r.id AS TEXT) AS id, CAST(r.account_id AS TEXT) AS account_id,
+  CAST(r.target_account_id AS TEXT) AS target_account_id, r.comment, r.category, r.rule_ids, r.forwarded,
+  r.action_taken_at, r.created_at,
+  (SELECT json_group_array(CAST(status_id AS TEXT)) FROM report_statuses WHERE report_id = r.id) AS status_ids_json`;
 
 export class ReportsService {
   constructor(
@@ -91,6 +113,51 @@ export class ReportsService {
       [id],
     ))!;
     return { row, statusIds, headers };
+  }
+
+  /** The owner's list of reports, newest first, paged by id (Mastodon's admin reports). */
+  async list(filter: ReportFilter, page: PageQuery): Promise<ReviewedReport[]> {
+    const { sql, params } = cursorPageSql(
+      {
+        select: REVIEW_COLUMNS,
+        from: 'reports r',
+        where: `(r.action_taken_at IS NOT NULL) = ?1 AND r.account_id = coalesce(?2, r.account_id)
+          AND r.target_account_id = coalesce(?3, r.target_account_id)`,
+        cursor: 'r.id',
+      },
+      [filter.resolved ? 1 : 0, filter.accountId ?? null, filter.targetAccountId ?? null],
+      page,
+    );
+    return this.reviewed(await this.ctx.reader.all(sql, params));
+  }
+
+  async get(id: string): Promise<ReviewedReport> {
+    const rows = await this.ctx.reader.all<ReviewRow>(`SELECT ${REVIEW_COLUMNS} FROM reports r WHERE r.id = ?`, [id]);
+    if (rows.length === 0) throw notFound();
+    return (await this.reviewed(rows))[0];
+  }
+
+  /** Marks a report resolved (action taken) or open again. */
+  async setResolved(id: string, resolved: boolean): Promise<ReviewedReport> {
+    await this.get(id);
+    await this.ctx.db.raw(`UPDATE reports SET action_taken_at = ? WHERE id = ?`, [
+      resolved ? nowIso(this.ctx.now()) : null,
+      id,
+    ]);
+    return this.get(id);
+  }
+
+  private async reviewed(rows: ReviewRow[]): Promise<ReviewedReport[]> {
+    const rules = new Map(
+      (
+        await this.ctx.reader.all<{ id: number; text: string; hint: string }>(`SELECT id, text, hint FROM server_rules`)
+      ).map((rule) => [rule.id, { id: String(rule.id), text: rule.text, hint: rule.hint }]),
+    );
+    return rows.map(({ status_ids_json, ...row }) => ({
+      ...row,
+      status_ids: JSON.parse(status_ids_json) as string[],
+      rules: (JSON.parse(row.rule_ids) as number[]).flatMap((ruleId) => rules.get(ruleId) ?? []),
+    }));
   }
 
   /**
