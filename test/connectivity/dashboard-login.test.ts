@@ -2,7 +2,8 @@
  * The owner's dashboard in the whole daemon, driven through headless Chromium: the real OAuth
  * login of the instance (app registration, /oauth/authorize with PKCE and state, the login and
  * consent page, the code exchange), the device state live, a saved network added, and a firmware
- * upload to the embedded simulator with the progress bar; a non-owner account is turned away.
+ * upload to the embedded simulator with the progress bar; an open report handled; a non-owner
+ * account is turned away.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -129,6 +130,35 @@ test('the owner logs in through the instance, sees the state live, adds a networ
       assert.ok(tries < 50, 'the token still works after logging out');
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
+  } finally {
+    await context.close();
+  }
+});
+
+test('the owner sees an open report with its comment and post, and marks it handled', async () => {
+  const reporter = await h.account('rita');
+  const reported = await h.account('spammy');
+  const post = (await h.api(reported.token, 'POST', '/api/v1/statuses', { status: 'cheap watches here' })).body;
+  const made = await h.api(reporter.token, 'POST', '/api/v1/reports', {
+    account_id: reported.id,
+    status_ids: [post.id],
+    comment: 'selling watches to everyone',
+    category: 'spam',
+  });
+  assert.is(made.status, 200);
+  const context = await chromium.browser.newContext();
+  const page = await context.newPage();
+  try {
+    await logIn(page, 'boss@example.test', 'pw-boss-123');
+    const item = page.locator('#report-list .report', { hasText: 'selling watches to everyone' });
+    await item.waitFor();
+    assert.match((await item.textContent()) ?? '', /@spammy, reported by @rita · spam/);
+    assert.is(await item.locator('a.report-post').getAttribute('href'), post.url);
+    await item.locator('button', { hasText: 'Mark as handled' }).click();
+    await page.locator('#report-list .hint', { hasText: 'No open reports.' }).waitFor();
+    const reviewer = await h.token('boss', 'admin:read');
+    const handled = await h.api(reviewer, 'GET', `/api/v1/admin/reports/${made.body.id}`);
+    assert.is(handled.body.action_taken, true, 'resolved on the instance, not only on the page');
   } finally {
     await context.close();
   }

@@ -22,27 +22,27 @@
       { Accept: 'application/json', Authorization: 'Bearer ' + token },
       options.headers || {}
     );
-    return fetch(API + path, Object.assign({}, options, { headers: headers, cache: 'no-store' })).then(
-      function (response) {
-        return response
-          .json()
-          .catch(function () {
-            return {};
-          })
-          .then(function (body) {
-            if (response.status === 401) {
-              logout();
-              throw new Error('Please log in again');
-            }
-            if (!response.ok) {
-              var error = new Error(body.error || 'HTTP ' + response.status);
-              error.details = body.details; // per field, for the forms
-              throw error;
-            }
-            return body;
-          });
-      }
-    );
+    // The appliance API by default; a Mastodon API path (the admin reports) as it is.
+    var url = path.indexOf('/api/v1/') === 0 ? path : API + path;
+    return fetch(url, Object.assign({}, options, { headers: headers, cache: 'no-store' })).then(function (response) {
+      return response
+        .json()
+        .catch(function () {
+          return {};
+        })
+        .then(function (body) {
+          if (response.status === 401) {
+            logout();
+            throw new Error('Please log in again');
+          }
+          if (!response.ok) {
+            var error = new Error(body.error || 'HTTP ' + response.status);
+            error.details = body.details; // per field, for the forms
+            throw error;
+          }
+          return body;
+        });
+    });
   }
 
   function json(method, body) {
@@ -424,6 +424,66 @@
     );
   }
 
+  // ── reports ───────────────────────────────────────────────────────────────────────────────
+
+  function acctOf(admin) {
+    return '@' + admin.username + (admin.domain ? '@' + admin.domain : '');
+  }
+
+  function reportItem(report) {
+    var li = document.createElement('li');
+    li.className = 'report';
+    var what = document.createElement('p');
+    what.textContent =
+      acctOf(report.target_account) +
+      ', reported by ' +
+      acctOf(report.account) +
+      ' · ' +
+      report.category +
+      ' · ' +
+      new Date(report.created_at).toLocaleString();
+    li.appendChild(what);
+    if (report.comment) {
+      var comment = document.createElement('blockquote');
+      comment.textContent = report.comment;
+      li.appendChild(comment);
+    }
+    report.statuses.forEach(function (status) {
+      var post = document.createElement('a');
+      post.href = status.url || status.uri;
+      post.textContent = 'Reported post of ' + new Date(status.created_at).toLocaleString();
+      post.className = 'report-post';
+      li.appendChild(post);
+    });
+    var resolve = document.createElement('button');
+    resolve.type = 'button';
+    resolve.textContent = 'Mark as handled';
+    resolve.addEventListener('click', function () {
+      api('/api/v1/admin/reports/' + report.id + '/resolve', { method: 'POST' }).then(loadReports, function (e) {
+        showError('reports-error', e);
+      });
+    });
+    li.appendChild(resolve);
+    return li;
+  }
+
+  function loadReports() {
+    return api('/api/v1/admin/reports?limit=40').then(
+      function (reports) {
+        showError('reports-error', null);
+        var list = $('report-list');
+        list.textContent = '';
+        reports.forEach(function (report) {
+          list.appendChild(reportItem(report));
+        });
+        if (!reports.length) list.innerHTML = '<li class="hint">No open reports.</li>';
+      },
+      function (e) {
+        showError('reports-error', e);
+      }
+    );
+  }
+
   // ── state ─────────────────────────────────────────────────────────────────────────────────
 
   var SUMMARY = {
@@ -651,6 +711,7 @@
     loadNetworks();
     loadInstance();
     loadInvites();
+    loadReports();
     api('/setup_ap').then(
       function (ap) {
         $('ap-ssid').textContent = ap.ssid;
