@@ -9,7 +9,7 @@ import { tempDir } from './paths.js';
 import { requirePackage } from './system-packages.js';
 
 /**
- * Required, not imported: an ES import of playwright-core first scans its 3.6 MB CommonJS bundle
+ * Required, not imported: an ES import of playwright-core first scans its large CommonJS bundle
  * for export names, in every test process that drives a browser.
  */
 const { chromium } = createRequire(import.meta.url)('playwright-core') as typeof import('playwright-core');

@@ -43,7 +43,7 @@ export async function startDhcpServer(options: DhcpServerOptions): Promise<DhcpS
     `--dhcp-option=option:router,${options.address}`,
     `--dhcp-option=option:dns-server,${options.address}`,
     '--dhcp-authoritative',
-    // A router's ping of an address before offering it holds every lease back ~3 s; the box's
+    // A router's ping of an address before offering it holds every lease back for seconds; the box's
     // handling of a lease does not depend on it.
     '--no-ping',
     `--dhcp-leasefile=${join(options.dir, `${name}.leases`)}`,
