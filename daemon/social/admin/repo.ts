@@ -79,12 +79,17 @@ export class AdminRepo {
   }
 
   async one(id: string): Promise<AdminRow | undefined> {
-    const rows = await this.ctx.reader.all<AdminRow>(
+    return (await this.many([id]))[0];
+  }
+
+  /** The accounts `ids` that exist, in one query. */
+  many(ids: readonly string[]): Promise<AdminRow[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.ctx.reader.all<AdminRow>(
       `SELECT CAST(a.id AS TEXT) AS id, a.username, a.domain, a.created_at, a.silenced_at, a.suspended_at,
         u.email, u.role, u.approved, u.disabled, u.confirmed_at, u.reason, u.locale, CAST(u.created_by_app_id AS TEXT) AS created_by_app_id, u.invite_id, u.sign_up_ip
-      FROM accounts a LEFT JOIN users u ON u.account_id = a.id WHERE a.id = ?`,
-      [id],
+      FROM accounts a LEFT JOIN users u ON u.account_id = a.id WHERE a.id IN (SELECT CAST(value AS INTEGER) FROM json_each(?))`,
+      [JSON.stringify(ids)],
     );
-    return rows[0];
   }
 }

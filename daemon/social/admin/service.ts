@@ -21,6 +21,11 @@ export class AdminAccountsService {
     return this.repo.list(...args);
   }
 
+  /** The accounts `ids` that exist (a report's reporter and target, say), in one read. */
+  many(ids: readonly string[]): Promise<AdminRow[]> {
+    return this.repo.many(ids);
+  }
+
   async get(id: string): Promise<AdminRow> {
     const row = await this.repo.one(id);
     if (!row) throw notFound();

@@ -28,7 +28,7 @@ export function adminReportRoutes(
    */
   const render = async (ctx: Context, rows: ReviewedReport[]) => {
     const accountIds = [...new Set(rows.flatMap((row) => [row.account_id, row.target_account_id]))];
-    const admins = await renderAdminAccounts(renderer, await Promise.all(accountIds.map((id) => accounts.get(id))));
+    const admins = await renderAdminAccounts(renderer, await accounts.many(accountIds));
     const byId = new Map(admins.map((admin) => [admin.id as string, admin]));
     const statuses = await renderer.render(
       rows.flatMap((row) => row.status_ids),
