@@ -100,6 +100,40 @@ test('fetches of a peer’s documents are signed by the instance actor', async (
   assert.is(httpSignature.verifySignature(parsed, instance.publicKey.publicKeyPem), true);
 });
 
+test('a Flag becomes a report the owner reviews; it cites posts among its first 100 objects only', async () => {
+  await A.account('boss', { owner: true });
+  const reviewer = await A.token('boss', 'admin:read');
+  const post = (await A.api(alice.token, 'POST', '/api/v1/statuses', { status: 'reported here' })).body;
+  const flag = (comment: string, objects: string[]) =>
+    JSON.stringify({
+      '@context': 'https://www.w3.org/ns/activitystreams',
+      id: `${mallory.uri}#flags/${++counter}`,
+      type: 'Flag',
+      actor: mallory.uri,
+      content: comment,
+      object: objects,
+    });
+  const junk = Array.from({ length: 99 }, (_, i) => `${peer.url}/nothing/${i}`);
+  for (const [comment, objects] of [
+    ['cited', [`${A.url}/users/alice`, post.uri]],
+    ['too far down', [`${A.url}/users/alice`, ...junk, post.uri]],
+  ] as const) {
+    const answer = await peer.post(`${A.url}/inbox`, mallory, flag(comment, [...objects]));
+    assert.is(answer.status, 202, answer.text);
+  }
+  const reports = await eventually('both reports', async () => {
+    const list = (await A.api(reviewer, 'GET', `/api/v1/admin/reports?target_account_id=${alice.id}`)).body as any[];
+    return list.length === 2 ? list : null;
+  });
+  const byComment = new Map(reports.map((report) => [report.comment, report]));
+  assert.is(byComment.get('cited').account.username, 'mallory');
+  assert.equal(
+    byComment.get('cited').statuses.map((s: { id: string }) => s.id),
+    [post.id],
+  );
+  assert.equal(byComment.get('too far down').statuses, [], 'an object past the first 100 is not read');
+});
+
 test('an activity whose actor is not the signer (forged actor) is 401 and stores nothing', async () => {
   const forged = mention(trent, 'I am trent');
   const answer = await peer.post(`${A.url}/inbox`, mallory, forged);

@@ -18,6 +18,9 @@ import type { Outbound } from '../delivery/outbound.js';
 
 type Handler = (activity: Json, actor: ActorRow) => Promise<void>;
 
+/** A Flag names one account and the posts it cites; more than this is not a report anyone sends. */
+const FLAG_MAX_OBJECTS = 100;
+
 export class InboxHandlers {
   private readonly handlers: Record<string, Handler> = {
     Follow: (a, actor) => this.follow(a, actor),
@@ -94,6 +97,7 @@ export class InboxHandlers {
    */
   private async flag(activity: Json, actor: ActorRow): Promise<void> {
     const uris = (Array.isArray(activity.object) ? activity.object : [activity.object])
+      .slice(0, FLAG_MAX_OBJECTS)
       .map((object) => idOf(object))
       .filter((uri): uri is string => Boolean(uri));
     let target: ActorRow | undefined;
