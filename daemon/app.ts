@@ -10,7 +10,10 @@ import type { Config } from './config.js';
 import type { Logger } from './log/logger.js';
 import { openDatabase, ping, type Db } from './store/db.js';
 import { migrate } from './store/migrate.js';
-import { settleBaseUrl } from './store/base-url.js';
+import { changeBaseUrl, settleBaseUrl } from './store/base-url.js';
+import { ChallengeResponder } from './reachability/challenges.js';
+import { publicHttp } from './reachability/public-http.js';
+import type { Reachability } from './reachability/index.js';
 import { backupDatabase } from './store/backup.js';
 import { MIB, StorageMonitor } from './storage/monitor.js';
 import { isOutOfSpace } from './storage/out-of-space.js';
@@ -44,6 +47,8 @@ export interface AppOptions {
   log: Logger;
   /** The process environment: systemd's NOTIFY_SOCKET and WATCHDOG_USEC come from here. */
   env: NodeJS.ProcessEnv;
+  /** Called once the stored base URL changed (the reachability switch): main reloads the app in-process. */
+  onBaseUrlChanged?: (baseUrl: string) => void;
 }
 
 /** How long after the link opens the daemon first asks the coprocessor something. */
@@ -64,6 +69,9 @@ export class App {
   /** The configuration with the instance's stored base URL, once the database is open. */
   private settled: Config | null = null;
   private stopping: Promise<void> | null = null;
+  private reloadRequested = false;
+  private readonly challenges = new ChallengeResponder();
+  private reachability: Reachability | null = null;
 
   constructor(private readonly options: AppOptions) {
     this.notifier = createNotifier(options.env, options.log.child({ component: 'systemd' }));
@@ -101,6 +109,8 @@ export class App {
       onOutOfSpace: () => storage.outOfSpace(),
     });
     const connectivity = await this.startConnectivity(coproc, db, networks, http);
+    // ACME challenges, redirects to https and HSTS come before any route.
+    http.use(publicHttp(this.challenges, () => this.reachability?.flow.switchedName() ?? null));
 
     const peers = this.federationPeers(db);
     const social = await this.openSocial(db, peers);
@@ -112,11 +122,13 @@ export class App {
       }).routes(),
     );
     // The setup portal first: in setup mode it answers captive-portal probes for any host.
-    this.mountConnectivityRoutes(http, networks, connectivity, social);
+    const reachabilityCheck = new ReachabilityCheck((url, init) => fetch(url, init));
+    this.mountConnectivityRoutes(http, networks, connectivity, social, reachabilityCheck);
     http.use(deliveriesQueuedBeforeAnswer(() => federation));
     const refreshInstanceCounts = await this.startSocial(social, http);
     this.mountFederation(federation, http);
     const httpUrl = await this.startHttp(http);
+    await this.startReachability(db, http, reachabilityCheck);
     await this.startFederation(federation);
     await this.startMqtt(db, connectivity);
     const jobs = this.startJobs(db, storage);
@@ -207,6 +219,7 @@ export class App {
     networks: NetworksRepo,
     connectivity: ConnectivityParts,
     social: Social,
+    reachability: ReachabilityCheck,
   ): void {
     mountConnectivityWeb(http, {
       device: this.device,
@@ -220,8 +233,9 @@ export class App {
         db: social.ctx.db,
         runningBaseUrl: this.config.baseUrl,
         // The one place the box reaches for its own public address (tests give loopback ones).
-        reachability: new ReachabilityCheck((url, init) => fetch(url, init)),
+        reachability,
       },
+      reachability: () => this.reachability?.flow ?? null,
       log: this.log.child({ component: 'onboarding' }),
       baseUrl: this.config.baseUrl,
       httpHost: this.config.httpHost,
@@ -285,6 +299,34 @@ export class App {
       .child({ component: 'http' })
       .info(`Nestbox is listening on ${url}`, { url, base_url: this.config.baseUrl });
     return url;
+  }
+
+  /**
+   * The box on the internet: HTTPS listener, port mapping, dynamic DNS, certificates, and the
+   * switch of the public address, after which main reloads the app with the new base URL.
+   */
+  private async startReachability(db: Db, http: HttpServer, check: ReachabilityCheck): Promise<void> {
+    const { startReachability } = await import('./reachability/index.js');
+    const reachability = await startReachability({
+      config: this.config,
+      log: this.log.child({ component: 'reachability' }),
+      challenges: this.challenges,
+      lease: () => this.device.get().network,
+      publish: (view) => this.device.update({ reachability: view }),
+      health: (health) => this.health.set('reachability', health),
+      check,
+      requestListener: http.requestListener,
+      baseUrl: {
+        current: () => this.config.baseUrl,
+        switchTo: async (url) => {
+          await changeBaseUrl(db, url);
+          this.options.onBaseUrlChanged?.(url);
+        },
+      },
+    });
+    this.reachability = reachability;
+    // A reload keeps the router's mappings: the next app maps the same ports again at once.
+    this.onStop('reachability', () => reachability.stop({ keepMappings: this.reloadRequested }));
   }
 
   /** The MQTT bridge connects in the background: a broker that is down never holds back READY=1. */
@@ -473,13 +515,15 @@ export class App {
   }
 
   /** Stops every started subsystem in reverse order; safe to call more than once. */
-  stop(reason = 'stopping'): Promise<void> {
+  stop(reason = 'stopping', options: { reload?: boolean } = {}): Promise<void> {
+    if (!this.stopping) this.reloadRequested = options.reload === true;
     this.stopping ??= this.stopAll(reason);
     return this.stopping;
   }
 
   private async stopAll(reason: string): Promise<void> {
-    const stopped = this.notifier.stopping(reason);
+    // A reload is no stop to systemd: the process and its unit carry on.
+    const stopped = this.reloadRequested ? Promise.resolve() : this.notifier.stopping(reason);
     for (const { name, stop } of this.stoppers.splice(0).reverse()) {
       try {
         await stop();

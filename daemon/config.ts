@@ -85,6 +85,16 @@ export interface Config {
   loginLimitAccount: AttemptLimit;
   storageMinFreeMb: number;
   sqliteSynchronous: SqliteSynchronous;
+  /** The HTTPS listener's port (the public side); null: no HTTPS listener. */
+  httpsPort: number | null;
+  /** Ask the home router for port forwarding (UPnP IGD, NAT-PMP/PCP). */
+  portMapping: 'on' | 'off';
+  /** The ACME server's directory URL (Let's Encrypt's production one by default). */
+  acmeDirectory: string;
+  /** A PEM file of extra roots to trust for the ACME server and the reachability check (tests). */
+  acmeCaFile: string | null;
+  /** A URL answering the caller's address as text, asked when the router tells nothing. */
+  addressEchoUrl: string | null;
   /** Where each setting given in the file or the environment came from (the rest are defaults). */
   sources: Readonly<Partial<Record<keyof Config, SettingSource>>>;
 }
@@ -324,6 +334,16 @@ const coproc: Parser<CoprocTarget> = {
   parse: (raw) => (typeof raw === 'string' ? parseCoprocTarget(raw) : undefined),
 };
 
+const optionalPort: Parser<number | null> = {
+  allowed: 'a port number from 1 to 65535, or empty for none',
+  parse(raw, fromEnv) {
+    if (raw === null || raw === '') return null;
+    return integer(1, 65535).parse(raw, fromEnv);
+  },
+};
+
+export const LETS_ENCRYPT = 'https://acme-v02.api.letsencrypt.org/directory';
+
 const attemptLimit: Parser<AttemptLimit> = {
   allowed: 'ATTEMPTS/SECONDS, two whole numbers from 1 to 86400 (e.g. 25/300)',
   parse(raw) {
@@ -416,6 +436,16 @@ export const KEYS: readonly KeySpec[] = [
     128,
   ),
   key('sqliteSynchronous', 'sqlite_synchronous', oneOf(SQLITE_SYNCHRONOUS_LEVELS), 'full'),
+  key('httpsPort', 'https_port', optionalPort, (c) => (c.network === 'on' ? 443 : null)),
+  key('portMapping', 'port_mapping', oneOf(['on', 'off'] as const), (c) => (c.network === 'on' ? 'on' : 'off')),
+  key('acmeDirectory', 'acme_directory', httpUrl('an http:// or https:// URL (the ACME directory)'), LETS_ENCRYPT),
+  key('acmeCaFile', 'acme_ca_file', optionalText('a file path (PEM, one or more roots), or empty'), null),
+  key(
+    'addressEchoUrl',
+    'address_echo_url',
+    optionalUrl(['http:', 'https:'], 'an http:// or https:// URL, or empty'),
+    null,
+  ),
   key(
     'smtpFrom',
     'smtp_from',

@@ -6,6 +6,7 @@
 import { EventEmitter } from 'node:events';
 import { isDeepStrictEqual } from 'node:util';
 import type { ScannedNetwork } from './commands.js';
+import { initialView, type ReachabilityView } from '../reachability/model.js';
 
 export const CONNECTIVITY_STATES = [
   'starting',
@@ -140,17 +141,20 @@ export interface DeviceStateData {
   scan: ScanState;
   instance: InstanceState;
   storage: StorageState;
+  /** The box on the internet (name, steps, certificate); never a secret. */
+  reachability: ReachabilityView;
   daemon: DaemonState;
 }
 
 /** Fields replaced as a whole (the rest are sections patched field by field). */
-type WholeField = 'connectivity' | 'error' | 'network';
-const WHOLE_FIELDS: ReadonlySet<string> = new Set<WholeField>(['connectivity', 'error', 'network']);
+type WholeField = 'connectivity' | 'error' | 'network' | 'reachability';
+const WHOLE_FIELDS: ReadonlySet<string> = new Set<WholeField>(['connectivity', 'error', 'network', 'reachability']);
 type Section = Exclude<keyof DeviceStateData, WholeField>;
 export type DeviceStatePatch = {
   connectivity?: Connectivity;
   error?: string | null;
   network?: NetworkLease | null;
+  reachability?: ReachabilityView;
 } & { [K in Section]?: Partial<DeviceStateData[K]> };
 
 export interface DeviceStateChange {
@@ -191,6 +195,7 @@ export function initialDeviceState(version: string, transport: string, now = new
     scan: { at: null, networks: [] },
     instance: { accounts: 0, statuses: 0, pending_follow_requests: 0, unread_notifications: 0 },
     storage: { status: 'unknown', free_bytes: null, total_bytes: null, min_free_bytes: 0, detail: null },
+    reachability: initialView(),
     daemon: { version, started_at: now.toISOString(), uptime_s: 0 },
   };
 }

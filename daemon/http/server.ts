@@ -2,7 +2,7 @@
  * The one HTTP server of the box (API, web pages, OAuth, setup portal). Subsystems mount their
  * routers; stop() refuses new connections, lets in-flight requests finish, then closes the rest.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import Koa, { type Middleware } from 'koa';
 import type Router from '@koa/router';
@@ -57,6 +57,13 @@ export class HttpServer {
 
   get nodeServer(): Server {
     return this.server;
+  }
+
+  /** The composed app as a request listener, for another server of the same app (HTTPS); after start(). */
+  get requestListener(): (req: IncomingMessage, res: ServerResponse) => void {
+    const handle = this.handle;
+    if (!handle) throw new Error('the HTTP server has not started yet');
+    return (req, res) => void handle(req, res);
   }
 
   async start(): Promise<AddressInfo> {

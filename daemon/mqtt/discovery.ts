@@ -273,6 +273,24 @@ function components(
       value_template:
         '{{ (value_json.storage.free_bytes / 1048576) | round(0) if value_json.storage.free_bytes is number else None }}',
     },
+    certificate_expires: {
+      p: 'sensor',
+      name: 'Certificate expires',
+      device_class: 'timestamp',
+      ...diagnostic,
+      value_template:
+        '{{ value_json.reachability.certificate.not_after if value_json.reachability.certificate else None }}',
+    },
+    // On (a problem) when the owner asked for reachability and a step failed.
+    reachable_problem: {
+      p: 'binary_sensor',
+      name: 'Reachable',
+      device_class: 'problem',
+      ...diagnostic,
+      value_template: onWhen(
+        "value_json.reachability.name and 'failed' in [value_json.reachability.steps.dns.state, value_json.reachability.steps.port_mapping.state, value_json.reachability.steps.certificate.state, value_json.reachability.steps.switch.state, value_json.reachability.steps.check.state]",
+      ),
+    },
     version: { p: 'sensor', name: 'Version', icon: 'mdi:tag', ...diagnostic, value_template: value('daemon.version') },
   };
   if (includeSetupPassphrase) {

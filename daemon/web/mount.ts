@@ -18,6 +18,8 @@ import type { InvitesService } from '../social/invites/service.js';
 import { instanceSettingsRouter, type InstanceSettingsOptions } from './instance-settings.js';
 import { ownerApiRouter } from './owner-api.js';
 import { setupPortalRouter } from './setup-portal.js';
+import { reachabilityRouter } from './reachability-api.js';
+import type { ReachabilityFlow } from '../reachability/flow.js';
 
 export interface ConnectivityWebOptions {
   device: DeviceState;
@@ -37,6 +39,8 @@ export interface ConnectivityWebOptions {
   /** The instance's identity and public address on the owner API. */
   instanceSettings?: Omit<InstanceSettingsOptions, 'resolveToken' | 'log'> | null;
   log?: Logger;
+  /** The reachability flow behind /api/nestbox/v1/reachability (null until it has started). */
+  reachability?: () => ReachabilityFlow | null;
 }
 
 export function mountConnectivityWeb(http: HttpServer, options: ConnectivityWebOptions): void {
@@ -85,5 +89,6 @@ export function mountConnectivityWeb(http: HttpServer, options: ConnectivityWebO
     );
   }
   http.use(ownerApiRouter({ device: options.device, networks: options.networks, connectivity, resolveToken }).routes());
+  if (options.reachability) http.use(reachabilityRouter({ flow: options.reachability, resolveToken }).routes());
   http.use(dashboardRouter().routes());
 }

@@ -76,14 +76,15 @@ export class ReachabilityCheck {
     return sent !== undefined && this.now() - sent < TOKEN_TTL_MS;
   }
 
-  async check(baseUrl: string): Promise<ReachabilityReport> {
+  /** `via` sends the probe another way than the constructor's (the reachability flow's, through the router). */
+  async check(baseUrl: string, via: ProbeFetch = this.fetchProbe): Promise<ReachabilityReport> {
     const url = new URL(baseUrl);
     const https = url.protocol === 'https:';
     const token = randomBytes(16).toString('hex');
     this.tokens.set(token, this.now());
     let problem: ReachabilityProblem | null = null;
     try {
-      const answer = await this.fetchProbe(`${baseUrl}${PROBE_PATH}/${token}`, {
+      const answer = await via(`${baseUrl}${PROBE_PATH}/${token}`, {
         signal: AbortSignal.timeout(this.timeoutMs),
         redirect: 'manual',
       });

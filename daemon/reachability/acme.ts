@@ -1,0 +1,136 @@
+/**
+ * Certificates from an ACME server (RFC 8555) through acme-client: the account key is made once
+ * and kept; each order proves the name with HTTP-01 (the token served on port 80 by the box's own
+ * HTTP listener) or DNS-01 when the owner's DNS takes updates. The box's lookups go to the lease's
+ * DNS servers and the extra roots of NESTBOX_ACME_CA_FILE are trusted beside the system's.
+ */
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { rootCertificates } from 'node:tls';
+import type { ChallengeResponder } from './challenges.js';
+import type { CertificateStore, IssuedCertificate } from './certificate-store.js';
+
+type AcmeModule = typeof import('acme-client');
+
+export interface AcmeIssuerOptions {
+  directoryUrl: string;
+  /** Extra trusted roots (PEM), or null. */
+  extraCa: string | null;
+  lookup: LookupFunction;
+  store: CertificateStore;
+  challenges: ChallengeResponder;
+  /** DNS-01: publishes (or removes, with null) the TXT record `_acme-challenge.<name>`. */
+  dnsTxt?: ((name: string, value: string | null) => Promise<void>) | null;
+}
+
+export class AcmeError extends Error {
+  constructor(
+    message: string,
+    /** The CA's problem type (urn:ietf:params:acme:error:…), when it gave one. */
+    readonly problem: string | null,
+  ) {
+    super(message);
+    this.name = 'AcmeError';
+  }
+}
+
+export class AcmeIssuer {
+  private acme: AcmeModule | null = null;
+
+  constructor(private readonly options: AcmeIssuerOptions) {}
+
+  private async module(): Promise<AcmeModule> {
+    if (this.acme) return this.acme;
+    // Loaded on first use: a box that never goes public never pays for it.
+    const acme = ((await import('acme-client')) as unknown as { default: AcmeModule }).default;
+    const ca = this.options.extraCa ? [...rootCertificates, this.options.extraCa] : undefined;
+    acme.axios.defaults.proxy = false;
+    acme.axios.defaults.timeout = 20_000;
+    acme.axios.defaults.httpsAgent = new https.Agent({ ca, lookup: this.options.lookup, keepAlive: false });
+    acme.axios.defaults.httpAgent = new http.Agent({ lookup: this.options.lookup, keepAlive: false });
+    this.acme = acme;
+    return acme;
+  }
+
+  /** A new certificate for `name`; the store keeps it (and the account key) before this returns. */
+  async issue(name: string): Promise<IssuedCertificate> {
+    const acme = await this.module();
+    const { store } = this.options;
+    let accountKey = await store.accountKey();
+    if (!accountKey) {
+      accountKey = (await acme.crypto.createPrivateEcdsaKey('P-256')).toString();
+      await store.saveAccountKey(accountKey);
+    }
+    const client = new acme.Client({
+      directoryUrl: this.options.directoryUrl,
+      accountKey,
+      backoffAttempts: 6,
+      backoffMin: 1000,
+      backoffMax: 10_000,
+    });
+    const [key, csr] = await acme.crypto.createCsr(
+      { commonName: name, altNames: [name] },
+      await acme.crypto.createPrivateEcdsaKey('P-256'),
+    );
+    const dnsTxt = this.options.dnsTxt ?? null;
+    try {
+      const chain = await client.auto({
+        csr,
+        termsOfServiceAgreed: true,
+        // The CA checks from outside; the box's own look at its public name needs NAT loopback.
+        skipChallengeVerification: true,
+        challengePriority: dnsTxt ? ['dns-01', 'http-01'] : ['http-01'],
+        challengeCreateFn: async (authz, challenge, keyAuthorization) => {
+          if (challenge.type === 'dns-01' && dnsTxt) await dnsTxt(authz.identifier.value, keyAuthorization);
+          else this.options.challenges.add(challenge.token, keyAuthorization);
+        },
+        challengeRemoveFn: async (authz, challenge) => {
+          if (challenge.type === 'dns-01' && dnsTxt) await dnsTxt(authz.identifier.value, null);
+          else this.options.challenges.remove(challenge.token);
+        },
+      });
+      const info = acme.crypto.readCertificateInfo(chain);
+      const issued: IssuedCertificate = {
+        name,
+        chain,
+        key: key.toString(),
+        notBefore: info.notBefore.toISOString(),
+        notAfter: info.notAfter.toISOString(),
+      };
+      await store.saveCertificate(issued);
+      return issued;
+    } catch (error) {
+      throw asAcmeError(error);
+    }
+  }
+}
+
+/** The CA's problem document in plain words (acme-client throws it as an Error with its detail). */
+function asAcmeError(error: unknown): AcmeError {
+  const message = error instanceof Error ? error.message : String(error);
+  const response = (error as { response?: { data?: { type?: string; detail?: string } } }).response?.data;
+  const problem = response?.type ?? /urn:ietf:params:acme:error:[a-zA-Z]+/.exec(message)?.[0] ?? null;
+  return new AcmeError(response?.detail ?? message, problem);
+}
+
+/** What a CA's refusal means to the owner. */
+export function describeAcmeFailure(error: unknown): string {
+  if (!(error instanceof AcmeError)) return `the certificate could not be obtained: ${(error as Error).message}`;
+  const kind = error.problem?.split(':').pop();
+  switch (kind) {
+    case 'rateLimited':
+      return `the certificate authority is rate-limiting this name; the box tries again later (${error.message})`;
+    case 'connection':
+    case 'unauthorized':
+    case 'incorrectResponse':
+      return `the certificate authority could not reach the box at this name on port 80: ${error.message}`;
+    case 'dns':
+      return `the certificate authority could not look the name up: ${error.message}`;
+    case 'badNonce':
+    case 'serverInternal':
+      return `the certificate authority had a problem; the box tries again later (${error.message})`;
+    default:
+      return `the certificate authority refused: ${error.message}`;
+  }
+}

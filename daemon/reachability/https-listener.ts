@@ -1,0 +1,71 @@
+/**
+ * The box's own HTTPS listener (NESTBOX_HTTPS_PORT) serving the same app as the HTTP one. The
+ * certificate is picked per connection (SNI) from the current one, so a renewed certificate takes
+ * over at the next handshake without a restart; before the first one, handshakes fail.
+ */
+import { createServer, type Server } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { createSecureContext, type SecureContext } from 'node:tls';
+
+export class HttpsListener {
+  private context: SecureContext | null = null;
+  private server: Server | null = null;
+  private readonly sockets = new Set<Socket>();
+
+  constructor(
+    private readonly listener: (req: IncomingMessage, res: ServerResponse) => void,
+    private readonly host: string,
+    private readonly port: number,
+  ) {}
+
+  /** Takes the certificate for the next handshakes; throws when the PEMs do not make a context. */
+  useCertificate(chain: string, key: string): void {
+    this.context = createSecureContext({ cert: chain, key });
+  }
+
+  get hasCertificate(): boolean {
+    return this.context !== null;
+  }
+
+  async start(): Promise<number> {
+    const server = createServer(
+      {
+        SNICallback: (_name, done) =>
+          this.context ? done(null, this.context) : done(new Error('no certificate yet'), undefined),
+        minVersion: 'TLSv1.2',
+      },
+      this.listener,
+    );
+    server.keepAliveTimeout = 5000;
+    server.headersTimeout = 15000;
+    server.on('connection', (socket: Socket) => {
+      this.sockets.add(socket);
+      socket.on('close', () => this.sockets.delete(socket));
+    });
+    // A client that gives up mid-handshake is its own business.
+    server.on('tlsClientError', () => undefined);
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.port, this.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    this.server = server;
+    const address = server.address();
+    return typeof address === 'object' && address ? address.port : this.port;
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    this.server = null;
+    if (!server) return;
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    setTimeout(() => {
+      for (const socket of this.sockets) socket.destroy();
+    }, 2000).unref();
+    await closed;
+  }
+}

@@ -1,0 +1,72 @@
+/**
+ * What the reachability flow shows (the owner's API, DeviceState, MQTT) and what the owner gives
+ * it. The view never carries a secret: the dynamic-DNS password and TSIG key stay in the settings.
+ */
+
+export const STEP_NAMES = ['dns', 'port_mapping', 'certificate', 'switch', 'check'] as const;
+export type StepName = (typeof STEP_NAMES)[number];
+export type StepState = 'pending' | 'working' | 'ok' | 'failed' | 'off';
+
+export interface Step {
+  state: StepState;
+  /** Plain words for a person; never a secret. */
+  detail: string | null;
+}
+
+/** The forwarding to set up by hand when the router will not do it. */
+export interface ManualForwarding {
+  internal_address: string;
+  ports: Array<{ external: number; internal: number; protocol: 'TCP' }>;
+}
+
+export interface ReachabilityView {
+  name: string | null;
+  external_address: string | null;
+  /** How the port mapping was made: `upnp`, `nat-pmp`, or null. */
+  mapping_method: string | null;
+  steps: Record<StepName, Step>;
+  certificate: { not_after: string } | null;
+  /** The instance's public address once switched; null before. */
+  public_url: string | null;
+  /** Set when the router will not forward the ports itself. */
+  manual: ManualForwarding | null;
+  dyndns: { protocol: 'dyndns2'; server: string } | null;
+}
+
+export interface Dyndns2Settings {
+  protocol: 'dyndns2';
+  url: string;
+  username: string;
+  password: string;
+}
+
+/** dyndns2 only for now; RFC 2136 with TSIG is refused by the API until it is implemented. */
+export type DynDnsSettings = Dyndns2Settings;
+
+/** What the owner gave (kept 0600 under the data directory). */
+export interface ReachabilitySettings {
+  name: string;
+  dyndns: DynDnsSettings | null;
+}
+
+export function offSteps(detail: string | null = null): Record<StepName, Step> {
+  return Object.fromEntries(STEP_NAMES.map((name) => [name, { state: 'off', detail }])) as Record<StepName, Step>;
+}
+
+export function initialView(): ReachabilityView {
+  return {
+    name: null,
+    external_address: null,
+    mapping_method: null,
+    steps: offSteps(),
+    certificate: null,
+    public_url: null,
+    manual: null,
+    dyndns: null,
+  };
+}
+
+export function dyndnsView(settings: DynDnsSettings | null): ReachabilityView['dyndns'] {
+  if (!settings) return null;
+  return { protocol: 'dyndns2', server: new URL(settings.url).host };
+}
