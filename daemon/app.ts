@@ -4,7 +4,6 @@
  * stops them in reverse. A subsystem that cannot reach its outside party reports itself degraded
  * and keeps retrying; it never holds back READY=1.
  */
-import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from './config.js';
 import type { Logger } from './log/logger.js';
@@ -14,9 +13,8 @@ import { changeBaseUrl, settleBaseUrl } from './store/base-url.js';
 import { ChallengeResponder } from './reachability/challenges.js';
 import { publicHttp } from './reachability/public-http.js';
 import type { Reachability } from './reachability/index.js';
-import { backupDatabase } from './store/backup.js';
+import { backupJob } from './storage/backup-job.js';
 import { MIB, StorageMonitor } from './storage/monitor.js';
-import { isOutOfSpace } from './storage/out-of-space.js';
 import { refreshStatistics } from './store/statistics.js';
 import { DeviceState, initialDeviceState, summarizeDeviceState } from './device/state.js';
 import { Health } from './lifecycle/health.js';
@@ -27,12 +25,12 @@ import { HttpServer } from './http/server.js';
 import { healthRouter } from './http/health-route.js';
 import { VERSION } from './version.js';
 import { settingsMemory } from './mqtt/memory.js';
-import { CoprocError, type CoprocClientApi } from './coproc/api.js';
+import type { CoprocClientApi } from './coproc/api.js';
 import { NetworksRepo } from './connectivity/networks-repo.js';
 import { startConnectivitySubsystem, type ConnectivityParts } from './connectivity/subsystem.js';
 import { mountConnectivityWeb } from './web/mount.js';
 import { ReachabilityCheck } from './social/onboarding/reachability.js';
-import { openCoprocLink } from './coproc/link.js';
+import { openMonitoredLink } from './coproc/monitored-link.js';
 import type { CoprocClient } from './coproc/client.js';
 import { Social } from './social/index.js';
 import { watchInstanceCounts } from './social/instance-counts.js';
@@ -50,10 +48,6 @@ export interface AppOptions {
   /** Called once the stored base URL changed (the reachability switch): main reloads the app in-process. */
   onBaseUrlChanged?: (baseUrl: string) => void;
 }
-
-/** How long after the link opens the daemon first asks the coprocessor something. */
-const PROBE_DELAY_MS = 1000;
-const PROBE_TIMEOUT_MS = 2000;
 
 type Stopper = { name: string; stop: () => Promise<void> | void };
 
@@ -245,46 +239,15 @@ export class App {
     });
   }
 
-  /**
-   * Opens the link to the coprocessor (reopening by itself when the device comes and goes) and
-   * reports it: health component `coprocessor` and DeviceState `coprocessor.link`. Never waits for
-   * the device: a missing or silent one leaves the component degraded.
-   */
+  /** The coprocessor link, reported in DeviceState and /healthz (coproc/monitored-link.ts). */
   private startCoprocessor(): CoprocClient {
-    const { client } = openCoprocLink(this.config.coproc, {
+    const { client, stop } = openMonitoredLink({
+      config: this.config,
       log: this.log,
-      sim: {
-        timeScale: this.config.coprocTimeScale,
-        scenario: this.config.simScenario,
-        firmware: this.config.simFirmware,
-      },
+      device: this.device,
+      health: (health) => this.health.set('coprocessor', health),
     });
-    this.onStop('coprocessor', () => client.close());
-    this.health.set('coprocessor', { status: 'starting', detail: `opening ${client.description}` });
-    let probe: NodeJS.Timeout | null = null;
-    const answered = () => this.health.set('coprocessor', { status: 'ok' });
-    const silent = () =>
-      this.health.set('coprocessor', { status: 'degraded', detail: 'the coprocessor does not answer' });
-    client.on('link', ({ up, reason }) => {
-      this.device.update({ coprocessor: { link: up ? 'up' : 'down' } });
-      if (probe) clearTimeout(probe);
-      if (!up) {
-        this.health.set('coprocessor', { status: 'degraded', detail: `link down${reason ? `: ${reason}` : ''}` });
-        return;
-      }
-      this.health.set('coprocessor', { status: 'starting', detail: 'waiting for the coprocessor to answer' });
-      // Let a device that is booting announce itself before asking it anything.
-      probe = setTimeout(() => {
-        client.call('getMode', {}, { timeoutMs: PROBE_TIMEOUT_MS }).then(answered, (error) => {
-          if (error instanceof CoprocError && error.kind === 'timeout') silent();
-        });
-      }, PROBE_DELAY_MS);
-    });
-    client.on('devInit', answered);
-    client.on('answering', ({ answering }) => (answering ? answered() : silent()));
-    this.onStop('coprocessor probe', () => {
-      if (probe) clearTimeout(probe);
-    });
+    this.onStop('coprocessor', stop);
     return client;
   }
 
@@ -452,29 +415,19 @@ export class App {
   private startJobs(db: Db, storage: StorageMonitor): Jobs {
     const jobs = new Jobs(this.log.child({ component: 'jobs' }));
     this.onStop('jobs', () => jobs.stop());
-    const backupLog = this.log.child({ component: 'backup' });
     jobs.add('database-statistics', '47 */6 * * *', () => refreshStatistics(db));
-    jobs.add('backup', this.config.backupSchedule, async () => {
-      const database = join(this.config.dataDir, 'nestbox.sqlite3');
-      // A copy as large as the database must not take the space the database itself needs.
-      const needed = (await stat(database)).size + this.config.storageMinFreeMb * MIB;
-      const free = await storage.free();
-      if (free < needed) {
-        backupLog.warn('backup skipped: not enough free space', { free_bytes: free, needed_bytes: needed });
-        return;
-      }
-      try {
-        const result = await backupDatabase(db, join(this.config.dataDir, 'backups'), this.config.backupKeep);
-        backupLog.info('database backed up', {
-          path: result.path,
-          bytes: result.bytes,
-          removed: result.removed.length,
-        });
-      } catch (error) {
-        if (isOutOfSpace(error)) storage.outOfSpace();
-        throw error;
-      }
-    });
+    jobs.add(
+      'backup',
+      this.config.backupSchedule,
+      backupJob({
+        db,
+        dataDir: this.config.dataDir,
+        minFreeMb: this.config.storageMinFreeMb,
+        keep: this.config.backupKeep,
+        storage,
+        log: this.log.child({ component: 'backup' }),
+      }),
+    );
     return jobs;
   }
 

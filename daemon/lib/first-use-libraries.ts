@@ -23,4 +23,6 @@ export const FIRST_USE_LIBRARIES: readonly string[] = [
   'serialport',
   '@serialport/bindings-cpp',
   '@homebridge/ciao',
+  '@achingbrain/nat-port-mapper',
+  'acme-client',
 ];

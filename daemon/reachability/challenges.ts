@@ -20,7 +20,10 @@ export class ChallengeResponder {
 
   middleware(): Middleware {
     return async (ctx, next) => {
-      if (!ctx.path.startsWith(CHALLENGE_PREFIX)) return next();
+      if (!ctx.path.startsWith(CHALLENGE_PREFIX)) {
+        await next();
+        return;
+      }
       const answer = this.tokens.get(ctx.path.slice(CHALLENGE_PREFIX.length));
       ctx.set('Cache-Control', 'no-store');
       if (answer === undefined || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) {

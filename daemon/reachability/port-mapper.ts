@@ -46,14 +46,30 @@ export class PortMapper {
    * with the reason when the router will not (or cannot usefully) forward.
    */
   async map(internalAddress: string, gatewayAddress: string | null, ports: PortPair[]): Promise<MappingResult> {
+    const known = this.gateway !== null;
+    try {
+      return await this.mapOnce(internalAddress, gatewayAddress, ports);
+    } catch (error) {
+      // The router known from before may have gone (rebooted, feature turned off): look for it again.
+      if (!known) throw error;
+      this.gateway = null;
+      return this.mapOnce(internalAddress, gatewayAddress, ports);
+    }
+  }
+
+  private async mapOnce(
+    internalAddress: string,
+    gatewayAddress: string | null,
+    ports: PortPair[],
+  ): Promise<MappingResult> {
     const found = await this.findGateway(gatewayAddress);
     const { gateway, method } = found;
-    let external: string | null = null;
-    try {
-      external = await gateway.externalIp({ signal: AbortSignal.timeout(REQUEST_MS) });
-    } catch {
-      external = null;
-    }
+    const external = await gateway.externalIp({ signal: AbortSignal.timeout(REQUEST_MS) }).catch(() => null);
+    // miniupnpd (and routers built on it) report no address when their own is private or reserved.
+    if (external === '' || external === '0.0.0.0')
+      throw new MappingRefused(
+        "the router reports no public internet address of its own (its WAN address is private): another NAT, your provider's carrier-grade NAT or a second router, stands in front of it, so forwarding on this router cannot make the box reachable",
+      );
     if (external && isBehindAnotherNat(external))
       throw new MappingRefused(
         `the router's own internet address is ${external}, a private or carrier-grade NAT address: another NAT (your provider's, or a second router) stands in front of it, so forwarding on this router cannot make the box reachable`,

@@ -13,13 +13,20 @@ export function publicHttp(challenges: ChallengeResponder, switchedName: () => s
   const answerChallenge = challenges.middleware();
   return async (ctx, next) => {
     const name = switchedName();
-    if (!name) return answerChallenge(ctx, next);
+    if (!name) {
+      await answerChallenge(ctx, next);
+      return;
+    }
     if (ctx.secure) {
       ctx.set('Strict-Transport-Security', HSTS);
-      return next();
+      await next();
+      return;
     }
-    return answerChallenge(ctx, async () => {
-      if (ctx.hostname.toLowerCase() !== name) return next();
+    await answerChallenge(ctx, async () => {
+      if (ctx.hostname.toLowerCase() !== name) {
+        await next();
+        return;
+      }
       ctx.status = 301;
       ctx.redirect(`https://${name}${ctx.originalUrl}`);
     });

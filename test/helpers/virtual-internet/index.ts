@@ -1,0 +1,286 @@
+/**
+ * The internet beside a virtual home (root only): the home router's namespace gains a WAN link,
+ * NAT (nftables masquerade) and miniupnpd (UPnP IGD, NAT-PMP/PCP); an "inet" namespace holds the
+ * public side: pebble (Let's Encrypt's test CA), pebble-challtestsrv as the public DNS, a dyndns2
+ * provider in front of it, and whatever a test starts there (a second Nestbox, an agent).
+ *
+ *   box ── home router ══ wan0 ─── isp0 ══ inet
+ *          (dnsmasq, NAT,              (pebble 11.77.1.14, DNS 11.77.1.53,
+ *           miniupnpd)                   dyndns2 11.77.1.20:8081, peers)
+ *
+ * The public addresses come from 11.77.0.0/16: miniupnpd refuses to forward on a private or
+ * reserved external address (documentation ranges included), and nothing leaves the namespaces.
+ */
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DIST } from '../paths.js';
+import { NamespaceAgent } from '../virtual-home/agent-client.js';
+import { startDhcpServer, type DhcpServer } from '../virtual-home/dhcp.js';
+import { addNamespace, deleteNamespace, ip, namespaceName } from '../virtual-home/netns.js';
+import { spawnIn, type NsProcess } from '../virtual-home/process.js';
+import { HOME_NET, type VirtualHome } from '../virtual-home/index.js';
+import { requirePackage } from '../system-packages.js';
+import { makeTestCa } from './test-ca.js';
+import { routerRuleset, miniupnpdConfig } from './router.js';
+
+export const INTERNET = {
+  isp: '11.77.0.1',
+  wan: '11.77.0.2',
+  dns: '11.77.1.53',
+  acme: '11.77.1.14',
+  dyndns: '11.77.1.20',
+  peer: '11.77.1.30',
+  carrierNat: { isp: '100.64.0.1', wan: '100.64.0.2' },
+} as const;
+export const ACME_NAME = 'acme.example.test';
+export const DYNDNS = { name: 'dyndns.example.test', port: 8081, user: 'box', password: 'dyn-secret-2024' } as const;
+const CHALLTEST_MANAGEMENT = 'http://127.0.0.1:8055';
+const PEBBLE_MANAGEMENT = 'https://127.0.0.1:15000';
+
+export interface VirtualInternetOptions {
+  /** pebble's certificate lifetime in seconds (short ones make renewals happen in the test). */
+  certificateSeconds?: number;
+}
+
+export class VirtualInternet {
+  readonly inet = namespaceName('inet');
+  private readonly processes: NsProcess[] = [];
+  private miniupnpd: NsProcess | null = null;
+  private dhcp: DhcpServer | null = null;
+  private agentInInet: NamespaceAgent | null = null;
+  readonly dyndnsUpdates: Array<{ update: string; myip: string; answer: string }> = [];
+  /** PEM: the ACME server's TLS root and pebble's issuing root (what NESTBOX_ACME_CA_FILE holds). */
+  caFile = '';
+  wanAddress: string = INTERNET.wan;
+
+  private constructor(private readonly home: VirtualHome) {}
+
+  /** Builds the internet beside `home` (made with `homeDhcp: false`: the router's dnsmasq is started here). */
+  static async build(home: VirtualHome, options: VirtualInternetOptions = {}): Promise<VirtualInternet> {
+    requirePackage(['nftables', 'miniupnpd-nftables', 'pebble', 'openssl']);
+    const internet = new VirtualInternet(home);
+    try {
+      await internet.buildLinks();
+      await internet.startRouter();
+      await internet.startServices(options);
+    } catch (error) {
+      await internet.close();
+      throw error;
+    }
+    return internet;
+  }
+
+  private get router(): string {
+    return this.home.names.home;
+  }
+
+  private async buildLinks(): Promise<void> {
+    await addNamespace(this.inet);
+    writeFileSync(`/etc/netns/${this.inet}/resolv.conf`, `nameserver ${INTERNET.dns}\n`);
+    await ip('-n', this.router, 'link', 'add', 'wan0', 'type', 'veth', 'peer', 'name', 'isp0', 'netns', this.inet);
+    await ip('-n', this.inet, 'addr', 'add', `${INTERNET.isp}/24`, 'dev', 'isp0');
+    await ip('-n', this.inet, 'addr', 'add', `${INTERNET.carrierNat.isp}/24`, 'dev', 'isp0');
+    for (const address of [INTERNET.dns, INTERNET.acme, INTERNET.dyndns, INTERNET.peer])
+      await ip('-n', this.inet, 'addr', 'add', `${address}/32`, 'dev', 'lo');
+    await ip('-n', this.inet, 'link', 'set', 'isp0', 'up');
+    await ip('-n', this.router, 'addr', 'add', `${INTERNET.wan}/24`, 'dev', 'wan0');
+    await ip('-n', this.router, 'link', 'set', 'wan0', 'up');
+    await ip('-n', this.router, 'route', 'add', 'default', 'via', INTERNET.isp);
+  }
+
+  /** Forwarding, NAT and miniupnpd on the home router; its dnsmasq forwards to the public DNS. */
+  private async startRouter(): Promise<void> {
+    const dir = this.home.dir.path;
+    execFileSync('ip', ['netns', 'exec', this.router, 'sysctl', '-qw', 'net.ipv4.ip_forward=1']);
+    writeFileSync(join(dir, 'router.nft'), routerRuleset('wan0'));
+    execFileSync('ip', ['netns', 'exec', this.router, 'nft', '-f', join(dir, 'router.nft')]);
+    this.dhcp = await startDhcpServer({
+      namespace: this.router,
+      iface: 'lan0',
+      address: HOME_NET.router,
+      rangeStart: HOME_NET.rangeStart,
+      rangeEnd: HOME_NET.rangeEnd,
+      dir,
+      extra: ['--domain=home.lan', '--local=/home.lan/', `--server=${INTERNET.dns}`, '--no-ping'],
+    });
+  }
+
+  /**
+   * miniupnpd running (UPnP IGD and NAT-PMP/PCP on) or not (the router's "UPnP" switch off). Started
+   * by the test once the box is associated: the LAN link is down before, as the radio decides.
+   */
+  async startMiniupnpd(enabled: boolean): Promise<void> {
+    await this.miniupnpd?.stop();
+    this.miniupnpd = null;
+    if (!enabled) return;
+    const conf = join(this.home.dir.path, 'miniupnpd.conf');
+    writeFileSync(conf, miniupnpdConfig({ wan: 'wan0', lan: 'lan0', lanNet: `${HOME_NET.router}/24` }));
+    const daemon = spawnIn(this.router, 'miniupnpd', [
+      '-f',
+      conf,
+      '-d',
+      '-P',
+      join(this.home.dir.path, 'miniupnpd.pid'),
+    ]);
+    this.miniupnpd = daemon;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    if (daemon.child.exitCode !== null) throw new Error(`miniupnpd exited: ${daemon.stderr()}`);
+  }
+
+  /** The router reboots: its mappings (rules and miniupnpd's memory) are gone. */
+  async rebootRouter(enabled = true): Promise<void> {
+    await this.miniupnpd?.stop();
+    execFileSync('ip', [
+      'netns',
+      'exec',
+      this.router,
+      'nft',
+      'flush',
+      'chain',
+      'inet',
+      'filter',
+      'prerouting_miniupnpd',
+    ]);
+    execFileSync('ip', ['netns', 'exec', this.router, 'nft', 'flush', 'chain', 'inet', 'filter', 'miniupnpd']);
+    await this.startMiniupnpd(enabled);
+  }
+
+  /** The DNAT rules miniupnpd has made: "tcp 80 -> 10.77.0.123:80". */
+  forwardedPorts(): string[] {
+    const rules = execFileSync(
+      'ip',
+      ['netns', 'exec', this.router, 'nft', 'list', 'chain', 'inet', 'filter', 'prerouting_miniupnpd'],
+      {
+        encoding: 'utf8',
+      },
+    );
+    return [...rules.matchAll(/dport (\d+) dnat ip to ([\d.]+:\d+)/g)].map((m) => `tcp ${m[1]} -> ${m[2]}`);
+  }
+
+  /** The provider gives the router another WAN address (same link). */
+  async changeWanAddress(address: string, prefix = 24, gateway: string = INTERNET.isp): Promise<void> {
+    await ip('-n', this.router, 'addr', 'flush', 'dev', 'wan0');
+    await ip('-n', this.router, 'addr', 'add', `${address}/${prefix}`, 'dev', 'wan0');
+    await ip('-n', this.router, 'route', 'replace', 'default', 'via', gateway);
+    this.wanAddress = address;
+  }
+
+  private async startServices(options: VirtualInternetOptions): Promise<void> {
+    const dir = this.home.dir.path;
+    const ca = makeTestCa(dir, ACME_NAME, [INTERNET.acme, '127.0.0.1']);
+    const agent = await this.agent();
+    const challtest = this.spawn('pebble-challtestsrv', [
+      '-dns01',
+      `${INTERNET.dns}:53`,
+      '-http01',
+      '',
+      '-https01',
+      '',
+      '-tlsalpn01',
+      '',
+      '-management',
+      '127.0.0.1:8055',
+      '-defaultIPv4',
+      '',
+      '-defaultIPv6',
+      '',
+    ]);
+    await this.waitForHttp(agent, `${CHALLTEST_MANAGEMENT}/`, challtest, 'pebble-challtestsrv');
+    await this.setRecord(ACME_NAME, INTERNET.acme);
+    await this.setRecord(DYNDNS.name, INTERNET.dyndns);
+    await this.setRecord('peer.example.test', INTERNET.peer);
+    const config = join(dir, 'pebble.json');
+    writeFileSync(
+      config,
+      JSON.stringify({
+        pebble: {
+          listenAddress: `0.0.0.0:14000`,
+          managementListenAddress: '127.0.0.1:15000',
+          certificate: ca.certFile,
+          privateKey: ca.keyFile,
+          httpPort: 80,
+          tlsPort: 443,
+          ocspResponderURL: '',
+          externalAccountBindingRequired: false,
+          certificateValidityPeriod: options.certificateSeconds ?? 3600,
+        },
+      }),
+    );
+    const pebble = this.spawn('pebble', ['-config', config, '-dnsserver', `${INTERNET.dns}:53`], {
+      PEBBLE_VA_NOSLEEP: '1',
+      PEBBLE_WFE_NONCEREJECT: '0',
+      PEBBLE_AUTHZREUSE: '0',
+    });
+    await this.waitForHttp(agent, `${PEBBLE_MANAGEMENT}/roots/0`, pebble, 'pebble');
+    const root = await agent.fetch(`${PEBBLE_MANAGEMENT}/roots/0`);
+    this.caFile = join(dir, 'internet-roots.pem');
+    writeFileSync(this.caFile, ca.caPem + root.body);
+    const dyndns = this.spawn(process.execPath, [
+      join(DIST, 'test', 'helpers', 'virtual-internet', 'dyndns2-server.js'),
+      INTERNET.dyndns,
+      String(DYNDNS.port),
+      DYNDNS.user,
+      DYNDNS.password,
+      CHALLTEST_MANAGEMENT,
+    ]);
+    await dyndns.waitForLine((line) => line.includes('"ready"'), 10_000, 'the dyndns2 provider', true);
+    dyndns.onLine((line) => {
+      if (line.includes('"update"')) this.dyndnsUpdates.push(JSON.parse(line));
+    });
+  }
+
+  /** An agent in the internet namespace that trusts the test roots (NODE_EXTRA_CA_CERTS at its start). */
+  async agent(): Promise<NamespaceAgent> {
+    if (this.agentInInet) return this.agentInInet;
+    const before = process.env.NODE_EXTRA_CA_CERTS;
+    // The agent reads it once, when it starts; pebble's management API has the test CA's certificate.
+    process.env.NODE_EXTRA_CA_CERTS = join(this.home.dir.path, 'test-ca.pem');
+    try {
+      this.agentInInet = await NamespaceAgent.start(this.inet);
+    } finally {
+      if (before === undefined) delete process.env.NODE_EXTRA_CA_CERTS;
+      else process.env.NODE_EXTRA_CA_CERTS = before;
+    }
+    return this.agentInInet;
+  }
+
+  /** A public A record in challtestsrv (what any resolver in the internet answers). */
+  async setRecord(name: string, address: string): Promise<void> {
+    const answer = await (
+      await this.agent()
+    ).fetch(`${CHALLTEST_MANAGEMENT}/add-a`, {
+      method: 'POST',
+      body: JSON.stringify({ host: `${name}.`, addresses: [address] }),
+    });
+    if (answer.status !== 200) throw new Error(`challtestsrv add-a: ${answer.status} ${answer.body}`);
+  }
+
+  private spawn(command: string, args: string[], env: NodeJS.ProcessEnv = {}): NsProcess {
+    const child = spawnIn(this.inet, command, args, { ...process.env, ...env });
+    this.processes.push(child);
+    return child;
+  }
+
+  private async waitForHttp(agent: NamespaceAgent, url: string, child: NsProcess, what: string): Promise<void> {
+    const deadline = Date.now() + 15_000;
+    for (;;) {
+      try {
+        await agent.fetch(url, { timeoutMs: 1000 });
+        return;
+      } catch {
+        if (child.child.exitCode !== null) throw new Error(`${what} exited: ${child.stderr()}`);
+        if (Date.now() > deadline) throw new Error(`${what} did not answer: ${child.stderr()}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.agentInInet?.stop().catch(() => undefined);
+    for (const child of this.processes.reverse()) await child.stop().catch(() => undefined);
+    await this.miniupnpd?.stop().catch(() => undefined);
+    await this.dhcp?.stop().catch(() => undefined);
+    deleteNamespace(this.inet);
+  }
+}

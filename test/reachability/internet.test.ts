@@ -1,0 +1,140 @@
+/**
+ * The box made reachable from the internet, end to end (root): the virtual home behind a router
+ * that does NAT and runs miniupnpd, an internet with pebble, its DNS and a dyndns2 provider. The
+ * owner enters a name and the box maps its ports, publishes its address, gets a certificate and
+ * answers https://<name> from the internet; then its address changes and its certificate renews.
+ */
+import { writeFileSync } from 'node:fs';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { VirtualHome } from '../helpers/virtual-home/index.js';
+import { DYNDNS, INTERNET, VirtualInternet } from '../helpers/virtual-internet/index.js';
+import { startReachableBox, type ReachableBox } from '../helpers/virtual-internet/box.js';
+
+/** Short-lived certificates from pebble: renewal falls due 40 s after issuance. */
+const CERTIFICATE_SECONDS = 60;
+const NAME = 'social.example.test';
+
+let home: VirtualHome;
+let internet: VirtualInternet;
+let box: ReachableBox;
+
+test.before(async () => {
+  home = await VirtualHome.build({ timeScale: 10, homeDhcp: false });
+  internet = await VirtualInternet.build(home, { certificateSeconds: CERTIFICATE_SECONDS });
+  box = await startReachableBox(home, internet);
+});
+
+test.after(async () => {
+  // For a failed run: NESTBOX_VHOME_LOG=file keeps the daemon's log and the home's timeline.
+  if (process.env.NESTBOX_VHOME_LOG && box)
+    writeFileSync(
+      process.env.NESTBOX_VHOME_LOG,
+      [...box.daemon.logs.map((line) => JSON.stringify(line)), home.describeTimeline(-1, Infinity)].join('\n') + '\n',
+    );
+  await internet?.close();
+  await home?.close();
+});
+
+const view = () => box.view();
+const until = <T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs: number) =>
+  box.until(what, probe, timeoutMs);
+
+/** Enters the name (and the provider's login), as the dashboard does. */
+async function enterName(dyndns: boolean): Promise<void> {
+  const put = await box.daemon.json(
+    '/api/nestbox/v1/reachability',
+    box.owner({
+      method: 'PUT',
+      body: JSON.stringify({
+        name: NAME,
+        dyndns: dyndns
+          ? {
+              protocol: 'dyndns2',
+              url: `http://${DYNDNS.name}:${DYNDNS.port}/nic/update`,
+              username: DYNDNS.user,
+              password: DYNDNS.password,
+            }
+          : null,
+      }),
+    }),
+  );
+  assert.is(put.status, 202, JSON.stringify(put.body));
+  assert.not.match(JSON.stringify(put.body), DYNDNS.password);
+}
+test('a name entered by the owner: ports mapped, DNS updated, a certificate, https://<name> answers from the internet', async () => {
+  const started = Date.now();
+  await enterName(true);
+  const done = await until(
+    'the switch to https',
+    async () => {
+      const current = await view();
+      return current.steps.switch.state === 'ok' ? current : undefined;
+    },
+    90_000,
+  );
+  console.log(`name entered → switched: ${Date.now() - started} ms`);
+  assert.equal(internet.forwardedPorts().sort(), [`tcp 443 -> ${box.address}:443`, `tcp 80 -> ${box.address}:80`]);
+  assert.is(done.external_address, INTERNET.wan);
+  assert.is(done.public_url, `https://${NAME}`);
+  assert.ok(done.certificate?.not_after, 'the certificate expiry');
+  assert.ok(
+    internet.dyndnsUpdates.some((u) => u.update === NAME && u.myip === INTERNET.wan && u.answer.startsWith('good')),
+  );
+  assert.not.match(JSON.stringify(done), DYNDNS.password);
+
+  const agent = await internet.agent();
+  const health = await until(
+    'https from the internet',
+    async () => {
+      const answer = await agent.fetch(`https://${NAME}/healthz`);
+      return answer.status === 200 ? answer : undefined;
+    },
+    20_000,
+  );
+  assert.is(health.headers['strict-transport-security'], 'max-age=31536000');
+  const components = JSON.parse(health.body).components;
+  assert.is(components.reachability.status, 'ok', JSON.stringify(components.reachability));
+  const plain = await agent.fetch(`http://${NAME}/about`, { redirect: 'manual' });
+  assert.is(plain.status, 301);
+  assert.is(plain.headers.location, `https://${NAME}/about`);
+  const instance = JSON.parse((await agent.fetch(`https://${NAME}/api/v2/instance`)).body);
+  assert.is(instance.domain, NAME);
+});
+
+test('the external address changes: DNS follows within a minute and the box stays reachable', async () => {
+  await internet.changeWanAddress('11.77.0.3');
+  await until(
+    'the dyndns2 update to the new address',
+    async () => internet.dyndnsUpdates.find((u) => u.myip === '11.77.0.3' && u.answer.startsWith('good')),
+    70_000,
+  );
+  const agent = await internet.agent();
+  const answer = await until(
+    'https at the new address',
+    async () => {
+      const reply = await agent.fetch(`https://${NAME}/healthz`);
+      return reply.status === 200 ? reply : undefined;
+    },
+    20_000,
+  );
+  assert.is(answer.status, 200);
+  assert.is((await view()).external_address, '11.77.0.3');
+});
+
+test('the certificate is renewed at two thirds of its life, and the new one is served', async () => {
+  const before = (await view()).certificate!.not_after;
+  const renewed = await until(
+    'a renewed certificate',
+    async () => {
+      const current = await view();
+      return current.certificate && current.certificate.not_after !== before ? current.certificate : undefined;
+    },
+    100_000,
+  );
+  assert.ok(Date.parse(renewed.not_after) > Date.parse(before));
+  const answer = await (await internet.agent()).fetch(`https://${NAME}/healthz`);
+  assert.is(answer.status, 200);
+});
+
+test.run();

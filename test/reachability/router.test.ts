@@ -1,0 +1,111 @@
+/**
+ * The router side of reachability (root): the router reboots and forgets the box's mappings,
+ * UPnP is turned off, a carrier-grade NAT stands in front. Each is reported in plain words and
+ * followed by the box within a minute.
+ */
+import { writeFileSync } from 'node:fs';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { VirtualHome } from '../helpers/virtual-home/index.js';
+import { DYNDNS, INTERNET, VirtualInternet } from '../helpers/virtual-internet/index.js';
+import { startReachableBox, type ReachableBox } from '../helpers/virtual-internet/box.js';
+
+const CERTIFICATE_SECONDS = 3600;
+const NAME = 'social.example.test';
+
+let home: VirtualHome;
+let internet: VirtualInternet;
+let box: ReachableBox;
+
+test.before(async () => {
+  home = await VirtualHome.build({ timeScale: 10, homeDhcp: false });
+  internet = await VirtualInternet.build(home, { certificateSeconds: CERTIFICATE_SECONDS });
+  box = await startReachableBox(home, internet);
+});
+
+test.after(async () => {
+  // For a failed run: NESTBOX_VHOME_LOG=file keeps the daemon's log and the home's timeline.
+  if (process.env.NESTBOX_VHOME_LOG && box)
+    writeFileSync(
+      process.env.NESTBOX_VHOME_LOG,
+      [...box.daemon.logs.map((line) => JSON.stringify(line)), home.describeTimeline(-1, Infinity)].join('\n') + '\n',
+    );
+  await internet?.close();
+  await home?.close();
+});
+
+const view = () => box.view();
+const until = <T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs: number) =>
+  box.until(what, probe, timeoutMs);
+
+/** Enters the name (and the provider's login), as the dashboard does. */
+async function enterName(dyndns: boolean): Promise<void> {
+  const put = await box.daemon.json(
+    '/api/nestbox/v1/reachability',
+    box.owner({
+      method: 'PUT',
+      body: JSON.stringify({
+        name: NAME,
+        dyndns: dyndns
+          ? {
+              protocol: 'dyndns2',
+              url: `http://${DYNDNS.name}:${DYNDNS.port}/nic/update`,
+              username: DYNDNS.user,
+              password: DYNDNS.password,
+            }
+          : null,
+      }),
+    }),
+  );
+  assert.is(put.status, 202, JSON.stringify(put.body));
+  assert.not.match(JSON.stringify(put.body), DYNDNS.password);
+}
+test('the owner enters a name: the router forwards 443 and 80 to the box', async () => {
+  await enterName(false);
+  await until('the mappings', async () => internet.forwardedPorts().length === 2, 30_000);
+  assert.equal(internet.forwardedPorts().sort(), [`tcp 443 -> ${box.address}:443`, `tcp 80 -> ${box.address}:80`]);
+  const current = await view();
+  assert.is(current.steps.port_mapping.state, 'ok');
+  assert.is(current.external_address, INTERNET.wan);
+});
+
+test('the router reboots and forgets its mappings: they are back within a minute', async () => {
+  await internet.rebootRouter();
+  assert.equal(internet.forwardedPorts(), []);
+  await until('the mappings again', async () => internet.forwardedPorts().length === 2, 65_000);
+  assert.ok(internet.forwardedPorts().includes(`tcp 443 -> ${box.address}:443`));
+});
+
+test('UPnP turned off on the router: degraded, with the forwarding to set up by hand', async () => {
+  await internet.rebootRouter(false);
+  const failed = await until(
+    'the mapping step failed',
+    async () => {
+      const current = await view();
+      return current.steps.port_mapping.state === 'failed' ? current : undefined;
+    },
+    65_000,
+  );
+  assert.match(failed.steps.port_mapping.detail!, /neither UPnP nor NAT-PMP/);
+  assert.is(failed.manual?.internal_address, box.address);
+  assert.equal(failed.manual?.ports.map((p) => p.external).sort(), [443, 80]);
+  const health = (await box.daemon.json('/healthz')).body as { components: Record<string, { status: string }> };
+  assert.is(health.components.reachability.status, 'degraded');
+});
+
+test('carrier-grade NAT in front of the router: degraded, and the reason says so', async () => {
+  await internet.changeWanAddress(INTERNET.carrierNat.wan, 24, INTERNET.carrierNat.isp);
+  await internet.rebootRouter(true);
+  const failed = await until(
+    'the carrier-grade NAT reason',
+    async () => {
+      const current = await view();
+      return /carrier-grade/.test(current.steps.port_mapping.detail ?? '') ? current : undefined;
+    },
+    65_000,
+  );
+  assert.is(failed.steps.port_mapping.state, 'failed');
+  assert.is(failed.external_address, null);
+});
+
+test.run();
