@@ -288,6 +288,10 @@ export class App {
       },
     });
     this.reachability = reachability;
+    // A new lease (or none) changes what the router is asked: run the steps again at once.
+    this.device.on('change', ({ paths }) => {
+      if (paths.includes('network')) reachability.flow.runSoon();
+    });
     // A reload keeps the router's mappings: the next app maps the same ports again at once.
     this.onStop('reachability', () => reachability.stop({ keepMappings: this.reloadRequested }));
   }

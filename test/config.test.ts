@@ -111,6 +111,34 @@ test('storage: a free-space threshold in whole megabytes (128 by default) and th
     rejects({ env: { NESTBOX_SQLITE_SYNCHRONOUS: value } }, 'NESTBOX_SQLITE_SYNCHRONOUS');
 });
 
+test('reachability: HTTPS on 443 and port mapping on with the network layer, off without; ACME and echo URLs checked', () => {
+  const off = loadConfig({ env: {} });
+  assert.equal(
+    [off.httpsPort, off.portMapping, off.acmeDirectory, off.acmeCaFile, off.addressEchoUrl],
+    [null, 'off', 'https://acme-v02.api.letsencrypt.org/directory', null, null],
+  );
+  const on = loadConfig({ env: { NESTBOX_NETWORK: 'on' } });
+  assert.equal([on.httpsPort, on.portMapping], [443, 'on']);
+  const set = loadConfig({
+    env: {
+      NESTBOX_NETWORK: 'on',
+      NESTBOX_HTTPS_PORT: '',
+      NESTBOX_PORT_MAPPING: 'off',
+      NESTBOX_ACME_DIRECTORY: 'https://acme.example.test:14000/dir',
+      NESTBOX_ACME_CA_FILE: '/etc/nestbox/roots.pem',
+      NESTBOX_ADDRESS_ECHO_URL: 'https://echo.example.test/ip',
+    },
+  });
+  assert.equal(
+    [set.httpsPort, set.portMapping, set.acmeDirectory, set.acmeCaFile, set.addressEchoUrl],
+    [null, 'off', 'https://acme.example.test:14000/dir', '/etc/nestbox/roots.pem', 'https://echo.example.test/ip'],
+  );
+  for (const value of ['0', '70000', 'https']) rejects({ env: { NESTBOX_HTTPS_PORT: value } }, 'NESTBOX_HTTPS_PORT');
+  rejects({ env: { NESTBOX_PORT_MAPPING: 'upnp' } }, 'NESTBOX_PORT_MAPPING');
+  rejects({ env: { NESTBOX_ACME_DIRECTORY: 'ftp://acme.example.test/dir' } }, 'NESTBOX_ACME_DIRECTORY');
+  rejects({ env: { NESTBOX_ADDRESS_ECHO_URL: 'not a url' } }, 'NESTBOX_ADDRESS_ECHO_URL');
+});
+
 test('network layer: off by default; on gives the interfaces, host name and the setup AP address with its prefix', () => {
   const off = loadConfig({ env: {} });
   assert.equal(

@@ -62,9 +62,11 @@ export class AcmeIssuer {
       accountKey = (await acme.crypto.createPrivateEcdsaKey('P-256')).toString();
       await store.saveAccountKey(accountKey);
     }
+    const accountUrl = await store.accountUrl();
     const client = new acme.Client({
       directoryUrl: this.options.directoryUrl,
       accountKey,
+      accountUrl: accountUrl ?? undefined,
       backoffAttempts: 6,
       backoffMin: 1000,
       backoffMax: 10_000,
@@ -75,6 +77,7 @@ export class AcmeIssuer {
     );
     const dnsTxt = this.options.dnsTxt ?? null;
     try {
+      if (!accountUrl) await registerAccount(client, store);
       const chain = await client.auto({
         csr,
         termsOfServiceAgreed: true,
@@ -104,6 +107,20 @@ export class AcmeIssuer {
       throw asAcmeError(error);
     }
   }
+}
+
+/**
+ * Registers the account once and keeps its URL, so later orders skip registration: with the URL
+ * unknown, acme-client would send an account update that some CAs (pebble) refuse. A key the CA
+ * already knows (its URL lost) is found again with onlyReturnExisting.
+ */
+async function registerAccount(client: InstanceType<AcmeModule['Client']>, store: CertificateStore): Promise<void> {
+  try {
+    await client.createAccount({ onlyReturnExisting: true });
+  } catch {
+    await client.createAccount({ termsOfServiceAgreed: true });
+  }
+  await store.saveAccountUrl(client.getAccountUrl());
 }
 
 /** The CA's problem document in plain words (acme-client throws it as an Error with its detail). */

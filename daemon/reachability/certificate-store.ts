@@ -16,6 +16,7 @@ export interface IssuedCertificate {
 }
 
 const ACCOUNT_KEY = 'acme-account.key';
+const ACCOUNT_URL = 'acme-account.url';
 const CERTIFICATE = 'certificate.json';
 
 export class CertificateStore {
@@ -27,6 +28,15 @@ export class CertificateStore {
 
   saveAccountKey(pem: string): Promise<void> {
     return this.files.write(ACCOUNT_KEY, pem);
+  }
+
+  /** The account's URL at the CA (known after its registration). */
+  async accountUrl(): Promise<string | null> {
+    return (await this.files.read(ACCOUNT_URL))?.trim() || null;
+  }
+
+  saveAccountUrl(url: string): Promise<void> {
+    return this.files.write(ACCOUNT_URL, url);
   }
 
   /** The kept certificate, or null when there is none or it cannot be read as one. */

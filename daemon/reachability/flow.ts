@@ -42,6 +42,8 @@ export interface ReachabilityFlowOptions {
   publicName: PublicName;
   /** The station lease: the box's address (CIDR) and its router; null without one. */
   lease: () => { address: string; gateway: string | null } | null;
+  /** Without the network layer there is no lease: the first address of the machine stands in. */
+  machineAddressFallback: boolean;
   publish: (view: ReachabilityView) => void;
   health: (health: ComponentHealth) => void;
   log: Logger;
@@ -217,7 +219,7 @@ export class ReachabilityFlow {
     manual: ManualForwarding | null;
   }> {
     const lease = this.options.lease();
-    const internal = lease?.address.split('/')[0] ?? firstLocalAddress();
+    const internal = lease?.address.split('/')[0] ?? (this.options.machineAddressFallback ? firstLocalAddress() : null);
     const pairs = this.portPairs();
     const manual = internal
       ? { internal_address: internal, ports: pairs.map((p) => ({ ...p, protocol: 'TCP' as const })) }

@@ -77,6 +77,7 @@ export async function startReachability(options: ReachabilityOptions): Promise<R
     https: httpsPort ? https : null,
     publicName: new PublicName({ http: { lookup, extraCa }, dns }),
     lease: options.lease,
+    machineAddressFallback: config.network === 'off',
     publish: options.publish,
     health: options.health,
     log,

@@ -20,6 +20,7 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   durability: async () => (await import('./durability.js')).bench,
   network: async () => (await import('./network.js')).bench,
   pages: async () => (await import('./pages.js')).bench,
+  reachability: async () => (await import('./reachability.js')).bench,
 };
 
 async function main(argv: string[]): Promise<void> {

@@ -69,7 +69,8 @@ test('a name entered by the owner: ports mapped, DNS updated, a certificate, htt
     'the switch to https',
     async () => {
       const current = await view();
-      return current.steps.switch.state === 'ok' ? current : undefined;
+      const settled = current.steps.switch.state === 'ok' && current.steps.port_mapping.state === 'ok';
+      return settled && current.external_address ? current : undefined;
     },
     90_000,
   );

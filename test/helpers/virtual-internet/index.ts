@@ -49,6 +49,7 @@ export class VirtualInternet {
   private miniupnpd: NsProcess | null = null;
   private dhcp: DhcpServer | null = null;
   private agentInInet: NamespaceAgent | null = null;
+  private managementAgent: NamespaceAgent | null = null;
   readonly dyndnsUpdates: Array<{ update: string; myip: string; answer: string }> = [];
   /** PEM: the ACME server's TLS root and pebble's issuing root (what NESTBOX_ACME_CA_FILE holds). */
   caFile = '';
@@ -169,7 +170,8 @@ export class VirtualInternet {
   private async startServices(options: VirtualInternetOptions): Promise<void> {
     const dir = this.home.dir.path;
     const ca = makeTestCa(dir, ACME_NAME, [INTERNET.acme, '127.0.0.1']);
-    const agent = await this.agent();
+    const agent = await this.startAgent(join(dir, 'test-ca.pem'));
+    this.managementAgent = agent;
     const challtest = this.spawn('pebble-challtestsrv', [
       '-dns01',
       `${INTERNET.dns}:53`,
@@ -230,26 +232,27 @@ export class VirtualInternet {
     });
   }
 
-  /** An agent in the internet namespace that trusts the test roots (NODE_EXTRA_CA_CERTS at its start). */
+  /** A client on the internet that trusts pebble's issuing root (as browsers trust Let's Encrypt's). */
   async agent(): Promise<NamespaceAgent> {
-    if (this.agentInInet) return this.agentInInet;
+    this.agentInInet ??= await this.startAgent(this.caFile);
+    return this.agentInInet;
+  }
+
+  /** An agent in the internet namespace trusting `roots` (NODE_EXTRA_CA_CERTS, read when it starts). */
+  private async startAgent(roots: string): Promise<NamespaceAgent> {
     const before = process.env.NODE_EXTRA_CA_CERTS;
-    // The agent reads it once, when it starts; pebble's management API has the test CA's certificate.
-    process.env.NODE_EXTRA_CA_CERTS = join(this.home.dir.path, 'test-ca.pem');
+    process.env.NODE_EXTRA_CA_CERTS = roots;
     try {
-      this.agentInInet = await NamespaceAgent.start(this.inet);
+      return await NamespaceAgent.start(this.inet);
     } finally {
       if (before === undefined) delete process.env.NODE_EXTRA_CA_CERTS;
       else process.env.NODE_EXTRA_CA_CERTS = before;
     }
-    return this.agentInInet;
   }
 
   /** A public A record in challtestsrv (what any resolver in the internet answers). */
   async setRecord(name: string, address: string): Promise<void> {
-    const answer = await (
-      await this.agent()
-    ).fetch(`${CHALLTEST_MANAGEMENT}/add-a`, {
+    const answer = await this.managementAgent!.fetch(`${CHALLTEST_MANAGEMENT}/add-a`, {
       method: 'POST',
       body: JSON.stringify({ host: `${name}.`, addresses: [address] }),
     });
@@ -278,6 +281,7 @@ export class VirtualInternet {
 
   async close(): Promise<void> {
     await this.agentInInet?.stop().catch(() => undefined);
+    await this.managementAgent?.stop().catch(() => undefined);
     for (const child of this.processes.reverse()) await child.stop().catch(() => undefined);
     await this.miniupnpd?.stop().catch(() => undefined);
     await this.dhcp?.stop().catch(() => undefined);

@@ -1,0 +1,137 @@
+/**
+ * npm run bench -- reachability [--runs N] [--seconds S]
+ *
+ * The box made reachable in the virtual internet (test/helpers/virtual-internet/, root only): the
+ * daemon behind a NAT router with miniupnpd, pebble as the CA, challtestsrv as the public DNS, a
+ * dyndns2 provider. Each run enters a new name and times name entered → https://<name>/healthz
+ * answering 200 from the internet namespace, beside the ACME order alone (the daemon's own
+ * "certificate issued" time: pebble's work and the round trips). Then HTTPS against plain HTTP on
+ * one cached answer (/api/v1/instance) with wrk at 16 keep-alive connections, from the box's own
+ * namespace. Target: TLS costs at most 25 % of the throughput.
+ */
+import { execFileSync } from 'node:child_process';
+import { parseArgs } from 'node:util';
+import type { Bench } from './index.js';
+import { percentile, report, round, type Figure } from './stats.js';
+import { VirtualHome } from '../../test/helpers/virtual-home/index.js';
+import { requireRoot } from '../../test/helpers/virtual-home/netns.js';
+import { DYNDNS, VirtualInternet } from '../../test/helpers/virtual-internet/index.js';
+import { startReachableBox, type ReachableBox } from '../../test/helpers/virtual-internet/box.js';
+
+const CLIENTS = 16;
+
+async function oneRun(
+  box: ReachableBox,
+  internet: VirtualInternet,
+  name: string,
+): Promise<{ totalMs: number; acmeMs: number }> {
+  const logsBefore = box.daemon.logs.length;
+  const started = performance.now();
+  const put = await box.daemon.json(
+    '/api/nestbox/v1/reachability',
+    box.owner({
+      method: 'PUT',
+      body: JSON.stringify({
+        name,
+        dyndns: {
+          protocol: 'dyndns2',
+          url: `http://${DYNDNS.name}:${DYNDNS.port}/nic/update`,
+          username: DYNDNS.user,
+          password: DYNDNS.password,
+        },
+      }),
+    }),
+  );
+  if (put.status !== 202) throw new Error(`PUT reachability: ${put.status} ${JSON.stringify(put.body)}`);
+  const agent = await internet.agent();
+  await box.until(
+    `https://${name} from the internet`,
+    async () => (await agent.fetch(`https://${name}/healthz`, { timeoutMs: 2000 })).status === 200,
+    120_000,
+  );
+  const totalMs = performance.now() - started;
+  const issued = box.daemon.logs.slice(logsBefore).find((line) => line.msg === 'certificate issued');
+  return { totalMs, acmeMs: typeof issued?.ms === 'number' ? issued.ms : Number.NaN };
+}
+
+function wrkIn(namespace: string, url: string, token: string, seconds: number): { rps: number; p99Ms: number } {
+  const output = execFileSync(
+    'ip',
+    [
+      'netns',
+      'exec',
+      namespace,
+      'wrk',
+      '-t1',
+      `-c${CLIENTS}`,
+      `-d${seconds}s`,
+      '--latency',
+      '-H',
+      `Authorization: Bearer ${token}`,
+      url,
+    ],
+    { encoding: 'utf8' },
+  );
+  if (/Non-2xx or 3xx responses/.test(output)) throw new Error(`wrk: answers were not 2xx:\n${output}`);
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1] ?? Number.NaN);
+  const line = /^\s*99%\s+([\d.]+)(us|ms|s)\s*$/m.exec(output);
+  const p99Ms = line ? Number(line[1]) * (line[2] === 'us' ? 0.001 : line[2] === 's' ? 1000 : 1) : Number.NaN;
+  return { rps, p99Ms };
+}
+
+export const bench: Bench = {
+  description:
+    'reachability in the virtual internet (root): name entered → reachable over HTTPS beside the ACME order; HTTPS vs HTTP throughput at 16 connections',
+  async run(args) {
+    const { values } = parseArgs({
+      args,
+      options: { runs: { type: 'string', default: '5' }, seconds: { type: 'string', default: '10' } },
+    });
+    const runs = Number(values.runs);
+    const seconds = Number(values.seconds);
+    if (!Number.isInteger(runs) || runs < 1) throw new Error('--runs is a positive integer');
+    requireRoot('npm run bench -- reachability');
+    const home = await VirtualHome.build({ timeScale: 10, homeDhcp: false });
+    const totals: number[] = [];
+    const acme: number[] = [];
+    let http = { rps: Number.NaN, p99Ms: Number.NaN };
+    let https = { rps: Number.NaN, p99Ms: Number.NaN };
+    try {
+      const internet = await VirtualInternet.build(home);
+      try {
+        const box = await startReachableBox(home, internet);
+        for (let run = 1; run <= runs; run++) {
+          const result = await oneRun(box, internet, `run${run}-${Date.now() % 100000}.example.test`);
+          totals.push(result.totalMs);
+          acme.push(result.acmeMs);
+          process.stderr.write(
+            `run ${run}/${runs}: reachable in ${round(result.totalMs, 0)} ms (ACME order ${round(result.acmeMs, 0)} ms)\n`,
+          );
+        }
+        // The public side's answer to a client at home: the same app on both listeners.
+        await box.until('the reloaded box', async () => (await box.daemon.fetch('/healthz')).ok, 20_000);
+        http = wrkIn(home.names.box, 'http://127.0.0.1:80/api/v1/instance', box.ownerToken, seconds);
+        https = wrkIn(home.names.box, 'https://127.0.0.1:443/api/v1/instance', box.ownerToken, seconds);
+      } finally {
+        await internet.close();
+      }
+    } finally {
+      await home.close();
+    }
+    const figures: Figure[] = [
+      { metric: 'name_to_https_p50_ms', value: round(percentile(totals, 50), 0), unit: 'ms', runs },
+      { metric: 'acme_order_p50_ms', value: round(percentile(acme, 50), 0), unit: 'ms', runs },
+      { metric: 'http_rps', value: round(http.rps, 0), unit: 'req/s', connections: CLIENTS },
+      { metric: 'https_rps', value: round(https.rps, 0), unit: 'req/s', connections: CLIENTS },
+      { metric: 'http_p99_ms', value: round(http.p99Ms), unit: 'ms' },
+      { metric: 'https_p99_ms', value: round(https.p99Ms), unit: 'ms' },
+      {
+        metric: 'tls_throughput_cost_pct',
+        value: round((1 - https.rps / http.rps) * 100, 1),
+        unit: '%',
+        target: '≤ 25',
+      },
+    ];
+    report('reachability', figures);
+  },
+};

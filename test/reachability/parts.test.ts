@@ -1,0 +1,109 @@
+/**
+ * The reachability flow's pure parts and its small protocol pieces on loopback: the owner's input,
+ * the renewal and expiry thresholds, what counts as another NAT, the dyndns2 answers as a provider
+ * gives them, and the 0600 files.
+ */
+import { createServer, type Server } from 'node:http';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { isBehindAnotherNat } from '../../daemon/reachability/addresses.js';
+import { nearlyExpired, renewalDue } from '../../daemon/reachability/certificate-store.js';
+import { dyndns2Update } from '../../daemon/reachability/dyndns2.js';
+import { SecretFiles } from '../../daemon/reachability/secret-files.js';
+import { parseSettings, SettingsInputError } from '../../daemon/reachability/settings-input.js';
+import { tempDir } from '../helpers/paths.js';
+
+const refused = (body: unknown, field: string) => {
+  try {
+    parseSettings(body);
+  } catch (error) {
+    assert.instance(error, SettingsInputError);
+    assert.is((error as SettingsInputError).field, field, (error as Error).message);
+    return;
+  }
+  assert.unreachable(`accepted ${JSON.stringify(body)}`);
+};
+
+test('settings: a public domain name, lower-cased; addresses, home names and bare labels refused', () => {
+  assert.equal(parseSettings({ name: 'Social.Example.ORG.' }), { name: 'social.example.org', dyndns: null });
+  for (const name of ['203.0.113.5', 'nestbox.local', 'box.home.arpa', 'localhost', 'example', '-a.example.org', 7])
+    refused({ name }, 'name');
+});
+
+test('settings: dyndns2 needs an http(s) URL without a login, a user and a password; rfc2136 is refused for now', () => {
+  const dyndns = { protocol: 'dyndns2', url: 'https://dyn.example.org/nic/update', username: 'u', password: 'p' };
+  assert.equal(parseSettings({ name: 'a.example.org', dyndns }).dyndns, dyndns);
+  refused({ name: 'a.example.org', dyndns: { ...dyndns, url: 'https://u:p@dyn.example.org/' } }, 'dyndns.url');
+  refused({ name: 'a.example.org', dyndns: { ...dyndns, url: 'ftp://dyn.example.org/' } }, 'dyndns.url');
+  refused({ name: 'a.example.org', dyndns: { ...dyndns, password: '' } }, 'dyndns.password');
+  refused({ name: 'a.example.org', dyndns: { protocol: 'rfc2136', server: 'ns1.example.org' } }, 'dyndns.protocol');
+});
+
+test('certificates: renewal due at two thirds of the lifetime, nearly expired with less than a sixth left', () => {
+  const cert = { notBefore: '2026-01-01T00:00:00.000Z', notAfter: '2026-01-01T01:30:00.000Z' };
+  const at = (minutes: number) => Date.parse(cert.notBefore) + minutes * 60_000;
+  assert.equal([renewalDue(cert, at(59)), renewalDue(cert, at(60))], [false, true]);
+  assert.equal([nearlyExpired(cert, at(75)), nearlyExpired(cert, at(76))], [false, true]);
+});
+
+test('another NAT in front: 10/8, 172.16/12, 192.168/16 and 100.64/10; public addresses are not', () => {
+  for (const address of ['10.1.2.3', '172.31.0.1', '192.168.1.1', '100.64.0.2', '100.127.255.1'])
+    assert.ok(isBehindAnotherNat(address), address);
+  for (const address of ['11.77.0.2', '172.32.0.1', '100.128.0.1', '203.0.113.9'])
+    assert.not.ok(isBehindAnotherNat(address), address);
+});
+
+async function provider(answer: (url: URL, auth: string | undefined) => [number, string]): Promise<Server> {
+  const server = createServer((req, res) => {
+    const [status, text] = answer(new URL(req.url!, 'http://x'), req.headers.authorization);
+    res.writeHead(status, { 'content-type': 'text/plain' }).end(text);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return server;
+}
+
+test("dyndns2: the provider's answers in plain words; badauth is permanent, 911 is not", async () => {
+  const seen: string[] = [];
+  const server = await provider((url, auth) => {
+    seen.push(`${url.searchParams.get('hostname')} ${url.searchParams.get('myip')} ${auth}`);
+    if (auth !== `Basic ${Buffer.from('box:s3cret').toString('base64')}`) return [200, 'badauth'];
+    return url.searchParams.get('myip') === '11.77.0.9' ? [200, '911'] : [200, 'good 11.77.0.2'];
+  });
+  const { port } = server.address() as { port: number };
+  const settings = {
+    protocol: 'dyndns2' as const,
+    url: `http://127.0.0.1:${port}/nic/update`,
+    username: 'box',
+    password: 's3cret',
+  };
+  try {
+    const good = await dyndns2Update(settings, 'a.example.org', '11.77.0.2', {});
+    assert.equal(good, { ok: true, permanent: false, detail: 'the provider updated the name' });
+    const trouble = await dyndns2Update(settings, 'a.example.org', '11.77.0.9', {});
+    assert.equal([trouble.ok, trouble.permanent], [false, false]);
+    const bad = await dyndns2Update({ ...settings, password: 'wrong' }, 'a.example.org', '11.77.0.2', {});
+    assert.equal(bad, { ok: false, permanent: true, detail: 'the provider refused the user name or password' });
+    assert.is(seen[0], `a.example.org 11.77.0.2 Basic ${Buffer.from('box:s3cret').toString('base64')}`);
+  } finally {
+    server.close();
+  }
+});
+
+test('secret files: written whole, mode 0600 in a 0700 folder', async () => {
+  const dir = tempDir();
+  try {
+    const files = new SecretFiles(join(dir.path, 'reachability'));
+    await files.write('key.pem', 'first');
+    await files.write('key.pem', 'second');
+    assert.is(await files.read('key.pem'), 'second');
+    assert.is(statSync(join(dir.path, 'reachability', 'key.pem')).mode & 0o777, 0o600);
+    assert.is(statSync(join(dir.path, 'reachability')).mode & 0o777, 0o700);
+    assert.is(await files.read('missing'), null);
+  } finally {
+    dir.remove();
+  }
+});
+
+test.run();
