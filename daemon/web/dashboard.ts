@@ -6,6 +6,7 @@ const PAGES = {
   '/dashboard': 'dashboard/index.html',
   '/dashboard/': 'dashboard/index.html',
   '/dashboard/dashboard.js': 'dashboard/dashboard.js',
+  '/dashboard/reachability.js': 'dashboard/reachability.js',
   '/dashboard/dashboard.css': 'dashboard/dashboard.css',
   // The form helper the invite page shares.
   '/forms/field-errors.js': 'forms/field-errors.js',

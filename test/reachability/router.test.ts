@@ -69,6 +69,33 @@ test('the owner enters a name: the router forwards 443 and 80 to the box', async
   assert.is(current.external_address, INTERNET.wan);
 });
 
+test('the owner API: owner only, bad input refused with the field, secrets never returned', async () => {
+  const anonymous = await box.daemon.json('/api/nestbox/v1/reachability');
+  assert.is(anonymous.status, 401);
+  for (const body of [{ name: 'nestbox.local' }, { name: 'a.example.org', dyndns: { protocol: 'rfc2136' } }]) {
+    const refused = await box.daemon.json(
+      '/api/nestbox/v1/reachability',
+      box.owner({ method: 'PUT', body: JSON.stringify(body) }),
+    );
+    assert.is(refused.status, 422, JSON.stringify(refused.body));
+    assert.ok(refused.body.error && refused.body.details, JSON.stringify(refused.body));
+  }
+  assert.is((await view()).name, NAME, 'a refused PUT changes nothing');
+});
+
+test('DELETE turns it off within 15 s: the mappings are removed, and a new PUT maps them again', async () => {
+  const started = Date.now();
+  const answer = await box.daemon.json('/api/nestbox/v1/reachability', box.owner({ method: 'DELETE' }));
+  assert.is(answer.status, 200, JSON.stringify(answer.body));
+  assert.ok(Date.now() - started < 15_000);
+  assert.equal(internet.forwardedPorts(), []);
+  assert.is((await view()).name, null);
+  const health = (await box.daemon.json('/healthz')).body as { components: Record<string, { status: string }> };
+  assert.is(health.components.reachability.status, 'off');
+  await enterName(false);
+  await until('the mappings again', async () => internet.forwardedPorts().length === 2, 30_000);
+});
+
 test('the router reboots and forgets its mappings: they are back within a minute', async () => {
   await internet.rebootRouter();
   assert.equal(internet.forwardedPorts(), []);
