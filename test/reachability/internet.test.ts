@@ -7,6 +7,10 @@
 import { writeFileSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { loadConfig } from '../../daemon/config.js';
+import { AdminTool } from '../../daemon/social/admin.js';
+import { startDaemon } from '../helpers/daemon.js';
+import { bringOnline } from '../helpers/federation.js';
 import { VirtualHome } from '../helpers/virtual-home/index.js';
 import { DYNDNS, INTERNET, VirtualInternet } from '../helpers/virtual-internet/index.js';
 import { startReachableBox, type ReachableBox } from '../helpers/virtual-internet/box.js';
@@ -121,6 +125,74 @@ test('the external address changes: DNS follows within a minute and the box stay
   );
   assert.is(answer.status, 200);
   assert.is((await view()).external_address, '11.77.0.3');
+});
+
+test('a server on the internet follows an account on the box and receives its post, over HTTPS through the NAT', async () => {
+  const agent = await internet.agent();
+  const peer = await startDaemon({
+    port: 80,
+    startTimeoutMs: 30_000,
+    within: { command: ['ip', 'netns', 'exec', internet.inet], fetch: (url, init) => agent.response(url, init) },
+    env: {
+      NESTBOX_HTTP_HOST: '0.0.0.0',
+      NESTBOX_BASE_URL: 'http://peer.example.test',
+      NESTBOX_FEDERATION_ALLOW_PRIVATE: 'true',
+      NESTBOX_COPROC_TIME_SCALE: '20',
+      NESTBOX_STABLE_S: '0',
+      NODE_EXTRA_CA_CERTS: internet.caFile,
+    },
+  });
+  try {
+    await bringOnline(peer, 30_000);
+    const token = async (dataDir: string, username: string) => {
+      const admin = await AdminTool.open(loadConfig({ env: { NESTBOX_DATA_DIR: dataDir } }));
+      try {
+        await admin.createAccount({ username, email: `${username}@example.test`, password: `pw-${username}-123` });
+        return (await admin.token({ username, scopes: 'read write follow' })).accessToken;
+      } finally {
+        await admin.close();
+      }
+    };
+    const alice = await token(box.daemon.dataDir, 'alice');
+    const bob = await token(peer.dataDir, 'bob');
+    const as = (who: string) => ({ headers: { authorization: `Bearer ${who}`, 'content-type': 'application/json' } });
+    const found = await peer.json(
+      `/api/v2/search?resolve=true&type=accounts&q=${encodeURIComponent(`@alice@${NAME}`)}`,
+      as(bob),
+    );
+    assert.is(found.status, 200, JSON.stringify(found.body));
+    const remote = found.body.accounts[0];
+    assert.is(remote.acct, `alice@${NAME}`);
+    assert.is(remote.url, `https://${NAME}/@alice`);
+    const follow = await peer.json(`/api/v1/accounts/${remote.id}/follow`, { method: 'POST', ...as(bob) });
+    assert.is(follow.status, 200, JSON.stringify(follow.body));
+    await until(
+      'the follow accepted',
+      async () => {
+        const relation = await peer.json(`/api/v1/accounts/relationships?id[]=${remote.id}`, as(bob));
+        return relation.body[0]?.following === true;
+      },
+      30_000,
+    );
+    const post = await box.daemon.json('/api/v1/statuses', {
+      method: 'POST',
+      ...as(alice),
+      body: JSON.stringify({ status: 'Hello from behind the NAT', visibility: 'public' }),
+    });
+    assert.is(post.status, 200, JSON.stringify(post.body));
+    assert.match(post.body.uri, `https://${NAME}/users/alice/statuses/`);
+    const arrived = await until(
+      "the post in the follower's home timeline",
+      async () => {
+        const timeline = await peer.json('/api/v1/timelines/home', as(bob));
+        return (timeline.body as Array<{ uri: string; content: string }>).find((s) => s.uri === post.body.uri);
+      },
+      30_000,
+    );
+    assert.match(arrived.content, 'Hello from behind the NAT');
+  } finally {
+    await peer.stop();
+  }
 });
 
 test('the certificate is renewed at two thirds of its life, and the new one is served', async () => {
