@@ -94,8 +94,8 @@ export const bench: Bench = {
     const home = await VirtualHome.build({ timeScale: 10, homeDhcp: false });
     const totals: number[] = [];
     const acme: number[] = [];
-    let http = { rps: Number.NaN, p99Ms: Number.NaN };
-    let https = { rps: Number.NaN, p99Ms: Number.NaN };
+    let http: { rps: number; p99Ms: number } | undefined;
+    let https: { rps: number; p99Ms: number } | undefined;
     try {
       const internet = await VirtualInternet.build(home);
       try {
@@ -118,6 +118,7 @@ export const bench: Bench = {
     } finally {
       await home.close();
     }
+    if (!http || !https) throw new Error('the throughput runs did not finish');
     const figures: Figure[] = [
       { metric: 'name_to_https_p50_ms', value: round(percentile(totals, 50), 0), unit: 'ms', runs },
       { metric: 'acme_order_p50_ms', value: round(percentile(acme, 50), 0), unit: 'ms', runs },
