@@ -1,0 +1,100 @@
+# Writing and removing the installer's files so that a second run changes nothing: a file is
+# replaced only when its content differs (its mtime and its folder's stay as they were otherwise).
+# Sourced by scripts/install.sh; `root` is the staging folder ('' on the box itself).
+
+say() { printf '[install] %s\n' "$*"; }
+die() {
+  echo "install.sh: $*" >&2
+  exit 1
+}
+
+# put DEST MODE: standard input becomes DEST (a path on the box, staged under $root). Returns 0
+# when DEST changed, 1 when it already had that content.
+put() {
+  local dest="$root$1" mode=$2 tmp
+  tmp=$(mktemp)
+  cat > "$tmp"
+  if [ -f "$dest" ] && cmp -s "$tmp" "$dest"; then
+    rm -f "$tmp"
+    [ "$(stat -c %a "$dest")" = "$mode" ] || chmod "$mode" "$dest"
+    return 1
+  fi
+  # Beside the destination first, then renamed: a reader sees the old file or the new one.
+  mkdir -p "$(dirname "$dest")"
+  cp "$tmp" "$dest.nestbox-new"
+  rm -f "$tmp"
+  chmod "$mode" "$dest.nestbox-new"
+  mv -f "$dest.nestbox-new" "$dest"
+  return 0
+}
+
+# put_copy SOURCE DEST MODE: a file's content to DEST; same answer as put.
+put_copy() {
+  put "$2" "$3" < "$1"
+}
+
+# unput DEST...: removes files the installer wrote; says which.
+unput() {
+  local path
+  for path in "$@"; do
+    if [ -e "$root$path" ] || [ -L "$root$path" ]; then
+      rm -f "$root$path"
+      say "removed $root$path"
+    fi
+  done
+}
+
+# The block of lines the installer owns inside a file that is not its own (the boot config,
+# dhcpcd.conf): between these markers, the rest of the file untouched.
+BLOCK_BEGIN='# nestbox begin'
+BLOCK_END='# nestbox end'
+
+# put_block FILE: standard input becomes the block in FILE (replaced where it is, else appended).
+# Returns 0 when FILE changed.
+put_block() {
+  local file="$1" mode
+  mode=$(stat -c %a "$root$file")
+  BLOCK_BODY=$(cat)
+  export BLOCK_BODY
+  if grep -qxF "$BLOCK_BEGIN" "$root$file"; then
+    awk -v begin="$BLOCK_BEGIN" -v end="$BLOCK_END" '
+      $0 == begin { print begin; print ENVIRON["BLOCK_BODY"]; skipping = 1; next }
+      skipping && $0 == end { print end; skipping = 0; next }
+      !skipping { print }
+    ' "$root$file" | put "$file" "$mode"
+  else
+    {
+      cat "$root$file"
+      # A file without a final newline gets one, or the block would join its last line.
+      [ -z "$(tail -c1 "$root$file")" ] || printf '\n'
+      printf '%s\n%s\n%s\n' "$BLOCK_BEGIN" "$BLOCK_BODY" "$BLOCK_END"
+    } | put "$file" "$mode"
+  fi
+}
+
+# remove_block FILE: takes the block out again (the file as it was before the installer).
+remove_block() {
+  local file="$1"
+  [ -f "$root$file" ] && grep -qxF "$BLOCK_BEGIN" "$root$file" || return 0
+  awk -v begin="$BLOCK_BEGIN" -v end="$BLOCK_END" '
+    $0 == begin { skipping = 1; next }
+    skipping && $0 == end { skipping = 0; next }
+    !skipping { print }
+  ' "$root$file" | put "$file" "$(stat -c %a "$root$file")" || true
+  say "removed the nestbox block from $root$file"
+}
+
+# sync_tree SOURCE DEST: DEST (a folder on the box) holds exactly SOURCE's files. Returns 0 when
+# anything changed.
+sync_tree() {
+  local source="$1" dest="$2" changed=1 file
+  while IFS= read -r -d '' file; do
+    file=${file#./}
+    if put_copy "$source/$file" "$dest/$file" "$(stat -c %a "$source/$file")"; then changed=0; fi
+  done < <(cd "$source" && find . -type f -print0 | sort -z)
+  while IFS= read -r -d '' file; do
+    file=${file#./}
+    [ -f "$source/$file" ] || { rm -f "$root$dest/$file" && changed=0; }
+  done < <(cd "$root$dest" && find . -type f -print0)
+  return "$changed"
+}
