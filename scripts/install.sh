@@ -87,6 +87,8 @@ staging=${root:+yes}
 
 if [ -z "$staging" ] && [ "$(id -u)" != 0 ]; then die "run as root (sudo), or use --root DIR to stage"; fi
 [ -z "$root" ] || { mkdir -p "$root" && root=$(cd "$root" && pwd); }
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
 
 if [ "$uninstall" = yes ]; then
   uninstall_nestbox
@@ -109,12 +111,10 @@ if [ "$transport" != none ]; then
   [ -n "$staging" ] || install_driver_packages
   command -v dtc > /dev/null || [ "$transport" != spi ] ||
     die "dtc is not installed to compile the SPI overlay (apt-get install device-tree-compiler)"
-  work=$(mktemp -d)
-  trap 'rm -rf "$work"' EXIT
   if [ -z "$driver_source" ]; then
-    tree=$(fetch_pinned_driver "$work")
+    tree=$(fetch_pinned_driver "$scratch")
   elif [ -f "$driver_source" ]; then
-    tree=$(unpack_checked_driver "$driver_source" "$work/tree")
+    tree=$(unpack_checked_driver "$driver_source" "$scratch/tree")
   else
     tree=$(driver_tree "$driver_source")
     [ -n "$tree" ] || refuse "--driver-source $driver_source: no $DRIVER_DIR/Makefile there (an esp-hosted checkout or release tree)"

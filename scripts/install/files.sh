@@ -1,6 +1,7 @@
 # Writing and removing the installer's files so that a second run changes nothing: a file is
 # replaced only when its content differs (its mtime and its folder's stay as they were otherwise).
-# Sourced by scripts/install.sh; `root` is the staging folder ('' on the box itself).
+# Sourced by scripts/install.sh; `root` is the staging folder ('' on the box itself), `scratch` a
+# temporary folder of this run.
 
 say() { printf '[install] %s\n' "$*"; }
 die() {
@@ -11,26 +12,25 @@ die() {
 # put DEST MODE: standard input becomes DEST (a path on the box, staged under $root). Returns 0
 # when DEST changed, 1 when it already had that content.
 put() {
-  local dest="$root$1" mode=$2 tmp
-  tmp=$(mktemp)
-  cat > "$tmp"
-  if [ -f "$dest" ] && cmp -s "$tmp" "$dest"; then
-    rm -f "$tmp"
-    [ "$(stat -c %a "$dest")" = "$mode" ] || chmod "$mode" "$dest"
+  cat > "$scratch/put"
+  put_copy "$scratch/put" "$1" "$2"
+}
+
+# put_copy SOURCE DEST MODE: a file's content to DEST; same answer as put. (Few processes per
+# file: a run compares a few hundred.)
+put_copy() {
+  local source="$1" dest="$root$2" mode=$3
+  if cmp -s "$source" "$dest" 2> /dev/null; then
+    # Same mode again changes no mtime.
+    chmod "$mode" "$dest"
     return 1
   fi
   # Beside the destination first, then renamed: a reader sees the old file or the new one.
-  mkdir -p "$(dirname "$dest")"
-  cp "$tmp" "$dest.nestbox-new"
-  rm -f "$tmp"
+  mkdir -p "${dest%/*}"
+  cp "$source" "$dest.nestbox-new"
   chmod "$mode" "$dest.nestbox-new"
   mv -f "$dest.nestbox-new" "$dest"
   return 0
-}
-
-# put_copy SOURCE DEST MODE: a file's content to DEST; same answer as put.
-put_copy() {
-  put "$2" "$3" < "$1"
 }
 
 # unput DEST...: removes files the installer wrote; says which.
@@ -84,17 +84,15 @@ remove_block() {
   say "removed the nestbox block from $root$file"
 }
 
-# sync_tree SOURCE DEST: DEST (a folder on the box) holds exactly SOURCE's files. Returns 0 when
-# anything changed.
+# sync_tree SOURCE DEST: DEST (a folder on the box) holds exactly SOURCE's files, with their
+# modes. Returns 0 when anything changed.
 sync_tree() {
-  local source="$1" dest="$2" changed=1 file
+  local source="$1" dest="$2" changed=1 mode file
+  while IFS=' ' read -r -d '' mode file; do
+    if put_copy "$source/$file" "$dest/$file" "$mode"; then changed=0; fi
+  done < <(find "$source" -type f -printf '%m %P\0' | sort -z)
   while IFS= read -r -d '' file; do
-    file=${file#./}
-    if put_copy "$source/$file" "$dest/$file" "$(stat -c %a "$source/$file")"; then changed=0; fi
-  done < <(cd "$source" && find . -type f -print0 | sort -z)
-  while IFS= read -r -d '' file; do
-    file=${file#./}
     [ -f "$source/$file" ] || { rm -f "$root$dest/$file" && changed=0; }
-  done < <(cd "$root$dest" && find . -type f -print0)
+  done < <(find "$root$dest" -type f -printf '%P\0')
   return "$changed"
 }
