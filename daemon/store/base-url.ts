@@ -91,7 +91,8 @@ export async function followDefaultBaseUrl(db: Db, config: Config): Promise<Defa
 /** The daemon's start: the default followed (see followDefaultBaseUrl), then settled; said in the log. */
 export async function settleDaemonBaseUrl(db: Db, config: Config, log: Logger): Promise<Config> {
   const followed = await followDefaultBaseUrl(db, config);
-  if (followed?.moved) log.info('base URL follows the default', { previous: followed.previous, base_url: followed.baseUrl });
+  if (followed?.moved)
+    log.info('base URL follows the default', { previous: followed.previous, base_url: followed.baseUrl });
   else if (followed)
     log.warn('base URL kept: this instance has federated under it', {
       base_url: followed.previous,
