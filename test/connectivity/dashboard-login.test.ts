@@ -100,7 +100,9 @@ test('the owner logs in through the instance, sees the state live, adds a networ
 
     // Setup mode, transmit power and power save from the page; the state stream shows both.
     await page.click('#setup-mode');
-    await page.locator('#facts dd', { hasText: /^open until nobody uses it \(no phone on it\)$/ }).waitFor({ timeout: 5000 });
+    await page
+      .locator('#facts dd', { hasText: /^open until nobody uses it \(no phone on it\)$/ })
+      .waitFor({ timeout: 5000 });
     assert.ok(await page.locator('#setup-mode').isHidden(), 'setup mode is not offered while it is on');
     await page.fill('#tx', '11');
     await page.click('#tx-form button');

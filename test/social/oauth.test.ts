@@ -128,7 +128,7 @@ test("the box's own dashboard gets a sign-in page; with another redirect URI, or
       scope: 'admin:read admin:write',
       ...extra,
     });
-    const response = await fetch(`${h.url}/oauth/authorize?${query}`);
+    const response = await fetch(`${h.url}/oauth/authorize?${query.toString()}`);
     assert.is(response.status, 200);
     const html = await response.text();
     const signIn = html.includes('Sign in to your Nestbox');

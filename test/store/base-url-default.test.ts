@@ -30,8 +30,7 @@ async function addAccount(db: Db, id: number, username: string, base: string, do
   });
 }
 
-const accountUri = async (db: Db, id: number) =>
-  (await db('accounts').where({ id }).first<{ uri: string }>('uri'))!.uri;
+const accountUri = async (db: Db, id: number) => (await db('accounts').where({ id }).first<{ uri: string }>('uri')).uri;
 
 test('a box defaults to http://<hostname>.local, with the port only when it is not 80; a developer machine to localhost', () => {
   assert.is(box().baseUrl, 'http://nestbox.local');
