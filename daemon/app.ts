@@ -10,7 +10,7 @@ import type { Config } from './config.js';
 import type { Logger } from './log/logger.js';
 import { openDatabase, ping, type Db } from './store/db.js';
 import { migrate } from './store/migrate.js';
-import { settleBaseUrl } from './store/base-url.js';
+import { settleDaemonBaseUrl } from './store/base-url.js';
 import { backupDatabase } from './store/backup.js';
 import { MIB, StorageMonitor } from './storage/monitor.js';
 import { isOutOfSpace } from './storage/out-of-space.js';
@@ -137,8 +137,8 @@ export class App {
     this.onStop('database', () => db.destroy());
     const { applied } = await migrate(db);
     if (applied.length) log.info('migrations applied', { migrations: applied });
-    // Before any part reads it: links and ids are made from the base URL the instance began with.
-    this.settled = await settleBaseUrl(db, this.options.config);
+    // Before any part reads it: links and ids are made from the instance's one base URL.
+    this.settled = await settleDaemonBaseUrl(db, this.options.config, log);
     log.debug('statistics refreshed', { ms: await refreshStatistics(db) });
     this.health.set('database', { status: 'ok' });
     return db;

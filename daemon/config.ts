@@ -362,7 +362,8 @@ export const KEYS: readonly KeySpec[] = [
   ),
   key('httpPort', 'http_port', integer(1, 65535, 'a port number from 1 to 65535'), 8080),
   key('streamingPort', 'streaming_port', integer(1, 65535, 'a port number from 1 to 65535'), 4000),
-  key('baseUrl', 'base_url', BASE_URL, 'http://localhost:8080'),
+  key('hostname', 'hostname', hostLabel, 'nestbox'),
+  key('baseUrl', 'base_url', BASE_URL, (c) => defaultBaseUrl(c.network!, c.hostname!, c.httpPort!)),
   key('streamingUrl', 'streaming_url', streamingUrl('a ws://, wss://, http:// or https:// URL without query'), (c) =>
     deriveStreamingUrl(c.baseUrl!, c.streamingPort!),
   ),
@@ -401,7 +402,6 @@ export const KEYS: readonly KeySpec[] = [
   key('coprocTimeScale', 'coproc_time_scale', positiveNumber(0.001, 10_000), 1),
   key('staIface', 'sta_iface', interfaceName, 'ethsta0'),
   key('apIface', 'ap_iface', interfaceName, 'ethap0'),
-  key('hostname', 'hostname', hostLabel, 'nestbox'),
   key('setupApAddress', 'setup_ap_address', ipv4Address, (c) => (c.network === 'on' ? '192.168.4.1/24' : null)),
   key('setupDnsPort', 'setup_dns_port', integer(1, 65535, 'a port number from 1 to 65535'), 53),
   key('publicPreview', 'public_preview', boolean, true),
@@ -426,6 +426,16 @@ export const KEYS: readonly KeySpec[] = [
   key('loginLimitAddress', 'login_limit_address', attemptLimit, { limit: 25, periodS: 300 }),
   key('loginLimitAccount', 'login_limit_account', attemptLimit, { limit: 25, periodS: 3600 }),
 ] as KeySpec[];
+
+/**
+ * A developer's machine answers on localhost; a box (network layer on) on the name it announces
+ * over mDNS, so every link it prints or sends works from the home network until the owner gives
+ * a public address.
+ */
+export function defaultBaseUrl(network: NetworkLayer, hostname: string, httpPort: number): string {
+  if (network === 'off') return 'http://localhost:8080';
+  return `http://${hostname}.local${httpPort === 80 ? '' : `:${httpPort}`}`;
+}
 
 function deriveStreamingUrl(baseUrl: string, streamingPort: number): string {
   const url = new URL(baseUrl);
