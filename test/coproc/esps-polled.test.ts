@@ -5,12 +5,13 @@
  * after close (a blocking read held the pool's thread until the next byte).
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { openSync, writeSync, closeSync } from 'node:fs';
+import { closeSync, constants, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ESPS_MAX_WRITE, EspsTransport } from '../../daemon/coproc/transport/esps.js';
-import { silentLogger } from '../../daemon/log/logger.js';
+import { encodeTlv } from '../../daemon/coproc/framing/tlv.js';
+import { Logger, silentLogger } from '../../daemon/log/logger.js';
 import { DIST, tempDir } from '../helpers/paths.js';
 
 function fifoIn(dir: string): string {
@@ -69,6 +70,41 @@ test("a message over the driver's write limit is refused (an event, nothing writ
     assert.equal([...Buffer.concat(received)], [7, 8, 9]);
   } finally {
     await transport.close();
+    dir.remove();
+  }
+});
+
+test('what a previous opener left unread is dropped before the link is up; what comes after arrives', async () => {
+  const dir = tempDir();
+  const path = fifoIn(dir.path);
+  // Held open read-write, the FIFO keeps what is written to it, like the driver's ring after a
+  // previous opener closed /dev/esps0 with bytes unread: a stale answer and part of an event.
+  const previous = openSync(path, constants.O_RDWR | constants.O_NONBLOCK);
+  const stale = Buffer.concat([
+    encodeTlv('ctrlResp', Buffer.from([0x08, 0x02, 0x10, 0xc9, 0x01])),
+    encodeTlv('ctrlEvnt', Buffer.alloc(40, 0x11)).subarray(0, 20),
+  ]);
+  writeSync(previous, stale);
+  const lines: Array<Record<string, unknown>> = [];
+  const log = new Logger('info', {}, (line) => lines.push(JSON.parse(line) as Record<string, unknown>));
+  const transport = new EspsTransport(path, { log });
+  try {
+    const received: Buffer[] = [];
+    transport.on('data', (chunk: Buffer) => received.push(chunk));
+    const up = new Promise<void>((resolve) => transport.once('up', () => resolve()));
+    transport.start();
+    await up;
+    writeSync(previous, Buffer.from([9, 8, 7]));
+    const deadline = Date.now() + 5000;
+    while (Buffer.concat(received).length < 3 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal([...Buffer.concat(received)], [9, 8, 7]);
+    const drained = lines.find((line) => line.msg === 'dropped bytes a previous opener of the device left unread');
+    assert.is(drained?.bytes, stale.length);
+  } finally {
+    await transport.close();
+    closeSync(previous);
     dir.remove();
   }
 });
