@@ -717,6 +717,20 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
   private onFault(fault: FrameFault, detail: string): void {
     if (fault === 'bad_checksum') this.stats.badChecksums += 1;
     else this.stats.badFrames += 1;
+    // A frame cut short while an answer is awaited is that answer (esp_serial.c drops what does not
+    // fit its 8 KiB ring, "RB full"): fail it now, never parse it, rather than wait for the timeout.
+    const pending = fault === 'truncated' ? this.inflight : null;
+    if (pending) {
+      this.settle(pending);
+      pending.reject(
+        new CoprocError(
+          pending.spec.name,
+          'truncated',
+          null,
+          `${pending.spec.protocolName}: the answer was cut short (${detail})`,
+        ),
+      );
+    }
     this.logFault('bad bytes on the coprocessor link', { fault, detail });
   }
 

@@ -11,6 +11,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ESPS_MAX_WRITE, EspsTransport } from '../../daemon/coproc/transport/esps.js';
 import { encodeTlv } from '../../daemon/coproc/framing/tlv.js';
+import { CoprocError } from '../../daemon/coproc/api.js';
+import { openCoprocLink, waitForLink } from '../../daemon/coproc/link.js';
 import { Logger, silentLogger } from '../../daemon/log/logger.js';
 import { DIST, tempDir } from '../helpers/paths.js';
 
@@ -105,6 +107,37 @@ test('what a previous opener left unread is dropped before the link is up; what 
   } finally {
     await transport.close();
     closeSync(previous);
+    dir.remove();
+  }
+});
+
+test('an answer longer than the driver ring that loses its tail is never parsed: the request fails at once as truncated', async () => {
+  const dir = tempDir();
+  const path = fifoIn(dir.path);
+  const device = openSync(path, constants.O_RDWR | constants.O_NONBLOCK);
+  const { client } = openCoprocLink({ kind: 'esps', path }, { log: silentLogger });
+  try {
+    await waitForLink(client, 5000);
+    const asked = Date.now();
+    const scan = client.scan().then(
+      () => null,
+      (error: unknown) => error as CoprocError,
+    );
+    // A GetAPScanList answer announcing 12000 bytes (more than the 8191 the ring holds) of which
+    // only the first 8000 arrive: what esp_serial_data_received leaves when the ring is full.
+    const frame = encodeTlv(
+      'ctrlResp',
+      Buffer.concat([Buffer.from([0x08, 0x02, 0x10, 0xcd, 0x01]), Buffer.alloc(11995, 0x22)]),
+    );
+    writeSync(device, frame.subarray(0, 8000));
+    const error = await scan;
+    assert.instance(error, CoprocError);
+    assert.is(error!.kind, 'truncated');
+    assert.match(error!.message, /GetAPScanList: the answer was cut short/);
+    assert.ok(Date.now() - asked < 10_000, 'long before the scan timeout');
+  } finally {
+    await client.close();
+    closeSync(device);
     dir.remove();
   }
 });
