@@ -10,11 +10,17 @@ import * as assert from 'uvu/assert';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { CommandError } from '../../daemon/connectivity/command-error.js';
+import { HttpServer } from '../../daemon/http/server.js';
+import { silentLogger } from '../../daemon/log/logger.js';
+import { mountConnectivityWeb } from '../../daemon/web/mount.js';
 import { buildFirmwareImage } from '../helpers/firmware-image.js';
+import { TOKENS } from './web-fixture.js';
 import { startSimConnectivity, type SimConnectivity } from '../helpers/sim-connectivity.js';
 
 const DRIVER = 'FG-2.0.0.0.0';
 let rig: SimConnectivity;
+let http: HttpServer;
+let url: string;
 
 test.before(async () => {
   rig = await startSimConnectivity({
@@ -26,11 +32,32 @@ test.before(async () => {
     },
   });
   await rig.until((state) => state.connectivity === 'connected', 'connected', 20_000);
+  http = new HttpServer({ host: '127.0.0.1', port: 0, log: silentLogger });
+  mountConnectivityWeb(http, {
+    device: rig.device,
+    networks: () => rig.networks,
+    connectivity: () => rig.connectivity,
+    resolveToken: async (token) => TOKENS[token] ?? null,
+    baseUrl: 'http://nestbox.test',
+    httpHost: '127.0.0.1',
+    httpPort: 80,
+    setupApAddress: null,
+  });
+  url = `http://127.0.0.1:${(await http.start()).port}`;
 });
 
 test.after(async () => {
+  await http?.stop();
   await rig?.close();
 });
+
+function upload(image: Uint8Array, query = '') {
+  return fetch(`${url}/api/nestbox/v1/firmware${query}`, {
+    method: 'POST',
+    headers: { authorization: 'Bearer owner-token', 'content-type': 'application/octet-stream' },
+    body: image,
+  });
+}
 
 test('a running firmware of another release than the driver: mismatch, with what to do', async () => {
   await rig.until((state) => state.coprocessor.release.status !== 'unknown', 'release checked');
@@ -64,6 +91,7 @@ test('an OTA image of another release is refused before anything is written', as
   );
   assert.not.ok(existsSync(otaFile), 'nothing was written');
   assert.is(rig.device.get().coprocessor.ota.phase, 'idle');
+  assert.is(rig.device.get().coprocessor.firmware_file, null, 'a refused upload is not kept either');
 });
 
 test("forced, an image of another release is written; one of the driver's release then makes the check match", async () => {
