@@ -135,6 +135,19 @@ test('an answer longer than the driver ring that loses its tail is never parsed:
     assert.is(error!.kind, 'truncated');
     assert.match(error!.message, /GetAPScanList: the answer was cut short/);
     assert.ok(Date.now() - asked < 10_000, 'long before the scan timeout');
+    // Bytes lost from the middle, the next event's bytes filling the frame: it does not decode.
+    const again = client.scan().then(
+      () => null,
+      (failure: unknown) => failure as CoprocError,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const event = encodeTlv('ctrlEvnt', Buffer.from([0x08, 0x03, 0x10, 0xae, 0x02, 0xf2, 0x12, 0x00]));
+    const head = Buffer.from([0x08, 0x02, 0x10, 0xcd, 0x01]);
+    const mixed = encodeTlv('ctrlResp', Buffer.concat([head, event]));
+    writeSync(device, mixed);
+    const damaged = await again;
+    assert.is(damaged?.kind, 'truncated');
+    assert.match(damaged!.message, /undecodable answer/);
   } finally {
     await client.close();
     closeSync(device);
