@@ -267,12 +267,12 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
     const { entries, count } = await this.run('scan');
     // The firmware counts every entry it sends (slave_control.c, req_get_ap_scan_list_handler).
     const received = (entries as Body[] | undefined)?.length ?? 0;
-    if (count !== undefined && count !== received)
+    if (count !== undefined && Number(count) !== received)
       throw new CoprocError(
         'scan',
         'truncated',
         null,
-        `GetAPScanList: ${received} of ${String(count)} networks arrived`,
+        `GetAPScanList: ${received} of ${Number(count)} networks arrived`,
       );
     return ((entries as Body[] | undefined) ?? []).map((entry) => {
       const ssidBytes = bytesOf(entry.ssid);

@@ -9,12 +9,10 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import type { HttpServer } from '../../daemon/http/server.js';
 import { CommandError } from '../../daemon/connectivity/command-error.js';
-import { HttpServer } from '../../daemon/http/server.js';
-import { silentLogger } from '../../daemon/log/logger.js';
-import { mountConnectivityWeb } from '../../daemon/web/mount.js';
 import { buildFirmwareImage } from '../helpers/firmware-image.js';
-import { TOKENS } from './web-fixture.js';
+import { serveRigWeb } from './web-fixture.js';
 import { startSimConnectivity, type SimConnectivity } from '../helpers/sim-connectivity.js';
 
 const DRIVER = 'FG-2.0.0.0.0';
@@ -32,18 +30,7 @@ test.before(async () => {
     },
   });
   await rig.until((state) => state.connectivity === 'connected', 'connected', 20_000);
-  http = new HttpServer({ host: '127.0.0.1', port: 0, log: silentLogger });
-  mountConnectivityWeb(http, {
-    device: rig.device,
-    networks: () => rig.networks,
-    connectivity: () => rig.connectivity,
-    resolveToken: async (token) => TOKENS[token] ?? null,
-    baseUrl: 'http://nestbox.test',
-    httpHost: '127.0.0.1',
-    httpPort: 80,
-    setupApAddress: null,
-  });
-  url = `http://127.0.0.1:${(await http.start()).port}`;
+  ({ http, url } = await serveRigWeb(rig));
 });
 
 test.after(async () => {
@@ -84,6 +71,10 @@ test('an OTA image of another release is refused before anything is written', as
       assert.match((error as Error).message, /force/);
     }
   }
+  const answer = await upload(buildFirmwareImage({ version: 'FG-1.0.0.0.0' }));
+  assert.is(answer.status, 422);
+  assert.match(((await answer.json()) as { error: string }).error, /ESP-Hosted release FG-1\.0\.0\.0\.0/);
+  assert.is((await upload(buildFirmwareImage({ version: DRIVER }), '?force=maybe')).status, 422);
   assert.equal(
     requests.filter((name) => name.startsWith('ota')),
     [],

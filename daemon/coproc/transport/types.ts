@@ -107,31 +107,27 @@ export abstract class ReopeningTransport extends EventEmitter<TransportEvents> i
 
   async close(): Promise<void> {
     this.closed = true;
-    this.stopWatch();
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    const port = this.port;
-    this.port = null;
-    if (port) {
-      await port.close().catch(() => undefined);
-      this.reportedDown = true;
-      this.emit('down', 'closed');
-    }
+    await this.releasePort('closed');
   }
 
   async suspend(reason: string): Promise<void> {
     this.suspended = true;
+    if (await this.releasePort(reason))
+      this.log.info('coprocessor device closed', { transport: this.description, reason });
+  }
+
+  /** Closes the open port (if any) and reports the link down; false when none was open. */
+  private async releasePort(reason: string): Promise<boolean> {
     this.stopWatch();
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     const port = this.port;
     this.port = null;
-    if (port) {
-      await port.close().catch(() => undefined);
-      this.log.info('coprocessor device closed', { transport: this.description, reason });
-      this.reportedDown = true;
-      this.emit('down', reason);
-    }
+    if (!port) return false;
+    await port.close().catch(() => undefined);
+    this.reportedDown = true;
+    this.emit('down', reason);
+    return true;
   }
 
   resume(): void {
