@@ -24,13 +24,13 @@ import { HttpServer } from './http/server.js';
 import { healthRouter } from './http/health-route.js';
 import { VERSION } from './version.js';
 import { settingsMemory } from './mqtt/memory.js';
-import { CoprocError, type CoprocClientApi } from './coproc/api.js';
+import { CoprocError } from './coproc/api.js';
 import { NetworksRepo } from './connectivity/networks-repo.js';
 import { startConnectivitySubsystem, type ConnectivityParts } from './connectivity/subsystem.js';
 import { mountConnectivityWeb } from './web/mount.js';
 import { ReachabilityCheck } from './social/onboarding/reachability.js';
-import { openCoprocLink } from './coproc/link.js';
-import type { CoprocClient } from './coproc/client.js';
+import { openCoprocLink, type CoprocLink } from './coproc/link.js';
+import { chipResetterFor } from './coproc/chip-reset.js';
 import { Social } from './social/index.js';
 import { watchInstanceCounts } from './social/instance-counts.js';
 import { Federation, deliveriesQueuedBeforeAnswer } from './social/federation/index.js';
@@ -160,14 +160,14 @@ export class App {
 
   /** Connectivity over the link's client: state machine, saved networks, setup AP, captive DNS. */
   private async startConnectivity(
-    client: CoprocClientApi,
+    link: CoprocLink,
     db: Db,
     networks: NetworksRepo,
     http: HttpServer,
   ): Promise<ConnectivityParts> {
     const network = await this.startNetworkLayer(http);
     const { connectivity, stop } = await startConnectivitySubsystem({
-      client,
+      client: link.client,
       config: this.config,
       db,
       device: this.device,
@@ -175,6 +175,8 @@ export class App {
       station: network?.station ?? null,
       log: this.log.child({ component: 'connectivity' }),
       health: (health) => this.health.set('connectivity', health),
+      releaseHealth: (health) => this.health.set('firmware_release', health),
+      resetter: chipResetterFor(this.config.coproc, link, this.config.coprocResetCommand),
     });
     this.onStop('connectivity', stop);
     return connectivity;
@@ -236,15 +238,10 @@ export class App {
    * reports it: health component `coprocessor` and DeviceState `coprocessor.link`. Never waits for
    * the device: a missing or silent one leaves the component degraded.
    */
-  private startCoprocessor(): CoprocClient {
-    const { client } = openCoprocLink(this.config.coproc, {
-      log: this.log,
-      sim: {
-        timeScale: this.config.coprocTimeScale,
-        scenario: this.config.simScenario,
-        firmware: this.config.simFirmware,
-      },
-    });
+  private startCoprocessor(): CoprocLink {
+    const { coprocTimeScale: timeScale, simScenario: scenario, simFirmware: firmware } = this.config;
+    const link = openCoprocLink(this.config.coproc, { log: this.log, sim: { timeScale, scenario, firmware } });
+    const client = link.client;
     this.onStop('coprocessor', () => client.close());
     this.health.set('coprocessor', { status: 'starting', detail: `opening ${client.description}` });
     let probe: NodeJS.Timeout | null = null;
@@ -271,7 +268,7 @@ export class App {
     this.onStop('coprocessor probe', () => {
       if (probe) clearTimeout(probe);
     });
-    return client;
+    return link;
   }
 
   /** Listens once every route is mounted; returns the URL it listens on. */

@@ -7,6 +7,8 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import cron from 'node-cron';
 import { FIRMWARE_GENERATIONS, type FirmwareGeneration } from './coproc/operations.js';
+import { DEFAULT_RESET_COMMAND } from './coproc/chip-reset.js';
+import { parseRelease } from './coproc/release.js';
 import { LOG_LEVELS, type LogLevel } from './log/logger.js';
 
 export type CoprocTarget =
@@ -42,6 +44,12 @@ export interface Config {
   simFirmware: FirmwareGeneration;
   /** ISO 3166-1 alpha-2 Wi-Fi country for the coprocessor; null leaves the firmware's own. */
   wifiCountry: string | null;
+  /** The ESP-Hosted driver's release (`FG-1.0.0.0.0`); null: the firmware's release is not checked. */
+  espHostedRelease: string | null;
+  /** A coprocessor lost this long (seconds) is reset; 0: never. */
+  coprocResetAfterS: number;
+  /** What resets it (program and arguments, no shell); esps: transport only. */
+  coprocResetCommand: string[];
   mqttUrl: string | null;
   mqttUsername: string | null;
   mqttPassword: string | null;
@@ -324,6 +332,22 @@ const coproc: Parser<CoprocTarget> = {
   parse: (raw) => (typeof raw === 'string' ? parseCoprocTarget(raw) : undefined),
 };
 
+const espHostedRelease: Parser<string | null> = {
+  allowed: 'an ESP-Hosted-FG release as the driver names it (FG-1.0.0.0.0), or empty',
+  parse: (raw) =>
+    raw === null || raw === '' ? null : typeof raw === 'string' ? (parseRelease(raw) ?? undefined) : undefined,
+};
+
+const commandLine: Parser<string[]> = {
+  allowed: 'a program (absolute path or name) and its arguments separated by spaces',
+  parse(raw) {
+    const words = typeof raw === 'string' ? raw.trim().split(/\s+/).filter(Boolean) : Array.isArray(raw) ? raw : [];
+    return words.length > 0 && words.every((word) => typeof word === 'string' && word !== '' && !/[\0\n]/.test(word))
+      ? (words as string[])
+      : undefined;
+  },
+};
+
 const attemptLimit: Parser<AttemptLimit> = {
   allowed: 'ATTEMPTS/SECONDS, two whole numbers from 1 to 86400 (e.g. 25/300)',
   parse(raw) {
@@ -372,6 +396,9 @@ export const KEYS: readonly KeySpec[] = [
   key('simScenario', 'sim_scenario', oneOf(SIM_SCENARIO_NAMES), 'default'),
   key('simFirmware', 'sim_firmware', oneOf(FIRMWARE_GENERATIONS), 'documented'),
   key('wifiCountry', 'wifi_country', countryCode, null),
+  key('espHostedRelease', 'esp_hosted_release', espHostedRelease, null),
+  key('coprocResetAfterS', 'coproc_reset_after_s', integer(0, 86400), 120),
+  key('coprocResetCommand', 'coproc_reset_command', commandLine, DEFAULT_RESET_COMMAND),
   key('mqttUrl', 'mqtt_url', mqttUrl, null),
   key('mqttUsername', 'mqtt_username', optionalText(), null),
   key('mqttPassword', 'mqtt_password', optionalText(), null),

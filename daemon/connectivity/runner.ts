@@ -22,18 +22,10 @@ import type { RadioSettings } from './radio-settings.js';
 import type { RecentScan } from './recent-scan.js';
 import { pickSetupChannel } from './scan-list.js';
 import { setupApSsid } from './setup-identity.js';
+import { followSoftApStations } from './softap-stations.js';
+import { realClock, type ConnectivityClock } from './clock.js';
 
-export interface ConnectivityClock {
-  now(): number;
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-const realClock: ConnectivityClock = {
-  now: () => Date.now(),
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
-};
+export type { ConnectivityClock } from './clock.js';
 
 /**
  * The station interface as the network layer runs it (NESTBOX_NETWORK=on): told when the station
@@ -63,6 +55,8 @@ export interface ConnectivityRunnerOptions {
   health?: (health: ComponentHealth) => void;
   /** The network layer's station side; absent when the layer is off (association is online). */
   station?: StationNetwork | null;
+  /** Told the firmware's version (null: it tells none) and generation at every initialisation. */
+  firmwareSeen?: (version: string | null, generation: FirmwareInfo['generation']) => void;
 }
 
 /** What the machine knows, for those who explain it to people. */
@@ -185,7 +179,11 @@ export class ConnectivityRunner {
       if (ssidBytes && (station === 'up' || station === 'associated')) this.firmwareRetrying = ssidBytes;
       this.dispatch({ type: 'stationDisconnected', reason });
     });
-    this.listen('softApStationDisconnected', () => this.dispatch({ type: 'softApStationLeft' }));
+    followSoftApStations(
+      (event, listener) => this.listen(event, listener),
+      device,
+      (input) => this.dispatch(input),
+    );
     this.listen('link', ({ up, reason }: { up: boolean; reason?: string }) => {
       device.update({ coprocessor: { link: up ? 'up' : 'down' } });
       this.dispatch({ type: 'link', up, reason });
@@ -404,6 +402,7 @@ export class ConnectivityRunner {
           firmware_version: this.firmwareVersion,
         },
       });
+      this.options.firmwareSeen?.(this.firmwareVersion, generation);
       if (generation === 'current' && policy.wifiCountry)
         await client
           .setCountryCode(policy.wifiCountry)

@@ -551,6 +551,13 @@
       });
   }
 
+  function describeRelease(release) {
+    if (!release || release.status === 'off') return 'not checked';
+    if (release.status === 'match') return release.firmware + ' (same as the driver)';
+    if (release.status === 'mismatch') return release.firmware + ', driver ' + release.driver + ': mismatch';
+    return 'unknown (driver ' + release.driver + ')';
+  }
+
   function renderState(state) {
     var wifi = state.wifi,
       softap = state.softap,
@@ -581,6 +588,18 @@
       ],
       ['Transmit power', cop.tx_power_dbm == null ? '—' : cop.tx_power_dbm + ' dBm'],
       ['Power save', cop.power_save || '—'],
+      [
+        'Coprocessor resets',
+        cop.resets +
+          (cop.last_reset
+            ? ' (last ' +
+              new Date(cop.last_reset.at).toLocaleString() +
+              ': ' +
+              (cop.last_reset.ok ? cop.last_reset.reason : 'failed, ' + cop.last_reset.error) +
+              ')'
+            : ''),
+      ],
+      ['Firmware release', describeRelease(cop.release)],
       ['Storage', describeStorage(state.storage)],
       ['IP address', net ? net.address : '—'],
       ['Gateway', net && net.gateway ? net.gateway : '—'],
@@ -592,6 +611,10 @@
     var inSetup = softap.active || state.connectivity === 'setup_ap';
     $('setup-mode').hidden = inSetup;
     $('setup-mode-on').hidden = !inSetup;
+    showError(
+      'release-warning',
+      cop.release && cop.release.status === 'mismatch' ? new Error(cop.release.detail) : null
+    );
     showError(
       'storage-warning',
       state.storage && state.storage.detail ? new Error('Storage: ' + state.storage.detail) : null
@@ -695,7 +718,7 @@
 
   function uploadFirmware(file) {
     var xhr = new XMLHttpRequest();
-    xhr.open('POST', API + '/firmware');
+    xhr.open('POST', API + '/firmware' + ($('ota-force').checked ? '?force=true' : ''));
     xhr.setRequestHeader('Authorization', 'Bearer ' + token);
     xhr.setRequestHeader('Content-Type', 'application/octet-stream');
     $('ota-progress').hidden = false;
