@@ -14,6 +14,7 @@ import type { Logger } from '../log/logger.js';
 import type { Db } from '../store/db.js';
 import { getSetting, setSetting } from '../store/settings.js';
 import { CaptiveDns, captiveDnsDuringSetup } from './captive-dns.js';
+import type { ChipInterfaces } from './chip-interfaces.js';
 import { DeviceControl } from './device-control.js';
 import { DeviceOperations } from './device-operations.js';
 import { FirmwareFiles } from './firmware-files.js';
@@ -73,6 +74,8 @@ export interface ConnectivitySubsystemOptions {
   firmware?: FirmwareUpdater | null;
   /** The network layer's station (NESTBOX_NETWORK=on); it also runs the captive DNS then. */
   station?: StationNetwork | null;
+  /** The network layer, told the chip's MACs after every (re)initialisation (NESTBOX_NETWORK=on). */
+  chipInterfaces?: ChipInterfaces | null;
 }
 
 export async function startConnectivitySubsystem(
@@ -90,6 +93,7 @@ export async function startConnectivitySubsystem(
     log,
     health: parts.health,
     station: parts.station ?? null,
+    chipInterfaces: parts.chipInterfaces ?? null,
     firmware: parts.firmware === undefined ? otaFirmwareUpdater(parts.client) : parts.firmware,
     firmwareDir: join(config.dataDir, 'firmware'),
   });
