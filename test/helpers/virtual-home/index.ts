@@ -449,12 +449,14 @@ export class VirtualHome {
     }
   }
 
-  /** The processes running in one of the namespaces: pid and name (comm). */
+  /** The processes running in one of the namespaces: pid and name (comm; a busybox applet's own name). */
   async processesIn(role: 'box' | 'home' | 'phone'): Promise<Array<{ pid: number; name: string }>> {
     const pids = (await ip('netns', 'pids', this.names[role])).split(/\s+/).filter(Boolean);
     return pids.flatMap((pid) => {
       try {
-        return [{ pid: Number(pid), name: readFileSync(`/proc/${pid}/comm`, 'utf8').trim() }];
+        const comm = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+        const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+        return [{ pid: Number(pid), name: comm === 'busybox' && argv[1] ? argv[1] : comm }];
       } catch {
         return [];
       }
