@@ -46,7 +46,10 @@ export class IpTool {
   /** The interface's index (a re-created interface has a new one) and MAC. */
   async link(iface: string): Promise<{ ifindex: number; mac: string | null }> {
     const out = await this.ip(['-o', 'link', 'show', 'dev', iface]);
-    return { ifindex: Number(/^(\d+):/.exec(out)?.[1] ?? 0), mac: /link\/ether ([0-9a-f:]{17})/.exec(out)?.[1] ?? null };
+    return {
+      ifindex: Number(/^(\d+):/.exec(out)?.[1] ?? 0),
+      mac: /link\/ether ([0-9a-f:]{17})/.exec(out)?.[1] ?? null,
+    };
   }
 
   async mac(iface: string): Promise<string | null> {
