@@ -63,6 +63,8 @@ export type TimelineEntry = { at: number; what: string; detail?: Record<string, 
 export interface VirtualHomeOptions {
   /** The simulator's --time-scale (the daemon gets the same NESTBOX_COPROC_TIME_SCALE). */
   timeScale?: number;
+  /** The simulator's firmware generation (--firmware; default the documented one). */
+  firmware?: 'documented' | 'current';
   /** Start the home router's DHCP server (default true). */
   homeDhcp?: boolean;
   /**
@@ -93,6 +95,7 @@ export class VirtualHome {
     readonly clientScript: string,
     readonly timeScale: number,
     private readonly routerPings: boolean,
+    private readonly firmware: 'documented' | 'current',
   ) {
     this.names = {
       box: namespaceName('box'),
@@ -114,6 +117,7 @@ export class VirtualHome {
       writeClientScript(dir.path),
       options.timeScale ?? 10,
       options.routerPings ?? true,
+      options.firmware ?? 'documented',
     );
     try {
       await home.buildLinks();
@@ -223,6 +227,8 @@ export class VirtualHome {
       join(DIST, 'bundle', 'sim.js'),
       '--pty',
       '--radio-events',
+      '--firmware',
+      this.firmware,
       '--time-scale',
       String(this.timeScale),
     ]);
