@@ -240,7 +240,11 @@ test('setup AP: address, dnsmasq lease with the box as router and DNS and option
     assert.is(page.status, 200);
     assert.is(page.body, 'portal /setup');
     assert.ok(inBox('-4', 'addr', 'show', 'dev', 'ethap0').includes('inet 192.168.4.1/24'));
-    assert.match(inBox('link', 'show', 'dev', 'ethap0'), new RegExp(`link/ether ${SOFTAP_MAC}`), "the chip's soft-AP MAC");
+    assert.match(
+      inBox('link', 'show', 'dev', 'ethap0'),
+      new RegExp(`link/ether ${SOFTAP_MAC}`),
+      "the chip's soft-AP MAC",
+    );
     const pidFile = join(dir.path, 'data', 'network', 'setup-ap-dnsmasq.pid');
     const firstPid = Number(readFileSync(pidFile, 'utf8').trim());
     assert.ok(firstPid > 0);
