@@ -8,7 +8,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { writeFileSync } from 'node:fs';
-import { inspect } from 'node:util';
 import { loadConfig } from '../../daemon/config.js';
 import { AdminTool } from '../../daemon/social/admin.js';
 import type { RunningDaemon } from '../helpers/daemon.js';
@@ -23,6 +22,7 @@ import {
 } from '../helpers/virtual-home/index.js';
 import type { NamespaceAgent } from '../helpers/virtual-home/agent-client.js';
 import { launchPhoneBrowser } from '../helpers/virtual-home/browser.js';
+import { rebootChip, until as storyUntil } from '../helpers/virtual-home/story.js';
 
 const SETUP = '192.168.4.1';
 const HOME = { ssid: 'HomeNet', password: 'nestbox-home-2024' };
@@ -80,23 +80,8 @@ const ownerState = async () =>
 const since = (entry: TimelineEntry | undefined) => entry?.at ?? 0;
 const last = (what: string) => [...home.timeline].reverse().find((e) => e.what === what);
 
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined && value !== false) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    if (Date.now() > deadline)
-      throw new Error(
-        `${what}: not within ${timeoutMs} ms${lastError ? ` (${lastError instanceof Error ? lastError.message : inspect(lastError)})` : ''}; timeline: ${home.describeTimeline()}`,
-      );
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+const until = <T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs?: number) =>
+  storyUntil(home, what, probe, timeoutMs);
 
 test('a fresh box starts the setup AP, with its address and a DHCP server on ethap0', async () => {
   await home.waitFor((e) => e.what === 'radio_softap' && e.detail?.active === true, 20_000);
@@ -117,26 +102,12 @@ test('the phone joins the setup AP and gets a lease: the box as router and DNS, 
   assert.is((await home.links.boxLink(BOX_IFACES.ap)).mac, SOFTAP_MAC, "ethap0 carries the chip's soft-AP MAC");
 });
 
-/**
- * The chip reboots (the simulator's reset): the driver's interfaces are made again, bare; once the
- * daemon is back in `state`, both carry the chip's MACs again on their new indexes.
- */
-async function chipReboot(): Promise<{ rebooted: TimelineEntry; recreated: TimelineEntry }> {
-  const before = await home.links.boxLink(BOX_IFACES.ap);
-  const rebooted = home.mark('chip_reboot');
-  await home.simCommand('reset');
-  const recreated = await home.waitFor('interfaces_recreated', 15_000, rebooted.at);
-  assert.is.not(recreated.detail?.ap, before.ifindex, 'a new ethap0');
-  return { rebooted, recreated };
-}
-
 test('the chip reboots in setup mode: the setup AP comes back on the new ethap0 by itself, and the phone gets a lease again', async () => {
   // The machine stays in setup_ap throughout: the soft AP coming back is the sign.
-  const { recreated } = await chipReboot();
+  const { recreated } = await rebootChip(home);
   await home.waitFor((e) => e.what === 'radio_softap' && e.detail?.active === true, 20_000, recreated.at);
-  const rebooted = recreated;
   phoneDhcp = await home.phoneJoin();
-  phoneLease = await phoneDhcp.waitForLease(15_000, rebooted.at);
+  phoneLease = await phoneDhcp.waitForLease(15_000, recreated.at);
   assert.is(phoneLease.router, SETUP);
   assert.is(phoneLease.captivePortal, `http://${SETUP}/setup`);
   const ap = await home.links.boxLink(BOX_IFACES.ap);
@@ -408,8 +379,8 @@ test('the home network drops and returns: the lease goes with it and comes back'
 
 test('the chip reboots while online: the box is online again by itself on the new ethsta0, with its MAC, address and name', async () => {
   const before = await home.links.boxLink(BOX_IFACES.station);
-  const { rebooted, recreated } = await chipReboot();
-  const back = await home.waitFor('state_connected', 30_000, recreated.at);
+  const { recreated } = await rebootChip(home);
+  await home.waitFor('state_connected', 30_000, recreated.at);
   const station = await home.links.boxLink(BOX_IFACES.station);
   assert.is.not(station.ifindex, before.ifindex);
   assert.is(station.mac, STATION_MAC);
@@ -428,7 +399,6 @@ test('the chip reboots while online: the box is online again by itself on the ne
       ).addresses.includes(boxAddress),
     15_000,
   );
-  console.log(`chip reboot → online: ${Math.round(back.at - rebooted.at)} ms`);
 });
 
 test('no DHCP server at home: associated but never connected, degraded with a reason, and the setup AP after the grace period', async () => {
