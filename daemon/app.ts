@@ -173,6 +173,7 @@ export class App {
       device: this.device,
       networks,
       station: network?.station ?? null,
+      chipInterfaces: network,
       log: this.log.child({ component: 'connectivity' }),
       health: (health) => this.health.set('connectivity', health),
       releaseHealth: (health) => this.health.set('firmware_release', health),

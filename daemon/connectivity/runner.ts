@@ -11,6 +11,7 @@ import { CoprocError } from '../coproc/api.js';
 import type { DeviceState, DeviceStateData } from '../device/state.js';
 import type { ComponentHealth } from '../lifecycle/health.js';
 import type { Logger } from '../log/logger.js';
+import { tellChipInterfaces, type ChipInterfaces } from './chip-interfaces.js';
 import { describeDeviceError, type DeviceOperations } from './device-operations.js';
 import { watchConnectOutcome, type ConnectOutcome } from './connect-outcome.js';
 import { classifyConnectRefusal, describeFailure, type ConnectFailure } from './failures.js';
@@ -57,6 +58,8 @@ export interface ConnectivityRunnerOptions {
   station?: StationNetwork | null;
   /** Told the firmware's version (null: it tells none) and generation at every initialisation. */
   firmwareSeen?: (version: string | null, generation: FirmwareInfo['generation']) => void;
+  /** The network layer, told the chip's MACs after every (re)initialisation; absent when it is off. */
+  chipInterfaces?: ChipInterfaces | null;
 }
 
 /** What the machine knows, for those who explain it to people. */
@@ -386,6 +389,7 @@ export class ConnectivityRunner {
     const { client, device, policy } = this.options;
     try {
       const mac = await client.getMac('station');
+      await tellChipInterfaces(client, this.options.chipInterfaces, mac, this.log);
       // Silence is the documented firmware's answer.
       const firmware = await client.detectFirmware(FIRMWARE_PROBE_MS);
       if (firmware.version) this.firmwareVersion = firmware.version.text;

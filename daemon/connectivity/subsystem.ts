@@ -14,6 +14,7 @@ import type { Logger } from '../log/logger.js';
 import type { Db } from '../store/db.js';
 import { getSetting, setSetting } from '../store/settings.js';
 import { CaptiveDns, captiveDnsDuringSetup } from './captive-dns.js';
+import type { ChipInterfaces } from './chip-interfaces.js';
 import { DeviceControl } from './device-control.js';
 import { DeviceOperations } from './device-operations.js';
 import { FirmwareFiles } from './firmware-files.js';
@@ -124,6 +125,8 @@ export interface ConnectivitySubsystemOptions {
   resetter?: ChipResetter | null;
   /** Where the firmware release check reports (/healthz `firmware_release`). */
   releaseHealth?: (health: ComponentHealth) => void;
+  /** The network layer, told the chip's MACs after every (re)initialisation (NESTBOX_NETWORK=on). */
+  chipInterfaces?: ChipInterfaces | null;
 }
 
 export async function startConnectivitySubsystem(
@@ -141,6 +144,7 @@ export async function startConnectivitySubsystem(
     log,
     health: parts.health,
     station: parts.station ?? null,
+    chipInterfaces: parts.chipInterfaces ?? null,
     firmware: parts.firmware === undefined ? otaFirmwareUpdater(parts.client) : parts.firmware,
     firmwareDir: join(config.dataDir, 'firmware'),
     driverRelease: config.espHostedRelease,
