@@ -70,6 +70,9 @@ let lintScript = LINT;
 const LONG_SUITES = [
   'network/virtual-home',
   'network/network-layer',
+  'install/driver',
+  'social/narrow-screens',
+  'network/virtual-home-harness',
   'social/hostile-input',
   'connectivity/scenarios',
   'social/login-throttle',
@@ -78,6 +81,7 @@ const LONG_SUITES = [
   'social/pages-browser',
   'connectivity/setup-label',
   'connectivity/dashboard-login',
+  'mqtt/daemon-chip-reset',
 ];
 
 /** A run without filters, or one naming `lint`, includes the lint check. */
