@@ -9,7 +9,7 @@ import type { Config } from './config.js';
 import type { Logger } from './log/logger.js';
 import { openDatabase, ping, type Db } from './store/db.js';
 import { migrate } from './store/migrate.js';
-import { changeBaseUrl, settleBaseUrl } from './store/base-url.js';
+import { changeBaseUrl, settleDaemonBaseUrl } from './store/base-url.js';
 import { ChallengeResponder } from './reachability/challenges.js';
 import { publicHttp } from './reachability/public-http.js';
 import type { Reachability } from './reachability/index.js';
@@ -25,13 +25,13 @@ import { HttpServer } from './http/server.js';
 import { healthRouter } from './http/health-route.js';
 import { VERSION } from './version.js';
 import { settingsMemory } from './mqtt/memory.js';
-import type { CoprocClientApi } from './coproc/api.js';
 import { NetworksRepo } from './connectivity/networks-repo.js';
 import { startConnectivitySubsystem, type ConnectivityParts } from './connectivity/subsystem.js';
 import { mountConnectivityWeb } from './web/mount.js';
 import { ReachabilityCheck } from './social/onboarding/reachability.js';
 import { openMonitoredLink } from './coproc/monitored-link.js';
-import type { CoprocClient } from './coproc/client.js';
+import type { CoprocLink } from './coproc/link.js';
+import { chipResetterFor } from './coproc/chip-reset.js';
 import { Social } from './social/index.js';
 import { watchInstanceCounts } from './social/instance-counts.js';
 import { Federation, deliveriesQueuedBeforeAnswer } from './social/federation/index.js';
@@ -143,8 +143,8 @@ export class App {
     this.onStop('database', () => db.destroy());
     const { applied } = await migrate(db);
     if (applied.length) log.info('migrations applied', { migrations: applied });
-    // Before any part reads it: links and ids are made from the base URL the instance began with.
-    this.settled = await settleBaseUrl(db, this.options.config);
+    // Before any part reads it: links and ids are made from the instance's one base URL.
+    this.settled = await settleDaemonBaseUrl(db, this.options.config, log);
     log.debug('statistics refreshed', { ms: await refreshStatistics(db) });
     this.health.set('database', { status: 'ok' });
     return db;
@@ -166,21 +166,24 @@ export class App {
 
   /** Connectivity over the link's client: state machine, saved networks, setup AP, captive DNS. */
   private async startConnectivity(
-    client: CoprocClientApi,
+    link: CoprocLink,
     db: Db,
     networks: NetworksRepo,
     http: HttpServer,
   ): Promise<ConnectivityParts> {
     const network = await this.startNetworkLayer(http);
     const { connectivity, stop } = await startConnectivitySubsystem({
-      client,
+      client: link.client,
       config: this.config,
       db,
       device: this.device,
       networks,
       station: network?.station ?? null,
+      chipInterfaces: network,
       log: this.log.child({ component: 'connectivity' }),
       health: (health) => this.health.set('connectivity', health),
+      releaseHealth: (health) => this.health.set('firmware_release', health),
+      resetter: chipResetterFor(this.config.coproc, link, this.config.coprocResetCommand),
     });
     this.onStop('connectivity', stop);
     return connectivity;
@@ -240,15 +243,15 @@ export class App {
   }
 
   /** The coprocessor link, reported in DeviceState and /healthz (coproc/monitored-link.ts). */
-  private startCoprocessor(): CoprocClient {
-    const { client, stop } = openMonitoredLink({
+  private startCoprocessor(): CoprocLink {
+    const { link, stop } = openMonitoredLink({
       config: this.config,
       log: this.log,
       device: this.device,
       health: (health) => this.health.set('coprocessor', health),
     });
     this.onStop('coprocessor', stop);
-    return client;
+    return link;
   }
 
   /** Listens once every route is mounted; returns the URL it listens on. */

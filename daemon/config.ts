@@ -7,6 +7,8 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import cron from 'node-cron';
 import { FIRMWARE_GENERATIONS, type FirmwareGeneration } from './coproc/operations.js';
+import { DEFAULT_RESET_COMMAND } from './coproc/chip-reset.js';
+import { parseRelease } from './coproc/release.js';
 import { LOG_LEVELS, type LogLevel } from './log/logger.js';
 
 export type CoprocTarget =
@@ -42,6 +44,12 @@ export interface Config {
   simFirmware: FirmwareGeneration;
   /** ISO 3166-1 alpha-2 Wi-Fi country for the coprocessor; null leaves the firmware's own. */
   wifiCountry: string | null;
+  /** The ESP-Hosted driver's release (`FG-1.0.0.0.0`); null: the firmware's release is not checked. */
+  espHostedRelease: string | null;
+  /** A coprocessor lost this long (seconds) is reset; 0: never. */
+  coprocResetAfterS: number;
+  /** What resets it (program and arguments, no shell); esps: transport only. */
+  coprocResetCommand: string[];
   mqttUrl: string | null;
   mqttUsername: string | null;
   mqttPassword: string | null;
@@ -344,6 +352,22 @@ const optionalPort: Parser<number | null> = {
 
 export const LETS_ENCRYPT = 'https://acme-v02.api.letsencrypt.org/directory';
 
+const espHostedRelease: Parser<string | null> = {
+  allowed: 'an ESP-Hosted-FG release as the driver names it (FG-1.0.0.0.0), or empty',
+  parse: (raw) =>
+    raw === null || raw === '' ? null : typeof raw === 'string' ? (parseRelease(raw) ?? undefined) : undefined,
+};
+
+const commandLine: Parser<string[]> = {
+  allowed: 'a program (absolute path or name) and its arguments separated by spaces',
+  parse(raw) {
+    const words = typeof raw === 'string' ? raw.trim().split(/\s+/).filter(Boolean) : Array.isArray(raw) ? raw : [];
+    return words.length > 0 && words.every((word) => typeof word === 'string' && word !== '' && !/[\0\n]/.test(word))
+      ? (words as string[])
+      : undefined;
+  },
+};
+
 const attemptLimit: Parser<AttemptLimit> = {
   allowed: 'ATTEMPTS/SECONDS, two whole numbers from 1 to 86400 (e.g. 25/300)',
   parse(raw) {
@@ -382,7 +406,8 @@ export const KEYS: readonly KeySpec[] = [
   ),
   key('httpPort', 'http_port', integer(1, 65535, 'a port number from 1 to 65535'), 8080),
   key('streamingPort', 'streaming_port', integer(1, 65535, 'a port number from 1 to 65535'), 4000),
-  key('baseUrl', 'base_url', BASE_URL, 'http://localhost:8080'),
+  key('hostname', 'hostname', hostLabel, 'nestbox'),
+  key('baseUrl', 'base_url', BASE_URL, (c) => defaultBaseUrl(c.network!, c.hostname!, c.httpPort!)),
   key('streamingUrl', 'streaming_url', streamingUrl('a ws://, wss://, http:// or https:// URL without query'), (c) =>
     deriveStreamingUrl(c.baseUrl!, c.streamingPort!),
   ),
@@ -391,6 +416,9 @@ export const KEYS: readonly KeySpec[] = [
   key('simScenario', 'sim_scenario', oneOf(SIM_SCENARIO_NAMES), 'default'),
   key('simFirmware', 'sim_firmware', oneOf(FIRMWARE_GENERATIONS), 'documented'),
   key('wifiCountry', 'wifi_country', countryCode, null),
+  key('espHostedRelease', 'esp_hosted_release', espHostedRelease, null),
+  key('coprocResetAfterS', 'coproc_reset_after_s', integer(0, 86400), 120),
+  key('coprocResetCommand', 'coproc_reset_command', commandLine, DEFAULT_RESET_COMMAND),
   key('mqttUrl', 'mqtt_url', mqttUrl, null),
   key('mqttUsername', 'mqtt_username', optionalText(), null),
   key('mqttPassword', 'mqtt_password', optionalText(), null),
@@ -421,7 +449,6 @@ export const KEYS: readonly KeySpec[] = [
   key('coprocTimeScale', 'coproc_time_scale', positiveNumber(0.001, 10_000), 1),
   key('staIface', 'sta_iface', interfaceName, 'ethsta0'),
   key('apIface', 'ap_iface', interfaceName, 'ethap0'),
-  key('hostname', 'hostname', hostLabel, 'nestbox'),
   key('setupApAddress', 'setup_ap_address', ipv4Address, (c) => (c.network === 'on' ? '192.168.4.1/24' : null)),
   key('setupDnsPort', 'setup_dns_port', integer(1, 65535, 'a port number from 1 to 65535'), 53),
   key('publicPreview', 'public_preview', boolean, true),
@@ -456,6 +483,16 @@ export const KEYS: readonly KeySpec[] = [
   key('loginLimitAddress', 'login_limit_address', attemptLimit, { limit: 25, periodS: 300 }),
   key('loginLimitAccount', 'login_limit_account', attemptLimit, { limit: 25, periodS: 3600 }),
 ] as KeySpec[];
+
+/**
+ * A developer's machine answers on localhost; a box (network layer on) on the name it announces
+ * over mDNS, so every link it prints or sends works from the home network until the owner gives
+ * a public address.
+ */
+export function defaultBaseUrl(network: NetworkLayer, hostname: string, httpPort: number): string {
+  if (network === 'off') return 'http://localhost:8080';
+  return `http://${hostname}.local${httpPort === 80 ? '' : `:${httpPort}`}`;
+}
 
 function deriveStreamingUrl(baseUrl: string, streamingPort: number): string {
   const url = new URL(baseUrl);

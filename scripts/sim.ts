@@ -4,7 +4,8 @@
  * point the daemon at it with NESTBOX_COPROC=serial:<path> (or esps:<path> with --framing esps).
  * Scenario commands are read from stdin, one per line; each answers one JSON line on stdout.
  * With --radio-events, each radio change is one more JSON line (`{"radio": ...}`), so a harness can
- * play the driver's network interfaces (carrier up on association, down on a disconnect).
+ * play the driver's network interfaces: frames pass while associated / while the soft AP is up, and
+ * both interfaces are re-created when the chip boots (the driver does that on the chip's init event).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,7 +25,9 @@ esp_payload_header frames (NESTBOX_COPROC=serial:<path>); esps is the bare TLV s
 /dev/esps0 (NESTBOX_COPROC=esps:<path>). --time-scale runs the device's clocks N times faster;
 --baud limits the line to a UART's speed; --link chooses the device path. --radio-events adds a
 JSON line per radio change: {"radio":"station","associated":true|false,...},
-{"radio":"softap","active":true|false,...}, {"radio":"softap_station","joined":true|false,"mac":...}.
+{"radio":"softap","active":true|false,...}, {"radio":"softap_station","joined":true|false,"mac":...},
+{"radio":"chip","booted":false,"reason":...} when it goes down and {"radio":"chip","booted":true,
+"macs":{"sta":...,"ap":...}} when it has booted and announced itself.
 Scenarios: ${SIM_SCENARIOS.join(', ')}.
 
 Commands on stdin (one JSON line answers each):
@@ -68,7 +71,13 @@ async function main(argv: string[]): Promise<void> {
   bridge.onData((chunk) => sim.receive(chunk));
   sim.attach((bytes) => bridge.write(bytes));
   process.stdout.write(`PTY ${bridge.path}\n`);
-  if (radioEvents === true) sim.device.on('radio', (change) => process.stdout.write(JSON.stringify(change) + '\n'));
+  if (radioEvents === true) {
+    const print = (line: object) => process.stdout.write(JSON.stringify(line) + '\n');
+    sim.device.on('radio', print);
+    sim.device.on('reset', (reason) => print({ radio: 'chip', booted: false, reason }));
+    // After the link's announcement (registered first): the driver acts on the init event it carries.
+    sim.device.on('boot', () => print({ radio: 'chip', booted: true, macs: sim.device.snapshot().macs }));
+  }
   sim.powerOn();
 
   let stopping = false;

@@ -10,36 +10,69 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const testRoot = join(root, 'dist', 'test');
+/** Where the compiled suites are and where their TypeScript is; a test of this runner points both at a folder of its own. */
+const DEFAULT_LAYOUT = { tests: join(root, 'dist', 'test'), sources: join(root, 'test') };
 const concurrency = Number(process.env.TEST_CONCURRENCY) || Math.max(2, Math.min(4, cpus().length + 1));
 const FILE_TIMEOUT_MS = Number(process.env.TEST_FILE_TIMEOUT_MS) || 180_000;
 // Type-aware ESLint over the whole tree is one long single-threaded job; a busy machine stretches it.
 const LINT_TIMEOUT_MS = Number(process.env.TEST_LINT_TIMEOUT_MS) || 600_000;
 // Makes an error in a before/after hook visible (uvu itself drops it).
-const loudHooks = join(testRoot, 'helpers', 'loud-hooks.js');
+const loudHooks = join(DEFAULT_LAYOUT.tests, 'helpers', 'loud-hooks.js');
 
 /** The TypeScript a compiled test came from: a test whose source is gone (renamed, merged) is not run. */
-function sourceOf(compiled) {
-  return join(root, relative(join(root, 'dist'), compiled)).replace(/\.js$/, '.ts');
+function sourceOf(compiled, layout) {
+  return join(layout.sources, relative(layout.tests, compiled)).replace(/\.js$/, '.ts');
 }
 
-function findTests(dir) {
+function findTests(dir, layout) {
   let out = [];
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
     if (name === 'helpers') continue;
-    if (statSync(path).isDirectory()) out = out.concat(findTests(path));
-    else if (name.endsWith('.test.js') && existsSync(sourceOf(path))) out.push(path);
+    if (statSync(path).isDirectory()) out = out.concat(findTests(path, layout));
+    else if (name.endsWith('.test.js') && existsSync(sourceOf(path, layout))) out.push(path);
   }
   return out;
 }
 
+/** The processes a run has going (suites, and the lint check's process group), for an interrupted run to stop. */
+const running = new Set();
+
+/** Signals a process, or a whole group (negative pid); one that has already ended is not an error. */
+function signal(pid, name) {
+  try {
+    process.kill(pid, name);
+  } catch (error) {
+    if (error.code !== 'ESRCH') throw error;
+  }
+}
+
+/**
+ * On SIGINT or SIGTERM: stops every suite still running and the lint check's group (which a Ctrl-C
+ * at the terminal does not reach), says so on the summary line, and exits 130 or 143.
+ */
+export function stopOnInterrupt() {
+  for (const [name, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ])
+    process.on(name, () => {
+      for (const child of running) signal(child.detached ? -child.pid : child.pid, 'SIGTERM');
+      process.stdout.write(`\n0 passed, 1 failed (interrupted by ${name})\n`);
+      process.exit(code);
+    });
+}
+
 const LINT = join(root, 'scripts', 'lint.mjs');
+let lintScript = LINT;
 // The longest suites start first, so that a run does not end
 // with one core waiting on a long suite begun last.
 const LONG_SUITES = [
   'network/virtual-home',
   'network/network-layer',
+  'install/driver',
+  'social/narrow-screens',
+  'network/virtual-home-harness',
   'social/hostile-input',
   'connectivity/scenarios',
   'social/login-throttle',
@@ -48,11 +81,8 @@ const LONG_SUITES = [
   'social/pages-browser',
   'connectivity/setup-label',
   'connectivity/dashboard-login',
+  'mqtt/daemon-chip-reset',
 ];
-const rank = (file) => {
-  const index = LONG_SUITES.findIndex((name) => relative(testRoot, file).startsWith(name));
-  return index === -1 ? LONG_SUITES.length : index;
-};
 
 /** A run without filters, or one naming `lint`, includes the lint check. */
 export function wantsLint(filters) {
@@ -63,26 +93,30 @@ export function wantsLint(filters) {
  * Starts the lint check now; resolves with its outcome (never rejects). Its `stop()` ends it, for a
  * run that fails before the suites begin.
  */
-export function startLint() {
+export function startLint(script = LINT) {
+  lintScript = script;
   let child = null;
-  const result = runFile(LINT, (started) => (child = started));
+  const result = runFile(script, (started) => (child = started));
   // Its own process group (see runFile): ESLint and Prettier run as its children.
   result.stop = () => {
-    if (child?.pid) process.kill(-child.pid, 'SIGTERM');
+    if (child?.pid) signal(-child.pid, 'SIGTERM');
   };
   return result;
 }
 
 function runFile(file, onSpawn = () => undefined) {
-  const args = file === LINT ? [LINT] : ['--enable-source-maps', '--import', loudHooks, file];
+  const isLint = file === lintScript;
+  const args = isLint ? [file] : ['--enable-source-maps', '--import', loudHooks, file];
   return new Promise((resolve) => {
     const started = Date.now();
     const child = spawn(process.execPath, args, {
       cwd: root,
       env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
       stdio: ['ignore', 'pipe', 'pipe'],
-      detached: file === LINT,
+      detached: isLint,
     });
+    child.detached = isLint;
+    running.add(child);
     onSpawn(child);
     let output = '';
     child.stdout.on('data', (chunk) => {
@@ -91,12 +125,13 @@ function runFile(file, onSpawn = () => undefined) {
     child.stderr.on('data', (chunk) => {
       output += chunk;
     });
-    const timeoutMs = file === LINT ? LINT_TIMEOUT_MS : FILE_TIMEOUT_MS;
+    const timeoutMs = isLint ? LINT_TIMEOUT_MS : FILE_TIMEOUT_MS;
     const timer = setTimeout(() => {
       output += `\n[run-tests] ${relative(root, file)} timed out after ${timeoutMs / 1000} s\n`;
       child.kill('SIGKILL');
     }, timeoutMs);
     child.on('close', (code, signal) => {
+      running.delete(child);
       clearTimeout(timer);
       resolve({ file, code, signal, output, ms: Date.now() - started });
     });
@@ -105,7 +140,8 @@ function runFile(file, onSpawn = () => undefined) {
 
 // uvu prints "Total: N", "Passed: N" and "Skipped: N" once per process; lint is one check.
 function count(result) {
-  if (result.file === LINT) return { passed: result.code === 0 ? 1 : 0, failed: result.code === 0 ? 0 : 1, skipped: 0 };
+  if (result.file === lintScript)
+    return { passed: result.code === 0 ? 1 : 0, failed: result.code === 0 ? 0 : 1, skipped: 0 };
   const number = (label) => {
     const match = new RegExp(`^\\s*${label}:\\s+(\\d+)`, 'm').exec(result.output);
     return match ? Number(match[1]) : null;
@@ -119,13 +155,13 @@ function count(result) {
   return { passed, failed, skipped };
 }
 
-function report(result, totals) {
+function report(result, totals, layout) {
   const counts = count(result);
   totals.passed += counts.passed;
   totals.failed += counts.failed;
   totals.skipped += counts.skipped;
   if (counts.failed) totals.failures.push(relative(root, result.file));
-  const name = result.file === LINT ? 'lint (eslint, prettier --check)' : relative(testRoot, result.file);
+  const name = result.file === lintScript ? 'lint (eslint, prettier --check)' : relative(layout.tests, result.file);
   process.stdout.write(
     `\n── ${name} (${(result.ms / 1000).toFixed(1)} s)${counts.failed ? ' FAILED' : ''}\n${result.output.trimEnd()}\n`,
   );
@@ -135,19 +171,23 @@ function report(result, totals) {
  * Runs the suites the filters pick, beside `lint` (a started lint check, or null), prints every
  * result and the summary line, and returns the exit code.
  */
-export async function runSuites(filters, lint) {
-  const files = findTests(testRoot)
-    .filter((file) => filters.length === 0 || filters.some((f) => relative(testRoot, file).includes(f)))
+export async function runSuites(filters, lint, layout = DEFAULT_LAYOUT) {
+  const files = findTests(layout.tests, layout)
+    .filter((file) => filters.length === 0 || filters.some((f) => relative(layout.tests, file).includes(f)))
     .sort();
+  const rank = (file) => {
+    const index = LONG_SUITES.findIndex((name) => relative(layout.tests, file).startsWith(name));
+    return index === -1 ? LONG_SUITES.length : index;
+  };
   const queue = [...files].sort((a, b) => rank(a) - rank(b));
   const totals = { passed: 0, failed: 0, skipped: 0, failures: [] };
   const worker = async () => {
-    for (let file = queue.shift(); file; file = queue.shift()) report(await runFile(file), totals);
+    for (let file = queue.shift(); file; file = queue.shift()) report(await runFile(file), totals, layout);
   };
   const started = Date.now();
   await Promise.all([
     ...Array.from({ length: Math.min(concurrency, queue.length) }, worker),
-    lint?.then((result) => report(result, totals)),
+    lint?.then((result) => report(result, totals, layout)),
   ]);
   if (files.length === 0 && !lint) {
     process.stdout.write('no test files matched\n');

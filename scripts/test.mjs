@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runSuites, startLint, wantsLint } from './test-suites.mjs';
+import { runSuites, startLint, stopOnInterrupt, wantsLint } from './test-suites.mjs';
 
 const scripts = dirname(fileURLToPath(import.meta.url));
 const filters = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
@@ -26,12 +26,7 @@ function step(script, ...args) {
   });
 }
 
-// The lint runs in its own process group, which a Ctrl-C at the terminal does not reach.
-for (const signal of ['SIGINT', 'SIGTERM'])
-  process.on(signal, () => {
-    lint?.stop();
-    process.exit(1);
-  });
+stopOnInterrupt();
 
 await step('install-test-packages.mjs');
 await step('setup.mjs', '--packages-only');

@@ -203,6 +203,31 @@ test('a port out of range is refused', () => {
   rejects({ env: { NESTBOX_STREAMING_PORT: '0' } }, 'NESTBOX_STREAMING_PORT');
 });
 
+test('chip recovery and the driver release: defaults, accepted values, refused ones', () => {
+  const defaults = loadConfig({ env: {} });
+  assert.is(defaults.espHostedRelease, null);
+  assert.is(defaults.coprocResetAfterS, 120);
+  assert.equal(defaults.coprocResetCommand, ['systemctl', 'reload', 'esp-hosted.service']);
+  const set = loadConfig({
+    env: {
+      NESTBOX_ESP_HOSTED_RELEASE: 'FG-1.0.3.0.0',
+      NESTBOX_COPROC_RESET_AFTER_S: '0',
+      NESTBOX_COPROC_RESET_COMMAND: '  /usr/local/bin/reset-chip  --now ',
+    },
+  });
+  assert.is(set.espHostedRelease, 'FG-1.0.3.0.0');
+  assert.is(set.coprocResetAfterS, 0);
+  assert.equal(set.coprocResetCommand, ['/usr/local/bin/reset-chip', '--now']);
+  for (const value of ['1.0.3.0.0', 'FG-1.0.3', 'fg-1.0.3.0.0', 'FG-1.0.3.0.0-rc1', 'v1.0.0'])
+    assert.match(
+      rejects({ env: { NESTBOX_ESP_HOSTED_RELEASE: value } }, 'NESTBOX_ESP_HOSTED_RELEASE').message,
+      /FG-1\.0\.0\.0\.0/,
+    );
+  for (const value of ['-1', '86401', '2.5', 'soon'])
+    rejects({ env: { NESTBOX_COPROC_RESET_AFTER_S: value } }, 'NESTBOX_COPROC_RESET_AFTER_S');
+  rejects({ env: { NESTBOX_COPROC_RESET_COMMAND: '   ' } }, 'NESTBOX_COPROC_RESET_COMMAND');
+});
+
 test('an unparsable NESTBOX_COPROC is refused', () => {
   for (const value of [
     'serial',

@@ -47,7 +47,7 @@ test('the launcher execs Node on the entry with glibc malloc and V8 heap growth 
     );
     const [heapGrowth, semiSpace, entry, ...rest] = args.split(' ');
     assert.is(heapGrowth, '--heap-growing-percent=50');
-    assert.is(semiSpace, '--max-semi-space-size=2');
+    assert.is(semiSpace, '--max-semi-space-size=8');
     assert.is(resolve(entry), join(DIST, 'bundle', 'entry.cjs'));
     assert.equal(rest, ['--config', 'site.json']);
   } finally {

@@ -6,6 +6,7 @@
  */
 import type { CoprocClientApi } from '../coproc/api.js';
 import { OtaUpdate } from '../coproc/ota.js';
+import { imageReleaseRefusal } from '../coproc/release.js';
 import type { DeviceState } from '../device/state.js';
 import type { Logger } from '../log/logger.js';
 import { CommandError, deviceLostError } from './command-error.js';
@@ -28,6 +29,13 @@ export interface FirmwareUpdateOptions {
   /** The owner's firmware files, the source of an install asked without an image. */
   files: FirmwareFiles;
   log: Logger;
+  /** The driver's release (NESTBOX_ESP_HOSTED_RELEASE): an image of another one is refused unless forced. */
+  driverRelease?: string | null;
+}
+
+export interface StartOptions {
+  /** Write an image of another release than the driver's anyway (the owner rebuilds the driver). */
+  force?: boolean;
 }
 
 /** What an install of the newest firmware file started with. */
@@ -57,10 +65,16 @@ export class FirmwareUpdate {
     return { file: file.name, version: file.info.version, bytes: file.image.length };
   }
 
-  /** Starts writing `image` and returns at once; the outcome is in DeviceState `coprocessor.ota`. */
-  async start(image: Uint8Array): Promise<void> {
-    const { updater, device, runner, operations, log } = this.options;
+  /**
+   * Starts writing `image` and returns at once; the outcome is in DeviceState `coprocessor.ota`.
+   * An image of another release than the driver's is refused before anything is written.
+   */
+  async start(image: Uint8Array, options: StartOptions = {}): Promise<void> {
+    const { updater, device, runner, operations, log, driverRelease } = this.options;
     if (!updater) throw new CommandError('unavailable', 'Firmware updates are not available on this link');
+    const refusal = driverRelease ? imageReleaseRefusal(image, driverRelease) : null;
+    if (refusal && !options.force) throw new CommandError('invalid', refusal);
+    if (refusal) log.warn("firmware of another release than the driver written on the owner's demand", { refusal });
     if (this.running) throw new CommandError('busy', 'A firmware update is already running');
     if (runner.deviceLost) throw deviceLostError();
     this.running = true;

@@ -495,11 +495,18 @@ export class ConnectivityMachine {
     return this.disconnectedSince + this.policy.fallbackAfterMs;
   }
 
-  /** When setup mode may end; null while a phone is on the AP or the owner's hold lasts. */
+  /**
+   * When setup mode may end once online: after the connection was stable and, while a phone is on
+   * the AP, once the portal has had no request from the AP side for portalIdleMs. A phone merely
+   * associated does not hold it (phones re-join networks they know, and the setup network's key is
+   * on the label); a person using the portal does. Null while the owner's hold lasts.
+   */
   private stableDeadline(): number | null {
     if (this.station !== 'up' || !this.setupWanted || this.connectedSince === null) return null;
-    if (this.phones > 0 || this.forcedUntil !== null) return null;
-    return this.connectedSince + this.policy.stableMs;
+    if (this.forcedUntil !== null) return null;
+    const stable = this.connectedSince + this.policy.stableMs;
+    if (this.phones === 0 || this.portalUsedAt === null) return stable;
+    return Math.max(stable, this.portalUsedAt + this.policy.portalIdleMs);
   }
 
   private leaseDeadline(): number | null {
@@ -539,7 +546,10 @@ export class ConnectivityMachine {
     if (stable !== null && now >= stable) {
       this.setupWanted = false;
       this.setupReason = null;
-      this.cause = `connection stable for ${this.policy.stableMs} ms`;
+      this.cause =
+        this.phones > 0
+          ? 'connection stable; nobody is using the setup portal'
+          : `connection stable for ${this.policy.stableMs} ms`;
     }
     if (this.stationsPollAt !== null && now >= this.stationsPollAt && this.softAp === 'on') {
       this.effects.push({ type: 'pollStations', epoch: this.epoch });

@@ -11,6 +11,7 @@ import { CoprocError } from '../coproc/api.js';
 import type { DeviceState, DeviceStateData } from '../device/state.js';
 import type { ComponentHealth } from '../lifecycle/health.js';
 import type { Logger } from '../log/logger.js';
+import { tellChipInterfaces, type ChipInterfaces } from './chip-interfaces.js';
 import { describeDeviceError, type DeviceOperations } from './device-operations.js';
 import { watchConnectOutcome, type ConnectOutcome } from './connect-outcome.js';
 import { classifyConnectRefusal, describeFailure, type ConnectFailure } from './failures.js';
@@ -22,18 +23,10 @@ import type { RadioSettings } from './radio-settings.js';
 import type { RecentScan } from './recent-scan.js';
 import { pickSetupChannel } from './scan-list.js';
 import { setupApSsid } from './setup-identity.js';
+import { followSoftApStations } from './softap-stations.js';
+import { realClock, type ConnectivityClock } from './clock.js';
 
-export interface ConnectivityClock {
-  now(): number;
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-const realClock: ConnectivityClock = {
-  now: () => Date.now(),
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
-};
+export type { ConnectivityClock } from './clock.js';
 
 /**
  * The station interface as the network layer runs it (NESTBOX_NETWORK=on): told when the station
@@ -63,6 +56,10 @@ export interface ConnectivityRunnerOptions {
   health?: (health: ComponentHealth) => void;
   /** The network layer's station side; absent when the layer is off (association is online). */
   station?: StationNetwork | null;
+  /** Told the firmware's version (null: it tells none) and generation at every initialisation. */
+  firmwareSeen?: (version: string | null, generation: FirmwareInfo['generation']) => void;
+  /** The network layer, told the chip's MACs after every (re)initialisation; absent when it is off. */
+  chipInterfaces?: ChipInterfaces | null;
 }
 
 /** What the machine knows, for those who explain it to people. */
@@ -185,7 +182,11 @@ export class ConnectivityRunner {
       if (ssidBytes && (station === 'up' || station === 'associated')) this.firmwareRetrying = ssidBytes;
       this.dispatch({ type: 'stationDisconnected', reason });
     });
-    this.listen('softApStationDisconnected', () => this.dispatch({ type: 'softApStationLeft' }));
+    followSoftApStations(
+      (event, listener) => this.listen(event, listener),
+      device,
+      (input) => this.dispatch(input),
+    );
     this.listen('link', ({ up, reason }: { up: boolean; reason?: string }) => {
       device.update({ coprocessor: { link: up ? 'up' : 'down' } });
       this.dispatch({ type: 'link', up, reason });
@@ -388,6 +389,7 @@ export class ConnectivityRunner {
     const { client, device, policy } = this.options;
     try {
       const mac = await client.getMac('station');
+      await tellChipInterfaces(client, this.options.chipInterfaces, mac, this.log);
       // Silence is the documented firmware's answer.
       const firmware = await client.detectFirmware(FIRMWARE_PROBE_MS);
       if (firmware.version) this.firmwareVersion = firmware.version.text;
@@ -404,6 +406,7 @@ export class ConnectivityRunner {
           firmware_version: this.firmwareVersion,
         },
       });
+      this.options.firmwareSeen?.(this.firmwareVersion, generation);
       if (generation === 'current' && policy.wifiCountry)
         await client
           .setCountryCode(policy.wifiCountry)

@@ -14,6 +14,7 @@ import type { Logger } from '../log/logger.js';
 import type { Db } from '../store/db.js';
 import { getSetting, setSetting } from '../store/settings.js';
 import { CaptiveDns, captiveDnsDuringSetup } from './captive-dns.js';
+import type { ChipInterfaces } from './chip-interfaces.js';
 import { DeviceControl } from './device-control.js';
 import { DeviceOperations } from './device-operations.js';
 import { FirmwareFiles } from './firmware-files.js';
@@ -24,11 +25,16 @@ import { RadioSettings, type DeviceSettingsStore } from './radio-settings.js';
 import { RecentScan } from './recent-scan.js';
 import { ConnectivityRunner, type ConnectivityRunnerOptions, type StationNetwork } from './runner.js';
 import { SetupPortal } from './setup-portal.js';
+import { ChipRecovery, RESET_WINDOW_MS } from './chip-recovery.js';
+import { ReleaseCheck } from './release-check.js';
+import { realClock } from './clock.js';
+import type { ChipResetter } from '../coproc/chip-reset.js';
 import { loadSetupPassphrase, rememberSetupApName } from './setup-identity.js';
 
 /** The parts as the outputs use them: web routes, MQTT commands. */
 export interface ConnectivityParts {
   runner: ConnectivityRunner;
+  recovery: ChipRecovery;
   portal: SetupPortal;
   commands: DeviceControl;
   firmware: FirmwareUpdate;
@@ -36,24 +42,66 @@ export interface ConnectivityParts {
 }
 
 /** What the runner needs from outside, plus the owner's settings store and the OTA engine. */
-export type ConnectivityOptions = Omit<ConnectivityRunnerOptions, 'operations' | 'scan' | 'radio'> & {
+export type ConnectivityOptions = Omit<ConnectivityRunnerOptions, 'operations' | 'scan' | 'radio' | 'firmwareSeen'> & {
   settings: DeviceSettingsStore;
   firmware: FirmwareUpdater | null;
   /** The owner's firmware files (`<data dir>/firmware`); absent or null: none. */
   firmwareDir?: string | null;
+  /** The driver's release (NESTBOX_ESP_HOSTED_RELEASE); null or absent: not checked. */
+  driverRelease?: string | null;
+  /** Where the release check reports (/healthz `firmware_release`). */
+  releaseHealth?: (health: ComponentHealth) => void;
+  /** How a lost chip is reset; absent: never (a loss is only logged). */
+  reset?: ChipResetPolicy | null;
 };
 
+/** The chip reset as the configuration asks for it (times in real ms, already time-scaled). */
+export interface ChipResetPolicy {
+  resetter: ChipResetter | null;
+  afterMs: number;
+  windowMs: number;
+}
+
 export function buildConnectivity(options: ConnectivityOptions): ConnectivityParts {
-  const { settings, firmware: updater, firmwareDir, ...runnerOptions } = options;
+  const { settings, firmware: updater, firmwareDir, driverRelease, releaseHealth, reset, ...runnerOptions } = options;
   const { client, device, networks, log } = options;
   const operations = new DeviceOperations();
   const scan = new RecentScan(client, log, device);
   const radio = new RadioSettings(settings, log);
-  const runner = new ConnectivityRunner({ ...runnerOptions, operations, scan, radio });
+  const release = new ReleaseCheck({ driver: driverRelease ?? null, device, log, health: releaseHealth });
+  const recovery = new ChipRecovery({
+    resetter: reset?.resetter ?? null,
+    afterMs: reset?.afterMs ?? Infinity,
+    windowMs: reset?.windowMs ?? RESET_WINDOW_MS,
+    device,
+    log: log.child({ part: 'chip-recovery' }),
+    clock: options.clock ?? realClock,
+  });
+  const runner = new ConnectivityRunner({
+    ...runnerOptions,
+    operations,
+    scan,
+    radio,
+    firmwareSeen: (version, generation) => release.firmwareSeen(version, generation),
+    // The runner reports its health after every step: the moment to see whether the chip is lost.
+    health: (health) => {
+      options.health?.(health);
+      recovery.observe(runner.deviceLost);
+    },
+  });
   const firmwareFiles = new FirmwareFiles({ dir: firmwareDir ?? null, device, log });
-  const firmware = new FirmwareUpdate({ updater, device, runner, operations, files: firmwareFiles, log });
+  const firmware = new FirmwareUpdate({
+    updater,
+    device,
+    runner,
+    operations,
+    files: firmwareFiles,
+    log,
+    driverRelease: driverRelease ?? null,
+  });
   return {
     runner,
+    recovery,
     portal: new SetupPortal({ runner, networks, scan, device, setupPassphrase: options.setupPassphrase, log }),
     commands: new DeviceControl({ client, device, runner, operations, scan, radio, firmware, log }),
     firmware,
@@ -73,6 +121,12 @@ export interface ConnectivitySubsystemOptions {
   firmware?: FirmwareUpdater | null;
   /** The network layer's station (NESTBOX_NETWORK=on); it also runs the captive DNS then. */
   station?: StationNetwork | null;
+  /** How this link resets a lost chip (null: it cannot); the timings come from the config. */
+  resetter?: ChipResetter | null;
+  /** Where the firmware release check reports (/healthz `firmware_release`). */
+  releaseHealth?: (health: ComponentHealth) => void;
+  /** The network layer, told the chip's MACs after every (re)initialisation (NESTBOX_NETWORK=on). */
+  chipInterfaces?: ChipInterfaces | null;
 }
 
 export async function startConnectivitySubsystem(
@@ -90,8 +144,12 @@ export async function startConnectivitySubsystem(
     log,
     health: parts.health,
     station: parts.station ?? null,
+    chipInterfaces: parts.chipInterfaces ?? null,
     firmware: parts.firmware === undefined ? otaFirmwareUpdater(parts.client) : parts.firmware,
     firmwareDir: join(config.dataDir, 'firmware'),
+    driverRelease: config.espHostedRelease,
+    releaseHealth: parts.releaseHealth,
+    reset: chipResetPolicy(config, parts.resetter ?? null),
   });
   await connectivity.firmwareFiles.refresh();
   // Never the key itself: the owner reads it on the label (npm run admin -- label) or the dashboard.
@@ -113,8 +171,19 @@ export async function startConnectivitySubsystem(
     connectivity,
     async stop() {
       forgetApName();
+      connectivity.recovery.stop();
       await stopDns();
       await connectivity.runner.stop();
     },
+  };
+}
+
+/** NESTBOX_COPROC_RESET_AFTER_S (0: never) and the 10-minute window, both on the device's time scale. */
+export function chipResetPolicy(config: Config, resetter: ChipResetter | null): ChipResetPolicy | null {
+  if (config.coprocResetAfterS === 0) return null;
+  return {
+    resetter,
+    afterMs: (config.coprocResetAfterS * 1000) / config.coprocTimeScale,
+    windowMs: RESET_WINDOW_MS / config.coprocTimeScale,
   };
 }

@@ -88,7 +88,8 @@ export interface VendorIe {
 }
 
 /** Why an operation failed: the device said no (`device`), said nothing, or the link is down. */
-export type CoprocErrorKind = 'device' | 'timeout' | 'link_down' | 'invalid';
+/** `truncated`: the answer lost bytes on the way (the esps driver's receive ring overflowed). */
+export type CoprocErrorKind = 'device' | 'timeout' | 'link_down' | 'invalid' | 'truncated';
 
 export class CoprocError extends Error {
   constructor(

@@ -264,7 +264,16 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
   }
 
   async scan(): Promise<ScanEntry[]> {
-    const { entries } = await this.run('scan');
+    const { entries, count } = await this.run('scan');
+    // The firmware counts every entry it sends (slave_control.c, req_get_ap_scan_list_handler).
+    const received = (entries as Body[] | undefined)?.length ?? 0;
+    if (count !== undefined && Number(count) !== received)
+      throw new CoprocError(
+        'scan',
+        'truncated',
+        null,
+        `GetAPScanList: ${received} of ${Number(count)} networks arrived`,
+      );
     return ((entries as Body[] | undefined) ?? []).map((entry) => {
       const ssidBytes = bytesOf(entry.ssid);
       return {
@@ -583,6 +592,8 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
         bytes: data.length,
         error: (error as DecodeError).message,
       });
+      // Answers come only to requests: a damaged one is the awaited answer (bytes lost in between).
+      if (endpoint === 'ctrlResp') this.failDamaged(`an undecodable answer of ${data.length} bytes`);
       return;
     }
     if (message.unknownFields > 0) {
@@ -709,6 +720,14 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
     pending.reject(new CoprocError(pending.spec.name, 'invalid', null, `${pending.spec.protocolName}: ${reason}`));
   }
 
+  private failDamaged(detail: string): void {
+    const pending = this.inflight;
+    if (!pending) return;
+    this.settle(pending);
+    const message = `${pending.spec.protocolName}: the answer was cut short (${detail})`;
+    pending.reject(new CoprocError(pending.spec.name, 'truncated', null, message));
+  }
+
   private onUnknown(message: CtrlMessage, what: string): void {
     this.stats.unknownMessages += 1;
     this.log.info('skipped a coprocessor message', { reason: what, msg_type: message.msgType, msg_id: message.msgId });
@@ -717,6 +736,9 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
   private onFault(fault: FrameFault, detail: string): void {
     if (fault === 'bad_checksum') this.stats.badChecksums += 1;
     else this.stats.badFrames += 1;
+    // A frame cut short while an answer is awaited is that answer (esp_serial.c drops what does not
+    // fit its 8 KiB ring, "RB full"): fail it now, never parse it, rather than wait for the timeout.
+    if (fault === 'truncated') this.failDamaged(detail);
     this.logFault('bad bytes on the coprocessor link', { fault, detail });
   }
 

@@ -4,7 +4,7 @@ import type { Logger } from '../log/logger.js';
 import { CoprocClient } from './client.js';
 import type { OperationName } from './operations.js';
 import type { SimulatorOptions, Simulator } from './sim/index.js';
-import { createTransport } from './transport/index.js';
+import { createTransport, type Transport } from './transport/index.js';
 import type { BackoffOptions } from './transport/types.js';
 
 export interface OpenLinkOptions extends BackoffOptions {
@@ -16,6 +16,8 @@ export interface OpenLinkOptions extends BackoffOptions {
 export interface CoprocLink {
   client: CoprocClient;
   simulator: Simulator | null;
+  /** The transport under the client: a chip reset frees its device through it. */
+  transport: Transport;
 }
 
 export function openCoprocLink(target: CoprocTarget, options: OpenLinkOptions): CoprocLink {
@@ -28,7 +30,7 @@ export function openCoprocLink(target: CoprocTarget, options: OpenLinkOptions): 
   });
   const client = new CoprocClient({ transport, framing, log, timeouts: options.timeouts });
   client.start();
-  return { client, simulator };
+  return { client, simulator, transport };
 }
 
 /** Resolves when the link is up (at once if it is), or rejects after `timeoutMs`. */

@@ -8,8 +8,7 @@ import type { DeviceState } from '../device/state.js';
 import type { ComponentHealth } from '../lifecycle/health.js';
 import type { Logger } from '../log/logger.js';
 import { CoprocError } from './api.js';
-import type { CoprocClient } from './client.js';
-import { openCoprocLink } from './link.js';
+import { openCoprocLink, type CoprocLink } from './link.js';
 
 /** How long after the link opens the daemon first asks the coprocessor something. */
 const PROBE_DELAY_MS = 1000;
@@ -23,13 +22,14 @@ export interface MonitoredLinkOptions {
 }
 
 export function openMonitoredLink({ config, log, device, health }: MonitoredLinkOptions): {
-  client: CoprocClient;
+  link: CoprocLink;
   stop: () => Promise<void> | void;
 } {
-  const { client } = openCoprocLink(config.coproc, {
+  const link = openCoprocLink(config.coproc, {
     log,
     sim: { timeScale: config.coprocTimeScale, scenario: config.simScenario, firmware: config.simFirmware },
   });
+  const client = link.client;
   health({ status: 'starting', detail: `opening ${client.description}` });
   let probe: NodeJS.Timeout | null = null;
   const answered = () => health({ status: 'ok' });
@@ -52,7 +52,7 @@ export function openMonitoredLink({ config, log, device, health }: MonitoredLink
   client.on('devInit', answered);
   client.on('answering', ({ answering }) => (answering ? answered() : silent()));
   return {
-    client,
+    link,
     stop: () => {
       if (probe) clearTimeout(probe);
       return client.close();

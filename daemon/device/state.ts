@@ -73,6 +73,39 @@ export interface CoprocessorState {
   ota: OtaState;
   /** The newest firmware image the owner put on the box (data/firmware/ or the dashboard); null when none. */
   firmware_file: FirmwareFileState | null;
+  /** Resets the daemon made of a chip that stopped answering, since start. */
+  resets: number;
+  /** The last of them (or the last try); null before any. */
+  last_reset: ChipResetState | null;
+  /** The running firmware's release against the driver's (NESTBOX_ESP_HOSTED_RELEASE). */
+  release: ReleaseState;
+}
+
+export interface ChipResetState {
+  at: string;
+  /** Why, in words: how long the chip had not answered. */
+  reason: string;
+  /** `module_reload` (esps:, through esp-hosted.service) or `simulator` (sim). */
+  method: string;
+  ok: boolean;
+  /** What went wrong when it did not work (the command's exit and message). */
+  error: string | null;
+}
+
+/**
+ * `off`: no driver release configured; `unknown`: the firmware does not tell its release (the
+ * documented generation) or has not answered yet; `match` / `mismatch`: compared as the driver does.
+ */
+export type ReleaseStatus = 'off' | 'unknown' | 'match' | 'mismatch';
+
+export interface ReleaseState {
+  status: ReleaseStatus;
+  /** NESTBOX_ESP_HOSTED_RELEASE, e.g. "FG-1.0.0.0.0"; null when not configured. */
+  driver: string | null;
+  /** The release the running firmware reports; null when it reports none. */
+  firmware: string | null;
+  /** What to do about a mismatch, in words; null otherwise. */
+  detail: string | null;
 }
 
 export interface FirmwareFileState {
@@ -191,6 +224,9 @@ export function initialDeviceState(version: string, transport: string, now = new
       firmware_generation: null,
       ota: { phase: 'idle', bytes: 0, total: 0, percent: 0, error: null },
       firmware_file: null,
+      resets: 0,
+      last_reset: null,
+      release: { status: 'off', driver: null, firmware: null, detail: null },
     },
     scan: { at: null, networks: [] },
     instance: { accounts: 0, statuses: 0, pending_follow_requests: 0, unread_notifications: 0 },

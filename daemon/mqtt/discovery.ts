@@ -151,6 +151,27 @@ function components(
       ...diagnostic,
       value_template: onWhen('value_json.coprocessor.responding'),
     },
+    coprocessor_resets: {
+      p: 'sensor',
+      name: 'Coprocessor resets',
+      icon: 'mdi:restart-alert',
+      state_class: 'total_increasing',
+      ...diagnostic,
+      value_template: value('coprocessor.resets'),
+      json_attributes_topic: topics.state,
+      json_attributes_template: "{{ {'last_reset': value_json.coprocessor.last_reset} | to_json }}",
+    },
+    // On when the firmware is of another release than the driver's (which then refuses it).
+    firmware_release: {
+      p: 'binary_sensor',
+      name: 'Firmware release',
+      device_class: 'problem',
+      ...diagnostic,
+      value_template: onWhen("value_json.coprocessor.release.status == 'mismatch'"),
+      json_attributes_topic: topics.state,
+      json_attributes_template:
+        "{{ {'driver': value_json.coprocessor.release.driver, 'firmware': value_json.coprocessor.release.firmware, 'detail': value_json.coprocessor.release.detail} | to_json }}",
+    },
     tx_power_level: {
       p: 'select',
       name: 'Transmit power (dBm)',

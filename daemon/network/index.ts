@@ -2,13 +2,18 @@
  * The network layer (NESTBOX_NETWORK=on): the box's two interfaces carried out with real system
  * tools, as the connectivity runner decides. The station (DHCP client), the setup AP (address,
  * captive DNS, port-80 portal, dnsmasq) and mDNS report into one health component, `network`.
+ * The driver's interfaces come and go with the chip (a reboot re-creates them bare): the kernel's
+ * word on that (interface-watch.ts) and the chip's MACs after each of its initialisations have both
+ * interfaces set up again.
  */
 import { join } from 'node:path';
 import type { Config } from '../config.js';
+import type { ChipInterfaces, ChipMacs } from '../connectivity/chip-interfaces.js';
 import { CaptiveDns } from '../connectivity/captive-dns.js';
 import type { DeviceState } from '../device/state.js';
 import type { ComponentHealth } from '../lifecycle/health.js';
 import type { Logger } from '../log/logger.js';
+import { InterfaceWatch } from './interface-watch.js';
 import { IpTool } from './ip.js';
 import { MdnsAnnouncer } from './mdns.js';
 import { NetworkHealth } from './problems.js';
@@ -18,7 +23,8 @@ import { StationInterface } from './station.js';
 /** The system tools, by name on PATH; tests point one at a missing binary. */
 export interface NetworkTools {
   ip: string;
-  udhcpc: string;
+  /** Unset: udhcpc on PATH (Debian's udhcpc package), else busybox's applet. */
+  udhcpc?: string;
   dnsmasq: string;
 }
 
@@ -34,15 +40,16 @@ export interface NetworkLayerOptions {
   tools?: Partial<NetworkTools>;
 }
 
-export class NetworkLayer {
+export class NetworkLayer implements ChipInterfaces {
   readonly station: StationInterface;
+  readonly watch: InterfaceWatch;
   readonly setupAp: SetupApInterface | null;
   readonly mdns: MdnsAnnouncer;
   readonly captiveDns: CaptiveDns | null;
 
   constructor(options: NetworkLayerOptions) {
     const { config, device, log } = options;
-    const tools: NetworkTools = { ip: 'ip', udhcpc: 'udhcpc', dnsmasq: 'dnsmasq', ...options.tools };
+    const tools: NetworkTools = { ip: 'ip', dnsmasq: 'dnsmasq', ...options.tools };
     const ip = new IpTool(tools.ip);
     const health = new NetworkHealth(options.health, () => device.get().network?.address ?? null);
     this.mdns = new MdnsAnnouncer({
@@ -88,12 +95,36 @@ export class NetworkLayer {
       this.captiveDns = null;
       this.setupAp = null;
     }
+    this.watch = new InterfaceWatch({
+      interfaces: [config.staIface, config.apIface],
+      ip: tools.ip,
+      log: log.child({ part: 'interfaces' }),
+    });
+    const watchReport = health.reporter('interface monitor');
+    this.watch.on('problem', (problem) =>
+      watchReport(
+        problem
+          ? { state: 'fault', detail: `chip reboots go unnoticed: ${problem}` }
+          : { state: 'idle', detail: 'watching the interfaces' },
+      ),
+    );
+    this.watch.on('link', (change) => {
+      if (change.iface === config.staIface) this.station.linkChanged(change);
+      if (change.iface === config.apIface) this.setupAp?.linkChanged(change);
+    });
     health.refresh();
   }
 
   start(): void {
+    this.watch.start();
     this.setupAp?.start();
     this.mdns.refresh();
+  }
+
+  /** The chip (re)initialised: its MACs for both interfaces, and a check that they are still the ones set up. */
+  chipInitialised(macs: ChipMacs): void {
+    this.station.verify(macs.station);
+    this.setupAp?.chipMac(macs.softap);
   }
 
   /** After the connectivity runner has stopped (it releases the station itself). */
@@ -102,6 +133,7 @@ export class NetworkLayer {
     await this.mdns.stop();
     await this.station.stop();
     await this.setupAp?.stop();
+    await this.watch.stop();
   }
 }
 

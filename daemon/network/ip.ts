@@ -43,18 +43,31 @@ export class IpTool {
     }
   }
 
-  async mac(iface: string): Promise<string | null> {
+  /** The interface's index (a re-created interface has a new one) and MAC. */
+  async link(iface: string): Promise<{ ifindex: number; mac: string | null }> {
     const out = await this.ip(['-o', 'link', 'show', 'dev', iface]);
-    return /link\/ether ([0-9a-f:]{17})/.exec(out)?.[1] ?? null;
+    return {
+      ifindex: Number(/^(\d+):/.exec(out)?.[1] ?? 0),
+      mac: /link\/ether ([0-9a-f:]{17})/.exec(out)?.[1] ?? null,
+    };
   }
 
-  /** Sets the MAC (the link must be down for that on most drivers) and brings the link up. */
-  async setMacAndUp(iface: string, mac: string | null): Promise<void> {
-    if (mac && (await this.mac(iface)) !== mac.toLowerCase()) {
+  async mac(iface: string): Promise<string | null> {
+    return (await this.link(iface)).mac;
+  }
+
+  /**
+   * Sets the MAC (the link must be down for that on most drivers; ESP-Hosted's refuses to come up
+   * without one) and brings the link up. Returns the index of the interface it found.
+   */
+  async setMacAndUp(iface: string, mac: string | null): Promise<number> {
+    const found = await this.link(iface);
+    if (mac && found.mac !== mac.toLowerCase()) {
       await this.ip(['link', 'set', 'dev', iface, 'down']);
       await this.ip(['link', 'set', 'dev', iface, 'address', mac.toLowerCase()]);
     }
     await this.ip(['link', 'set', 'dev', iface, 'up']);
+    return found.ifindex;
   }
 
   async addAddress(iface: string, cidr: string): Promise<void> {

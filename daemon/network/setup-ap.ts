@@ -1,13 +1,16 @@
 /**
  * The setup AP's interface (ethap0), following DeviceState `softap.active`: when the soft AP is up
- * the interface gets the setup address, the captive DNS binds it, the portal listens on its port
- * 80 (when the main server does not already cover it) and dnsmasq hands out leases; when the AP
- * stops all of it stops and the address is flushed. A step that fails is retried with backoff.
+ * the interface gets the chip's soft-AP MAC (the driver registers it with none, and the kernel will
+ * not bring it up so) and the setup address, the captive DNS binds it, the portal listens on its
+ * port 80 (when the main server does not already cover it) and dnsmasq hands out leases; when the
+ * AP stops all of it stops and the address is flushed. When the driver re-creates the interface (a
+ * chip reboot) all of it is set up again on the new one. A step that fails is retried with backoff.
  */
 import { mkdir } from 'node:fs/promises';
 import type { CaptiveDns } from '../connectivity/captive-dns.js';
 import type { DeviceState } from '../device/state.js';
 import type { Logger } from '../log/logger.js';
+import type { LinkChange } from './interface-watch.js';
 import { IpError, type IpTool } from './ip.js';
 import { setupDhcpServer } from './dhcp-server.js';
 import type { PartReporter } from './problems.js';
@@ -43,6 +46,10 @@ export class SetupApInterface {
   private work: Promise<void> = Promise.resolve();
   private retryTimer: NodeJS.Timeout | null = null;
   private retryMs: number;
+  /** The chip's soft-AP MAC, once it has said it. */
+  private mac: string | null = null;
+  /** The index of the interface set up: another one is a re-created interface. */
+  private appliedIfindex: number | null = null;
   private readonly onChange = ({ paths }: { paths: string[] }) => {
     if (paths.includes('softap.active')) this.follow();
   };
@@ -67,6 +74,48 @@ export class SetupApInterface {
     this.clearRetry();
     this.queue(() => this.takeDown());
     await this.work;
+  }
+
+  /** The chip's soft-AP MAC (after each chip initialisation); an interface up without it is set up again. */
+  chipMac(mac: string | null): void {
+    this.mac = mac;
+    if (!mac) return;
+    this.queue(async () => {
+      if (!this.wanted) return;
+      if (this.appliedIfindex === null) {
+        // Waiting for this MAC: no need to wait for the retry too.
+        if (!this.up && this.retryTimer) {
+          this.clearRetry();
+          await this.bringUp();
+        }
+        return;
+      }
+      const link = await this.options.ip.link(this.options.iface).catch(() => null);
+      if (link && link.ifindex === this.appliedIfindex && link.mac === mac.toLowerCase()) return;
+      await this.replaced(link !== null);
+    });
+  }
+
+  /** The driver deleted the interface, or one with a new index appeared under its name (a chip reboot). */
+  linkChanged({ ifindex, present }: LinkChange): void {
+    if (!this.wanted) return;
+    this.queue(async () => {
+      if (!this.wanted || (present ? ifindex === this.appliedIfindex : ifindex !== this.appliedIfindex)) return;
+      await this.replaced(present);
+    });
+  }
+
+  private async replaced(present: boolean): Promise<void> {
+    const { iface, log, report } = this.options;
+    this.clearRetry();
+    await this.takeDown(false);
+    log.info(present ? 'setup AP interface re-created; setting it up again' : 'setup AP interface deleted', { iface });
+    if (!present) {
+      report({ state: 'waiting', detail: `${iface} was deleted by the driver (coprocessor reboot); waiting for it` });
+      return;
+    }
+    this.retryMs = this.options.retryMinMs ?? 1000;
+    await this.bringUp();
   }
 
   private follow(): void {
@@ -99,7 +148,8 @@ export class SetupApInterface {
           true,
           false,
         );
-      await ip.setMacAndUp(iface, null);
+      if (!this.mac) throw new Error("waiting for the soft AP's MAC from the coprocessor");
+      this.appliedIfindex = await ip.setMacAndUp(iface, this.mac);
       await ip.addAddress(iface, this.cidr);
       await dns.start();
       if (this.options.portalListener && !this.portal) this.portal = await this.options.portalListener(address, 80);
@@ -136,8 +186,9 @@ export class SetupApInterface {
     server.start();
   }
 
-  private async takeDown(): Promise<void> {
-    const { iface, ip, dns, log, report } = this.options;
+  private async takeDown(report = true): Promise<void> {
+    const { iface, ip, dns, log } = this.options;
+    this.appliedIfindex = null;
     if (this.up) await this.options.addressGoing?.();
     const server = this.server;
     this.server = null;
@@ -153,7 +204,7 @@ export class SetupApInterface {
       log.info('setup AP interface down', { iface });
       this.options.addressChanged?.();
     }
-    report({ state: 'idle', detail: 'the setup AP is off' });
+    if (report) this.options.report({ state: 'idle', detail: 'the setup AP is off' });
   }
 }
 

@@ -1,9 +1,11 @@
 /**
  * The station interface (ethsta0): when the connectivity runner says the station joined, the
- * interface gets the coprocessor's station MAC (as Espressif's host tools do), comes up, and a
- * real DHCP client (busybox udhcpc) runs on it, supervised. The client's event script applies the
- * lease; this reads its events, writes DeviceState.network and tells the runner when the lease
- * comes and goes. On release the lease is given back and the addresses flushed.
+ * interface gets the coprocessor's station MAC (the driver registers it with none, and the kernel
+ * will not bring it up so), comes up, and a real DHCP client (busybox udhcpc) runs on it,
+ * supervised. The client's event script applies the lease; this reads its events, writes
+ * DeviceState.network and tells the runner when the lease comes and goes. On release the lease is
+ * given back and the addresses flushed. When the driver re-creates the interface (a chip reboot),
+ * the lease and the client went with the old one: the new one is set up the same way.
  */
 import { EventEmitter } from 'node:events';
 import { accessSync, constants } from 'node:fs';
@@ -12,6 +14,7 @@ import type { DeviceState, NetworkLease } from '../device/state.js';
 import type { Logger } from '../log/logger.js';
 import type { StationNetwork } from '../connectivity/runner.js';
 import { IpError, type IpTool } from './ip.js';
+import type { LinkChange } from './interface-watch.js';
 import { parseDhcpEvent, type DhcpEvent } from './lease.js';
 import { Supervised } from './supervisor.js';
 import type { PartReporter } from './problems.js';
@@ -46,6 +49,8 @@ export class StationInterface extends EventEmitter<{ lease: Parameters<LeaseList
   private retryTimer: NodeJS.Timeout | null = null;
   private retryMs: number;
   private joinedAt = 0;
+  /** The index of the interface set up for this join: another one is a re-created interface. */
+  private appliedIfindex: number | null = null;
   /** The DHCP server did not answer since the last lease: stays a fault across re-joins until one comes. */
   private unanswered = false;
 
@@ -71,6 +76,29 @@ export class StationInterface extends EventEmitter<{ lease: Parameters<LeaseList
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = null;
     this.queue(() => this.takeDown());
+  }
+
+  /**
+   * The driver deleted the interface, or an interface with a new index appeared under its name
+   * (a chip reboot). Joined, whatever ran on the old one is dropped and the new one set up again.
+   */
+  linkChanged({ ifindex, present }: LinkChange): void {
+    if (!this.wanted) return;
+    this.queue(async () => {
+      if (!this.wanted || (present ? ifindex === this.appliedIfindex : ifindex !== this.appliedIfindex)) return;
+      await this.replaced(present);
+    });
+  }
+
+  /** After a chip (re)initialisation: an interface that is not the one set up, or without the chip's MAC, is set up again. */
+  verify(mac: string): void {
+    this.queue(async () => {
+      if (!this.wanted || this.appliedIfindex === null) return;
+      const link = await this.options.ip.link(this.options.iface).catch(() => null);
+      if (link && link.ifindex === this.appliedIfindex && link.mac === mac.toLowerCase()) return;
+      this.mac = mac;
+      await this.replaced(link !== null);
+    });
   }
 
   /** Asks the DHCP client to renew now (SIGUSR1). */
@@ -106,7 +134,7 @@ export class StationInterface extends EventEmitter<{ lease: Parameters<LeaseList
           true,
           false,
         );
-      await ip.setMacAndUp(iface, this.mac);
+      this.appliedIfindex = await ip.setMacAndUp(iface, this.mac);
     } catch (error) {
       const reason = (error as Error).message;
       log.warn('station interface not ready; trying again', { iface, reason, retry_ms: this.retryMs });
@@ -151,7 +179,10 @@ export class StationInterface extends EventEmitter<{ lease: Parameters<LeaseList
       log,
       minRestartMs: 1000,
     });
-    client.on('line', (line) => this.onClientLine(line));
+    // A client stopped for a re-created interface may still print its last events: not ours any more.
+    client.on('line', (line) => {
+      if (this.client === client) this.onClientLine(line);
+    });
     client.on('problem', (problem) => {
       if (problem) this.options.report({ state: 'fault', detail: problem });
     });
@@ -227,10 +258,30 @@ export class StationInterface extends EventEmitter<{ lease: Parameters<LeaseList
     this.emit('lease', { up: false, reason });
   }
 
+  /** The interface went (or came back new) under the lease: drop what ran on the old one, then set up the new one. */
+  private async replaced(present: boolean): Promise<void> {
+    const { iface, log, report } = this.options;
+    const client = this.client;
+    this.client = null;
+    this.appliedIfindex = null;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    if (this.lease) this.dropLease('the driver re-created the interface (coprocessor reboot)');
+    await client?.stop();
+    log.info(present ? 'station interface re-created; setting it up again' : 'station interface deleted', { iface });
+    if (!present) {
+      report({ state: 'waiting', detail: `${iface} was deleted by the driver (coprocessor reboot); waiting for it` });
+      return;
+    }
+    this.retryMs = this.options.retryMinMs ?? 1000;
+    await this.bringUp();
+  }
+
   private async takeDown(): Promise<void> {
     const { iface, ip, log, report, device } = this.options;
     const client = this.client;
     this.client = null;
+    this.appliedIfindex = null;
     if (this.lease) await this.options.addressGoing?.();
     // SIGTERM with -R: udhcpc sends DHCPRELEASE and runs deconfig (which flushes) before it exits.
     if (client) await client.stop();
@@ -259,8 +310,9 @@ function dhcpClientCommand(configured: string | undefined): { command: string; p
   return { command: 'udhcpc', prefix: [] };
 }
 
+/** Where spawn() will look for it: the directories of PATH, nowhere else. */
 function onPath(name: string): boolean {
-  const dirs = [...(process.env.PATH ?? '').split(delimiter), '/usr/sbin', '/sbin'];
+  const dirs = (process.env.PATH ?? '').split(delimiter).filter(Boolean);
   return dirs.some((dir) => {
     try {
       accessSync(join(dir, name), constants.X_OK);

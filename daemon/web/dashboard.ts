@@ -1,4 +1,7 @@
-/** The owner's dashboard page at /dashboard: static; everything it shows comes from the owner API. */
+/**
+ * The owner's dashboard page at /dashboard: static; everything it shows comes from the owner API.
+ * Beside it the box's icon at /favicon.ico, which every browser asks for on every page.
+ */
 import Router from '@koa/router';
 import { loadPage, sendPage } from './static-pages.js';
 
@@ -18,5 +21,11 @@ export function dashboardRouter(): Router {
     const page = loadPage(file);
     router.get(path, (ctx) => sendPage(ctx, page));
   }
+  const icon = loadPage('favicon.ico');
+  router.get('/favicon.ico', (ctx) => {
+    ctx.set('Cache-Control', 'public, max-age=86400');
+    ctx.type = icon.type;
+    ctx.body = icon.body;
+  });
   return router;
 }

@@ -1,6 +1,7 @@
 /**
  * Mounts the connectivity side of the HTTP surface in its order: captive-portal redirects first
- * (they apply to every path while in setup mode), then the setup portal, the owner API and the
+ * (they apply to every path while in setup mode), then the count of a person at the portal
+ * (requests from the setup AP's side), then the setup portal, the owner API and the
  * dashboard page, with the first run's owner account beside them.
  */
 import type { NetworksRepo } from '../connectivity/networks-repo.js';
@@ -17,6 +18,7 @@ import { invitesRouter } from './invites.js';
 import type { InvitesService } from '../social/invites/service.js';
 import { instanceSettingsRouter, type InstanceSettingsOptions } from './instance-settings.js';
 import { ownerApiRouter } from './owner-api.js';
+import { portalActivity } from './portal-activity.js';
 import { setupPortalRouter } from './setup-portal.js';
 import { reachabilityRouter } from './reachability-api.js';
 import type { ReachabilityFlow } from '../reachability/flow.js';
@@ -51,6 +53,13 @@ export function mountConnectivityWeb(http: HttpServer, options: ConnectivityWebO
       apAddress: options.setupApAddress,
       httpPort: options.setupPortalPort ?? options.httpPort,
       ownHosts: [new URL(options.baseUrl).hostname, options.httpHost, 'localhost', '127.0.0.1'],
+    }),
+  );
+  http.use(
+    portalActivity({
+      inSetupMode: () => connectivity()?.portal.inSetupMode() ?? false,
+      apAddress: options.setupApAddress,
+      portalUsed: () => connectivity()?.portal.portalUsed(),
     }),
   );
   http.use(

@@ -122,8 +122,9 @@ export function ownerApiRouter(options: OwnerApiOptions): Router {
 
   router.post('/firmware', write, async (ctx: Context) => {
     const { firmware, firmwareFiles } = connectivity();
+    const force = parseForce(ctx.query.force);
     const image = await readFirmwareUpload(ctx);
-    await translated(() => firmware.start(image));
+    await translated(() => firmware.start(image, { force }));
     // Kept as the box's newest firmware file: Home Assistant's update entity shows its version.
     await firmwareFiles.save(image);
     ctx.status = 202;
@@ -135,6 +136,14 @@ export function ownerApiRouter(options: OwnerApiOptions): Router {
 
 async function listNetworks(repo: NetworksRepo) {
   return (await repo.list()).map((network, index) => serializeNetwork(network, index + 1));
+}
+
+/** `?force=true` (or 1): write an image of another release than the driver's, knowing it must be rebuilt. */
+function parseForce(value: unknown): boolean {
+  if (value === undefined) return false;
+  if (value === 'true' || value === '1') return true;
+  if (value === 'false' || value === '0') return false;
+  throw unprocessable('force is true or false');
 }
 
 function parseId(value: unknown): number | null {

@@ -43,7 +43,6 @@ export function setupPortalRouter(options: SetupPortalOptions): Router {
   const gate = (scope: string) => async (ctx: Context, next: Next) => {
     const portal = options.connectivity()?.portal;
     if (portal?.inSetupMode() && onSetupNetwork(ctx)) {
-      portal.portalUsed();
       await next();
       return;
     }

@@ -16,6 +16,7 @@ const TYPES: Record<string, string> = {
   js: 'text/javascript; charset=utf-8',
   css: 'text/css; charset=utf-8',
   svg: 'image/svg+xml',
+  ico: 'image/x-icon',
 };
 
 export const NO_CACHE = {

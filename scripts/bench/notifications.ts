@@ -20,7 +20,8 @@
  *
  * Both sizes run side by side, measured endpoint by endpoint in turn, in 5 rounds; each figure is the median of its rounds.
  *
- *   npm run bench -- notifications [--rows 1000000] [--small 10000] [--requests 400] [--seconds 3] [--rounds 5] [--keep]
+ *   npm run bench -- notifications [--rows 1000000] [--small 10000] [--requests 400] [--seconds 3] [--rounds 5] [--keep] [--budget pi]
+ *   (--budget: the daemons and the stack floor under a CPU quota, budget.ts)
  *   (--keep leaves the seeded data directories in place and names them on stderr)
  */
 import type { Bench } from './index.js';
@@ -37,6 +38,7 @@ import { wrkInstalled, wrkThroughput, type Vary } from './wrk.js';
 import { FLOORS_KOA_RPS_16, startStackFloor } from './stack-floor.js';
 import { cpuMs } from './stats.js';
 import { countInstructions } from './instructions.js';
+import { describeBudget, openBudget, takeBudgetArg, type Budget } from './budget.js';
 
 interface Latency {
   p50: number;
@@ -80,8 +82,9 @@ export const bench: Bench = {
 };
 
 async function run(argv: string[]): Promise<void> {
+  const { cores, rest } = takeBudgetArg(argv);
   const { values } = parseArgs({
-    args: argv,
+    args: rest,
     options: {
       rows: { type: 'string' },
       small: { type: 'string' },
@@ -99,10 +102,12 @@ async function run(argv: string[]): Promise<void> {
   process.stderr.write(
     `[bench] throughput measured with ${wrk ? 'wrk' : 'a Node client (install wrk for steadier figures)'}\n`,
   );
+  const budget = cores === null ? null : openBudget(cores);
+  process.stderr.write(`[bench] ${describeBudget(budget)}\n`);
   const targets: Target[] = [];
-  const floor = wrk ? await startStackFloor() : null;
+  const floor = wrk ? await startStackFloor(budget) : null;
   try {
-    for (const size of [small, rows]) targets.push(await prepare(size, rows));
+    for (const size of [small, rows]) targets.push(await prepare(size, rows, budget));
     // Both sizes are measured side by side, endpoint by endpoint, and each figure is the median of
     // its rounds, so a slower spell of the shared machine weighs on both sides of a ratio alike.
     const measured = targets.map(() => [] as Round[]);
@@ -118,6 +123,7 @@ async function run(argv: string[]): Promise<void> {
   } finally {
     for (const target of targets) await target.close(values.keep ?? false);
     await floor?.close();
+    budget?.close();
   }
 }
 
@@ -195,7 +201,7 @@ const LIST_PATH = '/api/v2/notifications?limit=40';
 const UNREAD_PATH = '/api/v2/notifications/unread_count';
 
 /** Seeds a database whose newest `size` notifications match the `full`-row set and starts a daemon on it. */
-async function prepare(size: number, full: number): Promise<Target> {
+async function prepare(size: number, full: number, budget: Budget | null): Promise<Target> {
   const dir = tempDir('nestbox-bench-');
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
@@ -205,7 +211,8 @@ async function prepare(size: number, full: number): Promise<Target> {
   const seedMs = Date.now() - started;
   process.stderr.write(`[bench] ${size} notifications seeded in ${seedMs} ms\n`);
   const launch = daemonCommand();
-  const daemon = spawn(launch.command, launch.args, {
+  const [command, ...args] = [...(budget?.prefix ?? []), launch.command, ...launch.args];
+  const daemon = spawn(command, args, {
     cwd: REPO_ROOT,
     stdio: ['ignore', 'ignore', 'inherit'],
     env: {

@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../test/helpers/ports.js';
 import { wrkThroughput } from './wrk.js';
+import type { Budget } from './budget.js';
 
 /** docs/performance-floors.md: koa + @koa/router, 5 KB JSON, no database, wrk at 16 connections. */
 export const FLOORS_KOA_RPS_16 = 25_381;
@@ -18,13 +19,15 @@ export interface StackFloor {
   close(): Promise<void>;
 }
 
-export async function startStackFloor(): Promise<StackFloor> {
+/** `budget`: the server runs under the same CPU quota as the daemon. */
+export async function startStackFloor(budget: Budget | null = null): Promise<StackFloor> {
   const port = await freePort();
   const child = spawn(
     process.execPath,
     [fileURLToPath(new URL('./stack-floor-server.js', import.meta.url)), String(port)],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
+  if (budget) budget.add(child.pid!);
   await new Promise<void>((resolve, reject) => {
     child.once('error', reject);
     child.once('exit', (code) => reject(new Error(`stack floor server exited (${code})`)));

@@ -58,7 +58,7 @@ test('credentials submitted in setup mode connect while the AP stays up; the AP 
   }
 });
 
-test('a phone on the setup AP keeps it up after the box joins', async () => {
+test('a person at the setup portal keeps the AP up after the box joins, until their phone leaves', async () => {
   const f = await startManagerFixture({}, async (coproc) => {
     coproc.air.push(HOME);
   });
@@ -66,6 +66,8 @@ test('a phone on the setup AP keeps it up after the box joins', async () => {
     await waitFor(() => f.device.get().softap.active, 'the setup AP');
     f.coproc.phones = [{ mac: '11:22:33:44:55:66', rssi: -40 }];
     await waitFor(() => f.device.get().softap.stations.length === 1, 'the phone to be seen');
+    // What the web layer reports for each request from the AP side.
+    f.connectivity.portal.portalUsed();
     await f.connectivity.portal.submitNetwork({ ssid: HOME.ssid, passphrase: HOME.password, hidden: false });
     await waitFor(() => f.device.get().connectivity === 'connected', 'connected');
     await new Promise((resolve) => setTimeout(resolve, 300));

@@ -1,7 +1,7 @@
 /**
  * The owner's dashboard in the whole daemon, driven through headless Chromium: the real OAuth
- * login of the instance (app registration, /oauth/authorize with PKCE and state, the login and
- * consent page, the code exchange), the device state live, a saved network added, and a firmware
+ * login of the instance (app registration, /oauth/authorize with PKCE and state, the owner's
+ * sign-in page without a consent step, the code exchange), the device state live, a saved network added, and a firmware
  * upload to the embedded simulator with the progress bar; an open report handled; a non-owner
  * account is turned away.
  */
@@ -25,7 +25,7 @@ test.after(async () => {
   await h?.stop();
 });
 
-/** Opens the dashboard, presses "Log in" and signs in on the instance's login and consent page. */
+/** Opens the dashboard, presses "Sign in" and signs in on the instance's sign-in page. */
 async function logIn(
   page: Page,
   login: string,
@@ -39,18 +39,21 @@ async function logIn(
   assert.is(request.get('code_challenge_method'), 'S256');
   assert.match(request.get('code_challenge') ?? '', /^[\w-]{43}$/);
   assert.match(request.get('state') ?? '', /^[\w-]{16,}$/);
-  assert.match((await page.locator('h1').textContent()) ?? '', /Nestbox dashboard/);
-  assert.equal(await page.locator('.scopes code').allTextContents(), ['admin:read', 'admin:write']);
+  // The box's own dashboard: a sign-in, not a consent screen naming an app and its scopes.
+  assert.is(await page.locator('h1').textContent(), 'Sign in to your Nestbox');
+  assert.is(await page.locator('.scopes').count(), 0);
+  assert.is(await page.locator('button[value=deny]').count(), 0);
   if (options.typoFirst) {
     // A wrong password re-renders the page with the request (state, PKCE challenge) kept.
     await page.fill('#login', login);
     await page.fill('#password', `${password}-typo`);
-    await page.click('#allow');
+    await page.click('#sign-in');
     await page.locator('.error', { hasText: 'Invalid username, e-mail or password' }).waitFor();
+    assert.is(await page.locator('h1').textContent(), 'Sign in to your Nestbox');
   }
   await page.fill('#login', login);
   await page.fill('#password', password);
-  await page.click('#allow');
+  await page.click('#sign-in');
   await page.waitForURL(/\/dashboard\/?$/);
 }
 
@@ -97,7 +100,10 @@ test('the owner logs in through the instance, sees the state live, adds a networ
 
     // Setup mode, transmit power and power save from the page; the state stream shows both.
     await page.click('#setup-mode');
-    await page.locator('#facts dd', { hasText: /^on, 0 phone/ }).waitFor({ timeout: 5000 });
+    await page
+      .locator('#facts dd', { hasText: /^open until nobody uses it \(no phone on it\)$/ })
+      .waitFor({ timeout: 5000 });
+    assert.ok(await page.locator('#setup-mode').isHidden(), 'setup mode is not offered while it is on');
     await page.fill('#tx', '11');
     await page.click('#tx-form button');
     await page.locator('#facts dd', { hasText: /^11 dBm$/ }).waitFor({ timeout: 5000 });

@@ -349,23 +349,131 @@ test("a network submitted while another attempt runs is tried next, and that att
   assert.is(h.machine.snapshot().failure, 'auth');
 });
 
-test('setup mode ends only after the connection was stable, and never under a phone', () => {
+/** In setup mode with a phone on the AP, a person submits a network from the portal and the box joins it. */
+function onlineFromThePortal(h: ReturnType<typeof harness>): void {
+  h.boot(false);
+  h.take('startSoftAp');
+  h.send({ type: 'softApResult', epoch: h.epoch(), started: true, ok: true });
+  h.send({ type: 'softApStations', count: 1 });
+  h.send({ type: 'portalUsed' });
+  h.send({ type: 'networksChanged', hasNetworks: true, tryNow: true });
+  h.take('connect');
+  h.send({ type: 'connectResult', epoch: h.epoch(), ok: true });
+  assert.is(h.machine.phase, 'connected');
+}
+
+test('online and stable, the setup AP closes once the portal had no request for two minutes, though the phone stays', () => {
+  const h = harness();
+  onlineFromThePortal(h);
+  const lastRequest = h.now();
+  h.advance(POLICY.portalIdleMs - 1);
+  h.none('stopSoftAp');
+  h.advance(1);
+  h.take('stopSoftAp');
+  assert.is(h.now() - lastRequest, POLICY.portalIdleMs);
+  assert.is(h.machine.snapshot().phones, 1, 'the phone is still associated');
+  assert.is(h.machine.snapshot().setupWanted, false);
+  h.send({ type: 'softApResult', epoch: h.epoch(), started: false, ok: true });
+  h.takeEvent('setup_ap_stopped');
+});
+
+test('a person using the portal holds the setup AP: each request starts the two minutes again', () => {
+  const h = harness();
+  onlineFromThePortal(h);
+  for (let i = 0; i < 5; i += 1) {
+    h.advance(POLICY.portalIdleMs - 1000);
+    h.send({ type: 'portalUsed' });
+  }
+  h.none('stopSoftAp');
+  assert.is(h.machine.snapshot().setupWanted, true);
+  h.advance(POLICY.portalIdleMs - 1);
+  h.none('stopSoftAp');
+  h.advance(1);
+  h.take('stopSoftAp');
+});
+
+test('a phone that never used the portal does not hold the setup AP past the stable time', () => {
+  const h = harness();
+  h.boot(false);
+  h.take('startSoftAp');
+  h.send({ type: 'softApResult', epoch: h.epoch(), started: true, ok: true });
+  h.send({ type: 'softApStations', count: 2 });
+  h.send({ type: 'networksChanged', hasNetworks: true, tryNow: false });
+  h.take('connect');
+  h.send({ type: 'connectResult', epoch: h.epoch(), ok: true });
+  h.advance(POLICY.stableMs - 1);
+  h.none('stopSoftAp');
+  h.advance(1);
+  h.take('stopSoftAp');
+});
+
+test('portal requests from before the box was online hold the AP no longer than two minutes after them', () => {
   const h = harness();
   h.boot(false);
   h.take('startSoftAp');
   h.send({ type: 'softApResult', epoch: h.epoch(), started: true, ok: true });
   h.send({ type: 'softApStations', count: 1 });
+  h.send({ type: 'portalUsed' });
+  h.advance(POLICY.portalIdleMs + 5000);
   h.send({ type: 'networksChanged', hasNetworks: true, tryNow: true });
   h.take('connect');
   h.send({ type: 'connectResult', epoch: h.epoch(), ok: true });
-  assert.is(h.machine.phase, 'connected');
-  h.advance(POLICY.stableMs * 5);
+  // The last request is over two minutes old: the stable time alone decides.
+  h.advance(POLICY.stableMs - 1);
+  h.none('stopSoftAp');
+  h.advance(1);
+  h.take('stopSoftAp');
+});
+
+test('once the phone has left, the stable time alone decides, recent portal requests or not', () => {
+  const h = harness();
+  onlineFromThePortal(h);
+  h.advance(POLICY.stableMs * 2);
   h.none('stopSoftAp');
   h.send({ type: 'softApStations', count: 0 });
   h.advance(0);
   h.take('stopSoftAp');
   h.send({ type: 'softApResult', epoch: h.epoch(), started: false, ok: true });
   h.takeEvent('setup_ap_stopped');
+});
+
+test('the portal in use does not close the setup AP before the connection was stable', () => {
+  const h = harness({ ...POLICY, stableMs: POLICY.portalIdleMs * 2 });
+  onlineFromThePortal(h);
+  h.advance(POLICY.portalIdleMs);
+  h.none('stopSoftAp');
+  h.advance(POLICY.portalIdleMs - 1);
+  h.none('stopSoftAp');
+  h.advance(1);
+  h.take('stopSoftAp');
+});
+
+test('setup mode asked by the owner holds the AP for its whole hold, the portal idle or not', () => {
+  const h = harness();
+  h.connectedAfterBoot();
+  h.send({ type: 'enterSetupMode' });
+  h.take('startSoftAp');
+  h.send({ type: 'softApResult', epoch: h.epoch(), started: true, ok: true });
+  h.send({ type: 'softApStations', count: 1 });
+  const asked = h.now();
+  h.advance(POLICY.forcedSetupHoldMs - 1);
+  h.none('stopSoftAp');
+  h.advance(1);
+  // The hold is over, and the portal was never used: the phone does not keep it open.
+  h.take('stopSoftAp');
+  assert.is(h.now() - asked, POLICY.forcedSetupHoldMs);
+});
+
+test('a box that was not online keeps its setup AP however idle the portal is', () => {
+  const h = harness();
+  h.boot(false);
+  h.take('startSoftAp');
+  h.send({ type: 'softApResult', epoch: h.epoch(), started: true, ok: true });
+  h.send({ type: 'softApStations', count: 1 });
+  h.send({ type: 'portalUsed' });
+  h.advance(POLICY.portalIdleMs * 10);
+  h.none('stopSoftAp');
+  assert.is(h.machine.phase, 'setup_ap');
 });
 
 test('hysteresis: a network that comes and goes does not flap the setup AP', () => {

@@ -10,14 +10,13 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { HttpServer } from '../../daemon/http/server.js';
+import type { HttpServer } from '../../daemon/http/server.js';
 import { silentLogger } from '../../daemon/log/logger.js';
 import { MqttBridge } from '../../daemon/mqtt/bridge.js';
 import { settingsMemory } from '../../daemon/mqtt/memory.js';
-import { mountConnectivityWeb } from '../../daemon/web/mount.js';
 import { BOX_USER, recordMessages, startMosquitto, type MosquittoBroker } from '../helpers/mosquitto-broker.js';
 import { startSimConnectivity, type SimConnectivity } from '../helpers/sim-connectivity.js';
-import { TOKENS } from './web-fixture.js';
+import { serveRigWeb } from './web-fixture.js';
 
 const DEVICE_ID = '240ac4123456'; // the embedded simulator's station MAC
 
@@ -30,18 +29,7 @@ let bridge: MqttBridge;
 test.before(async () => {
   rig = await startSimConnectivity({ env: { NESTBOX_COPROC_TIME_SCALE: '50', NESTBOX_STABLE_S: '0' } });
   await rig.until((state) => state.connectivity === 'connected', 'connected');
-  http = new HttpServer({ host: '127.0.0.1', port: 0, log: silentLogger });
-  mountConnectivityWeb(http, {
-    device: rig.device,
-    networks: () => rig.networks,
-    connectivity: () => rig.connectivity,
-    resolveToken: async (token) => TOKENS[token] ?? null,
-    baseUrl: 'http://nestbox.test',
-    httpHost: '127.0.0.1',
-    httpPort: 80,
-    setupApAddress: null,
-  });
-  url = `http://127.0.0.1:${(await http.start()).port}`;
+  ({ http, url } = await serveRigWeb(rig));
   broker = await startMosquitto();
   let online!: () => void;
   const connected = new Promise<void>((resolve) => {

@@ -170,7 +170,11 @@ test('dashboard: log in with an owner token and see the state change live', asyn
     f.coproc.dropStation(200);
     await page.locator('#summary[data-state=reconnecting]').waitFor({ timeout: 5000 });
     await page.click('#setup-mode');
-    await page.locator('#facts dd', { hasText: /^on, 0 phone/ }).waitFor({ timeout: 5000 });
+    await page
+      .locator('#facts dd', { hasText: /^open: setup mode asked by the owner \(no phone on it\)$/ })
+      .waitFor({ timeout: 5000 });
+    await page.locator('#setup-mode-on').waitFor({ timeout: 5000 });
+    assert.ok(await page.locator('#setup-mode').isHidden(), 'setup mode is offered while it is on');
   } finally {
     await context.close();
     await f.closeAll();

@@ -95,6 +95,38 @@ test('POST /setup/api/connect answers 202, the box joins while the AP stays up, 
   }
 });
 
+test('online, the setup AP stays while a person uses the portal and closes when it is idle, the phone still on it', async () => {
+  const IDLE_MS = 800;
+  const f = await startWebFixture({ prepare: withAir, policy: { portalIdleMs: IDLE_MS } });
+  try {
+    await waitFor(() => f.device.get().softap.active, 'setup mode');
+    f.coproc.phones = [{ mac: '11:22:33:44:55:66', rssi: -30 }];
+    await waitFor(() => f.device.get().softap.stations.length === 1, 'the phone in the state');
+    await f.json('/setup/api/connect', {
+      method: 'POST',
+      body: JSON.stringify({ ssid: 'Home', password: HOME.password, hidden: false }),
+    });
+    await waitFor(() => f.device.get().connectivity === 'connected', 'connected');
+    // The person reads the result page for a while: each request holds the AP again.
+    const until = Date.now() + 2 * IDLE_MS;
+    let lastRequest = 0;
+    while (Date.now() < until) {
+      await new Promise((resolve) => setTimeout(resolve, IDLE_MS / 4));
+      assert.ok(f.device.get().softap.active, 'the setup AP closed under a person using the portal');
+      assert.is(f.device.get().softap.stations.length, 1);
+      assert.is((await f.json('/setup/api/status')).status, 200);
+      lastRequest = Date.now();
+    }
+    await waitFor(() => !f.device.get().softap.active, 'the setup AP closed', 5000);
+    const after = Date.now() - lastRequest;
+
+    assert.ok(after >= IDLE_MS - 50, `closed ${after} ms after the last request`);
+    assert.is((await f.json('/setup/api/status')).status, 404);
+  } finally {
+    await f.closeAll();
+  }
+});
+
 test('a wrong password shows as the auth error on the status API, in words', async () => {
   const f = await startWebFixture({ prepare: withAir });
   try {

@@ -5,7 +5,8 @@
  */
 import type { AuthContext, TokenResolver } from '../../daemon/lib/grants.js';
 import { HttpServer } from '../../daemon/http/server.js';
-import { Logger } from '../../daemon/log/logger.js';
+import { Logger, silentLogger } from '../../daemon/log/logger.js';
+import type { SimConnectivity } from '../helpers/sim-connectivity.js';
 import { mountConnectivityWeb } from '../../daemon/web/mount.js';
 import type { ConnectivityPolicy } from '../../daemon/connectivity/policy.js';
 import { startManagerFixture, type ManagerFixture } from './connectivity-fixture.js';
@@ -78,4 +79,20 @@ export async function startWebFixture(
       await fixture.close();
     },
   };
+}
+
+/** The owner API and pages over a simulator rig (sim-connectivity.ts) on loopback; the tokens above. */
+export async function serveRigWeb(rig: SimConnectivity): Promise<{ http: HttpServer; url: string }> {
+  const http = new HttpServer({ host: '127.0.0.1', port: 0, log: silentLogger });
+  mountConnectivityWeb(http, {
+    device: rig.device,
+    networks: () => rig.networks,
+    connectivity: () => rig.connectivity,
+    resolveToken,
+    baseUrl: 'http://nestbox.test',
+    httpHost: '127.0.0.1',
+    httpPort: 80,
+    setupApAddress: null,
+  });
+  return { http, url: `http://127.0.0.1:${(await http.start()).port}` };
 }

@@ -231,6 +231,8 @@ test('the discovery config has dev, o, cmps and every entity the issue lists', a
     connectivity_state: 'sensor',
     setup_ap_stations: 'sensor',
     coprocessor_link: 'binary_sensor',
+    coprocessor_resets: 'sensor',
+    firmware_release: 'binary_sensor',
     tx_power_level: 'select',
     tx_power: 'number', // retired: named by its platform alone, so Home Assistant removes it
     firmware: 'update',
@@ -266,6 +268,8 @@ test('the discovery config has dev, o, cmps and every entity the issue lists', a
   assert.is(cmps.power_save.command_topic, 'nestbox/020000000005/command/power_save');
   assert.is(cmps.rescan.command_topic, 'nestbox/020000000005/command/scan');
   assert.is(cmps.restart_coprocessor.device_class, 'restart');
+  assert.is(cmps.coprocessor_resets.state_class, 'total_increasing');
+  assert.is(cmps.firmware_release.device_class, 'problem');
   assert.is(cmps.ip_address.name, 'IP address');
   assert.is(cmps.ip_address.entity_category, 'diagnostic');
   assert.not.ok(

@@ -286,4 +286,35 @@ test('HA view, OTA: a file offers its version; writing shows progress; a failure
   assert.is((failed.firmware.state as any).release_summary, 'The last install failed: OTAWrite refused');
 });
 
+test('HA view, chip recovery and release: resets counted with the last one as attributes; a release mismatch is a problem', async () => {
+  const lastReset = {
+    at: '2026-12-05T10:00:00.000Z',
+    reason: 'the coprocessor had not answered for 120 s',
+    method: 'module_reload',
+    ok: true,
+    error: null,
+  };
+  const detail = 'Flash firmware FG-1.0.0.0.0';
+  const device = deviceWith(CONNECTED, {
+    coprocessor: {
+      resets: 2,
+      last_reset: lastReset,
+      release: { status: 'mismatch', driver: 'FG-1.0.0.0.0', firmware: 'FG-1.0.1.0.0', detail },
+    },
+  });
+  const shown = await view(device);
+  assert.is(shown.coprocessor_resets.state, '2');
+  assert.equal(shown.coprocessor_resets.attributes, { last_reset: lastReset });
+  assert.is(shown.firmware_release.state, 'ON');
+  assert.equal(shown.firmware_release.attributes, { driver: 'FG-1.0.0.0.0', firmware: 'FG-1.0.1.0.0', detail });
+  const matched = await view(
+    deviceWith(CONNECTED, {
+      coprocessor: { release: { status: 'match', driver: 'FG-1.0.0.0.0', firmware: 'FG-1.0.0.0.0', detail: null } },
+    }),
+  );
+  assert.is(matched.firmware_release.state, 'OFF');
+  assert.is(matched.coprocessor_resets.state, '0');
+  assert.is((await view(deviceWith(CONNECTED))).firmware_release.state, 'OFF', 'no release configured: no problem');
+});
+
 test.run();

@@ -1,6 +1,6 @@
 /**
  * The network layer alone, run inside a test's box namespace: the test drives it with one JSON
- * command per stdin line (station associated/released/renew, soft AP on/off, stop) and reads one
+ * command per stdin line (the chip's MACs, station associated/released/renew, soft AP on/off, stop) and reads one
  * JSON line per happening on stdout (lease events, DeviceState.network, health, log lines).
  * Usage: node box-runner.js '{"env":{NESTBOX_...},"tools":{...}}'
  */
@@ -45,8 +45,11 @@ layer.station.on('lease', (lease) => out({ lease }));
 layer.start();
 
 async function obey(line: string): Promise<void> {
-  const command = JSON.parse(line) as { do: string; mac?: string; active?: boolean };
+  const command = JSON.parse(line) as { do: string; mac?: string; active?: boolean; softap?: string | null };
   switch (command.do) {
+    case 'chip':
+      layer.chipInitialised({ station: command.mac ?? '', softap: command.softap ?? null });
+      break;
     case 'associated':
       layer.station.associated(command.mac ?? null);
       break;

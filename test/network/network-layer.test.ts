@@ -7,7 +7,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tempDir } from '../helpers/paths.js';
@@ -25,6 +25,7 @@ const BOX = namespaceName('nlbox');
 const ROUTER = namespaceName('nlrouter');
 const PHONE = namespaceName('nlphone');
 const STATION_MAC = '02:aa:bb:cc:dd:01';
+const SOFTAP_MAC = '02:aa:bb:cc:dd:02';
 const dir = tempDir('nestbox-netlayer-');
 
 type Line = Record<string, any>;
@@ -42,13 +43,24 @@ class Box {
     });
   }
 
-  static async start(env: Record<string, string> = {}, tools: Record<string, string> = {}): Promise<Box> {
-    const child = spawnIn(BOX, process.execPath, [
-      RUNNER,
-      JSON.stringify({ env: { NESTBOX_DATA_DIR: join(dir.path, 'data'), NESTBOX_HTTP_PORT: '8080', ...env }, tools }),
-    ]);
+  /** The layer, told the chip's MACs as the runner tells it after the chip's initialisation. */
+  static async start(
+    env: Record<string, string> = {},
+    tools: Record<string, string> = {},
+    processEnv: NodeJS.ProcessEnv = process.env,
+  ): Promise<Box> {
+    const child = spawnIn(
+      BOX,
+      process.execPath,
+      [
+        RUNNER,
+        JSON.stringify({ env: { NESTBOX_DATA_DIR: join(dir.path, 'data'), NESTBOX_HTTP_PORT: '8080', ...env }, tools }),
+      ],
+      processEnv,
+    );
     const box = new Box(child);
     await child.waitForLine((line) => line.includes('"ready"'), 10_000, 'the box runner', true);
+    box.send({ do: 'chip', mac: STATION_MAC, softap: SOFTAP_MAC });
     return box;
   }
 
@@ -109,7 +121,8 @@ test.after(async () => {
 });
 
 test('station: association → MAC set, link up, a lease from the home router in the state; release gives it back and flushes', async () => {
-  const box = await Box.start();
+  // A fresh Debian 12 as the test packages leave it: busybox, and no udhcpc package.
+  const box = await Box.start({}, {}, { ...process.env, PATH: busyboxOnlyPath() });
   try {
     const started = Date.now();
     box.send({ do: 'associated', mac: STATION_MAC });
@@ -122,6 +135,10 @@ test('station: association → MAC set, link up, a lease from the home router in
     assert.is(network.mac, STATION_MAC);
     assert.ok(Date.parse(network.lease_expires_at) > Date.now(), 'the lease expiry is ahead');
     assert.match(inBox('link', 'show', 'dev', 'ethsta0'), new RegExp(`link/ether ${STATION_MAC}`));
+    assert.ok(
+      box.lines.some((line) => line.log?.msg === 'DHCP client (udhcpc) started' && line.log.command === 'busybox'),
+      'udhcpc as the busybox applet: this PATH has no udhcpc of its own',
+    );
     assert.ok(
       inBox('-4', 'addr', 'show', 'dev', 'ethsta0').includes(`inet ${network.address}`),
       'the address is on the interface',
@@ -223,6 +240,11 @@ test('setup AP: address, dnsmasq lease with the box as router and DNS and option
     assert.is(page.status, 200);
     assert.is(page.body, 'portal /setup');
     assert.ok(inBox('-4', 'addr', 'show', 'dev', 'ethap0').includes('inet 192.168.4.1/24'));
+    assert.match(
+      inBox('link', 'show', 'dev', 'ethap0'),
+      new RegExp(`link/ether ${SOFTAP_MAC}`),
+      "the chip's soft-AP MAC",
+    );
     const pidFile = join(dir.path, 'data', 'network', 'setup-ap-dnsmasq.pid');
     const firstPid = Number(readFileSync(pidFile, 'utf8').trim());
     assert.ok(firstPid > 0);
@@ -419,6 +441,17 @@ socket.on('message', (message) => {
 });
 socket.bind(5353, () => { socket.addMembership('224.0.0.251', '10.77.9.1'); console.log('listening'); });
 `;
+
+/** A PATH with the tools the layer and its event script run, and busybox but no udhcpc of its own. */
+function busyboxOnlyPath(): string {
+  const bin = join(dir.path, 'bin');
+  mkdirSync(bin, { recursive: true });
+  for (const tool of ['ip', 'awk', 'dnsmasq', 'busybox']) {
+    const found = execFileSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).trim();
+    if (!existsSync(join(bin, tool))) symlinkSync(found, join(bin, tool));
+  }
+  return bin;
+}
 
 async function waitForText(read: () => string, pattern: RegExp, what: string, timeoutMs = 5000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -1,6 +1,7 @@
 /**
- * The virtual home itself, without the daemon: real DHCP between its namespaces, the carriers the
- * simulated coprocessor decides, and clean-up of every namespace it made.
+ * The virtual home itself, without the daemon: real DHCP between its namespaces, the driver's
+ * interfaces as ESP-Hosted makes them (carrier on, not the chip's MAC, re-created at each chip
+ * boot), the frames the simulated radio lets through, and clean-up of every namespace it made.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -9,10 +10,12 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { DIST } from '../helpers/paths.js';
-import { BOX_IFACES, VirtualHome } from '../helpers/virtual-home/index.js';
+import { BOX_IFACES, HOME_NET, SOFTAP_MAC, STATION_MAC, VirtualHome } from '../helpers/virtual-home/index.js';
 import { addNamespace, namespaceName, sweepStaleNamespaces } from '../helpers/virtual-home/netns.js';
 
 let home: VirtualHome;
+/** The simulated coprocessor's pseudo-terminal, once started. */
+let pty = '';
 
 test.before(async () => {
   home = await VirtualHome.build({ timeScale: 10 });
@@ -34,9 +37,14 @@ function coproc(path: string, ...args: string[]): Record<string, unknown> {
   );
 }
 
-test("the box has the driver's interface names; each namespace has its own resolv.conf", () => {
+test("the box has the driver's interface names, down, with a MAC that is not the chip's; each namespace has its own resolv.conf", async () => {
   assert.match(linkFlags(home.names.box, BOX_IFACES.station), /ethsta0@/);
   assert.match(linkFlags(home.names.box, BOX_IFACES.ap), /ethap0@/);
+  for (const iface of Object.values(BOX_IFACES)) {
+    const link = await home.links.boxLink(iface);
+    assert.not.ok(link.up, `${iface} is down until the daemon brings it up`);
+    assert.not.ok([STATION_MAC, SOFTAP_MAC].includes(link.mac), `${iface} has ${link.mac}`);
+  }
   for (const name of Object.values(home.names)) assert.ok(existsSync(`/etc/netns/${name}/resolv.conf`), name);
 });
 
@@ -51,16 +59,49 @@ test('bare exchange: a setup-AP dnsmasq hands the phone a lease carrying option 
   assert.is(captivePortal, 'http://192.168.4.1/setup');
 });
 
-test('carriers follow the simulated radio: the home link while associated, ethap0 while the soft AP is up, the phone while joined', async () => {
-  const pty = await home.startCoprocessor();
-  const before = performance.now();
-  assert.is(coproc(pty, 'connect-ap', '--ssid', 'HomeNet', '--pwd', 'nestbox-home-2024').resp, 0);
-  await home.waitFor((e) => e.what === 'carriers' && e.detail?.station === true, 5000, before);
-  assert.match(linkFlags(home.names.home, 'lan0'), /[<,]UP[,>]/);
-  await home.simCommand('kick');
-  await home.waitFor((e) => e.what === 'carriers' && e.detail?.station === false, 5000, before);
-  assert.not.match(linkFlags(home.names.home, 'lan0'), /[<,]UP[,>]/);
+/** One ping from the box's station address to the home router: true when it was answered. */
+function boxReachesRouter(): boolean {
+  try {
+    execFileSync('ip', ['netns', 'exec', home.names.box, 'busybox', 'ping', '-c', '1', '-W', '1', HOME_NET.router], {
+      stdio: 'ignore',
+    });
+    return true;
+  } catch {
+    return false;
+  }
+}
 
+function inBox(...args: string[]): void {
+  execFileSync('ip', ['-n', home.names.box, ...args]);
+}
+
+test("frames pass the station's link only while the chip is associated, and only under the chip's MAC; the carrier stays on", async () => {
+  pty = await home.startCoprocessor();
+  await home.waitFor('interfaces_recreated', 10_000);
+  inBox('link', 'set', 'dev', BOX_IFACES.station, 'up');
+  inBox('addr', 'add', '10.77.0.50/24', 'dev', BOX_IFACES.station);
+  try {
+    assert.ok((await home.links.boxLink(BOX_IFACES.station)).carrier, 'carrier on, nothing associated');
+    assert.not.ok(boxReachesRouter(), 'not associated: no frame passes');
+    const before = performance.now();
+    assert.is(coproc(pty, 'connect-ap', '--ssid', 'HomeNet', '--pwd', 'nestbox-home-2024').resp, 0);
+    await home.waitFor((e) => e.what === 'radio_applied' && e.detail?.station === true, 5000, before);
+    assert.not.ok(boxReachesRouter(), "associated, but the box sends under a MAC that is not the chip's");
+    inBox('link', 'set', 'dev', BOX_IFACES.station, 'down');
+    inBox('link', 'set', 'dev', BOX_IFACES.station, 'address', STATION_MAC);
+    inBox('link', 'set', 'dev', BOX_IFACES.station, 'up');
+    assert.ok(boxReachesRouter(), "associated, under the chip's MAC: the router answers");
+    await home.simCommand('kick');
+    await home.waitFor((e) => e.what === 'radio_applied' && e.detail?.station === false, 5000, before);
+    assert.not.ok(boxReachesRouter(), 'kicked off: no frame passes');
+    assert.ok((await home.links.boxLink(BOX_IFACES.station)).carrier, 'the carrier never followed the radio');
+  } finally {
+    inBox('addr', 'flush', 'dev', BOX_IFACES.station);
+    inBox('link', 'set', 'dev', BOX_IFACES.station, 'down');
+  }
+});
+
+test("the soft AP's link carries while the soft AP is up; the phone's carrier follows its joining", async () => {
   const joinedEarly = await home.simCommand('join 02:5a:11:22:33:44');
   assert.is(joinedEarly.mac, null, 'no soft AP yet: nobody can join');
   const started = performance.now();
@@ -84,25 +125,60 @@ test('carriers follow the simulated radio: the home link while associated, ethap
     0,
   );
   await home.waitFor(
-    (e) => e.what === 'carriers' && e.detail?.softAp === true && e.detail?.phone === false,
+    (e) => e.what === 'radio_applied' && e.detail?.softAp === true && e.detail?.phone === false,
     5000,
     started,
   );
+  assert.equal(home.links.radio.softAp, { open: true, mac: SOFTAP_MAC });
   assert.match(linkFlags(home.names.air, 'ap0'), /[<,]UP[,>]/);
   assert.not.match(linkFlags(home.names.phone, 'wlan0'), /LOWER_UP/);
   const joined = performance.now();
   await home.simCommand('join 02:5a:11:22:33:44');
-  await home.waitFor((e) => e.what === 'carriers' && e.detail?.phone === true, 5000, joined);
+  await home.waitFor((e) => e.what === 'radio_applied' && e.detail?.phone === true, 5000, joined);
   assert.match(linkFlags(home.names.phone, 'wlan0'), /LOWER_UP/);
   const stopped = performance.now();
   assert.is(coproc(pty, 'stop-softap').resp, 0);
   await home.waitFor(
-    (e) => e.what === 'carriers' && e.detail?.softAp === false && e.detail?.phone === false,
+    (e) => e.what === 'radio_applied' && e.detail?.softAp === false && e.detail?.phone === false,
     5000,
     stopped,
   );
   assert.not.match(linkFlags(home.names.phone, 'wlan0'), /LOWER_UP/);
-  assert.not.match(linkFlags(home.names.air, 'ap0'), /[<,]UP[,>]/);
+  assert.match(
+    linkFlags(home.names.air, 'ap0'),
+    /[<,]UP[,>]/,
+    "the soft AP's far end stays up: the box's carrier is on",
+  );
+  assert.equal(home.links.radio.softAp.open, false);
+});
+
+test('a chip reboot deletes both interfaces and makes them again: new index, not the MAC set, no address, down', async () => {
+  inBox('link', 'set', 'dev', BOX_IFACES.station, 'address', STATION_MAC);
+  inBox('link', 'set', 'dev', BOX_IFACES.ap, 'address', SOFTAP_MAC);
+  inBox('addr', 'add', '192.168.4.1/24', 'dev', BOX_IFACES.ap);
+  inBox('link', 'set', 'dev', BOX_IFACES.ap, 'up');
+  const before = {
+    station: await home.links.boxLink(BOX_IFACES.station),
+    ap: await home.links.boxLink(BOX_IFACES.ap),
+  };
+  const reset = home.mark('reset');
+  await home.simCommand('reset');
+  const recreated = await home.waitFor('interfaces_recreated', 10_000, reset.at);
+  assert.ok(
+    home.timeline.some((e) => e.at > reset.at && e.at < recreated.at && e.what === 'radio_chip' && e.detail?.booted),
+    "re-created on the chip's boot line",
+  );
+  for (const [role, iface] of Object.entries(BOX_IFACES) as Array<['station' | 'ap', string]>) {
+    const after = await home.links.boxLink(iface);
+    assert.is.not(after.ifindex, before[role].ifindex, `${iface}: a new interface`);
+    assert.is(recreated.detail?.[role], after.ifindex);
+    assert.not.ok([STATION_MAC, SOFTAP_MAC].includes(after.mac), `${iface}: ${after.mac}`);
+    assert.not.ok(after.up, `${iface} comes back down`);
+  }
+  assert.not.match(
+    execFileSync('ip', ['-n', home.names.box, '-4', 'addr', 'show', 'dev', BOX_IFACES.ap], { encoding: 'utf8' }),
+    /inet /,
+  );
 });
 
 /** A test process holding a virtual home with its coprocessor and agents running; resolves with its namespaces once built. */

@@ -1,20 +1,28 @@
 /**
  * The setup story end to end on real Linux networking: the real daemon in the box's
- * namespace with the network layer on, the simulated coprocessor deciding the carriers, a home
- * router (dnsmasq) and a phone (udhcpc, and Chromium when it starts there). Each test is one step
- * of the story and builds on the ones before it.
+ * namespace with the network layer on, its interfaces as the ESP-Hosted driver makes them (carrier
+ * on, no usable MAC until the daemon sets the chip's, re-created at every chip boot), the simulated
+ * coprocessor deciding which frames pass, a home router (dnsmasq) and a phone (udhcpc, and Chromium
+ * when it starts there). Each test is one step of the story and builds on the ones before it.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { writeFileSync } from 'node:fs';
-import { inspect } from 'node:util';
 import { loadConfig } from '../../daemon/config.js';
 import { AdminTool } from '../../daemon/social/admin.js';
 import type { RunningDaemon } from '../helpers/daemon.js';
 import type { DhcpClient, Lease } from '../helpers/virtual-home/dhcp.js';
-import { HOME_NET, STATION_MAC, VirtualHome, type TimelineEntry } from '../helpers/virtual-home/index.js';
+import {
+  BOX_IFACES,
+  HOME_NET,
+  SOFTAP_MAC,
+  STATION_MAC,
+  VirtualHome,
+  type TimelineEntry,
+} from '../helpers/virtual-home/index.js';
 import type { NamespaceAgent } from '../helpers/virtual-home/agent-client.js';
 import { launchPhoneBrowser } from '../helpers/virtual-home/browser.js';
+import { rebootChip, until as storyUntil } from '../helpers/virtual-home/story.js';
 
 const SETUP = '192.168.4.1';
 const HOME = { ssid: 'HomeNet', password: 'nestbox-home-2024' };
@@ -72,23 +80,8 @@ const ownerState = async () =>
 const since = (entry: TimelineEntry | undefined) => entry?.at ?? 0;
 const last = (what: string) => [...home.timeline].reverse().find((e) => e.what === what);
 
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined && value !== false) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    if (Date.now() > deadline)
-      throw new Error(
-        `${what}: not within ${timeoutMs} ms${lastError ? ` (${lastError instanceof Error ? lastError.message : inspect(lastError)})` : ''}; timeline: ${home.describeTimeline()}`,
-      );
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+const until = <T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs?: number) =>
+  storyUntil(home, what, probe, timeoutMs);
 
 test('a fresh box starts the setup AP, with its address and a DHCP server on ethap0', async () => {
   await home.waitFor((e) => e.what === 'radio_softap' && e.detail?.active === true, 20_000);
@@ -106,6 +99,23 @@ test('the phone joins the setup AP and gets a lease: the box as router and DNS, 
   assert.is(phoneLease.router, SETUP);
   assert.equal(phoneLease.dns, [SETUP]);
   assert.is(phoneLease.captivePortal, `http://${SETUP}/setup`);
+  assert.is((await home.links.boxLink(BOX_IFACES.ap)).mac, SOFTAP_MAC, "ethap0 carries the chip's soft-AP MAC");
+});
+
+test('the chip reboots in setup mode: the setup AP comes back on the new ethap0 by itself, and the phone gets a lease again', async () => {
+  // The machine stays in setup_ap throughout: the soft AP coming back is the sign.
+  const { recreated } = await rebootChip(home);
+  await home.waitFor((e) => e.what === 'radio_softap' && e.detail?.active === true, 20_000, recreated.at);
+  phoneDhcp = await home.phoneJoin();
+  phoneLease = await phoneDhcp.waitForLease(15_000, recreated.at);
+  assert.is(phoneLease.router, SETUP);
+  assert.is(phoneLease.captivePortal, `http://${SETUP}/setup`);
+  const ap = await home.links.boxLink(BOX_IFACES.ap);
+  assert.is(ap.mac, SOFTAP_MAC);
+  assert.ok(ap.up && ap.carrier, JSON.stringify(ap));
+  const portal = await phone.fetch(`http://${SETUP}/setup/api/status`);
+  assert.is(portal.status, 200);
+  assert.is((await healthz()).components.network.status, 'ok');
 });
 
 test("the phone's DNS query for a captive-probe host answers the box's address", async () => {
@@ -236,6 +246,7 @@ test('the lease is in the device state and /healthz: address, gateway, DNS, MAC,
   assert.is(state.network.gateway, HOME_NET.router);
   assert.equal(state.network.dns, [HOME_NET.router]);
   assert.is(state.network.mac, STATION_MAC);
+  assert.is((await home.links.boxLink(BOX_IFACES.station)).mac, STATION_MAC, "ethsta0 carries the chip's station MAC");
   assert.ok(Date.parse(state.network.lease_expires_at) > Date.now(), state.network.lease_expires_at);
   const health = await healthz();
   assert.is(health.components.network.status, 'ok');
@@ -364,6 +375,30 @@ test('the home network drops and returns: the lease goes with it and comes back'
   const connected = await home.waitFor('state_connected', 15_000, back.at);
   assertConnectedOnlyAfterLease(associated, ack, connected, ['reconnecting']);
   assert.is((await ownerState()).network.address, `${boxAddress}/${HOME_NET.prefix}`);
+});
+
+test('the chip reboots while online: the box is online again by itself on the new ethsta0, with its MAC, address and name', async () => {
+  const before = await home.links.boxLink(BOX_IFACES.station);
+  const { recreated } = await rebootChip(home);
+  await home.waitFor('state_connected', 30_000, recreated.at);
+  const station = await home.links.boxLink(BOX_IFACES.station);
+  assert.is.not(station.ifindex, before.ifindex);
+  assert.is(station.mac, STATION_MAC);
+  const state = await ownerState();
+  assert.is(state.connectivity, 'connected');
+  assert.is(state.network.address, `${boxAddress}/${HOME_NET.prefix}`);
+  const clients = (await home.processesIn('box')).filter((p) => p.name === 'udhcpc');
+  assert.is(clients.length, 1, JSON.stringify(clients));
+  const dashboard = await homeAgent.fetch(`http://${boxAddress}:8080/dashboard`);
+  assert.is(dashboard.status, 200);
+  await until(
+    'nestbox.local answered again',
+    async () =>
+      (
+        await homeAgent.mdns('nestbox.local', { interfaceAddress: HOME_NET.router, timeoutMs: 3000 })
+      ).addresses.includes(boxAddress),
+    15_000,
+  );
 });
 
 test('no DHCP server at home: associated but never connected, degraded with a reason, and the setup AP after the grace period', async () => {

@@ -117,6 +117,65 @@ test('the authorize page shows the app and the scopes; bad requests get an error
   assert.is(css.status, 200);
 });
 
+test("the box's own dashboard gets a sign-in page; with another redirect URI, or without PKCE and state, the consent page", async () => {
+  const challenge = createHash('sha256').update(randomBytes(32).toString('base64url')).digest('base64url');
+  const dashboard = `${h.url}/dashboard/`;
+  const page = async (app: any, redirect: string, extra: Record<string, string>) => {
+    const query = new URLSearchParams({
+      response_type: 'code',
+      client_id: app.client_id,
+      redirect_uri: redirect,
+      scope: 'admin:read admin:write',
+      ...extra,
+    });
+    const response = await fetch(`${h.url}/oauth/authorize?${query.toString()}`);
+    assert.is(response.status, 200);
+    const html = await response.text();
+    const signIn = html.includes('Sign in to your Nestbox');
+    assert.is(signIn, !html.includes('<code>admin:read</code>'), 'a sign-in lists no scopes, a consent page does');
+    return signIn ? 'sign-in' : 'consent';
+  };
+  const pkce = { state: 'st-1', code_challenge: challenge, code_challenge_method: 'S256' };
+  const own = await registerApp('admin:read admin:write', dashboard);
+  assert.is(await page(own, dashboard, pkce), 'sign-in');
+  assert.is(await page(own, dashboard, { code_challenge: challenge, code_challenge_method: 'S256' }), 'consent');
+  assert.is(await page(own, dashboard, { state: 'st-1' }), 'consent');
+  // The dashboard's path on another origin, or an app that may also send codes elsewhere: consent.
+  const elsewhere = await registerApp('admin:read admin:write', 'http://nestbox.evil.example/dashboard/');
+  assert.is(await page(elsewhere, 'http://nestbox.evil.example/dashboard/', pkce), 'consent');
+  const twoWays = await registerApp('admin:read admin:write', `${dashboard}\n${REDIRECT}`);
+  assert.is(await page(twoWays, dashboard, pkce), 'consent');
+  // The sign-in still ends in a code for the dashboard's own page, exchanged with its verifier.
+  const verifier = randomBytes(32).toString('base64url');
+  const signedIn = await authorize(
+    own,
+    {
+      state: 'st-2',
+      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+      code_challenge_method: 'S256',
+      scope: 'admin:read admin:write',
+    },
+    'owner',
+    'pw-owner-123',
+  );
+  assert.is(signedIn.status, 302);
+  const back = new URL(signedIn.headers.get('location')!);
+  assert.is(`${back.origin}${back.pathname}`, dashboard);
+  assert.is(back.searchParams.get('state'), 'st-2');
+  const exchange = (code_verifier: string) =>
+    h.api(null, 'POST', '/oauth/token', {
+      grant_type: 'authorization_code',
+      code: back.searchParams.get('code'),
+      client_id: own.client_id,
+      client_secret: own.client_secret,
+      redirect_uri: dashboard,
+      code_verifier,
+    });
+  const token = await exchange(verifier);
+  assert.is(token.status, 200, JSON.stringify(token.body));
+  assert.is(token.body.scope, 'admin:read admin:write');
+});
+
 test('authorization code with PKCE S256 and state: login, redirect, exchange once', async () => {
   const app = await registerApp();
   const verifier = randomBytes(32).toString('base64url');

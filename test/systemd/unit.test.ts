@@ -37,8 +37,13 @@ test('the unit declares notify, watchdog, restart, limits, state, user and devic
   assert.match(one('SupplementaryGroups') ?? '', /dialout/);
   assert.is(one('DevicePolicy'), 'closed');
   const allowed = (d.get('DeviceAllow') ?? []).join(' ');
+  assert.match(allowed, /char-esp_serial_driver rw/, "the ESP-Hosted driver's control device, by driver name");
   assert.match(allowed, /\/dev\/ttyAMA0/);
-  assert.match(allowed, /\/dev\/esps0/);
+  assert.ok(d.get('Environment')?.includes('NESTBOX_COPROC=esps:/dev/esps0'), 'what the hardware speaks');
+  assert.not.ok(
+    [...(d.get('After') ?? []), ...(d.get('Wants') ?? [])].join(' ').includes('network-online.target'),
+    'the box starts without a network: it opens the setup AP',
+  );
   for (const hardening of [
     'NoNewPrivileges',
     'ProtectSystem',
@@ -79,10 +84,14 @@ test('install.sh stages the unit, the code and the site settings, and is safe to
   const root = tempDir('nestbox-root-');
   try {
     const run = () =>
-      spawnSync('bash', [join(REPO_ROOT, 'scripts', 'install.sh'), '--root', root.path, '--skip-build'], {
-        encoding: 'utf8',
-        timeout: 60_000,
-      });
+      spawnSync(
+        'bash',
+        [join(REPO_ROOT, 'scripts', 'install.sh'), '--root', root.path, '--skip-build', '--transport', 'none'],
+        {
+          encoding: 'utf8',
+          timeout: 60_000,
+        },
+      );
     const first = run();
     assert.is(first.status, 0, first.stderr);
     const settings = join(root.path, 'etc/default/nestbox');

@@ -488,11 +488,32 @@
 
   var SUMMARY = {
     starting: 'Starting…',
-    connecting: 'Connecting…',
+    connecting: 'Joining the Wi-Fi network…',
     reconnecting: 'Connection lost, reconnecting…',
-    setup_ap: 'Setup mode',
+    setup_ap: 'Waiting to be set up: the setup network is open',
     device_lost: 'The Wi-Fi chip does not answer',
   };
+  var CONNECTIVITY = {
+    starting: 'starting',
+    connecting: 'joining the network',
+    connected: 'online',
+    reconnecting: 'reconnecting',
+    setup_ap: 'waiting to be set up',
+    device_lost: 'the Wi-Fi chip does not answer',
+  };
+
+  function phonesText(count) {
+    return count === 0 ? 'no phone on it' : count === 1 ? '1 phone on it' : count + ' phones on it';
+  }
+
+  // The setup network in plain words: once the box is online it only waits for nobody to use it.
+  function describeSetupNetwork(state) {
+    var softap = state.softap;
+    if (!softap.active) return 'closed';
+    if (state.connectivity === 'connected')
+      return 'open until nobody uses it (' + phonesText(softap.stations.length) + ')';
+    return 'open' + (softap.reason ? ': ' + softap.reason : '') + ' (' + phonesText(softap.stations.length) + ')';
+  }
 
   function describeStorage(storage) {
     if (!storage || storage.free_bytes == null) return '—';
@@ -530,6 +551,13 @@
       });
   }
 
+  function describeRelease(release) {
+    if (!release || release.status === 'off') return 'not checked';
+    if (release.status === 'match') return release.firmware + ' (same as the driver)';
+    if (release.status === 'mismatch') return release.firmware + ', driver ' + release.driver + ': mismatch';
+    return 'unknown (driver ' + release.driver + ')';
+  }
+
   function renderState(state) {
     var wifi = state.wifi,
       softap = state.softap,
@@ -546,16 +574,11 @@
     $('summary').dataset.state = state.connectivity;
     showError('state-error', state.error ? new Error(state.error) : null);
     var facts = [
-      ['Connectivity', state.connectivity],
+      ['Connection', CONNECTIVITY[state.connectivity] || state.connectivity],
       ['Network', wifi.ssid || '—'],
       ['Channel', wifi.channel == null ? '—' : wifi.channel],
       ['MAC', wifi.mac || '—'],
-      [
-        'Setup AP',
-        softap.active
-          ? 'on, ' + softap.stations.length + ' phone(s)' + (softap.reason ? ' (' + softap.reason + ')' : '')
-          : 'off',
-      ],
+      ['Setup network', describeSetupNetwork(state)],
       ['Link', cop.link],
       [
         'Last heartbeat',
@@ -565,6 +588,18 @@
       ],
       ['Transmit power', cop.tx_power_dbm == null ? '—' : cop.tx_power_dbm + ' dBm'],
       ['Power save', cop.power_save || '—'],
+      [
+        'Coprocessor resets',
+        cop.resets +
+          (cop.last_reset
+            ? ' (last ' +
+              new Date(cop.last_reset.at).toLocaleString() +
+              ': ' +
+              (cop.last_reset.ok ? cop.last_reset.reason : 'failed, ' + cop.last_reset.error) +
+              ')'
+            : ''),
+      ],
+      ['Firmware release', describeRelease(cop.release)],
       ['Storage', describeStorage(state.storage)],
       ['IP address', net ? net.address : '—'],
       ['Gateway', net && net.gateway ? net.gateway : '—'],
@@ -572,6 +607,14 @@
       ['Lease until', net && net.lease_expires_at ? new Date(net.lease_expires_at).toLocaleString() : '—'],
     ];
     refreshNetworkHealth();
+    // Setup mode is offered only when it is not on already.
+    var inSetup = softap.active || state.connectivity === 'setup_ap';
+    $('setup-mode').hidden = inSetup;
+    $('setup-mode-on').hidden = !inSetup;
+    showError(
+      'release-warning',
+      cop.release && cop.release.status === 'mismatch' ? new Error(cop.release.detail) : null
+    );
     showError(
       'storage-warning',
       state.storage && state.storage.detail ? new Error('Storage: ' + state.storage.detail) : null
@@ -675,7 +718,7 @@
 
   function uploadFirmware(file) {
     var xhr = new XMLHttpRequest();
-    xhr.open('POST', API + '/firmware');
+    xhr.open('POST', API + '/firmware' + ($('ota-force').checked ? '?force=true' : ''));
     xhr.setRequestHeader('Authorization', 'Bearer ' + token);
     xhr.setRequestHeader('Content-Type', 'application/octet-stream');
     $('ota-progress').hidden = false;

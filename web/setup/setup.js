@@ -9,6 +9,16 @@
   var chosen = null; // { ssid, ssid_hex, security } from the scan list, or null for manual entry
   var pollTimer = null;
   var failures = 0;
+  var retyping = null; // the network last submitted ({ ssid, hidden }), to type its password again
+
+  var STATE_WORDS = {
+    starting: 'The box is starting.',
+    connecting: 'The box is joining the network.',
+    connected: 'The box is online.',
+    reconnecting: 'The box is reconnecting.',
+    setup_ap: 'The box is waiting for you to choose its network.',
+    device_lost: "The box's Wi-Fi chip does not answer.",
+  };
 
   function show(section) {
     ['choose', 'join', 'result'].forEach(function (id) {
@@ -154,7 +164,7 @@
       body: JSON.stringify(body),
     })
       .then(function () {
-        var pending = { ssid: ssid, at: Date.now() };
+        var pending = { ssid: ssid, hidden: body.hidden, at: Date.now() };
         try {
           localStorage.setItem(PENDING_KEY, JSON.stringify(pending));
         } catch (e) {
@@ -178,7 +188,9 @@
 
   function startWatching(pending) {
     show('result');
+    retyping = pending;
     $('again').hidden = true;
+    $('retype').hidden = true;
     setResult('Connecting to “' + pending.ssid + '”…', 'The box is trying the network. Keep this page open.');
     failures = 0;
     poll(pending);
@@ -198,7 +210,7 @@
     api('/setup/api/status')
       .then(function (status) {
         failures = 0;
-        $('status-line').textContent = 'Box: ' + status.state.replace('_', ' ');
+        $('status-line').textContent = STATE_WORDS[status.state] || '';
         if (status.dashboard_url) {
           $('dashboard-link').href = status.dashboard_url;
           $('dashboard-link').textContent = status.dashboard_url;
@@ -220,6 +232,8 @@
           finish();
           setResult('Could not join “' + pending.ssid + '”', status.error_description || status.error, 'error');
           $('again').hidden = false;
+          // A refused password is most often a typo: offer the same network again first.
+          $('retype').hidden = status.error !== 'auth';
           return;
         }
         pollTimer = setTimeout(function () {
@@ -263,6 +277,16 @@
   });
   $('back').addEventListener('click', function () {
     show('choose');
+  });
+  $('retype').addEventListener('click', function () {
+    // The network just tried: from the list when it came from there, else as typed.
+    openForm(chosen && chosen.ssid === retyping.ssid ? chosen : null);
+    if ($('ssid').value !== retyping.ssid) {
+      $('ssid').value = retyping.ssid;
+      $('hidden').checked = Boolean(retyping.hidden);
+      $('join-title').textContent = 'Join “' + retyping.ssid + '”';
+    }
+    $('password').focus();
   });
   $('again').addEventListener('click', function () {
     show('choose');

@@ -93,6 +93,8 @@ export interface SimDeviceOptions {
 export interface SoftApStation {
   mac: string;
   rssi: number;
+  /** The association id the AP gave it (IDF: the lowest free one from 1). */
+  aid: number;
 }
 
 /**
@@ -135,7 +137,10 @@ export class SimDevice extends EventEmitter<SimDeviceEvents> {
   /** Increases at every reboot: answers computed before it are never sent. */
   epoch = 0;
   booting = false;
+  /** The firmware hangs (no answers, no events) until unfrozen or reset. */
   frozen = false;
+  /** A chip that never answers, whatever is done to it (scenario `unresponsive`). */
+  neverAnswers = false;
   heartbeatsFlowing = true;
   readonly firmware: FirmwareGeneration;
 
@@ -420,6 +425,8 @@ export class SimDevice extends EventEmitter<SimDeviceEvents> {
     this.trying = false;
     this.retry = null;
     this.macs = this.factoryMacs();
+    // A reset line brings a hung firmware back; a chip that never answers stays silent.
+    this.frozen = this.neverAnswers;
     this.booting = true;
     this.emit('reset', reason);
     const epoch = this.epoch;
@@ -471,21 +478,27 @@ export class SimDevice extends EventEmitter<SimDeviceEvents> {
     const mac = (station.mac ?? formatMac([0x02, 0x11, 0x22, 0x33, 0x44, this.nextStation++ & 0xff])).toLowerCase();
     const rejoin = this.stations.some((s) => s.mac === mac);
     this.stations = this.stations.filter((s) => s.mac !== mac);
-    this.stations.push({ mac, rssi: station.rssi ?? -55 });
+    let aid = 1;
+    while (this.stations.some((s) => s.aid === aid)) aid += 1;
+    this.stations.push({ mac, rssi: station.rssi ?? -55, aid });
     if (!rejoin) this.emit('radio', { radio: 'softap_station', joined: true, mac });
-    if (this.current) this.emit('event', 'softApStationConnected', { mac: macToWire(mac), aid: this.stations.length });
+    // slave_control.c ctrl_ntfy_StationConnectedToESPSoftAP: resp 0, the MAC as text, the aid.
+    if (this.current) this.emit('event', 'softApStationConnected', { mac: macToWire(mac), aid });
     return mac;
   }
 
   leaveSoftAp(mac: string): boolean {
-    const before = this.stations.length;
-    this.stations = this.stations.filter((s) => s.mac !== mac.toLowerCase());
-    if (this.stations.length === before || !this.softAp) return false;
-    this.emit('radio', { radio: 'softap_station', joined: false, mac: mac.toLowerCase() });
+    const leaving = this.stations.find((s) => s.mac === mac.toLowerCase());
+    if (!leaving || !this.softAp) return false;
+    this.stations = this.stations.filter((s) => s !== leaving);
+    this.emit('radio', { radio: 'softap_station', joined: false, mac: leaving.mac });
+    // The current firmware adds the aid and (IDF ≥ 5.1.1) the reason (ctrl_ntfy_StationDisconnectFromESPSoftAP).
     this.emit(
       'event',
       'softApStationDisconnected',
-      this.current ? { mac: macToWire(mac), reason: DISCONNECT_REASON.assocLeave } : { mac: macToWire(mac) },
+      this.current
+        ? { mac: macToWire(leaving.mac), aid: leaving.aid, reason: DISCONNECT_REASON.assocLeave }
+        : { mac: macToWire(leaving.mac) },
     );
     return true;
   }

@@ -44,9 +44,9 @@ export interface SimControls {
   kickStation(reason?: number): boolean;
   /** Heartbeat events stop (or flow again) while everything else keeps working. */
   setHeartbeats(flowing: boolean): void;
-  /** The firmware hangs: no answers, no events, until unfrozen. */
+  /** The firmware hangs: no answers, no events, until unfrozen or reset. */
   freeze(frozen: boolean): void;
-  /** Power-cycle: state lost, then PRIV INIT + Event_DevInit. */
+  /** Power-cycle (the reset line): state lost and a hang ended, then PRIV INIT + Event_DevInit. */
   reset(): void;
   /** Stray bytes towards the host. */
   injectGarbage(bytes?: Uint8Array | number): void;
@@ -146,5 +146,8 @@ export class Simulator implements SimControls {
 
 function applyScenario(sim: Simulator, scenario: SimScenario): void {
   if (scenario === 'no_networks') for (const network of sim.device.networks) network.inRange = false;
-  if (scenario === 'unresponsive') sim.freeze(true);
+  if (scenario === 'unresponsive') {
+    sim.device.neverAnswers = true;
+    sim.freeze(true);
+  }
 }

@@ -6,7 +6,7 @@
  * handle; the real driver node is not a tty: it is read without blocking and polled for
  * readability (polled-reader.ts), as the driver supports (O_NONBLOCK answers EAGAIN, poll works).
  */
-import { closeSync, constants, openSync, write } from 'node:fs';
+import { closeSync, constants, openSync, readSync, write } from 'node:fs';
 import { isatty, ReadStream as TtyReadStream } from 'node:tty';
 import { ReopeningTransport, type PortCallbacks, type PortHandle, type TransportOptions } from './types.js';
 import { lazy } from '../../lib/on-first-use.js';
@@ -17,6 +17,15 @@ import { lazy } from '../../lib/on-first-use.js';
  * would retry forever.
  */
 export const ESPS_MAX_WRITE = 8192 - (12 + 8);
+
+/**
+ * The driver's receive ring (esp_serial.c ESP_RX_RB_SIZE; esp_rb.c keeps one byte free): what a
+ * previous opener left unread is at most this much, and it survives close and open (the ring is
+ * emptied only when the module is unloaded).
+ */
+export const ESPS_RING_BYTES = 8192 - 1;
+/** A chip that keeps talking while we drain does not hold the open forever. */
+const DRAIN_LIMIT_BYTES = 4 * ESPS_RING_BYTES;
 
 /** serialport's native poller, loaded only by a box that uses this transport. */
 const polledReader = lazy('the esps poller (@serialport/bindings-cpp)', () => import('./polled-reader.js'));
@@ -49,6 +58,20 @@ export class EspsTransport extends ReopeningTransport {
   protected async openPort(callbacks: PortCallbacks): Promise<PortHandle> {
     const { PolledReader } = await polledReader();
     const fd = openSync(this.path, constants.O_RDWR | constants.O_NOCTTY | constants.O_NONBLOCK);
+    // Answers and events a previous opener left in the ring would be taken for answers to our
+    // first requests: they go before the link is reported up.
+    let drained: number;
+    try {
+      drained = drainStale(fd);
+    } catch (error) {
+      closeSync(fd);
+      throw error;
+    }
+    if (drained > 0)
+      this.log.info('dropped bytes a previous opener of the device left unread', {
+        transport: this.description,
+        bytes: drained,
+      });
     let closing = false;
     const lost = (reason: string) => {
       if (!closing) callbacks.lost(reason);
@@ -70,6 +93,25 @@ export class EspsTransport extends ReopeningTransport {
       },
     };
   }
+}
+
+/** Reads and drops what is waiting on a non-blocking descriptor, up to EAGAIN; returns the count. */
+function drainStale(fd: number): number {
+  const scratch = Buffer.allocUnsafe(ESPS_RING_BYTES + 1);
+  let total = 0;
+  while (total < DRAIN_LIMIT_BYTES) {
+    let bytes: number;
+    try {
+      bytes = readSync(fd, scratch, 0, scratch.length, null);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EAGAIN' || code === 'EWOULDBLOCK') break;
+      throw error;
+    }
+    if (bytes === 0) break;
+    total += bytes;
+  }
+  return total;
 }
 
 /** A terminal read through libuv's tty handle, in raw mode. */

@@ -23,6 +23,13 @@ export interface Transport extends EventEmitter<TransportEvents> {
   /** Writes one message's bytes; false when the link is down (nothing written). */
   write(bytes: Buffer): boolean;
   close(): Promise<void>;
+  /**
+   * Closes the device and keeps it closed until resume() (a driver reload needs its device free);
+   * `down` reports the reason.
+   */
+  suspend?(reason: string): Promise<void>;
+  /** Opens the device again after suspend(), at once. */
+  resume?(): void;
 }
 
 /** An opened device: what each kind of transport provides to the reopening logic. */
@@ -60,6 +67,8 @@ export abstract class ReopeningTransport extends EventEmitter<TransportEvents> i
   private readonly watchIntervalMs: number;
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
+  private suspended = false;
+  private opening = false;
   private started = false;
   private delayMs: number;
   private failures = 0;
@@ -98,21 +107,41 @@ export abstract class ReopeningTransport extends EventEmitter<TransportEvents> i
 
   async close(): Promise<void> {
     this.closed = true;
+    await this.releasePort('closed');
+  }
+
+  async suspend(reason: string): Promise<void> {
+    this.suspended = true;
+    if (await this.releasePort(reason))
+      this.log.info('coprocessor device closed', { transport: this.description, reason });
+  }
+
+  /** Closes the open port (if any) and reports the link down; false when none was open. */
+  private async releasePort(reason: string): Promise<boolean> {
     this.stopWatch();
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     const port = this.port;
     this.port = null;
-    if (port) {
-      await port.close().catch(() => undefined);
-      this.reportedDown = true;
-      this.emit('down', 'closed');
-    }
+    if (!port) return false;
+    await port.close().catch(() => undefined);
+    this.reportedDown = true;
+    this.emit('down', reason);
+    return true;
+  }
+
+  resume(): void {
+    if (!this.suspended || this.closed) return;
+    this.suspended = false;
+    this.delayMs = this.minBackoffMs;
+    this.failures = 0;
+    if (this.started && !this.timer && !this.opening) void this.attempt();
   }
 
   private async attempt(): Promise<void> {
     this.timer = null;
-    if (this.closed) return;
+    if (this.closed || this.suspended) return;
+    this.opening = true;
     let handle: PortHandle;
     let lostEarly: string | null = null;
     const identity = await nodeIdentity(this.devicePath);
@@ -131,6 +160,7 @@ export abstract class ReopeningTransport extends EventEmitter<TransportEvents> i
     try {
       handle = await this.openPort(callbacks);
     } catch (error) {
+      this.opening = false;
       this.failures += 1;
       const fields = { transport: this.description, error: (error as Error).message, retry_ms: this.delayMs };
       if (this.failures === 1) this.log.warn('coprocessor device cannot be opened; retrying', fields);
@@ -142,7 +172,8 @@ export abstract class ReopeningTransport extends EventEmitter<TransportEvents> i
       this.schedule();
       return;
     }
-    if (this.closed) {
+    this.opening = false;
+    if (this.closed || this.suspended) {
       await handle.close().catch(() => undefined);
       return;
     }
@@ -193,7 +224,7 @@ export abstract class ReopeningTransport extends EventEmitter<TransportEvents> i
   }
 
   private schedule(): void {
-    if (this.closed || this.timer) return;
+    if (this.closed || this.suspended || this.timer) return;
     this.timer = setTimeout(() => void this.attempt(), this.delayMs);
     this.delayMs = Math.min(this.delayMs * 2, this.maxBackoffMs);
   }

@@ -1,4 +1,7 @@
-/** /api/v1/apps, /oauth/authorize (login and consent page), /oauth/token, /oauth/revoke, discovery. */
+/**
+ * /api/v1/apps, /oauth/authorize (login and consent page; the owner's sign-in for the box's own
+ * dashboard), /oauth/token, /oauth/revoke, discovery.
+ */
 import type { Context } from 'koa';
 import { statusOf } from '../../http/errors.js';
 import { DomainError, unauthorized } from '../../lib/errors.js';
@@ -7,6 +10,7 @@ import { authOf, type Routes } from '../http/routes.js';
 import { KNOWN_SCOPES } from './scopes.js';
 import { OAuthError, OOB_REDIRECT, type OAuthService } from './service.js';
 import { OAuthPages } from './pages.js';
+import { isOwnDashboard } from './own-dashboard.js';
 import { serializeApp, serializeCredentialApp } from './serialize.js';
 
 const AUTHORIZE_FIELDS = [
@@ -160,6 +164,7 @@ export function oauthRoutes(routes: Routes, oauth: OAuthService, baseUrl: string
   ): Promise<void> {
     try {
       const { app, redirectUri, scopes } = await oauth.checkAuthorization(query);
+      const signIn = isOwnDashboard({ ...query, app, redirectUri }, `${ctx.protocol}://${ctx.host}`, baseUrl);
       const hidden: Record<string, string> = {};
       for (const field of AUTHORIZE_FIELDS) if (query[field]) hidden[field] = query[field]!;
       hidden.redirect_uri = redirectUri;
@@ -170,7 +175,9 @@ export function oauthRoutes(routes: Routes, oauth: OAuthService, baseUrl: string
         'Content-Security-Policy',
         "default-src 'none'; style-src 'self'; form-action 'self' *; frame-ancestors 'none'",
       );
-      ctx.body = pages.authorizePage({ appName: app.name, website: app.website, scopes, hidden, message, login });
+      ctx.body = signIn
+        ? pages.signInPage({ hidden, message, login })
+        : pages.authorizePage({ appName: app.name, website: app.website, scopes, hidden, message, login });
     } catch (error) {
       renderError(ctx, error);
     }

@@ -1,7 +1,8 @@
 /**
  * Wrong setup keys at onboarding, counted for the whole box (the key is the box's, so a guesser
- * changing addresses must not get more tries): beyond the limit every attempt, a right key too,
- * waits out a block that doubles each time it is hit again within a day.
+ * changing addresses must not get more tries): from the limit-th wrong key (ten in 15 minutes)
+ * every attempt, a right key too, waits out a block that doubles each time it is hit again within
+ * a day.
  */
 import type { AttemptLimit } from '../../config.js';
 import { DomainError } from '../../lib/errors.js';
@@ -39,9 +40,9 @@ export class SetupKeyThrottle {
     if (waitS !== null) throw new SetupKeyThrottled(waitS);
   }
 
-  /** Counts a wrong key; throws when it was one too many. */
+  /** Counts a wrong key; throws when it was the limit-th (the tenth locks the form). */
   async wrongKey(): Promise<void> {
-    const waitS = await (await this.rule()).count(KEY, {});
+    const waitS = await (await this.rule()).countFailure(KEY, {});
     if (waitS !== null) throw new SetupKeyThrottled(waitS);
   }
 }

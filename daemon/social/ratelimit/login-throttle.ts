@@ -63,6 +63,17 @@ export class AttemptRule {
     }
   }
 
+  /**
+   * Counts a failed attempt by `key` (only failures are counted): the limit-th failure within the
+   * period blocks the key at once, so `limit` failures are all a guesser gets. The wait, or null.
+   */
+  async countFailure(key: string, shown: Record<string, string>): Promise<number | null> {
+    const waitS = await this.count(key, shown);
+    if (waitS !== null) return waitS;
+    const state = await this.attempts.get(key);
+    return state && state.consumedPoints >= this.limit.limit ? this.count(key, shown) : null;
+  }
+
   /** The seconds `key` must still wait, without counting an attempt; null when it may try. */
   async blockedFor(key: string): Promise<number | null> {
     const state = await this.attempts.get(key);

@@ -1,19 +1,21 @@
 /**
  * A virtual home out of network namespaces, for the network layer's end-to-end tests and bench:
  *
- *   home ── lan0 ═══ ethsta0 ── box ── ethap0 ═══ ap0 ─ air (br0) ─ ph0 ═══ wlan0 ── phone
- *   (dnsmasq: DHCP + DNS                (daemon, on the                          (udhcpc)
- *    on 10.77.0.0/24)                    simulated coprocessor)
+ *   home ── lan0 (br) ─ sta0 ═══ ethsta0 ── box ── ethap0 ═══ ap0 ─ air (br0) ─ ph0 ═══ wlan0 ── phone
+ *   (dnsmasq: DHCP + DNS                      (daemon, on the                          (udhcpc)
+ *    on 10.77.0.0/24)                          simulated coprocessor)
  *
- * The box's ends are named like the ESP-Hosted driver's interfaces; "air" is the soft AP's radio
- * cell, a bridge the phones join. The simulated coprocessor (dist/bundle/sim.js on a pseudo-terminal,
- * with --radio-events) decides the carriers, as the radio would: lan0 is up only while the
- * device's station is associated; ap0 (ethap0's carrier) while its soft AP is up; ph0 while the
- * soft AP is up and the phone has joined it.
+ * The box's ends are the ESP-Hosted driver's interfaces as driver-links.ts plays them: carrier
+ * always on, a MAC that is not the chip's until the daemon sets one, frames through only while the
+ * simulated coprocessor (dist/bundle/sim.js on a pseudo-terminal, with --radio-events) is
+ * associated / has its soft AP up, and both deleted and made again each time the chip boots. "air"
+ * is the soft AP's radio cell, a bridge the phones join; ph0 (the phone's own Wi-Fi) has a carrier
+ * while the soft AP is up and the phone has joined it.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DIST, tempDir } from '../paths.js';
+import { AIR_BRIDGE, BOX_IFACES, DriverLinks, HOME_BRIDGE } from './driver-links.js';
 import { startDaemon, type DaemonOptions, type RunningDaemon } from '../daemon.js';
 import { NamespaceAgent } from './agent-client.js';
 import { dnsmasqArgs } from '../../../daemon/network/dhcp-server.js';
@@ -43,22 +45,26 @@ export const HOME_NET = {
   rangeStart: '10.77.0.100',
   rangeEnd: '10.77.0.199',
 } as const;
-export const BOX_IFACES = { station: 'ethsta0', ap: 'ethap0' } as const;
+export { BOX_IFACES } from './driver-links.js';
 export const PHONE_MAC = '02:5a:11:22:33:44';
 /** The simulated coprocessor's station MAC, which the daemon gives ethsta0. */
 export const STATION_MAC = '24:0a:c4:12:34:56';
+/** Its soft AP's MAC (the station's plus one, as ESP-IDF derives it), which the daemon gives ethap0. */
+export const SOFTAP_MAC = '24:0a:c4:12:34:57';
 /** The daemon's station DHCP client's pace (daemon/network/station.ts): 5 discovers 1 s apart, then 3 s. */
 const STATION_RETRIES = ['-t', '5', '-T', '1', '-A', '3'];
-const HOME_IFACE = 'lan0';
+const HOME_IFACE = HOME_BRIDGE;
 const PHONE_IFACE = 'wlan0';
-/** The air's ends: the soft AP's and the phone's. */
-const AIR = { bridge: 'br0', ap: 'ap0', phone: 'ph0' } as const;
+/** The phone's end in the air. */
+const PHONE_END = 'ph0';
 
 export type TimelineEntry = { at: number; what: string; detail?: Record<string, unknown> };
 
 export interface VirtualHomeOptions {
   /** The simulator's --time-scale (the daemon gets the same NESTBOX_COPROC_TIME_SCALE). */
   timeScale?: number;
+  /** The simulator's firmware generation (--firmware; default the documented one). */
+  firmware?: 'documented' | 'current';
   /** Start the home router's DHCP server (default true). */
   homeDhcp?: boolean;
   /**
@@ -78,7 +84,10 @@ export class VirtualHome {
   private phoneDhcp: DhcpClient | null = null;
   private agents = new Map<string, NamespaceAgent>();
   private readonly radio = { associated: false, softAp: false, phoneJoined: false };
-  private carrierQueue: Promise<void> = Promise.resolve();
+  /** The chip's MACs as it last said (its boot line, or the radio line that opened a path). */
+  private chipMacs = { sta: STATION_MAC, ap: SOFTAP_MAC };
+  private radioQueue: Promise<void> = Promise.resolve();
+  readonly links: DriverLinks;
   daemon: RunningDaemon | null = null;
 
   private constructor(
@@ -86,6 +95,7 @@ export class VirtualHome {
     readonly clientScript: string,
     readonly timeScale: number,
     private readonly routerPings: boolean,
+    private readonly firmware: 'documented' | 'current',
   ) {
     this.names = {
       box: namespaceName('box'),
@@ -93,12 +103,13 @@ export class VirtualHome {
       phone: namespaceName('phone'),
       air: namespaceName('air'),
     };
+    this.links = new DriverLinks(this.names);
   }
 
   static async build(options: VirtualHomeOptions = {}): Promise<VirtualHome> {
     requireRoot();
     // ip for the namespaces, dnsmasq and busybox udhcpc for DHCP, socat for the coprocessor's PTY.
-    requirePackage(['iproute2', 'dnsmasq-base', 'busybox', 'socat']);
+    requirePackage(['iproute2', 'dnsmasq-base', 'busybox', 'socat', 'nftables']);
     sweepStaleNamespaces();
     const dir = tempDir('nestbox-vhome-');
     const home = new VirtualHome(
@@ -106,6 +117,7 @@ export class VirtualHome {
       writeClientScript(dir.path),
       options.timeScale ?? 10,
       options.routerPings ?? true,
+      options.firmware ?? 'documented',
     );
     try {
       await home.buildLinks();
@@ -120,9 +132,7 @@ export class VirtualHome {
   private async buildLinks(): Promise<void> {
     const { box, home, phone, air } = this.names;
     for (const name of [box, home, phone, air]) await addNamespace(name);
-    // Made inside the namespaces: nothing of the host's own interfaces is touched or named.
-    await ip('-n', box, 'link', 'add', BOX_IFACES.station, 'type', 'veth', 'peer', 'name', HOME_IFACE, 'netns', home);
-    await ip('-n', box, 'link', 'add', BOX_IFACES.ap, 'type', 'veth', 'peer', 'name', AIR.ap, 'netns', air);
+    await this.links.build();
     await ip(
       '-n',
       phone,
@@ -135,13 +145,11 @@ export class VirtualHome {
       'veth',
       'peer',
       'name',
-      AIR.phone,
+      PHONE_END,
       'netns',
       air,
     );
-    await ip('-n', air, 'link', 'add', AIR.bridge, 'type', 'bridge');
-    for (const end of [AIR.ap, AIR.phone]) await ip('-n', air, 'link', 'set', end, 'master', AIR.bridge);
-    await ip('-n', air, 'link', 'set', AIR.bridge, 'up');
+    await ip('-n', air, 'link', 'set', PHONE_END, 'master', AIR_BRIDGE);
     await ip('-n', home, 'addr', 'add', `${HOME_NET.router}/${HOME_NET.prefix}`, 'dev', HOME_IFACE);
     // The phone's own interface is up; whether it has a carrier is the air's business.
     await ip('-n', phone, 'link', 'set', PHONE_IFACE, 'up');
@@ -207,10 +215,10 @@ export class VirtualHome {
       .join('; ');
   }
 
-  // ── the simulated coprocessor and the carriers it decides ─────────────────────────────────────
+  // ── the simulated coprocessor and the links it decides ────────────────────────────────────────
 
   /**
-   * The standalone simulator on a pseudo-terminal, its radio changes driving the veth carriers.
+   * The standalone simulator on a pseudo-terminal, its radio changes driving the links.
    * It runs in the box's namespace (the pseudo-terminal is the same there), so a sweep after a
    * killed run finds it with everything else.
    */
@@ -219,6 +227,8 @@ export class VirtualHome {
       join(DIST, 'bundle', 'sim.js'),
       '--pty',
       '--radio-events',
+      '--firmware',
+      this.firmware,
       '--time-scale',
       String(this.timeScale),
     ]);
@@ -235,7 +245,9 @@ export class VirtualHome {
       associated?: boolean;
       active?: boolean;
       joined?: boolean;
+      booted?: boolean;
       mac?: string;
+      macs?: { sta: string; ap: string };
       ssid?: string;
     };
     try {
@@ -245,32 +257,48 @@ export class VirtualHome {
     }
     if (!change.radio) return;
     this.mark(`radio_${change.radio}`, change);
+    if (change.radio === 'chip') {
+      if (change.booted && change.macs) this.chipMacs = change.macs;
+      if (change.booted) this.queueRadio(() => this.chipBooted());
+      return;
+    }
     if (change.radio === 'station') this.radio.associated = change.associated === true;
+    if (change.radio === 'station' && change.mac) this.chipMacs.sta = change.mac;
     if (change.radio === 'softap') this.radio.softAp = change.active === true;
+    if (change.radio === 'softap' && change.mac) this.chipMacs.ap = change.mac;
     if (change.radio === 'softap_station' && change.mac === PHONE_MAC) this.radio.phoneJoined = change.joined === true;
     if (change.radio === 'softap' && !change.active) this.radio.phoneJoined = false;
-    this.applyCarriers();
+    this.applyRadio();
   }
 
-  /** Carriers follow the radio in order, one `ip` call at a time. */
-  private applyCarriers(): void {
+  /** The links follow the radio in order, one change at a time. */
+  private applyRadio(): void {
     const station = this.radio.associated;
     const softAp = this.radio.softAp;
     const phone = softAp && this.radio.phoneJoined;
-    this.carrierQueue = this.carrierQueue
-      .then(async () => {
-        await ip('-n', this.names.home, 'link', 'set', HOME_IFACE, station ? 'up' : 'down');
-        await this.setAirCarriers(softAp, phone);
-        this.mark('carriers', { station, softAp, phone });
-      })
-      .catch((error) => {
-        this.mark('carrier_error', { error: String(error) });
-      });
+    const macs = { ...this.chipMacs };
+    this.queueRadio(async () => {
+      await this.links.setStation({ open: station, mac: macs.sta });
+      await this.links.setSoftAp({ open: softAp, mac: macs.ap });
+      await this.setPhoneCarrier(phone);
+      this.mark('radio_applied', { station, softAp, phone });
+    });
   }
 
-  private async setAirCarriers(softAp: boolean, phone: boolean): Promise<void> {
-    await ip('-n', this.names.air, 'link', 'set', AIR.ap, softAp ? 'up' : 'down');
-    await ip('-n', this.names.air, 'link', 'set', AIR.phone, phone ? 'up' : 'down');
+  /** The driver's answer to the chip's init event: both interfaces made again. */
+  private async chipBooted(): Promise<void> {
+    const ifindex = await this.links.recreate();
+    this.mark('interfaces_recreated', ifindex);
+  }
+
+  private queueRadio(change: () => Promise<void>): void {
+    this.radioQueue = this.radioQueue.then(change).catch((error) => {
+      this.mark('radio_error', { error: String(error) });
+    });
+  }
+
+  private async setPhoneCarrier(phone: boolean): Promise<void> {
+    await ip('-n', this.names.air, 'link', 'set', PHONE_END, phone ? 'up' : 'down');
   }
 
   /** One scenario command to the simulator; resolves with its JSON answer. */
@@ -286,14 +314,6 @@ export class VirtualHome {
     const parsed = JSON.parse(await answer) as Record<string, unknown>;
     if (parsed.ok !== true) throw new Error(`simulator: ${command}: ${String(parsed.error)}`);
     return parsed;
-  }
-
-  async carrierSettled(station: boolean, phone: boolean, timeoutMs = 5000): Promise<void> {
-    await this.waitFor(
-      (e) => e.what === 'carriers' && e.detail?.station === station && e.detail?.phone === phone,
-      timeoutMs,
-      0,
-    );
   }
 
   // ── agents and the daemon ──────────────────────────────────────────────────────────────────────
@@ -357,7 +377,7 @@ export class VirtualHome {
     const answer = await this.simCommand(`join ${PHONE_MAC}`);
     if (answer.mac !== PHONE_MAC)
       throw new Error(`the phone could not join the soft AP (is it up?): ${JSON.stringify(answer)}`);
-    await this.waitFor((e) => e.what === 'carriers' && e.detail?.phone === true, 5000, joined.at);
+    await this.waitFor((e) => e.what === 'radio_applied' && e.detail?.phone === true, 5000, joined.at);
     await this.phoneDhcp?.stop();
     this.phoneDhcp = startDhcpClient(this.names.phone, PHONE_IFACE, this.clientScript);
     return this.phoneDhcp;
@@ -376,23 +396,24 @@ export class VirtualHome {
 
   /**
    * The home router's DHCP exchange with the same client on the box's station interface, timed from
-   * the carrier coming up (as association brings it) to the lease. No daemon may be running.
+   * association (the radio lets frames through) to the lease: the interface gets the chip's MAC,
+   * comes up and the client starts, as the daemon does. No daemon may be running.
    */
   async bareStationExchange(): Promise<number> {
-    const { box, home } = this.names;
+    const { box } = this.names;
+    const radio = this.links.radio.station;
+    const started = performance.now();
+    await this.links.setStation({ open: true, mac: STATION_MAC });
     // The daemon's identity and pace on this link: the coprocessor's station MAC, and its client's -t/-T/-A.
     await ip('-n', box, 'link', 'set', BOX_IFACES.station, 'address', STATION_MAC);
     await ip('-n', box, 'link', 'set', BOX_IFACES.station, 'up');
-    await ip('-n', home, 'link', 'set', HOME_IFACE, 'down');
-    const started = performance.now();
-    await ip('-n', home, 'link', 'set', HOME_IFACE, 'up');
     const client = startDhcpClient(box, BOX_IFACES.station, this.clientScript, STATION_RETRIES);
     try {
       const lease = await client.waitForLease(20_000);
       return lease.at - started;
     } finally {
       await client.stop();
-      await ip('-n', home, 'link', 'set', HOME_IFACE, 'down');
+      await this.links.setStation(radio);
       await ip('-n', box, 'addr', 'flush', 'dev', BOX_IFACES.station);
       await ip('-n', box, 'link', 'set', BOX_IFACES.station, 'down');
     }
@@ -404,7 +425,9 @@ export class VirtualHome {
    */
   async barePhoneExchange(setupAddress = '192.168.4.1'): Promise<{ ms: number; captivePortal: string }> {
     const { box, phone } = this.names;
-    await this.setAirCarriers(true, false);
+    const radio = this.links.radio.softAp;
+    await this.links.setSoftAp({ open: true, mac: SOFTAP_MAC });
+    await ip('-n', box, 'link', 'set', BOX_IFACES.ap, 'address', SOFTAP_MAC);
     await ip('-n', box, 'addr', 'add', `${setupAddress}/24`, 'dev', BOX_IFACES.ap);
     await ip('-n', box, 'link', 'set', BOX_IFACES.ap, 'up');
     // The daemon's own dnsmasq command line for the setup AP.
@@ -414,7 +437,7 @@ export class VirtualHome {
     );
     try {
       const started = performance.now();
-      await this.setAirCarriers(true, true);
+      await this.setPhoneCarrier(true);
       const client = startDhcpClient(phone, PHONE_IFACE, this.clientScript);
       try {
         const lease = await client.waitForLease(20_000);
@@ -424,19 +447,22 @@ export class VirtualHome {
       }
     } finally {
       await server.stop();
-      await this.setAirCarriers(false, false);
+      await this.setPhoneCarrier(false);
+      await this.links.setSoftAp(radio);
       await ip('-n', phone, 'addr', 'flush', 'dev', PHONE_IFACE);
       await ip('-n', box, 'addr', 'flush', 'dev', BOX_IFACES.ap);
       await ip('-n', box, 'link', 'set', BOX_IFACES.ap, 'down');
     }
   }
 
-  /** The processes running in one of the namespaces: pid and name (comm). */
+  /** The processes running in one of the namespaces: pid and name (comm; a busybox applet's own name). */
   async processesIn(role: 'box' | 'home' | 'phone'): Promise<Array<{ pid: number; name: string }>> {
     const pids = (await ip('netns', 'pids', this.names[role])).split(/\s+/).filter(Boolean);
     return pids.flatMap((pid) => {
       try {
-        return [{ pid: Number(pid), name: readFileSync(`/proc/${pid}/comm`, 'utf8').trim() }];
+        const comm = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+        const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+        return [{ pid: Number(pid), name: comm === 'busybox' && argv[1] ? argv[1] : comm }];
       } catch {
         return [];
       }
@@ -458,7 +484,7 @@ export class VirtualHome {
       this.agents.clear();
       await this.homeDhcp?.stop();
       await this.sim?.stop();
-      await this.carrierQueue;
+      await this.radioQueue;
     } finally {
       for (const name of Object.values(this.names)) deleteNamespace(name);
       cleanup.runSync();
