@@ -122,7 +122,9 @@ export class App {
     const refreshInstanceCounts = await this.startSocial(social, http);
     this.mountFederation(federation, http);
     const httpUrl = await this.startHttp(http);
-    await this.startReachability(db, http, reachabilityCheck);
+    // Without an HTTPS port the box cannot be reached over https: the subsystem is not loaded.
+    if (this.config.httpsPort !== null) await this.startReachability(db, http, reachabilityCheck);
+    else this.health.set('reachability', { status: 'off', detail: 'no HTTPS port (NESTBOX_HTTPS_PORT is empty)' });
     await this.startFederation(federation);
     await this.startMqtt(db, connectivity);
     const jobs = this.startJobs(db, storage);
@@ -232,7 +234,7 @@ export class App {
         // The one place the box reaches for its own public address (tests give loopback ones).
         reachability,
       },
-      reachability: () => this.reachability?.flow ?? null,
+      reachability: { flow: () => this.reachability?.flow ?? null, enabled: this.config.httpsPort !== null },
       log: this.log.child({ component: 'onboarding' }),
       baseUrl: this.config.baseUrl,
       httpHost: this.config.httpHost,

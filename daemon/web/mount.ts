@@ -41,8 +41,8 @@ export interface ConnectivityWebOptions {
   /** The instance's identity and public address on the owner API. */
   instanceSettings?: Omit<InstanceSettingsOptions, 'resolveToken' | 'log'> | null;
   log?: Logger;
-  /** The reachability flow behind /api/nestbox/v1/reachability (null until it has started). */
-  reachability?: () => ReachabilityFlow | null;
+  /** The reachability flow behind /api/nestbox/v1/reachability (null until it has started), and whether it will. */
+  reachability?: { flow: () => ReachabilityFlow | null; enabled: boolean };
 }
 
 export function mountConnectivityWeb(http: HttpServer, options: ConnectivityWebOptions): void {
@@ -98,6 +98,6 @@ export function mountConnectivityWeb(http: HttpServer, options: ConnectivityWebO
     );
   }
   http.use(ownerApiRouter({ device: options.device, networks: options.networks, connectivity, resolveToken }).routes());
-  if (options.reachability) http.use(reachabilityRouter({ flow: options.reachability, resolveToken }).routes());
+  if (options.reachability) http.use(reachabilityRouter({ ...options.reachability, resolveToken }).routes());
   http.use(dashboardRouter().routes());
 }

@@ -14,6 +14,8 @@ import { OWNER_API_PREFIX } from './owner-api.js';
 
 export interface ReachabilityApiOptions {
   flow: () => ReachabilityFlow | null;
+  /** An HTTPS port is configured, so the flow runs once started. */
+  enabled: boolean;
   resolveToken: TokenResolver;
 }
 
@@ -23,7 +25,10 @@ export function reachabilityRouter(options: ReachabilityApiOptions): Router {
   const write = requireScope('admin:write', { owner: true });
   const flow = () => {
     const running = options.flow();
-    if (!running) throw new HttpError(503, 'Reachability is not running (yet)');
+    if (!running)
+      throw options.enabled
+        ? new HttpError(503, 'Reachability is not running yet')
+        : new HttpError(409, 'Reachability is off: the box has no HTTPS port (NESTBOX_HTTPS_PORT is empty)');
     return running;
   };
   router.use(authenticate(options.resolveToken));
