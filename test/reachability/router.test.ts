@@ -3,63 +3,23 @@
  * UPnP is turned off, a carrier-grade NAT stands in front. Each is reported in plain words and
  * followed by the box within a minute.
  */
-import { writeFileSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { VirtualHome } from '../helpers/virtual-home/index.js';
-import { DYNDNS, INTERNET, VirtualInternet } from '../helpers/virtual-internet/index.js';
-import { startReachableBox, type ReachableBox } from '../helpers/virtual-internet/box.js';
+import { INTERNET } from '../helpers/virtual-internet/index.js';
+import {
+  NAME,
+  box,
+  enterName,
+  internet,
+  until,
+  useReachabilityScenario,
+  view,
+} from '../helpers/virtual-internet/scenario.js';
 
 const CERTIFICATE_SECONDS = 3600;
-const NAME = 'social.example.test';
 
-let home: VirtualHome;
-let internet: VirtualInternet;
-let box: ReachableBox;
+useReachabilityScenario(CERTIFICATE_SECONDS);
 
-test.before(async () => {
-  home = await VirtualHome.build({ timeScale: 10, homeDhcp: false });
-  internet = await VirtualInternet.build(home, { certificateSeconds: CERTIFICATE_SECONDS });
-  box = await startReachableBox(home, internet);
-});
-
-test.after(async () => {
-  // For a failed run: NESTBOX_VHOME_LOG=file keeps the daemon's log and the home's timeline.
-  if (process.env.NESTBOX_VHOME_LOG && box)
-    writeFileSync(
-      process.env.NESTBOX_VHOME_LOG,
-      [...box.daemon.logs.map((line) => JSON.stringify(line)), home.describeTimeline(-1, Infinity)].join('\n') + '\n',
-    );
-  await internet?.close();
-  await home?.close();
-});
-
-const view = () => box.view();
-const until = <T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs: number) =>
-  box.until(what, probe, timeoutMs);
-
-/** Enters the name (and the provider's login), as the dashboard does. */
-async function enterName(dyndns: boolean): Promise<void> {
-  const put = await box.daemon.json(
-    '/api/nestbox/v1/reachability',
-    box.owner({
-      method: 'PUT',
-      body: JSON.stringify({
-        name: NAME,
-        dyndns: dyndns
-          ? {
-              protocol: 'dyndns2',
-              url: `http://${DYNDNS.name}:${DYNDNS.port}/nic/update`,
-              username: DYNDNS.user,
-              password: DYNDNS.password,
-            }
-          : null,
-      }),
-    }),
-  );
-  assert.is(put.status, 202, JSON.stringify(put.body));
-  assert.not.match(JSON.stringify(put.body), DYNDNS.password);
-}
 test('the owner enters a name: the router forwards 443 and 80 to the box', async () => {
   await enterName(false);
   await until('the mappings', async () => internet.forwardedPorts().length === 2, 30_000);

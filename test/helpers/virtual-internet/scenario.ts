@@ -1,0 +1,64 @@
+/**
+ * The set-up both reachability scenario files share: the virtual home behind the virtual
+ * internet's router, the box on it, and the owner's steps. The bindings below are live: a test file
+ * imports them and calls `useReachabilityScenario` once, and they hold the running parts.
+ */
+import { writeFileSync } from 'node:fs';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { VirtualHome } from '../virtual-home/index.js';
+import { DYNDNS, VirtualInternet } from './index.js';
+import { startReachableBox, type ReachableBox } from './box.js';
+
+export const NAME = 'social.example.test';
+
+export let home: VirtualHome;
+export let internet: VirtualInternet;
+export let box: ReachableBox;
+
+/** Builds the home, the internet (pebble's certificates last `certificateSeconds`) and the box before the file's tests. */
+export function useReachabilityScenario(certificateSeconds: number): void {
+  test.before(async () => {
+    home = await VirtualHome.build({ timeScale: 10, homeDhcp: false });
+    internet = await VirtualInternet.build(home, { certificateSeconds });
+    box = await startReachableBox(home, internet);
+  });
+
+  test.after(async () => {
+    // For a failed run: NESTBOX_VHOME_LOG=file keeps the daemon's log and the home's timeline.
+    if (process.env.NESTBOX_VHOME_LOG && box)
+      writeFileSync(
+        process.env.NESTBOX_VHOME_LOG,
+        [...box.daemon.logs.map((line) => JSON.stringify(line)), home.describeTimeline(-1, Infinity)].join('\n') + '\n',
+      );
+    await internet?.close();
+    await home?.close();
+  });
+}
+
+export const view = () => box.view();
+export const until = <T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs: number) =>
+  box.until(what, probe, timeoutMs);
+
+/** Enters the name (and the provider's login), as the dashboard does. */
+export async function enterName(dyndns: boolean): Promise<void> {
+  const put = await box.daemon.json(
+    '/api/nestbox/v1/reachability',
+    box.owner({
+      method: 'PUT',
+      body: JSON.stringify({
+        name: NAME,
+        dyndns: dyndns
+          ? {
+              protocol: 'dyndns2',
+              url: `http://${DYNDNS.name}:${DYNDNS.port}/nic/update`,
+              username: DYNDNS.user,
+              password: DYNDNS.password,
+            }
+          : null,
+      }),
+    }),
+  );
+  assert.is(put.status, 202, JSON.stringify(put.body));
+  assert.not.match(JSON.stringify(put.body), DYNDNS.password);
+}
