@@ -122,9 +122,7 @@ export class App {
     const refreshInstanceCounts = await this.startSocial(social, http);
     this.mountFederation(federation, http);
     const httpUrl = await this.startHttp(http);
-    // Without an HTTPS port the box cannot be reached over https: the subsystem is not loaded.
-    if (this.config.httpsPort !== null) await this.startReachability(db, http, reachabilityCheck);
-    else this.health.set('reachability', { status: 'off', detail: 'no HTTPS port (NESTBOX_HTTPS_PORT is empty)' });
+    await this.startReachability(db, http, reachabilityCheck);
     await this.startFederation(federation);
     await this.startMqtt(db, connectivity);
     const jobs = this.startJobs(db, storage);
@@ -191,10 +189,7 @@ export class App {
     return connectivity;
   }
 
-  /**
-   * The network layer (NESTBOX_NETWORK=on): the station's DHCP client, the setup AP's address,
-   * DHCP server, captive DNS and port-80 portal, mDNS. Stopped after the connectivity manager.
-   */
+  /** The network layer (NESTBOX_NETWORK=on): DHCP client, setup AP, captive DNS, portal, mDNS; stopped after connectivity. */
   private async startNetworkLayer(http: HttpServer): Promise<NetworkLayer | null> {
     if (this.config.network === 'off') return null;
     // Loaded only when on: a developer's machine never pays for the mDNS responder.
@@ -270,10 +265,12 @@ export class App {
   }
 
   /**
-   * The box on the internet: HTTPS listener, port mapping, dynamic DNS, certificates, and the
-   * switch of the public address, after which main reloads the app with the new base URL.
+   * The box on the internet: HTTPS listener, port mapping, dynamic DNS, certificates, and the switch
+   * of the public address, after which main reloads the app. Not loaded without an HTTPS port.
    */
   private async startReachability(db: Db, http: HttpServer, check: ReachabilityCheck): Promise<void> {
+    if (this.config.httpsPort === null)
+      return this.health.set('reachability', { status: 'off', detail: 'no HTTPS port (NESTBOX_HTTPS_PORT is empty)' });
     const { startReachability } = await import('./reachability/index.js');
     const reachability = await startReachability({
       config: this.config,
@@ -356,10 +353,7 @@ export class App {
     return social;
   }
 
-  /**
-   * The social instance: its routes on the shared server, its counts into DeviceState.instance.
-   * Returns the counts' refresh.
-   */
+  /** The social instance: its routes on the shared server, its counts into DeviceState.instance; returns their refresh. */
   private async startSocial(social: Social, http: HttpServer): Promise<() => Promise<void>> {
     const log = this.log.child({ component: 'social' });
     social.mount(http);
