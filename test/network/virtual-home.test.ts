@@ -8,8 +8,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { writeFileSync } from 'node:fs';
-import { loadConfig } from '../../daemon/config.js';
-import { AdminTool } from '../../daemon/social/admin.js';
 import type { RunningDaemon } from '../helpers/daemon.js';
 import type { DhcpClient, Lease } from '../helpers/virtual-home/dhcp.js';
 import {
@@ -23,6 +21,7 @@ import {
 import type { NamespaceAgent } from '../helpers/virtual-home/agent-client.js';
 import { launchPhoneBrowser } from '../helpers/virtual-home/browser.js';
 import { rebootChip, until as storyUntil } from '../helpers/virtual-home/story.js';
+import { createOwnerToken } from '../helpers/owner-token.js';
 
 const SETUP = '192.168.4.1';
 const HOME = { ssid: 'HomeNet', password: 'nestbox-home-2024' };
@@ -47,18 +46,7 @@ let boxAddress = '';
 test.before(async () => {
   home = await VirtualHome.build({ timeScale: 10 });
   daemon = await home.startDaemon({ ...TIMERS, NESTBOX_LOG_LEVEL: 'debug' });
-  const admin = await AdminTool.open(loadConfig({ env: { NESTBOX_DATA_DIR: daemon.dataDir } }));
-  try {
-    await admin.createAccount({
-      username: 'owner',
-      email: 'owner@example.test',
-      password: 'owner-password-1',
-      owner: true,
-    });
-    ownerToken = (await admin.token({ username: 'owner', scopes: 'admin:read admin:write' })).accessToken;
-  } finally {
-    await admin.close();
-  }
+  ownerToken = await createOwnerToken(daemon.dataDir, 'admin:read admin:write');
   phone = await home.agent('phone');
   homeAgent = await home.agent('home');
 });

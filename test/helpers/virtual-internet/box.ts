@@ -3,11 +3,10 @@
  * on 80 and HTTPS on 443, trusting the virtual internet's roots, an owner with a token, online on
  * the home Wi-Fi with a lease, and miniupnpd started on the router once the LAN link is up.
  */
-import { loadConfig } from '../../../daemon/config.js';
-import { AdminTool } from '../../../daemon/social/admin.js';
 import type { RunningDaemon } from '../daemon.js';
 import type { VirtualHome } from '../virtual-home/index.js';
 import type { VirtualInternet } from './index.js';
+import { createOwnerToken } from '../owner-token.js';
 
 const HOME_WIFI = { ssid: 'HomeNet', password: 'nestbox-home-2024' };
 
@@ -42,19 +41,7 @@ export async function startReachableBox(home: VirtualHome, internet: VirtualInte
     },
     { port: 80 },
   );
-  const admin = await AdminTool.open(loadConfig({ env: { NESTBOX_DATA_DIR: daemon.dataDir } }));
-  let ownerToken: string;
-  try {
-    await admin.createAccount({
-      username: 'owner',
-      email: 'owner@example.test',
-      password: 'owner-password-1',
-      owner: true,
-    });
-    ownerToken = (await admin.token({ username: 'owner', scopes: 'read write admin:read admin:write' })).accessToken;
-  } finally {
-    await admin.close();
-  }
+  const ownerToken = await createOwnerToken(daemon.dataDir, 'read write admin:read admin:write');
   const owner = (init: RequestInit = {}): RequestInit => ({
     ...init,
     headers: { authorization: `Bearer ${ownerToken}`, 'content-type': 'application/json', ...init.headers },
