@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm run lint`, and the lint step of a full `npm test`: ESLint (type-aware, zero warnings allowed)
-// then `prettier --check`; both run so one pass shows every finding. Exits non-zero on any finding.
-import { spawnSync } from 'node:child_process';
+// and `prettier --check`, at the same time; both run so one pass shows every finding. Exits
+// non-zero on any finding.
+import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -12,14 +13,24 @@ const steps = [
   ['prettier --check', [bin('prettier', 'prettier.cjs'), '--check', '--log-level', 'warn', '.']],
 ];
 
-let failed = false;
-for (const [name, args] of steps) {
+// Side by side: ESLint's type-aware pass is one long single-threaded job, and Prettier's check
+// needs nothing from it.
+function run([name, args]) {
   const started = Date.now();
-  const result = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit' });
-  const ok = result.status === 0;
-  process.stdout.write(
-    `[lint] ${name}: ${ok ? 'clean' : 'findings'} (${((Date.now() - started) / 1000).toFixed(1)} s)\n`,
-  );
-  failed ||= !ok;
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    child.on('close', (code) => {
+      const ok = code === 0;
+      const took = ((Date.now() - started) / 1000).toFixed(1);
+      resolve({ ok, text: `${output}[lint] ${name}: ${ok ? 'clean' : 'findings'} (${took} s)\n` });
+    });
+  });
 }
-process.exit(failed ? 1 : 0);
+
+// Printed in the steps' order once both ended, so their findings do not interleave.
+const results = await Promise.all(steps.map(run));
+for (const { text } of results) process.stdout.write(text);
+process.exit(results.every(({ ok }) => ok) ? 0 : 1);
