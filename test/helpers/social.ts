@@ -46,13 +46,26 @@ async function loadAdminTool(): Promise<typeof AdminTool> {
   return ((await import(bundled)) as typeof import('../../daemon/social/admin.js')).AdminTool;
 }
 
+/**
+ * A test that does not set the simulated coprocessor's pace does not look at the device side: its
+ * simulator runs fast and answers the firmware probe (the documented firmware's silence takes 2 s),
+ * so that no coprocessor step is still in flight, holding up the daemon's stop, when a short test ends.
+ */
+function quickCoprocessor(env: Record<string, string>): Record<string, string> {
+  if ('NESTBOX_COPROC_TIME_SCALE' in env) return {};
+  return { NESTBOX_SIM_FIRMWARE: 'current', NESTBOX_COPROC_TIME_SCALE: '50' };
+}
+
 export async function startSocialDaemon(
   env: Record<string, string> = {},
   options: { port?: number; dataDir?: string; keepDataDir?: boolean } = {},
 ): Promise<SocialHarness> {
   const adminTool = loadAdminTool();
   adminTool.catch(() => undefined); // awaited below, after the daemon started
-  const daemon = await startDaemon({ env: { NESTBOX_LOG_LEVEL: 'info', ...env }, ...options });
+  const daemon = await startDaemon({
+    env: { NESTBOX_LOG_LEVEL: 'info', ...quickCoprocessor(env), ...env },
+    ...options,
+  });
   // The daemon's database, with the base URL it stored (which a test may have set apart from its address).
   const config = loadConfig({ env: { NESTBOX_DATA_DIR: daemon.dataDir } });
   const admin = await (await adminTool).open(config);
