@@ -31,7 +31,8 @@ export function accountCard(account: PageAccount, localDomain: string): SafeHtml
       ${fields.length ? html`<dl class="fields">${fields}</dl>` : ''}
       <p class="counts">
         <a href="${account.url}"><strong>${account.statuses_count}</strong> posts</a> &middot;
-        <strong>${account.following_count}</strong> following &middot; <strong>${account.followers_count}</strong> followers
+        <strong>${account.following_count}</strong> following &middot;
+        <strong>${account.followers_count}</strong> followers
       </p>
     </div>
   </section>`;
