@@ -9,7 +9,7 @@ export function accountCard(account: PageAccount, localDomain: string): SafeHtml
       html`<div class="field${field.verified_at ? ' verified' : ''}">
         <dt>${withEmoji(field.name, account.emojis)}</dt>
         <dd>
-          ${withEmoji(field.value, account.emojis)}${field.verified_at ? html` <span class="check" title="Link verified">✔ verified</span>` : ''}
+          ${withEmoji(field.value, account.emojis)}${field.verified_at ? html` <span class="check" title="Link verified">&#x2714; verified</span>` : ''}
         </dd>
       </div>`,
   );
@@ -30,8 +30,9 @@ export function accountCard(account: PageAccount, localDomain: string): SafeHtml
       <div class="note">${withEmoji(account.note, account.emojis)}</div>
       ${fields.length ? html`<dl class="fields">${fields}</dl>` : ''}
       <p class="counts">
-        <a href="${account.url}"><strong>${account.statuses_count}</strong> posts</a> ·
-        <strong>${account.following_count}</strong> following · <strong>${account.followers_count}</strong> followers
+        <a href="${account.url}"><strong>${account.statuses_count}</strong> posts</a> &middot;
+        <strong>${account.following_count}</strong> following &middot;
+        <strong>${account.followers_count}</strong> followers
       </p>
     </div>
   </section>`;

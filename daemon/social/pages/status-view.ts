@@ -10,7 +10,7 @@ export function statusLink(status: PageStatus): string {
 export function statusView(status: PageStatus, options: { focused?: boolean } = {}): SafeHtml {
   if (status.reblog) {
     return html`<div class="boost">
-      <p class="boost-by">↻ <a href="${status.account.url}">${displayName(status.account)}</a> boosted</p>
+      <p class="boost-by">&#x21bb; <a href="${status.account.url}">${displayName(status.account)}</a> boosted</p>
       ${statusView(status.reblog)}
     </div>`;
   }
@@ -35,8 +35,8 @@ export function statusView(status: PageStatus, options: { focused?: boolean } = 
     <footer class="status-foot">
       <a href="${statusLink(status)}"><time datetime="${status.created_at}">${formatDate(status.created_at)}</time></a>
       <span
-        >${status.visibility === 'unlisted' ? 'Unlisted · ' : ''}${status.replies_count} replies ·
-        ${status.reblogs_count} boosts · ${status.favourites_count} favourites</span
+        >${status.visibility === 'unlisted' ? 'Unlisted · ' : ''}${status.replies_count} replies &middot;
+        ${status.reblogs_count} boosts &middot; ${status.favourites_count} favourites</span
       >
     </footer>
   </article>`;
