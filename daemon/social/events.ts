@@ -1,8 +1,10 @@
 /**
  * The social instance's internal event bus. Streaming (timelines, notifications) and federation
  * (deliveries) subscribe here instead of being called by the services. Ids are strings.
+ *
+ * Subscriptions are keyed by their owner, as Zigbee2MQTT's event bus does: a part passes itself
+ * when it subscribes, and one `removeListeners(itself)` takes back everything it subscribed.
  */
-import { EventEmitter } from 'node:events';
 
 export interface SocialEvents {
   'status.created': [{ statusId: string; accountId: string }];
@@ -33,10 +35,46 @@ export interface SocialEvents {
   'announcement.reaction': [{ announcementId: string; name: string; count: number }];
 }
 
-export class SocialEventBus extends EventEmitter<SocialEvents> {
-  constructor() {
-    super();
-    // Many subscribers (streaming connections) are expected.
-    this.setMaxListeners(0);
+export type SocialEventName = keyof SocialEvents;
+export type SocialListener<K extends SocialEventName> = (...args: SocialEvents[K]) => void;
+
+type AnyListener = (...args: unknown[]) => void;
+
+export class SocialEventBus {
+  private readonly listeners = new Map<SocialEventName, AnyListener[]>();
+  /** What each owner subscribed, for removeListeners. */
+  private readonly byOwner = new Map<object, Array<[SocialEventName, AnyListener]>>();
+
+  /** Calls `listener` on every `name` event until `removeListeners(owner)`. */
+  on<K extends SocialEventName>(owner: object, name: K, listener: SocialListener<K>): void {
+    this.listeners.set(name, [...(this.listeners.get(name) ?? []), listener as unknown as AnyListener]);
+    const owned = this.byOwner.get(owner) ?? [];
+    owned.push([name, listener as unknown as AnyListener]);
+    this.byOwner.set(owner, owned);
+  }
+
+  /** Takes back every subscription `owner` made. */
+  removeListeners(owner: object): void {
+    for (const [name, listener] of this.byOwner.get(owner) ?? []) {
+      const remaining = (this.listeners.get(name) ?? []).filter((candidate) => candidate !== listener);
+      if (remaining.length) this.listeners.set(name, remaining);
+      else this.listeners.delete(name);
+    }
+    this.byOwner.delete(owner);
+  }
+
+  /**
+   * Calls the listeners of `name` in the order they subscribed, as EventEmitter does; the list
+   * is copied on change, so a listener that unsubscribes does not disturb this round.
+   */
+  emit<K extends SocialEventName>(name: K, ...args: SocialEvents[K]): void {
+    const listeners = this.listeners.get(name);
+    if (!listeners) return;
+    for (const listener of listeners) (listener as unknown as SocialListener<K>)(...args);
+  }
+
+  /** How many subscriptions `name` has (tests, and a check that a stopped part left none behind). */
+  listenerCount(name: SocialEventName): number {
+    return this.listeners.get(name)?.length ?? 0;
   }
 }

@@ -15,7 +15,7 @@ import { localDomainOf, type SocialContext } from './context.js';
 import { SocialEventBus } from './events.js';
 import { Reader } from './store/reader.js';
 import { buildServices, type SocialServices } from './services.js';
-import { socialRouter } from './http/router.js';
+import { socialRouter } from './router.js';
 import { pagesRouter } from './pages/routes.js';
 import { instanceCounts, type InstanceCounts } from './instance-counts.js';
 import { StreamHub } from './streaming/hub.js';
@@ -118,15 +118,15 @@ export class Social {
       now: this.ctx.now,
     });
     links.start();
-    const mail = ({ accountId }: { accountId: string }) => {
-      services.emails
+    const mail = services.emails;
+    this.ctx.events.on(mail, 'account.created', ({ accountId }) => {
+      mail
         .onAccountCreated(accountId)
         .catch((error) => this.ctx.log.warn('confirmation mail failed', { error: (error as Error).message }));
-    };
-    this.ctx.events.on('account.created', mail);
+    });
     await services.media.resume();
     return async () => {
-      this.ctx.events.off('account.created', mail);
+      this.ctx.events.removeListeners(mail);
       await push.stop();
       await links.stop();
       outbound.close();

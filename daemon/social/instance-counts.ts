@@ -72,13 +72,14 @@ export function watchInstanceCounts(
   const schedule = () => {
     if (!stopped) timer ??= setTimeout(() => void refresh(), delayMs);
   };
-  for (const name of COUNTED_EVENTS) events.on(name, schedule);
-  return {
+  const watcher = {
     refresh,
     stop() {
       stopped = true;
       if (timer) clearTimeout(timer);
-      for (const name of COUNTED_EVENTS) events.off(name, schedule);
+      events.removeListeners(watcher);
     },
   };
+  for (const name of COUNTED_EVENTS) events.on(watcher, name, schedule);
+  return watcher;
 }

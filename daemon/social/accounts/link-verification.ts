@@ -55,14 +55,13 @@ export class LinkVerifier {
   constructor(private readonly options: LinkVerifierOptions) {}
 
   start(): void {
-    this.options.events.on('account.created', this.onChange);
-    this.options.events.on('account.updated', this.onChange);
+    this.options.events.on(this, 'account.created', this.onChange);
+    this.options.events.on(this, 'account.updated', this.onChange);
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    this.options.events.off('account.created', this.onChange);
-    this.options.events.off('account.updated', this.onChange);
+    this.options.events.removeListeners(this);
     this.waiting.clear();
     await this.running;
   }

@@ -1,13 +1,17 @@
 /** Rendering of paged account lists (followers, blocks, follow requests…): accounts in page order plus Link. */
 import type { Context } from 'koa';
-import type { StatusRenderer } from '../statuses/serialize.js';
 import { keep, setLink } from './pagination.js';
 import type { PageQuery } from '../store/paging.js';
 import type { Params } from './params.js';
 
+/** What renders the accounts (the status renderer, which keeps them rendered). */
+export interface AccountRenderer {
+  accountsById(ids: readonly string[]): Promise<Map<string, object>>;
+}
+
 export async function sendAccountPage(
   ctx: Context,
-  renderer: StatusRenderer,
+  renderer: AccountRenderer,
   baseUrl: string,
   p: Params,
   page: PageQuery,

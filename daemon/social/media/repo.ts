@@ -62,6 +62,15 @@ export class MediaRepo {
     await trx('media_attachments').insert(row);
   }
 
+  /** Removes a peer's status's media rows (an edit replaces them); returns their ids. */
+  async removeRemoteOf(trx: Knex, statusId: string): Promise<string[]> {
+    const rows = await trx.raw<Array<{ id: string }>>(
+      `DELETE FROM media_attachments WHERE status_id = ? AND remote_url IS NOT NULL RETURNING CAST(id AS TEXT) AS id`,
+      [statusId],
+    );
+    return rows.map((row) => row.id);
+  }
+
   staleUnattached(beforeIso: string): Promise<Array<{ id: string }>> {
     return this.ctx.reader.all(
       `SELECT CAST(id AS TEXT) AS id FROM media_attachments WHERE status_id IS NULL AND scheduled_status_id IS NULL AND created_at < ? AND state != 'processing'`,

@@ -5,6 +5,7 @@
  * at most four, no mix of images and video).
  */
 import { link, rename, rm, stat, unlink, mkdir, writeFile } from 'node:fs/promises';
+import type { Knex } from 'knex';
 import { join } from 'node:path';
 import { notFound, unprocessable, tooLarge } from '../../lib/errors.js';
 import type { SocialContext } from '../context.js';
@@ -60,6 +61,21 @@ export class MediaService {
   // The reads routes answer with, as the repo makes them.
   byId(...args: Parameters<MediaRepo['byId']>): ReturnType<MediaRepo['byId']> {
     return this.repo.byId(...args);
+  }
+
+  /** A peer's attachments (rows referencing its files, stored processed), in its status's transaction. */
+  async attachFromPeer(trx: Knex, rows: ReadonlyArray<Record<string, unknown>>): Promise<void> {
+    for (const row of rows) await this.repo.insert(row, trx);
+  }
+
+  /** A peer's edit replaces its attachments: the rows go now; their ids, for `forgetFiles` after the commit. */
+  detachFromPeer(trx: Knex, statusId: string): Promise<string[]> {
+    return this.repo.removeRemoteOf(trx, statusId);
+  }
+
+  /** Removes the local copies (if cached) of media whose rows are gone. */
+  async forgetFiles(ids: readonly string[]): Promise<void> {
+    for (const id of ids) await this.storage.remove(id);
   }
 
   /** Re-queues what a stop interrupted. */

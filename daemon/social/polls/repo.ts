@@ -99,6 +99,14 @@ export class PollsRepo {
     );
   }
 
+  async remove(trx: Knex, pollId: string): Promise<void> {
+    await trx.raw(`DELETE FROM polls WHERE id = ?`, [pollId]);
+  }
+
+  async clearVotes(trx: Knex, pollId: string): Promise<void> {
+    await trx.raw(`DELETE FROM poll_votes WHERE poll_id = ?`, [pollId]);
+  }
+
   /** An edited local poll: new terms, and with `resetVotes` (options changed) no votes. */
   async edit(
     trx: Knex,
@@ -108,7 +116,7 @@ export class PollsRepo {
     now: string,
   ): Promise<void> {
     if (resetVotes) {
-      await trx.raw(`DELETE FROM poll_votes WHERE poll_id = ?`, [pollId]);
+      await this.clearVotes(trx, pollId);
       await trx.raw(`UPDATE polls SET tallies = ?, votes_count = 0, voters_count = 0 WHERE id = ?`, [
         JSON.stringify(poll.options.map(() => 0)),
         pollId,

@@ -13,7 +13,7 @@ import { StatusesRepo } from '../statuses/repo.js';
 import { StatusVisibility } from '../statuses/visibility.js';
 import { nowIso } from '../time.js';
 import type { PollInput } from './params.js';
-import { PollsRepo, type PollRow } from './repo.js';
+import { PollsRepo, type NewPoll, type PollRow } from './repo.js';
 
 export const POLL_LIMITS = {
   maxOptions: 4,
@@ -189,6 +189,33 @@ export class PollsService {
     return added.length > 0;
   }
 
+  /**
+   * A peer's poll as its status's edit or Update now has it, in that transaction: gone, new, or
+   * refreshed; new options or a change between single and multiple choice drop the votes cast here
+   * (they were for other choices).
+   */
+  async replaceFromPeer(
+    trx: Knex,
+    statusId: string,
+    authorId: string,
+    before: PollRow | undefined,
+    after: PeerPoll | null,
+    now: string,
+  ): Promise<void> {
+    if (!after) {
+      if (before) await this.repo.remove(trx, before.id);
+      return;
+    }
+    if (!before)
+      return this.repo.insert(
+        trx,
+        { ...after, id: this.ctx.ids.next(), statusId, accountId: authorId, hideTotals: false },
+        now,
+      );
+    if (peerPollChanged(before, after)) await this.repo.clearVotes(trx, before.id);
+    await this.repo.replaceRemote(trx, statusId, { ...after, hideTotals: false }, now);
+  }
+
   /** The minute job: tells the author (if local) and the local voters of each poll that has ended. */
   async notifyEnded(): Promise<number> {
     let told = 0;
@@ -217,4 +244,12 @@ function graphemes(text: string): number {
 
 export function isEnded(poll: Pick<PollRow, 'expires_at'>, now: number): boolean {
   return poll.expires_at !== null && Date.parse(poll.expires_at) <= now;
+}
+
+/** A peer's poll as its Question publishes it. */
+export type PeerPoll = Omit<NewPoll, 'id' | 'statusId' | 'accountId' | 'hideTotals'>;
+
+/** A change of options or of single versus multiple choice (votes cast for the old ones no longer hold). */
+export function peerPollChanged(before: PollRow, after: PeerPoll): boolean {
+  return before.options !== JSON.stringify(after.options) || Boolean(before.multiple) !== after.multiple;
 }

@@ -39,11 +39,11 @@ export class PushDelivery {
   ) {}
 
   start(): void {
-    this.ctx.events.on('notification.created', this.listener);
+    this.ctx.events.on(this, 'notification.created', this.listener);
   }
 
   async stop(): Promise<void> {
-    this.ctx.events.off('notification.created', this.listener);
+    this.ctx.events.removeListeners(this);
     await Promise.allSettled([...this.pending]);
   }
 

@@ -180,6 +180,21 @@ export class StatusesRepo {
     );
   }
 
+  /** A status by its ActivityPub id (federation's lookups), deleted ones included. */
+  byUri(
+    uri: string,
+  ): Promise<{ id: string; account_id: string; reblog_of_id: string | null; deleted_at: string | null } | undefined> {
+    return this.ctx.reader.get(
+      `SELECT CAST(id AS TEXT) AS id, CAST(account_id AS TEXT) AS account_id, CAST(reblog_of_id AS TEXT) AS reblog_of_id, deleted_at FROM statuses WHERE uri = ?`,
+      [uri],
+    );
+  }
+
+  /** An edit's new text and terms (the history is kept by StatusEditsRepo around it). */
+  async updateEdited(trx: Knex, statusId: string, patch: Record<string, unknown>): Promise<void> {
+    await trx('statuses').whereRaw('id = ?', [statusId]).update(patch);
+  }
+
   async insertStatus(trx: Knex, row: Record<string, unknown>): Promise<void> {
     await trx('statuses').insert(row);
   }

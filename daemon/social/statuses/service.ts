@@ -18,7 +18,7 @@ import { ThreadRepo, type Descendant, type ThreadLimits } from './thread-repo.js
 import { StatusEditsRepo } from './edits-repo.js';
 import { StatusVisibility } from './visibility.js';
 import { localEmojisIn } from '../instance/custom-emojis.js';
-import type { PollInput } from '../polls/params.js';
+import type { NewStatus, RemoteAccountFinder, StatusHooks } from './posting-hooks.js';
 
 export const MAX_CHARS = 500;
 export const VISIBILITIES = ['public', 'unlisted', 'private', 'direct'] as const;
@@ -29,51 +29,7 @@ const MAX_PINS = 5;
 const SIGNED_IN_THREAD: ThreadLimits = { ancestors: 4096, descendants: 4096, depth: null };
 const ANONYMOUS_THREAD: ThreadLimits = { ancestors: 40, descendants: 60, depth: 20 };
 
-export interface NewStatus {
-  status?: string;
-  spoiler_text?: string;
-  sensitive?: boolean;
-  visibility?: string;
-  language?: string;
-  in_reply_to_id?: string;
-  media_ids?: string[];
-  poll?: PollInput;
-  appId: string | null;
-}
-
-/**
- * A resource that takes part in posting (media, hashtags): `prepare` checks the input before
- * anything is written (throwing 422) and returns a step run inside the status's transaction.
- */
-export interface StatusCreateHook {
-  prepare(
-    authorId: string,
-    input: NewStatus,
-    text: string,
-  ): Promise<((trx: Knex, statusId: string) => Promise<void>) | null>;
-}
-
-/**
- * A resource that takes part in editing (polls, hashtags): as StatusCreateHook, for an existing
- * status; the step runs after the new text is stored, before the new version is kept in the history.
- */
-export interface StatusEditHook {
-  prepare(
-    authorId: string,
-    statusId: string,
-    input: Omit<NewStatus, 'visibility' | 'in_reply_to_id' | 'appId'>,
-  ): Promise<((trx: Knex) => Promise<void>) | null>;
-}
-
-export interface RemoteAccountFinder {
-  account(username: string, domain: string): Promise<AccountRow | undefined>;
-}
-
-/** The resources that take part in posting (media, hashtags, polls) and editing (polls). */
-export interface StatusHooks {
-  create: readonly StatusCreateHook[];
-  edit: readonly StatusEditHook[];
-}
+export type { NewStatus, StatusCreateHook, StatusEditHook, RemoteAccountFinder, StatusHooks } from './posting-hooks.js';
 
 /** The status if the viewer may see it, and for a reblog its original too; 404 otherwise. */
 export async function visibleStatus(repo: StatusesRepo, id: string, viewerId: string | null): Promise<StatusRow> {
@@ -249,18 +205,16 @@ export class StatusesService {
     const now = nowIso(this.ctx.now());
     await this.ctx.db.transaction(async (trx) => {
       await this.edits.beforeEdit(trx, id);
-      await trx('statuses')
-        .whereRaw('id = ?', [id])
-        .update({
-          text,
-          content: textToHtml(text, links),
-          spoiler_text: spoiler,
-          sensitive: (input.sensitive ?? Boolean(row.sensitive)) || spoiler !== '' ? 1 : 0,
-          language: input.language ?? row.language,
-          emojis,
-          edited_at: now,
-          updated_at: now,
-        });
+      await this.repo.updateEdited(trx, id, {
+        text,
+        content: textToHtml(text, links),
+        spoiler_text: spoiler,
+        sensitive: (input.sensitive ?? Boolean(row.sensitive)) || spoiler !== '' ? 1 : 0,
+        language: input.language ?? row.language,
+        emojis,
+        edited_at: now,
+        updated_at: now,
+      });
       await this.repo.insertMentions(
         trx,
         id,
@@ -280,6 +234,27 @@ export class StatusesService {
           activityId: id,
         });
     }
+  }
+
+  /**
+   * A peer's edit of its status, stored as the local edit is: the history around it, the new text
+   * and terms through the repo, `steps` (its media, hashtags and poll) in the same transaction,
+   * then status.updated.
+   */
+  async editFromPeer(
+    authorId: string,
+    id: string,
+    patch: { content: string; text: string; spoiler_text: string; sensitive: number; emojis: string },
+    steps: ReadonlyArray<(trx: Knex) => Promise<void>>,
+  ): Promise<void> {
+    const now = nowIso(this.ctx.now());
+    await this.ctx.db.transaction(async (trx) => {
+      await this.edits.beforeEdit(trx, id);
+      await this.repo.updateEdited(trx, id, { ...patch, edited_at: now, updated_at: now });
+      for (const step of steps) await step(trx);
+      await this.edits.afterEdit(trx, id);
+    });
+    this.ctx.events.emit('status.updated', { statusId: id, accountId: authorId });
   }
 
   private async resolveMentions(text: string): Promise<Array<{ match: string; account: AccountRow }>> {
@@ -355,11 +330,15 @@ export class StatusesService {
     return target.id;
   }
 
-  /** Reblogs the original (a reblog of a reblog reblogs the original); returns the reblog's id. */
+  /**
+   * Reblogs the original (a reblog of a reblog reblogs the original); returns the reblog's id. A
+   * peer's Announce passes its id as `peerUri`: the reblog is then stored under it, as not ours.
+   */
   async reblog(
     viewerId: string,
     id: string,
     visibility = 'public',
+    peerUri: string | null = null,
   ): Promise<{ id: string; headers: RateLimitHeaders }> {
     const row = await this.visible(id, viewerId);
     const target = await this.original(row);
@@ -378,9 +357,9 @@ export class StatusesService {
         await this.repo.insertStatus(trx, {
           id: reblogId,
           account_id: viewerId,
-          uri: `${author.uri}/statuses/${reblogId}/activity`,
+          uri: peerUri ?? `${author.uri}/statuses/${reblogId}/activity`,
           url: null,
-          local: 1,
+          local: peerUri ? 0 : 1,
           visibility,
           reblog_of_id: target.id,
           created_at: now,

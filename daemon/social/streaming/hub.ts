@@ -22,7 +22,6 @@ import type { StatusVisibility } from '../statuses/visibility.js';
 export class StreamHub {
   private readonly byChannel = new Map<string, Set<StreamConnection>>();
   private readonly byAccount = new Map<string, Set<StreamConnection>>();
-  private readonly unsubscribers: Array<() => void> = [];
 
   private readonly repo: StreamingRepo;
 
@@ -41,8 +40,7 @@ export class StreamHub {
       const listener = (...args: SocialEvents[K]) => {
         handler(...args).catch((error) => this.ctx.log.warn('streaming delivery failed', { event: name, error }));
       };
-      this.ctx.events.on(name, listener as never);
-      this.unsubscribers.push(() => this.ctx.events.off(name, listener as never));
+      this.ctx.events.on(this, name, listener);
     };
     on('status.created', (e: { statusId: string; accountId: string }) =>
       this.status(e.statusId, e.accountId, 'update'),
@@ -65,7 +63,7 @@ export class StreamHub {
   }
 
   stop(): void {
-    for (const off of this.unsubscribers.splice(0)) off();
+    this.ctx.events.removeListeners(this);
   }
 
   get size(): number {

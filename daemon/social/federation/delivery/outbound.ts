@@ -9,9 +9,9 @@ import type { StatusRow } from '../../statuses/repo.js';
 import type { FederationContext } from '../context.js';
 import { ActorsRepo, type ActorRow } from '../actors/repo.js';
 import type { LocalActors } from '../actors/local.js';
-import { NoteRenderer, followersOf, isoSeconds } from '../objects/note.js';
+import { NoteRenderer, followersOf } from '../objects/note.js';
 import * as activities from '../objects/activities.js';
-import type { Json } from '../objects/ld.js';
+import { isoSeconds, type Json } from '../objects/ld.js';
 import type { DeliveryQueue } from './queue.js';
 import { voteActivity } from '../objects/question.js';
 
@@ -23,7 +23,6 @@ type Handler<K extends keyof SocialEvents> = (...args: SocialEvents[K]) => Promi
 export class Outbound {
   private readonly actors: ActorsRepo;
   private readonly notes: NoteRenderer;
-  private readonly unsubscribers: Array<() => void> = [];
   /**
    * Polls whose new counts went out within the last POLL_UPDATE_INTERVAL_MS, and whether more
    * votes came since (one more Update is due at its end). Votes come in bursts; peers get the
@@ -79,7 +78,7 @@ export class Outbound {
   }
 
   stop(): void {
-    for (const unsubscribe of this.unsubscribers.splice(0)) unsubscribe();
+    this.fed.social.events.removeListeners(this);
     for (const { timer } of this.pollUpdates.values()) clearTimeout(timer);
     this.pollUpdates.clear();
   }
@@ -96,8 +95,7 @@ export class Outbound {
 
   private on<K extends keyof SocialEvents>(name: K, handler: Handler<K>): void {
     const listener = (...args: SocialEvents[K]) => this.track(name, handler(...args));
-    this.fed.social.events.on(name, listener as never);
-    this.unsubscribers.push(() => this.fed.social.events.off(name, listener as never));
+    this.fed.social.events.on(this, name, listener);
   }
 
   /** Counts `work` among the activities being prepared (settled() waits for it); logs its failure. */

@@ -37,16 +37,16 @@ export class RemoteMediaCache {
 
   start(): void {
     this.stopped = false;
-    for (const name of ['status.created', 'status.updated'] as const) this.fed.social.events.on(name, this.onStatus);
-    for (const name of ['account.created', 'account.updated'] as const) this.fed.social.events.on(name, this.onAccount);
+    for (const name of ['status.created', 'status.updated'] as const)
+      this.fed.social.events.on(this, name, this.onStatus);
+    for (const name of ['account.created', 'account.updated'] as const)
+      this.fed.social.events.on(this, name, this.onAccount);
   }
 
   /** Stops taking work and waits for the fetch in progress. */
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const name of ['status.created', 'status.updated'] as const) this.fed.social.events.off(name, this.onStatus);
-    for (const name of ['account.created', 'account.updated'] as const)
-      this.fed.social.events.off(name, this.onAccount);
+    this.fed.social.events.removeListeners(this);
     this.pending.clear();
     await this.running;
   }

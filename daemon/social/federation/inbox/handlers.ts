@@ -152,9 +152,8 @@ export class InboxHandlers {
     if (!announceUri || !objectUri) throw new InvalidDocumentError('Announce without id or object');
     if (await this.statuses.byUri(announceUri)) return;
     const originalId = await this.statuses.resolve(objectUri);
-    const { id } = await this.services.statuses.reblog(actor.id, originalId);
     // The reblog is the peer's Announce: its id is the uri, and it is not ours.
-    await this.fed.social.db.raw(`UPDATE statuses SET uri = ?, local = 0 WHERE id = ?`, [announceUri, id]);
+    await this.services.statuses.reblog(actor.id, originalId, 'public', announceUri);
   }
 
   private async create(activity: Json, actor: ActorRow): Promise<void> {
@@ -205,7 +204,7 @@ export class InboxHandlers {
       // The new key (rotation) arrives here, signed with the old one.
       await this.actors.store(doc);
     } else if (hasType(object, ...NOTE_TYPES)) {
-      await this.statuses.update(object, actor);
+      await this.statuses.update(object, actor, this.services.statuses);
     }
   }
 

@@ -73,3 +73,8 @@ export function hasType(object: Json, ...types: string[]): boolean {
 export function isUniqueViolation(error: unknown): boolean {
   return error instanceof Error && /UNIQUE constraint failed/.test(error.message);
 }
+
+/** Mastodon publishes times to the second. */
+export function isoSeconds(iso: string): string {
+  return `${iso.slice(0, 19)}Z`;
+}

@@ -9,7 +9,7 @@ import type { FederationContext } from '../context.js';
 import { ActorsRepo, type ActorRow } from '../actors/repo.js';
 import { withContext } from './context.js';
 import { renderAttachments } from './attachments.js';
-import { PUBLIC, type Json } from './ld.js';
+import { PUBLIC, isoSeconds, type Json } from './ld.js';
 import { emojiTags } from './emoji-tags.js';
 import type { StoredEmoji } from '../../statuses/emojis.js';
 import { asQuestion } from './question.js';
@@ -110,9 +110,4 @@ export function audience(visibility: string, author: ActorRow, mentionUris: stri
     default:
       return { to: mentionUris, cc: [] };
   }
-}
-
-/** Mastodon publishes times to the second. */
-export function isoSeconds(iso: string): string {
-  return `${iso.slice(0, 19)}Z`;
 }

@@ -7,8 +7,7 @@
 import type { PollRow } from '../../polls/repo.js';
 import { isEnded } from '../../polls/service.js';
 import { MAX_FLAGGED_CHOICES } from '../../statuses/repo.js';
-import { isoSeconds } from './note.js';
-import { asArray, idOf, isObject, str, type Json } from './ld.js';
+import { asArray, idOf, isObject, isoSeconds, str, type Json } from './ld.js';
 import { withContext } from './context.js';
 
 /** A peer's poll as we keep it. */

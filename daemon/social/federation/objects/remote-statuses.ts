@@ -7,6 +7,7 @@ import type { Knex } from 'knex';
 import { nowIso } from '../../time.js';
 import type { FetchContext } from '../context.js';
 import { StatusesRepo } from '../../statuses/repo.js';
+import type { StatusesService } from '../../statuses/service.js';
 import type { ActorRow } from '../actors/repo.js';
 import type { RemoteActors } from '../actors/remote.js';
 import { sanitizeRemoteHtml, htmlToText } from './sanitize.js';
@@ -16,7 +17,7 @@ import { hashtagNames } from '../../tags/parse.js';
 import { usedEmojis } from '../../statuses/emojis.js';
 import { parseEmojiTags } from './emoji-tags.js';
 import { parsePoll, type ParsedPoll } from './question.js';
-import type { PollRow } from '../../polls/repo.js';
+import { peerPollChanged } from '../../polls/service.js';
 import {
   asArray,
   hasType,
@@ -31,6 +32,9 @@ import {
   str,
   type Json,
 } from './ld.js';
+
+/** The statuses service's door for a peer's edit. */
+export type PeerEdits = Pick<StatusesService, 'editFromPeer'>;
 
 export const NOTE_TYPES = ['Note', 'Article', 'Page', 'Question'];
 const MAX_CONTENT = 100_000;
@@ -126,16 +130,8 @@ export class RemoteStatuses {
     return this.fed.services.polls;
   }
 
-  async byUri(uri: string) {
-    return this.fed.social.reader.get<{
-      id: string;
-      account_id: string;
-      reblog_of_id: string | null;
-      deleted_at: string | null;
-    }>(
-      `SELECT CAST(id AS TEXT) AS id, CAST(account_id AS TEXT) AS account_id, CAST(reblog_of_id AS TEXT) AS reblog_of_id, deleted_at FROM statuses WHERE uri = ?`,
-      [uri],
-    );
+  byUri(uri: string) {
+    return this.statuses.byUri(uri);
   }
 
   /** Stores a Note from `actor` (once); returns the status id. */
@@ -239,15 +235,16 @@ export class RemoteStatuses {
       statusId,
       now,
     );
-    if (rows.length) await trx('media_attachments').insert(rows);
+    await this.fed.services.media.attachFromPeer(trx, rows);
   }
 
   /**
    * An edited Note: content, warning, sensitivity, media, hashtags and poll replaced, `edited_at`
    * set, kept in its history. A Question whose text did not change is its server publishing new
-   * vote counts: only the poll is refreshed, as Mastodon does, and that is no edit.
+   * vote counts: only the poll is refreshed, as Mastodon does, and that is no edit. The edit goes
+   * through the statuses service (`edits`; built after the fetching side, so passed in here).
    */
-  async update(object: unknown, actor: ActorRow): Promise<string | null> {
+  async update(object: unknown, actor: ActorRow, edits: PeerEdits): Promise<string | null> {
     const note = parseNote(object, actor);
     const existing = await this.byUri(note.uri);
     if (!existing || existing.account_id !== actor.id || existing.deleted_at) return null;
@@ -258,66 +255,36 @@ export class RemoteStatuses {
       stored.content === note.contentHtml &&
       stored.spoiler_text === note.summary &&
       Boolean(stored.sensitive) === note.sensitive;
-    if (sameText && note.poll && poll && !pollChanged(poll, note.poll)) {
+    if (sameText && note.poll && poll && !peerPollChanged(poll, note.poll)) {
       await this.fed.social.db.transaction((trx) =>
         this.polls.replaceRemote(trx, existing.id, { ...note.poll!, hideTotals: false }, now),
       );
       return existing.id;
     }
     let replaced: string[] = [];
-    await this.fed.social.db.transaction(async (trx) => {
-      await this.edits.beforeEdit(trx, existing.id);
-      await trx.raw(
-        `UPDATE statuses SET content = ?, text = ?, spoiler_text = ?, sensitive = ?, emojis = ?, edited_at = ?, updated_at = ? WHERE id = ?`,
-        [
-          note.contentHtml,
-          htmlToText(note.contentHtml),
-          note.summary,
-          note.sensitive ? 1 : 0,
-          this.emojisOf(note),
-          now,
-          now,
-          existing.id,
-        ],
-      );
-      // The peer's attachments are replaced; their local copies (if cached) go after the commit.
-      replaced = (
-        await trx.raw<Array<{ id: string }>>(
-          `DELETE FROM media_attachments WHERE status_id = ? AND remote_url IS NOT NULL RETURNING CAST(id AS TEXT) AS id`,
-          [existing.id],
-        )
-      ).map((row) => row.id);
-      await this.insertMedia(trx, note, actor, existing.id, now);
-      await this.fed.services.tags.retagStatus(trx, existing.id, note.hashtags);
-      await this.replacePoll(trx, existing.id, actor.id, poll, note.poll, now);
-      await this.edits.afterEdit(trx, existing.id);
-    });
-    for (const id of replaced) await this.fed.services.media.storage.remove(id);
-    this.fed.social.events.emit('status.updated', { statusId: existing.id, accountId: actor.id });
+    // Through the statuses service, as a local edit: the history, the new text, then media, hashtags and poll.
+    await edits.editFromPeer(
+      actor.id,
+      existing.id,
+      {
+        content: note.contentHtml,
+        text: htmlToText(note.contentHtml),
+        spoiler_text: note.summary,
+        sensitive: note.sensitive ? 1 : 0,
+        emojis: this.emojisOf(note),
+      },
+      [
+        // The peer's attachments are replaced; their local copies (if cached) go after the commit.
+        async (trx) => {
+          replaced = await this.fed.services.media.detachFromPeer(trx, existing.id);
+          await this.insertMedia(trx, note, actor, existing.id, now);
+        },
+        (trx) => this.fed.services.tags.retagStatus(trx, existing.id, note.hashtags),
+        (trx) => this.polls.replaceFromPeer(trx, existing.id, actor.id, poll, note.poll, now),
+      ],
+    );
+    await this.fed.services.media.forgetFiles(replaced);
     return existing.id;
-  }
-
-  /** An edit's poll: new options drop the votes cast here (they were for other choices). */
-  private async replacePoll(
-    trx: Knex,
-    statusId: string,
-    authorId: string,
-    before: PollRow | undefined,
-    after: ParsedPoll | null,
-    now: string,
-  ): Promise<void> {
-    if (!after) {
-      if (before) await trx.raw(`DELETE FROM polls WHERE id = ?`, [before.id]);
-      return;
-    }
-    if (!before)
-      return this.polls.insert(
-        trx,
-        { ...after, id: this.fed.social.ids.next(), statusId, accountId: authorId, hideTotals: false },
-        now,
-      );
-    if (pollChanged(before, after)) await trx.raw(`DELETE FROM poll_votes WHERE poll_id = ?`, [before.id]);
-    await this.polls.replaceRemote(trx, statusId, { ...after, hideTotals: false }, now);
   }
 
   /** A status by URI: known, or fetched from its server with its author. */
@@ -341,9 +308,4 @@ export class RemoteStatuses {
     }
     return out;
   }
-}
-
-/** A change of options or of single versus multiple choice (votes cast for the old ones no longer hold). */
-function pollChanged(before: PollRow, after: ParsedPoll): boolean {
-  return before.options !== JSON.stringify(after.options) || Boolean(before.multiple) !== after.multiple;
 }

@@ -1,8 +1,8 @@
 /** The default avatar and header images (web/social/), served like Mastodon's `missing.png`. */
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
-import type { Routes } from './routes.js';
-import { MISSING_AVATAR, MISSING_HEADER } from '../accounts/serialize.js';
+import type { Routes } from '../http/routes.js';
+import { MISSING_AVATAR, MISSING_HEADER } from './serialize.js';
 import { installPath } from '../../install-paths.js';
 
 const WEB_DIR = installPath('web', 'social');
