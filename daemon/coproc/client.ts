@@ -1,10 +1,8 @@
 /**
  * The coprocessor client: typed methods for the operations of both firmware generations over
- * framing + codec + a transport. One request in flight at a time (the device serves them one by
- * one); the others wait in a queue. Each operation has its timeout (the device does not answer a
- * request it cannot parse, nor the documented firmware an id it does not know); an answer is matched
- * by msg_type Resp, request id + 100 and — when the firmware echoes one — the request's uid, and one
- * that comes after its timeout is dropped and counted, never handed to the next caller.
+ * framing + codec + a transport. Frames from the device are decoded here and go one of two ways:
+ * answers to the request path (request-path.ts: the queue, timeouts, matching), events to the
+ * event path (event-path.ts: the host's typed events). The link's counters are kept here.
  */
 import { EventEmitter } from 'node:events';
 import type { Logger } from '../log/logger.js';
@@ -27,14 +25,13 @@ import {
   type WifiInterface,
   type WifiModeName,
 } from './api.js';
-import { decodeCtrlMsg, DecodeError, encodeCtrlMsg, type Body, type CtrlMessage } from './codec.js';
+import { decodeCtrlMsg, DecodeError, type Body, type CtrlMessage } from './codec.js';
 import {
   bandwidthFromWire,
   bandwidthToWire,
   bytesOf,
   dbmToQuarter,
   interfaceToWire,
-  InvalidArgument,
   modeFromWire,
   modeToWire,
   powerSaveFromWire,
@@ -46,27 +43,16 @@ import {
   stripNul,
   utf8,
 } from './convert.js';
-import {
-  createFraming,
-  DEVICE_MAX_FRAME,
-  type Endpoint,
-  type FrameFault,
-  type Framing,
-  type FramingKind,
-} from './framing/index.js';
+import { emitDeviceEvent } from './event-path.js';
+import { createFraming, type Endpoint, type FrameFault, type Framing, type FramingKind } from './framing/index.js';
 import { chipName } from './framing/priv-init.js';
-import { TLV_PREFIX_LEN } from './framing/tlv.js';
 import { isMac, macFromWire, macToWire } from './mac.js';
-import {
-  eventById,
-  MSG_TYPE,
-  OPERATION,
-  RESP_MAX,
-  RESP_OFFSET,
-  type OperationName,
-  type OperationSpec,
-} from './operations.js';
+import { eventById, MSG_TYPE, OPERATION, type OperationName } from './operations.js';
+import { argument, check, throwUnlessOk, unexpected } from './operation-errors.js';
+import { RequestPath, type CallOptions } from './request-path.js';
 import type { Transport } from './transport/types.js';
+
+export type { CallOptions } from './request-path.js';
 
 export interface CoprocClientOptions {
   transport: Transport;
@@ -78,43 +64,10 @@ export interface CoprocClientOptions {
   queueLimit?: number;
 }
 
-export interface CallOptions {
-  timeoutMs?: number;
-  /** A question the device may not know (a probe): its timeout does not mean it stopped answering. */
-  probe?: boolean;
-}
-
-interface Pending {
-  spec: OperationSpec;
-  uid: number;
-  bytes: Buffer;
-  timeoutMs: number;
-  probe: boolean;
-  sentAt?: number;
-  resolve(body: Body): void;
-  reject(error: CoprocError): void;
-  timer?: NodeJS.Timeout;
-}
-
-const STATUS_WORDS: Record<number, string> = {
-  [-1]: 'failure',
-  1: 'not connected',
-  2: 'no access point found',
-  3: 'connection failed',
-  4: 'invalid argument',
-  5: 'out of range',
-};
 const FAULT_LOG_INTERVAL_MS = 10_000;
-/**
- * Longest time bytes take from the device to us. A request written more than this before the
- * device's Event_DevInit arrived reached it before it had booted: it will never be answered.
- */
-const RESTART_TRANSIT_MS = 50;
 const MAX_SSID = 32;
 const MAX_PASSPHRASE = 64;
 export const OTA_CHUNK_MAX = 4000;
-/** Espressif's host library counts uids from 1 and wraps before INT32_MAX. */
-const UID_MAX = 0x7fffffff;
 const FEATURES: Record<HostedFeatureName, number> = { wifi: 1, bluetooth: 2, network_split: 3 };
 /** ISO 3166-1 alpha-2; the firmware also takes a third octet (' ', 'O', 'I') it does not need from us. */
 const COUNTRY_CODE = /^[A-Z]{2}$/;
@@ -125,23 +78,17 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
   private readonly transport: Transport;
   private readonly framing: Framing;
   private readonly log: Logger;
-  private readonly timeouts: Partial<Record<OperationName, number>>;
-  private readonly queueLimit: number;
-  private readonly queue: Pending[] = [];
-  private inflight: Pending | null = null;
+  private readonly requests: RequestPath;
   private answering = true;
   private closed = false;
   private wasUp = false;
   private lastFaultLog = 0;
-  private lastUid = 0;
   private readonly stats: LinkCounters = emptyLinkCounters();
 
   constructor(options: CoprocClientOptions) {
     super();
     this.transport = options.transport;
     this.log = options.log;
-    this.timeouts = options.timeouts ?? {};
-    this.queueLimit = options.queueLimit ?? 64;
     this.framing = createFraming(options.framing, 'host', {
       frame: (endpoint, data) => this.onFrame(endpoint, data),
       fault: (fault, detail) => this.onFault(fault, detail),
@@ -155,6 +102,16 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
         this.emit('boot', { chip: chipName(init.chipId), chipId: init.chipId, firmwareVersion: fw });
       },
     });
+    this.requests = new RequestPath({
+      transport: this.transport,
+      framing: this.framing,
+      log: this.log,
+      stats: this.stats,
+      timeouts: options.timeouts ?? {},
+      queueLimit: options.queueLimit ?? 64,
+      answered: (answering, operation) => this.setAnswering(answering, operation),
+      unknown: (message, what) => this.onUnknown(message, what),
+    });
     this.transport.on('data', (chunk) => this.framing.push(chunk));
     this.transport.on('up', () => {
       this.framing.reset();
@@ -166,7 +123,7 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
       this.framing.reset();
       if (this.wasUp) this.stats.linkDrops += 1;
       this.wasUp = false;
-      this.failAll('link_down', `the coprocessor link is down (${reason})`);
+      this.requests.failAll(`the coprocessor link is down (${reason})`);
       this.emit('link', { up: false, reason });
     });
   }
@@ -203,64 +160,36 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
       return Promise.reject(
         new CoprocError(operation, 'link_down', null, `${spec.protocolName}: the coprocessor link is down`),
       );
-    let bytes: Buffer;
-    const uid = this.nextUid();
-    try {
-      const pb = encodeCtrlMsg(MSG_TYPE.request, spec.id, spec.requestField, request, uid);
-      if (pb.length + TLV_PREFIX_LEN > DEVICE_MAX_FRAME)
-        throw new InvalidArgument(
-          `the request is ${pb.length + TLV_PREFIX_LEN} bytes; the device takes at most ${DEVICE_MAX_FRAME}`,
-        );
-      bytes = this.framing.encode('ctrlResp', pb);
-    } catch (error) {
-      return Promise.reject(
-        new CoprocError(operation, 'invalid', null, `${spec.protocolName}: ${(error as Error).message}`),
-      );
-    }
-    if (this.queue.length >= this.queueLimit) {
-      return Promise.reject(
-        new CoprocError(
-          operation,
-          'invalid',
-          null,
-          `${spec.protocolName}: ${this.queueLimit} requests are already waiting`,
-        ),
-      );
-    }
-    const timeoutMs = options.timeoutMs ?? this.timeouts[operation] ?? spec.timeoutMs;
-    return new Promise<Body>((resolve, reject) => {
-      this.queue.push({ spec, uid, bytes, timeoutMs, probe: options.probe ?? false, resolve, reject });
-      this.pump();
-    });
+    return this.requests.call(operation, request, options);
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.failAll('link_down', 'the coprocessor client is closing');
+    this.requests.failAll('the coprocessor client is closing');
     await this.transport.close();
   }
 
   // ── the operations ──────────────────────────────────────────────────────────────────────────
 
   async getMac(iface: WifiInterface): Promise<string> {
-    const mode = this.argument('getMac', () => interfaceToWire(iface));
+    const mode = argument('getMac', () => interfaceToWire(iface));
     return macFromWire(bytesOf((await this.run('getMac', { mode })).mac));
   }
 
   async setMac(iface: WifiInterface, mac: string): Promise<void> {
-    const mode = this.argument('setMac', () => interfaceToWire(iface));
-    this.check('setMac', isMac(mac), `${JSON.stringify(mac)} is not a MAC address (xx:xx:xx:xx:xx:xx)`);
+    const mode = argument('setMac', () => interfaceToWire(iface));
+    check('setMac', isMac(mac), `${JSON.stringify(mac)} is not a MAC address (xx:xx:xx:xx:xx:xx)`);
     await this.run('setMac', { mac: macToWire(mac), mode });
   }
 
   async getMode(): Promise<WifiModeName> {
     const { mode } = await this.run('getMode');
-    return modeFromWire(mode as number) ?? this.unexpected('getMode', `mode ${String(mode)}`);
+    return modeFromWire(mode as number) ?? unexpected('getMode', `mode ${String(mode)}`);
   }
 
   async setMode(mode: WifiModeName): Promise<void> {
-    await this.run('setMode', { mode: this.argument('setMode', () => modeToWire(mode)) });
+    await this.run('setMode', { mode: argument('setMode', () => modeToWire(mode)) });
   }
 
   async scan(): Promise<ScanEntry[]> {
@@ -290,7 +219,7 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
   async getApConfig(): Promise<StationConfig | null> {
     const answer = await this.call('getApConfig');
     if (answer.resp === 1) return null; // Not_Connected
-    this.throwUnlessOk('getApConfig', answer);
+    throwUnlessOk('getApConfig', answer);
     const ssidBytes = stripNul(bytesOf(answer.ssid));
     return {
       ssid: ssidText(ssidBytes),
@@ -305,9 +234,9 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
   async connectAp(request: ConnectRequest): Promise<{ mac: string }> {
     const ssid = typeof request.ssid === 'string' ? utf8(request.ssid) : request.ssid;
     const pwd = utf8(request.password ?? '');
-    this.check('connectAp', ssid.length >= 1 && ssid.length <= MAX_SSID, `the SSID must be 1 to ${MAX_SSID} bytes`);
-    this.check('connectAp', pwd.length <= MAX_PASSPHRASE, `the passphrase must be at most ${MAX_PASSPHRASE} bytes`);
-    this.check('connectAp', !request.bssid || isMac(request.bssid), `${JSON.stringify(request.bssid)} is not a BSSID`);
+    check('connectAp', ssid.length >= 1 && ssid.length <= MAX_SSID, `the SSID must be 1 to ${MAX_SSID} bytes`);
+    check('connectAp', pwd.length <= MAX_PASSPHRASE, `the passphrase must be at most ${MAX_PASSPHRASE} bytes`);
+    check('connectAp', !request.bssid || isMac(request.bssid), `${JSON.stringify(request.bssid)} is not a BSSID`);
     const answer = await this.run('connectAp', {
       ssid,
       pwd,
@@ -337,8 +266,8 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
 
   async setVendorIe(ie: VendorIe): Promise<void> {
     const type = ['beacon', 'probe_req', 'probe_resp', 'assoc_req', 'assoc_resp'].indexOf(ie.type);
-    this.check('setVendorIe', type >= 0, `unknown vendor IE type ${JSON.stringify(ie.type)}`);
-    this.check('setVendorIe', ie.oui.length === 3, 'the vendor OUI is 3 bytes');
+    check('setVendorIe', type >= 0, `unknown vendor IE type ${JSON.stringify(ie.type)}`);
+    check('setVendorIe', ie.oui.length === 3, 'the vendor OUI is 3 bytes');
     await this.run('setVendorIe', {
       enable: ie.enable,
       type,
@@ -356,18 +285,14 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
   async startSoftAp(config: SoftApConfig): Promise<{ mac: string }> {
     const ssid = utf8(config.ssid);
     const pwd = utf8(config.password ?? '');
-    const security = this.argument('startSoftAp', () => securityToWire(config.security));
-    this.check('startSoftAp', ssid.length >= 1 && ssid.length <= MAX_SSID, `the SSID must be 1 to ${MAX_SSID} bytes`);
-    this.check(
+    const security = argument('startSoftAp', () => securityToWire(config.security));
+    check('startSoftAp', ssid.length >= 1 && ssid.length <= MAX_SSID, `the SSID must be 1 to ${MAX_SSID} bytes`);
+    check(
       'startSoftAp',
       security === 0 || (pwd.length >= 8 && pwd.length <= MAX_PASSPHRASE),
       'the passphrase must be 8 to 64 characters',
     );
-    this.check(
-      'startSoftAp',
-      config.maxConnections >= 1 && config.maxConnections <= 10,
-      'at most 10 stations (1 to 10)',
-    );
+    check('startSoftAp', config.maxConnections >= 1 && config.maxConnections <= 10, 'at most 10 stations (1 to 10)');
     const answer = await this.run('startSoftAp', {
       ssid,
       pwd: security === 0 ? undefined : pwd,
@@ -375,7 +300,7 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
       sec_prot: security,
       max_conn: config.maxConnections,
       ssid_hidden: config.ssidHidden,
-      bw: this.argument('startSoftAp', () => bandwidthToWire(config.bandwidth)),
+      bw: argument('startSoftAp', () => bandwidthToWire(config.bandwidth)),
     });
     return { mac: macFromWire(bytesOf(answer.mac)) };
   }
@@ -393,12 +318,12 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
   }
 
   async setPowerSave(mode: PowerSaveName): Promise<void> {
-    await this.run('setPowerSave', { mode: this.argument('setPowerSave', () => powerSaveToWire(mode)) });
+    await this.run('setPowerSave', { mode: argument('setPowerSave', () => powerSaveToWire(mode)) });
   }
 
   async getPowerSave(): Promise<PowerSaveName> {
     const { mode } = await this.run('getPowerSave');
-    return powerSaveFromWire(mode as number) ?? this.unexpected('getPowerSave', `power-save mode ${String(mode)}`);
+    return powerSaveFromWire(mode as number) ?? unexpected('getPowerSave', `power-save mode ${String(mode)}`);
   }
 
   async otaBegin(): Promise<void> {
@@ -406,11 +331,7 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
   }
 
   async otaWrite(chunk: Uint8Array): Promise<void> {
-    this.check(
-      'otaWrite',
-      chunk.length > 0 && chunk.length <= OTA_CHUNK_MAX,
-      `an OTA chunk is 1 to ${OTA_CHUNK_MAX} bytes`,
-    );
+    check('otaWrite', chunk.length > 0 && chunk.length <= OTA_CHUNK_MAX, `an OTA chunk is 1 to ${OTA_CHUNK_MAX} bytes`);
     await this.run('otaWrite', { ota_data: chunk });
   }
 
@@ -419,7 +340,7 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
   }
 
   async setMaxTxPower(dbm: number): Promise<void> {
-    this.check('setMaxTxPower', Number.isFinite(dbm), 'the transmit power is a number of dBm');
+    check('setMaxTxPower', Number.isFinite(dbm), 'the transmit power is a number of dBm');
     await this.run('setMaxTxPower', { wifi_max_tx_power: dbmToQuarter(dbm) });
   }
 
@@ -428,7 +349,7 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
   }
 
   async configHeartbeat(enable: boolean, periodS = 10): Promise<void> {
-    this.check(
+    check(
       'configHeartbeat',
       Number.isInteger(periodS) && periodS > 0,
       'the heartbeat period is a whole number of seconds',
@@ -438,7 +359,7 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
 
   async enableDisable(feature: HostedFeatureName, enable: boolean): Promise<void> {
     const code = FEATURES[feature];
-    this.check('enableDisable', code !== undefined, `unknown feature ${JSON.stringify(feature)}`);
+    check('enableDisable', code !== undefined, `unknown feature ${JSON.stringify(feature)}`);
     await this.run('enableDisable', { feature: code, enable });
   }
 
@@ -453,7 +374,7 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
   async detectFirmware(timeoutMs = FIRMWARE_PROBE_MS): Promise<FirmwareInfo> {
     try {
       const answer = await this.call('getFwVersion', {}, { timeoutMs, probe: true });
-      this.throwUnlessOk('getFwVersion', answer);
+      throwUnlessOk('getFwVersion', answer);
       return { generation: 'current', version: versionFrom(answer) };
     } catch (error) {
       if (error instanceof CoprocError && error.kind === 'timeout') return { generation: 'documented', version: null };
@@ -462,11 +383,7 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
   }
 
   async setCountryCode(country: string, ieee80211d = false): Promise<void> {
-    this.check(
-      'setCountryCode',
-      COUNTRY_CODE.test(country),
-      `${JSON.stringify(country)} is not a two-letter country code`,
-    );
+    check('setCountryCode', COUNTRY_CODE.test(country), `${JSON.stringify(country)} is not a two-letter country code`);
     await this.run('setCountryCode', { country: utf8(country), ieee80211d_enabled: ieee80211d });
   }
 
@@ -477,107 +394,10 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
 
   // ── internals ──────────────────────────────────────────────────────────────────────────────────
 
-  private nextUid(): number {
-    this.lastUid = this.lastUid >= UID_MAX ? 1 : this.lastUid + 1;
-    return this.lastUid;
-  }
-
   private async run(operation: OperationName, request: Body = {}): Promise<Body> {
     const answer = await this.call(operation, request);
-    this.throwUnlessOk(operation, answer);
+    throwUnlessOk(operation, answer);
     return answer;
-  }
-
-  private throwUnlessOk(operation: OperationName, answer: Body): void {
-    const code = answer.resp as number;
-    if (code === 0) return;
-    const words = STATUS_WORDS[code] ?? `error ${code}`;
-    throw new CoprocError(
-      operation,
-      'device',
-      code,
-      `${OPERATION[operation].protocolName} failed: the device answered resp ${code} (${words})`,
-    );
-  }
-
-  private check(operation: OperationName, condition: boolean, message: string): void {
-    if (!condition)
-      throw new CoprocError(operation, 'invalid', null, `${OPERATION[operation].protocolName}: ${message}`);
-  }
-
-  private argument<T>(operation: OperationName, convert: () => T): T {
-    try {
-      return convert();
-    } catch (error) {
-      throw new CoprocError(
-        operation,
-        'invalid',
-        null,
-        `${OPERATION[operation].protocolName}: ${(error as Error).message}`,
-      );
-    }
-  }
-
-  private unexpected(operation: OperationName, what: string): never {
-    throw new CoprocError(
-      operation,
-      'device',
-      null,
-      `${OPERATION[operation].protocolName}: the device answered an unknown ${what}`,
-    );
-  }
-
-  private pump(): void {
-    if (this.inflight || this.queue.length === 0) return;
-    const pending = this.queue.shift()!;
-    if (!this.transport.write(pending.bytes)) {
-      pending.reject(
-        new CoprocError(
-          pending.spec.name,
-          'link_down',
-          null,
-          `${pending.spec.protocolName}: the coprocessor link is down`,
-        ),
-      );
-      this.pump();
-      return;
-    }
-    this.stats.framesOut += 1;
-    pending.sentAt = performance.now();
-    this.inflight = pending;
-    pending.timer = setTimeout(() => this.onTimeout(pending), pending.timeoutMs);
-  }
-
-  private settle(pending: Pending): void {
-    clearTimeout(pending.timer);
-    if (this.inflight === pending) this.inflight = null;
-    queueMicrotask(() => this.pump());
-  }
-
-  private onTimeout(pending: Pending): void {
-    if (this.inflight !== pending) return;
-    this.stats.timeouts += 1;
-    this.settle(pending);
-    const seconds = pending.timeoutMs / 1000;
-    this.log.warn('coprocessor did not answer', { operation: pending.spec.protocolName, timeout_s: seconds });
-    pending.reject(
-      new CoprocError(
-        pending.spec.name,
-        'timeout',
-        null,
-        `${pending.spec.protocolName}: no answer from the coprocessor within ${seconds} s`,
-      ),
-    );
-    if (!pending.probe) this.setAnswering(false, pending.spec.name);
-  }
-
-  private failAll(kind: 'link_down', message: string): void {
-    const pending = [...(this.inflight ? [this.inflight] : []), ...this.queue.splice(0)];
-    this.inflight = null;
-    for (const p of pending) {
-      clearTimeout(p.timer);
-      p.reject(new CoprocError(p.spec.name, kind, null, `${p.spec.protocolName}: ${message}`));
-    }
   }
 
   private onFrame(endpoint: Endpoint, data: Buffer): void {
@@ -593,7 +413,7 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
         error: (error as DecodeError).message,
       });
       // Answers come only to requests: a damaged one is the awaited answer (bytes lost in between).
-      if (endpoint === 'ctrlResp') this.failDamaged(`an undecodable answer of ${data.length} bytes`);
+      if (endpoint === 'ctrlResp') this.requests.failDamaged(`an undecodable answer of ${data.length} bytes`);
       return;
     }
     if (message.unknownFields > 0) {
@@ -604,35 +424,8 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
       });
     }
     if (message.msgType === MSG_TYPE.event) this.onEvent(message);
-    else if (message.msgType === MSG_TYPE.response) this.onResponse(message);
+    else if (message.msgType === MSG_TYPE.response) this.requests.onResponse(message);
     else this.onUnknown(message, 'neither a response nor an event');
-  }
-
-  private onResponse(message: CtrlMessage): void {
-    const pending = this.inflight;
-    // The documented firmware sends no uid (0); the current one echoes the request's.
-    const uidMatches = message.uid === 0 || message.uid === pending?.uid;
-    if (
-      pending &&
-      uidMatches &&
-      message.msgId === pending.spec.id + RESP_OFFSET &&
-      message.field === pending.spec.responseField
-    ) {
-      this.settle(pending);
-      this.setAnswering(true, pending.spec.name);
-      pending.resolve(message.body ?? {});
-      return;
-    }
-    if (message.msgId > RESP_OFFSET * 2 && message.msgId < RESP_MAX) {
-      this.stats.lateResponses += 1;
-      this.log.info('dropped a coprocessor answer nobody waits for (late, after its timeout)', {
-        msg_id: message.msgId,
-        uid: message.uid,
-        waiting_for: pending?.spec.protocolName ?? null,
-      });
-      return;
-    }
-    this.onUnknown(message, 'an answer to no request this host sends');
   }
 
   private onEvent(message: CtrlMessage): void {
@@ -642,90 +435,15 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
       return;
     }
     this.stats.eventsIn += 1;
-    const body = message.body ?? {};
-    switch (spec.name) {
-      case 'devInit':
-        this.onDeviceRestart();
-        this.emit('devInit', { initData: bytesOf(body.init_data) });
-        break;
-      case 'heartbeat':
-        this.emit('heartbeat', { number: body.hb_num as number });
-        break;
-      case 'stationDisconnected': {
-        const ssidBytes = eventSsid(body);
-        this.emit('stationDisconnected', {
-          reason: disconnectReason(body),
-          ...(ssidBytes ? { ssid: ssidText(ssidBytes), ssidBytes } : {}),
-        });
-        break;
-      }
-      case 'softApStationDisconnected':
-        this.emit('softApStationDisconnected', { mac: macFromWire(bytesOf(body.mac)), reason: disconnectReason(body) });
-        break;
-      case 'stationConnected': {
-        const ssidBytes = eventSsid(body) ?? new Uint8Array();
-        this.emit('stationConnected', {
-          ssid: ssidText(ssidBytes),
-          ssidBytes,
-          bssid: macFromWire(bytesOf(body.bssid)),
-          channel: body.channel as number,
-          security: securityFromWire(body.authmode as number),
-        });
-        break;
-      }
-      case 'softApStationConnected':
-        this.emit('softApStationConnected', { mac: macFromWire(bytesOf(body.mac)), aid: body.aid as number });
-        break;
-      case 'customRpc':
-        this.emit('customRpc', { id: body.custom_evt_id as number, data: bytesOf(body.data) });
-        break;
-      case 'dhcpDnsStatus':
-        this.emit('dhcpDnsStatus', {
-          iface: body.iface as number,
-          linkUp: Boolean(body.net_link_up),
-          dhcpUp: Boolean(body.dhcp_up),
-          dnsUp: Boolean(body.dns_up),
-        });
-        break;
-    }
-  }
-
-  /**
-   * A rebooted device forgets the request it was serving: fail it now rather than at its timeout.
-   * A request sent just before the announcement may have crossed it on the wire and be answered.
-   */
-  private onDeviceRestart(): void {
-    const pending = this.inflight;
-    const lost = pending && performance.now() - (pending.sentAt ?? 0) > RESTART_TRANSIT_MS;
-    this.log.info('coprocessor (re)started', { interrupted: lost ? pending.spec.protocolName : null });
-    if (!pending || !lost) return;
-    this.settle(pending);
-    pending.reject(
-      new CoprocError(
-        pending.spec.name,
-        'link_down',
-        null,
-        `${pending.spec.protocolName}: the coprocessor restarted before answering`,
-      ),
-    );
+    if (spec.name === 'devInit') this.requests.deviceRestarted();
+    emitDeviceEvent(this, spec.name, message.body ?? {});
   }
 
   /** The transport could not send the request in flight: it fails now, not at its timeout. */
   private onRefused(reason: string): void {
     this.stats.refusedWrites += 1;
     this.log.warn('the coprocessor link refused a message', { reason, refused_writes: this.stats.refusedWrites });
-    const pending = this.inflight;
-    if (!pending) return;
-    this.settle(pending);
-    pending.reject(new CoprocError(pending.spec.name, 'invalid', null, `${pending.spec.protocolName}: ${reason}`));
-  }
-
-  private failDamaged(detail: string): void {
-    const pending = this.inflight;
-    if (!pending) return;
-    this.settle(pending);
-    const message = `${pending.spec.protocolName}: the answer was cut short (${detail})`;
-    pending.reject(new CoprocError(pending.spec.name, 'truncated', null, message));
+    this.requests.refused(reason);
   }
 
   private onUnknown(message: CtrlMessage, what: string): void {
@@ -738,7 +456,7 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
     else this.stats.badFrames += 1;
     // A frame cut short while an answer is awaited is that answer (esp_serial.c drops what does not
     // fit its 8 KiB ring, "RB full"): fail it now, never parse it, rather than wait for the timeout.
-    if (fault === 'truncated') this.failDamaged(detail);
+    if (fault === 'truncated') this.requests.failDamaged(detail);
     this.logFault('bad bytes on the coprocessor link', { fault, detail });
   }
 
@@ -750,7 +468,7 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
     this.log.warn(msg, { ...fields, counters: this.counters() });
   }
 
-  private setAnswering(answering: boolean, operation: string): void {
+  private setAnswering(answering: boolean, operation: OperationName): void {
     if (this.answering === answering) return;
     this.answering = answering;
     this.emit('answering', { answering, operation });
@@ -763,18 +481,4 @@ function versionFrom(answer: Body): FirmwareVersion {
   );
   const name = ssidText(stripNul(bytesOf(answer.name)));
   return { name, parts, text: `${name}-${parts.join('.')}` };
-}
-
-/** The current firmware sends resp 0 and the reason in its own field; the documented one has it in resp. */
-function disconnectReason(body: Body): number {
-  const reason = Number(body.reason) || 0;
-  return reason !== 0 ? reason : (body.resp as number);
-}
-
-/** The SSID an event names (current firmware), cut to ssid_len; null when the event names none. */
-function eventSsid(body: Body): Uint8Array | null {
-  const bytes = stripNul(bytesOf(body.ssid));
-  if (bytes.length === 0) return null;
-  const length = Number(body.ssid_len) || bytes.length;
-  return bytes.subarray(0, Math.min(length, bytes.length));
 }

@@ -3,7 +3,8 @@
  * discovery) and broker → DeviceCommands (commands and their results). It reads DeviceState and
  * never writes it. It waits for the device id (the station MAC) before connecting, because the
  * client id and the Last Will's topic are made from it; a broker that is down or refuses the login
- * only makes it report itself degraded and keep retrying, at least every 5 s.
+ * only makes it report itself degraded and keep retrying, at least every 5 s. What stays retained
+ * besides state and availability (discovery, an old identity's leftovers) is retained.ts's.
  */
 import mqtt, { type IClientPublishOptions, type MqttClient } from 'mqtt';
 import type { DeviceCommands } from '../device/commands.js';
@@ -21,13 +22,13 @@ import {
   describeBrokerError,
   type BrokerSettings,
 } from './connection.js';
-import { dashboardUrl, type DashboardLocation } from './dashboard-url.js';
+import type { DashboardLocation } from './dashboard-url.js';
 import { deviceIdFromMac, fallbackDeviceId } from './device-id.js';
-import { discoveryPayload } from './discovery.js';
 import { haEventPayload } from './events.js';
-import type { BridgeMemory, DeviceIdSource, RetainedIdentity } from './memory.js';
+import type { BridgeMemory, DeviceIdSource } from './memory.js';
+import { RetainedMessages } from './retained.js';
 import { onlyVolatile, statePayload } from './state-payload.js';
-import { discoveryConfigTopic, isTopicLevel, Topics } from './topics.js';
+import { isTopicLevel, Topics } from './topics.js';
 
 export interface BridgeTiming {
   /** Changes within this window go out as one state message. */
@@ -100,8 +101,7 @@ export class MqttBridge {
   private deviceIdSource: DeviceIdSource | null = null;
   private macWaitTimer: NodeJS.Timeout | null = null;
   private fallbackStarted = false;
-  /** The discovery config last sent on this connection; a different one is sent again. */
-  private lastDiscovery: string | null = null;
+  private readonly retained: RetainedMessages;
   private publishTimer: NodeJS.Timeout | null = null;
   private haResendTimer: NodeJS.Timeout | null = null;
   private readonly refresh: Jobs;
@@ -119,6 +119,15 @@ export class MqttBridge {
     this.timing = { ...DEFAULT_TIMING, ...options.timing };
     this.backoff = new Backoff(this.timing.reconnectMinMs, this.timing.reconnectMaxMs);
     this.refresh = new Jobs(options.log);
+    this.retained = new RetainedMessages({
+      device: options.device,
+      memory: options.memory,
+      log: options.log,
+      version: options.version,
+      dashboard: options.dashboard ?? null,
+      includeSetupPassphrase: Boolean(options.setupPassphrase),
+      publish: (client, topic, payload, publishOptions) => this.publish(client, topic, payload, publishOptions),
+    });
   }
 
   private get log(): Logger {
@@ -327,69 +336,14 @@ export class MqttBridge {
     });
 
     await this.publish(client, topics.availability, 'online', { retain: true, qos: 1 });
-    await this.clearStaleRetained(client, topics);
-    this.lastDiscovery = null;
-    await this.publishDiscovery(client, topics);
+    await this.retained.clearStale(client, topics);
+    this.retained.forgetDiscovery();
+    await this.retained.publishDiscovery(client, topics);
     await this.publishStateNow();
     for (const event of this.queuedEvents.splice(0)) this.publishEvent(event);
     if (client === this.client && client.connected) {
       this.options.reportHealth({ status: 'ok', detail: `connected as device ${topics.deviceId}` });
     }
-  }
-
-  /** Removes what an earlier identity (device id, prefix, discovery prefix) left retained. */
-  private async clearStaleRetained(client: MqttClient, topics: Topics): Promise<void> {
-    const { memory } = this.options;
-    const current: RetainedIdentity = {
-      prefix: topics.prefix,
-      deviceId: topics.deviceId,
-      discoveryPrefix: topics.discoveryPrefix,
-    };
-    const before = await memory.retained().catch(() => null);
-    if (before) {
-      const sameBase = before.prefix === current.prefix && before.deviceId === current.deviceId;
-      if (
-        before.discoveryPrefix &&
-        (before.discoveryPrefix !== current.discoveryPrefix || before.deviceId !== current.deviceId)
-      ) {
-        this.log.info('removing the old Home Assistant discovery config', {
-          discovery_prefix: before.discoveryPrefix,
-          device_id: before.deviceId,
-        });
-        await this.publish(client, discoveryConfigTopic(before.discoveryPrefix, before.deviceId), '', {
-          retain: true,
-          qos: 1,
-        });
-      }
-      if (!sameBase) {
-        const old = new Topics(before.prefix, before.deviceId, null);
-        this.log.info('removing retained messages of the old device id or prefix', { base: old.base });
-        await this.publish(client, old.state, '', { retain: true, qos: 1 });
-        await this.publish(client, old.availability, '', { retain: true, qos: 1 });
-      }
-    }
-    await memory
-      .rememberRetained(current)
-      .catch((error) => this.log.warn('could not remember the retained topics', { error }));
-  }
-
-  /** Sends the discovery config when it differs from the one sent last on this connection. */
-  private async publishDiscovery(client: MqttClient, topics: Topics): Promise<void> {
-    if (!topics.discoveryConfig) return;
-    const state = this.options.device.get();
-    const { dashboard } = this.options;
-    const payload = JSON.stringify(
-      discoveryPayload({
-        topics,
-        version: this.options.version,
-        device: state,
-        configurationUrl: dashboard ? dashboardUrl(dashboard, state) : null,
-        includeSetupPassphrase: Boolean(this.options.setupPassphrase),
-      }),
-    );
-    if (payload === this.lastDiscovery) return;
-    this.lastDiscovery = payload;
-    await this.publish(client, topics.discoveryConfig, payload, { retain: true, qos: 1 });
   }
 
   private onMessage(topic: string, payload: Buffer, retained: boolean): void {
@@ -442,7 +396,7 @@ export class MqttBridge {
       if (!client?.connected || !topics) return;
       void (async () => {
         await this.publish(client, topics.availability, 'online', { retain: true, qos: 1 });
-        this.lastDiscovery = null;
+        this.retained.forgetDiscovery();
         await this.publishStateNow();
       })();
     }, this.timing.haResendDelayMs);
@@ -461,7 +415,7 @@ export class MqttBridge {
     const { client, topics } = this;
     if (!client?.connected || !topics) return;
     // The config first: an entity the state now needs (a new power-save option) must exist.
-    await this.publishDiscovery(client, topics);
+    await this.retained.publishDiscovery(client, topics);
     const passphrase = this.options.setupPassphrase?.() ?? null;
     const payload = statePayload(this.options.device.get(), { setupPassphrase: passphrase });
     this.statePublishes += 1;

@@ -31,7 +31,6 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../../daemon/config.js';
-import { AdminTool } from '../../daemon/social/admin.js';
 import { daemonCommand, REPO_ROOT, tempDir } from '../../test/helpers/paths.js';
 import { freePort } from '../../test/helpers/ports.js';
 import { wrkInstalled, wrkThroughput, type Vary } from './wrk.js';
@@ -39,6 +38,7 @@ import { FLOORS_KOA_RPS_16, startStackFloor } from './stack-floor.js';
 import { cpuMs } from './stats.js';
 import { countInstructions } from './instructions.js';
 import { describeBudget, openBudget, takeBudgetArg, type Budget } from './budget.js';
+import { seed } from './notifications-seed.js';
 
 interface Latency {
   p50: number;
@@ -71,10 +71,6 @@ type Round = Record<Mode, Record<Name, Endpoint>>;
 const MODES: Mode[] = ['uncached', 'cached'];
 const NAMES: Name[] = ['list', 'unread'];
 const METRIC: Record<Name, string> = { list: 'v2_list', unread: 'unread_count' };
-
-const HEAVY_SHARE = 10;
-const ACCOUNTS = 1000;
-const STATUSES = 2000;
 
 export const bench: Bench = {
   description: 'GET /api/v2/notifications and unread_count over 1,000,000 notifications (and 10,000)',
@@ -344,119 +340,6 @@ function figuresOf(target: Target, rounds: Round[]): Figures {
 }
 
 /**
- * Bulk seeding in SQL: accounts and statuses from recursive series, notifications from one
- * INSERT … SELECT in a transaction. Notification i (oldest first) belongs to the heavy account
- * when i % 10 = 0; its type follows i, its group key uses 12-hour windows.
- */
-async function seed(config: ReturnType<typeof loadConfig>, size: number, full: number): Promise<string> {
-  const admin = await AdminTool.open(config);
-  try {
-    const heavy = await admin.createAccount({
-      username: 'heavy',
-      email: 'heavy@bench.test',
-      password: 'bench password',
-      owner: true,
-    });
-    const { accessToken } = await admin.token({ username: 'heavy', scopes: 'read write' });
-    const db = admin.social.ctx.db;
-    const yearMs = 365 * 24 * 3600_000;
-    const end = Date.now() - 60_000;
-    const start = end - yearMs;
-    // Rows kept: the newest `size` of the full series, so both sizes share the same first page.
-    const first = full - size;
-    // Bulk load without the notification indexes, then build them once from sorted data: far
-    // faster than keeping four B-trees up to date row by row.
-    const indexes = await db.raw<Array<{ name: string; sql: string }>>(
-      `SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'notifications' AND sql IS NOT NULL`,
-    );
-    await db.raw('PRAGMA cache_size = -65536');
-    await db.transaction(async (trx) => {
-      for (const index of indexes) await trx.raw(`DROP INDEX ${index.name}`);
-      await trx.raw(
-        `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
-        INSERT INTO accounts (id, username, uri, url, created_at, updated_at)
-        SELECT (? + i) * 65536, 'user' || i, ? || '/users/user' || i, ? || '/@user' || i, ?, ? FROM n`,
-        [
-          ACCOUNTS - 1,
-          start,
-          config.baseUrl,
-          config.baseUrl,
-          new Date(start).toISOString(),
-          new Date(start).toISOString(),
-        ],
-      );
-      await trx.raw(
-        `WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
-        INSERT INTO statuses (id, account_id, uri, url, text, content, visibility, created_at, updated_at)
-        SELECT (? + i * 1000) * 65536 + 1, CASE WHEN i < ? THEN ? ELSE (? + 1 + (i % ?)) * 65536 END,
-               ? || '/s/' || i, ? || '/s/' || i, 'status ' || i, '<p>status ' || i || '</p>', 'public',
-               strftime('%Y-%m-%dT%H:%M:%fZ', (? + i * 1000) / 1000.0, 'unixepoch'), strftime('%Y-%m-%dT%H:%M:%fZ', (? + i * 1000) / 1000.0, 'unixepoch')
-          FROM n`,
-        [
-          STATUSES * 2 - 1,
-          start,
-          STATUSES,
-          heavy.id,
-          start,
-          ACCOUNTS - 1,
-          config.baseUrl,
-          config.baseUrl,
-          start,
-          start,
-        ],
-      );
-      await trx.raw(
-        `WITH RECURSIVE n(i) AS (SELECT ? UNION ALL SELECT i + 1 FROM n WHERE i < ?),
-        rows AS (
-          SELECT i,
-            (i % ${HEAVY_SHARE}) = 0 AS heavy,
-            ? + CAST(i AS REAL) * ? / ? AS ms,
-            (i * 7919) % 100 AS pick,
-            (i * 2654435761) % ? AS target,
-            (? + 1 + (i * 48271) % ?) * 65536 AS sender
-          FROM n)
-        INSERT INTO notifications (account_id, from_account_id, type, status_id, group_key, created_at)
-        SELECT
-          CASE WHEN heavy THEN ? ELSE (? + 1 + (i % ?)) * 65536 END,
-          sender,
-          CASE WHEN NOT heavy THEN CASE WHEN pick < 50 THEN 'follow' ELSE 'mention' END
-               WHEN pick < 55 THEN 'favourite' WHEN pick < 75 THEN 'reblog' WHEN pick < 85 THEN 'follow' ELSE 'mention' END,
-          CASE WHEN heavy AND pick < 75 THEN (? + target * 1000) * 65536 + 1
-               WHEN (heavy AND pick >= 85) OR (NOT heavy AND pick >= 50) THEN (? + (? + target) * 1000) * 65536 + 1 END,
-          CASE WHEN heavy AND pick < 55 THEN 'favourite-' || CAST((? + target * 1000) * 65536 + 1 AS INTEGER) || '-' || (CAST(ms / 3600000 AS INTEGER) / 12 * 12)
-               WHEN heavy AND pick < 75 THEN 'reblog-' || CAST((? + target * 1000) * 65536 + 1 AS INTEGER) || '-' || (CAST(ms / 3600000 AS INTEGER) / 12 * 12)
-               WHEN pick < 85 AND (heavy OR pick < 50) THEN 'follow-' || (CAST(ms / 3600000 AS INTEGER) / 12 * 12) END,
-          strftime('%Y-%m-%dT%H:%M:%fZ', ms / 1000.0, 'unixepoch')
-        FROM rows`,
-        [
-          first,
-          full - 1,
-          start,
-          yearMs,
-          full,
-          STATUSES,
-          start,
-          ACCOUNTS - 1,
-          heavy.id,
-          start,
-          ACCOUNTS - 1,
-          start,
-          start,
-          STATUSES,
-          start,
-          start,
-        ],
-      );
-      for (const index of indexes) await trx.raw(index.sql);
-    });
-    await db.raw('ANALYZE');
-    return accessToken;
-  } finally {
-    await admin.close();
-  }
-}
-
-/**
  * A GET on a kept-alive connection, asked again once on a fresh one when the server had just closed
  * the kept one (idle past its keep-alive timeout while the other size was measured): the
  * retry Node's documentation prescribes for request.reusedSocket.
@@ -503,10 +386,7 @@ async function throughput(call: () => Promise<unknown>, clients: number, seconds
   return done / seconds;
 }
 
-/**
- * User + system CPU time so far of the process, or of one of its threads (the main thread's id is
- * the process id), from /proc in clock ticks of 10 ms.
- */
+/** The process's resident memory in MB, from /proc. */
 function rss(pid: number): number {
   const status = readFileSync(join('/proc', String(pid), 'status'), 'utf8');
   return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
