@@ -38,6 +38,8 @@ export async function startReachableBox(home: VirtualHome, internet: VirtualInte
       NESTBOX_ACME_CA_FILE: internet.caFile,
       NESTBOX_BASE_URL: 'http://nestbox.local',
       NESTBOX_FEDERATION_ALLOW_PRIVATE: 'true',
+      // The router asked every 3 s: an address change, a reboot or UPnP off is seen within seconds.
+      NESTBOX_REACHABILITY_CYCLE_S: '3',
     },
     { port: 80 },
   );
