@@ -216,7 +216,7 @@ test('the router reboots and forgets its mappings: they are back within a minute
   assert.ok(internet.forwardedPorts().includes(`tcp 443 -> ${box.address}:443`));
 });
 
-test('UPnP turned off on the router: degraded, with the forwarding to set up by hand', async () => {
+test('UPnP turned off on the router: degraded, the forwarding to set up by hand, the address from the echo', async () => {
   await internet.rebootRouter(false);
   const failed = await until(
     'the mapping step failed',
@@ -229,6 +229,17 @@ test('UPnP turned off on the router: degraded, with the forwarding to set up by 
   assert.match(failed.steps.port_mapping.detail!, /neither UPnP nor NAT-PMP/);
   assert.is(failed.manual?.internal_address, box.address);
   assert.equal(failed.manual?.ports.map((p) => p.external).sort(), [443, 80]);
+  // The router tells nothing: the external address comes from the address echo on the internet.
+  const echoed = await until(
+    'the external address from the echo',
+    async () => {
+      const current = await view();
+      return current.external_address === internet.wanAddress ? current : undefined;
+    },
+    20_000,
+  );
+  assert.is(echoed.steps.port_mapping.state, 'failed');
+  assert.ok(internet.echoes.includes(internet.wanAddress), JSON.stringify(internet.echoes));
   const health = (await box.daemon.json('/healthz')).body as { components: Record<string, { status: string }> };
   assert.is(health.components.reachability.status, 'degraded');
 });
@@ -245,7 +256,18 @@ test('carrier-grade NAT in front of the router: degraded, and the reason says so
     60_000,
   );
   assert.is(failed.steps.port_mapping.state, 'failed');
-  assert.is(failed.external_address, null);
+  // The echo sees the carrier's address: the name cannot point at it, and the DNS step says why.
+  const judged = await until(
+    'the DNS step on the carrier address',
+    async () => {
+      const current = await view();
+      return current.external_address === INTERNET.carrierNat.wan && current.steps.dns.state === 'failed'
+        ? current
+        : undefined;
+    },
+    20_000,
+  );
+  assert.match(judged.steps.dns.detail!, /carrier-grade or double NAT/);
 });
 
 test.run();
