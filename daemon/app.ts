@@ -27,26 +27,19 @@ import { VERSION } from './version.js';
 import { settingsMemory } from './mqtt/memory.js';
 import { NetworksRepo } from './connectivity/networks-repo.js';
 import { startConnectivitySubsystem, type ConnectivityParts } from './connectivity/subsystem.js';
-import { mountConnectivityWeb } from './web/mount.js';
 import { ReachabilityCheck } from './social/onboarding/reachability.js';
 import { openMonitoredLink } from './coproc/monitored-link.js';
 import type { CoprocLink } from './coproc/link.js';
 import { chipResetterFor } from './coproc/chip-reset.js';
-import { Social } from './social/index.js';
-import { watchInstanceCounts } from './social/instance-counts.js';
-import { Federation, deliveriesQueuedBeforeAnswer } from './social/federation/index.js';
-import { deviceOnline } from './social/federation/delivery/online.js';
-import { federationPeers, type FederationPeers } from './social/federation/peers.js';
 import { TITLE as INSTANCE_TITLE } from './social/instance/serialize.js';
 import type { NetworkLayer } from './network/index.js';
+import { RouteSlot, SocialSide, type SocialSideOptions } from './social-side.js';
 
 export interface AppOptions {
   config: Config;
   log: Logger;
   /** The process environment: systemd's NOTIFY_SOCKET and WATCHDOG_USEC come from here. */
   env: NodeJS.ProcessEnv;
-  /** Called once the stored base URL changed (the reachability switch): main reloads the app in-process. */
-  onBaseUrlChanged?: (baseUrl: string) => void;
 }
 
 type Stopper = { name: string; stop: () => Promise<void> | void };
@@ -63,9 +56,12 @@ export class App {
   /** The configuration with the instance's stored base URL, once the database is open. */
   private settled: Config | null = null;
   private stopping: Promise<void> | null = null;
-  private reloadRequested = false;
   private readonly challenges = new ChallengeResponder();
   private reachability: Reachability | null = null;
+  private readonly socialSlot = new RouteSlot();
+  private socialOptions: SocialSideOptions | null = null;
+  private social: SocialSide | null = null;
+  private switching: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: AppOptions) {
     this.notifier = createNotifier(options.env, options.log.child({ component: 'systemd' }));
@@ -106,29 +102,31 @@ export class App {
     // ACME challenges, redirects to https and HSTS come before any route.
     http.use(publicHttp(this.challenges, () => this.reachability?.flow.switchedName() ?? null));
 
-    const peers = this.federationPeers(db);
-    const social = await this.openSocial(db, peers);
-    const federation = this.buildFederation(social, peers);
     // /healthz looks at the free space too (one statfs): a monitor polling it sees it as it is now.
     http.use(
       healthRouter(this.health, async () => {
         await Promise.all([this.checkDatabase(db), storage.check()]);
       }).routes(),
     );
-    // The setup portal first: in setup mode it answers captive-portal probes for any host.
-    const reachabilityCheck = new ReachabilityCheck((url, init) => fetch(url, init));
-    this.mountConnectivityRoutes(http, networks, connectivity, social, reachabilityCheck);
-    http.use(deliveriesQueuedBeforeAnswer(() => federation));
-    const refreshInstanceCounts = await this.startSocial(social, http);
-    this.mountFederation(federation, http);
+    // The setup portal, the owner's API, the instance and federation: rebuilt together on a switch.
+    http.use(this.socialSlot.middleware);
+    const check = new ReachabilityCheck((url, init) => fetch(url, init));
+    this.socialOptions = {
+      db,
+      log,
+      device,
+      health: this.health,
+      networks,
+      connectivity,
+      check,
+      reachability: () => this.reachability?.flow ?? null,
+    };
+    this.social = await SocialSide.start(this.socialOptions, config, this.socialSlot);
+    this.onStop('social-side', () => this.social?.stop());
     const httpUrl = await this.startHttp(http);
-    await this.startReachability(db, http, reachabilityCheck);
-    await this.startFederation(federation);
+    await this.startReachability(db, http, check);
     await this.startMqtt(db, connectivity);
     const jobs = this.startJobs(db, storage);
-    social.scheduleJobs(jobs);
-    // The admin tool writes from its own process, where the bus does not reach: catch up each minute.
-    jobs.add('instance-counts', '* * * * *', refreshInstanceCounts);
     this.startWatchdog(db);
 
     await this.notifier.ready(this.statusLine());
@@ -207,38 +205,6 @@ export class App {
     return network;
   }
 
-  /** Owner tokens for the appliance API come from the social instance's OAuth store. */
-  private mountConnectivityRoutes(
-    http: HttpServer,
-    networks: NetworksRepo,
-    connectivity: ConnectivityParts,
-    social: Social,
-    reachability: ReachabilityCheck,
-  ): void {
-    mountConnectivityWeb(http, {
-      device: this.device,
-      networks: () => networks,
-      connectivity: () => connectivity,
-      resolveToken: social.services.oauth.resolve,
-      onboarding: social.services.onboarding,
-      invites: social.services.invites,
-      instanceSettings: {
-        identity: social.services.instance.identity,
-        db: social.ctx.db,
-        runningBaseUrl: this.config.baseUrl,
-        // The one place the box reaches for its own public address (tests give loopback ones).
-        reachability,
-      },
-      reachability: { flow: () => this.reachability?.flow ?? null, enabled: this.config.httpsPort !== null },
-      log: this.log.child({ component: 'onboarding' }),
-      baseUrl: this.config.baseUrl,
-      httpHost: this.config.httpHost,
-      httpPort: this.config.httpPort,
-      setupApAddress: this.config.setupApAddress,
-      setupPortalPort: this.config.network === 'on' ? 80 : this.config.httpPort,
-    });
-  }
-
   /** The coprocessor link, reported in DeviceState and /healthz (coproc/monitored-link.ts). */
   private startCoprocessor(): CoprocLink {
     const { link, stop } = openMonitoredLink({
@@ -266,7 +232,7 @@ export class App {
 
   /**
    * The box on the internet: HTTPS listener, port mapping, dynamic DNS, certificates, and the switch
-   * of the public address, after which main reloads the app. Not loaded without an HTTPS port.
+   * of the public address, after which the social side is built again. Not loaded without an HTTPS port.
    */
   private async startReachability(db: Db, http: HttpServer, check: ReachabilityCheck): Promise<void> {
     if (this.config.httpsPort === null)
@@ -285,7 +251,7 @@ export class App {
         current: () => this.config.baseUrl,
         switchTo: async (url) => {
           await changeBaseUrl(db, url);
-          this.options.onBaseUrlChanged?.(url);
+          await this.rebuildSocialSide(db);
         },
       },
     });
@@ -294,8 +260,7 @@ export class App {
     this.device.on('change', ({ paths }) => {
       if (paths.includes('network')) reachability.flow.runSoon();
     });
-    // A reload keeps the router's mappings: the next app maps the same ports again at once.
-    this.onStop('reachability', () => reachability.stop({ keepMappings: this.reloadRequested }));
+    this.onStop('reachability', () => reachability.stop());
   }
 
   /** The MQTT bridge connects in the background: a broker that is down never holds back READY=1. */
@@ -337,82 +302,6 @@ export class App {
     });
     this.onStop('mqtt', () => bridge.stop());
     await bridge.start();
-  }
-
-  /** The social instance's services over the shared database (its routes are mounted later). */
-  private async openSocial(db: Db, peers: FederationPeers): Promise<Social> {
-    const log = this.log.child({ component: 'social' });
-    const social = await Social.open({
-      db,
-      filename: join(this.config.dataDir, 'nestbox.sqlite3'),
-      config: this.config,
-      log,
-      peers,
-    });
-    this.onStop('social', () => social.close());
-    return social;
-  }
-
-  /** The social instance: its routes on the shared server, its counts into DeviceState.instance; returns their refresh. */
-  private async startSocial(social: Social, http: HttpServer): Promise<() => Promise<void>> {
-    const log = this.log.child({ component: 'social' });
-    social.mount(http);
-    const counts = watchInstanceCounts(
-      social.events,
-      () => social.counts(),
-      (instance) => {
-        if (this.device.update({ instance }).length) log.debug('instance counts', { ...instance });
-      },
-      log,
-    );
-    this.onStop('social-counts', () => counts.stop());
-    await counts.refresh();
-    this.health.set('social', { status: 'ok' });
-    await this.startStreaming(social);
-    this.onStop('social-background', await social.startBackgroundWork());
-    return () => counts.refresh();
-  }
-
-  /** The streaming server (its own port); a port in use leaves it degraded, never stops start-up. */
-  private async startStreaming(social: Social): Promise<void> {
-    const log = this.log.child({ component: 'streaming' });
-    try {
-      const streaming = await social.startStreaming(this.config.httpHost, this.config.streamingPort);
-      this.onStop('streaming', streaming.stop);
-      this.health.set('streaming', { status: 'ok' });
-      log.info('streaming server listening', { port: streaming.port });
-    } catch (error) {
-      this.health.set('streaming', { status: 'degraded', detail: (error as Error).message });
-      log.error('streaming server did not start', { error });
-    }
-  }
-
-  /** The peer client federation and the social instance's remote lookups share. */
-  private federationPeers(db: Db): FederationPeers {
-    // The box's resolv.conf is not the network layer's to rewrite: peers' names go to the lease's DNS servers.
-    const dnsServers = this.config.network === 'on' ? () => this.device.get().network?.dns ?? null : undefined;
-    return federationPeers({ db, config: this.config, log: this.log.child({ component: 'federation' }), dnsServers });
-  }
-
-  /** ActivityPub over the social instance: discovery, actors, inboxes, the delivery queue. */
-  private buildFederation(social: Social, peers: FederationPeers): Federation {
-    // Deliveries wait while the box is offline (connectivity is not `connected`) and resume after.
-    const online = deviceOnline(this.device, this.config.network === 'on');
-    return Federation.create({ social, peers, config: this.config, online });
-  }
-
-  /** Federation's routes on the shared server (mounted before it listens). */
-  private mountFederation(federation: Federation, http: HttpServer): void {
-    federation.mount(http);
-    // Registered before the HTTP server's stop, so it runs after the server has drained.
-    this.onStop('federation-events', () => federation.stopListening());
-  }
-
-  /** The delivery queue resumes what was queued before the last stop. */
-  private async startFederation(federation: Federation): Promise<void> {
-    await federation.start();
-    this.onStop('federation', () => federation.stop());
-    this.health.set('federation', { status: 'ok' });
   }
 
   private startJobs(db: Db, storage: StorageMonitor): Jobs {
@@ -470,16 +359,35 @@ export class App {
     this.stoppers.push({ name, stop });
   }
 
+  /**
+   * The stored base URL moved (the reachability switch): the social side is built again from it
+   * while the device side and the listeners run on; meanwhile its routes answer 503.
+   */
+  private rebuildSocialSide(db: Db): Promise<void> {
+    const rebuild = async () => {
+      if (this.stopping || !this.socialOptions) return;
+      const { config } = this.options;
+      const unbound = { ...config, sources: { ...config.sources, baseUrl: undefined } };
+      this.settled = await settleDaemonBaseUrl(db, unbound, this.log);
+      this.log.info('rebuilding the social side with the new public address', { base_url: this.config.baseUrl });
+      this.socialSlot.pause();
+      const previous = this.social;
+      this.social = null;
+      await previous?.stop();
+      this.social = await SocialSide.start(this.socialOptions, this.config, this.socialSlot);
+    };
+    this.switching = this.switching.then(rebuild, rebuild);
+    return this.switching;
+  }
+
   /** Stops every started subsystem in reverse order; safe to call more than once. */
-  stop(reason = 'stopping', options: { reload?: boolean } = {}): Promise<void> {
-    if (!this.stopping) this.reloadRequested = options.reload === true;
+  stop(reason = 'stopping'): Promise<void> {
     this.stopping ??= this.stopAll(reason);
     return this.stopping;
   }
 
   private async stopAll(reason: string): Promise<void> {
-    // A reload is no stop to systemd: the process and its unit carry on.
-    const stopped = this.reloadRequested ? Promise.resolve() : this.notifier.stopping(reason);
+    const stopped = this.notifier.stopping(reason);
     for (const { name, stop } of this.stoppers.splice(0).reverse()) {
       try {
         await stop();

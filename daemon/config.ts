@@ -133,6 +133,8 @@ export interface Config {
   acmeCaFile: string | null;
   /** A URL answering the caller's address as text, asked when the router tells nothing. */
   addressEchoUrl: string | null;
+  /** How often the reachability flow asks the router and checks the address (at most 30 s). */
+  reachabilityCycleS: number;
   /** Where each setting given in the file or the environment came from (the rest are defaults). */
   sources: Readonly<Partial<Record<keyof Config, SettingSource>>>;
 }
@@ -252,6 +254,7 @@ export const KEYS: readonly KeySpec[] = [
     optionalUrl(['http:', 'https:'], 'an http:// or https:// URL, or empty'),
     null,
   ),
+  key('reachabilityCycleS', 'reachability_cycle_s', integer(1, 30), 30),
   key(
     'smtpFrom',
     'smtp_from',

@@ -56,24 +56,8 @@ async function main(argv: string[]): Promise<void> {
   installCrashHandlers(log);
   log.info('starting', { version: VERSION, pid: process.pid, config: describeConfig(config) });
 
-  // The reachability switch moves the stored base URL: the app is built again in this process with
-  // it (no exit, the unit stays up); the configuration's own base URL no longer binds.
-  const reload = (baseUrl: string) => {
-    if (signalled) return;
-    log.info('reloading with the new public address', { base_url: baseUrl });
-    const previous = app;
-    const reloadConfig = { ...config, sources: { ...config.sources, baseUrl: undefined } };
-    app = new App({ config: reloadConfig, log, env: process.env, onBaseUrlChanged: reload });
-    const next = app;
-    void previous
-      .stop('reloading', { reload: true })
-      .then(() => next.start())
-      .catch((error) => {
-        log.error('reload failed', { error });
-        process.exit(1);
-      });
-  };
-  let app = new App({ config, log, env: process.env, onBaseUrlChanged: reload });
+  // The reachability switch moves the base URL without a restart: the app rebuilds its social side.
+  const app = new App({ config, log, env: process.env });
   let signalled = false;
   const shutdown = (signal: string) => {
     if (signalled) {

@@ -68,8 +68,7 @@ let lintScript = LINT;
 // The longest suites start first, so that a run does not end
 // with one core waiting on a long suite begun last.
 const LONG_SUITES = [
-  'reachability/router',
-  'reachability/internet',
+  'reachability/scenario',
   'network/virtual-home',
   'network/network-layer',
   'install/driver',

@@ -1,10 +1,10 @@
 /**
  * "Make the box reachable": one cycle runs the steps in order (port mapping → external address →
- * DNS → certificate → self-check → switch of the public address) and runs again every 30 s, or
- * sooner when a renewal falls due, so a changed address, a router that forgot its mappings or a
- * certificate reaching two thirds of its life are followed without anyone asking. Nothing half-done
- * touches the instance: the public address switches only once a certificate for the name is in
- * hand and the self-check did not find another server there.
+ * DNS → certificate → self-check → switch of the public address) and runs again every 30 s (or as
+ * configured), or sooner when a renewal falls due, so a changed address, a router that forgot its
+ * mappings or a certificate reaching two thirds of its life are followed without anyone asking.
+ * Nothing half-done touches the instance: the public address switches only once a certificate for
+ * the name is in hand and the self-check did not find another server there.
  */
 import { networkInterfaces } from 'node:os';
 import type { ComponentHealth } from '../lifecycle/health.js';
@@ -53,11 +53,13 @@ export interface ReachabilityFlowOptions {
   addressEcho: (() => Promise<string | null>) | null;
   check: (name: string, externalAddress: string | null) => Promise<Step>;
   baseUrl: BaseUrlControl;
+  /** Time between cycles (NESTBOX_REACHABILITY_CYCLE_S; 30 s by default). */
+  cycleMs?: number;
   now?: () => number;
 }
 
 const SETTINGS_FILE = 'settings.json';
-const CYCLE_MS = 30_000;
+const DEFAULT_CYCLE_MS = 30_000;
 const MIN_WAIT_MS = 1000;
 
 export class ReachabilityFlow {
@@ -163,7 +165,7 @@ export class ReachabilityFlow {
 
   private schedule(): void {
     if (this.stopped || !this.settings) return;
-    let wait = CYCLE_MS;
+    let wait = this.options.cycleMs ?? DEFAULT_CYCLE_MS;
     const cert = this.certificate;
     if (cert && cert.name === this.settings.name) {
       const start = Date.parse(cert.notBefore);

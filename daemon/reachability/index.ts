@@ -86,6 +86,7 @@ export async function startReachability(options: ReachabilityOptions): Promise<R
     addressEcho: config.addressEchoUrl ? echoFrom(config.addressEchoUrl, lookup, extraCa) : null,
     check: selfCheck(options.check, extraCa),
     baseUrl: options.baseUrl,
+    cycleMs: config.reachabilityCycleS * 1000,
   });
   await flow.start();
   return {

@@ -77,7 +77,7 @@ export class Social {
   }
 
   /** Mounts the social API, OAuth, web routes and the public pages (before the server starts listening). */
-  mount(http: HttpServer): void {
+  mount(http: Pick<HttpServer, 'use'>): void {
     const router: Router = socialRouter(this.ctx, this.services);
     http.use(router.routes());
     http.use(router.allowedMethods() as unknown as Middleware);

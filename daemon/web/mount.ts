@@ -45,7 +45,7 @@ export interface ConnectivityWebOptions {
   reachability?: { flow: () => ReachabilityFlow | null; enabled: boolean };
 }
 
-export function mountConnectivityWeb(http: HttpServer, options: ConnectivityWebOptions): void {
+export function mountConnectivityWeb(http: Pick<HttpServer, 'use'>, options: ConnectivityWebOptions): void {
   const { connectivity, resolveToken } = options;
   http.use(
     captivePortal({

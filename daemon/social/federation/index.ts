@@ -95,7 +95,7 @@ export class Federation {
   }
 
   /** Mounts the routes (before the server listens; before the social API's catch-alls). */
-  mount(http: HttpServer): void {
+  mount(http: Pick<HttpServer, 'use'>): void {
     http.use(this.router.routes());
     http.use(this.router.allowedMethods() as unknown as Middleware);
   }

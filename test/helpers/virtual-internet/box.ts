@@ -5,7 +5,7 @@
  */
 import type { RunningDaemon } from '../daemon.js';
 import type { VirtualHome } from '../virtual-home/index.js';
-import type { VirtualInternet } from './index.js';
+import { DYNDNS, type VirtualInternet } from './index.js';
 import { createOwnerToken } from '../owner-token.js';
 
 const HOME_WIFI = { ssid: 'HomeNet', password: 'nestbox-home-2024' };
@@ -38,6 +38,10 @@ export async function startReachableBox(home: VirtualHome, internet: VirtualInte
       NESTBOX_ACME_CA_FILE: internet.caFile,
       NESTBOX_BASE_URL: 'http://nestbox.local',
       NESTBOX_FEDERATION_ALLOW_PRIVATE: 'true',
+      // The router asked every 3 s: an address change, a reboot or UPnP off is seen within seconds.
+      NESTBOX_REACHABILITY_CYCLE_S: '3',
+      // Asked only when the router tells nothing (UPnP off, below).
+      NESTBOX_ADDRESS_ECHO_URL: `http://${DYNDNS.name}:${DYNDNS.port}/checkip`,
     },
     { port: 80 },
   );

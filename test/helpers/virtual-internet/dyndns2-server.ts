@@ -1,7 +1,9 @@
 /**
  * A dynamic-DNS provider for the virtual internet (run inside its namespace): the dyndns2 update
  * protocol (GET /nic/update?hostname=&myip= with basic auth) in front of pebble-challtestsrv, whose
- * management API holds the public DNS records. Each update is one JSON line on stdout.
+ * management API holds the public DNS records. Each update is one JSON line on stdout. Like Dyn's
+ * checkip.dyndns.org, it also echoes the caller's address (GET /checkip, plain text): the box's
+ * NESTBOX_ADDRESS_ECHO_URL when the router tells nothing; each echo is a JSON line too.
  *
  *   node dyndns2-server.js HOST PORT USER PASSWORD MANAGEMENT_URL
  */
@@ -20,6 +22,13 @@ async function setRecord(name: string, address: string): Promise<void> {
 
 const server = createServer((req, res) => {
   const url = new URL(req.url ?? '/', 'http://provider');
+  if (url.pathname === '/checkip') {
+    const caller = (req.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    res.end(caller + '\n');
+    process.stdout.write(JSON.stringify({ echo: caller }) + '\n');
+    return;
+  }
   const expected = `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
   const reply = (status: number, text: string) => {
     res.writeHead(status, { 'content-type': 'text/plain' });

@@ -51,6 +51,8 @@ export class VirtualInternet {
   private agentInInet: NamespaceAgent | null = null;
   private managementAgent: NamespaceAgent | null = null;
   readonly dyndnsUpdates: Array<{ update: string; myip: string; answer: string }> = [];
+  /** The addresses the provider's address echo (GET /checkip) answered. */
+  readonly echoes: string[] = [];
   /** PEM: the ACME server's TLS root and pebble's issuing root (what NESTBOX_ACME_CA_FILE holds). */
   caFile = '';
   wanAddress: string = INTERNET.wan;
@@ -229,6 +231,7 @@ export class VirtualInternet {
     await dyndns.waitForLine((line) => line.includes('"ready"'), 10_000, 'the dyndns2 provider', true);
     dyndns.onLine((line) => {
       if (line.includes('"update"')) this.dyndnsUpdates.push(JSON.parse(line));
+      if (line.includes('"echo"')) this.echoes.push((JSON.parse(line) as { echo: string }).echo);
     });
   }
 

@@ -1,5 +1,5 @@
 /**
- * The set-up both reachability scenario files share: the virtual home behind the virtual
+ * The set-up of the reachability scenario (and its benchmark): the virtual home behind the virtual
  * internet's router, the box on it, and the owner's steps. The bindings below are live: a test file
  * imports them and calls `useReachabilityScenario` once, and they hold the running parts.
  */
@@ -19,9 +19,15 @@ export let box: ReachableBox;
 /** Builds the home, the internet (pebble's certificates last `certificateSeconds`) and the box before the file's tests. */
 export function useReachabilityScenario(certificateSeconds: number): void {
   test.before(async () => {
+    const started = Date.now();
     home = await VirtualHome.build({ timeScale: 10, homeDhcp: false });
+    const homeBuilt = Date.now();
     internet = await VirtualInternet.build(home, { certificateSeconds });
+    const internetBuilt = Date.now();
     box = await startReachableBox(home, internet);
+    console.log(
+      `set-up: home ${homeBuilt - started} ms, internet ${internetBuilt - homeBuilt} ms, box online ${Date.now() - internetBuilt} ms`,
+    );
   });
 
   test.after(async () => {
