@@ -205,12 +205,11 @@ export class App {
     return network;
   }
 
-  /** The coprocessor link, reported in DeviceState and /healthz (coproc/monitored-link.ts). */
+  /** The coprocessor link, reported in /healthz (coproc/monitored-link.ts); DeviceState hears of it from connectivity. */
   private startCoprocessor(): CoprocLink {
     const { link, stop } = openMonitoredLink({
       config: this.config,
       log: this.log,
-      device: this.device,
       health: (health) => this.health.set('coprocessor', health),
     });
     this.onStop('coprocessor', stop);

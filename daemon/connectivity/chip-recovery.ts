@@ -7,9 +7,9 @@
  * a long loss is only logged: the daemon keeps asking, as before.
  */
 import type { ChipResetter } from '../coproc/chip-reset.js';
-import type { DeviceState } from '../device/state.js';
 import type { Logger } from '../log/logger.js';
 import type { ConnectivityClock } from './clock.js';
+import type { CoprocessorRecord } from './coprocessor-record.js';
 
 /** The reset window Espressif's hardware needs nothing of: it keeps a flapping chip from being reset in a loop. */
 export const RESET_WINDOW_MS = 10 * 60_000;
@@ -21,7 +21,7 @@ export interface ChipRecoveryOptions {
   afterMs: number;
   /** At most one reset per this long (real ms, already time-scaled). */
   windowMs: number;
-  device: DeviceState;
+  coprocessor: Pick<CoprocessorRecord, 'chipReset'>;
   log: Logger;
   clock: ConnectivityClock;
 }
@@ -84,7 +84,7 @@ export class ChipRecovery {
   }
 
   private async fire(): Promise<void> {
-    const { resetter, device, log, clock } = this.options;
+    const { resetter, coprocessor, log, clock } = this.options;
     if (this.stopped || this.lostSince === null) return;
     const lostS = Math.round((clock.now() - this.lostSince) / 1000);
     const reason = `the coprocessor had not answered for ${lostS} s`;
@@ -104,10 +104,7 @@ export class ChipRecovery {
       error = (failure as Error).message;
     }
     this.resetting = false;
-    const resets = device.get().coprocessor.resets + (error === null ? 1 : 0);
-    const lastReset = { at, reason, method: resetter.method, ok: error === null, error };
-    device.update({ coprocessor: { resets, last_reset: lastReset } });
-    device.publishEvent('coprocessor_reset', { by: 'daemon', reason, method: resetter.method, ok: !error, resets });
+    const resets = coprocessor.chipReset({ at, reason, method: resetter.method, ok: error === null, error });
     if (error) log.error('coprocessor reset failed', { reason, method: resetter.method, error });
     else log.info('coprocessor reset done; waiting for it to answer', { method: resetter.method, resets });
     // Still lost after the window: the next try.

@@ -6,9 +6,9 @@
  */
 import type { CoprocClientApi } from '../coproc/api.js';
 import type { DeviceCommands, PowerSaveMode, ScannedNetwork } from '../device/commands.js';
-import type { DeviceState } from '../device/state.js';
 import type { Logger } from '../log/logger.js';
 import { CommandError, deviceLostError, radioSettingError } from './command-error.js';
+import type { CoprocessorRecord } from './coprocessor-record.js';
 import type { DeviceOperations } from './device-operations.js';
 import type { FirmwareInstall, FirmwareUpdate } from './firmware-update.js';
 import { describeDeviceError } from './device-operations.js';
@@ -18,7 +18,8 @@ import type { ConnectivityRunner } from './runner.js';
 
 export interface DeviceControlOptions {
   client: CoprocClientApi;
-  device: DeviceState;
+  /** Where an applied radio setting is shown. */
+  coprocessor: Pick<CoprocessorRecord, 'radioApplied'>;
   runner: ConnectivityRunner;
   operations: DeviceOperations;
   scan: RecentScan;
@@ -58,7 +59,7 @@ export class DeviceControl implements DeviceCommands {
       return client.getTxPower();
     });
     await radio.rememberTxPower(dbm);
-    this.options.device.update({ coprocessor: { tx_power_dbm: applied } });
+    this.options.coprocessor.radioApplied({ tx_power_dbm: applied });
     this.options.log.info('transmit power set', { asked_dbm: dbm, applied_dbm: applied });
     return applied;
   }
@@ -72,7 +73,7 @@ export class DeviceControl implements DeviceCommands {
       return client.getPowerSave();
     });
     await radio.rememberPowerSave(mode);
-    this.options.device.update({ coprocessor: { power_save: applied } });
+    this.options.coprocessor.radioApplied({ power_save: applied });
     this.options.log.info('power save set', { mode: applied });
   }
 

@@ -7,8 +7,8 @@
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readFirmwareImage, type FirmwareImageInfo } from '../coproc/firmware-image.js';
-import type { DeviceState } from '../device/state.js';
 import type { Logger } from '../log/logger.js';
+import type { CoprocessorRecord } from './coprocessor-record.js';
 
 /** Larger than any ESP32 OTA partition: such a file is not an image for it. */
 export const FIRMWARE_FILE_MAX_BYTES = 4 * 1024 * 1024;
@@ -24,7 +24,8 @@ export interface FirmwareFile {
 export interface FirmwareFilesOptions {
   /** `<data dir>/firmware`; null when the box keeps no firmware files. */
   dir: string | null;
-  device: DeviceState;
+  /** Where the newest image is shown (`coprocessor.firmware_file`). */
+  coprocessor: Pick<CoprocessorRecord, 'firmwareFile'>;
   log: Logger;
 }
 
@@ -34,18 +35,11 @@ export class FirmwareFiles {
   /** Looks at the folder again and shows the newest image in DeviceState. */
   async refresh(): Promise<FirmwareFile | null> {
     const latest = await this.latest();
-    this.options.device.update({
-      coprocessor: {
-        firmware_file: latest
-          ? {
-              version: latest.info.version,
-              project: latest.info.project,
-              name: latest.name,
-              bytes: latest.image.length,
-            }
-          : null,
-      },
-    });
+    this.options.coprocessor.firmwareFile(
+      latest
+        ? { version: latest.info.version, project: latest.info.project, name: latest.name, bytes: latest.image.length }
+        : null,
+    );
     return latest;
   }
 

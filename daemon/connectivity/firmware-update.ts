@@ -1,15 +1,15 @@
 /**
  * The coprocessor firmware update (OTA) as the owner starts it: one at a time, only while the
  * device answers, written in the shared line of device operations so nothing else talks to the
- * radio meanwhile. Progress goes to DeviceState and out as ota_progress events; the runner marks
- * it done when the rebooted device has been initialised again.
+ * radio meanwhile. Progress goes to DeviceState and out as ota_progress events (through the
+ * coprocessor record, which marks it done when the rebooted device has been initialised again).
  */
 import type { CoprocClientApi } from '../coproc/api.js';
 import { OtaUpdate } from '../coproc/ota.js';
 import { imageReleaseRefusal } from '../coproc/release.js';
-import type { DeviceState } from '../device/state.js';
 import type { Logger } from '../log/logger.js';
 import { CommandError, deviceLostError } from './command-error.js';
+import type { CoprocessorRecord } from './coprocessor-record.js';
 import { describeDeviceError, type DeviceOperations } from './device-operations.js';
 import type { FirmwareFiles } from './firmware-files.js';
 import type { ConnectivityRunner } from './runner.js';
@@ -23,7 +23,8 @@ export interface FirmwareUpdater {
 export interface FirmwareUpdateOptions {
   /** null when the link cannot carry an update: every request then answers `unavailable`. */
   updater: FirmwareUpdater | null;
-  device: DeviceState;
+  /** Where the chip is read and the progress shown. */
+  coprocessor: Pick<CoprocessorRecord, 'get' | 'ota' | 'otaProgressed'>;
   runner: ConnectivityRunner;
   operations: DeviceOperations;
   /** The owner's firmware files, the source of an install asked without an image. */
@@ -58,7 +59,7 @@ export class FirmwareUpdate {
         'invalid',
         'There is no firmware file on the box: put one in the firmware folder of the data directory or upload it on the dashboard',
       );
-    const chip = this.options.device.get().coprocessor.chip;
+    const chip = this.options.coprocessor.get().chip;
     if (chip && file.info.chip && chip !== file.info.chip)
       throw new CommandError('invalid', `${file.name} is built for ${file.info.chip}, but the coprocessor is ${chip}`);
     await this.start(file.image);
@@ -70,7 +71,7 @@ export class FirmwareUpdate {
    * An image of another release than the driver's is refused before anything is written.
    */
   async start(image: Uint8Array, options: StartOptions = {}): Promise<void> {
-    const { updater, device, runner, operations, log, driverRelease } = this.options;
+    const { updater, coprocessor, runner, operations, log, driverRelease } = this.options;
     if (!updater) throw new CommandError('unavailable', 'Firmware updates are not available on this link');
     const refusal = driverRelease ? imageReleaseRefusal(image, driverRelease) : null;
     if (refusal && !options.force) throw new CommandError('invalid', refusal);
@@ -82,8 +83,8 @@ export class FirmwareUpdate {
     let lastPercent = -1;
     const progress = (written: number) => {
       const percent = Math.floor((written / total) * 100);
-      device.update({ coprocessor: { ota: { phase: 'writing', bytes: written, total, percent, error: null } } });
-      if (percent !== lastPercent) device.publishEvent('ota_progress', { bytes: written, total, percent });
+      coprocessor.ota({ phase: 'writing', bytes: written, total, percent, error: null });
+      if (percent !== lastPercent) coprocessor.otaProgressed({ bytes: written, total, percent });
       lastPercent = percent;
     };
     progress(0);
@@ -92,16 +93,12 @@ export class FirmwareUpdate {
       .run(() => updater.update(image, progress))
       .then(
         () => {
-          device.update({
-            coprocessor: { ota: { phase: 'rebooting', bytes: total, total, percent: 100, error: null } },
-          });
+          coprocessor.ota({ phase: 'rebooting', bytes: total, total, percent: 100, error: null });
           log.info('coprocessor firmware written; the device reboots');
         },
         (error) => {
-          const { bytes, percent } = device.get().coprocessor.ota;
-          device.update({
-            coprocessor: { ota: { phase: 'failed', bytes, total, percent, error: describeDeviceError(error) } },
-          });
+          const { bytes, percent } = coprocessor.get().ota;
+          coprocessor.ota({ phase: 'failed', bytes, total, percent, error: describeDeviceError(error) });
           log.warn('coprocessor firmware update failed', { error: describeDeviceError(error) });
         },
       )

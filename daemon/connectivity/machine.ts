@@ -11,81 +11,20 @@
 import type { Connectivity } from '../device/state.js';
 import type { ConnectivityPolicy } from './policy.js';
 import { reconnectDelay } from './policy.js';
+import { deadlinesOf, portalInUse, type Deadlines } from './machine-deadlines.js';
 import { describeDisconnectReason, type ConnectFailure } from './failures.js';
+import type {
+  DeviceFact,
+  Effect,
+  MachineInput,
+  MachineSnapshot,
+  SoftApFact,
+  StationFact,
+  StepResult,
+  TimedInput,
+} from './machine-io.js';
 
-export type MachineInput =
-  | { type: 'start'; hasNetworks: boolean }
-  | { type: 'tick' }
-  | { type: 'link'; up: boolean; reason?: string }
-  | { type: 'devInit' }
-  /** The owner asked for a coprocessor restart: the radio was taken down, start over. */
-  | { type: 'restart' }
-  | { type: 'heartbeat' }
-  | { type: 'stationDisconnected'; reason: number }
-  | { type: 'softApStations'; count: number }
-  | { type: 'softApStationLeft' }
-  | { type: 'initResult'; epoch: number; ok: boolean; stationUp?: boolean; softApUp?: boolean; error?: string }
-  | { type: 'connectResult'; epoch: number; ok: boolean; failure?: ConnectFailure; networksLeft?: boolean }
-  | { type: 'softApResult'; epoch: number; started: boolean; ok: boolean; error?: string }
-  | { type: 'networksChanged'; hasNetworks: boolean; tryNow: boolean }
-  | { type: 'enterSetupMode' }
-  /** Network layer on: the station interface got (up) or lost (down) its lease. */
-  | { type: 'lease'; up: boolean; reason?: string }
-  /** A request to the setup portal arrived from the setup AP's side: a person is setting the box up. */
-  | { type: 'portalUsed' };
-
-export type TimedInput = MachineInput & { at: number };
-
-export type PublishedEvent = 'disconnected' | 'setup_ap_started' | 'setup_ap_stopped' | 'coprocessor_reset';
-
-export type Effect =
-  | { type: 'initDevice'; epoch: number }
-  | { type: 'connect'; epoch: number; attempt: number }
-  | { type: 'startSoftAp'; epoch: number }
-  | { type: 'stopSoftAp'; epoch: number }
-  | { type: 'pollStations'; epoch: number }
-  /** Drop the station's association (its lease was lost, or none came). */
-  | { type: 'disconnect'; epoch: number }
-  | { type: 'publish'; event: PublishedEvent; payload: Record<string, unknown> };
-
-export interface Transition {
-  from: Connectivity;
-  to: Connectivity;
-  cause: string;
-  at: number;
-}
-
-type DeviceFact = 'unknown' | 'initialising' | 'ready' | 'lost';
-/** `associated`: joined, waiting for a lease (network layer on); `up`: online. */
-type StationFact = 'down' | 'connecting' | 'associated' | 'up';
-type SoftApFact = 'off' | 'starting' | 'on' | 'stopping';
-
-export interface MachineSnapshot {
-  phase: Connectivity;
-  epoch: number;
-  device: DeviceFact;
-  station: StationFact;
-  softAp: SoftApFact;
-  /** Setup mode is wanted (grace period over, nothing saved, or asked by the owner). */
-  setupWanted: boolean;
-  /** Why setup mode was entered, in words; null outside setup mode. */
-  setupReason: string | null;
-  phones: number;
-  hasNetworks: boolean;
-  attempt: number;
-  failure: ConnectFailure | null;
-  wasConnected: boolean;
-  disconnectedSince: number | null;
-  connectedSince: number | null;
-  lastHeartbeatAt: number | null;
-  connectAt: number | null;
-  portalUsedAt: number | null;
-}
-
-export interface StepResult {
-  effects: Effect[];
-  transitions: Transition[];
-}
+export type * from './machine-io.js';
 
 export class ConnectivityMachine {
   private epoch = 0;
@@ -157,6 +96,9 @@ export class ConnectivityMachine {
       lastHeartbeatAt: this.lastHeartbeatAt,
       connectAt: this.connectAt,
       portalUsedAt: this.portalUsedAt,
+      userRequest: this.userRequest,
+      forcedUntil: this.forcedUntil,
+      associatedAt: this.associatedAt,
     };
   }
 
@@ -175,21 +117,11 @@ export class ConnectivityMachine {
 
   /** The earliest moment a tick may change something; null when only an input can. */
   nextDeadline(): number | null {
-    const candidates: Array<number | null> = [
-      this.heartbeatDeadline(),
-      this.softAp === 'on' ? this.stationsPollAt : null,
-    ];
+    const due = this.due();
+    const candidates = [due.heartbeat, this.softAp === 'on' ? this.stationsPollAt : null];
     if (this.device === 'lost' && this.initPendingEpoch === null) candidates.push(this.probeAt);
-    if (this.device === 'ready') {
-      candidates.push(
-        this.connectDeadline(),
-        this.fallbackDeadline(),
-        this.stableDeadline(),
-        this.forcedUntil,
-        this.softApRetryAt,
-        this.leaseDeadline(),
-      );
-    }
+    if (this.device === 'ready')
+      candidates.push(due.connect, due.fallback, due.stable, this.forcedUntil, this.softApRetryAt, due.lease);
     const times = candidates.filter((t): t is number => t !== null);
     return times.length ? Math.min(...times) : null;
   }
@@ -479,52 +411,12 @@ export class ConnectivityMachine {
 
   // ── timers and reconciliation ───────────────────────────────────────────────────────────────
 
-  private heartbeatDeadline(): number | null {
-    if (this.device !== 'ready' || this.lastHeartbeatAt === null) return null;
-    return this.lastHeartbeatAt + this.policy.heartbeatExpectedMs * this.policy.heartbeatMisses;
-  }
-
-  private connectDeadline(): number | null {
-    const joined = this.station === 'up' || this.station === 'associated';
-    const mayConnect = this.station === 'down' || (joined && this.userRequest);
-    return mayConnect && this.hasNetworks ? this.connectAt : null;
-  }
-
-  private fallbackDeadline(): number | null {
-    if (this.station === 'up' || this.setupWanted || this.disconnectedSince === null) return null;
-    return this.disconnectedSince + this.policy.fallbackAfterMs;
-  }
-
-  /**
-   * When setup mode may end once online: after the connection was stable and, while a phone is on
-   * the AP, once the portal has had no request from the AP side for portalIdleMs. A phone merely
-   * associated does not hold it (phones re-join networks they know, and the setup network's key is
-   * on the label); a person using the portal does. Null while the owner's hold lasts.
-   */
-  private stableDeadline(): number | null {
-    if (this.station !== 'up' || !this.setupWanted || this.connectedSince === null) return null;
-    if (this.forcedUntil !== null) return null;
-    const stable = this.connectedSince + this.policy.stableMs;
-    if (this.phones === 0 || this.portalUsedAt === null) return stable;
-    return Math.max(stable, this.portalUsedAt + this.policy.portalIdleMs);
-  }
-
-  private leaseDeadline(): number | null {
-    return this.station === 'associated' && this.associatedAt !== null
-      ? this.associatedAt + this.policy.leaseTimeoutMs
-      : null;
-  }
-
-  /**
-   * A person is at the setup portal: a request from the AP side came within portalIdleMs. A
-   * phone merely associated with the AP (left there, or one that did nothing) is not one.
-   */
-  private portalInUse(now: number): boolean {
-    return this.portalUsedAt !== null && now - this.portalUsedAt < this.policy.portalIdleMs;
+  private due(): Deadlines {
+    return deadlinesOf(this.snapshot(), this.policy);
   }
 
   private checkTimers(now: number): void {
-    const heartbeat = this.heartbeatDeadline();
+    const heartbeat = this.due().heartbeat;
     if (heartbeat !== null && now >= heartbeat) {
       this.loseDevice(
         now,
@@ -536,13 +428,13 @@ export class ConnectivityMachine {
       this.probeAt = now + this.policy.deviceProbeMs;
     }
     if (this.device !== 'ready') return;
-    const lease = this.leaseDeadline();
+    const lease = this.due().lease;
     if (lease !== null && now >= lease) this.leaseTimedOut(now);
-    const fallback = this.fallbackDeadline();
+    const fallback = this.due().fallback;
     if (fallback !== null && now >= fallback)
       this.wantSetup(`no connection for ${this.policy.fallbackAfterMs / 1000} s (grace period over)`);
     if (this.forcedUntil !== null && now >= this.forcedUntil) this.forcedUntil = null;
-    const stable = this.stableDeadline();
+    const stable = this.due().stable;
     if (stable !== null && now >= stable) {
       this.setupWanted = false;
       this.setupReason = null;
@@ -567,18 +459,23 @@ export class ConnectivityMachine {
       this.softAp = 'stopping';
       this.effects.push({ type: 'stopSoftAp', epoch: this.epoch });
     }
-    const connectAt = this.connectDeadline();
+    const connectAt = this.due().connect;
     if (connectAt !== null && now >= connectAt) {
       // A person using the setup portal: automatic retries would move the radio's channel under
       // their phone, so they wait; what the person submits is tried at once. A box that was online
       // is never held: its own network coming back is what everyone is waiting for.
-      if (this.softAp === 'on' && this.portalInUse(now) && !this.userRequest && !this.wasConnected) {
+      if (
+        this.softAp === 'on' &&
+        portalInUse(this.snapshot(), this.policy, now) &&
+        !this.userRequest &&
+        !this.wasConnected
+      ) {
         this.connectAt = now + this.policy.setupRetryMs;
         return;
       }
       // The device does one thing at a time and a failing ConnectAP holds it for seconds: an
       // automatic attempt that would still run when the grace period ends waits for the setup AP.
-      const fallback = this.fallbackDeadline();
+      const fallback = this.due().fallback;
       if (
         !this.userRequest &&
         fallback !== null &&

@@ -7,14 +7,15 @@
  */
 import type { FirmwareInfo } from '../coproc/api.js';
 import { parseRelease, sameRelease } from '../coproc/release.js';
-import type { DeviceState, ReleaseState } from '../device/state.js';
+import type { ReleaseState } from '../device/state.js';
 import type { ComponentHealth } from '../lifecycle/health.js';
 import type { Logger } from '../log/logger.js';
+import type { CoprocessorRecord } from './coprocessor-record.js';
 
 export interface ReleaseCheckOptions {
   /** The driver's release; null: nothing is checked (the component is `off`). */
   driver: string | null;
-  device: DeviceState;
+  coprocessor: Pick<CoprocessorRecord, 'release'>;
   log: Logger;
   health?: (health: ComponentHealth) => void;
 }
@@ -34,10 +35,10 @@ export class ReleaseCheck {
   }
 
   private write(state: ReleaseState): void {
-    const { device, log, health } = this.options;
+    const { coprocessor, log, health } = this.options;
     const changed = JSON.stringify(state) !== JSON.stringify(this.last);
     this.last = state;
-    device.update({ coprocessor: { release: state } });
+    coprocessor.release(state);
     if (state.status === 'mismatch' && changed)
       log.error('the coprocessor firmware is of another release than the driver', {
         driver: state.driver,

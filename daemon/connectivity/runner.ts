@@ -6,25 +6,26 @@
  * connectivity side of DeviceState — it is the only writer of those fields. The setup portal and
  * the device commands reach the machine only through its public inputs below.
  */
-import type { ConnectRequest, CoprocClientApi, FirmwareInfo, WifiModeName } from '../coproc/api.js';
-import { CoprocError } from '../coproc/api.js';
+import type { CoprocClientApi } from '../coproc/api.js';
 import type { DeviceState, DeviceStateData } from '../device/state.js';
 import type { ComponentHealth } from '../lifecycle/health.js';
 import type { Logger } from '../log/logger.js';
-import { tellChipInterfaces, type ChipInterfaces } from './chip-interfaces.js';
-import { describeDeviceError, type DeviceOperations } from './device-operations.js';
-import { watchConnectOutcome, type ConnectOutcome } from './connect-outcome.js';
-import { classifyConnectRefusal, describeFailure, type ConnectFailure } from './failures.js';
+import type { ChipInterfaces } from './chip-interfaces.js';
+import { realClock, type ConnectivityClock } from './clock.js';
+import type { CoprocessorRecord } from './coprocessor-record.js';
+import { initialiseDevice, type DeviceInitOptions } from './device-init.js';
+import type { DeviceOperations } from './device-operations.js';
+import { describeFailure, type ConnectFailure } from './failures.js';
+import { FirmwareModel, type FirmwareGeneration, type FirmwareInput } from './firmware-model.js';
 import { ConnectivityMachine, type Effect, type MachineInput, type Transition } from './machine.js';
-import { sameSsid, ssidText } from './network-input.js';
+import { ssidText } from './network-input.js';
 import type { NetworksRepo, SavedNetwork } from './networks-repo.js';
 import type { ConnectivityPolicy } from './policy.js';
 import type { RadioSettings } from './radio-settings.js';
 import type { RecentScan } from './recent-scan.js';
-import { pickSetupChannel } from './scan-list.js';
-import { setupApSsid } from './setup-identity.js';
+import { SetupApOperations } from './setup-ap-operations.js';
 import { followSoftApStations } from './softap-stations.js';
-import { realClock, type ConnectivityClock } from './clock.js';
+import { StationOperations } from './station-operations.js';
 
 export type { ConnectivityClock } from './clock.js';
 
@@ -44,6 +45,8 @@ export interface StationNetwork {
 export interface ConnectivityRunnerOptions {
   client: CoprocClientApi;
   device: DeviceState;
+  /** The writer of DeviceState's `coprocessor` section. */
+  coprocessor: CoprocessorRecord;
   networks: NetworksRepo;
   operations: DeviceOperations;
   scan: RecentScan;
@@ -57,7 +60,7 @@ export interface ConnectivityRunnerOptions {
   /** The network layer's station side; absent when the layer is off (association is online). */
   station?: StationNetwork | null;
   /** Told the firmware's version (null: it tells none) and generation at every initialisation. */
-  firmwareSeen?: (version: string | null, generation: FirmwareInfo['generation']) => void;
+  firmwareSeen?: (version: string | null, generation: FirmwareGeneration) => void;
   /** The network layer, told the chip's MACs after every (re)initialisation; absent when it is off. */
   chipInterfaces?: ChipInterfaces | null;
 }
@@ -75,27 +78,8 @@ export interface RunnerStatus {
 const STOP_GRACE_MS = 2000;
 /** setTimeout fires at once beyond this; a later deadline is simply re-armed on that tick. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
-/** A disconnect reason this recent explains a refused connect (newer firmware sends them). */
-const REASON_FRESH_MS = 5000;
-/**
- * How long a GetFwVersion probe may go unanswered before the firmware counts as the documented one:
- * real time, never time-scaled (an answer takes as long on a fast clock), with room for a busy host.
- */
-const FIRMWARE_PROBE_MS = 2000;
 /** The least time a port neither open nor refused is waited for at start (the open is on a busy thread pool). */
 const PORT_OPENING_MIN_MS = 5000;
-const NO_STATION = { ssid: null, bssid: null, rssi: null, channel: null } as const;
-
-/** The current firmware's events said no: why, and the disconnect reason that said it. */
-class ConnectRefused extends Error {
-  constructor(
-    readonly failure: ConnectFailure,
-    readonly reason: number | null,
-  ) {
-    super(reason === null ? `no outcome (${failure})` : `refused with reason ${reason} (${failure})`);
-    this.name = 'ConnectRefused';
-  }
-}
 
 export class ConnectivityRunner {
   private readonly machine: ConnectivityMachine;
@@ -104,23 +88,12 @@ export class ConnectivityRunner {
   private timer: unknown = null;
   private startTimer: unknown = null;
   private stopped = false;
-  private lastReason: { reason: number; at: number } | null = null;
-  private target: SavedNetwork | null = null;
-  private preferred: number | null = null;
-  private apSsid = setupApSsid(null);
+  /** The network layer's station follows the machine's: joined (associated or up) or not. */
   private stationJoined = false;
-  private chip: string | null = null;
-  private firmwareVersion: string | null = null;
-  private generation: FirmwareInfo['generation'] | null = null;
-  /** The last boot announcement carried a firmware version (only the current firmware's does); null: none seen. */
-  private bootAnnouncedVersion: boolean | null = null;
-  /**
-   * Current firmware: the station configuration it holds as far as this host knows (null: unknown,
-   * as after a boot), the network it is on, and the one it retries by itself after a drop.
-   */
-  private firmwareConfig: { ssid: Uint8Array; passphrase: string } | null = null;
-  private joinedSsid: Uint8Array | null = null;
-  private firmwareRetrying: Uint8Array | null = null;
+  private readonly firmware = new FirmwareModel();
+  private readonly station: StationOperations;
+  private readonly setupAp: SetupApOperations;
+  private readonly init: DeviceInitOptions;
   private readonly listeners: Array<[string, (...args: never[]) => void]> = [];
   private readonly onLease = ({ up, reason }: { up: boolean; reason?: string }) =>
     this.dispatch({ type: 'lease', up, reason });
@@ -129,11 +102,20 @@ export class ConnectivityRunner {
     this.clock = options.clock ?? realClock;
     this.log = options.log;
     this.machine = new ConnectivityMachine(options.policy, options.random ?? Math.random);
+    const parts = {
+      ...options,
+      firmware: this.firmware,
+      clock: this.clock,
+      report: (input: MachineInput) => this.dispatch(input),
+    };
+    this.station = new StationOperations(parts);
+    this.setupAp = new SetupApOperations(parts);
+    this.init = { ...parts, station: this.station, setupAp: this.setupAp };
   }
 
   /** The setup AP's name: derived from the station MAC once the device has told it. */
   get setupApName(): string {
-    return this.apSsid;
+    return this.setupAp.name;
   }
 
   get phase(): DeviceStateData['connectivity'] {
@@ -146,41 +128,29 @@ export class ConnectivityRunner {
 
   status(): RunnerStatus {
     const { phase, failure, setupReason } = this.machine.snapshot();
-    return { phase, failure, setupReason, target: this.target };
+    return { phase, failure, setupReason, target: this.firmware.target };
   }
 
   async start(): Promise<void> {
-    const { client, device } = this.options;
+    const { client, device, coprocessor } = this.options;
     this.listen('devInit', () => this.dispatch({ type: 'devInit' }));
     // The chip (and, from the current firmware, the version) is what the boot announcement says
     // (serial framing only; the esps driver keeps it, and a boot before we opened is missed).
+    // The chip (and, from the current firmware, the version) is what the boot announcement says
+    // (serial framing only; the esps driver keeps it, and a boot before we opened is missed).
     this.listen('boot', ({ chip, firmwareVersion }: { chip: string | null; firmwareVersion: string | null }) => {
-      if (chip) this.chip = chip;
-      if (firmwareVersion) this.firmwareVersion = firmwareVersion;
-      this.bootAnnouncedVersion = firmwareVersion !== null;
-      device.update({
-        coprocessor: {
-          firmware: this.firmwareText(),
-          chip: this.chip,
-          firmware_version: this.firmwareVersion,
-          ...(firmwareVersion ? { firmware_generation: 'current' as const } : {}),
-        },
-      });
+      this.observe({ type: 'boot', chip, firmwareVersion });
+      coprocessor.identified(this.firmware.identity());
     });
     this.listen('heartbeat', ({ number }: { number: number }) => {
-      device.update({
-        coprocessor: { last_heartbeat: new Date(this.clock.now()).toISOString(), heartbeat_number: number },
-      });
+      coprocessor.heartbeat(number, this.clock.now());
       this.dispatch({ type: 'heartbeat' });
     });
     this.listen('stationDisconnected', ({ reason, ssidBytes }: { reason: number; ssidBytes?: Uint8Array | null }) => {
-      this.lastReason = { reason, at: this.clock.now() };
-      // The current firmware names the network: a try of another one (its previous configuration,
-      // or one being connected) is not the station the box is on dropping.
-      if (ssidBytes && this.joinedSsid && !sameSsid(ssidBytes, this.joinedSsid)) return;
       const { station } = this.machine.snapshot();
-      if (ssidBytes && (station === 'up' || station === 'associated')) this.firmwareRetrying = ssidBytes;
-      this.dispatch({ type: 'stationDisconnected', reason });
+      const stationJoined = station === 'up' || station === 'associated';
+      if (this.observe({ type: 'stationDisconnected', reason, ssid: ssidBytes ?? null, stationJoined }))
+        this.dispatch({ type: 'stationDisconnected', reason });
     });
     followSoftApStations(
       (event, listener) => this.listen(event, listener),
@@ -188,10 +158,10 @@ export class ConnectivityRunner {
       (input) => this.dispatch(input),
     );
     this.listen('link', ({ up, reason }: { up: boolean; reason?: string }) => {
-      device.update({ coprocessor: { link: up ? 'up' : 'down' } });
+      coprocessor.link(up);
       this.dispatch({ type: 'link', up, reason });
     });
-    device.update({ coprocessor: { link: client.linkUp ? 'up' : 'down' } });
+    coprocessor.link(client.linkUp);
     this.options.station?.on('lease', this.onLease);
     const hasNetworks = (await this.options.networks.candidates()).length > 0;
     this.startWhenLinked(() => this.dispatch({ type: 'start', hasNetworks }));
@@ -213,8 +183,7 @@ export class ConnectivityRunner {
 
   /** A person submitted `network` (saved at the top of the list): try it at once; the AP stays up. */
   tryNetwork(network: SavedNetwork): void {
-    this.preferred = network.id;
-    this.target = network;
+    this.observe({ type: 'submitted', network });
     this.dispatch({ type: 'networksChanged', hasNetworks: true, tryNow: true });
   }
 
@@ -238,14 +207,7 @@ export class ConnectivityRunner {
    * down and re-run the whole start-up sequence. Also the way to ask a lost device again at once.
    */
   async restartDevice(): Promise<void> {
-    const { client } = this.options;
-    if (!this.deviceLost) {
-      await this.options.operations.run(async () => {
-        if (this.generation === 'current') await this.stopStation();
-        else await client.disconnectAp().catch(() => undefined);
-        await client.stopSoftAp().catch(() => undefined);
-      });
-    }
+    if (!this.deviceLost) await this.options.operations.run(() => this.station.takeDown());
     this.log.info('coprocessor restart asked');
     this.dispatch({ type: 'restart' });
   }
@@ -276,6 +238,10 @@ export class ConnectivityRunner {
   private listen(event: string, listener: (...args: never[]) => void): void {
     this.options.client.on(event as never, listener as never);
     this.listeners.push([event, listener]);
+  }
+
+  private observe(input: FirmwareInput): boolean {
+    return this.firmware.observe({ ...input, at: this.clock.now() });
   }
 
   private dispatch(input: MachineInput): void {
@@ -328,9 +294,9 @@ export class ConnectivityRunner {
         this.options.device.publishEvent(effect.event, effect.payload);
         return;
       case 'initDevice':
-        return this.run(effect, () => this.initDevice(effect.epoch));
+        return this.run(effect, () => initialiseDevice(this.init, effect.epoch));
       case 'connect':
-        return this.run(effect, () => this.connect(effect.epoch, effect.attempt), {
+        return this.run(effect, () => this.station.connect(effect.epoch, effect.attempt), {
           type: 'connectResult',
           epoch: effect.epoch,
           ok: false,
@@ -338,13 +304,13 @@ export class ConnectivityRunner {
           networksLeft: true,
         });
       case 'startSoftAp':
-        return this.run(effect, () => this.startSoftAp(effect.epoch));
+        return this.run(effect, () => this.setupAp.start(effect.epoch));
       case 'stopSoftAp':
-        return this.run(effect, () => this.stopSoftAp(effect.epoch));
+        return this.run(effect, () => this.setupAp.stop(effect.epoch));
       case 'pollStations':
-        return this.run(effect, () => this.pollStations());
+        return this.run(effect, () => this.setupAp.pollStations());
       case 'disconnect':
-        return this.run(effect, () => this.disconnectStation());
+        return this.run(effect, () => this.station.disconnect());
     }
   }
 
@@ -361,339 +327,19 @@ export class ConnectivityRunner {
 
   private writeState(): void {
     const snapshot = this.machine.snapshot();
-    const failure = snapshot.failure;
+    const { failure } = snapshot;
+    const target = this.firmware.target;
     this.options.device.update({
       connectivity: snapshot.phase,
-      error: failure ? describeFailure(failure, this.target ? ssidText(this.target.ssid) : null) : null,
+      error: failure ? describeFailure(failure, target ? ssidText(target.ssid) : null) : null,
       softap: { reason: snapshot.setupReason },
-      // The chip answers only once initialised and until heartbeats or probes go unanswered.
-      coprocessor: { responding: snapshot.device === 'ready' },
     });
+    // The chip answers only once initialised and until heartbeats or probes go unanswered.
+    this.options.coprocessor.responding(snapshot.device === 'ready');
     this.options.health?.(
       snapshot.phase === 'device_lost'
         ? { status: 'degraded', detail: 'the Wi-Fi coprocessor does not answer' }
         : { status: 'ok', detail: snapshot.phase },
     );
-  }
-
-  private firmwareText(): string | null {
-    if (!this.chip && !this.firmwareVersion) return null;
-    const version = this.firmwareVersion ? ` ${this.firmwareVersion}` : '';
-    return `ESP-Hosted-FG${version}${this.chip ? ` (${this.chip})` : ''}`;
-  }
-
-  // ── effects ─────────────────────────────────────────────────────────────────────────────────
-
-  /** Re-reads the device and re-applies the whole configuration (after boot, reset or loss). */
-  private async initDevice(epoch: number): Promise<void> {
-    const { client, device, policy } = this.options;
-    try {
-      const mac = await client.getMac('station');
-      await tellChipInterfaces(client, this.options.chipInterfaces, mac, this.log);
-      // Silence is the documented firmware's answer.
-      const firmware = await client.detectFirmware(FIRMWARE_PROBE_MS);
-      if (firmware.version) this.firmwareVersion = firmware.version.text;
-      // A probe unanswered on a busy link is not proof of the documented firmware when the boot
-      // announcement carried a version.
-      const generation = this.bootAnnouncedVersion === true ? 'current' : firmware.generation;
-      this.generation = generation;
-      this.firmwareConfig = null;
-      this.firmwareRetrying = null;
-      device.update({
-        coprocessor: {
-          firmware_generation: generation,
-          firmware: this.firmwareText(),
-          firmware_version: this.firmwareVersion,
-        },
-      });
-      this.options.firmwareSeen?.(this.firmwareVersion, generation);
-      if (generation === 'current' && policy.wifiCountry)
-        await client
-          .setCountryCode(policy.wifiCountry)
-          .catch((error) => this.log.warn('Wi-Fi country not applied', { error: describeDeviceError(error) }));
-      await this.options.radio.reapply(client);
-      let mode = await client.getMode();
-      const txPower = await client.getTxPower();
-      const powerSave = await client.getPowerSave();
-      await client.configHeartbeat(true, policy.heartbeatPeriodS);
-      const station = await client.getApConfig();
-      this.joinedSsid = station?.ssidBytes ?? null;
-      // Not connected, the current firmware keeps trying what it holds (after a fresh flash, the
-      // example network of its build): the host decides what is tried, so that stops.
-      if (generation === 'current' && !station) mode = await this.stopStation(mode);
-      const softApUp =
-        (mode === 'softap' || mode === 'apsta') &&
-        (await client.getSoftApConfig().then(
-          () => true,
-          () => false,
-        ));
-      this.apSsid = setupApSsid(mac);
-      const ota = device.get().coprocessor.ota;
-      if (ota.phase === 'rebooting') device.update({ coprocessor: { ota: { ...ota, phase: 'done' } } });
-      device.update({
-        wifi: {
-          mac,
-          mode,
-          ...(station
-            ? { ssid: station.ssid, bssid: station.bssid, rssi: station.rssi, channel: station.channel }
-            : NO_STATION),
-        },
-        coprocessor: { link: 'up', tx_power_dbm: txPower, power_save: powerSave },
-        softap: softApUp ? { active: true, ssid: this.apSsid } : { active: false, stations: [] },
-      });
-      this.log.info('coprocessor initialised', {
-        mac,
-        firmware: generation,
-        version: this.firmwareVersion,
-        country: generation === 'current' ? policy.wifiCountry : null,
-        mode,
-        tx_power_dbm: txPower,
-        power_save: powerSave,
-        heartbeat_s: policy.heartbeatPeriodS,
-      });
-      this.dispatch({ type: 'initResult', epoch, ok: true, stationUp: station !== null, softApUp });
-    } catch (error) {
-      this.log.warn('coprocessor initialisation failed', { error: describeDeviceError(error) });
-      this.dispatch({ type: 'initResult', epoch, ok: false, error: describeDeviceError(error) });
-    }
-  }
-
-  private async connect(epoch: number, attempt: number): Promise<void> {
-    const { networks, device, policy } = this.options;
-    const candidates = await networks.candidates();
-    if (candidates.length === 0) {
-      this.dispatch({ type: 'connectResult', epoch, ok: false, failure: 'no_network', networksLeft: false });
-      return;
-    }
-    // The network the firmware is already retrying by itself goes first: no second attempt races it.
-    const network =
-      candidates.find((candidate) => candidate.id === this.preferred) ??
-      candidates.find((candidate) => this.firmwareRetries(candidate)) ??
-      candidates[(attempt - 1) % candidates.length];
-    this.preferred = null;
-    this.target = network;
-    const name = ssidText(network.ssid);
-    const startedAt = this.clock.now();
-    this.log.info('connecting', { ssid: name, attempt, hidden: network.hidden });
-    const refused = await this.join(network).then(
-      () => null,
-      async (error: unknown) => ({ error, failure: await this.classifyFailure(error, network, startedAt) }),
-    );
-    if (refused === null) {
-      const station = await this.options.client.getApConfig().catch(() => null);
-      await networks.recordSuccess(network.id);
-      this.joinedSsid = network.ssid;
-      device.update({
-        wifi: {
-          ssid: station?.ssid ?? name,
-          bssid: station?.bssid ?? null,
-          rssi: station?.rssi ?? null,
-          channel: station?.channel ?? null,
-        },
-      });
-      this.dispatch({ type: 'connectResult', epoch, ok: true });
-      return;
-    }
-    const { failure, error } = refused;
-    this.joinedSsid = null;
-    let flagged = false;
-    if (failure === 'auth') flagged = await networks.recordAuthFailure(network.id, policy.authFailureLimit);
-    const networksLeft = (await networks.candidates()).length > 0;
-    this.log.warn('connect failed', {
-      ssid: name,
-      attempt,
-      failure,
-      refused_key_flagged: flagged,
-      error: describeDeviceError(error),
-    });
-    device.update({ wifi: NO_STATION });
-    this.dispatch({ type: 'connectResult', epoch, ok: false, failure, networksLeft });
-  }
-
-  /** Joins `network`: resolves once joined, rejects with why not. */
-  private async join(network: SavedNetwork): Promise<void> {
-    const seen = this.options.scan.find(network.ssid);
-    const request = {
-      ssid: network.ssid,
-      password: network.passphrase,
-      wpa3Supported: Boolean(seen?.security.includes('wpa3')),
-    };
-    if (this.generation !== 'current') {
-      await this.options.client.connectAp(request);
-      return;
-    }
-    const outcome = await this.joinByEvents(network, request);
-    if (!outcome.ok) {
-      await this.stopStation();
-      throw new ConnectRefused(outcome.failure, outcome.reason);
-    }
-  }
-
-  /**
-   * The current firmware: ConnectAP only hands over the configuration; the outcome is the events
-   * about this network (connect-outcome.ts). Connected elsewhere, the firmware applies the new
-   * configuration only at its next disconnect, which DisconnectAP brings about.
-   */
-  private async joinByEvents(network: SavedNetwork, request: ConnectRequest): Promise<ConnectOutcome> {
-    const { client, policy } = this.options;
-    const watch = {
-      ssid: network.ssid,
-      timeoutMs: policy.connectOutcomeMs,
-      refusalsNeeded: this.refusalsNeeded(network),
-    };
-    // The firmware's own retry is under way: listen before asking where it is, so an event that
-    // comes meanwhile is not missed.
-    const retry = this.firmwareRetries(network) ? watchConnectOutcome(client, watch, this.clock) : null;
-    const joined = await client.getApConfig().catch((error: unknown) => {
-      retry?.cancel();
-      throw error;
-    });
-    if (joined !== null && sameSsid(joined.ssidBytes, network.ssid) && this.holds(network)) {
-      retry?.cancel();
-      return { ok: true };
-    }
-    if (retry) return retry.outcome;
-    await client.connectAp(request);
-    // Listening starts after the answer: what the firmware sent before it is about what it held.
-    const pending = watchConnectOutcome(client, watch, this.clock);
-    this.firmwareConfig = { ssid: network.ssid, passphrase: network.passphrase };
-    this.firmwareRetrying = null;
-    if (joined) await client.disconnectAp().catch(() => undefined);
-    return pending.outcome;
-  }
-
-  /** The firmware holds this network with this passphrase (as far as this host knows). */
-  private holds(network: SavedNetwork): boolean {
-    const held = this.firmwareConfig;
-    return held !== null && sameSsid(held.ssid, network.ssid) && held.passphrase === network.passphrase;
-  }
-
-  private firmwareRetries(network: SavedNetwork): boolean {
-    return this.firmwareRetrying !== null && sameSsid(this.firmwareRetrying, network.ssid) && this.holds(network);
-  }
-
-  /**
-   * The firmware's first try after a ConnectAP is of the configuration it held before. Held for
-   * this network with another passphrase (or unknown, as after a boot), its refusal would read as
-   * this one's: the password counts as refused at the second refusal.
-   */
-  private refusalsNeeded(network: SavedNetwork): number {
-    const held = this.firmwareConfig;
-    return held !== null && (!sameSsid(held.ssid, network.ssid) || held.passphrase === network.passphrase) ? 1 : 2;
-  }
-
-  /**
-   * The current firmware retries after every disconnect, also one the host asked for; only a mode
-   * without the station stops it (the soft AP stays). Returns the mode now set.
-   */
-  private async stopStation(mode?: WifiModeName): Promise<WifiModeName> {
-    const { client, device } = this.options;
-    this.firmwareRetrying = null;
-    this.joinedSsid = null;
-    try {
-      const now = mode ?? (await client.getMode());
-      if (now !== 'station' && now !== 'apsta') return now;
-      const next = now === 'apsta' ? 'softap' : 'none';
-      await client.setMode(next);
-      device.update({ wifi: { mode: next } });
-      return next;
-    } catch (error) {
-      this.log.debug('station not stopped', { error: describeDeviceError(error) });
-      return mode ?? 'none';
-    }
-  }
-
-  private async classifyFailure(error: unknown, network: SavedNetwork, startedAt: number): Promise<ConnectFailure> {
-    if (error instanceof ConnectRefused) return error.failure;
-    if (error instanceof CoprocError && error.kind !== 'device') return 'timeout';
-    // The device says only "failed": a fresh scan tells a missing network from a refused password.
-    await this.options.scan.refresh();
-    const seen = this.options.scan.find(network.ssid);
-    const reason = this.lastReason && this.lastReason.at >= startedAt - REASON_FRESH_MS ? this.lastReason.reason : null;
-    if (!seen && network.hidden && reason === null) return 'failed';
-    return classifyConnectRefusal(seen ? { secured: seen.security !== 'open' } : null, reason);
-  }
-
-  private async startSoftAp(epoch: number): Promise<void> {
-    const { client, device, networks, scan } = this.options;
-    try {
-      // The AP takes the channel of the likely home network (from the last scan), so joining it
-      // later does not move the radio under the phone. With a scan at hand it starts at once and
-      // a fresh scan follows; on first boot it scans first.
-      const scanned = scan.entries.length > 0;
-      if (!scanned) await scan.refresh();
-      const saved = (await networks.list()).map((network) => network.ssid);
-      const channel = pickSetupChannel(scan.entries, saved);
-      await client.startSoftAp({
-        ssid: this.apSsid,
-        password: this.options.setupPassphrase,
-        channel,
-        security: 'wpa2_psk',
-        maxConnections: 4,
-        ssidHidden: false,
-        bandwidth: 'ht20',
-      });
-      const mode = await this.readMode();
-      // The current firmware goes AP-only unless the station is connected, which ends its own retries.
-      if (this.generation === 'current' && mode === 'softap') this.firmwareRetrying = null;
-      device.update({ softap: { active: true, ssid: this.apSsid, channel, stations: [] }, wifi: { mode } });
-      this.log.info('setup access point started', { ssid: this.apSsid, channel, security: 'wpa2_psk' });
-      this.dispatch({ type: 'softApResult', epoch, started: true, ok: true });
-      if (scanned) void this.options.operations.run(() => scan.refresh());
-    } catch (error) {
-      this.log.warn('setup access point did not start', { error: describeDeviceError(error) });
-      this.dispatch({ type: 'softApResult', epoch, started: true, ok: false, error: describeDeviceError(error) });
-    }
-  }
-
-  private async stopSoftAp(epoch: number): Promise<void> {
-    try {
-      await this.options.client.stopSoftAp();
-    } catch (error) {
-      // resp −1 means "not started": it is down either way.
-      if (!(error instanceof CoprocError && error.kind === 'device')) {
-        this.dispatch({ type: 'softApResult', epoch, started: false, ok: false, error: describeDeviceError(error) });
-        return;
-      }
-    }
-    const mode = await this.readMode();
-    this.options.device.update({ softap: { active: false, channel: null, stations: [] }, wifi: { mode } });
-    this.log.info('setup access point stopped');
-    this.dispatch({ type: 'softApResult', epoch, started: false, ok: true });
-  }
-
-  /**
-   * The device's own word on its mode: starting or stopping the soft AP changes it (the current
-   * firmware goes AP-only when the station is not connected), so the state never guesses.
-   */
-  private async readMode(): Promise<WifiModeName | undefined> {
-    try {
-      return await this.options.client.getMode();
-    } catch (error) {
-      this.log.debug('Wi-Fi mode not read', { error: describeDeviceError(error) });
-      return undefined;
-    }
-  }
-
-  /** Drops the association; "not connected" (−1) means it is gone already. */
-  private async disconnectStation(): Promise<void> {
-    if (this.generation === 'current') await this.stopStation();
-    else
-      await this.options.client
-        .disconnectAp()
-        .catch((error) => this.log.debug('station disconnect', { error: describeDeviceError(error) }));
-    this.options.device.update({ wifi: NO_STATION });
-  }
-
-  private async pollStations(): Promise<void> {
-    try {
-      const stations = await this.options.client.softApStations();
-      this.options.device.update({
-        softap: { stations: stations.map((station) => ({ mac: station.mac, rssi: station.rssi })) },
-      });
-      this.dispatch({ type: 'softApStations', count: stations.length });
-    } catch (error) {
-      this.log.debug('soft AP station list not read', { error: describeDeviceError(error) });
-    }
   }
 }

@@ -15,6 +15,7 @@ import type { Db } from '../store/db.js';
 import { getSetting, setSetting } from '../store/settings.js';
 import { CaptiveDns, captiveDnsDuringSetup } from './captive-dns.js';
 import type { ChipInterfaces } from './chip-interfaces.js';
+import { CoprocessorRecord } from './coprocessor-record.js';
 import { DeviceControl } from './device-control.js';
 import { DeviceOperations } from './device-operations.js';
 import { FirmwareFiles } from './firmware-files.js';
@@ -42,7 +43,10 @@ export interface ConnectivityParts {
 }
 
 /** What the runner needs from outside, plus the owner's settings store and the OTA engine. */
-export type ConnectivityOptions = Omit<ConnectivityRunnerOptions, 'operations' | 'scan' | 'radio' | 'firmwareSeen'> & {
+export type ConnectivityOptions = Omit<
+  ConnectivityRunnerOptions,
+  'coprocessor' | 'operations' | 'scan' | 'radio' | 'firmwareSeen'
+> & {
   settings: DeviceSettingsStore;
   firmware: FirmwareUpdater | null;
   /** The owner's firmware files (`<data dir>/firmware`); absent or null: none. */
@@ -66,19 +70,21 @@ export function buildConnectivity(options: ConnectivityOptions): ConnectivityPar
   const { settings, firmware: updater, firmwareDir, driverRelease, releaseHealth, reset, ...runnerOptions } = options;
   const { client, device, networks, log } = options;
   const operations = new DeviceOperations();
+  const coprocessor = new CoprocessorRecord(device);
   const scan = new RecentScan(client, log, device);
   const radio = new RadioSettings(settings, log);
-  const release = new ReleaseCheck({ driver: driverRelease ?? null, device, log, health: releaseHealth });
+  const release = new ReleaseCheck({ driver: driverRelease ?? null, coprocessor, log, health: releaseHealth });
   const recovery = new ChipRecovery({
     resetter: reset?.resetter ?? null,
     afterMs: reset?.afterMs ?? Infinity,
     windowMs: reset?.windowMs ?? RESET_WINDOW_MS,
-    device,
+    coprocessor,
     log: log.child({ part: 'chip-recovery' }),
     clock: options.clock ?? realClock,
   });
   const runner = new ConnectivityRunner({
     ...runnerOptions,
+    coprocessor,
     operations,
     scan,
     radio,
@@ -89,10 +95,10 @@ export function buildConnectivity(options: ConnectivityOptions): ConnectivityPar
       recovery.observe(runner.deviceLost);
     },
   });
-  const firmwareFiles = new FirmwareFiles({ dir: firmwareDir ?? null, device, log });
+  const firmwareFiles = new FirmwareFiles({ dir: firmwareDir ?? null, coprocessor, log });
   const firmware = new FirmwareUpdate({
     updater,
-    device,
+    coprocessor,
     runner,
     operations,
     files: firmwareFiles,
@@ -103,7 +109,7 @@ export function buildConnectivity(options: ConnectivityOptions): ConnectivityPar
     runner,
     recovery,
     portal: new SetupPortal({ runner, networks, scan, device, setupPassphrase: options.setupPassphrase, log }),
-    commands: new DeviceControl({ client, device, runner, operations, scan, radio, firmware, log }),
+    commands: new DeviceControl({ client, coprocessor, runner, operations, scan, radio, firmware, log }),
     firmware,
     firmwareFiles,
   };

@@ -1,10 +1,10 @@
 /**
  * Opens the link to the coprocessor (reopening by itself when the device comes and goes) and
- * reports it: the health component `coprocessor` and DeviceState `coprocessor.link`. Never waits
- * for the device: a missing or silent one leaves the component degraded.
+ * reports it as the health component `coprocessor`. DeviceState `coprocessor.link` is the
+ * connectivity runner's to write, from the same events. Never waits for the device: a missing or
+ * silent one leaves the component degraded.
  */
 import type { Config } from '../config.js';
-import type { DeviceState } from '../device/state.js';
 import type { ComponentHealth } from '../lifecycle/health.js';
 import type { Logger } from '../log/logger.js';
 import { CoprocError } from './api.js';
@@ -17,11 +17,10 @@ const PROBE_TIMEOUT_MS = 2000;
 export interface MonitoredLinkOptions {
   config: Pick<Config, 'coproc' | 'coprocTimeScale' | 'simScenario' | 'simFirmware'>;
   log: Logger;
-  device: DeviceState;
   health: (health: ComponentHealth) => void;
 }
 
-export function openMonitoredLink({ config, log, device, health }: MonitoredLinkOptions): {
+export function openMonitoredLink({ config, log, health }: MonitoredLinkOptions): {
   link: CoprocLink;
   stop: () => Promise<void> | void;
 } {
@@ -35,7 +34,6 @@ export function openMonitoredLink({ config, log, device, health }: MonitoredLink
   const answered = () => health({ status: 'ok' });
   const silent = () => health({ status: 'degraded', detail: 'the coprocessor does not answer' });
   client.on('link', ({ up, reason }) => {
-    device.update({ coprocessor: { link: up ? 'up' : 'down' } });
     if (probe) clearTimeout(probe);
     if (!up) {
       health({ status: 'degraded', detail: `link down${reason ? `: ${reason}` : ''}` });

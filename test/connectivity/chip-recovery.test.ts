@@ -7,6 +7,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { ChipResetter } from '../../daemon/coproc/chip-reset.js';
 import { ChipRecovery } from '../../daemon/connectivity/chip-recovery.js';
+import { CoprocessorRecord } from '../../daemon/connectivity/coprocessor-record.js';
 import type { ConnectivityClock } from '../../daemon/connectivity/clock.js';
 import { DeviceState, initialDeviceState, type DeviceEvent } from '../../daemon/device/state.js';
 import { Logger } from '../../daemon/log/logger.js';
@@ -47,7 +48,14 @@ function rig(resetter: ChipResetter | null) {
   device.on('event', (event) => events.push(event));
   const logs: Array<Record<string, unknown>> = [];
   const log = new Logger('debug', {}, (line) => logs.push(JSON.parse(line) as Record<string, unknown>));
-  const recovery = new ChipRecovery({ resetter, afterMs: AFTER, windowMs: WINDOW, device, log, clock });
+  const recovery = new ChipRecovery({
+    resetter,
+    afterMs: AFTER,
+    windowMs: WINDOW,
+    coprocessor: new CoprocessorRecord(device),
+    log,
+    clock,
+  });
   return { clock, device, events, logs, recovery };
 }
 

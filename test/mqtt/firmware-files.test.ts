@@ -8,6 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { CommandError } from '../../daemon/connectivity/command-error.js';
 import { DeviceOperations } from '../../daemon/connectivity/device-operations.js';
+import { CoprocessorRecord } from '../../daemon/connectivity/coprocessor-record.js';
 import { FirmwareFiles } from '../../daemon/connectivity/firmware-files.js';
 import { FirmwareUpdate } from '../../daemon/connectivity/firmware-update.js';
 import type { ConnectivityRunner } from '../../daemon/connectivity/runner.js';
@@ -21,7 +22,7 @@ function files(dir: string | null) {
   const device = new DeviceState(initialDeviceState('1', 'sim'));
   const logs: Array<{ msg: string } & LogFields> = [];
   const log = new Logger('debug', {}, (line) => logs.push(JSON.parse(line)));
-  return { device, logs, files: new FirmwareFiles({ dir, device, log }) };
+  return { device, logs, files: new FirmwareFiles({ dir, coprocessor: new CoprocessorRecord(device), log }) };
 }
 
 function touch(path: string, secondsAgo: number): void {
@@ -89,7 +90,7 @@ test('Install refuses in words: no file on the box, or an image for another chip
     const { device, files: box } = files(dir.path);
     const update = new FirmwareUpdate({
       updater: null,
-      device,
+      coprocessor: new CoprocessorRecord(device),
       // Only asked whether the device is lost; these refusals come before any device work.
       runner: { deviceLost: false } as ConnectivityRunner,
       operations: new DeviceOperations(),
