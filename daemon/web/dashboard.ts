@@ -9,6 +9,8 @@ const PAGES = {
   '/dashboard': 'dashboard/index.html',
   '/dashboard/': 'dashboard/index.html',
   '/dashboard/dashboard.js': 'dashboard/dashboard.js',
+  '/dashboard/state-words.js': 'dashboard/state-words.js',
+  '/dashboard/owner-admin.js': 'dashboard/owner-admin.js',
   '/dashboard/reachability.js': 'dashboard/reachability.js',
   '/dashboard/dashboard.css': 'dashboard/dashboard.css',
   // The form helper the invite page shares.
