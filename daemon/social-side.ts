@@ -15,6 +15,7 @@ import type { DeviceState } from './device/state.js';
 import type { Health } from './lifecycle/health.js';
 import { Jobs } from './lifecycle/jobs.js';
 import type { HttpServer } from './http/server.js';
+import { NESTED_MIDDLEWARE } from './http/route-table.js';
 import type { NetworksRepo } from './connectivity/networks-repo.js';
 import type { ConnectivityParts } from './connectivity/subsystem.js';
 import { mountConnectivityWeb } from './web/mount.js';
@@ -32,9 +33,15 @@ export class RouteSlot {
     await next();
   };
 
-  readonly middleware: Middleware = async (ctx, next) => {
-    await this.current(ctx, next);
-  };
+  private stack: Middleware[] = [];
+
+  readonly middleware: Middleware = Object.assign(
+    async (ctx: Parameters<Middleware>[0], next: Parameters<Middleware>[1]) => {
+      await this.current(ctx, next);
+    },
+    // The route table (logged at start-up, walked by tests) sees the routes of the side in place.
+    { [NESTED_MIDDLEWARE]: () => this.stack },
+  );
 
   /** While the side is rebuilt: a clear answer instead of a half-stopped instance. */
   pause(): void {
@@ -50,6 +57,7 @@ export class RouteSlot {
   fill(mount: (target: Pick<HttpServer, 'use'>) => void): void {
     const stack: Middleware[] = [];
     mount({ use: (middleware) => stack.push(middleware as Middleware) });
+    this.stack = stack;
     this.current = compose(stack);
   }
 }
