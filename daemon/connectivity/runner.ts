@@ -176,6 +176,9 @@ export class ConnectivityRunner {
     this.options.station?.off('lease', this.onLease);
     if (this.stationJoined) this.options.station?.released();
     this.stationJoined = false;
+    // An operation waiting on the chip (an unanswered firmware probe, a getMac after a reboot) would
+    // hold the stop for the whole grace period.
+    this.options.client.abandonRequests('the daemon is stopping');
     await this.options.operations.settled(STOP_GRACE_MS);
   }
 

@@ -179,6 +179,8 @@ export function emptyLinkCounters(): LinkCounters {
 export interface CoprocClientApi extends EventEmitter<CoprocEvents> {
   readonly linkUp: boolean;
   counters(): LinkCounters;
+  /** Fails every request in flight or waiting (the daemon is stopping: no answer is worth waiting for). */
+  abandonRequests(reason: string): void;
 
   getMac(iface: WifiInterface): Promise<string>;
   setMac(iface: WifiInterface, mac: string): Promise<void>;

@@ -163,6 +163,10 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
     return this.requests.call(operation, request, options);
   }
 
+  abandonRequests(reason: string): void {
+    this.requests.failAll(reason);
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

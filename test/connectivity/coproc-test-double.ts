@@ -53,6 +53,13 @@ export class CoprocTestDouble extends EventEmitter<CoprocEvents> implements Copr
     return emptyLinkCounters();
   }
 
+  /** Why requests were abandoned (this double answers every request after its delay; none is left to fail). */
+  readonly abandoned: string[] = [];
+
+  abandonRequests(reason: string): void {
+    this.abandoned.push(reason);
+  }
+
   private async op<T>(name: string, run: () => T, slow = 1): Promise<T> {
     this.calls.push(name);
     await new Promise((resolve) => setTimeout(resolve, this.latencyMs * slow));
