@@ -55,14 +55,7 @@ test('a name entered by the owner: ports mapped, DNS updated, a certificate, htt
   assert.not.match(JSON.stringify(done), DYNDNS.password);
 
   const agent = await internet.agent();
-  const health = await until(
-    'https from the internet',
-    async () => {
-      const answer = await agent.fetch(`https://${NAME}/healthz`);
-      return answer.status === 200 ? answer : undefined;
-    },
-    20_000,
-  );
+  const health = await healthzFromInternet(agent, 'https from the internet');
   assert.is(health.headers['strict-transport-security'], 'max-age=31536000');
   const components = JSON.parse(health.body).components;
   assert.is(components.reachability.status, 'ok', JSON.stringify(components.reachability));
@@ -97,14 +90,7 @@ test('the external address changes: DNS follows within a minute and the box stay
     70_000,
   );
   const agent = await internet.agent();
-  const answer = await until(
-    'https at the new address',
-    async () => {
-      const reply = await agent.fetch(`https://${NAME}/healthz`);
-      return reply.status === 200 ? reply : undefined;
-    },
-    20_000,
-  );
+  const answer = await healthzFromInternet(agent, 'https at the new address');
   assert.is(answer.status, 200);
   assert.is((await view()).external_address, '11.77.0.3');
 });
@@ -290,5 +276,17 @@ test('carrier-grade NAT in front of the router: degraded, and the reason says so
   );
   assert.match(judged.steps.dns.detail!, /carrier-grade or double NAT/);
 });
+
+/** Waits until the box answers /healthz over https at its public name, from the internet side. */
+function healthzFromInternet(agent: Awaited<ReturnType<typeof internet.agent>>, what: string) {
+  return until(
+    what,
+    async () => {
+      const reply = await agent.fetch(`https://${NAME}/healthz`);
+      return reply.status === 200 ? reply : undefined;
+    },
+    20_000,
+  );
+}
 
 test.run();
