@@ -5,10 +5,10 @@
  * stop are the firmware model's to say.
  */
 import type { CoprocClientApi } from '../coproc/api.js';
-import type { DeviceState } from '../device/state.js';
 import type { Logger } from '../log/logger.js';
 import { tellChipInterfaces, type ChipInterfaces } from './chip-interfaces.js';
 import type { ConnectivityClock } from './clock.js';
+import type { ConnectivityRecord } from './connectivity-record.js';
 import type { CoprocessorRecord } from './coprocessor-record.js';
 import { describeDeviceError } from './device-operations.js';
 import type { FirmwareGeneration, FirmwareModel } from './firmware-model.js';
@@ -16,7 +16,7 @@ import type { MachineInput } from './machine.js';
 import type { ConnectivityPolicy } from './policy.js';
 import type { RadioSettings } from './radio-settings.js';
 import type { SetupApOperations } from './setup-ap-operations.js';
-import { NO_STATION, type StationOperations } from './station-operations.js';
+import type { StationOperations } from './station-operations.js';
 
 /**
  * How long a GetFwVersion probe may go unanswered before the firmware counts as the documented one:
@@ -26,7 +26,7 @@ const FIRMWARE_PROBE_MS = 2000;
 
 export interface DeviceInitOptions {
   client: CoprocClientApi;
-  device: DeviceState;
+  record: ConnectivityRecord;
   coprocessor: CoprocessorRecord;
   policy: ConnectivityPolicy;
   radio: RadioSettings;
@@ -42,7 +42,7 @@ export interface DeviceInitOptions {
 }
 
 export async function initialiseDevice(options: DeviceInitOptions, epoch: number): Promise<void> {
-  const { client, device, coprocessor, policy, firmware, log } = options;
+  const { client, record, coprocessor, policy, firmware, log } = options;
   try {
     const mac = await client.getMac('station');
     await tellChipInterfaces(client, options.chipInterfaces, mac, log);
@@ -74,15 +74,11 @@ export async function initialiseDevice(options: DeviceInitOptions, epoch: number
       ));
     options.setupAp.named(mac);
     coprocessor.initialised({ tx_power_dbm: txPower, power_save: powerSave });
-    device.update({
-      wifi: {
-        mac,
-        mode,
-        ...(station
-          ? { ssid: station.ssid, bssid: station.bssid, rssi: station.rssi, channel: station.channel }
-          : NO_STATION),
-      },
-      softap: softApUp ? { active: true, ssid: options.setupAp.name } : { active: false, stations: [] },
+    record.initialised({
+      mac,
+      mode,
+      station: station && { ssid: station.ssid, bssid: station.bssid, rssi: station.rssi, channel: station.channel },
+      softAp: softApUp ? options.setupAp.name : null,
     });
     log.info('coprocessor initialised', {
       mac,

@@ -2,9 +2,9 @@
  * The machine runner: the one place where the pure state machine meets the world. It feeds the
  * coprocessor's events, the network layer's lease and the results of its own operations into the
  * machine, carries out the effects the machine asks for (one at a time, in order, in the shared
- * line of device operations), keeps the timer for the machine's next deadline, and writes the
- * connectivity side of DeviceState — it is the only writer of those fields. The setup portal and
- * the device commands reach the machine only through its public inputs below.
+ * line of device operations), keeps the timer for the machine's next deadline, and tells the
+ * connectivity record the machine's phase. The setup portal and the device commands reach the
+ * machine only through its public inputs below.
  */
 import type { CoprocClientApi } from '../coproc/api.js';
 import type { DeviceState, DeviceStateData } from '../device/state.js';
@@ -12,6 +12,7 @@ import type { ComponentHealth } from '../lifecycle/health.js';
 import type { Logger } from '../log/logger.js';
 import type { ChipInterfaces } from './chip-interfaces.js';
 import { realClock, type ConnectivityClock } from './clock.js';
+import type { ConnectivityRecord } from './connectivity-record.js';
 import type { CoprocessorRecord } from './coprocessor-record.js';
 import { initialiseDevice, type DeviceInitOptions } from './device-init.js';
 import type { DeviceOperations } from './device-operations.js';
@@ -47,6 +48,8 @@ export interface ConnectivityRunnerOptions {
   device: DeviceState;
   /** The writer of DeviceState's `coprocessor` section. */
   coprocessor: CoprocessorRecord;
+  /** The writer of DeviceState's `connectivity`, `error`, `wifi` and `softap` sections. */
+  record: ConnectivityRecord;
   networks: NetworksRepo;
   operations: DeviceOperations;
   scan: RecentScan;
@@ -132,10 +135,8 @@ export class ConnectivityRunner {
   }
 
   async start(): Promise<void> {
-    const { client, device, coprocessor } = this.options;
+    const { client, record, coprocessor } = this.options;
     this.listen('devInit', () => this.dispatch({ type: 'devInit' }));
-    // The chip (and, from the current firmware, the version) is what the boot announcement says
-    // (serial framing only; the esps driver keeps it, and a boot before we opened is missed).
     // The chip (and, from the current firmware, the version) is what the boot announcement says
     // (serial framing only; the esps driver keeps it, and a boot before we opened is missed).
     this.listen('boot', ({ chip, firmwareVersion }: { chip: string | null; firmwareVersion: string | null }) => {
@@ -154,7 +155,7 @@ export class ConnectivityRunner {
     });
     followSoftApStations(
       (event, listener) => this.listen(event, listener),
-      device,
+      record,
       (input) => this.dispatch(input),
     );
     this.listen('link', ({ up, reason }: { up: boolean; reason?: string }) => {
@@ -265,7 +266,7 @@ export class ConnectivityRunner {
     const joined = fact === 'associated' || fact === 'up';
     if (joined === this.stationJoined) return;
     this.stationJoined = joined;
-    if (joined) station.associated(this.options.device.get().wifi.mac);
+    if (joined) station.associated(this.options.record.wifi.mac);
     else station.released();
   }
 
@@ -332,11 +333,11 @@ export class ConnectivityRunner {
     const snapshot = this.machine.snapshot();
     const { failure } = snapshot;
     const target = this.firmware.target;
-    this.options.device.update({
-      connectivity: snapshot.phase,
-      error: failure ? describeFailure(failure, target ? ssidText(target.ssid) : null) : null,
-      softap: { reason: snapshot.setupReason },
-    });
+    this.options.record.phase(
+      snapshot.phase,
+      failure ? describeFailure(failure, target ? ssidText(target.ssid) : null) : null,
+      snapshot.setupReason,
+    );
     // The chip answers only once initialised and until heartbeats or probes go unanswered.
     this.options.coprocessor.responding(snapshot.device === 'ready');
     this.options.health?.(

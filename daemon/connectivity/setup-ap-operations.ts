@@ -1,14 +1,14 @@
 /**
  * The setup access point's operations as the runner carries them out for the machine: start it on
- * the channel of the likely home network, stop it, and poll the phones on it. They write
- * DeviceState's `softap` section and the `wifi` mode the device reports after each, and report
- * the outcome to the machine through `report`.
+ * the channel of the likely home network, stop it, and poll the phones on it. They tell the
+ * connectivity record the soft AP and the mode the device reports after each, and report the
+ * outcome to the machine through `report`.
  */
 import type { CoprocClientApi, WifiModeName } from '../coproc/api.js';
 import { CoprocError } from '../coproc/api.js';
-import type { DeviceState } from '../device/state.js';
 import type { Logger } from '../log/logger.js';
 import type { ConnectivityClock } from './clock.js';
+import type { ConnectivityRecord } from './connectivity-record.js';
 import { describeDeviceError, type DeviceOperations } from './device-operations.js';
 import type { FirmwareModel } from './firmware-model.js';
 import type { MachineInput } from './machine.js';
@@ -19,7 +19,7 @@ import { setupApSsid } from './setup-identity.js';
 
 export interface SetupApOperationsOptions {
   client: CoprocClientApi;
-  device: DeviceState;
+  record: ConnectivityRecord;
   networks: NetworksRepo;
   scan: RecentScan;
   operations: DeviceOperations;
@@ -47,7 +47,7 @@ export class SetupApOperations {
   }
 
   async start(epoch: number): Promise<void> {
-    const { client, device, networks, scan, log, report } = this.options;
+    const { client, record, networks, scan, log, report } = this.options;
     try {
       // The AP takes the channel of the likely home network (from the last scan), so joining it
       // later does not move the radio under the phone. With a scan at hand it starts at once and
@@ -67,7 +67,7 @@ export class SetupApOperations {
       });
       const mode = await this.readMode();
       this.options.firmware.observe({ type: 'modeAfterSoftAp', mode, at: this.options.clock.now() });
-      device.update({ softap: { active: true, ssid: this.ssid, channel, stations: [] }, wifi: { mode } });
+      record.softApStarted({ ssid: this.ssid, channel }, mode);
       log.info('setup access point started', { ssid: this.ssid, channel, security: 'wpa2_psk' });
       report({ type: 'softApResult', epoch, started: true, ok: true });
       if (scanned) void this.options.operations.run(() => scan.refresh());
@@ -78,7 +78,7 @@ export class SetupApOperations {
   }
 
   async stop(epoch: number): Promise<void> {
-    const { client, device, log, report } = this.options;
+    const { client, record, log, report } = this.options;
     try {
       await client.stopSoftAp();
     } catch (error) {
@@ -89,7 +89,7 @@ export class SetupApOperations {
       }
     }
     const mode = await this.readMode();
-    device.update({ softap: { active: false, channel: null, stations: [] }, wifi: { mode } });
+    record.softApStopped(mode);
     log.info('setup access point stopped');
     report({ type: 'softApResult', epoch, started: false, ok: true });
   }
@@ -97,9 +97,7 @@ export class SetupApOperations {
   async pollStations(): Promise<void> {
     try {
       const stations = await this.options.client.softApStations();
-      this.options.device.update({
-        softap: { stations: stations.map((station) => ({ mac: station.mac, rssi: station.rssi })) },
-      });
+      this.options.record.phones(stations.map((station) => ({ mac: station.mac, rssi: station.rssi })));
       this.options.report({ type: 'softApStations', count: stations.length });
     } catch (error) {
       this.options.log.debug('soft AP station list not read', { error: describeDeviceError(error) });

@@ -8,7 +8,8 @@
  * 304; there the poll is what finds a phone that joined.
  */
 import { isMac } from '../coproc/mac.js';
-import type { DeviceState, SoftApStation } from '../device/state.js';
+import type { SoftApStation } from '../device/state.js';
+import type { ConnectivityRecord } from './connectivity-record.js';
 import type { MachineInput } from './machine.js';
 
 type Listen = (event: string, listener: (...args: never[]) => void) => void;
@@ -16,21 +17,21 @@ type Listen = (event: string, listener: (...args: never[]) => void) => void;
 /** Subscribes through `listen` (the runner's, so they go when it stops). */
 export function followSoftApStations(
   listen: Listen,
-  device: DeviceState,
+  record: ConnectivityRecord,
   dispatch: (input: MachineInput) => void,
 ): void {
   const apply = (stations: SoftApStation[]) => {
-    device.update({ softap: { stations } });
+    record.phones(stations);
     dispatch({ type: 'softApStations', count: stations.length });
   };
   listen('softApStationConnected', ({ mac }: { mac: string }) => {
-    const { softap } = device.get();
+    const softap = record.softAp;
     // A failed event (resp ESP_ERR_NO_MEM) comes without a MAC; one after the AP stopped is late.
     if (!softap.active || !isMac(mac) || softap.stations.some((station) => station.mac === mac)) return;
     apply([...softap.stations, { mac, rssi: null }]);
   });
   listen('softApStationDisconnected', ({ mac }: { mac: string }) => {
-    const { softap } = device.get();
+    const softap = record.softAp;
     if (softap.active && softap.stations.some((station) => station.mac === mac))
       apply(softap.stations.filter((station) => station.mac !== mac));
     // The poll confirms at once (and is what the documented firmware's 304 always asked for).

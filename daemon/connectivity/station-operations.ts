@@ -2,15 +2,15 @@
  * The station's operations as the runner carries them out for the machine: a connect attempt (the
  * network chosen, joined the way the firmware model says, the failure told apart), dropping the
  * association, and stopping the station. Every choice comes from the firmware model; this module
- * only talks to the device, the saved networks and DeviceState's `wifi` section, and reports the
- * outcome to the machine through `report`.
+ * only talks to the device and the saved networks, tells the connectivity record where the station
+ * is, and reports the outcome to the machine through `report`.
  */
 import type { ConnectRequest, CoprocClientApi, WifiModeName } from '../coproc/api.js';
 import { CoprocError } from '../coproc/api.js';
-import type { DeviceState } from '../device/state.js';
 import type { Logger } from '../log/logger.js';
 import type { ConnectivityClock } from './clock.js';
 import { watchConnectOutcome, type ConnectOutcome } from './connect-outcome.js';
+import type { ConnectivityRecord } from './connectivity-record.js';
 import { describeDeviceError } from './device-operations.js';
 import type { ConnectFailure } from './failures.js';
 import type { FailureEvidence, FirmwareInput, FirmwareModel } from './firmware-model.js';
@@ -20,11 +20,9 @@ import type { NetworksRepo, SavedNetwork } from './networks-repo.js';
 import type { ConnectivityPolicy } from './policy.js';
 import type { RecentScan } from './recent-scan.js';
 
-export const NO_STATION = { ssid: null, bssid: null, rssi: null, channel: null } as const;
-
 export interface StationOperationsOptions {
   client: CoprocClientApi;
-  device: DeviceState;
+  record: ConnectivityRecord;
   networks: NetworksRepo;
   scan: RecentScan;
   policy: ConnectivityPolicy;
@@ -54,7 +52,7 @@ export class StationOperations {
   }
 
   async connect(epoch: number, attempt: number): Promise<void> {
-    const { networks, device, policy, firmware, report } = this.options;
+    const { networks, record, policy, firmware, report } = this.options;
     const candidates = await networks.candidates();
     if (candidates.length === 0) {
       report({ type: 'connectResult', epoch, ok: false, failure: 'no_network', networksLeft: false });
@@ -72,13 +70,11 @@ export class StationOperations {
       const station = await this.options.client.getApConfig().catch(() => null);
       await networks.recordSuccess(network.id);
       this.observe({ type: 'joined', network });
-      device.update({
-        wifi: {
-          ssid: station?.ssid ?? name,
-          bssid: station?.bssid ?? null,
-          rssi: station?.rssi ?? null,
-          channel: station?.channel ?? null,
-        },
+      record.joined({
+        ssid: station?.ssid ?? name,
+        bssid: station?.bssid ?? null,
+        rssi: station?.rssi ?? null,
+        channel: station?.channel ?? null,
       });
       report({ type: 'connectResult', epoch, ok: true });
       return;
@@ -95,7 +91,7 @@ export class StationOperations {
       refused_key_flagged: flagged,
       error: describeDeviceError(error),
     });
-    device.update({ wifi: NO_STATION });
+    record.stationGone();
     report({ type: 'connectResult', epoch, ok: false, failure, networksLeft });
   }
 
@@ -106,7 +102,7 @@ export class StationOperations {
       await this.options.client
         .disconnectAp()
         .catch((error) => this.options.log.debug('station disconnect', { error: describeDeviceError(error) }));
-    this.options.device.update({ wifi: NO_STATION });
+    this.options.record.stationGone();
   }
 
   /** Takes the radio down before a restart: the station, then the soft AP. */
@@ -122,14 +118,14 @@ export class StationOperations {
    * without the station stops it (the soft AP stays). Returns the mode now set.
    */
   async stopStation(mode?: WifiModeName): Promise<WifiModeName> {
-    const { client, device, firmware } = this.options;
+    const { client, record, firmware } = this.options;
     this.observe({ type: 'stationStopped' });
     try {
       const now = mode ?? (await client.getMode());
       const next = firmware.stationlessMode(now);
       if (next === null) return now;
       await client.setMode(next);
-      device.update({ wifi: { mode: next } });
+      record.mode(next);
       return next;
     } catch (error) {
       this.options.log.debug('station not stopped', { error: describeDeviceError(error) });

@@ -15,6 +15,7 @@ import type { Db } from '../store/db.js';
 import { getSetting, setSetting } from '../store/settings.js';
 import { CaptiveDns, captiveDnsDuringSetup } from './captive-dns.js';
 import type { ChipInterfaces } from './chip-interfaces.js';
+import { ConnectivityRecord } from './connectivity-record.js';
 import { CoprocessorRecord } from './coprocessor-record.js';
 import { DeviceControl } from './device-control.js';
 import { DeviceOperations } from './device-operations.js';
@@ -45,7 +46,7 @@ export interface ConnectivityParts {
 /** What the runner needs from outside, plus the owner's settings store and the OTA engine. */
 export type ConnectivityOptions = Omit<
   ConnectivityRunnerOptions,
-  'coprocessor' | 'operations' | 'scan' | 'radio' | 'firmwareSeen'
+  'coprocessor' | 'record' | 'operations' | 'scan' | 'radio' | 'firmwareSeen'
 > & {
   settings: DeviceSettingsStore;
   firmware: FirmwareUpdater | null;
@@ -85,6 +86,7 @@ export function buildConnectivity(options: ConnectivityOptions): ConnectivityPar
   const runner = new ConnectivityRunner({
     ...runnerOptions,
     coprocessor,
+    record: new ConnectivityRecord(device),
     operations,
     scan,
     radio,
