@@ -151,8 +151,8 @@ export class SocialSide {
     const { config } = this;
     mountConnectivityWeb(http, {
       device: this.options.device,
-      networks: () => this.options.networks,
-      connectivity: () => this.options.connectivity,
+      networks: this.options.networks,
+      connectivity: this.options.connectivity,
       resolveToken: social.services.oauth.resolve,
       onboarding: social.services.onboarding,
       invites: social.services.invites,

@@ -24,7 +24,3 @@ export async function translated<T>(run: () => Promise<T>): Promise<T> {
     throw toHttpError(error);
   }
 }
-
-export function linkMissing(): HttpError {
-  return new HttpError(503, 'The Wi-Fi coprocessor link is not running');
-}

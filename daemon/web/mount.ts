@@ -25,8 +25,8 @@ import type { ReachabilityFlow } from '../reachability/flow.js';
 
 export interface ConnectivityWebOptions {
   device: DeviceState;
-  networks: () => NetworksRepo | null;
-  connectivity: () => ConnectivityParts | null;
+  networks: NetworksRepo;
+  connectivity: ConnectivityParts;
   resolveToken: TokenResolver;
   baseUrl: string;
   httpHost: string;
@@ -49,7 +49,7 @@ export function mountConnectivityWeb(http: Pick<HttpServer, 'use'>, options: Con
   const { connectivity, resolveToken } = options;
   http.use(
     captivePortal({
-      inSetupMode: () => connectivity()?.portal.inSetupMode() ?? false,
+      inSetupMode: () => connectivity.portal.inSetupMode(),
       apAddress: options.setupApAddress,
       httpPort: options.setupPortalPort ?? options.httpPort,
       ownHosts: [new URL(options.baseUrl).hostname, options.httpHost, 'localhost', '127.0.0.1'],
@@ -57,9 +57,9 @@ export function mountConnectivityWeb(http: Pick<HttpServer, 'use'>, options: Con
   );
   http.use(
     portalActivity({
-      inSetupMode: () => connectivity()?.portal.inSetupMode() ?? false,
+      inSetupMode: () => connectivity.portal.inSetupMode(),
       apAddress: options.setupApAddress,
-      portalUsed: () => connectivity()?.portal.portalUsed(),
+      portalUsed: () => connectivity.portal.portalUsed(),
     }),
   );
   http.use(
@@ -75,7 +75,7 @@ export function mountConnectivityWeb(http: Pick<HttpServer, 'use'>, options: Con
     http.use(
       onboardingRouter({
         onboarding: options.onboarding,
-        setupKey: () => connectivity()?.portal.passphrase ?? null,
+        setupKey: () => connectivity.portal.passphrase ?? null,
         apAddress: options.setupApAddress,
         baseUrl: options.baseUrl,
         log: options.log ?? silentLogger,

@@ -15,14 +15,14 @@ import { authenticate, requireScope } from '../http/auth.js';
 import type { TokenResolver } from '../lib/grants.js';
 import { parseBody } from '../http/body.js';
 import { notFound, unprocessable } from '../lib/errors.js';
-import { linkMissing, translated } from './errors.js';
+import { translated } from './errors.js';
 import { openStateStream } from './state-stream.js';
 import { readFirmwareUpload } from './firmware-upload.js';
 
 export interface OwnerApiOptions {
   device: DeviceState;
-  networks: () => NetworksRepo | null;
-  connectivity: () => ConnectivityParts | null;
+  networks: NetworksRepo;
+  connectivity: ConnectivityParts;
   resolveToken: TokenResolver;
 }
 
@@ -32,17 +32,6 @@ export function ownerApiRouter(options: OwnerApiOptions): Router {
   const router = new Router({ prefix: OWNER_API_PREFIX });
   const read = requireScope('admin:read', { owner: true });
   const write = requireScope('admin:write', { owner: true });
-  const connectivity = () =>
-    options.connectivity() ??
-    (() => {
-      throw linkMissing();
-    })();
-  const commands = () => connectivity().commands;
-  const networks = () =>
-    options.networks() ??
-    (() => {
-      throw linkMissing();
-    })();
   router.use(authenticate(options.resolveToken));
   router.use(async (ctx, next) => {
     ctx.set('Cache-Control', 'no-store');
@@ -55,21 +44,21 @@ export function ownerApiRouter(options: OwnerApiOptions): Router {
   router.get('/stream', read, (ctx) => openStateStream(ctx, options.device));
 
   router.get('/networks', read, async (ctx) => {
-    ctx.body = await listNetworks(networks());
+    ctx.body = await listNetworks(options.networks);
   });
 
   router.post('/networks', write, parseBody(), async (ctx) => {
-    const repo = networks();
+    const repo = options.networks;
     const saved = await translated(async () => repo.save(parseNetworkInput(ctx.request.body), false));
-    await options.connectivity()?.runner.networksChanged();
+    await options.connectivity.runner.networksChanged();
     ctx.status = 201;
     ctx.body = serializeNetwork(saved, (await repo.list()).findIndex((n) => n.id === saved.id) + 1);
   });
 
   router.delete('/networks/:id', write, async (ctx) => {
     const id = parseId(ctx.params.id);
-    if (id === null || !(await networks().remove(id))) throw notFound('No saved network has this id');
-    await options.connectivity()?.runner.networksChanged();
+    if (id === null || !(await options.networks.remove(id))) throw notFound('No saved network has this id');
+    await options.connectivity.runner.networksChanged();
     ctx.body = {};
   });
 
@@ -78,50 +67,50 @@ export function ownerApiRouter(options: OwnerApiOptions): Router {
     const parsed = Array.isArray(ids) ? ids.map((id) => parseId(id)) : null;
     if (!parsed || parsed.some((id) => id === null))
       throw unprocessable('ids must be the list of every saved network id, first tried first');
-    if (!(await networks().reorder(parsed as number[])))
+    if (!(await options.networks.reorder(parsed as number[])))
       throw unprocessable('ids must name every saved network exactly once');
-    await options.connectivity()?.runner.networksChanged();
-    ctx.body = await listNetworks(networks());
+    await options.connectivity.runner.networksChanged();
+    ctx.body = await listNetworks(options.networks);
   });
 
   router.post('/setup_mode', write, async (ctx) => {
-    await commands().enterSetupMode();
+    await options.connectivity.commands.enterSetupMode();
     ctx.status = 202;
     ctx.body = { connectivity: options.device.get().connectivity };
   });
 
   router.get('/setup_ap', read, (ctx) => {
-    const { portal } = connectivity();
+    const { portal } = options.connectivity;
     ctx.body = { ssid: portal.apName, passphrase: portal.passphrase, active: options.device.get().softap.active };
   });
 
   router.post('/scan', write, async (ctx) => {
-    const control = commands();
+    const control = options.connectivity.commands;
     ctx.body = await translated(() => control.scan());
   });
 
   router.put('/tx_power', write, parseBody(), async (ctx) => {
     const dbm = Number((ctx.request.body as { dbm?: unknown })?.dbm);
-    const control = commands();
+    const control = options.connectivity.commands;
     ctx.body = { dbm: await translated(() => control.setTxPower(dbm)) };
   });
 
   router.put('/power_save', write, parseBody(), async (ctx) => {
     const mode = (ctx.request.body as { mode?: unknown })?.mode;
-    const control = commands();
+    const control = options.connectivity.commands;
     await translated(() => control.setPowerSave(mode as never));
     ctx.body = { mode: options.device.get().coprocessor.power_save };
   });
 
   router.post('/restart_coprocessor', write, async (ctx) => {
-    const control = commands();
+    const control = options.connectivity.commands;
     await translated(() => control.restartCoprocessor());
     ctx.status = 202;
     ctx.body = {};
   });
 
   router.post('/firmware', write, async (ctx: Context) => {
-    const { firmware, firmwareFiles } = connectivity();
+    const { firmware, firmwareFiles } = options.connectivity;
     const force = parseForce(ctx.query.force);
     const image = await readFirmwareUpload(ctx);
     await translated(() => firmware.start(image, { force }));

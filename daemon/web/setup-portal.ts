@@ -13,10 +13,10 @@ import { parseBody } from '../http/body.js';
 import { notFound } from '../lib/errors.js';
 import { loadPage, NO_CACHE, sendPage } from './static-pages.js';
 import { localAddress } from './captive-portal.js';
-import { linkMissing, translated } from './errors.js';
+import { translated } from './errors.js';
 
 export interface SetupPortalOptions {
-  connectivity: () => ConnectivityParts | null;
+  connectivity: ConnectivityParts;
   resolveToken: TokenResolver;
   /** Where the owner finds the dashboard once the box is on the home network. */
   dashboardUrl: string;
@@ -41,8 +41,8 @@ export function setupPortalRouter(options: SetupPortalOptions): Router {
   const pages = Object.fromEntries(Object.entries(PAGES).map(([path, file]) => [path, loadPage(file)]));
   const onSetupNetwork = (ctx: Context) => options.apAddress === null || localAddress(ctx) === options.apAddress;
   const gate = (scope: string) => async (ctx: Context, next: Next) => {
-    const portal = options.connectivity()?.portal;
-    if (portal?.inSetupMode() && onSetupNetwork(ctx)) {
+    const portal = options.connectivity.portal;
+    if (portal.inSetupMode() && onSetupNetwork(ctx)) {
       await next();
       return;
     }
@@ -50,11 +50,6 @@ export function setupPortalRouter(options: SetupPortalOptions): Router {
     if (!auth?.owner || !scopeAllows(auth.scopes, scope)) throw notFound();
     await next();
   };
-  const connectivity = () =>
-    options.connectivity() ??
-    (() => {
-      throw linkMissing();
-    })();
   const read = [authenticate(options.resolveToken), gate('admin:read')];
 
   for (const path of Object.keys(PAGES)) {
@@ -62,7 +57,7 @@ export function setupPortalRouter(options: SetupPortalOptions): Router {
   }
 
   router.get('/setup/api/networks', ...read, async (ctx) => {
-    const { portal, commands } = connectivity();
+    const { portal, commands } = options.connectivity;
     ctx.set(NO_CACHE);
     ctx.body =
       ctx.query.refresh === '1' || ctx.query.refresh === 'true'
@@ -76,7 +71,7 @@ export function setupPortalRouter(options: SetupPortalOptions): Router {
     gate('admin:write'),
     parseBody(),
     async (ctx) => {
-      const { portal } = connectivity();
+      const { portal } = options.connectivity;
       const network = await translated(async () => portal.submitNetwork(parseNetworkInput(ctx.request.body)));
       ctx.status = 202;
       ctx.set(NO_CACHE);
@@ -88,7 +83,7 @@ export function setupPortalRouter(options: SetupPortalOptions): Router {
   router.get('/setup/api/status', ...read, async (ctx) => {
     ctx.set(NO_CACHE);
     ctx.body = {
-      ...connectivity().portal.status(),
+      ...options.connectivity.portal.status(),
       dashboard_url: options.dashboardUrl,
       owner_needed: await options.ownerNeeded(),
     };

@@ -46,8 +46,8 @@ export async function startWebFixture(
   let url = '';
   mountConnectivityWeb(http, {
     device: fixture.device,
-    networks: () => fixture.networks,
-    connectivity: () => fixture.connectivity,
+    networks: fixture.networks,
+    connectivity: fixture.connectivity,
     resolveToken,
     baseUrl: 'http://nestbox.test',
     httpHost: '127.0.0.1',
@@ -86,8 +86,8 @@ export async function serveRigWeb(rig: SimConnectivity): Promise<{ http: HttpSer
   const http = new HttpServer({ host: '127.0.0.1', port: 0, log: silentLogger });
   mountConnectivityWeb(http, {
     device: rig.device,
-    networks: () => rig.networks,
-    connectivity: () => rig.connectivity,
+    networks: rig.networks,
+    connectivity: rig.connectivity,
     resolveToken,
     baseUrl: 'http://nestbox.test',
     httpHost: '127.0.0.1',
