@@ -55,6 +55,12 @@ interface Pending {
  * device's Event_DevInit arrived reached it before it had booted: it will never be answered.
  */
 const RESTART_TRANSIT_MS = 50;
+/**
+ * How long a request that may have crossed the announcement is still awaited: a freshly booted
+ * device answers at once, and one that never heard the request must not hold the queue for its
+ * whole timeout.
+ */
+const CROSSED_ANSWER_MS = 1000;
 /** Espressif's host library counts uids from 1 and wraps before INT32_MAX. */
 const UID_MAX = 0x7fffffff;
 
@@ -131,7 +137,20 @@ export class RequestPath {
     const pending = this.inflight;
     const lost = pending && performance.now() - (pending.sentAt ?? 0) > RESTART_TRANSIT_MS;
     this.options.log.info('coprocessor (re)started', { interrupted: lost ? pending.spec.protocolName : null });
-    if (!pending || !lost) return;
+    if (!pending) return;
+    if (lost) {
+      this.failRestarted(pending);
+      return;
+    }
+    const remaining = pending.timeoutMs - (performance.now() - (pending.sentAt ?? 0));
+    if (remaining <= CROSSED_ANSWER_MS) return;
+    clearTimeout(pending.timer);
+    pending.timer = setTimeout(() => {
+      if (this.inflight === pending) this.failRestarted(pending);
+    }, CROSSED_ANSWER_MS);
+  }
+
+  private failRestarted(pending: Pending): void {
     this.settle(pending);
     pending.reject(
       new CoprocError(
