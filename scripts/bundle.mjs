@@ -10,7 +10,8 @@
 // admin tool (dist/bundle/social/admin.js, which the tests use) are entries sharing the daemon's
 // chunks: a tool's process loads knex, protobufjs and the services as a few files, not knex's and
 // lodash's hundreds.
-import { copyFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
@@ -39,6 +40,18 @@ const OTHER_DRIVERS = [
   'tedious',
 ];
 
+/**
+ * koa's `accepts` (mime-types 2) and its `type-is` (mime-types 3) each bring their own copy of
+ * mime-db, the same table in two versions: both read the newer one, so a start evaluates it once.
+ */
+const oneMimeDb = {
+  name: 'one-mime-db',
+  setup(builder) {
+    const path = createRequire(join(root, 'package.json')).resolve('mime-db');
+    builder.onResolve({ filter: /^mime-db$/ }, () => ({ path }));
+  },
+};
+
 await build({
   entryPoints: [
     join(compiled, 'main.js'),
@@ -59,6 +72,7 @@ await build({
   platform: 'node',
   target: 'node20',
   external: [...OUTSIDE, ...OTHER_DRIVERS],
+  plugins: [oneMimeDb],
   // Bundled CommonJS libraries call require() for Node's own modules.
   banner: {
     js: "import { createRequire as createRequireForBundle } from 'node:module'; const require = createRequireForBundle(import.meta.url);",
@@ -75,3 +89,10 @@ await build({
 });
 // The entry that sizes the thread pool before any module loads, next to the bundle's main.js.
 copyFileSync(join(compiled, 'entry.cjs'), join(out, 'entry.cjs'));
+
+// The link's schema as protobufjs's JSON descriptor, read at start instead of parsing the .proto
+// (proto/ctrl.proto stays the source: the descriptor names the file's hash, daemon/coproc/schema.ts).
+const schema = await import(pathToFileURL(join(compiled, 'coproc', 'schema.js')).href);
+mkdirSync(dirname(schema.WIRE_DESCRIPTOR_PATH), { recursive: true });
+const descriptor = JSON.stringify(schema.describeWire(readFileSync(schema.PROTO_PATH, 'utf8')));
+writeFileSync(schema.WIRE_DESCRIPTOR_PATH, `${descriptor}\n`);
