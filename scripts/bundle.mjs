@@ -52,6 +52,21 @@ const oneMimeDb = {
   },
 };
 
+/**
+ * knex names every dialect it has in one table of loaders (knex/lib/dialects/index.js); the daemon
+ * uses SQLite's. The others (a seventh of the bundle a start compiles) stay in node_modules, where
+ * knex's loader still finds them.
+ */
+const onlySqliteDialect = {
+  name: 'only-sqlite-dialect',
+  setup(builder) {
+    builder.onResolve({ filter: /^\.\/[\w-]+$/ }, ({ path, importer }) => {
+      if (!/[\\/]knex[\\/]lib[\\/]dialects[\\/]index\.js$/.test(importer) || path === './sqlite3') return undefined;
+      return { path: `knex/lib/dialects/${path.slice(2)}`, external: true };
+    });
+  },
+};
+
 await build({
   entryPoints: [
     join(compiled, 'main.js'),
@@ -72,7 +87,7 @@ await build({
   platform: 'node',
   target: 'node20',
   external: [...OUTSIDE, ...OTHER_DRIVERS],
-  plugins: [oneMimeDb],
+  plugins: [oneMimeDb, onlySqliteDialect],
   // Bundled CommonJS libraries call require() for Node's own modules.
   banner: {
     js: "import { createRequire as createRequireForBundle } from 'node:module'; const require = createRequireForBundle(import.meta.url);",
