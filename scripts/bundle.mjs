@@ -41,14 +41,16 @@ const OTHER_DRIVERS = [
 ];
 
 /**
- * koa's `accepts` (mime-types 2) and its `type-is` (mime-types 3) each bring their own copy of
- * mime-db, the same table in two versions: both read the newer one, so a start evaluates it once.
+ * koa's `accepts` (mime-types 2, mime-db 1.52) and its `type-is` (mime-types 3, mime-db 1.54) each
+ * bring their own copy of the same table and the maps built from it at load: both use the newer
+ * pair (same API; accepts only looks up short names such as `json` and `html`), so a start
+ * evaluates the table and builds the maps once.
  */
-const oneMimeDb = {
-  name: 'one-mime-db',
+const oneMimeTable = {
+  name: 'one-mime-table',
   setup(builder) {
-    const path = createRequire(join(root, 'package.json')).resolve('mime-db');
-    builder.onResolve({ filter: /^mime-db$/ }, () => ({ path }));
+    const resolve = createRequire(join(root, 'package.json')).resolve;
+    builder.onResolve({ filter: /^mime-(db|types)$/ }, ({ path }) => ({ path: resolve(path) }));
   },
 };
 
@@ -87,7 +89,7 @@ await build({
   platform: 'node',
   target: 'node20',
   external: [...OUTSIDE, ...OTHER_DRIVERS],
-  plugins: [oneMimeDb, onlySqliteDialect],
+  plugins: [oneMimeTable, onlySqliteDialect],
   // Bundled CommonJS libraries call require() for Node's own modules.
   banner: {
     js: "import { createRequire as createRequireForBundle } from 'node:module'; const require = createRequireForBundle(import.meta.url);",
