@@ -132,6 +132,7 @@ export class App {
     await this.notifier.ready(this.statusLine());
     log.info('ready', { url: httpUrl, ms: Date.now() - startedAt, version: VERSION });
     jobs.start();
+    this.social?.startJobs();
   }
 
   private async startDatabase(): Promise<Db> {
@@ -374,6 +375,7 @@ export class App {
       this.social = null;
       await previous?.stop();
       this.social = await SocialSide.start(this.socialOptions, this.config, this.socialSlot);
+      this.social.startJobs();
     };
     this.switching = this.switching.then(rebuild, rebuild);
     return this.switching;

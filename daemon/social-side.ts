@@ -77,6 +77,7 @@ type Stop = { name: string; stop: () => Promise<void> | void };
 
 export class SocialSide {
   private readonly stops: Stop[] = [];
+  private jobs: Jobs | null = null;
 
   private constructor(
     private readonly options: SocialSideOptions,
@@ -143,7 +144,15 @@ export class SocialSide {
     social.scheduleJobs(jobs);
     // The admin tool writes from its own process, where the bus does not reach: catch up each minute.
     jobs.add('instance-counts', '* * * * *', () => counts.refresh());
-    jobs.start();
+    this.jobs = jobs;
+  }
+
+  /**
+   * Schedules the side's periodic jobs: after READY=1 at start-up, since node-cron's first schedule
+   * sets up its time-zone formatting (ICU), which the start need not wait for.
+   */
+  startJobs(): void {
+    this.jobs?.start();
   }
 
   /** The owner's appliance API and pages; owner tokens come from the instance's OAuth store. */

@@ -10,7 +10,8 @@
 // admin tool (dist/bundle/social/admin.js, which the tests use) are entries sharing the daemon's
 // chunks: a tool's process loads knex, protobufjs and the services as a few files, not knex's and
 // lodash's hundreds.
-import { copyFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
@@ -39,6 +40,35 @@ const OTHER_DRIVERS = [
   'tedious',
 ];
 
+/**
+ * koa's `accepts` (mime-types 2, mime-db 1.52) and its `type-is` (mime-types 3, mime-db 1.54) each
+ * bring their own copy of the same table and the maps built from it at load: both use the newer
+ * pair (same API; accepts only looks up short names such as `json` and `html`), so a start
+ * evaluates the table and builds the maps once.
+ */
+const oneMimeTable = {
+  name: 'one-mime-table',
+  setup(builder) {
+    const resolve = createRequire(join(root, 'package.json')).resolve;
+    builder.onResolve({ filter: /^mime-(db|types)$/ }, ({ path }) => ({ path: resolve(path) }));
+  },
+};
+
+/**
+ * knex names every dialect it has in one table of loaders (knex/lib/dialects/index.js); the daemon
+ * uses SQLite's. The others (a seventh of the bundle a start compiles) stay in node_modules, where
+ * knex's loader still finds them.
+ */
+const onlySqliteDialect = {
+  name: 'only-sqlite-dialect',
+  setup(builder) {
+    builder.onResolve({ filter: /^\.\/[\w-]+$/ }, ({ path, importer }) => {
+      if (!/[\\/]knex[\\/]lib[\\/]dialects[\\/]index\.js$/.test(importer) || path === './sqlite3') return undefined;
+      return { path: `knex/lib/dialects/${path.slice(2)}`, external: true };
+    });
+  },
+};
+
 await build({
   entryPoints: [
     join(compiled, 'main.js'),
@@ -59,6 +89,7 @@ await build({
   platform: 'node',
   target: 'node20',
   external: [...OUTSIDE, ...OTHER_DRIVERS],
+  plugins: [oneMimeTable, onlySqliteDialect],
   // Bundled CommonJS libraries call require() for Node's own modules.
   banner: {
     js: "import { createRequire as createRequireForBundle } from 'node:module'; const require = createRequireForBundle(import.meta.url);",
@@ -75,3 +106,10 @@ await build({
 });
 // The entry that sizes the thread pool before any module loads, next to the bundle's main.js.
 copyFileSync(join(compiled, 'entry.cjs'), join(out, 'entry.cjs'));
+
+// The link's schema as protobufjs's JSON descriptor, read at start instead of parsing the .proto
+// (proto/ctrl.proto stays the source: the descriptor names the file's hash, daemon/coproc/schema.ts).
+const schema = await import(pathToFileURL(join(compiled, 'coproc', 'schema.js')).href);
+mkdirSync(dirname(schema.WIRE_DESCRIPTOR_PATH), { recursive: true });
+const descriptor = JSON.stringify(schema.describeWire(readFileSync(schema.PROTO_PATH, 'utf8')));
+writeFileSync(schema.WIRE_DESCRIPTOR_PATH, `${descriptor}\n`);
