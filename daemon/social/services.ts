@@ -39,6 +39,7 @@ import { vapidKeys, type VapidKeys } from './push/vapid.js';
 import { PushService } from './push/service.js';
 import { AnnouncementsService } from './announcements/service.js';
 import { ReportsService } from './reports/service.js';
+import { ReportsRepo } from './reports/repo.js';
 import { AdminAccountsService } from './admin/service.js';
 import { EmailsService } from './emails/service.js';
 import { smtpMailer } from './emails/mailer.js';
@@ -164,7 +165,7 @@ export async function buildServices(
     instance: new InstanceService(new InstanceRepo(ctx), new InstanceIdentity(ctx)),
     push: new PushService(ctx),
     announcements: new AnnouncementsService(ctx),
-    reports: new ReportsService(ctx, limiter),
+    reports: new ReportsService(ctx, new ReportsRepo(ctx), limiter),
     scheduled: new ScheduledStatusesService(ctx, statuses, media),
     admin: new AdminAccountsService(ctx),
     emails: new EmailsService(ctx, ctx.config.smtpUrl ? smtpMailer(ctx.config.smtpUrl, ctx.config.smtpFrom) : null),
