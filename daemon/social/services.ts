@@ -9,6 +9,7 @@ import { OAuthService } from './oauth/service.js';
 import { OnboardingService } from './onboarding/service.js';
 import { InstanceIdentity } from './instance/identity.js';
 import { InvitesService } from './invites/service.js';
+import { InvitesRepo } from './invites/repo.js';
 import { NotificationsService } from './notifications/service.js';
 import { RelationshipsService } from './relationships/service.js';
 import { StatusesService } from './statuses/service.js';
@@ -37,6 +38,7 @@ import { InstanceRepo } from './instance/repo.js';
 import { InstanceService } from './instance/service.js';
 import { vapidKeys, type VapidKeys } from './push/vapid.js';
 import { PushService } from './push/service.js';
+import { PushRepo } from './push/repo.js';
 import { AnnouncementsService } from './announcements/service.js';
 import { ReportsService } from './reports/service.js';
 import { ReportsRepo } from './reports/repo.js';
@@ -145,7 +147,7 @@ export async function buildServices(
     oauth,
     accounts,
     onboarding: new OnboardingService(accounts, oauth),
-    invites: new InvitesService(ctx),
+    invites: new InvitesService(new InvitesRepo(ctx), ctx.now),
     notifications,
     relationships,
     statuses,
@@ -163,7 +165,7 @@ export async function buildServices(
     timelines: new TimelinesService(new TimelinesRepo(ctx), tags),
     search: new SearchService(ctx, statuses.visibility, remote),
     instance: new InstanceService(new InstanceRepo(ctx), new InstanceIdentity(ctx)),
-    push: new PushService(ctx),
+    push: new PushService(ctx, new PushRepo(ctx)),
     announcements: new AnnouncementsService(ctx),
     reports: new ReportsService(ctx, new ReportsRepo(ctx), limiter),
     scheduled: new ScheduledStatusesService(ctx, statuses, media),
