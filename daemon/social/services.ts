@@ -43,6 +43,7 @@ import { AnnouncementsService } from './announcements/service.js';
 import { ReportsService } from './reports/service.js';
 import { ReportsRepo } from './reports/repo.js';
 import { AdminAccountsService } from './admin/service.js';
+import { AdminRepo } from './admin/repo.js';
 import { EmailsService } from './emails/service.js';
 import { smtpMailer } from './emails/mailer.js';
 import { ScheduledStatusesService } from './scheduled/service.js';
@@ -169,7 +170,7 @@ export async function buildServices(
     announcements: new AnnouncementsService(ctx),
     reports: new ReportsService(ctx, new ReportsRepo(ctx), limiter),
     scheduled: new ScheduledStatusesService(ctx, statuses, media),
-    admin: new AdminAccountsService(ctx),
+    admin: new AdminAccountsService(ctx, new AdminRepo(ctx)),
     emails: new EmailsService(ctx, ctx.config.smtpUrl ? smtpMailer(ctx.config.smtpUrl, ctx.config.smtpFrom) : null),
     conversations: new ConversationsService(new ConversationsRepo(ctx)),
     featured: new FeaturedService(featuredRepo, tags, relationships, ctx.now),
