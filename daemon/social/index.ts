@@ -21,6 +21,7 @@ import { instanceCounts, type InstanceCounts } from './instance-counts.js';
 import { StreamHub } from './streaming/hub.js';
 import { StreamingServer } from './streaming/server.js';
 import { PushDelivery } from './push/delivery.js';
+import { PushRepo } from './push/repo.js';
 import { PeerClient } from './federation/net/client.js';
 import { LinkVerifier } from './accounts/link-verification.js';
 import { VERSION } from '../version.js';
@@ -108,7 +109,13 @@ export class Social {
       allowPrivate: config.federationAllowPrivate,
       userAgent: `Nestbox/${VERSION} (+${config.baseUrl}/)`,
     });
-    const push = new PushDelivery(this.ctx, services.push, services.notifications, () => services.vapid, outbound);
+    const push = new PushDelivery(
+      this.ctx,
+      new PushRepo(this.ctx),
+      services.notifications,
+      () => services.vapid,
+      outbound,
+    );
     push.start();
     const links = new LinkVerifier({
       accounts: services.accounts,

@@ -9,6 +9,7 @@ import { OAuthService } from './oauth/service.js';
 import { OnboardingService } from './onboarding/service.js';
 import { InstanceIdentity } from './instance/identity.js';
 import { InvitesService } from './invites/service.js';
+import { InvitesRepo } from './invites/repo.js';
 import { NotificationsService } from './notifications/service.js';
 import { RelationshipsService } from './relationships/service.js';
 import { StatusesService } from './statuses/service.js';
@@ -37,9 +38,12 @@ import { InstanceRepo } from './instance/repo.js';
 import { InstanceService } from './instance/service.js';
 import { vapidKeys, type VapidKeys } from './push/vapid.js';
 import { PushService } from './push/service.js';
+import { PushRepo } from './push/repo.js';
 import { AnnouncementsService } from './announcements/service.js';
 import { ReportsService } from './reports/service.js';
+import { ReportsRepo } from './reports/repo.js';
 import { AdminAccountsService } from './admin/service.js';
+import { AdminRepo } from './admin/repo.js';
 import { EmailsService } from './emails/service.js';
 import { smtpMailer } from './emails/mailer.js';
 import { ScheduledStatusesService } from './scheduled/service.js';
@@ -144,7 +148,7 @@ export async function buildServices(
     oauth,
     accounts,
     onboarding: new OnboardingService(accounts, oauth),
-    invites: new InvitesService(ctx),
+    invites: new InvitesService(new InvitesRepo(ctx), ctx.now),
     notifications,
     relationships,
     statuses,
@@ -162,11 +166,11 @@ export async function buildServices(
     timelines: new TimelinesService(new TimelinesRepo(ctx), tags),
     search: new SearchService(ctx, statuses.visibility, remote),
     instance: new InstanceService(new InstanceRepo(ctx), new InstanceIdentity(ctx)),
-    push: new PushService(ctx),
+    push: new PushService(ctx, new PushRepo(ctx)),
     announcements: new AnnouncementsService(ctx),
-    reports: new ReportsService(ctx, limiter),
+    reports: new ReportsService(ctx, new ReportsRepo(ctx), limiter),
     scheduled: new ScheduledStatusesService(ctx, statuses, media),
-    admin: new AdminAccountsService(ctx),
+    admin: new AdminAccountsService(ctx, new AdminRepo(ctx)),
     emails: new EmailsService(ctx, ctx.config.smtpUrl ? smtpMailer(ctx.config.smtpUrl, ctx.config.smtpFrom) : null),
     conversations: new ConversationsService(new ConversationsRepo(ctx)),
     featured: new FeaturedService(featuredRepo, tags, relationships, ctx.now),

@@ -195,4 +195,13 @@ export class AccountsRepo {
       [code],
     );
   }
+
+  /** How many follow requests wait for the account's answer. */
+  async followRequestCount(accountId: string): Promise<number> {
+    const row = await this.ctx.reader.get<{ n: number }>(
+      'SELECT count(*) AS n FROM follow_requests WHERE target_account_id = ?',
+      [accountId],
+    );
+    return row?.n ?? 0;
+  }
 }

@@ -39,11 +39,9 @@ export function accountRoutes(routes: Routes, deps: AccountRouteDeps): void {
     const [row, user, requests] = await Promise.all([
       accounts.get(accountId),
       accounts.user(accountId),
-      social.reader.get<{ n: number }>('SELECT count(*) AS n FROM follow_requests WHERE target_account_id = ?', [
-        accountId,
-      ]),
+      accounts.followRequestCount(accountId),
     ]);
-    return serializeCredentialAccount(row, user, requests?.n ?? 0, baseUrl);
+    return serializeCredentialAccount(row, user, requests, baseUrl);
   }
 
   routes.post('/api/v1/accounts', { scopes: write('accounts'), user: false }, async (ctx) => {

@@ -270,6 +270,11 @@ export class AccountsService {
     return user;
   }
 
+  /** How many follow requests wait for the account's answer (its credential account shows it). */
+  followRequestCount(accountId: string): Promise<number> {
+    return this.repo.followRequestCount(accountId);
+  }
+
   /** A local account by username, suspended ones included (the public pages answer 410 for them). */
   localByUsername(username: string): Promise<AccountRow | undefined> {
     return this.repo.byUsername(username, null);

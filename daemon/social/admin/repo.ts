@@ -92,4 +92,26 @@ export class AdminRepo {
       [JSON.stringify(ids)],
     );
   }
+
+  async approve(id: string): Promise<void> {
+    await this.ctx.db.raw(`UPDATE users SET approved = 1 WHERE account_id = ?`, [id]);
+  }
+
+  async remove(id: string): Promise<void> {
+    await this.ctx.db.raw(`DELETE FROM accounts WHERE id = ?`, [id]);
+  }
+
+  /** Sets or clears (null) when the account was silenced. */
+  async setSilencedAt(id: string, at: string | null): Promise<void> {
+    await this.ctx.db.raw(`UPDATE accounts SET silenced_at = ? WHERE id = ?`, [at, id]);
+  }
+
+  /** Sets or clears (null) when the account was suspended. */
+  async setSuspendedAt(id: string, at: string | null): Promise<void> {
+    await this.ctx.db.raw(`UPDATE accounts SET suspended_at = ? WHERE id = ?`, [at, id]);
+  }
+
+  async setDisabled(id: string, disabled: boolean): Promise<void> {
+    await this.ctx.db.raw(`UPDATE users SET disabled = ? WHERE account_id = ?`, [disabled ? 1 : 0, id]);
+  }
 }

@@ -5,16 +5,15 @@
 import { notFound, unprocessable, forbidden } from '../../lib/errors.js';
 import type { SocialContext } from '../context.js';
 import { nowIso } from '../time.js';
-import { AdminRepo, type AdminRow } from './repo.js';
+import type { AdminRepo, AdminRow } from './repo.js';
 
 export const ACTIONS = ['none', 'sensitive', 'disable', 'silence', 'suspend'] as const;
 
 export class AdminAccountsService {
-  readonly repo: AdminRepo;
-
-  constructor(private readonly ctx: SocialContext) {
-    this.repo = new AdminRepo(ctx);
-  }
+  constructor(
+    private readonly ctx: SocialContext,
+    private readonly repo: AdminRepo,
+  ) {}
 
   // The reads routes answer with, as the repo makes them.
   list(...args: Parameters<AdminRepo['list']>): ReturnType<AdminRepo['list']> {
@@ -41,7 +40,7 @@ export class AdminAccountsService {
   async approve(id: string): Promise<AdminRow> {
     const row = await this.target(id);
     if (row.approved !== 0) throw forbidden('This action is not allowed');
-    await this.ctx.db.raw(`UPDATE users SET approved = 1 WHERE account_id = ?`, [id]);
+    await this.repo.approve(id);
     this.ctx.events.emit('account.updated', { accountId: id });
     return this.get(id);
   }
@@ -50,7 +49,7 @@ export class AdminAccountsService {
   async reject(id: string): Promise<AdminRow> {
     const row = await this.target(id);
     if (row.approved !== 0) throw forbidden('This action is not allowed');
-    await this.ctx.db.raw(`DELETE FROM accounts WHERE id = ?`, [id]);
+    await this.repo.remove(id);
     return row;
   }
 
@@ -59,17 +58,17 @@ export class AdminAccountsService {
       throw unprocessable('Validation failed: Type is not included in the list');
     await this.target(id);
     const now = nowIso(this.ctx.now());
-    if (type === 'silence') await this.ctx.db.raw(`UPDATE accounts SET silenced_at = ? WHERE id = ?`, [now, id]);
-    if (type === 'suspend') await this.ctx.db.raw(`UPDATE accounts SET suspended_at = ? WHERE id = ?`, [now, id]);
-    if (type === 'disable') await this.ctx.db.raw(`UPDATE users SET disabled = 1 WHERE account_id = ?`, [id]);
+    if (type === 'silence') await this.repo.setSilencedAt(id, now);
+    if (type === 'suspend') await this.repo.setSuspendedAt(id, now);
+    if (type === 'disable') await this.repo.setDisabled(id, true);
     this.ctx.events.emit('account.updated', { accountId: id });
   }
 
   async undo(id: string, what: 'unsilence' | 'unsuspend' | 'enable'): Promise<AdminRow> {
     await this.target(id);
-    if (what === 'unsilence') await this.ctx.db.raw(`UPDATE accounts SET silenced_at = NULL WHERE id = ?`, [id]);
-    if (what === 'unsuspend') await this.ctx.db.raw(`UPDATE accounts SET suspended_at = NULL WHERE id = ?`, [id]);
-    if (what === 'enable') await this.ctx.db.raw(`UPDATE users SET disabled = 0 WHERE account_id = ?`, [id]);
+    if (what === 'unsilence') await this.repo.setSilencedAt(id, null);
+    if (what === 'unsuspend') await this.repo.setSuspendedAt(id, null);
+    if (what === 'enable') await this.repo.setDisabled(id, false);
     this.ctx.events.emit('account.updated', { accountId: id });
     return this.get(id);
   }

@@ -7,8 +7,8 @@
  */
 import { randomInt } from 'node:crypto';
 import { notFound, unprocessable } from '../../lib/errors.js';
-import type { SocialContext } from '../context.js';
 import { nowIso } from '../time.js';
+import type { InvitedAccount, InviteRow, InvitesRepo } from './repo.js';
 
 /** Mastodon's choices for an invite's lifetime (seconds) and uses. */
 export const EXPIRY_CHOICES = [1800, 3600, 21600, 43200, 86400, 604800] as const;
@@ -18,30 +18,16 @@ const CODE_LENGTH = 10;
 
 export type InviteState = 'usable' | 'expired' | 'used_up';
 
-export interface InviteRow {
-  id: string;
-  code: string;
-  max_uses: number | null;
-  uses: number;
-  expires_at: string | null;
-  created_at: string;
-}
-
-export interface InvitedAccount {
-  id: string;
-  username: string;
-  display_name: string;
-  created_at: string;
-  invite_code: string;
-}
-
-const COLUMNS = 'CAST(id AS TEXT) AS id, code, max_uses, uses, expires_at, created_at';
+export type { InviteRow, InvitedAccount } from './repo.js';
 
 export class InvitesService {
-  constructor(private readonly ctx: SocialContext) {}
+  constructor(
+    private readonly repo: InvitesRepo,
+    private readonly now: () => number,
+  ) {}
 
   state(invite: Pick<InviteRow, 'max_uses' | 'uses' | 'expires_at'>): InviteState {
-    return inviteState(invite, this.ctx.now());
+    return inviteState(invite, this.now());
   }
 
   /** Makes an invite owned by `accountId`; `expiresInS`/`maxUses` null mean never/unlimited. */
@@ -59,48 +45,35 @@ export class InvitesService {
       ];
     if (Object.keys(details).length)
       throw unprocessable(`Validation failed: ${Object.keys(details).join(', ')} not allowed`, details);
-    const now = this.ctx.now();
+    const now = this.now();
     const code = Array.from({ length: CODE_LENGTH }, () => CODE_ALPHABET[randomInt(CODE_ALPHABET.length)]).join('');
-    const [id] = await this.ctx.db('invites').insert({
+    const id = await this.repo.insert({
       code,
-      account_id: accountId,
-      max_uses: maxUses === null ? null : Number(maxUses),
-      uses: 0,
-      expires_at: expiresInS === null ? null : nowIso(now + Number(expiresInS) * 1000),
-      created_at: nowIso(now),
+      accountId,
+      maxUses: maxUses === null ? null : Number(maxUses),
+      expiresAt: expiresInS === null ? null : nowIso(now + Number(expiresInS) * 1000),
+      createdAt: nowIso(now),
     });
-    return (await this.byId(String(id)))!;
+    return (await this.repo.byId(id))!;
   }
 
   list(): Promise<InviteRow[]> {
-    return this.ctx.reader.all<InviteRow>(`SELECT ${COLUMNS} FROM invites ORDER BY id DESC`);
+    return this.repo.list();
   }
 
   byCode(code: string): Promise<InviteRow | undefined> {
-    return this.ctx.reader.get<InviteRow>(`SELECT ${COLUMNS} FROM invites WHERE code = ?`, [code]);
-  }
-
-  private byId(id: string): Promise<InviteRow | undefined> {
-    return this.ctx.reader.get<InviteRow>(`SELECT ${COLUMNS} FROM invites WHERE id = ?`, [id]);
+    return this.repo.byCode(code);
   }
 
   /** Ends an invite now (Mastodon's "expire"): links already shared stop working. */
   async expire(id: string): Promise<InviteRow> {
-    const changed = await this.ctx
-      .db('invites')
-      .whereRaw('id = ?', [id])
-      .update({ expires_at: nowIso(this.ctx.now()) });
-    if (!changed) throw notFound();
-    return (await this.byId(id))!;
+    if (!(await this.repo.setExpiresAt(id, nowIso(this.now())))) throw notFound();
+    return (await this.repo.byId(id))!;
   }
 
   /** The local accounts that came in through an invite, newest first. */
   invitedAccounts(): Promise<InvitedAccount[]> {
-    return this.ctx.reader.all<InvitedAccount>(
-      `SELECT CAST(a.id AS TEXT) AS id, a.username, a.display_name, u.created_at, i.code AS invite_code
-         FROM users u JOIN accounts a ON a.id = u.account_id JOIN invites i ON i.id = u.invite_id
-        ORDER BY u.created_at DESC, a.id DESC`,
-    );
+    return this.repo.invitedAccounts();
   }
 }
 

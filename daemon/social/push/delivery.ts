@@ -9,7 +9,7 @@
 import type { SocialContext } from '../context.js';
 import type { NotificationsService } from '../notifications/service.js';
 import { webPush, type VapidKeys } from './vapid.js';
-import type { PushRow, PushService } from './service.js';
+import type { PushRepo, PushRow } from './repo.js';
 import { ForbiddenAddressError } from '../federation/net/address-policy.js';
 import type { PeerClient } from '../federation/net/client.js';
 
@@ -31,7 +31,7 @@ export class PushDelivery {
 
   constructor(
     private readonly ctx: SocialContext,
-    private readonly push: PushService,
+    private readonly repo: PushRepo,
     private readonly notifications: NotificationsService,
     private readonly vapid: () => VapidKeys,
     private readonly sender: PushSender,
@@ -48,14 +48,11 @@ export class PushDelivery {
   }
 
   private async deliver(e: { notificationId: string; accountId: string; type: string }): Promise<void> {
-    const subscriptions = await this.push.ofAccount(e.accountId);
+    const subscriptions = await this.repo.ofAccount(e.accountId);
     if (subscriptions.length === 0) return;
     const row = await this.notifications.find(e.accountId, e.notificationId);
     if (!row || row.filtered) return;
-    const sender = await this.ctx.reader.get<{ username: string; display_name: string; avatar: string | null }>(
-      `SELECT username, display_name, avatar FROM accounts WHERE id = ?`,
-      [row.from_account_id],
-    );
+    const sender = await this.repo.sender(row.from_account_id);
     for (const subscription of subscriptions) {
       const alerts = JSON.parse(subscription.alerts) as Record<string, boolean>;
       if (!alerts[row.type] || !(await this.policyAllows(subscription, row.from_account_id))) continue;
@@ -72,10 +69,7 @@ export class PushDelivery {
   }
 
   private async policyAllows(subscription: PushRow, fromId: string): Promise<boolean> {
-    const follows = async (a: string, b: string) =>
-      Boolean(
-        await this.ctx.reader.get(`SELECT 1 AS x FROM follows WHERE account_id = ? AND target_account_id = ?`, [a, b]),
-      );
+    const follows = (a: string, b: string) => this.repo.follows(a, b);
     switch (subscription.policy) {
       case 'all':
         return true;
@@ -118,7 +112,7 @@ export class PushDelivery {
       }
       if (status >= 200 && status < 300) return;
       if (status === 404 || status === 410) {
-        await this.push.drop(subscription.id);
+        await this.repo.remove(subscription.id);
         this.ctx.log.info('push subscription dropped', { subscription_id: subscription.id, status });
         return;
       }

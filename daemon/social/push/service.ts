@@ -7,6 +7,7 @@ import { notFound, unprocessable } from '../../lib/errors.js';
 import type { SocialContext } from '../context.js';
 import { nowIso } from '../time.js';
 import { checkUrl, type AddressPolicy } from '../federation/net/address-policy.js';
+import type { PushRepo, PushRow } from './repo.js';
 
 export const POLICIES = ['all', 'followed', 'follower', 'none'] as const;
 export const ALERT_TYPES = [
@@ -24,17 +25,6 @@ export const ALERT_TYPES = [
   'quoted_update',
 ] as const;
 
-export interface PushRow {
-  id: number;
-  token_id: string;
-  account_id: string;
-  endpoint: string;
-  key_p256dh: string;
-  key_auth: string;
-  alerts: string;
-  policy: string;
-  standard: number;
-}
 export interface SubscriptionInput {
   endpoint?: string;
   p256dh?: string;
@@ -46,17 +36,14 @@ export interface DataInput {
   policy?: string;
 }
 
-const COLUMNS = `id, CAST(token_id AS TEXT) AS token_id, CAST(account_id AS TEXT) AS account_id, endpoint, key_p256dh, key_auth, alerts, policy, standard`;
-
 export class PushService {
-  constructor(private readonly ctx: SocialContext) {}
+  constructor(
+    private readonly ctx: SocialContext,
+    private readonly repo: PushRepo,
+  ) {}
 
   get(tokenId: string): Promise<PushRow | undefined> {
-    return this.ctx.reader.get<PushRow>(`SELECT ${COLUMNS} FROM push_subscriptions WHERE token_id = ?`, [tokenId]);
-  }
-
-  ofAccount(accountId: string): Promise<PushRow[]> {
-    return this.ctx.reader.all<PushRow>(`SELECT ${COLUMNS} FROM push_subscriptions WHERE account_id = ?`, [accountId]);
+    return this.repo.byToken(tokenId);
   }
 
   /** Creates or replaces the token's subscription. */
@@ -66,22 +53,16 @@ export class PushService {
     const auth = checkKey(sub.auth, 16, 'auth');
     const policy = checkPolicy(data.policy ?? 'all');
     const alerts = mergeAlerts({}, data.alerts);
-    await this.ctx.db.transaction(async (trx) => {
-      await trx.raw(`DELETE FROM push_subscriptions WHERE token_id = ?`, [tokenId]);
-      await trx.raw(
-        `INSERT INTO push_subscriptions (token_id, account_id, endpoint, key_p256dh, key_auth, alerts, policy, standard, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        [
-          tokenId,
-          accountId,
-          endpoint,
-          p256dh,
-          auth,
-          JSON.stringify(alerts),
-          policy,
-          sub.standard ? 1 : 0,
-          nowIso(this.ctx.now()),
-        ],
-      );
+    await this.repo.replace({
+      tokenId,
+      accountId,
+      endpoint,
+      p256dh,
+      auth,
+      alerts,
+      policy,
+      standard: sub.standard ?? false,
+      createdAt: nowIso(this.ctx.now()),
     });
     return (await this.get(tokenId))!;
   }
@@ -91,20 +72,12 @@ export class PushService {
     if (!row) throw notFound();
     const policy = data.policy === undefined ? row.policy : checkPolicy(data.policy);
     const alerts = mergeAlerts(JSON.parse(row.alerts) as Record<string, boolean>, data.alerts);
-    await this.ctx.db.raw(`UPDATE push_subscriptions SET alerts = ?, policy = ? WHERE id = ?`, [
-      JSON.stringify(alerts),
-      policy,
-      row.id,
-    ]);
+    await this.repo.setAlertsAndPolicy(row.id, alerts, policy);
     return (await this.get(tokenId))!;
   }
 
-  async remove(tokenId: string): Promise<void> {
-    await this.ctx.db.raw(`DELETE FROM push_subscriptions WHERE token_id = ?`, [tokenId]);
-  }
-
-  async drop(id: number): Promise<void> {
-    await this.ctx.db.raw(`DELETE FROM push_subscriptions WHERE id = ?`, [id]);
+  remove(tokenId: string): Promise<void> {
+    return this.repo.removeByToken(tokenId);
   }
 }
 

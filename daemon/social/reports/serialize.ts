@@ -1,5 +1,5 @@
 /** The fields Mastodon's Report and Admin::Report share. */
-import type { ReportRow } from './service.js';
+import type { ReportRow } from './repo.js';
 
 export function reportFields(row: ReportRow): Record<string, unknown> {
   return {

@@ -7,10 +7,8 @@ import { notFound, unprocessable } from '../../lib/errors.js';
 import type { SocialContext } from '../context.js';
 import { nowIso } from '../time.js';
 import { FAMILIES, type RateLimitHeaders, type RateLimiter } from '../ratelimit/limiter.js';
-import { visibleBy } from '../statuses/visibility.js';
-import { cursorPageSql, type PageQuery } from '../store/paging.js';
-
-type ReviewRow = Omit<ReviewedReport, 'status_ids' | 'rules'> & { status_ids_json: string };
+import type { PageQuery } from '../store/paging.js';
+import type { ReportFilter, ReportRow, ReportsRepo, ReviewRow } from './repo.js';
 
 export const CATEGORIES = ['spam', 'legal', 'violation', 'other'] as const;
 export const MAX_COMMENT = 1000;
@@ -25,17 +23,6 @@ export interface NewReport {
   ruleIds: string[];
 }
 
-export interface ReportRow {
-  id: string;
-  target_account_id: string;
-  comment: string;
-  category: string;
-  rule_ids: string;
-  forwarded: number;
-  action_taken_at: string | null;
-  created_at: string;
-}
-
 /** A report as the owner reviews it: who reported, and which statuses and rules it cites. */
 export interface ReviewedReport extends ReportRow {
   account_id: string;
@@ -43,21 +30,10 @@ export interface ReviewedReport extends ReportRow {
   rules: Array<{ id: string; text: string; hint: string }>;
 }
 
-/** Which reports the owner lists: resolved or not, and by reporter or reported account. */
-export interface ReportFilter {
-  resolved: boolean;
-  accountId?: string;
-  targetAccountId?: string;
-}
-
-const REVIEW_COLUMNS = `CAST(r.id AS TEXT) AS id, CAST(r.account_id AS TEXT) AS account_id,
-  CAST(r.target_account_id AS TEXT) AS target_account_id, r.comment, r.category, r.rule_ids, r.forwarded,
-  r.action_taken_at, r.created_at,
-  (SELECT json_group_array(CAST(status_id AS TEXT)) FROM report_statuses WHERE report_id = r.id) AS status_ids_json`;
-
 export class ReportsService {
   constructor(
     private readonly ctx: SocialContext,
+    private readonly repo: ReportsRepo,
     private readonly limiter: RateLimiter,
   ) {}
 
@@ -66,10 +42,7 @@ export class ReportsService {
     input: NewReport,
   ): Promise<{ row: ReportRow; statusIds: string[]; headers: RateLimitHeaders }> {
     if (!input.accountId) throw unprocessable("Validation failed: Account can't be blank");
-    const target = await this.ctx.reader.get<{ id: string; domain: string | null }>(
-      `SELECT CAST(id AS TEXT) AS id, domain FROM accounts WHERE id = ?`,
-      [input.accountId],
-    );
+    const target = await this.repo.account(input.accountId);
     if (!target) throw notFound();
     if (target.id === reporterId) throw unprocessable('Validation failed: You cannot report yourself');
     const category = input.category ?? (input.ruleIds.length ? 'violation' : 'other');
@@ -84,74 +57,50 @@ export class ReportsService {
       ? input.forwardToDomains.map((d) => d.toLowerCase()).filter((d) => d === target.domain!.toLowerCase())
       : [];
     const forwarded = input.forward && target.domain !== null;
-    let id = '';
-    let headers!: RateLimitHeaders;
-    await this.ctx.db.transaction(async (trx) => {
-      headers = await this.limiter.record(trx, reporterId, FAMILIES.reports);
-      const rows = await trx.raw<Array<{ id: string }>>(
-        `INSERT INTO reports (account_id, target_account_id, comment, category, rule_ids, forwarded, forward_to_domains, created_at)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING CAST(id AS TEXT) AS id`,
-        [
-          reporterId,
-          target.id,
-          comment,
-          category,
-          JSON.stringify(ruleIds),
-          forwarded ? 1 : 0,
-          JSON.stringify(domains),
-          nowIso(this.ctx.now()),
-        ],
-      );
-      id = rows[0].id;
-      for (const statusId of statusIds)
-        await trx.raw(`INSERT INTO report_statuses (report_id, status_id) VALUES (?, ?)`, [id, statusId]);
+    const { id, headers } = await this.ctx.db.transaction(async (trx) => {
+      const counted = await this.limiter.record(trx, reporterId, FAMILIES.reports);
+      const inserted = await this.repo.insert(trx, {
+        accountId: reporterId,
+        targetAccountId: target.id,
+        comment,
+        category,
+        ruleIds,
+        forwarded,
+        forwardToDomains: domains,
+        statusIds,
+        createdAt: nowIso(this.ctx.now()),
+      });
+      return { id: inserted, headers: counted };
     });
     if (forwarded) this.ctx.events.emit('report.forwarded', { reportId: id });
-    const row = (await this.ctx.reader.get<ReportRow>(
-      `SELECT CAST(id AS TEXT) AS id, CAST(target_account_id AS TEXT) AS target_account_id, comment, category, rule_ids, forwarded,
-      action_taken_at, created_at FROM reports WHERE id = ?`,
-      [id],
-    ))!;
+    const row = (await this.repo.row(id))!;
     return { row, statusIds, headers };
   }
 
   /** The owner's list of reports, newest first, paged by id (Mastodon's admin reports). */
   async list(filter: ReportFilter, page: PageQuery): Promise<ReviewedReport[]> {
-    const { sql, params } = cursorPageSql(
-      {
-        select: REVIEW_COLUMNS,
-        from: 'reports r',
-        where: `(r.action_taken_at IS NOT NULL) = ?1 AND r.account_id = coalesce(?2, r.account_id)
-          AND r.target_account_id = coalesce(?3, r.target_account_id)`,
-        cursor: 'r.id',
-      },
-      [filter.resolved ? 1 : 0, filter.accountId ?? null, filter.targetAccountId ?? null],
-      page,
-    );
-    return this.reviewed(await this.ctx.reader.all(sql, params));
+    return this.reviewed(await this.repo.list(filter, page));
   }
 
   async get(id: string): Promise<ReviewedReport> {
-    const rows = await this.ctx.reader.all<ReviewRow>(`SELECT ${REVIEW_COLUMNS} FROM reports r WHERE r.id = ?`, [id]);
-    if (rows.length === 0) throw notFound();
-    return (await this.reviewed(rows))[0];
+    const row = await this.repo.review(id);
+    if (!row) throw notFound();
+    return (await this.reviewed([row]))[0];
   }
 
   /** Marks a report resolved (action taken) or open again. */
   async setResolved(id: string, resolved: boolean): Promise<ReviewedReport> {
     await this.get(id);
-    await this.ctx.db.raw(`UPDATE reports SET action_taken_at = ? WHERE id = ?`, [
-      resolved ? nowIso(this.ctx.now()) : null,
-      id,
-    ]);
+    await this.repo.setActionTakenAt(id, resolved ? nowIso(this.ctx.now()) : null);
     return this.get(id);
   }
 
   private async reviewed(rows: ReviewRow[]): Promise<ReviewedReport[]> {
     const rules = new Map(
-      (
-        await this.ctx.reader.all<{ id: number; text: string; hint: string }>(`SELECT id, text, hint FROM server_rules`)
-      ).map((rule) => [rule.id, { id: String(rule.id), text: rule.text, hint: rule.hint }]),
+      (await this.repo.serverRules()).map((rule) => [
+        rule.id,
+        { id: String(rule.id), text: rule.text, hint: rule.hint },
+      ]),
     );
     return rows.map(({ status_ids_json, ...row }) => ({
       ...row,
@@ -164,19 +113,20 @@ export class ReportsService {
    * A report a peer forwarded (a Flag) against local account `targetId`, from `reporterId` (the
    * peer's actor, usually its instance actor): stored as a local user's report is, as "other".
    */
-  async receive(reporterId: string, targetId: string, statusIds: readonly string[], comment: string): Promise<string> {
-    let id = '';
-    await this.ctx.db.transaction(async (trx) => {
-      const rows = await trx.raw<Array<{ id: string }>>(
-        `INSERT INTO reports (account_id, target_account_id, comment, category, rule_ids, forwarded, forward_to_domains, created_at)
-        VALUES (?, ?, ?, 'other', '[]', 0, '[]', ?) RETURNING CAST(id AS TEXT) AS id`,
-        [reporterId, targetId, [...comment].slice(0, MAX_COMMENT).join(''), nowIso(this.ctx.now())],
-      );
-      id = rows[0].id;
-      for (const statusId of new Set(statusIds))
-        await trx.raw(`INSERT INTO report_statuses (report_id, status_id) VALUES (?, ?)`, [id, statusId]);
-    });
-    return id;
+  receive(reporterId: string, targetId: string, statusIds: readonly string[], comment: string): Promise<string> {
+    return this.ctx.db.transaction((trx) =>
+      this.repo.insert(trx, {
+        accountId: reporterId,
+        targetAccountId: targetId,
+        comment: [...comment].slice(0, MAX_COMMENT).join(''),
+        category: 'other',
+        ruleIds: [],
+        forwarded: false,
+        forwardToDomains: [],
+        statusIds,
+        createdAt: nowIso(this.ctx.now()),
+      }),
+    );
   }
 
   /**
@@ -186,12 +136,8 @@ export class ReportsService {
   private async checkStatuses(reporterId: string, targetId: string, ids: string[]): Promise<string[]> {
     const unique = [...new Set(ids)];
     if (unique.length === 0) return [];
-    const rows = await this.ctx.reader.all<{ id: string }>(
-      `SELECT CAST(s.id AS TEXT) AS id FROM statuses s
-      WHERE s.account_id = ?1 AND s.id IN (SELECT CAST(value AS INTEGER) FROM json_each(?2)) AND ${visibleBy('?3')}`,
-      [targetId, JSON.stringify(unique), reporterId],
-    );
-    if (rows.length !== unique.length) throw notFound();
+    const found = await this.repo.visibleStatusesOf(targetId, unique, reporterId);
+    if (found.length !== unique.length) throw notFound();
     return unique;
   }
 
@@ -199,11 +145,8 @@ export class ReportsService {
     const wanted = [...new Set(ids.map(Number))];
     if (wanted.length === 0 || wanted.some((n) => !Number.isInteger(n)))
       throw unprocessable('Validation failed: Rule ids must name the broken rules');
-    const rows = await this.ctx.reader.all<{ id: number }>(
-      `SELECT id FROM server_rules WHERE id IN (SELECT value FROM json_each(?))`,
-      [JSON.stringify(wanted)],
-    );
-    if (rows.length !== wanted.length) throw unprocessable('Validation failed: Rule ids contain an unknown rule');
+    if ((await this.repo.existingRules(wanted)).length !== wanted.length)
+      throw unprocessable('Validation failed: Rule ids contain an unknown rule');
     return wanted;
   }
 }
