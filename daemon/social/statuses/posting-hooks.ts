@@ -48,3 +48,31 @@ export interface StatusHooks {
   create: readonly StatusCreateHook[];
   edit: readonly StatusEditHook[];
 }
+
+/**
+ * A peer's new status as federation read it: its columns (sanitized content, the audience as a
+ * visibility, `created_at` when the peer says it was published), the local id of the status it
+ * answers when that is known here, and the accounts it mentions (`domain` null for ours: only
+ * they are notified).
+ */
+export interface PeerStatus {
+  columns: {
+    account_id: string;
+    uri: string;
+    url: string;
+    text: string;
+    content: string;
+    spoiler_text: string;
+    sensitive: number;
+    visibility: string;
+    language: string | null;
+    /** The custom emoji its text and warning use, as stored JSON. */
+    emojis: string;
+    created_at: string;
+  };
+  inReplyToId: string | null;
+  mentions: ReadonlyArray<{ id: string; domain: string | null }>;
+}
+
+/** A step of a peer's status run inside its transaction (its media, hashtags, poll). */
+export type PeerStatusStep = (trx: Knex, statusId: string) => Promise<void>;

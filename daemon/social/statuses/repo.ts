@@ -190,6 +190,15 @@ export class StatusesRepo {
     );
   }
 
+  /** The id of a status not deleted whose ActivityPub id or web address is `address` (search resolve). */
+  async idAt(address: string): Promise<string | undefined> {
+    const row = await this.ctx.reader.get<{ id: string }>(
+      `SELECT CAST(id AS TEXT) AS id FROM statuses WHERE (uri = ?1 OR url = ?1) AND deleted_at IS NULL`,
+      [address],
+    );
+    return row?.id;
+  }
+
   /** An edit's new text and terms (the history is kept by StatusEditsRepo around it). */
   async updateEdited(trx: Knex, statusId: string, patch: Record<string, unknown>): Promise<void> {
     await trx('statuses').whereRaw('id = ?', [statusId]).update(patch);
