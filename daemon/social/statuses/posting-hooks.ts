@@ -1,6 +1,7 @@
 /** What posting and editing take in, and the resources (media, hashtags, polls) that take part in them. */
 import type { Knex } from 'knex';
 import type { AccountRow } from '../accounts/repo.js';
+import type { StatusRow } from './repo.js';
 import type { PollInput } from '../polls/params.js';
 
 export interface NewStatus {
@@ -56,20 +57,20 @@ export interface StatusHooks {
  * they are notified).
  */
 export interface PeerStatus {
-  columns: {
-    account_id: string;
-    uri: string;
-    url: string;
-    text: string;
-    content: string;
-    spoiler_text: string;
-    sensitive: number;
-    visibility: string;
-    language: string | null;
-    /** The custom emoji its text and warning use, as stored JSON. */
-    emojis: string;
-    created_at: string;
-  };
+  columns: Pick<
+    StatusRow,
+    | 'account_id'
+    | 'uri'
+    | 'url'
+    | 'text'
+    | 'content'
+    | 'spoiler_text'
+    | 'sensitive'
+    | 'visibility'
+    | 'language'
+    | 'emojis'
+    | 'created_at'
+  >;
   inReplyToId: string | null;
   mentions: ReadonlyArray<{ id: string; domain: string | null }>;
 }

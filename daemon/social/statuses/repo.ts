@@ -216,12 +216,17 @@ export class StatusesRepo {
     return rows[0].id;
   }
 
-  async insertMentions(trx: Knex, statusId: string, accountIds: readonly string[]): Promise<void> {
-    for (const accountId of accountIds)
-      await trx.raw(`INSERT INTO mentions (status_id, account_id) VALUES (?, ?) ON CONFLICT DO NOTHING`, [
-        statusId,
-        accountId,
-      ]);
+  /** Adds the status's mentions of `accountIds`; returns those it did not have yet. */
+  async insertMentions(trx: Knex, statusId: string, accountIds: readonly string[]): Promise<string[]> {
+    const added: string[] = [];
+    for (const accountId of accountIds) {
+      const rows = await trx.raw<Array<{ id: string }>>(
+        `INSERT INTO mentions (status_id, account_id) VALUES (?, ?) ON CONFLICT DO NOTHING RETURNING CAST(account_id AS TEXT) AS id`,
+        [statusId, accountId],
+      );
+      added.push(...rows.map((row) => row.id));
+    }
+    return added;
   }
 
   /** Inserts (account, status) into an action table; false when it was already there. */

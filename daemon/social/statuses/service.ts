@@ -18,6 +18,7 @@ import { ThreadRepo, type Descendant, type ThreadLimits } from './thread-repo.js
 import { StatusEditsRepo } from './edits-repo.js';
 import { StatusVisibility } from './visibility.js';
 import { StatusWrites, type EditedText } from './writes.js';
+import { ConversationsRepo } from '../conversations/repo.js';
 import { localEmojisIn } from '../instance/custom-emojis.js';
 import type { NewStatus, PeerStatus, PeerStatusStep, RemoteAccountFinder, StatusHooks } from './posting-hooks.js';
 
@@ -60,7 +61,14 @@ export class StatusesService {
     this.edits = new StatusEditsRepo(ctx);
     this.visibility = new StatusVisibility(ctx);
     this.accounts = new AccountsRepo(ctx);
-    this.writes = new StatusWrites(ctx, this.repo, this.edits, this.accounts, notifications);
+    this.writes = new StatusWrites(
+      ctx,
+      this.repo,
+      this.edits,
+      this.accounts,
+      new ConversationsRepo(ctx),
+      notifications,
+    );
   }
 
   mentions(...args: Parameters<StatusesRepo['mentions']>): ReturnType<StatusesRepo['mentions']> {
@@ -245,7 +253,7 @@ export class StatusesService {
       },
       [
         (trx) =>
-          this.repo.insertMentions(
+          this.writes.mention(
             trx,
             id,
             mentioned.map((m) => m.account.id),

@@ -9,6 +9,7 @@ import type { AccountsRepo } from '../accounts/repo.js';
 import type { NotificationsService } from '../notifications/service.js';
 import type { StatusesRepo, StatusRow } from './repo.js';
 import type { StatusEditsRepo } from './edits-repo.js';
+import type { ConversationsRepo } from '../conversations/repo.js';
 
 /** A new status's own columns; its thread's are taken from the status it answers. */
 export type NewStatusRow = Record<string, unknown> & { id: string; account_id: string; created_at: string };
@@ -29,6 +30,7 @@ export class StatusWrites {
     private readonly repo: StatusesRepo,
     private readonly edits: StatusEditsRepo,
     private readonly accounts: AccountsRepo,
+    private readonly conversations: ConversationsRepo,
     private readonly notifications: NotificationsService,
   ) {}
 
@@ -49,11 +51,20 @@ export class StatusWrites {
       in_reply_to_account_id: parent?.account_id ?? null,
       conversation_id: parent?.conversation_id ?? (await this.repo.newConversation(trx)),
     });
-    await this.repo.insertMentions(trx, row.id, mentionedIds);
+    await this.mention(trx, row.id, mentionedIds);
     for (const step of steps) await step?.(trx, row.id);
     if (parent) await this.repo.adjust(trx, parent.id, 'replies_count', 1);
     await this.accounts.adjustCounter(trx, row.account_id, 'statuses_count', 1);
     await this.accounts.update(row.account_id, { last_status_at: row.created_at }, trx);
+  }
+
+  /**
+   * A status's mentions of `accountIds` (those it has already are kept); a direct status reaches
+   * the conversation lists of the accounts it newly mentions and of its author.
+   */
+  async mention(trx: Knex, statusId: string, accountIds: readonly string[]): Promise<void> {
+    const added = await this.repo.insertMentions(trx, statusId, accountIds);
+    if (added.length) await this.conversations.reach(trx, statusId, added);
   }
 
   /**
