@@ -56,6 +56,8 @@ import { FeaturedService } from './featured/service.js';
 import { DirectoryRepo } from './directory/repo.js';
 import { DirectoryService } from './directory/service.js';
 import { RemoteLookups } from './federation/fetch/lookups.js';
+import { RemoteActors } from './federation/actors/remote.js';
+import { fetchContext } from './federation/context.js';
 import type { FederationPeers } from './federation/peers.js';
 
 export interface SocialServices {
@@ -123,8 +125,8 @@ export async function buildServices(
   const polls = new PollsService(ctx, notifications);
   const accounts = new AccountsService(ctx, passwords);
   const tagViews = new TagsService(tags, featuredRepo, ctx.now);
-  const remote = peers
-    ? RemoteLookups.create(peers, ctx, { accounts, notifications, tags: tagViews, polls, media })
+  const remoteActors = peers
+    ? new RemoteActors(fetchContext(peers, ctx, { accounts, tags: tagViews, polls, media }))
     : null;
   const statuses = new StatusesService(
     ctx,
@@ -134,8 +136,10 @@ export async function buildServices(
       create: [mediaCreateHook(media), tagsCreateHook(tags, baseUrl), pollsCreateHook(polls)],
       edit: [pollsEditHook(polls), tagsEditHook(tags, baseUrl)],
     },
-    remote,
+    remoteActors,
   );
+  // Peers' statuses come in through the statuses service, as clients' do.
+  const remote = remoteActors ? new RemoteLookups(remoteActors, statuses) : null;
   const relationships = new RelationshipsService(ctx, notifications, limiter, new ListsRepo(ctx), featuredRepo);
   const renderer = new StatusRenderer(
     ctx,

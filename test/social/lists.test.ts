@@ -280,4 +280,18 @@ test('the list pages newest first by latest message, with Link', async () => {
   );
 });
 
+test('an edit that mentions someone new brings the direct message to their list, unread', async () => {
+  const eve = await h.account('eve');
+  // eve follows ann: a stranger's private mention would be held back (notification policy).
+  await follow(eve, ann);
+  const dm = await ok(ann.token, 'POST', '/api/v1/statuses', { status: '@ben a draft', visibility: 'direct' });
+  assert.equal(await conversations(eve), []);
+  await ok(ann.token, 'PUT', `/api/v1/statuses/${dm.id}`, { status: '@ben @eve a draft for you both' });
+  const [forEve] = await conversations(eve);
+  assert.is(forEve?.last_status.id, dm.id);
+  assert.is(forEve.unread, true);
+  const forAnn = (await conversations(ann)).find((c) => c.last_status.id === dm.id);
+  assert.is(forAnn?.unread, false, 'not unread for its author');
+});
+
 test.run();

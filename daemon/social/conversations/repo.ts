@@ -3,6 +3,7 @@
  * conversation and when it last moved; its newest status the account may still see and who else
  * takes part are read from the statuses themselves, so a deleted message simply drops out.
  */
+import type { Knex } from 'knex';
 import type { SocialContext } from '../context.js';
 import { cursorPageSql, type PageQuery } from '../store/paging.js';
 
@@ -53,6 +54,25 @@ export class ConversationsRepo {
       JOIN statuses s ON s.conversation_id = ac.conversation_id WHERE s.id = ? AND s.visibility = 'direct'
         AND (s.account_id = ac.account_id OR EXISTS (SELECT 1 FROM mentions m WHERE m.status_id = s.id AND m.account_id = ac.account_id))`,
       [statusId],
+    );
+  }
+
+  /**
+   * A direct status that newly mentions `mentionedIds` reaches the conversation lists of those of
+   * them with a login here and of its author: moved to it, and unread for all but its author.
+   */
+  async reach(trx: Knex, statusId: string, mentionedIds: readonly string[]): Promise<void> {
+    await trx.raw(
+      `INSERT INTO account_conversations (account_id, conversation_id, last_status_id, unread)
+        SELECT p.account_id, s.conversation_id, s.id, p.account_id != s.account_id
+        FROM statuses s JOIN (SELECT CAST(value AS INTEGER) AS account_id FROM json_each(?)
+          UNION SELECT account_id FROM statuses WHERE id = ?) p
+        WHERE s.id = ? AND s.visibility = 'direct' AND s.conversation_id IS NOT NULL
+          AND EXISTS (SELECT 1 FROM users u WHERE u.account_id = p.account_id)
+      ON CONFLICT (account_id, conversation_id) DO UPDATE SET
+        unread = CASE WHEN excluded.last_status_id > last_status_id THEN excluded.unread ELSE unread END,
+        last_status_id = max(last_status_id, excluded.last_status_id)`,
+      [JSON.stringify(mentionedIds), statusId, statusId],
     );
   }
 

@@ -5,6 +5,7 @@ import type { SocialServices } from '../services.js';
 import type { PeerClient } from './net/client.js';
 import type { AddressPolicy } from './net/address-policy.js';
 import type { InstanceActor } from './actors/instance.js';
+import type { FederationPeers } from './peers.js';
 
 export interface FederationContext {
   social: SocialContext;
@@ -19,12 +20,20 @@ export interface FederationContext {
   localDomain: string;
 }
 
-/** The services the fetching side (remote actors and statuses) writes through. */
-export type FetchServices = Pick<SocialServices, 'accounts' | 'notifications' | 'tags' | 'polls' | 'media'>;
+/**
+ * The services the fetching side (remote actors and statuses) writes through beside the statuses
+ * service: remote actors are built before it (it looks mentioned accounts up through them), and
+ * remote statuses are given it.
+ */
+export type FetchServices = Pick<SocialServices, 'accounts' | 'tags' | 'polls' | 'media'>;
 
 /** What the fetching side needs: built before statuses and search, so without them. */
 export interface FetchContext extends Omit<FederationContext, 'services'> {
   services: FetchServices;
+}
+
+export function fetchContext(peers: FederationPeers, social: SocialContext, services: FetchServices): FetchContext {
+  return { ...peers, social, services, baseUrl: social.config.baseUrl, localDomain: social.localDomain };
 }
 
 /** True when a URI belongs to this instance. */

@@ -79,6 +79,15 @@ export class MediaRepo {
   }
 
   /** Peers' media with a local copy made before `beforeIso` (a copy is the row's last change). */
+  /** A peer's status's image attachments not copied here yet. */
+  uncachedRemoteImages(statusId: string): Promise<Array<{ id: string }>> {
+    return this.ctx.reader.all(
+      `SELECT CAST(m.id AS TEXT) AS id FROM media_attachments m JOIN statuses s ON s.id = m.status_id
+      WHERE m.status_id = ? AND s.local = 0 AND m.remote_url IS NOT NULL AND m.file_name IS NULL AND m.type = 'image' ORDER BY m.id`,
+      [statusId],
+    );
+  }
+
   cachedRemote(beforeIso: string): Promise<Array<{ id: string }>> {
     return this.ctx.reader.all(
       `SELECT CAST(id AS TEXT) AS id FROM media_attachments WHERE remote_url IS NOT NULL AND file_name IS NOT NULL AND updated_at < ? LIMIT 1000`,

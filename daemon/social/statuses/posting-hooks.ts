@@ -1,6 +1,7 @@
 /** What posting and editing take in, and the resources (media, hashtags, polls) that take part in them. */
 import type { Knex } from 'knex';
 import type { AccountRow } from '../accounts/repo.js';
+import type { StatusRow } from './repo.js';
 import type { PollInput } from '../polls/params.js';
 
 export interface NewStatus {
@@ -48,3 +49,31 @@ export interface StatusHooks {
   create: readonly StatusCreateHook[];
   edit: readonly StatusEditHook[];
 }
+
+/**
+ * A peer's new status as federation read it: its columns (sanitized content, the audience as a
+ * visibility, `created_at` when the peer says it was published), the local id of the status it
+ * answers when that is known here, and the accounts it mentions (`domain` null for ours: only
+ * they are notified).
+ */
+export interface PeerStatus {
+  columns: Pick<
+    StatusRow,
+    | 'account_id'
+    | 'uri'
+    | 'url'
+    | 'text'
+    | 'content'
+    | 'spoiler_text'
+    | 'sensitive'
+    | 'visibility'
+    | 'language'
+    | 'emojis'
+    | 'created_at'
+  >;
+  inReplyToId: string | null;
+  mentions: ReadonlyArray<{ id: string; domain: string | null }>;
+}
+
+/** A step of a peer's status run inside its transaction (its media, hashtags, poll). */
+export type PeerStatusStep = (trx: Knex, statusId: string) => Promise<void>;

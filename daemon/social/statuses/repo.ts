@@ -190,6 +190,15 @@ export class StatusesRepo {
     );
   }
 
+  /** The id of a status not deleted whose ActivityPub id or web address is `address` (search resolve). */
+  async idAt(address: string): Promise<string | undefined> {
+    const row = await this.ctx.reader.get<{ id: string }>(
+      `SELECT CAST(id AS TEXT) AS id FROM statuses WHERE (uri = ?1 OR url = ?1) AND deleted_at IS NULL`,
+      [address],
+    );
+    return row?.id;
+  }
+
   /** An edit's new text and terms (the history is kept by StatusEditsRepo around it). */
   async updateEdited(trx: Knex, statusId: string, patch: Record<string, unknown>): Promise<void> {
     await trx('statuses').whereRaw('id = ?', [statusId]).update(patch);
@@ -207,12 +216,17 @@ export class StatusesRepo {
     return rows[0].id;
   }
 
-  async insertMentions(trx: Knex, statusId: string, accountIds: readonly string[]): Promise<void> {
-    for (const accountId of accountIds)
-      await trx.raw(`INSERT INTO mentions (status_id, account_id) VALUES (?, ?) ON CONFLICT DO NOTHING`, [
-        statusId,
-        accountId,
-      ]);
+  /** Adds the status's mentions of `accountIds`; returns those it did not have yet. */
+  async insertMentions(trx: Knex, statusId: string, accountIds: readonly string[]): Promise<string[]> {
+    const added: string[] = [];
+    for (const accountId of accountIds) {
+      const rows = await trx.raw<Array<{ id: string }>>(
+        `INSERT INTO mentions (status_id, account_id) VALUES (?, ?) ON CONFLICT DO NOTHING RETURNING CAST(account_id AS TEXT) AS id`,
+        [statusId, accountId],
+      );
+      added.push(...rows.map((row) => row.id));
+    }
+    return added;
   }
 
   /** Inserts (account, status) into an action table; false when it was already there. */

@@ -17,8 +17,10 @@ import { StatusesRepo, type StatusRow } from './repo.js';
 import { ThreadRepo, type Descendant, type ThreadLimits } from './thread-repo.js';
 import { StatusEditsRepo } from './edits-repo.js';
 import { StatusVisibility } from './visibility.js';
+import { StatusWrites, type EditedText } from './writes.js';
+import { ConversationsRepo } from '../conversations/repo.js';
 import { localEmojisIn } from '../instance/custom-emojis.js';
-import type { NewStatus, RemoteAccountFinder, StatusHooks } from './posting-hooks.js';
+import type { NewStatus, PeerStatus, PeerStatusStep, RemoteAccountFinder, StatusHooks } from './posting-hooks.js';
 
 export const MAX_CHARS = 500;
 export const VISIBILITIES = ['public', 'unlisted', 'private', 'direct'] as const;
@@ -45,6 +47,7 @@ export class StatusesService {
   readonly visibility: StatusVisibility;
   private readonly thread: ThreadRepo;
   private readonly accounts: AccountsRepo;
+  private readonly writes: StatusWrites;
   /** `remoteAccounts`: finds a mentioned remote account not known here (federation: WebFinger); null without federation. */
   constructor(
     private readonly ctx: SocialContext,
@@ -58,6 +61,14 @@ export class StatusesService {
     this.edits = new StatusEditsRepo(ctx);
     this.visibility = new StatusVisibility(ctx);
     this.accounts = new AccountsRepo(ctx);
+    this.writes = new StatusWrites(
+      ctx,
+      this.repo,
+      this.edits,
+      this.accounts,
+      new ConversationsRepo(ctx),
+      notifications,
+    );
   }
 
   mentions(...args: Parameters<StatusesRepo['mentions']>): ReturnType<StatusesRepo['mentions']> {
@@ -76,6 +87,12 @@ export class StatusesService {
   }
   byId(...args: Parameters<StatusesRepo['byId']>): ReturnType<StatusesRepo['byId']> {
     return this.repo.byId(...args);
+  }
+  byUri(...args: Parameters<StatusesRepo['byUri']>): ReturnType<StatusesRepo['byUri']> {
+    return this.repo.byUri(...args);
+  }
+  idAt(...args: Parameters<StatusesRepo['idAt']>): ReturnType<StatusesRepo['idAt']> {
+    return this.repo.idAt(...args);
   }
 
   /**
@@ -130,50 +147,71 @@ export class StatusesService {
     let headers!: RateLimitHeaders;
     await this.ctx.db.transaction(async (trx) => {
       headers = await this.limiter.record(trx, authorId, FAMILIES.statuses);
-      const conversationId = parent?.conversation_id ?? (await this.repo.newConversation(trx));
-      await this.repo.insertStatus(trx, {
-        id,
-        account_id: authorId,
-        uri,
-        url: `${this.ctx.config.baseUrl}/@${author.username}/${id}`,
-        local: 1,
-        text,
-        content: textToHtml(text, links),
-        spoiler_text: (input.spoiler_text ?? '').trim(),
-        sensitive: input.sensitive || (input.spoiler_text ?? '').trim() !== '' ? 1 : 0,
-        visibility,
-        language,
-        emojis,
-        in_reply_to_id: parent?.id ?? null,
-        in_reply_to_account_id: parent?.account_id ?? null,
-        conversation_id: conversationId,
-        application_id: input.appId,
-        created_at: now,
-        updated_at: now,
-      });
-      await this.repo.insertMentions(
+      await this.writes.insert(
         trx,
-        id,
+        {
+          id,
+          account_id: authorId,
+          uri,
+          url: `${this.ctx.config.baseUrl}/@${author.username}/${id}`,
+          local: 1,
+          text,
+          content: textToHtml(text, links),
+          spoiler_text: (input.spoiler_text ?? '').trim(),
+          sensitive: input.sensitive || (input.spoiler_text ?? '').trim() !== '' ? 1 : 0,
+          visibility,
+          language,
+          emojis,
+          application_id: input.appId,
+          created_at: now,
+          updated_at: now,
+        },
+        parent,
         mentioned.map((m) => m.account.id),
+        steps,
       );
-      for (const step of steps) await step?.(trx, id);
-      if (parent) await this.repo.adjust(trx, parent.id, 'replies_count', 1);
-      await this.accounts.adjustCounter(trx, authorId, 'statuses_count', 1);
-      await this.accounts.update(authorId, { last_status_at: now }, trx);
     });
-    // Mentions first: a direct status held back by its recipient's policy leaves their
-    // conversations before the streams read them.
-    for (const { account } of mentioned) {
-      await this.notifications.notify({
-        recipientId: account.id,
-        fromId: authorId,
-        type: 'mention',
-        statusId: id,
-        activityId: id,
-      });
-    }
-    this.ctx.events.emit('status.created', { statusId: id, accountId: authorId });
+    await this.writes.published(
+      id,
+      authorId,
+      mentioned.map((m) => m.account.id),
+    );
     return { id, headers };
+  }
+
+  /**
+   * A peer's new status (a Create delivered, or a Note fetched), stored as a local post is: in the
+   * conversation of the status it answers (or a new one), with its mentions, `steps` (its media,
+   * hashtags and poll) in the same transaction and the counters; then the local accounts it
+   * mentions notified and status.created. Stored once per URI: a second copy (a delivery racing a
+   * fetch) answers the first one's id.
+   */
+  async createFromPeer(
+    { columns, inReplyToId, mentions }: PeerStatus,
+    steps: readonly PeerStatusStep[],
+  ): Promise<string> {
+    if (!(VISIBILITIES as readonly string[]).includes(columns.visibility))
+      throw unprocessable('Validation failed: Visibility is not included in the list');
+    const known = await this.repo.byUri(columns.uri);
+    if (known) return known.id;
+    const parent = inReplyToId ? ((await this.repo.byId(inReplyToId)) ?? null) : null;
+    const id = this.ctx.ids.next();
+    const row = { ...columns, id, local: 0, updated_at: nowIso(this.ctx.now()) };
+    const mentionedIds = mentions.map((m) => m.id);
+    try {
+      await this.ctx.db.transaction((trx) => this.writes.insert(trx, row, parent, mentionedIds, steps));
+    } catch (error) {
+      const stored = await this.repo.byUri(columns.uri);
+      if (stored) return stored.id;
+      throw error;
+    }
+    const local = mentions.filter((m) => m.domain === null);
+    await this.writes.published(
+      id,
+      columns.account_id,
+      local.map((m) => m.id),
+    );
+    return id;
   }
 
   /**
@@ -202,38 +240,33 @@ export class StatusesService {
     const spoiler = (input.spoiler_text ?? row.spoiler_text).trim();
     const emojis = await localEmojisIn(this.ctx.reader, text, spoiler);
     const steps = await Promise.all(this.hooks.edit.map((hook) => hook.prepare(authorId, id, input)));
-    const now = nowIso(this.ctx.now());
-    await this.ctx.db.transaction(async (trx) => {
-      await this.edits.beforeEdit(trx, id);
-      await this.repo.updateEdited(trx, id, {
+    await this.writes.edit(
+      authorId,
+      id,
+      {
         text,
         content: textToHtml(text, links),
         spoiler_text: spoiler,
         sensitive: (input.sensitive ?? Boolean(row.sensitive)) || spoiler !== '' ? 1 : 0,
         language: input.language ?? row.language,
         emojis,
-        edited_at: now,
-        updated_at: now,
-      });
-      await this.repo.insertMentions(
-        trx,
-        id,
-        mentioned.map((m) => m.account.id),
-      );
-      for (const step of steps) await step?.(trx);
-      await this.edits.afterEdit(trx, id);
-    });
-    this.ctx.events.emit('status.updated', { statusId: id, accountId: authorId });
-    for (const { account } of mentioned) {
-      if (!before.has(account.id))
-        await this.notifications.notify({
-          recipientId: account.id,
-          fromId: authorId,
-          type: 'mention',
-          statusId: id,
-          activityId: id,
-        });
-    }
+      },
+      [
+        (trx) =>
+          this.writes.mention(
+            trx,
+            id,
+            mentioned.map((m) => m.account.id),
+          ),
+        ...steps,
+      ],
+    );
+    const added = mentioned.filter((m) => !before.has(m.account.id));
+    await this.writes.notifyMentions(
+      id,
+      authorId,
+      added.map((m) => m.account.id),
+    );
   }
 
   /**
@@ -244,17 +277,10 @@ export class StatusesService {
   async editFromPeer(
     authorId: string,
     id: string,
-    patch: { content: string; text: string; spoiler_text: string; sensitive: number; emojis: string },
+    text: Omit<EditedText, 'language'>,
     steps: ReadonlyArray<(trx: Knex) => Promise<void>>,
   ): Promise<void> {
-    const now = nowIso(this.ctx.now());
-    await this.ctx.db.transaction(async (trx) => {
-      await this.edits.beforeEdit(trx, id);
-      await this.repo.updateEdited(trx, id, { ...patch, edited_at: now, updated_at: now });
-      for (const step of steps) await step(trx);
-      await this.edits.afterEdit(trx, id);
-    });
-    this.ctx.events.emit('status.updated', { statusId: id, accountId: authorId });
+    await this.writes.edit(authorId, id, text, steps);
   }
 
   private async resolveMentions(text: string): Promise<Array<{ match: string; account: AccountRow }>> {

@@ -142,4 +142,9 @@ export const MIGRATIONS: readonly Migration[] = [
     async () =>
       (await import('./20261126_65_social_instance_actor_deliveries.js')).m20261126_65_social_instance_actor_deliveries,
   ),
+  onDemand(
+    '20261205_66_social_conversations_in_service',
+    async () =>
+      (await import('./20261205_66_social_conversations_in_service.js')).m20261205_66_social_conversations_in_service,
+  ),
 ];

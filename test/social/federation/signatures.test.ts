@@ -821,4 +821,37 @@ test('a signed fetch with RFC 9421 reads what its signer may see: a followers-on
   assert.is(forgedKey.status, 404, 'a signature that does not verify reads as no one');
 });
 
+test("a peer's reply goes in through the statuses service as a local one: in its thread, stored and counted once however often it arrives", async () => {
+  const original = await A.api(alice.token, 'POST', '/api/v1/statuses', { status: 'a thread to answer' });
+  assert.is(original.status, 200);
+  const malloryOnA = async () =>
+    (await A.api(alice.token, 'GET', `/api/v1/accounts/lookup?acct=mallory@${peer.domain}`)).body;
+  const before = (await malloryOnA()).statuses_count as number;
+  counter += 1;
+  const id = `${mallory.uri}/statuses/${counter}`;
+  const create = JSON.stringify({
+    '@context': 'https://www.w3.org/ns/activitystreams',
+    id: `${id}/activity`,
+    type: 'Create',
+    actor: mallory.uri,
+    object: {
+      id,
+      type: 'Note',
+      attributedTo: mallory.uri,
+      content: '<p>an answer</p>',
+      inReplyTo: original.body.uri,
+      to: ['https://www.w3.org/ns/activitystreams#Public'],
+      published: new Date().toISOString(),
+    },
+  });
+  const answers = await Promise.all([1, 2, 3].map(() => peer.post(`${A.url}/inbox`, mallory, create)));
+  for (const answer of answers) assert.is(answer.status, 202, answer.text);
+  const context = (await A.api(alice.token, 'GET', `/api/v1/statuses/${original.body.id}/context`)).body;
+  const replies = (context.descendants as Array<{ uri: string; in_reply_to_id: string }>).filter((s) => s.uri === id);
+  assert.is(replies.length, 1, 'stored once');
+  assert.is(replies[0].in_reply_to_id, original.body.id);
+  assert.is((await A.api(alice.token, 'GET', `/api/v1/statuses/${original.body.id}`)).body.replies_count, 1);
+  assert.is((await malloryOnA()).statuses_count, before + 1, 'its author counted once');
+});
+
 test.run();

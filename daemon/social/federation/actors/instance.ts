@@ -4,7 +4,7 @@
  * made on first need and kept in the settings table.
  */
 import type { Db } from '../../../store/db.js';
-import { getSetting } from '../../../store/settings.js';
+import { getOrCreateSetting, getSetting } from '../../../store/settings.js';
 import { generateRsaKeys } from '../../accounts/service.js';
 import type { SigningKey } from '../signatures/sign.js';
 import { withContext } from '../objects/context.js';
@@ -29,12 +29,12 @@ export class InstanceActor {
     this.keys ??= (async () => {
       const stored = await getSetting(this.db, SETTING);
       if (stored) return JSON.parse(stored) as { publicKey: string; privateKey: string };
-      const made = await generateRsaKeys();
-      await this.db('settings')
-        .insert({ key: SETTING, value: JSON.stringify(made) })
-        .onConflict('key')
-        .ignore();
-      return JSON.parse((await getSetting(this.db, SETTING))!) as { publicKey: string; privateKey: string };
+      const made = JSON.stringify(await generateRsaKeys());
+      // Another start may have stored its pair meanwhile: the first one stored is the key.
+      return JSON.parse(await getOrCreateSetting(this.db, SETTING, () => made)) as {
+        publicKey: string;
+        privateKey: string;
+      };
     })();
     this.keys.catch(() => {
       this.keys = null;

@@ -4,11 +4,16 @@ import type { FederationContext } from '../context.js';
 import type { SigningKey } from '../signatures/sign.js';
 import type { Json } from '../objects/ld.js';
 import { keyIdOf, renderActor } from './render.js';
+import { LocalMovesRepo } from './moves-repo.js';
 
 export class LocalActors {
   private readonly keys = new Map<string, Promise<SigningKey>>();
 
-  constructor(private readonly fed: FederationContext) {}
+  private readonly moves: LocalMovesRepo;
+
+  constructor(private readonly fed: FederationContext) {
+    this.moves = new LocalMovesRepo(fed.social);
+  }
 
   /** A local, not suspended account by username; undefined otherwise. */
   async byUsername(username: string): Promise<AccountRow | undefined> {
@@ -18,18 +23,10 @@ export class LocalActors {
 
   async document(account: AccountRow): Promise<Json> {
     const { publicKey } = await this.fed.services.accounts.ensureKeys(account.id);
-    const moved = await this.fed.social.reader.get<{ target_uri: string }>(
-      'SELECT target_uri FROM federation_local_moves WHERE account_id = ?',
-      [account.id],
-    );
-    const aliases = await this.fed.social.reader.all<{ uri: string }>(
-      'SELECT uri FROM federation_local_aliases WHERE account_id = ? ORDER BY uri',
-      [account.id],
-    );
     return renderActor(account, this.fed.baseUrl, {
       publicKeyPem: publicKey,
-      movedTo: moved?.target_uri ?? null,
-      alsoKnownAs: aliases.map((a) => a.uri),
+      movedTo: await this.moves.movedTo(account.id),
+      alsoKnownAs: await this.moves.aliases(account.id),
     });
   }
 

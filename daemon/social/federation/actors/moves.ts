@@ -9,6 +9,7 @@ import type { FederationContext } from '../context.js';
 import type { RemoteActors } from './remote.js';
 import type { Outbound } from '../delivery/outbound.js';
 import { ActorsRepo } from './repo.js';
+import { LocalMovesRepo } from './moves-repo.js';
 import * as activities from '../objects/activities.js';
 import { parseAcct } from '../fetch/resolver.js';
 import { isFetchFailure } from '../net/fetch-failure.js';
@@ -17,6 +18,7 @@ import { InvalidDocumentError } from '../objects/ld.js';
 
 export class AccountMoves {
   private readonly repo: ActorsRepo;
+  private readonly moves: LocalMovesRepo;
 
   constructor(
     private readonly fed: FederationContext,
@@ -24,6 +26,7 @@ export class AccountMoves {
     private readonly outbound: Outbound,
   ) {
     this.repo = new ActorsRepo(fed.social);
+    this.moves = new LocalMovesRepo(fed.social);
   }
 
   /** `address` is `user@host[:port]` or an actor URI; one that cannot be reached or read is the caller's error (422). */
@@ -46,10 +49,7 @@ export class AccountMoves {
 
   async addAlias(accountId: string, address: string): Promise<string> {
     const target = await this.target(address);
-    await this.fed.social.db.raw(
-      'INSERT INTO federation_local_aliases (account_id, uri) VALUES (?, ?) ON CONFLICT DO NOTHING',
-      [accountId, target.uri],
-    );
+    await this.moves.addAlias(accountId, target.uri);
     this.fed.social.events.emit('account.updated', { accountId });
     return target.uri;
   }
@@ -62,16 +62,7 @@ export class AccountMoves {
     const aliases = JSON.parse(target.also_known_as ?? '[]') as string[];
     if (!aliases.includes(actor.uri))
       throw unprocessable('Validation failed: The target account must name this account as an alias');
-    await this.fed.social.db.raw(
-      `INSERT INTO federation_local_moves (account_id, target_uri, created_at) VALUES (?, ?, ?)
-      ON CONFLICT (account_id) DO UPDATE SET target_uri = excluded.target_uri, created_at = excluded.created_at`,
-      [accountId, target.uri, nowIso(this.fed.social.now())],
-    );
-    await this.fed.social.db.raw(
-      `INSERT INTO federation_actors (account_id, moved_to_account_id, fetched_at) VALUES (?, ?, ?)
-      ON CONFLICT (account_id) DO UPDATE SET moved_to_account_id = excluded.moved_to_account_id`,
-      [accountId, target.id, nowIso(this.fed.social.now())],
-    );
+    await this.moves.recordMove(accountId, target, nowIso(this.fed.social.now()));
     await this.outbound.send(
       actor,
       await this.repo.followerInboxes(accountId),

@@ -13,12 +13,28 @@ import { additionalKeyPem } from './keys.js';
 import { parseActor, type RemoteActorDoc } from './parse.js';
 import { usedEmojis } from '../../statuses/emojis.js';
 import { parseEmojiTags } from '../objects/emoji-tags.js';
+import type { AccountRow } from '../../accounts/repo.js';
+import type { RemoteAccountFinder } from '../../statuses/posting-hooks.js';
 
-export class RemoteActors {
+export class RemoteActors implements RemoteAccountFinder {
   readonly repo: ActorsRepo;
 
-  constructor(private readonly fed: FetchContext) {
+  constructor(readonly fed: FetchContext) {
     this.repo = new ActorsRepo(fed.social);
+  }
+
+  /** A mentioned account by its address, fetched when not known yet; undefined when its server does not know it. */
+  async account(username: string, domain: string): Promise<AccountRow | undefined> {
+    try {
+      const actor = await this.resolveAcct(username, domain);
+      return await this.fed.services.accounts.byId(actor.id);
+    } catch (error) {
+      this.fed.log.info('mentioned account not found', {
+        acct: `${username}@${domain}`,
+        error: (error as Error).message,
+      });
+      return undefined;
+    }
   }
 
   /** The account of an actor URI: stored, or fetched and stored. Local URIs are never fetched. */

@@ -54,6 +54,15 @@ export class ActorsRepo {
     );
   }
 
+  /** The id of the account whose actor id or profile address is `address` (search resolve). */
+  async idAt(address: string): Promise<string | undefined> {
+    const row = await this.ctx.reader.get<{ id: string }>(
+      `SELECT CAST(id AS TEXT) AS id FROM accounts WHERE uri = ?1 OR url = ?1`,
+      [address],
+    );
+    return row?.id;
+  }
+
   /** Inboxes of an account's remote followers, shared inboxes preferred, one per server inbox. */
   async followerInboxes(accountId: string): Promise<string[]> {
     const rows = await this.ctx.reader.all<{ inbox: string }>(
@@ -117,6 +126,26 @@ export class ActorsRepo {
       await trx.raw('UPDATE accounts SET public_key = ? WHERE id = ?', [pem, id]);
       await trx.raw('UPDATE federation_actors SET key_id = ? WHERE account_id = ?', [keyId, id]);
     });
+  }
+
+  /** The id a peer gave its follow (or follow request) of a local account, for its Accept or Reject. */
+  async setFollowUri(followerId: string, targetId: string, uri: string | null): Promise<void> {
+    await this.ctx.db.transaction(async (trx) => {
+      for (const table of ['follows', 'follow_requests'])
+        await trx.raw(`UPDATE ${table} SET uri = ? WHERE account_id = ? AND target_account_id = ?`, [
+          uri,
+          followerId,
+          targetId,
+        ]);
+    });
+  }
+
+  async followUri(followerId: string, targetId: string): Promise<string | null> {
+    const row = await this.ctx.reader.get<{ uri: string | null }>(
+      'SELECT uri FROM follows WHERE account_id = ? AND target_account_id = ?',
+      [followerId, targetId],
+    );
+    return row?.uri ?? null;
   }
 
   async setMoved(id: string, targetId: string): Promise<void> {

@@ -5,6 +5,7 @@
  * (inbound activities run the same services) are not sent back out.
  */
 import type { SocialEvents } from '../../events.js';
+import { nullIfNotFound } from '../../../lib/errors.js';
 import type { StatusRow } from '../../statuses/repo.js';
 import type { FederationContext } from '../context.js';
 import { ActorsRepo, type ActorRow } from '../actors/repo.js';
@@ -189,16 +190,14 @@ export class Outbound {
    * Mastodon forwards them), naming the account and the statuses it cites.
    */
   private async forwardReport(reportId: string): Promise<void> {
-    const report = await this.fed.social.reader.get<{ target: string; comment: string }>(
-      'SELECT CAST(target_account_id AS TEXT) AS target, comment FROM reports WHERE id = ?',
-      [reportId],
-    );
-    const target = report ? await this.actors.byId(report.target) : undefined;
+    const report = await this.fed.services.reports.get(reportId).catch(nullIfNotFound);
+    const target = report ? await this.actors.byId(report.target_account_id) : undefined;
     if (!report || !target || target.domain === null || !target.inbox_url) return;
-    const cited = await this.fed.social.reader.all<{ uri: string }>(
-      'SELECT s.uri FROM report_statuses r JOIN statuses s ON s.id = r.status_id WHERE r.report_id = ? ORDER BY s.id',
-      [reportId],
-    );
+    const cited: Array<{ uri: string }> = [];
+    for (const id of [...report.status_ids].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1))) {
+      const status = await this.fed.services.statuses.byId(id);
+      if (status) cited.push(status);
+    }
     const activity = activities.flag(
       this.fed.instanceActor.uri,
       `${this.fed.baseUrl}/reports/${reportId}`,
@@ -218,15 +217,7 @@ export class Outbound {
     const target = await this.localActor(targetId);
     const requester = await this.actors.byId(requesterId);
     if (!target || !requester || requester.domain === null) return;
-    const uri =
-      followUri !== undefined
-        ? followUri
-        : ((
-            await this.fed.social.reader.get<{ uri: string | null }>(
-              'SELECT uri FROM follows WHERE account_id = ? AND target_account_id = ?',
-              [requesterId, targetId],
-            )
-          )?.uri ?? null);
+    const uri = followUri !== undefined ? followUri : await this.actors.followUri(requesterId, targetId);
     await this.send(target, [requester.inbox_url], activities.answerFollow(kind, target.uri, requester.uri, uri));
   }
 

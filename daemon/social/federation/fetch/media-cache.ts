@@ -65,11 +65,7 @@ export class RemoteMediaCache {
 
   /** A peer's status's image attachments not copied yet. */
   private async attachmentsOf(statusId: string): Promise<Job[]> {
-    const rows = await this.fed.social.reader.all<{ id: string }>(
-      `SELECT CAST(m.id AS TEXT) AS id FROM media_attachments m JOIN statuses s ON s.id = m.status_id
-      WHERE m.status_id = ? AND s.local = 0 AND m.remote_url IS NOT NULL AND m.file_name IS NULL AND m.type = 'image' ORDER BY m.id`,
-      [statusId],
-    );
+    const rows = await this.fed.services.media.repo.uncachedRemoteImages(statusId);
     return rows.map(({ id }) => ({ kind: 'attachment', id }));
   }
 

@@ -54,16 +54,10 @@ export class Resolver {
   }
 
   private async resolveUrl(url: string): Promise<Resolved> {
-    const knownStatus = await this.fed.social.reader.get<{ id: string }>(
-      `SELECT CAST(id AS TEXT) AS id FROM statuses WHERE (uri = ?1 OR url = ?1) AND deleted_at IS NULL`,
-      [url],
-    );
-    if (knownStatus) return { accountIds: [], statusIds: [knownStatus.id] };
-    const knownAccount = await this.fed.social.reader.get<{ id: string }>(
-      `SELECT CAST(id AS TEXT) AS id FROM accounts WHERE uri = ?1 OR url = ?1`,
-      [url],
-    );
-    if (knownAccount) return { accountIds: [knownAccount.id], statusIds: [] };
+    const knownStatus = await this.statuses.idAt(url);
+    if (knownStatus) return { accountIds: [], statusIds: [knownStatus] };
+    const knownAccount = await this.actors.repo.idAt(url);
+    if (knownAccount) return { accountIds: [knownAccount], statusIds: [] };
     if (isLocalUri(this.fed, url)) return { accountIds: [], statusIds: [] };
     const { json } = await this.fed.client.getJson(url);
     if (isObject(json) && hasType(json, ...ACTOR_TYPES)) {

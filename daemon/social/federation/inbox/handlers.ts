@@ -15,6 +15,7 @@ import { hasType, hostOf, idOf, InvalidDocumentError, isObject, str, type Json }
 import { parseVote } from '../objects/question.js';
 import { isLocalUri } from '../context.js';
 import type { Outbound } from '../delivery/outbound.js';
+import { LocalMovesRepo } from '../actors/moves-repo.js';
 
 type Handler = (activity: Json, actor: ActorRow) => Promise<void>;
 
@@ -22,6 +23,7 @@ type Handler = (activity: Json, actor: ActorRow) => Promise<void>;
 const FLAG_MAX_OBJECTS = 100;
 
 export class InboxHandlers {
+  private readonly localMoves: LocalMovesRepo;
   private readonly handlers: Record<string, Handler> = {
     Follow: (a, actor) => this.follow(a, actor),
     Undo: (a, actor) => this.undo(a, actor),
@@ -42,7 +44,9 @@ export class InboxHandlers {
     private readonly actors: RemoteActors,
     private readonly statuses: RemoteStatuses,
     private readonly outbound: Outbound,
-  ) {}
+  ) {
+    this.localMoves = new LocalMovesRepo(fed.social);
+  }
 
   private get services() {
     return this.fed.services;
@@ -78,13 +82,7 @@ export class InboxHandlers {
     if (!(await this.services.relationships.exists('follows', actor.id, target.id))) {
       await this.services.relationships.follow(actor.id, target.id, {});
     }
-    for (const table of ['follows', 'follow_requests']) {
-      await this.fed.social.db.raw(`UPDATE ${table} SET uri = ? WHERE account_id = ? AND target_account_id = ?`, [
-        followUri,
-        actor.id,
-        target.id,
-      ]);
-    }
+    await this.actors.repo.setFollowUri(actor.id, target.id, followUri);
     // Accepted at once unless it became a request (locked account): the owner answers later.
     if (await this.services.relationships.exists('follows', actor.id, target.id)) {
       await this.outbound.answerFollow('Accept', target.id, actor.id, followUri);
@@ -204,7 +202,7 @@ export class InboxHandlers {
       // The new key (rotation) arrives here, signed with the old one.
       await this.actors.store(doc);
     } else if (hasType(object, ...NOTE_TYPES)) {
-      await this.statuses.update(object, actor, this.services.statuses);
+      await this.statuses.update(object, actor);
     }
   }
 
@@ -221,12 +219,7 @@ export class InboxHandlers {
     const target = await this.actors.resolve(targetUri, { refresh: true });
     const aliases =
       target.domain === null
-        ? (
-            await this.fed.social.reader.all<{ uri: string }>(
-              'SELECT uri FROM federation_local_aliases WHERE account_id = ?',
-              [target.id],
-            )
-          ).map((row) => row.uri)
+        ? await this.localMoves.aliases(target.id)
         : (JSON.parse(target.also_known_as ?? '[]') as string[]);
     if (!aliases.includes(actor.uri))
       throw new InvalidDocumentError(`Move target ${targetUri} does not name ${actor.uri} as an alias`);

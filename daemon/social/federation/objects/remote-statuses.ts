@@ -6,13 +6,11 @@
 import type { Knex } from 'knex';
 import { nowIso } from '../../time.js';
 import type { FetchContext } from '../context.js';
-import { StatusesRepo } from '../../statuses/repo.js';
 import type { StatusesService } from '../../statuses/service.js';
 import type { ActorRow } from '../actors/repo.js';
 import type { RemoteActors } from '../actors/remote.js';
 import { sanitizeRemoteHtml, htmlToText } from './sanitize.js';
 import { attachmentRows, parseAttachments } from './attachments.js';
-import { StatusEditsRepo } from '../../statuses/edits-repo.js';
 import { hashtagNames } from '../../tags/parse.js';
 import { usedEmojis } from '../../statuses/emojis.js';
 import { parseEmojiTags } from './emoji-tags.js';
@@ -28,13 +26,12 @@ import {
   InvalidDocumentError,
   isObject,
   isPublic,
-  isUniqueViolation,
   str,
   type Json,
 } from './ld.js';
 
-/** The statuses service's door for a peer's edit. */
-export type PeerEdits = Pick<StatusesService, 'editFromPeer'>;
+/** The statuses service's door for a peer's statuses: the one write door for statuses, with the reads beside it. */
+export type PeerStatusDoor = Pick<StatusesService, 'createFromPeer' | 'editFromPeer' | 'byId' | 'byUri' | 'idAt'>;
 
 export const NOTE_TYPES = ['Note', 'Article', 'Page', 'Question'];
 const MAX_CONTENT = 100_000;
@@ -115,104 +112,69 @@ function visibilityOf(object: Json, actor: ActorRow): ParsedNote['visibility'] {
 }
 
 export class RemoteStatuses {
-  private readonly edits: StatusEditsRepo;
-  private readonly statuses: StatusesRepo;
-
   constructor(
     private readonly fed: FetchContext,
     private readonly actors: RemoteActors,
-  ) {
-    this.edits = new StatusEditsRepo(fed.social);
-    this.statuses = new StatusesRepo(fed.social);
-  }
+    private readonly door: PeerStatusDoor,
+  ) {}
 
   private get polls() {
     return this.fed.services.polls;
   }
 
   byUri(uri: string) {
-    return this.statuses.byUri(uri);
+    return this.door.byUri(uri);
   }
 
-  /** Stores a Note from `actor` (once); returns the status id. */
+  /** A status not deleted known here by its id or web address. */
+  idAt(address: string): Promise<string | undefined> {
+    return this.door.idAt(address);
+  }
+
+  /**
+   * Stores a Note from `actor` (once) through the statuses service, as a local post: in its
+   * thread, with its mentions, media, hashtags and poll; returns the status id.
+   */
   async store(object: unknown, actor: ActorRow): Promise<string> {
     const note = parseNote(object, actor);
     const existing = await this.byUri(note.uri);
     if (existing) return existing.id;
     const parent = note.inReplyTo ? await this.byUri(note.inReplyTo) : undefined;
-    const mentioned = await this.mentionedAccounts(note.mentionUris);
-    const id = this.fed.social.ids.next();
     const now = nowIso(this.fed.social.now());
-    try {
-      await this.insert(id, now, note, actor, parent, mentioned);
-    } catch (error) {
-      // The same note arrived twice at once (a delivery and a fetch): the first one stored it.
-      const stored = isUniqueViolation(error) ? await this.byUri(note.uri) : undefined;
-      if (stored) return stored.id;
-      throw error;
-    }
-    // Mentions first, as for local posts: the streams then see held-back conversations gone.
-    for (const account of mentioned) {
-      if (account.domain !== null) continue;
-      await this.fed.services.notifications.notify({
-        recipientId: account.id,
-        fromId: actor.id,
-        type: 'mention',
-        statusId: id,
-        activityId: id,
-      });
-    }
-    this.fed.social.events.emit('status.created', { statusId: id, accountId: actor.id });
-    return id;
-  }
-
-  private async insert(
-    id: string,
-    now: string,
-    note: ParsedNote,
-    actor: ActorRow,
-    parent: { id: string; account_id: string } | undefined,
-    mentioned: ActorRow[],
-  ): Promise<void> {
-    await this.fed.social.db.transaction(async (trx) => {
-      const parentRow = parent ? await this.statuses.byId(parent.id) : undefined;
-      const conversationId = parentRow?.conversation_id ?? (await this.statuses.newConversation(trx));
-      await this.statuses.insertStatus(trx, {
-        id,
-        account_id: actor.id,
-        uri: note.uri,
-        url: note.url ?? note.uri,
-        local: 0,
-        text: htmlToText(note.contentHtml),
-        content: note.contentHtml,
-        spoiler_text: note.summary,
-        sensitive: note.sensitive ? 1 : 0,
-        visibility: note.visibility,
-        language: note.language,
-        emojis: this.emojisOf(note),
-        in_reply_to_id: parent?.id ?? null,
-        in_reply_to_account_id: parent?.account_id ?? null,
-        conversation_id: conversationId,
-        created_at: note.published,
-        updated_at: now,
-      });
-      await this.statuses.insertMentions(
-        trx,
-        id,
-        mentioned.map((m) => m.id),
-      );
-      await this.insertMedia(trx, note, actor, id, now);
-      if (note.hashtags.length) await this.fed.services.tags.tagStatus(trx, id, note.hashtags);
-      if (note.poll)
-        await this.polls.insert(
-          trx,
-          { ...note.poll, id: this.fed.social.ids.next(), statusId: id, accountId: actor.id, hideTotals: false },
-          now,
-        );
-      if (parent) await this.statuses.adjust(trx, parent.id, 'replies_count', 1);
-      await this.fed.services.accounts.adjustCounter(trx, actor.id, 'statuses_count', 1);
-      await this.fed.services.accounts.update(actor.id, { last_status_at: note.published }, trx);
-    });
+    const poll = note.poll;
+    return this.door.createFromPeer(
+      {
+        columns: {
+          account_id: actor.id,
+          uri: note.uri,
+          url: note.url ?? note.uri,
+          text: htmlToText(note.contentHtml),
+          content: note.contentHtml,
+          spoiler_text: note.summary,
+          sensitive: note.sensitive ? 1 : 0,
+          visibility: note.visibility,
+          language: note.language,
+          emojis: this.emojisOf(note),
+          created_at: note.published,
+        },
+        inReplyToId: parent?.id ?? null,
+        mentions: await this.mentionedAccounts(note.mentionUris),
+      },
+      [
+        (trx, id) => this.insertMedia(trx, note, actor, id, now),
+        async (trx, id) => {
+          if (note.hashtags.length) await this.fed.services.tags.tagStatus(trx, id, note.hashtags);
+        },
+        async (trx, id) => {
+          if (poll)
+            await this.polls.insert(
+              trx,
+              { ...poll, id: this.fed.social.ids.next(), statusId: id, accountId: actor.id, hideTotals: false },
+              now,
+            );
+        },
+      ],
+    );
   }
 
   /** The custom emoji its text and warning use, as stored JSON. */
@@ -242,14 +204,14 @@ export class RemoteStatuses {
    * An edited Note: content, warning, sensitivity, media, hashtags and poll replaced, `edited_at`
    * set, kept in its history. A Question whose text did not change is its server publishing new
    * vote counts: only the poll is refreshed, as Mastodon does, and that is no edit. The edit goes
-   * through the statuses service (`edits`; built after the fetching side, so passed in here).
+   * through the statuses service, as a local edit.
    */
-  async update(object: unknown, actor: ActorRow, edits: PeerEdits): Promise<string | null> {
+  async update(object: unknown, actor: ActorRow): Promise<string | null> {
     const note = parseNote(object, actor);
     const existing = await this.byUri(note.uri);
     if (!existing || existing.account_id !== actor.id || existing.deleted_at) return null;
     const now = nowIso(this.fed.social.now());
-    const stored = (await this.statuses.byId(existing.id))!;
+    const stored = (await this.door.byId(existing.id))!;
     const poll = await this.polls.byStatus(existing.id);
     const sameText =
       stored.content === note.contentHtml &&
@@ -263,7 +225,7 @@ export class RemoteStatuses {
     }
     let replaced: string[] = [];
     // Through the statuses service, as a local edit: the history, the new text, then media, hashtags and poll.
-    await edits.editFromPeer(
+    await this.door.editFromPeer(
       actor.id,
       existing.id,
       {
