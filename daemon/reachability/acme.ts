@@ -20,8 +20,11 @@ export interface AcmeIssuerOptions {
   lookup: LookupFunction;
   store: CertificateStore;
   challenges: ChallengeResponder;
-  /** DNS-01: publishes (or removes, with null) the TXT record `_acme-challenge.<name>`. */
-  dnsTxt?: ((name: string, value: string | null) => Promise<void>) | null;
+  /**
+   * DNS-01, asked at each order: the writer of the TXT record `_acme-challenge.<name>` (null
+   * removes it) while the owner's DNS takes updates (RFC 2136); null for HTTP-01 on port 80.
+   */
+  dnsTxt?: () => ((name: string, value: string | null) => Promise<void>) | null;
 }
 
 export class AcmeError extends Error {
@@ -29,14 +32,20 @@ export class AcmeError extends Error {
     message: string,
     /** The CA's problem type (urn:ietf:params:acme:error:…), when it gave one. */
     readonly problem: string | null,
+    /** The challenge the order was proving the name with. */
+    readonly challenge: ChallengeType | null = null,
   ) {
     super(message);
     this.name = 'AcmeError';
   }
 }
 
+export type ChallengeType = 'http-01' | 'dns-01';
+
 export class AcmeIssuer {
   private acme: AcmeModule | null = null;
+  /** How the last order proved the name (the flow's certificate step says it). */
+  lastChallenge: ChallengeType | null = null;
 
   constructor(private readonly options: AcmeIssuerOptions) {}
 
@@ -55,6 +64,7 @@ export class AcmeIssuer {
 
   /** A new certificate for `name`; the store keeps it (and the account key) before this returns. */
   async issue(name: string): Promise<IssuedCertificate> {
+    this.lastChallenge = null;
     const acme = await this.module();
     const { store } = this.options;
     let accountKey = await store.accountKey();
@@ -75,7 +85,7 @@ export class AcmeIssuer {
       { commonName: name, altNames: [name] },
       await acme.crypto.createPrivateEcdsaKey('P-256'),
     );
-    const dnsTxt = this.options.dnsTxt ?? null;
+    const dnsTxt = this.options.dnsTxt?.() ?? null;
     try {
       if (!accountUrl) await registerAccount(client, store);
       const chain = await client.auto({
@@ -85,7 +95,11 @@ export class AcmeIssuer {
         skipChallengeVerification: true,
         challengePriority: dnsTxt ? ['dns-01', 'http-01'] : ['http-01'],
         challengeCreateFn: async (authz, challenge, keyAuthorization) => {
-          if (challenge.type === 'dns-01' && dnsTxt) await dnsTxt(authz.identifier.value, keyAuthorization);
+          this.lastChallenge = challenge.type === 'dns-01' ? 'dns-01' : 'http-01';
+          if (challenge.type === 'dns-01' && dnsTxt)
+            await dnsTxt(authz.identifier.value, keyAuthorization).catch((error: Error) => {
+              throw new AcmeError(`the DNS-01 record could not be written: ${error.message}`, null, 'dns-01');
+            });
           else this.options.challenges.add(challenge.token, keyAuthorization);
         },
         challengeRemoveFn: async (authz, challenge) => {
@@ -104,7 +118,7 @@ export class AcmeIssuer {
       await store.saveCertificate(issued);
       return issued;
     } catch (error) {
-      throw asAcmeError(error);
+      throw asAcmeError(error, this.lastChallenge);
     }
   }
 }
@@ -124,16 +138,18 @@ async function registerAccount(client: InstanceType<AcmeModule['Client']>, store
 }
 
 /** The CA's problem document in plain words (acme-client throws it as an Error with its detail). */
-function asAcmeError(error: unknown): AcmeError {
+function asAcmeError(error: unknown, challenge: ChallengeType | null): AcmeError {
+  if (error instanceof AcmeError) return error;
   const message = error instanceof Error ? error.message : String(error);
   const response = (error as { response?: { data?: { type?: string; detail?: string } } }).response?.data;
   const problem = response?.type ?? /urn:ietf:params:acme:error:[a-zA-Z]+/.exec(message)?.[0] ?? null;
-  return new AcmeError(response?.detail ?? message, problem);
+  return new AcmeError(response?.detail ?? message, problem, challenge);
 }
 
 /** What a CA's refusal means to the owner. */
 export function describeAcmeFailure(error: unknown): string {
   if (!(error instanceof AcmeError)) return `the certificate could not be obtained: ${(error as Error).message}`;
+  if (error.challenge === 'dns-01' && error.problem === null) return error.message;
   const kind = error.problem?.split(':').pop();
   switch (kind) {
     case 'rateLimited':
@@ -141,9 +157,11 @@ export function describeAcmeFailure(error: unknown): string {
     case 'connection':
     case 'unauthorized':
     case 'incorrectResponse':
+      if (error.challenge === 'dns-01')
+        return `the certificate authority did not find the right DNS-01 record (_acme-challenge) for this name: ${error.message}`;
       return `the certificate authority could not reach the box at this name on port 80: ${error.message}`;
     case 'dns':
-      return `the certificate authority could not look the name up: ${error.message}`;
+      return `the certificate authority could not look the name (or its DNS-01 record) up: ${error.message}`;
     case 'badNonce':
     case 'serverInternal':
       return `the certificate authority had a problem; the box tries again later (${error.message})`;

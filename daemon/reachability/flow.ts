@@ -297,7 +297,11 @@ export class ReachabilityFlow {
         not_after: issued.notAfter,
         ms: this.now() - started,
       });
-      return { state: 'ok', detail: `valid until ${issued.notAfter}` };
+      const proof = this.options.issuer.lastChallenge;
+      return {
+        state: 'ok',
+        detail: `valid until ${issued.notAfter}${proof ? ` (name proved with ${proof === 'dns-01' ? 'DNS-01' : 'HTTP-01'})` : ''}`,
+      };
     } catch (error) {
       this.certificateBackoff.failed();
       const detail = describeAcmeFailure(error);

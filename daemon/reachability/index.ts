@@ -62,6 +62,7 @@ export async function startReachability(options: ReachabilityOptions): Promise<R
       log.error('HTTPS listener did not start', { port: config.httpsPort, error });
     }
   }
+  const publicName = new PublicName({ http: { lookup, extraCa }, dns, lookup });
   const homeUrl = `http://${config.hostname}.local${config.httpPort === 80 ? '' : `:${config.httpPort}`}`;
   const flow = new ReachabilityFlow({
     files,
@@ -72,10 +73,11 @@ export async function startReachability(options: ReachabilityOptions): Promise<R
       lookup,
       store: certificates,
       challenges: options.challenges,
+      dnsTxt: () => publicName.dnsChallenge(),
     }),
     mapper: config.portMapping === 'on' ? new PortMapper() : null,
     https: httpsPort ? https : null,
-    publicName: new PublicName({ http: { lookup, extraCa }, dns }),
+    publicName,
     lease: options.lease,
     machineAddressFallback: config.network === 'off',
     publish: options.publish,

@@ -2,6 +2,7 @@
  * What the reachability flow shows (the owner's API, DeviceState, MQTT) and what the owner gives
  * it. The view never carries a secret: the dynamic-DNS password and TSIG key stay in the settings.
  */
+import type { TsigAlgorithm } from './tsig.js';
 
 export const STEP_NAMES = ['dns', 'port_mapping', 'certificate', 'switch', 'check'] as const;
 export type StepName = (typeof STEP_NAMES)[number];
@@ -30,7 +31,7 @@ export interface ReachabilityView {
   public_url: string | null;
   /** Set when the router will not forward the ports itself. */
   manual: ManualForwarding | null;
-  dyndns: { protocol: 'dyndns2'; server: string } | null;
+  dyndns: { protocol: 'dyndns2' | 'rfc2136'; server: string } | null;
 }
 
 export interface Dyndns2Settings {
@@ -40,8 +41,19 @@ export interface Dyndns2Settings {
   password: string;
 }
 
-/** dyndns2 only for now; RFC 2136 with TSIG is refused by the API until it is implemented. */
-export type DynDnsSettings = Dyndns2Settings;
+/** RFC 2136 DNS UPDATE signed with a TSIG key (the owner's own DNS server). */
+export interface Rfc2136Settings {
+  protocol: 'rfc2136';
+  /** The primary server: a name or address, with `:port` when not 53. */
+  server: string;
+  zone: string;
+  key_name: string;
+  key_algorithm: TsigAlgorithm;
+  /** base64, as in the server's key file. */
+  key_secret: string;
+}
+
+export type DynDnsSettings = Dyndns2Settings | Rfc2136Settings;
 
 /** What the owner gave (kept 0600 under the data directory). */
 export interface ReachabilitySettings {
@@ -68,5 +80,6 @@ export function initialView(): ReachabilityView {
 
 export function dyndnsView(settings: DynDnsSettings | null): ReachabilityView['dyndns'] {
   if (!settings) return null;
+  if (settings.protocol === 'rfc2136') return { protocol: 'rfc2136', server: settings.server };
   return { protocol: 'dyndns2', server: new URL(settings.url).host };
 }

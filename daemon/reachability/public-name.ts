@@ -1,18 +1,22 @@
 /**
- * Keeping the public name on the external address: the dynamic-DNS update (dyndns2)
- * only when the address changed since the last accepted update, with backoff after errors and no
+ * Keeping the public name on the external address: the dynamic-DNS update (dyndns2, or RFC 2136
+ * with TSIG to the owner's own DNS server) only when the address changed since the last accepted update, with backoff after errors and no
  * retry of a permanent refusal until the settings or the address change; then a lookup through
  * the lease's DNS servers says whether the name really points at the box.
  */
 import type { DynDnsSettings, Step } from './model.js';
 import { dyndns2Update, type DnsUpdateOutcome } from './dyndns2.js';
 import type { HttpGetOptions } from './http-get.js';
+import { Rfc2136Client } from './rfc2136.js';
+import type { LookupFunction } from 'node:net';
 import { resolvePeerHost, type PeerDnsOptions } from '../social/federation/net/dns.js';
 import { Backoff } from './backoff.js';
 
 export interface PublicNameOptions {
   http: HttpGetOptions;
   dns: PeerDnsOptions;
+  /** Resolves an RFC 2136 server given by name (the lease's DNS servers). */
+  lookup?: LookupFunction;
   now?: () => number;
 }
 
@@ -21,6 +25,7 @@ export class PublicName {
   private refusedFor: string | null = null;
   private lastOutcome: DnsUpdateOutcome | null = null;
   private readonly backoff: Backoff;
+  private rfc2136: { settings: DynDnsSettings; client: Rfc2136Client } | null = null;
   /** Accepted updates (figures for the owner and tests). */
   updates = 0;
 
@@ -33,11 +38,36 @@ export class PublicName {
     this.published = null;
     this.refusedFor = null;
     this.lastOutcome = null;
+    this.rfc2136 = null;
     this.backoff.reset();
+  }
+
+  /**
+   * DNS-01's writer of `_acme-challenge.<name>` TXT records, when the last settings seen are RFC
+   * 2136 (the owner's DNS takes updates); null otherwise, and the certificate uses HTTP-01.
+   */
+  dnsChallenge(): ((name: string, value: string | null) => Promise<void>) | null {
+    const client = this.rfc2136?.client;
+    if (!client) return null;
+    return async (name, value) => {
+      const record = `_acme-challenge.${name}`;
+      await client.setTxt(record, value);
+      // The CA asks the authoritative servers: the primary must already serve the value.
+      if (value !== null && !(await client.query(record, 'TXT')).includes(value))
+        throw new Error(`the DNS server ${client.server} accepted the challenge record but does not serve it`);
+    };
+  }
+
+  private clientFor(settings: Extract<DynDnsSettings, { protocol: 'rfc2136' }>): Rfc2136Client {
+    if (this.rfc2136?.settings !== settings)
+      this.rfc2136 = { settings, client: new Rfc2136Client(settings, { lookup: this.options.lookup }) };
+    return this.rfc2136.client;
   }
 
   /** The DNS step: updates the record when needed, then checks where the name points. */
   async step(name: string, address: string | null, dyndns: DynDnsSettings | null): Promise<Step> {
+    if (dyndns?.protocol === 'rfc2136') this.clientFor(dyndns);
+    else this.rfc2136 = null;
     if (!address) return { state: 'pending', detail: 'waiting for the external address' };
     if (dyndns) {
       const update = await this.update(name, address, dyndns);
@@ -55,7 +85,10 @@ export class PublicName {
       };
     if (!this.backoff.due())
       return { state: 'failed', detail: `${this.lastOutcome?.detail ?? 'update failed'}; trying again shortly` };
-    const outcome = await dyndns2Update(dyndns, name, address, this.options.http);
+    const outcome =
+      dyndns.protocol === 'rfc2136'
+        ? await this.clientFor(dyndns).publishAddress(name, address)
+        : await dyndns2Update(dyndns, name, address, this.options.http);
     this.lastOutcome = outcome;
     if (outcome.ok) {
       this.published = address;

@@ -3,7 +3,9 @@
  * certificate for, and optionally the dynamic-DNS login. Anything else is refused field by field.
  */
 import { isIP } from 'node:net';
-import type { ReachabilitySettings } from './model.js';
+import type { DynDnsSettings, ReachabilitySettings } from './model.js';
+import { parseServer } from './rfc2136.js';
+import { TSIG_ALGORITHMS, type TsigAlgorithm } from './tsig.js';
 
 export class SettingsInputError extends Error {
   constructor(
@@ -57,13 +59,9 @@ export function parseSettings(body: unknown): ReachabilitySettings {
   if (typeof dyndns !== 'object' || Array.isArray(dyndns))
     throw new SettingsInputError('dyndns', 'dyndns must be an object or null');
   const given = dyndns as Record<string, unknown>;
-  if (given.protocol === 'rfc2136')
-    throw new SettingsInputError(
-      'dyndns.protocol',
-      'RFC 2136 updates are not available yet: use dyndns2, or point the name at the box yourself',
-    );
+  if (given.protocol === 'rfc2136') return { name, dyndns: parseRfc2136(given, name) };
   if (given.protocol !== 'dyndns2')
-    throw new SettingsInputError('dyndns.protocol', 'dyndns.protocol must be "dyndns2"');
+    throw new SettingsInputError('dyndns.protocol', 'dyndns.protocol must be "dyndns2" or "rfc2136"');
   const url = text(given, 'url', 2048);
   let parsed: URL;
   try {
@@ -76,5 +74,46 @@ export function parseSettings(body: unknown): ReachabilitySettings {
   return {
     name,
     dyndns: { protocol: 'dyndns2', url, username: text(given, 'username'), password: text(given, 'password') },
+  };
+}
+
+/** A domain name given as a DNS setting (zone, key name): labels of letters, digits and hyphens. */
+function dnsName(given: Record<string, unknown>, field: string): string {
+  const value = text(given, field, 253).trim().toLowerCase().replace(/\.$/, '');
+  if (!value.split('.').every((label) => /^(?!-)[a-z0-9_-]{1,63}(?<!-)$/.test(label)))
+    throw new SettingsInputError(`dyndns.${field}`, `dyndns.${field} must be a domain name such as example.org`);
+  return value;
+}
+
+function parseRfc2136(given: Record<string, unknown>, name: string): DynDnsSettings {
+  const server = text(given, 'server', 300).trim();
+  const { host, port } = parseServer(server);
+  if (!host || !(isIP(host) || /^[a-z0-9.-]+$/i.test(host)) || !Number.isInteger(port) || port < 1 || port > 65535)
+    throw new SettingsInputError(
+      'dyndns.server',
+      "dyndns.server must be the DNS server's name or address, with :port when not 53",
+    );
+  const zone = dnsName(given, 'zone');
+  if (name !== zone && !name.endsWith(`.${zone}`))
+    throw new SettingsInputError('dyndns.zone', `the name ${name} is not inside the zone ${zone}`);
+  const algorithm = given.key_algorithm ?? 'hmac-sha256';
+  if (typeof algorithm !== 'string' || !(algorithm.toLowerCase() in TSIG_ALGORITHMS))
+    throw new SettingsInputError(
+      'dyndns.key_algorithm',
+      `dyndns.key_algorithm must be one of ${Object.keys(TSIG_ALGORITHMS).join(', ')}`,
+    );
+  const secret = text(given, 'key_secret', 1024).trim();
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(secret) || Buffer.from(secret, 'base64').length < 8)
+    throw new SettingsInputError(
+      'dyndns.key_secret',
+      "dyndns.key_secret must be the key's secret in base64, as in the key file",
+    );
+  return {
+    protocol: 'rfc2136',
+    server,
+    zone,
+    key_name: dnsName(given, 'key_name'),
+    key_algorithm: algorithm.toLowerCase() as TsigAlgorithm,
+    key_secret: secret,
   };
 }

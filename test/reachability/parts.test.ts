@@ -32,13 +32,14 @@ test('settings: a public domain name, lower-cased; addresses, home names and bar
     refused({ name }, 'name');
 });
 
-test('settings: dyndns2 needs an http(s) URL without a login, a user and a password; rfc2136 is refused for now', () => {
+test('settings: dyndns2 needs an http(s) URL without a login, a user and a password; rfc2136 its server and key', () => {
   const dyndns = { protocol: 'dyndns2', url: 'https://dyn.example.org/nic/update', username: 'u', password: 'p' };
   assert.equal(parseSettings({ name: 'a.example.org', dyndns }).dyndns, dyndns);
   refused({ name: 'a.example.org', dyndns: { ...dyndns, url: 'https://u:p@dyn.example.org/' } }, 'dyndns.url');
   refused({ name: 'a.example.org', dyndns: { ...dyndns, url: 'ftp://dyn.example.org/' } }, 'dyndns.url');
   refused({ name: 'a.example.org', dyndns: { ...dyndns, password: '' } }, 'dyndns.password');
-  refused({ name: 'a.example.org', dyndns: { protocol: 'rfc2136', server: 'ns1.example.org' } }, 'dyndns.protocol');
+  refused({ name: 'a.example.org', dyndns: { protocol: 'rfc2136', server: 'ns1.example.org' } }, 'dyndns.zone');
+  refused({ name: 'a.example.org', dyndns: { protocol: 'nsupdate' } }, 'dyndns.protocol');
 });
 
 test('certificates: renewal due at two thirds of the lifetime, nearly expired with less than a sixth left', () => {
