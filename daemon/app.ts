@@ -246,6 +246,7 @@ export class App {
       health: (health) => this.health.set('reachability', health),
       check,
       requestListener: http.requestListener,
+      streaming: this.socialSlot.streaming,
       baseUrl: {
         current: () => this.config.baseUrl,
         switchTo: async (url) => {
