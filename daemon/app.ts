@@ -5,7 +5,7 @@
  * and keeps retrying; it never holds back READY=1.
  */
 import { join } from 'node:path';
-import type { Config } from './config.js';
+import { defaultBaseUrl, type Config } from './config.js';
 import type { Logger } from './log/logger.js';
 import { openDatabase, ping, type Db } from './store/db.js';
 import { migrate } from './store/migrate.js';
@@ -247,6 +247,7 @@ export class App {
       health: (health) => this.health.set('reachability', health),
       check,
       requestListener: http.requestListener,
+      streaming: this.socialSlot.streaming,
       baseUrl: {
         current: () => this.config.baseUrl,
         switchTo: async (url) => {
@@ -288,7 +289,11 @@ export class App {
       log: this.log.child({ component: 'mqtt' }),
       version: VERSION,
       dashboard: {
-        baseUrl: config.baseUrl,
+        // A switch to the public name is followed through DeviceState; without one, the box is at
+        // its start-up base URL, or at home once the owner turns reachability off.
+        baseUrl: this.reachability?.flow.switchedName()
+          ? defaultBaseUrl(config.network, config.hostname, config.httpPort)
+          : config.baseUrl,
         httpPort: config.httpPort,
         // The network layer announces <hostname>.local; without it the leased address is used.
         mdnsHostname: config.network === 'on' ? config.hostname : null,

@@ -188,9 +188,10 @@ export const KEYS: readonly KeySpec[] = [
   key('httpPort', 'http_port', integer(1, 65535, 'a port number from 1 to 65535'), 8080),
   key('streamingPort', 'streaming_port', integer(1, 65535, 'a port number from 1 to 65535'), 4000),
   key('hostname', 'hostname', hostLabel, 'nestbox'),
+  key('httpsPort', 'https_port', optionalPort, (c) => (c.network === 'on' ? 443 : null)),
   key('baseUrl', 'base_url', BASE_URL, (c) => defaultBaseUrl(c.network!, c.hostname!, c.httpPort!)),
   key('streamingUrl', 'streaming_url', streamingUrl('a ws://, wss://, http:// or https:// URL without query'), (c) =>
-    deriveStreamingUrl(c.baseUrl!, c.streamingPort!),
+    deriveStreamingUrl(c.baseUrl!, c.streamingPort!, c.httpsPort ?? null),
   ),
   key('registrations', 'registrations', oneOf(['open', 'approval', 'closed'] as const), 'closed'),
   key('coproc', 'coproc', coproc, { kind: 'sim' }),
@@ -244,7 +245,6 @@ export const KEYS: readonly KeySpec[] = [
     128,
   ),
   key('sqliteSynchronous', 'sqlite_synchronous', oneOf(SQLITE_SYNCHRONOUS_LEVELS), 'full'),
-  key('httpsPort', 'https_port', optionalPort, (c) => (c.network === 'on' ? 443 : null)),
   key('portMapping', 'port_mapping', oneOf(['on', 'off'] as const), (c) => (c.network === 'on' ? 'on' : 'off')),
   key('acmeDirectory', 'acme_directory', httpUrl('an http:// or https:// URL (the ACME directory)'), LETS_ENCRYPT),
   key('acmeCaFile', 'acme_ca_file', optionalText('a file path (PEM, one or more roots), or empty'), null),
@@ -276,8 +276,14 @@ export function defaultBaseUrl(network: NetworkLayer, hostname: string, httpPort
   return `http://${hostname}.local${httpPort === 80 ? '' : `:${httpPort}`}`;
 }
 
-function deriveStreamingUrl(baseUrl: string, streamingPort: number): string {
+/**
+ * An https:// base URL with the box's own HTTPS listener (the reachability contract: `https://<name>`
+ * reaches that listener, port 443 mapped to it) streams on that same address, so no other port
+ * needs opening; otherwise the streaming server's own port beside the base URL's host.
+ */
+function deriveStreamingUrl(baseUrl: string, streamingPort: number, httpsPort: number | null): string {
   const url = new URL(baseUrl);
+  if (url.protocol === 'https:' && httpsPort !== null) return url.origin;
   url.port = String(streamingPort);
   return url.toString().replace(/\/+$/, '');
 }

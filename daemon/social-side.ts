@@ -26,6 +26,7 @@ import { watchInstanceCounts } from './social/instance-counts.js';
 import { Federation, deliveriesQueuedBeforeAnswer } from './social/federation/index.js';
 import { deviceOnline } from './social/federation/delivery/online.js';
 import { federationPeers } from './social/federation/peers.js';
+import { StreamingSlot } from './social/streaming/slot.js';
 
 /** Middleware the HTTP server runs through once; what it holds can be swapped while it listens. */
 export class RouteSlot {
@@ -34,6 +35,9 @@ export class RouteSlot {
   };
 
   private stack: Middleware[] = [];
+
+  /** The side's streaming server on the other listeners (HTTPS): same paths, same upgrade. */
+  readonly streaming = new StreamingSlot();
 
   readonly middleware: Middleware = Object.assign(
     async (ctx: Parameters<Middleware>[0], next: Parameters<Middleware>[1]) => {
@@ -134,7 +138,7 @@ export class SocialSide {
     this.onStop('social-counts', () => counts.stop());
     await counts.refresh();
     health.set('social', { status: 'ok' });
-    await this.startStreaming(social);
+    await this.startStreaming(social, slot);
     this.onStop('social-background', await social.startBackgroundWork());
     await federation.start();
     this.onStop('federation', () => federation.stop());
@@ -182,12 +186,19 @@ export class SocialSide {
     });
   }
 
-  /** The streaming server (its own port); a port in use leaves it degraded, never stops start-up. */
-  private async startStreaming(social: Social): Promise<void> {
+  /**
+   * The streaming server (its own port, and the HTTPS listener's streaming paths through the slot);
+   * a port in use leaves it degraded, never stops start-up.
+   */
+  private async startStreaming(social: Social, slot: RouteSlot): Promise<void> {
     const log = this.options.log.child({ component: 'streaming' });
     try {
       const streaming = await social.startStreaming(this.config.httpHost, this.config.streamingPort);
-      this.onStop('streaming', streaming.stop);
+      slot.streaming.fill(streaming.server);
+      this.onStop('streaming', async () => {
+        slot.streaming.empty(streaming.server);
+        await streaming.stop();
+      });
       this.options.health.set('streaming', { status: 'ok' });
       log.info('streaming server listening', { port: streaming.port });
     } catch (error) {

@@ -55,6 +55,15 @@ test('the streaming URL is derived from the base URL and the streaming port', ()
   assert.is(config.streamingUrl, 'https://box.example:4443');
 });
 
+test("with the box's own HTTPS listener an https:// base URL streams on that address; a home http:// one on the streaming port", () => {
+  const own = loadConfig({ env: { NESTBOX_BASE_URL: 'https://box.example', NESTBOX_HTTPS_PORT: '8443' } });
+  assert.is(own.streamingUrl, 'https://box.example');
+  const box = loadConfig({ env: { NESTBOX_NETWORK: 'on' } });
+  assert.is(box.streamingUrl, 'http://nestbox.local:4000');
+  assert.is(withBaseUrl(box, 'https://social.example.org').streamingUrl, 'https://social.example.org');
+  assert.is(withBaseUrl(box, 'http://nestbox.local').streamingUrl, 'http://nestbox.local:4000');
+});
+
 test('the streaming URL may be given in the ws:// or wss:// form Mastodon takes, or as http(s)', () => {
   const url = (value: string) => loadConfig({ env: { NESTBOX_STREAMING_URL: value } }).streamingUrl;
   assert.is(url('wss://stream.box.example'), 'https://stream.box.example');

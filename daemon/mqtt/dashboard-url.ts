@@ -1,13 +1,15 @@
 /**
- * Where Home Assistant's "Visit" should lead: the owner's dashboard as another machine on the home
- * network reaches it. `localhost` in the base URL means nothing there, so then the box's mDNS name
- * (`<hostname>.local`, announced while the network layer runs) or its leased address is used.
+ * Where Home Assistant's "Visit" should lead: the owner's dashboard as another machine reaches it.
+ * Once the box has switched to its public name (DeviceState `reachability.public_url`), that
+ * address; otherwise the base URL the box started with, where `localhost` means nothing to another
+ * machine, so then the box's mDNS name (`<hostname>.local`, announced while the network layer runs)
+ * or its leased address is used.
  */
 import { isIP } from 'node:net';
 import type { DeviceStateData } from '../device/state.js';
 
 export interface DashboardLocation {
-  /** NESTBOX_BASE_URL. */
+  /** The instance's base URL at start, unless that is the public name the box switched to (then its home URL). */
   baseUrl: string;
   httpPort: number;
   /** The name the box announces as `<hostname>.local`; null when nothing announces it. */
@@ -25,6 +27,8 @@ export function isLoopbackHost(host: string): boolean {
 
 /** The dashboard's URL for other machines, or null when the box knows none. */
 export function dashboardUrl(location: DashboardLocation, state: Readonly<DeviceStateData>): string | null {
+  const switched = state.reachability.public_url;
+  if (switched) return new URL(DASHBOARD_PATH, switched).href;
   const base = new URL(location.baseUrl);
   if (!isLoopbackHost(base.hostname)) return new URL(DASHBOARD_PATH, base).href;
   const port = location.httpPort === 80 ? '' : `:${location.httpPort}`;

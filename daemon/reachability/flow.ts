@@ -96,6 +96,8 @@ export class ReachabilityFlow {
     this.view = { ...initialView(), name: this.settings.name, dyndns: dyndnsView(this.settings.dyndns) };
     const url = `https://${this.settings.name}`;
     if (this.options.baseUrl.current() === url) this.view.public_url = url;
+    // DeviceState has the switched address before the first cycle ends (MQTT's dashboard link).
+    this.options.publish(this.view);
     this.runSoon();
   }
 

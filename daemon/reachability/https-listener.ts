@@ -1,12 +1,21 @@
 /**
  * The box's own HTTPS listener (NESTBOX_HTTPS_PORT) serving the same app as the HTTP one. The
  * certificate is picked per connection (SNI) from the current one, so a renewed certificate takes
- * over at the next handshake without a restart; before the first one, handshakes fail.
+ * over at the next handshake without a restart; before the first one, handshakes fail. The
+ * streaming server's paths and WebSocket upgrades are served here too (`wss://<name>`).
  */
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { createSecureContext, type SecureContext } from 'node:tls';
+
+/** What serves the streaming paths on this listener (the social side's streaming slot). */
+export interface StreamingDoor {
+  /** Serves the request when it is a streaming one and says so. */
+  request(req: IncomingMessage, res: ServerResponse): boolean;
+  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+}
 
 export class HttpsListener {
   private context: SecureContext | null = null;
@@ -17,6 +26,7 @@ export class HttpsListener {
     private readonly listener: (req: IncomingMessage, res: ServerResponse) => void,
     private readonly host: string,
     private readonly port: number,
+    private readonly streaming: StreamingDoor | null = null,
   ) {}
 
   /** Takes the certificate for the next handshakes; throws when the PEMs do not make a context. */
@@ -35,8 +45,12 @@ export class HttpsListener {
           this.context ? done(null, this.context) : done(new Error('no certificate yet'), undefined),
         minVersion: 'TLSv1.2',
       },
-      this.listener,
+      (req, res) => {
+        if (!this.streaming?.request(req, res)) this.listener(req, res);
+      },
     );
+    const streaming = this.streaming;
+    if (streaming) server.on('upgrade', (req, socket, head) => streaming.upgrade(req, socket, head));
     server.keepAliveTimeout = 5000;
     server.headersTimeout = 15000;
     server.on('connection', (socket: Socket) => {

@@ -16,7 +16,7 @@ import { CertificateStore } from './certificate-store.js';
 import { ChallengeResponder } from './challenges.js';
 import { ReachabilityFlow, type BaseUrlControl } from './flow.js';
 import { httpGet } from './http-get.js';
-import { HttpsListener } from './https-listener.js';
+import { HttpsListener, type StreamingDoor } from './https-listener.js';
 import type { ReachabilityView } from './model.js';
 import { PortMapper } from './port-mapper.js';
 import { PublicName } from './public-name.js';
@@ -35,6 +35,8 @@ export interface ReachabilityOptions {
   baseUrl: BaseUrlControl;
   /** The app's request listener, for the HTTPS listener. */
   requestListener: ConstructorParameters<typeof HttpsListener>[0];
+  /** The streaming server's paths and upgrades on the HTTPS listener. */
+  streaming?: StreamingDoor | null;
 }
 
 export interface Reachability {
@@ -52,7 +54,9 @@ export async function startReachability(options: ReachabilityOptions): Promise<R
   const lookup = lookupThrough(dns);
   const files = new SecretFiles(join(config.dataDir, 'reachability'));
   const certificates = new CertificateStore(files);
-  const https = config.httpsPort ? new HttpsListener(options.requestListener, config.httpHost, config.httpsPort) : null;
+  const https = config.httpsPort
+    ? new HttpsListener(options.requestListener, config.httpHost, config.httpsPort, options.streaming)
+    : null;
   let httpsPort: number | null = null;
   if (https) {
     try {

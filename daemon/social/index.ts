@@ -140,8 +140,11 @@ export class Social {
     };
   }
 
-  /** The streaming server on its own port; returns its stop. */
-  async startStreaming(host: string, port: number): Promise<{ port: number; stop: () => Promise<void> }> {
+  /** The streaming server on its own port; returns it (other listeners serve it too) and its stop. */
+  async startStreaming(
+    host: string,
+    port: number,
+  ): Promise<{ port: number; server: StreamingServer; stop: () => Promise<void> }> {
     const hub = new StreamHub(
       this.ctx,
       this.services.renderer,
@@ -161,6 +164,7 @@ export class Social {
     const address = await server.start();
     return {
       port: address.port,
+      server,
       stop: async () => {
         hub.stop();
         await server.stop();

@@ -24,6 +24,7 @@ import {
   useReachabilityScenario,
   view,
 } from '../helpers/virtual-internet/scenario.js';
+import { openStream } from '../helpers/virtual-internet/streaming.js';
 
 /** Short-lived certificates from pebble: renewal falls due 20 s after issuance, while the tests go on. */
 const CERTIFICATE_SECONDS = 30;
@@ -64,6 +65,31 @@ test('a name entered by the owner: ports mapped, DNS updated, a certificate, htt
   assert.is(plain.headers.location, `https://${NAME}/about`);
   const instance = JSON.parse((await agent.fetch(`https://${NAME}/api/v2/instance`)).body);
   assert.is(instance.domain, NAME);
+});
+
+test('streaming over HTTPS: the instance names wss://<name>, and a client on the internet receives a post as it is made', async () => {
+  const agent = await internet.agent();
+  const v1 = JSON.parse((await agent.fetch(`https://${NAME}/api/v1/instance`)).body);
+  const v2 = JSON.parse((await agent.fetch(`https://${NAME}/api/v2/instance`)).body);
+  assert.is(v1.urls.streaming_api, `wss://${NAME}`);
+  assert.is(v2.configuration.urls.streaming, `wss://${NAME}`);
+  const health = await agent.fetch(`https://${NAME}/api/v1/streaming/health`);
+  assert.equal([health.status, health.body], [200, 'OK']);
+  const token = await accountToken(box.daemon.dataDir, 'carol');
+  const stream = await openStream(internet.inet, `wss://${NAME}/api/v1/streaming?stream=user`, token, internet.caFile);
+  try {
+    const post = await box.daemon.json('/api/v1/statuses', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ status: 'Streamed over wss through the NAT', visibility: 'public' }),
+    });
+    assert.is(post.status, 200, JSON.stringify(post.body));
+    const update = await stream.next('update', 10_000);
+    assert.equal(update.stream, ['user']);
+    assert.is(JSON.parse(update.payload).uri, post.body.uri);
+  } finally {
+    await stream.close();
+  }
 });
 
 test('the owner API: owner only, bad input refused with the field, secrets never returned', async () => {
@@ -112,17 +138,8 @@ test('a server on the internet follows an account on the box and receives its po
   });
   try {
     await bringOnline(peer, 30_000);
-    const token = async (dataDir: string, username: string) => {
-      const admin = await AdminTool.open(loadConfig({ env: { NESTBOX_DATA_DIR: dataDir } }));
-      try {
-        await admin.createAccount({ username, email: `${username}@example.test`, password: `pw-${username}-123` });
-        return (await admin.token({ username, scopes: 'read write follow' })).accessToken;
-      } finally {
-        await admin.close();
-      }
-    };
-    const alice = await token(box.daemon.dataDir, 'alice');
-    const bob = await token(peer.dataDir, 'bob');
+    const alice = await accountToken(box.daemon.dataDir, 'alice');
+    const bob = await accountToken(peer.dataDir, 'bob');
     const as = (who: string) => ({ headers: { authorization: `Bearer ${who}`, 'content-type': 'application/json' } });
     const found = await peer.json(
       `/api/v2/search?resolve=true&type=accounts&q=${encodeURIComponent(`@alice@${NAME}`)}`,
@@ -276,6 +293,17 @@ test('carrier-grade NAT in front of the router: degraded, and the reason says so
   );
   assert.match(judged.steps.dns.detail!, /carrier-grade or double NAT/);
 });
+
+/** A new account on the box (the admin tool beside the running daemon) and a token for it. */
+async function accountToken(dataDir: string, username: string): Promise<string> {
+  const admin = await AdminTool.open(loadConfig({ env: { NESTBOX_DATA_DIR: dataDir } }));
+  try {
+    await admin.createAccount({ username, email: `${username}@example.test`, password: `pw-${username}-123` });
+    return (await admin.token({ username, scopes: 'read write follow' })).accessToken;
+  } finally {
+    await admin.close();
+  }
+}
 
 /** Waits until the box answers /healthz over https at its public name, from the internet side. */
 function healthzFromInternet(agent: Awaited<ReturnType<typeof internet.agent>>, what: string) {

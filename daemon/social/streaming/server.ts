@@ -51,31 +51,38 @@ export class StreamingServer {
   });
   private pinger: NodeJS.Timeout | null = null;
   private readonly clients: StreamClients;
+  private readonly eventStreams = new Set<ServerResponse>();
 
   constructor(private readonly options: StreamingOptions) {
     this.clients = new StreamClients(options.hub, options.log);
-    this.http = createServer((req, res) => {
-      const path = new URL(req.url ?? '/', 'http://x').pathname;
-      if (path === '/api/v1/streaming/health' && (req.method === 'GET' || req.method === 'HEAD')) {
-        res.writeHead(200, { 'content-type': 'text/plain', 'cache-control': 'private, no-store' });
-        res.end('OK');
-        return;
-      }
-      if (path === '/metrics' && req.method === 'GET') {
-        void this.metrics(req, res);
-        return;
-      }
-      if (req.method === 'GET' && STREAM_PATH.test(path)) {
-        void this.eventSource(req, res);
-        return;
-      }
-      res.writeHead(404, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: 'Not found' }));
-    });
-    this.http.on('upgrade', (req, socket, head) => {
-      void this.upgrade(req, socket, head);
-    });
+    this.http = createServer(this.handleRequest);
+    this.http.on('upgrade', this.handleUpgrade);
   }
+
+  /** A request on the streaming port, or on a streaming path of another listener (HTTPS). */
+  readonly handleRequest = (req: IncomingMessage, res: ServerResponse): void => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    if (path === '/api/v1/streaming/health' && (req.method === 'GET' || req.method === 'HEAD')) {
+      res.writeHead(200, { 'content-type': 'text/plain', 'cache-control': 'private, no-store' });
+      res.end('OK');
+      return;
+    }
+    if (path === '/metrics' && req.method === 'GET') {
+      void this.metrics(req, res);
+      return;
+    }
+    if (req.method === 'GET' && STREAM_PATH.test(path)) {
+      void this.eventSource(req, res);
+      return;
+    }
+    res.writeHead(404, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ error: 'Not found' }));
+  };
+
+  /** A WebSocket upgrade, from the streaming port or another listener. */
+  readonly handleUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    void this.upgrade(req, socket, head);
+  };
 
   async start(): Promise<AddressInfo> {
     await new Promise<void>((resolve, reject) => {
@@ -95,8 +102,9 @@ export class StreamingServer {
     for (const client of this.wss?.clients ?? []) client.terminate();
     this.wss?.close();
     const closed = new Promise<void>((resolve) => this.http.close(() => resolve()));
-    // Event streams never end by themselves.
+    // Event streams never end by themselves, on this port or on another listener.
     this.http.closeAllConnections();
+    for (const stream of this.eventStreams) stream.destroy();
     await closed;
   }
 
@@ -188,10 +196,12 @@ export class StreamingServer {
     // dispatch an empty event and drop the stream.
     res.write(':)\n');
     this.clients.add(connection);
+    this.eventStreams.add(res);
     this.options.hub.subscribe(connection, channel);
     const heartbeat = setInterval(() => transport.heartbeat(), HEARTBEAT_MS);
     req.on('close', () => {
       clearInterval(heartbeat);
+      this.eventStreams.delete(res);
       this.clients.remove(connection);
     });
   }
@@ -272,7 +282,7 @@ function tokenOf(req: IncomingMessage, url: URL): string | null {
 
 const STATUS_TEXT: Record<number, string> = { 401: 'Unauthorized', 404: 'Not Found', 503: 'Service Unavailable' };
 
-function refuse(socket: Duplex, status: number, message: string): void {
+export function refuse(socket: Duplex, status: number, message: string): void {
   const body = JSON.stringify({ error: message });
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Forbidden'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
