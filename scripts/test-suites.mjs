@@ -4,8 +4,8 @@
 // more check, run beside the suites: scripts/test.mjs starts it before the build, when a fresh
 // clone's sqlite3 compile leaves a core idle.
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -18,6 +18,26 @@ const FILE_TIMEOUT_MS = Number(process.env.TEST_FILE_TIMEOUT_MS) || 180_000;
 const LINT_TIMEOUT_MS = Number(process.env.TEST_LINT_TIMEOUT_MS) || 600_000;
 // Makes an error in a before/after hook visible (uvu itself drops it).
 const loudHooks = join(DEFAULT_LAYOUT.tests, 'helpers', 'loud-hooks.js');
+// Writes the suite's CPU seconds (its own and its reaped children's) where TEST_CPU_FILE says.
+const cpuTime = join(DEFAULT_LAYOUT.tests, 'helpers', 'cpu-time.js');
+let cpuFolder = null;
+let cpuFiles = 0;
+
+/** A fresh file for one suite's CPU figure (in a folder of the run's own, removed at its end). */
+function cpuFile() {
+  cpuFolder ??= mkdtempSync(join(tmpdir(), 'nestbox-test-cpu-'));
+  return join(cpuFolder, `${(cpuFiles += 1)}`);
+}
+
+/** CPU seconds a suite wrote to its file, or null (crashed, killed, not Linux). */
+function readCpu(path) {
+  try {
+    const seconds = Number(readFileSync(path, 'utf8'));
+    return Number.isFinite(seconds) ? seconds : null;
+  } catch {
+    return null;
+  }
+}
 
 /** The TypeScript a compiled test came from: a test whose source is gone (renamed, merged) is not run. */
 function sourceOf(compiled, layout) {
@@ -107,12 +127,13 @@ export function startLint(script = LINT) {
 
 function runFile(file, onSpawn = () => undefined) {
   const isLint = file === lintScript;
-  const args = isLint ? [file] : ['--enable-source-maps', '--import', loudHooks, file];
+  const args = isLint ? [file] : ['--enable-source-maps', '--import', loudHooks, '--import', cpuTime, file];
+  const cpuPath = isLint ? null : cpuFile();
   return new Promise((resolve) => {
     const started = Date.now();
     const child = spawn(process.execPath, args, {
       cwd: root,
-      env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
+      env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', ...(cpuPath && { TEST_CPU_FILE: cpuPath }) },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: isLint,
     });
@@ -134,7 +155,7 @@ function runFile(file, onSpawn = () => undefined) {
     child.on('close', (code, signal) => {
       running.delete(child);
       clearTimeout(timer);
-      resolve({ file, code, signal, output, ms: Date.now() - started });
+      resolve({ file, code, signal, output, ms: Date.now() - started, cpu: cpuPath && readCpu(cpuPath) });
     });
   });
 }
@@ -163,8 +184,10 @@ function report(result, totals, layout) {
   totals.skipped += counts.skipped;
   if (counts.failed) totals.failures.push(relative(root, result.file));
   const name = result.file === lintScript ? 'lint (eslint, prettier --check)' : relative(layout.tests, result.file);
+  const cpu = typeof result.cpu === 'number' ? `, CPU ${result.cpu.toFixed(1)} s` : '';
+  if (typeof result.cpu === 'number') totals.cpu += result.cpu;
   process.stdout.write(
-    `\n── ${name} (${(result.ms / 1000).toFixed(1)} s)${counts.failed ? ' FAILED' : ''}\n${result.output.trimEnd()}\n`,
+    `\n── ${name} (${(result.ms / 1000).toFixed(1)} s${cpu})${counts.failed ? ' FAILED' : ''}\n${result.output.trimEnd()}\n`,
   );
 }
 
@@ -181,7 +204,7 @@ export async function runSuites(filters, lint, layout = DEFAULT_LAYOUT) {
     return index === -1 ? LONG_SUITES.length : index;
   };
   const queue = [...files].sort((a, b) => rank(a) - rank(b));
-  const totals = { passed: 0, failed: 0, skipped: 0, failures: [] };
+  const totals = { passed: 0, failed: 0, skipped: 0, failures: [], cpu: 0 };
   const worker = async () => {
     for (let file = queue.shift(); file; file = queue.shift()) report(await runFile(file), totals, layout);
   };
@@ -196,8 +219,10 @@ export async function runSuites(filters, lint, layout = DEFAULT_LAYOUT) {
   }
   const { passed, failed, skipped, failures } = totals;
   if (failures.length) process.stdout.write(`\nFailed files:\n${failures.map((f) => `  ${f}`).join('\n')}\n`);
+  if (cpuFolder) rmSync(cpuFolder, { recursive: true, force: true });
   process.stdout.write(
-    `\n${files.length} files${lint ? ' and lint' : ''} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+    `\n${files.length} files${lint ? ' and lint' : ''} in ${((Date.now() - started) / 1000).toFixed(1)} s` +
+      ` (suites' CPU ${totals.cpu.toFixed(0)} s)\n`,
   );
   process.stdout.write(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
   return failed ? 1 : 0;

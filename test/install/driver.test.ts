@@ -7,7 +7,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../helpers/paths.js';
 import { requirePackage } from '../helpers/system-packages.js';
@@ -32,12 +32,28 @@ const source = tempDir('nestbox-esp-hosted-');
 makeDriverSource(source.path);
 test.after(() => source.remove());
 
+/** One installation per board and arguments, run once; each test gets a copy of it to change. */
+const installed = new Map<string, { root: string; output: string }>();
+test.after(() => {
+  for (const { root } of installed.values()) rmSync(root, { recursive: true, force: true });
+});
+
 function stage(board: Board, args: string[] = []): { root: string; remove: () => void; output: string } {
+  const key = [board, ...args].join(' ');
+  let original = installed.get(key);
+  if (!original) {
+    const root = tempDir('nestbox-root-').path;
+    makeBoard(root, board);
+    const run = runInstaller(['--root', root, '--driver-source', source.path, ...args]);
+    assert.is(run.status, 0, run.stderr);
+    original = { root, output: run.stdout };
+    installed.set(key, original);
+  }
+  // cp -a keeps modes and every mtime (folders' too): a second run on the copy must find nothing to change.
   const root = tempDir('nestbox-root-');
-  makeBoard(root.path, board);
-  const run = runInstaller(['--root', root.path, '--driver-source', source.path, ...args]);
-  assert.is(run.status, 0, run.stderr);
-  return { root: root.path, remove: root.remove, output: run.stdout };
+  const copy = spawnSync('cp', ['-a', `${original.root}/.`, root.path], { encoding: 'utf8' });
+  assert.is(copy.status, 0, copy.stderr);
+  return { root: root.path, remove: root.remove, output: original.output };
 }
 
 /** The lines between the markers, and the file with the block taken out. */
