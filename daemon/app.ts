@@ -57,7 +57,6 @@ export class App {
   private settled: Config | null = null;
   private stopping: Promise<void> | null = null;
   private readonly challenges = new ChallengeResponder();
-  private reachability: Reachability | null = null;
   private readonly socialSlot = new RouteSlot();
   private socialOptions: SocialSideOptions | null = null;
   private social: SocialSide | null = null;
@@ -99,8 +98,11 @@ export class App {
       onOutOfSpace: () => storage.outOfSpace(),
     });
     const connectivity = await this.startConnectivity(coproc, db, networks, http);
+    const check = new ReachabilityCheck((url, init) => fetch(url, init));
+    // Built before the owner's routes, which are handed the flow; it listens and runs after the HTTP step.
+    const reachability = await this.buildReachability(db, http, check);
     // ACME challenges, redirects to https and HSTS come before any route.
-    http.use(publicHttp(this.challenges, () => this.reachability?.flow.switchedName() ?? null));
+    http.use(publicHttp(this.challenges, () => reachability?.flow.switchedName() ?? null));
 
     // /healthz looks at the free space too (one statfs): a monitor polling it sees it as it is now.
     http.use(
@@ -110,7 +112,6 @@ export class App {
     );
     // The setup portal, the owner's API, the instance and federation: rebuilt together on a switch.
     http.use(this.socialSlot.middleware);
-    const check = new ReachabilityCheck((url, init) => fetch(url, init));
     this.socialOptions = {
       db,
       log,
@@ -119,13 +120,13 @@ export class App {
       networks,
       connectivity,
       check,
-      reachability: () => this.reachability?.flow ?? null,
+      reachability: reachability?.flow ?? null,
     };
     this.social = await SocialSide.start(this.socialOptions, config, this.socialSlot);
     this.onStop('social-side', () => this.social?.stop());
     const httpUrl = await this.startHttp(http);
-    await this.startReachability(db, http, check);
-    await this.startMqtt(db, connectivity);
+    if (reachability) await this.startReachability(reachability);
+    await this.startMqtt(db, connectivity, reachability);
     const jobs = this.startJobs(db, storage);
     this.startWatchdog(db);
 
@@ -234,11 +235,13 @@ export class App {
    * The box on the internet: HTTPS listener, port mapping, dynamic DNS, certificates, and the switch
    * of the public address, after which the social side is built again. Not loaded without an HTTPS port.
    */
-  private async startReachability(db: Db, http: HttpServer, check: ReachabilityCheck): Promise<void> {
-    if (this.config.httpsPort === null)
-      return this.health.set('reachability', { status: 'off', detail: 'no HTTPS port (NESTBOX_HTTPS_PORT is empty)' });
-    const { startReachability } = await import('./reachability/index.js');
-    const reachability = await startReachability({
+  private async buildReachability(db: Db, http: HttpServer, check: ReachabilityCheck): Promise<Reachability | null> {
+    if (this.config.httpsPort === null) {
+      this.health.set('reachability', { status: 'off', detail: 'no HTTPS port (NESTBOX_HTTPS_PORT is empty)' });
+      return null;
+    }
+    const { buildReachability } = await import('./reachability/index.js');
+    return buildReachability({
       config: this.config,
       log: this.log.child({ component: 'reachability' }),
       challenges: this.challenges,
@@ -256,16 +259,20 @@ export class App {
         },
       },
     });
-    this.reachability = reachability;
+  }
+
+  /** Once the HTTP server listens: the HTTPS listener, then the flow's first cycle. */
+  private async startReachability(reachability: Reachability): Promise<void> {
+    this.onStop('reachability', () => reachability.stop());
+    await reachability.start();
     // A new lease (or none) changes what the router is asked: run the steps again at once.
     this.device.on('change', ({ paths }) => {
       if (paths.includes('network')) reachability.flow.runSoon();
     });
-    this.onStop('reachability', () => reachability.stop());
   }
 
   /** The MQTT bridge connects in the background: a broker that is down never holds back READY=1. */
-  private async startMqtt(db: Db, connectivity: ConnectivityParts): Promise<void> {
+  private async startMqtt(db: Db, connectivity: ConnectivityParts, reachability: Reachability | null): Promise<void> {
     const { config } = this;
     if (!config.mqttUrl) return;
     // Loaded only when configured: the MQTT client costs memory a box without a broker need not pay.
@@ -291,7 +298,7 @@ export class App {
       dashboard: {
         // A switch to the public name is followed through DeviceState; without one, the box is at
         // its start-up base URL, or at home once the owner turns reachability off.
-        baseUrl: this.reachability?.flow.switchedName()
+        baseUrl: reachability?.flow.switchedName()
           ? defaultBaseUrl(config.network, config.hostname, config.httpPort)
           : config.baseUrl,
         httpPort: config.httpPort,

@@ -18,7 +18,7 @@ import type { HttpServer } from './http/server.js';
 import { NESTED_MIDDLEWARE } from './http/route-table.js';
 import type { NetworksRepo } from './connectivity/networks-repo.js';
 import type { ConnectivityParts } from './connectivity/subsystem.js';
-import { mountConnectivityWeb } from './web/mount.js';
+import { mountConnectivityWeb, mountInstanceWeb } from './web/mount.js';
 import type { ReachabilityCheck } from './social/onboarding/reachability.js';
 import type { ReachabilityFlow } from './reachability/flow.js';
 import { Social } from './social/index.js';
@@ -74,7 +74,8 @@ export interface SocialSideOptions {
   networks: NetworksRepo;
   connectivity: ConnectivityParts;
   check: ReachabilityCheck;
-  reachability: () => ReachabilityFlow | null;
+  /** Null when the box has no HTTPS port. */
+  reachability: ReachabilityFlow | null;
 }
 
 type Stop = { name: string; stop: () => Promise<void> | void };
@@ -162,11 +163,25 @@ export class SocialSide {
   /** The owner's appliance API and pages; owner tokens come from the instance's OAuth store. */
   private mountOwnerWeb(http: Pick<HttpServer, 'use'>, social: Social): void {
     const { config } = this;
+    const { connectivity } = this.options;
+    const resolveToken = social.services.oauth.resolve;
     mountConnectivityWeb(http, {
       device: this.options.device,
       networks: this.options.networks,
-      connectivity: this.options.connectivity,
-      resolveToken: social.services.oauth.resolve,
+      connectivity,
+      resolveToken,
+      ownerNeeded: () => social.services.onboarding.ownerNeeded(),
+      baseUrl: config.baseUrl,
+      httpHost: config.httpHost,
+      httpPort: config.httpPort,
+      setupApAddress: config.setupApAddress,
+      setupPortalPort: config.network === 'on' ? 80 : config.httpPort,
+    });
+    mountInstanceWeb(http, {
+      resolveToken,
+      baseUrl: config.baseUrl,
+      setupApAddress: config.setupApAddress,
+      setupKey: () => connectivity.portal.passphrase,
       onboarding: social.services.onboarding,
       invites: social.services.invites,
       instanceSettings: {
@@ -176,13 +191,8 @@ export class SocialSide {
         // The one place the box reaches for its own public address (tests give loopback ones).
         reachability: this.options.check,
       },
-      reachability: { flow: this.options.reachability, enabled: config.httpsPort !== null },
+      reachability: this.options.reachability,
       log: this.options.log.child({ component: 'onboarding' }),
-      baseUrl: config.baseUrl,
-      httpHost: config.httpHost,
-      httpPort: config.httpPort,
-      setupApAddress: config.setupApAddress,
-      setupPortalPort: config.network === 'on' ? 80 : config.httpPort,
     });
   }
 

@@ -266,16 +266,23 @@ export class ReachabilityFlow {
     }
   }
 
+  /** The HTTPS listener while it listens (one whose port was taken at start is none). */
+  private listener(): HttpsListener | null {
+    return this.options.https?.listening ? this.options.https : null;
+  }
+
   private portPairs(): PortPair[] {
     const pairs = [{ external: 80, internal: this.options.ports.http }];
-    if (this.options.ports.https) pairs.unshift({ external: 443, internal: this.options.ports.https });
+    if (this.options.ports.https && this.listener())
+      pairs.unshift({ external: 443, internal: this.options.ports.https });
     return pairs;
   }
 
   private async certificateStep(name: string, dnsReady: boolean): Promise<Step> {
     const now = this.now();
     const held = this.certificate?.name === name ? this.certificate : null;
-    if (!this.options.https) return { state: 'off', detail: 'no HTTPS listener (NESTBOX_HTTPS_PORT is empty)' };
+    const https = this.listener();
+    if (!https) return { state: 'off', detail: 'no HTTPS listener (NESTBOX_HTTPS_PORT is empty)' };
     if (held && !renewalDue(held, now)) return { state: 'ok', detail: `valid until ${held.notAfter}` };
     if (!dnsReady)
       return held
@@ -291,7 +298,7 @@ export class ReachabilityFlow {
     try {
       const started = this.now();
       const issued = await this.options.issuer.issue(name);
-      this.options.https.useCertificate(issued.chain, issued.key);
+      https.useCertificate(issued.chain, issued.key);
       this.certificate = issued;
       this.certificateBackoff.reset();
       this.options.log.info(held ? 'certificate renewed' : 'certificate issued', {

@@ -38,6 +38,10 @@ export class HttpsListener {
     return this.context !== null;
   }
 
+  get listening(): boolean {
+    return this.server !== null;
+  }
+
   async start(): Promise<number> {
     const server = createServer(
       {

@@ -1,7 +1,8 @@
 /**
  * The reachability subsystem assembled from the configuration: the HTTPS listener, the port
  * mapper, the dynamic-DNS client, the ACME issuer and the flow that drives them. Built by the
- * composition root after the HTTP server is listening (the HTTPS listener serves the same app).
+ * composition root before the owner's routes are mounted (they are handed the flow itself), and
+ * started once the HTTP server listens (the HTTPS listener serves the same app).
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -41,11 +42,13 @@ export interface ReachabilityOptions {
 
 export interface Reachability {
   flow: ReachabilityFlow;
-  httpsPort: number | null;
+  /** Listens on the HTTPS port (a port in use is logged; the flow then has no listener) and starts the flow. */
+  start(): Promise<void>;
   stop(options?: { keepMappings?: boolean }): Promise<void>;
 }
 
-export async function startReachability(options: ReachabilityOptions): Promise<Reachability> {
+/** Builds the parts; nothing listens and the flow does not run until `start`. */
+export async function buildReachability(options: ReachabilityOptions): Promise<Reachability> {
   const { config, log } = options;
   const extraCa = config.acmeCaFile ? await readFile(config.acmeCaFile, 'utf8') : null;
   const dns: PeerDnsOptions = {
@@ -57,15 +60,6 @@ export async function startReachability(options: ReachabilityOptions): Promise<R
   const https = config.httpsPort
     ? new HttpsListener(options.requestListener, config.httpHost, config.httpsPort, options.streaming)
     : null;
-  let httpsPort: number | null = null;
-  if (https) {
-    try {
-      httpsPort = await https.start();
-      log.info('HTTPS listener started', { port: httpsPort });
-    } catch (error) {
-      log.error('HTTPS listener did not start', { port: config.httpsPort, error });
-    }
-  }
   const publicName = new PublicName({ http: { lookup, extraCa }, dns, lookup });
   const homeUrl = `http://${config.hostname}.local${config.httpPort === 80 ? '' : `:${config.httpPort}`}`;
   const flow = new ReachabilityFlow({
@@ -80,24 +74,32 @@ export async function startReachability(options: ReachabilityOptions): Promise<R
       dnsTxt: () => publicName.dnsChallenge(),
     }),
     mapper: config.portMapping === 'on' ? new PortMapper() : null,
-    https: httpsPort ? https : null,
+    https,
     publicName,
     lease: options.lease,
     machineAddressFallback: config.network === 'off',
     publish: options.publish,
     health: options.health,
     log,
-    ports: { http: config.httpPort, https: httpsPort ? config.httpsPort : null },
+    ports: { http: config.httpPort, https: config.httpsPort },
     homeUrl,
     addressEcho: config.addressEchoUrl ? echoFrom(config.addressEchoUrl, lookup, extraCa) : null,
     check: selfCheck(options.check, extraCa),
     baseUrl: options.baseUrl,
     cycleMs: config.reachabilityCycleS * 1000,
   });
-  await flow.start();
   return {
     flow,
-    httpsPort,
+    async start() {
+      if (https) {
+        try {
+          log.info('HTTPS listener started', { port: await https.start() });
+        } catch (error) {
+          log.error('HTTPS listener did not start', { port: config.httpsPort, error });
+        }
+      }
+      await flow.start();
+    },
     async stop(stopOptions = {}) {
       await flow.stop(stopOptions.keepMappings === true);
       await https?.stop();

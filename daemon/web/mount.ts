@@ -1,15 +1,16 @@
 /**
- * Mounts the connectivity side of the HTTP surface in its order: captive-portal redirects first
- * (they apply to every path while in setup mode), then the count of a person at the portal
- * (requests from the setup AP's side), then the setup portal, the owner API and the
- * dashboard page, with the first run's owner account beside them.
+ * Mounts the owner's side of the HTTP surface. The connectivity part, in its order: captive-portal
+ * redirects first (they apply to every path while in setup mode), then the count of a person at the
+ * portal (requests from the setup AP's side), then the setup portal, the owner API and the
+ * dashboard page. Then the instance's part, which the social side brings: the first run's owner
+ * account, the instance's identity and address, invites and reachability.
  */
 import type { NetworksRepo } from '../connectivity/networks-repo.js';
 import type { ConnectivityParts } from '../connectivity/subsystem.js';
 import type { DeviceState } from '../device/state.js';
 import type { TokenResolver } from '../lib/grants.js';
 import type { HttpServer } from '../http/server.js';
-import { silentLogger, type Logger } from '../log/logger.js';
+import type { Logger } from '../log/logger.js';
 import type { OnboardingService } from '../social/onboarding/service.js';
 import { captivePortal } from './captive-portal.js';
 import { dashboardRouter } from './dashboard.js';
@@ -33,16 +34,9 @@ export interface ConnectivityWebOptions {
   httpPort: number;
   setupApAddress: string | null;
   /** The port phones reach the portal on at the setup address (80 with the network layer on). */
-  setupPortalPort?: number;
-  /** The first run's owner account (the social instance's); without it the flow is not offered. */
-  onboarding?: OnboardingService | null;
-  /** Invites on the owner API and the pages their links open. */
-  invites?: InvitesService | null;
-  /** The instance's identity and public address on the owner API. */
-  instanceSettings?: Omit<InstanceSettingsOptions, 'resolveToken' | 'log'> | null;
-  log?: Logger;
-  /** The reachability flow behind /api/nestbox/v1/reachability (null until it has started), and whether it will. */
-  reachability?: { flow: () => ReachabilityFlow | null; enabled: boolean };
+  setupPortalPort: number;
+  /** The box has no owner yet: the setup portal's result leads to creating one. */
+  ownerNeeded: () => Promise<boolean>;
 }
 
 export function mountConnectivityWeb(http: Pick<HttpServer, 'use'>, options: ConnectivityWebOptions): void {
@@ -51,7 +45,7 @@ export function mountConnectivityWeb(http: Pick<HttpServer, 'use'>, options: Con
     captivePortal({
       inSetupMode: () => connectivity.portal.inSetupMode(),
       apAddress: options.setupApAddress,
-      httpPort: options.setupPortalPort ?? options.httpPort,
+      httpPort: options.setupPortalPort,
       ownHosts: [new URL(options.baseUrl).hostname, options.httpHost, 'localhost', '127.0.0.1'],
     }),
   );
@@ -68,36 +62,42 @@ export function mountConnectivityWeb(http: Pick<HttpServer, 'use'>, options: Con
       resolveToken,
       dashboardUrl: `${options.baseUrl}/dashboard`,
       apAddress: options.setupApAddress,
-      ownerNeeded: async () => (await options.onboarding?.ownerNeeded()) ?? false,
+      ownerNeeded: options.ownerNeeded,
     }).routes(),
   );
-  if (options.onboarding) {
-    http.use(
-      onboardingRouter({
-        onboarding: options.onboarding,
-        setupKey: () => connectivity.portal.passphrase ?? null,
-        apAddress: options.setupApAddress,
-        baseUrl: options.baseUrl,
-        log: options.log ?? silentLogger,
-      }).routes(),
-    );
-  }
-  if (options.instanceSettings) {
-    http.use(
-      instanceSettingsRouter({ ...options.instanceSettings, resolveToken, log: options.log ?? silentLogger }).routes(),
-    );
-  }
-  if (options.invites) {
-    http.use(
-      invitesRouter({
-        invites: options.invites,
-        baseUrl: options.baseUrl,
-        resolveToken,
-        log: options.log ?? silentLogger,
-      }).routes(),
-    );
-  }
   http.use(ownerApiRouter({ device: options.device, networks: options.networks, connectivity, resolveToken }).routes());
-  if (options.reachability) http.use(reachabilityRouter({ ...options.reachability, resolveToken }).routes());
   http.use(dashboardRouter().routes());
+}
+
+export interface InstanceWebOptions {
+  resolveToken: TokenResolver;
+  baseUrl: string;
+  setupApAddress: string | null;
+  /** The setup AP's passphrase, which proves holding the box when creating the owner away from the AP. */
+  setupKey: () => string | null;
+  /** The first run's owner account. */
+  onboarding: OnboardingService;
+  /** Invites on the owner API and the pages their links open. */
+  invites: InvitesService;
+  /** The instance's identity and public address on the owner API. */
+  instanceSettings: Omit<InstanceSettingsOptions, 'resolveToken' | 'log'>;
+  /** The flow behind /api/nestbox/v1/reachability; null when the box has no HTTPS port. */
+  reachability: ReachabilityFlow | null;
+  log: Logger;
+}
+
+export function mountInstanceWeb(http: Pick<HttpServer, 'use'>, options: InstanceWebOptions): void {
+  const { resolveToken, baseUrl, log } = options;
+  http.use(
+    onboardingRouter({
+      onboarding: options.onboarding,
+      setupKey: options.setupKey,
+      apAddress: options.setupApAddress,
+      baseUrl,
+      log,
+    }).routes(),
+  );
+  http.use(instanceSettingsRouter({ ...options.instanceSettings, resolveToken, log }).routes());
+  http.use(invitesRouter({ invites: options.invites, baseUrl, resolveToken, log }).routes());
+  http.use(reachabilityRouter({ flow: options.reachability, resolveToken }).routes());
 }

@@ -13,9 +13,8 @@ import { parseSettings, SettingsInputError } from '../reachability/settings-inpu
 import { OWNER_API_PREFIX } from './owner-api.js';
 
 export interface ReachabilityApiOptions {
-  flow: () => ReachabilityFlow | null;
-  /** An HTTPS port is configured, so the flow runs once started. */
-  enabled: boolean;
+  /** Null when the box has no HTTPS port: the API then says reachability is off. */
+  flow: ReachabilityFlow | null;
   resolveToken: TokenResolver;
 }
 
@@ -24,12 +23,9 @@ export function reachabilityRouter(options: ReachabilityApiOptions): Router {
   const read = requireScope('admin:read', { owner: true });
   const write = requireScope('admin:write', { owner: true });
   const flow = () => {
-    const running = options.flow();
-    if (!running)
-      throw options.enabled
-        ? new HttpError(503, 'Reachability is not running yet')
-        : new HttpError(409, 'Reachability is off: the box has no HTTPS port (NESTBOX_HTTPS_PORT is empty)');
-    return running;
+    if (!options.flow)
+      throw new HttpError(409, 'Reachability is off: the box has no HTTPS port (NESTBOX_HTTPS_PORT is empty)');
+    return options.flow;
   };
   router.use(authenticate(options.resolveToken));
   router.use(async (ctx, next) => {

@@ -53,6 +53,8 @@ export async function startWebFixture(
     httpHost: '127.0.0.1',
     httpPort: 80,
     setupApAddress: options.apAddress ?? null,
+    setupPortalPort: 80,
+    ownerNeeded: async () => false,
   });
   const address = await http.start();
   url = `http://127.0.0.1:${address.port}`;
@@ -93,6 +95,8 @@ export async function serveRigWeb(rig: SimConnectivity): Promise<{ http: HttpSer
     httpHost: '127.0.0.1',
     httpPort: 80,
     setupApAddress: null,
+    setupPortalPort: 80,
+    ownerNeeded: async () => false,
   });
   return { http, url: `http://127.0.0.1:${(await http.start()).port}` };
 }

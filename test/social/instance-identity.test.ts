@@ -89,6 +89,15 @@ test('the self-check finds the box at its own address, says plain http is not en
   assert.is((await h.api(null, 'GET', '/api/nestbox/v1/reachability/0123abcd')).status, 404);
 });
 
+test('without an HTTPS port the reachability API says it is off, and only to the owner', async () => {
+  const off = await h.api(owner.token, 'GET', '/api/nestbox/v1/reachability');
+  assert.is(off.status, 409);
+  assert.match(off.body.error, /NESTBOX_HTTPS_PORT is empty/);
+  const put = await h.api(owner.token, 'PUT', '/api/nestbox/v1/reachability', { name: 'box.example.org' });
+  assert.is(put.status, 409);
+  assert.is((await h.api(alice.token, 'GET', '/api/nestbox/v1/reachability')).status, 403);
+});
+
 test('the self-check tells a closed port and another server from the box', async () => {
   const closed = await freePort();
   const refused = await h.api(owner.token, 'POST', '/api/nestbox/v1/instance/reachability', {
