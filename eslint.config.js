@@ -9,6 +9,21 @@ import tseslint from 'typescript-eslint';
 
 const unusedVars = ['error', { argsIgnorePattern: '^_', ignoreRestSiblings: true }];
 
+const noImportMeta = {
+  selector: "MetaProperty[meta.name='import'][property.name='meta']",
+  message: 'Find installation files with installPath() (daemon/install-paths.ts), not from import.meta.url.',
+};
+
+const SQL_START = '/^\\s*(SELECT|INSERT|UPDATE|DELETE|WITH|PRAGMA|VACUUM|REPLACE)\\s/';
+const inRepo = 'SQL lives only in repositories (a *repo.ts beside the service): move the statement there.';
+const sqlOnlyInRepositories = [
+  { selector: `Literal[value=${SQL_START}]`, message: inRepo },
+  { selector: `TemplateLiteral > TemplateElement:first-child[value.raw=${SQL_START}]`, message: inRepo },
+  { selector: "CallExpression[callee.property.name='raw'][arguments.length>0]", message: inRepo },
+  { selector: 'CallExpression[callee.name=/^(trx|tx|db|knex)$/]', message: inRepo },
+  { selector: "CallExpression[callee.property.name='db']", message: inRepo },
+];
+
 export default defineConfig(
   { ignores: ['dist/', 'data/', 'coverage/', 'node_modules/', '.tmp/'] },
   {
@@ -31,15 +46,24 @@ export default defineConfig(
     // installation's files for everyone.
     files: ['daemon/**/*.ts'],
     ignores: ['daemon/install-paths.ts', 'daemon/lib/on-first-use.ts'],
-    rules: {
-      'no-restricted-syntax': [
-        'error',
-        {
-          selector: "MetaProperty[meta.name='import'][property.name='meta']",
-          message: 'Find installation files with installPath() (daemon/install-paths.ts), not from import.meta.url.',
-        },
-      ],
-    },
+    rules: { 'no-restricted-syntax': ['error', noImportMeta] },
+  },
+  {
+    // SQL lives only in repositories (docs/architecture.md §8.1): anywhere else in the daemon a
+    // statement, a raw call or a knex table builder fails the lint. The store itself, the social
+    // side's prepared reader and paging SQL, the visibility rule's expression and the render
+    // cache's version reads are the parts repositories build on.
+    files: ['daemon/**/*.ts'],
+    ignores: [
+      'daemon/install-paths.ts',
+      'daemon/lib/on-first-use.ts',
+      'daemon/**/*repo*.ts',
+      'daemon/store/**',
+      'daemon/social/store/**',
+      'daemon/social/statuses/visibility.ts',
+      'daemon/social/render/changed-rows.ts',
+    ],
+    rules: { 'no-restricted-syntax': ['error', noImportMeta, ...sqlOnlyInRepositories] },
   },
   {
     // Tests read the JSON bodies the server sends as `any` on purpose and assert on their shape:

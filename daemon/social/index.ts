@@ -17,7 +17,8 @@ import { Reader } from './store/reader.js';
 import { buildServices, type SocialServices } from './services.js';
 import { socialRouter } from './router.js';
 import { pagesRouter } from './pages/routes.js';
-import { instanceCounts, type InstanceCounts } from './instance-counts.js';
+import type { InstanceCounts } from './instance/repo.js';
+import { StoredIdsRepo } from './store/stored-ids-repo.js';
 import { StreamHub } from './streaming/hub.js';
 import { StreamingServer } from './streaming/server.js';
 import { PushDelivery } from './push/delivery.js';
@@ -173,7 +174,7 @@ export class Social {
   }
 
   counts(): Promise<InstanceCounts> {
-    return instanceCounts(this.ctx.reader);
+    return this.services.instance.counts();
   }
 
   async close(): Promise<void> {
@@ -184,8 +185,5 @@ export class Social {
 
 /** Later ids must stay above every stored one, even if the clock went back across a restart. */
 async function observeStoredIds(ctx: SocialContext): Promise<void> {
-  for (const table of ['accounts', 'statuses', 'media_attachments']) {
-    const row = await ctx.reader.get<{ id: string | null }>(`SELECT CAST(max(id) AS TEXT) AS id FROM ${table}`);
-    if (row?.id) ctx.ids.observe(row.id);
-  }
+  for (const id of await new StoredIdsRepo(ctx.reader).highestIds()) ctx.ids.observe(id);
 }

@@ -116,6 +116,7 @@ export async function buildServices(
     ctx.log,
   );
   const limiter = new RateLimiter(ctx);
+  const instanceRepo = new InstanceRepo(ctx);
   const notifications = new NotificationsService(ctx);
   const media = new MediaService(ctx, storage, limiter);
   const tags = new TagsRepo(ctx);
@@ -169,7 +170,7 @@ export async function buildServices(
     mediaSweep: new MediaSweep(ctx, media),
     timelines: new TimelinesService(new TimelinesRepo(ctx), tags),
     search: new SearchService(ctx, statuses.visibility, remote),
-    instance: new InstanceService(new InstanceRepo(ctx), new InstanceIdentity(ctx)),
+    instance: new InstanceService(instanceRepo, new InstanceIdentity(ctx, instanceRepo)),
     push: new PushService(ctx, new PushRepo(ctx)),
     announcements: new AnnouncementsService(ctx),
     reports: new ReportsService(ctx, new ReportsRepo(ctx), limiter),

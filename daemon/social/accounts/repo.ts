@@ -187,6 +187,12 @@ export class AccountsRepo {
       .then((row) => row?.id);
   }
 
+  /** How many owner accounts `trx` sees (the first run re-checks it made the only one). */
+  async ownerCountIn(trx: Knex): Promise<number> {
+    const [{ n }] = await trx.raw<Array<{ n: number }>>(`SELECT count(*) AS n FROM users WHERE role = 'owner'`);
+    return n;
+  }
+
   inviteByCode(
     code: string,
   ): Promise<{ id: string; max_uses: number | null; uses: number; expires_at: string | null } | undefined> {
@@ -194,6 +200,29 @@ export class AccountsRepo {
       `SELECT CAST(id AS TEXT) AS id, max_uses, uses, expires_at FROM invites WHERE code = ?`,
       [code],
     );
+  }
+
+  /** The account's RSA key pair for HTTP signatures, null halves while none was made. */
+  keys(accountId: string): Promise<{ public_key: string | null; private_key: string | null } | undefined> {
+    return this.ctx.reader.get('SELECT public_key, private_key FROM accounts WHERE id = ?', [accountId]);
+  }
+
+  /** Stores a key pair unless the account has one already (another caller made it first). */
+  async setKeysIfNone(accountId: string, publicKey: string, privateKey: string): Promise<void> {
+    await this.ctx.db.raw('UPDATE accounts SET public_key = ?, private_key = ? WHERE id = ? AND public_key IS NULL', [
+      publicKey,
+      privateKey,
+      accountId,
+    ]);
+  }
+
+  /** The paths of the account's avatar and header (original and static) its row names. */
+  async profileImagePaths(accountId: string): Promise<Set<string | null>> {
+    const row = await this.ctx.reader.get<Record<string, string | null>>(
+      `SELECT avatar, avatar_static, header, header_static FROM accounts WHERE id = ?`,
+      [accountId],
+    );
+    return new Set(Object.values(row ?? {}));
   }
 
   /** How many follow requests wait for the account's answer. */

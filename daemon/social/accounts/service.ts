@@ -5,6 +5,8 @@
 import { generateKeyPair, randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { localEmojisIn } from '../instance/custom-emojis.js';
+import { InstanceRepo } from '../instance/repo.js';
+import { InvitesRepo } from '../invites/repo.js';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { syncFiles } from '../../storage/durable-files.js';
 import { join } from 'node:path';
@@ -42,12 +44,16 @@ export interface NewLocalAccount {
 
 export class AccountsService {
   readonly repo: AccountsRepo;
+  private readonly emojis: InstanceRepo;
+  private readonly invites: InvitesRepo;
 
   constructor(
     private readonly ctx: SocialContext,
     private readonly passwords: Passwords,
   ) {
     this.repo = new AccountsRepo(ctx);
+    this.emojis = new InstanceRepo(ctx);
+    this.invites = new InvitesRepo(ctx);
   }
 
   adjustCounter(...args: Parameters<AccountsRepo['adjustCounter']>): ReturnType<AccountsRepo['adjustCounter']> {
@@ -140,13 +146,7 @@ export class AccountsService {
       );
       // Counted only while it still allows a use: of two sign-ups racing for the last one, one wins.
       if (input.inviteId) {
-        const counted = await trx('invites')
-          .whereRaw('id = ? AND (max_uses IS NULL OR uses < max_uses) AND (expires_at IS NULL OR expires_at > ?)', [
-            input.inviteId,
-            now,
-          ])
-          .increment('uses', 1);
-        if (!counted)
+        if (!(await this.invites.use(trx, input.inviteId, now)))
           throw validationFailed({
             invite_code: [{ error: 'ERR_INVALID', description: 'has been used up or has expired' }],
           });
@@ -162,23 +162,14 @@ export class AccountsService {
    * creation: generating one costs about half a second on this class of machine.
    */
   async ensureKeys(accountId: string): Promise<{ publicKey: string; privateKey: string }> {
-    const row = await this.ctx.reader.get<{ public_key: string | null; private_key: string | null }>(
-      'SELECT public_key, private_key FROM accounts WHERE id = ?',
-      [accountId],
-    );
+    const row = await this.repo.keys(accountId);
     if (!row) throw notFound();
     if (row.public_key && row.private_key) return { publicKey: row.public_key, privateKey: row.private_key };
     const { publicKey, privateKey } = await generateRsaKeys();
-    await this.ctx.db.raw('UPDATE accounts SET public_key = ?, private_key = ? WHERE id = ? AND public_key IS NULL', [
-      publicKey,
-      privateKey,
-      accountId,
-    ]);
-    const stored = await this.ctx.reader.get<{ public_key: string; private_key: string }>(
-      'SELECT public_key, private_key FROM accounts WHERE id = ?',
-      [accountId],
-    );
-    return { publicKey: stored!.public_key, privateKey: stored!.private_key };
+    await this.repo.setKeysIfNone(accountId, publicKey, privateKey);
+    // Another caller may have stored its pair first: every caller answers with the one kept.
+    const stored = (await this.repo.keys(accountId))!;
+    return { publicKey: stored.public_key!, privateKey: stored.private_key! };
   }
 
   /**
@@ -341,7 +332,7 @@ export class AccountsService {
     if (Object.keys(details).length) throw validationFailed(details);
     if (input.display_name !== undefined || input.note !== undefined || input.fields !== undefined) {
       changes.emojis = await localEmojisIn(
-        this.ctx.reader,
+        this.emojis,
         (changes.display_name ?? before.display_name) as string,
         (changes.note_source ?? before.note_source ?? '') as string,
         (changes.fields ?? before.fields ?? '') as string,

@@ -8,35 +8,28 @@ import { createHash, randomBytes } from 'node:crypto';
 import { unprocessable, forbidden } from '../../lib/errors.js';
 import type { SocialContext } from '../context.js';
 import { nowIso } from '../time.js';
-
-interface UserConfirmation {
-  account_id: string;
-  email: string;
-  confirmed_at: string | null;
-  created_by_app_id: string | null;
-  username: string;
-}
+import { EmailsRepo, type UserConfirmation } from './repo.js';
 
 export interface MailSender {
   send(to: string, subject: string, text: string): Promise<void>;
 }
 
 export class EmailsService {
+  private readonly repo: EmailsRepo;
+
   constructor(
     private readonly ctx: SocialContext,
     private readonly mailer: MailSender | null,
-  ) {}
+  ) {
+    this.repo = new EmailsRepo(ctx);
+  }
 
   get required(): boolean {
     return this.mailer !== null;
   }
 
   private user(accountId: string): Promise<UserConfirmation | undefined> {
-    return this.ctx.reader.get<UserConfirmation>(
-      `SELECT CAST(u.account_id AS TEXT) AS account_id, u.email, u.confirmed_at, CAST(u.created_by_app_id AS TEXT) AS created_by_app_id, a.username
-      FROM users u JOIN accounts a ON a.id = u.account_id WHERE u.account_id = ?`,
-      [accountId],
-    );
+    return this.repo.user(accountId);
   }
 
   async confirmed(accountId: string): Promise<boolean> {
@@ -55,12 +48,9 @@ export class EmailsService {
     let address = user.email;
     if (email !== undefined && email !== user.email) {
       if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw unprocessable('Validation failed: Email is invalid');
-      const taken = await this.ctx.reader.get(
-        `SELECT 1 AS x FROM users WHERE lower(email) = lower(?) AND account_id != ?`,
-        [email, accountId],
-      );
-      if (taken) throw unprocessable('Validation failed: Email has already been taken');
-      await this.ctx.db.raw(`UPDATE users SET email = ? WHERE account_id = ?`, [email, accountId]);
+      if (await this.repo.takenByAnother(email, accountId))
+        throw unprocessable('Validation failed: Email has already been taken');
+      await this.repo.setEmail(accountId, email);
       address = email;
     }
     await this.sendConfirmation(accountId, address, user.username);
@@ -77,11 +67,7 @@ export class EmailsService {
   private async sendConfirmation(accountId: string, email: string, username: string): Promise<void> {
     if (!this.mailer) return;
     const token = randomBytes(24).toString('base64url');
-    await this.ctx.db.raw(`UPDATE users SET confirmation_token = ?, confirmation_sent_at = ? WHERE account_id = ?`, [
-      hash(token),
-      nowIso(this.ctx.now()),
-      accountId,
-    ]);
+    await this.repo.setConfirmationToken(accountId, hash(token), nowIso(this.ctx.now()));
     const link = `${this.ctx.config.baseUrl}/auth/confirmation?confirmation_token=${token}`;
     await this.mailer.send(
       email,
@@ -92,11 +78,7 @@ export class EmailsService {
 
   /** GET /auth/confirmation: true when the token matched an account. */
   async confirm(token: string): Promise<boolean> {
-    const rows = await this.ctx.db.raw<unknown[]>(
-      `UPDATE users SET confirmed_at = ?, confirmation_token = NULL WHERE confirmation_token = ? AND confirmed_at IS NULL RETURNING account_id`,
-      [nowIso(this.ctx.now()), hash(token)],
-    );
-    return rows.length > 0;
+    return this.repo.confirm(hash(token), nowIso(this.ctx.now()));
   }
 }
 

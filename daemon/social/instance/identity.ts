@@ -7,6 +7,7 @@
 import { unprocessable, type ErrorDetails } from '../../lib/errors.js';
 import { getSetting, setSetting } from '../../store/settings.js';
 import type { SocialContext } from '../context.js';
+import type { InstanceRepo } from './repo.js';
 import { LANGUAGES } from './languages.js';
 
 export const DEFAULT_TITLE = 'Nestbox';
@@ -33,7 +34,10 @@ export interface Identity {
 export type IdentityChange = Partial<Record<keyof Identity, unknown>>;
 
 export class InstanceIdentity {
-  constructor(private readonly ctx: SocialContext) {}
+  constructor(
+    private readonly ctx: SocialContext,
+    private readonly repo: InstanceRepo,
+  ) {}
 
   async get(): Promise<Identity> {
     const [title, description, language, contact] = await Promise.all(
@@ -71,7 +75,7 @@ export class InstanceIdentity {
     }
     if (change.contact_username !== undefined) {
       const username = typeof change.contact_username === 'string' ? change.contact_username.trim() : null;
-      if (username && !(await this.localAccountExists(username)))
+      if (username && (await this.repo.localAccountId(username)) === undefined)
         add('contact_username', 'ERR_INVALID', 'is not an account of this instance');
       else values.push([KEYS.contact_username, username ?? '']);
     }
@@ -85,13 +89,5 @@ export class InstanceIdentity {
       for (const [key, value] of values) await setSetting(trx, key, value);
     });
     return this.get();
-  }
-
-  private async localAccountExists(username: string): Promise<boolean> {
-    const row = await this.ctx.reader.get<{ n: number }>(
-      `SELECT count(*) AS n FROM accounts WHERE domain IS NULL AND lower(username) = lower(?) AND suspended_at IS NULL`,
-      [username],
-    );
-    return (row?.n ?? 0) > 0;
   }
 }

@@ -1,6 +1,6 @@
 /** What the instance records are made of: its figures, rules, contact, known peers and custom emojis. */
 import type { Identity, InstanceIdentity } from './identity.js';
-import type { EmojiRow, InstanceRepo } from './repo.js';
+import type { EmojiRow, InstanceCounts, InstanceRepo, NodeInfoUsage } from './repo.js';
 
 /** Bounds on the peer lists' answers (the whole list; a search's matches). */
 const MAX_PEERS = 10_000;
@@ -34,6 +34,15 @@ export class InstanceService {
 
   rules(): Promise<Array<{ id: number; text: string; hint: string }>> {
     return this.repo.rules();
+  }
+
+  /** The figures the device state shows (accounts, statuses, the owner's pending requests and unread notifications). */
+  counts(): Promise<InstanceCounts> {
+    return this.repo.counts();
+  }
+
+  nodeInfoUsage(): Promise<NodeInfoUsage> {
+    return this.repo.nodeInfoUsage();
   }
 
   /** Every known peer domain, lower case, in order. */

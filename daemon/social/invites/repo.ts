@@ -1,4 +1,5 @@
 /** SQL for invites: making one, the owner's list, one by code, ending one, the accounts they let in. */
+import type { Knex } from 'knex';
 import type { SocialContext } from '../context.js';
 
 export interface InviteRow {
@@ -22,6 +23,20 @@ const COLUMNS = 'CAST(id AS TEXT) AS id, code, max_uses, uses, expires_at, creat
 
 export class InvitesRepo {
   constructor(private readonly ctx: SocialContext) {}
+
+  /**
+   * Counts one use in the sign-up's transaction, only while the invite still allows one (unused
+   * up, unexpired at `now`); false when it does not.
+   */
+  async use(trx: Knex, inviteId: string, now: string): Promise<boolean> {
+    const counted = await trx('invites')
+      .whereRaw('id = ? AND (max_uses IS NULL OR uses < max_uses) AND (expires_at IS NULL OR expires_at > ?)', [
+        inviteId,
+        now,
+      ])
+      .increment('uses', 1);
+    return counted > 0;
+  }
 
   /** Stores an unused invite owned by `accountId`; its id. */
   async insert(invite: {

@@ -71,6 +71,24 @@ export class MediaRepo {
     return rows.map((row) => row.id);
   }
 
+  /** Rows still "processing" since before `beforeIso`. */
+  stuckProcessing(beforeIso: string): Promise<Array<{ id: string }>> {
+    return this.ctx.reader.all(
+      `SELECT CAST(id AS TEXT) AS id FROM media_attachments WHERE state = 'processing' AND updated_at < ?`,
+      [beforeIso],
+    );
+  }
+
+  /** Which of `ids` have a row. */
+  async existing(ids: readonly string[]): Promise<Set<string>> {
+    const rows = await this.ctx.reader.all<{ id: string }>(
+      `SELECT CAST(id AS TEXT) AS id FROM media_attachments
+      WHERE id IN (SELECT CAST(value AS INTEGER) FROM json_each(?))`,
+      [JSON.stringify(ids)],
+    );
+    return new Set(rows.map(({ id }) => id));
+  }
+
   staleUnattached(beforeIso: string): Promise<Array<{ id: string }>> {
     return this.ctx.reader.all(
       `SELECT CAST(id AS TEXT) AS id FROM media_attachments WHERE status_id IS NULL AND scheduled_status_id IS NULL AND created_at < ? AND state != 'processing'`,

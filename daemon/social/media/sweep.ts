@@ -9,6 +9,7 @@
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SocialContext } from '../context.js';
+import { AccountsRepo } from '../accounts/repo.js';
 import { nowIso } from '../time.js';
 import type { MediaService } from './service.js';
 
@@ -22,11 +23,15 @@ export interface SweepResult {
 }
 
 export class MediaSweep {
+  private readonly accounts: AccountsRepo;
+
   constructor(
     private readonly ctx: SocialContext,
     private readonly media: MediaService,
     private readonly graceMs = SWEEP_GRACE_MS,
-  ) {}
+  ) {
+    this.accounts = new AccountsRepo(ctx);
+  }
 
   async run(): Promise<SweepResult> {
     const now = this.ctx.now();
@@ -40,11 +45,7 @@ export class MediaSweep {
   }
 
   private async failStuck(now: number): Promise<number> {
-    const stuck = await this.ctx.reader.all<{ id: string }>(
-      `SELECT CAST(id AS TEXT) AS id FROM media_attachments
-      WHERE state = 'processing' AND updated_at < ?`,
-      [nowIso(now - this.graceMs)],
-    );
+    const stuck = await this.media.repo.stuckProcessing(nowIso(now - this.graceMs));
     const dropped = stuck.filter(({ id }) => !this.media.queued(id));
     for (const { id } of dropped) await this.media.fail(id);
     return dropped.length;
@@ -56,12 +57,7 @@ export class MediaSweep {
       /^\d{1,19}$/.test(name),
     );
     if (names.length === 0) return 0;
-    const rows = await this.ctx.reader.all<{ id: string }>(
-      `SELECT CAST(id AS TEXT) AS id FROM media_attachments
-      WHERE id IN (SELECT CAST(value AS INTEGER) FROM json_each(?))`,
-      [JSON.stringify(names)],
-    );
-    const known = new Set(rows.map(({ id }) => id));
+    const known = await this.media.repo.existing(names);
     let removed = 0;
     for (const name of names) {
       if (known.has(name)) continue;
@@ -80,11 +76,7 @@ export class MediaSweep {
       const kindDir = join(this.ctx.mediaDir, 'accounts', kind);
       for (const accountId of await readdir(kindDir).catch(() => [] as string[])) {
         if (!/^\d{1,19}$/.test(accountId)) continue;
-        const row = await this.ctx.reader.get<Record<string, string | null>>(
-          `SELECT avatar, avatar_static, header, header_static FROM accounts WHERE id = ?`,
-          [accountId],
-        );
-        const named = new Set(Object.values(row ?? {}));
+        const named = await this.accounts.profileImagePaths(accountId);
         for (const variant of ['original', 'static']) {
           const dir = join(kindDir, accountId, variant);
           for (const file of await readdir(dir).catch(() => [] as string[])) {

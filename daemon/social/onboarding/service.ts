@@ -59,8 +59,7 @@ export class OnboardingService {
         owner: true,
         approved: true,
         within: async (trx, accountId) => {
-          const [{ n }] = await trx.raw<Array<{ n: number }>>(`SELECT count(*) AS n FROM users WHERE role = 'owner'`);
-          if (n > 1) throw new OwnerExists();
+          if ((await this.accounts.repo.ownerCountIn(trx)) > 1) throw new OwnerExists();
           token = await this.oauth.issueAppTokenIn(trx, {
             appName: 'Nestbox dashboard',
             accountId,

@@ -6,6 +6,7 @@
 import type { Knex } from 'knex';
 import { rateLimited } from '../../lib/errors.js';
 import type { SocialContext } from '../context.js';
+import { RateLimitsRepo } from './repo.js';
 
 export interface Family {
   name: string;
@@ -22,7 +23,11 @@ export const FAMILIES = {
 export type RateLimitHeaders = Record<'X-RateLimit-Limit' | 'X-RateLimit-Remaining' | 'X-RateLimit-Reset', string>;
 
 export class RateLimiter {
-  constructor(private readonly ctx: SocialContext) {}
+  private readonly repo: RateLimitsRepo;
+
+  constructor(private readonly ctx: SocialContext) {
+    this.repo = new RateLimitsRepo(ctx);
+  }
 
   private window(family: Family): { start: number; reset: string } {
     const start = Math.floor(this.ctx.now() / family.periodMs) * family.periodMs;
@@ -34,36 +39,19 @@ export class RateLimiter {
   /** Counts one action in `trx`; throws 429 (nothing counted) when the window is full. */
   async record(trx: Knex, accountId: string, family: Family): Promise<RateLimitHeaders> {
     const { start, reset } = this.window(family);
-    const rows = await trx.raw<Array<{ count: number }>>(
-      `SELECT count FROM rate_limits WHERE account_id = ? AND family = ? AND window_start = ?`,
-      [accountId, family.name, start],
-    );
-    const count = rows[0]?.count ?? 0;
+    const count = await this.repo.count(trx, accountId, family.name, start);
     if (count >= family.limit) {
       throw rateLimited(headers(family, 0, reset));
     }
-    await trx.raw(
-      `INSERT INTO rate_limits (account_id, family, window_start, count) VALUES (?, ?, ?, 1)
-      ON CONFLICT (account_id, family, window_start) DO UPDATE SET count = count + 1`,
-      [accountId, family.name, start],
-    );
-    // Old windows are of no use: drop them as we go.
-    await trx.raw(`DELETE FROM rate_limits WHERE account_id = ? AND family = ? AND window_start < ?`, [
-      accountId,
-      family.name,
-      start,
-    ]);
+    // Old windows are of no use: the repo drops them as it counts.
+    await this.repo.add(trx, accountId, family.name, start);
     return headers(family, family.limit - count - 1, reset);
   }
 
   /** The headers without counting (actions that show the family but are not counted, like reblogs). */
   async peek(accountId: string, family: Family): Promise<RateLimitHeaders> {
     const { start, reset } = this.window(family);
-    const row = await this.ctx.reader.get<{ count: number }>(
-      `SELECT count FROM rate_limits WHERE account_id = ? AND family = ? AND window_start = ?`,
-      [accountId, family.name, start],
-    );
-    return headers(family, family.limit - (row?.count ?? 0), reset);
+    return headers(family, family.limit - (await this.repo.peek(accountId, family.name, start)), reset);
   }
 }
 

@@ -87,6 +87,53 @@ export class RelationshipsRepo {
     return result.length > 0;
   }
 
+  /** Changes a follow's or a follow request's options (reblogs, notify, languages). */
+  async updateFollowOptions(
+    table: 'follows' | 'follow_requests',
+    accountId: string,
+    targetId: string,
+    changes: Record<string, unknown>,
+  ): Promise<void> {
+    await this.ctx
+      .db(table)
+      .whereRaw('account_id = ? AND target_account_id = ?', [accountId, targetId])
+      .update(changes);
+  }
+
+  /** A follow request's options and Follow activity, as `trx` sees it. */
+  async followRequestIn(
+    trx: Knex,
+    accountId: string,
+    targetId: string,
+  ): Promise<{ show_reblogs: number; notify: number; languages: string | null; uri: string | null } | undefined> {
+    const rows = await trx.raw<
+      Array<{ show_reblogs: number; notify: number; languages: string | null; uri: string | null }>
+    >(
+      `SELECT show_reblogs, notify, languages, uri FROM follow_requests WHERE account_id = ? AND target_account_id = ?`,
+      [accountId, targetId],
+    );
+    return rows[0];
+  }
+
+  /** Mutes (or changes the mute's notifications and expiry). */
+  async upsertMute(row: {
+    accountId: string;
+    targetId: string;
+    hideNotifications: boolean;
+    expiresAt: string | null;
+    createdAt: string;
+  }): Promise<void> {
+    await this.ctx.db.raw(
+      `INSERT INTO mutes (account_id, target_account_id, hide_notifications, expires_at, created_at) VALUES (?, ?, ?, ?, ?)
+      ON CONFLICT (account_id, target_account_id) DO UPDATE SET hide_notifications = excluded.hide_notifications, expires_at = excluded.expires_at`,
+      [row.accountId, row.targetId, row.hideNotifications ? 1 : 0, row.expiresAt, row.createdAt],
+    );
+  }
+
+  async deleteMute(accountId: string, targetId: string): Promise<void> {
+    await this.ctx.db.raw(`DELETE FROM mutes WHERE account_id = ? AND target_account_id = ?`, [accountId, targetId]);
+  }
+
   /** Whether the edge exists as `trx` sees it (inside a write, where the reader would not). */
   async existsIn(trx: Knex, table: EdgeTable, accountId: string, targetId: string): Promise<boolean> {
     const rows = (await trx.raw(`SELECT 1 AS x FROM ${table} WHERE account_id = ? AND target_account_id = ?`, [

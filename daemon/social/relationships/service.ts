@@ -105,11 +105,7 @@ export class RelationshipsService {
         if (options.reblogs !== undefined) changes.show_reblogs = settings.show_reblogs;
         if (options.notify !== undefined) changes.notify = settings.notify;
         if (options.languages !== undefined) changes.languages = settings.languages;
-        if (Object.keys(changes).length)
-          await this.ctx
-            .db(table)
-            .whereRaw('account_id = ? AND target_account_id = ?', [viewerId, targetId])
-            .update(changes);
+        if (Object.keys(changes).length) await this.repo.updateFollowOptions(table, viewerId, targetId, changes);
         return { headers: null };
       }
     }
@@ -182,20 +178,17 @@ export class RelationshipsService {
   /** The target (viewer) accepts `requesterId`'s request. */
   async authorize(viewerId: string, requesterId: string): Promise<void> {
     const done = await this.ctx.db.transaction(async (trx) => {
-      const request = await trx.raw<Array<Record<string, unknown>>>(
-        `SELECT show_reblogs, notify, languages, uri FROM follow_requests WHERE account_id = ? AND target_account_id = ?`,
-        [requesterId, viewerId],
-      );
-      if (!request[0]) return false;
+      const request = await this.repo.followRequestIn(trx, requesterId, viewerId);
+      if (!request) return false;
       // The uri is the requester's Follow activity (federation answers it with Accept). The follow
       // exists before the request goes, so the requester's lists keep the account.
       await this.repo.insertEdge(trx, 'follows', {
         account_id: requesterId,
         target_account_id: viewerId,
-        show_reblogs: request[0].show_reblogs,
-        notify: request[0].notify,
-        languages: request[0].languages,
-        uri: request[0].uri,
+        show_reblogs: request.show_reblogs,
+        notify: request.notify,
+        languages: request.languages,
+        uri: request.uri,
         created_at: nowIso(this.ctx.now()),
       });
       await this.endFollow(trx, 'follow_requests', requesterId, viewerId);
@@ -263,17 +256,19 @@ export class RelationshipsService {
     if (!Number.isInteger(duration) || duration < 0)
       throw unprocessable('Validation failed: Duration must be a positive number of seconds');
     const expiresAt = duration > 0 ? isoAfterSeconds(this.ctx.now(), duration, 'Duration') : null;
-    await this.ctx.db.raw(
-      `INSERT INTO mutes (account_id, target_account_id, hide_notifications, expires_at, created_at) VALUES (?, ?, ?, ?, ?)
-      ON CONFLICT (account_id, target_account_id) DO UPDATE SET hide_notifications = excluded.hide_notifications, expires_at = excluded.expires_at`,
-      [viewerId, targetId, notifications ? 1 : 0, expiresAt, nowIso(this.ctx.now())],
-    );
+    await this.repo.upsertMute({
+      accountId: viewerId,
+      targetId,
+      hideNotifications: notifications,
+      expiresAt,
+      createdAt: nowIso(this.ctx.now()),
+    });
     this.ctx.events.emit('mute.changed', { accountId: viewerId, targetAccountId: targetId, muted: true });
   }
 
   async unmute(viewerId: string, targetId: string): Promise<void> {
     await this.target(viewerId, targetId);
-    await this.ctx.db.raw(`DELETE FROM mutes WHERE account_id = ? AND target_account_id = ?`, [viewerId, targetId]);
+    await this.repo.deleteMute(viewerId, targetId);
     this.ctx.events.emit('mute.changed', { accountId: viewerId, targetAccountId: targetId, muted: false });
   }
 

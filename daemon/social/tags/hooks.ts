@@ -15,9 +15,9 @@ async function tagAndLink(
   names: readonly string[],
 ): Promise<void> {
   await repo.retagStatus(trx, statusId, names);
-  const rows = await trx.raw<Array<{ content: string }>>(`SELECT content FROM statuses WHERE id = ?`, [statusId]);
-  const linked = linkHashtags(rows[0].content, baseUrl);
-  if (linked !== rows[0].content) await trx.raw(`UPDATE statuses SET content = ? WHERE id = ?`, [linked, statusId]);
+  const { content } = await repo.statusText(trx, statusId);
+  const linked = linkHashtags(content, baseUrl);
+  if (linked !== content) await repo.linkStatusContent(trx, statusId, linked);
 }
 
 export function tagsCreateHook(repo: TagsRepo, baseUrl: string): StatusCreateHook {
@@ -35,8 +35,8 @@ export function tagsEditHook(repo: TagsRepo, baseUrl: string): StatusEditHook {
   return {
     async prepare(_authorId, statusId) {
       return async (trx) => {
-        const rows = await trx.raw<Array<{ text: string }>>(`SELECT text FROM statuses WHERE id = ?`, [statusId]);
-        await tagAndLink(trx, repo, baseUrl, statusId, parseHashtags(rows[0].text));
+        const { text } = await repo.statusText(trx, statusId);
+        await tagAndLink(trx, repo, baseUrl, statusId, parseHashtags(text));
       };
     },
   };

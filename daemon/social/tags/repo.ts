@@ -31,6 +31,20 @@ export class TagsRepo {
     await this.tagStatus(trx, statusId, names);
   }
 
+  /** The tagged status's source text and stored HTML, read in the posting transaction. */
+  async statusText(trx: Knex, statusId: string): Promise<{ text: string; content: string }> {
+    const rows = await trx.raw<Array<{ text: string; content: string }>>(
+      `SELECT text, content FROM statuses WHERE id = ?`,
+      [statusId],
+    );
+    return rows[0];
+  }
+
+  /** Stores the status's HTML with its hashtags linked. */
+  async linkStatusContent(trx: Knex, statusId: string, content: string): Promise<void> {
+    await trx.raw(`UPDATE statuses SET content = ? WHERE id = ?`, [content, statusId]);
+  }
+
   ofStatuses(statusIds: readonly string[]): Promise<Array<{ status_id: string; name: string }>> {
     if (statusIds.length === 0) return Promise.resolve([]);
     return this.ctx.reader.all(

@@ -42,17 +42,7 @@ export function discoveryRoutes(router: Router, fed: FederationContext, local: L
   });
 
   router.get('/nodeinfo/2.0', async (ctx) => {
-    const row = await fed.social.reader.get<{ users: number; posts: number; month: number; halfyear: number }>(
-      `SELECT
-      (SELECT count(*) FROM users u JOIN accounts a ON a.id = u.account_id WHERE a.suspended_at IS NULL AND u.approved = 1) AS users,
-      (SELECT count(*) FROM statuses WHERE local = 1 AND deleted_at IS NULL AND reblog_of_id IS NULL) AS posts,
-      (SELECT count(*) FROM accounts WHERE domain IS NULL AND last_status_at > ?1) AS month,
-      (SELECT count(*) FROM accounts WHERE domain IS NULL AND last_status_at > ?2) AS halfyear`,
-      [
-        new Date(fed.social.now() - 30 * 86400_000).toISOString(),
-        new Date(fed.social.now() - 182 * 86400_000).toISOString(),
-      ],
-    );
+    const usage = await fed.services.instance.nodeInfoUsage();
     ctx.type = 'application/json; profile="http://nodeinfo.diaspora.software/ns/schema/2.0#"';
     ctx.body = {
       version: '2.0',
@@ -60,8 +50,8 @@ export function discoveryRoutes(router: Router, fed: FederationContext, local: L
       protocols: ['activitypub'],
       services: { outbound: [], inbound: [] },
       usage: {
-        users: { total: row?.users ?? 0, activeMonth: row?.month ?? 0, activeHalfyear: row?.halfyear ?? 0 },
-        localPosts: row?.posts ?? 0,
+        users: { total: usage.users, activeMonth: usage.month, activeHalfyear: usage.halfyear },
+        localPosts: usage.posts,
       },
       openRegistrations: fed.social.config.registrations === 'open',
       metadata: {},
