@@ -241,6 +241,7 @@ export class App {
       return null;
     }
     const { buildReachability } = await import('./reachability/index.js');
+    let handle: HttpServer['requestListener'] | null = null;
     return buildReachability({
       config: this.config,
       log: this.log.child({ component: 'reachability' }),
@@ -249,7 +250,8 @@ export class App {
       publish: (view) => this.device.update({ reachability: view }),
       health: (health) => this.health.set('reachability', health),
       check,
-      requestListener: http.requestListener,
+      // The app's handler exists once the HTTP server starts, which is before the HTTPS listener listens.
+      requestListener: (req, res) => (handle ??= http.requestListener)(req, res),
       streaming: this.socialSlot.streaming,
       baseUrl: {
         current: () => this.config.baseUrl,
