@@ -5,7 +5,6 @@
 import { generateKeyPair, randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { localEmojisIn } from '../instance/custom-emojis.js';
-import { InstanceRepo } from '../instance/repo.js';
 import { InvitesRepo } from '../invites/repo.js';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { syncFiles } from '../../storage/durable-files.js';
@@ -44,7 +43,6 @@ export interface NewLocalAccount {
 
 export class AccountsService {
   readonly repo: AccountsRepo;
-  private readonly emojis: InstanceRepo;
   private readonly invites: InvitesRepo;
 
   constructor(
@@ -52,7 +50,6 @@ export class AccountsService {
     private readonly passwords: Passwords,
   ) {
     this.repo = new AccountsRepo(ctx);
-    this.emojis = new InstanceRepo(ctx);
     this.invites = new InvitesRepo(ctx);
   }
 
@@ -332,7 +329,7 @@ export class AccountsService {
     if (Object.keys(details).length) throw validationFailed(details);
     if (input.display_name !== undefined || input.note !== undefined || input.fields !== undefined) {
       changes.emojis = await localEmojisIn(
-        this.emojis,
+        this.ctx,
         (changes.display_name ?? before.display_name) as string,
         (changes.note_source ?? before.note_source ?? '') as string,
         (changes.fields ?? before.fields ?? '') as string,

@@ -20,7 +20,6 @@ import { StatusVisibility } from './visibility.js';
 import { StatusWrites, type EditedText } from './writes.js';
 import { ConversationsRepo } from '../conversations/repo.js';
 import { localEmojisIn } from '../instance/custom-emojis.js';
-import { InstanceRepo } from '../instance/repo.js';
 import type { NewStatus, PeerStatus, PeerStatusStep, RemoteAccountFinder, StatusHooks } from './posting-hooks.js';
 
 export const MAX_CHARS = 500;
@@ -48,7 +47,6 @@ export class StatusesService {
   readonly visibility: StatusVisibility;
   private readonly thread: ThreadRepo;
   private readonly accounts: AccountsRepo;
-  private readonly emojis: InstanceRepo;
   private readonly writes: StatusWrites;
   /** `remoteAccounts`: finds a mentioned remote account not known here (federation: WebFinger); null without federation. */
   constructor(
@@ -63,7 +61,6 @@ export class StatusesService {
     this.edits = new StatusEditsRepo(ctx);
     this.visibility = new StatusVisibility(ctx);
     this.accounts = new AccountsRepo(ctx);
-    this.emojis = new InstanceRepo(ctx);
     this.writes = new StatusWrites(
       ctx,
       this.repo,
@@ -137,7 +134,7 @@ export class StatusesService {
   async create(authorId: string, input: NewStatus): Promise<{ id: string; headers: RateLimitHeaders }> {
     const { text, visibility, language, parent, steps } = await this.check(authorId, input);
     const mentioned = await this.resolveMentions(text);
-    const emojis = await localEmojisIn(this.emojis, text, input.spoiler_text ?? '');
+    const emojis = await localEmojisIn(this.ctx, text, input.spoiler_text ?? '');
     const author = (await this.accounts.byId(authorId))!;
     const id = this.ctx.ids.next();
     const now = nowIso(this.ctx.now());
@@ -241,7 +238,7 @@ export class StatusesService {
       username: account.username,
     }));
     const spoiler = (input.spoiler_text ?? row.spoiler_text).trim();
-    const emojis = await localEmojisIn(this.emojis, text, spoiler);
+    const emojis = await localEmojisIn(this.ctx, text, spoiler);
     const steps = await Promise.all(this.hooks.edit.map((hook) => hook.prepare(authorId, id, input)));
     await this.writes.edit(
       authorId,
