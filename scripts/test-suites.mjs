@@ -13,6 +13,11 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** Where the compiled suites are and where their TypeScript is; a test of this runner points both at a folder of its own. */
 const DEFAULT_LAYOUT = { tests: join(root, 'dist', 'test'), sources: join(root, 'test') };
 const concurrency = Number(process.env.TEST_CONCURRENCY) || Math.max(2, Math.min(4, cpus().length + 1));
+// Many suites mostly wait (namespaces, timers, a browser): when the cores sit idle beside the
+// suites running, up to this many more start, so a run is bound by CPU rather than by waiting.
+const EXTRA_WHEN_IDLE = process.env.TEST_CONCURRENCY ? 0 : cpus().length;
+const IDLE_SHARE_TO_ADD = 0.35;
+const IDLE_SAMPLE_MS = 1_000;
 const FILE_TIMEOUT_MS = Number(process.env.TEST_FILE_TIMEOUT_MS) || 180_000;
 // Type-aware ESLint over the whole tree is one long single-threaded job; a busy machine stretches it.
 const LINT_TIMEOUT_MS = Number(process.env.TEST_LINT_TIMEOUT_MS) || 600_000;
@@ -20,13 +25,19 @@ const LINT_TIMEOUT_MS = Number(process.env.TEST_LINT_TIMEOUT_MS) || 600_000;
 const loudHooks = join(DEFAULT_LAYOUT.tests, 'helpers', 'loud-hooks.js');
 // Writes the suite's CPU seconds (its own and its reaped children's) where TEST_CPU_FILE says.
 const cpuTime = join(DEFAULT_LAYOUT.tests, 'helpers', 'cpu-time.js');
-let cpuFolder = null;
+// The run's own folder, removed at its end: each suite's CPU figure, and what the suites share
+// through NESTBOX_TEST_SCRATCH (the migrated template database, test/helpers/migrated-database.ts).
+let scratch = null;
 let cpuFiles = 0;
 
-/** A fresh file for one suite's CPU figure (in a folder of the run's own, removed at its end). */
+function scratchFolder() {
+  scratch ??= mkdtempSync(join(tmpdir(), 'nestbox-test-run-'));
+  return scratch;
+}
+
+/** A fresh file for one suite's CPU figure. */
 function cpuFile() {
-  cpuFolder ??= mkdtempSync(join(tmpdir(), 'nestbox-test-cpu-'));
-  return join(cpuFolder, `${(cpuFiles += 1)}`);
+  return join(scratchFolder(), `cpu-${(cpuFiles += 1)}`);
 }
 
 /** CPU seconds a suite wrote to its file, or null (crashed, killed, not Linux). */
@@ -133,7 +144,12 @@ function runFile(file, onSpawn = () => undefined) {
     const started = Date.now();
     const child = spawn(process.execPath, args, {
       cwd: root,
-      env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', ...(cpuPath && { TEST_CPU_FILE: cpuPath }) },
+      env: {
+        ...process.env,
+        NO_COLOR: '1',
+        FORCE_COLOR: '0',
+        ...(cpuPath && { TEST_CPU_FILE: cpuPath, NESTBOX_TEST_SCRATCH: scratchFolder() }),
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: isLint,
     });
@@ -191,6 +207,48 @@ function report(result, totals, layout) {
   );
 }
 
+/** Share of the machine's CPU time spent idle since the last call (all cores). */
+function idleMeter() {
+  const sample = () =>
+    cpus().reduce(
+      (sum, { times }) => ({
+        idle: sum.idle + times.idle,
+        total: sum.total + times.idle + times.user + times.nice + times.sys + times.irq,
+      }),
+      { idle: 0, total: 0 },
+    );
+  let last = sample();
+  return () => {
+    const now = sample();
+    const share = now.total > last.total ? (now.idle - last.idle) / (now.total - last.total) : 0;
+    last = now;
+    return share;
+  };
+}
+
+/**
+ * Every second: while the machine was idle for more than IDLE_SHARE_TO_ADD of its CPU time, starts
+ * one more suite from the queue, up to EXTRA_WHEN_IDLE beyond the workers. `finish()` stops
+ * looking and waits for the ones it started.
+ */
+function startWhenIdle(queue, run) {
+  const idle = idleMeter();
+  const started = new Set();
+  const timer = setInterval(() => {
+    if (idle() < IDLE_SHARE_TO_ADD || started.size >= EXTRA_WHEN_IDLE) return;
+    const file = queue.shift();
+    if (!file) return;
+    const done = run(file).then(() => started.delete(done));
+    started.add(done);
+  }, IDLE_SAMPLE_MS);
+  return {
+    async finish() {
+      clearInterval(timer);
+      while (started.size) await Promise.all(started);
+    },
+  };
+}
+
 /**
  * Runs the suites the filters pick, beside `lint` (a started lint check, or null), prints every
  * result and the summary line, and returns the exit code.
@@ -209,17 +267,19 @@ export async function runSuites(filters, lint, layout = DEFAULT_LAYOUT) {
     for (let file = queue.shift(); file; file = queue.shift()) report(await runFile(file), totals, layout);
   };
   const started = Date.now();
+  const extras = startWhenIdle(queue, (file) => runFile(file).then((result) => report(result, totals, layout)));
   await Promise.all([
     ...Array.from({ length: Math.min(concurrency, queue.length) }, worker),
     lint?.then((result) => report(result, totals, layout)),
   ]);
+  await extras.finish();
   if (files.length === 0 && !lint) {
     process.stdout.write('no test files matched\n');
     totals.failed += 1;
   }
   const { passed, failed, skipped, failures } = totals;
   if (failures.length) process.stdout.write(`\nFailed files:\n${failures.map((f) => `  ${f}`).join('\n')}\n`);
-  if (cpuFolder) rmSync(cpuFolder, { recursive: true, force: true });
+  if (scratch) rmSync(scratch, { recursive: true, force: true });
   process.stdout.write(
     `\n${files.length} files${lint ? ' and lint' : ''} in ${((Date.now() - started) / 1000).toFixed(1)} s` +
       ` (suites' CPU ${totals.cpu.toFixed(0)} s)\n`,

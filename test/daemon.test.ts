@@ -7,7 +7,7 @@ import { startDaemon } from './helpers/daemon.js';
 import { daemonCommand, DIST, tempDir } from './helpers/paths.js';
 
 test('the daemon starts with embedded defaults and answers /healthz without secrets', async () => {
-  const daemon = await startDaemon({ env: { NESTBOX_MQTT_PASSWORD: 'hunter2-secret' } });
+  const daemon = await startDaemon({ env: { NESTBOX_MQTT_PASSWORD: 'hunter2-secret' }, freshDatabase: true });
   try {
     const { status, body, headers } = await daemon.json('/healthz');
     assert.is(status, 200);
@@ -16,6 +16,10 @@ test('the daemon starts with embedded defaults and answers /healthz without secr
     assert.is(body.components.http.status, 'ok');
     assert.is(headers.get('cache-control'), 'no-store');
     assert.ok(existsSync(join(daemon.dataDir, 'nestbox.sqlite3')));
+    assert.ok(
+      daemon.logs.some((line) => line.msg === 'migrations applied'),
+      'a first start migrates',
+    );
     const mastodonHealth = await fetch(`${daemon.url}/health`);
     assert.is(await mastodonHealth.text(), 'OK', "Mastodon's /health for uptime monitors");
     const ready = await daemon.waitForLog((line) => line.msg === 'ready');

@@ -9,12 +9,12 @@ import type { ConnectivityPolicy } from '../../daemon/connectivity/policy.js';
 import { buildConnectivity, type ConnectivityParts } from '../../daemon/connectivity/subsystem.js';
 import { DeviceState, initialDeviceState, type DeviceEvent } from '../../daemon/device/state.js';
 import { Logger, type LogFields } from '../../daemon/log/logger.js';
-import { openDatabase, type Db } from '../../daemon/store/db.js';
-import { migrate } from '../../daemon/store/migrate.js';
+import type { Db } from '../../daemon/store/db.js';
 import { getSetting, setSetting } from '../../daemon/store/settings.js';
 import { Health } from '../../daemon/lifecycle/health.js';
 import { tempDir } from '../helpers/paths.js';
 import { CoprocTestDouble } from './coproc-test-double.js';
+import { openMigratedDatabase } from '../helpers/migrated-database.js';
 
 export const FAST_POLICY: ConnectivityPolicy = {
   heartbeatPeriodS: 10,
@@ -54,8 +54,7 @@ export async function startManagerFixture(
   prepare?: (coproc: CoprocTestDouble, networks: NetworksRepo) => Promise<void>,
 ): Promise<ManagerFixture> {
   const dir = tempDir('nestbox-connectivity-');
-  const db = openDatabase({ filename: join(dir.path, 'test.sqlite3') });
-  await migrate(db);
+  const db = await openMigratedDatabase(join(dir.path, 'test.sqlite3'));
   const coproc = new CoprocTestDouble();
   const networks = new NetworksRepo(db);
   const device = new DeviceState(initialDeviceState('test', 'test-double'));

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { daemonCommand, REPO_ROOT, tempDir } from './paths.js';
 import { send } from './http-client.js';
 import { freePort } from './ports.js';
+import { placeMigratedDatabase } from './migrated-database.js';
 
 export interface LogLine {
   level: string;
@@ -24,6 +25,11 @@ export interface DaemonOptions {
   port?: number;
   /** Reuse a data dir (e.g. to restart on the same database); a fresh temp dir otherwise. */
   dataDir?: string;
+  /**
+   * Start on an empty data dir, migrating as a first start does (default: a fresh data dir gets a
+   * copy of an already migrated database, see migrated-database.ts).
+   */
+  freshDatabase?: boolean;
   /** Keep the data dir after stop (the caller removes it). */
   keepDataDir?: boolean;
   /** Wait for /healthz before resolving (default true). */
@@ -59,6 +65,8 @@ const PORT_RACE_ATTEMPTS = 3;
 
 export async function startDaemon(options: DaemonOptions = {}, attempt = 1): Promise<RunningDaemon> {
   const data = options.dataDir ? { path: options.dataDir, remove: () => undefined } : tempDir();
+  if (!options.dataDir && !options.freshDatabase && !options.env?.NESTBOX_DATA_DIR)
+    await placeMigratedDatabase(join(data.path, 'nestbox.sqlite3'));
   const port = options.port ?? (await freePort());
   const streamingPort = await freePort();
   const url = `http://127.0.0.1:${port}`;

@@ -17,9 +17,9 @@ import { startConnectivitySubsystem, type ConnectivityParts } from '../../daemon
 import { DeviceState, initialDeviceState, type DeviceEvent } from '../../daemon/device/state.js';
 import { Health } from '../../daemon/lifecycle/health.js';
 import { Logger, silentLogger } from '../../daemon/log/logger.js';
-import { openDatabase, type Db } from '../../daemon/store/db.js';
-import { migrate } from '../../daemon/store/migrate.js';
+import type { Db } from '../../daemon/store/db.js';
 import { tempDir } from './paths.js';
+import { openMigratedDatabase } from './migrated-database.js';
 
 /** The simulator's home network (daemon/coproc/sim/world.ts). */
 export const SIM_HOME = { ssid: 'HomeNet', passphrase: SIM_NETWORKS.home.passphrase };
@@ -54,8 +54,7 @@ export async function startSimConnectivity(options: SimConnectivityOptions = {})
     env: { NESTBOX_DATA_DIR: dir.path, NESTBOX_SETUP_PASSPHRASE: 'sim-setup-key', ...options.env },
   });
   const log = options.log ?? silentLogger;
-  const db = openDatabase({ filename: join(dir.path, 'nestbox.sqlite3') });
-  await migrate(db);
+  const db = await openMigratedDatabase(join(dir.path, 'nestbox.sqlite3'));
   const networks = new NetworksRepo(db);
   if (options.homeSaved !== false) {
     await networks.save(

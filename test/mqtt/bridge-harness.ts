@@ -10,10 +10,10 @@ import type { ComponentHealth } from '../../daemon/lifecycle/health.js';
 import { Logger, type LogFields } from '../../daemon/log/logger.js';
 import { MqttBridge, type BridgeTiming, type MqttBridgeOptions } from '../../daemon/mqtt/bridge.js';
 import { settingsMemory, type BridgeMemory } from '../../daemon/mqtt/memory.js';
-import { openDatabase, type Db } from '../../daemon/store/db.js';
-import { migrate } from '../../daemon/store/migrate.js';
+import type { Db } from '../../daemon/store/db.js';
 import { tempDir } from '../helpers/paths.js';
 import { BOX_USER, type MosquittoBroker } from '../helpers/mosquitto-broker.js';
+import { openMigratedDatabase } from '../helpers/migrated-database.js';
 
 /** Stands in for the connectivity manager, which implements DeviceCommands on its own branch. */
 export class DeviceCommandsDouble implements DeviceCommands {
@@ -72,8 +72,7 @@ const databases: Array<{ db: Db; remove: () => void }> = [];
 
 export async function freshMemory(): Promise<BridgeMemory> {
   const dir = tempDir('nestbox-mqtt-db-');
-  const db = openDatabase({ filename: join(dir.path, 'nestbox.sqlite3') });
-  await migrate(db);
+  const db = await openMigratedDatabase(join(dir.path, 'nestbox.sqlite3'));
   databases.push({ db, remove: dir.remove });
   return settingsMemory(db);
 }

@@ -9,13 +9,12 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fallbackDeviceId } from '../../daemon/mqtt/device-id.js';
 import { settingsMemory } from '../../daemon/mqtt/memory.js';
-import { openDatabase } from '../../daemon/store/db.js';
-import { migrate } from '../../daemon/store/migrate.js';
 import { startAll, startDaemon, type RunningDaemon } from '../helpers/daemon.js';
 import { BOX_USER, recordMessages, startMosquitto, type MosquittoBroker } from '../helpers/mosquitto-broker.js';
 import { REPO_ROOT, tempDir } from '../helpers/paths.js';
 import { freePort } from '../helpers/ports.js';
 import { startSimOnPty, type SimOnPty } from '../helpers/pty.js';
+import { openMigratedDatabase } from '../helpers/migrated-database.js';
 
 let broker: MosquittoBroker;
 const dirs: Array<{ remove(): void }> = [];
@@ -70,8 +69,7 @@ const EMBEDDED_SIM_MAC = '240ac4123456';
 async function dataDirRemembering(mac: string): Promise<string> {
   const dir = tempDir();
   dirs.push(dir);
-  const db = openDatabase({ filename: join(dir.path, 'nestbox.sqlite3') });
-  await migrate(db);
+  const db = await openMigratedDatabase(join(dir.path, 'nestbox.sqlite3'));
   await settingsMemory(db).rememberDeviceId(mac);
   await db.destroy();
   return dir.path;

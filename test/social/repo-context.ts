@@ -4,13 +4,12 @@
  */
 import { join } from 'node:path';
 import { silentLogger } from '../../daemon/log/logger.js';
-import { openDatabase } from '../../daemon/store/db.js';
 import { SnowflakeGenerator } from '../../daemon/store/ids.js';
-import { migrate } from '../../daemon/store/migrate.js';
 import type { SocialContext } from '../../daemon/social/context.js';
 import { SocialEventBus } from '../../daemon/social/events.js';
 import { Reader } from '../../daemon/social/store/reader.js';
 import { tempDir } from '../helpers/paths.js';
+import { openMigratedDatabase } from '../helpers/migrated-database.js';
 
 export interface RepoContext {
   ctx: SocialContext;
@@ -28,8 +27,7 @@ const CREATED_AT = '2026-01-01T00:00:00.000Z';
 export async function openRepoContext(now: () => number = Date.now): Promise<RepoContext> {
   const dir = tempDir();
   const filename = join(dir.path, 'nestbox.sqlite3');
-  const db = openDatabase({ filename });
-  await migrate(db);
+  const db = await openMigratedDatabase(filename);
   const reader = await Reader.open(filename);
   const ctx: SocialContext = {
     db,

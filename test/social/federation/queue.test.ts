@@ -9,8 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { openDatabase, type Db } from '../../../daemon/store/db.js';
-import { migrate } from '../../../daemon/store/migrate.js';
+import type { Db } from '../../../daemon/store/db.js';
 import { silentLogger } from '../../../daemon/log/logger.js';
 import { PeerClient } from '../../../daemon/social/federation/net/client.js';
 import { DeliveryQueue } from '../../../daemon/social/federation/delivery/queue.js';
@@ -18,6 +17,7 @@ import { SwitchableOnline, deviceOnline } from '../../../daemon/social/federatio
 import { DeviceState, initialDeviceState } from '../../../daemon/device/state.js';
 import { tempDir } from '../../helpers/paths.js';
 import { eventually } from '../../helpers/federation.js';
+import { openMigratedDatabase } from '../../helpers/migrated-database.js';
 
 const { privateKey } = generateKeyPairSync('rsa', {
   modulusLength: 2048,
@@ -52,8 +52,7 @@ function queue(
 }
 
 test.before(async () => {
-  db = openDatabase({ filename: join(dir.path, 'queue.sqlite3') });
-  await migrate(db);
+  db = await openMigratedDatabase(join(dir.path, 'queue.sqlite3'));
   await db.raw(
     `INSERT INTO accounts (id, username, uri, created_at, updated_at) VALUES (1, 'sender', 'http://127.0.0.1/users/sender', '2026-01-01', '2026-01-01')`,
   );
