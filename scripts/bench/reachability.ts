@@ -108,7 +108,8 @@ export const bench: Bench = {
     try {
       const internet = await VirtualInternet.build(home);
       try {
-        const box = await startReachableBox(home, internet);
+        // The box's default log level: the test helper's debug level writes a line per request.
+        const box = await startReachableBox(home, internet, { NESTBOX_LOG_LEVEL: 'info' });
         for (let run = 1; run <= runs; run++) {
           const result = await oneRun(box, internet, `run${run}-${Date.now() % 100000}.example.test`);
           totals.push(result.totalMs);
