@@ -156,6 +156,10 @@ test('"Turn off": the steps and the public address go, the instance is back at h
   assert.is(off.public_url, null);
   const instance = await box.daemon.json('/api/v2/instance');
   assert.is(instance.body.domain, 'nestbox.local');
+  const retry = await box.daemon.json('/api/nestbox/v1/reachability/retry', box.owner({ method: 'POST' }));
+  assert.equal([retry.status, retry.body], [409, { error: 'Nothing to retry: enter a name first' }]);
+  const anonymous = await box.daemon.json('/api/nestbox/v1/reachability/retry', { method: 'POST' });
+  assert.is(anonymous.status, 401);
 });
 
 test.run();
