@@ -146,11 +146,30 @@ function asAcmeError(error: unknown, challenge: ChallengeType | null): AcmeError
   return new AcmeError(response?.detail ?? message, problem, challenge);
 }
 
+/**
+ * HTTP-01 is the only proof without a DNS server that takes updates, and some internet providers
+ * drop port 80 coming in: the owner is told so, and what lets the box do without it.
+ */
+const PORT_80_UNREACHABLE =
+  'the certificate authority could not connect to the box on port 80 at this name: if the router forwards port 80, ' +
+  'your internet provider may be blocking it. With your own DNS server (RFC 2136) the box proves the name through DNS ' +
+  '(DNS-01) and needs no port 80';
+
+/**
+ * A failed challenge reaches us as its detail only (acme-client drops the problem type): how
+ * Boulder ("Timeout during connect (likely firewall problem)", "Connection refused") and pebble (Go's
+ * dial errors) word a validation that found nobody answering.
+ */
+const CONNECT_FAILURE =
+  /timeout during connect|connection refused|connect: |deadline exceeded|i\/o timeout|no route to host|network is unreachable|connection reset/i;
+
 /** What a CA's refusal means to the owner. */
 export function describeAcmeFailure(error: unknown): string {
   if (!(error instanceof AcmeError)) return `the certificate could not be obtained: ${(error as Error).message}`;
   if (error.challenge === 'dns-01' && error.problem === null) return error.message;
-  const kind = error.problem?.split(':').pop();
+  const kind =
+    error.problem?.split(':').pop() ??
+    (error.challenge === 'http-01' && CONNECT_FAILURE.test(error.message) ? 'connection' : undefined);
   switch (kind) {
     case 'rateLimited':
       return `the certificate authority is rate-limiting this name; the box tries again later (${error.message})`;
@@ -159,7 +178,8 @@ export function describeAcmeFailure(error: unknown): string {
     case 'incorrectResponse':
       if (error.challenge === 'dns-01')
         return `the certificate authority did not find the right DNS-01 record (_acme-challenge) for this name: ${error.message}`;
-      return `the certificate authority could not reach the box at this name on port 80: ${error.message}`;
+      if (kind === 'connection') return PORT_80_UNREACHABLE + ` (${error.message})`;
+      return `the certificate authority reached a server at this name on port 80, but not the box: ${error.message}`;
     case 'dns':
       return `the certificate authority could not look the name (or its DNS-01 record) up: ${error.message}`;
     case 'badNonce':

@@ -126,6 +126,19 @@ export class ReachabilityFlow {
     return this.view;
   }
 
+  /**
+   * The owner asks to try again now: the waits after failures (DNS update, certificate) are
+   * forgotten and a cycle starts at once, with the saved settings (no secret is asked again).
+   * False when there is nothing to retry (not set up).
+   */
+  retry(): boolean {
+    if (!this.settings) return false;
+    this.options.publicName.retry();
+    this.certificateBackoff.reset();
+    this.runSoon();
+    return true;
+  }
+
   /** The owner turns it off: mappings removed, the public address back to the home one. */
   async disable(): Promise<void> {
     this.settings = null;

@@ -42,6 +42,12 @@ export class PublicName {
     this.backoff.reset();
   }
 
+  /** The owner asks again: a refusal or a failure no longer holds back the next update. */
+  retry(): void {
+    this.refusedFor = null;
+    this.backoff.reset();
+  }
+
   /**
    * DNS-01's writer of `_acme-challenge.<name>` TXT records, when the last settings seen are RFC
    * 2136 (the owner's DNS takes updates); null otherwise, and the certificate uses HTTP-01.

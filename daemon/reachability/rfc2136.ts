@@ -36,8 +36,23 @@ const ANSWERS: Record<number, { words: string; permanent: boolean }> = {
     permanent: true,
   },
   17: { words: 'the DNS server does not know this key name and algorithm (BADKEY)', permanent: true },
-  18: { words: "the DNS server's clock and the box's differ by more than 5 minutes (BADTIME)", permanent: false },
 };
+const BADTIME = 18;
+
+/**
+ * BADTIME: the update was signed at a time the server finds more than the fudge (5 minutes) away
+ * from its own clock. Its answer carries its clock, so the owner learns by how much, and which way.
+ */
+function clockWords(signedAt: number, serverTime: number | null): string {
+  const utc = (seconds: number) => `${new Date(seconds * 1000).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  if (serverTime === null)
+    return "the DNS server refused the update because the box's clock and the server's differ by more than 5 minutes: check the box's time (is it reaching a time server?) (BADTIME)";
+  const minutes = Math.round(Math.abs(serverTime - signedAt) / 60);
+  return (
+    `the DNS server refused the update because the clocks differ by ${minutes} minutes (the box's says ${utc(signedAt)}, ` +
+    `the server's ${utc(serverTime)}; at most 5 minutes are allowed): check the box's time (is it reaching a time server?) (BADTIME)`
+  );
+}
 
 export class Rfc2136Error extends Error {
   constructor(
@@ -137,7 +152,8 @@ export class Rfc2136Client {
       questions: [{ name: this.settings.zone, type: 'SOA', class: 'IN' }],
       authorities: [deleteSet as unknown as dnsPacket.Answer, ...records],
     });
-    const { signed, mac } = signMessage(message, this.key, this.options.nowS?.() ?? Math.floor(Date.now() / 1000));
+    const signedAt = this.options.nowS?.() ?? Math.floor(Date.now() / 1000);
+    const { signed, mac } = signMessage(message, this.key, signedAt);
     this.updatesSent += 1;
     let answer: Buffer;
     try {
@@ -148,6 +164,7 @@ export class Rfc2136Client {
     const rcode = answer.readUInt16BE(2) & 0xf;
     const tsig = readResponseTsig(answer, this.key, mac);
     const code = tsig && tsig.error !== 0 ? tsig.error : rcode;
+    if (code === BADTIME) throw new Rfc2136Error(clockWords(signedAt, tsig?.serverTime ?? null), false);
     if (code !== 0) {
       const known = ANSWERS[code];
       throw new Rfc2136Error(

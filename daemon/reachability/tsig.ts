@@ -142,6 +142,8 @@ export interface ResponseTsig {
   verified: boolean;
   /** The server's clock, when it signed. */
   timeSigned: number;
+  /** With BADTIME, the server's own clock (RFC 8945 §5.2.3: Other Data, 48 bits), in seconds. */
+  serverTime: number | null;
 }
 
 /** The TSIG record of an answer (the last additional record), checked against the request's MAC; null when unsigned. */
@@ -188,5 +190,6 @@ export function readResponseTsig(response: Buffer, key: TsigKey, requestMac: Buf
     );
     verified = expected.length === mac.length && timingSafeEqual(expected, mac);
   }
-  return { keyName, error, verified, timeSigned };
+  const serverTime = other.length === 6 ? other.readUIntBE(0, 6) : null;
+  return { keyName, error, verified, timeSigned, serverTime };
 }

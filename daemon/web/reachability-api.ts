@@ -1,6 +1,7 @@
 /**
  * The owner's reachability API (/api/nestbox/v1/reachability): GET the flow's state, PUT a name
- * (and dynamic-DNS login) to start or restart it, DELETE to turn it off. Secrets are never returned.
+ * (and dynamic-DNS login) to start or restart it, POST /retry to try the failed steps again now with
+ * the saved settings, DELETE to turn it off. Secrets are never returned.
  */
 import Router from '@koa/router';
 import { authenticate, requireScope } from '../http/auth.js';
@@ -49,6 +50,14 @@ export function reachabilityRouter(options: ReachabilityApiOptions): Router {
     }
     ctx.status = 202;
     ctx.body = await flow().configure(settings);
+  });
+
+  // "Try again now": the saved settings, without sending the secrets again.
+  router.post('/retry', write, (ctx) => {
+    const running = flow();
+    if (!running.retry()) throw new HttpError(409, 'Nothing to retry: enter a name first');
+    ctx.status = 202;
+    ctx.body = running.current;
   });
 
   router.delete('/', write, async (ctx) => {

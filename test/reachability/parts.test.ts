@@ -1,13 +1,14 @@
 /**
  * The reachability flow's pure parts and its small protocol pieces on loopback: the owner's input,
  * the renewal and expiry thresholds, what counts as another NAT, the dyndns2 answers as a provider
- * gives them, and the 0600 files.
+ * gives them, the CA's refusals in words, and the 0600 files.
  */
 import { createServer, type Server } from 'node:http';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { AcmeError, describeAcmeFailure } from '../../daemon/reachability/acme.js';
 import { isBehindAnotherNat } from '../../daemon/reachability/addresses.js';
 import { nearlyExpired, renewalDue } from '../../daemon/reachability/certificate-store.js';
 import { dyndns2Update } from '../../daemon/reachability/dyndns2.js';
@@ -90,6 +91,36 @@ test("dyndns2: the provider's answers in plain words; badauth is permanent, 911 
   } finally {
     server.close();
   }
+});
+
+test("the CA's refusals in words: nobody answering on port 80 blames a blocked port and names DNS-01; DNS-01 failures name the record", () => {
+  const words = (message: string, problem: string | null, challenge: 'http-01' | 'dns-01' | null) =>
+    describeAcmeFailure(new AcmeError(message, problem, challenge));
+  for (const detail of [
+    // pebble (Go's dial errors), as acme-client passes the failed challenge's detail on
+    'Get "http://social.example.test:80/.well-known/acme-challenge/x": context deadline exceeded (Client.Timeout exceeded while awaiting headers)',
+    'dial tcp 11.77.0.2:80: connect: connection refused',
+    // Boulder (Let's Encrypt)
+    '11.77.0.2: Fetching http://social.example.test/.well-known/acme-challenge/x: Timeout during connect (likely firewall problem)',
+  ]) {
+    const said = words(detail, null, 'http-01');
+    assert.match(said, /could not connect to the box on port 80/, said);
+    assert.match(said, /internet provider may be blocking it.*DNS-01/);
+  }
+  assert.match(
+    words('x', 'urn:ietf:params:acme:error:connection', 'http-01'),
+    /your internet provider may be blocking it/,
+  );
+  assert.match(
+    words('Invalid response from http://social.example.test: 404', null, 'http-01'),
+    /refused: Invalid response/,
+  );
+  assert.match(
+    words('x', 'urn:ietf:params:acme:error:unauthorized', 'http-01'),
+    /reached a server at this name on port 80, but not the box/,
+  );
+  assert.match(words('x', 'urn:ietf:params:acme:error:unauthorized', 'dns-01'), /DNS-01 record \(_acme-challenge\)/);
+  assert.match(words('slow down', 'urn:ietf:params:acme:error:rateLimited', null), /rate-limiting/);
 });
 
 test('secret files: written whole, mode 0600 in a 0700 folder', async () => {

@@ -1,7 +1,8 @@
 /**
  * RFC 2136 updates with TSIG against a real authoritative server (knotd on loopback): the right
  * key changes the record and the server serves it, a wrong secret or an unknown key is refused in
- * plain words with nothing changed, the same address sends no update, and DNS-01 gets a
+ * plain words with nothing changed, a clock more than TSIG's fudge away is BADTIME said as the
+ * clocks' difference, the same address sends no update, and DNS-01 gets a
  * certificate from pebble, which validates through that same server.
  */
 import { test } from 'uvu';
@@ -118,6 +119,24 @@ test('the right key: the A record is replaced and served; the same address sends
   assert.ok(moved.ok, moved.detail);
   assert.equal(await client.query(NAME, 'A'), ['11.77.0.9'], 'the old address is gone');
   assert.is(client.updatesSent, 2);
+});
+
+test("TSIG's time signed: 4 minutes off is inside the 300 s fudge; 10 minutes off is BADTIME, said as the clocks' difference", async () => {
+  const nowS = () => Math.floor(Date.now() / 1000);
+  const close = await new Rfc2136Client(settings(), { nowS: () => nowS() - 240 }).publishAddress(NAME, '11.77.0.21');
+  assert.ok(close.ok, close.detail);
+  const before = await knot.serial();
+  const skewed = await new Rfc2136Client(settings(), { nowS: () => nowS() - 600 }).publishAddress(NAME, '11.77.0.22');
+  assert.is(skewed.ok, false);
+  assert.is(skewed.permanent, false, 'a clock put right needs no new settings');
+  assert.match(skewed.detail, /clocks differ by 10 minutes/, skewed.detail);
+  assert.match(skewed.detail, /check the box's time.*\(BADTIME\)/);
+  // The server's clock, from its signed answer, is the test's own (same machine).
+  const serverTime = /the server's (\d{4}-\d\d-\d\d \d\d:\d\d) UTC/.exec(skewed.detail)?.[1];
+  assert.ok(serverTime, skewed.detail);
+  assert.ok(Math.abs(Date.parse(`${serverTime.replace(' ', 'T')}:00Z`) - Date.now()) < 2 * 60_000);
+  assert.is(await knot.serial(), before, 'nothing changed');
+  assert.equal(await new Rfc2136Client(settings()).query(NAME, 'A'), ['11.77.0.21']);
 });
 
 test('a server that does not answer: not permanent, said in plain words', async () => {

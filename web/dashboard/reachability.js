@@ -1,26 +1,35 @@
-// "Make the box reachable": the owner enters a name (and the dynamic-DNS provider's login), then
-// watches each step in plain words (name → DNS → port forwarding → certificate → public address →
-// check) through the owner API; any step can be retried by saving again, and the whole can be
-// turned off. Shares the dashboard's login (its token in localStorage).
+// "Make the box reachable": the owner enters a name and says who keeps it pointing home (nobody, a
+// dynamic-DNS provider's login, or their own DNS server's RFC 2136 key), then watches each step in
+// plain words (DNS → port forwarding → certificate → public address → check) through the owner
+// API. "Try again now" re-runs the steps with the saved settings (secrets are never sent back, so
+// the page cannot and need not hold them); "Turn off" undoes it all. When the router will not
+// forward the ports itself, the page lists the forwarding to set up by hand. Shares the
+// dashboard's login (its token in localStorage).
 (function () {
   'use strict';
   var URL_PATH = '/api/nestbox/v1/reachability';
   var TOKEN_KEY = 'nestbox.dashboard.token';
   var STEPS = [
-    ['dns', 'Name points at the box'],
-    ['port_mapping', 'Port forwarding on the router'],
-    ['certificate', 'Certificate'],
-    ['switch', 'Public address'],
+    ['dns', 'The name points at your home'],
+    ['port_mapping', 'The router lets the internet in'],
+    ['certificate', 'Certificate for https://'],
+    ['switch', "The instance's public address"],
     ['check', 'Check from outside'],
   ];
-  var WORDS = { pending: 'waiting', working: 'working…', ok: 'done', failed: 'problem', off: 'off' };
+  var WORDS = { pending: 'waiting', working: 'working on it…', ok: 'done', failed: 'not working yet', off: 'off' };
+  var PROVIDERS = {
+    dyndns2: 'a dynamic-DNS provider',
+    rfc2136: 'your DNS server',
+  };
+  /** The provider list follows the saved settings until the owner picks one. */
+  var providerPicked = false;
   var $ = function (id) {
     return document.getElementById(id);
   };
 
-  function call(method, body) {
+  function call(method, body, path) {
     var token = localStorage.getItem(TOKEN_KEY);
-    return fetch(URL_PATH, {
+    return fetch(URL_PATH + (path || ''), {
       method: method,
       headers: Object.assign({ authorization: 'Bearer ' + token }, body ? { 'content-type': 'application/json' } : {}),
       body: body ? JSON.stringify(body) : undefined,
@@ -32,15 +41,25 @@
     });
   }
 
-  function show(view) {
-    $('reach-name').value = $('reach-name').value || view.name || '';
+  /** Shows the fields of the chosen provider only. */
+  function showProvider() {
+    var chosen = $('reach-provider').value;
+    $('reach-dyndns2').hidden = chosen !== 'dyndns2';
+    $('reach-rfc2136').hidden = chosen !== 'rfc2136';
+  }
+
+  function showSteps(view) {
     var list = $('reach-steps');
     list.textContent = '';
+    // Off (never set up, or turned off): no steps to follow.
+    list.hidden = !view.name;
+    if (!view.name) return;
     STEPS.forEach(function (entry) {
       var step = view.steps[entry[0]];
       var item = document.createElement('li');
       item.className = 'step-' + step.state;
       item.dataset.step = entry[0];
+      item.dataset.state = step.state;
       var title = document.createElement('strong');
       title.textContent = entry[1] + ': ' + WORDS[step.state];
       item.appendChild(title);
@@ -51,23 +70,52 @@
       }
       list.appendChild(item);
     });
+  }
+
+  function showManual(view) {
     var manual = $('reach-manual');
     manual.hidden = !view.manual;
-    if (view.manual)
-      manual.textContent =
-        'Set up on your router by hand: forward ' +
-        view.manual.ports
-          .map(function (p) {
-            return 'TCP port ' + p.external + ' to ' + view.manual.internal_address + ' port ' + p.internal;
-          })
-          .join(' and ') +
-        '.';
+    if (!view.manual) return;
+    var mapping = view.steps.port_mapping;
+    $('reach-manual-why').textContent =
+      mapping.state === 'off'
+        ? 'The box does not ask the router (port mapping is turned off).'
+        : 'Your router did not forward the ports when the box asked' +
+          (mapping.detail ? ': ' + mapping.detail.split('. Forward ')[0].replace(/\.$/, '') : '') +
+          '.';
+    var rules = $('reach-manual-rules');
+    rules.textContent = '';
+    view.manual.ports.forEach(function (port) {
+      var rule = document.createElement('li');
+      rule.textContent = 'TCP port ' + port.external + ' → ' + view.manual.internal_address + ', port ' + port.internal;
+      rules.appendChild(rule);
+    });
+  }
+
+  function show(view) {
+    $('reach-name').value = $('reach-name').value || view.name || '';
+    var saved = $('reach-saved-provider');
+    saved.hidden = !view.dyndns;
+    if (!providerPicked) {
+      $('reach-provider').value = view.dyndns ? view.dyndns.protocol : 'none';
+      showProvider();
+    }
+    if (view.dyndns)
+      saved.textContent =
+        'Saved: ' +
+        PROVIDERS[view.dyndns.protocol] +
+        ' (' +
+        view.dyndns.server +
+        ') keeps the name current. Its password or key is kept on the box and not shown; enter it again only to change it.';
+    showSteps(view);
+    showManual(view);
     $('reach-public').textContent = view.public_url
       ? 'Your instance is at ' +
         view.public_url +
         (view.certificate ? ' (certificate valid until ' + view.certificate.not_after + ')' : '')
       : '';
     $('reach-off').hidden = !view.name;
+    $('reach-retry').hidden = !view.name;
   }
 
   function refresh() {
@@ -77,37 +125,70 @@
     });
   }
 
+  /** What the owner typed, as the owner API takes it. */
+  function providerSettings() {
+    switch ($('reach-provider').value) {
+      case 'dyndns2':
+        return {
+          protocol: 'dyndns2',
+          url: $('reach-provider-url').value.trim(),
+          username: $('reach-provider-user').value,
+          password: $('reach-provider-password').value,
+        };
+      case 'rfc2136':
+        return {
+          protocol: 'rfc2136',
+          server: $('reach-dns-server').value.trim(),
+          zone: $('reach-dns-zone').value.trim(),
+          key_name: $('reach-key-name').value.trim(),
+          key_algorithm: $('reach-key-algorithm').value,
+          key_secret: $('reach-key-secret').value.trim(),
+        };
+      default:
+        return null;
+    }
+  }
+
+  function failed(failure) {
+    $('reach-error').textContent = failure.message;
+    $('reach-error').hidden = false;
+  }
+
+  /** Secrets leave the page once sent: the box keeps them, the page does not. */
+  function forgetSecrets() {
+    $('reach-provider-password').value = '';
+    $('reach-key-secret').value = '';
+  }
+
   function submit(event) {
     event.preventDefault();
-    var error = $('reach-error');
-    error.hidden = true;
-    var provider = $('reach-provider-url').value.trim();
-    var body = {
-      name: $('reach-name').value.trim(),
-      dyndns: provider
-        ? {
-            protocol: 'dyndns2',
-            url: provider,
-            username: $('reach-provider-user').value,
-            password: $('reach-provider-password').value,
-          }
-        : null,
-    };
-    $('reach-http-warning').hidden = !/^http:/i.test(provider);
-    call('PUT', body).then(show, function (failure) {
-      error.textContent = failure.message;
-      error.hidden = false;
-    });
+    $('reach-error').hidden = true;
+    var dyndns = providerSettings();
+    $('reach-http-warning').hidden = !(dyndns && dyndns.protocol === 'dyndns2' && /^http:/i.test(dyndns.url));
+    call('PUT', { name: $('reach-name').value.trim(), dyndns: dyndns }).then(function (view) {
+      forgetSecrets();
+      show(view);
+    }, failed);
   }
 
   document.addEventListener('DOMContentLoaded', function () {
     if (!$('reach-form')) return;
     $('reach-form').addEventListener('submit', submit);
+    $('reach-provider').addEventListener('change', function () {
+      providerPicked = true;
+      showProvider();
+    });
+    showProvider();
+    $('reach-retry').addEventListener('click', function () {
+      $('reach-error').hidden = true;
+      call('POST', null, '/retry').then(show, failed);
+    });
     $('reach-off').addEventListener('click', function () {
-      call('DELETE').then(show, function (failure) {
-        $('reach-error').textContent = failure.message;
-        $('reach-error').hidden = false;
-      });
+      $('reach-error').hidden = true;
+      call('DELETE').then(function (view) {
+        $('reach-name').value = '';
+        show(view);
+      }, failed);
     });
     refresh();
     setInterval(refresh, 3000);

@@ -30,7 +30,12 @@ export interface ReachableBox {
   until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs: number): Promise<T>;
 }
 
-export async function startReachableBox(home: VirtualHome, internet: VirtualInternet): Promise<ReachableBox> {
+/** `env` adds to (or overrides) the daemon's settings below, e.g. a longer cycle or the log level. */
+export async function startReachableBox(
+  home: VirtualHome,
+  internet: VirtualInternet,
+  env: Record<string, string> = {},
+): Promise<ReachableBox> {
   const daemon = await home.startDaemon(
     {
       NESTBOX_HTTPS_PORT: '443',
@@ -42,6 +47,7 @@ export async function startReachableBox(home: VirtualHome, internet: VirtualInte
       NESTBOX_REACHABILITY_CYCLE_S: '3',
       // Asked only when the router tells nothing (UPnP off, below).
       NESTBOX_ADDRESS_ECHO_URL: `http://${DYNDNS.name}:${DYNDNS.port}/checkip`,
+      ...env,
     },
     { port: 80 },
   );

@@ -23,6 +23,7 @@ import { HOME_NET, type VirtualHome } from '../virtual-home/index.js';
 import { requirePackage } from '../system-packages.js';
 import { makeTestCa } from './test-ca.js';
 import { routerRuleset, miniupnpdConfig } from './router.js';
+import { OWNER_DNS, startOwnerDns, type OwnerDns, type OwnerDnsOptions } from './owner-dns.js';
 
 export const INTERNET = {
   isp: '11.77.0.1',
@@ -41,6 +42,8 @@ const PEBBLE_MANAGEMENT = 'https://127.0.0.1:15000';
 export interface VirtualInternetOptions {
   /** pebble's certificate lifetime in seconds (short ones make renewals happen in the test). */
   certificateSeconds?: number;
+  /** The owner's own DNS server for a zone (knotd taking RFC 2136 updates), delegated to by the public resolver. */
+  ownerDns?: OwnerDnsOptions;
 }
 
 export class VirtualInternet {
@@ -56,13 +59,23 @@ export class VirtualInternet {
   /** PEM: the ACME server's TLS root and pebble's issuing root (what NESTBOX_ACME_CA_FILE holds). */
   caFile = '';
   wanAddress: string = INTERNET.wan;
+  /** The owner's DNS server, when the options asked for one. */
+  ownerDns: OwnerDns | null = null;
 
-  private constructor(private readonly home: VirtualHome) {}
+  private constructor(
+    private readonly home: VirtualHome,
+    private readonly options: VirtualInternetOptions = {},
+  ) {}
+
+  /** The DNS server everyone on the internet (and the router) asks. */
+  private get publicResolver(): string {
+    return this.options.ownerDns ? OWNER_DNS.resolver : INTERNET.dns;
+  }
 
   /** Builds the internet beside `home` (made with `homeDhcp: false`: the router's dnsmasq is started here). */
   static async build(home: VirtualHome, options: VirtualInternetOptions = {}): Promise<VirtualInternet> {
     requirePackage(['nftables', 'miniupnpd-nftables', 'pebble', 'openssl']);
-    const internet = new VirtualInternet(home);
+    const internet = new VirtualInternet(home, options);
     try {
       await internet.buildLinks();
       await internet.startRouter();
@@ -80,12 +93,15 @@ export class VirtualInternet {
 
   private async buildLinks(): Promise<void> {
     await addNamespace(this.inet);
-    writeFileSync(`/etc/netns/${this.inet}/resolv.conf`, `nameserver ${INTERNET.dns}\n`);
+    writeFileSync(`/etc/netns/${this.inet}/resolv.conf`, `nameserver ${this.publicResolver}\n`);
     await ip('-n', this.router, 'link', 'add', 'wan0', 'type', 'veth', 'peer', 'name', 'isp0', 'netns', this.inet);
     await ip('-n', this.inet, 'addr', 'add', `${INTERNET.isp}/24`, 'dev', 'isp0');
     await ip('-n', this.inet, 'addr', 'add', `${INTERNET.carrierNat.isp}/24`, 'dev', 'isp0');
     for (const address of [INTERNET.dns, INTERNET.acme, INTERNET.dyndns, INTERNET.peer])
       await ip('-n', this.inet, 'addr', 'add', `${address}/32`, 'dev', 'lo');
+    if (this.options.ownerDns)
+      for (const address of [OWNER_DNS.primary, OWNER_DNS.resolver])
+        await ip('-n', this.inet, 'addr', 'add', `${address}/32`, 'dev', 'lo');
     await ip('-n', this.inet, 'link', 'set', 'isp0', 'up');
     await ip('-n', this.router, 'addr', 'add', `${INTERNET.wan}/24`, 'dev', 'wan0');
     await ip('-n', this.router, 'link', 'set', 'wan0', 'up');
@@ -105,7 +121,7 @@ export class VirtualInternet {
       rangeStart: HOME_NET.rangeStart,
       rangeEnd: HOME_NET.rangeEnd,
       dir,
-      extra: ['--domain=home.lan', '--local=/home.lan/', `--server=${INTERNET.dns}`, '--no-ping'],
+      extra: ['--domain=home.lan', '--local=/home.lan/', `--server=${this.publicResolver}`, '--no-ping'],
     });
   }
 
@@ -194,6 +210,7 @@ export class VirtualInternet {
     await this.setRecord(ACME_NAME, INTERNET.acme);
     await this.setRecord(DYNDNS.name, INTERNET.dyndns);
     await this.setRecord('peer.example.test', INTERNET.peer);
+    if (this.options.ownerDns) this.ownerDns = await startOwnerDns(this.inet, dir, this.options.ownerDns, INTERNET.dns);
     const config = join(dir, 'pebble.json');
     writeFileSync(
       config,
@@ -211,7 +228,7 @@ export class VirtualInternet {
         },
       }),
     );
-    const pebble = this.spawn('pebble', ['-config', config, '-dnsserver', `${INTERNET.dns}:53`], {
+    const pebble = this.spawn('pebble', ['-config', config, '-dnsserver', `${this.publicResolver}:53`], {
       PEBBLE_VA_NOSLEEP: '1',
       PEBBLE_WFE_NONCEREJECT: '0',
       PEBBLE_AUTHZREUSE: '0',
@@ -282,10 +299,24 @@ export class VirtualInternet {
     }
   }
 
+  /** The internet provider drops what comes in to `port` on the home's address (as some block 80 and 25). */
+  blockInboundPort(port: number): void {
+    const rules = `table inet isp_block {\n  chain inbound {\n    type filter hook prerouting priority -300; policy accept;\n    iifname "wan0" tcp dport ${port} drop\n  }\n}\n`;
+    const file = join(this.home.dir.path, `isp-block-${port}.nft`);
+    writeFileSync(file, rules);
+    execFileSync('ip', ['netns', 'exec', this.router, 'nft', '-f', file]);
+  }
+
+  /** The provider lifts every block. */
+  unblockInboundPorts(): void {
+    execFileSync('ip', ['netns', 'exec', this.router, 'nft', 'delete', 'table', 'inet', 'isp_block']);
+  }
+
   async close(): Promise<void> {
     await this.agentInInet?.stop().catch(() => undefined);
     await this.managementAgent?.stop().catch(() => undefined);
     for (const child of this.processes.reverse()) await child.stop().catch(() => undefined);
+    await this.ownerDns?.stop().catch(() => undefined);
     await this.miniupnpd?.stop().catch(() => undefined);
     await this.dhcp?.stop().catch(() => undefined);
     deleteNamespace(this.inet);
