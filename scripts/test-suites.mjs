@@ -100,6 +100,8 @@ let lintScript = LINT;
 // with one core waiting on a long suite begun last.
 const LONG_SUITES = [
   'reachability/scenario',
+  'reachability/dns01',
+  'reachability/dashboard-browser',
   'network/virtual-home',
   'network/network-layer',
   'install/driver',
