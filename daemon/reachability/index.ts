@@ -4,6 +4,7 @@
  * composition root after the HTTP server is listening (the HTTPS listener serves the same app).
  */
 import { readFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import type { Config } from '../config.js';
 import type { ComponentHealth } from '../lifecycle/health.js';
@@ -18,6 +19,8 @@ import { ReachabilityFlow, type BaseUrlControl } from './flow.js';
 import { httpGet } from './http-get.js';
 import { HttpsListener, type StreamingDoor } from './https-listener.js';
 import type { ReachabilityView } from './model.js';
+import { readIpv6Presence } from './ipv6-address.js';
+import { Ipv6Pinholes } from './pinholes.js';
 import { PortMapper } from './port-mapper.js';
 import { PublicName } from './public-name.js';
 import { SecretFiles } from './secret-files.js';
@@ -66,6 +69,8 @@ export async function startReachability(options: ReachabilityOptions): Promise<R
       log.error('HTTPS listener did not start', { port: config.httpsPort, error });
     }
   }
+  // The public side's plain HTTP (challenges, redirects) over IPv6 too, beside the IPv4 listener.
+  const httpV6 = config.httpHost === '0.0.0.0' ? await listenIpv6(options.requestListener, config.httpPort) : null;
   const publicName = new PublicName({ http: { lookup, extraCa }, dns, lookup });
   const homeUrl = `http://${config.hostname}.local${config.httpPort === 80 ? '' : `:${config.httpPort}`}`;
   const flow = new ReachabilityFlow({
@@ -80,6 +85,9 @@ export async function startReachability(options: ReachabilityOptions): Promise<R
       dnsTxt: () => publicName.dnsChallenge(),
     }),
     mapper: config.portMapping === 'on' ? new PortMapper() : null,
+    pinholes: config.portMapping === 'on' ? new Ipv6Pinholes() : null,
+    // The station interface with the network layer on; any interface without it.
+    ipv6: httpV6 && https?.ipv6 ? () => readIpv6Presence(config.network === 'on' ? config.staIface : null) : undefined,
     https: httpsPort ? https : null,
     publicName,
     lease: options.lease,
@@ -101,8 +109,24 @@ export async function startReachability(options: ReachabilityOptions): Promise<R
     async stop(stopOptions = {}) {
       await flow.stop(stopOptions.keepMappings === true);
       await https?.stop();
+      if (httpV6) {
+        const closed = new Promise((resolve) => httpV6.close(resolve));
+        httpV6.closeAllConnections();
+        await closed;
+      }
     },
   };
+}
+
+/** A plain HTTP listener of the same app on `[::]:port` (IPv6 only); null where IPv6 is missing. */
+async function listenIpv6(listener: ReachabilityOptions['requestListener'], port: number): Promise<Server | null> {
+  const server = createServer(listener);
+  server.keepAliveTimeout = 5000;
+  server.headersTimeout = 15000;
+  return new Promise((resolve) => {
+    server.once('error', () => resolve(null));
+    server.listen({ port, host: '::', ipv6Only: true }, () => resolve(server));
+  });
 }
 
 function echoFrom(url: string, lookup: ReturnType<typeof lookupThrough>, extraCa: string | null) {

@@ -16,13 +16,16 @@ export let home: VirtualHome;
 export let internet: VirtualInternet;
 export let box: ReachableBox;
 
-/** Builds the home, the internet (pebble's certificates last `certificateSeconds`) and the box before the file's tests. */
-export function useReachabilityScenario(certificateSeconds: number): void {
+/**
+ * Builds the home, the internet (pebble's certificates last `certificateSeconds`; IPv6 on the
+ * links with `ipv6`) and the box before the file's tests.
+ */
+export function useReachabilityScenario(certificateSeconds: number, options: { ipv6?: boolean } = {}): void {
   test.before(async () => {
     const started = Date.now();
     home = await VirtualHome.build({ timeScale: 10, homeDhcp: false });
     const homeBuilt = Date.now();
-    internet = await VirtualInternet.build(home, { certificateSeconds });
+    internet = await VirtualInternet.build(home, { certificateSeconds, ipv6: options.ipv6 });
     const internetBuilt = Date.now();
     box = await startReachableBox(home, internet);
     console.log(

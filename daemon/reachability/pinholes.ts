@@ -1,0 +1,69 @@
+/**
+ * The IPv6 side of port mapping: pinholes in the home router's firewall for the box's global
+ * address, asked with PCP MAP. Every call asks again (a renewal for the router, long before the
+ * lifetime ends; and a router that rebooted and forgot them gets them back); a new address has
+ * the old pinholes deleted first. Deleting them (lifetime 0, same nonce) on stop and turn-off.
+ */
+import type { Ipv6Presence } from './ipv6-address.js';
+import { newNonce, PcpError, pcpMap } from './pcp.js';
+
+/** Asked each cycle (every 30 s at most), so an hour is never near its end while the box runs. */
+const LIFETIME_S = 3600;
+
+export class PinholeRefused extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PinholeRefused';
+  }
+}
+
+export interface PinholeOptions {
+  /** The router's PCP port (5351; a test's server may listen elsewhere). */
+  pcpPort?: number;
+  timeoutMs?: number;
+}
+
+export class Ipv6Pinholes {
+  private readonly nonce = newNonce();
+  private opened: { presence: Ipv6Presence; ports: number[] } | null = null;
+
+  constructor(private readonly options: PinholeOptions = {}) {}
+
+  /** Opens (or renews) `ports` to the box's address; throws PinholeRefused with the reason. */
+  async open(presence: Ipv6Presence, ports: number[]): Promise<{ lifetime: number }> {
+    const before = this.opened;
+    if (before && (before.presence.address !== presence.address || before.presence.router !== presence.router))
+      await this.closeAll();
+    if (!presence.router)
+      throw new PinholeRefused('the box has an IPv6 address but no IPv6 router to ask (no default route)');
+    let lifetime = LIFETIME_S;
+    try {
+      for (const port of ports) {
+        const answer = await this.map(presence, port, LIFETIME_S);
+        lifetime = Math.min(lifetime, answer.lifetime);
+      }
+    } catch (error) {
+      throw new PinholeRefused(
+        error instanceof PcpError ? error.message : `the PCP request failed (${(error as Error).message})`,
+      );
+    }
+    this.opened = { presence, ports };
+    return { lifetime };
+  }
+
+  /** Deletes the pinholes this box opened (best effort: a router that went away forgets them anyway). */
+  async closeAll(): Promise<void> {
+    const opened = this.opened;
+    this.opened = null;
+    if (!opened?.presence.router) return;
+    for (const port of opened.ports) await this.map(opened.presence, port, 0).catch(() => undefined);
+  }
+
+  private map(presence: Ipv6Presence, port: number, lifetime: number) {
+    return pcpMap(
+      presence.router!,
+      { client: presence.address, port, lifetime, nonce: this.nonce },
+      { iface: presence.iface, port: this.options.pcpPort, timeoutMs: this.options.timeoutMs },
+    );
+  }
+}
