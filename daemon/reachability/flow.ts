@@ -139,7 +139,7 @@ export class ReachabilityFlow {
     this.cancelTimer();
     await this.running;
     await this.options.mapper?.unmapAll();
-    await this.options.pinholes?.closeAll();
+    await this.closePinholes();
     await this.options.files.remove(SETTINGS_FILE);
     if (this.options.baseUrl.current() !== this.options.homeUrl)
       await this.options.baseUrl.switchTo(this.options.homeUrl);
@@ -153,8 +153,13 @@ export class ReachabilityFlow {
     await this.running;
     if (!keepMappings) {
       await this.options.mapper?.unmapAll();
-      await this.options.pinholes?.closeAll();
+      await this.closePinholes();
     }
+  }
+
+  private async closePinholes(): Promise<void> {
+    const problems = (await this.options.pinholes?.closeAll()) ?? [];
+    if (problems.length) this.options.log.warn('IPv6 pinholes not deleted', { problems });
   }
 
   /** Runs a cycle now (or right after the one running). */

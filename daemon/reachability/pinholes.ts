@@ -1,8 +1,13 @@
 /**
  * The IPv6 side of port mapping: pinholes in the home router's firewall for the box's global
- * address, asked with PCP MAP. Every call asks again (a renewal for the router, long before the
- * lifetime ends; and a router that rebooted and forgot them gets them back); a new address has
- * the old pinholes deleted first. Deleting them (lifetime 0, same nonce) on stop and turn-off.
+ * address, asked with PCP MAP. Every call opens them again, long before the lifetime ends (and a
+ * router that rebooted and forgot them gets them back); a new address has the old pinholes
+ * deleted first. Deleting them (lifetime 0, same nonce) on stop and turn-off.
+ *
+ * A renewal is a deletion and a new MAP rather than a MAP over the living pinhole: miniupnpd 2.3.1
+ * (Debian 12; nftpinhole.c `update_pinhole`) loses the pinhole's description when it extends one,
+ * and its PCP server then refuses to delete it (NOT_AUTHORIZED: the nonce no longer matches), so
+ * the pinhole would outlive the box's turn-off by up to its whole lifetime.
  */
 import type { Ipv6Presence } from './ipv6-address.js';
 import { newNonce, PcpError, pcpMap } from './pcp.js';
@@ -36,9 +41,11 @@ export class Ipv6Pinholes {
       await this.closeAll();
     if (!presence.router)
       throw new PinholeRefused('the box has an IPv6 address but no IPv6 router to ask (no default route)');
+    const renewing = this.opened?.presence.address === presence.address ? this.opened.ports : [];
     let lifetime = LIFETIME_S;
     try {
       for (const port of ports) {
+        if (renewing.includes(port)) await this.map(presence, port, 0).catch(() => undefined);
         const answer = await this.map(presence, port, LIFETIME_S);
         lifetime = Math.min(lifetime, answer.lifetime);
       }
@@ -51,12 +58,18 @@ export class Ipv6Pinholes {
     return { lifetime };
   }
 
-  /** Deletes the pinholes this box opened (best effort: a router that went away forgets them anyway). */
-  async closeAll(): Promise<void> {
+  /**
+   * Deletes the pinholes this box opened; returns what the router said to those it did not delete
+   * (best effort: their lifetime ends them anyway).
+   */
+  async closeAll(): Promise<string[]> {
     const opened = this.opened;
     this.opened = null;
-    if (!opened?.presence.router) return;
-    for (const port of opened.ports) await this.map(opened.presence, port, 0).catch(() => undefined);
+    if (!opened?.presence.router) return [];
+    const problems: string[] = [];
+    for (const port of opened.ports)
+      await this.map(opened.presence, port, 0).catch((error: Error) => problems.push(`port ${port}: ${error.message}`));
+    return problems;
   }
 
   private map(presence: Ipv6Presence, port: number, lifetime: number) {
