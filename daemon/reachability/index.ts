@@ -87,7 +87,10 @@ export async function startReachability(options: ReachabilityOptions): Promise<R
     mapper: config.portMapping === 'on' ? new PortMapper() : null,
     pinholes: config.portMapping === 'on' ? new Ipv6Pinholes() : null,
     // The station interface with the network layer on; any interface without it.
-    ipv6: httpV6 && https?.ipv6 ? () => readIpv6Presence(config.network === 'on' ? config.staIface : null) : undefined,
+    ipv6:
+      (httpV6 || config.httpHost.includes(':')) && https?.ipv6
+        ? () => readIpv6Presence(config.network === 'on' ? config.staIface : null)
+        : undefined,
     https: httpsPort ? https : null,
     publicName,
     lease: options.lease,

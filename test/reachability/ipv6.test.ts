@@ -170,4 +170,10 @@ test('carrier-grade NAT with IPv6: a name with only AAAA gets its certificate ov
   assert.match(health.components.reachability.detail, /over IPv6/);
 });
 
+test('a clean stop deletes the pinholes', async () => {
+  assert.is(internet.pinholes().length, 2);
+  assert.is(await home.stopDaemon(), 0);
+  assert.equal(internet.pinholes(), []);
+});
+
 test.run();
