@@ -4,6 +4,7 @@
  * carrier-grade NAT that has IPv6 is reachable over IPv6 and says that IPv4 is not.
  */
 import type { FamilyReach, Step } from './model.js';
+import type { PortPair } from './port-mapper.js';
 
 export interface FamilyOutcome {
   /** The router's forwarding (IPv4) or pinholes (IPv6); `off` when it does not apply. */
@@ -49,4 +50,11 @@ export function familyReach(
 export function onlyOverIpv6(families: FamilyReach): string | null {
   if (families.ipv6.state !== 'ok' || families.ipv4.state !== 'failed') return null;
   return `IPv4: ${families.ipv4.detail ?? 'not reachable'}; reachable over IPv6 only (servers without IPv6 cannot reach the box)`;
+}
+
+/** "port 443 and port 80", or "port 443 (to 8443) and …" when the box listens elsewhere. */
+export function describePairs(pairs: PortPair[]): string {
+  return pairs
+    .map((p) => (p.external === p.internal ? `port ${p.external}` : `port ${p.external} (to ${p.internal})`))
+    .join(' and ');
 }

@@ -11,9 +11,9 @@ import type { ComponentHealth } from '../lifecycle/health.js';
 import type { Logger } from '../log/logger.js';
 import { AcmeError, describeAcmeFailure, type AcmeIssuer } from './acme.js';
 import { isBehindAnotherNat } from './addresses.js';
-import { combinedMappingStep, familyReach, onlyOverIpv6, type FamilyOutcome } from './families.js';
+import { combinedMappingStep, describePairs, familyReach, onlyOverIpv6, type FamilyOutcome } from './families.js';
 import type { Ipv6Presence } from './ipv6-address.js';
-import type { Ipv6Pinholes } from './pinholes.js';
+import { ipv6Outcome, type Ipv6Pinholes } from './pinholes.js';
 import { Backoff } from './backoff.js';
 import { nearlyExpired, renewalDue, type CertificateStore, type IssuedCertificate } from './certificate-store.js';
 import type { HttpsListener } from './https-listener.js';
@@ -204,7 +204,8 @@ export class ReachabilityFlow {
     if (!settings) return;
     const steps = { ...this.view.steps };
     const mapping = await this.mapPorts();
-    const ipv6 = await this.openPinholes();
+    const presence = (await this.options.ipv6?.().catch(() => null)) ?? null;
+    const ipv6 = await ipv6Outcome(presence, this.options.pinholes ?? null, this.portPairs());
     let external = mapping.external;
     if (!external && this.options.addressEcho) external = await this.options.addressEcho().catch(() => null);
     const anotherNat = external !== null && isBehindAnotherNat(external);
@@ -299,57 +300,6 @@ export class ReachabilityFlow {
         external: error instanceof MappingRefused ? error.externalAddress : null,
         method: null,
         manual,
-      };
-    }
-  }
-
-  /** The IPv6 side: the box's global address and the firewall's pinholes for it (ports 443 and 80). */
-  private async openPinholes(): Promise<FamilyOutcome> {
-    const none = (detail: string): FamilyOutcome => ({
-      mapping: { state: 'off', detail },
-      address: null,
-      blocked: null,
-    });
-    const presence = await this.options.ipv6?.().catch(() => null);
-    if (!presence) return none('the home network gives the box no global IPv6 address');
-    const ports = this.portPairs();
-    const words = `${describePairs(ports)} through to ${presence.address}`;
-    if (!this.options.pinholes)
-      return {
-        mapping: {
-          state: 'off',
-          detail: `port mapping is turned off: let ${words} in the router's IPv6 firewall by hand`,
-        },
-        address: presence.address,
-        blocked: null,
-      };
-    if (ports.some((pair) => pair.external !== pair.internal))
-      return {
-        mapping: {
-          state: 'failed',
-          detail: `IPv6 has no port translation: the box must listen on ports 443 and 80 itself to be reached over IPv6`,
-        },
-        address: null,
-        blocked: null,
-      };
-    try {
-      await this.options.pinholes.open(
-        presence,
-        ports.map((pair) => pair.internal),
-      );
-      return {
-        mapping: { state: 'ok', detail: `the router's firewall lets ${words} (PCP)` },
-        address: presence.address,
-        blocked: null,
-      };
-    } catch (error) {
-      return {
-        mapping: {
-          state: 'failed',
-          detail: `the router's firewall was not opened for ${presence.address}: ${(error as Error).message}. Let ${describePairs(ports)} through to it by hand`,
-        },
-        address: null,
-        blocked: null,
       };
     }
   }
@@ -477,12 +427,6 @@ export class ReachabilityFlow {
             },
     );
   }
-}
-
-function describePairs(pairs: PortPair[]): string {
-  return pairs
-    .map((p) => (p.external === p.internal ? `port ${p.external}` : `port ${p.external} (to ${p.internal})`))
-    .join(' and ');
 }
 
 function firstLocalAddress(): string | null {

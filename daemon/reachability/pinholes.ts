@@ -9,8 +9,10 @@
  * and its PCP server then refuses to delete it (NOT_AUTHORIZED: the nonce no longer matches), so
  * the pinhole would outlive the box's turn-off by up to its whole lifetime.
  */
+import { describePairs, type FamilyOutcome } from './families.js';
 import type { Ipv6Presence } from './ipv6-address.js';
 import { newNonce, PcpError, pcpMap } from './pcp.js';
+import type { PortPair } from './port-mapper.js';
 
 /** Asked each cycle (every 30 s at most), so an hour is never near its end while the box runs. */
 const LIFETIME_S = 3600;
@@ -77,6 +79,50 @@ export class Ipv6Pinholes {
       presence.router!,
       { client: presence.address, port, lifetime, nonce: this.nonce },
       { iface: presence.iface, port: this.options.pcpPort, timeoutMs: this.options.timeoutMs },
+    );
+  }
+}
+
+/**
+ * The IPv6 side of the port-mapping step: `off` without a global address (or with port mapping
+ * turned off: the owner opens the firewall; the address is still published), the pinholes opened
+ * for the box's own ports (no translation in IPv6: they must be 443 and 80 themselves), or why not.
+ */
+export async function ipv6Outcome(
+  presence: Ipv6Presence | null,
+  pinholes: Ipv6Pinholes | null,
+  pairs: PortPair[],
+): Promise<FamilyOutcome> {
+  const outcome = (state: 'ok' | 'off' | 'failed', detail: string, address: string | null): FamilyOutcome => ({
+    mapping: { state, detail },
+    address,
+    blocked: null,
+  });
+  if (!presence) return outcome('off', 'the home network gives the box no global IPv6 address', null);
+  const words = `${describePairs(pairs)} through to ${presence.address}`;
+  if (!pinholes)
+    return outcome(
+      'off',
+      `port mapping is turned off: let ${words} in the router's IPv6 firewall by hand`,
+      presence.address,
+    );
+  if (pairs.some((pair) => pair.external !== pair.internal))
+    return outcome(
+      'failed',
+      'IPv6 has no port translation: the box must listen on ports 443 and 80 itself to be reached over IPv6',
+      null,
+    );
+  try {
+    await pinholes.open(
+      presence,
+      pairs.map((pair) => pair.internal),
+    );
+    return outcome('ok', `the router's firewall lets ${words} (PCP)`, presence.address);
+  } catch (error) {
+    return outcome(
+      'failed',
+      `the router's firewall was not opened for ${presence.address}: ${(error as Error).message}. Let ${describePairs(pairs)} through to it by hand`,
+      null,
     );
   }
 }
