@@ -46,10 +46,10 @@ export function familyReach(
   return { ipv4: reach('IPv4', ipv4, pointing.ipv4), ipv6: reach('IPv6', ipv6, pointing.ipv6) };
 }
 
-/** The health's word when the public address works over IPv6 only (carrier-grade NAT on IPv4). */
+/** Why IPv4 fails when the box is reachable over IPv6 only (carrier-grade NAT on IPv4); else null. */
 export function onlyOverIpv6(families: FamilyReach): string | null {
   if (families.ipv6.state !== 'ok' || families.ipv4.state !== 'failed') return null;
-  return `IPv4: ${families.ipv4.detail ?? 'not reachable'}; reachable over IPv6 only (servers without IPv6 cannot reach the box)`;
+  return `IPv4: ${families.ipv4.detail ?? 'not reachable'}`;
 }
 
 /** "port 443 and port 80", or "port 443 (to 8443) and …" when the box listens elsewhere. */

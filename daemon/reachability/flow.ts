@@ -417,7 +417,7 @@ export class ReachabilityFlow {
         : ipv6Only
           ? {
               status: 'degraded',
-              detail: `reachable at ${this.view.public_url} over IPv6; ${ipv6Only}`,
+              detail: `reachable at ${this.view.public_url} over IPv6 only (servers without IPv6 cannot reach it); ${ipv6Only}`,
               certificate_expires: this.view.certificate?.not_after ?? null,
             }
           : {

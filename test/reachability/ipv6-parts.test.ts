@@ -104,7 +104,7 @@ test('each family reaches the box when its path is open and the name points ther
   );
   assert.equal(families.ipv4, { state: 'failed', detail: 'carrier-grade NAT' });
   assert.equal(families.ipv6, { state: 'ok', detail: 'reachable over IPv6 at 2001:db8::5' });
-  assert.match(onlyOverIpv6(families)!, /^IPv4: carrier-grade NAT; reachable over IPv6 only/);
+  assert.is(onlyOverIpv6(families), 'IPv4: carrier-grade NAT');
   const waiting = familyReach(
     { mapping: { state: 'ok', detail: null }, address: '11.77.0.2', blocked: null },
     { mapping: { state: 'off', detail: 'no global IPv6 address' }, address: null, blocked: null },

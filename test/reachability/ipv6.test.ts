@@ -167,7 +167,7 @@ test('carrier-grade NAT with IPv6: a name with only AAAA gets its certificate ov
   };
   assert.is(health.components.reachability.status, 'degraded');
   assert.match(health.components.reachability.detail, /IPv4: .*carrier-grade/);
-  assert.match(health.components.reachability.detail, /over IPv6/);
+  assert.match(health.components.reachability.detail, /over IPv6 only/);
 });
 
 test('a clean stop deletes the pinholes', async () => {
