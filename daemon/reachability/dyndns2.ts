@@ -1,7 +1,8 @@
 /**
  * The dyndns2 update protocol that routers and most dynamic-DNS providers speak: one GET of
  * <url>?hostname=<name>&myip=<address> with HTTP basic authentication; the first word of the answer
- * says what happened (good, nochg, badauth, nohost, …).
+ * says what happened (good, nochg, badauth, nohost, …). With IPv6, `myip` lists both addresses
+ * comma-separated (IPv4 first), as Dyn's update API and No-IP accept them and ddclient sends them.
  */
 import type { Dyndns2Settings } from './model.js';
 import { httpGet, type HttpGetOptions } from './http-get.js';
@@ -31,12 +32,12 @@ const ANSWERS: Record<string, { ok: boolean; permanent: boolean; words: string }
 export async function dyndns2Update(
   settings: Dyndns2Settings,
   name: string,
-  address: string,
+  address: string | string[],
   options: HttpGetOptions,
 ): Promise<DnsUpdateOutcome> {
   const url = new URL(settings.url);
   url.searchParams.set('hostname', name);
-  url.searchParams.set('myip', address);
+  url.searchParams.set('myip', Array.isArray(address) ? address.join(',') : address);
   url.username = encodeURIComponent(settings.username);
   url.password = encodeURIComponent(settings.password);
   let answer;

@@ -11,6 +11,9 @@ import type { ComponentHealth } from '../lifecycle/health.js';
 import type { Logger } from '../log/logger.js';
 import { AcmeError, describeAcmeFailure, type AcmeIssuer } from './acme.js';
 import { isBehindAnotherNat } from './addresses.js';
+import { combinedMappingStep, describePairs, familyReach, onlyOverIpv6, type FamilyOutcome } from './families.js';
+import type { Ipv6Presence } from './ipv6-address.js';
+import { ipv6Outcome, type Ipv6Pinholes } from './pinholes.js';
 import { Backoff } from './backoff.js';
 import { nearlyExpired, renewalDue, type CertificateStore, type IssuedCertificate } from './certificate-store.js';
 import type { HttpsListener } from './https-listener.js';
@@ -38,6 +41,10 @@ export interface ReachabilityFlowOptions {
   issuer: AcmeIssuer;
   /** Null when NESTBOX_PORT_MAPPING is off. */
   mapper: PortMapper | null;
+  /** The IPv6 firewall's pinholes (PCP); null when NESTBOX_PORT_MAPPING is off. */
+  pinholes?: Ipv6Pinholes | null;
+  /** The box's global IPv6 address now, or null; absent: IPv6 is not looked at. */
+  ipv6?: () => Promise<Ipv6Presence | null>;
   https: HttpsListener | null;
   publicName: PublicName;
   /** The station lease: the box's address (CIDR) and its router; null without one. */
@@ -145,6 +152,7 @@ export class ReachabilityFlow {
     this.cancelTimer();
     await this.running;
     await this.options.mapper?.unmapAll();
+    await this.closePinholes();
     await this.options.files.remove(SETTINGS_FILE);
     if (this.options.baseUrl.current() !== this.options.homeUrl)
       await this.options.baseUrl.switchTo(this.options.homeUrl);
@@ -156,7 +164,15 @@ export class ReachabilityFlow {
     this.stopped = true;
     this.cancelTimer();
     await this.running;
-    if (!keepMappings) await this.options.mapper?.unmapAll();
+    if (!keepMappings) {
+      await this.options.mapper?.unmapAll();
+      await this.closePinholes();
+    }
+  }
+
+  private async closePinholes(): Promise<void> {
+    const problems = (await this.options.pinholes?.closeAll()) ?? [];
+    if (problems.length) this.options.log.warn('IPv6 pinholes not deleted', { problems });
   }
 
   /** Runs a cycle now (or right after the one running). */
@@ -201,28 +217,50 @@ export class ReachabilityFlow {
     if (!settings) return;
     const steps = { ...this.view.steps };
     const mapping = await this.mapPorts();
-    steps.port_mapping = mapping.step;
+    const presence = (await this.options.ipv6?.().catch(() => null)) ?? null;
+    const ipv6 = await ipv6Outcome(presence, this.options.pinholes ?? null, this.portPairs());
     let external = mapping.external;
     if (!external && this.options.addressEcho) external = await this.options.addressEcho().catch(() => null);
-    this.update({ external_address: external, mapping_method: mapping.method, manual: mapping.manual, steps });
+    const anotherNat = external !== null && isBehindAnotherNat(external);
+    const ipv4: FamilyOutcome = {
+      mapping: mapping.step,
+      address: external && !anotherNat ? external : null,
+      blocked: anotherNat
+        ? `the external address ${external} is not public (carrier-grade or double NAT): a name pointing at it cannot reach the box`
+        : null,
+    };
+    steps.port_mapping = combinedMappingStep(mapping.step, ipv6.mapping);
+    this.update({
+      external_address: external,
+      ipv6_address: ipv6.address,
+      mapping_method: mapping.method,
+      manual: mapping.manual,
+      steps,
+    });
     if (!this.isCurrent(settings)) return;
 
     steps.dns =
-      external && isBehindAnotherNat(external)
-        ? {
-            state: 'failed',
-            detail: `the external address ${external} is not public (carrier-grade or double NAT): a name pointing at it cannot reach the box`,
-          }
-        : await this.options.publicName.step(settings.name, external, settings.dyndns);
-    this.update({ steps });
+      ipv4.blocked && !ipv6.address
+        ? { state: 'failed', detail: ipv4.blocked }
+        : await this.options.publicName.step(
+            settings.name,
+            { ipv4: ipv4.address, ipv6: ipv6.address },
+            settings.dyndns,
+          );
+    const families = familyReach(ipv4, ipv6, this.options.publicName.pointing);
+    this.update({ steps, families });
 
     steps.certificate = await this.certificateStep(settings.name, steps.dns.state === 'ok');
     this.update({ steps, certificate: this.certificateView(settings.name) });
     if (!this.isCurrent(settings)) return;
 
     const usable = this.certificate?.name === settings.name && this.options.https?.hasCertificate === true;
+    // Over IPv4 through the router when it forwards; else at the box's IPv6 address.
     steps.check = usable
-      ? await this.options.check(settings.name, external)
+      ? await this.options.check(
+          settings.name,
+          ipv4.address ?? (families.ipv6.state === 'ok' ? ipv6.address : external),
+        )
       : { state: 'pending', detail: 'waits for the certificate' };
     steps.switch =
       usable && steps.check.state !== 'failed' ? await this.switchStep(settings.name) : this.switchWaiting(steps);
@@ -392,22 +430,23 @@ export class ReachabilityFlow {
     this.options.publish(this.view);
     if (!this.settings) return;
     const failed = Object.entries(this.view.steps).find(([, step]) => step.state === 'failed');
+    const ipv6Only = this.view.public_url ? onlyOverIpv6(this.view.families) : null;
     this.options.health(
       failed
         ? { status: 'degraded', detail: `${failed[0].replace('_', ' ')}: ${failed[1].detail ?? 'failed'}` }
-        : {
-            status: 'ok',
-            detail: this.view.public_url ? `reachable at ${this.view.public_url}` : 'setting up',
-            certificate_expires: this.view.certificate?.not_after ?? null,
-          },
+        : ipv6Only
+          ? {
+              status: 'degraded',
+              detail: `reachable at ${this.view.public_url} over IPv6 only (servers without IPv6 cannot reach it); ${ipv6Only}`,
+              certificate_expires: this.view.certificate?.not_after ?? null,
+            }
+          : {
+              status: 'ok',
+              detail: this.view.public_url ? `reachable at ${this.view.public_url}` : 'setting up',
+              certificate_expires: this.view.certificate?.not_after ?? null,
+            },
     );
   }
-}
-
-function describePairs(pairs: PortPair[]): string {
-  return pairs
-    .map((p) => (p.external === p.internal ? `port ${p.external}` : `port ${p.external} (to ${p.internal})`))
-    .join(' and ');
 }
 
 function firstLocalAddress(): string | null {

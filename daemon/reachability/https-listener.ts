@@ -2,7 +2,9 @@
  * The box's own HTTPS listener (NESTBOX_HTTPS_PORT) serving the same app as the HTTP one. The
  * certificate is picked per connection (SNI) from the current one, so a renewed certificate takes
  * over at the next handshake without a restart; before the first one, handshakes fail. The
- * streaming server's paths and WebSocket upgrades are served here too (`wss://<name>`).
+ * streaming server's paths and WebSocket upgrades are served here too (`wss://<name>`). On the
+ * wildcard IPv4 address it listens on IPv6's too (`::`, IPv6 only), for clients reaching the box
+ * at its global IPv6 address.
  */
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -19,7 +21,7 @@ export interface StreamingDoor {
 
 export class HttpsListener {
   private context: SecureContext | null = null;
-  private server: Server | null = null;
+  private servers: Server[] = [];
   private readonly sockets = new Set<Socket>();
 
   constructor(
@@ -39,10 +41,28 @@ export class HttpsListener {
   }
 
   get listening(): boolean {
-    return this.server !== null;
+    return this.servers.length > 0;
   }
 
   async start(): Promise<number> {
+    const server = await this.listen(this.host, false);
+    this.servers = [server];
+    const address = server.address();
+    const port = typeof address === 'object' && address ? address.port : this.port;
+    if (this.host === '0.0.0.0') {
+      // A machine without IPv6 keeps its IPv4 listener.
+      const v6 = await this.listen('::', true, port).catch(() => null);
+      if (v6) this.servers.push(v6);
+    }
+    return port;
+  }
+
+  /** Whether the listener also takes IPv6 connections. */
+  get ipv6(): boolean {
+    return this.servers.length > 1 || this.host.includes(':');
+  }
+
+  private async listen(host: string, ipv6Only: boolean, port = this.port): Promise<Server> {
     const server = createServer(
       {
         SNICallback: (_name, done) =>
@@ -65,22 +85,20 @@ export class HttpsListener {
     server.on('tlsClientError', () => undefined);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(this.port, this.host, () => {
+      server.listen({ port, host, ipv6Only }, () => {
         server.off('error', reject);
         resolve();
       });
     });
-    this.server = server;
-    const address = server.address();
-    return typeof address === 'object' && address ? address.port : this.port;
+    return server;
   }
 
   async stop(): Promise<void> {
-    const server = this.server;
-    this.server = null;
-    if (!server) return;
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeIdleConnections();
+    const servers = this.servers;
+    this.servers = [];
+    if (!servers.length) return;
+    const closed = Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
+    for (const server of servers) server.closeIdleConnections();
     setTimeout(() => {
       for (const socket of this.sockets) socket.destroy();
     }, 2000).unref();

@@ -5,6 +5,7 @@
  * started once the HTTP server listens (the HTTPS listener serves the same app).
  */
 import { readFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import type { Config } from '../config.js';
 import type { ComponentHealth } from '../lifecycle/health.js';
@@ -19,6 +20,8 @@ import { ReachabilityFlow, type BaseUrlControl } from './flow.js';
 import { httpGet } from './http-get.js';
 import { HttpsListener, type StreamingDoor } from './https-listener.js';
 import type { ReachabilityView } from './model.js';
+import { readIpv6Presence } from './ipv6-address.js';
+import { Ipv6Pinholes } from './pinholes.js';
 import { PortMapper } from './port-mapper.js';
 import { PublicName } from './public-name.js';
 import { SecretFiles } from './secret-files.js';
@@ -60,6 +63,10 @@ export async function buildReachability(options: ReachabilityOptions): Promise<R
   const https = config.httpsPort
     ? new HttpsListener(options.requestListener, config.httpHost, config.httpsPort, options.streaming)
     : null;
+  // The public side's plain HTTP (challenges, redirects) over IPv6 too, beside the IPv4 listener.
+  let httpV6: Server | null = null;
+  const ipv6Served = () =>
+    (httpV6 !== null || config.httpHost.includes(':')) && https?.listening === true && https.ipv6;
   const publicName = new PublicName({ http: { lookup, extraCa }, dns, lookup });
   const homeUrl = `http://${config.hostname}.local${config.httpPort === 80 ? '' : `:${config.httpPort}`}`;
   const flow = new ReachabilityFlow({
@@ -74,6 +81,9 @@ export async function buildReachability(options: ReachabilityOptions): Promise<R
       dnsTxt: () => publicName.dnsChallenge(),
     }),
     mapper: config.portMapping === 'on' ? new PortMapper() : null,
+    pinholes: config.portMapping === 'on' ? new Ipv6Pinholes() : null,
+    // The station interface with the network layer on; any interface without it.
+    ipv6: async () => (ipv6Served() ? readIpv6Presence(config.network === 'on' ? config.staIface : null) : null),
     https,
     publicName,
     lease: options.lease,
@@ -98,13 +108,31 @@ export async function buildReachability(options: ReachabilityOptions): Promise<R
           log.error('HTTPS listener did not start', { port: config.httpsPort, error });
         }
       }
+      if (config.httpHost === '0.0.0.0') httpV6 = await listenIpv6(options.requestListener, config.httpPort);
       await flow.start();
     },
     async stop(stopOptions = {}) {
       await flow.stop(stopOptions.keepMappings === true);
       await https?.stop();
+      const server = httpV6;
+      if (server) {
+        const closed = new Promise((resolve) => server.close(resolve));
+        server.closeAllConnections();
+        await closed;
+      }
     },
   };
+}
+
+/** A plain HTTP listener of the same app on `[::]:port` (IPv6 only); null where IPv6 is missing. */
+async function listenIpv6(listener: ReachabilityOptions['requestListener'], port: number): Promise<Server | null> {
+  const server = createServer(listener);
+  server.keepAliveTimeout = 5000;
+  server.headersTimeout = 15000;
+  return new Promise((resolve) => {
+    server.once('error', () => resolve(null));
+    server.listen({ port, host: '::', ipv6Only: true }, () => resolve(server));
+  });
 }
 
 function echoFrom(url: string, lookup: ReturnType<typeof lookupThrough>, extraCa: string | null) {

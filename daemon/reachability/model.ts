@@ -20,9 +20,19 @@ export interface ManualForwarding {
   ports: Array<{ external: number; internal: number; protocol: 'TCP' }>;
 }
 
+/** Whether the internet reaches the box over each address family, in words. */
+export interface FamilyReach {
+  ipv4: Step;
+  ipv6: Step;
+}
+
 export interface ReachabilityView {
   name: string | null;
+  /** The router's external IPv4 address. */
   external_address: string | null;
+  /** The box's own global IPv6 address (published as AAAA, the pinholes open to it); null without one. */
+  ipv6_address: string | null;
+  families: FamilyReach;
   /** How the port mapping was made: `upnp`, `nat-pmp`, or null. */
   mapping_method: string | null;
   steps: Record<StepName, Step>;
@@ -69,6 +79,8 @@ export function initialView(): ReachabilityView {
   return {
     name: null,
     external_address: null,
+    ipv6_address: null,
+    families: { ipv4: { state: 'off', detail: null }, ipv6: { state: 'off', detail: null } },
     mapping_method: null,
     steps: offSteps(),
     certificate: null,

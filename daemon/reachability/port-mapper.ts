@@ -1,11 +1,13 @@
 /**
  * Port forwarding on the home router, asked through @achingbrain/nat-port-mapper: UPnP IGD first
- * (found by SSDP), NAT-PMP to the default gateway when no IGD answers. Every call maps the ports
+ * (found by the box's own SSDP search, ssdp-search.ts), NAT-PMP to the default gateway when no IGD
+ * answers. Every call maps the ports
  * again (the router may have rebooted and forgotten them) and reads the external address; a router
  * that refuses says why in words.
  */
 import type { Gateway } from '@achingbrain/nat-port-mapper';
 import { isBehindAnotherNat } from './addresses.js';
+import { searchIgd } from './ssdp-search.js';
 
 export interface PortPair {
   external: number;
@@ -62,7 +64,7 @@ export class PortMapper {
     gatewayAddress: string | null,
     ports: PortPair[],
   ): Promise<MappingResult> {
-    const found = await this.findGateway(gatewayAddress);
+    const found = await this.findGateway(internalAddress, gatewayAddress);
     const { gateway, method } = found;
     const external = await gateway.externalIp({ signal: AbortSignal.timeout(REQUEST_MS) }).catch(() => null);
     // miniupnpd (and routers built on it) report no address when their own is private or reserved.
@@ -108,18 +110,22 @@ export class PortMapper {
     }
   }
 
-  private async findGateway(gatewayAddress: string | null): Promise<NonNullable<PortMapper['gateway']>> {
+  private async findGateway(
+    internalAddress: string,
+    gatewayAddress: string | null,
+  ): Promise<NonNullable<PortMapper['gateway']>> {
     if (this.gateway) return this.gateway;
     this.module ??= await import('@achingbrain/nat-port-mapper');
     const upnp = this.module.upnpNat({ autoRefresh: false, description: DESCRIPTION });
-    try {
-      for await (const gateway of upnp.findGateways({ signal: AbortSignal.timeout(DISCOVERY_MS) })) {
-        if (gateway.family !== 'IPv4') continue;
+    const location = await searchIgd(internalAddress, DISCOVERY_MS);
+    if (location) {
+      try {
+        const gateway = await upnp.getGateway(new URL(location), { signal: AbortSignal.timeout(REQUEST_MS) });
         this.gateway = { gateway, method: 'upnp' };
         return this.gateway;
+      } catch {
+        // A description that does not load or is not an IGDv2: try NAT-PMP.
       }
-    } catch {
-      // No answer to the search within the time: try NAT-PMP.
     }
     if (gatewayAddress) {
       const pmp = this.module.pmpNat(gatewayAddress, { autoRefresh: false, description: DESCRIPTION });

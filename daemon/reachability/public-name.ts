@@ -70,21 +70,31 @@ export class PublicName {
     return this.rfc2136.client;
   }
 
-  /** The DNS step: updates the record when needed, then checks where the name points. */
-  async step(name: string, address: string | null, dyndns: DynDnsSettings | null): Promise<Step> {
+  /** Whether the name pointed at each family's address at the last check. */
+  pointing = { ipv4: false, ipv6: false };
+
+  /**
+   * The DNS step: updates the records when needed, then checks where the name points. `address`
+   * is the external IPv4 address, or both families' addresses (either may be null: an IPv4
+   * address behind another NAT is not published; nor is an IPv6 address without a pinhole).
+   */
+  async step(name: string, address: string | null | PublicAddresses, dyndns: DynDnsSettings | null): Promise<Step> {
+    const addresses = typeof address === 'object' && address !== null ? address : { ipv4: address, ipv6: null };
+    this.pointing = { ipv4: false, ipv6: false };
     if (dyndns?.protocol === 'rfc2136') this.clientFor(dyndns);
     else this.rfc2136 = null;
-    if (!address) return { state: 'pending', detail: 'waiting for the external address' };
+    if (!addresses.ipv4 && !addresses.ipv6) return { state: 'pending', detail: 'waiting for the external address' };
     if (dyndns) {
-      const update = await this.update(name, address, dyndns);
+      const update = await this.update(name, addresses, dyndns);
       if (update) return update;
     }
-    return this.verify(name, address, dyndns !== null);
+    return this.verify(name, addresses, dyndns !== null);
   }
 
-  private async update(name: string, address: string, dyndns: DynDnsSettings): Promise<Step | null> {
-    if (this.published === address) return null;
-    if (this.refusedFor === address)
+  private async update(name: string, addresses: PublicAddresses, dyndns: DynDnsSettings): Promise<Step | null> {
+    const key = [addresses.ipv4, addresses.ipv6].filter(Boolean).join(',');
+    if (this.published === key) return null;
+    if (this.refusedFor === key)
       return {
         state: 'failed',
         detail: `${this.lastOutcome?.detail ?? 'refused'}: fix the settings and save them again`,
@@ -93,44 +103,76 @@ export class PublicName {
       return { state: 'failed', detail: `${this.lastOutcome?.detail ?? 'update failed'}; trying again shortly` };
     const outcome =
       dyndns.protocol === 'rfc2136'
-        ? await this.clientFor(dyndns).publishAddress(name, address)
-        : await dyndns2Update(dyndns, name, address, this.options.http);
+        ? await this.publishEach(this.clientFor(dyndns), name, addresses)
+        : await dyndns2Update(dyndns, name, key.split(','), this.options.http);
     this.lastOutcome = outcome;
     if (outcome.ok) {
-      this.published = address;
+      this.published = key;
       this.updates += 1;
       this.backoff.reset();
       return null;
     }
-    if (outcome.permanent) this.refusedFor = address;
+    if (outcome.permanent) this.refusedFor = key;
     else this.backoff.failed();
     return { state: 'failed', detail: outcome.detail };
   }
 
-  private async verify(name: string, address: string, updated: boolean): Promise<Step> {
-    let addresses: string[];
-    try {
-      addresses = (await resolvePeerHost(name, this.options.dns, 4)).map((entry) => entry.address);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      return {
-        state: 'failed',
-        detail:
-          code === 'ENOTFOUND' || code === 'ENODATA'
-            ? `${name} does not resolve yet${updated ? '' : `: point it (an A record) at ${address}`}`
-            : `${name} could not be looked up (${code ?? (error as Error).message})`,
-      };
+  /** RFC 2136: the A and the AAAA rrsets, one signed update each; the first refusal stops. */
+  private async publishEach(client: Rfc2136Client, name: string, addresses: PublicAddresses) {
+    let outcome: DnsUpdateOutcome = { ok: true, permanent: false, detail: '' };
+    for (const address of [addresses.ipv4, addresses.ipv6]) {
+      if (!address) continue;
+      outcome = await client.publishAddress(name, address);
+      if (!outcome.ok) return outcome;
     }
-    if (addresses.includes(address))
-      return {
-        state: 'ok',
-        detail: `${name} points to ${address}${updated && this.lastOutcome ? ` (${this.lastOutcome.detail})` : ''}`,
-      };
+    return outcome;
+  }
+
+  private async verify(name: string, addresses: PublicAddresses, updated: boolean): Promise<Step> {
+    const checks = (['ipv4', 'ipv6'] as const).filter((family) => addresses[family]);
+    const words: string[] = [];
+    for (const family of checks) {
+      const address = addresses[family]!;
+      const found = await this.lookup(name, family === 'ipv4' ? 4 : 6);
+      if (typeof found === 'string') {
+        const record = family === 'ipv4' ? 'an A record' : 'an AAAA record';
+        return {
+          state: 'failed',
+          detail:
+            found === 'missing'
+              ? `${name} does not resolve${checks.length > 1 ? ` over ${family === 'ipv4' ? 'IPv4' : 'IPv6'}` : ''} yet${updated ? '' : `: point it (${record}) at ${address}`}`
+              : `${name} could not be looked up (${found.slice('error: '.length)})`,
+        };
+      }
+      if (!found.includes(address))
+        return {
+          state: 'failed',
+          detail: `${name} points to ${found.join(', ')}, not to the box's ${family === 'ipv4' ? 'external address' : 'IPv6 address'} ${address}${updated ? ' (the provider may still be updating)' : ''}`,
+        };
+      this.pointing[family] = true;
+      words.push(address);
+    }
     return {
-      state: 'failed',
-      detail: `${name} points to ${addresses.join(', ')}, not to the box's external address ${address}${updated ? ' (the provider may still be updating)' : ''}`,
+      state: 'ok',
+      detail: `${name} points to ${words.join(' and ')}${updated && this.lastOutcome ? ` (${this.lastOutcome.detail})` : ''}`,
     };
   }
+
+  /** The name's addresses of one family, 'missing', or 'error: <code>'. */
+  private async lookup(name: string, family: 4 | 6): Promise<string[] | string> {
+    try {
+      return (await resolvePeerHost(name, this.options.dns, family)).map((entry) => entry.address);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      return code === 'ENOTFOUND' || code === 'ENODATA' ? 'missing' : `error: ${code ?? (error as Error).message}`;
+    }
+  }
+}
+
+/** The addresses the name should point at: the external IPv4 one and the box's own IPv6 one. */
+export interface PublicAddresses {
+  ipv4: string | null;
+  ipv6: string | null;
 }
 
 export type { DnsUpdateOutcome };

@@ -112,10 +112,23 @@
     $('reach-public').textContent = view.public_url
       ? 'Your instance is at ' +
         view.public_url +
-        (view.certificate ? ' (certificate valid until ' + view.certificate.not_after + ')' : '')
+        (view.certificate ? ' (certificate valid until ' + view.certificate.not_after + ')' : '') +
+        familyWords(view.families)
       : '';
     $('reach-off').hidden = !view.name;
     $('reach-retry').hidden = !view.name;
+  }
+
+  /** Which address families reach the box (IPv4, IPv6 or both), with the reason one does not. */
+  function familyWords(families) {
+    if (!families) return '';
+    var v4 = families.ipv4.state === 'ok';
+    var v6 = families.ipv6.state === 'ok';
+    if (v4 && v6) return '. Reachable over IPv4 and IPv6.';
+    if (v6) return '. Reachable over IPv6 only (IPv4: ' + (families.ipv4.detail || families.ipv4.state) + ').';
+    if (v4 && families.ipv6.state !== 'off')
+      return '. Reachable over IPv4 only (IPv6: ' + (families.ipv6.detail || families.ipv6.state) + ').';
+    return '';
   }
 
   function refresh() {

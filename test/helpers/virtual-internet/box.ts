@@ -14,6 +14,8 @@ export type Step = { state: string; detail: string | null };
 export type ReachabilityView = {
   name: string | null;
   external_address: string | null;
+  ipv6_address?: string | null;
+  families?: { ipv4: Step; ipv6: Step };
   steps: Record<string, Step>;
   certificate: { not_after: string } | null;
   public_url: string | null;

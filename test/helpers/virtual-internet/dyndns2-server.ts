@@ -1,19 +1,22 @@
 /**
  * A dynamic-DNS provider for the virtual internet (run inside its namespace): the dyndns2 update
  * protocol (GET /nic/update?hostname=&myip= with basic auth) in front of pebble-challtestsrv, whose
- * management API holds the public DNS records. Each update is one JSON line on stdout. Like Dyn's
+ * management API holds the public DNS records. `myip` may list an IPv4 and an IPv6 address,
+ * comma-separated (Dyn's and No-IP's way): each sets its own record, A or AAAA, and a family not
+ * given keeps its record. Each update is one JSON line on stdout. Like Dyn's
  * checkip.dyndns.org, it also echoes the caller's address (GET /checkip, plain text): the box's
  * NESTBOX_ADDRESS_ECHO_URL when the router tells nothing; each echo is a JSON line too.
  *
  *   node dyndns2-server.js HOST PORT USER PASSWORD MANAGEMENT_URL
  */
 import { createServer } from 'node:http';
+import { isIP } from 'node:net';
 
 const [host, port, user, password, management] = process.argv.slice(2);
 const current = new Map<string, string>();
 
 async function setRecord(name: string, address: string): Promise<void> {
-  const answer = await fetch(`${management}/add-a`, {
+  const answer = await fetch(`${management}/${isIP(address) === 6 ? 'add-aaaa' : 'add-a'}`, {
     method: 'POST',
     body: JSON.stringify({ host: `${name}.`, addresses: [address] }),
   });
@@ -43,8 +46,10 @@ const server = createServer((req, res) => {
   const name = url.searchParams.get('hostname') ?? '';
   const address = url.searchParams.get('myip') ?? req.socket.remoteAddress ?? '';
   if (!/^[a-z0-9.-]+\.[a-z]+$/.test(name)) return reply(200, 'notfqdn');
+  const addresses = address.split(',');
+  if (addresses.length > 2 || !addresses.every((one) => isIP(one))) return reply(200, 'dnserr');
   if (current.get(name) === address) return reply(200, `nochg ${address}`);
-  setRecord(name, address).then(
+  Promise.all(addresses.map((one) => setRecord(name, one))).then(
     () => {
       current.set(name, address);
       reply(200, `good ${address}`);

@@ -10,6 +10,9 @@
  *
  * The public addresses come from 11.77.0.0/16: miniupnpd refuses to forward on a private or
  * reserved external address (documentation ranges included), and nothing leaves the namespaces.
+ * With `ipv6`, the links carry IPv6 too (2001:db8::/32, the documentation prefix): the router
+ * routes the home's /64 (and a ULA /64), advertised on the LAN by its dnsmasq (SLAAC), and its
+ * firewall lets in only what miniupnpd's pinholes allow.
  */
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -22,6 +25,7 @@ import { spawnIn, type NsProcess } from '../virtual-home/process.js';
 import { HOME_NET, type VirtualHome } from '../virtual-home/index.js';
 import { requirePackage } from '../system-packages.js';
 import { makeTestCa } from './test-ca.js';
+import { hexToIpv6 } from '../../../daemon/reachability/ipv6-address.js';
 import { routerRuleset, miniupnpdConfig } from './router.js';
 import { OWNER_DNS, startOwnerDns, type OwnerDns, type OwnerDnsOptions } from './owner-dns.js';
 
@@ -34,6 +38,15 @@ export const INTERNET = {
   peer: '11.77.1.30',
   carrierNat: { isp: '100.64.0.1', wan: '100.64.0.2' },
 } as const;
+/** The IPv6 plan (`ipv6: true`): the ISP link, the home's global /64 and its ULA /64. */
+export const INTERNET6 = {
+  isp: '2001:db8:ffff::1',
+  wan: '2001:db8:ffff::2',
+  homePrefix: '2001:db8:77:1::',
+  router: '2001:db8:77:1::1',
+  ulaPrefix: 'fd77:0:0:1::',
+  ulaRouter: 'fd77:0:0:1::1',
+} as const;
 export const ACME_NAME = 'acme.example.test';
 export const DYNDNS = { name: 'dyndns.example.test', port: 8081, user: 'box', password: 'dyn-secret-2024' } as const;
 const CHALLTEST_MANAGEMENT = 'http://127.0.0.1:8055';
@@ -44,6 +57,8 @@ export interface VirtualInternetOptions {
   certificateSeconds?: number;
   /** The owner's own DNS server for a zone (knotd taking RFC 2136 updates), delegated to by the public resolver. */
   ownerDns?: OwnerDnsOptions;
+  /** IPv6 on the links, SLAAC on the LAN, pinholes in the router's firewall (default off). */
+  ipv6?: boolean;
 }
 
 export class VirtualInternet {
@@ -67,6 +82,11 @@ export class VirtualInternet {
     private readonly options: VirtualInternetOptions = {},
   ) {}
 
+  /** IPv6 on the links, SLAAC on the LAN, pinholes in the router's firewall. */
+  get ipv6(): boolean {
+    return this.options.ipv6 === true;
+  }
+
   /** The DNS server everyone on the internet (and the router) asks. */
   private get publicResolver(): string {
     return this.options.ownerDns ? OWNER_DNS.resolver : INTERNET.dns;
@@ -78,6 +98,7 @@ export class VirtualInternet {
     const internet = new VirtualInternet(home, options);
     try {
       await internet.buildLinks();
+      if (internet.ipv6) await internet.buildIpv6();
       await internet.startRouter();
       await internet.startServices(options);
     } catch (error) {
@@ -108,6 +129,43 @@ export class VirtualInternet {
     await ip('-n', this.router, 'route', 'add', 'default', 'via', INTERNET.isp);
   }
 
+  /**
+   * IPv6 beside IPv4: static addresses on the ISP link (no DAD wait), the home prefix routed to the
+   * router, the router's LAN addresses (miniupnpd needs one to enable IPv6). The box gets privacy
+   * addresses too (use_tempaddr=2): what it publishes must be its stable one.
+   */
+  private async buildIpv6(): Promise<void> {
+    const router = this.router;
+    await ip('-n', this.inet, 'addr', 'add', `${INTERNET6.isp}/64`, 'dev', 'isp0', 'nodad');
+    await ip('-n', this.inet, '-6', 'route', 'add', `${INTERNET6.homePrefix}/48`, 'via', INTERNET6.wan);
+    await ip('-n', router, 'addr', 'add', `${INTERNET6.wan}/64`, 'dev', 'wan0', 'nodad');
+    await ip('-n', router, '-6', 'route', 'add', 'default', 'via', INTERNET6.isp);
+    await ip('-n', router, 'addr', 'add', `${INTERNET6.router}/64`, 'dev', 'lan0', 'nodad');
+    await ip('-n', router, 'addr', 'add', `${INTERNET6.ulaRouter}/64`, 'dev', 'lan0', 'nodad');
+    execFileSync('ip', ['netns', 'exec', router, 'sysctl', '-qw', 'net.ipv6.conf.all.forwarding=1']);
+    // The chip's boots make ethsta0 anew: the namespace's default holds for every new one.
+    for (const scope of ['default', 'ethsta0'])
+      execFileSync('ip', [
+        'netns',
+        'exec',
+        this.home.names.box,
+        'sysctl',
+        '-qw',
+        `net.ipv6.conf.${scope}.use_tempaddr=2`,
+      ]);
+  }
+
+  /** dnsmasq's router advertisements on the LAN: both /64s for SLAAC, every few seconds. */
+  private raOptions(): string[] {
+    if (!this.ipv6) return [];
+    return [
+      '--enable-ra',
+      `--dhcp-range=${INTERNET6.homePrefix},ra-only,64,1h`,
+      `--dhcp-range=${INTERNET6.ulaPrefix},ra-only,64,1h`,
+      '--ra-param=lan0,4,1800',
+    ];
+  }
+
   /** Forwarding, NAT and miniupnpd on the home router; its dnsmasq forwards to the public DNS. */
   private async startRouter(): Promise<void> {
     const dir = this.home.dir.path;
@@ -121,7 +179,13 @@ export class VirtualInternet {
       rangeStart: HOME_NET.rangeStart,
       rangeEnd: HOME_NET.rangeEnd,
       dir,
-      extra: ['--domain=home.lan', '--local=/home.lan/', `--server=${this.publicResolver}`, '--no-ping'],
+      extra: [
+        '--domain=home.lan',
+        '--local=/home.lan/',
+        `--server=${this.publicResolver}`,
+        '--no-ping',
+        ...this.raOptions(),
+      ],
     });
   }
 
@@ -177,9 +241,29 @@ export class VirtualInternet {
     return [...rules.matchAll(/dport (\d+) dnat ip to ([\d.]+:\d+)/g)].map((m) => `tcp ${m[1]} -> ${m[2]}`);
   }
 
-  /** The provider gives the router another WAN address (same link). */
+  /** The IPv6 pinholes miniupnpd has opened in the router's firewall: "tcp 443 -> [2001:db8:…]". */
+  pinholes(): string[] {
+    const rules = execFileSync(
+      'ip',
+      ['netns', 'exec', this.router, 'nft', 'list', 'chain', 'inet', 'filter', 'miniupnpd'],
+      {
+        encoding: 'utf8',
+      },
+    );
+    // miniupnpd writes raw header matches: nft shows the IPv6 destination as `@nh,192,128 0x…`.
+    return rules
+      .split('\n')
+      .map((line) => ({
+        address: /@nh,192,128 0x([0-9a-f]{32})/.exec(line)?.[1],
+        port: /th dport (\d+)/.exec(line)?.[1],
+      }))
+      .filter((rule) => rule.address && rule.port)
+      .map((rule) => `tcp ${rule.port} -> [${hexToIpv6(rule.address!)}]`);
+  }
+
+  /** The provider gives the router another WAN address (same link; its IPv6 stays). */
   async changeWanAddress(address: string, prefix = 24, gateway: string = INTERNET.isp): Promise<void> {
-    await ip('-n', this.router, 'addr', 'flush', 'dev', 'wan0');
+    await ip('-n', this.router, '-4', 'addr', 'flush', 'dev', 'wan0');
     await ip('-n', this.router, 'addr', 'add', `${address}/${prefix}`, 'dev', 'wan0');
     await ip('-n', this.router, 'route', 'replace', 'default', 'via', gateway);
     this.wanAddress = address;
@@ -268,6 +352,15 @@ export class VirtualInternet {
       if (before === undefined) delete process.env.NODE_EXTRA_CA_CERTS;
       else process.env.NODE_EXTRA_CA_CERTS = before;
     }
+  }
+
+  /** Removes a name's A records from the public DNS (what an owner does in the provider's page). */
+  async clearARecord(name: string): Promise<void> {
+    const answer = await this.managementAgent!.fetch(`${CHALLTEST_MANAGEMENT}/clear-a`, {
+      method: 'POST',
+      body: JSON.stringify({ host: `${name}.` }),
+    });
+    if (answer.status !== 200) throw new Error(`challtestsrv clear-a: ${answer.status} ${answer.body}`);
   }
 
   /** A public A record in challtestsrv (what any resolver in the internet answers). */

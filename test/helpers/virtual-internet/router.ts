@@ -3,12 +3,18 @@
  * masquerade on the WAN, and the chains miniupnpd's nftables backend fills: `miniupnpd` in the
  * forward hook, `prerouting_miniupnpd`/`postrouting_miniupnpd` in the NAT hooks, all in table
  * `inet filter`, as Debian's /etc/miniupnpd/nft_init.sh makes them) and miniupnpd's own file.
+ * IPv6 is routed, not translated: like a home router's default firewall, the forward chain drops
+ * what comes in from the WAN unless it answers a connection from inside or a pinhole miniupnpd
+ * added (UPnP IGDv2 or PCP) accepts it in the `miniupnpd` chain.
  */
 export function routerRuleset(wan: string): string {
   return `table inet filter {
   chain forward {
     type filter hook forward priority 0; policy accept;
     jump miniupnpd
+    meta nfproto ipv6 iifname "${wan}" ct state established,related accept
+    meta nfproto ipv6 iifname "${wan}" icmpv6 type { destination-unreachable, packet-too-big, time-exceeded, parameter-problem } accept
+    meta nfproto ipv6 iifname "${wan}" drop
   }
   chain miniupnpd {
   }

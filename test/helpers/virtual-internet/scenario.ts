@@ -18,7 +18,7 @@ export let box: ReachableBox;
 
 /**
  * Builds the home, the internet (pebble's certificates last `certificateSeconds`; `options` add to
- * it, e.g. the owner's own DNS server) and the box (`boxEnv` adds to its settings) before the
+ * it, e.g. the owner's own DNS server or IPv6) and the box (`boxEnv` adds to its settings) before the
  * file's tests.
  */
 export function useReachabilityScenario(
