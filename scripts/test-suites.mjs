@@ -102,6 +102,7 @@ const LONG_SUITES = [
   'reachability/scenario',
   'reachability/dns01',
   'reachability/dashboard-browser',
+  'reachability/ipv6',
   'network/virtual-home',
   'network/network-layer',
   'install/driver',
