@@ -27,6 +27,7 @@ import { Federation, deliveriesQueuedBeforeAnswer } from './social/federation/in
 import { deviceOnline } from './social/federation/delivery/online.js';
 import { federationPeers } from './social/federation/peers.js';
 import { StreamingSlot } from './social/streaming/slot.js';
+import { gateRouter } from './http/router-gate.js';
 
 /** Middleware the HTTP server runs through once; what it holds can be swapped while it listens. */
 export class RouteSlot {
@@ -60,7 +61,7 @@ export class RouteSlot {
   /** Fills a new stack with `mount`, then puts it in place in one step. */
   fill(mount: (target: Pick<HttpServer, 'use'>) => void): void {
     const stack: Middleware[] = [];
-    mount({ use: (middleware) => stack.push(middleware as Middleware) });
+    mount({ use: (middleware) => stack.push(gateRouter(middleware) as Middleware) });
     this.stack = stack;
     this.current = compose(stack);
   }

@@ -13,6 +13,7 @@ import { errorMiddleware, type OutOfSpaceListener } from './errors.js';
 import { routeTable } from './route-table.js';
 import { cors } from './cors.js';
 import { requestId } from './request-id.js';
+import { gateRouter } from './router-gate.js';
 
 export interface HttpServerOptions {
   host: string;
@@ -50,9 +51,9 @@ export class HttpServer {
     });
   }
 
-  /** Adds middleware (usually a router's routes()) after the shared ones. */
+  /** Adds middleware (usually a router's routes(), passed over by paths none of its routes can match) after the shared ones. */
   use(middleware: Middleware | RouterMiddleware): void {
-    this.app.use(middleware as Middleware);
+    this.app.use(gateRouter(middleware) as Middleware);
   }
 
   get nodeServer(): Server {

@@ -1,6 +1,8 @@
 /**
  * Instructions a process executes in user space while `work` runs (perf stat, from Debian's
- * linux-perf), or null where perf is missing or not allowed. Unlike CPU time, the count barely
+ * linux-perf), or null where perf is missing or not allowed, or the machine lends no hardware
+ * counter (a virtual machine without a PMU: perf prints `<not supported>`); the benchmarks then
+ * print CPU time per request only. Unlike CPU time, the count barely
  * moves when other work shares the machine, so two builds can be compared on a busy one.
  */
 import { spawn, type ChildProcess } from 'node:child_process';

@@ -12,7 +12,7 @@ import { sha256 } from '../../daemon/social/oauth/secrets.js';
 import { startDaemon } from '../../test/helpers/daemon.js';
 import { tempDir } from '../../test/helpers/paths.js';
 import type { Bench } from './index.js';
-import { report, round, type Figure } from './stats.js';
+import { cpuMs, report, round, type Figure } from './stats.js';
 import { wrkInstalled, wrkRun } from './wrk.js';
 import { countInstructions } from './instructions.js';
 import { describeBudget, openBudget, takeBudgetArg } from './budget.js';
@@ -104,16 +104,25 @@ export const bench: Bench = {
         // A second of load first, not counted: the first target would otherwise carry the JIT's
         // warm-up of the whole serving path in its tail.
         wrkRun({ ...load, seconds: WARM_UP_SECONDS });
-        const { result: run, instructions } = await countInstructions(daemon.child.pid!, async () =>
+        const pid = daemon.child.pid!;
+        const [cpuBefore, mainBefore] = [cpuMs(pid), cpuMs(pid, pid)];
+        const { result: run, instructions } = await countInstructions(pid, async () =>
           wrkRun({ ...load, seconds: SECONDS }),
         );
+        const [cpuAfter, mainAfter] = [cpuMs(pid), cpuMs(pid, pid)];
         const page = metric !== 'api_account_statuses';
         const rows: Array<[string, number, string, string]> = [
           ['p50_ms', round(run.p50Ms), 'ms', '≤ 5'],
           ['p99_ms', round(run.p99Ms), 'ms', '≤ 20'],
           ['rps', round(run.rps, 0), 'req/s', budget ? '≥ 300' : '≥ API'],
         ];
-        // Unlike the latencies, barely moved by other work on the machine.
+        // Steadier than the latencies when others share the machine (CPU time still grows with
+        // their load: caches and the other hyperthread are shared); all threads, then the main one.
+        rows.push(
+          ['cpu_ms_per_request', round((cpuAfter - cpuBefore) / run.requests, 3), 'ms', ''],
+          ['main_thread_cpu_ms_per_request', round((mainAfter - mainBefore) / run.requests, 3), 'ms', ''],
+        );
+        // Unlike the latencies, barely moved by other work on the machine (where perf can count them).
         if (instructions !== null)
           rows.push(['million_instructions_per_request', round(instructions / run.requests / 1e6), 'M', '']);
         for (const [suffix, value, unit, target] of rows) {

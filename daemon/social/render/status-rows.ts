@@ -29,6 +29,25 @@ export class StatusRenderRows {
 
   constructor(private readonly repo: StatusesRepo) {}
 
+  /**
+   * The accounts the rows held for `ids` name (authors and mentions, those of a reblogged original
+   * held too), at whatever version they are held: what rendering them will most likely need, so
+   * those accounts can be asked for while the rows themselves are checked.
+   */
+  heldAccountIds(ids: readonly string[]): string[] {
+    const out: string[] = [];
+    const add = (id: string) => {
+      const row = this.cache.peek(id);
+      if (row) out.push(row.account_id, ...row.mention_ids);
+      return row;
+    };
+    for (const id of ids) {
+      const original = add(id)?.reblog_of_id;
+      if (original) add(original);
+    }
+    return out;
+  }
+
   /** The statuses that exist among `ids`, with the viewer's flags and whether the viewer may see them. */
   async load(ids: readonly string[], viewerId: string | null): Promise<LoadedStatus[]> {
     const loaded = await this.cache.load(ids, (known) => this.repo.renderRows(known, viewerId));

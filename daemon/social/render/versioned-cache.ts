@@ -27,6 +27,11 @@ export class VersionedCache<Row, V> {
     this.byId = new BoundedMap(capacity);
   }
 
+  /** The value held for `id`, whatever its version: a guess at what a load will answer, never an answer. */
+  peek(id: string): V | undefined {
+    return this.byId.get(id)?.value;
+  }
+
   /**
    * The values for `ids` that still exist, each beside the answer it came with. `fetch` gets the
    * versions held (id → version, -1 for none) and returns rows only where a version moved.

@@ -53,13 +53,15 @@ export class StatusRenderer {
   }
 
   /**
-   * Statuses and, in the same account query, the accounts `accountIds` (notification senders);
-   * they may still be being computed (a promise) while the statuses load.
+   * Statuses and the accounts `accountIds` (notification senders) with their authors and mentions.
+   * The accounts the status rows already held name are asked for beside the rows themselves, so an
+   * unchanged page costs two round trips to SQLite side by side instead of one after the other; only
+   * accounts a changed or new row brings are asked for after it.
    */
   async renderWithAccounts(
     ids: readonly string[],
     viewerId: string | null,
-    accountIds: readonly string[] | Promise<readonly string[]>,
+    accountIds: readonly string[],
     options: { includeDeleted?: boolean; withSource?: boolean } = {},
   ): Promise<{ statuses: Map<string, StatusJson>; accounts: Map<string, AccountJson> }> {
     // Rendered statuses are kept only for the ordinary rendering (not deleted ones, not with source).
@@ -68,21 +70,24 @@ export class StatusRenderer {
       cacheable && viewerId !== null
         ? Promise.all(this.viewerKeys.map((key) => key(viewerId))).then((keys) => keys.join('|'))
         : Promise.resolve('anonymous');
-    // Awaited below; if loading fails first, its own failure must not go unhandled.
+    const uniqueIds = [...new Set(ids)];
+    const asked = new Set([...accountIds, ...this.cache.statusRows.heldAccountIds(uniqueIds)]);
+    const early = this.cache.accounts.byIds([...asked]);
+    // Awaited below; if loading fails first, their own failures must not go unhandled.
     viewerKey.catch(() => undefined);
-    const loaded = await this.cache.statusRows.load([...new Set(ids)], viewerId);
+    early.catch(() => undefined);
+    const loaded = await this.cache.statusRows.load(uniqueIds, viewerId);
     const have = new Set(loaded.map(({ row }) => row.id));
     const originalIds = [
       ...new Set(loaded.map(({ row }) => row.reblog_of_id).filter((id): id is string => id !== null && !have.has(id))),
     ];
     const all = [...loaded, ...(await this.cache.statusRows.load(originalIds, viewerId))];
     const byId = new Map(all.map((status) => [status.row.id, status]));
-    const [rendered, viewerPart] = await Promise.all([
-      this.cache.accounts.byIds([
-        ...new Set([...(await accountIds), ...all.flatMap(({ row }) => [row.account_id, ...row.mention_ids])]),
-      ]),
-      viewerKey,
-    ]);
+    const late = [
+      ...new Set(all.flatMap(({ row }) => [row.account_id, ...row.mention_ids]).filter((id) => !asked.has(id))),
+    ];
+    const [first, rest, viewerPart] = await Promise.all([early, this.cache.accounts.byIds(late), viewerKey]);
+    const rendered = rest.size === 0 ? first : new Map([...first, ...rest]);
     const accounts = new Map([...rendered].map(([id, entry]) => [id, entry.json]));
 
     // A poll's `expired` follows the clock: the time is part of what a rendering is kept by.

@@ -21,6 +21,9 @@ class Connection {
  * connection runs one statement at a time; more connections than threads would only wait.
  */
 export class Reader {
+  /** The data_version query the callers of this turn of the event loop wait for, until it is sent. */
+  private versionAsked: Promise<number> | null = null;
+
   private constructor(private readonly connections: Connection[]) {}
 
   static async open(
@@ -66,19 +69,25 @@ export class Reader {
 
   /**
    * A number that changes whenever any other connection (the writer, another process) commits:
-   * SQLite's data_version, always asked of the same connection so values compare.
+   * SQLite's data_version, always asked of the same connection so values compare. The callers of
+   * one turn of the event loop share one query, sent once all of them have asked: it sees every
+   * commit made before any of them asked, and a burst of cached answers costs one round trip.
    */
-  async dataVersion(): Promise<number> {
-    const connection = this.connections[0];
-    const statement = this.prepare(connection, 'PRAGMA data_version');
-    connection.busy += 1;
-    return new Promise((resolve, reject) => {
-      statement.all([], (error: Error | null, rows: Array<{ data_version: number }>) => {
-        connection.busy -= 1;
-        if (error) reject(error);
-        else resolve(rows[0].data_version);
+  dataVersion(): Promise<number> {
+    this.versionAsked ??= new Promise<number>((resolve, reject) => {
+      setImmediate(() => {
+        this.versionAsked = null;
+        const connection = this.connections[0];
+        const statement = this.prepare(connection, 'PRAGMA data_version');
+        connection.busy += 1;
+        statement.all([], (error: Error | null, rows: Array<{ data_version: number }>) => {
+          connection.busy -= 1;
+          if (error) reject(error);
+          else resolve(rows[0].data_version);
+        });
       });
     });
+    return this.versionAsked;
   }
 
   private prepare(connection: Connection, sql: string): sqlite3.Statement {

@@ -1,6 +1,7 @@
 /** Rendered responses kept while the database is unchanged: served as stored, stale after any commit, bounded. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { execFileSync } from 'node:child_process';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import { join } from 'node:path';
@@ -20,7 +21,7 @@ function context(url: string) {
 }
 
 async function withDatabase(
-  run: (reader: Reader, write: (sql: string) => Promise<void>) => Promise<void>,
+  run: (reader: Reader, write: (sql: string) => Promise<void>, file: string) => Promise<void>,
 ): Promise<void> {
   const dir = tempDir();
   const file = join(dir.path, 'cache.sqlite3');
@@ -30,7 +31,7 @@ async function withDatabase(
   await write('PRAGMA journal_mode = WAL; CREATE TABLE t (n INTEGER)');
   const reader = await Reader.open(file);
   try {
-    await run(reader, write);
+    await run(reader, write, file);
   } finally {
     await reader.close();
     await new Promise((resolve) => writer.close(resolve));
@@ -61,6 +62,26 @@ test('a hit answers the stored bytes and headers; any commit makes it stale', as
     assert.is(ctx.response.get('Link'), '<http://127.0.0.1/a>; rel="next"');
     await write('INSERT INTO t VALUES (1)');
     assert.equal(await serve(cache, 'a', 2), { body: '{"count":2}', rendered: true });
+  });
+});
+
+/** A commit by another process, finished before this returns (no turn of the event loop passes). */
+function commitElsewhere(file: string): void {
+  const script = `const sqlite3 = require('sqlite3'); const db = new sqlite3.Database(process.argv[1]);
+    db.exec('INSERT INTO t VALUES (7)', (e) => { if (e) throw e; db.close(); });`;
+  execFileSync(process.execPath, ['-e', script, file], { cwd: process.cwd() });
+}
+
+test('callers of one turn share one data_version query, sent after the last of them asked', async () => {
+  await withDatabase(async (reader, _write, file) => {
+    const before = await reader.dataVersion();
+    const first = reader.dataVersion();
+    // A commit that ends after the first caller asked but before the second did: the second must see it.
+    commitElsewhere(file);
+    const second = reader.dataVersion();
+    assert.is(first, second, 'one query for both');
+    assert.is.not(await second, before, 'the shared answer sees the commit made before the last caller asked');
+    assert.is(await reader.dataVersion(), await second, 'nothing committed since');
   });
 });
 
