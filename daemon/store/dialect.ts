@@ -1,0 +1,101 @@
+/**
+ * What differs between the two engines the store runs on (SQLite, PostgreSQL), in one place:
+ * repositories ask `dialectOf(db)` for the SQL pieces and error tests below and never branch on
+ * the engine themselves. Everything else is written once: `ON CONFLICT … DO UPDATE / DO NOTHING`
+ * with `excluded.`, `RETURNING`, `CAST(id AS TEXT)`, `TRUE`/`FALSE` (SQLite reads them as 1 and 0),
+ * and knex's builder (`onConflict().merge()`, `returning()`), which both engines take as they are.
+ *
+ * Rows look the same from both: the PostgreSQL driver gives booleans as 0/1, JSON as its text and
+ * bigints as numbers while they are exact (`postgres.ts`), as SQLite's driver gives them.
+ */
+import type { Knex } from 'knex';
+
+export type Engine = 'sqlite' | 'postgres';
+
+/** A value that changes whenever any connection or process commits a write (the response cache's key). */
+export type DataVersion = number | string;
+
+export interface Dialect {
+  readonly engine: Engine;
+  /**
+   * A table of the ids in one bound parameter (`ids.value`, as text): pass `idList(ids)` as that
+   * parameter. SQLite walks a JSON array with json_each; PostgreSQL unnests a text array.
+   */
+  idsTable(alias: string): string;
+  idList(ids: readonly (string | number | bigint)[]): unknown;
+  /** `a` equals `b`, nulls equal to each other (SQLite's `IS`). */
+  same(a: string, b: string): string;
+  /** `a` differs from `b`, a null differing from any value (SQLite's `IS NOT`). */
+  differs(a: string, b: string): string;
+  /** The larger of two values (SQLite's two-argument max()). */
+  greatest(a: string, b: string): string;
+  /** The current time as the ISO 8601 text the tables keep (`2026-01-01T00:00:00.000Z`). */
+  readonly nowIso: string;
+  /** The highest code point, to bound a prefix range: `x >= p AND x < p || <top>`. */
+  readonly topCharacter: string;
+  /** A unique constraint (or unique index) refused the write. */
+  isUniqueViolation(error: unknown): boolean;
+  /** A foreign key refused the write (its row is gone). */
+  isForeignKeyViolation(error: unknown): boolean;
+  /** The query that reads the data version (one row, one column `version`). */
+  readonly dataVersionQuery: string;
+}
+
+const sqlite: Dialect = {
+  engine: 'sqlite',
+  idsTable: (alias) => `json_each(?) AS ${alias}`,
+  idList: (ids) => JSON.stringify(ids.map(String)),
+  same: (a, b) => `${a} IS ${b}`,
+  differs: (a, b) => `${a} IS NOT ${b}`,
+  greatest: (a, b) => `max(${a}, ${b})`,
+  nowIso: `strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`,
+  topCharacter: 'char(1114111)',
+  isUniqueViolation: (error) => sqliteConstraint(error, /UNIQUE constraint failed|PRIMARY KEY must be unique/),
+  isForeignKeyViolation: (error) => sqliteConstraint(error, /FOREIGN KEY constraint failed/),
+  // Moves when another connection (the writer, another process) commits; always asked of one connection.
+  dataVersionQuery: 'PRAGMA data_version',
+};
+
+const postgres: Dialect = {
+  engine: 'postgres',
+  idsTable: (alias) => `unnest(?::text[]) AS ${alias}(value)`,
+  // node-postgres sends a JS array as a PostgreSQL array literal.
+  idList: (ids) => ids.map(String),
+  same: (a, b) => `${a} IS NOT DISTINCT FROM ${b}`,
+  differs: (a, b) => `${a} IS DISTINCT FROM ${b}`,
+  greatest: (a, b) => `greatest(${a}, ${b})`,
+  nowIso: `to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,
+  topCharacter: 'chr(1114111)',
+  isUniqueViolation: (error) => postgresCode(error) === '23505',
+  isForeignKeyViolation: (error) => postgresCode(error) === '23503',
+  // The cluster's snapshot: its upper bound moves when any transaction takes a transaction id (any
+  // write) and its in-progress list when one ends, so a commit anywhere changes the text.
+  dataVersionQuery: 'SELECT pg_current_snapshot()::text AS version',
+};
+
+const DIALECTS: Record<Engine, Dialect> = { sqlite, postgres };
+
+/** The engine behind a knex instance (or transaction). */
+export function engineOf(db: Knex): Engine {
+  const client = (db.client as { config?: { client?: unknown } }).config?.client;
+  return client === 'pg' || client === 'postgres' || client === 'postgresql' ? 'postgres' : 'sqlite';
+}
+
+export function dialectOf(db: Knex): Dialect {
+  return DIALECTS[engineOf(db)];
+}
+
+export function dialectFor(engine: Engine): Dialect {
+  return DIALECTS[engine];
+}
+
+function sqliteConstraint(error: unknown, message: RegExp): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  return (code === undefined || code === 'SQLITE_CONSTRAINT') && message.test(error.message);
+}
+
+function postgresCode(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
