@@ -34,25 +34,6 @@ const types = {
 /** How long one connection attempt may take before it counts as no answer. */
 const CONNECT_TIMEOUT_MS = 5000;
 
-/** Whether `url` is a PostgreSQL URL node-postgres can connect with: the reason when it is not. */
-export function postgresUrlProblem(url: string): string | null {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return 'not a URL';
-  }
-  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') return 'not a postgres:// URL';
-  try {
-    const options = parse(url);
-    if (!options.host) return 'no host (a name, an address, or ?host=/socket/folder)';
-    if (!options.database) return 'no database name';
-  } catch (error) {
-    return (error as Error).message;
-  }
-  return null;
-}
-
 export function openPostgres(url: string, poolSize = 10): Db {
   const options = parse(url);
   return knexFactory({

@@ -1,18 +1,21 @@
 /**
  * A throwaway PostgreSQL cluster (Debian's `postgresql`): initdb in a temporary folder owned by
  * the `postgres` user (PostgreSQL refuses to run as root, and the tests run as root), listening
- * only on a Unix socket in that folder, fsync off. `npm test` starts one per run and hands its URL
- * to the suites in NESTBOX_TEST_POSTGRES_URL (scripts/test-suites.mjs); a suite run on its own
- * starts its own (test/helpers/postgres-database.ts).
+ * only on a Unix socket in that folder, fsync off. `npm test` makes one folder per run and hands it
+ * to the suites in NESTBOX_TEST_POSTGRES_DIR (scripts/test-suites.mjs); a suite run on its own
+ * starts a cluster of its own (test/helpers/postgres-database.ts).
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { chownSync, mkdtempSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const BIN = '/usr/lib/postgresql/15/bin';
-/** The variable that carries the cluster's URL (its `postgres` database) to the suites. */
-export const CLUSTER_URL_VARIABLE = 'NESTBOX_TEST_POSTGRES_URL';
+/**
+ * The variable that names the run's cluster folder to the suites. The first suite that needs the
+ * cluster starts it there (a run whose suites never ask pays nothing); the runner stops it at the end.
+ */
+export const CLUSTER_FOLDER_VARIABLE = 'NESTBOX_TEST_POSTGRES_DIR';
 
 export interface PostgresCluster {
   /** The cluster's `postgres` database as the superuser `postgres`, over the socket. */
@@ -59,44 +62,64 @@ function run(command: string, args: string[], as: Owner | null): Promise<void> {
   });
 }
 
-export async function startPostgresCluster(): Promise<PostgresCluster> {
+/** A folder for a cluster, owned by the user the server runs as; nothing started in it yet. */
+export function clusterFolder(): string {
   const as = owner();
   const folder = mkdtempSync(join(tmpdir(), 'nestbox-pg-'));
   if (as) chownSync(folder, as.uid, as.gid);
+  return folder;
+}
+
+/** The `postgres` database of the cluster in `folder`, over its socket. */
+export function clusterUrl(folder: string): string {
+  return `postgres://postgres@localhost/postgres?host=${encodeURIComponent(folder)}`;
+}
+
+/** Makes and starts a cluster in `folder` (from clusterFolder()). */
+export async function startClusterIn(folder: string): Promise<void> {
+  const as = owner();
   const data = join(folder, 'data');
-  const remove = () => rmSync(folder, { recursive: true, force: true });
+  // C collation and ctype everywhere: text orders and lower() folds as SQLite's do (bytes, ASCII).
+  await run(
+    'initdb',
+    ['-D', data, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C', '--no-sync', '--no-instructions'],
+    as,
+  );
+  const options = [
+    `-k ${folder}`,
+    "-c listen_addresses=''",
+    '-c fsync=off',
+    '-c synchronous_commit=off',
+    '-c full_page_writes=off',
+    '-c shared_buffers=32MB',
+    '-c max_connections=200',
+  ].join(' ');
+  await run('pg_ctl', ['-D', data, '-l', join(folder, 'server.log'), '-o', options, '-w', '-t', '60', 'start'], as);
+}
+
+/** Stops the cluster in `folder` if one was started there, and removes the folder. */
+export async function removeCluster(folder: string): Promise<void> {
+  const data = join(folder, 'data');
+  // Immediate: the cluster's contents are thrown away with its folder.
+  if (existsSync(join(data, 'postmaster.pid')))
+    await run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop'], owner()).catch(() => undefined);
+  rmSync(folder, { recursive: true, force: true });
+}
+
+/** A cluster of this process's own, started now. */
+export async function startPostgresCluster(): Promise<PostgresCluster> {
+  const folder = clusterFolder();
   try {
-    // C collation and ctype everywhere: text orders and lower() folds as SQLite's do (bytes, ASCII).
-    await run(
-      'initdb',
-      ['-D', data, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C', '--no-sync', '--no-instructions'],
-      as,
-    );
-    const options = [
-      `-k ${folder}`,
-      "-c listen_addresses=''",
-      '-c fsync=off',
-      '-c synchronous_commit=off',
-      '-c full_page_writes=off',
-      '-c shared_buffers=32MB',
-      '-c max_connections=200',
-    ].join(' ');
-    await run('pg_ctl', ['-D', data, '-l', join(folder, 'server.log'), '-o', options, '-w', '-t', '60', 'start'], as);
+    await startClusterIn(folder);
   } catch (error) {
-    remove();
+    await removeCluster(folder);
     throw error;
   }
-  const url = `postgres://postgres@localhost/postgres?host=${encodeURIComponent(folder)}`;
+  const url = clusterUrl(folder);
   let stopped: Promise<void> | null = null;
   return {
     url,
     urlOf: (database) => databaseUrl(url, database),
-    stop() {
-      // Immediate: the cluster's contents are thrown away with its folder.
-      stopped ??= run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop'], as)
-        .catch(() => undefined)
-        .finally(remove);
-      return stopped;
-    },
+    stop: () => (stopped ??= removeCluster(folder)),
   };
 }

@@ -9,7 +9,7 @@ import { SnowflakeGenerator } from '../../daemon/store/ids.js';
 import { migrate } from '../../daemon/store/migrate.js';
 import type { SocialContext } from '../../daemon/social/context.js';
 import { SocialEventBus } from '../../daemon/social/events.js';
-import { Reader } from '../../daemon/social/store/reader.js';
+import { SqliteReader } from '../../daemon/social/store/reader.js';
 import { tempDir } from '../helpers/paths.js';
 
 export interface RepoContext {
@@ -30,7 +30,7 @@ export async function openRepoContext(now: () => number = Date.now): Promise<Rep
   const filename = join(dir.path, 'nestbox.sqlite3');
   const db = openDatabase({ filename });
   await migrate(db);
-  const reader = await Reader.open(filename);
+  const reader = await SqliteReader.open(filename);
   const ctx: SocialContext = {
     db,
     reader,
