@@ -34,6 +34,8 @@ const types = {
 /** How long one connection attempt may take before it counts as no answer. */
 const CONNECT_TIMEOUT_MS = 5000;
 
+const ignore = (): void => undefined;
+
 export function openPostgres(url: string, poolSize = 10): Db {
   const options = parse(url);
   return knexFactory({
@@ -41,6 +43,9 @@ export function openPostgres(url: string, poolSize = 10): Db {
     connection: { ...options, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, types } as never,
     pool: { min: 0, max: poolSize },
     acquireConnectionTimeout: CONNECT_TIMEOUT_MS * 2,
+    // knex would print every failed connection attempt on stderr; each one also rejects the query
+    // that needed it, which the caller reports (and the start's wait retries) in the daemon's log.
+    log: { warn: ignore, error: ignore, deprecate: ignore, debug: ignore },
   });
 }
 
