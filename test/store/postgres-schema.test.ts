@@ -7,7 +7,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Db } from '../../daemon/store/db.js';
 import type { Engine } from '../../daemon/store/dialect.js';
-import { ENGINES, EngineDatabases } from '../helpers/engines.js';
+import { EngineDatabases } from '../helpers/engines.js';
 
 const databases = new EngineDatabases();
 test.after(() => databases.close());
@@ -177,7 +177,7 @@ async function undone(db: Db): Promise<Record<string, unknown>> {
 test('the rules held in triggers make the same rows on both engines', async () => {
   const sqlite = await undone(await databases.get('sqlite'));
   const postgres = await undone(await databases.get('postgres'));
-  const [alice, bob, carol] = ['9007199254740993001', '9007199254740993002', '9007199254740993003'];
+  const [alice, bob] = ['9007199254740993001', '9007199254740993002'];
   const entry = (account: string, status: string) => ({
     account_id: account,
     status_id: `910719925474099300${status}`,
@@ -193,7 +193,6 @@ test('the rules held in triggers make the same rows on both engines', async () =
   assert.equal(sqlite.feedAfterUnfollow, [entry(alice, '3'), entry(bob, '1'), entry(bob, '2')]);
   assert.equal(sqlite.heldBack, { requests: [{ account_id: alice, notifications_count: 1 }], conversations: [] });
   assert.equal(sqlite.accepted, { requests: [], conversations: [{ account_id: alice, unread: 1 }] });
-  assert.ok(carol);
   for (const key of Object.keys(sqlite)) assert.equal(postgres[key], sqlite[key], key);
 });
 
