@@ -1,5 +1,6 @@
-/** SQL behind the instance records: figures, rules, custom emojis, peers. */
+/** SQL behind the instance records: figures, rules, custom emojis, peers (one text for both engines). */
 import type { SocialContext } from '../context.js';
+import { dialectOf } from '../../store/dialect.js';
 
 export interface EmojiRow {
   shortcode: string;
@@ -16,8 +17,8 @@ export class InstanceRepo {
     const since = new Date(this.ctx.now() - 30 * 86400_000).toISOString();
     const row = await this.ctx.reader.get<{ users: number; statuses: number; domains: number; active_month: number }>(
       `SELECT
-      (SELECT count(*) FROM users u JOIN accounts a ON a.id = u.account_id WHERE a.suspended_at IS NULL AND u.approved = 1) AS users,
-      (SELECT count(*) FROM statuses WHERE local = 1 AND deleted_at IS NULL AND reblog_of_id IS NULL) AS statuses,
+      (SELECT count(*) FROM users u JOIN accounts a ON a.id = u.account_id WHERE a.suspended_at IS NULL AND u.approved) AS users,
+      (SELECT count(*) FROM statuses WHERE local AND deleted_at IS NULL AND reblog_of_id IS NULL) AS statuses,
       (SELECT count(DISTINCT lower(domain)) FROM accounts WHERE domain IS NOT NULL) AS domains,
       (SELECT count(*) FROM accounts WHERE domain IS NULL AND last_status_at >= ?) AS active_month`,
       [since],
@@ -32,14 +33,14 @@ export class InstanceRepo {
   emojis(): Promise<EmojiRow[]> {
     return this.ctx.reader
       .all<EmojiRow>(`SELECT shortcode, image_url, static_url, visible_in_picker, category FROM custom_emojis
-      WHERE domain IS NULL AND disabled = 0 ORDER BY lower(shortcode)`);
+      WHERE domain IS NULL AND NOT disabled ORDER BY lower(shortcode)`);
   }
 
   /** Known domains starting with `prefix`, any case. */
   peers(prefix: string, limit: number): Promise<Array<{ domain: string }>> {
     return this.ctx.reader.all(
       `SELECT DISTINCT lower(domain) AS domain FROM accounts WHERE domain IS NOT NULL
-      AND lower(domain) >= lower(?1) AND lower(domain) < lower(?1) || char(1114111) ORDER BY 1 LIMIT ?2`,
+      AND lower(domain) >= lower(?1) AND lower(domain) < lower(?1) || ${dialectOf(this.ctx.db).topCharacter} ORDER BY 1 LIMIT ?2`,
       [prefix, limit],
     );
   }
