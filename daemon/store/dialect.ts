@@ -18,11 +18,15 @@ export type DataVersion = number | string;
 export interface Dialect {
   readonly engine: Engine;
   /**
-   * A table of the ids in one bound parameter (`ids.value`, as text): pass `idList(ids)` as that
-   * parameter. SQLite walks a JSON array with json_each; PostgreSQL unnests a text array.
+   * A table of the ids in one bound parameter (`alias.value`, as text: compare it as
+   * `CAST(alias.value AS BIGINT)`, which both engines read as a 64-bit integer). Bind `idList(ids)`.
    */
   idsTable(alias: string): string;
-  idList(ids: readonly (string | number | bigint)[]): unknown;
+  /**
+   * A table of the entries of a JSON object in one bound parameter (`alias.key`, `alias.value`,
+   * both compared through CAST as above). Bind `JSON.stringify(object)`.
+   */
+  entriesTable(alias: string): string;
   /** `a` equals `b`, nulls equal to each other (SQLite's `IS`). */
   same(a: string, b: string): string;
   /** `a` differs from `b`, a null differing from any value (SQLite's `IS NOT`). */
@@ -44,7 +48,7 @@ export interface Dialect {
 const sqlite: Dialect = {
   engine: 'sqlite',
   idsTable: (alias) => `json_each(?) AS ${alias}`,
-  idList: (ids) => JSON.stringify(ids.map(String)),
+  entriesTable: (alias) => `json_each(?) AS ${alias}`,
   same: (a, b) => `${a} IS ${b}`,
   differs: (a, b) => `${a} IS NOT ${b}`,
   greatest: (a, b) => `max(${a}, ${b})`,
@@ -58,9 +62,8 @@ const sqlite: Dialect = {
 
 const postgres: Dialect = {
   engine: 'postgres',
-  idsTable: (alias) => `unnest(?::text[]) AS ${alias}(value)`,
-  // node-postgres sends a JS array as a PostgreSQL array literal.
-  idList: (ids) => ids.map(String),
+  idsTable: (alias) => `jsonb_array_elements_text(CAST(? AS jsonb)) AS ${alias}(value)`,
+  entriesTable: (alias) => `jsonb_each_text(CAST(? AS jsonb)) AS ${alias}(key, value)`,
   same: (a, b) => `${a} IS NOT DISTINCT FROM ${b}`,
   differs: (a, b) => `${a} IS DISTINCT FROM ${b}`,
   greatest: (a, b) => `greatest(${a}, ${b})`,
@@ -74,6 +77,11 @@ const postgres: Dialect = {
 };
 
 const DIALECTS: Record<Engine, Dialect> = { sqlite, postgres };
+
+/** The one bound parameter of `idsTable`: the same JSON text for both engines. */
+export function idList(ids: readonly (string | number | bigint)[]): string {
+  return JSON.stringify(ids.map(String));
+}
 
 /** The engine behind a knex instance (or transaction). */
 export function engineOf(db: Knex): Engine {

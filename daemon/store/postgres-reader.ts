@@ -20,6 +20,7 @@ export function numberedPlaceholders(sql: string): string {
 }
 
 export class PostgresReader {
+  readonly engine = 'postgres';
   private readonly texts = new Map<string, string>();
 
   private constructor(private readonly pool: pg.Pool) {}

@@ -6,13 +6,15 @@
  */
 import sqlite3 from 'sqlite3';
 import type { Db } from '../../store/db.js';
-import { engineOf, type DataVersion } from '../../store/dialect.js';
+import { engineOf, type DataVersion, type Engine } from '../../store/dialect.js';
 
 export type Row = Record<string, unknown>;
 export type Params = Array<string | number | null>;
 
 /** The social API's read connections, on either engine: the SQL is the same for both. */
 export interface Reader {
+  /** Which engine answers: the store's SQL builders that differ by engine pick their text by it. */
+  readonly engine: Engine;
   all<T = Row>(sql: string, params?: Params): Promise<T[]>;
   get<T = Row>(sql: string, params?: Params): Promise<T | undefined>;
   /** Changes whenever any connection or process commits (the response cache's key). */
@@ -39,6 +41,7 @@ class Connection {
  * connection runs one statement at a time; more connections than threads would only wait.
  */
 export class SqliteReader implements Reader {
+  readonly engine = 'sqlite';
   private constructor(private readonly connections: Connection[]) {}
 
   static async open(
