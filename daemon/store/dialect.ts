@@ -71,8 +71,8 @@ const postgres: Dialect = {
   topCharacter: 'chr(1114111)',
   isUniqueViolation: (error) => postgresCode(error) === '23505',
   isForeignKeyViolation: (error) => postgresCode(error) === '23503',
-  // The cluster's snapshot: its upper bound moves when any transaction takes a transaction id (any
-  // write) and its in-progress list when one ends, so a commit anywhere changes the text.
+  // The cluster's snapshot: a commit of the newest transaction moves its upper bound, a commit of an
+  // older one takes it off its in-progress list, and a read (no transaction id) changes neither.
   dataVersionQuery: 'SELECT pg_current_snapshot()::text AS version',
 };
 
