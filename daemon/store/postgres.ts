@@ -36,9 +36,16 @@ const CONNECT_TIMEOUT_MS = 5000;
 
 const ignore = (): void => undefined;
 
+/** The URL each database was opened with, for the tools that take one (pg_dump). */
+const urls = new WeakMap<Db, string>();
+
+export function postgresUrlOf(db: Db): string | undefined {
+  return urls.get(db);
+}
+
 export function openPostgres(url: string, poolSize = 10): Db {
   const options = parse(url);
-  return knexFactory({
+  const db = knexFactory({
     client: 'pg',
     connection: { ...options, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, types } as never,
     pool: { min: 0, max: poolSize },
@@ -47,6 +54,8 @@ export function openPostgres(url: string, poolSize = 10): Db {
     // that needed it, which the caller reports (and the start's wait retries) in the daemon's log.
     log: { warn: ignore, error: ignore, deprecate: ignore, debug: ignore },
   });
+  urls.set(db, url);
+  return db;
 }
 
 /** Errors that mean "no server there (yet)": worth another try until the deadline. */
