@@ -78,6 +78,14 @@ const postgres: Dialect = {
 
 const DIALECTS: Record<Engine, Dialect> = { sqlite, postgres };
 
+/**
+ * A unique violation from either engine, for code that holds an error but not the database (the
+ * engine's own code, never the text of its message, on PostgreSQL).
+ */
+export function isUniqueViolation(error: unknown): boolean {
+  return sqlite.isUniqueViolation(error) || postgres.isUniqueViolation(error);
+}
+
 /** The one bound parameter of `idsTable`: the same JSON text for both engines. */
 export function idList(ids: readonly (string | number | bigint)[]): string {
   return JSON.stringify(ids.map(String));
@@ -100,7 +108,7 @@ export function dialectFor(engine: Engine): Dialect {
 function sqliteConstraint(error: unknown, message: RegExp): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
-  return (code === undefined || code === 'SQLITE_CONSTRAINT') && message.test(error.message);
+  return code === 'SQLITE_CONSTRAINT' && message.test(error.message);
 }
 
 function postgresCode(error: unknown): string | undefined {
