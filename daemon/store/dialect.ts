@@ -86,6 +86,12 @@ export function isUniqueViolation(error: unknown): boolean {
   return sqlite.isUniqueViolation(error) || postgres.isUniqueViolation(error);
 }
 
+/** The rows of a raw query: knex gives SQLite's as an array and PostgreSQL's inside a result. */
+export async function rawRows<T>(db: Knex, sql: string, bindings: readonly unknown[] = []): Promise<T[]> {
+  const result = (await db.raw(sql, bindings as Knex.RawBinding[])) as T[] | { rows: T[] };
+  return Array.isArray(result) ? result : result.rows;
+}
+
 /** The one bound parameter of `idsTable`: the same JSON text for both engines. */
 export function idList(ids: readonly (string | number | bigint)[]): string {
   return JSON.stringify(ids.map(String));
