@@ -6,7 +6,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Db } from '../../daemon/store/db.js';
-import { dialectOf, idList, isUniqueViolation } from '../../daemon/store/dialect.js';
+import { dialectOf, idList, isUniqueViolation, rawRows } from '../../daemon/store/dialect.js';
 import { ENGINES, EngineDatabases } from '../helpers/engines.js';
 
 const databases = new EngineDatabases();
@@ -19,11 +19,9 @@ async function refusal(write: Promise<unknown>): Promise<unknown> {
   );
 }
 
-/** The first row of a raw query, on either engine (knex returns rows on SQLite, a result on pg). */
+/** The first row of a raw query, on either engine. */
 async function first(db: Db, sql: string, bindings: unknown[] = []): Promise<Record<string, unknown>> {
-  const result = (await db.raw(sql, bindings as never)) as
-    Array<Record<string, unknown>> | { rows: Array<Record<string, unknown>> };
-  return Array.isArray(result) ? result[0] : result.rows[0];
+  return (await rawRows<Record<string, unknown>>(db, sql, bindings))[0];
 }
 
 for (const engine of ENGINES) {
@@ -61,11 +59,11 @@ for (const engine of ENGINES) {
         created_at: 'now',
         updated_at: 'now',
       });
-    const listed = await db.raw(
+    const rows = await rawRows<{ id: string }>(
+      db,
       `SELECT CAST(a.id AS TEXT) AS id FROM ${dialect.idsTable('ids')} JOIN accounts a ON a.id = CAST(ids.value AS BIGINT) ORDER BY a.id`,
       [idList([ids[2], ids[0], '1'])],
     );
-    const rows = (Array.isArray(listed) ? listed : (listed as { rows: unknown[] }).rows) as Array<{ id: string }>;
     assert.equal(
       rows.map((row) => row.id),
       [ids[0], ids[2]],
