@@ -4,10 +4,10 @@
  * stops them in reverse. A subsystem that cannot reach its outside party reports itself degraded
  * and keeps retrying; it never holds back READY=1.
  */
-import { join } from 'node:path';
 import { defaultBaseUrl, type Config } from './config.js';
 import type { Logger } from './log/logger.js';
-import { openDatabase, ping, type Db } from './store/db.js';
+import { ping, type Db } from './store/db.js';
+import { openStore } from './store/open.js';
 import { migrate } from './store/migrate.js';
 import { changeBaseUrl, settleDaemonBaseUrl } from './store/base-url.js';
 import { ChallengeResponder } from './reachability/challenges.js';
@@ -138,8 +138,7 @@ export class App {
 
   private async startDatabase(): Promise<Db> {
     const log = this.log.child({ component: 'store' });
-    const filename = join(this.config.dataDir, 'nestbox.sqlite3');
-    const db = openDatabase({ filename, synchronous: this.config.sqliteSynchronous });
+    const db = await openStore(this.config);
     this.onStop('database', () => db.destroy());
     const { applied } = await migrate(db);
     if (applied.length) log.info('migrations applied', { migrations: applied });

@@ -4,6 +4,7 @@
  * the typed one. The table of keys that uses them is daemon/config.ts.
  */
 import cron from 'node-cron';
+import { postgresUrlProblem } from './store/database-url.js';
 import type { AttemptLimit, CoprocTarget, MqttProtocol } from './config.js';
 import { parseRelease } from './coproc/release.js';
 
@@ -152,6 +153,14 @@ export const smtpUrl = optionalUrl(
   ['smtp:', 'smtps:'],
   'an smtp:// or smtps:// URL (user:password@host:port), or empty for no mail',
 );
+
+/** PostgreSQL (daemon/store/database-url.ts), or empty for SQLite under the data directory. */
+export const databaseUrl: Parser<string | null> = {
+  allowed:
+    'a postgres:// URL (postgres://user:password@host:5432/database; TLS as libpq names it, ?sslmode=verify-full&sslrootcert=FILE), or empty for SQLite in the data directory',
+  parse: (raw) =>
+    raw === null || raw === '' ? null : typeof raw === 'string' && !postgresUrlProblem(raw) ? raw : undefined,
+};
 
 export const mqttProtocol: Parser<MqttProtocol> = {
   allowed: '3.1.1 (default) or 5 (3.1 for old brokers)',

@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 import { FIRMWARE_GENERATIONS, type FirmwareGeneration } from './coproc/operations.js';
 import { DEFAULT_RESET_COMMAND } from './coproc/chip-reset.js';
 import { LOG_LEVELS, type LogLevel } from './log/logger.js';
+import { withoutCredentials } from './store/database-url.js';
 import {
   nonEmpty,
   optionalText,
@@ -25,6 +26,7 @@ import {
   optionalUrl,
   mqttUrl,
   smtpUrl,
+  databaseUrl,
   mqttProtocol,
   mqttClientId,
   countryCode,
@@ -123,6 +125,8 @@ export interface Config {
   loginLimitAccount: AttemptLimit;
   storageMinFreeMb: number;
   sqliteSynchronous: SqliteSynchronous;
+  /** PostgreSQL instead of the SQLite file under the data directory; null: SQLite. */
+  databaseUrl: string | null;
   /** The HTTPS listener's port (the public side); null: no HTTPS listener. */
   httpsPort: number | null;
   /** Ask the home router for port forwarding (UPnP IGD, NAT-PMP/PCP). */
@@ -245,6 +249,7 @@ export const KEYS: readonly KeySpec[] = [
     128,
   ),
   key('sqliteSynchronous', 'sqlite_synchronous', oneOf(SQLITE_SYNCHRONOUS_LEVELS), 'full'),
+  key('databaseUrl', 'database_url', databaseUrl, null),
   key('portMapping', 'port_mapping', oneOf(['on', 'off'] as const), (c) => (c.network === 'on' ? 'on' : 'off')),
   key('acmeDirectory', 'acme_directory', httpUrl('an http:// or https:// URL (the ACME directory)'), LETS_ENCRYPT),
   key('acmeCaFile', 'acme_ca_file', optionalText('a file path (PEM, one or more roots), or empty'), null),
@@ -354,7 +359,9 @@ const DERIVED_FROM_BASE_URL: readonly (keyof Config)[] = ['streamingUrl', 'smtpF
 
 function parseOne(spec: KeySpec, name: string, raw: unknown, fromEnv: boolean, source: string): unknown {
   const value = spec.parser.parse(raw, fromEnv);
-  if (value === undefined) throw new ConfigError(name, raw, spec.parser.allowed, source);
+  // A URL's login is never shown, even in the message that refuses it.
+  if (value === undefined)
+    throw new ConfigError(name, typeof raw === 'string' ? withoutCredentials(raw) : raw, spec.parser.allowed, source);
   return value;
 }
 
@@ -400,7 +407,8 @@ export function describeConfig(config: Config): Record<string, unknown> {
     coproc: config.coproc.kind === 'sim' ? 'sim' : `${config.coproc.kind}:${config.coproc.path}`,
     mqttUrl: config.mqttUrl ? withoutUserInfo(config.mqttUrl) : null,
     mqttPassword: config.mqttPassword ? '[set]' : null,
-    smtpUrl: config.smtpUrl ? config.smtpUrl.replace(/\/\/[^@/]*@/, '//[credentials]@') : null,
+    smtpUrl: config.smtpUrl ? withoutCredentials(config.smtpUrl) : null,
+    databaseUrl: config.databaseUrl ? withoutCredentials(config.databaseUrl) : null,
     setupPassphrase: config.setupPassphrase ? '[set]' : null,
   };
 }

@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, type Config } from '../daemon/config.js';
 import { replaceSetupPassphrase } from '../daemon/connectivity/setup-identity.js';
 import { LabelUnavailable, loadSetupLabel, writeSetupLabel } from '../daemon/connectivity/setup-label.js';
-import { openDatabase } from '../daemon/store/db.js';
+import { openStore } from '../daemon/store/open.js';
 import { migrate } from '../daemon/store/migrate.js';
 import { AdminTool, describeAdminError } from '../daemon/social/admin.js';
 import { loadCommandConfig } from './lib/config.js';
@@ -149,7 +149,7 @@ class UsageError extends Error {}
 
 /** The label needs only the box's settings, not the social instance. */
 async function printLabel(config: Config, out: string | undefined, newKey: boolean): Promise<number> {
-  const db = openDatabase({ filename: join(config.dataDir, 'nestbox.sqlite3'), synchronous: config.sqliteSynchronous });
+  const db = await openStore(config);
   try {
     await migrate(db);
     if (newKey && config.setupPassphrase) {

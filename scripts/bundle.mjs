@@ -26,7 +26,7 @@ const out = join(root, 'dist', 'bundle');
 
 /** Native addons (loaded from node_modules by their own loaders), and the libraries kept for first use. */
 const OUTSIDE = ['sqlite3', '@serialport/*', ...FIRST_USE_LIBRARIES];
-/** Database drivers knex can load for other databases: never used here. */
+/** Database drivers knex can load: left in node_modules (`pg` is loaded from there only with NESTBOX_DATABASE_URL). */
 const OTHER_DRIVERS = [
   'better-sqlite3',
   'mysql',
@@ -55,9 +55,9 @@ const oneMimeTable = {
 };
 
 /**
- * knex names every dialect it has in one table of loaders (knex/lib/dialects/index.js); the daemon
+ * knex names every dialect it has in one table of loaders (knex/lib/dialects/index.js); a start
  * uses SQLite's. The others (a seventh of the bundle a start compiles) stay in node_modules, where
- * knex's loader still finds them.
+ * knex's loader still finds them: PostgreSQL's when NESTBOX_DATABASE_URL is set.
  */
 const onlySqliteDialect = {
   name: 'only-sqlite-dialect',

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Runs the compiled suites without the set-up (`node scripts/run-tests.mjs WORD…` after
 // `npx tsc -p .`); `npm test` (scripts/test.mjs) is the same with the set-up before it.
-import { runSuites, startLint, wantsLint } from './test-suites.mjs';
+import { runSuites, startLint, stopOnInterrupt, wantsLint } from './test-suites.mjs';
 
+stopOnInterrupt();
 const filters = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
 process.exit(await runSuites(filters, wantsLint(filters) ? startLint() : null));

@@ -29,6 +29,23 @@ const cpuTime = join(DEFAULT_LAYOUT.tests, 'helpers', 'cpu-time.js');
 // through NESTBOX_TEST_SCRATCH (the migrated template database, test/helpers/migrated-database.ts).
 let scratch = null;
 let cpuFiles = 0;
+// The run's PostgreSQL cluster: a folder made here and named to every suite; the first suite that
+// needs PostgreSQL starts the cluster in it, and the run stops it at its end (a run with no such
+// suite never starts it). test/helpers/postgres-cluster.ts.
+const postgresHelper = join(DEFAULT_LAYOUT.tests, 'helpers', 'postgres-cluster.js');
+let postgres = null;
+
+async function preparePostgres() {
+  if (!existsSync(postgresHelper)) return;
+  const helper = await import(postgresHelper);
+  postgres = { folder: helper.clusterFolder(), variable: helper.CLUSTER_FOLDER_VARIABLE, remove: helper.removeCluster };
+}
+
+async function removePostgres() {
+  const current = postgres;
+  postgres = null;
+  if (current) await current.remove(current.folder);
+}
 
 function scratchFolder() {
   scratch ??= mkdtempSync(join(tmpdir(), 'nestbox-test-run-'));
@@ -87,9 +104,10 @@ export function stopOnInterrupt() {
     ['SIGINT', 130],
     ['SIGTERM', 143],
   ])
-    process.on(name, () => {
+    process.on(name, async () => {
       for (const child of running) signal(child.detached ? -child.pid : child.pid, 'SIGTERM');
       process.stdout.write(`\n0 passed, 1 failed (interrupted by ${name})\n`);
+      await removePostgres().catch(() => undefined);
       process.exit(code);
     });
 }
@@ -152,6 +170,7 @@ function runFile(file, onSpawn = () => undefined) {
         NO_COLOR: '1',
         FORCE_COLOR: '0',
         ...(cpuPath && { TEST_CPU_FILE: cpuPath, NESTBOX_TEST_SCRATCH: scratchFolder() }),
+        ...(postgres && !isLint && { [postgres.variable]: postgres.folder }),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: isLint,
@@ -266,6 +285,7 @@ export async function runSuites(filters, lint, layout = DEFAULT_LAYOUT) {
   };
   const queue = [...files].sort((a, b) => rank(a) - rank(b));
   const totals = { passed: 0, failed: 0, skipped: 0, failures: [], cpu: 0 };
+  if (queue.length > 0) await preparePostgres();
   const worker = async () => {
     for (let file = queue.shift(); file; file = queue.shift()) report(await runFile(file), totals, layout);
   };
@@ -283,6 +303,7 @@ export async function runSuites(filters, lint, layout = DEFAULT_LAYOUT) {
   const { passed, failed, skipped, failures } = totals;
   if (failures.length) process.stdout.write(`\nFailed files:\n${failures.map((f) => `  ${f}`).join('\n')}\n`);
   if (scratch) rmSync(scratch, { recursive: true, force: true });
+  await removePostgres();
   process.stdout.write(
     `\n${files.length} files${lint ? ' and lint' : ''} in ${((Date.now() - started) / 1000).toFixed(1)} s` +
       ` (suites' CPU ${totals.cpu.toFixed(0)} s)\n`,

@@ -1,9 +1,10 @@
 /**
- * Saved networks in SQLite (SQL only). Priority: a lower number is tried first; the API shows
+ * Saved networks in the database (SQL only). Priority: a lower number is tried first; the API shows
  * positions 1..n. A network whose password was refused too often is flagged and left out of
  * the candidates until its password is given again.
  */
 import type { Db } from '../store/db.js';
+import { dialectOf } from '../store/dialect.js';
 import type { NetworkInput } from './network-input.js';
 
 export interface SavedNetwork {
@@ -59,7 +60,7 @@ export class NetworksRepo {
         hidden: input.hidden,
         auth_failures: 0,
         password_refused: false,
-        updated_at: trx.fn.now(),
+        updated_at: trx.raw(dialectOf(trx).nowIso),
       };
       const existing = await trx(TABLE)
         .where({ ssid: Buffer.from(input.ssid) })
@@ -71,7 +72,10 @@ export class NetworksRepo {
           .where({ id })
           .update(first ? { ...fields, priority } : fields);
       } else {
-        [id] = await trx(TABLE).insert({ ssid: Buffer.from(input.ssid), priority, ...fields });
+        const [row] = await trx(TABLE)
+          .insert({ ssid: Buffer.from(input.ssid), priority, ...fields })
+          .returning<Array<{ id: number }>>('id');
+        id = Number(row.id);
       }
       return toNetwork(await trx(TABLE).where({ id }).first<NetworkRow>());
     });

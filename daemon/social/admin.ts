@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../config.js';
 import { silentLogger, type Logger } from '../log/logger.js';
-import { openDatabase, type Db } from '../store/db.js';
+import type { Db } from '../store/db.js';
+import { openStore } from '../store/open.js';
 import { migrate } from '../store/migrate.js';
 import { changeBaseUrl, settleBaseUrl } from '../store/base-url.js';
 import { DomainError } from '../lib/errors.js';
@@ -103,7 +104,8 @@ export class AdminTool {
 }
 
 async function openMigrated(config: Config): Promise<Db> {
-  const db = openDatabase({ filename: join(config.dataDir, 'nestbox.sqlite3'), synchronous: config.sqliteSynchronous });
+  // NESTBOX_DATABASE_URL as the daemon follows it: PostgreSQL, or the SQLite file.
+  const db = await openStore(config);
   try {
     await migrate(db);
     return db;

@@ -13,7 +13,7 @@ import type { HttpServer } from '../http/server.js';
 import type { Jobs } from '../lifecycle/jobs.js';
 import { localDomainOf, type SocialContext } from './context.js';
 import { SocialEventBus } from './events.js';
-import { Reader } from './store/reader.js';
+import { openReader } from './store/reader.js';
 import { buildServices, type SocialServices } from './services.js';
 import { socialRouter } from './router.js';
 import { pagesRouter } from './pages/routes.js';
@@ -36,7 +36,7 @@ const ACCEPT_PAGE = 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.8';
 
 export interface SocialOptions {
   db: Db;
-  /** The SQLite file, opened a second time for prepared reads. */
+  /** The SQLite file, opened a second time for prepared reads (unused on PostgreSQL). */
   filename: string;
   config: Config;
   log: Logger;
@@ -53,7 +53,7 @@ export class Social {
   ) {}
 
   static async open(options: SocialOptions): Promise<Social> {
-    const reader = await Reader.open(options.filename);
+    const reader = await openReader(options.db, options.filename);
     const ids = new SnowflakeGenerator();
     const events = new SocialEventBus();
     const ctx: SocialContext = {

@@ -2,10 +2,9 @@
  * The scheduled database backup: skipped (with a warning) when the copy would eat the space the
  * database itself needs; a full disk found on the way is reported to the storage monitor.
  */
-import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '../log/logger.js';
-import { backupDatabase } from '../store/backup.js';
+import { backupDatabase, databaseBytes } from '../store/backup.js';
 import type { Db } from '../store/db.js';
 import { MIB, type StorageMonitor } from './monitor.js';
 import { isOutOfSpace } from './out-of-space.js';
@@ -21,9 +20,8 @@ export interface BackupJobOptions {
 
 export function backupJob({ db, dataDir, minFreeMb, keep, storage, log }: BackupJobOptions): () => Promise<void> {
   return async () => {
-    const database = join(dataDir, 'nestbox.sqlite3');
     // A copy as large as the database must not take the space the database itself needs.
-    const needed = (await stat(database)).size + minFreeMb * MIB;
+    const needed = (await databaseBytes(db, join(dataDir, 'nestbox.sqlite3'))) + minFreeMb * MIB;
     const free = await storage.free();
     if (free < needed) {
       log.warn('backup skipped: not enough free space', { free_bytes: free, needed_bytes: needed });

@@ -5,7 +5,8 @@
  */
 import type { Knex } from 'knex';
 import type { Db } from './db.js';
-import { MIGRATIONS, type Migration } from './migrations/index.js';
+import { engineOf } from './dialect.js';
+import { migrationsFor, type Migration } from './migrations/index.js';
 
 class ListSource implements Knex.MigrationSource<Migration> {
   constructor(private readonly migrations: readonly Migration[]) {}
@@ -31,7 +32,10 @@ export interface MigrateResult {
   applied: string[];
 }
 
-export async function migrate(db: Db, migrations: readonly Migration[] = MIGRATIONS): Promise<MigrateResult> {
+export async function migrate(
+  db: Db,
+  migrations: readonly Migration[] = migrationsFor(engineOf(db)),
+): Promise<MigrateResult> {
   assertOrdered(migrations);
   if (await allApplied(db, migrations)) return { applied: [] };
   const [, applied] = (await db.migrate.latest({ migrationSource: new ListSource(migrations) })) as [number, string[]];

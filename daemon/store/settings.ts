@@ -1,4 +1,5 @@
 import type { Db } from './db.js';
+import { dialectOf } from './dialect.js';
 
 /** Key-value settings that outlive a restart: generated once, then read. */
 export async function getSetting(db: Db, key: string): Promise<string | null> {
@@ -7,10 +8,8 @@ export async function getSetting(db: Db, key: string): Promise<string | null> {
 }
 
 export async function setSetting(db: Db, key: string, value: string): Promise<void> {
-  await db('settings')
-    .insert({ key, value, updated_at: db.fn.now() })
-    .onConflict('key')
-    .merge({ value, updated_at: db.fn.now() });
+  const now = db.raw(dialectOf(db).nowIso);
+  await db('settings').insert({ key, value, updated_at: now }).onConflict('key').merge({ value, updated_at: now });
 }
 
 /** Returns the stored value, or stores and returns the one `make` produces the first time. */

@@ -10,6 +10,7 @@
  * start's, and lengthen the stop).
  */
 import type { Db } from './db.js';
+import { engineOf } from './dialect.js';
 
 /**
  * Every table, not only those this connection has queried (0x10000): the writer connection that
@@ -19,6 +20,8 @@ const ALL_TABLES = 0x10002;
 
 /** Brings the statistics up to date where they are missing or stale; returns how long it took (ms). */
 export async function refreshStatistics(db: Db): Promise<number> {
+  // PostgreSQL's autovacuum keeps its own statistics current.
+  if (engineOf(db) === 'postgres') return 0;
   const started = performance.now();
   await db.raw(`PRAGMA optimize = ${ALL_TABLES}`);
   return Math.round(performance.now() - started);

@@ -3,8 +3,10 @@ import * as assert from 'uvu/assert';
 import { NetworkInputError, parseNetworkInput, ssidText } from '../../daemon/connectivity/network-input.js';
 import { NetworksRepo } from '../../daemon/connectivity/networks-repo.js';
 import { loadSetupPassphrase, setupApSsid } from '../../daemon/connectivity/setup-identity.js';
-import { migrate } from '../../daemon/store/migrate.js';
-import { withTempDatabase } from '../helpers/temp-database.js';
+import { ENGINES, EngineDatabases } from '../helpers/engines.js';
+
+const databases = new EngineDatabases();
+test.after(() => databases.close());
 
 const refused = (body: unknown): NetworkInputError => {
   try {
@@ -44,9 +46,9 @@ test('SSIDs are bytes: UTF-8 text or hex, 1–32 bytes, not the all-zero placeho
   assert.is(ssidText(new TextEncoder().encode('Café <b>')), 'Café <b>');
 });
 
-test('the saved-networks repo keeps SSID bytes exactly, orders by priority and flags refused passwords', async () => {
-  await withTempDatabase(async (db) => {
-    await migrate(db);
+for (const engine of ENGINES)
+  test(`the saved-networks repo keeps SSID bytes exactly, orders by priority and flags refused passwords (${engine})`, async () => {
+    const db = await databases.get(engine);
     const repo = new NetworksRepo(db);
     const odd = Uint8Array.from([0xff, 0x00, 0x41]);
     const first = await repo.save({ ssid: odd, passphrase: 'secret-one', hidden: true }, false);
@@ -83,17 +85,15 @@ test('the saved-networks repo keeps SSID bytes exactly, orders by priority and f
     assert.ok(await repo.remove(top.id));
     assert.not.ok(await repo.remove(top.id));
   });
-});
 
-test('the setup passphrase is generated once per device and kept; the configured one wins', async () => {
-  await withTempDatabase(async (db) => {
-    await migrate(db);
+for (const engine of ENGINES)
+  test(`the setup passphrase is generated once per device and kept; the configured one wins (${engine})`, async () => {
+    const db = await databases.get(engine);
     const generated = await loadSetupPassphrase(db, null);
     assert.match(generated, /^[a-z2-9]{4}-[a-z2-9]{4}-[a-z2-9]{4}$/);
     assert.is(await loadSetupPassphrase(db, null), generated);
     assert.is(await loadSetupPassphrase(db, 'configured-pass'), 'configured-pass');
     assert.is(setupApSsid('24:0a:c4:12:ab:cd'), 'Nestbox-ABCD');
   });
-});
 
 test.run();

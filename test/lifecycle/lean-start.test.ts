@@ -77,6 +77,12 @@ test('a start of a box already set up loads none of the parts kept for their fir
       [],
       'loaded at start',
     );
+    // PostgreSQL's driver is loaded only with NESTBOX_DATABASE_URL (daemon/store/open.ts).
+    assert.equal(
+      ['pg', 'pg-pool', 'pg-protocol'].filter((name) => packages.has(name)),
+      [],
+      'the PostgreSQL driver on a SQLite start',
+    );
     // The bundle's lazily imported modules are files named after their source (scripts/bundle.mjs).
     const chunks = files.filter((file) => file.startsWith(join(DIST, 'bundle', 'chunks')));
     const named = (pattern: RegExp) => chunks.filter((file) => pattern.test(basename(file)));

@@ -1,15 +1,17 @@
 /**
- * A social context on a fresh, migrated SQLite file (writer and prepared reader, as the daemon
- * opens them) for repository tests, with plain rows to put in it: accounts, statuses, tokens.
+ * A social context on a fresh, migrated database (writer and reader, as the daemon opens them) for
+ * repository tests, with plain rows to put in it: accounts, statuses, tokens. SQLite by default;
+ * `engine` 'postgres' gives a database of the run's PostgreSQL cluster (test/helpers/engines.ts).
  */
 import { join } from 'node:path';
 import { silentLogger } from '../../daemon/log/logger.js';
+import type { Engine } from '../../daemon/store/dialect.js';
 import { SnowflakeGenerator } from '../../daemon/store/ids.js';
 import type { SocialContext } from '../../daemon/social/context.js';
 import { SocialEventBus } from '../../daemon/social/events.js';
-import { Reader } from '../../daemon/social/store/reader.js';
+import { openReader } from '../../daemon/social/store/reader.js';
+import { openMigrated } from '../helpers/engines.js';
 import { tempDir } from '../helpers/paths.js';
-import { openMigratedDatabase } from '../helpers/migrated-database.js';
 
 export interface RepoContext {
   ctx: SocialContext;
@@ -24,11 +26,11 @@ export interface RepoContext {
 const BASE_URL = 'https://box.example';
 const CREATED_AT = '2026-01-01T00:00:00.000Z';
 
-export async function openRepoContext(now: () => number = Date.now): Promise<RepoContext> {
+export async function openRepoContext(now: () => number = Date.now, engine: Engine = 'sqlite'): Promise<RepoContext> {
   const dir = tempDir();
-  const filename = join(dir.path, 'nestbox.sqlite3');
-  const db = await openMigratedDatabase(filename);
-  const reader = await Reader.open(filename);
+  const database = await openMigrated(engine);
+  const db = database.db;
+  const reader = await openReader(db, database.location);
   const ctx: SocialContext = {
     db,
     reader,
@@ -89,26 +91,30 @@ export async function openRepoContext(now: () => number = Date.now): Promise<Rep
       return id;
     },
     async token(accountId) {
-      const [appId] = await db('oauth_apps').insert({
-        name: 'test',
-        redirect_uri: 'urn:ietf:wg:oauth:2.0:oob',
-        scopes: 'read write push',
-        client_id: `client-${++made}`,
-        client_secret: 'secret',
-        created_at: CREATED_AT,
-      });
-      const [tokenId] = await db('oauth_tokens').insert({
-        app_id: appId,
-        account_id: accountId,
-        token_hash: `hash-${++made}`,
-        scopes: 'read write push',
-        created_at: CREATED_AT,
-      });
-      return String(tokenId);
+      const [app] = await db('oauth_apps')
+        .insert({
+          name: 'test',
+          redirect_uri: 'urn:ietf:wg:oauth:2.0:oob',
+          scopes: 'read write push',
+          client_id: `client-${++made}`,
+          client_secret: 'secret',
+          created_at: CREATED_AT,
+        })
+        .returning<Array<{ id: number }>>('id');
+      const [token] = await db('oauth_tokens')
+        .insert({
+          app_id: app.id,
+          account_id: accountId,
+          token_hash: `hash-${++made}`,
+          scopes: 'read write push',
+          created_at: CREATED_AT,
+        })
+        .returning<Array<{ id: number }>>('id');
+      return String(token.id);
     },
     async close() {
       await reader.close();
-      await db.destroy();
+      await database.close();
       dir.remove();
     },
   };

@@ -1,5 +1,6 @@
-/** SQL for accounts and the local users behind them. Ids are read as text. */
+/** SQL for accounts and the local users behind them, one text for both engines. Ids are read as text. */
 import type { Knex } from 'knex';
+import { dialectOf } from '../../store/dialect.js';
 import type { SocialContext } from '../context.js';
 import { ChangedRowsQuery } from '../render/changed-rows.js';
 
@@ -82,8 +83,8 @@ const USER_COLUMNS = `CAST(account_id AS TEXT) AS account_id, email, password_ha
 
 /** Accounts in ?1 (id → known version) with their versions. */
 const CHANGED_ROWS = new ChangedRowsQuery<AccountRow>(
-  `SELECT ${ACCOUNT_COLUMNS}, a.version AS version, j.value AS known
-  FROM json_each(?) j JOIN accounts a ON a.id = CAST(j.key AS INTEGER)`,
+  (dialect) => `SELECT ${ACCOUNT_COLUMNS}, a.version AS version, CAST(j.value AS INTEGER) AS known
+  FROM ${dialect.entriesTable('j')} JOIN accounts a ON a.id = CAST(j.key AS BIGINT)`,
   ACCOUNT_FIELDS,
 );
 
@@ -176,7 +177,8 @@ export class AccountsRepo {
     column: 'followers_count' | 'following_count' | 'statuses_count',
     delta: number,
   ): Promise<void> {
-    await trx.raw(`UPDATE accounts SET ${column} = max(0, ${column} + ?) WHERE id = ?`, [delta, id]);
+    const floor = dialectOf(trx).greatest('0', `${column} + ?`);
+    await trx.raw(`UPDATE accounts SET ${column} = ${floor} WHERE id = ?`, [delta, id]);
   }
 
   ownerAccountId(): Promise<string | undefined> {

@@ -1,5 +1,6 @@
 /** SQL for the admin account listing (v1 and v2 filters map onto one query) and moderation actions. */
 import type { SocialContext } from '../context.js';
+import { dialectOf, idList } from '../../store/dialect.js';
 import type { PageQuery } from '../store/paging.js';
 
 export interface AdminFilter {
@@ -52,13 +53,13 @@ export class AdminRepo {
     if (filter.staff) where.push(`u.role IN ('owner', 'admin', 'moderator')`);
     switch (filter.status) {
       case 'active':
-        where.push('a.suspended_at IS NULL AND (u.account_id IS NULL OR (u.approved = 1 AND u.disabled = 0))');
+        where.push('a.suspended_at IS NULL AND (u.account_id IS NULL OR (u.approved AND NOT u.disabled))');
         break;
       case 'pending':
-        where.push('u.approved = 0');
+        where.push('NOT u.approved');
         break;
       case 'disabled':
-        where.push('u.disabled = 1');
+        where.push('u.disabled');
         break;
       case 'silenced':
         where.push('a.silenced_at IS NOT NULL');
@@ -88,13 +89,14 @@ export class AdminRepo {
     return this.ctx.reader.all<AdminRow>(
       `SELECT CAST(a.id AS TEXT) AS id, a.username, a.domain, a.created_at, a.silenced_at, a.suspended_at,
         u.email, u.role, u.approved, u.disabled, u.confirmed_at, u.reason, u.locale, CAST(u.created_by_app_id AS TEXT) AS created_by_app_id, u.invite_id, u.sign_up_ip
-      FROM accounts a LEFT JOIN users u ON u.account_id = a.id WHERE a.id IN (SELECT CAST(value AS INTEGER) FROM json_each(?))`,
-      [JSON.stringify(ids)],
+      FROM accounts a LEFT JOIN users u ON u.account_id = a.id
+      WHERE a.id IN (SELECT CAST(ids.value AS BIGINT) FROM ${dialectOf(this.ctx.db).idsTable('ids')})`,
+      [idList(ids)],
     );
   }
 
   async approve(id: string): Promise<void> {
-    await this.ctx.db.raw(`UPDATE users SET approved = 1 WHERE account_id = ?`, [id]);
+    await this.ctx.db.raw(`UPDATE users SET approved = TRUE WHERE account_id = ?`, [id]);
   }
 
   async remove(id: string): Promise<void> {

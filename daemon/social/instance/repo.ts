@@ -1,6 +1,7 @@
-/** SQL behind the instance records: figures (the API's, NodeInfo's, the device state's), rules, custom emojis, peers. */
+/** SQL behind the instance records: figures (the API's, NodeInfo's, the device state's), rules, custom emojis, peers (one text for both engines). */
 import type { StoredEmoji } from '../statuses/emojis.js';
 import type { SocialContext } from '../context.js';
+import { dialectOf } from '../../store/dialect.js';
 
 export interface EmojiRow {
   shortcode: string;
@@ -39,8 +40,8 @@ export class InstanceRepo {
     const since = new Date(this.ctx.now() - 30 * 86400_000).toISOString();
     const row = await this.ctx.reader.get<{ users: number; statuses: number; domains: number; active_month: number }>(
       `SELECT
-      (SELECT count(*) FROM users u JOIN accounts a ON a.id = u.account_id WHERE a.suspended_at IS NULL AND u.approved = 1) AS users,
-      (SELECT count(*) FROM statuses WHERE local = 1 AND deleted_at IS NULL AND reblog_of_id IS NULL) AS statuses,
+      (SELECT count(*) FROM users u JOIN accounts a ON a.id = u.account_id WHERE a.suspended_at IS NULL AND u.approved) AS users,
+      (SELECT count(*) FROM statuses WHERE local AND deleted_at IS NULL AND reblog_of_id IS NULL) AS statuses,
       (SELECT count(DISTINCT lower(domain)) FROM accounts WHERE domain IS NOT NULL) AS domains,
       (SELECT count(*) FROM accounts WHERE domain IS NULL AND last_status_at >= ?) AS active_month`,
       [since],
@@ -52,8 +53,8 @@ export class InstanceRepo {
   async nodeInfoUsage(): Promise<NodeInfoUsage> {
     const row = await this.ctx.reader.get<NodeInfoUsage>(
       `SELECT
-      (SELECT count(*) FROM users u JOIN accounts a ON a.id = u.account_id WHERE a.suspended_at IS NULL AND u.approved = 1) AS users,
-      (SELECT count(*) FROM statuses WHERE local = 1 AND deleted_at IS NULL AND reblog_of_id IS NULL) AS posts,
+      (SELECT count(*) FROM users u JOIN accounts a ON a.id = u.account_id WHERE a.suspended_at IS NULL AND u.approved) AS users,
+      (SELECT count(*) FROM statuses WHERE local AND deleted_at IS NULL AND reblog_of_id IS NULL) AS posts,
       (SELECT count(*) FROM accounts WHERE domain IS NULL AND last_status_at > ?1) AS month,
       (SELECT count(*) FROM accounts WHERE domain IS NULL AND last_status_at > ?2) AS halfyear`,
       [
@@ -74,9 +75,9 @@ export class InstanceRepo {
       (SELECT count(*) FROM follow_requests WHERE target_account_id = (SELECT id FROM owner)) AS pending_follow_requests,
       (SELECT count(*) FROM (
          SELECT 1 FROM notifications n
-          WHERE n.account_id = (SELECT id FROM owner) AND n.filtered = 0
+          WHERE n.account_id = (SELECT id FROM owner) AND NOT n.filtered
             AND n.id > coalesce((SELECT last_read_id FROM markers WHERE account_id = (SELECT id FROM owner) AND timeline = 'notifications'), 0)
-          LIMIT ${UNREAD_CAP})) AS unread_notifications`);
+          LIMIT ${UNREAD_CAP}) AS unread) AS unread_notifications`);
     return row ?? { accounts: 0, statuses: 0, pending_follow_requests: 0, unread_notifications: 0 };
   }
 
@@ -87,14 +88,14 @@ export class InstanceRepo {
   emojis(): Promise<EmojiRow[]> {
     return this.ctx.reader
       .all<EmojiRow>(`SELECT shortcode, image_url, static_url, visible_in_picker, category FROM custom_emojis
-      WHERE domain IS NULL AND disabled = 0 ORDER BY lower(shortcode)`);
+      WHERE domain IS NULL AND NOT disabled ORDER BY lower(shortcode)`);
   }
 
   /** The enabled local emoji among `shortcodes`. */
   enabledEmojis(shortcodes: readonly string[]): Promise<StoredEmoji[]> {
     return this.ctx.reader.all<StoredEmoji>(
       `SELECT shortcode, image_url AS url, static_url FROM custom_emojis
-      WHERE domain IS NULL AND disabled = 0 AND shortcode IN (SELECT value FROM json_each(?))`,
+      WHERE domain IS NULL AND NOT disabled AND shortcode IN (SELECT wanted.value FROM ${dialectOf(this.ctx.db).idsTable('wanted')})`,
       [JSON.stringify(shortcodes)],
     );
   }
@@ -103,7 +104,7 @@ export class InstanceRepo {
   peers(prefix: string, limit: number): Promise<Array<{ domain: string }>> {
     return this.ctx.reader.all(
       `SELECT DISTINCT lower(domain) AS domain FROM accounts WHERE domain IS NOT NULL
-      AND lower(domain) >= lower(?1) AND lower(domain) < lower(?1) || char(1114111) ORDER BY 1 LIMIT ?2`,
+      AND lower(domain) >= lower(?1) AND lower(domain) < lower(?1) || ${dialectOf(this.ctx.db).topCharacter} ORDER BY 1 LIMIT ?2`,
       [prefix, limit],
     );
   }

@@ -46,15 +46,18 @@ export class InvitesRepo {
     expiresAt: string | null;
     createdAt: string;
   }): Promise<string> {
-    const [id] = await this.ctx.db('invites').insert({
-      code: invite.code,
-      account_id: invite.accountId,
-      max_uses: invite.maxUses,
-      uses: 0,
-      expires_at: invite.expiresAt,
-      created_at: invite.createdAt,
-    });
-    return String(id);
+    const [row] = await this.ctx
+      .db('invites')
+      .insert({
+        code: invite.code,
+        account_id: invite.accountId,
+        max_uses: invite.maxUses,
+        uses: 0,
+        expires_at: invite.expiresAt,
+        created_at: invite.createdAt,
+      })
+      .returning<Array<{ id: number }>>('id');
+    return String(row.id);
   }
 
   /** Every invite, newest first. */

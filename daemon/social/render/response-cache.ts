@@ -6,11 +6,12 @@
  * them without walking and rendering it again. Bounded by total size and by entry count.
  */
 import type { Context } from 'koa';
+import type { DataVersion } from '../../store/dialect.js';
 import type { Reader } from '../store/reader.js';
 import { isJsonBody, renderJsonBytes } from './json-text.js';
 
 interface Entry {
-  version: number;
+  version: DataVersion;
   body: Buffer;
   headers: Record<string, string>;
   bytes: number;

@@ -1,5 +1,6 @@
 /** SQL for reports: the reported account, the one way a report is stored, the owner's review reads, resolving. */
 import type { Knex } from 'knex';
+import { dialectOf, idList, rawRows } from '../../store/dialect.js';
 import type { SocialContext } from '../context.js';
 import { visibleBy } from '../statuses/visibility.js';
 import { cursorPageSql, type PageQuery } from '../store/paging.js';
@@ -65,7 +66,8 @@ export class ReportsRepo {
 
   /** Stores a report and the statuses it cites (each once) in `trx`; returns its id. */
   async insert(trx: Knex, report: ReportInsert): Promise<string> {
-    const rows = await trx.raw<Array<{ id: string }>>(
+    const rows = await rawRows<{ id: string }>(
+      trx,
       `INSERT INTO reports (account_id, target_account_id, comment, category, rule_ids, forwarded, forward_to_domains, created_at)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING CAST(id AS TEXT) AS id`,
       [
@@ -121,8 +123,8 @@ export class ReportsRepo {
   /** Which of `ids` are server rules. */
   async existingRules(ids: readonly number[]): Promise<number[]> {
     const rows = await this.ctx.reader.all<{ id: number }>(
-      `SELECT id FROM server_rules WHERE id IN (SELECT value FROM json_each(?))`,
-      [JSON.stringify(ids)],
+      `SELECT id FROM server_rules WHERE id IN (SELECT CAST(ids.value AS BIGINT) FROM ${dialectOf(this.ctx.db).idsTable('ids')})`,
+      [idList(ids)],
     );
     return rows.map((row) => row.id);
   }

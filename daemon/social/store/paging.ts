@@ -20,7 +20,8 @@ export interface CursorQuery {
  * min_id the oldest after it, still answered newest first). `params` are those the query's own
  * parts use (?1…); the page's follow them. A limit of -1 means every row. It orders by its own
  * `page_cursor` alias: in ORDER BY a result alias wins over a column, and `select` may render the
- * cursor column as text under the column's name (text order puts '9' after '10').
+ * cursor column as text under the column's name (text order puts '9' after '10'). One text for
+ * both engines: PostgreSQL wants the subquery named and the lower bound a bigint, as ids are.
  */
 export function cursorPageSql(
   query: CursorQuery,
@@ -31,8 +32,8 @@ export function cursorPageSql(
   const ascending = page.minId !== undefined;
   return {
     sql: `SELECT * FROM (SELECT ${query.select}, ${query.cursor} AS page_cursor FROM ${query.from}
-      WHERE ${query.where} AND ${query.cursor} < coalesce(?${n + 1}, 9223372036854775807) AND ${query.cursor} > coalesce(?${n + 2}, 0)
-      ORDER BY page_cursor ${ascending ? 'ASC' : 'DESC'} LIMIT ?${n + 3}) ORDER BY page_cursor DESC`,
+      WHERE ${query.where} AND ${query.cursor} < coalesce(?${n + 1}, 9223372036854775807) AND ${query.cursor} > coalesce(?${n + 2}, CAST(0 AS BIGINT))
+      ORDER BY page_cursor ${ascending ? 'ASC' : 'DESC'} LIMIT ?${n + 3}) AS page ORDER BY page_cursor DESC`,
     params: [...params, page.maxId ?? null, (ascending ? page.minId : page.sinceId) ?? null, page.limit],
   };
 }

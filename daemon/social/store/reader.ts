@@ -5,9 +5,29 @@
  * Every statement is run with all() so it is reset at once and holds no read snapshot open.
  */
 import sqlite3 from 'sqlite3';
+import type { Db } from '../../store/db.js';
+import { engineOf, type DataVersion, type Engine } from '../../store/dialect.js';
 
 export type Row = Record<string, unknown>;
 export type Params = Array<string | number | null>;
+
+/** The social API's read connections, on either engine: the SQL is the same for both. */
+export interface Reader {
+  /** Which engine answers: the store's SQL builders that differ by engine pick their text by it. */
+  readonly engine: Engine;
+  all<T = Row>(sql: string, params?: Params): Promise<T[]>;
+  get<T = Row>(sql: string, params?: Params): Promise<T | undefined>;
+  /** Changes whenever any connection or process commits (the response cache's key). */
+  dataVersion(): Promise<DataVersion>;
+  close(): Promise<void>;
+}
+
+/** The reader for `db`'s engine: SQLite's opens `filename` again read-only; PostgreSQL's is a pool of its own. */
+export async function openReader(db: Db, filename: string): Promise<Reader> {
+  if (engineOf(db) === 'sqlite') return SqliteReader.open(filename);
+  const { PostgresReader } = await import('../../store/postgres-reader.js');
+  return PostgresReader.open(db);
+}
 
 /** One read-only connection with its prepared statements and a count of queries in flight. */
 class Connection {
@@ -20,7 +40,8 @@ class Connection {
  * A small pool of read-only connections, one per thread of libuv's pool (two at least): one
  * connection runs one statement at a time; more connections than threads would only wait.
  */
-export class Reader {
+export class SqliteReader implements Reader {
+  readonly engine = 'sqlite';
   /** The data_version query the callers of this turn of the event loop wait for, until it is sent. */
   private versionAsked: Promise<number> | null = null;
 
@@ -30,7 +51,7 @@ export class Reader {
     filename: string,
     size = Math.max(2, Number(process.env.UV_THREADPOOL_SIZE) || 2),
     busyTimeoutMs = 5000,
-  ): Promise<Reader> {
+  ): Promise<SqliteReader> {
     const open = () =>
       new Promise<Connection>((resolve, reject) => {
         const db = new sqlite3.Database(filename, sqlite3.OPEN_READONLY, (error) => {
@@ -46,7 +67,7 @@ export class Reader {
       });
     const connections: Connection[] = [];
     for (let i = 0; i < size; i++) connections.push(await open());
-    return new Reader(connections);
+    return new SqliteReader(connections);
   }
 
   all<T = Row>(sql: string, params: Params = []): Promise<T[]> {

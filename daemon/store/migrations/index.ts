@@ -5,6 +5,7 @@
  * none of them.
  */
 import type { Knex } from 'knex';
+import type { Engine } from '../dialect.js';
 
 export interface Migration {
   name: string;
@@ -30,7 +31,8 @@ function onDemand(name: string, load: () => Promise<Migration>): Migration {
   };
 }
 
-export const MIGRATIONS: readonly Migration[] = [
+/** SQLite's migrations up to the PostgreSQL baseline, each written for SQLite alone. */
+const SQLITE_HISTORY: readonly Migration[] = [
   onDemand(
     '20261121_01_core_settings',
     async () => (await import('./20261121_01_core_settings.js')).m20261121_01_core_settings,
@@ -148,3 +150,22 @@ export const MIGRATIONS: readonly Migration[] = [
       (await import('./20261205_66_social_conversations_in_service.js')).m20261205_66_social_conversations_in_service,
   ),
 ];
+
+/**
+ * Migrations after the PostgreSQL baseline, written once for both engines: what differs between
+ * them comes from `dialectOf(db)` (../dialect.ts). Name them after the baseline's name.
+ */
+const BOTH_ENGINES: readonly Migration[] = [];
+
+/** SQLite's migrations, in name order. */
+export const MIGRATIONS: readonly Migration[] = [...SQLITE_HISTORY, ...BOTH_ENGINES];
+
+/** PostgreSQL's: the baseline (SQLite's schema after its history, in one step), then the same as SQLite's. */
+export const POSTGRES_MIGRATIONS: readonly Migration[] = [
+  onDemand('20261205_99_postgres_baseline', async () => (await import('./postgres/baseline.js')).postgresBaseline),
+  ...BOTH_ENGINES,
+];
+
+export function migrationsFor(engine: Engine): readonly Migration[] {
+  return engine === 'postgres' ? POSTGRES_MIGRATIONS : MIGRATIONS;
+}

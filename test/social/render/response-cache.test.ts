@@ -9,7 +9,7 @@ import Koa from 'koa';
 import sqlite3 from 'sqlite3';
 import { ResponseCache } from '../../../daemon/social/render/response-cache.js';
 import { onlyKnownParams } from '../../../daemon/social/notifications/routes.js';
-import { Reader } from '../../../daemon/social/store/reader.js';
+import { SqliteReader } from '../../../daemon/social/store/reader.js';
 import { tempDir } from '../../helpers/paths.js';
 
 const app = new Koa();
@@ -21,7 +21,7 @@ function context(url: string) {
 }
 
 async function withDatabase(
-  run: (reader: Reader, write: (sql: string) => Promise<void>, file: string) => Promise<void>,
+  run: (reader: SqliteReader, write: (sql: string) => Promise<void>, file: string) => Promise<void>,
 ): Promise<void> {
   const dir = tempDir();
   const file = join(dir.path, 'cache.sqlite3');
@@ -29,7 +29,7 @@ async function withDatabase(
   const write = (sql: string) =>
     new Promise<void>((resolve, reject) => writer.exec(sql, (error) => (error ? reject(error) : resolve())));
   await write('PRAGMA journal_mode = WAL; CREATE TABLE t (n INTEGER)');
-  const reader = await Reader.open(file);
+  const reader = await SqliteReader.open(file);
   try {
     await run(reader, write, file);
   } finally {

@@ -69,10 +69,8 @@ export function hasType(object: Json, ...types: string[]): boolean {
   return asArray(object.type).some((type) => typeof type === 'string' && types.includes(type));
 }
 
-/** A UNIQUE violation: another request stored the same object a moment before us. */
-export function isUniqueViolation(error: unknown): boolean {
-  return error instanceof Error && /UNIQUE constraint failed/.test(error.message);
-}
+/** A UNIQUE violation: another request stored the same object a moment before us (either engine). */
+export { isUniqueViolation } from '../../../store/dialect.js';
 
 /** Mastodon publishes times to the second. */
 export function isoSeconds(iso: string): string {

@@ -1,0 +1,39 @@
+/**
+ * The daemon's database, as the configuration says: PostgreSQL when NESTBOX_DATABASE_URL is set
+ * (the SQLite file is then neither opened nor made), else the SQLite file under the data
+ * directory. The PostgreSQL driver is loaded only then.
+ */
+import { join } from 'node:path';
+import { ConfigError, type Config } from '../config.js';
+import { withoutCredentials } from './database-url.js';
+import { openDatabase, type Db } from './db.js';
+
+/** How long a start waits for a PostgreSQL server that does not answer (yet). */
+export const POSTGRES_START_DEADLINE_MS = 30_000;
+
+export type StoreConfig = Pick<Config, 'dataDir' | 'sqliteSynchronous' | 'databaseUrl' | 'sources'>;
+
+/** The SQLite file of a box on SQLite. */
+export function sqliteFile(config: Pick<Config, 'dataDir'>): string {
+  return join(config.dataDir, 'nestbox.sqlite3');
+}
+
+/**
+ * Opens the database. A PostgreSQL server that refuses (a login, a missing database) or does not
+ * answer within `deadlineMs` is a ConfigError naming the setting: the daemon exits 2 with one line.
+ */
+export async function openStore(config: StoreConfig, deadlineMs = POSTGRES_START_DEADLINE_MS): Promise<Db> {
+  if (!config.databaseUrl) return openDatabase({ filename: sqliteFile(config), synchronous: config.sqliteSynchronous });
+  const { openPostgres, waitForPostgres } = await import('./postgres.js');
+  const db = openPostgres(config.databaseUrl);
+  const problem = await waitForPostgres(db, deadlineMs);
+  if (problem === null) return db;
+  await db.destroy();
+  const given = config.sources.databaseUrl ?? { name: 'NESTBOX_DATABASE_URL', source: 'environment' };
+  throw new ConfigError(
+    given.name,
+    withoutCredentials(config.databaseUrl),
+    `a PostgreSQL server that lets the daemon in (${problem})`,
+    given.source,
+  );
+}

@@ -1,0 +1,113 @@
+/**
+ * The PostgreSQL database (NESTBOX_DATABASE_URL), through knex and node-postgres. Loaded only when
+ * the setting is given: a box on SQLite never loads the driver.
+ *
+ * Rows come back shaped as SQLite's driver shapes them, so repositories read both the same way:
+ * booleans as 0/1, json/jsonb as their text, bigints as numbers while exact (a snowflake id stays
+ * text, which is how repositories select ids anyway: `CAST(id AS TEXT)`).
+ */
+import knexFactory from 'knex';
+import pg from 'pg';
+import { parse } from 'pg-connection-string';
+import type { Db } from './db.js';
+
+const OID = { bool: 16, int8: 20, json: 114, jsonb: 3802 } as const;
+
+function exactNumber(text: string): number | string {
+  const value = Number(text);
+  return Number.isSafeInteger(value) ? value : text;
+}
+
+const types = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (format === undefined || format === 'text') {
+      if (oid === OID.bool) return (text: string) => (text === 't' ? 1 : 0);
+      if (oid === OID.int8) return exactNumber;
+      if (oid === OID.json || oid === OID.jsonb) return (text: string) => text;
+    }
+    return (format === 'binary' ? pg.types.getTypeParser(oid, 'binary') : pg.types.getTypeParser(oid, 'text')) as (
+      value: string,
+    ) => unknown;
+  },
+};
+
+/** How long one connection attempt may take before it counts as no answer. */
+const CONNECT_TIMEOUT_MS = 5000;
+
+const ignore = (): void => undefined;
+
+/** The URL each database was opened with, for the tools that take one (pg_dump). */
+const urls = new WeakMap<Db, string>();
+
+export function postgresUrlOf(db: Db): string | undefined {
+  return urls.get(db);
+}
+
+export function openPostgres(url: string, poolSize = 10): Db {
+  const options = parse(url);
+  const db = knexFactory({
+    client: 'pg',
+    connection: { ...options, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, types } as never,
+    pool: { min: 0, max: poolSize },
+    acquireConnectionTimeout: CONNECT_TIMEOUT_MS * 2,
+    // knex would print every failed connection attempt on stderr; each one also rejects the query
+    // that needed it, which the caller reports (and the start's wait retries) in the daemon's log.
+    log: { warn: ignore, error: ignore, deprecate: ignore, debug: ignore },
+  });
+  urls.set(db, url);
+  return db;
+}
+
+/** Errors that mean "no server there (yet)": worth another try until the deadline. */
+const NOT_ANSWERING = new Set([
+  'ECONNREFUSED',
+  'ENOENT',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ECONNRESET',
+  'EAI_AGAIN',
+  // the server is starting up or shutting down
+  '57P03',
+]);
+
+function notAnswering(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && NOT_ANSWERING.has(code)) return true;
+  return /timeout|Connection terminated/i.test((error as Error)?.message ?? '');
+}
+
+/**
+ * Waits until the server answers a query, trying again while nobody answers, up to `deadlineMs`.
+ * Returns null once it answers, or why it did not: at once for an answer that will not change by
+ * waiting (a refused login, a missing database), at the deadline for silence.
+ */
+export async function waitForPostgres(db: Db, deadlineMs: number, retryMs = 250): Promise<string | null> {
+  const deadline = Date.now() + deadlineMs;
+  let last = 'no answer';
+  for (;;) {
+    const left = deadline - Date.now();
+    if (left <= 0) return `no answer within ${Math.round(deadlineMs / 1000)} s (${last})`;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })), left);
+      });
+      await Promise.race([db.raw('select 1'), late]);
+      return null;
+    } catch (error) {
+      last = describe(error);
+      if (!notAnswering(error)) return last;
+    } finally {
+      clearTimeout(timer);
+    }
+    await new Promise((resolve) => setTimeout(resolve, Math.min(retryMs, Math.max(0, deadline - Date.now()))));
+  }
+}
+
+/** The driver's message without knex's echo of the query (which names nothing secret, but is noise). */
+function describe(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  const message = String((error as Error)?.message ?? error).replace(/^select 1 - /, '');
+  return typeof code === 'string' && !message.includes(code) ? `${code}: ${message}` : message;
+}

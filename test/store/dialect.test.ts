@@ -1,0 +1,100 @@
+/**
+ * The dialect (daemon/store/dialect.ts) gives the same answers on both engines: id lists and
+ * object entries from one JSON parameter, null-safe equality, greatest(), now as ISO text, and
+ * constraint violations told apart by what the engine says, not by the words of its message.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Db } from '../../daemon/store/db.js';
+import { dialectOf, idList, isUniqueViolation, rawRows } from '../../daemon/store/dialect.js';
+import { ENGINES, EngineDatabases } from '../helpers/engines.js';
+
+const databases = new EngineDatabases();
+test.after(() => databases.close());
+
+async function refusal(write: Promise<unknown>): Promise<unknown> {
+  return write.then(
+    () => assert.unreachable('the write must be refused'),
+    (error: unknown) => error,
+  );
+}
+
+/** The first row of a raw query, on either engine. */
+async function first(db: Db, sql: string, bindings: unknown[] = []): Promise<Record<string, unknown>> {
+  return (await rawRows<Record<string, unknown>>(db, sql, bindings))[0];
+}
+
+for (const engine of ENGINES) {
+  test(`unique and foreign-key violations are told apart (${engine})`, async () => {
+    const db = await databases.get(engine);
+    const dialect = dialectOf(db);
+    assert.is(dialect.engine, engine);
+    await db('settings').insert({ key: 'dialect-unique', value: '1' });
+    const unique = await refusal(db('settings').insert({ key: 'dialect-unique', value: '2' }));
+    assert.ok(dialect.isUniqueViolation(unique));
+    assert.ok(isUniqueViolation(unique), 'also without the database at hand');
+    assert.not.ok(dialect.isForeignKeyViolation(unique));
+    const orphan = await refusal(
+      db('users').insert({
+        account_id: '9007199254740993999',
+        email: 'x@x.test',
+        password_hash: 'x',
+        created_at: 'now',
+      }),
+    );
+    assert.ok(dialect.isForeignKeyViolation(orphan));
+    assert.not.ok(dialect.isUniqueViolation(orphan));
+    assert.not.ok(isUniqueViolation(new Error('UNIQUE constraint failed? no: a message of our own')));
+  });
+
+  test(`id lists and object entries from one JSON parameter, exact past 2^53 (${engine})`, async () => {
+    const db = await databases.get(engine);
+    const dialect = dialectOf(db);
+    const ids = ['9007199254740993001', '9007199254740993002', '9007199254740993003'];
+    for (const id of ids)
+      await db('accounts').insert({
+        id,
+        username: `u${id.slice(-1)}`,
+        uri: `u:${id}`,
+        created_at: 'now',
+        updated_at: 'now',
+      });
+    const rows = await rawRows<{ id: string }>(
+      db,
+      `SELECT CAST(a.id AS TEXT) AS id FROM ${dialect.idsTable('ids')} JOIN accounts a ON a.id = CAST(ids.value AS BIGINT) ORDER BY a.id`,
+      [idList([ids[2], ids[0], '1'])],
+    );
+    assert.equal(
+      rows.map((row) => row.id),
+      [ids[0], ids[2]],
+    );
+    const entries = await first(
+      db,
+      `SELECT count(*) AS n, sum(CAST(e.value AS INTEGER)) AS total FROM ${dialect.entriesTable('e')}
+        JOIN accounts a ON a.id = CAST(e.key AS BIGINT)`,
+      [JSON.stringify({ [ids[0]]: 3, [ids[1]]: 4, '5': 100 })],
+    );
+    assert.equal({ n: Number(entries.n), total: Number(entries.total) }, { n: 2, total: 7 });
+  });
+
+  test(`null-safe equality, greatest(), now as ISO text and the top character (${engine})`, async () => {
+    const db = await databases.get(engine);
+    const d = dialectOf(db);
+    const row = await first(
+      db,
+      `SELECT CASE WHEN ${d.same('NULL', 'NULL')} THEN 1 ELSE 0 END AS nulls_same,
+        CASE WHEN ${d.same("'a'", 'NULL')} THEN 1 ELSE 0 END AS value_null_same,
+        CASE WHEN ${d.differs("'a'", 'NULL')} THEN 1 ELSE 0 END AS value_null_differs,
+        ${d.greatest('3', '7')} AS larger, ${d.nowIso} AS now,
+        CASE WHEN 'zzz' < 'z' || ${d.topCharacter} THEN 1 ELSE 0 END AS below_top`,
+    );
+    assert.equal(
+      { ...row, now: undefined },
+      { nulls_same: 1, value_null_same: 0, value_null_differs: 1, larger: 7, now: undefined, below_top: 1 },
+    );
+    assert.match(String(row.now), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    assert.ok(Math.abs(Date.parse(String(row.now)) - Date.now()) < 60_000);
+  });
+}
+
+test.run();

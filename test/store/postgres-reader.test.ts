@@ -1,0 +1,64 @@
+/**
+ * The social reader on PostgreSQL: SQLite's placeholders in the one SQL text, rows shaped as
+ * SQLite's driver shapes them, and a data version that any commit moves and a read does not (the
+ * response cache's key).
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { openReader } from '../../daemon/social/store/reader.js';
+import { numberedPlaceholders } from '../../daemon/store/postgres-reader.js';
+import { EngineDatabases } from '../helpers/engines.js';
+
+const databases = new EngineDatabases();
+test.after(() => databases.close());
+
+test('? and ?N become $n, and quoted text keeps its question marks', () => {
+  assert.is(numberedPlaceholders('SELECT ? AS a, ? AS b'), 'SELECT $1 AS a, $2 AS b');
+  assert.is(
+    numberedPlaceholders('WHERE x >= lower(?1) AND x < lower(?1) || y LIMIT ?2'),
+    'WHERE x >= lower($1) AND x < lower($1) || y LIMIT $2',
+  );
+  assert.is(
+    numberedPlaceholders(`SELECT '?' AS q, "a?b", ? AS c, 'it''s ?'`),
+    `SELECT '?' AS q, "a?b", $1 AS c, 'it''s ?'`,
+  );
+});
+
+test('rows read on PostgreSQL look as SQLite gives them: 0/1, JSON as text, exact ids as text', async () => {
+  const database = await databases.open('postgres');
+  const reader = await openReader(database.db, database.location);
+  try {
+    const row = await reader.get<Record<string, unknown>>(
+      `SELECT TRUE AS yes, FALSE AS no, CAST('[1, 2]' AS jsonb) AS list, count(*) AS n,
+        CAST(CAST(? AS bigint) AS TEXT) AS id, CAST(? AS bigint) AS big FROM settings`,
+      ['9007199254740993001', '9007199254740993001'],
+    );
+    assert.equal(row, { yes: 1, no: 0, list: '[1, 2]', n: 0, id: '9007199254740993001', big: '9007199254740993001' });
+  } finally {
+    await reader.close();
+  }
+});
+
+test('the data version moves with every commit, of this process or another, and not with a read', async () => {
+  const database = await databases.open('postgres');
+  const reader = await openReader(database.db, database.location);
+  try {
+    const first = await reader.dataVersion();
+    await reader.all('SELECT count(*) FROM settings');
+    assert.is(await reader.dataVersion(), first, 'a read leaves it');
+    await database.db('settings').insert({ key: 'cache-test', value: '1' });
+    const second = await reader.dataVersion();
+    assert.is.not(second, first, 'a commit moves it');
+    // A write still open when the version is read: its commit must move the version past that read.
+    await database.db.transaction(async (trx) => {
+      await trx('settings').where({ key: 'cache-test' }).update({ value: '2' });
+      const during = await reader.dataVersion();
+      await trx.commit();
+      assert.is.not(await reader.dataVersion(), during, 'the commit moves it past what was read during the write');
+    });
+  } finally {
+    await reader.close();
+  }
+});
+
+test.run();
