@@ -65,7 +65,8 @@ const PORT_RACE_ATTEMPTS = 3;
 
 export async function startDaemon(options: DaemonOptions = {}, attempt = 1): Promise<RunningDaemon> {
   const data = options.dataDir ? { path: options.dataDir, remove: () => undefined } : tempDir();
-  if (!options.dataDir && !options.freshDatabase && !options.env?.NESTBOX_DATA_DIR)
+  const ownDatabase = options.env?.NESTBOX_DATA_DIR || options.env?.NESTBOX_DATABASE_URL;
+  if (!options.dataDir && !options.freshDatabase && !ownDatabase)
     await placeMigratedDatabase(join(data.path, 'nestbox.sqlite3'));
   const port = options.port ?? (await freePort());
   const streamingPort = await freePort();
