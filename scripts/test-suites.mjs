@@ -26,7 +26,7 @@ const loudHooks = join(DEFAULT_LAYOUT.tests, 'helpers', 'loud-hooks.js');
 // Writes the suite's CPU seconds (its own and its reaped children's) where TEST_CPU_FILE says.
 const cpuTime = join(DEFAULT_LAYOUT.tests, 'helpers', 'cpu-time.js');
 // The run's own folder, removed at its end: each suite's CPU figure, and what the suites share
-// through NESTBOX_TEST_SCRATCH (the migrated template database, test/helpers/migrated-database.ts).
+// through TEST_SCRATCH_DIR (the migrated template database, test/helpers/migrated-database.ts).
 let scratch = null;
 let cpuFiles = 0;
 // The run's PostgreSQL cluster: a folder made here and named to every suite; the first suite that
@@ -169,7 +169,7 @@ function runFile(file, onSpawn = () => undefined) {
         ...process.env,
         NO_COLOR: '1',
         FORCE_COLOR: '0',
-        ...(cpuPath && { TEST_CPU_FILE: cpuPath, NESTBOX_TEST_SCRATCH: scratchFolder() }),
+        ...(cpuPath && { TEST_CPU_FILE: cpuPath, TEST_SCRATCH_DIR: scratchFolder() }),
         ...(postgres && !isLint && { [postgres.variable]: postgres.folder }),
       },
       stdio: ['ignore', 'pipe', 'pipe'],

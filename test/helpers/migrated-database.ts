@@ -1,7 +1,7 @@
 /**
  * A migrated SQLite file for a test, copied from one template: migrating a new file costs about
  * half a second of CPU, and the suites open a few hundred of them. The template is made once per
- * test run in the runner's scratch folder (NESTBOX_TEST_SCRATCH), or once per process without it.
+ * test run in the runner's scratch folder (TEST_SCRATCH_DIR), or once per process without it.
  * A copy is exactly what a first migration leaves: the migrations create only schema and fixed rows.
  */
 import { copyFileSync, existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
@@ -42,7 +42,7 @@ async function makeTemplate(): Promise<string> {
 }
 
 function scratchFolder(): string {
-  const shared = process.env.NESTBOX_TEST_SCRATCH;
+  const shared = process.env.TEST_SCRATCH_DIR;
   if (shared && existsSync(shared)) return shared;
   const own = mkdtempSync(join(tmpdir(), 'nestbox-test-template-'));
   process.once('exit', () => rmSync(own, { recursive: true, force: true }));

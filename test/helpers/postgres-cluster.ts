@@ -2,7 +2,7 @@
  * A throwaway PostgreSQL cluster (Debian's `postgresql`): initdb in a temporary folder owned by
  * the `postgres` user (PostgreSQL refuses to run as root, and the tests run as root), listening
  * only on a Unix socket in that folder, fsync off. `npm test` makes one folder per run and hands it
- * to the suites in NESTBOX_TEST_POSTGRES_DIR (scripts/test-suites.mjs); a suite run on its own
+ * to the suites in TEST_POSTGRES_DIR (scripts/test-suites.mjs); a suite run on its own
  * starts a cluster of its own (test/helpers/postgres-database.ts).
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -15,7 +15,7 @@ const BIN = '/usr/lib/postgresql/15/bin';
  * The variable that names the run's cluster folder to the suites. The first suite that needs the
  * cluster starts it there (a run whose suites never ask pays nothing); the runner stops it at the end.
  */
-export const CLUSTER_FOLDER_VARIABLE = 'NESTBOX_TEST_POSTGRES_DIR';
+export const CLUSTER_FOLDER_VARIABLE = 'TEST_POSTGRES_DIR';
 
 export interface PostgresCluster {
   /** The cluster's `postgres` database as the superuser `postgres`, over the socket. */

@@ -1,7 +1,7 @@
 /**
  * A PostgreSQL database of a suite's own, made from a migrated template (`CREATE DATABASE x
  * TEMPLATE nestbox_template`: a copy of the files, no migration per suite). Under `npm test` the
- * run's cluster is in NESTBOX_TEST_POSTGRES_DIR: the first suite to ask starts it there (under a
+ * run's cluster is in TEST_POSTGRES_DIR: the first suite to ask starts it there (under a
  * lock folder, so suites running side by side start it once) and the runner stops it. A suite run
  * on its own starts a cluster of its own and stops it with its last database.
  */
