@@ -3,7 +3,9 @@
  * key changes the record and the server serves it, a wrong secret or an unknown key is refused in
  * plain words with nothing changed, a clock more than TSIG's fudge away is BADTIME said as the
  * clocks' difference, the same address sends no update, and DNS-01 gets a
- * certificate from pebble, which validates through that same server.
+ * certificate from pebble, which validates through that same server. With IPv6 the box's address
+ * goes into an AAAA rrset beside the A one, each replaced only when it changed, and without a
+ * public IPv4 address (carrier-grade NAT) only the AAAA is written and checked.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -181,6 +183,32 @@ test('DNS-01: pebble validates the _acme-challenge record written through RFC 21
   assert.is(issued.name, NAME);
   assert.ok(Date.parse(issued.notAfter) > Date.now());
   assert.equal(await new Rfc2136Client(settings()).query(`_acme-challenge.${NAME}`, 'TXT'), []);
+});
+
+test('A and AAAA: both written and checked; a new IPv6 address replaces the AAAA alone', async () => {
+  const name = new PublicName({ http: {}, dns: { servers: [knot.server] } });
+  const client = new Rfc2136Client(settings());
+  const first = await name.step(NAME, { ipv4: '11.77.0.3', ipv6: '2001:db8:77:1::5' }, settings());
+  assert.is(first.state, 'ok', first.detail ?? '');
+  assert.match(first.detail!, /points to 11\.77\.0\.3 and 2001:db8:77:1::5/);
+  assert.equal(name.pointing, { ipv4: true, ipv6: true });
+  assert.equal(await client.query(NAME, 'A'), ['11.77.0.3']);
+  assert.equal(await client.query(NAME, 'AAAA'), ['2001:db8:77:1::5']);
+  const serial = await knot.serial();
+  const moved = await name.step(NAME, { ipv4: '11.77.0.3', ipv6: '2001:db8:77:1::6' }, settings());
+  assert.is(moved.state, 'ok', moved.detail ?? '');
+  assert.equal(await client.query(NAME, 'AAAA'), ['2001:db8:77:1::6']);
+  assert.is(await knot.serial(), serial + 1, 'one update: the A record already served the address');
+});
+
+test('no public IPv4 address: only the AAAA is written and checked', async () => {
+  const name = new PublicName({ http: {}, dns: { servers: [knot.server] } });
+  const step = await name.step(NAME, { ipv4: null, ipv6: '2001:db8:77:1::7' }, settings());
+  assert.is(step.state, 'ok', step.detail ?? '');
+  assert.equal(name.pointing, { ipv4: false, ipv6: true });
+  const client = new Rfc2136Client(settings());
+  assert.equal(await client.query(NAME, 'AAAA'), ['2001:db8:77:1::7']);
+  assert.equal(await client.query(NAME, 'A'), ['11.77.0.3'], 'the A record is left as it was');
 });
 
 test.run();
