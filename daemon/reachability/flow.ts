@@ -15,6 +15,7 @@ import { combinedMappingStep, describePairs, familyReach, onlyOverIpv6, type Fam
 import type { Ipv6Presence } from './ipv6-address.js';
 import { ipv6Outcome, type Ipv6Pinholes } from './pinholes.js';
 import { Backoff } from './backoff.js';
+import { clockSkewMs, clockSkewWords } from './clock-skew.js';
 import { nearlyExpired, renewalDue, type CertificateStore, type IssuedCertificate } from './certificate-store.js';
 import type { HttpsListener } from './https-listener.js';
 import {
@@ -72,6 +73,8 @@ const MIN_WAIT_MS = 1000;
 export class ReachabilityFlow {
   private settings: ReachabilitySettings | null = null;
   private certificate: IssuedCertificate | null = null;
+  /** The box's clock ahead of the certificate authority's (ms), learnt at the last issuance. */
+  private clockSkew = 0;
   private view: ReachabilityView = initialView();
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
@@ -194,6 +197,11 @@ export class ReachabilityFlow {
       });
   }
 
+  /** Now on the certificate authority's clock, which the certificates' dates are in. */
+  private authorityNow(): number {
+    return this.now() - this.clockSkew;
+  }
+
   private schedule(): void {
     if (this.stopped || !this.settings) return;
     let wait = this.options.cycleMs ?? DEFAULT_CYCLE_MS;
@@ -201,7 +209,7 @@ export class ReachabilityFlow {
     if (cert && cert.name === this.settings.name) {
       const start = Date.parse(cert.notBefore);
       const due = start + ((Date.parse(cert.notAfter) - start) * 2) / 3;
-      wait = Math.min(wait, Math.max(this.certificateBackoff.nextAttemptAt, due) - this.now());
+      wait = Math.min(wait, Math.max(this.certificateBackoff.nextAttemptAt - this.now(), due - this.authorityNow()));
     }
     this.timer = setTimeout(() => this.runSoon(), Math.max(MIN_WAIT_MS, wait));
     this.timer.unref();
@@ -330,7 +338,7 @@ export class ReachabilityFlow {
   }
 
   private async certificateStep(name: string, dnsReady: boolean): Promise<Step> {
-    const now = this.now();
+    const now = this.authorityNow();
     const held = this.certificate?.name === name ? this.certificate : null;
     const https = this.listener();
     if (!https) return { state: 'off', detail: 'no HTTPS listener (NESTBOX_HTTPS_PORT is empty)' };
@@ -351,6 +359,7 @@ export class ReachabilityFlow {
       const issued = await this.options.issuer.issue(name);
       https.useCertificate(issued.chain, issued.key);
       this.certificate = issued;
+      this.clockSkew = clockSkewMs(issued.notBefore, this.now());
       this.certificateBackoff.reset();
       this.options.log.info(held ? 'certificate renewed' : 'certificate issued', {
         name,
@@ -358,9 +367,13 @@ export class ReachabilityFlow {
         ms: this.now() - started,
       });
       const proof = this.options.issuer.lastChallenge;
+      const clock = clockSkewWords(this.clockSkew);
+      if (clock) this.options.log.warn('clock off', { skew_ms: this.clockSkew });
       return {
         state: 'ok',
-        detail: `valid until ${issued.notAfter}${proof ? ` (name proved with ${proof === 'dns-01' ? 'DNS-01' : 'HTTP-01'})` : ''}`,
+        detail:
+          `valid until ${issued.notAfter}${proof ? ` (name proved with ${proof === 'dns-01' ? 'DNS-01' : 'HTTP-01'})` : ''}` +
+          (clock ? `; ${clock}` : ''),
       };
     } catch (error) {
       this.certificateBackoff.failed();
@@ -376,7 +389,7 @@ export class ReachabilityFlow {
 
   /** A certificate still in hand while its renewal waits or fails: fine until less than a sixth remains. */
   private heldStep(held: IssuedCertificate, why: string): Step {
-    return nearlyExpired(held, this.now())
+    return nearlyExpired(held, this.authorityNow())
       ? { state: 'failed', detail: `expires at ${held.notAfter}; ${why}` }
       : { state: 'ok', detail: `valid until ${held.notAfter}; ${why}` };
   }

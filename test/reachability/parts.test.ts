@@ -11,6 +11,7 @@ import * as assert from 'uvu/assert';
 import { AcmeError, describeAcmeFailure } from '../../daemon/reachability/acme.js';
 import { isBehindAnotherNat } from '../../daemon/reachability/addresses.js';
 import { nearlyExpired, renewalDue } from '../../daemon/reachability/certificate-store.js';
+import { clockSkewMs, clockSkewWords } from '../../daemon/reachability/clock-skew.js';
 import { dyndns2Update } from '../../daemon/reachability/dyndns2.js';
 import { SecretFiles } from '../../daemon/reachability/secret-files.js';
 import { parseSettings, SettingsInputError } from '../../daemon/reachability/settings-input.js';
@@ -48,6 +49,26 @@ test('certificates: renewal due at two thirds of the lifetime, nearly expired wi
   const at = (minutes: number) => Date.parse(cert.notBefore) + minutes * 60_000;
   assert.equal([renewalDue(cert, at(59)), renewalDue(cert, at(60))], [false, true]);
   assert.equal([nearlyExpired(cert, at(75)), nearlyExpired(cert, at(76))], [false, true]);
+});
+
+test("the box's clock against the CA's, from a fresh certificate's notBefore: an hour's backdate and five minutes tolerated", () => {
+  const issued = Date.parse('2026-12-06T12:00:00Z');
+  const notBefore = '2026-12-06T11:00:00Z'; // Boulder backdates an hour
+  assert.is(clockSkewMs(notBefore, issued), 0);
+  assert.is(clockSkewMs('2026-12-06T12:00:00Z', issued + 4 * 60_000), 0, "pebble's notBefore, a slightly fast box");
+  const behind = clockSkewMs(notBefore, Date.parse('2026-01-01T00:00:00Z'));
+  assert.ok(behind < -300 * 86400_000, 'a box still at its last shutdown is behind');
+  const ahead = clockSkewMs(notBefore, issued + 3 * 3600_000);
+  assert.is(ahead, 3 * 3600_000, 'ahead: at least the difference beyond the backdate');
+  assert.is(clockSkewMs('not a date', issued), 0);
+  assert.is(clockSkewWords(0), null);
+  assert.match(clockSkewWords(ahead)!, /clock is at least 3 hours ahead of the certificate authority's/);
+  assert.match(clockSkewWords(-10 * 60_000)!, /10 minutes behind/);
+  // Renewal on the authority's clock: a box a year ahead would otherwise renew at every cycle.
+  const cert = { notBefore, notAfter: '2027-03-06T11:00:00Z' };
+  const yearAhead = issued + 365 * 86400_000;
+  assert.ok(renewalDue(cert, yearAhead), "on the box's own clock the fresh certificate looks due");
+  assert.not.ok(renewalDue(cert, yearAhead - clockSkewMs(notBefore, yearAhead)), "on the authority's clock it is not");
 });
 
 test('another NAT in front: 10/8, 172.16/12, 192.168/16 and 100.64/10; public addresses are not', () => {
