@@ -100,7 +100,7 @@ test('with the setting, the daemon starts on PostgreSQL, answers /healthz and ne
     const health = await daemon.json<{ components: { database: { status: string } } }>('/healthz');
     assert.is(health.status, 200);
     assert.is(health.body.components.database.status, 'ok');
-    // As far as it gets today: the instance's records are read on PostgreSQL (docs/architecture.md §8.3).
+    // The instance's records are read on PostgreSQL (what is ported so far: docs/architecture.md §8.3).
     const instance = await daemon.json<{ domain: string }>('/api/v2/instance');
     assert.is(instance.status, 200);
     assert.ok(instance.body.domain);
