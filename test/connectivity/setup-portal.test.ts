@@ -191,9 +191,13 @@ test('outside setup mode the portal answers 404, unless the owner token is prese
     },
   });
   try {
-    // Under load the first connect may outlast the 150 ms grace period: wait until setup mode is over too.
+    // Under load the first connect may outlast the 150 ms grace period; setup mode then lasts until the
+    // connection is stable (its reason clears), and its soft AP may still be starting when connected.
     await waitFor(
-      () => f.device.get().connectivity === 'connected' && !f.connectivity.portal.inSetupMode(),
+      () =>
+        f.device.get().connectivity === 'connected' &&
+        !f.connectivity.portal.inSetupMode() &&
+        f.connectivity.portal.status().setup_ap.reason === null,
       'connected, out of setup mode',
     );
     for (const path of ['/setup', '/setup/api/status', '/setup/api/networks']) {
