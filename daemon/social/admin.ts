@@ -16,6 +16,8 @@ import { Social } from './index.js';
 import { parseScopes } from './oauth/scopes.js';
 import { OOB_REDIRECT } from './oauth/service.js';
 
+const ADMIN_BUSY_TIMEOUT_MS = 30_000;
+
 export class AdminTool {
   private constructor(
     private readonly db: Db,
@@ -104,8 +106,9 @@ export class AdminTool {
 }
 
 async function openMigrated(config: Config): Promise<Db> {
-  // NESTBOX_DATABASE_URL as the daemon follows it: PostgreSQL, or the SQLite file.
-  const db = await openStore(config);
+  // NESTBOX_DATABASE_URL as the daemon follows it: PostgreSQL, or the SQLite file. A command run beside a
+  // busy daemon waits longer for its writer than a request would, rather than fail with "database is locked".
+  const db = await openStore(config, { busyTimeoutMs: ADMIN_BUSY_TIMEOUT_MS });
   try {
     await migrate(db);
     return db;

@@ -18,12 +18,21 @@ export function sqliteFile(config: Pick<Config, 'dataDir'>): string {
   return join(config.dataDir, 'nestbox.sqlite3');
 }
 
+export interface OpenStoreOptions {
+  /** How long a PostgreSQL server that does not answer (yet) is waited for. */
+  deadlineMs?: number;
+  /** How long a SQLite write waits for another connection's (db.ts's default unless given). */
+  busyTimeoutMs?: number;
+}
+
 /**
  * Opens the database. A PostgreSQL server that refuses (a login, a missing database) or does not
  * answer within `deadlineMs` is a ConfigError naming the setting: the daemon exits 2 with one line.
  */
-export async function openStore(config: StoreConfig, deadlineMs = POSTGRES_START_DEADLINE_MS): Promise<Db> {
-  if (!config.databaseUrl) return openDatabase({ filename: sqliteFile(config), synchronous: config.sqliteSynchronous });
+export async function openStore(config: StoreConfig, options: OpenStoreOptions = {}): Promise<Db> {
+  const { deadlineMs = POSTGRES_START_DEADLINE_MS, busyTimeoutMs } = options;
+  if (!config.databaseUrl)
+    return openDatabase({ filename: sqliteFile(config), synchronous: config.sqliteSynchronous, busyTimeoutMs });
   const { openPostgres, waitForPostgres } = await import('./postgres.js');
   const db = openPostgres(config.databaseUrl);
   const problem = await waitForPostgres(db, deadlineMs);

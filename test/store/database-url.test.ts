@@ -79,7 +79,7 @@ test('a server that does not answer is waited for up to the deadline, then a con
       databaseUrl: `postgres://nestbox@localhost/nestbox?host=${encodeURIComponent(empty.path)}`,
     };
     const started = Date.now();
-    const error = await openStore(config, 1500).then(
+    const error = await openStore(config, { deadlineMs: 1500 }).then(
       () => null,
       (refusal: unknown) => refusal,
     );
