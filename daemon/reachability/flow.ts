@@ -255,7 +255,7 @@ export class ReachabilityFlow {
             { ipv4: ipv4.address, ipv6: ipv6.address },
             settings.dyndns,
           );
-    const families = familyReach(ipv4, ipv6, this.options.publicName.pointing);
+    const families = familyReach(ipv4, ipv6, this.options.publicName.pointing, this.options.publicName.withdrawnIpv6);
     this.update({ steps, families });
 
     steps.certificate = await this.certificateStep(settings.name, steps.dns.state === 'ok');
