@@ -273,6 +273,9 @@ export class ReachabilityFlow {
     steps.switch =
       usable && steps.check.state !== 'failed' ? await this.switchStep(settings.name) : this.switchWaiting(steps);
     this.update({ steps });
+    this.options.log.debug('reachability cycle', {
+      steps: Object.fromEntries(Object.entries(steps).map(([step, { state }]) => [step, state])),
+    });
   }
 
   private async mapPorts(): Promise<{
