@@ -58,6 +58,8 @@ export interface Dialect {
   textQuery(terms: readonly string[]): string;
   /** What a migration runs to index the searched text (SQLite's FTS5 tables are kept by triggers). */
   textSearchSchema(): string[];
+  /** The values of `expression` over a group as JSON text of an array (`[]` for none): json_group_array. */
+  jsonArrayOf(expression: string): string;
   /** A unique constraint (or unique index) refused the write. */
   isUniqueViolation(error: unknown): boolean;
   /** A foreign key refused the write (its row is gone). */
@@ -83,6 +85,7 @@ const sqlite: Dialect = {
   }),
   textQuery: (terms) => terms.map((term, i) => `"${term}"${i === terms.length - 1 ? '*' : ''}`).join(' '),
   textSearchSchema: () => [],
+  jsonArrayOf: (expression) => `json_group_array(${expression})`,
   isUniqueViolation: (error) => sqliteConstraint(error, /UNIQUE constraint failed|PRIMARY KEY must be unique/),
   isForeignKeyViolation: (error) => sqliteConstraint(error, /FOREIGN KEY constraint failed/),
   // Moves when another connection (the writer, another process) commits; always asked of one connection.
@@ -111,6 +114,7 @@ const postgres: Dialect = {
   },
   textQuery: tsqueryText,
   textSearchSchema: postgresSearchSchema,
+  jsonArrayOf: (expression) => `coalesce(CAST(json_agg(${expression}) AS text), '[]')`,
   isUniqueViolation: (error) => postgresCode(error) === '23505',
   isForeignKeyViolation: (error) => postgresCode(error) === '23503',
   // The cluster's snapshot: a commit of the newest transaction moves its upper bound, a commit of an
