@@ -116,6 +116,9 @@ export async function startDaemon(options: DaemonOptions = {}, attempt = 1): Pro
       try {
         const line = JSON.parse(text) as LogLine;
         logs.push(line);
+        // TEST_DAEMON_ERRORS=1: the daemon's warnings and errors on the suite's output, to see why a request failed.
+        if (process.env.TEST_DAEMON_ERRORS && (line.level === 'error' || line.level === 'warn'))
+          console.error('daemon:', line.msg, JSON.stringify(line.error));
         for (const listener of listeners) listener(line);
       } catch {
         rawLines.push(text);
