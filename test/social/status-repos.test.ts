@@ -2,7 +2,7 @@
  * The status paths' SQL on both engines, on the same rows: the one visibility rule (nobody signed
  * in, the author, a follower, the mentioned), render rows with the viewer's flags, an account's
  * statuses, who favourited, a thread's walk, the home, public, hashtag and list timelines, and the
- * counters' floor.
+ * counters' floor, media attached to a status, and an edit's history.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -12,6 +12,8 @@ import { ThreadRepo } from '../../daemon/social/statuses/thread-repo.js';
 import { TimelinesRepo } from '../../daemon/social/timelines/repo.js';
 import { TagsRepo } from '../../daemon/social/tags/repo.js';
 import { ListsRepo } from '../../daemon/social/lists/repo.js';
+import { MediaRepo } from '../../daemon/social/media/repo.js';
+import { StatusEditsRepo } from '../../daemon/social/statuses/edits-repo.js';
 import { ENGINES } from '../helpers/engines.js';
 import { openRepoContext, type RepoContext } from './repo-context.js';
 
@@ -133,6 +135,37 @@ for (const engine of ENGINES) {
       [author],
     );
     assert.equal(await lists.unrelated(follower, [author, stranger]), [{ id: stranger }]);
+  });
+
+  test('media attached once to a status, and the edit history keeps each version with its media', async () => {
+    const media = new MediaRepo(store.ctx);
+    const edits = new StatusEditsRepo(store.ctx);
+    const { db } = store.ctx;
+    const ids = [store.ctx.ids.next(), store.ctx.ids.next()];
+    for (const id of ids)
+      await media.insert({ id, account_id: author, type: 'image', state: 'done', created_at: AT, updated_at: AT });
+    assert.is(await db.transaction((trx) => media.attach(trx, open, author, ids)), 2);
+    assert.is(await db.transaction((trx) => media.attach(trx, followersOnly, author, ids)), 0);
+    assert.equal(
+      (await media.ofStatuses([open])).map((row) => row.id),
+      ids,
+    );
+    assert.equal([...(await media.existing([ids[0], '1']))], [ids[0]]);
+    await db.transaction(async (trx) => {
+      await edits.beforeEdit(trx, open);
+      await trx('statuses')
+        .where({ id: open })
+        .update({ content: '<p>edited</p>', edited_at: '2026-01-02T00:00:00.000Z' });
+      await edits.afterEdit(trx, open);
+    });
+    const history = await edits.history(open);
+    assert.equal(
+      history.map((version) => [version.content, version.media_ids, version.created_at]),
+      [
+        ['', ids, AT],
+        ['<p>edited</p>', ids, '2026-01-02T00:00:00.000Z'],
+      ],
+    );
   });
 
   test.run();
