@@ -83,6 +83,27 @@ function findTests(dir, layout) {
   return out;
 }
 
+/**
+ * The suites that run a second time with TEST_ENGINE=postgres (their daemons and databases on the
+ * run's PostgreSQL cluster, test/helpers/daemon-database.ts): `both-engines.txt` beside the
+ * sources, one suite a line as its path under test/ (`social/markers.test.ts`), `#` for comments.
+ */
+function bothEngines(layout) {
+  const list = join(layout.sources, 'both-engines.txt');
+  if (!existsSync(list)) return new Set();
+  const lines = readFileSync(list, 'utf8').split('\n');
+  return new Set(lines.map((line) => line.replace(/#.*/, '').trim()).filter(Boolean));
+}
+
+/** Each file once on SQLite, and once more on PostgreSQL when the list names it. */
+function jobsOf(files, layout) {
+  const twice = bothEngines(layout);
+  return files.flatMap((file) => {
+    const source = relative(layout.sources, sourceOf(file, layout));
+    return twice.has(source) ? [{ file }, { file, engine: 'postgres' }] : [{ file }];
+  });
+}
+
 /** The processes a run has going (suites, and the lint check's process group), for an interrupted run to stop. */
 const running = new Set();
 
@@ -158,7 +179,7 @@ export function startLint(script = LINT) {
   return result;
 }
 
-function runFile(file, onSpawn = () => undefined) {
+function runFile(file, onSpawn = () => undefined, engine = undefined) {
   const isLint = file === lintScript;
   const args = isLint ? [file] : ['--enable-source-maps', '--import', loudHooks, '--import', cpuTime, file];
   const cpuPath = isLint ? null : cpuFile();
@@ -172,6 +193,7 @@ function runFile(file, onSpawn = () => undefined) {
         FORCE_COLOR: '0',
         ...(cpuPath && { TEST_CPU_FILE: cpuPath, TEST_SCRATCH_DIR: scratchFolder() }),
         ...(postgres && !isLint && { [postgres.variable]: postgres.folder }),
+        ...(engine && { TEST_ENGINE: engine }),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: isLint,
@@ -194,7 +216,7 @@ function runFile(file, onSpawn = () => undefined) {
     child.on('close', (code, signal) => {
       running.delete(child);
       clearTimeout(timer);
-      resolve({ file, code, signal, output, ms: Date.now() - started, cpu: cpuPath && readCpu(cpuPath) });
+      resolve({ file, engine, code, signal, output, ms: Date.now() - started, cpu: cpuPath && readCpu(cpuPath) });
     });
   });
 }
@@ -221,8 +243,10 @@ function report(result, totals, layout) {
   totals.passed += counts.passed;
   totals.failed += counts.failed;
   totals.skipped += counts.skipped;
-  if (counts.failed) totals.failures.push(relative(root, result.file));
-  const name = result.file === lintScript ? 'lint (eslint, prettier --check)' : relative(layout.tests, result.file);
+  const engine = result.engine ? ` (${result.engine})` : '';
+  if (counts.failed) totals.failures.push(relative(root, result.file) + engine);
+  const name =
+    result.file === lintScript ? 'lint (eslint, prettier --check)' : relative(layout.tests, result.file) + engine;
   const cpu = typeof result.cpu === 'number' ? `, CPU ${result.cpu.toFixed(1)} s` : '';
   if (typeof result.cpu === 'number') totals.cpu += result.cpu;
   process.stdout.write(
@@ -259,9 +283,9 @@ function startWhenIdle(queue, run) {
   const started = new Set();
   const timer = setInterval(() => {
     if (idle() < IDLE_SHARE_TO_ADD || started.size >= EXTRA_WHEN_IDLE) return;
-    const file = queue.shift();
-    if (!file) return;
-    const done = run(file).then(() => started.delete(done));
+    const job = queue.shift();
+    if (!job) return;
+    const done = run(job).then(() => started.delete(done));
     started.add(done);
   }, IDLE_SAMPLE_MS);
   return {
@@ -284,14 +308,15 @@ export async function runSuites(filters, lint, layout = DEFAULT_LAYOUT) {
     const index = LONG_SUITES.findIndex((name) => relative(layout.tests, file).startsWith(name));
     return index === -1 ? LONG_SUITES.length : index;
   };
-  const queue = [...files].sort((a, b) => rank(a) - rank(b));
+  const queue = jobsOf(files, layout).sort((a, b) => rank(a.file) - rank(b.file));
   const totals = { passed: 0, failed: 0, skipped: 0, failures: [], cpu: 0 };
   if (queue.length > 0) await preparePostgres();
+  const run = (job) => runFile(job.file, undefined, job.engine).then((result) => report(result, totals, layout));
   const worker = async () => {
-    for (let file = queue.shift(); file; file = queue.shift()) report(await runFile(file), totals, layout);
+    for (let job = queue.shift(); job; job = queue.shift()) await run(job);
   };
   const started = Date.now();
-  const extras = startWhenIdle(queue, (file) => runFile(file).then((result) => report(result, totals, layout)));
+  const extras = startWhenIdle(queue, run);
   await Promise.all([
     ...Array.from({ length: Math.min(concurrency, queue.length) }, worker),
     lint?.then((result) => report(result, totals, layout)),

@@ -44,6 +44,29 @@ export interface Dialect {
   differs(a: string, b: string): string;
   /** The larger of two values (SQLite's two-argument max()). */
   greatest(a: string, b: string): string;
+  /** `idsTable` for a numbered parameter (`?2`), for queries that use one more than once or out of order. */
+  idsTableOf(param: string, alias: string): string;
+  /** `entriesTable` for a numbered parameter. */
+  entriesTableOf(param: string, alias: string): string;
+  /** The ids of one bound JSON array (`param`, default `?`) as a subquery of BIGINTs, for `x IN …`. */
+  idSet(param?: string): string;
+  /** The smaller of two values (SQLite's two-argument min()). */
+  least(a: string, b: string): string;
+  /** The text of `key` at the top of a JSON object column or expression (null when absent). */
+  jsonText(json: string, key: string): string;
+  /**
+   * Aggregate: the values of `value` as a JSON array text, `[]` for no rows; in `orderBy`'s order
+   * when given (SQLite follows its subquery's order, so give both).
+   */
+  jsonArrayAgg(value: string, orderBy?: string): string;
+  /** A JSON array of the given values, as JSON (to nest in `jsonArrayAgg`). */
+  jsonArray(values: readonly string[]): string;
+  /** Aggregate: the texts of `value` joined by `separator` (a SQL text literal), null for no rows; `orderBy` as in `jsonArrayAgg`. */
+  joinedText(value: string, separator: string, orderBy?: string): string;
+  /** Where `needle` starts in `haystack`, from 1; 0 when absent (SQLite's instr()). */
+  position(haystack: string, needle: string): string;
+  /** A non-negative integer as text of at least `width` digits, zeros in front (sorts as the number). */
+  zeroPadded(value: string, width: number): string;
   /** The current time as the ISO 8601 text the tables keep (`2026-01-01T00:00:00.000Z`). */
   readonly nowIso: string;
   /** The highest code point, to bound a prefix range: `x >= p AND x < p || <top>`. */
@@ -75,6 +98,16 @@ const sqlite: Dialect = {
   same: (a, b) => `${a} IS ${b}`,
   differs: (a, b) => `${a} IS NOT ${b}`,
   greatest: (a, b) => `max(${a}, ${b})`,
+  idsTableOf: (param, alias) => `json_each(${param}) AS ${alias}`,
+  entriesTableOf: (param, alias) => `json_each(${param}) AS ${alias}`,
+  idSet: (param = '?') => `(SELECT CAST(ids.value AS BIGINT) FROM json_each(${param}) AS ids)`,
+  least: (a, b) => `min(${a}, ${b})`,
+  jsonText: (json, key) => `json_extract(${json}, '$.${key}')`,
+  jsonArrayAgg: (value) => `json_group_array(${value})`,
+  jsonArray: (values) => `json_array(${values.join(', ')})`,
+  joinedText: (value, separator) => `group_concat(${value}, ${separator})`,
+  position: (haystack, needle) => `instr(${haystack}, ${needle})`,
+  zeroPadded: (value, width) => `printf('%0${width}d', ${value})`,
   nowIso: `strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`,
   topCharacter: 'char(1114111)',
   textSearch: (table, alias, match) => ({
@@ -99,6 +132,19 @@ const postgres: Dialect = {
   same: (a, b) => `${a} IS NOT DISTINCT FROM ${b}`,
   differs: (a, b) => `${a} IS DISTINCT FROM ${b}`,
   greatest: (a, b) => `greatest(${a}, ${b})`,
+  idsTableOf: (param, alias) => `jsonb_array_elements_text(CAST(${param} AS jsonb)) AS ${alias}(value)`,
+  entriesTableOf: (param, alias) => `jsonb_each_text(CAST(${param} AS jsonb)) AS ${alias}(key, value)`,
+  idSet: (param = '?') =>
+    `(SELECT CAST(ids.value AS BIGINT) FROM jsonb_array_elements_text(CAST(${param} AS jsonb)) AS ids(value))`,
+  least: (a, b) => `least(${a}, ${b})`,
+  jsonText: (json, key) => `(CAST(${json} AS jsonb) ->> '${key}')`,
+  jsonArrayAgg: (value, orderBy) =>
+    `coalesce(jsonb_agg(${value}${orderBy ? ` ORDER BY ${orderBy}` : ''}), CAST('[]' AS jsonb))`,
+  jsonArray: (values) => `jsonb_build_array(${values.join(', ')})`,
+  joinedText: (value, separator, orderBy) =>
+    `string_agg(CAST(${value} AS TEXT), ${separator}${orderBy ? ` ORDER BY ${orderBy}` : ''})`,
+  position: (haystack, needle) => `strpos(${haystack}, ${needle})`,
+  zeroPadded: (value, width) => `lpad(CAST(${value} AS TEXT), ${width}, '0')`,
   nowIso: `to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,
   topCharacter: 'chr(1114111)',
   textSearch: (table, alias, match) => {

@@ -9,6 +9,7 @@ import { daemonCommand, REPO_ROOT, tempDir } from './paths.js';
 import { send } from './http-client.js';
 import { freePort } from './ports.js';
 import { placeMigratedDatabase } from './migrated-database.js';
+import { databaseUrlOf, dropDatabaseOf, placePostgresDatabase, testEngine } from './daemon-database.js';
 
 export interface LogLine {
   level: string;
@@ -66,8 +67,11 @@ const PORT_RACE_ATTEMPTS = 3;
 export async function startDaemon(options: DaemonOptions = {}, attempt = 1): Promise<RunningDaemon> {
   const data = options.dataDir ? { path: options.dataDir, remove: () => undefined } : tempDir();
   const ownDatabase = options.env?.NESTBOX_DATA_DIR || options.env?.NESTBOX_DATABASE_URL;
-  if (!options.dataDir && !options.freshDatabase && !ownDatabase)
-    await placeMigratedDatabase(join(data.path, 'nestbox.sqlite3'));
+  let databaseUrl = options.dataDir ? databaseUrlOf(options.dataDir) : undefined;
+  if (!options.dataDir && !options.freshDatabase && !ownDatabase) {
+    if (testEngine() === 'postgres') databaseUrl = await placePostgresDatabase(data.path);
+    else await placeMigratedDatabase(join(data.path, 'nestbox.sqlite3'));
+  }
   const port = options.port ?? (await freePort());
   const streamingPort = await freePort();
   const url = `http://127.0.0.1:${port}`;
@@ -88,6 +92,7 @@ export async function startDaemon(options: DaemonOptions = {}, attempt = 1): Pro
     NESTBOX_STREAMING_PORT: String(streamingPort),
     NESTBOX_BASE_URL: url,
     NESTBOX_LOG_LEVEL: 'debug',
+    ...(databaseUrl && { NESTBOX_DATABASE_URL: databaseUrl }),
     ...options.env,
   };
   for (const [key, value] of Object.entries(env)) if (value === undefined) delete env[key];
@@ -111,6 +116,9 @@ export async function startDaemon(options: DaemonOptions = {}, attempt = 1): Pro
       try {
         const line = JSON.parse(text) as LogLine;
         logs.push(line);
+        // TEST_DAEMON_ERRORS=1: the daemon's warnings and errors on the suite's output, to see why a request failed.
+        if (process.env.TEST_DAEMON_ERRORS && (line.level === 'error' || line.level === 'warn'))
+          console.error('daemon:', line.msg, JSON.stringify(line.error));
         for (const listener of listeners) listener(line);
       } catch {
         rawLines.push(text);
@@ -168,7 +176,10 @@ export async function startDaemon(options: DaemonOptions = {}, attempt = 1): Pro
       const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
       const { code } = await exited;
       clearTimeout(timer);
-      if (!options.keepDataDir && !options.dataDir) data.remove();
+      if (!options.keepDataDir && !options.dataDir) {
+        data.remove();
+        await dropDatabaseOf(data.path);
+      }
       return code;
     },
     exited,

@@ -7,6 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { loadConfig } from '../../daemon/config.js';
 import type { AdminTool } from '../../daemon/social/admin.js';
 import { startDaemon, type RunningDaemon } from './daemon.js';
+import { databaseUrlOf } from './daemon-database.js';
 import { send } from './http-client.js';
 import { DIST } from './paths.js';
 
@@ -67,7 +68,10 @@ export async function startSocialDaemon(
     ...options,
   });
   // The daemon's database, with the base URL it stored (which a test may have set apart from its address).
-  const config = loadConfig({ env: { NESTBOX_DATA_DIR: daemon.dataDir } });
+  const databaseUrl = env.NESTBOX_DATABASE_URL ?? databaseUrlOf(daemon.dataDir);
+  const config = loadConfig({
+    env: { NESTBOX_DATA_DIR: daemon.dataDir, ...(databaseUrl && { NESTBOX_DATABASE_URL: databaseUrl }) },
+  });
   const admin = await (await adminTool).open(config);
   const harness: SocialHarness = {
     daemon,

@@ -2,6 +2,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startSocialDaemon, type SocialHarness, type TestAccount } from '../helpers/social.js';
+import { rawRows } from '../../daemon/store/dialect.js';
 
 let h: SocialHarness;
 let kim: TestAccount, lee: TestAccount;
@@ -117,7 +118,8 @@ test('reports: the category is stored, deleted statuses stay reportable, and rep
     "only the target's statuses",
   );
   const window = Math.floor(Date.now() / (24 * 3600_000)) * 24 * 3600_000;
-  await h.admin.social.ctx.db.raw(
+  await rawRows<any>(
+    h.admin.social.ctx.db,
     'UPDATE rate_limits SET count = 400 WHERE account_id = ? AND family = ? AND window_start = ?',
     [kim.id, 'reports', window],
   );
@@ -168,7 +170,10 @@ test("instance counts for the device state: accounts, statuses, the owner's pend
   const counts = await h.admin.social.counts();
   assert.is(counts.accounts, 4);
   assert.is(counts.pending_follow_requests, 1);
-  const statuses = await h.admin.social.ctx.db.raw('SELECT count(*) AS n FROM statuses WHERE deleted_at IS NULL');
+  const statuses = await rawRows<any>(
+    h.admin.social.ctx.db,
+    'SELECT count(*) AS n FROM statuses WHERE deleted_at IS NULL',
+  );
   assert.is(counts.statuses, statuses[0].n);
   const unread = (await h.api(kim.token, 'GET', '/api/v1/notifications/unread_count')).body.count;
   assert.is(counts.unread_notifications, unread);

@@ -6,6 +6,7 @@ import { startSocialDaemon, type SocialHarness, type TestAccount } from '../help
 import { existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { corruptPng, form, jpegWithGps, paddedJpeg, png, wav } from '../helpers/media-files.js';
+import { rawRows } from '../../daemon/store/dialect.js';
 
 let h: SocialHarness;
 let alice: TestAccount;
@@ -159,9 +160,11 @@ test('an image above 16 MB is 413 and nothing is stored', async () => {
     form({ file: { data: big, type: 'image/jpeg', name: 'big.jpg' } }),
   );
   assert.is(res.status, 413);
-  const left = await (h.admin as any).db.raw(`SELECT count(*) AS n FROM media_attachments WHERE file_size > ?`, [
-    16 * 1024 * 1024,
-  ]);
+  const left = await rawRows<any>(
+    (h.admin as any).db,
+    `SELECT count(*) AS n FROM media_attachments WHERE file_size > ?`,
+    [16 * 1024 * 1024],
+  );
   assert.is(left[0].n, 0);
 });
 
@@ -251,16 +254,23 @@ test('unattached media older than a day is removed with its files; attached medi
     form({ file: { data: await png(), type: 'image/png', name: 'p.png' } }),
   );
   const db = (h.admin as any).db;
-  await db.raw(`UPDATE media_attachments SET created_at = '2020-01-01T00:00:00.000Z' WHERE id = ?`, [res.body.id]);
+  await rawRows<any>(db, `UPDATE media_attachments SET created_at = '2020-01-01T00:00:00.000Z' WHERE id = ?`, [
+    res.body.id,
+  ]);
   const attached = (
-    await db.raw(`SELECT CAST(id AS TEXT) AS id FROM media_attachments WHERE status_id IS NOT NULL LIMIT 1`)
+    await rawRows<any>(db, `SELECT CAST(id AS TEXT) AS id FROM media_attachments WHERE status_id IS NOT NULL LIMIT 1`)
   )[0].id;
-  await db.raw(`UPDATE media_attachments SET created_at = '2020-01-01T00:00:00.000Z' WHERE id = ?`, [attached]);
+  await rawRows<any>(db, `UPDATE media_attachments SET created_at = '2020-01-01T00:00:00.000Z' WHERE id = ?`, [
+    attached,
+  ]);
   const removed = await h.admin.social.services.media.removeStale();
   assert.ok(removed >= 1);
   assert.is((await fetch(res.body.url)).status, 404);
-  assert.is((await db.raw(`SELECT count(*) AS n FROM media_attachments WHERE id = ?`, [res.body.id]))[0].n, 0);
-  assert.is((await db.raw(`SELECT count(*) AS n FROM media_attachments WHERE id = ?`, [attached]))[0].n, 1);
+  assert.is(
+    (await rawRows<any>(db, `SELECT count(*) AS n FROM media_attachments WHERE id = ?`, [res.body.id]))[0].n,
+    0,
+  );
+  assert.is((await rawRows<any>(db, `SELECT count(*) AS n FROM media_attachments WHERE id = ?`, [attached]))[0].n, 1);
 });
 
 test("DELETE /api/v1/media/:id: one's unattached upload goes with its files; attached is 422, another's 404", async () => {
@@ -306,9 +316,11 @@ const onDisk = () => ({
 const db = () => (h.admin as any).db;
 const uploadsCounted = async (accountId: string) =>
   (
-    await db().raw(`SELECT coalesce(sum(count), 0) AS n FROM rate_limits WHERE account_id = ? AND family = 'media'`, [
-      accountId,
-    ])
+    await rawRows<any>(
+      db(),
+      `SELECT CAST(coalesce(sum(count), 0) AS INTEGER) AS n FROM rate_limits WHERE account_id = ? AND family = 'media'`,
+      [accountId],
+    )
   )[0].n;
 
 test('an upload refused for a bad parameter (422) leaves nothing in the media folder and counts against the limit', async () => {
@@ -337,7 +349,10 @@ test('an upload refused for a bad parameter (422) leaves nothing in the media fo
   );
   assert.is(badBase64.status, 422);
   assert.equal(onDisk(), before, 'no attachment folder and no incoming file');
-  assert.is((await db().raw(`SELECT count(*) AS n FROM media_attachments WHERE account_id = ?`, [dave.id]))[0].n, 0);
+  assert.is(
+    (await rawRows<any>(db(), `SELECT count(*) AS n FROM media_attachments WHERE account_id = ?`, [dave.id]))[0].n,
+    0,
+  );
   assert.is(await uploadsCounted(dave.id), 3, 'each refused upload counted');
   const next = await fetch(`${h.url}/api/v2/media`, {
     method: 'POST',
@@ -357,7 +372,7 @@ test('a processing failure removes the partial files and leaves no row in "proce
   );
   assert.is(v1.status, 422, 'sharp reads the header but not the image');
   assert.is(
-    (await db().raw(`SELECT count(*) AS n FROM media_attachments WHERE account_id = ?`, [erin.id]))[0].n,
+    (await rawRows<any>(db(), `SELECT count(*) AS n FROM media_attachments WHERE account_id = ?`, [erin.id]))[0].n,
     0,
     'a v1 client never learnt the id: no row',
   );
@@ -375,7 +390,7 @@ test('a processing failure removes the partial files and leaves no row in "proce
     polled = (await h.api(erin.token, 'GET', `/api/v1/media/${v2.body.id}`)).status;
   }
   assert.is(polled, 422, 'the app polling it learns it failed');
-  const [row] = await db().raw(`SELECT state FROM media_attachments WHERE id = ?`, [v2.body.id]);
+  const [row] = await rawRows<any>(db(), `SELECT state FROM media_attachments WHERE id = ?`, [v2.body.id]);
   assert.is(row.state, 'failed');
   assert.not.ok(existsSync(join(mediaDir(), v2.body.id)), 'no partial original or preview');
   assert.equal(onDisk(), before);
@@ -434,7 +449,7 @@ test('the media sweep removes idle temp files, folders without a row, rows stuck
     '/api/v1/media',
     form({ file: { data: await png(), type: 'image/png', name: 'p.png' } }),
   );
-  await db().raw(`UPDATE media_attachments SET state = 'processing', updated_at = ? WHERE id = ?`, [
+  await rawRows<any>(db(), `UPDATE media_attachments SET state = 'processing', updated_at = ? WHERE id = ?`, [
     long.toISOString(),
     stuck.body.id,
   ]);
@@ -447,7 +462,10 @@ test('the media sweep removes idle temp files, folders without a row, rows stuck
   assert.not.ok(existsSync(temp));
   assert.ok(existsSync(fresh), 'a file still being written stays');
   assert.not.ok(existsSync(join(mediaDir(), stuck.body.id)));
-  assert.is((await db().raw(`SELECT state FROM media_attachments WHERE id = ?`, [stuck.body.id]))[0].state, 'failed');
+  assert.is(
+    (await rawRows<any>(db(), `SELECT state FROM media_attachments WHERE id = ?`, [stuck.body.id]))[0].state,
+    'failed',
+  );
   assert.is((await h.api(alice.token, 'GET', `/api/v1/media/${stuck.body.id}`)).status, 422);
 });
 

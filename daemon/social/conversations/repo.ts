@@ -5,6 +5,9 @@
  */
 import type { Knex } from 'knex';
 import type { SocialContext } from '../context.js';
+import { engineSql } from '../../store/engine-sql.js';
+import { dialectOf } from '../../store/dialect.js';
+import { rawRows } from '../../store/dialect.js';
 import { cursorPageSql, type PageQuery } from '../store/paging.js';
 
 export interface ConversationRow {
@@ -20,20 +23,27 @@ export interface ConversationRow {
 
 const DIRECT_OF = (conversation: string) => `s.conversation_id = ${conversation} AND s.visibility = 'direct'`;
 
-const COLUMNS = `CAST(ac.id AS TEXT) AS id, ac.unread, CAST(ac.last_status_id AS TEXT) AS edge_id,
+const COLUMNS = engineSql(
+  (dialect) => `CAST(ac.id AS TEXT) AS id, ac.unread, CAST(ac.last_status_id AS TEXT) AS edge_id,
   (SELECT CAST(max(s.id) AS TEXT) FROM statuses s WHERE ${DIRECT_OF('ac.conversation_id')} AND s.deleted_at IS NULL
      AND (s.account_id = ac.account_id OR EXISTS (SELECT 1 FROM mentions m WHERE m.status_id = s.id AND m.account_id = ac.account_id))) AS last_status_id,
-  (SELECT json_group_array(p.id) FROM (SELECT DISTINCT CAST(x.id AS TEXT) AS id FROM (
+  (SELECT ${dialect.jsonArrayAgg('p.id')} FROM (SELECT DISTINCT CAST(x.id AS TEXT) AS id FROM (
       SELECT s.account_id AS id FROM statuses s WHERE ${DIRECT_OF('ac.conversation_id')}
       UNION SELECT m.account_id FROM mentions m JOIN statuses s ON s.id = m.status_id WHERE ${DIRECT_OF('ac.conversation_id')}) x
-    WHERE x.id != ac.account_id) p) AS participant_ids`;
+    WHERE x.id != ac.account_id) p) AS participant_ids`,
+);
 
 export class ConversationsRepo {
   constructor(private readonly ctx: SocialContext) {}
 
   page(accountId: string, page: PageQuery): Promise<ConversationRow[]> {
     const { sql, params } = cursorPageSql(
-      { select: COLUMNS, from: 'account_conversations ac', where: 'ac.account_id = ?1', cursor: 'ac.last_status_id' },
+      {
+        select: COLUMNS(this.ctx.reader.engine),
+        from: 'account_conversations ac',
+        where: 'ac.account_id = ?1',
+        cursor: 'ac.last_status_id',
+      },
       [accountId],
       page,
     );
@@ -42,7 +52,7 @@ export class ConversationsRepo {
 
   one(accountId: string, id: string): Promise<ConversationRow | undefined> {
     return this.ctx.reader.get<ConversationRow>(
-      `SELECT ${COLUMNS} FROM account_conversations ac WHERE ac.account_id = ? AND ac.id = ?`,
+      `SELECT ${COLUMNS(this.ctx.reader.engine)} FROM account_conversations ac WHERE ac.account_id = ? AND ac.id = ?`,
       [accountId, id],
     );
   }
@@ -62,34 +72,37 @@ export class ConversationsRepo {
    * them with a login here and of its author: moved to it, and unread for all but its author.
    */
   async reach(trx: Knex, statusId: string, mentionedIds: readonly string[]): Promise<void> {
+    const dialect = dialectOf(trx);
     await trx.raw(
-      `INSERT INTO account_conversations (account_id, conversation_id, last_status_id, unread)
+      `INSERT INTO account_conversations AS ac (account_id, conversation_id, last_status_id, unread)
         SELECT p.account_id, s.conversation_id, s.id, p.account_id != s.account_id
-        FROM statuses s JOIN (SELECT CAST(value AS INTEGER) AS account_id FROM json_each(?)
-          UNION SELECT account_id FROM statuses WHERE id = ?) p
+        FROM statuses s JOIN (SELECT CAST(j.value AS BIGINT) AS account_id FROM ${dialect.idsTable('j')}
+          UNION SELECT account_id FROM statuses WHERE id = ?) p ON TRUE
         WHERE s.id = ? AND s.visibility = 'direct' AND s.conversation_id IS NOT NULL
           AND EXISTS (SELECT 1 FROM users u WHERE u.account_id = p.account_id)
       ON CONFLICT (account_id, conversation_id) DO UPDATE SET
-        unread = CASE WHEN excluded.last_status_id > last_status_id THEN excluded.unread ELSE unread END,
-        last_status_id = max(last_status_id, excluded.last_status_id)`,
+        unread = CASE WHEN excluded.last_status_id > ac.last_status_id THEN excluded.unread ELSE ac.unread END,
+        last_status_id = ${dialect.greatest('ac.last_status_id', 'excluded.last_status_id')}`,
       [JSON.stringify(mentionedIds), statusId, statusId],
     );
   }
 
   async markRead(accountId: string, id: string): Promise<boolean> {
-    const rows = (await this.ctx.db.raw(
-      `UPDATE account_conversations SET unread = 0 WHERE account_id = ? AND id = ? RETURNING id`,
+    const rows = await rawRows(
+      this.ctx.db,
+      `UPDATE account_conversations SET unread = FALSE WHERE account_id = ? AND id = ? RETURNING id`,
       [accountId, id],
-    )) as unknown[];
+    );
     return rows.length > 0;
   }
 
   /** Takes it off the account's list (it comes back with the next message). */
   async remove(accountId: string, id: string): Promise<boolean> {
-    const rows = (await this.ctx.db.raw(
+    const rows = await rawRows(
+      this.ctx.db,
       `DELETE FROM account_conversations WHERE account_id = ? AND id = ? RETURNING id`,
       [accountId, id],
-    )) as unknown[];
+    );
     return rows.length > 0;
   }
 }

@@ -1,5 +1,6 @@
 /** SQL behind e-mail confirmation: a user's address, confirmation state and token (stored hashed). */
 import type { SocialContext } from '../context.js';
+import { rawRows } from '../../store/dialect.js';
 
 export interface UserConfirmation {
   account_id: string;
@@ -43,7 +44,8 @@ export class EmailsRepo {
 
   /** Confirms the unconfirmed user holding the token; true when there was one. */
   async confirm(tokenHash: string, at: string): Promise<boolean> {
-    const rows = await this.ctx.db.raw<unknown[]>(
+    const rows = await rawRows(
+      this.ctx.db,
       `UPDATE users SET confirmed_at = ?, confirmation_token = NULL WHERE confirmation_token = ? AND confirmed_at IS NULL RETURNING account_id`,
       [at, tokenHash],
     );

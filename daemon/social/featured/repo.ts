@@ -1,6 +1,7 @@
 /** SQL of what accounts feature: hashtags (with their use in public posts) and endorsed accounts. */
 import type { Knex } from 'knex';
 import type { SocialContext } from '../context.js';
+import { dialectOf, rawRows } from '../../store/dialect.js';
 import { cursorPageSql, type PageQuery } from '../store/paging.js';
 import { visibleBy } from '../statuses/visibility.js';
 
@@ -35,7 +36,8 @@ export class FeaturedRepo {
   /** Features a tag (once); false when the account already features the most it may. */
   async feature(accountId: string, tagId: number): Promise<boolean> {
     return this.ctx.db.transaction(async (trx) => {
-      const [{ n }] = await trx.raw<Array<{ n: number }>>(
+      const [{ n }] = await rawRows<{ n: number }>(
+        trx,
         `SELECT count(*) AS n FROM featured_tags WHERE account_id = ? AND tag_id != ?`,
         [accountId, tagId],
       );
@@ -49,10 +51,10 @@ export class FeaturedRepo {
   }
 
   async unfeatureById(accountId: string, id: string): Promise<boolean> {
-    const rows = await this.ctx.db.raw<unknown[]>(
-      `DELETE FROM featured_tags WHERE account_id = ? AND id = ? RETURNING id`,
-      [accountId, id],
-    );
+    const rows = await rawRows(this.ctx.db, `DELETE FROM featured_tags WHERE account_id = ? AND id = ? RETURNING id`, [
+      accountId,
+      id,
+    ]);
     return rows.length > 0;
   }
 
@@ -76,7 +78,7 @@ export class FeaturedRepo {
   async featuring(accountId: string, tagIds: readonly number[]): Promise<Set<number>> {
     if (tagIds.length === 0) return new Set();
     const rows = await this.ctx.reader.all<{ tag_id: number }>(
-      `SELECT tag_id FROM featured_tags WHERE account_id = ? AND tag_id IN (SELECT value FROM json_each(?))`,
+      `SELECT tag_id FROM featured_tags WHERE account_id = ? AND tag_id IN ${dialectOf(this.ctx.db).idSet()}`,
       [accountId, JSON.stringify(tagIds)],
     );
     return new Set(rows.map((row) => row.tag_id));
@@ -85,10 +87,11 @@ export class FeaturedRepo {
   /** Endorses an account the endorser follows; false when they do not follow it. */
   async endorse(accountId: string, targetId: string): Promise<boolean> {
     // knex numbers its own placeholders: plain ones only.
-    const rows = await this.ctx.db.raw<unknown[]>(
+    const rows = await rawRows(
+      this.ctx.db,
       `INSERT INTO account_pins (account_id, target_account_id, created_at)
-      SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM follows WHERE account_id = ? AND target_account_id = ?)
-      ON CONFLICT DO UPDATE SET created_at = created_at RETURNING id`,
+      SELECT CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS TEXT) WHERE EXISTS (SELECT 1 FROM follows WHERE account_id = ? AND target_account_id = ?)
+      ON CONFLICT (account_id, target_account_id) DO UPDATE SET created_at = account_pins.created_at RETURNING id`,
       [accountId, targetId, new Date(this.ctx.now()).toISOString(), accountId, targetId],
     );
     return rows.length > 0;

@@ -1,6 +1,7 @@
 /** SQL for filters (v2) and their keywords. Filter and keyword ids are plain integers, sent as strings. */
 import type { Knex } from 'knex';
 import type { SocialContext } from '../context.js';
+import { dialectOf, rawRows } from '../../store/dialect.js';
 
 export interface FilterRow {
   id: string;
@@ -46,7 +47,7 @@ export class FiltersRepo {
   keywords(filterIds: readonly string[]): Promise<KeywordRow[]> {
     if (filterIds.length === 0) return Promise.resolve([]);
     return this.ctx.reader.all<KeywordRow>(
-      `SELECT ${KEYWORD} FROM filter_keywords WHERE filter_id IN (SELECT CAST(value AS INTEGER) FROM json_each(?)) ORDER BY filter_keywords.id`,
+      `SELECT ${KEYWORD} FROM filter_keywords WHERE filter_id IN ${dialectOf(this.ctx.db).idSet()} ORDER BY filter_keywords.id`,
       [JSON.stringify(filterIds)],
     );
   }
@@ -61,7 +62,8 @@ export class FiltersRepo {
   }
 
   async insertFilter(trx: Knex, row: Record<string, unknown>): Promise<string> {
-    const rows = await trx.raw<Array<{ id: string }>>(
+    const rows = await rawRows<{ id: string }>(
+      trx,
       `INSERT INTO filters (account_id, title, context, action, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING CAST(id AS TEXT) AS id`,
       [row.account_id, row.title, row.context, row.action, row.expires_at ?? null, row.created_at] as never,
     );
@@ -77,7 +79,8 @@ export class FiltersRepo {
   }
 
   async insertKeyword(trx: Knex, filterId: string, keyword: string, wholeWord: boolean, now: string): Promise<string> {
-    const rows = await trx.raw<Array<{ id: string }>>(
+    const rows = await rawRows<{ id: string }>(
+      trx,
       `INSERT INTO filter_keywords (filter_id, keyword, whole_word, created_at) VALUES (?, ?, ?, ?) RETURNING CAST(id AS TEXT) AS id`,
       [filterId, keyword, wholeWord ? 1 : 0, now],
     );

@@ -1,6 +1,7 @@
 /** SQL for lists and their members. Every query is scoped to the list's owner. */
 import type { Knex } from 'knex';
 import type { SocialContext } from '../context.js';
+import { dialectOf, rawRows } from '../../store/dialect.js';
 import { cursorPageSql, type PageQuery } from '../store/paging.js';
 
 export interface ListRow {
@@ -42,7 +43,8 @@ export class ListsRepo {
   }
 
   async insert(ownerId: string, row: Omit<ListRow, 'id'>, createdAt: string): Promise<string> {
-    const rows = await this.ctx.db.raw<Array<{ id: string }>>(
+    const rows = await rawRows<{ id: string }>(
+      this.ctx.db,
       `INSERT INTO lists (account_id, title, replies_policy, exclusive, created_at) VALUES (?, ?, ?, ?, ?)
       RETURNING CAST(id AS TEXT) AS id`,
       [ownerId, row.title, row.replies_policy, row.exclusive, createdAt],
@@ -58,10 +60,10 @@ export class ListsRepo {
   }
 
   async remove(ownerId: string, id: string): Promise<boolean> {
-    const rows = (await this.ctx.db.raw(`DELETE FROM lists WHERE account_id = ? AND id = ? RETURNING id`, [
+    const rows = await rawRows(this.ctx.db, `DELETE FROM lists WHERE account_id = ? AND id = ? RETURNING id`, [
       ownerId,
       id,
-    ])) as unknown[];
+    ]);
     return rows.length > 0;
   }
 
@@ -82,7 +84,7 @@ export class ListsRepo {
 
   async allExist(accountIds: readonly string[]): Promise<boolean> {
     const row = await this.ctx.reader.get<{ n: number }>(
-      `SELECT count(*) AS n FROM accounts WHERE id IN (SELECT CAST(value AS INTEGER) FROM json_each(?))`,
+      `SELECT count(*) AS n FROM accounts WHERE id IN ${dialectOf(this.ctx.db).idSet()}`,
       [JSON.stringify(accountIds)],
     );
     return row?.n === accountIds.length;
@@ -94,10 +96,10 @@ export class ListsRepo {
    */
   unrelated(ownerId: string, accountIds: readonly string[]): Promise<Array<{ id: string }>> {
     return this.ctx.reader.all(
-      `SELECT j.value AS id FROM json_each(?2) j
-      WHERE CAST(j.value AS INTEGER) != ?1
-        AND NOT EXISTS (SELECT 1 FROM follows f WHERE f.account_id = ?1 AND f.target_account_id = CAST(j.value AS INTEGER))
-        AND NOT EXISTS (SELECT 1 FROM follow_requests r WHERE r.account_id = ?1 AND r.target_account_id = CAST(j.value AS INTEGER))`,
+      `SELECT j.value AS id FROM ${dialectOf(this.ctx.db).idsTableOf('?2', 'j')}
+      WHERE CAST(j.value AS BIGINT) != ?1
+        AND NOT EXISTS (SELECT 1 FROM follows f WHERE f.account_id = ?1 AND f.target_account_id = CAST(j.value AS BIGINT))
+        AND NOT EXISTS (SELECT 1 FROM follow_requests r WHERE r.account_id = ?1 AND r.target_account_id = CAST(j.value AS BIGINT))`,
       [ownerId, JSON.stringify(accountIds)],
     );
   }
@@ -107,11 +109,12 @@ export class ListsRepo {
     return this.ctx.db
       .transaction(async (trx: Knex) => {
         for (const accountId of accountIds) {
-          const added = (await trx.raw(
+          const added = await rawRows(
+            trx,
             `INSERT INTO list_accounts (list_id, account_id, created_at) VALUES (?, ?, ?)
           ON CONFLICT (list_id, account_id) DO NOTHING RETURNING id`,
             [listId, accountId, createdAt],
-          )) as unknown[];
+          );
           if (added.length === 0) throw new AlreadyListed();
         }
         return true;
@@ -132,7 +135,7 @@ export class ListsRepo {
 
   async removeMembers(listId: string, accountIds: readonly string[]): Promise<void> {
     await this.ctx.db.raw(
-      `DELETE FROM list_accounts WHERE list_id = ? AND account_id IN (SELECT CAST(value AS INTEGER) FROM json_each(?))`,
+      `DELETE FROM list_accounts WHERE list_id = ? AND account_id IN ${dialectOf(this.ctx.db).idSet()}`,
       [listId, JSON.stringify(accountIds)],
     );
   }

@@ -1,5 +1,6 @@
 /** SQL for read markers (one per account and timeline, with an optimistic-lock version). */
 import type { SocialContext } from '../context.js';
+import { dialectFor, idList, rawRows } from '../../store/dialect.js';
 
 export interface MarkerRow {
   timeline: string;
@@ -14,8 +15,8 @@ export class MarkersRepo {
   list(accountId: string, timelines: readonly string[]): Promise<MarkerRow[]> {
     return this.ctx.reader.all<MarkerRow>(
       `SELECT timeline, CAST(last_read_id AS TEXT) AS last_read_id, version, updated_at FROM markers
-      WHERE account_id = ? AND timeline IN (SELECT value FROM json_each(?))`,
-      [accountId, JSON.stringify(timelines)],
+      WHERE account_id = ? AND timeline IN (SELECT t.value FROM ${dialectFor(this.ctx.reader.engine).idsTable('t')})`,
+      [accountId, idList(timelines)],
     );
   }
 
@@ -28,7 +29,8 @@ export class MarkersRepo {
   ): Promise<MarkerRow | null> {
     const now = new Date(this.ctx.now()).toISOString();
     return this.ctx.db.transaction(async (trx) => {
-      const rows = await trx.raw<Array<{ last_read_id: string; version: number }>>(
+      const rows = await rawRows<{ last_read_id: string; version: number }>(
+        trx,
         `SELECT CAST(last_read_id AS TEXT) AS last_read_id, version FROM markers WHERE account_id = ? AND timeline = ?`,
         [accountId, timeline],
       );
@@ -42,13 +44,15 @@ export class MarkersRepo {
       }
       if (expectedVersion !== null && expectedVersion !== current.version) return null;
       if (current.last_read_id === lastReadId) {
-        const same = await trx.raw<Array<{ updated_at: string }>>(
+        const same = await rawRows<{ updated_at: string }>(
+          trx,
           `SELECT updated_at FROM markers WHERE account_id = ? AND timeline = ?`,
           [accountId, timeline],
         );
         return { timeline, last_read_id: lastReadId, version: current.version, updated_at: same[0].updated_at };
       }
-      const updated = await trx.raw<Array<{ version: number }>>(
+      const updated = await rawRows<{ version: number }>(
+        trx,
         `UPDATE markers SET last_read_id = ?, version = version + 1, updated_at = ?
         WHERE account_id = ? AND timeline = ? AND version = ? RETURNING version`,
         [lastReadId, now, accountId, timeline, current.version],

@@ -1,6 +1,7 @@
 /** SQL for media attachments. Ids are snowflakes, read as text. */
 import type { Knex } from 'knex';
 import type { SocialContext } from '../context.js';
+import { dialectOf, rawRows } from '../../store/dialect.js';
 
 export interface MediaRow {
   id: string;
@@ -38,7 +39,7 @@ export class MediaRepo {
   byIds(ids: readonly string[]): Promise<MediaRow[]> {
     if (ids.length === 0) return Promise.resolve([]);
     return this.ctx.reader.all<MediaRow>(
-      `SELECT ${COLUMNS} FROM media_attachments WHERE id IN (SELECT CAST(value AS INTEGER) FROM json_each(?))`,
+      `SELECT ${COLUMNS} FROM media_attachments WHERE id IN ${dialectOf(this.ctx.db).idSet()}`,
       [JSON.stringify(ids)],
     );
   }
@@ -47,7 +48,7 @@ export class MediaRepo {
     if (statusIds.length === 0) return Promise.resolve([]);
     return this.ctx.reader.all<MediaRow>(
       `SELECT ${COLUMNS} FROM media_attachments
-      WHERE status_id IN (SELECT CAST(value AS INTEGER) FROM json_each(?)) ORDER BY id`,
+      WHERE status_id IN ${dialectOf(this.ctx.db).idSet()} ORDER BY id`,
       [JSON.stringify(statusIds)],
     );
   }
@@ -64,7 +65,8 @@ export class MediaRepo {
 
   /** Removes a peer's status's media rows (an edit replaces them); returns their ids. */
   async removeRemoteOf(trx: Knex, statusId: string): Promise<string[]> {
-    const rows = await trx.raw<Array<{ id: string }>>(
+    const rows = await rawRows<{ id: string }>(
+      trx,
       `DELETE FROM media_attachments WHERE status_id = ? AND remote_url IS NOT NULL RETURNING CAST(id AS TEXT) AS id`,
       [statusId],
     );
@@ -83,7 +85,7 @@ export class MediaRepo {
   async existing(ids: readonly string[]): Promise<Set<string>> {
     const rows = await this.ctx.reader.all<{ id: string }>(
       `SELECT CAST(id AS TEXT) AS id FROM media_attachments
-      WHERE id IN (SELECT CAST(value AS INTEGER) FROM json_each(?))`,
+      WHERE id IN ${dialectOf(this.ctx.db).idSet()}`,
       [JSON.stringify(ids)],
     );
     return new Set(rows.map(({ id }) => id));
@@ -101,7 +103,7 @@ export class MediaRepo {
   uncachedRemoteImages(statusId: string): Promise<Array<{ id: string }>> {
     return this.ctx.reader.all(
       `SELECT CAST(m.id AS TEXT) AS id FROM media_attachments m JOIN statuses s ON s.id = m.status_id
-      WHERE m.status_id = ? AND s.local = 0 AND m.remote_url IS NOT NULL AND m.file_name IS NULL AND m.type = 'image' ORDER BY m.id`,
+      WHERE m.status_id = ? AND NOT s.local AND m.remote_url IS NOT NULL AND m.file_name IS NULL AND m.type = 'image' ORDER BY m.id`,
       [statusId],
     );
   }
@@ -128,16 +130,17 @@ export class MediaRepo {
   async reserve(trx: Knex, scheduledId: string, accountId: string, ids: readonly string[]): Promise<void> {
     await trx.raw(
       `UPDATE media_attachments SET scheduled_status_id = ? WHERE account_id = ? AND status_id IS NULL AND scheduled_status_id IS NULL
-      AND id IN (SELECT CAST(value AS INTEGER) FROM json_each(?))`,
+      AND id IN ${dialectOf(this.ctx.db).idSet()}`,
       [scheduledId, accountId, JSON.stringify(ids)],
     );
   }
 
   /** Attaches unattached media of `accountId` to a status; returns how many were attached. */
   async attach(trx: Knex, statusId: string, accountId: string, ids: readonly string[]): Promise<number> {
-    const rows = await trx.raw<unknown[]>(
+    const rows = await rawRows(
+      trx,
       `UPDATE media_attachments SET status_id = ? WHERE account_id = ? AND status_id IS NULL
-      AND id IN (SELECT CAST(value AS INTEGER) FROM json_each(?)) RETURNING id`,
+      AND id IN ${dialectOf(this.ctx.db).idSet()} RETURNING id`,
       [statusId, accountId, JSON.stringify(ids)],
     );
     return rows.length;

@@ -6,6 +6,7 @@
  */
 import type { Knex } from 'knex';
 import type { SocialContext } from '../context.js';
+import { dialectFor, dialectOf, rawRows, type Dialect } from '../../store/dialect.js';
 import { GROUPABLE_TYPES, sqlList } from './types.js';
 import { SAMPLE_ACCOUNTS } from './grouping.js';
 
@@ -63,8 +64,8 @@ const NOT_SUSPENDED = (alias: string) =>
 
 function filterSql(alias: string, filter: Filter): string {
   let sql = NOT_SUSPENDED(alias);
-  if (filter.types) sql += filter.types.length ? ` AND ${alias}.type IN (${sqlList(filter.types)})` : ' AND 0';
-  if (!filter.includeFiltered) sql += ` AND ${alias}.filtered = 0`;
+  if (filter.types) sql += filter.types.length ? ` AND ${alias}.type IN (${sqlList(filter.types)})` : ' AND FALSE';
+  if (!filter.includeFiltered) sql += ` AND NOT ${alias}.filtered`;
   return sql;
 }
 
@@ -79,12 +80,17 @@ function keySql(alias: string, groupedTypes: readonly string[]): string {
 /** The grouped page's SQL per filter shape, built once each (few shapes exist), so the reader finds its prepared statement by the same string. */
 const groupedPageSql = new Map<string, string>();
 
-function groupedPageSqlFor(filter: Filter, groupedTypes: readonly string[], ascending: boolean): string {
-  const shape = `${ascending}|${filter.includeFiltered}|${filter.types?.join() ?? '*'}|${groupedTypes.join()}`;
+function groupedPageSqlFor(
+  dialect: Dialect,
+  filter: Filter,
+  groupedTypes: readonly string[],
+  ascending: boolean,
+): string {
+  const shape = `${dialect.engine}|${ascending}|${filter.includeFiltered}|${filter.types?.join() ?? '*'}|${groupedTypes.join()}`;
   let sql = groupedPageSql.get(shape);
   if (sql === undefined) {
     if (groupedPageSql.size > 200) groupedPageSql.clear();
-    sql = buildGroupedPageSql(filter, groupedTypes, ascending);
+    sql = buildGroupedPageSql(dialect, filter, groupedTypes, ascending);
     groupedPageSql.set(shape, sql);
   }
   return sql;
@@ -100,28 +106,33 @@ function groupedPageSqlFor(filter: Filter, groupedTypes: readonly string[], asce
  * (counted apart only beyond the samples), and its lowest id from the range's start. One
  * statement, one JSON text: a page is one round trip to SQLite.
  */
-function buildGroupedPageSql(filter: Filter, groupedTypes: readonly string[], ascending: boolean): string {
+function buildGroupedPageSql(
+  dialect: Dialect,
+  filter: Filter,
+  groupedTypes: readonly string[],
+  ascending: boolean,
+): string {
   const order = ascending ? 'ASC' : 'DESC';
   const step = ascending ? '>' : '<';
   const key = (alias: string) => keySql(alias, groupedTypes);
   const carried = (n: string) =>
     `${n}.type, ${n}.from_account_id, ${n}.status_id, ${n}.group_key, ${n}.filtered, ${n}.created_at`;
   const range = ascending
-    ? `SELECT lowest AS begin_id, CASE WHEN size = ?4 THEN highest ELSE CAST(?2 AS INTEGER) - 1 END AS end_id FROM page`
-    : `SELECT CASE WHEN size = ?4 THEN lowest ELSE CAST(?3 AS INTEGER) + 1 END AS begin_id, highest AS end_id FROM page`;
+    ? `SELECT lowest AS begin_id, CASE WHEN size = ?4 THEN highest ELSE CAST(?2 AS BIGINT) - 1 END AS end_id FROM page`
+    : `SELECT CASE WHEN size = ?4 THEN lowest ELSE CAST(?3 AS BIGINT) + 1 END AS begin_id, highest AS end_id FROM page`;
   const groupOf = (alias: string) => `account_id = ?1 AND group_key = ${alias}.page_key`;
   return `
       WITH RECURSIVE walk(n_id, page_key, seen, depth, type, from_account_id, status_id, group_key, filtered, created_at) AS (
         SELECT * FROM (
           SELECT n.id, ${key('n')}, ',' || ${key('n')} || ',', 1, ${carried('n')} FROM notifications n
            WHERE n.account_id = ?1 AND n.id < ?2 AND n.id > ?3${filterSql('n', filter)}
-           ORDER BY n.id ${order} LIMIT 1)
+           ORDER BY n.id ${order} LIMIT 1) AS first
         UNION ALL
         SELECT n.id, ${key('n')}, w.seen || ${key('n')} || ',', w.depth + 1, ${carried('n')}
           FROM walk w JOIN notifications n ON n.id = (
             SELECT m.id FROM notifications m
              WHERE m.account_id = ?1 AND m.id ${step} w.n_id AND m.id < ?2 AND m.id > ?3${filterSql('m', filter)}
-               AND instr(w.seen, ',' || ${key('m')} || ',') = 0
+               AND ${dialect.position('w.seen', `',' || ${key('m')} || ','`)} = 0
              ORDER BY m.id ${order} LIMIT 1)
          WHERE w.depth < ?4
       ),
@@ -131,16 +142,26 @@ function buildGroupedPageSql(filter: Filter, groupedTypes: readonly string[], as
       -- senders, and the count when under 9), and its lowest id from the range's start.
       groups AS MATERIALIZED (
         SELECT w.n_id, w.type, w.status_id, w.page_key, w.from_account_id, w.created_at, r.end_id,
-          CASE WHEN w.page_key IS w.group_key THEN (SELECT group_concat(id || ':' || from_account_id, ',') FROM (SELECT id, from_account_id
-             FROM notifications WHERE ${groupOf('w')} AND id <= r.end_id ORDER BY id DESC LIMIT ${SAMPLE_ACCOUNTS + 1})) END AS newest,
-          CASE WHEN w.page_key IS w.group_key THEN (SELECT min(id) FROM notifications WHERE ${groupOf('w')} AND id >= r.begin_id) END AS min_id
+          CASE WHEN ${dialect.same('w.page_key', 'w.group_key')} THEN (SELECT ${dialect.joinedText(`recent.id || ':' || recent.from_account_id`, "','", 'recent.id DESC')} FROM (SELECT id, from_account_id
+             FROM notifications WHERE ${groupOf('w')} AND id <= r.end_id ORDER BY id DESC LIMIT ${SAMPLE_ACCOUNTS + 1}) AS recent) END AS newest,
+          CASE WHEN ${dialect.same('w.page_key', 'w.group_key')} THEN (SELECT min(id) FROM notifications WHERE ${groupOf('w')} AND id >= r.begin_id) END AS min_id
         FROM walk w, range r)
-      SELECT json_group_array(json_array(CAST(n_id AS TEXT), type, CAST(status_id AS TEXT), page_key, CAST(from_account_id AS TEXT), created_at,
-          newest, CAST(min_id AS TEXT),
-          CASE WHEN newest IS NULL THEN NULL
+      SELECT ${dialect.jsonArrayAgg(
+        dialect.jsonArray([
+          'CAST(n_id AS TEXT)',
+          'type',
+          'CAST(status_id AS TEXT)',
+          'page_key',
+          'CAST(from_account_id AS TEXT)',
+          'created_at',
+          'newest',
+          'CAST(min_id AS TEXT)',
+          `CASE WHEN newest IS NULL THEN NULL
                WHEN length(newest) - length(replace(newest, ',', '')) < ${SAMPLE_ACCOUNTS} THEN length(newest) - length(replace(newest, ',', '')) + 1
-               ELSE (SELECT count(*) FROM notifications WHERE ${groupOf('g')} AND id <= g.end_id) END,
-          CASE WHEN newest IS NULL THEN NULL ELSE (SELECT created_at FROM notifications WHERE id = CAST(substr(newest, 1, instr(newest, ':') - 1) AS INTEGER)) END)) AS page
+               ELSE (SELECT count(*) FROM notifications WHERE ${groupOf('g')} AND id <= g.end_id) END`,
+          `CASE WHEN newest IS NULL THEN NULL ELSE (SELECT created_at FROM notifications WHERE id = CAST(substr(newest, 1, ${dialect.position('newest', "':'")} - 1) AS BIGINT)) END`,
+        ]),
+      )} AS page
         FROM groups g`;
 }
 
@@ -214,7 +235,7 @@ export class NotificationsRepo {
     return this.ctx.reader.all<NotificationRow>(
       `SELECT * FROM (SELECT ${COLUMNS('n')}, n.id AS n_id FROM notifications n
          WHERE n.account_id = ?1 AND n.id < ?2 AND n.id > ?3${filterSql('n', filter)}${from}
-         ORDER BY n.id ${ascending ? 'ASC' : 'DESC'} LIMIT ?4) ORDER BY n_id DESC`,
+         ORDER BY n.id ${ascending ? 'ASC' : 'DESC'} LIMIT ?4) AS page ORDER BY n_id DESC`,
       [
         accountId,
         cursor.maxId ?? MAX,
@@ -235,12 +256,10 @@ export class NotificationsRepo {
     if (cursor.limit === 0) return [];
     const ascending = cursor.minId !== undefined;
     const lowBound = (ascending ? cursor.minId : cursor.sinceId) ?? '0';
-    const row = await this.ctx.reader.get<{ page: string }>(groupedPageSqlFor(filter, groupedTypes, ascending), [
-      accountId,
-      cursor.maxId ?? MAX,
-      lowBound,
-      cursor.limit,
-    ]);
+    const row = await this.ctx.reader.get<{ page: string }>(
+      groupedPageSqlFor(dialectFor(this.ctx.reader.engine), filter, groupedTypes, ascending),
+      [accountId, cursor.maxId ?? MAX, lowBound, cursor.limit],
+    );
     // Newest first, sorted here: a page has at most 40 groups, cheaper to sort in JavaScript than
     // with a sorter in the statement. Decimal ids: the longer is the larger.
     return (JSON.parse(row?.page ?? '[]') as PageTuple[])
@@ -278,7 +297,7 @@ export class NotificationsRepo {
     return this.ctx.reader.all(
       `SELECT * FROM (SELECT CAST(id AS TEXT) AS id, CAST(from_account_id AS TEXT) AS from_account_id, id AS n_id
         FROM notifications WHERE account_id = ?1 AND group_key = ?2 AND id < ?3 AND id > ?4
-        ORDER BY id ${ascending ? 'ASC' : 'DESC'} LIMIT ?5) ORDER BY n_id DESC`,
+        ORDER BY id ${ascending ? 'ASC' : 'DESC'} LIMIT ?5) AS page ORDER BY n_id DESC`,
       [accountId, groupKey, cursor.maxId ?? MAX, (ascending ? cursor.minId : cursor.sinceId) ?? '0', cursor.limit],
     );
   }
@@ -294,7 +313,7 @@ export class NotificationsRepo {
   async countUnread(accountId: string, filter: Filter, cap: number): Promise<number> {
     const from = filter.fromAccountId !== undefined ? ' AND n.from_account_id = ?3' : '';
     const row = await this.ctx.reader.get<{ count: number }>(
-      `SELECT count(*) AS count FROM (SELECT 1 FROM notifications n WHERE n.account_id = ?1 AND n.id > ${MARKER}${filterSql('n', filter)}${from} LIMIT ?2)`,
+      `SELECT count(*) AS count FROM (SELECT 1 FROM notifications n WHERE n.account_id = ?1 AND n.id > ${MARKER}${filterSql('n', filter)}${from} LIMIT ?2) AS unread`,
       [accountId, cap, ...(from ? [filter.fromAccountId!] : [])],
     );
     return row?.count ?? 0;
@@ -309,7 +328,7 @@ export class NotificationsRepo {
   ): Promise<number> {
     const row = await this.ctx.reader.get<{ count: number }>(
       `SELECT count(*) AS count FROM (SELECT DISTINCT ${keySql('n', groupedTypes)} FROM notifications n
-         WHERE n.account_id = ?1 AND n.id > ${MARKER}${filterSql('n', filter)} ORDER BY n.id DESC LIMIT ?2)`,
+         WHERE n.account_id = ?1 AND n.id > ${MARKER}${filterSql('n', filter)} LIMIT ?2) AS unread`,
       [accountId, cap],
     );
     return row?.count ?? 0;
@@ -319,7 +338,8 @@ export class NotificationsRepo {
 
   /** The start bucket of the open 12-hour window of (recipient, prefix), if any. */
   async openWindow(trx: Knex, accountId: string, prefix: string): Promise<number | null> {
-    const rows = await trx.raw<Array<{ hour_bucket: number }>>(
+    const rows = await rawRows<{ hour_bucket: number }>(
+      trx,
       `SELECT hour_bucket FROM notification_group_windows WHERE account_id = ? AND prefix = ?`,
       [accountId, prefix],
     );
@@ -347,7 +367,8 @@ export class NotificationsRepo {
       created_at: string;
     },
   ): Promise<string> {
-    const rows = await trx.raw<Array<{ id: string }>>(
+    const rows = await rawRows<{ id: string }>(
+      trx,
       `INSERT INTO notifications (account_id, from_account_id, type, status_id, activity_id, group_key, filtered, created_at)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING CAST(id AS TEXT) AS id`,
       [
@@ -383,7 +404,8 @@ export class NotificationsRepo {
     add('status_id = ?', where.statusId);
     add('activity_id = ?', where.activityId);
     if (clauses.length === 0) throw new Error('refusing to delete every notification');
-    const rows = await trx.raw<Array<{ account_id: string }>>(
+    const rows = await rawRows<{ account_id: string }>(
+      trx,
       `DELETE FROM notifications WHERE ${clauses.join(' AND ')} RETURNING CAST(account_id AS TEXT) AS account_id`,
       bindings,
     );
@@ -392,8 +414,9 @@ export class NotificationsRepo {
 
   async removeIds(accountId: string, ids: readonly string[]): Promise<number> {
     if (ids.length === 0) return 0;
-    const rows = await this.ctx.db.raw<unknown[]>(
-      `DELETE FROM notifications WHERE account_id = ? AND id IN (SELECT CAST(value AS INTEGER) FROM json_each(?)) RETURNING id`,
+    const rows = await rawRows(
+      this.ctx.db,
+      `DELETE FROM notifications WHERE account_id = ? AND id IN ${dialectOf(this.ctx.db).idSet()} RETURNING id`,
       [accountId, JSON.stringify(ids)],
     );
     return rows.length;

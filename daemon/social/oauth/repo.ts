@@ -1,6 +1,7 @@
 /** SQL for applications, authorization codes and tokens. */
 import type { Knex } from 'knex';
 import type { SocialContext } from '../context.js';
+import { dialectOf, rawRows } from '../../store/dialect.js';
 
 export interface AppRow {
   id: string;
@@ -46,8 +47,10 @@ export class OAuthRepo {
     app: Omit<AppRow, 'id'> & { owner_account_id?: string | null },
     trx: Knex = this.ctx.db,
   ): Promise<string> {
-    const [id] = await trx('oauth_apps').insert({ ...app, created_at: new Date(this.ctx.now()).toISOString() });
-    return String(id);
+    const [row] = await trx('oauth_apps')
+      .insert({ ...app, created_at: new Date(this.ctx.now()).toISOString() })
+      .returning<Array<{ id: number }>>('id');
+    return String(row.id);
   }
 
   appById(id: string): Promise<AppRow | undefined> {
@@ -63,7 +66,8 @@ export class OAuthRepo {
     trx: Knex = this.ctx.db,
   ): Promise<{ id: string; created_at: string }> {
     const created_at = new Date(this.ctx.now()).toISOString();
-    const [token] = await trx.raw<Array<{ id: number }>>(
+    const [token] = await rawRows<{ id: number }>(
+      trx,
       `INSERT INTO oauth_tokens (token_hash, app_id, account_id, scopes, created_at) VALUES (?, ?, ?, ?, ?) RETURNING id`,
       [row.token_hash, row.app_id, row.account_id, row.scopes, created_at],
     );
@@ -126,16 +130,17 @@ export class OAuthRepo {
       const nowIso = now.toISOString();
       const tokens = await trx('oauth_tokens').whereNotNull('revoked_at').andWhere('revoked_at', '<=', nowIso).delete();
       const codes = await trx('oauth_codes').whereNotNull('used_at').orWhere('expires_at', '<', nowIso).delete();
-      const apps = (await trx.raw(
+      const apps = await rawRows(
+        trx,
         `DELETE FROM oauth_apps AS a
         WHERE a.owner_account_id IS NULL AND a.created_at < ?
           AND NOT EXISTS (SELECT 1 FROM oauth_tokens t WHERE t.app_id = a.id)
           AND NOT EXISTS (SELECT 1 FROM oauth_codes c WHERE c.app_id = a.id)
           AND NOT EXISTS (SELECT 1 FROM users u WHERE u.created_by_app_id = a.id)
-          AND NOT EXISTS (SELECT 1 FROM scheduled_statuses ss WHERE json_extract(ss.params, '$.application_id') = CAST(a.id AS TEXT))
+          AND NOT EXISTS (SELECT 1 FROM scheduled_statuses ss WHERE ${dialectOf(trx).jsonText('ss.params', 'application_id')} = CAST(a.id AS TEXT))
         RETURNING id`,
         [new Date(now.getTime() - appAgeMs).toISOString()],
-      )) as unknown[];
+      );
       return { tokens, codes, apps: apps.length };
     });
   }
@@ -143,7 +148,8 @@ export class OAuthRepo {
   /** Marks the code used and returns it, once: a second exchange finds nothing. */
   async consumeCode(codeHash: string): Promise<CodeRow | undefined> {
     return this.ctx.db.transaction(async (trx) => {
-      const rows = await trx.raw<Array<CodeRow & { used_at: string | null }>>(
+      const rows = await rawRows<CodeRow & { used_at: string | null }>(
+        trx,
         `SELECT CAST(app_id AS TEXT) AS app_id, CAST(account_id AS TEXT) AS account_id, redirect_uri, scopes, code_challenge, code_challenge_method, expires_at, used_at
                                     FROM oauth_codes WHERE code_hash = ?`,
         [codeHash],

@@ -1,6 +1,7 @@
 /** Poll SQL: the poll rows with their tallies, the votes cast, and the polls that have ended. */
 import type { Knex } from 'knex';
 import type { SocialContext } from '../context.js';
+import { dialectOf, rawRows } from '../../store/dialect.js';
 
 export interface PollRow {
   id: string;
@@ -43,7 +44,7 @@ export class PollsRepo {
   byStatus(statusId: string, db: Knex | null = null): Promise<PollRow | undefined> {
     const sql = `SELECT ${COLUMNS} FROM polls p WHERE p.status_id = ?`;
     return db
-      ? db.raw(sql, [statusId]).then((rows: PollRow[]) => rows[0])
+      ? rawRows<PollRow>(db, sql, [statusId]).then((rows) => rows[0])
       : this.ctx.reader.get<PollRow>(sql, [statusId]);
   }
 
@@ -55,8 +56,8 @@ export class PollsRepo {
     if (statusIds.length === 0) return Promise.resolve([]);
     return this.ctx.reader.all(
       `SELECT ${COLUMNS},
-        (SELECT json_group_array(v.choice) FROM (SELECT choice FROM poll_votes WHERE poll_id = p.id AND account_id = ?2 ORDER BY choice) v) AS own_votes
-      FROM polls p WHERE p.status_id IN (SELECT CAST(value AS INTEGER) FROM json_each(?1))`,
+        (SELECT ${dialectOf(this.ctx.db).jsonArrayAgg('v.choice', 'v.choice')} FROM (SELECT choice FROM poll_votes WHERE poll_id = p.id AND account_id = ?2 ORDER BY choice) v) AS own_votes
+      FROM polls p WHERE p.status_id IN ${dialectOf(this.ctx.db).idSet('?1')}`,
       [JSON.stringify(statusIds), viewerId],
     );
   }
@@ -65,7 +66,7 @@ export class PollsRepo {
     const sql = `SELECT choice FROM poll_votes WHERE poll_id = ? AND account_id = ? ORDER BY choice`;
     type Choice = { choice: number };
     const rows = db
-      ? await db.raw<Choice[]>(sql, [pollId, accountId])
+      ? await rawRows<Choice>(db, sql, [pollId, accountId])
       : await this.ctx.reader.all<Choice>(sql, [pollId, accountId]);
     return rows.map((row) => row.choice);
   }
@@ -123,7 +124,7 @@ export class PollsRepo {
       ]);
     }
     await trx.raw(
-      `UPDATE polls SET options = ?, multiple = ?, hide_totals = ?, expires_at = ?, ended_notified = 0, updated_at = ? WHERE id = ?`,
+      `UPDATE polls SET options = ?, multiple = ?, hide_totals = ?, expires_at = ?, ended_notified = FALSE, updated_at = ? WHERE id = ?`,
       [JSON.stringify(poll.options), poll.multiple ? 1 : 0, poll.hideTotals ? 1 : 0, poll.expiresAt, now, pollId],
     );
   }
@@ -162,7 +163,8 @@ export class PollsRepo {
     votes: ReadonlyArray<{ choice: number; uri: string | null }>,
     now: string,
   ): Promise<number[]> {
-    const [poll] = await trx.raw<Array<{ tallies: string; votes_count: number; voters_count: number | null }>>(
+    const [poll] = await rawRows<{ tallies: string; votes_count: number; voters_count: number | null }>(
+      trx,
       `SELECT tallies, votes_count, voters_count FROM polls WHERE id = ?`,
       [pollId],
     );
@@ -170,7 +172,8 @@ export class PollsRepo {
     const votedBefore = (await this.ownChoices(pollId, accountId, trx)).length > 0;
     const added: number[] = [];
     for (const vote of votes) {
-      const rows = await trx.raw<unknown[]>(
+      const rows = await rawRows(
+        trx,
         `INSERT INTO poll_votes (poll_id, account_id, choice, uri, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id`,
         [pollId, accountId, vote.choice, vote.uri, now],
       );
@@ -193,15 +196,16 @@ export class PollsRepo {
   /** Polls that have ended and whose voters were not yet told. */
   ended(now: string): Promise<PollRow[]> {
     return this.ctx.reader.all<PollRow>(
-      `SELECT ${COLUMNS} FROM polls p WHERE p.ended_notified = 0 AND p.expires_at IS NOT NULL AND p.expires_at <= ? ORDER BY p.expires_at LIMIT 100`,
+      `SELECT ${COLUMNS} FROM polls p WHERE NOT p.ended_notified AND p.expires_at IS NOT NULL AND p.expires_at <= ? ORDER BY p.expires_at LIMIT 100`,
       [now],
     );
   }
 
   /** Marks an ended poll as told; false when another run already did. */
   async markNotified(pollId: string): Promise<boolean> {
-    const rows = await this.ctx.db.raw<unknown[]>(
-      `UPDATE polls SET ended_notified = 1 WHERE id = ? AND ended_notified = 0 RETURNING id`,
+    const rows = await rawRows(
+      this.ctx.db,
+      `UPDATE polls SET ended_notified = TRUE WHERE id = ? AND NOT ended_notified RETURNING id`,
       [pollId],
     );
     return rows.length > 0;

@@ -2,6 +2,7 @@
 import type { Knex } from 'knex';
 import { cursorPageSql } from '../store/paging.js';
 import type { SocialContext } from '../context.js';
+import { dialectOf, rawRows } from '../../store/dialect.js';
 
 export interface RelationshipRow {
   id: string;
@@ -51,7 +52,7 @@ export class RelationshipsRepo {
       FROM accounts t
       LEFT JOIN follows f ON f.account_id = ?1 AND f.target_account_id = t.id
       LEFT JOIN mutes m ON m.account_id = ?1 AND m.target_account_id = t.id AND (m.expires_at IS NULL OR m.expires_at > ?3)
-      WHERE t.id IN (SELECT CAST(value AS INTEGER) FROM json_each(?2))`,
+      WHERE t.id IN ${dialectOf(this.ctx.db).idSet('?2')}`,
       [viewerId, JSON.stringify(targetIds), new Date(this.ctx.now()).toISOString()],
     );
   }
@@ -70,14 +71,15 @@ export class RelationshipsRepo {
   /** True when the mute is in force (not expired). */
   async mutes(accountId: string, targetId: string, forNotifications = false): Promise<boolean> {
     const row = await this.ctx.reader.get<{ x: number }>(
-      `SELECT 1 AS x FROM mutes WHERE account_id = ? AND target_account_id = ? AND (expires_at IS NULL OR expires_at > ?)${forNotifications ? ' AND hide_notifications = 1' : ''}`,
+      `SELECT 1 AS x FROM mutes WHERE account_id = ? AND target_account_id = ? AND (expires_at IS NULL OR expires_at > ?)${forNotifications ? ' AND hide_notifications' : ''}`,
       [accountId, targetId, new Date(this.ctx.now()).toISOString()],
     );
     return Boolean(row);
   }
 
   async insertEdge(trx: Knex, table: EdgeTable, row: Record<string, unknown>): Promise<boolean> {
-    const result = await trx.raw<unknown[]>(
+    const result = await rawRows(
+      trx,
       `INSERT INTO ${table} (${Object.keys(row).join(', ')}) VALUES (${Object.keys(row)
         .map(() => '?')
         .join(', ')})
@@ -106,9 +108,8 @@ export class RelationshipsRepo {
     accountId: string,
     targetId: string,
   ): Promise<{ show_reblogs: number; notify: number; languages: string | null; uri: string | null } | undefined> {
-    const rows = await trx.raw<
-      Array<{ show_reblogs: number; notify: number; languages: string | null; uri: string | null }>
-    >(
+    const rows = await rawRows<{ show_reblogs: number; notify: number; languages: string | null; uri: string | null }>(
+      trx,
       `SELECT show_reblogs, notify, languages, uri FROM follow_requests WHERE account_id = ? AND target_account_id = ?`,
       [accountId, targetId],
     );
@@ -136,15 +137,16 @@ export class RelationshipsRepo {
 
   /** Whether the edge exists as `trx` sees it (inside a write, where the reader would not). */
   async existsIn(trx: Knex, table: EdgeTable, accountId: string, targetId: string): Promise<boolean> {
-    const rows = (await trx.raw(`SELECT 1 AS x FROM ${table} WHERE account_id = ? AND target_account_id = ?`, [
+    const rows = await rawRows(trx, `SELECT 1 AS x FROM ${table} WHERE account_id = ? AND target_account_id = ?`, [
       accountId,
       targetId,
-    ])) as unknown[];
+    ]);
     return rows.length > 0;
   }
 
   async deleteEdge(trx: Knex, table: EdgeTable, accountId: string, targetId: string): Promise<boolean> {
-    const result = await trx.raw<unknown[]>(
+    const result = await rawRows(
+      trx,
       `DELETE FROM ${table} WHERE account_id = ? AND target_account_id = ? RETURNING id`,
       [accountId, targetId],
     );
@@ -166,8 +168,8 @@ export class RelationshipsRepo {
       `SELECT * FROM (SELECT CAST(id AS TEXT) AS edge_id, CAST(${other} AS TEXT) AS account_id, id AS n${
         table === 'mutes' ? ', expires_at AS mute_expires_at' : ''
       } FROM ${table}
-        WHERE ${own} = ?1 AND id < coalesce(?2, 9223372036854775807) AND id > coalesce(?3, 0)${expired}
-        ORDER BY id ${ascending ? 'ASC' : 'DESC'} LIMIT ?4) ORDER BY n DESC`,
+        WHERE ${own} = ?1 AND id < coalesce(?2, 9223372036854775807) AND id > coalesce(?3, CAST(0 AS BIGINT))${expired}
+        ORDER BY id ${ascending ? 'ASC' : 'DESC'} LIMIT ?4) AS p ORDER BY n DESC`,
       [
         accountId,
         page.maxId ?? null,
@@ -179,7 +181,8 @@ export class RelationshipsRepo {
   }
 
   pendingRequesters(trx: Knex, targetId: string): Promise<Array<{ account_id: string }>> {
-    return trx.raw(
+    return rawRows(
+      trx,
       `SELECT CAST(account_id AS TEXT) AS account_id FROM follow_requests WHERE target_account_id = ? ORDER BY id`,
       [targetId],
     );
@@ -248,8 +251,8 @@ export class RelationshipsRepo {
   ): Promise<Array<{ target_id: string; account_id: string }>> {
     if (ids.length === 0) return Promise.resolve([]);
     return this.ctx.reader.all(
-      `SELECT CAST(j.value AS TEXT) AS target_id, CAST(f.account_id AS TEXT) AS account_id FROM json_each(?2) j
-      JOIN follows f ON f.target_account_id = CAST(j.value AS INTEGER)
+      `SELECT CAST(j.value AS TEXT) AS target_id, CAST(f.account_id AS TEXT) AS account_id FROM ${dialectOf(this.ctx.db).idsTableOf('?2', 'j')}
+      JOIN follows f ON f.target_account_id = CAST(j.value AS BIGINT)
       WHERE f.account_id != ?1 AND EXISTS (SELECT 1 FROM follows mine WHERE mine.account_id = ?1 AND mine.target_account_id = f.account_id)
         AND NOT EXISTS (SELECT 1 FROM accounts a WHERE a.id = f.account_id AND a.suspended_at IS NOT NULL)
       ORDER BY f.id`,
@@ -261,17 +264,18 @@ export class RelationshipsRepo {
     if (ids.length === 0) return new Set();
     const rows = await this.ctx.reader.all<{ id: string }>(
       `
-      SELECT CAST(value AS TEXT) AS id FROM json_each(?2) j WHERE
-        EXISTS (SELECT 1 FROM blocks WHERE account_id = ?1 AND target_account_id = CAST(j.value AS INTEGER))
-        OR EXISTS (SELECT 1 FROM blocks WHERE target_account_id = ?1 AND account_id = CAST(j.value AS INTEGER))
-        OR EXISTS (SELECT 1 FROM mutes WHERE account_id = ?1 AND target_account_id = CAST(j.value AS INTEGER) AND (expires_at IS NULL OR expires_at > ?3))`,
+      SELECT CAST(j.value AS TEXT) AS id FROM ${dialectOf(this.ctx.db).idsTableOf('?2', 'j')} WHERE
+        EXISTS (SELECT 1 FROM blocks WHERE account_id = ?1 AND target_account_id = CAST(j.value AS BIGINT))
+        OR EXISTS (SELECT 1 FROM blocks WHERE target_account_id = ?1 AND account_id = CAST(j.value AS BIGINT))
+        OR EXISTS (SELECT 1 FROM mutes WHERE account_id = ?1 AND target_account_id = CAST(j.value AS BIGINT) AND (expires_at IS NULL OR expires_at > ?3))`,
       [viewerId, JSON.stringify(ids), new Date(this.ctx.now()).toISOString()],
     );
     return new Set(rows.map((row) => row.id));
   }
 
   async deleteExpiredMutes(): Promise<number> {
-    const rows = await this.ctx.db.raw<unknown[]>(
+    const rows = await rawRows(
+      this.ctx.db,
       `DELETE FROM mutes WHERE expires_at IS NOT NULL AND expires_at <= ? RETURNING account_id`,
       [new Date(this.ctx.now()).toISOString()],
     );

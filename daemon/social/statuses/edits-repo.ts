@@ -4,6 +4,8 @@
  */
 import type { Knex } from 'knex';
 import type { SocialContext } from '../context.js';
+import { dialectOf } from '../../store/dialect.js';
+import { numberedRows } from '../../store/numbered.js';
 
 export interface StatusEditRow {
   account_id: string;
@@ -18,10 +20,11 @@ export interface StatusEditRow {
 
 /** A snapshot of status ?1 as it is now, dated by `at` (an SQL expression over `s`). */
 const SNAPSHOT = (
+  trx: Knex,
   at: string,
 ) => `INSERT INTO status_edits (status_id, account_id, text, content, spoiler_text, sensitive, media_ids, poll_options, created_at)
   SELECT s.id, s.account_id, s.text, s.content, s.spoiler_text, s.sensitive,
-    (SELECT json_group_array(CAST(m.id AS TEXT)) FROM (SELECT id FROM media_attachments WHERE status_id = s.id ORDER BY id) m),
+    (SELECT ${dialectOf(trx).jsonArrayAgg('CAST(m.id AS TEXT)', 'm.id')} FROM (SELECT id FROM media_attachments WHERE status_id = s.id ORDER BY id) m),
     (SELECT options FROM polls WHERE status_id = s.id), ${at}
   FROM statuses s WHERE s.id = ?1`;
 
@@ -30,15 +33,16 @@ export class StatusEditsRepo {
 
   /** Before a status changes: its original becomes the first entry of its history (once). */
   async beforeEdit(trx: Knex, statusId: string): Promise<void> {
-    await trx.raw(
-      `${SNAPSHOT('coalesce(s.edited_at, s.created_at)')} AND NOT EXISTS (SELECT 1 FROM status_edits e WHERE e.status_id = s.id)`,
+    await numberedRows(
+      trx,
+      `${SNAPSHOT(trx, 'coalesce(s.edited_at, s.created_at)')} AND NOT EXISTS (SELECT 1 FROM status_edits e WHERE e.status_id = s.id)`,
       [statusId],
     );
   }
 
   /** After it changed (edited_at set): the new version. */
   async afterEdit(trx: Knex, statusId: string): Promise<void> {
-    await trx.raw(SNAPSHOT('coalesce(s.edited_at, s.updated_at)'), [statusId]);
+    await numberedRows(trx, SNAPSHOT(trx, 'coalesce(s.edited_at, s.updated_at)'), [statusId]);
   }
 
   /** The versions of a status, oldest first; empty when it was never edited. */

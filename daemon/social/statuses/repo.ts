@@ -1,8 +1,11 @@
 /** SQL for statuses and what accounts do to them (favourites, reblogs, bookmarks, pins, conversation mutes). */
 import type { Knex } from 'knex';
+import type { Dialect } from '../../store/dialect.js';
 import type { SocialContext } from '../context.js';
 import { visibleBy } from './visibility.js';
 import { ChangedRowsQuery } from '../render/changed-rows.js';
+import { dialectOf, idList, rawRows } from '../../store/dialect.js';
+import { engineSql } from '../../store/engine-sql.js';
 
 export interface StatusRow {
   id: string;
@@ -104,28 +107,29 @@ export interface ChangedRenderRow {
 
 export type ActionTable = 'favourites' | 'bookmarks' | 'status_pins';
 
-const ids = (list: readonly string[]) => JSON.stringify(list);
-const IN_IDS = (column: string, param: string) =>
-  `${column} IN (SELECT CAST(value AS INTEGER) FROM json_each(${param}))`;
+const MENTIONS_SQL = engineSql(
+  (dialect) => `SELECT CAST(status_id AS TEXT) AS status_id, CAST(account_id AS TEXT) AS account_id FROM mentions
+  WHERE status_id IN (SELECT CAST(i.value AS BIGINT) FROM ${dialect.idsTable('i')}) ORDER BY id`,
+);
 
 /** Render rows, viewer flags and whether viewer ?2 may see them, of the statuses in ?1 (id → known version). */
-const RENDER_ROWS_SQL = `
-      SELECT ${STATUS_COLUMNS}, s.version AS version, j.value AS known,
-        (SELECT json_group_array(CAST(m.account_id AS TEXT)) FROM mentions m WHERE m.status_id = s.id) AS mention_ids,
+const RENDER_ROWS_SQL = (dialect: Dialect) => `
+      SELECT ${STATUS_COLUMNS}, s.version AS version, CAST(j.value AS INTEGER) AS known,
+        (SELECT ${dialect.jsonArrayAgg('CAST(m.account_id AS TEXT)')} FROM mentions m WHERE m.status_id = s.id) AS mention_ids,
         -- Looked up by id whatever the statistics say (a stale count of one app made SQLite scan them all per status).
         (SELECT name FROM oauth_apps WHERE id = s.application_id) AS app_name, (SELECT website FROM oauth_apps WHERE id = s.application_id) AS app_website,
         EXISTS (SELECT 1 FROM media_attachments WHERE status_id = s.id) AS has_media,
         EXISTS (SELECT 1 FROM status_tags WHERE status_id = s.id) AS has_tags,
         (SELECT coalesce(expires_at, '') FROM polls WHERE status_id = s.id) AS poll_ends,
-        EXISTS (SELECT 1 FROM favourites WHERE account_id = ?2 AND status_id = s.id) * ${VIEWER_FLAG.favourited}
-        + EXISTS (SELECT 1 FROM statuses r WHERE r.account_id = ?2 AND r.reblog_of_id = s.id AND r.deleted_at IS NULL) * ${VIEWER_FLAG.reblogged}
-        + EXISTS (SELECT 1 FROM bookmarks WHERE account_id = ?2 AND status_id = s.id) * ${VIEWER_FLAG.bookmarked}
-        + EXISTS (SELECT 1 FROM status_pins WHERE account_id = ?2 AND status_id = s.id) * ${VIEWER_FLAG.pinned}
-        + EXISTS (SELECT 1 FROM conversation_mutes WHERE account_id = ?2 AND conversation_id = s.conversation_id) * ${VIEWER_FLAG.muted}
-        + coalesce((SELECT ${VIEWER_FLAG.voted} + sum(1 << (${VOTE_CHOICE_SHIFT} + v.choice)) FROM polls p JOIN poll_votes v ON v.poll_id = p.id
+        CAST(EXISTS (SELECT 1 FROM favourites WHERE account_id = ?2 AND status_id = s.id) AS INTEGER) * ${VIEWER_FLAG.favourited}
+        + CAST(EXISTS (SELECT 1 FROM statuses r WHERE r.account_id = ?2 AND r.reblog_of_id = s.id AND r.deleted_at IS NULL) AS INTEGER) * ${VIEWER_FLAG.reblogged}
+        + CAST(EXISTS (SELECT 1 FROM bookmarks WHERE account_id = ?2 AND status_id = s.id) AS INTEGER) * ${VIEWER_FLAG.bookmarked}
+        + CAST(EXISTS (SELECT 1 FROM status_pins WHERE account_id = ?2 AND status_id = s.id) AS INTEGER) * ${VIEWER_FLAG.pinned}
+        + CAST(EXISTS (SELECT 1 FROM conversation_mutes WHERE account_id = ?2 AND conversation_id = s.conversation_id) AS INTEGER) * ${VIEWER_FLAG.muted}
+        + coalesce((SELECT ${VIEWER_FLAG.voted} + CAST(sum(CAST(1 AS BIGINT) << (${VOTE_CHOICE_SHIFT} + v.choice)) AS BIGINT) FROM polls p JOIN poll_votes v ON v.poll_id = p.id
             WHERE p.status_id = s.id AND v.account_id = ?2 AND v.choice < ${MAX_FLAGGED_CHOICES}), 0) AS flags,
         ${visibleBy('?2')} AS visible
-      FROM json_each(?1) j JOIN statuses s ON s.id = CAST(j.key AS INTEGER)`;
+      FROM ${dialect.entriesTableOf('?1', 'j')} JOIN statuses s ON s.id = CAST(j.key AS BIGINT)`;
 const RENDER_ROWS = new ChangedRowsQuery<ChangedRenderRow['row'], { flags: number; visible: number }>(
   RENDER_ROWS_SQL,
   RENDER_FIELDS,
@@ -158,10 +162,7 @@ export class StatusesRepo {
   /** Who each status mentions, in mention order (federation addresses its deliveries with it). */
   mentions(statusIds: readonly string[]): Promise<Array<{ status_id: string; account_id: string }>> {
     if (statusIds.length === 0) return Promise.resolve([]);
-    return this.ctx.reader.all(
-      `SELECT CAST(status_id AS TEXT) AS status_id, CAST(account_id AS TEXT) AS account_id FROM mentions WHERE ${IN_IDS('status_id', '?')} ORDER BY id`,
-      [ids(statusIds)],
-    );
+    return this.ctx.reader.all(MENTIONS_SQL(this.ctx.reader.engine), [idList(statusIds)]);
   }
 
   async blocks(accountId: string, targetId: string): Promise<boolean> {
@@ -209,7 +210,8 @@ export class StatusesRepo {
   }
 
   async newConversation(trx: Knex): Promise<string> {
-    const rows = await trx.raw<Array<{ id: string }>>(
+    const rows = await rawRows<{ id: string }>(
+      trx,
       `INSERT INTO conversations (created_at) VALUES (?) RETURNING CAST(id AS TEXT) AS id`,
       [new Date(this.ctx.now()).toISOString()],
     );
@@ -220,7 +222,8 @@ export class StatusesRepo {
   async insertMentions(trx: Knex, statusId: string, accountIds: readonly string[]): Promise<string[]> {
     const added: string[] = [];
     for (const accountId of accountIds) {
-      const rows = await trx.raw<Array<{ id: string }>>(
+      const rows = await rawRows<{ id: string }>(
+        trx,
         `INSERT INTO mentions (status_id, account_id) VALUES (?, ?) ON CONFLICT DO NOTHING RETURNING CAST(account_id AS TEXT) AS id`,
         [statusId, accountId],
       );
@@ -231,7 +234,8 @@ export class StatusesRepo {
 
   /** Inserts (account, status) into an action table; false when it was already there. */
   async addAction(trx: Knex, table: ActionTable, accountId: string, statusId: string): Promise<boolean> {
-    const rows = await trx.raw<unknown[]>(
+    const rows = await rawRows(
+      trx,
       `INSERT INTO ${table} (account_id, status_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING RETURNING id`,
       [accountId, statusId, new Date(this.ctx.now()).toISOString()],
     );
@@ -239,7 +243,7 @@ export class StatusesRepo {
   }
 
   async removeAction(trx: Knex, table: ActionTable, accountId: string, statusId: string): Promise<boolean> {
-    const rows = await trx.raw<unknown[]>(`DELETE FROM ${table} WHERE account_id = ? AND status_id = ? RETURNING id`, [
+    const rows = await rawRows(trx, `DELETE FROM ${table} WHERE account_id = ? AND status_id = ? RETURNING id`, [
       accountId,
       statusId,
     ]);
@@ -260,7 +264,8 @@ export class StatusesRepo {
     column: 'replies_count' | 'reblogs_count' | 'favourites_count',
     delta: number,
   ): Promise<void> {
-    await trx.raw(`UPDATE statuses SET ${column} = max(0, ${column} + ?) WHERE id = ?`, [delta, statusId]);
+    const floor = dialectOf(trx).greatest('0', `${column} + ?`);
+    await trx.raw(`UPDATE statuses SET ${column} = ${floor} WHERE id = ?`, [delta, statusId]);
   }
 
   async softDelete(trx: Knex, statusId: string): Promise<void> {
@@ -272,7 +277,8 @@ export class StatusesRepo {
 
   /** Live reblogs of a status (deleted with it). */
   reblogsOf(trx: Knex, statusId: string): Promise<Array<{ id: string; account_id: string }>> {
-    return trx.raw(
+    return rawRows(
+      trx,
       `SELECT CAST(id AS TEXT) AS id, CAST(account_id AS TEXT) AS account_id FROM statuses WHERE reblog_of_id = ? AND deleted_at IS NULL`,
       [statusId],
     );
@@ -303,8 +309,8 @@ export class StatusesRepo {
         ? `SELECT id, account_id FROM favourites WHERE status_id = ?1`
         : `SELECT id, account_id FROM statuses WHERE reblog_of_id = ?1 AND deleted_at IS NULL`;
     return this.ctx.reader.all(
-      `SELECT * FROM (SELECT CAST(id AS TEXT) AS edge_id, CAST(account_id AS TEXT) AS account_id, id AS n FROM (${source})
-        WHERE id < coalesce(?2, 9223372036854775807) AND id > coalesce(?3, 0) ORDER BY id ${ascending ? 'ASC' : 'DESC'} LIMIT ?4) ORDER BY n DESC`,
+      `SELECT * FROM (SELECT CAST(id AS TEXT) AS edge_id, CAST(account_id AS TEXT) AS account_id, id AS n FROM (${source}) AS e
+        WHERE id < coalesce(?2, 9223372036854775807) AND id > coalesce(?3, CAST(0 AS BIGINT)) ORDER BY id ${ascending ? 'ASC' : 'DESC'} LIMIT ?4) AS p ORDER BY n DESC`,
       [statusId, page.maxId ?? null, (ascending ? page.minId : page.sinceId) ?? null, page.limit],
     );
   }
@@ -319,8 +325,8 @@ export class StatusesRepo {
     return this.ctx.reader.all(
       `SELECT * FROM (SELECT CAST(t.id AS TEXT) AS edge_id, CAST(t.status_id AS TEXT) AS status_id, t.id AS n FROM ${table} t
         JOIN statuses s ON s.id = t.status_id AND s.deleted_at IS NULL
-        WHERE t.account_id = ?1 AND t.id < coalesce(?2, 9223372036854775807) AND t.id > coalesce(?3, 0)
-        ORDER BY t.id ${ascending ? 'ASC' : 'DESC'} LIMIT ?4) ORDER BY n DESC`,
+        WHERE t.account_id = ?1 AND t.id < coalesce(?2, 9223372036854775807) AND t.id > coalesce(?3, CAST(0 AS BIGINT))
+        ORDER BY t.id ${ascending ? 'ASC' : 'DESC'} LIMIT ?4) AS p ORDER BY n DESC`,
       [accountId, page.maxId ?? null, (ascending ? page.minId : page.sinceId) ?? null, page.limit],
     );
   }
@@ -340,8 +346,8 @@ export class StatusesRepo {
     if (opts.excludeReblogs) where += ' AND s.reblog_of_id IS NULL';
     return this.ctx.reader.all(
       `SELECT id FROM (SELECT CAST(s.id AS TEXT) AS id, ${cursorColumn} AS n FROM statuses s ${join}
-        WHERE ${where} AND ${cursorColumn} < coalesce(?2, 9223372036854775807) AND ${cursorColumn} > coalesce(?3, 0)
-        ORDER BY ${cursorColumn} ${ascending ? 'ASC' : 'DESC'} LIMIT ?4) ORDER BY n DESC`,
+        WHERE ${where} AND ${cursorColumn} < coalesce(?2, 9223372036854775807) AND ${cursorColumn} > coalesce(?3, CAST(0 AS BIGINT))
+        ORDER BY ${cursorColumn} ${ascending ? 'ASC' : 'DESC'} LIMIT ?4) AS p ORDER BY n DESC`,
       [accountId, page.maxId ?? null, (ascending ? page.minId : page.sinceId) ?? null, page.limit, viewerId],
     );
   }

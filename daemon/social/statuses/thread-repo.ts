@@ -6,6 +6,7 @@
  */
 import type { SocialContext } from '../context.js';
 import { visibleBy } from './visibility.js';
+import { engineSql } from '../../store/engine-sql.js';
 
 export interface ThreadLimits {
   ancestors: number;
@@ -30,7 +31,7 @@ const WALK_BOUND = 4096;
  * muted, not silenced or domain-blocked unless followed.
  */
 const VISIBLE = `s.deleted_at IS NULL AND NOT EXISTS (SELECT 1 FROM accounts a WHERE a.id = s.account_id AND a.suspended_at IS NOT NULL)
-  AND (s.account_id IS ?2 OR (
+  AND (coalesce(s.account_id = ?2, FALSE) OR (
     ${visibleBy('?2')}
     AND NOT EXISTS (SELECT 1 FROM blocks b WHERE (b.account_id = ?2 AND b.target_account_id = s.account_id) OR (b.account_id = s.account_id AND b.target_account_id = ?2))
     AND NOT EXISTS (SELECT 1 FROM mutes mu WHERE mu.account_id = ?2 AND mu.target_account_id = s.account_id)
@@ -66,17 +67,23 @@ export class ThreadRepo {
     limits: Pick<ThreadLimits, 'descendants' | 'depth'>,
   ): Promise<Descendant[]> {
     // Fixed-width ids make the text path sort as the list of ids it spells.
-    return this.ctx.reader.all<Descendant>(
-      `
+    return this.ctx.reader.all<Descendant>(DESCENDANTS_SQL(this.ctx.reader.engine), [
+      statusId,
+      viewerId,
+      Math.min(limits.descendants, WALK_BOUND),
+      Math.min(limits.depth ?? WALK_BOUND, WALK_BOUND),
+    ]);
+  }
+}
+
+const DESCENDANTS_SQL = engineSql(
+  (dialect) => `
       WITH RECURSIVE down(id, path, depth) AS (
-        SELECT s.id, printf('%020d', s.id), 1 FROM statuses s WHERE s.in_reply_to_id = ?1
+        SELECT s.id, ${dialect.zeroPadded('s.id', 20)}, 1 FROM statuses s WHERE s.in_reply_to_id = ?1
         UNION ALL
-        SELECT s.id, down.path || printf('%020d', s.id), down.depth + 1 FROM down JOIN statuses s ON s.in_reply_to_id = down.id WHERE down.depth < ?4
+        SELECT s.id, down.path || ${dialect.zeroPadded('s.id', 20)}, down.depth + 1 FROM down JOIN statuses s ON s.in_reply_to_id = down.id WHERE down.depth < ?4
       ),
       walked AS (SELECT id, path FROM down ORDER BY path LIMIT ?3)
       SELECT CAST(s.id AS TEXT) AS id, CAST(s.account_id AS TEXT) AS account_id, CAST(s.in_reply_to_account_id AS TEXT) AS in_reply_to_account_id
         FROM walked JOIN statuses s ON s.id = walked.id WHERE ${VISIBLE} ORDER BY walked.path`,
-      [statusId, viewerId, Math.min(limits.descendants, WALK_BOUND), Math.min(limits.depth ?? WALK_BOUND, WALK_BOUND)],
-    );
-  }
-}
+);

@@ -5,6 +5,7 @@
  * the timelines, threads and profiles in SQL, and the ActivityPub note endpoint.
  */
 import type { SocialContext } from '../context.js';
+import { engineSql } from '../../store/engine-sql.js';
 
 /**
  * Whether `viewer` (an SQL expression, NULL for no one signed in) may see status `status` (a
@@ -15,7 +16,8 @@ import type { SocialContext } from '../context.js';
  * viewer's own blocks are the callers' business.
  */
 export function visibleBy(viewer: string, status = 's'): string {
-  return `(${status}.account_id IS ${viewer} OR ((${status}.visibility IN ('public', 'unlisted')
+  // coalesce: with no viewer the comparison is NULL, which must read as false (NOT of it stays NULL).
+  return `(coalesce(${status}.account_id = ${viewer}, FALSE) OR ((${status}.visibility IN ('public', 'unlisted')
     OR (${status}.visibility = 'private' AND EXISTS (SELECT 1 FROM follows vf WHERE vf.account_id = ${viewer} AND vf.target_account_id = ${status}.account_id))
     OR EXISTS (SELECT 1 FROM mentions vm WHERE vm.status_id = ${status}.id AND vm.account_id = ${viewer}))
     AND NOT EXISTS (SELECT 1 FROM blocks vb WHERE vb.account_id = ${status}.account_id AND vb.target_account_id = ${viewer})
@@ -24,12 +26,16 @@ export function visibleBy(viewer: string, status = 's'): string {
         AND vdb.domain = lower((SELECT vd.domain FROM accounts vd WHERE vd.id = ${viewer}))))))`;
 }
 
-const AMONG_SQL = `SELECT CAST(s.id AS TEXT) AS id FROM statuses s
-  WHERE s.id IN (SELECT CAST(value AS INTEGER) FROM json_each(?1)) AND ${visibleBy('?2')}`;
+const AMONG_SQL = engineSql(
+  (dialect) => `SELECT CAST(s.id AS TEXT) AS id FROM statuses s
+  WHERE s.id IN (SELECT CAST(i.value AS BIGINT) FROM ${dialect.idsTableOf('?1', 'i')}) AND ${visibleBy('CAST(?2 AS BIGINT)')}`,
+);
 
-const VIEWERS_SQL = `SELECT ${visibleBy('NULL')} AS anyone,
-  (SELECT json_group_array(v.value) FROM json_each(?2) v WHERE ${visibleBy('CAST(v.value AS INTEGER)')}) AS accounts
-  FROM statuses s WHERE s.id = ?1`;
+const VIEWERS_SQL = engineSql(
+  (dialect) => `SELECT ${visibleBy('NULL')} AS anyone,
+  (SELECT ${dialect.jsonArrayAgg('v.value')} FROM ${dialect.idsTableOf('?2', 'v')} WHERE ${visibleBy('CAST(v.value AS BIGINT)')}) AS accounts
+  FROM statuses s WHERE s.id = ?1`,
+);
 
 /** The rule asked of statuses already known by id (search results, a federation fetch, a stream's deletion). */
 export class StatusVisibility {
@@ -38,7 +44,10 @@ export class StatusVisibility {
   /** Those of `ids` the viewer may see by the rule (deleted ones included: deletion is the caller's). */
   async among(ids: readonly string[], viewerId: string | null): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
-    const rows = await this.ctx.reader.all<{ id: string }>(AMONG_SQL, [JSON.stringify(ids), viewerId]);
+    const rows = await this.ctx.reader.all<{ id: string }>(AMONG_SQL(this.ctx.reader.engine), [
+      JSON.stringify(ids),
+      viewerId,
+    ]);
     return new Set(rows.map((row) => row.id));
   }
 
@@ -53,7 +62,7 @@ export class StatusVisibility {
     statusId: string,
     accountIds: readonly string[],
   ): Promise<{ anyone: boolean; accounts: Set<string> }> {
-    const row = await this.ctx.reader.get<{ anyone: number; accounts: string }>(VIEWERS_SQL, [
+    const row = await this.ctx.reader.get<{ anyone: number; accounts: string }>(VIEWERS_SQL(this.ctx.reader.engine), [
       statusId,
       JSON.stringify(accountIds),
     ]);

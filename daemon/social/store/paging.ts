@@ -1,5 +1,7 @@
 /** Cursor paging in SQL (max_id / since_id / min_id), shared by the repos of paged lists. */
 
+const MAX_BIGINT = '9223372036854775807';
+
 export interface PageQuery {
   maxId?: string;
   sinceId?: string;
@@ -34,6 +36,12 @@ export function cursorPageSql(
     sql: `SELECT * FROM (SELECT ${query.select}, ${query.cursor} AS page_cursor FROM ${query.from}
       WHERE ${query.where} AND ${query.cursor} < coalesce(?${n + 1}, 9223372036854775807) AND ${query.cursor} > coalesce(?${n + 2}, CAST(0 AS BIGINT))
       ORDER BY page_cursor ${ascending ? 'ASC' : 'DESC'} LIMIT ?${n + 3}) AS page ORDER BY page_cursor DESC`,
-    params: [...params, page.maxId ?? null, (ascending ? page.minId : page.sinceId) ?? null, page.limit],
+    // Every row as the largest limit (PostgreSQL refuses SQLite's negative one).
+    params: [
+      ...params,
+      page.maxId ?? null,
+      (ascending ? page.minId : page.sinceId) ?? null,
+      page.limit < 0 ? MAX_BIGINT : page.limit,
+    ],
   };
 }

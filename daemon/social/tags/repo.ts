@@ -1,6 +1,7 @@
 /** SQL for hashtags, the statuses that carry them, and who follows them. */
 import type { Knex } from 'knex';
 import type { SocialContext } from '../context.js';
+import { dialectOf, rawRows } from '../../store/dialect.js';
 import { cursorPageSql, type PageQuery } from '../store/paging.js';
 import { visibleBy } from '../statuses/visibility.js';
 
@@ -19,7 +20,7 @@ export class TagsRepo {
     for (const name of names) {
       await trx.raw(`INSERT INTO tags (name, created_at) VALUES (?, ?) ON CONFLICT DO NOTHING`, [name, now]);
       await trx.raw(
-        `INSERT INTO status_tags (status_id, tag_id) SELECT ?, id FROM tags WHERE lower(name) = lower(?) ON CONFLICT DO NOTHING`,
+        `INSERT INTO status_tags (status_id, tag_id) SELECT CAST(? AS BIGINT), id FROM tags WHERE lower(name) = lower(?) ON CONFLICT DO NOTHING`,
         [statusId, name],
       );
     }
@@ -33,7 +34,8 @@ export class TagsRepo {
 
   /** The tagged status's source text and stored HTML, read in the posting transaction. */
   async statusText(trx: Knex, statusId: string): Promise<{ text: string; content: string }> {
-    const rows = await trx.raw<Array<{ text: string; content: string }>>(
+    const rows = await rawRows<{ text: string; content: string }>(
+      trx,
       `SELECT text, content FROM statuses WHERE id = ?`,
       [statusId],
     );
@@ -49,14 +51,14 @@ export class TagsRepo {
     if (statusIds.length === 0) return Promise.resolve([]);
     return this.ctx.reader.all(
       `SELECT CAST(st.status_id AS TEXT) AS status_id, t.name FROM status_tags st JOIN tags t ON t.id = st.tag_id
-      WHERE st.status_id IN (SELECT CAST(value AS INTEGER) FROM json_each(?)) ORDER BY lower(t.name)`,
+      WHERE st.status_id IN ${dialectOf(this.ctx.db).idSet()} ORDER BY lower(t.name)`,
       [JSON.stringify(statusIds)],
     );
   }
 
   byNames(names: readonly string[]): Promise<TagRow[]> {
     return this.ctx.reader.all<TagRow>(
-      `SELECT id, name, reviewed_at, listable FROM tags WHERE lower(name) IN (SELECT lower(value) FROM json_each(?))`,
+      `SELECT id, name, reviewed_at, listable FROM tags WHERE lower(name) IN (SELECT lower(n.value) FROM ${dialectOf(this.ctx.db).idsTable('n')})`,
       [JSON.stringify(names)],
     );
   }
@@ -71,9 +73,9 @@ export class TagsRepo {
   ): Promise<TagRow[]> {
     const where = options.exact
       ? `lower(name) = lower(?1)`
-      : `lower(name) >= lower(?1) AND lower(name) < lower(?1) || char(1114111)`;
+      : `lower(name) >= lower(?1) AND lower(name) < lower(?1) || ${dialectOf(this.ctx.db).topCharacter}`;
     return this.ctx.reader.all<TagRow>(
-      `SELECT id, name, reviewed_at, listable FROM tags WHERE ${where} AND listable = 1
+      `SELECT id, name, reviewed_at, listable FROM tags WHERE ${where} AND listable
       ${options.reviewedOnly ? 'AND (reviewed_at IS NOT NULL OR lower(name) = lower(?1))' : ''}
       ORDER BY (lower(name) = lower(?1)) DESC, (SELECT count(*) FROM status_tags st WHERE st.tag_id = tags.id) DESC, name LIMIT ?2 OFFSET ?3`,
       [prefix, options.limit, options.offset],
@@ -93,7 +95,7 @@ export class TagsRepo {
   async followedAmong(viewerId: string | null, tagIds: readonly number[]): Promise<Set<number>> {
     if (!viewerId || tagIds.length === 0) return new Set();
     const rows = await this.ctx.reader.all<{ tag_id: number }>(
-      `SELECT tag_id FROM tag_follows WHERE account_id = ? AND tag_id IN (SELECT value FROM json_each(?))`,
+      `SELECT tag_id FROM tag_follows WHERE account_id = ? AND tag_id IN ${dialectOf(this.ctx.db).idSet()}`,
       [viewerId, JSON.stringify(tagIds)],
     );
     return new Set(rows.map((row) => row.tag_id));
