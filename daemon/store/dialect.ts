@@ -9,6 +9,8 @@
  * bigints as numbers while they are exact (`postgres.ts`), as SQLite's driver gives them.
  */
 import type { Knex } from 'knex';
+import { ANNOUNCE_WRITES } from './migrations/postgres/announce-writes.js';
+import { serverLost } from './server-lost.js';
 
 export type Engine = 'sqlite' | 'postgres';
 
@@ -41,6 +43,10 @@ export interface Dialect {
   isUniqueViolation(error: unknown): boolean;
   /** A foreign key refused the write (its row is gone). */
   isForeignKeyViolation(error: unknown): boolean;
+  /** The database server is gone or does not answer (a request then answers 503); never on SQLite. */
+  isServerLost(error: unknown): boolean;
+  /** Statements run after the migrations at every start (idempotent): the write announcements. */
+  readonly afterMigrations: readonly string[];
   /** The query that reads the data version (one row, one column `version`). */
   readonly dataVersionQuery: string;
 }
@@ -56,6 +62,8 @@ const sqlite: Dialect = {
   topCharacter: 'char(1114111)',
   isUniqueViolation: (error) => sqliteConstraint(error, /UNIQUE constraint failed|PRIMARY KEY must be unique/),
   isForeignKeyViolation: (error) => sqliteConstraint(error, /FOREIGN KEY constraint failed/),
+  isServerLost: () => false,
+  afterMigrations: [],
   // Moves when another connection (the writer, another process) commits; always asked of one connection.
   dataVersionQuery: 'PRAGMA data_version',
 };
@@ -71,6 +79,8 @@ const postgres: Dialect = {
   topCharacter: 'chr(1114111)',
   isUniqueViolation: (error) => postgresCode(error) === '23505',
   isForeignKeyViolation: (error) => postgresCode(error) === '23503',
+  isServerLost: serverLost,
+  afterMigrations: ANNOUNCE_WRITES,
   // The cluster's snapshot: a commit of the newest transaction moves its upper bound, a commit of an
   // older one takes it off its in-progress list, and a read (no transaction id) changes neither.
   dataVersionQuery: 'SELECT pg_current_snapshot()::text AS version',
