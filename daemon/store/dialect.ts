@@ -9,7 +9,9 @@
  * bigints as numbers while they are exact (`postgres.ts`), as SQLite's driver gives them.
  */
 import type { Knex } from 'knex';
+import { ANNOUNCE_WRITES } from './migrations/postgres/announce-writes.js';
 import { accountVector, postgresSearchSchema, statusVector, tsqueryText } from './search-fold.js';
+import { serverLost } from './server-lost.js';
 
 export type Engine = 'sqlite' | 'postgres';
 
@@ -87,6 +89,10 @@ export interface Dialect {
   isUniqueViolation(error: unknown): boolean;
   /** A foreign key refused the write (its row is gone). */
   isForeignKeyViolation(error: unknown): boolean;
+  /** The database server is gone or does not answer (a request then answers 503); never on SQLite. */
+  isServerLost(error: unknown): boolean;
+  /** Statements run after the migrations at every start (idempotent): the write announcements. */
+  readonly afterMigrations: readonly string[];
   /** The query that reads the data version (one row, one column `version`). */
   readonly dataVersionQuery: string;
 }
@@ -121,6 +127,8 @@ const sqlite: Dialect = {
   jsonArrayOf: (expression) => `json_group_array(${expression})`,
   isUniqueViolation: (error) => sqliteConstraint(error, /UNIQUE constraint failed|PRIMARY KEY must be unique/),
   isForeignKeyViolation: (error) => sqliteConstraint(error, /FOREIGN KEY constraint failed/),
+  isServerLost: () => false,
+  afterMigrations: [],
   // Moves when another connection (the writer, another process) commits; always asked of one connection.
   dataVersionQuery: 'PRAGMA data_version',
 };
@@ -163,6 +171,8 @@ const postgres: Dialect = {
   jsonArrayOf: (expression) => `coalesce(CAST(json_agg(${expression}) AS text), '[]')`,
   isUniqueViolation: (error) => postgresCode(error) === '23505',
   isForeignKeyViolation: (error) => postgresCode(error) === '23503',
+  isServerLost: serverLost,
+  afterMigrations: ANNOUNCE_WRITES,
   // The cluster's snapshot: a commit of the newest transaction moves its upper bound, a commit of an
   // older one takes it off its in-progress list, and a read (no transaction id) changes neither.
   dataVersionQuery: 'SELECT pg_current_snapshot()::text AS version',
