@@ -69,6 +69,21 @@ const onlySqliteDialect = {
   },
 };
 
+/**
+ * JSON files that libraries require (mime-db's table of media types above all, 150 KB) become
+ * `JSON.parse('…')` instead of esbuild's object literal: V8 reads a JSON string much faster than
+ * it parses and compiles the same object as code, and it runs once.
+ */
+const jsonAsParse = {
+  name: 'json-as-parse',
+  setup(builder) {
+    builder.onLoad({ filter: /[\\/]node_modules[\\/].*\.json$/ }, ({ path }) => ({
+      contents: `module.exports = JSON.parse(${JSON.stringify(JSON.stringify(JSON.parse(readFileSync(path, 'utf8'))))});`,
+      loader: 'js',
+    }));
+  },
+};
+
 await build({
   entryPoints: [
     join(compiled, 'main.js'),
@@ -89,7 +104,7 @@ await build({
   platform: 'node',
   target: 'node20',
   external: [...OUTSIDE, ...OTHER_DRIVERS],
-  plugins: [oneMimeTable, onlySqliteDialect],
+  plugins: [oneMimeTable, onlySqliteDialect, jsonAsParse],
   // Bundled CommonJS libraries call require() for Node's own modules.
   banner: {
     js: "import { createRequire as createRequireForBundle } from 'node:module'; const require = createRequireForBundle(import.meta.url);",
