@@ -435,7 +435,7 @@ export class App {
         this.log.warn('subsystem did not stop cleanly', { subsystem: name, error });
       }
     }
-    // The notify helper is a child process: wait for it, or STOPPING=1 is lost with us.
+    // STOPPING=1 may go through systemd-notify, a child process: wait for it, or the message is lost with us.
     await stopped;
     await this.notifier.flush();
   }

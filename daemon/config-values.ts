@@ -3,7 +3,7 @@
  * error) and how a raw value — a JSON value from the file, or text from the environment — becomes
  * the typed one. The table of keys that uses them is daemon/config.ts.
  */
-import cron from 'node-cron';
+import { isCronExpression } from './lifecycle/cron-expression.js';
 import { postgresUrlProblem } from './store/database-url.js';
 import type { AttemptLimit, CoprocTarget, MqttProtocol } from './config.js';
 import { parseRelease } from './coproc/release.js';
@@ -193,7 +193,7 @@ export const countryCode: Parser<string | null> = {
 
 export const cronExpression: Parser<string> = {
   allowed: 'a cron expression (five or six fields), or "off"',
-  parse: (raw) => (typeof raw === 'string' && (raw === 'off' || cron.validate(raw)) ? raw : undefined),
+  parse: (raw) => (typeof raw === 'string' && (raw === 'off' || isCronExpression(raw)) ? raw : undefined),
 };
 
 export const topicPart = (allowed: string, allowEmpty: boolean): Parser<string> => ({

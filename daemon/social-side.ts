@@ -153,10 +153,7 @@ export class SocialSide {
     this.jobs = jobs;
   }
 
-  /**
-   * Schedules the side's periodic jobs: after READY=1 at start-up, since node-cron's first schedule
-   * sets up its time-zone formatting (ICU), which the start need not wait for.
-   */
+  /** Schedules the side's periodic jobs: after READY=1 at start-up, so none runs during the start. */
   startJobs(): void {
     this.jobs?.start();
   }

@@ -48,7 +48,11 @@ function mtime(path) {
 const tsc = [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.json')];
 const installed = join(root, 'node_modules', '.package-lock.json');
 const lock = join(root, 'package-lock.json');
-const sqliteBinding = join(root, 'node_modules', 'sqlite3', 'build', 'Release', 'node_sqlite3.node');
+/** The native addons npm builds from source: SQLite's, and unix-dgram's (systemd notifications). */
+const nativeBindings = [
+  join(root, 'node_modules', 'sqlite3', 'build', 'Release', 'node_sqlite3.node'),
+  join(root, 'node_modules', 'unix-dgram', 'build', 'Release', 'unix_dgram.node'),
+];
 const installNeeded = !existsSync(installed) || mtime(lock) > mtime(installed);
 if (installNeeded) {
   // Packages first, without their build scripts; then the native builds (sqlite3 compiles from
@@ -58,8 +62,8 @@ if (installNeeded) {
 }
 // `npm test` starts its lint check between the packages and the build.
 if (process.argv.includes('--packages-only')) process.exit(0);
-if (installNeeded || !existsSync(sqliteBinding)) {
-  // Also after a build that was interrupted: the packages are there, the binding is not.
+if (installNeeded || !nativeBindings.every((binding) => existsSync(binding))) {
+  // Also after a build that was interrupted: the packages are there, a binding is not.
   say('building native modules (sqlite3 compiles from source: a minute or two) while TypeScript compiles…');
   const natives = start('npm', ['rebuild', '--no-audit', '--no-fund']);
   run(process.execPath, tsc);

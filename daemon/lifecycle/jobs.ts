@@ -1,10 +1,11 @@
 /**
- * Periodic jobs on node-cron: a job never overlaps itself, its errors are logged, and all jobs
- * stop with the daemon. Jobs added before `start()` are scheduled by it: node-cron's first schedule
- * sets up its time-zone formatting, which the daemon's start-up need not wait for.
+ * Periodic jobs on croner, in the box's local time: a job never overlaps itself, its errors are
+ * logged, and all jobs stop with the daemon. Jobs added before `start()` are scheduled by it, so
+ * none runs while the daemon is still starting.
  */
-import cron, { type ScheduledTask } from 'node-cron';
+import { Cron } from 'croner';
 import type { Logger } from '../log/logger.js';
+import { CRON_OPTIONS } from './cron-expression.js';
 
 export interface JobInfo {
   name: string;
@@ -15,19 +16,11 @@ export interface JobInfo {
 }
 
 export class Jobs {
-  private readonly tasks = new Map<string, { task: ScheduledTask; info: JobInfo }>();
+  private readonly tasks = new Map<string, { task: Cron; info: JobInfo }>();
   private readonly waiting = new Map<string, { info: JobInfo; run: () => Promise<unknown> }>();
   private started = false;
 
   constructor(private readonly log: Logger) {}
-
-  /** node-cron's own messages (missed runs and the like) go to our JSON log, not to the console. */
-  private readonly cronLogger = {
-    info: (message: string) => this.log.debug(message),
-    warn: (message: string) => this.log.warn(message),
-    error: (message: string | Error, error?: Error) => this.log.error(String(message), { error }),
-    debug: (message: string | Error) => this.log.debug(String(message)),
-  };
 
   /** Schedules `run` (once started); "off" leaves the job out. */
   add(name: string, schedule: string, run: () => Promise<unknown>): void {
@@ -49,24 +42,20 @@ export class Jobs {
   private schedule(info: JobInfo, run: () => Promise<unknown>): void {
     const { name, schedule } = info;
     let busy = false;
-    const task = cron.schedule(
-      schedule,
-      async () => {
-        if (busy) return;
-        busy = true;
-        info.runs += 1;
-        info.lastRun = new Date().toISOString();
-        try {
-          await run();
-        } catch (error) {
-          info.failures += 1;
-          this.log.error('job failed', { job: name, error });
-        } finally {
-          busy = false;
-        }
-      },
-      { name, noOverlap: true, logger: this.cronLogger },
-    );
+    const task = new Cron(schedule, CRON_OPTIONS, async () => {
+      if (busy) return;
+      busy = true;
+      info.runs += 1;
+      info.lastRun = new Date().toISOString();
+      try {
+        await run();
+      } catch (error) {
+        info.failures += 1;
+        this.log.error('job failed', { job: name, error });
+      } finally {
+        busy = false;
+      }
+    });
     this.tasks.set(name, { task, info });
   }
 
@@ -74,13 +63,15 @@ export class Jobs {
     return [...this.tasks.values(), ...this.waiting.values()].map(({ info }) => ({ ...info }));
   }
 
-  async stop(): Promise<void> {
+  /** Scheduled now (not waiting for `start()`, not stopped). */
+  isScheduled(name: string): boolean {
+    return this.tasks.get(name)?.task.isRunning() ?? false;
+  }
+
+  stop(): Promise<void> {
     this.waiting.clear();
-    await Promise.all(
-      [...this.tasks.values()].map(async ({ task }) => {
-        await task.destroy();
-      }),
-    );
+    for (const { task } of this.tasks.values()) task.stop();
     this.tasks.clear();
+    return Promise.resolve();
   }
 }

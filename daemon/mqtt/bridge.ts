@@ -75,7 +75,7 @@ export interface MqttBridgeOptions {
   dashboard?: DashboardLocation | null;
   /** The machine id, the device id's source when the coprocessor never told the MAC. */
   machineIdPath?: string;
-  /** node-cron schedule that republishes the state with fresh volatile values; 'off' for none. */
+  /** cron schedule that republishes the state with fresh volatile values; 'off' for none. */
   refreshSchedule: string;
   /** Given only when the owner turned on publishing the setup passphrase. */
   setupPassphrase?: (() => string | null) | null;

@@ -3,7 +3,9 @@
  * daemon used until then, and RSS 300 ms after it, with an empty database and with a 100 MB one.
  * Targets (empty database): READY p50 ≤ 350 ms, RSS ≤ 80 MB (on `--budget pi`, READY ≤ 1.5 s); the same stack alone, loaded and
  * listening, is the floor (docs/performance-floors.md). CPU time to READY counts only the daemon's
- * own work, so it moves less than the wall clock when others load the machine.
+ * own work, so it moves less than the wall clock when others load the machine. `--callgrind`: one
+ * more start of each database under valgrind counts the instructions to READY (callgrind.ts), the
+ * figure to compare builds by on a busy machine.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -16,7 +18,8 @@ import { daemonCommand, tempDir } from '../../test/helpers/paths.js';
 import { freePort } from '../../test/helpers/ports.js';
 import { percentile, report, round, type Figure } from './stats.js';
 import type { Bench } from './index.js';
-import { describeBudget, openBudget, takeBudgetArg, type Budget } from './budget.js';
+import { describeBudget, openBudget, takeBudgetArg } from './budget.js';
+import { openCallgrind, type Callgrind } from './callgrind.js';
 
 export const bench: Bench = {
   description: 'process start to READY=1 and RSS, empty and 100 MB database',
@@ -27,12 +30,18 @@ async function run(argv: string[]): Promise<void> {
   const { cores, rest } = takeBudgetArg(argv);
   const { values } = parseArgs({
     args: rest,
-    options: { runs: { type: 'string', default: '7' }, 'big-mb': { type: 'string', default: '100' } },
+    options: {
+      runs: { type: 'string', default: '7' },
+      'big-mb': { type: 'string', default: '100' },
+      callgrind: { type: 'boolean', default: false },
+    },
   });
   const runs = Math.max(1, Number(values.runs));
   const bigMb = Math.max(1, Number(values['big-mb']));
   const budget = cores === null ? null : openBudget(cores);
   process.stderr.write(`[bench] ${describeBudget(budget)}\n`);
+  const prefix = budget?.prefix ?? [];
+  const callgrind = values.callgrind ? openCallgrind() : null;
   const figures: Figure[] = [];
   for (const [label, sizeMb] of [
     ['empty', 0],
@@ -44,11 +53,12 @@ async function run(argv: string[]): Promise<void> {
     const cpuMs: number[] = [];
     const rssMb: number[] = [];
     for (let i = 0; i < runs; i += 1) {
-      const sample = await startOnce(data.path, budget);
+      const sample = await startOnce(data.path, prefix);
       readyMs.push(sample.readyMs);
       cpuMs.push(sample.cpuMs);
       rssMb.push(sample.rssMb);
     }
+    const instructions = callgrind ? await instructionsToReady(data.path, callgrind) : null;
     data.remove();
     const database = label;
     const empty = sizeMb === 0;
@@ -72,8 +82,13 @@ async function run(argv: string[]): Promise<void> {
         runs,
       },
     );
+    if (instructions !== null) {
+      const metric = `instructions_to_ready_m (${database})`;
+      figures.push({ metric, value: round(instructions / 1e6), unit: 'M', database, runs: 1 });
+    }
   }
   budget?.close();
+  callgrind?.close();
   report('startup', figures);
 }
 
@@ -98,15 +113,14 @@ async function fillDatabase(filename: string, sizeMb: number): Promise<void> {
 /** Clock ticks per second of /proc/<pid>/stat's times: 100 on Linux (USER_HZ). */
 const TICKS_PER_S = 100;
 
-async function startOnce(
-  dataDir: string,
-  budget: Budget | null,
-): Promise<{ readyMs: number; cpuMs: number; rssMb: number }> {
+/** Starts the daemon (through `prefix`, when given) with a notify socket; `started`: just before the spawn. */
+async function launchDaemon(dataDir: string, prefix: readonly string[]) {
   const listener = await startNotifyListener();
   const port = await freePort();
-  const started = process.hrtime.bigint();
+  const streamingPort = await freePort();
   const launch = daemonCommand();
-  const [command, ...args] = [...(budget?.prefix ?? []), launch.command, ...launch.args];
+  const [command, ...args] = [...prefix, launch.command, ...launch.args];
+  const started = process.hrtime.bigint();
   const child = spawn(command, args, {
     env: {
       ...launch.env,
@@ -114,11 +128,34 @@ async function startOnce(
       NOTIFY_SOCKET: listener.path,
       NESTBOX_DATA_DIR: dataDir,
       NESTBOX_HTTP_PORT: String(port),
-      NESTBOX_STREAMING_PORT: String(await freePort()),
+      NESTBOX_STREAMING_PORT: String(streamingPort),
       NESTBOX_LOG_LEVEL: 'warn',
     },
     stdio: 'ignore',
   });
+  const stop = async () => {
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.once('exit', resolve));
+    await listener.close();
+  };
+  return { child, listener, started, stop };
+}
+
+async function instructionsToReady(dataDir: string, callgrind: Callgrind): Promise<number> {
+  const { child, listener, stop } = await launchDaemon(dataDir, callgrind.prefix);
+  try {
+    await listener.waitFor((m) => m.READY === '1', 600_000);
+    return callgrind.dump(child.pid!);
+  } finally {
+    await stop();
+  }
+}
+
+async function startOnce(
+  dataDir: string,
+  prefix: readonly string[],
+): Promise<{ readyMs: number; cpuMs: number; rssMb: number }> {
+  const { child, listener, started, stop } = await launchDaemon(dataDir, prefix);
   try {
     await listener.waitFor((m) => m.READY === '1', 20_000);
     const readyMs = Number(process.hrtime.bigint() - started) / 1e6;
@@ -130,8 +167,6 @@ async function startOnce(
     const rssKb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
     return { readyMs, cpuMs, rssMb: rssKb / 1024 };
   } finally {
-    child.kill('SIGTERM');
-    await new Promise((resolve) => child.once('exit', resolve));
-    await listener.close();
+    await stop();
   }
 }

@@ -1,6 +1,8 @@
 /**
  * A real unix datagram socket standing in for systemd's NOTIFY_SOCKET: a small python3 listener
- * that prints every datagram it receives as one JSON line.
+ * that prints every datagram it receives as one JSON line. A socket file by default (as systemd's
+ * /run/systemd/notify), or an abstract one (`@name`), which the daemon reaches through the
+ * systemd-notify binary.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -11,7 +13,7 @@ import { requirePackage } from './system-packages.js';
 const LISTENER = `
 import json, socket, sys
 s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-s.bind(sys.argv[1])
+s.bind(sys.argv[1].replace("@", "\\0", 1) if sys.argv[1].startswith("@") else sys.argv[1])
 print("LISTENING", flush=True)
 while True:
     data = s.recv(65536)
@@ -26,11 +28,11 @@ export interface NotifyListener {
   close(): Promise<void>;
 }
 
-export async function startNotifyListener(): Promise<NotifyListener> {
-  // python3 listens; the daemon reaches the socket through systemd's systemd-notify.
+export async function startNotifyListener(options: { abstract?: boolean } = {}): Promise<NotifyListener> {
+  // python3 listens; systemd's systemd-notify carries the messages to an abstract socket.
   requirePackage(['python3', 'systemd']);
   const dir = tempDir('nestbox-notify-');
-  const path = join(dir.path, 'notify.sock');
+  const path = options.abstract ? `@${dir.path}/notify` : join(dir.path, 'notify.sock');
   const child: ChildProcess = spawn('python3', ['-c', LISTENER, path], { stdio: ['ignore', 'pipe', 'inherit'] });
   const messages: Array<Record<string, string>> = [];
   const waiters = new Set<() => void>();
@@ -64,7 +66,7 @@ export async function startNotifyListener(): Promise<NotifyListener> {
       }
     });
   });
-  if (!existsSync(path)) throw new Error('notify socket was not created');
+  if (!options.abstract && !existsSync(path)) throw new Error('notify socket was not created');
   return {
     path,
     messages,

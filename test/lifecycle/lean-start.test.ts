@@ -22,10 +22,26 @@ const BLOCKER = join(DIST, 'test', 'helpers', 'module-blocker.js');
 function loadedFiles(log: string): string[] {
   const files = log
     .split('\n')
-    .filter(Boolean)
+    .filter((line) => line && !line.startsWith('builtin:'))
     .map((line) => (line.startsWith('file:') ? fileURLToPath(line) : line));
   return [...new Set(files)];
 }
+
+/** Node's own modules the daemon loaded before serving its first request (`https`, ...), as the recorder lists them. */
+function loadedBuiltins(log: string): Set<string> {
+  return new Set(
+    log
+      .split('\n')
+      .filter((line) => line.startsWith('builtin:'))
+      .map((line) => line.slice('builtin:'.length)),
+  );
+}
+
+/**
+ * Node's modules a start of a set-up box does without: TLS (the peers' client and reachability
+ * load it on their first https use), worker threads (the first password hashed) and fetch's undici.
+ */
+const LATER_BUILTINS = ['https', 'tls', '_tls_wrap', 'worker_threads', 'internal/deps/undici/undici'];
 
 /** The npm packages (`name` or `@scope/name`) the files belong to. */
 function packagesOf(files: readonly string[]): Set<string> {
@@ -67,7 +83,15 @@ test('a start of a box already set up loads none of the parts kept for their fir
       env: { NODE_OPTIONS: `--import=${RECORDER}`, MODULE_RECORDER_LOG: log },
     });
     assert.is(await daemon.stop(), 0);
-    const files = loadedFiles(readFileSync(log, 'utf8'));
+    const recorded = readFileSync(log, 'utf8');
+    const files = loadedFiles(recorded);
+    const builtins = loadedBuiltins(recorded);
+    assert.ok(builtins.has('crypto') && builtins.has('child_process'), "Node's own modules are recorded");
+    assert.equal(
+      LATER_BUILTINS.filter((name) => builtins.has(name)),
+      [],
+      "Node's modules kept for later, loaded at start",
+    );
     const packages = packagesOf(files);
     // Both kinds of module are recorded: the native SQLite binding a start needs, and the bundle.
     assert.ok(packages.has('sqlite3'), 'sqlite3 is recorded');

@@ -5,6 +5,8 @@ import { startNotifyListener, type NotifyListener } from '../helpers/notify-sock
 import { createNotifier } from '../../daemon/lifecycle/systemd.js';
 import { Watchdog } from '../../daemon/lifecycle/watchdog.js';
 import { Logger } from '../../daemon/log/logger.js';
+import { tempDir } from '../helpers/paths.js';
+import { join } from 'node:path';
 
 const quiet = new Logger('silent');
 
@@ -49,9 +51,9 @@ test('STOPPING=1 is sent on SIGTERM before the daemon exits 0', async () => {
   assert.match(stopping.STATUS ?? '', /stopping/);
 });
 
-// systemd-notify is a child process: it finds the socket in this process's environment.
-async function listenerInEnv() {
-  const listener = await startNotifyListener();
+/** A listener and a notifier sending to it; the socket is also in this process's environment, where systemd-notify finds it. */
+async function listenerInEnv(options: { abstract?: boolean } = {}) {
+  const listener = await startNotifyListener(options);
   process.env.NOTIFY_SOCKET = listener.path;
   return {
     listener,
@@ -102,6 +104,64 @@ test('STATUS= follows changes and is not repeated when the line is unchanged', a
   }
 });
 
+test('to a socket file the process sends the datagrams itself: no systemd-notify is run', async () => {
+  const { listener, notifier, close } = await listenerInEnv();
+  const path = process.env.PATH;
+  // Without a PATH no systemd-notify could be started: what arrives came from this process.
+  process.env.PATH = '';
+  try {
+    await notifier.ready('starting');
+    await notifier.watchdog();
+    await notifier.stopping('stopping: test');
+    await notifier.flush();
+    await listener.waitFor((m) => m.STOPPING === '1');
+    assert.equal(listener.messages, [
+      { READY: '1', STATUS: 'starting', MAINPID: String(process.pid) },
+      { WATCHDOG: '1', MAINPID: String(process.pid) },
+      { STOPPING: '1', STATUS: 'stopping: test', MAINPID: String(process.pid) },
+    ]);
+  } finally {
+    process.env.PATH = path;
+    await close();
+  }
+});
+
+test('an abstract socket (@name) is reached through systemd-notify', async () => {
+  const { listener, notifier, close } = await listenerInEnv({ abstract: true });
+  try {
+    assert.ok(listener.path.startsWith('@'));
+    await notifier.ready('starting');
+    await notifier.status('online via HomeNet');
+    await notifier.flush();
+    const status = await listener.waitFor((m) => m.STATUS === 'online via HomeNet');
+    assert.is(status.MAINPID, String(process.pid));
+    assert.ok(listener.messages.some((m) => m.READY === '1' && m.STATUS === 'starting'));
+  } finally {
+    await close();
+  }
+});
+
+test('a socket that is not there: each failure is logged, and the queue goes on', async () => {
+  const warnings: string[] = [];
+  const log = new Logger('warn', {}, (line) => warnings.push(line));
+  const dir = tempDir('nestbox-notify-');
+  try {
+    const notifier = createNotifier({ NOTIFY_SOCKET: join(dir.path, 'missing.sock') }, log);
+    await notifier.ready('starting');
+    await notifier.watchdog();
+    const failed = warnings.map((line) => JSON.parse(line) as { msg: string; what: string });
+    assert.equal(
+      failed.map((line) => [line.msg, line.what]),
+      [
+        ['systemd notification failed', 'ready'],
+        ['systemd notification failed', 'watchdog'],
+      ],
+    );
+  } finally {
+    dir.remove();
+  }
+});
+
 test('nothing is sent when NOTIFY_SOCKET is unset', async () => {
   const notifier = createNotifier({}, quiet);
   assert.is(notifier.enabled, false);
@@ -112,7 +172,7 @@ test('nothing is sent when NOTIFY_SOCKET is unset', async () => {
     databaseAnswers: async () => true,
   });
   assert.is(watchdog.start(), false, 'no watchdog without WATCHDOG_USEC');
-  // With no socket the notifier must not even spawn systemd-notify: it resolves at once.
+  // With no socket the notifier sends nothing and resolves at once.
   await notifier.ready('x');
   await notifier.watchdog();
   await notifier.stopping('y');

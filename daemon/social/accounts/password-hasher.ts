@@ -3,11 +3,15 @@
  * waiting jobs: a full line is refused at once (503 with Retry-After) rather than growing, so a
  * flood of logins can neither starve SQLite of libuv's threads nor pile up memory.
  */
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { busy } from '../../lib/errors.js';
 import type { Logger } from '../../log/logger.js';
 import type { HashJob, HashResult } from './hash-worker.js';
 import { installPath } from '../../install-paths.js';
+import { onFirstUse } from '../../lib/on-first-use.js';
+
+/** Worker threads are loaded with the first password to hash, not at every start. */
+const loadWorkerThreads = onFirstUse<typeof import('node:worker_threads')>('node:worker_threads');
 
 /** Jobs that may wait behind the running one. */
 export const HASH_QUEUE_BOUND = 8;
@@ -78,7 +82,9 @@ export class PasswordHasher {
 
   private started(): Worker {
     if (this.worker) return this.worker;
-    const worker = new Worker(installPath('dist', 'daemon', 'social', 'accounts', 'hash-worker.js'));
+    const worker = new (loadWorkerThreads().Worker)(
+      installPath('dist', 'daemon', 'social', 'accounts', 'hash-worker.js'),
+    );
     worker.on('message', (result: HashResult) => this.finished(worker, result));
     worker.on('error', (error) => this.failed(worker, error));
     worker.on('exit', () => this.failed(worker, new Error('password hashing thread stopped')));

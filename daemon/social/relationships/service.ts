@@ -272,7 +272,7 @@ export class RelationshipsService {
     this.ctx.events.emit('mute.changed', { accountId: viewerId, targetAccountId: targetId, muted: false });
   }
 
-  /** The node-cron job: mutes whose duration ran out are removed. */
+  /** The periodic job: mutes whose duration ran out are removed. */
   async expireMutes(): Promise<number> {
     return this.repo.deleteExpiredMutes();
   }

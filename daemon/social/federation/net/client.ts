@@ -5,10 +5,14 @@
  */
 import type { LookupAddress } from 'node:dns';
 import http, { type ClientRequest, type IncomingMessage } from 'node:http';
-import https from 'node:https';
+import type https from 'node:https';
 import { checkUrl, isPrivateAddress, ForbiddenAddressError, type AddressPolicy } from './address-policy.js';
 import { digestHeader, signRequest, type SigningKey } from '../signatures/sign.js';
 import { resolvePeerHost, type PeerDnsOptions } from './dns.js';
+import { onFirstUse } from '../../../lib/on-first-use.js';
+
+/** TLS is loaded with the first https request, not at every start. */
+const loadHttps = onFirstUse<typeof https>('node:https');
 
 export const ACTIVITY_JSON = 'application/activity+json';
 export const ACCEPT_ACTIVITY =
@@ -46,10 +50,8 @@ const MAX_REDIRECTS = 3;
 export class PeerClient {
   private readonly timeoutMs: number;
   private readonly maxBytes: number;
-  private readonly agents = {
-    http: new http.Agent({ keepAlive: true, maxSockets: 8 }),
-    https: new https.Agent({ keepAlive: true, maxSockets: 8 }),
-  };
+  private readonly httpAgent = new http.Agent({ keepAlive: true, maxSockets: 8 });
+  private httpsAgent: https.Agent | null = null;
 
   constructor(private readonly options: PeerClientOptions) {
     this.timeoutMs = options.timeoutMs ?? 10_000;
@@ -129,8 +131,8 @@ export class PeerClient {
   }
 
   close(): void {
-    this.agents.http.destroy();
-    this.agents.https.destroy();
+    this.httpAgent.destroy();
+    this.httpsAgent?.destroy();
   }
 
   private request(
@@ -154,11 +156,13 @@ export class PeerClient {
           reject(error);
         }
       };
-      const request: ClientRequest = (secure ? https : http).request(
+      const request: ClientRequest = (secure ? loadHttps() : http).request(
         url,
         {
           method,
-          agent: secure ? this.agents.https : this.agents.http,
+          agent: secure
+            ? (this.httpsAgent ??= new (loadHttps().Agent)({ keepAlive: true, maxSockets: 8 }))
+            : this.httpAgent,
           headers: {
             'user-agent': this.options.userAgent,
             ...headers,
