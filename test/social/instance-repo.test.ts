@@ -94,4 +94,59 @@ for (const engine of ENGINES)
     }
   });
 
+for (const engine of ENGINES)
+  test(`the instance counts the device state shows: accounts, statuses, the owner's requests and unread notifications (${engine})`, async () => {
+    const store = await openRepoContext(() => NOW, engine);
+    try {
+      const { db } = store.ctx;
+      const repo = new InstanceRepo(store.ctx);
+      assert.equal(await repo.counts(), {
+        accounts: 0,
+        statuses: 0,
+        pending_follow_requests: 0,
+        unread_notifications: 0,
+      });
+      const owner = await store.account('owner');
+      await db('users').where({ account_id: owner }).update({ role: 'owner' });
+      const friend = await store.account('friend');
+      const remote = await store.account('remote', { domain: 'peer.example' });
+      await db('accounts').where({ id: owner }).update({ statuses_count: 3 });
+      await db('accounts').where({ id: friend }).update({ statuses_count: 2 });
+      await db('accounts').where({ id: remote }).update({ statuses_count: 50 });
+      await db('follow_requests').insert({
+        account_id: remote,
+        target_account_id: owner,
+        created_at: '2026-01-01T00:00:00.000Z',
+      });
+      const notify = (filtered: boolean) =>
+        db('notifications')
+          .insert({
+            account_id: owner,
+            from_account_id: friend,
+            type: 'follow',
+            filtered,
+            created_at: '2026-01-01T00:00:00.000Z',
+          })
+          .returning<Array<{ id: number }>>('id');
+      const [first] = await notify(false);
+      await notify(false);
+      await notify(true);
+      assert.equal(await repo.counts(), {
+        accounts: 2,
+        statuses: 5,
+        pending_follow_requests: 1,
+        unread_notifications: 2,
+      });
+      await db('markers').insert({
+        account_id: owner,
+        timeline: 'notifications',
+        last_read_id: first.id,
+        updated_at: '2026-01-01T00:00:00.000Z',
+      });
+      assert.is((await repo.counts()).unread_notifications, 1);
+    } finally {
+      await store.close();
+    }
+  });
+
 test.run();

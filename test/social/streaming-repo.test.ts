@@ -58,16 +58,14 @@ for (const engine of ENGINES) {
       .db('statuses')
       .where({ id: reply })
       .update({ in_reply_to_id: status, in_reply_to_account_id: ids.fan });
-    await store.ctx
-      .db('media_attachments')
-      .insert({
-        id: store.ctx.ids.next(),
-        account_id: ids.author,
-        status_id: reply,
-        type: 'image',
-        created_at: AT,
-        updated_at: AT,
-      });
+    await store.ctx.db('media_attachments').insert({
+      id: store.ctx.ids.next(),
+      account_id: ids.author,
+      status_id: reply,
+      type: 'image',
+      created_at: AT,
+      updated_at: AT,
+    });
     assert.equal(await repo.statusFacts(reply), {
       visibility: 'unlisted',
       local: true,

@@ -7,6 +7,7 @@ import * as assert from 'uvu/assert';
 import { ActorsRepo } from '../../../daemon/social/federation/actors/repo.js';
 import { LocalMovesRepo } from '../../../daemon/social/federation/actors/moves-repo.js';
 import { DeliveryRepo } from '../../../daemon/social/federation/delivery/repo.js';
+import { dialectOf } from '../../../daemon/store/dialect.js';
 import { ENGINES } from '../../helpers/engines.js';
 import { openRepoContext, type RepoContext } from '../repo-context.js';
 
@@ -166,6 +167,45 @@ for (const engine of ENGINES) {
     await moves.recordMove(local, { id: erin, uri: 'https://e.example/users/erin' }, AT);
     assert.is(await moves.movedTo(local), 'https://e.example/users/erin');
     assert.is((await actors.byId(local))!.moved_to_account_id, erin);
+  });
+
+  test('a remote actor stored and updated with its extras; the same actor stored twice is a unique violation', async () => {
+    const id = store.ctx.ids.next();
+    const account = (fields: Record<string, unknown>) => ({
+      username: 'gina',
+      domain: 'g.example',
+      uri: 'https://g.example/users/gina',
+      locked: true,
+      bot: false,
+      updated_at: AT,
+      ...fields,
+    });
+    const extra = {
+      key_id: 'https://g.example/users/gina#key',
+      also_known_as: '["https://old.example/gina"]',
+      fetched_at: AT,
+    };
+    await store.ctx.db.transaction((trx) =>
+      actors.insert(trx, account({ id, created_at: AT }), { account_id: id, ...extra }),
+    );
+    const stored = (await actors.byId(id))!;
+    assert.equal([stored.locked, stored.key_id], [1, 'https://g.example/users/gina#key']);
+    assert.equal(JSON.parse(stored.also_known_as!), ['https://old.example/gina']);
+    await store.ctx.db.transaction((trx) =>
+      actors.update(trx, id, account({ locked: false }), { ...extra, key_id: 'https://g.example/users/gina#key2' }),
+    );
+    assert.equal(
+      [(await actors.byId(id))!.locked, (await actors.byId(id))!.key_id],
+      [0, 'https://g.example/users/gina#key2'],
+    );
+    const twice = store.ctx.ids.next();
+    const error = await store.ctx.db
+      .transaction((trx) => actors.insert(trx, account({ id: twice, created_at: AT }), { account_id: twice, ...extra }))
+      .then(
+        () => null,
+        (failure: unknown) => failure,
+      );
+    assert.ok(dialectOf(store.ctx.db).isUniqueViolation(error), String(error));
   });
 
   test.run();
