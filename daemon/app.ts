@@ -7,7 +7,9 @@
 import { defaultBaseUrl, type Config } from './config.js';
 import type { Logger } from './log/logger.js';
 import { ping, type Db } from './store/db.js';
-import { openStore } from './store/open.js';
+import { openStore, serverWatch } from './store/open.js';
+import { dialectOf } from './store/dialect.js';
+import type { ServerWatch } from './store/server-watch.js';
 import { migrate } from './store/migrate.js';
 import { changeBaseUrl, settleDaemonBaseUrl } from './store/base-url.js';
 import { ChallengeResponder } from './reachability/challenges.js';
@@ -77,6 +79,7 @@ export class App {
   async start(): Promise<void> {
     const startedAt = Date.now();
     const db = await this.startDatabase();
+    const watch = await this.watchDatabaseServer(db);
     const { config, log, device } = this;
     device.on('change', () => this.reportStatus());
     this.health.on('change', () => this.reportStatus());
@@ -96,6 +99,7 @@ export class App {
       port: config.httpPort,
       log: log.child({ component: 'http' }),
       onOutOfSpace: () => storage.outOfSpace(),
+      serverLost: (error) => dialectOf(db).isServerLost(error),
     });
     const connectivity = await this.startConnectivity(coproc, db, networks, http);
     const check = new ReachabilityCheck((url, init) => fetch(url, init));
@@ -128,7 +132,7 @@ export class App {
     if (reachability) await this.startReachability(reachability);
     await this.startMqtt(db, connectivity, reachability);
     const jobs = this.startJobs(db, storage);
-    this.startWatchdog(db);
+    this.startWatchdog(db, watch);
 
     await this.notifier.ready(this.statusLine());
     log.info('ready', { url: httpUrl, ms: Date.now() - startedAt, version: VERSION });
@@ -147,6 +151,26 @@ export class App {
     log.debug('statistics refreshed', { ms: await refreshStatistics(db) });
     this.health.set('database', { status: 'ok' });
     return db;
+  }
+
+  /**
+   * A database server (PostgreSQL) lost after the start: `database` degraded while the watch
+   * reconnects, ok once it is back; requests meanwhile answer 503 (HttpServer's `serverLost`).
+   */
+  private async watchDatabaseServer(db: Db): Promise<ServerWatch | null> {
+    const watch = await serverWatch(db);
+    if (!watch) return null;
+    const log = this.log.child({ component: 'store' });
+    watch.onChange((lost) => {
+      if (lost) log.warn('the database server does not answer; reconnecting', { reason: lost });
+      else log.info('the database server answers again');
+      this.health.set(
+        'database',
+        lost ? { status: 'degraded', detail: `the server does not answer (${lost})` } : { status: 'ok' },
+      );
+    });
+    this.onStop('database-watch', await watch.acquire());
+    return watch;
   }
 
   /** Free space of the data disk into DeviceState and /healthz; failed writes make it look at once. */
@@ -336,11 +360,13 @@ export class App {
     return jobs;
   }
 
-  private startWatchdog(db: Db): void {
+  private startWatchdog(db: Db, watch: ServerWatch | null): void {
     const watchdog = new Watchdog({
       env: this.options.env,
       ping: () => this.notifier.watchdog(),
-      databaseAnswers: () => ping(db),
+      // A lost server is out of the process's hands and a restart would not bring it back: the
+      // watch reconnects, and the daemon stays up to say so.
+      databaseAnswers: async () => (await ping(db)) || watch?.lost != null,
       log: this.log.child({ component: 'watchdog' }),
     });
     if (watchdog.start()) this.onStop('watchdog', () => watchdog.stop());

@@ -142,6 +142,7 @@ const LONG_SUITES = [
   'reachability/dns01',
   'reachability/dashboard-browser',
   'reachability/ipv6',
+  'reachability/clock-skew',
   'network/virtual-home',
   'network/network-layer',
   'install/driver',

@@ -1,7 +1,8 @@
 /**
  * Errors in Mastodon's shape: {"error": "…"} with the right status (422 adds "details"),
  * never a stack trace. A service's DomainError gets its status here, and only here; an
- * HttpError is the HTTP layer's own refusal. Anything else thrown is a 500, logged in full.
+ * HttpError is the HTTP layer's own refusal. A database server that went away is a 503 with
+ * Retry-After; anything else thrown is a 500, logged in full.
  */
 import type { Context, Next } from 'koa';
 import type { Logger } from '../log/logger.js';
@@ -57,15 +58,31 @@ const STATUS_TEXT: Record<number, string> = {
 /** Told of every request that failed because the disk is full (the storage monitor looks again). */
 export type OutOfSpaceListener = () => void;
 
-export function errorMiddleware(log: Logger, onOutOfSpace: OutOfSpaceListener = () => undefined) {
+/** True for an error that says the database server is gone (the store's dialect knows which). */
+export type ServerLostTest = (error: unknown) => boolean;
+
+/** The answer while the database server is away: the request changed nothing, and may be sent again. */
+const SERVER_LOST = { error: 'The database does not answer at the moment; try again shortly' };
+const RETRY_AFTER_S = 10;
+
+export function errorMiddleware(
+  log: Logger,
+  onOutOfSpace: OutOfSpaceListener = () => undefined,
+  serverLost: ServerLostTest = () => false,
+) {
   return async function shapeErrors(ctx: Context, next: Next): Promise<void> {
     try {
       await next();
       if (ctx.status === 404 && ctx.body == null) throw new HttpError(404, 'Not found');
       if (ctx.status === 405 && ctx.body == null) throw new HttpError(405, STATUS_TEXT[405]);
     } catch (error) {
-      const { status, body, headers } = toResponse(error);
-      if (status === 507) {
+      const { status, body, headers } = serverLost(error)
+        ? { status: 503, body: SERVER_LOST, headers: { 'Retry-After': String(RETRY_AFTER_S) } }
+        : toResponse(error);
+      if (status === 503 && body === SERVER_LOST) {
+        // The server's fault, reported in /healthz: one line per refused request, no stack trace.
+        log.warn('request refused: the database does not answer', { method: ctx.method, path: ctx.path });
+      } else if (status === 507) {
         // Not a fault of the code: one line per refused write, no stack trace.
         log.warn('write refused: storage full', { method: ctx.method, path: ctx.path });
         onOutOfSpace();

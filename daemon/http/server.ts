@@ -9,7 +9,7 @@ import type Router from '@koa/router';
 
 type RouterMiddleware = ReturnType<Router['routes']>;
 import type { Logger } from '../log/logger.js';
-import { errorMiddleware, type OutOfSpaceListener } from './errors.js';
+import { errorMiddleware, type OutOfSpaceListener, type ServerLostTest } from './errors.js';
 import { routeTable } from './route-table.js';
 import { cors } from './cors.js';
 import { requestId } from './request-id.js';
@@ -21,6 +21,8 @@ export interface HttpServerOptions {
   log: Logger;
   /** Told when a request failed for lack of disk space (answered 507). */
   onOutOfSpace?: OutOfSpaceListener;
+  /** Errors that say the database server is gone: answered 503 with Retry-After. */
+  serverLost?: ServerLostTest;
 }
 
 export class HttpServer {
@@ -38,7 +40,7 @@ export class HttpServer {
     this.app.use(requestId());
     // Only at debug level: a pass-through layer still costs every request its frame.
     if (options.log.enabled('debug')) this.app.use(requestLog(options.log));
-    this.app.use(errorMiddleware(options.log, options.onOutOfSpace));
+    this.app.use(errorMiddleware(options.log, options.onOutOfSpace, options.serverLost));
     // Koa composes its middleware when callback() is called: build it once, at start().
     // Koa's handler answers its own errors: the promise it returns never rejects.
     this.server = createServer((req, res) => void this.handle!(req, res));

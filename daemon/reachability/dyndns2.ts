@@ -3,6 +3,9 @@
  * <url>?hostname=<name>&myip=<address> with HTTP basic authentication; the first word of the answer
  * says what happened (good, nochg, badauth, nohost, …). With IPv6, `myip` lists both addresses
  * comma-separated (IPv4 first), as Dyn's update API and No-IP accept them and ddclient sends them.
+ * The protocol has no delete: an AAAA record the box published is withdrawn with an empty `myipv6`
+ * beside the IPv4 address alone, which deSEC documents as deleting the AAAA record; Dyn drops the
+ * AAAA record of an update that names only an IPv4 address.
  */
 import type { Dyndns2Settings } from './model.js';
 import { httpGet, type HttpGetOptions } from './http-get.js';
@@ -34,10 +37,12 @@ export async function dyndns2Update(
   name: string,
   address: string | string[],
   options: HttpGetOptions,
+  withdrawIpv6 = false,
 ): Promise<DnsUpdateOutcome> {
   const url = new URL(settings.url);
   url.searchParams.set('hostname', name);
   url.searchParams.set('myip', Array.isArray(address) ? address.join(',') : address);
+  if (withdrawIpv6) url.searchParams.set('myipv6', '');
   url.username = encodeURIComponent(settings.username);
   url.password = encodeURIComponent(settings.password);
   let answer;

@@ -28,11 +28,16 @@ export function combinedMappingStep(ipv4: Step, ipv6: Step): Step {
   return { state, detail };
 }
 
-/** Each family's reach once DNS is judged: ok when its path is open and the name points there. */
+/**
+ * Each family's reach once DNS is judged: ok when its path is open and the name points there. An
+ * IPv6 address the box cannot publish says why ("not published: …"), and that its old AAAA record
+ * was removed when it was.
+ */
 export function familyReach(
   ipv4: FamilyOutcome,
   ipv6: FamilyOutcome,
   pointing: { ipv4: boolean; ipv6: boolean },
+  withdrawnIpv6: string | null = null,
 ): FamilyReach {
   const reach = (family: 'IPv4' | 'IPv6', outcome: FamilyOutcome, points: boolean): Step => {
     if (outcome.mapping.state === 'off' && !outcome.address)
@@ -43,7 +48,19 @@ export function familyReach(
     if (!points) return { state: 'pending', detail: `waits for the name to point at ${outcome.address}` };
     return { state: 'ok', detail: `reachable over ${family} at ${outcome.address}` };
   };
-  return { ipv4: reach('IPv4', ipv4, pointing.ipv4), ipv6: reach('IPv6', ipv6, pointing.ipv6) };
+  const v6 = reach('IPv6', ipv6, pointing.ipv6);
+  const unpublished = !ipv6.address && (v6.state === 'off' || v6.state === 'failed');
+  return {
+    ipv4: reach('IPv4', ipv4, pointing.ipv4),
+    ipv6: unpublished
+      ? {
+          state: v6.state,
+          detail:
+            `not published: ${v6.detail ?? 'no IPv6 address'}` +
+            (withdrawnIpv6 ? `; the AAAA record for ${withdrawnIpv6} was removed` : ''),
+        }
+      : v6,
+  };
 }
 
 /** Why IPv4 fails when the box is reachable over IPv6 only (carrier-grade NAT on IPv4); else null. */

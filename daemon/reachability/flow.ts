@@ -255,7 +255,7 @@ export class ReachabilityFlow {
             { ipv4: ipv4.address, ipv6: ipv6.address },
             settings.dyndns,
           );
-    const families = familyReach(ipv4, ipv6, this.options.publicName.pointing);
+    const families = familyReach(ipv4, ipv6, this.options.publicName.pointing, this.options.publicName.withdrawnIpv6);
     this.update({ steps, families });
 
     steps.certificate = await this.certificateStep(settings.name, steps.dns.state === 'ok');
@@ -273,6 +273,9 @@ export class ReachabilityFlow {
     steps.switch =
       usable && steps.check.state !== 'failed' ? await this.switchStep(settings.name) : this.switchWaiting(steps);
     this.update({ steps });
+    this.options.log.debug('reachability cycle', {
+      steps: Object.fromEntries(Object.entries(steps).map(([step, { state }]) => [step, state])),
+    });
   }
 
   private async mapPorts(): Promise<{

@@ -11,6 +11,7 @@ import { Rfc2136Client } from './rfc2136.js';
 import type { LookupFunction } from 'node:net';
 import { resolvePeerHost, type PeerDnsOptions } from '../social/federation/net/dns.js';
 import { Backoff } from './backoff.js';
+import { planRecords, type PublicAddresses, type RecordPlan } from './record-plan.js';
 
 export interface PublicNameOptions {
   http: HttpGetOptions;
@@ -21,7 +22,7 @@ export interface PublicNameOptions {
 }
 
 export class PublicName {
-  private published: string | null = null;
+  private published: PublicAddresses | null = null;
   private refusedFor: string | null = null;
   private lastOutcome: DnsUpdateOutcome | null = null;
   private readonly backoff: Backoff;
@@ -36,6 +37,7 @@ export class PublicName {
   /** Forget what was published (new settings). */
   reset(): void {
     this.published = null;
+    this.withdrawnIpv6 = null;
     this.refusedFor = null;
     this.lastOutcome = null;
     this.rfc2136 = null;
@@ -72,6 +74,8 @@ export class PublicName {
 
   /** Whether the name pointed at each family's address at the last check. */
   pointing = { ipv4: false, ipv6: false };
+  /** The IPv6 address whose AAAA record the last accepted update removed, until one is published again. */
+  withdrawnIpv6: string | null = null;
 
   /**
    * The DNS step: updates the records when needed, then checks where the name points. `address`
@@ -92,8 +96,9 @@ export class PublicName {
   }
 
   private async update(name: string, addresses: PublicAddresses, dyndns: DynDnsSettings): Promise<Step | null> {
-    const key = [addresses.ipv4, addresses.ipv6].filter(Boolean).join(',');
-    if (this.published === key) return null;
+    const plan = planRecords(this.published, addresses);
+    if (!plan) return null;
+    const key = JSON.stringify(plan);
     if (this.refusedFor === key)
       return {
         state: 'failed',
@@ -103,11 +108,19 @@ export class PublicName {
       return { state: 'failed', detail: `${this.lastOutcome?.detail ?? 'update failed'}; trying again shortly` };
     const outcome =
       dyndns.protocol === 'rfc2136'
-        ? await this.publishEach(this.clientFor(dyndns), name, addresses)
-        : await dyndns2Update(dyndns, name, key.split(','), this.options.http);
+        ? await this.publishEach(this.clientFor(dyndns), name, plan)
+        : await dyndns2Update(
+            dyndns,
+            name,
+            [addresses.ipv4, addresses.ipv6].filter((one): one is string => one !== null),
+            this.options.http,
+            plan.withdrawIpv6 !== null,
+          );
     this.lastOutcome = outcome;
     if (outcome.ok) {
-      this.published = key;
+      this.published = plan.publish;
+      if (plan.withdrawIpv6) this.withdrawnIpv6 = plan.withdrawIpv6;
+      if (plan.publish.ipv6) this.withdrawnIpv6 = null;
       this.updates += 1;
       this.backoff.reset();
       return null;
@@ -117,14 +130,15 @@ export class PublicName {
     return { state: 'failed', detail: outcome.detail };
   }
 
-  /** RFC 2136: the A and the AAAA rrsets, one signed update each; the first refusal stops. */
-  private async publishEach(client: Rfc2136Client, name: string, addresses: PublicAddresses) {
+  /** RFC 2136: the A and the AAAA rrsets, one signed update each (a withdrawn AAAA deleted); the first refusal stops. */
+  private async publishEach(client: Rfc2136Client, name: string, plan: RecordPlan) {
     let outcome: DnsUpdateOutcome = { ok: true, permanent: false, detail: '' };
-    for (const address of [addresses.ipv4, addresses.ipv6]) {
+    for (const address of [plan.publish.ipv4, plan.publish.ipv6]) {
       if (!address) continue;
       outcome = await client.publishAddress(name, address);
       if (!outcome.ok) return outcome;
     }
+    if (plan.withdrawIpv6) outcome = await client.withdrawIpv6(name);
     return outcome;
   }
 
@@ -169,10 +183,4 @@ export class PublicName {
   }
 }
 
-/** The addresses the name should point at: the external IPv4 one and the box's own IPv6 one. */
-export interface PublicAddresses {
-  ipv4: string | null;
-  ipv6: string | null;
-}
-
-export type { DnsUpdateOutcome };
+export type { DnsUpdateOutcome, PublicAddresses };

@@ -54,6 +54,11 @@ function clockWords(signedAt: number, serverTime: number | null): string {
   );
 }
 
+/** An update that failed, as the DNS step shows it. */
+function refusal(error: unknown): DnsUpdateOutcome {
+  return { ok: false, permanent: error instanceof Rfc2136Error && error.permanent, detail: (error as Error).message };
+}
+
 export class Rfc2136Error extends Error {
   constructor(
     message: string,
@@ -106,11 +111,20 @@ export class Rfc2136Client {
       await this.update(name, TYPE[type], [{ name, type, class: 'IN', ttl: TTL_S, data: address }]);
       return { ok: true, permanent: false, detail: `${this.serverWords()} updated the name` };
     } catch (error) {
-      return {
-        ok: false,
-        permanent: error instanceof Rfc2136Error && error.permanent,
-        detail: (error as Error).message,
-      };
+      return refusal(error);
+    }
+  }
+
+  /** Deletes the AAAA rrset at `name` (the box has no IPv6 address now), unless the server serves none. */
+  async withdrawIpv6(name: string): Promise<DnsUpdateOutcome> {
+    try {
+      const current = await this.query(name, 'AAAA').catch(() => null);
+      if (current?.length === 0)
+        return { ok: true, permanent: false, detail: `${this.serverWords()} already serves no IPv6 address` };
+      await this.update(name, TYPE.AAAA, []);
+      return { ok: true, permanent: false, detail: `${this.serverWords()} removed the IPv6 address` };
+    } catch (error) {
+      return refusal(error);
     }
   }
 

@@ -9,11 +9,24 @@
  * bigints as numbers while they are exact (`postgres.ts`), as SQLite's driver gives them.
  */
 import type { Knex } from 'knex';
+import { ANNOUNCE_WRITES } from './migrations/postgres/announce-writes.js';
+import { accountVector, postgresSearchSchema, statusVector, tsqueryText } from './search-fold.js';
+import { serverLost } from './server-lost.js';
 
 export type Engine = 'sqlite' | 'postgres';
 
 /** A value that changes whenever any connection or process commits a write (the response cache's key). */
 export type DataVersion = number | string;
+
+export type SearchedTable = 'statuses' | 'accounts';
+
+/** The pieces of a full-text search query (`Dialect.textSearch`). */
+export interface TextSearch {
+  from: string;
+  where: string;
+  id: string;
+  rank: string;
+}
 
 export interface Dialect {
   readonly engine: Engine;
@@ -60,10 +73,26 @@ export interface Dialect {
   readonly nowIso: string;
   /** The highest code point, to bound a prefix range: `x >= p AND x < p || <top>`. */
   readonly topCharacter: string;
+  /**
+   * Full-text search over `table` (as `alias`): what to select from, the condition on the match
+   * bound at `match` (a parameter such as `?1`, bound to `textQuery(terms)`), the row's id as the
+   * index keeps it, and its rank (the best match lowest).
+   */
+  textSearch(table: SearchedTable, alias: string, match: string): TextSearch;
+  /** The match parameter for search terms (search/query.ts): each a phrase, the last a prefix. */
+  textQuery(terms: readonly string[]): string;
+  /** What a migration runs to index the searched text (SQLite's FTS5 tables are kept by triggers). */
+  textSearchSchema(): string[];
+  /** The values of `expression` over a group as JSON text of an array (`[]` for none): json_group_array. */
+  jsonArrayOf(expression: string): string;
   /** A unique constraint (or unique index) refused the write. */
   isUniqueViolation(error: unknown): boolean;
   /** A foreign key refused the write (its row is gone). */
   isForeignKeyViolation(error: unknown): boolean;
+  /** The database server is gone or does not answer (a request then answers 503); never on SQLite. */
+  isServerLost(error: unknown): boolean;
+  /** Statements run after the migrations at every start (idempotent): the write announcements. */
+  readonly afterMigrations: readonly string[];
   /** The query that reads the data version (one row, one column `version`). */
   readonly dataVersionQuery: string;
 }
@@ -87,8 +116,19 @@ const sqlite: Dialect = {
   zeroPadded: (value, width) => `printf('%0${width}d', ${value})`,
   nowIso: `strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`,
   topCharacter: 'char(1114111)',
+  textSearch: (table, alias, match) => ({
+    from: `${table}_fts f_${alias} JOIN ${table} ${alias} ON ${alias}.id = f_${alias}.rowid`,
+    where: `${table}_fts MATCH ${match}`,
+    id: `f_${alias}.rowid`,
+    rank: `f_${alias}.rank`,
+  }),
+  textQuery: (terms) => terms.map((term, i) => `"${term}"${i === terms.length - 1 ? '*' : ''}`).join(' '),
+  textSearchSchema: () => [],
+  jsonArrayOf: (expression) => `json_group_array(${expression})`,
   isUniqueViolation: (error) => sqliteConstraint(error, /UNIQUE constraint failed|PRIMARY KEY must be unique/),
   isForeignKeyViolation: (error) => sqliteConstraint(error, /FOREIGN KEY constraint failed/),
+  isServerLost: () => false,
+  afterMigrations: [],
   // Moves when another connection (the writer, another process) commits; always asked of one connection.
   dataVersionQuery: 'PRAGMA data_version',
 };
@@ -115,8 +155,24 @@ const postgres: Dialect = {
   zeroPadded: (value, width) => `lpad(CAST(${value} AS TEXT), ${width}, '0')`,
   nowIso: `to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,
   topCharacter: 'chr(1114111)',
+  textSearch: (table, alias, match) => {
+    const vector = table === 'statuses' ? statusVector(alias) : accountVector(alias);
+    const query = `to_tsquery('simple', ${match})`;
+    return {
+      from: `${table} ${alias}`,
+      // The statuses index leaves reblogs out, as SQLite's FTS5 table does.
+      where: `${vector} @@ ${query}${table === 'statuses' ? ` AND ${alias}.reblog_of_id IS NULL` : ''}`,
+      id: `${alias}.id`,
+      rank: `-ts_rank_cd(${vector}, ${query})`,
+    };
+  },
+  textQuery: tsqueryText,
+  textSearchSchema: postgresSearchSchema,
+  jsonArrayOf: (expression) => `coalesce(CAST(json_agg(${expression}) AS text), '[]')`,
   isUniqueViolation: (error) => postgresCode(error) === '23505',
   isForeignKeyViolation: (error) => postgresCode(error) === '23503',
+  isServerLost: serverLost,
+  afterMigrations: ANNOUNCE_WRITES,
   // The cluster's snapshot: a commit of the newest transaction moves its upper bound, a commit of an
   // older one takes it off its in-progress list, and a read (no transaction id) changes neither.
   dataVersionQuery: 'SELECT pg_current_snapshot()::text AS version',

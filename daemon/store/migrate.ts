@@ -5,7 +5,7 @@
  */
 import type { Knex } from 'knex';
 import type { Db } from './db.js';
-import { engineOf } from './dialect.js';
+import { dialectOf, engineOf } from './dialect.js';
 import { migrationsFor, type Migration } from './migrations/index.js';
 
 class ListSource implements Knex.MigrationSource<Migration> {
@@ -37,8 +37,10 @@ export async function migrate(
   migrations: readonly Migration[] = migrationsFor(engineOf(db)),
 ): Promise<MigrateResult> {
   assertOrdered(migrations);
-  if (await allApplied(db, migrations)) return { applied: [] };
-  const [, applied] = (await db.migrate.latest({ migrationSource: new ListSource(migrations) })) as [number, string[]];
+  let applied: string[] = [];
+  if (!(await allApplied(db, migrations)))
+    [, applied] = (await db.migrate.latest({ migrationSource: new ListSource(migrations) })) as [number, string[]];
+  for (const statement of dialectOf(db).afterMigrations) await db.raw(statement);
   return { applied };
 }
 

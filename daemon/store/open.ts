@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { ConfigError, type Config } from '../config.js';
 import { withoutCredentials } from './database-url.js';
 import { openDatabase, type Db } from './db.js';
+import { engineOf } from './dialect.js';
+import type { ServerWatch } from './server-watch.js';
 
 /** How long a start waits for a PostgreSQL server that does not answer (yet). */
 export const POSTGRES_START_DEADLINE_MS = 30_000;
@@ -45,4 +47,11 @@ export async function openStore(config: StoreConfig, options: OpenStoreOptions =
     `a PostgreSQL server that lets the daemon in (${problem})`,
     given.source,
   );
+}
+
+/** The watch on the database server (`server-watch.ts`), or null on SQLite: a file has no server to lose. */
+export async function serverWatch(db: Db): Promise<ServerWatch | null> {
+  if (engineOf(db) !== 'postgres') return null;
+  const { serverWatchOf } = await import('./postgres.js');
+  return serverWatchOf(db);
 }

@@ -10,6 +10,8 @@ import knexFactory from 'knex';
 import pg from 'pg';
 import { parse } from 'pg-connection-string';
 import type { Db } from './db.js';
+import { serverLost } from './server-lost.js';
+import { ServerWatch } from './server-watch.js';
 
 const OID = { bool: 16, int8: 20, json: 114, jsonb: 3802 } as const;
 
@@ -43,11 +45,70 @@ export function postgresUrlOf(db: Db): string | undefined {
   return urls.get(db);
 }
 
+/** The watch on each database's server (started by whoever needs it: the daemon, a reader). */
+const watches = new WeakMap<Db, ServerWatch>();
+
+export function serverWatchOf(db: Db): ServerWatch {
+  const watch = watches.get(db);
+  if (!watch) throw new Error('not a database opened by openPostgres');
+  return watch;
+}
+
+/** Answers that read or only frame a transaction; any other answer (or a COMMIT's) follows a write. */
+const READ_COMMANDS = new Set([
+  'SELECT',
+  'SHOW',
+  'SET',
+  'RESET',
+  'BEGIN',
+  'ROLLBACK',
+  'SAVEPOINT',
+  'RELEASE',
+  'LISTEN',
+  'UNLISTEN',
+  'EXPLAIN',
+]);
+
+function wrote(result: unknown): boolean {
+  const results = (Array.isArray(result) ? result : [result]) as Array<{ command?: unknown } | null>;
+  return results.some((one) => typeof one?.command === 'string' && !READ_COMMANDS.has(one.command));
+}
+
+/**
+ * node-postgres for knex, each connection telling the watch when the answer to a write (or a
+ * COMMIT) arrives: the write is committed then (or will be with its transaction's COMMIT, told in
+ * turn). The watch also learns the connections' server processes, whose announcements it has
+ * counted already, and hears of a connection that died (a commit's answer may have died with it).
+ */
+function writeTellingDriver(watch: ServerWatch): unknown {
+  function Client(config: pg.ClientConfig): pg.Client {
+    const client = new pg.Client(config) as pg.Client & { processID?: number | null };
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    client.query = ((...args: unknown[]) => {
+      const callback = args.at(-1);
+      if (typeof callback !== 'function') return query(...args);
+      args[args.length - 1] = (error: unknown, result: unknown) => {
+        if (!error && wrote(result)) watch.bump();
+        (callback as (error: unknown, result: unknown) => void)(error, result);
+      };
+      return query(...args);
+    }) as typeof client.query;
+    client.once('connect', () => watch.ownProcess(client.processID, true));
+    client.once('end', () => {
+      watch.ownProcess(client.processID, false);
+      watch.bump();
+    });
+    return client;
+  }
+  return Object.assign(Object.create(pg) as object, { Client });
+}
+
 export function openPostgres(url: string, poolSize = 10): Db {
   const options = parse(url);
+  const connection = { ...options, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, types };
   const db = knexFactory({
     client: 'pg',
-    connection: { ...options, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, types } as never,
+    connection: connection as never,
     pool: { min: 0, max: poolSize },
     acquireConnectionTimeout: CONNECT_TIMEOUT_MS * 2,
     // knex would print every failed connection attempt on stderr; each one also rejects the query
@@ -55,26 +116,10 @@ export function openPostgres(url: string, poolSize = 10): Db {
     log: { warn: ignore, error: ignore, deprecate: ignore, debug: ignore },
   });
   urls.set(db, url);
+  const watch = new ServerWatch(connection as pg.ClientConfig);
+  (db.client as { driver: unknown }).driver = writeTellingDriver(watch);
+  watches.set(db, watch);
   return db;
-}
-
-/** Errors that mean "no server there (yet)": worth another try until the deadline. */
-const NOT_ANSWERING = new Set([
-  'ECONNREFUSED',
-  'ENOENT',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ECONNRESET',
-  'EAI_AGAIN',
-  // the server is starting up or shutting down
-  '57P03',
-]);
-
-function notAnswering(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && NOT_ANSWERING.has(code)) return true;
-  return /timeout|Connection terminated/i.test((error as Error)?.message ?? '');
 }
 
 /**
@@ -97,7 +142,7 @@ export async function waitForPostgres(db: Db, deadlineMs: number, retryMs = 250)
       return null;
     } catch (error) {
       last = describe(error);
-      if (!notAnswering(error)) return last;
+      if (!serverLost(error)) return last;
     } finally {
       clearTimeout(timer);
     }

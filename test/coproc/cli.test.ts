@@ -6,7 +6,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { DIST, REPO_ROOT, tempDir } from '../helpers/paths.js';
@@ -225,6 +225,34 @@ test('ota: the image is written with progress and the command waits for the rest
   assert.is(code, 0, stderr);
   assert.match(stdout, /firmware updated: 9001 bytes/);
   assert.match(stderr, /100% 9001\/9001 B/);
+});
+
+test('coproc and ota with NESTBOX_DATABASE_URL: the setting is checked as the daemon checks it, the SQLite file never made', async () => {
+  const data = tempDir('nestbox-cli-data-');
+  try {
+    // No server there: the commands talk to the coprocessor only and never open the database.
+    const env = {
+      NESTBOX_DATA_DIR: data.path,
+      NESTBOX_DATABASE_URL: `postgres://nestbox@localhost/nestbox?host=${encodeURIComponent(data.path)}`,
+    };
+    const mac = await run('coproc', ['get-mac', '--mode', 'STA', '--device', `serial:${sim.path}`], env);
+    assert.is(mac.code, 0, mac.stderr);
+    const image = join(dir.path, 'database-url-firmware.bin');
+    writeFileSync(image, Buffer.concat([Buffer.from([0xe9]), Buffer.alloc(2000, 7)]));
+    const ota = await run('ota', [image, '--device', `serial:${sim.path}`], env);
+    assert.is(ota.code, 0, ota.stderr);
+    assert.equal(readdirSync(data.path), [], 'nothing made in the data folder');
+    const bad = await run('coproc', ['get-mac', '--mode', 'STA', '--device', `serial:${sim.path}`], {
+      ...env,
+      NESTBOX_DATABASE_URL: 'mysql://owner:hunter22@db/nestbox',
+    });
+    assert.is(bad.code, 2);
+    assert.match(bad.stderr, /^config: NESTBOX_DATABASE_URL=/);
+    assert.not.match(bad.stderr, /hunter22/);
+    assert.equal(readdirSync(data.path), []);
+  } finally {
+    data.remove();
+  }
 });
 
 test('coproc events: prints events as JSON lines until stopped', async () => {

@@ -85,6 +85,13 @@ export async function startClusterIn(folder: string): Promise<void> {
     ['-D', data, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C', '--no-sync', '--no-instructions'],
     as,
   );
+  await startServerIn(folder);
+}
+
+/** Starts the server of the cluster made in `folder` (again, after stopServerIn). */
+export async function startServerIn(folder: string): Promise<void> {
+  const as = owner();
+  const data = join(folder, 'data');
   const options = [
     `-k ${folder}`,
     "-c listen_addresses=''",
@@ -95,6 +102,11 @@ export async function startClusterIn(folder: string): Promise<void> {
     '-c max_connections=200',
   ].join(' ');
   await run('pg_ctl', ['-D', data, '-l', join(folder, 'server.log'), '-o', options, '-w', '-t', '60', 'start'], as);
+}
+
+/** Stops the server of the cluster in `folder` as an administrator would (`fast`: sessions ended, all written). */
+export async function stopServerIn(folder: string): Promise<void> {
+  await run('pg_ctl', ['-D', join(folder, 'data'), '-m', 'fast', '-w', 'stop'], owner());
 }
 
 /** Stops the cluster in `folder` if one was started there, and removes the folder. */

@@ -2,7 +2,8 @@
  * The dashboard's "Make the box reachable" in headless Chromium on the owner's phone at home (root,
  * in the virtual internet): the provider choice shows its own fields (dyndns2 or the owner's DNS
  * server with RFC 2136) and a refused setting is said on the page; the owner enters a name and a
- * dynamic-DNS login and watches each step's words change until the instance is at https://<name>;
+ * dynamic-DNS login and watches each step's words change until the instance is at https://<name>,
+ * with a line for each address family (IPv6 not published, and why, on this IPv4-only network);
  * the router then stops forwarding (UPnP off), "Try again now" runs the steps with the saved
  * settings and the page lists the forwarding to set up by hand; "Turn off" ends it.
  */
@@ -103,6 +104,12 @@ test("a name and a dynamic-DNS login: each step's words change until the instanc
   );
   assert.match((await stepWords('switch').textContent()) ?? '', /^The instance's public address: done/);
   assert.match((await page.locator('#reach-public').textContent()) ?? '', /certificate valid until \d{4}-/);
+  // One line per address family: this home network gives the box no IPv6 address.
+  await page.locator('#reach-families li[data-family=ipv4]', { hasText: 'yes' }).waitFor({ timeout: 10_000 });
+  assert.equal(await page.locator('#reach-families li').allTextContents(), [
+    'Reachable over IPv4: yes — reachable over IPv4 at 11.77.0.2',
+    'Reachable over IPv6: no — not published: the home network gives the box no global IPv6 address',
+  ]);
   const words = await page.evaluate(() => (globalThis as unknown as { certificateWords: string[] }).certificateWords);
   assert.is(words[0], 'Certificate for https://: waiting', JSON.stringify(words));
   assert.is(words.at(-1), 'Certificate for https://: done', JSON.stringify(words));
@@ -148,6 +155,7 @@ test('the router stops forwarding (UPnP off): "Try again now" says so at once an
 test('"Turn off": the steps and the public address go, the instance is back at home', async () => {
   await page.click('#reach-off');
   await page.locator('#reach-steps').waitFor({ state: 'hidden', timeout: 15_000 });
+  assert.ok(await page.locator('#reach-families').isHidden());
   assert.is(await page.locator('#reach-public').textContent(), '');
   assert.ok(await page.locator('#reach-off').isHidden());
   assert.is(await page.locator('#reach-name').inputValue(), '');

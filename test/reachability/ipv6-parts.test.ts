@@ -1,7 +1,8 @@
 /**
  * IPv6 reachability's pure parts: which of the kernel's addresses the box publishes, its IPv6
  * router, PCP MAP messages as RFC 6887 lays them out, both families in one port-mapping step and
- * each family's reach, the SSDP search's messages, and dyndns2's `myip` with both addresses.
+ * each family's reach, the SSDP search's messages, dyndns2's `myip` with both addresses, and which
+ * records an update changes (a published AAAA withdrawn once the box has no IPv6 address to publish).
  */
 import { createServer, type Server } from 'node:http';
 import { test } from 'uvu';
@@ -9,6 +10,7 @@ import * as assert from 'uvu/assert';
 import { dyndns2Update } from '../../daemon/reachability/dyndns2.js';
 import { combinedMappingStep, familyReach, onlyOverIpv6 } from '../../daemon/reachability/families.js';
 import { defaultRouter, hexToIpv6, pickGlobalAddress } from '../../daemon/reachability/ipv6-address.js';
+import { planRecords } from '../../daemon/reachability/record-plan.js';
 import { decodeMapResponse, describeResult, encodeMapRequest } from '../../daemon/reachability/pcp.js';
 import { IGD2, mSearch, responseLocation } from '../../daemon/reachability/ssdp-search.js';
 
@@ -111,8 +113,52 @@ test('each family reaches the box when its path is open and the name points ther
     { ipv4: false, ipv6: false },
   );
   assert.equal(waiting.ipv4.state, 'pending');
-  assert.equal(waiting.ipv6, { state: 'off', detail: 'no global IPv6 address' });
+  assert.equal(waiting.ipv6, { state: 'off', detail: 'not published: no global IPv6 address' });
   assert.is(onlyOverIpv6(waiting), null);
+});
+
+test('records: an address change sets its record; an AAAA the box published is withdrawn once it has no IPv6 address', () => {
+  const both = { ipv4: '11.77.0.2', ipv6: '2001:db8::5' };
+  const v4 = { ipv4: '11.77.0.2', ipv6: null };
+  assert.equal(planRecords(null, both), { publish: both, withdrawIpv6: null }, 'first update: both');
+  assert.is(planRecords(both, both), null, 'nothing changed: no update');
+  assert.equal(planRecords(both, { ...both, ipv6: '2001:db8::6' }), {
+    publish: { ...both, ipv6: '2001:db8::6' },
+    withdrawIpv6: null,
+  });
+  assert.equal(planRecords(both, v4), { publish: v4, withdrawIpv6: '2001:db8::5' }, 'no IPv6 now: withdrawn');
+  assert.is(planRecords(v4, v4), null, 'withdrawn once, not at every cycle');
+  assert.equal(planRecords(null, v4), { publish: v4, withdrawIpv6: null }, 'never published: nothing to withdraw');
+  assert.equal(planRecords(both, { ipv4: null, ipv6: '2001:db8::5' }), {
+    publish: { ipv4: null, ipv6: '2001:db8::5' },
+    withdrawIpv6: null,
+  });
+});
+
+test('an IPv6 address not published says why, and that its old AAAA record was removed', () => {
+  const ipv4 = { mapping: { state: 'ok' as const, detail: null }, address: '11.77.0.2', blocked: null };
+  const gone = familyReach(
+    ipv4,
+    {
+      mapping: { state: 'off', detail: 'the home network gives the box no global IPv6 address' },
+      address: null,
+      blocked: null,
+    },
+    { ipv4: true, ipv6: false },
+    '2001:db8::5',
+  );
+  assert.equal(gone.ipv6, {
+    state: 'off',
+    detail:
+      'not published: the home network gives the box no global IPv6 address; the AAAA record for 2001:db8::5 was removed',
+  });
+  assert.is(gone.ipv4.state, 'ok');
+  const refused = familyReach(
+    ipv4,
+    { mapping: { state: 'failed', detail: "the router's firewall was not opened" }, address: null, blocked: null },
+    { ipv4: true, ipv6: false },
+  );
+  assert.equal(refused.ipv6, { state: 'failed', detail: "not published: the router's firewall was not opened" });
 });
 
 test("SSDP: the IGDv2 search, and only a 200 answer for that target gives the router's description", () => {
@@ -143,6 +189,26 @@ test('dyndns2 with both families: one update, myip lists the IPv4 then the IPv6 
     const outcome = await dyndns2Update(settings, 'a.example.org', ['11.77.0.2', '2001:db8::5'], {});
     assert.is(outcome.ok, true);
     assert.is(seen, '11.77.0.2,2001:db8::5');
+  } finally {
+    server.close();
+  }
+});
+
+test('dyndns2 withdrawing the AAAA record: myip with the IPv4 address alone and an empty myipv6', async () => {
+  let query = new URLSearchParams();
+  const server: Server = createServer((req, res) => {
+    query = new URL(req.url!, 'http://x').searchParams;
+    res.writeHead(200, { 'content-type': 'text/plain' }).end('good 11.77.0.2');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  try {
+    const url = `http://127.0.0.1:${port}/nic/update`;
+    const settings = { protocol: 'dyndns2' as const, url, username: 'u', password: 'p' };
+    assert.ok((await dyndns2Update(settings, 'a.example.org', ['11.77.0.2'], {}, true)).ok);
+    assert.equal([query.get('myip'), query.get('myipv6')], ['11.77.0.2', '']);
+    await dyndns2Update(settings, 'a.example.org', ['11.77.0.2'], {});
+    assert.is(query.has('myipv6'), false, 'an IPv4 update alone says nothing of IPv6');
   } finally {
     server.close();
   }

@@ -3,7 +3,8 @@
  * router routes a global /64 (and a ULA /64) that its dnsmasq advertises on the LAN, and its
  * firewall drops what comes in from the internet unless a pinhole miniupnpd opened lets it through.
  * The box publishes its stable global address as AAAA beside the A record, opens ports 443 and 80
- * with PCP, and answers https://<name> over IPv6; turned off, the pinholes go and the firewall
+ * with PCP, and answers https://<name> over IPv6; once it has no IPv6 address the provider is told
+ * to remove the AAAA record (an empty `myipv6`); turned off, the pinholes go and the firewall
  * drops again; behind carrier-grade NAT it is reachable over IPv6, with a name that has only AAAA,
  * and degraded for IPv4 alone.
  */
@@ -87,6 +88,75 @@ test('IPv6 from the home network: AAAA beside A (the stable address), pinholes f
   assert.is(JSON.parse(answer.body).domain, NAME);
   const plain = getOverIpv6(internet.inet, `http://${NAME}/about`, internet.caFile);
   assert.is(plain.status, 301);
+});
+
+/** The name's AAAA records in the public DNS, as a resolver on the internet answers them. */
+function publicAaaa(name: string): string[] {
+  const script =
+    `require('node:dns').promises.resolve6(${JSON.stringify(name)})` +
+    '.then((a) => console.log(JSON.stringify(a)), (e) => console.log(JSON.stringify(e.code)))';
+  const answer = JSON.parse(
+    execFileSync('ip', ['netns', 'exec', internet.inet, process.execPath, '-e', script], { encoding: 'utf8' }),
+  ) as string[] | string;
+  if (answer === 'ENODATA' || answer === 'ENOTFOUND') return [];
+  if (typeof answer === 'string') throw new Error(`AAAA lookup of ${name}: ${answer}`);
+  return answer;
+}
+
+/** Router advertisements on the box's station interface taken (SLAAC) or ignored. */
+function acceptRouterAdvertisements(on: boolean): void {
+  execFileSync('ip', [
+    'netns',
+    'exec',
+    home.names.box,
+    'sysctl',
+    '-q',
+    '-w',
+    `net.ipv6.conf.ethsta0.accept_ra=${on ? 1 : 0}`,
+  ]);
+}
+
+test('the box loses its IPv6 address: the provider is told to remove the AAAA record, IPv6 says "not published"; it comes back', async () => {
+  assert.equal(publicAaaa(NAME), [stable]);
+  acceptRouterAdvertisements(false);
+  execFileSync('ip', ['-n', home.names.box, '-6', 'addr', 'flush', 'dev', 'ethsta0', 'scope', 'global']);
+  const gone = await until(
+    'the AAAA record withdrawn',
+    async () => {
+      const current = await view();
+      return current.families?.ipv6.detail?.includes('was removed') ? current : undefined;
+    },
+    30_000,
+  );
+  assert.equal(gone.families!.ipv6, {
+    state: 'off',
+    detail: `not published: the home network gives the box no global IPv6 address; the AAAA record for ${stable} was removed`,
+  });
+  assert.is(gone.ipv6_address, null);
+  assert.is(gone.families!.ipv4.state, 'ok', 'IPv4 goes on');
+  assert.is(gone.steps.dns.state, 'ok', gone.steps.dns.detail!);
+  const withdrawal = internet.dyndnsUpdates.filter((u) => u.myipv6 === '');
+  assert.equal(
+    withdrawal.map((u) => [u.myip, u.answer]),
+    [[INTERNET.wan, `good ${INTERNET.wan}`]],
+    'one update: myip with the IPv4 address alone and an empty myipv6',
+  );
+  assert.equal(publicAaaa(NAME), [], 'the public DNS has no AAAA record for the name');
+  const answer = await (await internet.agent()).fetch(`https://${NAME}/api/v2/instance`);
+  assert.is(answer.status, 200, 'still reachable over IPv4');
+
+  acceptRouterAdvertisements(true);
+  const back = await until(
+    'IPv6 published again',
+    async () => {
+      const current = await view();
+      return current.families?.ipv6.state === 'ok' ? current : undefined;
+    },
+    30_000,
+  );
+  stable = back.ipv6_address!;
+  assert.equal(publicAaaa(NAME), [stable]);
+  assert.is(internet.dyndnsUpdates.filter((u) => u.myipv6 === '').length, 1, 'withdrawn once');
 });
 
 /** The nftables handles of the router's IPv6 pinhole rules: a renewed pinhole is a new rule. */

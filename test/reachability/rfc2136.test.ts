@@ -4,8 +4,9 @@
  * plain words with nothing changed, a clock more than TSIG's fudge away is BADTIME said as the
  * clocks' difference, the same address sends no update, and DNS-01 gets a
  * certificate from pebble, which validates through that same server. With IPv6 the box's address
- * goes into an AAAA rrset beside the A one, each replaced only when it changed, and without a
- * public IPv4 address (carrier-grade NAT) only the AAAA is written and checked.
+ * goes into an AAAA rrset beside the A one, each replaced only when it changed, an AAAA the box
+ * published is deleted (one signed update) once it has no IPv6 address, and without a public IPv4
+ * address (carrier-grade NAT) only the AAAA is written and checked.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -199,6 +200,29 @@ test('A and AAAA: both written and checked; a new IPv6 address replaces the AAAA
   assert.is(moved.state, 'ok', moved.detail ?? '');
   assert.equal(await client.query(NAME, 'AAAA'), ['2001:db8:77:1::6']);
   assert.is(await knot.serial(), serial + 1, 'one update: the A record already served the address');
+});
+
+test('no IPv6 address any more: the AAAA rrset the box published is deleted with a signed update, the A record kept', async () => {
+  const name = new PublicName({ http: {}, dns: { servers: [knot.server] } });
+  const client = new Rfc2136Client(settings());
+  assert.is((await name.step(NAME, { ipv4: '11.77.0.3', ipv6: '2001:db8:77:1::8' }, settings())).state, 'ok');
+  assert.equal(await client.query(NAME, 'AAAA'), ['2001:db8:77:1::8']);
+  // A key that may not update the zone cannot delete it either: nothing changes.
+  const serial = await knot.serial();
+  const refused = await new Rfc2136Client(settings({ key_name: 'someone-else' })).withdrawIpv6(NAME);
+  assert.is(refused.ok, false);
+  assert.match(refused.detail, /BADKEY/);
+  assert.is(await knot.serial(), serial);
+
+  const step = await name.step(NAME, { ipv4: '11.77.0.3', ipv6: null }, settings());
+  assert.is(step.state, 'ok', step.detail ?? '');
+  assert.match(step.detail!, /removed the IPv6 address/);
+  assert.equal(await client.query(NAME, 'AAAA'), [], 'the AAAA rrset is gone');
+  assert.equal(await client.query(NAME, 'A'), ['11.77.0.3']);
+  assert.is(await knot.serial(), serial + 1, 'one update: the deletion');
+  assert.is(name.withdrawnIpv6, '2001:db8:77:1::8');
+  assert.is((await name.step(NAME, { ipv4: '11.77.0.3', ipv6: null }, settings())).state, 'ok');
+  assert.is(await knot.serial(), serial + 1, 'withdrawn once, not at every cycle');
 });
 
 test('no public IPv4 address: only the AAAA is written and checked', async () => {

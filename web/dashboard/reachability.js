@@ -1,7 +1,7 @@
 // "Make the box reachable": the owner enters a name and says who keeps it pointing home (nobody, a
 // dynamic-DNS provider's login, or their own DNS server's RFC 2136 key), then watches each step in
-// plain words (DNS → port forwarding → certificate → public address → check) through the owner
-// API. "Try again now" re-runs the steps with the saved settings (secrets are never sent back, so
+// plain words (DNS → port forwarding → certificate → public address → check), and whether the
+// internet reaches the box over IPv4 and over IPv6 (or why not), through the owner API. "Try again now" re-runs the steps with the saved settings (secrets are never sent back, so
 // the page cannot and need not hold them); "Turn off" undoes it all. When the router will not
 // forward the ports itself, the page lists the forwarding to set up by hand. Shares the
 // dashboard's login (its token in localStorage).
@@ -17,6 +17,11 @@
     ['check', 'Check from outside'],
   ];
   var WORDS = { pending: 'waiting', working: 'working on it…', ok: 'done', failed: 'not working yet', off: 'off' };
+  var FAMILIES = [
+    ['ipv4', 'Reachable over IPv4'],
+    ['ipv6', 'Reachable over IPv6'],
+  ];
+  var FAMILY_WORDS = { pending: 'not yet', working: 'not yet', ok: 'yes', failed: 'no', off: 'no' };
   var PROVIDERS = {
     dyndns2: 'a dynamic-DNS provider',
     rfc2136: 'your DNS server',
@@ -72,6 +77,22 @@
     });
   }
 
+  /** Whether the internet reaches the box over each address family, and why not. */
+  function showFamilies(view) {
+    var list = $('reach-families');
+    list.textContent = '';
+    list.hidden = !view.name || !view.families;
+    if (list.hidden) return;
+    FAMILIES.forEach(function (entry) {
+      var family = view.families[entry[0]];
+      var item = document.createElement('li');
+      item.dataset.family = entry[0];
+      item.dataset.state = family.state;
+      item.textContent = entry[1] + ': ' + FAMILY_WORDS[family.state] + (family.detail ? ' — ' + family.detail : '');
+      list.appendChild(item);
+    });
+  }
+
   function showManual(view) {
     var manual = $('reach-manual');
     manual.hidden = !view.manual;
@@ -108,6 +129,7 @@
         view.dyndns.server +
         ') keeps the name current. Its password or key is kept on the box and not shown; enter it again only to change it.';
     showSteps(view);
+    showFamilies(view);
     showManual(view);
     $('reach-public').textContent = view.public_url
       ? 'Your instance is at ' +

@@ -1,4 +1,5 @@
 /** SQL for announcements, their dismissals (read state) and reactions. */
+import { dialectOf, idList, rawRows } from '../../store/dialect.js';
 import type { SocialContext } from '../context.js';
 
 export interface AnnouncementRow {
@@ -38,18 +39,22 @@ export class AnnouncementsRepo {
   }
 
   reactions(accountId: string, ids: readonly string[]): Promise<ReactionCount[]> {
+    // The ids table's bare ? comes first in the text: the first parameter on both engines.
     return this.ctx.reader.all<ReactionCount>(
-      `SELECT CAST(announcement_id AS TEXT) AS announcement_id, name, count(*) AS count, max(account_id = ?1) AS me
-      FROM announcement_reactions WHERE announcement_id IN (SELECT CAST(value AS INTEGER) FROM json_each(?2))
+      `WITH wanted AS (SELECT CAST(ids.value AS BIGINT) AS id FROM ${dialectOf(this.ctx.db).idsTable('ids')})
+      SELECT CAST(announcement_id AS TEXT) AS announcement_id, name, count(*) AS count,
+        max(CASE WHEN account_id = ?2 THEN 1 ELSE 0 END) AS me
+      FROM announcement_reactions WHERE announcement_id IN (SELECT id FROM wanted)
       GROUP BY announcement_id, name ORDER BY min(created_at)`,
-      [accountId, JSON.stringify(ids)],
+      [idList(ids), accountId],
     );
   }
 
   async insert(row: Omit<AnnouncementRow, 'id'>): Promise<string> {
-    const rows = await this.ctx.db.raw<Array<{ id: string }>>(
+    const rows = await rawRows<{ id: string }>(
+      this.ctx.db,
       `INSERT INTO announcements (text, content, starts_at, ends_at, all_day, published_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING CAST(id AS TEXT) AS id`,
-      [row.text, row.content, row.starts_at, row.ends_at, row.all_day, row.published_at, row.updated_at],
+      [row.text, row.content, row.starts_at, row.ends_at, Boolean(row.all_day), row.published_at, row.updated_at],
     );
     return rows[0].id;
   }
@@ -77,7 +82,8 @@ export class AnnouncementsRepo {
 
   /** How many accounts reacted with `name`, read on the writer so a reaction just stored counts. */
   async reactionCount(id: string, name: string): Promise<number> {
-    const rows = await this.ctx.db.raw<Array<{ count: number }>>(
+    const rows = await rawRows<{ count: number }>(
+      this.ctx.db,
       `SELECT count(*) AS count FROM announcement_reactions WHERE announcement_id = ? AND name = ?`,
       [id, name],
     );
@@ -86,7 +92,7 @@ export class AnnouncementsRepo {
 
   async customEmoji(shortcode: string): Promise<{ image_url: string; static_url: string } | undefined> {
     return this.ctx.reader.get(
-      `SELECT image_url, static_url FROM custom_emojis WHERE shortcode = ? AND domain IS NULL AND disabled = 0`,
+      `SELECT image_url, static_url FROM custom_emojis WHERE shortcode = ? AND domain IS NULL AND NOT disabled`,
       [shortcode],
     );
   }

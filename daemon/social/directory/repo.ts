@@ -7,8 +7,8 @@
 import type { SocialContext } from '../context.js';
 
 /** Who may be listed at all, for viewer ?1 (NULL: no viewer). */
-const LISTABLE = `a.discoverable = 1 AND a.suspended_at IS NULL AND a.silenced_at IS NULL
-  AND NOT EXISTS (SELECT 1 FROM users u WHERE u.account_id = a.id AND (u.approved = 0 OR u.disabled = 1))
+const LISTABLE = `a.discoverable AND a.suspended_at IS NULL AND a.silenced_at IS NULL
+  AND NOT EXISTS (SELECT 1 FROM users u WHERE u.account_id = a.id AND (NOT u.approved OR u.disabled))
   AND NOT EXISTS (SELECT 1 FROM federation_actors fa WHERE fa.account_id = a.id AND fa.moved_to_account_id IS NOT NULL)
   AND NOT EXISTS (SELECT 1 FROM blocks b WHERE (b.account_id = ?1 AND b.target_account_id = a.id) OR (b.account_id = a.id AND b.target_account_id = ?1))
   AND NOT EXISTS (SELECT 1 FROM mutes m WHERE m.account_id = ?1 AND m.target_account_id = a.id)`;
@@ -45,14 +45,14 @@ export class DirectoryRepo {
     // An account both a friend of friends and much followed is suggested once, for the first reason.
     return this.ctx.reader.all<Suggestion>(
       `SELECT CAST(n AS TEXT) AS id, source FROM (
-        SELECT n, source, min(rank) AS rank, weight FROM (
+        SELECT n, source, rank, weight, row_number() OVER (PARTITION BY n ORDER BY rank) AS reason FROM (
           SELECT a.id AS n, 'friends_of_friends' AS source, 0 AS rank, count(*) AS weight
             FROM follows mine JOIN follows theirs ON theirs.account_id = mine.target_account_id JOIN accounts a ON a.id = theirs.target_account_id
             WHERE mine.account_id = ?1 AND ${candidate} GROUP BY a.id
           UNION ALL
-          SELECT a.id, 'most_followed', 1, a.followers_count FROM accounts a WHERE a.domain IS NULL AND ${candidate})
-        GROUP BY n)
-      ORDER BY rank, weight DESC, n DESC LIMIT ?2`,
+          SELECT a.id, 'most_followed', 1, a.followers_count FROM accounts a WHERE a.domain IS NULL AND ${candidate}) AS reasons
+        ) AS ranked
+      WHERE reason = 1 ORDER BY rank, weight DESC, n DESC LIMIT ?2`,
       [viewerId, limit],
     );
   }
@@ -61,7 +61,7 @@ export class DirectoryRepo {
     // An unknown account is simply never suggested: nothing to store.
     await this.ctx.db.raw(
       `INSERT INTO account_suggestion_dismissals (account_id, target_account_id, created_at)
-      SELECT ?, id, ? FROM accounts WHERE id = ? ON CONFLICT DO NOTHING`,
+      SELECT CAST(? AS BIGINT), id, ? FROM accounts WHERE id = ? ON CONFLICT DO NOTHING`,
       [viewerId, new Date(this.ctx.now()).toISOString(), targetId],
     );
   }

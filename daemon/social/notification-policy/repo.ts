@@ -37,7 +37,7 @@ export class NotificationPolicyRepo {
       SELECT
         EXISTS (SELECT 1 FROM users WHERE account_id = ?1) AS local,
         EXISTS (SELECT 1 FROM blocks WHERE account_id = ?1 AND target_account_id = ?2)
-          OR EXISTS (SELECT 1 FROM mutes WHERE account_id = ?1 AND target_account_id = ?2 AND hide_notifications = 1 AND (expires_at IS NULL OR expires_at > ?4))
+          OR EXISTS (SELECT 1 FROM mutes WHERE account_id = ?1 AND target_account_id = ?2 AND hide_notifications AND (expires_at IS NULL OR expires_at > ?4))
           OR EXISTS (SELECT 1 FROM conversation_mutes cm JOIN statuses s ON s.conversation_id = cm.conversation_id WHERE cm.account_id = ?1 AND s.id = ?3)
           OR (EXISTS (SELECT 1 FROM account_domain_blocks d WHERE d.account_id = ?1 AND d.domain = lower(a.domain))
               AND NOT EXISTS (SELECT 1 FROM follows WHERE account_id = ?1 AND target_account_id = ?2)) AS refused,
@@ -125,7 +125,7 @@ export class NotificationPolicyRepo {
         [accountId, request.from_account_id, now],
       );
       await trx.raw(
-        `UPDATE notifications SET filtered = 0 WHERE account_id = ? AND from_account_id = ? AND filtered = 1`,
+        `UPDATE notifications SET filtered = FALSE WHERE account_id = ? AND from_account_id = ? AND filtered`,
         [accountId, request.from_account_id],
       );
       await trx.raw(`DELETE FROM notification_requests WHERE id = ?`, [request.id]);
@@ -136,7 +136,7 @@ export class NotificationPolicyRepo {
   async dismiss(accountId: string, request: RequestRow, withNotifications: boolean): Promise<void> {
     await this.ctx.db.transaction(async (trx) => {
       if (withNotifications)
-        await trx.raw(`DELETE FROM notifications WHERE account_id = ? AND from_account_id = ? AND filtered = 1`, [
+        await trx.raw(`DELETE FROM notifications WHERE account_id = ? AND from_account_id = ? AND filtered`, [
           accountId,
           request.from_account_id,
         ]);

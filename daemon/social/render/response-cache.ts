@@ -3,7 +3,9 @@
  * database has not changed: an entry is stored with the data version read *before* it was
  * computed and served only while that version still holds, so any commit (of this process or
  * another) makes every entry stale. Clients poll the same first page over and over; this answers
- * them without walking and rendering it again. Bounded by total size and by entry count.
+ * them without walking and rendering it again. Bounded by total size and by entry count. Requests
+ * that miss together (after a commit, every polling client at once) render once: those that read
+ * the same data version as a render under way for their key wait for its answer.
  */
 import type { Context } from 'koa';
 import type { DataVersion } from '../../store/dialect.js';
@@ -33,6 +35,12 @@ const MAX_ENTRIES = 1000;
 
 export class ResponseCache {
   private readonly entries = new Map<string, Entry>();
+  /**
+   * Renders under way, by key and the data version they were read at: requests for the same key
+   * that read the same version while one renders wait for its answer instead of rendering it again
+   * (clients that poll together all miss together after a commit). null: no answer to share.
+   */
+  private readonly rendering = new Map<string, Promise<Entry | null>>();
   private bytes = 0;
 
   constructor(
@@ -58,13 +66,39 @@ export class ResponseCache {
       // Refresh its place in the LRU order.
       this.entries.delete(key);
       this.entries.set(key, hit);
-      ctx.set(hit.headers);
-      ctx.type = type;
-      ctx.body = hit.body;
-      return;
+      return answer(ctx, hit, type);
     }
+    // Made from the same version as the shared render's, the answer is as fresh as a hit.
+    const flight = `${version} ${key}`;
+    // Checked and claimed in the same turn (no await between), so one of the requests renders.
+    const pending = this.rendering.get(flight);
+    const shared = pending && (await pending);
+    if (shared) return answer(ctx, shared, type);
+    let done: (entry: Entry | null) => void = () => undefined;
+    const mine = new Promise<Entry | null>((resolve) => (done = resolve));
+    this.rendering.set(flight, mine);
+    let entry: Entry | null = null;
+    try {
+      entry = await this.renderEntry(ctx, key, version, keep, render, type);
+    } finally {
+      // Followers of a render that failed render their own: theirs may have taken the slot since.
+      if (this.rendering.get(flight) === mine) this.rendering.delete(flight);
+      done(entry);
+    }
+    if (entry) this.store(key, entry);
+  }
+
+  /** Runs `render` and makes its answer an entry (and the body bytes); null unless it answered 200. */
+  private async renderEntry(
+    ctx: Context,
+    key: string,
+    version: DataVersion,
+    keep: string[],
+    render: () => Promise<void>,
+    type: string,
+  ): Promise<Entry | null> {
     await render();
-    if (ctx.status !== 200) return;
+    if (ctx.status !== 200) return null;
     // Kept as bytes: a hit is then written as it is, not measured and encoded again.
     const body = isJsonBody(ctx.body) ? renderJsonBytes(ctx.body) : Buffer.from(String(ctx.body));
     const headers: Record<string, string> = {};
@@ -74,7 +108,7 @@ export class ResponseCache {
     }
     ctx.type = type;
     ctx.body = body;
-    this.store(key, { version, body, headers, bytes: body.length + key.length + ENTRY_OVERHEAD_BYTES });
+    return { version, body, headers, bytes: body.length + key.length + ENTRY_OVERHEAD_BYTES };
   }
 
   private store(key: string, entry: Entry): void {
@@ -92,4 +126,11 @@ export class ResponseCache {
       this.bytes -= old.bytes;
     }
   }
+}
+
+/** Answers `ctx` with a kept (or shared) entry. */
+function answer(ctx: Context, entry: Entry, type: string): void {
+  ctx.set(entry.headers);
+  ctx.type = type;
+  ctx.body = entry.body;
 }

@@ -1,6 +1,6 @@
 /** SQL for reports: the reported account, the one way a report is stored, the owner's review reads, resolving. */
 import type { Knex } from 'knex';
-import { dialectOf, idList, rawRows } from '../../store/dialect.js';
+import { dialectOf, idList, rawRows, type Dialect } from '../../store/dialect.js';
 import type { SocialContext } from '../context.js';
 import { visibleBy } from '../statuses/visibility.js';
 import { cursorPageSql, type PageQuery } from '../store/paging.js';
@@ -51,10 +51,10 @@ export interface ServerRule {
 const REPORT_COLUMNS = `CAST(id AS TEXT) AS id, CAST(target_account_id AS TEXT) AS target_account_id, comment, category,
   rule_ids, forwarded, action_taken_at, created_at`;
 
-const REVIEW_COLUMNS = `CAST(r.id AS TEXT) AS id, CAST(r.account_id AS TEXT) AS account_id,
+const reviewColumns = (dialect: Dialect) => `CAST(r.id AS TEXT) AS id, CAST(r.account_id AS TEXT) AS account_id,
   CAST(r.target_account_id AS TEXT) AS target_account_id, r.comment, r.category, r.rule_ids, r.forwarded,
   r.action_taken_at, r.created_at,
-  (SELECT json_group_array(CAST(status_id AS TEXT)) FROM report_statuses WHERE report_id = r.id) AS status_ids_json`;
+  (SELECT ${dialect.jsonArrayOf('CAST(status_id AS TEXT)')} FROM report_statuses WHERE report_id = r.id) AS status_ids_json`;
 
 export class ReportsRepo {
   constructor(private readonly ctx: SocialContext) {}
@@ -76,7 +76,7 @@ export class ReportsRepo {
         report.comment,
         report.category,
         JSON.stringify(report.ruleIds),
-        report.forwarded ? 1 : 0,
+        report.forwarded,
         JSON.stringify(report.forwardToDomains),
         report.createdAt,
       ],
@@ -95,9 +95,9 @@ export class ReportsRepo {
   list(filter: ReportFilter, page: PageQuery): Promise<ReviewRow[]> {
     const { sql, params } = cursorPageSql(
       {
-        select: REVIEW_COLUMNS,
+        select: reviewColumns(dialectOf(this.ctx.db)),
         from: 'reports r',
-        where: `(r.action_taken_at IS NOT NULL) = ?1 AND r.account_id = coalesce(?2, r.account_id)
+        where: `(r.action_taken_at IS NOT NULL) = (?1 = 1) AND r.account_id = coalesce(?2, r.account_id)
           AND r.target_account_id = coalesce(?3, r.target_account_id)`,
         cursor: 'r.id',
       },
@@ -108,7 +108,12 @@ export class ReportsRepo {
   }
 
   async review(id: string): Promise<ReviewRow | undefined> {
-    return (await this.ctx.reader.all<ReviewRow>(`SELECT ${REVIEW_COLUMNS} FROM reports r WHERE r.id = ?`, [id]))[0];
+    return (
+      await this.ctx.reader.all<ReviewRow>(
+        `SELECT ${reviewColumns(dialectOf(this.ctx.db))} FROM reports r WHERE r.id = ?`,
+        [id],
+      )
+    )[0];
   }
 
   /** Sets when action was taken (null: open again). */
@@ -136,8 +141,10 @@ export class ReportsRepo {
   async visibleStatusesOf(accountId: string, ids: readonly string[], viewerId: string): Promise<string[]> {
     const rows = await this.ctx.reader.all<{ id: string }>(
       `SELECT CAST(s.id AS TEXT) AS id FROM statuses s
-      WHERE s.account_id = ?1 AND s.id IN (SELECT CAST(value AS INTEGER) FROM json_each(?2)) AND ${visibleBy('?3')}`,
-      [accountId, JSON.stringify(ids), viewerId],
+      WHERE s.id IN (SELECT CAST(ids.value AS BIGINT) FROM ${dialectOf(this.ctx.db).idsTable('ids')})
+        AND s.account_id = ?2 AND ${visibleBy('?3')}`,
+      // The ids table's bare \`?\` comes first: the first parameter on both engines.
+      [idList(ids), accountId, viewerId],
     );
     return rows.map((row) => row.id);
   }

@@ -1,6 +1,7 @@
 /**
- * Search queries: the `from:` operator split off, and the rest turned into an FTS5 expression of
- * quoted terms (so user text can never be FTS syntax), the last one a prefix.
+ * Search queries: the `from:` operator split off, and the rest split into terms that the store
+ * quotes as phrases (store/dialect.ts `textQuery`, the last one a prefix): no character that could
+ * end a quoted string or be query syntax on either engine is left in a term.
  */
 export interface ParsedQuery {
   text: string;
@@ -27,13 +28,20 @@ export function parseFrom(value: string): { me: true } | { username: string; dom
   return match ? { username: match[1], domain: match[2] ?? null } : null;
 }
 
-/** Control characters (NUL ends an FTS5 string) separate terms like spaces. */
-export function ftsExpression(text: string, prefixLast = true): string | null {
-  const terms = text
+/**
+ * The terms of search text. Control characters (NUL ends an FTS5 string, and PostgreSQL takes no
+ * NUL) separate terms like spaces; quotes and backslashes split a term where the tokenizers split
+ * it anyway, and the operators of either engine's query syntax are dropped.
+ */
+export function searchTerms(text: string): string[] {
+  return text
     .replace(/\p{Cc}/gu, ' ')
     .split(/\s+/)
-    .map((term) => term.replace(/["*^():]/g, '').trim())
+    .map((term) =>
+      term
+        .replace(/["*^():]/g, '')
+        .replace(/['\\]/g, ' ')
+        .trim(),
+    )
     .filter(Boolean);
-  if (terms.length === 0) return null;
-  return terms.map((term, i) => `"${term}"${prefixLast && i === terms.length - 1 ? '*' : ''}`).join(' ');
 }

@@ -7,7 +7,7 @@
 import { notFound, unauthorized, unprocessable, badRequest } from '../../lib/errors.js';
 import type { SocialContext } from '../context.js';
 import { TagsRepo, type TagRow } from '../tags/repo.js';
-import { ftsExpression, parseFrom, parseQuery } from './query.js';
+import { parseFrom, parseQuery, searchTerms } from './query.js';
 import { SearchRepo } from './repo.js';
 import type { StatusVisibility } from '../statuses/visibility.js';
 
@@ -67,11 +67,11 @@ export class SearchService {
     if (from !== null) authorId = await this.fromAccount(from, viewerId);
 
     if (wants('statuses') && viewerId) {
-      const match = ftsExpression(text);
-      if (match) {
+      const terms = searchTerms(text);
+      if (terms.length > 0) {
         result.statusIds = (
           await this.repo.statuses({
-            match,
+            terms,
             viewerId,
             authorId,
             limit: input.limit,
@@ -136,8 +136,8 @@ export class SearchService {
         .slice(0, limit)
         .map((row) => row.id);
     }
-    const match = ftsExpression(text.replace(/^@/, '').replace(/[@.]/g, ' '));
-    if (!match) return [];
-    return (await this.repo.accounts(match, text.replace(/^@/, ''), limit, offset)).map((row) => row.id);
+    const terms = searchTerms(text.replace(/^@/, '').replace(/[@.]/g, ' '));
+    if (terms.length === 0) return [];
+    return (await this.repo.accounts(terms, text.replace(/^@/, ''), limit, offset)).map((row) => row.id);
   }
 }

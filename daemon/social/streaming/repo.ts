@@ -2,6 +2,7 @@
  * SQL for the stream hub: what it needs to know of a new status to pick its channels, and which
  * connected accounts and lists it reaches. Reads only, through the prepared reader.
  */
+import { dialectOf, idList } from '../../store/dialect.js';
 import type { SocialContext } from '../context.js';
 import { listShows } from '../timelines/repo.js';
 
@@ -40,7 +41,7 @@ export class StreamingRepo {
       SELECT s.visibility, s.local, s.reblog_of_id IS NOT NULL AS reblog,
         (s.in_reply_to_id IS NOT NULL AND s.in_reply_to_account_id != s.account_id) AS reply_other,
         EXISTS (SELECT 1 FROM media_attachments m WHERE m.status_id = s.id) AS media,
-        (SELECT json_group_array(lower(t.name)) FROM status_tags st JOIN tags t ON t.id = st.tag_id WHERE st.status_id = s.id) AS tags
+        (SELECT ${dialectOf(this.ctx.db).jsonArrayOf('lower(t.name)')} FROM status_tags st JOIN tags t ON t.id = st.tag_id WHERE st.status_id = s.id) AS tags
       FROM statuses s WHERE s.id = ?`,
       [statusId],
     );
@@ -65,18 +66,20 @@ export class StreamingRepo {
     connected: readonly string[],
     audience: HomeAudience,
   ): Promise<string[]> {
+    // The ids table's bare ? comes first in the text: the first parameter on both engines.
     const rows = await this.ctx.reader.all<{ id: string }>(
-      `SELECT CAST(account_id AS TEXT) AS id FROM follows
-      WHERE target_account_id = ?1 AND (?3 = 0 OR show_reblogs = 1) AND account_id IN (SELECT CAST(value AS INTEGER) FROM json_each(?2))
-        AND NOT EXISTS (SELECT 1 FROM mutes m WHERE m.account_id = follows.account_id AND m.target_account_id = ?1)
+      `WITH connected AS (SELECT CAST(c.value AS BIGINT) AS id FROM ${dialectOf(this.ctx.db).idsTable('c')})
+      SELECT CAST(account_id AS TEXT) AS id FROM follows
+      WHERE target_account_id = ?2 AND (?3 = 0 OR show_reblogs) AND account_id IN (SELECT id FROM connected)
+        AND NOT EXISTS (SELECT 1 FROM mutes m WHERE m.account_id = follows.account_id AND m.target_account_id = ?2)
         AND (?6 = 0 OR EXISTS (SELECT 1 FROM mentions mn WHERE mn.status_id = ?4 AND mn.account_id = follows.account_id))
       UNION SELECT CAST(tf.account_id AS TEXT) FROM status_tags st JOIN tag_follows tf ON tf.tag_id = st.tag_id
-      WHERE ?5 = 1 AND st.status_id = ?4 AND tf.account_id IN (SELECT CAST(value AS INTEGER) FROM json_each(?2))
-        AND NOT EXISTS (SELECT 1 FROM mutes m WHERE m.account_id = tf.account_id AND m.target_account_id = ?1)
-        AND NOT EXISTS (SELECT 1 FROM blocks b WHERE (b.account_id = tf.account_id AND b.target_account_id = ?1) OR (b.account_id = ?1 AND b.target_account_id = tf.account_id))`,
+      WHERE ?5 = 1 AND st.status_id = ?4 AND tf.account_id IN (SELECT id FROM connected)
+        AND NOT EXISTS (SELECT 1 FROM mutes m WHERE m.account_id = tf.account_id AND m.target_account_id = ?2)
+        AND NOT EXISTS (SELECT 1 FROM blocks b WHERE (b.account_id = tf.account_id AND b.target_account_id = ?2) OR (b.account_id = ?2 AND b.target_account_id = tf.account_id))`,
       [
+        idList(connected),
         authorId,
-        JSON.stringify(connected),
         audience.reblog ? 1 : 0,
         statusId,
         audience.tagged ? 1 : 0,
@@ -92,9 +95,10 @@ export class StreamingRepo {
     listIds: readonly string[],
   ): Promise<Array<{ listId: string; ownerId: string }>> {
     const rows = await this.ctx.reader.all<{ list_id: string; owner_id: string }>(
-      `SELECT CAST(l.id AS TEXT) AS list_id, CAST(l.account_id AS TEXT) AS owner_id
-      FROM lists l JOIN statuses s ON s.id = ?1 WHERE l.id IN (SELECT CAST(value AS INTEGER) FROM json_each(?2)) AND ${listShows('l.account_id', 'l.id')}`,
-      [statusId, JSON.stringify(listIds)],
+      `WITH wanted AS (SELECT CAST(w.value AS BIGINT) AS id FROM ${dialectOf(this.ctx.db).idsTable('w')})
+      SELECT CAST(l.id AS TEXT) AS list_id, CAST(l.account_id AS TEXT) AS owner_id
+      FROM lists l JOIN statuses s ON s.id = ?2 WHERE l.id IN (SELECT id FROM wanted) AND ${listShows('l.account_id', 'l.id')}`,
+      [idList(listIds), statusId],
     );
     return rows.map((row) => ({ listId: row.list_id, ownerId: row.owner_id }));
   }

@@ -155,7 +155,12 @@ const SQLITE_HISTORY: readonly Migration[] = [
  * Migrations after the PostgreSQL baseline, written once for both engines: what differs between
  * them comes from `dialectOf(db)` (../dialect.ts). Name them after the baseline's name.
  */
-const BOTH_ENGINES: readonly Migration[] = [];
+const BOTH_ENGINES: readonly Migration[] = [
+  onDemand(
+    '20261206_10_social_search_folded',
+    async () => (await import('./20261206_10_social_search_folded.js')).m20261206_10_social_search_folded,
+  ),
+];
 
 /** SQLite's migrations, in name order. */
 export const MIGRATIONS: readonly Migration[] = [...SQLITE_HISTORY, ...BOTH_ENGINES];

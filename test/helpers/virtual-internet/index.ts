@@ -68,7 +68,7 @@ export class VirtualInternet {
   private dhcp: DhcpServer | null = null;
   private agentInInet: NamespaceAgent | null = null;
   private managementAgent: NamespaceAgent | null = null;
-  readonly dyndnsUpdates: Array<{ update: string; myip: string; answer: string }> = [];
+  readonly dyndnsUpdates: Array<{ update: string; myip: string; myipv6: string | null; answer: string }> = [];
   /** The addresses the provider's address echo (GET /checkip) answered. */
   readonly echoes: string[] = [];
   /** PEM: the ACME server's TLS root and pebble's issuing root (what NESTBOX_ACME_CA_FILE holds). */

@@ -85,6 +85,86 @@ test('callers of one turn share one data_version query, sent after the last of t
   });
 });
 
+/** A promise and the function that settles it. */
+function gate(): { opened: Promise<void>; open: () => void } {
+  let open: () => void = () => undefined;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { opened, open };
+}
+
+test('requests that miss together render once and all answer its bytes and headers', async () => {
+  await withDatabase(async (reader) => {
+    const cache = new ResponseCache(reader);
+    let renders = 0;
+    const { opened, open } = gate();
+    const contexts = Array.from({ length: 16 }, () => context('/count'));
+    const served = contexts.map((ctx) =>
+      cache.serve(ctx, 'together', ['Link'], async () => {
+        renders += 1;
+        await opened;
+        ctx.status = 200;
+        ctx.body = { count: renders };
+        ctx.set('Link', '<http://127.0.0.1/together>; rel="next"');
+      }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    open();
+    await Promise.all(served);
+    assert.is(renders, 1);
+    for (const ctx of contexts) {
+      assert.is((ctx.body as Buffer).toString(), '{"count":1}');
+      assert.is(ctx.response.get('Link'), '<http://127.0.0.1/together>; rel="next"');
+      assert.is(ctx.status, 200);
+    }
+  });
+});
+
+test('a request that read a newer data version does not wait for a render made before it', async () => {
+  await withDatabase(async (reader, write) => {
+    const cache = new ResponseCache(reader);
+    const { opened, open } = gate();
+    const first = context('/count');
+    const before = cache.serve(first, 'k', [], async () => {
+      await opened;
+      first.status = 200;
+      first.body = { count: 1 };
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await write('INSERT INTO t VALUES (1)');
+    const after = await serve(cache, 'k', 2);
+    assert.equal(after, { body: '{"count":2}', rendered: true }, 'rendered afresh, not the older answer');
+    open();
+    await before;
+    assert.is((first.body as Buffer).toString(), '{"count":1}');
+  });
+});
+
+test('when the shared render fails or answers otherwise than 200, each waiting request renders its own', async () => {
+  await withDatabase(async (reader) => {
+    const cache = new ResponseCache(reader);
+    for (const fail of ['throws', 'status'] as const) {
+      const { opened, open } = gate();
+      let renders = 0;
+      const contexts = Array.from({ length: 4 }, () => context('/count'));
+      const served = contexts.map((ctx, i) =>
+        cache.serve(ctx, `failing ${fail}`, [], async () => {
+          renders += 1;
+          await opened;
+          if (i === 0 && fail === 'throws') throw new Error('render failed');
+          ctx.status = i === 0 ? 404 : 200;
+          ctx.body = i === 0 ? { error: 'Record not found' } : { count: i };
+        }),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      open();
+      const results = await Promise.allSettled(served);
+      assert.is(results[0].status, fail === 'throws' ? 'rejected' : 'fulfilled');
+      assert.is(renders, 4, `${fail}: every request rendered`);
+      for (const i of [1, 2, 3]) assert.is((contexts[i].body as Buffer).toString(), `{"count":${i}}`);
+    }
+  });
+});
+
 test('the size bound counts each entry, not only its bytes: many tiny bodies stay few', async () => {
   await withDatabase(async (reader) => {
     const budget = 64 * 1024;

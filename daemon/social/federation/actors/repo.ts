@@ -1,5 +1,6 @@
 /** SQL for the federation side of accounts: inboxes, keys, remote actor extras. Ids as text. */
 import type { Knex } from 'knex';
+import { rawRows } from '../../../store/dialect.js';
 import type { SocialContext } from '../../context.js';
 
 export interface ActorRow {
@@ -99,7 +100,8 @@ export class ActorsRepo {
     source: string,
     copy: { original: string; static: string },
   ): Promise<boolean> {
-    const rows = await this.ctx.db.raw<unknown[]>(
+    const rows = await rawRows(
+      this.ctx.db,
       `UPDATE accounts SET ${kind} = ?, ${kind}_static = ? WHERE id = ? AND ${kind} = ?
       AND EXISTS (SELECT 1 FROM federation_actors f WHERE f.account_id = accounts.id AND f.${kind}_source = ?) RETURNING id`,
       [copy.original, copy.static, id, source, source],

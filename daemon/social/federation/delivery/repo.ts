@@ -1,5 +1,6 @@
 /** SQL of the delivery queue and of the peers' availability. */
 import type { Db } from '../../../store/db.js';
+import { dialectOf, idList, rawRows } from '../../../store/dialect.js';
 
 export interface DeliveryRow {
   id: number;
@@ -31,7 +32,8 @@ export class DeliveryRepo {
   }
 
   due(now: number, limit: number): Promise<DeliveryRow[]> {
-    return this.db.raw(
+    return rawRows<DeliveryRow>(
+      this.db,
       `SELECT id, inbox, domain, CAST(sender_account_id AS TEXT) AS sender_account_id, body, attempts, created_at
       FROM federation_deliveries WHERE next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?`,
       [now, limit],
@@ -39,14 +41,15 @@ export class DeliveryRepo {
   }
 
   async nextDueAt(): Promise<number | null> {
-    const rows: Array<{ at: number | null }> = await this.db.raw(
+    const rows = await rawRows<{ at: number | null }>(
+      this.db,
       `SELECT min(next_attempt_at) AS at FROM federation_deliveries`,
     );
     return rows[0]?.at ?? null;
   }
 
   async pending(): Promise<number> {
-    const rows: Array<{ n: number }> = await this.db.raw(`SELECT count(*) AS n FROM federation_deliveries`);
+    const rows = await rawRows<{ n: number }>(this.db, `SELECT count(*) AS n FROM federation_deliveries`);
     return rows[0]?.n ?? 0;
   }
 
@@ -68,10 +71,11 @@ export class DeliveryRepo {
 
   async unavailableDomains(domains: readonly string[]): Promise<Set<string>> {
     if (domains.length === 0) return new Set();
-    const rows: Array<{ domain: string }> = await this.db.raw(
+    const rows = await rawRows<{ domain: string }>(
+      this.db,
       `SELECT domain FROM federation_domains
-      WHERE unavailable_at IS NOT NULL AND domain IN (SELECT value FROM json_each(?))`,
-      [JSON.stringify(domains)],
+      WHERE unavailable_at IS NOT NULL AND domain IN (SELECT d.value FROM ${dialectOf(this.db).idsTable('d')})`,
+      [idList(domains)],
     );
     return new Set(rows.map((row) => row.domain));
   }
@@ -84,9 +88,7 @@ export class DeliveryRepo {
         ON CONFLICT (domain) DO UPDATE SET unavailable_at = excluded.unavailable_at, last_failure_at = excluded.last_failure_at`,
         [domain, at, at],
       );
-      const dropped: unknown[] = await trx.raw(`DELETE FROM federation_deliveries WHERE domain = ? RETURNING id`, [
-        domain,
-      ]);
+      const dropped = await rawRows(trx, `DELETE FROM federation_deliveries WHERE domain = ? RETURNING id`, [domain]);
       return dropped.length;
     });
   }

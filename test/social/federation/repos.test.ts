@@ -1,0 +1,172 @@
+/**
+ * Federation's repositories on both engines: the delivery queue and peers' availability, remote
+ * actors (inboxes, keys, picture copies, moves), and local accounts' aliases and moves.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ActorsRepo } from '../../../daemon/social/federation/actors/repo.js';
+import { LocalMovesRepo } from '../../../daemon/social/federation/actors/moves-repo.js';
+import { DeliveryRepo } from '../../../daemon/social/federation/delivery/repo.js';
+import { ENGINES } from '../../helpers/engines.js';
+import { openRepoContext, type RepoContext } from '../repo-context.js';
+
+const AT = '2026-01-01T00:00:00.000Z';
+
+for (const engine of ENGINES) {
+  const test = suite(`federation repos (${engine})`);
+
+  let store: RepoContext;
+  let deliveries: DeliveryRepo;
+  let actors: ActorsRepo;
+  let moves: LocalMovesRepo;
+  let local: string;
+
+  const peer = async (username: string, domain: string, fields: Record<string, unknown> = {}) => {
+    const id = await store.account(username, { domain });
+    await store.ctx
+      .db('accounts')
+      .where({ id })
+      .update({ inbox_url: `https://${domain}/users/${username}/inbox`, ...fields });
+    return id;
+  };
+
+  test.before(async () => {
+    store = await openRepoContext(Date.now, engine);
+    deliveries = new DeliveryRepo(store.ctx.db);
+    actors = new ActorsRepo(store.ctx);
+    moves = new LocalMovesRepo(store.ctx);
+    local = await store.account('local');
+  });
+  test.after(() => store.close());
+
+  test('the delivery queue: due ones in order, rescheduled, removed, all due again, counted', async () => {
+    await deliveries.insert([], 1000);
+    await deliveries.insert(
+      [
+        { inbox: 'https://a.example/inbox', domain: 'a.example', senderId: local, body: '{"n":1}' },
+        { inbox: 'https://b.example/inbox', domain: 'b.example', senderId: null, body: '{"n":2}' },
+      ],
+      1000,
+    );
+    assert.is(await deliveries.pending(), 2);
+    assert.is(await deliveries.nextDueAt(), 1000);
+    const due = await deliveries.due(1000, 10);
+    assert.equal(
+      due.map((row) => [row.inbox, row.domain, row.sender_account_id, row.body, row.attempts, row.created_at]),
+      [
+        ['https://a.example/inbox', 'a.example', local, '{"n":1}', 0, 1000],
+        ['https://b.example/inbox', 'b.example', null, '{"n":2}', 0, 1000],
+      ],
+    );
+    await deliveries.reschedule(due[0].id, 1, 5000, 'x'.repeat(600));
+    assert.equal(
+      (await deliveries.due(1000, 10)).map((row) => row.domain),
+      ['b.example'],
+    );
+    assert.is(await deliveries.nextDueAt(), 1000);
+    await deliveries.remove(due[1].id);
+    assert.is(await deliveries.nextDueAt(), 5000);
+    await deliveries.retryAllNow(2000);
+    assert.equal(
+      (await deliveries.due(2000, 10)).map((row) => [row.domain, row.attempts]),
+      [['a.example', 1]],
+    );
+    const stored = await store.ctx.db('federation_deliveries').where({ id: due[0].id }).first<{ last_error: string }>();
+    assert.is(stored.last_error.length, 500);
+    await deliveries.remove(due[0].id);
+    assert.is(await deliveries.nextDueAt(), null);
+    assert.is(await deliveries.pending(), 0);
+  });
+
+  test('a peer given up on: marked unavailable, its waiting deliveries dropped; back when it answers', async () => {
+    await deliveries.insert(
+      [
+        { inbox: 'https://c.example/inbox', domain: 'c.example', senderId: local, body: '{}' },
+        { inbox: 'https://c.example/users/x/inbox', domain: 'c.example', senderId: local, body: '{}' },
+        { inbox: 'https://d.example/inbox', domain: 'd.example', senderId: local, body: '{}' },
+      ],
+      1000,
+    );
+    assert.is(await deliveries.markUnavailable('c.example', AT), 2);
+    assert.is(await deliveries.isUnavailable('c.example'), true);
+    assert.is(await deliveries.isUnavailable('d.example'), false);
+    assert.equal([...(await deliveries.unavailableDomains(['c.example', 'd.example', 'e.example']))], ['c.example']);
+    assert.equal([...(await deliveries.unavailableDomains([]))], []);
+    await deliveries.markAvailable('c.example', AT);
+    assert.is(await deliveries.isUnavailable('c.example'), false);
+    assert.is(await deliveries.pending(), 1);
+  });
+
+  test('remote actors: found by id, uri, key and address; follower inboxes shared first, once per server', async () => {
+    const alice = await peer('alice', 'a.example', {
+      shared_inbox_url: 'https://a.example/inbox',
+      url: 'https://a.example/@alice',
+    });
+    const bob = await peer('bob', 'a.example', { shared_inbox_url: 'https://a.example/inbox' });
+    const carol = await peer('carol', 'c.example');
+    for (const follower of [alice, bob, carol])
+      await store.ctx.db('follows').insert({ account_id: follower, target_account_id: local, created_at: AT });
+    await store.ctx.db('follows').insert({ account_id: local, target_account_id: alice, created_at: AT });
+    await actors.setPublicKey(alice, 'https://a.example/users/alice#main-key', 'PEM');
+    await store.ctx
+      .db('federation_actors')
+      .insert({ account_id: alice, fetched_at: AT })
+      .onConflict('account_id')
+      .ignore();
+    await actors.setPublicKey(alice, 'https://a.example/users/alice#main-key', 'PEM');
+    const byKey = (await actors.byKeyId('https://a.example/users/alice#main-key'))!;
+    assert.equal([byKey.id, byKey.public_key, byKey.locked, byKey.moved_to_account_id], [alice, 'PEM', 0, null]);
+    assert.is((await actors.byId(alice))!.uri, 'https://a.example/users/alice');
+    assert.is((await actors.byUri('https://a.example/users/alice'))!.id, alice);
+    assert.is((await actors.byAcct('ALICE', 'A.example'))!.id, alice);
+    assert.is(await actors.idAt('https://a.example/@alice'), alice);
+    assert.is(await actors.idAt('https://a.example/users/alice'), alice);
+    assert.equal((await actors.followerInboxes(local)).sort(), [
+      'https://a.example/inbox',
+      'https://c.example/users/carol/inbox',
+    ]);
+    assert.equal(await actors.localFollowersOf(alice), [{ id: local }]);
+    await actors.suspend(carol, AT);
+    await actors.suspend(local, AT);
+    assert.equal(await actors.followerInboxes(local), ['https://a.example/inbox']);
+    assert.is((await actors.byId(local))!.suspended_at, null, 'a local account is never suspended from here');
+  });
+
+  test("a peer's picture is pointed at its local copy only while the source is unchanged", async () => {
+    const dave = await peer('dave', 'd.example', { avatar: 'https://d.example/a.png' });
+    await store.ctx
+      .db('federation_actors')
+      .insert({ account_id: dave, fetched_at: AT, avatar_source: 'https://d.example/a.png' });
+    const copy = { original: '/media/a.png', static: '/media/a.static.png' };
+    assert.is(await actors.useCopy(dave, 'avatar', 'https://d.example/b.png', copy), false);
+    assert.is(await actors.useCopy(dave, 'avatar', 'https://d.example/a.png', copy), true);
+    assert.equal(
+      [(await actors.images(dave))!.avatar, (await actors.images(dave))!.avatar_static],
+      ['/media/a.png', '/media/a.static.png'],
+    );
+  });
+
+  test('follow ids, moved peers; local aliases and moves', async () => {
+    const erin = await peer('erin', 'e.example');
+    const frank = await peer('frank', 'e.example');
+    await store.ctx.db('follows').insert({ account_id: erin, target_account_id: local, created_at: AT });
+    await actors.setFollowUri(erin, local, 'https://e.example/follows/1');
+    assert.is(await actors.followUri(erin, local), 'https://e.example/follows/1');
+    assert.is(await actors.followUri(local, erin), null);
+    await store.ctx.db('federation_actors').insert({ account_id: erin, fetched_at: AT });
+    await actors.setMoved(erin, frank);
+    assert.is((await actors.byId(erin))!.moved_to_account_id, frank);
+
+    await moves.addAlias(local, 'https://old.example/users/me');
+    await moves.addAlias(local, 'https://old.example/users/me');
+    await moves.addAlias(local, 'https://aaa.example/users/me');
+    assert.equal(await moves.aliases(local), ['https://aaa.example/users/me', 'https://old.example/users/me']);
+    assert.is(await moves.movedTo(local), null);
+    await moves.recordMove(local, { id: frank, uri: 'https://e.example/users/frank' }, AT);
+    await moves.recordMove(local, { id: erin, uri: 'https://e.example/users/erin' }, AT);
+    assert.is(await moves.movedTo(local), 'https://e.example/users/erin');
+    assert.is((await actors.byId(local))!.moved_to_account_id, erin);
+  });
+
+  test.run();
+}

@@ -1,0 +1,164 @@
+/**
+ * The search repository on both engines (FTS5 and bm25 on SQLite, GIN-indexed folded vectors and
+ * ts_rank_cd on PostgreSQL), with the same expectations: statuses newest first, accounts by
+ * username, display name and domain with an exact username first and the best match next, the
+ * last word a prefix, case and diacritics folded, and hostile text only ever finding nothing.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { SearchRepo, type StatusSearch } from '../../daemon/social/search/repo.js';
+import { searchTerms } from '../../daemon/social/search/query.js';
+import { ENGINES } from '../helpers/engines.js';
+import { openRepoContext, type RepoContext } from './repo-context.js';
+
+for (const engine of ENGINES) {
+  const test = suite(`search repo (${engine})`);
+
+  let store: RepoContext;
+  let repo: SearchRepo;
+  let viewer: string;
+  let author: string;
+  const posts: Record<string, string> = {};
+
+  const post = async (
+    name: string,
+    text: string,
+    options: { visibility?: string; by?: string; spoiler?: string } = {},
+  ) => {
+    const id = await store.status(options.by ?? author, { visibility: options.visibility });
+    await store.ctx
+      .db('statuses')
+      .where({ id })
+      .update({ text, spoiler_text: options.spoiler ?? '' });
+    posts[name] = id;
+  };
+  const named = (ids: Array<{ id: string }>) =>
+    ids.map(({ id }) => Object.keys(posts).find((name) => posts[name] === id) ?? id);
+  const statuses = async (text: string, more: Partial<StatusSearch> = {}) =>
+    named(
+      await repo.statuses({
+        terms: searchTerms(text),
+        viewerId: viewer,
+        authorId: null,
+        limit: 20,
+        offset: 0,
+        ...more,
+      }),
+    );
+
+  const accountNames = new Map<string, string>();
+  const account = async (username: string, displayName: string, domain?: string) => {
+    const id = await store.account(username, { domain });
+    await store.ctx.db('accounts').where({ id }).update({ display_name: displayName });
+    accountNames.set(id, domain ? `${username}@${domain}` : username);
+    return id;
+  };
+  const accounts = async (text: string, exact = text) =>
+    (await repo.accounts(searchTerms(text), exact, 20, 0)).map(({ id }) => accountNames.get(id) ?? id);
+
+  test.before(async () => {
+    store = await openRepoContext(Date.now, engine);
+    repo = new SearchRepo(store.ctx);
+    viewer = await account('viewer', 'The Viewer');
+    author = await account('author', 'Bird Watcher');
+    await post('kingfisher', 'The Kingfisher came back today #kingfisher');
+    await post('pond', 'A kingfisher at the pond');
+    await post('nothing', 'Nothing about birds');
+    await post('plural', 'kingfishers everywhere');
+    await post('cafe', 'Coffee at the Café Noël, a well-known place');
+    await post('spoiler', 'what I saw', { spoiler: 'heron spotted' });
+    await post('private', 'a private kingfisher', { visibility: 'private' });
+    await post('mine', 'my own kingfisher note', { visibility: 'private', by: viewer });
+    const deleted = await store.status(author, { deletedAt: '2026-01-02T00:00:00.000Z' });
+    await store.ctx.db('statuses').where({ id: deleted }).update({ text: 'a deleted kingfisher' });
+    const reblog = await store.status(viewer);
+    await store.ctx.db('statuses').where({ id: reblog }).update({ text: 'kingfisher', reblog_of_id: posts.pond });
+  });
+  test.after(() => store.close());
+
+  test('statuses: every word matched, the last as a prefix, newest first; case, diacritics and punctuation as in FTS5', async () => {
+    assert.equal(await statuses('kingfisher'), ['mine', 'plural', 'pond', 'kingfisher']);
+    assert.equal(await statuses('kingf'), ['mine', 'plural', 'pond', 'kingfisher']);
+    assert.equal(await statuses('KINGFISHER pond'), ['pond']);
+    assert.equal(await statuses('pond kingf'), ['pond']);
+    assert.equal(await statuses('kingf pond'), [], 'only the last word is a prefix');
+    assert.equal(await statuses('cafe noel'), ['cafe'], 'cafe noel');
+    assert.equal(await statuses('CAFÉ'), ['cafe'], 'CAFÉ');
+    assert.equal(await statuses('well'), ['cafe'], 'a hyphenated word is two words');
+    assert.equal(await statuses('well-known'), ['cafe'], 'well-known');
+    assert.equal(await statuses('known-well'), [], 'a phrase keeps its order');
+    assert.equal(await statuses('heron'), ['spoiler'], 'the spoiler text is searched');
+  });
+
+  test('statuses: paging by id and offset, one author, and the blocks either way', async () => {
+    assert.equal(await statuses('kingfisher', { limit: 2 }), ['mine', 'plural']);
+    assert.equal(await statuses('kingfisher', { limit: 2, offset: 2 }), ['pond', 'kingfisher']);
+    assert.equal(await statuses('kingfisher', { maxId: posts.plural }), ['pond', 'kingfisher']);
+    assert.equal(await statuses('kingfisher', { minId: posts.pond }), ['mine', 'plural']);
+    assert.equal(await statuses('kingfisher', { authorId: viewer }), ['mine']);
+    await store.ctx
+      .db('blocks')
+      .insert({ account_id: author, target_account_id: viewer, created_at: '2026-01-01T00:00:00.000Z' });
+    assert.equal(await statuses('kingfisher'), ['mine']);
+    await store.ctx.db('blocks').where({ account_id: author }).delete();
+  });
+
+  test('accounts: by username, display name and domain; an exact username first, then the best match', async () => {
+    await account('anna', 'Anna Riverside');
+    await account('river', 'Someone');
+    await account('rivers', 'River River Folk', 'remote.example');
+    await account('zoe', 'Zoë Sea Otter');
+    await account('otto', 'A sea lion and an otter', 'other.example');
+    await account('bob_cat', 'Bob');
+    assert.equal(await accounts('river'), ['river', 'rivers@remote.example', 'anna']);
+    assert.equal(await accounts('folk'), ['rivers@remote.example']);
+    assert.equal(await accounts('remote example'), ['rivers@remote.example']);
+    assert.equal(await accounts('other'), ['otto@other.example']);
+    assert.equal(await accounts('zoe'), ['zoe']);
+    assert.equal(await accounts('ZOË', 'nobody'), ['zoe']);
+    assert.equal(await accounts('sea otter', 'nobody'), ['zoe', 'otto@other.example'], 'the closer match first');
+    assert.equal(await accounts('bob cat'), ['bob_cat']);
+    await store.ctx.db('accounts').where({ username: 'river' }).update({ suspended_at: '2026-01-02T00:00:00.000Z' });
+    assert.equal(await accounts('river'), ['rivers@remote.example', 'anna'], 'a suspended account is not found');
+  });
+
+  test('an exact username (and domain) is found as it is, in any case', async () => {
+    const rivers = [...accountNames].find(([, name]) => name === 'rivers@remote.example')![0];
+    assert.equal(await repo.exactAccounts('RIVERS', 'Remote.Example', 'box.example'), [{ id: rivers }]);
+    assert.equal(await repo.exactAccounts('rivers', null, 'box.example'), []);
+    assert.equal(await repo.exactAccounts('Viewer', 'box.example', 'box.example'), [{ id: viewer }]);
+  });
+
+  test('hostile text finds nothing or what its words find, never an error', async () => {
+    for (const text of [
+      `'`,
+      `\\`,
+      `"kingfisher`,
+      `kingfisher'`,
+      `king'fisher`,
+      `!kingfisher`,
+      `kingfisher & | ! <-> :* ( )`,
+      `NEAR(kingfisher pond)`,
+      `kingfisher OR pond`,
+      `a\u0000b`,
+      '\u{1F426}',
+      `${'x'.repeat(5000)}`,
+      `--`,
+      `%_`,
+      `\\' OR 1=1 --`,
+    ]) {
+      const terms = searchTerms(text);
+      if (terms.length === 0) continue;
+      const found = await statuses(text);
+      assert.ok(
+        found.every((name) => name in posts),
+        `${JSON.stringify(text)}: ${JSON.stringify(found)}`,
+      );
+      await repo.accounts(terms, text, 20, 0);
+    }
+    assert.equal(await statuses(`"kingfisher pond`), ['pond']);
+    assert.equal(await statuses(`kingfisher & | ! <-> :* ( ) pond`), ['pond']);
+  });
+
+  test.run();
+}
