@@ -7,6 +7,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startSocialDaemon, type SocialHarness, type TestAccount } from '../helpers/social.js';
 import { uploadPng } from '../helpers/media-files.js';
+import { rawRows } from '../../daemon/store/dialect.js';
 
 let h: SocialHarness;
 let amy: TestAccount, bo: TestAccount, cy: TestAccount, di: TestAccount;
@@ -143,7 +144,11 @@ test('delete soft-deletes at once: the response carries the source text; the sta
   assert.is(deleted.status, 200);
   assert.is(deleted.body.text, 'delete me');
   assert.is((await h.api(amy.token, 'GET', `/api/v1/statuses/${s.id}`)).status, 404);
-  const row = await h.admin.social.ctx.db.raw('SELECT deleted_at FROM statuses WHERE id = ?', [s.id]);
+  const row = await rawRows<{ deleted_at: string | null }>(
+    h.admin.social.ctx.db,
+    'SELECT deleted_at FROM statuses WHERE id = ?',
+    [s.id],
+  );
   assert.ok(row[0].deleted_at, 'the row stays (reportable)');
 });
 

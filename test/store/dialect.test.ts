@@ -95,6 +95,42 @@ for (const engine of ENGINES) {
     assert.match(String(row.now), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     assert.ok(Math.abs(Date.parse(String(row.now)) - Date.now()) < 60_000);
   });
+
+  test(`least(), JSON field, arrays and aggregates, joined text, position, zero padding, numbered id lists (${engine})`, async () => {
+    const db = await databases.get(engine);
+    const d = dialectOf(db);
+    const row = await first(
+      db,
+      `SELECT ${d.least('3', '7')} AS smaller, ${d.jsonText(`'{"app": "12", "n": 1}'`, 'app')} AS app,
+        ${d.jsonText(`'{"n": 1}'`, 'app')} AS missing, ${d.position("'a:b'", "':'")} AS colon,
+        ${d.position("'ab'", "':'")} AS no_colon, ${d.zeroPadded('42', 5)} AS padded`,
+    );
+    assert.equal(row, { smaller: 3, app: '12', missing: null, colon: 2, no_colon: 0, padded: '00042' });
+    const values = `(SELECT 2 AS n UNION ALL SELECT 10 UNION ALL SELECT 1) AS v`;
+    const aggregates = await first(
+      db,
+      `SELECT ${d.jsonArrayAgg(d.jsonArray(['v.n', "'x'"]), 'v.n')} AS pairs,
+        ${d.joinedText('v.n', "','", 'v.n')} AS joined FROM (SELECT n FROM ${values} ORDER BY n) AS v`,
+    );
+    assert.equal(JSON.parse(String(aggregates.pairs)), [
+      [1, 'x'],
+      [2, 'x'],
+      [10, 'x'],
+    ]);
+    assert.is(aggregates.joined, '1,2,10');
+    const none = await first(db, `SELECT ${d.jsonArrayAgg('v.n')} AS empty FROM ${values} WHERE v.n > 99`);
+    assert.equal(JSON.parse(String(none.empty)), []);
+    const ids = await rawRows<{ id: string }>(
+      db,
+      `SELECT CAST(x.value AS TEXT) AS id FROM ${d.idsTableOf('?', 'x')}
+        WHERE CAST(x.value AS BIGINT) IN ${d.idSet()} ORDER BY CAST(x.value AS BIGINT)`,
+      [idList(['9007199254740993005', '7']), idList(['7', '9007199254740993005', '8'])],
+    );
+    assert.equal(
+      ids.map((found) => found.id),
+      ['7', '9007199254740993005'],
+    );
+  });
 }
 
 test.run();

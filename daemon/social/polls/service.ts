@@ -107,7 +107,10 @@ export class PollsService {
     const existing = await this.repo.byStatus(statusId, trx);
     if (!existing) return this.attach(trx, statusId, authorId, input, options);
     const now = this.ctx.now();
-    const changed = JSON.stringify(options) !== existing.options || input.multiple !== Boolean(existing.multiple);
+    // Compared parsed: jsonb gives the stored array back in its own spacing.
+    const changed =
+      JSON.stringify(options) !== JSON.stringify(JSON.parse(existing.options)) ||
+      input.multiple !== Boolean(existing.multiple);
     await this.repo.edit(
       trx,
       existing.id,
