@@ -11,6 +11,7 @@ import { LabelUnavailable, loadSetupLabel, writeSetupLabel } from '../daemon/con
 import { openStore } from '../daemon/store/open.js';
 import { migrate } from '../daemon/store/migrate.js';
 import { AdminTool, describeAdminError } from '../daemon/social/admin.js';
+import { moveCommand } from './lib/move-to-postgres.js';
 import { loadCommandConfig } from './lib/config.js';
 
 const USAGE = `Usage: npm run admin -- <command> [options]
@@ -32,6 +33,10 @@ Commands:
       Moves the instance to another base URL (stored at its first start; ids and links are made
       from it): the links kept in the database move with it. Restart the daemon afterwards, with
       base_url / NESTBOX_BASE_URL set to URL or unset. Peers that follow an account keep its old id.
+  move-to-postgres URL [--batch-rows N]
+      With the daemon stopped, copies the whole SQLite database into the empty PostgreSQL database
+      at URL (one transaction: stopped half way, the target stays empty) and prints the setting to
+      add as its last line: NESTBOX_DATABASE_URL=URL. Media files and the settings file stay.
 
 Options:
   --config FILE   JSON settings file (as for the daemon; else NESTBOX_CONFIG, then NESTBOX_* variables)
@@ -57,6 +62,7 @@ async function main(argv: string[]): Promise<number> {
         'all-day': { type: 'boolean' },
         out: { type: 'string' },
         'new-key': { type: 'boolean' },
+        'batch-rows': { type: 'string' },
         config: { type: 'string' },
         help: { type: 'boolean' },
       },
@@ -88,6 +94,12 @@ async function main(argv: string[]): Promise<number> {
         `base URL ${previous === baseUrl ? 'stays' : 'is now'} ${baseUrl}${previous && previous !== baseUrl ? ` (was ${previous})` : ''}; restart the daemon to use it\n`,
       );
       return 0;
+    }
+    if (command === 'move-to-postgres') {
+      if (positionals.length !== 2) throw new UsageError('move-to-postgres takes one URL');
+      const batch = Number(values['batch-rows'] ?? DEFAULT_BATCH_ROWS);
+      if (!Number.isSafeInteger(batch) || batch < 1) throw new UsageError('--batch-rows takes a whole number of rows');
+      return await moveCommand(config, positionals[1], batch);
     }
     tool = await AdminTool.open(config);
     switch (command) {
@@ -146,6 +158,8 @@ async function main(argv: string[]): Promise<number> {
 }
 
 class UsageError extends Error {}
+
+const DEFAULT_BATCH_ROWS = 5000;
 
 /** The label needs only the box's settings, not the social instance. */
 async function printLabel(config: Config, out: string | undefined, newKey: boolean): Promise<number> {

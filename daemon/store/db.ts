@@ -18,11 +18,21 @@ export interface OpenOptions {
    * cut; NORMAL syncs only at checkpoints and may lose the last commits (never consistency).
    */
   synchronous?: SqliteSynchronous;
+  /**
+   * Take SQLite's exclusive lock at the first access and keep it until the database is closed
+   * (no other connection, in this process or another, reads or writes meanwhile).
+   */
+  exclusive?: boolean;
 }
 
 export const BUSY_TIMEOUT_MS = 5000;
 
-export function openDatabase({ filename, busyTimeoutMs = BUSY_TIMEOUT_MS, synchronous = 'full' }: OpenOptions): Db {
+export function openDatabase({
+  filename,
+  busyTimeoutMs = BUSY_TIMEOUT_MS,
+  synchronous = 'full',
+  exclusive = false,
+}: OpenOptions): Db {
   if (filename !== ':memory:') mkdirSync(dirname(filename), { recursive: true });
   return knexFactory({
     client: 'sqlite3',
@@ -34,11 +44,13 @@ export function openDatabase({ filename, busyTimeoutMs = BUSY_TIMEOUT_MS, synchr
       max: 1,
       afterCreate(conn: SqliteConnection, done: (error: Error | null, conn: SqliteConnection) => void) {
         const pragmas = [
+          `PRAGMA busy_timeout = ${Math.trunc(busyTimeoutMs)}`,
+          // Before any access: set later, the connection would already use the shared WAL index.
+          ...(exclusive ? ['PRAGMA locking_mode = EXCLUSIVE'] : []),
           'PRAGMA journal_mode = WAL',
           // A box on an SD card loses power often: what the API acknowledged must be on the card.
           `PRAGMA synchronous = ${synchronous === 'normal' ? 'NORMAL' : 'FULL'}`,
           'PRAGMA foreign_keys = ON',
-          `PRAGMA busy_timeout = ${Math.trunc(busyTimeoutMs)}`,
         ];
         conn.exec(pragmas.join(';'), (error) => done(error ?? null, conn));
       },

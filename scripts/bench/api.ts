@@ -3,6 +3,8 @@
  * daemon on loopback. Home timeline (40 statuses; 10,000 posts by 100 followed accounts), search
  * (100,000 statuses), a 4 MB JPEG upload (answer and end of processing), and streaming (500
  * WebSocket clients; one notification delivered to its recipient).
+ * `--database postgres`: the seeded database is also moved into a throwaway PostgreSQL cluster
+ * (postgres-cluster.ts) and the same measurements run on a daemon there, figures naming `database`.
  */
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
@@ -17,6 +19,7 @@ import { tempDir } from '../../test/helpers/paths.js';
 import type { Bench } from './index.js';
 import { cpuMs, percentile, report, round, type Figure } from './stats.js';
 import { countInstructions } from './instructions.js';
+import { BenchCluster, databasesOf, type BenchDatabase } from './postgres-cluster.js';
 
 const ACCOUNTS = 1000;
 const FOLLOWED = 100;
@@ -205,46 +208,68 @@ async function accountId(daemon: RunningDaemon, n: number): Promise<string> {
 }
 
 export const apiBench: Bench = {
-  description: 'home timeline, search, media upload and streaming delivery against the real daemon',
-  async run() {
+  description:
+    'home timeline, search, media upload and streaming delivery against the real daemon [--database postgres]',
+  async run(args) {
+    const databases = databasesOf(args.includes('--database') ? args[args.indexOf('--database') + 1] : undefined);
     const data = tempDir('nestbox-bench-');
     const seeding = performance.now();
     await seed(data.path);
     process.stderr.write(
       `seeded ${STATUSES} statuses, ${ACCOUNTS} accounts in ${Math.round(performance.now() - seeding)} ms\n`,
     );
-    const daemon = await startDaemon({ dataDir: data.path, env: { NESTBOX_LOG_LEVEL: 'info' } });
+    const cluster = databases.includes('postgres') ? await BenchCluster.start() : null;
+    const pgData = tempDir('nestbox-bench-');
     try {
+      // Moved first: the SQLite daemon will hold the file.
+      const moved = cluster ? await cluster.moveFrom(data.path) : null;
       const figures: Figure[] = [];
-      const add = (metric: string, samples: number[], extra: Record<string, unknown> = {}) => {
-        figures.push({ bench: 'api', metric: `${metric}_p50_ms`, value: round(percentile(samples, 50)), ...extra });
-        figures.push({ bench: 'api', metric: `${metric}_p99_ms`, value: round(percentile(samples, 99)), ...extra });
-      };
-      const timeline = await benchTimeline(daemon);
-      add('home_timeline', timeline.samples, { limit: 40, followed_posts: FOLLOWED_POSTS });
-      figures.push({
-        bench: 'api',
-        metric: 'home_timeline_cpu_ms_per_request',
-        value: round(timeline.cpuMs),
-        unit: 'ms',
-        limit: 40,
-      });
-      if (timeline.instructionsM !== null)
-        figures.push({
-          bench: 'api',
-          metric: 'home_timeline_million_instructions_per_request',
-          value: round(timeline.instructionsM),
-          limit: 40,
-        });
-      add('search', await benchSearch(daemon), { statuses: STATUSES });
-      const upload = await benchUpload(daemon);
-      add('upload_answered', upload.answered, { bytes: '4MB' });
-      add('upload_processed', upload.processed, { bytes: '4MB' });
-      add('streaming_notification', await benchStreaming(daemon), { clients: CLIENTS });
+      for (const database of databases) {
+        const env: Record<string, string> = moved && database === 'postgres' ? { NESTBOX_DATABASE_URL: moved.url } : {};
+        const dataDir = database === 'postgres' ? pgData.path : data.path;
+        figures.push(...(await measure(database, dataDir, env)));
+      }
       report('api', figures);
     } finally {
-      await daemon.stop();
+      await cluster?.stop();
+      pgData.remove();
       data.remove();
     }
   },
 };
+
+/** Every measurement on a daemon over `dataDir` (and `env`'s database), figures naming `database`. */
+async function measure(database: BenchDatabase, dataDir: string, env: Record<string, string>): Promise<Figure[]> {
+  const daemon = await startDaemon({ dataDir, keepDataDir: true, env: { NESTBOX_LOG_LEVEL: 'info', ...env } });
+  try {
+    const figures: Figure[] = [];
+    const add = (metric: string, samples: number[], extra: Record<string, unknown> = {}) => {
+      figures.push({ bench: 'api', metric: `${metric}_p50_ms`, value: round(percentile(samples, 50)), ...extra });
+      figures.push({ bench: 'api', metric: `${metric}_p99_ms`, value: round(percentile(samples, 99)), ...extra });
+    };
+    const timeline = await benchTimeline(daemon);
+    add('home_timeline', timeline.samples, { limit: 40, followed_posts: FOLLOWED_POSTS });
+    figures.push({
+      bench: 'api',
+      metric: 'home_timeline_cpu_ms_per_request',
+      value: round(timeline.cpuMs),
+      unit: 'ms',
+      limit: 40,
+    });
+    if (timeline.instructionsM !== null)
+      figures.push({
+        bench: 'api',
+        metric: 'home_timeline_million_instructions_per_request',
+        value: round(timeline.instructionsM),
+        limit: 40,
+      });
+    add('search', await benchSearch(daemon), { statuses: STATUSES });
+    const upload = await benchUpload(daemon);
+    add('upload_answered', upload.answered, { bytes: '4MB' });
+    add('upload_processed', upload.processed, { bytes: '4MB' });
+    add('streaming_notification', await benchStreaming(daemon), { clients: CLIENTS });
+    return figures.map((figure) => ({ ...figure, database }));
+  } finally {
+    await daemon.stop();
+  }
+}

@@ -3,10 +3,16 @@
  * the first. Measures the time from a post (API call) to its arrival on the followers' server
  * (visible there through the API), p50/p99 over a series of posts, and deliveries per second
  * for a burst of posts. Followers on one server share its inbox, as Mastodon delivers.
+ * `--database postgres`: the same scenario again with both daemons on databases of a throwaway
+ * PostgreSQL cluster (postgres-cluster.ts), each figure naming its `database`.
  */
 import type { Bench } from './index.js';
 import { percentile, report, round, type Figure } from './stats.js';
 import { domainOf, resolveAccount, startFederatedDaemon } from '../../test/helpers/federation.js';
+import { BenchCluster, databasesOf } from './postgres-cluster.js';
+import { loadConfig } from '../../daemon/config.js';
+import { AdminTool } from '../../daemon/social/admin.js';
+import { ALL_USER_SCOPES, type SocialHarness, type TestAccount } from '../../test/helpers/social.js';
 
 const FOLLOWERS = 50;
 /** The parts of Mastodon's Account and Status this bench reads. */
@@ -24,95 +30,145 @@ async function waitFor<T>(probe: () => Promise<T | null | undefined | false>, ti
 }
 
 export const bench: Bench = {
-  description: `post → arrival at ${FOLLOWERS} followers on a second daemon (p50/p99), deliveries per second [posts] [burst] [--synchronous=full|normal]`,
+  description: `post → arrival at ${FOLLOWERS} followers on a second daemon (p50/p99), deliveries per second [posts] [burst] [--synchronous=full|normal] [--database postgres]`,
   async run(args) {
     // `--synchronous=full|normal` runs both daemons at that SQLite level (FULL against NORMAL).
     const level = args.find((arg) => arg.startsWith('--synchronous='))?.slice('--synchronous='.length);
-    const [posts = 40, burst = 100] = args.filter((arg) => !arg.startsWith('--')).map(Number);
+    const databases = databasesOf(
+      args.find((arg) => arg.startsWith('--database='))?.slice('--database='.length) ??
+        (args.includes('--database') ? args[args.indexOf('--database') + 1] : undefined),
+    );
+    const numbers = args.filter((arg, i) => !arg.startsWith('--') && args[i - 1] !== '--database');
+    const [posts = 40, burst = 100] = numbers.map(Number);
     const env: Record<string, string> = level ? { NESTBOX_SQLITE_SYNCHRONOUS: level } : {};
-    const [A, B] = await Promise.all([startFederatedDaemon({ env }), startFederatedDaemon({ env })]);
+    const cluster = databases.includes('postgres') ? await BenchCluster.start() : null;
     try {
-      const alice = await A.account('alice');
-      const followers = [];
-      for (let n = 0; n < FOLLOWERS; n += 1) followers.push(await B.account(`follower${n}`));
-      const aliceOnB = (await resolveAccount(B, followers[0].token, `alice@${domainOf(A)}`)) as Account;
-      for (const follower of followers) await B.api(follower.token, 'POST', `/api/v1/accounts/${aliceOnB.id}/follow`);
-      await waitFor(
-        async () =>
-          (await A.api<Account>(alice.token, 'GET', `/api/v1/accounts/${alice.id}`)).body.followers_count === FOLLOWERS,
-      );
-      const reader = followers[FOLLOWERS - 1];
-      const arrived = async (uri: string) => {
-        const list = (await B.api<Status[]>(reader.token, 'GET', `/api/v1/accounts/${aliceOnB.id}/statuses?limit=5`))
-          .body;
-        return list.some((s) => s.uri === uri);
-      };
-
-      const latencies: number[] = [];
-      for (let n = 0; n < posts; n += 1) {
-        const started = performance.now();
-        const { body } = await A.api<Status>(alice.token, 'POST', '/api/v1/statuses', { status: `post ${n}` });
-        await waitFor(() => arrived(body.uri));
-        latencies.push(performance.now() - started);
+      const figures: Figure[] = [];
+      for (const database of databases) {
+        const on = async () =>
+          database === 'postgres' ? { ...env, NESTBOX_DATABASE_URL: await cluster!.createDatabase() } : env;
+        process.stderr.write(`[bench] federation on ${database}\n`);
+        const measured = await scenario(await on(), await on(), posts, burst).catch((error: Error) => {
+          throw new Error(`on ${database}: ${error.message}`);
+        });
+        figures.push(...measured.map((figure) => ({ ...figure, synchronous: level ?? 'default', database })));
       }
-
-      const uris: string[] = [];
-      const started = performance.now();
-      for (let n = 0; n < burst; n += 8) {
-        const batch = await Promise.all(
-          Array.from({ length: Math.min(8, burst - n) }, (_, i) =>
-            A.api<Status>(alice.token, 'POST', '/api/v1/statuses', { status: `burst ${n + i}` }),
-          ),
-        );
-        uris.push(...batch.map((r) => r.body.uri));
-      }
-      // Every burst post has arrived when B counts all of alice's statuses.
-      await waitFor(
-        async () =>
-          (await B.api<Account>(reader.token, 'GET', `/api/v1/accounts/${aliceOnB.id}`)).body.statuses_count >=
-          posts + uris.length,
-        60_000,
-      );
-      const seconds = (performance.now() - started) / 1000;
-
-      report(
-        'federation',
-        (
-          [
-            {
-              metric: 'post_to_arrival_p50_ms',
-              value: round(percentile(latencies, 50)),
-              unit: 'ms',
-              followers: FOLLOWERS,
-              posts,
-            },
-            {
-              metric: 'post_to_arrival_p99_ms',
-              value: round(percentile(latencies, 99)),
-              unit: 'ms',
-              target: '< 2000',
-              followers: FOLLOWERS,
-              posts,
-            },
-            {
-              metric: 'post_to_arrival_max_ms',
-              value: round(Math.max(...latencies)),
-              unit: 'ms',
-              followers: FOLLOWERS,
-              posts,
-            },
-            {
-              metric: 'deliveries_per_s',
-              value: round(burst / seconds, 1),
-              unit: '/s',
-              deliveries: burst,
-              note: 'posts made 8 at a time, until the last arrived',
-            },
-          ] as Figure[]
-        ).map((figure) => ({ ...figure, synchronous: level ?? 'default' })),
-      );
+      report('federation', figures);
     } finally {
-      await Promise.all([A.stop(), B.stop()]);
+      await cluster?.stop();
     }
   },
 };
+
+/** The bench's scenario on two daemons started with `envA` and `envB`. */
+async function scenario(
+  envA: Record<string, string>,
+  envB: Record<string, string>,
+  posts: number,
+  burst: number,
+): Promise<Figure[]> {
+  const [A, B] = await Promise.all([startFederatedDaemon({ env: envA }), startFederatedDaemon({ env: envB })]);
+  const after: Array<() => Promise<void>> = [];
+  try {
+    const [onA, onB] = await Promise.all([accountMaker(A, envA), accountMaker(B, envB)]);
+    after.push(() => onA.close(), () => onB.close());
+    const alice = await onA.make('alice');
+    const followers = [];
+    for (let n = 0; n < FOLLOWERS; n += 1) followers.push(await onB.make(`follower${n}`));
+    const aliceOnB = (await resolveAccount(B, followers[0].token, `alice@${domainOf(A)}`)) as Account;
+    for (const follower of followers) await B.api(follower.token, 'POST', `/api/v1/accounts/${aliceOnB.id}/follow`);
+    await waitFor(
+      async () =>
+        (await A.api<Account>(alice.token, 'GET', `/api/v1/accounts/${alice.id}`)).body.followers_count === FOLLOWERS,
+    );
+    const reader = followers[FOLLOWERS - 1];
+    const arrived = async (uri: string) => {
+      const list = (await B.api<Status[]>(reader.token, 'GET', `/api/v1/accounts/${aliceOnB.id}/statuses?limit=5`))
+        .body;
+      return list.some((s) => s.uri === uri);
+    };
+
+    const latencies: number[] = [];
+    for (let n = 0; n < posts; n += 1) {
+      const started = performance.now();
+      const { body } = await A.api<Status>(alice.token, 'POST', '/api/v1/statuses', { status: `post ${n}` });
+      await waitFor(() => arrived(body.uri));
+      latencies.push(performance.now() - started);
+    }
+
+    const uris: string[] = [];
+    const started = performance.now();
+    for (let n = 0; n < burst; n += 8) {
+      const batch = await Promise.all(
+        Array.from({ length: Math.min(8, burst - n) }, (_, i) =>
+          A.api<Status>(alice.token, 'POST', '/api/v1/statuses', { status: `burst ${n + i}` }),
+        ),
+      );
+      uris.push(...batch.map((r) => r.body.uri));
+    }
+    // Every burst post has arrived when B counts all of alice's statuses.
+    await waitFor(
+      async () =>
+        (await B.api<Account>(reader.token, 'GET', `/api/v1/accounts/${aliceOnB.id}`)).body.statuses_count >=
+        posts + uris.length,
+      60_000,
+    );
+    const seconds = (performance.now() - started) / 1000;
+
+    return [
+      {
+        metric: 'post_to_arrival_p50_ms',
+        value: round(percentile(latencies, 50)),
+        unit: 'ms',
+        followers: FOLLOWERS,
+        posts,
+      },
+      {
+        metric: 'post_to_arrival_p99_ms',
+        value: round(percentile(latencies, 99)),
+        unit: 'ms',
+        target: '< 2000',
+        followers: FOLLOWERS,
+        posts,
+      },
+      {
+        metric: 'post_to_arrival_max_ms',
+        value: round(Math.max(...latencies)),
+        unit: 'ms',
+        followers: FOLLOWERS,
+        posts,
+      },
+      {
+        metric: 'deliveries_per_s',
+        value: round(burst / seconds, 1),
+        unit: '/s',
+        deliveries: burst,
+        note: 'posts made 8 at a time, until the last arrived',
+      },
+    ];
+  } finally {
+    for (const close of after) await close();
+    await Promise.all([A.stop(), B.stop()]);
+  }
+}
+
+/**
+ * Accounts made as `npm run admin` makes them, on the daemon's own database: the harness's admin
+ * tool opens the data folder's SQLite file, which a daemon on PostgreSQL does not use.
+ */
+async function accountMaker(
+  h: SocialHarness,
+  env: Record<string, string>,
+): Promise<{ make(username: string): Promise<TestAccount>; close(): Promise<void> }> {
+  if (!env.NESTBOX_DATABASE_URL) return { make: (username) => h.account(username), close: async () => undefined };
+  const config = loadConfig({ env: { NESTBOX_DATA_DIR: h.daemon.dataDir, NESTBOX_BASE_URL: h.url, ...env } });
+  const admin = await AdminTool.open(config);
+  return {
+    async make(username) {
+      const password = `pw-${username}-123`;
+      const { id } = await admin.createAccount({ username, email: `${username}@bench.test`, password });
+      return { id, username, token: (await admin.token({ username, scopes: ALL_USER_SCOPES })).accessToken };
+    },
+    close: () => admin.close(),
+  };
+}

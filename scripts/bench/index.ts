@@ -21,6 +21,8 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   network: async () => (await import('./network.js')).bench,
   pages: async () => (await import('./pages.js')).bench,
   reachability: async () => (await import('./reachability.js')).bench,
+  'query-floor': async () => (await import('./query-floor.js')).bench,
+  move: async () => (await import('./move.js')).bench,
 };
 
 async function main(argv: string[]): Promise<void> {

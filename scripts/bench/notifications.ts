@@ -20,15 +20,17 @@
  *
  * Both sizes run side by side, measured endpoint by endpoint in turn, in 5 rounds; each figure is the median of its rounds.
  *
- *   npm run bench -- notifications [--rows 1000000] [--small 10000] [--requests 400] [--seconds 3] [--rounds 5] [--keep] [--budget pi]
+ * With `--database postgres`, each seeded database is also moved into a throwaway PostgreSQL cluster
+ * (postgres-cluster.ts) and a second daemon serves it: both engines measured side by side, each
+ * figure line naming its `database`, plus PostgreSQL's p99 and rps over SQLite's.
+ *
+ *   npm run bench -- notifications [--rows 1000000] [--small 10000] [--requests 400] [--seconds 3] [--rounds 5] [--keep] [--budget pi] [--database postgres]
  *   (--budget: the daemons and the stack floor under a CPU quota, budget.ts)
  *   (--keep leaves the seeded data directories in place and names them on stderr)
  */
 import type { Bench } from './index.js';
 import { spawn } from 'node:child_process';
 import { Agent, request } from 'node:http';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../../daemon/config.js';
 import { daemonCommand, REPO_ROOT, tempDir } from '../../test/helpers/paths.js';
@@ -39,6 +41,8 @@ import { cpuMs } from './stats.js';
 import { countInstructions } from './instructions.js';
 import { describeBudget, openBudget, takeBudgetArg, type Budget } from './budget.js';
 import { seed } from './notifications-seed.js';
+import { rss, throughput, waitReady } from './probes.js';
+import { BenchCluster, databasesOf, type BenchDatabase } from './postgres-cluster.js';
 
 interface Latency {
   p50: number;
@@ -58,6 +62,7 @@ interface Endpoint {
 }
 /** Per row count: each endpoint uncached (primary) and cached (secondary). */
 interface Figures {
+  database: BenchDatabase;
   rows: number;
   seedMs: number;
   rssMb: number;
@@ -88,6 +93,7 @@ async function run(argv: string[]): Promise<void> {
       seconds: { type: 'string' },
       rounds: { type: 'string' },
       keep: { type: 'boolean' },
+      database: { type: 'string' },
     },
   });
   const rows = Number(values.rows ?? 1_000_000);
@@ -100,10 +106,12 @@ async function run(argv: string[]): Promise<void> {
   );
   const budget = cores === null ? null : openBudget(cores);
   process.stderr.write(`[bench] ${describeBudget(budget)}\n`);
+  const databases = databasesOf(values.database);
   const targets: Target[] = [];
   const floor = wrk ? await startStackFloor(budget) : null;
+  const cluster = databases.includes('postgres') ? await BenchCluster.start() : null;
   try {
-    for (const size of [small, rows]) targets.push(await prepare(size, rows, budget));
+    for (const size of [small, rows]) targets.push(...(await prepare(size, rows, budget, cluster)));
     // Both sizes are measured side by side, endpoint by endpoint, and each figure is the median of
     // its rounds, so a slower spell of the shared machine weighs on both sides of a ratio alike.
     const measured = targets.map(() => [] as Round[]);
@@ -118,6 +126,7 @@ async function run(argv: string[]): Promise<void> {
     printLines(results, measured, speeds);
   } finally {
     for (const target of targets) await target.close(values.keep ?? false);
+    await cluster?.stop();
     await floor?.close();
     budget?.close();
   }
@@ -144,7 +153,7 @@ function printLines(results: Figures[], rounds: Round[][], speeds: number[]): vo
   for (const figures of results) {
     const line = (metric: string, value: number) =>
       process.stdout.write(
-        `${JSON.stringify({ bench: 'notifications', metric, value: round(value), rows: figures.rows })}\n`,
+        `${JSON.stringify({ bench: 'notifications', metric, value: round(value), rows: figures.rows, database: figures.database })}\n`,
       );
     line('seed_ms', figures.seedMs);
     for (const mode of MODES) {
@@ -165,25 +174,42 @@ function printLines(results: Figures[], rounds: Round[][], speeds: number[]): vo
   // Each ratio is the median of the rounds' own ratios: the two sizes of a round were measured
   // seconds apart, so a spell that moved between rounds does not set one size's median against
   // the other's taken in another spell.
-  const [a, b] = results as [Figures, Figures];
-  const [small, large] = rounds as [Round[], Round[]];
-  const ratio = (metric: string, of: (round: Round) => number) => {
-    const value = median(large.map((round, i) => of(round) / of(small[i])));
-    process.stdout.write(
-      `${JSON.stringify({ bench: 'notifications', metric, value: round(value), rows: b.rows, baseline_rows: a.rows })}\n`,
-    );
+  const of = (database: BenchDatabase, rows: number) => {
+    const i = results.findIndex((r) => r.database === database && r.rows === rows);
+    return { figures: results[i], rounds: rounds[i] };
+  };
+  const [smallest, largest] = [Math.min(...results.map((r) => r.rows)), Math.max(...results.map((r) => r.rows))];
+  const ratio = (
+    a: ReturnType<typeof of>,
+    b: ReturnType<typeof of>,
+    metric: string,
+    pick: (round: Round) => number,
+  ) => {
+    const value = median(b.rounds.map((r, i) => pick(r) / pick(a.rounds[i])));
+    const { rows, database } = b.figures;
+    const line = { bench: 'notifications', metric, value: round(value), rows, database, baseline_rows: a.figures.rows };
+    process.stdout.write(`${JSON.stringify({ ...line, baseline_database: a.figures.database })}\n`);
   };
   for (const mode of MODES) {
     const suffix = mode === 'cached' ? '_cached' : '';
     for (const name of NAMES) {
-      ratio(`${METRIC[name]}${suffix}_p50_ratio`, (r) => r[mode][name].latency.p50);
-      ratio(`${METRIC[name]}${suffix}_rps_ratio`, (r) => r[mode][name].rps);
+      const metric = `${METRIC[name]}${suffix}`;
+      for (const database of new Set(results.map((r) => r.database))) {
+        ratio(of(database, smallest), of(database, largest), `${metric}_p50_ratio`, (r) => r[mode][name].latency.p50);
+        ratio(of(database, smallest), of(database, largest), `${metric}_rps_ratio`, (r) => r[mode][name].rps);
+      }
+      if (!results.some((r) => r.database === 'postgres')) continue;
+      // Issue 32's targets: PostgreSQL's p99 within 2x of SQLite's, its rps at 16 at least SQLite's.
+      const [sqlite, postgres] = [of('sqlite', largest), of('postgres', largest)];
+      ratio(sqlite, postgres, `${metric}_p99_postgres_vs_sqlite`, (r) => r[mode][name].latency.p99);
+      ratio(sqlite, postgres, `${metric}_rps_postgres_vs_sqlite`, (r) => r[mode][name].rps);
     }
   }
 }
 
 /** A seeded database with its daemon running. */
 interface Target {
+  database: BenchDatabase;
   size: number;
   seedMs: number;
   url: string;
@@ -196,8 +222,16 @@ interface Target {
 const LIST_PATH = '/api/v2/notifications?limit=40';
 const UNREAD_PATH = '/api/v2/notifications/unread_count';
 
-/** Seeds a database whose newest `size` notifications match the `full`-row set and starts a daemon on it. */
-async function prepare(size: number, full: number, budget: Budget | null): Promise<Target> {
+/**
+ * Seeds a database whose newest `size` notifications match the `full`-row set and starts a daemon
+ * on it; with a cluster, also moves it there and starts a second daemon on PostgreSQL.
+ */
+async function prepare(
+  size: number,
+  full: number,
+  budget: Budget | null,
+  cluster: BenchCluster | null,
+): Promise<Target[]> {
   const dir = tempDir('nestbox-bench-');
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
@@ -206,6 +240,32 @@ async function prepare(size: number, full: number, budget: Budget | null): Promi
   const token = await seed(loadConfig({ env }), size, full);
   const seedMs = Date.now() - started;
   process.stderr.write(`[bench] ${size} notifications seeded in ${seedMs} ms\n`);
+  const seeded = { size, seedMs, token, base: url };
+  if (!cluster) return [await startTarget('sqlite', dir, port, env, seeded, budget)];
+  const moved = await cluster.moveFrom(dir.path);
+  process.stderr.write(`[bench] moved to PostgreSQL: ${moved.rows} rows in ${moved.ms} ms\n`);
+  const pgDir = tempDir('nestbox-bench-');
+  const pgEnv = { NESTBOX_DATA_DIR: pgDir.path, NESTBOX_BASE_URL: url, NESTBOX_DATABASE_URL: moved.url };
+  const onSqlite = await startTarget('sqlite', dir, port, env, seeded, budget);
+  try {
+    return [onSqlite, await startTarget('postgres', pgDir, await freePort(), pgEnv, seeded, budget)];
+  } catch (error) {
+    await onSqlite.close(false);
+    throw error;
+  }
+}
+
+/** A daemon on a seeded database (the base URL stays the seeded one: a PostgreSQL daemon listens elsewhere). */
+async function startTarget(
+  database: BenchDatabase,
+  dir: { path: string; remove(): void },
+  port: number,
+  env: Record<string, string>,
+  seeded: { size: number; seedMs: number; token: string; base: string },
+  budget: Budget | null,
+): Promise<Target> {
+  const { size, seedMs, token } = seeded;
+  const url = `http://127.0.0.1:${port}`;
   const launch = daemonCommand();
   const [command, ...args] = [...(budget?.prefix ?? []), launch.command, ...launch.args];
   const daemon = spawn(command, args, {
@@ -240,9 +300,9 @@ async function prepare(size: number, full: number, budget: Budget | null): Promi
       check.status !== 200 ||
       (JSON.parse(check.body) as { notification_groups: unknown[] }).notification_groups.length !== 40
     ) {
-      throw new Error(`unexpected answer ${check.status}: ${check.body.slice(0, 200)}`);
+      throw new Error(`${database}: unexpected answer ${check.status}: ${check.body.slice(0, 200)}`);
     }
-    return { size, seedMs, url, token, pid: daemon.pid!, get, close };
+    return { database, size, seedMs, url, token, pid: daemon.pid!, get, close };
   } catch (error) {
     await close(false);
     throw error;
@@ -331,6 +391,7 @@ function figuresOf(target: Target, rounds: Round[]): Figures {
   };
   const endpoints = (mode: Mode) => ({ list: pick(mode, 'list'), unread: pick(mode, 'unread') });
   return {
+    database: target.database,
     rows: target.size,
     seedMs: target.seedMs,
     rssMb: rss(target.pid),
@@ -372,42 +433,11 @@ async function latency(call: () => Promise<{ status: number }>, count: number): 
   return { p50: times[Math.floor(count * 0.5)], p99: times[Math.min(count - 1, Math.floor(count * 0.99))] };
 }
 
-async function throughput(call: () => Promise<unknown>, clients: number, seconds: number): Promise<number> {
-  const deadline = Date.now() + seconds * 1000;
-  let done = 0;
-  await Promise.all(
-    Array.from({ length: clients }, async () => {
-      while (Date.now() < deadline) {
-        await call();
-        done += 1;
-      }
-    }),
-  );
-  return done / seconds;
-}
-
-/** The process's resident memory in MB, from /proc. */
-function rss(pid: number): number {
-  const status = readFileSync(join('/proc', String(pid), 'status'), 'utf8');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
-}
-
-async function waitReady(url: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    try {
-      if ((await fetch(`${url}/healthz`)).ok) return;
-    } catch {
-      /* not yet */
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error('daemon did not start');
-}
-
 const round = (value: number) => Math.round(value * 100) / 100;
 
 function printTable(results: Figures[]): void {
   const header = [
+    'database',
     'rows',
     'responses',
     'list p50',
@@ -426,6 +456,7 @@ function printTable(results: Figures[]): void {
     MODES.map((mode) => {
       const { list, unread } = r[mode];
       return [
+        r.database,
         String(r.rows),
         mode === 'uncached' ? 'uncached (primary)' : 'cached (secondary)',
         ...[

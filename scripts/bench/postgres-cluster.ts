@@ -1,0 +1,67 @@
+/**
+ * `--database postgres` for the benchmarks: a throwaway PostgreSQL cluster (the tests' own:
+ * initdb in a temporary folder, a Unix socket there, fsync off) and the seeded SQLite data moved
+ * into a database of it with the admin tool's move, so both engines serve the same rows.
+ */
+import pg from 'pg';
+import { join } from 'node:path';
+import { moveToPostgres } from '../../daemon/store/move/move.js';
+import { startPostgresCluster, type PostgresCluster } from '../../test/helpers/postgres-cluster.js';
+
+export type BenchDatabase = 'sqlite' | 'postgres';
+
+/** `--database sqlite|postgres|both` (default sqlite): the engines a benchmark runs on, SQLite first. */
+export function databasesOf(value: string | undefined): BenchDatabase[] {
+  if (value === undefined || value === 'sqlite') return ['sqlite'];
+  if (value === 'postgres' || value === 'both') return ['sqlite', 'postgres'];
+  throw new Error(`--database takes sqlite, postgres or both, not ${value}`);
+}
+
+export interface MovedDatabase {
+  url: string;
+  rows: number;
+  ms: number;
+}
+
+export class BenchCluster {
+  private made = 0;
+  private constructor(private readonly cluster: PostgresCluster) {}
+
+  static async start(): Promise<BenchCluster> {
+    return new BenchCluster(await startPostgresCluster());
+  }
+
+  get url(): string {
+    return this.cluster.url;
+  }
+
+  /** A new empty database of the cluster. */
+  async createDatabase(): Promise<string> {
+    const name = `bench_${process.pid}_${++this.made}`;
+    const admin = new pg.Client({ connectionString: this.cluster.url });
+    await admin.connect();
+    try {
+      await admin.query(`CREATE DATABASE ${name}`);
+    } finally {
+      await admin.end();
+    }
+    return this.cluster.urlOf(name);
+  }
+
+  /** The SQLite database of the data folder `dataDir` moved into a new database of the cluster. */
+  async moveFrom(dataDir: string, batchRows = 5000): Promise<MovedDatabase> {
+    const url = await this.createDatabase();
+    const started = Date.now();
+    const moved = await moveToPostgres({
+      sqliteFile: join(dataDir, 'nestbox.sqlite3'),
+      url,
+      batchRows,
+      progress: (line) => process.stderr.write(`[bench] move: ${line}\n`),
+    });
+    return { url, rows: moved.reduce((sum, table) => sum + table.rows, 0), ms: Date.now() - started };
+  }
+
+  stop(): Promise<void> {
+    return this.cluster.stop();
+  }
+}
