@@ -73,8 +73,8 @@ export class AdminRepo {
       `SELECT * FROM (SELECT CAST(a.id AS TEXT) AS id, a.id AS n, a.username, a.domain, a.created_at, a.silenced_at, a.suspended_at,
         u.email, u.role, u.approved, u.disabled, u.confirmed_at, u.reason, u.locale, CAST(u.created_by_app_id AS TEXT) AS created_by_app_id, u.invite_id, u.sign_up_ip
       FROM accounts a LEFT JOIN users u ON u.account_id = a.id
-      WHERE a.id < coalesce(?1, 9223372036854775807) AND a.id > coalesce(?2, 0) ${where.map((w) => `AND ${w}`).join(' ')}
-      ORDER BY a.id ${ascending ? 'ASC' : 'DESC'} LIMIT ?3) ORDER BY n DESC`,
+      WHERE a.id < coalesce(?1, 9223372036854775807) AND a.id > coalesce(?2, CAST(0 AS BIGINT)) ${where.map((w) => `AND ${w}`).join(' ')}
+      ORDER BY a.id ${ascending ? 'ASC' : 'DESC'} LIMIT ?3) AS page ORDER BY n DESC`,
       args,
     );
   }
