@@ -27,12 +27,17 @@ async function run(argv: string[]): Promise<void> {
   const { cores, rest } = takeBudgetArg(argv);
   const { values } = parseArgs({
     args: rest,
-    options: { runs: { type: 'string', default: '7' }, 'big-mb': { type: 'string', default: '100' } },
+    options: {
+      runs: { type: 'string', default: '7' },
+      'big-mb': { type: 'string', default: '100' },
+      // `none`: an instance without a box, beside the embedded simulator's start.
+      coproc: { type: 'string', default: 'sim' },
+    },
   });
   const runs = Math.max(1, Number(values.runs));
   const bigMb = Math.max(1, Number(values['big-mb']));
   const budget = cores === null ? null : openBudget(cores);
-  process.stderr.write(`[bench] ${describeBudget(budget)}\n`);
+  process.stderr.write(`[bench] ${describeBudget(budget)}, NESTBOX_COPROC=${values.coproc}\n`);
   const figures: Figure[] = [];
   for (const [label, sizeMb] of [
     ['empty', 0],
@@ -44,7 +49,7 @@ async function run(argv: string[]): Promise<void> {
     const cpuMs: number[] = [];
     const rssMb: number[] = [];
     for (let i = 0; i < runs; i += 1) {
-      const sample = await startOnce(data.path, budget);
+      const sample = await startOnce(data.path, budget, values.coproc);
       readyMs.push(sample.readyMs);
       cpuMs.push(sample.cpuMs);
       rssMb.push(sample.rssMb);
@@ -101,6 +106,7 @@ const TICKS_PER_S = 100;
 async function startOnce(
   dataDir: string,
   budget: Budget | null,
+  coproc: string,
 ): Promise<{ readyMs: number; cpuMs: number; rssMb: number }> {
   const listener = await startNotifyListener();
   const port = await freePort();
@@ -116,6 +122,7 @@ async function startOnce(
       NESTBOX_HTTP_PORT: String(port),
       NESTBOX_STREAMING_PORT: String(await freePort()),
       NESTBOX_LOG_LEVEL: 'warn',
+      NESTBOX_COPROC: coproc,
     },
     stdio: 'ignore',
   });
