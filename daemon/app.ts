@@ -4,7 +4,7 @@
  * stops them in reverse. A subsystem that cannot reach its outside party reports itself degraded
  * and keeps retrying; it never holds back READY=1.
  */
-import { defaultBaseUrl, type Config } from './config.js';
+import { defaultBaseUrl, describeCoproc, type Config, type CoprocTarget } from './config.js';
 import type { Logger } from './log/logger.js';
 import { ping, type Db } from './store/db.js';
 import { openStore, serverWatch } from './store/open.js';
@@ -18,7 +18,7 @@ import type { Reachability } from './reachability/index.js';
 import { backupJob } from './storage/backup-job.js';
 import { MIB, StorageMonitor } from './storage/monitor.js';
 import { refreshStatistics } from './store/statistics.js';
-import { DeviceState, initialDeviceState, summarizeDeviceState } from './device/state.js';
+import { DeviceState, initialDeviceState, NO_COPROCESSOR, summarizeDeviceState, withoutBox } from './device/state.js';
 import { Health } from './lifecycle/health.js';
 import { createNotifier, type Notifier } from './lifecycle/systemd.js';
 import { Watchdog } from './lifecycle/watchdog.js';
@@ -28,7 +28,8 @@ import { healthRouter } from './http/health-route.js';
 import { VERSION } from './version.js';
 import { settingsMemory } from './mqtt/memory.js';
 import { NetworksRepo } from './connectivity/networks-repo.js';
-import { startConnectivitySubsystem, type ConnectivityParts } from './connectivity/subsystem.js';
+import { startConnectivitySubsystem } from './connectivity/subsystem.js';
+import { NO_DEVICE, type DeviceSide } from './connectivity/device-side.js';
 import { ReachabilityCheck } from './social/onboarding/reachability.js';
 import { openMonitoredLink } from './coproc/monitored-link.js';
 import type { CoprocLink } from './coproc/link.js';
@@ -66,7 +67,8 @@ export class App {
 
   constructor(private readonly options: AppOptions) {
     this.notifier = createNotifier(options.env, options.log.child({ component: 'systemd' }));
-    this.device = new DeviceState(initialDeviceState(VERSION, describeTransport(options.config)));
+    const initial = initialDeviceState(VERSION, describeCoproc(options.config.coproc));
+    this.device = new DeviceState(options.config.coproc.kind === 'none' ? withoutBox(initial) : initial);
   }
 
   get config(): Config {
@@ -92,7 +94,6 @@ export class App {
         detail: 'NESTBOX_NETWORK is off: interfaces are left alone',
       });
     const networks = new NetworksRepo(db);
-    const coproc = this.startCoprocessor();
     // Built here, listening only in the HTTP step: the network layer's port-80 portal shares its app.
     const http = new HttpServer({
       host: config.httpHost,
@@ -101,7 +102,7 @@ export class App {
       onOutOfSpace: () => storage.outOfSpace(),
       serverLost: (error) => dialectOf(db).isServerLost(error),
     });
-    const connectivity = await this.startConnectivity(coproc, db, networks, http);
+    const connectivity = await this.startDeviceSide(db, networks, http);
     const check = new ReachabilityCheck((url, init) => fetch(url, init));
     // Built before the owner's routes, which are handed the flow; it listens and runs after the HTTP step.
     const reachability = await this.buildReachability(db, http, check);
@@ -187,13 +188,19 @@ export class App {
     return storage;
   }
 
-  /** Connectivity over the link's client: state machine, saved networks, setup AP, captive DNS. */
-  private async startConnectivity(
-    link: CoprocLink,
-    db: Db,
-    networks: NetworksRepo,
-    http: HttpServer,
-  ): Promise<ConnectivityParts> {
+  /**
+   * The coprocessor link, then connectivity over its client: state machine, saved networks, setup
+   * AP, captive DNS. An instance without a box (NESTBOX_COPROC=none) builds none of it: its health
+   * components say so, and the outputs are handed the absence of a device.
+   */
+  private async startDeviceSide(db: Db, networks: NetworksRepo, http: HttpServer): Promise<DeviceSide> {
+    const target = this.config.coproc;
+    if (target.kind === 'none') {
+      for (const component of ['coprocessor', 'connectivity', 'firmware_release', 'network'])
+        this.health.set(component, { status: 'off', detail: NO_COPROCESSOR });
+      return NO_DEVICE;
+    }
+    const link = this.startCoprocessor(target);
     const network = await this.startNetworkLayer(http);
     const { connectivity, stop } = await startConnectivitySubsystem({
       client: link.client,
@@ -206,7 +213,7 @@ export class App {
       log: this.log.child({ component: 'connectivity' }),
       health: (health) => this.health.set('connectivity', health),
       releaseHealth: (health) => this.health.set('firmware_release', health),
-      resetter: chipResetterFor(this.config.coproc, link, this.config.coprocResetCommand),
+      resetter: chipResetterFor(target, link, this.config.coprocResetCommand),
     });
     this.onStop('connectivity', stop);
     return connectivity;
@@ -231,8 +238,9 @@ export class App {
   }
 
   /** The coprocessor link, reported in /healthz (coproc/monitored-link.ts); DeviceState hears of it from connectivity. */
-  private startCoprocessor(): CoprocLink {
+  private startCoprocessor(target: CoprocTarget): CoprocLink {
     const { link, stop } = openMonitoredLink({
+      target,
       config: this.config,
       log: this.log,
       health: (health) => this.health.set('coprocessor', health),
@@ -297,14 +305,14 @@ export class App {
   }
 
   /** The MQTT bridge connects in the background: a broker that is down never holds back READY=1. */
-  private async startMqtt(db: Db, connectivity: ConnectivityParts, reachability: Reachability | null): Promise<void> {
+  private async startMqtt(db: Db, connectivity: DeviceSide, reachability: Reachability | null): Promise<void> {
     const { config } = this;
     if (!config.mqttUrl) return;
     // Loaded only when configured: the MQTT client costs memory a box without a broker need not pay.
     const { MqttBridge } = await import('./mqtt/bridge.js');
     const bridge = new MqttBridge({
       device: this.device,
-      commands: connectivity.commands,
+      commands: connectivity.kind === 'box' ? connectivity.commands : null,
       broker: {
         url: config.mqttUrl,
         username: config.mqttUsername,
@@ -332,9 +340,10 @@ export class App {
       },
       machineIdPath: config.machineIdFile,
       refreshSchedule: config.mqttRefreshSchedule,
-      setupPassphrase: config.mqttPublishSetupPassphrase
-        ? () => connectivity.portal.passphrase ?? config.setupPassphrase
-        : null,
+      setupPassphrase:
+        config.mqttPublishSetupPassphrase && connectivity.kind === 'box'
+          ? () => connectivity.portal.passphrase ?? config.setupPassphrase
+          : null,
       reportHealth: (health) => this.health.set('mqtt', health),
     });
     this.onStop('mqtt', () => bridge.stop());
@@ -439,8 +448,4 @@ export class App {
     await stopped;
     await this.notifier.flush();
   }
-}
-
-function describeTransport(config: Config): string {
-  return config.coproc.kind === 'sim' ? 'sim' : `${config.coproc.kind}:${config.coproc.path}`;
 }

@@ -5,7 +5,7 @@
  */
 import { isCronExpression } from './lifecycle/cron-expression.js';
 import { postgresUrlProblem } from './store/database-url.js';
-import type { AttemptLimit, CoprocTarget, MqttProtocol } from './config.js';
+import type { AttemptLimit, CoprocSetting, CoprocTarget, MqttProtocol } from './config.js';
 import { parseRelease } from './coproc/release.js';
 
 export type Parser<T> = { allowed: string; parse(raw: unknown, fromEnv: boolean): T | undefined };
@@ -232,9 +232,10 @@ export function parseCoprocTarget(raw: string): CoprocTarget | undefined {
   return BAUD_RATES.includes(baud) ? { kind: 'serial', path: path, baud } : undefined;
 }
 
-export const coproc: Parser<CoprocTarget> = {
-  allowed: COPROC_ALLOWED,
-  parse: (raw) => (typeof raw === 'string' ? parseCoprocTarget(raw) : undefined),
+/** `none`: an instance without a box (no link, connectivity, network layer or device half of MQTT). */
+export const coproc: Parser<CoprocSetting> = {
+  allowed: 'sim, serial:/dev/PATH[?baud=N], esps:/dev/PATH, or none (no coprocessor)',
+  parse: (raw) => (raw === 'none' ? { kind: 'none' } : typeof raw === 'string' ? parseCoprocTarget(raw) : undefined),
 };
 
 export const optionalPort: Parser<number | null> = {

@@ -45,6 +45,8 @@ export { COPROC_ALLOWED, parseBaseUrl, parseCidr, parseCoprocTarget } from './co
 
 export type CoprocTarget =
   { kind: 'sim' } | { kind: 'serial'; path: string; baud: number } | { kind: 'esps'; path: string };
+/** The coprocessor a link is opened to, or none: an instance without a box. */
+export type CoprocSetting = CoprocTarget | { kind: 'none' };
 
 /** What the embedded simulator (`coproc: sim`) starts as; see daemon/coproc/sim/index.ts. */
 export const SIM_SCENARIO_NAMES = ['default', 'no_networks', 'unresponsive'] as const;
@@ -70,7 +72,7 @@ export interface Config {
   baseUrl: string;
   streamingUrl: string;
   registrations: Registrations;
-  coproc: CoprocTarget;
+  coproc: CoprocSetting;
   simScenario: SimScenarioName;
   /** Which ESP-Hosted firmware generation the embedded simulator behaves like. */
   simFirmware: FirmwareGeneration;
@@ -329,11 +331,29 @@ export function loadConfig(sources: ConfigSources = {}): Config {
     (config as Record<string, unknown>)[spec.field] = value;
   }
   config.sources = given;
+  refuseNetworkWithoutBox(config as Config);
   config.dataDir = resolve(cwd, config.dataDir!);
   const setupAp = config.setupApAddress ? parseCidr(config.setupApAddress)! : null;
   config.setupApAddress = setupAp?.address ?? null;
   config.setupApPrefixLength = setupAp?.prefixLength ?? 24;
   return config as Config;
+}
+
+/** The network layer drives the coprocessor's interfaces: an instance without a box has none. */
+function refuseNetworkWithoutBox(config: Config): void {
+  if (config.coproc.kind !== 'none' || config.network === 'off') return;
+  const setting = config.sources.network ?? { name: 'NESTBOX_NETWORK', source: 'default' };
+  throw new ConfigError(
+    setting.name,
+    config.network,
+    'off when NESTBOX_COPROC is none (without a coprocessor there are no interfaces to drive)',
+    setting.source,
+  );
+}
+
+/** The coprocessor setting as written: `sim`, `none`, `serial:/dev/…`, `esps:/dev/…`. */
+export function describeCoproc(coproc: CoprocSetting): string {
+  return coproc.kind === 'sim' || coproc.kind === 'none' ? coproc.kind : `${coproc.kind}:${coproc.path}`;
 }
 
 function fallbackOf(spec: KeySpec, config: Partial<Config>): unknown {
@@ -404,7 +424,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
   const { sources: _sources, ...settings } = config;
   return {
     ...settings,
-    coproc: config.coproc.kind === 'sim' ? 'sim' : `${config.coproc.kind}:${config.coproc.path}`,
+    coproc: describeCoproc(config.coproc),
     mqttUrl: config.mqttUrl ? withoutUserInfo(config.mqttUrl) : null,
     mqttPassword: config.mqttPassword ? '[set]' : null,
     smtpUrl: config.smtpUrl ? withoutCredentials(config.smtpUrl) : null,

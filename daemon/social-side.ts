@@ -17,14 +17,15 @@ import { Jobs } from './lifecycle/jobs.js';
 import type { HttpServer } from './http/server.js';
 import { NESTED_MIDDLEWARE } from './http/route-table.js';
 import type { NetworksRepo } from './connectivity/networks-repo.js';
-import type { ConnectivityParts } from './connectivity/subsystem.js';
+import type { DeviceSide } from './connectivity/device-side.js';
+import { loadSetupPassphrase } from './connectivity/setup-identity.js';
 import { mountConnectivityWeb, mountInstanceWeb } from './web/mount.js';
 import type { ReachabilityCheck } from './social/onboarding/reachability.js';
 import type { ReachabilityFlow } from './reachability/flow.js';
 import { Social } from './social/index.js';
 import { watchInstanceCounts } from './social/instance-counts.js';
 import { Federation, deliveriesQueuedBeforeAnswer } from './social/federation/index.js';
-import { deviceOnline } from './social/federation/delivery/online.js';
+import { deviceOnline, SwitchableOnline, type OnlineSignal } from './social/federation/delivery/online.js';
 import { federationPeers } from './social/federation/peers.js';
 import { StreamingSlot } from './social/streaming/slot.js';
 import { gateRouter } from './http/router-gate.js';
@@ -73,7 +74,7 @@ export interface SocialSideOptions {
   device: DeviceState;
   health: Health;
   networks: NetworksRepo;
-  connectivity: ConnectivityParts;
+  connectivity: DeviceSide;
   check: ReachabilityCheck;
   /** Null when the box has no HTTPS port. */
   reachability: ReachabilityFlow | null;
@@ -115,15 +116,10 @@ export class SocialSide {
     });
     const social = await Social.open({ db, filename: join(config.dataDir, 'nestbox.sqlite3'), config, log, peers });
     this.onStop('social', () => social.close());
-    // Deliveries wait while the box is offline (connectivity is not `connected`) and resume after.
-    const federation = Federation.create({
-      social,
-      peers,
-      config,
-      online: deviceOnline(device, config.network === 'on'),
-    });
+    const federation = Federation.create({ social, peers, config, online: this.online() });
+    const setupKey = await this.setupKey();
     slot.fill((http) => {
-      this.mountOwnerWeb(http, social);
+      this.mountOwnerWeb(http, social, setupKey);
       http.use(deliveriesQueuedBeforeAnswer(() => federation));
       social.mount(http);
       federation.mount(http);
@@ -158,8 +154,29 @@ export class SocialSide {
     this.jobs?.start();
   }
 
+  /**
+   * Deliveries wait while the box is offline (connectivity is not `connected`) and resume after;
+   * without a box the server's own network is the operating system's, taken as always there.
+   */
+  private online(): OnlineSignal {
+    const { connectivity, device } = this.options;
+    if (connectivity.kind === 'none') return new SwitchableOnline(true);
+    return deviceOnline(device, this.config.network === 'on');
+  }
+
+  /**
+   * What proves holding the instance when its owner is created away from the setup network: the
+   * setup AP's passphrase, which an instance without a box keeps all the same (the admin tool prints it).
+   */
+  private async setupKey(): Promise<() => string | null> {
+    const { connectivity, db } = this.options;
+    if (connectivity.kind === 'box') return () => connectivity.portal.passphrase;
+    const passphrase = await loadSetupPassphrase(db, this.config.setupPassphrase);
+    return () => passphrase;
+  }
+
   /** The owner's appliance API and pages; owner tokens come from the instance's OAuth store. */
-  private mountOwnerWeb(http: Pick<HttpServer, 'use'>, social: Social): void {
+  private mountOwnerWeb(http: Pick<HttpServer, 'use'>, social: Social, setupKey: () => string | null): void {
     const { config } = this;
     const { connectivity } = this.options;
     const resolveToken = social.services.oauth.resolve;
@@ -179,7 +196,7 @@ export class SocialSide {
       resolveToken,
       baseUrl: config.baseUrl,
       setupApAddress: config.setupApAddress,
-      setupKey: () => connectivity.portal.passphrase,
+      setupKey,
       onboarding: social.services.onboarding,
       invites: social.services.invites,
       instanceSettings: {

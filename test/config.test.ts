@@ -256,6 +256,19 @@ test('an unparsable NESTBOX_COPROC is refused', () => {
   assert.equal(parseCoprocTarget('serial:/dev/ttyUSB0'), { kind: 'serial', path: '/dev/ttyUSB0', baud: 921600 });
 });
 
+test('NESTBOX_COPROC=none: an instance without a box, whose network layer stays off', () => {
+  assert.equal(loadConfig({ env: { NESTBOX_COPROC: 'none' } }).coproc, { kind: 'none' });
+  const dir = tempDir();
+  const file = join(dir.path, 'nestbox.json');
+  writeFileSync(file, JSON.stringify({ coproc: 'none', network: 'on' }));
+  const error = rejects({ env: {}, file }, 'network');
+  assert.match(error.message, /off when NESTBOX_COPROC is none/);
+  assert.is(error.source, file);
+  dir.remove();
+  // `none` names no device: the tools that open one are not handed it as a path.
+  assert.is(parseCoprocTarget('none'), undefined);
+});
+
 test('other bad values: enums, URLs, cron, passphrase, missing or broken file', () => {
   rejects({ env: { NESTBOX_REGISTRATIONS: 'sometimes' } }, 'NESTBOX_REGISTRATIONS');
   rejects({ env: { NESTBOX_MQTT_URL: 'http://broker' } }, 'NESTBOX_MQTT_URL');
@@ -303,3 +316,18 @@ test('the daemon exits with code 2 and one line naming key, value and what is al
 });
 
 test.run();
+
+test('the daemon refuses NESTBOX_NETWORK=on with NESTBOX_COPROC=none in one line and exits 2', () => {
+  const launch = daemonCommand();
+  const result = spawnSync(launch.command, launch.args, {
+    env: { ...launch.env, PATH: process.env.PATH, NESTBOX_COPROC: 'none', NESTBOX_NETWORK: 'on' },
+    encoding: 'utf8',
+    timeout: 10_000,
+  });
+  assert.is(result.status, 2);
+  const lines = result.stderr.trim().split('\n');
+  assert.is(lines.length, 1);
+  assert.match(lines[0], /NESTBOX_NETWORK="on" \(environment\)/);
+  assert.match(lines[0], /off when NESTBOX_COPROC is none/);
+  assert.is(result.stdout, '');
+});

@@ -35,6 +35,8 @@ import { loadSetupPassphrase, rememberSetupApName } from './setup-identity.js';
 
 /** The parts as the outputs use them: web routes, MQTT commands. */
 export interface ConnectivityParts {
+  /** A box's device side (`device-side.ts`: the other kind is an instance without one). */
+  kind: 'box';
   runner: ConnectivityRunner;
   recovery: ChipRecovery;
   portal: SetupPortal;
@@ -108,6 +110,7 @@ export function buildConnectivity(options: ConnectivityOptions): ConnectivityPar
     driverRelease: driverRelease ?? null,
   });
   return {
+    kind: 'box',
     runner,
     recovery,
     portal: new SetupPortal({ runner, networks, scan, device, setupPassphrase: options.setupPassphrase, log }),

@@ -4,7 +4,7 @@
  * connectivity runner's to write, from the same events. Never waits for the device: a missing or
  * silent one leaves the component degraded.
  */
-import type { Config } from '../config.js';
+import type { Config, CoprocTarget } from '../config.js';
 import type { ComponentHealth } from '../lifecycle/health.js';
 import type { Logger } from '../log/logger.js';
 import { CoprocError } from './api.js';
@@ -15,16 +15,17 @@ const PROBE_DELAY_MS = 1000;
 const PROBE_TIMEOUT_MS = 2000;
 
 export interface MonitoredLinkOptions {
-  config: Pick<Config, 'coproc' | 'coprocTimeScale' | 'simScenario' | 'simFirmware'>;
+  target: CoprocTarget;
+  config: Pick<Config, 'coprocTimeScale' | 'simScenario' | 'simFirmware'>;
   log: Logger;
   health: (health: ComponentHealth) => void;
 }
 
-export function openMonitoredLink({ config, log, health }: MonitoredLinkOptions): {
+export function openMonitoredLink({ target, config, log, health }: MonitoredLinkOptions): {
   link: CoprocLink;
   stop: () => Promise<void> | void;
 } {
-  const link = openCoprocLink(config.coproc, {
+  const link = openCoprocLink(target, {
     log,
     sim: { timeScale: config.coprocTimeScale, scenario: config.simScenario, firmware: config.simFirmware },
   });

@@ -15,6 +15,8 @@ export const CONNECTIVITY_STATES = [
   'reconnecting',
   'setup_ap',
   'device_lost',
+  // An instance without a box (NESTBOX_COPROC=none): set once at start, never left.
+  'no_device',
 ] as const;
 export type Connectivity = (typeof CONNECTIVITY_STATES)[number];
 
@@ -236,6 +238,14 @@ export function initialDeviceState(version: string, transport: string, now = new
   };
 }
 
+/** The words /healthz, STATUS= and the owner API use for an instance without a box. */
+export const NO_COPROCESSOR = 'no coprocessor (NESTBOX_COPROC=none)';
+
+/** The state of an instance without a box: no coprocessor link, no connectivity manager, ever. */
+export function withoutBox(state: DeviceStateData): DeviceStateData {
+  return { ...state, connectivity: 'no_device', coprocessor: { ...state.coprocessor, link: 'off' } };
+}
+
 /** How many recent events DeviceState keeps for outputs that start after them. */
 const RECENT_EVENTS = 20;
 
@@ -319,6 +329,9 @@ export function summarizeDeviceState(state: Readonly<DeviceStateData>): string {
       break;
     case 'device_lost':
       parts.push('coprocessor not answering');
+      break;
+    case 'no_device':
+      parts.push(NO_COPROCESSOR);
       break;
     default:
       parts.push(`${state.connectivity.replace('_', ' ')}${wifi.ssid ? ` to ${wifi.ssid}` : ''}`);

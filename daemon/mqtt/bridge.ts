@@ -159,6 +159,9 @@ export class MqttBridge {
     });
     const source = remembered ? ((await memory.deviceIdSource().catch(() => null)) ?? 'mac') : null;
     if (this.stopped || this.deviceId) return;
+    // Without a box no MAC ever comes: the id kept from before (Home Assistant keeps its device) or the machine's.
+    if (device.get().connectivity === 'no_device')
+      return remembered ? this.useDeviceId(remembered, source ?? 'mac') : this.useFallbackId();
     // An id made without a MAC stays the box's id: Home Assistant keeps one device, not two.
     if (remembered && source === 'machine') return this.useDeviceId(remembered, source);
     const reported = deviceIdFromMac(device.get().wifi.mac);

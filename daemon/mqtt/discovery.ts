@@ -325,7 +325,31 @@ function components(
   }
   const prefix = `nestbox_${topics.deviceId}`;
   for (const [key, component] of Object.entries(list)) component.unique_id = `${prefix}_${key}`;
+  if (device.connectivity === 'no_device') return { ...withoutDeviceEntities(list), ...RETIRED_COMPONENTS };
   return { ...list, ...RETIRED_COMPONENTS };
+}
+
+/** What an instance without a box still has to show: its counts, its storage, its address, its version. */
+const INSTANCE_ENTITIES: ReadonlySet<string> = new Set([
+  'unread_notifications',
+  'pending_follow_requests',
+  'accounts',
+  'statuses',
+  'storage_problem',
+  'free_storage',
+  'certificate_expires',
+  'reachable_problem',
+  'version',
+]);
+
+/**
+ * An instance without a box (NESTBOX_COPROC=none): its device entities are named by platform alone,
+ * which makes Home Assistant remove those an earlier start on a box announced.
+ */
+function withoutDeviceEntities(list: Record<string, Component>): Record<string, Component> {
+  return Object.fromEntries(
+    Object.entries(list).map(([key, component]) => [key, INSTANCE_ENTITIES.has(key) ? component : { p: component.p }]),
+  );
 }
 
 /**
@@ -359,6 +383,7 @@ export function discoveryPayload(options: DiscoveryOptions): Record<string, unkn
   const firmware = firmwareName(state.coprocessor);
   if (firmware) device.sw = firmware;
   if (state.coprocessor.chip) device.hw = state.coprocessor.chip;
+  if (state.connectivity === 'no_device') device.mdl = 'Nestbox instance (no box)';
   // The box is its own support: its dashboard shows what is wrong and how to fix it.
   const origin: Record<string, unknown> = { name: 'Nestbox', sw: version };
   if (options.configurationUrl) device.cu = origin.url = options.configurationUrl;

@@ -6,6 +6,7 @@
  * account, the instance's identity and address, invites and reachability.
  */
 import type { NetworksRepo } from '../connectivity/networks-repo.js';
+import type { DeviceSide } from '../connectivity/device-side.js';
 import type { ConnectivityParts } from '../connectivity/subsystem.js';
 import type { DeviceState } from '../device/state.js';
 import type { TokenResolver } from '../lib/grants.js';
@@ -27,7 +28,8 @@ import type { ReachabilityFlow } from '../reachability/flow.js';
 export interface ConnectivityWebOptions {
   device: DeviceState;
   networks: NetworksRepo;
-  connectivity: ConnectivityParts;
+  /** Without a box: no captive portal or setup portal, and the owner API's device routes answer 409. */
+  connectivity: DeviceSide;
   resolveToken: TokenResolver;
   baseUrl: string;
   httpHost: string;
@@ -41,6 +43,17 @@ export interface ConnectivityWebOptions {
 
 export function mountConnectivityWeb(http: Pick<HttpServer, 'use'>, options: ConnectivityWebOptions): void {
   const { connectivity, resolveToken } = options;
+  if (connectivity.kind === 'box') mountSetupSide(http, connectivity, options);
+  http.use(ownerApiRouter({ device: options.device, networks: options.networks, connectivity, resolveToken }).routes());
+  http.use(dashboardRouter().routes());
+}
+
+/** What only a box has: the captive portal's redirects, the count of people at it, the setup portal. */
+function mountSetupSide(
+  http: Pick<HttpServer, 'use'>,
+  connectivity: ConnectivityParts,
+  options: ConnectivityWebOptions,
+): void {
   http.use(
     captivePortal({
       inSetupMode: () => connectivity.portal.inSetupMode(),
@@ -59,14 +72,12 @@ export function mountConnectivityWeb(http: Pick<HttpServer, 'use'>, options: Con
   http.use(
     setupPortalRouter({
       connectivity,
-      resolveToken,
+      resolveToken: options.resolveToken,
       dashboardUrl: `${options.baseUrl}/dashboard`,
       apAddress: options.setupApAddress,
       ownerNeeded: options.ownerNeeded,
     }).routes(),
   );
-  http.use(ownerApiRouter({ device: options.device, networks: options.networks, connectivity, resolveToken }).routes());
-  http.use(dashboardRouter().routes());
 }
 
 export interface InstanceWebOptions {

@@ -2,19 +2,21 @@
  * The owner's appliance API, /api/nestbox/v1/…: device state (also as a live event stream),
  * saved networks (add, remove, reorder; passwords are never returned), setup mode, scan, transmit
  * power, power save, coprocessor restart and firmware upload. Reading needs admin:read, changing
- * needs admin:write, and both only for the box owner's token.
+ * needs admin:write, and both only for the box owner's token. An instance without a box answers
+ * its device routes 409 (the route exists; the instance has no device to act on).
  */
-import Router from '@koa/router';
-import type { Context } from 'koa';
+import Router, { type RouterContext } from '@koa/router';
+import type { Context, Middleware } from 'koa';
 import { parseNetworkInput } from '../connectivity/network-input.js';
 import type { NetworksRepo } from '../connectivity/networks-repo.js';
 import { serializeNetwork } from '../connectivity/serialize.js';
 import type { ConnectivityParts } from '../connectivity/subsystem.js';
+import type { DeviceSide } from '../connectivity/device-side.js';
 import type { DeviceState } from '../device/state.js';
 import { authenticate, requireScope } from '../http/auth.js';
 import type { TokenResolver } from '../lib/grants.js';
 import { parseBody } from '../http/body.js';
-import { notFound, unprocessable } from '../lib/errors.js';
+import { conflict, notFound, unprocessable } from '../lib/errors.js';
 import { translated } from './errors.js';
 import { openStateStream } from './state-stream.js';
 import { readFirmwareUpload } from './firmware-upload.js';
@@ -22,11 +24,15 @@ import { readFirmwareUpload } from './firmware-upload.js';
 export interface OwnerApiOptions {
   device: DeviceState;
   networks: NetworksRepo;
-  connectivity: ConnectivityParts;
+  /** Without a box the device routes answer 409: the path exists, the instance has nothing behind it. */
+  connectivity: DeviceSide;
   resolveToken: TokenResolver;
 }
 
 export const OWNER_API_PREFIX = '/api/nestbox/v1';
+
+type Method = 'get' | 'post' | 'put' | 'delete';
+type DeviceHandler = (ctx: Context, box: ConnectivityParts) => unknown;
 
 export function ownerApiRouter(options: OwnerApiOptions): Router {
   const router = new Router({ prefix: OWNER_API_PREFIX });
@@ -43,74 +49,111 @@ export function ownerApiRouter(options: OwnerApiOptions): Router {
   });
   router.get('/stream', read, (ctx) => openStateStream(ctx, options.device));
 
-  router.get('/networks', read, async (ctx) => {
-    ctx.body = await listNetworks(options.networks);
+  const side = options.connectivity;
+  /** A route of the device side: its body is read only when there is a box to hand it to. */
+  const device = (method: Method, path: string, scope: Middleware, handler: DeviceHandler, body = false) => {
+    if (side.kind === 'none') {
+      router[method](path, scope, () => {
+        throw conflict(`This instance runs without a box: ${side.reason}`);
+      });
+    } else if (body) router[method](path, scope, parseBody(), (ctx) => handler(ctx, side));
+    else router[method](path, scope, (ctx) => handler(ctx, side));
+  };
+  mountDeviceRoutes(device, read, write, options);
+  return router;
+}
+
+type DeviceRoute = (method: Method, path: string, scope: Middleware, handler: DeviceHandler, body?: boolean) => void;
+
+function mountDeviceRoutes(device: DeviceRoute, read: Middleware, write: Middleware, options: OwnerApiOptions): void {
+  const repo = options.networks;
+  device('get', '/networks', read, async (ctx) => {
+    ctx.body = await listNetworks(repo);
   });
 
-  router.post('/networks', write, parseBody(), async (ctx) => {
-    const repo = options.networks;
-    const saved = await translated(async () => repo.save(parseNetworkInput(ctx.request.body), false));
-    await options.connectivity.runner.networksChanged();
-    ctx.status = 201;
-    ctx.body = serializeNetwork(saved, (await repo.list()).findIndex((n) => n.id === saved.id) + 1);
-  });
+  device(
+    'post',
+    '/networks',
+    write,
+    async (ctx, box) => {
+      const saved = await translated(async () => repo.save(parseNetworkInput(ctx.request.body), false));
+      await box.runner.networksChanged();
+      ctx.status = 201;
+      ctx.body = serializeNetwork(saved, (await repo.list()).findIndex((n) => n.id === saved.id) + 1);
+    },
+    true,
+  );
 
-  router.delete('/networks/:id', write, async (ctx) => {
-    const id = parseId(ctx.params.id);
-    if (id === null || !(await options.networks.remove(id))) throw notFound('No saved network has this id');
-    await options.connectivity.runner.networksChanged();
+  device('delete', '/networks/:id', write, async (ctx, box) => {
+    const id = parseId((ctx as RouterContext).params.id);
+    if (id === null || !(await repo.remove(id))) throw notFound('No saved network has this id');
+    await box.runner.networksChanged();
     ctx.body = {};
   });
 
-  router.put('/networks/order', write, parseBody(), async (ctx) => {
-    const ids = (ctx.request.body as { ids?: unknown })?.ids;
-    const parsed = Array.isArray(ids) ? ids.map((id) => parseId(id)) : null;
-    if (!parsed || parsed.some((id) => id === null))
-      throw unprocessable('ids must be the list of every saved network id, first tried first');
-    if (!(await options.networks.reorder(parsed as number[])))
-      throw unprocessable('ids must name every saved network exactly once');
-    await options.connectivity.runner.networksChanged();
-    ctx.body = await listNetworks(options.networks);
-  });
+  device(
+    'put',
+    '/networks/order',
+    write,
+    async (ctx, box) => {
+      const ids = (ctx.request.body as { ids?: unknown })?.ids;
+      const parsed = Array.isArray(ids) ? ids.map((id) => parseId(id)) : null;
+      if (!parsed || parsed.some((id) => id === null))
+        throw unprocessable('ids must be the list of every saved network id, first tried first');
+      if (!(await repo.reorder(parsed as number[])))
+        throw unprocessable('ids must name every saved network exactly once');
+      await box.runner.networksChanged();
+      ctx.body = await listNetworks(repo);
+    },
+    true,
+  );
 
-  router.post('/setup_mode', write, async (ctx) => {
-    await options.connectivity.commands.enterSetupMode();
+  device('post', '/setup_mode', write, async (ctx, box) => {
+    await box.commands.enterSetupMode();
     ctx.status = 202;
     ctx.body = { connectivity: options.device.get().connectivity };
   });
 
-  router.get('/setup_ap', read, (ctx) => {
-    const { portal } = options.connectivity;
+  device('get', '/setup_ap', read, (ctx, box) => {
+    const { portal } = box;
     ctx.body = { ssid: portal.apName, passphrase: portal.passphrase, active: options.device.get().softap.active };
   });
 
-  router.post('/scan', write, async (ctx) => {
-    const control = options.connectivity.commands;
-    ctx.body = await translated(() => control.scan());
+  device('post', '/scan', write, async (ctx, box) => {
+    ctx.body = await translated(() => box.commands.scan());
   });
 
-  router.put('/tx_power', write, parseBody(), async (ctx) => {
-    const dbm = Number((ctx.request.body as { dbm?: unknown })?.dbm);
-    const control = options.connectivity.commands;
-    ctx.body = { dbm: await translated(() => control.setTxPower(dbm)) };
-  });
+  device(
+    'put',
+    '/tx_power',
+    write,
+    async (ctx, box) => {
+      const dbm = Number((ctx.request.body as { dbm?: unknown })?.dbm);
+      ctx.body = { dbm: await translated(() => box.commands.setTxPower(dbm)) };
+    },
+    true,
+  );
 
-  router.put('/power_save', write, parseBody(), async (ctx) => {
-    const mode = (ctx.request.body as { mode?: unknown })?.mode;
-    const control = options.connectivity.commands;
-    await translated(() => control.setPowerSave(mode as never));
-    ctx.body = { mode: options.device.get().coprocessor.power_save };
-  });
+  device(
+    'put',
+    '/power_save',
+    write,
+    async (ctx, box) => {
+      const mode = (ctx.request.body as { mode?: unknown })?.mode;
+      await translated(() => box.commands.setPowerSave(mode as never));
+      ctx.body = { mode: options.device.get().coprocessor.power_save };
+    },
+    true,
+  );
 
-  router.post('/restart_coprocessor', write, async (ctx) => {
-    const control = options.connectivity.commands;
-    await translated(() => control.restartCoprocessor());
+  device('post', '/restart_coprocessor', write, async (ctx, box) => {
+    await translated(() => box.commands.restartCoprocessor());
     ctx.status = 202;
     ctx.body = {};
   });
 
-  router.post('/firmware', write, async (ctx: Context) => {
-    const { firmware, firmwareFiles } = options.connectivity;
+  device('post', '/firmware', write, async (ctx, box) => {
+    const { firmware, firmwareFiles } = box;
     const force = parseForce(ctx.query.force);
     const image = await readFirmwareUpload(ctx);
     await translated(() => firmware.start(image, { force }));
@@ -119,8 +162,6 @@ export function ownerApiRouter(options: OwnerApiOptions): Router {
     ctx.status = 202;
     ctx.body = { bytes: image.length, ota: options.device.get().coprocessor.ota };
   });
-
-  return router;
 }
 
 async function listNetworks(repo: NetworksRepo) {

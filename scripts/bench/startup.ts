@@ -34,12 +34,14 @@ async function run(argv: string[]): Promise<void> {
       runs: { type: 'string', default: '7' },
       'big-mb': { type: 'string', default: '100' },
       callgrind: { type: 'boolean', default: false },
+      // `none`: an instance without a box, beside the embedded simulator's start.
+      coproc: { type: 'string', default: 'sim' },
     },
   });
   const runs = Math.max(1, Number(values.runs));
   const bigMb = Math.max(1, Number(values['big-mb']));
   const budget = cores === null ? null : openBudget(cores);
-  process.stderr.write(`[bench] ${describeBudget(budget)}\n`);
+  process.stderr.write(`[bench] ${describeBudget(budget)}, NESTBOX_COPROC=${values.coproc}\n`);
   const prefix = budget?.prefix ?? [];
   const callgrind = values.callgrind ? openCallgrind() : null;
   const figures: Figure[] = [];
@@ -53,12 +55,12 @@ async function run(argv: string[]): Promise<void> {
     const cpuMs: number[] = [];
     const rssMb: number[] = [];
     for (let i = 0; i < runs; i += 1) {
-      const sample = await startOnce(data.path, prefix);
+      const sample = await startOnce(data.path, prefix, values.coproc);
       readyMs.push(sample.readyMs);
       cpuMs.push(sample.cpuMs);
       rssMb.push(sample.rssMb);
     }
-    const instructions = callgrind ? await instructionsToReady(data.path, callgrind) : null;
+    const instructions = callgrind ? await instructionsToReady(data.path, callgrind, values.coproc) : null;
     data.remove();
     const database = label;
     const empty = sizeMb === 0;
@@ -114,7 +116,7 @@ async function fillDatabase(filename: string, sizeMb: number): Promise<void> {
 const TICKS_PER_S = 100;
 
 /** Starts the daemon (through `prefix`, when given) with a notify socket; `started`: just before the spawn. */
-async function launchDaemon(dataDir: string, prefix: readonly string[]) {
+async function launchDaemon(dataDir: string, prefix: readonly string[], coproc: string) {
   const listener = await startNotifyListener();
   const port = await freePort();
   const streamingPort = await freePort();
@@ -130,6 +132,7 @@ async function launchDaemon(dataDir: string, prefix: readonly string[]) {
       NESTBOX_HTTP_PORT: String(port),
       NESTBOX_STREAMING_PORT: String(streamingPort),
       NESTBOX_LOG_LEVEL: 'warn',
+      NESTBOX_COPROC: coproc,
     },
     stdio: 'ignore',
   });
@@ -141,8 +144,8 @@ async function launchDaemon(dataDir: string, prefix: readonly string[]) {
   return { child, listener, started, stop };
 }
 
-async function instructionsToReady(dataDir: string, callgrind: Callgrind): Promise<number> {
-  const { child, listener, stop } = await launchDaemon(dataDir, callgrind.prefix);
+async function instructionsToReady(dataDir: string, callgrind: Callgrind, coproc: string): Promise<number> {
+  const { child, listener, stop } = await launchDaemon(dataDir, callgrind.prefix, coproc);
   try {
     await listener.waitFor((m) => m.READY === '1', 600_000);
     return callgrind.dump(child.pid!);
@@ -154,8 +157,9 @@ async function instructionsToReady(dataDir: string, callgrind: Callgrind): Promi
 async function startOnce(
   dataDir: string,
   prefix: readonly string[],
+  coproc: string,
 ): Promise<{ readyMs: number; cpuMs: number; rssMb: number }> {
-  const { child, listener, started, stop } = await launchDaemon(dataDir, prefix);
+  const { child, listener, started, stop } = await launchDaemon(dataDir, prefix, coproc);
   try {
     await listener.waitFor((m) => m.READY === '1', 20_000);
     const readyMs = Number(process.hrtime.bigint() - started) / 1e6;

@@ -8,7 +8,11 @@ const OPEN_TIMEOUT_MS = 5000;
 
 /** --device when given, else the configuration's `coproc` (NESTBOX_COPROC, as the daemon reads it). */
 export function resolveTarget(device: string | undefined, config: Config): CoprocTarget {
-  if (device === undefined) return config.coproc;
+  if (device === undefined) {
+    if (config.coproc.kind === 'none')
+      fail(`NESTBOX_COPROC is none: name a device with --device (${COPROC_ALLOWED})`, 2);
+    return config.coproc;
+  }
   const target = parseCoprocTarget(device);
   if (!target) fail(`unknown device ${JSON.stringify(device)}: use ${COPROC_ALLOWED}`, 2);
   return target;

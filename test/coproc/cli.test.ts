@@ -218,6 +218,20 @@ test('usage errors exit 2 (coproc) or 1 (ota, not an image) and say what is wron
   assert.match(refused.stderr, /not an ESP firmware image/);
 });
 
+test('NESTBOX_COPROC=none names no device: the tools ask for --device (exit 2), and use one given', async () => {
+  const [coproc, ota, given] = await Promise.all([
+    run('coproc', ['get-mode'], { NESTBOX_COPROC: 'none' }),
+    run('ota', [join(dir.path, 'any.bin')], { NESTBOX_COPROC: 'none' }),
+    run('coproc', ['get-mode', '--device', `serial:${sim.path}`], { NESTBOX_COPROC: 'none' }),
+  ]);
+  for (const refused of [coproc, ota]) {
+    assert.is(refused.code, 2, refused.stderr);
+    assert.match(refused.stderr, /NESTBOX_COPROC is none: name a device with --device/);
+  }
+  assert.is(given.code, 0, given.stderr);
+  assert.is(JSON.parse(given.stdout).resp, 0);
+});
+
 test('ota: the image is written with progress and the command waits for the restart', async () => {
   const image = join(dir.path, 'firmware.bin');
   writeFileSync(image, Buffer.concat([Buffer.from([0xe9]), Buffer.alloc(9000, 7)]));

@@ -207,6 +207,27 @@
       });
   }
 
+  // An instance without a box (NESTBOX_COPROC=none): no Wi-Fi, setup mode, radio or firmware to show.
+  var deviceLoaded = false;
+  function showDeviceSections(present) {
+    $('no-box').hidden = present;
+    document.querySelectorAll('section.device').forEach(function (section) {
+      section.hidden = !present;
+    });
+    if (!present || deviceLoaded) return;
+    deviceLoaded = true;
+    loadNetworks();
+    api('/setup_ap').then(
+      function (ap) {
+        $('ap-ssid').textContent = ap.ssid;
+        $('ap-key').textContent = ap.passphrase;
+      },
+      function () {
+        $('ap-ssid').textContent = 'not available';
+      }
+    );
+  }
+
   function renderState(state) {
     var wifi = state.wifi,
       softap = state.softap,
@@ -222,39 +243,8 @@
         : words.SUMMARY[state.connectivity] || state.connectivity;
     $('summary').dataset.state = state.connectivity;
     showError('state-error', state.error ? new Error(state.error) : null);
-    var facts = [
-      ['Connection', words.CONNECTIVITY[state.connectivity] || state.connectivity],
-      ['Network', wifi.ssid || '—'],
-      ['Channel', wifi.channel == null ? '—' : wifi.channel],
-      ['MAC', wifi.mac || '—'],
-      ['Setup network', words.describeSetupNetwork(state)],
-      ['Link', cop.link],
-      [
-        'Last heartbeat',
-        cop.last_heartbeat
-          ? new Date(cop.last_heartbeat).toLocaleTimeString() + ' (#' + cop.heartbeat_number + ')'
-          : '—',
-      ],
-      ['Transmit power', cop.tx_power_dbm == null ? '—' : cop.tx_power_dbm + ' dBm'],
-      ['Power save', cop.power_save || '—'],
-      [
-        'Coprocessor resets',
-        cop.resets +
-          (cop.last_reset
-            ? ' (last ' +
-              new Date(cop.last_reset.at).toLocaleString() +
-              ': ' +
-              (cop.last_reset.ok ? cop.last_reset.reason : 'failed, ' + cop.last_reset.error) +
-              ')'
-            : ''),
-      ],
-      ['Firmware release', words.describeRelease(cop.release)],
-      ['Storage', words.describeStorage(state.storage)],
-      ['IP address', net ? net.address : '—'],
-      ['Gateway', net && net.gateway ? net.gateway : '—'],
-      ['DNS servers', net && net.dns.length ? net.dns.join(', ') : '—'],
-      ['Lease until', net && net.lease_expires_at ? new Date(net.lease_expires_at).toLocaleString() : '—'],
-    ];
+    var facts = words.facts(state);
+    showDeviceSections(state.connectivity !== 'no_device');
     refreshNetworkHealth();
     // Setup mode is offered only when it is not on already.
     var inSetup = softap.active || state.connectivity === 'setup_ap';
@@ -399,20 +389,11 @@
     $('login').hidden = true;
     $('app').hidden = false;
     $('logout').hidden = false;
+    // The device's sections load with the first state, which says whether there is a device.
     openStream();
-    loadNetworks();
     admin.loadInstance();
     admin.loadInvites();
     admin.loadReports();
-    api('/setup_ap').then(
-      function (ap) {
-        $('ap-ssid').textContent = ap.ssid;
-        $('ap-key').textContent = ap.passphrase;
-      },
-      function () {
-        $('ap-ssid').textContent = 'not available';
-      }
-    );
   }
 
   $('oauth-login').addEventListener('click', startOAuth);

@@ -8,6 +8,7 @@ window.nestboxStateWords = (function () {
     reconnecting: 'Connection lost, reconnecting…',
     setup_ap: 'Waiting to be set up: the setup network is open',
     device_lost: 'The Wi-Fi chip does not answer',
+    no_device: 'Running without a box',
   };
   var CONNECTIVITY = {
     starting: 'starting',
@@ -16,6 +17,7 @@ window.nestboxStateWords = (function () {
     reconnecting: 'reconnecting',
     setup_ap: 'waiting to be set up',
     device_lost: 'the Wi-Fi chip does not answer',
+    no_device: 'no box (NESTBOX_COPROC=none)',
   };
 
   function phonesText(count) {
@@ -51,7 +53,45 @@ window.nestboxStateWords = (function () {
     return 'unknown (driver ' + release.driver + ')';
   }
 
+  function describeReset(cop) {
+    if (!cop.last_reset) return String(cop.resets);
+    var last = cop.last_reset;
+    var what = last.ok ? last.reason : 'failed, ' + last.error;
+    return cop.resets + ' (last ' + new Date(last.at).toLocaleString() + ': ' + what + ')';
+  }
+
+  // The facts beside the summary; an instance without a box has none of the device's.
+  function facts(state) {
+    var wifi = state.wifi,
+      cop = state.coprocessor,
+      net = state.network;
+    var storage = ['Storage', describeStorage(state.storage)];
+    if (state.connectivity === 'no_device') return [['Connection', CONNECTIVITY.no_device], storage];
+    var heartbeat = cop.last_heartbeat
+      ? new Date(cop.last_heartbeat).toLocaleTimeString() + ' (#' + cop.heartbeat_number + ')'
+      : '—';
+    return [
+      ['Connection', CONNECTIVITY[state.connectivity] || state.connectivity],
+      ['Network', wifi.ssid || '—'],
+      ['Channel', wifi.channel == null ? '—' : wifi.channel],
+      ['MAC', wifi.mac || '—'],
+      ['Setup network', describeSetupNetwork(state)],
+      ['Link', cop.link],
+      ['Last heartbeat', heartbeat],
+      ['Transmit power', cop.tx_power_dbm == null ? '—' : cop.tx_power_dbm + ' dBm'],
+      ['Power save', cop.power_save || '—'],
+      ['Coprocessor resets', describeReset(cop)],
+      ['Firmware release', describeRelease(cop.release)],
+      storage,
+      ['IP address', net ? net.address : '—'],
+      ['Gateway', net && net.gateway ? net.gateway : '—'],
+      ['DNS servers', net && net.dns.length ? net.dns.join(', ') : '—'],
+      ['Lease until', net && net.lease_expires_at ? new Date(net.lease_expires_at).toLocaleString() : '—'],
+    ];
+  }
+
   return {
+    facts: facts,
     SUMMARY: SUMMARY,
     CONNECTIVITY: CONNECTIVITY,
     describeSetupNetwork: describeSetupNetwork,
