@@ -236,6 +236,8 @@ test('values PostgreSQL would refuse are listed before anything is written', asy
     await db.raw(`UPDATE users SET email = 'ALICE@example.test' WHERE email = 'owner@example.test'`);
     await db.raw(`UPDATE accounts SET note = 'a' || char(0) || 'b' WHERE username = 'alice'`);
     await db.raw(`UPDATE accounts SET display_name = CAST(X'426FC3' AS TEXT) WHERE username = 'bob'`);
+    await db.raw(`UPDATE accounts SET fields = '[{"name": ' WHERE username = 'owner'`);
+    await db.raw(`UPDATE accounts SET locked = 2 WHERE username = 'owner'`);
   } finally {
     await db.destroy();
   }
@@ -245,10 +247,12 @@ test('values PostgreSQL would refuse are listed before anything is written', asy
     .trim()
     .split('\n')
     .filter((line) => line.startsWith('admin:') || line.startsWith('  '));
-  assert.match(first, /^admin: move-to-postgres: 3 value\(s\) in the SQLite database that PostgreSQL would refuse/);
+  assert.match(first, /^admin: move-to-postgres: 5 value\(s\) in the SQLite database that PostgreSQL would refuse/);
   const text = listed.join('\n');
   assert.match(text, /accounts\.note \(row \d+\): text holding NUL/);
   assert.match(text, /accounts\.display_name \(row \d+\): invalid UTF-8/);
+  assert.match(text, /accounts\.fields \(row \d+\): not valid JSON/);
+  assert.match(text, /accounts\.locked \(row \d+\): not a boolean/);
   assert.match(text, /users: 2 rows share users_email \(lower\(email\) = "alice@example.test"\)/);
   assert.equal(await tablesOf(target.url), []);
 });
