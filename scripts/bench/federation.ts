@@ -71,7 +71,10 @@ async function scenario(
   const after: Array<() => Promise<void>> = [];
   try {
     const [onA, onB] = await Promise.all([accountMaker(A, envA), accountMaker(B, envB)]);
-    after.push(() => onA.close(), () => onB.close());
+    after.push(
+      () => onA.close(),
+      () => onB.close(),
+    );
     const alice = await onA.make('alice');
     const followers = [];
     for (let n = 0; n < FOLLOWERS; n += 1) followers.push(await onB.make(`follower${n}`));

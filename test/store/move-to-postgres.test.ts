@@ -7,6 +7,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { openDatabase } from '../../daemon/store/db.js';
@@ -17,7 +18,7 @@ import { startDaemon } from '../helpers/daemon.js';
 import { FakePeer } from '../helpers/fake-peer.js';
 import { eventually } from '../helpers/federation.js';
 import { emptyDatabase, everyTable, populate, type Population } from '../helpers/instance-move.js';
-import { tempDir } from '../helpers/paths.js';
+import { REPO_ROOT, tempDir } from '../helpers/paths.js';
 import { createPostgresDatabase, type TestPostgres } from '../helpers/postgres-database.js';
 import { startSocialDaemon, type SocialHarness } from '../helpers/social.js';
 
@@ -235,6 +236,8 @@ test('values PostgreSQL would refuse are listed before anything is written', asy
     await db.raw(`UPDATE users SET email = 'ALICE@example.test' WHERE email = 'owner@example.test'`);
     await db.raw(`UPDATE accounts SET note = 'a' || char(0) || 'b' WHERE username = 'alice'`);
     await db.raw(`UPDATE accounts SET display_name = CAST(X'426FC3' AS TEXT) WHERE username = 'bob'`);
+    await db.raw(`UPDATE accounts SET fields = '[{"name": ' WHERE username = 'owner'`);
+    await db.raw(`UPDATE accounts SET locked = 2 WHERE username = 'owner'`);
   } finally {
     await db.destroy();
   }
@@ -244,12 +247,39 @@ test('values PostgreSQL would refuse are listed before anything is written', asy
     .trim()
     .split('\n')
     .filter((line) => line.startsWith('admin:') || line.startsWith('  '));
-  assert.match(first, /^admin: move-to-postgres: 3 value\(s\) in the SQLite database that PostgreSQL would refuse/);
+  assert.match(first, /^admin: move-to-postgres: 5 value\(s\) in the SQLite database that PostgreSQL would refuse/);
   const text = listed.join('\n');
   assert.match(text, /accounts\.note \(row \d+\): text holding NUL/);
   assert.match(text, /accounts\.display_name \(row \d+\): invalid UTF-8/);
+  assert.match(text, /accounts\.fields \(row \d+\): not valid JSON/);
+  assert.match(text, /accounts\.locked \(row \d+\): not a boolean/);
   assert.match(text, /users: 2 rows share users_email \(lower\(email\) = "alice@example.test"\)/);
   assert.equal(await tablesOf(target.url), []);
+});
+
+test('a move killed half way leaves the target empty, so it can simply be run again', async () => {
+  const child = spawn(
+    process.execPath,
+    [join(REPO_ROOT, 'dist/bundle/admin.js'), 'move-to-postgres', target.url, '--batch-rows', '1'],
+    {
+      env: { PATH: process.env.PATH, NESTBOX_DATA_DIR: dataDir, NESTBOX_BASE_URL: h.url },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let stderr = '';
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  await new Promise<void>((resolve, reject) => {
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      // Killed once rows are being copied: the schema and some rows are written, nothing committed.
+      if (/move: \w+: [1-9]\d* rows copied/.test(stderr)) resolve();
+    });
+    child.once('exit', () => reject(new Error(`the move ended before it was killed:\n${stderr}`)));
+  });
+  child.kill('SIGKILL');
+  await exited;
+  // The server rolls the transaction back when it sees the connection closed.
+  await eventually('the target empty again', async () => (await tablesOf(target.url)).length === 0);
 });
 
 test('the move copies every table: the same rows on both engines, the setting as the last line', async () => {
