@@ -223,13 +223,12 @@ export const apiBench: Bench = {
     try {
       // Moved first: the SQLite daemon will hold the file.
       const moved = cluster ? await cluster.moveFrom(data.path) : null;
-      const figures: Figure[] = [];
       for (const database of databases) {
         const env: Record<string, string> = moved && database === 'postgres' ? { NESTBOX_DATABASE_URL: moved.url } : {};
         const dataDir = database === 'postgres' ? pgData.path : data.path;
-        figures.push(...(await measure(database, dataDir, env)));
+        // Each engine's figures as soon as they are measured: a route not yet on PostgreSQL stops the run there.
+        report('api', await measure(database, dataDir, env));
       }
-      report('api', figures);
     } finally {
       await cluster?.stop();
       pgData.remove();

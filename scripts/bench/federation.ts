@@ -43,7 +43,6 @@ export const bench: Bench = {
     const env: Record<string, string> = level ? { NESTBOX_SQLITE_SYNCHRONOUS: level } : {};
     const cluster = databases.includes('postgres') ? await BenchCluster.start() : null;
     try {
-      const figures: Figure[] = [];
       for (const database of databases) {
         const on = async () =>
           database === 'postgres' ? { ...env, NESTBOX_DATABASE_URL: await cluster!.createDatabase() } : env;
@@ -51,9 +50,12 @@ export const bench: Bench = {
         const measured = await scenario(await on(), await on(), posts, burst).catch((error: Error) => {
           throw new Error(`on ${database}: ${error.message}`);
         });
-        figures.push(...measured.map((figure) => ({ ...figure, synchronous: level ?? 'default', database })));
+        // Each engine's figures as soon as they are measured: a route not yet on PostgreSQL stops the run there.
+        report(
+          'federation',
+          measured.map((figure) => ({ ...figure, synchronous: level ?? 'default', database })),
+        );
       }
-      report('federation', figures);
     } finally {
       await cluster?.stop();
     }
