@@ -6,7 +6,7 @@
  * connectivity record the machine's phase. The setup portal and the device commands reach the
  * machine only through its public inputs below.
  */
-import type { CoprocClientApi } from '../coproc/api.js';
+import type { BootAnnouncement, CoprocClientApi } from '../coproc/api.js';
 import type { DeviceState, DeviceStateData } from '../device/state.js';
 import type { ComponentHealth } from '../lifecycle/health.js';
 import type { Logger } from '../log/logger.js';
@@ -139,10 +139,13 @@ export class ConnectivityRunner {
     this.listen('devInit', () => this.dispatch({ type: 'devInit' }));
     // The chip (and, from the current firmware, the version) is what the boot announcement says
     // (serial framing only; the esps driver keeps it, and a boot before we opened is missed).
-    this.listen('boot', ({ chip, firmwareVersion }: { chip: string | null; firmwareVersion: string | null }) => {
+    const booted = ({ chip, firmwareVersion }: BootAnnouncement) => {
       this.observe({ type: 'boot', chip, firmwareVersion });
       coprocessor.identified(this.firmware.identity());
-    });
+    };
+    // A chip that booted while the daemon was still starting announced itself before this listener.
+    if (client.lastBoot) booted(client.lastBoot);
+    this.listen('boot', booted);
     this.listen('heartbeat', ({ number }: { number: number }) => {
       coprocessor.heartbeat(number, this.clock.now());
       this.dispatch({ type: 'heartbeat' });

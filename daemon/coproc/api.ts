@@ -104,6 +104,13 @@ export class CoprocError extends Error {
   }
 }
 
+/** What the chip says when it boots (serial framing's private INIT event). */
+export interface BootAnnouncement {
+  chip: string | null;
+  chipId: number | null;
+  firmwareVersion: string | null;
+}
+
 export interface CoprocEvents {
   /**
    * Event_DevInit: the device (re)booted — after power-up, a crash or an OTA. Behind the Linux
@@ -116,7 +123,7 @@ export interface CoprocEvents {
    * before devInit): the chip the firmware runs on, by name ('ESP32-C3'…), or null if unknown, and
    * the firmware version ("FG-1.0.0.0.0") that only the current firmware announces (null otherwise).
    */
-  boot: [{ chip: string | null; chipId: number | null; firmwareVersion: string | null }];
+  boot: [BootAnnouncement];
   heartbeat: [{ number: number }];
   /**
    * Event 303: `reason` is the IDF disconnect reason (e.g. 201 NO_AP_FOUND, 202 AUTH_FAIL), from
@@ -178,6 +185,8 @@ export function emptyLinkCounters(): LinkCounters {
 
 export interface CoprocClientApi extends EventEmitter<CoprocEvents> {
   readonly linkUp: boolean;
+  /** The last boot announcement heard on this link, for a part that starts listening after it. */
+  readonly lastBoot: BootAnnouncement | null;
   counters(): LinkCounters;
   /** Fails every request in flight or waiting (the daemon is stopping: no answer is worth waiting for). */
   abandonRequests(reason: string): void;

@@ -10,6 +10,7 @@ import {
   CoprocError,
   emptyLinkCounters,
   type CoprocClientApi,
+  type BootAnnouncement,
   type CoprocEvents,
   type ConnectRequest,
   type FirmwareInfo,
@@ -83,6 +84,7 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
   private closed = false;
   private wasUp = false;
   private lastFaultLog = 0;
+  private booted: BootAnnouncement | null = null;
   private readonly stats: LinkCounters = emptyLinkCounters();
 
   constructor(options: CoprocClientOptions) {
@@ -99,7 +101,8 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
           capabilities: init.capabilities,
           firmware: fw,
         });
-        this.emit('boot', { chip: chipName(init.chipId), chipId: init.chipId, firmwareVersion: fw });
+        this.booted = { chip: chipName(init.chipId), chipId: init.chipId, firmwareVersion: fw };
+        this.emit('boot', this.booted);
       },
     });
     this.requests = new RequestPath({
@@ -135,6 +138,10 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
 
   get linkUp(): boolean {
     return this.transport.isOpen;
+  }
+
+  get lastBoot(): BootAnnouncement | null {
+    return this.booted;
   }
 
   get description(): string {

@@ -7,6 +7,7 @@
  */
 import { EventEmitter } from 'node:events';
 import type {
+  BootAnnouncement,
   CoprocClientApi,
   CoprocEvents,
   ConnectRequest,
@@ -34,6 +35,7 @@ export interface AirNetwork {
 
 export class CoprocTestDouble extends EventEmitter<CoprocEvents> implements CoprocClientApi {
   linkUp = true;
+  lastBoot: BootAnnouncement | null = null;
   /** Milliseconds every operation takes (a ConnectAP takes twice as long). */
   latencyMs = 1;
   /** When false the device answers nothing: every operation times out. */

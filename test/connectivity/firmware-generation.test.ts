@@ -24,6 +24,17 @@ test('documented firmware: GetFwVersion unanswered → "documented"; the country
   }
 });
 
+test('a chip that announced its boot before connectivity started is still known by its chip', async () => {
+  const rig = await startSimConnectivity({ env: { ...ENV, NESTBOX_SIM_FIRMWARE: 'documented' }, afterBoot: true });
+  try {
+    await rig.until((s) => s.coprocessor.firmware_generation === 'documented', 'documented firmware detected');
+    assert.is(rig.device.get().coprocessor.chip, 'ESP32');
+    assert.is(rig.device.get().coprocessor.firmware, 'ESP-Hosted-FG (ESP32)');
+  } finally {
+    await rig.close();
+  }
+});
+
 test('current firmware: "current" with its version; the country applied at start and again after a reset', async () => {
   const rig = await startSimConnectivity({ env: { ...ENV, NESTBOX_SIM_FIRMWARE: 'current' } });
   try {

@@ -45,6 +45,8 @@ export interface SimConnectivityOptions {
   env?: Record<string, string>;
   /** Save the simulator's home network before start (default true). */
   homeSaved?: boolean;
+  /** Start connectivity only once the chip has announced its boot (a daemon slow to start). */
+  afterBoot?: boolean;
   log?: Logger;
 }
 
@@ -74,6 +76,7 @@ export async function startSimConnectivity(options: SimConnectivityOptions = {})
       },
     },
   );
+  if (options.afterBoot) await new Promise((resolve) => client.once('boot', resolve));
   const device = new DeviceState(initialDeviceState('test', 'sim'));
   const events: DeviceEvent[] = [];
   device.on('event', (event) => events.push(event));
