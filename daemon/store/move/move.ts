@@ -13,7 +13,15 @@ import { copyTable, targetChecksum, type TableCopy } from './copy.js';
 import { preflight } from './preflight.js';
 import { MoveRefused } from './refusal.js';
 import { openSource, sourceTables, type SourceTable } from './source.js';
-import { setSequences, targetSchema, triggersOff, triggersOn, userTables, type TargetColumn } from './target.js';
+import {
+  gatherStatistics,
+  setSequences,
+  targetSchema,
+  triggersOff,
+  triggersOn,
+  userTables,
+  type TargetColumn,
+} from './target.js';
 
 /** How long the target server may take to answer before the move gives up. */
 const CONNECT_DEADLINE_MS = 15_000;
@@ -112,7 +120,7 @@ export async function moveToPostgres(options: MoveOptions): Promise<MovedTable[]
     source = await openSource(options.sqliteFile);
     const tables = await sourceTables(source);
     const from = source;
-    return await target.transaction(async (trx) => {
+    const copied = await target.transaction(async (trx) => {
       await triggersOff(trx).catch((error: unknown) => {
         throw new MoveRefused(
           `the PostgreSQL role cannot turn triggers off for the copy (${(error as Error).message}): run the move as the database's superuser, or GRANT SET ON PARAMETER session_replication_role`,
@@ -137,6 +145,9 @@ export async function moveToPostgres(options: MoveOptions): Promise<MovedTable[]
       await verify(trx, moved, schema.tables, options.batchRows);
       return moved;
     });
+    options.progress('gathering planner statistics');
+    await gatherStatistics(target);
+    return copied;
   } finally {
     await source?.destroy();
     await target.destroy();

@@ -106,6 +106,14 @@ export async function triggersOn(trx: Knex): Promise<void> {
   await trx.raw('SET LOCAL session_replication_role = DEFAULT');
 }
 
+/**
+ * Planner statistics for the copied tables: a database filled in one transaction has none until
+ * autovacuum gets to it, and until then the planner guesses row counts (as after pg_restore).
+ */
+export async function gatherStatistics(db: Knex): Promise<void> {
+  await db.raw('ANALYZE');
+}
+
 /** Each sequence set so that its next value is past the largest copied id. */
 export async function setSequences(trx: Knex, table: string, columns: readonly TargetColumn[]): Promise<void> {
   for (const column of columns.filter((c) => c.sequenced)) {
