@@ -72,7 +72,7 @@ const onlySqliteDialect = {
 };
 
 /**
- * JSON files that libraries require (mime-db's table of media types above all, 150 KB) become
+ * JSON files that libraries require (mime-db's table of media types above all) become
  * `JSON.parse('…')` instead of esbuild's object literal: V8 reads a JSON string much faster than
  * it parses and compiles the same object as code, and it runs once.
  */

@@ -93,8 +93,6 @@ export interface Dialect {
   isServerLost(error: unknown): boolean;
   /** Statements run after the migrations at every start (idempotent): the write announcements. */
   readonly afterMigrations: readonly string[];
-  /** The query that reads the data version (one row, one column `version`). */
-  readonly dataVersionQuery: string;
 }
 
 const sqlite: Dialect = {
@@ -129,8 +127,6 @@ const sqlite: Dialect = {
   isForeignKeyViolation: (error) => sqliteConstraint(error, /FOREIGN KEY constraint failed/),
   isServerLost: () => false,
   afterMigrations: [],
-  // Moves when another connection (the writer, another process) commits; always asked of one connection.
-  dataVersionQuery: 'PRAGMA data_version',
 };
 
 const postgres: Dialect = {
@@ -173,9 +169,6 @@ const postgres: Dialect = {
   isForeignKeyViolation: (error) => postgresCode(error) === '23503',
   isServerLost: serverLost,
   afterMigrations: ANNOUNCE_WRITES,
-  // The cluster's snapshot: a commit of the newest transaction moves its upper bound, a commit of an
-  // older one takes it off its in-progress list, and a read (no transaction id) changes neither.
-  dataVersionQuery: 'SELECT pg_current_snapshot()::text AS version',
 };
 
 const DIALECTS: Record<Engine, Dialect> = { sqlite, postgres };
