@@ -8,6 +8,7 @@
 import { ConfigError, parseBaseUrl, withBaseUrl, type Config } from '../config.js';
 import type { Logger } from '../log/logger.js';
 import type { Db } from './db.js';
+import { dialectOf, rawRows } from './dialect.js';
 import { getSetting, setSetting } from './settings.js';
 
 const SETTING = 'base_url';
@@ -104,7 +105,8 @@ export async function settleDaemonBaseUrl(db: Db, config: Config, log: Logger): 
 
 /** Another server has been in touch, or been sent something: it may hold ids made from the base URL. */
 async function hasFederated(db: Db): Promise<boolean> {
-  const [row] = await db.raw<Array<{ touched: number }>>(
+  const [row] = await rawRows<{ touched: number }>(
+    db,
     `SELECT EXISTS (SELECT 1 FROM accounts WHERE domain IS NOT NULL)
          OR EXISTS (SELECT 1 FROM federation_deliveries)
          OR EXISTS (SELECT 1 FROM federation_domains) AS touched`,
@@ -137,19 +139,14 @@ async function moveBaseUrl(db: Db, previous: string | null, baseUrl: string, ori
 
 /** Every stored link column (…uri, …url) whose value is under `from` moves under `to`. */
 async function rewriteLinks(trx: Db, from: string, to: string): Promise<void> {
-  const tables = await trx.raw<Array<{ name: string }>>(
-    `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'knex_%'`,
-  );
-  for (const { name: table } of tables) {
-    const columns = await trx.raw<Array<{ name: string; type: string }>>(`PRAGMA table_info(${quote(table)})`);
-    for (const { name: column } of columns) {
-      if (!/(^|_)(uri|url)$/i.test(column)) continue;
-      await trx.raw(
-        `UPDATE ${quote(table)} SET ${quote(column)} = ? || substr(${quote(column)}, ?)
-         WHERE ${quote(column)} = ? OR substr(${quote(column)}, 1, ?) = ?`,
-        [to, from.length + 1, from, from.length + 1, `${from}/`],
-      );
-    }
+  const columns = await rawRows<{ table_name: string; column_name: string }>(trx, dialectOf(trx).textColumns);
+  for (const { table_name: table, column_name: column } of columns) {
+    if (!/(^|_)(uri|url)$/i.test(column)) continue;
+    await trx.raw(
+      `UPDATE ${quote(table)} SET ${quote(column)} = ? || substr(${quote(column)}, ?)
+       WHERE ${quote(column)} = ? OR substr(${quote(column)}, 1, ?) = ?`,
+      [to, from.length + 1, from, from.length + 1, `${from}/`],
+    );
   }
 }
 

@@ -69,6 +69,11 @@ export interface Dialect {
   position(haystack: string, needle: string): string;
   /** A non-negative integer as text of at least `width` digits, zeros in front (sorts as the number). */
   zeroPadded(value: string, width: number): string;
+  /**
+   * A query of the columns of the instance's own tables that can hold text, as `table_name` and
+   * `column_name` (neither the engine's catalog nor knex's migration records).
+   */
+  readonly textColumns: string;
   /** The current time as the ISO 8601 text the tables keep (`2026-01-01T00:00:00.000Z`). */
   readonly nowIso: string;
   /** The highest code point, to bound a prefix range: `x >= p AND x < p || <top>`. */
@@ -112,6 +117,10 @@ const sqlite: Dialect = {
   joinedText: (value, separator) => `group_concat(${value}, ${separator})`,
   position: (haystack, needle) => `instr(${haystack}, ${needle})`,
   zeroPadded: (value, width) => `printf('%0${width}d', ${value})`,
+  // SQLite keeps any value in any column: every column of every table.
+  textColumns: `SELECT m.name AS table_name, c.name AS column_name
+    FROM sqlite_master m JOIN pragma_table_info(m.name) c
+    WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%' AND m.name NOT LIKE 'knex_%'`,
   nowIso: `strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`,
   topCharacter: 'char(1114111)',
   textSearch: (table, alias, match) => ({
@@ -149,6 +158,10 @@ const postgres: Dialect = {
     `string_agg(CAST(${value} AS TEXT), ${separator}${orderBy ? ` ORDER BY ${orderBy}` : ''})`,
   position: (haystack, needle) => `strpos(${haystack}, ${needle})`,
   zeroPadded: (value, width) => `lpad(CAST(${value} AS TEXT), ${width}, '0')`,
+  textColumns: `SELECT c.table_name, c.column_name
+    FROM information_schema.columns c JOIN information_schema.tables t USING (table_schema, table_name)
+    WHERE c.table_schema = current_schema() AND t.table_type = 'BASE TABLE'
+      AND c.table_name NOT LIKE 'knex_%' AND c.data_type IN ('text', 'character varying')`,
   nowIso: `to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,
   topCharacter: 'chr(1114111)',
   textSearch: (table, alias, match) => {

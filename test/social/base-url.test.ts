@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { startDaemon, type RunningDaemon } from '../helpers/daemon.js';
 import { freePort } from '../helpers/ports.js';
 import { tempDir } from '../helpers/paths.js';
+import { placePostgresDatabase, testEngine } from '../helpers/daemon-database.js';
 
 const data = tempDir();
 const configFile = join(data.path, 'nestbox.json');
@@ -24,6 +25,9 @@ const FILE_ONLY = {
   NESTBOX_CONFIG: configFile,
 };
 
+/** On PostgreSQL (TEST_ENGINE), the instance's database, named in the settings file as the box's would be. */
+let databaseUrl: string | null = null;
+
 async function writeSettings(port: number, baseUrl: string | null): Promise<void> {
   const settings: Record<string, unknown> = {
     data_dir: data.path,
@@ -32,6 +36,7 @@ async function writeSettings(port: number, baseUrl: string | null): Promise<void
     streaming_port: await freePort(),
   };
   if (baseUrl) settings.base_url = baseUrl;
+  if (databaseUrl) settings.database_url = databaseUrl;
   writeFileSync(configFile, JSON.stringify(settings));
 }
 
@@ -75,6 +80,7 @@ let url = '';
 test.before(async () => {
   port = await freePort();
   url = `http://127.0.0.1:${port}`;
+  if (testEngine() === 'postgres') databaseUrl = await placePostgresDatabase(data.path);
   await writeSettings(port, url);
   daemon = await startDaemon({ dataDir: data.path, port, env: FILE_ONLY });
 });
@@ -109,7 +115,11 @@ test('the admin tool given another base URL refuses, naming both, and makes noth
 });
 
 test('the admin tool given only the data directory uses the stored base URL', async () => {
-  const created = await createAccount('data_dir_only', { NESTBOX_DATA_DIR: data.path });
+  // (On PostgreSQL the database's URL with it: the data directory holds no database there.)
+  const created = await createAccount('data_dir_only', {
+    NESTBOX_DATA_DIR: data.path,
+    ...(databaseUrl && { NESTBOX_DATABASE_URL: databaseUrl }),
+  });
   assert.is(created.status, 0, created.stderr);
   assert.is(await actorId(daemon!, 'data_dir_only'), `${url}/users/data_dir_only`);
 });
