@@ -101,6 +101,7 @@ export class App {
       log: log.child({ component: 'http' }),
       onOutOfSpace: () => storage.outOfSpace(),
       serverLost: (error) => dialectOf(db).isServerLost(error),
+      unstorableText: (error) => dialectOf(db).isUnstorableText(error),
     });
     const connectivity = await this.startDeviceSide(db, networks, http);
     const check = new ReachabilityCheck((url, init) => fetch(url, init));

@@ -61,6 +61,11 @@ export type OutOfSpaceListener = () => void;
 /** True for an error that says the database server is gone (the store's dialect knows which). */
 export type ServerLostTest = (error: unknown) => boolean;
 
+/** True for an error that says the database cannot store a text the request holds (a NUL on PostgreSQL). */
+export type UnstorableTextTest = (error: unknown) => boolean;
+
+const UNSTORABLE_TEXT = 'Text may not contain NUL characters';
+
 /** The answer while the database server is away: the request changed nothing, and may be sent again. */
 const SERVER_LOST = { error: 'The database does not answer at the moment; try again shortly' };
 const RETRY_AFTER_S = 10;
@@ -69,6 +74,7 @@ export function errorMiddleware(
   log: Logger,
   onOutOfSpace: OutOfSpaceListener = () => undefined,
   serverLost: ServerLostTest = () => false,
+  unstorableText: UnstorableTextTest = () => false,
 ) {
   return async function shapeErrors(ctx: Context, next: Next): Promise<void> {
     try {
@@ -78,7 +84,9 @@ export function errorMiddleware(
     } catch (error) {
       const { status, body, headers } = serverLost(error)
         ? { status: 503, body: SERVER_LOST, headers: { 'Retry-After': String(RETRY_AFTER_S) } }
-        : toResponse(error);
+        : unstorableText(error)
+          ? { status: 400, body: { error: UNSTORABLE_TEXT }, headers: {} }
+          : toResponse(error);
       if (status === 503 && body === SERVER_LOST) {
         // The server's fault, reported in /healthz: one line per refused request, no stack trace.
         log.warn('request refused: the database does not answer', { method: ctx.method, path: ctx.path });

@@ -74,6 +74,11 @@ export interface Dialect {
    * `column_name` (neither the engine's catalog nor knex's migration records).
    */
   readonly textColumns: string;
+  /**
+   * The engine refused a value of the request itself: text it cannot store (PostgreSQL's text
+   * holds no NUL character; SQLite keeps any), so the request is answered 400, not 500.
+   */
+  isUnstorableText(error: unknown): boolean;
   /** The current time as the ISO 8601 text the tables keep (`2026-01-01T00:00:00.000Z`). */
   readonly nowIso: string;
   /** The highest code point, to bound a prefix range: `x >= p AND x < p || <top>`. */
@@ -121,6 +126,7 @@ const sqlite: Dialect = {
   textColumns: `SELECT m.name AS table_name, c.name AS column_name
     FROM sqlite_master m JOIN pragma_table_info(m.name) c
     WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%' AND m.name NOT LIKE 'knex_%'`,
+  isUnstorableText: () => false,
   nowIso: `strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`,
   topCharacter: 'char(1114111)',
   textSearch: (table, alias, match) => ({
@@ -162,6 +168,8 @@ const postgres: Dialect = {
     FROM information_schema.columns c JOIN information_schema.tables t USING (table_schema, table_name)
     WHERE c.table_schema = current_schema() AND t.table_type = 'BASE TABLE'
       AND c.table_name NOT LIKE 'knex_%' AND c.data_type IN ('text', 'character varying')`,
+  // 22021: a NUL in a text parameter; 22P05: `\u0000` in JSON cast to jsonb.
+  isUnstorableText: (error) => ['22021', '22P05'].includes(postgresCode(error) ?? ''),
   nowIso: `to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,
   topCharacter: 'chr(1114111)',
   textSearch: (table, alias, match) => {

@@ -143,6 +143,7 @@ test('pagination with ?max_id= goes to older posts; a bad max_id is refused', as
   assert.not.match(second.text, /filler post 20/);
   assert.not.match(second.text, /id="pinned-title"/, 'pinned posts only on the first page');
   assert.is((await page('/@ada?max_id=%3Cx%3E')).status, 400);
+  assert.is((await page('/@ada?max_id=18446744073709551616')).status, 400, 'past the 64-bit range');
 });
 
 test('content negotiation: ActivityPub JSON to activity+json and ld+json with the profile, HTML otherwise', async () => {

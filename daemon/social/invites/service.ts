@@ -8,6 +8,7 @@
 import { randomInt } from 'node:crypto';
 import { notFound, unprocessable } from '../../lib/errors.js';
 import { nowIso } from '../time.js';
+import { isValidId } from '../../store/ids.js';
 import type { InvitedAccount, InviteRow, InvitesRepo } from './repo.js';
 
 /** Mastodon's choices for an invite's lifetime (seconds) and uses. */
@@ -67,7 +68,7 @@ export class InvitesService {
 
   /** Ends an invite now (Mastodon's "expire"): links already shared stop working. */
   async expire(id: string): Promise<InviteRow> {
-    if (!(await this.repo.setExpiresAt(id, nowIso(this.now())))) throw notFound();
+    if (!isValidId(id) || !(await this.repo.setExpiresAt(id, nowIso(this.now())))) throw notFound();
     return (await this.repo.byId(id))!;
   }
 

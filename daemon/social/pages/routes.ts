@@ -20,6 +20,7 @@ import { requesterDomain } from './requester.js';
 import { STYLESHEET_PATH } from './layout.js';
 import type { PageAccount, PageStatus } from './shapes.js';
 import { landingPage, messagePage, postPage, profilePage, type Site } from './views.js';
+import { isValidId } from '../../store/ids.js';
 
 const WEB_DIR = installPath('web', 'pages');
 const PAGE_SIZE = 20;
@@ -111,7 +112,8 @@ export function pagesRouter(ctx: SocialContext, services: SocialServices): Route
 
   const profile = async (c: Context, name: string) => {
     const maxId = c.query.max_id;
-    if (maxId !== undefined && (typeof maxId !== 'string' || !/^\d{1,20}$/.test(maxId))) {
+    // An id past the 64-bit range is no status's on either engine (PostgreSQL's bigint refuses it).
+    if (maxId !== undefined && !isValidId(maxId)) {
       return message(c, 400, 'Bad request', 'max_id must be a status id.');
     }
     const row = await account(c, name);
