@@ -5,6 +5,8 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import type { Knex } from 'knex';
+import { rawRows } from '../../daemon/store/dialect.js';
 import { runAdmin } from '../helpers/admin-cli.js';
 import { freePort } from '../helpers/ports.js';
 import { startSocialDaemon, type SocialHarness } from '../helpers/social.js';
@@ -12,7 +14,7 @@ import { startSocialDaemon, type SocialHarness } from '../helpers/social.js';
 const KEY = 'test-setup-key-22';
 const OWNER = { username: 'nest_owner', email: 'owner@example.test', password: 'a long pass 123', display_name: 'Kim' };
 const users = async (h: SocialHarness) =>
-  (await (h.admin as any).db.raw('SELECT count(*) AS n FROM users'))[0].n as number;
+  (await rawRows<{ n: number }>((h.admin as any).db as Knex, 'SELECT count(*) AS n FROM users'))[0].n;
 
 test('the owner is created once, with the setup key, and signed in to the dashboard; then the flow is gone', async () => {
   const h = await startSocialDaemon({ NESTBOX_SETUP_PASSPHRASE: KEY });

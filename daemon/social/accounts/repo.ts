@@ -1,6 +1,6 @@
 /** SQL for accounts and the local users behind them, one text for both engines. Ids are read as text. */
 import type { Knex } from 'knex';
-import { dialectOf } from '../../store/dialect.js';
+import { dialectOf, rawRows } from '../../store/dialect.js';
 import type { SocialContext } from '../context.js';
 import { ChangedRowsQuery } from '../render/changed-rows.js';
 
@@ -191,7 +191,7 @@ export class AccountsRepo {
 
   /** How many owner accounts `trx` sees (the first run re-checks it made the only one). */
   async ownerCountIn(trx: Knex): Promise<number> {
-    const [{ n }] = await trx.raw<Array<{ n: number }>>(`SELECT count(*) AS n FROM users WHERE role = 'owner'`);
+    const [{ n }] = await rawRows<{ n: number }>(trx, `SELECT count(*) AS n FROM users WHERE role = 'owner'`);
     return n;
   }
 
