@@ -2,6 +2,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startSocialDaemon, type SocialHarness, type TestAccount } from '../helpers/social.js';
+import { runAdmin } from '../helpers/admin-cli.js';
 
 let h: SocialHarness;
 let owner: TestAccount;
@@ -273,18 +274,8 @@ test('several accounts at once: in the order asked, unknown and malformed ids le
 });
 
 test('npm run admin: create-account, token and reset-password through the command line', async () => {
-  const { execFile } = await import('node:child_process');
-  // Asynchronous, so this process keeps serving its keep-alive sockets while the tool runs.
-  const run = (...args: string[]) =>
-    new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-      execFile(
-        process.execPath,
-        ['dist/bundle/admin.js', ...args],
-        { env: { PATH: process.env.PATH, NESTBOX_DATA_DIR: h.daemon.dataDir, NESTBOX_BASE_URL: h.url } },
-        (error, stdout, stderr) =>
-          resolve({ status: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }),
-      );
-    });
+  // The tool finds the daemon's database as the daemon does (its data folder, or its PostgreSQL URL).
+  const run = (...args: string[]) => runAdmin({ dataDir: h.daemon.dataDir, baseUrl: h.url }, args);
   const created = await run(
     'create-account',
     '--username',

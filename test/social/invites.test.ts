@@ -7,6 +7,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startSocialDaemon, type SocialHarness, type TestAccount } from '../helpers/social.js';
+import type { Knex } from 'knex';
+import { rawRows } from '../../daemon/store/dialect.js';
 
 let h: SocialHarness;
 let owner: TestAccount;
@@ -105,10 +107,13 @@ test('two people racing for the last use: one gets in, the other is told, nothin
   assert.ok([403, 422].includes(statuses[1]), String(statuses[1]));
   const loser = answers.find((a) => a.status !== 200)!;
   assert.match(JSON.stringify(loser.body), /used/);
-  const db = (h.admin as any).db;
-  const [{ n }] = await db.raw(`SELECT count(*) AS n FROM accounts WHERE username IN ('racer_one', 'racer_two')`);
+  const db = (h.admin as any).db as Knex;
+  const [{ n }] = await rawRows<{ n: number }>(
+    db,
+    `SELECT count(*) AS n FROM accounts WHERE username IN ('racer_one', 'racer_two')`,
+  );
   assert.is(n, 1);
-  const [{ uses }] = await db.raw('SELECT uses FROM invites WHERE code = ?', [body.code]);
+  const [{ uses }] = await rawRows<{ uses: number }>(db, 'SELECT uses FROM invites WHERE code = ?', [body.code]);
   assert.is(uses, 1);
 });
 

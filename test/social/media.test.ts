@@ -66,15 +66,23 @@ test('v1 upload of a JPEG answers 200 with meta, preview, blurhash, and the stor
   assert.is((await sharp(Buffer.from(await preview.arrayBuffer())).metadata()).width, 640);
 });
 
-test('v2 upload answers 202 with preview_url null while processing; GET gives 206 then 200', async () => {
+test('v2 upload answers 202 with url and preview_url null while processing, 200 once processed; GET gives 206 then 200', async () => {
   const res = await upload(
     alice.token,
     '/api/v2/media',
     form({ file: { data: await png(), type: 'image/png', name: 'a.png' } }),
   );
-  assert.is(res.status, 202);
-  assert.is(res.body.preview_url, null);
-  assert.is(res.body.url, null);
+  // Mastodon's contract (Api::V2::MediaController): 202 while the attachment is not processed, 200
+  // when it already is. Which one a small image gets depends on how soon processing ends, on
+  // either engine; the status must agree with the body it comes with.
+  if (res.status === 202) {
+    assert.is(res.body.preview_url, null);
+    assert.is(res.body.url, null);
+  } else {
+    assert.is(res.status, 200, JSON.stringify(res.body));
+    assert.match(res.body.url, /\/original\.png$/);
+    assert.ok(res.body.preview_url);
+  }
   const done = await waitProcessed(alice.token, res.body.id);
   assert.match(done.url, /\/original\.png$/);
   assert.equal(done.meta.original.size, '300x200');

@@ -4,6 +4,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { rawRows } from '../../daemon/store/dialect.js';
 import { startSocialDaemon, type SocialHarness, type TestAccount } from '../helpers/social.js';
 
 let h: SocialHarness;
@@ -23,7 +24,7 @@ test.after(async () => {
 const elsewhere = () => h.admin.social.ctx.db;
 
 async function version(table: 'accounts' | 'statuses', id: string): Promise<number> {
-  const rows = await elsewhere().raw<Array<{ version: number }>>(`SELECT version FROM ${table} WHERE id = ?`, [id]);
+  const rows = await rawRows<{ version: number }>(elsewhere(), `SELECT version FROM ${table} WHERE id = ?`, [id]);
   return rows[0].version;
 }
 
@@ -54,7 +55,7 @@ test('a notifications page shows a sender changed behind its back, with the same
   const first = await page();
   const sender = () => first.accounts.find((a: { id: string }) => a.id === bob.id);
   assert.ok(sender());
-  await elsewhere().raw(`UPDATE accounts SET display_name = 'Bob B', bot = 1 WHERE id = ?`, [bob.id]);
+  await elsewhere().raw(`UPDATE accounts SET display_name = 'Bob B', bot = TRUE WHERE id = ?`, [bob.id]);
   const second = await page();
   const changed = second.accounts.find((a: { id: string }) => a.id === bob.id);
   assert.is(changed.display_name, 'Bob B');

@@ -4,7 +4,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSocialDaemon, type SocialHarness, type TestAccount } from '../helpers/social.js';
@@ -24,7 +24,31 @@ test.after(async () => {
   rmSync(daemonTmp, { recursive: true, force: true });
 });
 
-const descriptors = () => readdirSync(`/proc/${h.daemon.child.pid}/fd`).length;
+/** Unix-domain sockets of the machine (PostgreSQL's connections, which its pools open as they like). */
+const unixSockets = (): Set<string> =>
+  new Set(
+    readFileSync('/proc/net/unix', 'utf8')
+      .split('\n')
+      .slice(1)
+      .map((line) => line.trim().split(/\s+/)[6])
+      .filter(Boolean),
+  );
+/** The daemon's open descriptors: files and network sockets, not its database connections. */
+const descriptors = () => {
+  const folder = `/proc/${h.daemon.child.pid}/fd`;
+  const unix = unixSockets();
+  return readdirSync(folder).filter((fd) => {
+    const target = /^socket:\[(\d+)\]$/.exec(readlinkOrEmpty(join(folder, fd)));
+    return !(target && unix.has(target[1]));
+  }).length;
+};
+function readlinkOrEmpty(path: string): string {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return ''; // closed while the folder was read
+  }
+}
 const files = (dir: string): number =>
   readdirSync(dir, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).length;
 const tempFiles = () => files(daemonTmp) + files(join(h.daemon.dataDir, 'media', 'incoming'));

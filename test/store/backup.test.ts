@@ -7,6 +7,7 @@ import { migrate } from '../../daemon/store/migrate.js';
 import { backupDatabase, listBackups } from '../../daemon/store/backup.js';
 import { execFileSync } from 'node:child_process';
 import { startDaemon } from '../helpers/daemon.js';
+import { testEngine } from '../helpers/daemon-database.js';
 import { openMigrated } from '../helpers/engines.js';
 import { tempDir } from '../helpers/paths.js';
 import { withTempDatabase } from '../helpers/temp-database.js';
@@ -79,9 +80,12 @@ test('the daemon runs the backup job on its cron schedule', async () => {
   const daemon = await startDaemon({ env: { NESTBOX_BACKUP_SCHEDULE: '* * * * * *', NESTBOX_BACKUP_KEEP: '2' } });
   try {
     const line = await daemon.waitForLog((l) => l.msg === 'database backed up', 5000);
-    assert.match(String(line.path), /backups\/nestbox-\d{8}T\d{9}Z\.sqlite3$/);
+    // On PostgreSQL (TEST_ENGINE) the job runs pg_dump into the same folder.
+    const suffix = testEngine() === 'postgres' ? '.dump' : '.sqlite3';
+    assert.match(String(line.path), new RegExp(`backups/nestbox-\\d{8}T\\d{9}Z\\${suffix}$`));
     await daemon.waitForLog((l) => l.msg === 'database backed up' && Number(l.removed) > 0, 6000);
-    assert.ok((await listBackups(join(daemon.dataDir, 'backups'))).length <= 2);
+    const kept = await listBackups(join(daemon.dataDir, 'backups'), suffix);
+    assert.ok(kept.length >= 1 && kept.length <= 2, String(kept));
   } finally {
     await daemon.stop();
   }
