@@ -1,7 +1,8 @@
 /**
  * The dialect (daemon/store/dialect.ts) gives the same answers on both engines: id lists and
  * object entries from one JSON parameter, null-safe equality, greatest(), now as ISO text, and
- * constraint violations told apart by what the engine says, not by the words of its message.
+ * constraint violations told apart by what the engine says, not by the words of its message; the
+ * tables' text columns, and text one engine cannot store (a NUL on PostgreSQL).
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -130,6 +131,29 @@ for (const engine of ENGINES) {
       ids.map((found) => found.id),
       ['7', '9007199254740993005'],
     );
+  });
+
+  test(`the tables' text columns, and text with a NUL told apart as unstorable (${engine})`, async () => {
+    const db = await databases.get(engine);
+    const d = dialectOf(db);
+    const columns = await rawRows<{ table_name: string; column_name: string }>(db, d.textColumns);
+    const named = new Set(columns.map((column) => `${column.table_name}.${column.column_name}`));
+    for (const column of ['accounts.uri', 'accounts.inbox_url', 'statuses.uri', 'settings.value'])
+      assert.ok(named.has(column), column);
+    assert.not.ok(
+      columns.some((column) => column.table_name.startsWith('knex_') || column.table_name.startsWith('sqlite_')),
+      'no bookkeeping table',
+    );
+    const write = db('settings').insert({ key: 'with_nul', value: 'a\u0000b', updated_at: '2026-01-01T00:00:00.000Z' });
+    if (engine === 'sqlite') {
+      await write;
+      assert.is((await first(db, `SELECT value FROM settings WHERE key = 'with_nul'`)).value, 'a\u0000b');
+    } else {
+      const error = await refusal(write);
+      assert.ok(d.isUnstorableText(error), String(error));
+      assert.not.ok(d.isServerLost(error));
+    }
+    assert.not.ok(d.isUnstorableText(new Error('something else')));
   });
 }
 
