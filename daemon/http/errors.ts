@@ -2,7 +2,8 @@
  * Errors in Mastodon's shape: {"error": "…"} with the right status (422 adds "details"),
  * never a stack trace. A service's DomainError gets its status here, and only here; an
  * HttpError is the HTTP layer's own refusal. A database server that went away is a 503 with
- * Retry-After; anything else thrown is a 500, logged in full.
+ * Retry-After, text the database cannot store (a NUL on PostgreSQL) a 400; anything else thrown is
+ * a 500, logged in full.
  */
 import type { Context, Next } from 'koa';
 import type { Logger } from '../log/logger.js';
