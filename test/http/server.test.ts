@@ -5,6 +5,7 @@ import { HttpServer } from '../../daemon/http/server.js';
 import { parseBody } from '../../daemon/http/body.js';
 import { unprocessable } from '../../daemon/lib/errors.js';
 import { Logger } from '../../daemon/log/logger.js';
+import { dialectFor } from '../../daemon/store/dialect.js';
 
 const quiet = new Logger('silent');
 
@@ -132,6 +133,36 @@ test('a write that meets a full disk is 507 with the error body and the listener
     const mine = await fetch(`http://127.0.0.1:${port}/validation`, { method: 'POST' });
     assert.is(mine.status, 422);
     assert.is(told, 1);
+  } finally {
+    await server.stop();
+  }
+});
+
+test('text the database cannot store (a NUL on PostgreSQL) is 400 with the error body; other database errors stay 500', async () => {
+  const postgres = dialectFor('postgres');
+  const server = new HttpServer({
+    host: '127.0.0.1',
+    port: 0,
+    log: quiet,
+    unstorableText: (error) => postgres.isUnstorableText(error),
+  });
+  const router = new Router();
+  // What node-postgres rejects with when a bound text holds a NUL.
+  router.post('/nul', () => {
+    throw Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), { code: '22021' });
+  });
+  router.post('/other', () => {
+    throw Object.assign(new Error('relation "nothing" does not exist'), { code: '42P01' });
+  });
+  server.use(router.routes());
+  const { port } = await server.start();
+  try {
+    const nul = await fetch(`http://127.0.0.1:${port}/nul`, { method: 'POST' });
+    assert.is(nul.status, 400);
+    assert.equal(await nul.json(), { error: 'Text may not contain NUL characters' });
+    const other = await fetch(`http://127.0.0.1:${port}/other`, { method: 'POST' });
+    assert.is(other.status, 500);
+    assert.equal(await other.json(), { error: 'Internal server error' });
   } finally {
     await server.stop();
   }
