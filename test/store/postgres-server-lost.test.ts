@@ -151,7 +151,7 @@ function updateWith(ws: WebSocket, text: string, timeoutMs: number): Promise<voi
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`"${text}" not streamed in time`)), timeoutMs);
     ws.on('message', (data) => {
-      const message = JSON.parse(String(data)) as { event: string; payload: string };
+      const message = JSON.parse((data as Buffer).toString()) as { event: string; payload: string };
       if (message.event !== 'update' || !(JSON.parse(message.payload) as { content: string }).content.includes(text))
         return;
       clearTimeout(timer);
