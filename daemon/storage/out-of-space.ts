@@ -1,9 +1,10 @@
 /**
  * Recognises a write that failed because the data disk is full or over quota, whoever reported
- * it: SQLite (SQLITE_FULL, also inside knex's message), Node's fs (ENOSPC, EDQUOT) or libvips
- * through sharp (only a message).
+ * it: SQLite (SQLITE_FULL, also inside knex's message), PostgreSQL (SQLSTATE 53100 disk_full: its
+ * message is in the server's language), Node's fs (ENOSPC, EDQUOT) or libvips through sharp (only
+ * a message).
  */
-const CODES = new Set(['ENOSPC', 'EDQUOT', 'SQLITE_FULL']);
+const CODES = new Set(['ENOSPC', 'EDQUOT', 'SQLITE_FULL', '53100']);
 const MESSAGES = /SQLITE_FULL|database or disk is full|ENOSPC|EDQUOT|No space left on device|Disk quota exceeded/i;
 
 export function isOutOfSpace(error: unknown): boolean {

@@ -5,7 +5,10 @@
  * (NESTBOX_DATABASE_URL), made from the migrated template. The database belongs to the daemon's data
  * folder: a daemon restarted on the same folder, and the admin tool run on it, find it again.
  */
+import { join } from 'node:path';
+import { openDatabase, type Db } from '../../daemon/store/db.js';
 import type { Engine } from '../../daemon/store/dialect.js';
+import { openPostgres } from '../../daemon/store/postgres.js';
 import { createPostgresDatabase, type TestPostgres } from './postgres-database.js';
 
 /** The variable the runner sets; unset (or anything else) is SQLite. */
@@ -21,6 +24,15 @@ const byDataDir = new Map<string, TestPostgres>();
 /** The NESTBOX_DATABASE_URL of the daemon on `dataDir`, if it stores on PostgreSQL. */
 export function databaseUrlOf(dataDir: string): string | undefined {
   return byDataDir.get(dataDir)?.url;
+}
+
+/**
+ * The database of the daemon on `dataDir`, opened beside it by the test (on SQLite, WAL lets this
+ * reader in while the daemon writes); the caller destroys it.
+ */
+export function openDaemonDatabase(dataDir: string): Db {
+  const url = databaseUrlOf(dataDir);
+  return url ? openPostgres(url, 2) : openDatabase({ filename: join(dataDir, 'nestbox.sqlite3') });
 }
 
 /** Gives `dataDir` a fresh PostgreSQL database; its URL. */

@@ -68,10 +68,11 @@ export async function startDaemon(options: DaemonOptions = {}, attempt = 1): Pro
   const data = options.dataDir ? { path: options.dataDir, remove: () => undefined } : tempDir();
   const ownDatabase = options.env?.NESTBOX_DATA_DIR || options.env?.NESTBOX_DATABASE_URL;
   let databaseUrl = options.dataDir ? databaseUrlOf(options.dataDir) : undefined;
-  if (!options.dataDir && !options.freshDatabase && !ownDatabase) {
-    if (testEngine() === 'postgres') databaseUrl = await placePostgresDatabase(data.path);
-    else await placeMigratedDatabase(join(data.path, 'nestbox.sqlite3'));
-  }
+  // A folder of the test's own (a daemon started again on it, a crash test) stores on PostgreSQL
+  // too: its database is placed on the first start and found again on the next.
+  const placeable = !options.freshDatabase && !ownDatabase && !databaseUrl;
+  if (placeable && testEngine() === 'postgres') databaseUrl = await placePostgresDatabase(data.path);
+  else if (placeable && !options.dataDir) await placeMigratedDatabase(join(data.path, 'nestbox.sqlite3'));
   const port = options.port ?? (await freePort());
   const streamingPort = await freePort();
   const url = `http://127.0.0.1:${port}`;

@@ -68,11 +68,15 @@ export function domainOf(harness: SocialHarness): string {
   return new URL(harness.url).host;
 }
 
-/** Polls `probe` until it returns a truthy value; fails with `what` after `timeoutMs`. */
+/**
+ * Polls `probe` until it returns a truthy value; fails with `what` after `timeoutMs` (a follow's
+ * Accept, two deliveries and their key fetches, took over 10 s on PostgreSQL with the machine
+ * at a load of 26 on its 2 cores).
+ */
 export async function eventually<T>(
   what: string,
   probe: () => Promise<T | null | undefined | false>,
-  timeoutMs = 10_000,
+  timeoutMs = 30_000,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;

@@ -95,13 +95,16 @@ async function ensureTemplate(admin: pg.Client, url: string): Promise<void> {
   }
 }
 
-/** A fresh, migrated database; `drop()` removes it (and this process's own cluster after its last one). */
-export async function createPostgresDatabase(): Promise<TestPostgres> {
+/**
+ * A fresh, migrated database (or with `empty`, one holding nothing, as a restore wants it); `drop()`
+ * removes it (and this process's own cluster after its last one).
+ */
+export async function createPostgresDatabase(options: { empty?: boolean } = {}): Promise<TestPostgres> {
   const url = await cluster();
   const name = `nestbox_${process.pid}_${++made}`;
   await withAdmin(url, async (admin) => {
     await ensureTemplate(admin, url);
-    await admin.query(`CREATE DATABASE ${name} TEMPLATE ${TEMPLATE}`);
+    await admin.query(`CREATE DATABASE ${name} TEMPLATE ${options.empty ? 'template0' : TEMPLATE}`);
   });
   databases += 1;
   let dropped: Promise<void> | null = null;

@@ -3,11 +3,17 @@
  * again as an administrator would): /healthz says `degraded` within 10 s, writes answer 503 with
  * Retry-After and an error body (never a 500, never a hang), the same process is back once the
  * server is, and every write it acknowledged is there. Prints the figures.
+ *
+ * Then the same under a social load: clients posting all along while the server goes and comes
+ * back get 2xx or 503 and nothing else, every post answered 2xx is there afterwards, and a
+ * WebSocket stream opened before the loss carries a post made after the server's return.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import pg from 'pg';
+import WebSocket from 'ws';
 import { startDaemon, type RunningDaemon } from '../helpers/daemon.js';
+import { startSocialDaemon, type SocialHarness } from '../helpers/social.js';
 import {
   clusterFolder,
   clusterUrl,
@@ -118,6 +124,83 @@ test('a server stopped and started again: degraded within 10 s, 503 with Retry-A
     }
   } finally {
     await daemon.stop();
+    await removeCluster(folder);
+  }
+});
+
+interface Posted {
+  acked: Array<{ id: string; text: string }>;
+  refused: number[];
+}
+
+/** Posts one status after another until `stop()`, noting each answer. */
+async function postUntil(box: SocialHarness, token: string, worker: number, into: Posted, stop: () => boolean) {
+  for (let n = 0; !stop(); n++) {
+    const text = `outage-${worker}-${n}`;
+    const answer = await box.api(token, 'POST', '/api/v1/statuses', { status: text });
+    if (answer.status >= 200 && answer.status < 300) into.acked.push({ id: answer.body.id, text });
+    else {
+      into.refused.push(answer.status);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+/** The next `update` on `ws` of a status whose text holds `text`. */
+function updateWith(ws: WebSocket, text: string, timeoutMs: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`"${text}" not streamed in time`)), timeoutMs);
+    ws.on('message', (data) => {
+      const message = JSON.parse((data as Buffer).toString()) as { event: string; payload: string };
+      if (message.event !== 'update' || !(JSON.parse(message.payload) as { content: string }).content.includes(text))
+        return;
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+test('posting through a lost server: 2xx or 503, nothing acknowledged lost, the stream goes on', async () => {
+  const folder = clusterFolder();
+  await startClusterIn(folder);
+  const box = await startSocialDaemon({ NESTBOX_DATABASE_URL: clusterUrl(folder), NESTBOX_BACKUP_SCHEDULE: 'off' });
+  let ws: WebSocket | null = null;
+  try {
+    const alice = await box.account('alice');
+    const stream = new WebSocket(
+      `ws://127.0.0.1:${box.daemon.streamingPort}/api/v1/streaming?stream=public:local&access_token=${alice.token}`,
+    );
+    ws = stream;
+    await new Promise((resolve, reject) => stream.once('open', resolve).once('error', reject));
+    const posted: Posted = { acked: [], refused: [] };
+    let stopping = false;
+    const load = [0, 1, 2].map((worker) => postUntil(box, alice.token, worker, posted, () => stopping));
+    await waitFor(async () => posted.acked.length >= 10, 'posts before the loss', 30_000);
+    await stopServerIn(folder);
+    await waitFor(async () => posted.refused.length >= 3, 'posts refused during the loss', 15_000);
+    const ackedBefore = posted.acked.length;
+    await startServerIn(folder);
+    await waitFor(async () => posted.acked.length >= ackedBefore + 10, 'posts after the return', 30_000);
+    stopping = true;
+    await Promise.all(load);
+
+    console.log(
+      `posting through the loss: ${ackedBefore} acknowledged before and during it, ${posted.refused.length} ` +
+        `refused (${[...new Set(posted.refused)].join(', ')}), ${posted.acked.length - ackedBefore} acknowledged after`,
+    );
+    assert.equal([...new Set(posted.refused)], [503], 'a write meeting the lost server answers 503');
+    for (const { id, text } of posted.acked) {
+      const answer = await box.api(alice.token, 'GET', `/api/v1/statuses/${id}`);
+      assert.is(answer.status, 200, `acknowledged post ${id}`);
+      assert.match(answer.body.content, text);
+    }
+    const streamed = updateWith(stream, 'after the return', 10_000);
+    assert.is((await box.api(alice.token, 'POST', '/api/v1/statuses', { status: 'after the return' })).status, 200);
+    await streamed;
+    assert.is(stream.readyState, WebSocket.OPEN, 'the stream opened before the loss is still open');
+  } finally {
+    ws?.close();
+    await box.stop();
     await removeCluster(folder);
   }
 });

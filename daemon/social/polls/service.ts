@@ -252,7 +252,11 @@ export function isEnded(poll: Pick<PollRow, 'expires_at'>, now: number): boolean
 /** A peer's poll as its Question publishes it. */
 export type PeerPoll = Omit<NewPoll, 'id' | 'statusId' | 'accountId' | 'hideTotals'>;
 
-/** A change of options or of single versus multiple choice (votes cast for the old ones no longer hold). */
+/**
+ * A change of options or of single versus multiple choice (votes cast for the old ones no longer
+ * hold). The stored options are compared parsed: PostgreSQL's jsonb gives them back spaced its way.
+ */
 export function peerPollChanged(before: PollRow, after: PeerPoll): boolean {
-  return before.options !== JSON.stringify(after.options) || Boolean(before.multiple) !== after.multiple;
+  const options = JSON.parse(before.options) as string[];
+  return JSON.stringify(options) !== JSON.stringify(after.options) || Boolean(before.multiple) !== after.multiple;
 }

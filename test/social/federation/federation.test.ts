@@ -13,8 +13,8 @@ import type { SocialHarness, TestAccount } from '../../helpers/social.js';
 import { domainOf, eventually, resolveAccount, startFederatedDaemon } from '../../helpers/federation.js';
 import { form, png } from '../../helpers/media-files.js';
 import { FakePeer, type FakeActor } from '../../helpers/fake-peer.js';
-import { join } from 'node:path';
-import sqlite3 from 'sqlite3';
+import { rawRows } from '../../../daemon/store/dialect.js';
+import { openDaemonDatabase } from '../../helpers/daemon-database.js';
 
 let A: SocialHarness;
 let B: SocialHarness;
@@ -373,12 +373,14 @@ test('search resolve fetches a remote status by its URL or its URI', async () =>
   assert.equal(missing.body.statuses, []);
 });
 
-/** Rows of a daemon's own database, read beside it (WAL lets a reader in while it writes). */
-function rowsOf(on: SocialHarness, sql: string, params: unknown[]): Promise<any[]> {
-  return new Promise((resolve, reject) => {
-    const db = new sqlite3.Database(join(on.daemon.dataDir, 'nestbox.sqlite3'), sqlite3.OPEN_READONLY);
-    db.all(sql, params, (error, rows) => db.close(() => (error ? reject(error) : resolve(rows))));
-  });
+/** Rows of a daemon's own database, read beside it (on SQLite, WAL lets a reader in while it writes). */
+async function rowsOf(on: SocialHarness, sql: string, params: unknown[]): Promise<any[]> {
+  const db = openDaemonDatabase(on.daemon.dataDir);
+  try {
+    return await rawRows(db, sql, params);
+  } finally {
+    await db.destroy();
+  }
 }
 
 test("a report forwarded to the reported account's server arrives as a Flag from the instance actor", async () => {
@@ -397,17 +399,20 @@ test("a report forwarded to the reported account's server arrives as a Flag from
   });
   assert.is(report.status, 200);
   assert.is(report.body.forwarded, true);
-  const [received] = await eventually('the Flag on the reported server', () =>
+  const rows = await eventually('the Flag on the reported server', () =>
     rowsOf(
       B,
       `SELECT r.comment, CAST(r.target_account_id AS TEXT) AS target, a.uri AS reporter,
-        (SELECT group_concat(status_id) FROM report_statuses WHERE report_id = r.id) AS statuses
-      FROM reports r JOIN accounts a ON a.id = r.account_id WHERE r.comment = 'spam from over there'`,
+        CAST(rs.status_id AS TEXT) AS status
+      FROM reports r JOIN accounts a ON a.id = r.account_id JOIN report_statuses rs ON rs.report_id = r.id
+      WHERE r.comment = 'spam from over there'`,
       [],
     ).then((rows) => (rows.length ? rows : null)),
   );
+  assert.is(rows.length, 1, 'one report naming one status');
+  const [received] = rows;
   assert.is(received.target, bob.id);
-  assert.is(received.statuses, posted.body.id);
+  assert.is(received.status, posted.body.id);
   assert.is(received.reporter, `${A.url}/actor`, 'sent by the instance actor: the reporter stays unknown there');
   // Each side takes the other's instance actor as the signer of its fetches and of the Flag.
   for (const side of [A, B])

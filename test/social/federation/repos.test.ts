@@ -7,6 +7,8 @@ import * as assert from 'uvu/assert';
 import { ActorsRepo } from '../../../daemon/social/federation/actors/repo.js';
 import { LocalMovesRepo } from '../../../daemon/social/federation/actors/moves-repo.js';
 import { DeliveryRepo } from '../../../daemon/social/federation/delivery/repo.js';
+import { PollsRepo } from '../../../daemon/social/polls/repo.js';
+import { peerPollChanged } from '../../../daemon/social/polls/service.js';
 import { dialectOf } from '../../../daemon/store/dialect.js';
 import { ENGINES } from '../../helpers/engines.js';
 import { openRepoContext, type RepoContext } from '../repo-context.js';
@@ -206,6 +208,20 @@ for (const engine of ENGINES) {
         (failure: unknown) => failure,
       );
     assert.ok(dialectOf(store.ctx.db).isUniqueViolation(error), String(error));
+  });
+
+  test("a peer's poll read back is the poll its Question publishes again (new counts are no change)", async () => {
+    const author = await peer('quinn', 'q.example');
+    const polls = new PollsRepo(store.ctx);
+    const statusId = await store.status(author);
+    const question = { options: ['cats', 'dogs'], multiple: false, expiresAt: null };
+    await store.ctx.db.transaction((trx) =>
+      polls.insert(trx, { ...question, id: store.ctx.ids.next(), statusId, accountId: author, hideTotals: false }, AT),
+    );
+    const stored = (await polls.byStatus(statusId))!;
+    assert.is(peerPollChanged(stored, { ...question, tallies: [1, 0], votesCount: 1 }), false);
+    assert.is(peerPollChanged(stored, { ...question, options: ['cats', 'birds'] }), true);
+    assert.is(peerPollChanged(stored, { ...question, multiple: true }), true);
   });
 
   test.run();
