@@ -10,7 +10,7 @@
  */
 import type { Knex } from 'knex';
 import { ANNOUNCE_WRITES } from './migrations/postgres/announce-writes.js';
-import { accountVector, postgresSearchSchema, statusVector, tsqueryText } from './search-fold.js';
+import { SEARCH_VECTOR, postgresSearchColumns, postgresSearchSchema, tsqueryText } from './search-fold.js';
 import { serverLost } from './server-lost.js';
 
 export type Engine = 'sqlite' | 'postgres';
@@ -95,6 +95,8 @@ export interface Dialect {
   textSearchSchema(): string[];
   /** The values of `expression` over a group as JSON text of an array (`[]` for none): json_group_array. */
   jsonArrayOf(expression: string): string;
+  /** What a migration runs to store the searched vectors as columns (`textSearch` matches and ranks on them). */
+  searchVectorColumns(): string[];
   /** A unique constraint (or unique index) refused the write. */
   isUniqueViolation(error: unknown): boolean;
   /** A foreign key refused the write (its row is gone). */
@@ -138,6 +140,7 @@ const sqlite: Dialect = {
   textQuery: (terms) => terms.map((term, i) => `"${term}"${i === terms.length - 1 ? '*' : ''}`).join(' '),
   textSearchSchema: () => [],
   jsonArrayOf: (expression) => `json_group_array(${expression})`,
+  searchVectorColumns: () => [],
   isUniqueViolation: (error) => sqliteConstraint(error, /UNIQUE constraint failed|PRIMARY KEY must be unique/),
   isForeignKeyViolation: (error) => sqliteConstraint(error, /FOREIGN KEY constraint failed/),
   isServerLost: () => false,
@@ -173,7 +176,7 @@ const postgres: Dialect = {
   nowIso: `to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,
   topCharacter: 'chr(1114111)',
   textSearch: (table, alias, match) => {
-    const vector = table === 'statuses' ? statusVector(alias) : accountVector(alias);
+    const vector = `${alias}.${SEARCH_VECTOR}`;
     const query = `to_tsquery('simple', ${match})`;
     return {
       from: `${table} ${alias}`,
@@ -186,6 +189,7 @@ const postgres: Dialect = {
   textQuery: tsqueryText,
   textSearchSchema: postgresSearchSchema,
   jsonArrayOf: (expression) => `coalesce(CAST(json_agg(${expression}) AS text), '[]')`,
+  searchVectorColumns: postgresSearchColumns,
   isUniqueViolation: (error) => postgresCode(error) === '23505',
   isForeignKeyViolation: (error) => postgresCode(error) === '23503',
   isServerLost: serverLost,

@@ -24,7 +24,9 @@ export function numberedPlaceholders(sql: string): string {
 
 export class PostgresReader {
   readonly engine = 'postgres';
-  private readonly texts = new Map<string, string>();
+  /** Each repository text's PostgreSQL form and the name it is prepared under on the connections. */
+  private readonly statements = new Map<string, { name: string; text: string }>();
+  private named = 0;
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -42,15 +44,21 @@ export class PostgresReader {
     return new PostgresReader(pool, watch, await watch.acquire());
   }
 
+  /**
+   * A named (prepared) statement per text: each connection parses and plans it once, where an
+   * unnamed one is planned on every call (the grouped page's recursive CTE took longer to plan than
+   * to run). Names are never reused for another text, even after the map is cleared.
+   */
   async all<T = Row>(sql: string, params: Params = []): Promise<T[]> {
-    let text = this.texts.get(sql);
-    if (text === undefined) {
-      // Statements built from user-chosen filter sets stay few; still, never grow without bound.
-      if (this.texts.size > 500) this.texts.clear();
-      text = numberedPlaceholders(sql);
-      this.texts.set(sql, text);
+    let statement = this.statements.get(sql);
+    if (statement === undefined) {
+      // Statements built from user-chosen filter sets stay few; still, never grow without bound
+      // (a connection's prepared statements go with it when the pool closes it idle).
+      if (this.statements.size > 500) this.statements.clear();
+      statement = { name: `nestbox_${++this.named}`, text: numberedPlaceholders(sql) };
+      this.statements.set(sql, statement);
     }
-    const result = await this.pool.query(text, params);
+    const result = await this.pool.query({ ...statement, values: params });
     return result.rows as T[];
   }
 

@@ -58,6 +58,26 @@ export function postgresSearchSchema(): string[] {
   ];
 }
 
+/** The stored, generated column holding a searched row's vector (statuses and accounts). */
+export const SEARCH_VECTOR = 'search_vector';
+
+/**
+ * The statements that store both vectors as generated columns and index those in place of the
+ * expression indexes: matching and ranking then read the stored vector.
+ */
+export function postgresSearchColumns(): string[] {
+  const stored = (table: string, vector: string) =>
+    `ALTER TABLE ${table} ADD COLUMN ${SEARCH_VECTOR} tsvector GENERATED ALWAYS AS (${vector}) STORED`;
+  return [
+    stored('statuses', statusVector('')),
+    stored('accounts', accountVector('')),
+    'DROP INDEX statuses_search',
+    'DROP INDEX accounts_search',
+    `CREATE INDEX statuses_search ON statuses USING gin (${SEARCH_VECTOR}) WHERE reblog_of_id IS NULL`,
+    `CREATE INDEX accounts_search ON accounts USING gin (${SEARCH_VECTOR})`,
+  ];
+}
+
 /** A term folded as `search_fold` folds the text it is looked for in. */
 function foldTerm(term: string): string {
   return term.normalize('NFD').toLowerCase().replace(MARK_PATTERN, '').replace(SEPARATOR_PATTERN, ' ').trim();

@@ -19,12 +19,16 @@ const FOLLOWERS = 50;
 type Account = { id: string; followers_count: number; statuses_count: number };
 type Status = { uri: string };
 
-async function waitFor<T>(probe: () => Promise<T | null | undefined | false>, timeoutMs = 20_000): Promise<T> {
+async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | null | undefined | false>,
+  timeoutMs = 20_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
     if (value) return value;
-    if (Date.now() > deadline) throw new Error('timed out');
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
@@ -83,6 +87,7 @@ async function scenario(
     const aliceOnB = (await resolveAccount(B, followers[0].token, `alice@${domainOf(A)}`)) as Account;
     for (const follower of followers) await B.api(follower.token, 'POST', `/api/v1/accounts/${aliceOnB.id}/follow`);
     await waitFor(
+      `${FOLLOWERS} followers`,
       async () =>
         (await A.api<Account>(alice.token, 'GET', `/api/v1/accounts/${alice.id}`)).body.followers_count === FOLLOWERS,
     );
@@ -97,7 +102,7 @@ async function scenario(
     for (let n = 0; n < posts; n += 1) {
       const started = performance.now();
       const { body } = await A.api<Status>(alice.token, 'POST', '/api/v1/statuses', { status: `post ${n}` });
-      await waitFor(() => arrived(body.uri));
+      await waitFor(`post ${n} on the second daemon`, () => arrived(body.uri));
       latencies.push(performance.now() - started);
     }
 
@@ -113,6 +118,7 @@ async function scenario(
     }
     // Every burst post has arrived when B counts all of alice's statuses.
     await waitFor(
+      'the burst on the second daemon',
       async () =>
         (await B.api<Account>(reader.token, 'GET', `/api/v1/accounts/${aliceOnB.id}`)).body.statuses_count >=
         posts + uris.length,

@@ -599,6 +599,16 @@ test('unread_count honours the notifications marker; with no marker it counts al
   await h.api(fresh.token, 'POST', '/api/v1/markers', { notifications: { last_read_id: '0' } });
   assert.is(await count('?grouped_types[]=follow'), 5, 'ungrouped favourites count one by one');
   assert.is(await count(), 3);
+  // The favourite group's newest row hidden (its sender suspended): the group still counts by its other rows.
+  const gone = await account('hidden');
+  await fav(gone, id);
+  await h.admin.social.ctx.db.raw('UPDATE accounts SET suspended_at = ? WHERE id = ?', [
+    new Date().toISOString(),
+    gone.id,
+  ]);
+  assert.is(await count(), 3, 'a group counts by its newest shown row');
+  assert.is(await count('?grouped_types[]=follow'), 5);
+  assert.is(await count('?types[]=favourite'), 1);
 });
 
 test('scopes: read:notifications for the reads, write:notifications for dismiss and clear; write does not imply read', async () => {

@@ -24,9 +24,10 @@ async function columns(engine: Engine, db: Db): Promise<Record<string, string[]>
       tables[name] = info.map((column) => column.name);
     }
   } else {
+    // Generated columns (the stored search vectors) are PostgreSQL's counterpart of the FTS5 tables.
     const { rows } = await db.raw<{ rows: Array<{ table_name: string; column_name: string }> }>(
       `SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'public'
-       ORDER BY table_name, ordinal_position`,
+       AND is_generated = 'NEVER' ORDER BY table_name, ordinal_position`,
     );
     for (const row of rows.filter((entry) => !notShared(entry.table_name)))
       (tables[row.table_name] ??= []).push(row.column_name);

@@ -77,6 +77,15 @@ function keySql(alias: string, groupedTypes: readonly string[]): string {
   return `CASE WHEN ${alias}.group_key IS NOT NULL AND ${alias}.type IN (${sqlList(groupedTypes)}) THEN ${alias}.group_key ELSE 'ungrouped-' || ${alias}.id END`;
 }
 
+/** `AND` a row of `n` is the newest of its page group among the rows passing `filter` (every ungrouped row is). */
+function notNewestOfGroup(filter: Filter, groupedTypes: readonly string[]): string {
+  if (groupedTypes.length === 0) return '';
+  const typed = (alias: string) =>
+    groupedTypes.length === GROUPABLE_TYPES.length ? '' : ` AND ${alias}.type IN (${sqlList(groupedTypes)})`;
+  return ` AND NOT (n.group_key IS NOT NULL${typed('n')} AND EXISTS (SELECT 1 FROM notifications o
+    WHERE o.account_id = ?1 AND o.group_key = n.group_key AND o.id > n.id${typed('o')}${filterSql('o', filter)}))`;
+}
+
 /** The grouped page's SQL per filter shape, built once each (few shapes exist), so the reader finds its prepared statement by the same string. */
 const groupedPageSql = new Map<string, string>();
 
@@ -319,7 +328,12 @@ export class NotificationsRepo {
     return row?.count ?? 0;
   }
 
-  /** Groups having a notification above the read marker, capped (v2 unread_count counts groups). */
+  /**
+   * Groups having a notification above the read marker, capped (v2 unread_count counts groups).
+   * Each group counts at its newest unread row, newest first: a row counts unless a newer one of its
+   * group passes the same filters (one probe of the group index). The scan stops at the cap on both
+   * engines, where a DISTINCT is aggregated whole on PostgreSQL before its LIMIT.
+   */
   async countUnreadGroups(
     accountId: string,
     filter: Filter,
@@ -327,8 +341,9 @@ export class NotificationsRepo {
     cap: number,
   ): Promise<number> {
     const row = await this.ctx.reader.get<{ count: number }>(
-      `SELECT count(*) AS count FROM (SELECT DISTINCT ${keySql('n', groupedTypes)} FROM notifications n
-         WHERE n.account_id = ?1 AND n.id > ${MARKER}${filterSql('n', filter)} LIMIT ?2) AS unread`,
+      `SELECT count(*) AS count FROM (SELECT n.id FROM notifications n
+         WHERE n.account_id = ?1 AND n.id > ${MARKER}${filterSql('n', filter)}${notNewestOfGroup(filter, groupedTypes)}
+         ORDER BY n.id DESC LIMIT ?2) AS unread`,
       [accountId, cap],
     );
     return row?.count ?? 0;

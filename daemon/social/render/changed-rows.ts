@@ -3,9 +3,9 @@
  * each with its version and the `alsoSelect` columns, and its `columns` as an object only where
  * `known` is not already the row's version (there `row` is null). SQLite builds the whole result
  * as one JSON text, not a driver row per row, whose per-row cost would be most of such a query;
- * unchanged rows cost a few index lookups. PostgreSQL returns the rows as they are (its driver's
- * per-row cost is small, and its JSON would turn booleans and jsonb columns into other shapes than
- * the renderers read). Built once per query (a module constant), so the reader finds its prepared
+ * unchanged rows cost a few index lookups. PostgreSQL returns plain rows (its JSON would turn
+ * booleans and jsonb columns into other shapes than the renderers read), the `columns` of an
+ * unchanged row as nulls: a CASE leaves their subqueries unevaluated there, as on SQLite. Built once per query (a module constant), so the reader finds its prepared
  * statement by the same string every time.
  */
 import { dialectFor, type Dialect, type Engine } from '../../store/dialect.js';
@@ -28,7 +28,13 @@ export class ChangedRowsQuery<Row, Extra extends Record<string, unknown> = Recor
     const dialect = dialectFor(engine);
     const inner = typeof this.sql === 'string' ? this.sql : this.sql(dialect);
     if (engine === 'postgres') {
-      text = `SELECT q.*, (${dialect.same('q.version', 'q.known')}) AS unchanged FROM (${inner}) AS q`;
+      const unchanged = dialect.same('q.version', 'q.known');
+      const always = ['id', 'version', ...this.alsoSelect];
+      const changedOnly = this.columns
+        .filter((name) => !always.includes(name))
+        .map((name) => `CASE WHEN ${unchanged} THEN NULL ELSE q.${name} END AS ${name}`);
+      text = `SELECT ${[...always.map((name) => `q.${name}`), ...changedOnly].join(', ')}, (${unchanged}) AS unchanged
+      FROM (${inner}) AS q`;
     } else {
       const extra = this.alsoSelect.map((name) => `q.${name}, `).join('');
       const row = `json_object(${this.columns.map((name) => `'${name}', q.${name}`).join(', ')})`;

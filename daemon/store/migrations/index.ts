@@ -160,6 +160,10 @@ const BOTH_ENGINES: readonly Migration[] = [
     '20261206_10_social_search_folded',
     async () => (await import('./20261206_10_social_search_folded.js')).m20261206_10_social_search_folded,
   ),
+  onDemand(
+    '20261207_20_social_search_vectors',
+    async () => (await import('./20261207_20_social_search_vectors.js')).m20261207_20_social_search_vectors,
+  ),
 ];
 
 /** SQLite's migrations, in name order. */

@@ -51,7 +51,7 @@ export async function userTables(db: Knex): Promise<string[]> {
   return rows.map((row) => row.name);
 }
 
-/** The schema the migrations built (public schema), read from the catalog. */
+/** The schema the migrations built (public schema), read from the catalog; generated columns are the server's to fill. */
 export async function targetSchema(trx: Knex): Promise<TargetSchema> {
   const columns = await rawRows<{ table: string; name: string; type: string; sequenced: number }>(
     trx,
@@ -59,7 +59,7 @@ export async function targetSchema(trx: Knex): Promise<TargetSchema> {
             (a.attidentity <> '' OR coalesce(pg_get_expr(d.adbin, d.adrelid), '') LIKE 'nextval(%') AS sequenced
      FROM pg_class c
      JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = current_schema()
-     JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+     JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''
      JOIN pg_type t ON t.oid = a.atttypid
      LEFT JOIN pg_attrdef d ON d.adrelid = c.oid AND d.adnum = a.attnum
      WHERE c.relkind = 'r' AND c.relname NOT LIKE 'knex\\_migrations%'
