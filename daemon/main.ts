@@ -7,6 +7,7 @@ import { App } from './app.js';
 import { ConfigError, describeConfig, loadConfig, type Config } from './config.js';
 import { Logger } from './log/logger.js';
 import { installCrashHandlers } from './lifecycle/crash.js';
+import { restoreRunningFlags } from './lifecycle/v8-flags.js';
 import { VERSION } from './version.js';
 
 const USAGE = `Usage: nestbox [--config FILE]
@@ -98,6 +99,8 @@ async function main(argv: string[]): Promise<void> {
     await app.stop('start-up failed').catch(() => undefined);
     process.exit(1);
   }
+  // Held back by entry.cjs while the start loaded Node's built-in modules (lifecycle/v8-flags.ts).
+  restoreRunningFlags();
 }
 
 await main(process.argv.slice(2));

@@ -42,17 +42,47 @@ const OTHER_DRIVERS = [
 
 /**
  * Libraries that koa's dependencies each bring in their own copy, resolved to the one at the top of
- * node_modules so a start evaluates each once. koa's `accepts` (mime-types 2, mime-db 1.52) and its
- * `type-is` (mime-types 3, mime-db 1.54) each bring the same table of media types and the maps built
- * from it at load: both use the newer pair (same API; accepts only looks up short names such as
- * `json` and `html`). `http-assert` brings http-errors 1.8 (with statuses 1.5), whose load makes a
- * class for each HTTP error as koa's http-errors 2 does: it uses koa's (the same `createError`).
+ * node_modules so a start evaluates each once. `http-assert` brings http-errors 1.8 (with statuses
+ * 1.5), whose load makes a class for each HTTP error as koa's http-errors 2 does: it uses koa's (the
+ * same `createError`).
  */
 const oneCopyEach = {
   name: 'one-copy-each',
   setup(builder) {
     const resolve = createRequire(join(root, 'package.json')).resolve;
-    builder.onResolve({ filter: /^(mime-db|mime-types|http-errors)$/ }, ({ path }) => ({ path: resolve(path) }));
+    builder.onResolve({ filter: /^http-errors$/ }, ({ path }) => ({ path: resolve(path) }));
+  },
+};
+
+/**
+ * mime-types builds its maps of every media type in mime-db as it loads, which koa, `accepts` and
+ * `type-is` need only to answer a request. They get a stand-in with the same functions, which
+ * requires mime-types from node_modules at the first call: the one at the top of node_modules, so
+ * the newer pair (mime-types 3, mime-db 1.54) serves them all, `accepts`'s own older copy too (same
+ * API; it only looks up short names such as `json` and `html`).
+ */
+const mimeTypesOnFirstUse = {
+  name: 'mime-types-on-first-use',
+  setup(builder) {
+    builder.onResolve({ filter: /^mime-types$/ }, ({ namespace }) =>
+      namespace === 'first-use'
+        ? { path: 'mime-types', external: true }
+        : { path: 'mime-types', namespace: 'first-use' },
+    );
+    builder.onLoad({ filter: /^mime-types$/, namespace: 'first-use' }, () => ({
+      contents: `let library = null;
+const mime = () => (library ??= require('mime-types'));
+module.exports = {
+  charset: (type) => mime().charset(type),
+  charsets: { lookup: (type) => mime().charset(type) },
+  contentType: (text) => mime().contentType(text),
+  extension: (type) => mime().extension(type),
+  lookup: (path) => mime().lookup(path),
+  get extensions() { return mime().extensions; },
+  get types() { return mime().types; },
+};`,
+      loader: 'js',
+    }));
   },
 };
 
@@ -72,7 +102,7 @@ const onlySqliteDialect = {
 };
 
 /**
- * JSON files that libraries require (mime-db's table of media types above all) become
+ * JSON files that libraries require become
  * `JSON.parse('…')` instead of esbuild's object literal: V8 reads a JSON string much faster than
  * it parses and compiles the same object as code, and it runs once.
  */
@@ -106,7 +136,7 @@ await build({
   platform: 'node',
   target: 'node20',
   external: [...OUTSIDE, ...OTHER_DRIVERS],
-  plugins: [oneCopyEach, onlySqliteDialect, jsonAsParse],
+  plugins: [oneCopyEach, mimeTypesOnFirstUse, onlySqliteDialect, jsonAsParse],
   // Bundled CommonJS libraries call require() for Node's own modules.
   banner: {
     js: "import { createRequire as createRequireForBundle } from 'node:module'; const require = createRequireForBundle(import.meta.url);",

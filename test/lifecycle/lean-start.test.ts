@@ -22,9 +22,17 @@ const BLOCKER = join(DIST, 'test', 'helpers', 'module-blocker.js');
 function loadedFiles(log: string): string[] {
   const files = log
     .split('\n')
-    .filter((line) => line && !line.startsWith('builtin:'))
+    .filter((line) => line && !line.startsWith('builtin:') && !line.startsWith('request:'))
     .map((line) => (line.startsWith('file:') ? fileURLToPath(line) : line));
   return [...new Set(files)];
+}
+
+/** The CommonJS files a request loaded first, as the recorder lists them. */
+function loadedByRequest(log: string): string[] {
+  return log
+    .split('\n')
+    .filter((line) => line.startsWith('request:'))
+    .map((line) => line.slice('request:'.length));
 }
 
 /** Node's own modules the daemon loaded before serving its first request (`https`, ...), as the recorder lists them. */
@@ -71,6 +79,19 @@ test('with the library there, the first WebSocket upgrade loads it and is accept
   assert.is((await upgrade(first.streamingPort, '/api/v1/streaming?stream=public')).status, 101);
 });
 
+test('answers name their media types, from the table loaded at the first answer', async () => {
+  const refused = await fetch(`${first.url}/oauth/authorize`);
+  assert.is(refused.status, 401);
+  assert.is(refused.headers.get('content-type'), 'text/html; charset=utf-8');
+  await refused.arrayBuffer();
+  const json = await fetch(`${first.url}/api/v1/instance`);
+  assert.is(json.headers.get('content-type'), 'application/json; charset=utf-8');
+  await json.arrayBuffer();
+  const icon = await fetch(`${first.url}/favicon.ico`);
+  assert.is(icon.headers.get('content-type'), 'image/x-icon');
+  await icon.arrayBuffer();
+});
+
 test('a start of a box already set up loads none of the parts kept for their first use', async () => {
   const recording = tempDir('nestbox-modules-');
   const log = join(recording.path, 'modules.log');
@@ -81,7 +102,11 @@ test('a start of a box already set up loads none of the parts kept for their fir
       // The same address: the instance keeps the base URL it began with.
       port: first.port,
       env: { NODE_OPTIONS: `--import=${RECORDER}`, MODULE_RECORDER_LOG: log },
+      waitReady: false,
     });
+    await daemon.waitForLog((line) => line.msg === 'ready');
+    // One answer after READY=1: what it loads is recorded apart from the start's.
+    assert.is((await daemon.json('/api/v1/instance')).status, 200);
     assert.is(await daemon.stop(), 0);
     const recorded = readFileSync(log, 'utf8');
     const files = loadedFiles(recorded);
@@ -100,6 +125,17 @@ test('a start of a box already set up loads none of the parts kept for their fir
       FIRST_USE_LIBRARIES.filter((name) => packages.has(name)),
       [],
       'loaded at start',
+    );
+    // The media types' maps wait for the first answer's Content-Type (scripts/bundle.mjs).
+    assert.equal(
+      ['mime-types', 'mime-db'].filter((name) => packages.has(name)),
+      [],
+      'the media types before a request',
+    );
+    assert.equal(
+      ['mime-types', 'mime-db'].filter((name) => packagesOf(loadedByRequest(recorded)).has(name)),
+      ['mime-types', 'mime-db'],
+      'the media types at the first answer',
     );
     // PostgreSQL's driver is loaded only with NESTBOX_DATABASE_URL (daemon/store/open.ts).
     assert.equal(
