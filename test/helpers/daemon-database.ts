@@ -6,7 +6,7 @@
  * folder: a daemon restarted on the same folder, and the admin tool run on it, find it again.
  */
 import type { Engine } from '../../daemon/store/dialect.js';
-import { createPostgresDatabase, type TestPostgres } from './postgres-database.js';
+import type { TestPostgres } from './postgres-database.js';
 
 /** The variable the runner sets; unset (or anything else) is SQLite. */
 export const TEST_ENGINE_VARIABLE = 'TEST_ENGINE';
@@ -25,6 +25,9 @@ export function databaseUrlOf(dataDir: string): string | undefined {
 
 /** Gives `dataDir` a fresh PostgreSQL database; its URL. */
 export async function placePostgresDatabase(dataDir: string): Promise<string> {
+  // Loaded here, not on import: pg and knex cost every suite that starts a daemon a third of a
+  // second of CPU, and only the PostgreSQL runs use them.
+  const { createPostgresDatabase } = await import('./postgres-database.js');
   const database = await createPostgresDatabase();
   byDataDir.set(dataDir, database);
   return database.url;
