@@ -32,4 +32,4 @@ await step('install-test-packages.mjs');
 await step('setup.mjs', '--packages-only');
 if (wantsLint(filters)) lint = startLint();
 await step('setup.mjs');
-process.exit(await runSuites(filters, lint));
+process.exit(await runSuites(filters, lint, undefined, { timings: process.argv.includes('--timings') }));
