@@ -5,7 +5,7 @@
 // clone's sqlite3 compile leaves a core idle.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, setPriority, tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -212,17 +212,46 @@ export function wantsLint(filters) {
 
 /**
  * Starts the lint check now; resolves with its outcome (never rejects). Its `stop()` ends it, for a
- * run that fails before the suites begin.
+ * run that fails before the suites begin. With `yielding`, it runs at a lower priority until its
+ * `hurry()`: scripts/test.mjs starts it beside sqlite3's compile and TypeScript, which the suites
+ * wait for, and lint can wait. Only for root, who can give the priority back (a niced lint on a busy
+ * machine would get almost no CPU and reach its timeout).
  */
-export function startLint(script = LINT) {
+export function startLint(script = LINT, { yielding = false } = {}) {
   lintScript = script;
   let child = null;
-  const result = runFile(script, (started) => (child = started));
+  const yields = yielding && process.getuid?.() === 0;
+  const result = runFile(script, (started) => {
+    child = started;
+    // ESLint and Prettier, started by it later, inherit this.
+    if (yields && child.pid) setPriority(child.pid, LINT_NICENESS);
+  });
   // Its own process group (see runFile): ESLint and Prettier run as its children.
   result.stop = () => {
     if (child?.pid) signal(-child.pid, 'SIGTERM');
   };
+  result.hurry = () => {
+    if (yields && child?.pid) prioritizeGroup(child.pid, 0);
+  };
   return result;
+}
+
+/** While the build runs, lint's niceness (19 is the lowest priority). */
+const LINT_NICENESS = 10;
+
+/** Sets the niceness of every process in process group `group` (read from /proc); one that ended is skipped. */
+function prioritizeGroup(group, niceness) {
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      // After the command name (which may hold spaces): state, parent, process group.
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[2]) === group) setPriority(Number(name), niceness);
+    } catch {
+      // Ended meanwhile.
+    }
+  }
 }
 
 function runFile(file, onSpawn = () => undefined, engine = undefined) {
