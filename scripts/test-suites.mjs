@@ -140,8 +140,7 @@ let lintScript = LINT;
  * What each suite took when a run last recorded it (`--timings`): `suite-times.txt` beside the
  * sources, one suite run a line, its wall and CPU seconds and its name as the runner prints it
  * (`social/markers.test.js (postgres)`). The longest start first, so that a run does not end with
- * one core waiting on a long suite begun last; a suite the file does not name yet starts before
- * them all, since nothing says it is short.
+ * one core waiting on a long suite begun last.
  */
 const TIMES_FILE = 'suite-times.txt';
 
@@ -160,10 +159,14 @@ function readTimes(layout) {
   return times;
 }
 
-/** The queue's order: unknown suites, then the known ones by their last wall time, longest first. */
+/**
+ * The queue's order: by the last wall time, longest first. A second run on PostgreSQL not recorded
+ * yet counts its SQLite run's time; a suite not recorded at all goes first.
+ */
 function longestFirst(jobs, layout) {
   const times = readTimes(layout);
-  const wall = (job) => times.get(jobName(job, layout))?.wall ?? Infinity;
+  const wall = (job) =>
+    times.get(jobName(job, layout))?.wall ?? times.get(jobName({ file: job.file }, layout))?.wall ?? Infinity;
   return jobs.sort((a, b) => (wall(a) === wall(b) ? 0 : wall(b) > wall(a) ? 1 : -1));
 }
 

@@ -1,6 +1,6 @@
 /**
  * The runner starts the suites that took longest in the last recorded run first, and one it has no
- * figure for before them; `--timings` prints each suite's CPU and wall seconds and records them in
+ * figure for before them (a second run on PostgreSQL counts as its SQLite run); `--timings` prints each suite's CPU and wall seconds and records them in
  * suite-times.txt, keeping the lines of suites it did not run. Driven on a folder of made-up suites.
  */
 import { test } from 'uvu';
@@ -19,7 +19,7 @@ function runOver(dir: string, timings: boolean) {
 function suite(dir: string, name: string): void {
   writeFileSync(
     join(dir, `${name}.test.js`),
-    `console.log('ran ${name}');\nconsole.log('  Total:     1\\n  Passed:    1');\n`,
+    `console.log('ran ${name} ' + (process.env.TEST_ENGINE ?? 'sqlite'));\nconsole.log('  Total:     1\\n  Passed:    1');\n`,
   );
   writeFileSync(join(dir, `${name}.test.ts`), '// the source the runner looks for\n');
 }
@@ -31,14 +31,21 @@ const TIMES = `# last recorded
   30.0      -  gone.test.js
 `;
 
-test('the longest suites of the last record start first, a suite it does not name before them', async () => {
+test('the longest suites of the last record start first, a suite it does not name before them, a PostgreSQL run it does not name as its SQLite run', async () => {
   const dir = tempDir('nestbox-suite-times-');
   try {
     for (const name of ['short', 'middle', 'long', 'unnamed']) suite(dir.path, name);
     writeFileSync(join(dir.path, 'suite-times.txt'), TIMES);
+    writeFileSync(join(dir.path, 'both-engines.txt'), 'middle.test.ts\n');
     const { code, output } = await runOver(dir.path, false);
     assert.is(code, 0);
-    assert.equal(output.match(/^ran \w+/gm), ['ran unnamed', 'ran long', 'ran middle', 'ran short']);
+    assert.equal(output.match(/^ran \w+ \w+/gm), [
+      'ran unnamed sqlite',
+      'ran long sqlite',
+      'ran middle sqlite',
+      'ran middle postgres',
+      'ran short sqlite',
+    ]);
     assert.not.match(output, /Timings/);
     assert.is(readFileSync(join(dir.path, 'suite-times.txt'), 'utf8'), TIMES, 'left as it was');
   } finally {
