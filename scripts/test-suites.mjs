@@ -4,8 +4,8 @@
 // more check, run beside the suites: scripts/test.mjs starts it before the build, when a fresh
 // clone's sqlite3 compile leaves a core idle.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpus, setPriority, tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -135,29 +135,78 @@ export function stopOnInterrupt() {
 
 const LINT = join(root, 'scripts', 'lint.mjs');
 let lintScript = LINT;
-// The longest suites start first, so that a run does not end
-// with one core waiting on a long suite begun last.
-const LONG_SUITES = [
-  'reachability/scenario',
-  'reachability/dns01',
-  'reachability/dashboard-browser',
-  'reachability/ipv6',
-  'reachability/clock-skew',
-  'network/virtual-home',
-  'network/network-layer',
-  'install/driver',
-  'social/narrow-screens',
-  'network/virtual-home-harness',
-  'social/hostile-input',
-  'connectivity/scenarios',
-  'social/login-throttle',
-  'social/federation/federation',
-  'social/federation/durability',
-  'social/pages-browser',
-  'connectivity/setup-label',
-  'connectivity/dashboard-login',
-  'mqtt/daemon-chip-reset',
-];
+
+/**
+ * What each suite took when a run last recorded it (`--timings`): `suite-times.txt` beside the
+ * sources, one suite run a line, its wall and CPU seconds and its name as the runner prints it
+ * (`social/markers.test.js (postgres)`). The longest start first, so that a run does not end with
+ * one core waiting on a long suite begun last.
+ */
+const TIMES_FILE = 'suite-times.txt';
+
+function jobName(job, layout) {
+  return relative(layout.tests, job.file) + (job.engine ? ` (${job.engine})` : '');
+}
+
+function readTimes(layout) {
+  const path = join(layout.sources, TIMES_FILE);
+  const times = new Map();
+  if (!existsSync(path)) return times;
+  for (const line of readFileSync(path, 'utf8').split('\n')) {
+    const match = /^\s*([\d.]+)\s+([\d.]+|-)\s+(\S.*?)\s*$/.exec(line.replace(/#.*/, ''));
+    if (match) times.set(match[3], { wall: Number(match[1]), cpu: match[2] === '-' ? null : Number(match[2]) });
+  }
+  return times;
+}
+
+/**
+ * The queue's order: by the last wall time, longest first. A second run on PostgreSQL not recorded
+ * yet counts its SQLite run's time; a suite not recorded at all goes first.
+ */
+function longestFirst(jobs, layout) {
+  const times = readTimes(layout);
+  const wall = (job) =>
+    times.get(jobName(job, layout))?.wall ?? times.get(jobName({ file: job.file }, layout))?.wall ?? Infinity;
+  return jobs.sort((a, b) => (wall(a) === wall(b) ? 0 : wall(b) > wall(a) ? 1 : -1));
+}
+
+/** Rewrites the times file with this run's figures, keeping those of the suites it did not run. */
+function recordTimes(results, layout) {
+  const times = readTimes(layout);
+  for (const result of results)
+    if (result.file !== lintScript)
+      times.set(jobName(result, layout), {
+        wall: result.ms / 1000,
+        cpu: typeof result.cpu === 'number' ? result.cpu : null,
+      });
+  const lines = [...times]
+    .sort(([, a], [, b]) => b.wall - a.wall)
+    .map(
+      ([name, { wall, cpu }]) =>
+        `${wall.toFixed(1).padStart(6)} ${(cpu === null ? '-' : cpu.toFixed(1)).padStart(6)}  ${name}`,
+    );
+  writeFileSync(
+    join(layout.sources, TIMES_FILE),
+    '# Wall and CPU seconds of each suite when a run last recorded them (`node scripts/run-tests.mjs --timings`):\n' +
+      '# the runner starts the longest first (scripts/test-suites.mjs).\n' +
+      lines.join('\n') +
+      '\n',
+  );
+}
+
+/** The per-suite table of `--timings`: the costliest in CPU first, then the sums. */
+function printTimings(results, layout, wallMs) {
+  const rows = results
+    .filter((result) => result.file !== lintScript)
+    .map((result) => ({ name: jobName(result, layout), wall: result.ms / 1000, cpu: result.cpu ?? 0 }))
+    .sort((a, b) => b.cpu - a.cpu || b.wall - a.wall);
+  const sum = (key) => rows.reduce((total, row) => total + row[key], 0);
+  const line = (cpu, wall, name) => `${cpu.padStart(7)} ${wall.padStart(7)}  ${name}\n`;
+  process.stdout.write(`\nTimings (seconds)\n${line('CPU', 'wall', 'suite')}`);
+  for (const row of rows) process.stdout.write(line(row.cpu.toFixed(1), row.wall.toFixed(1), row.name));
+  process.stdout.write(line(sum('cpu').toFixed(1), sum('wall').toFixed(1), `${rows.length} suite runs`));
+  process.stdout.write(line('', (wallMs / 1000).toFixed(1), 'the run, wall'));
+}
 
 /** A run without filters, or one naming `lint`, includes the lint check. */
 export function wantsLint(filters) {
@@ -166,17 +215,46 @@ export function wantsLint(filters) {
 
 /**
  * Starts the lint check now; resolves with its outcome (never rejects). Its `stop()` ends it, for a
- * run that fails before the suites begin.
+ * run that fails before the suites begin. With `yielding`, it runs at a lower priority until its
+ * `hurry()`: scripts/test.mjs starts it beside sqlite3's compile and TypeScript, which the suites
+ * wait for, and lint can wait. Only for root, who can give the priority back (a niced lint on a busy
+ * machine would get almost no CPU and reach its timeout).
  */
-export function startLint(script = LINT) {
+export function startLint(script = LINT, { yielding = false } = {}) {
   lintScript = script;
   let child = null;
-  const result = runFile(script, (started) => (child = started));
+  const yields = yielding && process.getuid?.() === 0;
+  const result = runFile(script, (started) => {
+    child = started;
+    // ESLint and Prettier, started by it later, inherit this.
+    if (yields && child.pid) setPriority(child.pid, LINT_NICENESS);
+  });
   // Its own process group (see runFile): ESLint and Prettier run as its children.
   result.stop = () => {
     if (child?.pid) signal(-child.pid, 'SIGTERM');
   };
+  result.hurry = () => {
+    if (yields && child?.pid) prioritizeGroup(child.pid, 0);
+  };
   return result;
+}
+
+/** While the build runs, lint's niceness (19 is the lowest priority). */
+const LINT_NICENESS = 10;
+
+/** Sets the niceness of every process in process group `group` (read from /proc); one that ended is skipped. */
+function prioritizeGroup(group, niceness) {
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      // After the command name (which may hold spaces): state, parent, process group.
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[2]) === group) setPriority(Number(name), niceness);
+    } catch {
+      // Ended meanwhile.
+    }
+  }
 }
 
 function runFile(file, onSpawn = () => undefined, engine = undefined) {
@@ -298,20 +376,22 @@ function startWhenIdle(queue, run) {
 
 /**
  * Runs the suites the filters pick, beside `lint` (a started lint check, or null), prints every
- * result and the summary line, and returns the exit code.
+ * result and the summary line, and returns the exit code. `timings`: also prints each suite's CPU
+ * and wall seconds in a table and records them in the times file, for the next run's order.
  */
-export async function runSuites(filters, lint, layout = DEFAULT_LAYOUT) {
+export async function runSuites(filters, lint, layout = DEFAULT_LAYOUT, { timings = false } = {}) {
   const files = findTests(layout.tests, layout)
     .filter((file) => filters.length === 0 || filters.some((f) => relative(layout.tests, file).includes(f)))
     .sort();
-  const rank = (file) => {
-    const index = LONG_SUITES.findIndex((name) => relative(layout.tests, file).startsWith(name));
-    return index === -1 ? LONG_SUITES.length : index;
-  };
-  const queue = jobsOf(files, layout).sort((a, b) => rank(a.file) - rank(b.file));
+  const queue = longestFirst(jobsOf(files, layout), layout);
   const totals = { passed: 0, failed: 0, skipped: 0, failures: [], cpu: 0 };
+  const results = [];
   if (queue.length > 0) await preparePostgres();
-  const run = (job) => runFile(job.file, undefined, job.engine).then((result) => report(result, totals, layout));
+  const run = (job) =>
+    runFile(job.file, undefined, job.engine).then((result) => {
+      results.push(result);
+      report(result, totals, layout);
+    });
   const worker = async () => {
     for (let job = queue.shift(); job; job = queue.shift()) await run(job);
   };
@@ -325,6 +405,10 @@ export async function runSuites(filters, lint, layout = DEFAULT_LAYOUT) {
   if (files.length === 0 && !lint) {
     process.stdout.write('no test files matched\n');
     totals.failed += 1;
+  }
+  if (timings && results.length > 0) {
+    printTimings(results, layout, Date.now() - started);
+    recordTimes(results, layout);
   }
   const { passed, failed, skipped, failures } = totals;
   if (failures.length) process.stdout.write(`\nFailed files:\n${failures.map((f) => `  ${f}`).join('\n')}\n`);

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // `npm test [-- WORD…]`: the Debian packages the tests need, the npm packages, then the lint check
 // started before the build (type-aware ESLint needs only the sources and node_modules, and a fresh
-// clone's sqlite3 compile keeps one core busy long after TypeScript is done on the other),
-// the build itself, and the suites beside the running lint.
+// clone's sqlite3 compile keeps one core busy long after TypeScript is done on the other) at a
+// lower priority than the build, which the suites wait for; the build itself; and the suites
+// beside the running lint, back at its normal priority.
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,6 +31,7 @@ stopOnInterrupt();
 
 await step('install-test-packages.mjs');
 await step('setup.mjs', '--packages-only');
-if (wantsLint(filters)) lint = startLint();
+if (wantsLint(filters)) lint = startLint(undefined, { yielding: true });
 await step('setup.mjs');
-process.exit(await runSuites(filters, lint));
+lint?.hurry();
+process.exit(await runSuites(filters, lint, undefined, { timings: process.argv.includes('--timings') }));

@@ -5,11 +5,8 @@
  * (NESTBOX_DATABASE_URL), made from the migrated template. The database belongs to the daemon's data
  * folder: a daemon restarted on the same folder, and the admin tool run on it, find it again.
  */
-import { join } from 'node:path';
-import { openDatabase, type Db } from '../../daemon/store/db.js';
 import type { Engine } from '../../daemon/store/dialect.js';
-import { openPostgres } from '../../daemon/store/postgres.js';
-import { createPostgresDatabase, type TestPostgres } from './postgres-database.js';
+import type { TestPostgres } from './postgres-database.js';
 
 /** The variable the runner sets; unset (or anything else) is SQLite. */
 export const TEST_ENGINE_VARIABLE = 'TEST_ENGINE';
@@ -26,17 +23,11 @@ export function databaseUrlOf(dataDir: string): string | undefined {
   return byDataDir.get(dataDir)?.url;
 }
 
-/**
- * The database of the daemon on `dataDir`, opened beside it by the test (on SQLite, WAL lets this
- * reader in while the daemon writes); the caller destroys it.
- */
-export function openDaemonDatabase(dataDir: string): Db {
-  const url = databaseUrlOf(dataDir);
-  return url ? openPostgres(url, 2) : openDatabase({ filename: join(dataDir, 'nestbox.sqlite3') });
-}
-
 /** Gives `dataDir` a fresh PostgreSQL database; its URL. */
 export async function placePostgresDatabase(dataDir: string): Promise<string> {
+  // Loaded here, not on import: pg and knex cost every suite that starts a daemon a third of a
+  // second of CPU, and only the PostgreSQL runs use them.
+  const { createPostgresDatabase } = await import('./postgres-database.js');
   const database = await createPostgresDatabase();
   byDataDir.set(dataDir, database);
   return database.url;

@@ -1,10 +1,21 @@
 /** Real image files for the media tests, made with sharp: a JPEG carrying EXIF GPS, a PNG, and a big noisy JPEG. */
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
-import sharp from 'sharp';
+import { join } from 'node:path';
+import type Sharp from 'sharp';
+
+/**
+ * sharp, loaded when an image is first made: loading it costs a suite about a third of a second of
+ * CPU, and most suites only need the one PNG, which a run makes once (see png()).
+ */
+async function loadSharp(): Promise<typeof Sharp> {
+  return (await import('sharp')).default;
+}
 
 export async function jpegWithGps(width = 800, height = 600): Promise<Buffer> {
+  const sharp = await loadSharp();
   return sharp({ create: { width, height, channels: 3, background: { r: 200, g: 80, b: 40 } } })
     .jpeg()
     .withExif({
@@ -19,14 +30,31 @@ export async function jpegWithGps(width = 800, height = 600): Promise<Buffer> {
     .toBuffer();
 }
 
+/**
+ * A half-transparent PNG. sharp makes the same bytes for the same size every time, so under the
+ * runner (TEST_SCRATCH_DIR) the first suite to ask keeps it in the run's scratch folder for the rest.
+ */
 export async function png(width = 300, height = 200): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 4, background: { r: 10, g: 120, b: 240, alpha: 0.5 } } })
+  const scratch = process.env.TEST_SCRATCH_DIR;
+  const kept = scratch && join(scratch, `png-${width}x${height}.png`);
+  if (kept && existsSync(kept)) return readFileSync(kept);
+  const sharp = await loadSharp();
+  const image = await sharp({
+    create: { width, height, channels: 4, background: { r: 10, g: 120, b: 240, alpha: 0.5 } },
+  })
     .png()
     .toBuffer();
+  if (kept && existsSync(scratch)) {
+    // Suites running side by side may make it at once: each writes its own file, the rename is atomic.
+    writeFileSync(`${kept}.${process.pid}`, image);
+    renameSync(`${kept}.${process.pid}`, kept);
+  }
+  return image;
 }
 
 /** A real JPEG padded past `bytes` (decoders ignore what follows the end-of-image marker). */
 export async function paddedJpeg(bytes: number): Promise<Buffer> {
+  const sharp = await loadSharp();
   const jpeg = await sharp(randomBytes(64 * 64 * 3), { raw: { width: 64, height: 64, channels: 3 } })
     .jpeg()
     .toBuffer();

@@ -7,8 +7,7 @@
 import { copyFileSync, existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDatabase, type Db } from '../../daemon/store/db.js';
-import { migrate } from '../../daemon/store/migrate.js';
+import type { Db } from '../../daemon/store/db.js';
 import { MIGRATIONS } from '../../daemon/store/migrations/index.js';
 
 let template: Promise<string> | undefined;
@@ -21,7 +20,7 @@ export async function placeMigratedDatabase(filename: string): Promise<void> {
 /** Opens a migrated database at `filename` (a new file), as the daemon's writer. */
 export async function openMigratedDatabase(filename: string): Promise<Db> {
   await placeMigratedDatabase(filename);
-  return openDatabase({ filename });
+  return (await loadStore()).openDatabase({ filename });
 }
 
 async function makeTemplate(): Promise<string> {
@@ -29,6 +28,7 @@ async function makeTemplate(): Promise<string> {
   if (existsSync(path)) return path;
   // Test processes of one run may make it at once: each writes its own file, the rename is atomic.
   const own = `${path}.${process.pid}`;
+  const { openDatabase, migrate } = await loadStore();
   const db = openDatabase({ filename: own });
   try {
     await migrate(db);
@@ -39,6 +39,19 @@ async function makeTemplate(): Promise<string> {
   if (existsSync(`${own}-wal`)) throw new Error(`the template database kept its WAL: ${own}-wal`);
   renameSync(own, path);
   return path;
+}
+
+/**
+ * knex and the migrations, loaded when a database is opened here: a suite that only copies the
+ * template for its daemon (test/helpers/daemon.ts) would otherwise pay a fifth of a second of CPU
+ * loading them.
+ */
+async function loadStore() {
+  const [{ openDatabase }, { migrate }] = await Promise.all([
+    import('../../daemon/store/db.js'),
+    import('../../daemon/store/migrate.js'),
+  ]);
+  return { openDatabase, migrate };
 }
 
 function scratchFolder(): string {

@@ -8,8 +8,6 @@
 import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { migrate } from '../../daemon/store/migrate.js';
-import { openPostgres } from '../../daemon/store/postgres.js';
 import {
   CLUSTER_FOLDER_VARIABLE,
   clusterUrl,
@@ -83,6 +81,11 @@ async function ensureTemplate(admin: pg.Client, url: string): Promise<void> {
     const building = `${TEMPLATE}_building`;
     await admin.query(`DROP DATABASE IF EXISTS ${building}`);
     await admin.query(`CREATE DATABASE ${building}`);
+    // knex and the migrations, for the one suite that makes the template.
+    const [{ migrate }, { openPostgres }] = await Promise.all([
+      import('../../daemon/store/migrate.js'),
+      import('../../daemon/store/postgres.js'),
+    ]);
     const db = openPostgres(databaseUrl(url, building), 1);
     try {
       await migrate(db);

@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { rawRows } from '../../daemon/store/dialect.js';
-import { openDaemonDatabase } from '../helpers/daemon-database.js';
+import { openDaemonDatabase } from '../helpers/daemon-database-open.js';
 import { integrityProblems } from '../helpers/integrity.js';
 import { startSocialDaemon, type SocialHarness } from '../helpers/social.js';
 import { tempDir } from '../helpers/paths.js';

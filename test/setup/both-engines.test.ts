@@ -5,31 +5,10 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { REPO_ROOT, tempDir } from '../helpers/paths.js';
-
-const SUITES = pathToFileURL(join(REPO_ROOT, 'scripts', 'test-suites.mjs')).href;
-
-/** Runs the runner over `dir` without lint; its exit code and output. */
-function runOver(dir: string): Promise<{ code: number | null; output: string }> {
-  const script = `
-    import { runSuites } from ${JSON.stringify(SUITES)};
-    process.exit(await runSuites([], null, { tests: ${JSON.stringify(dir)}, sources: ${JSON.stringify(dir)} }));
-  `;
-  const env = { ...process.env };
-  delete env.TEST_ENGINE;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env,
-  });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, output })));
-}
+import { tempDir } from '../helpers/paths.js';
+import { runRunnerOver } from '../helpers/runner-over.js';
 
 /** A made-up suite: prints its engine and uvu's summary, and fails on PostgreSQL when `failOnPostgres`. */
 function suite(dir: string, name: string, failOnPostgres: boolean): void {
@@ -50,7 +29,7 @@ test('a listed suite runs on both engines, counted and named apart; an unlisted 
     suite(dir.path, 'listed', true);
     suite(dir.path, 'once', false);
     writeFileSync(join(dir.path, 'both-engines.txt'), '# suites run twice\nlisted.test.ts  # this one\n');
-    const { code, output } = await runOver(dir.path);
+    const { code, output } = await runRunnerOver(dir.path);
     assert.is(code, 1);
     assert.match(output, /── listed\.test\.js \([\d.]+ s[^)]*\)\nlisted engine=none/);
     assert.match(output, /── listed\.test\.js \(postgres\) \([\d.]+ s[^)]*\) FAILED\nlisted engine=postgres/);

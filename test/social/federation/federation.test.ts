@@ -14,7 +14,7 @@ import { domainOf, eventually, resolveAccount, startFederatedDaemon } from '../.
 import { form, png } from '../../helpers/media-files.js';
 import { FakePeer, type FakeActor } from '../../helpers/fake-peer.js';
 import { rawRows } from '../../../daemon/store/dialect.js';
-import { openDaemonDatabase } from '../../helpers/daemon-database.js';
+import { openDaemonDatabase } from '../../helpers/daemon-database-open.js';
 
 let A: SocialHarness;
 let B: SocialHarness;
