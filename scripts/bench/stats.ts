@@ -22,6 +22,15 @@ export function cpuMs(pid: number, thread?: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
+/**
+ * Time (ms) a thread has spent runnable but waiting for a CPU (the kernel's schedstat): on a shared
+ * machine, the part of a request's latency that is the scheduler's, not the daemon's work.
+ */
+export function runQueueWaitMs(pid: number, thread = pid): number {
+  const fields = readFileSync(join('/proc', String(pid), 'task', String(thread), 'schedstat'), 'utf8').split(' ');
+  return Number(fields[1]) / 1e6;
+}
+
 export function round(value: number, digits = 2): number {
   const factor = 10 ** digits;
   return Math.round(value * factor) / factor;

@@ -366,6 +366,33 @@ test('revoke: idempotent for the owning app, 403 unauthorized_client for another
   );
 });
 
+test('a token in use is refused at once once revoked, or once its account is disabled from another process', async () => {
+  const app = await registerApp();
+  const { body: token } = await h.api(null, 'POST', '/oauth/token', {
+    grant_type: 'client_credentials',
+    client_id: app.client_id,
+    client_secret: app.client_secret,
+  });
+  const verify = async (bearer: string) => (await h.api(bearer, 'GET', '/api/v1/apps/verify_credentials')).status;
+  // Used twice in a row with nothing written between: the second is answered from what the first resolved.
+  assert.is(await verify(token.access_token), 200);
+  assert.is(await verify(token.access_token), 200);
+  await h.api(null, 'POST', '/oauth/revoke', {
+    client_id: app.client_id,
+    client_secret: app.client_secret,
+    token: token.access_token,
+  });
+  assert.is(await verify(token.access_token), 401, 'the revoked token, at the very next request');
+
+  const user = await h.account('soon-disabled');
+  const me = async () => (await h.api(user.token, 'GET', '/api/v1/accounts/verify_credentials')).status;
+  assert.is(await me(), 200);
+  assert.is(await me(), 200);
+  // The admin tool's process writes it: nothing in the daemon is told.
+  await h.admin.social.ctx.db('users').where({ account_id: user.id }).update({ disabled: true });
+  assert.is(await me(), 403, 'the disabled account, at the very next request');
+});
+
 test('the daily vacuum removes revoked tokens, spent codes and, after a day, apps nothing refers to', async () => {
   const db = h.admin.social.ctx.db;
   const oauth = h.admin.social.services.oauth.repo;

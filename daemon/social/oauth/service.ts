@@ -12,6 +12,7 @@ import type { Passwords } from '../accounts/passwords.js';
 import { PASSWORD_MAX } from '../accounts/service.js';
 import type { LoginThrottle } from '../ratelimit/login-throttle.js';
 import { OAuthRepo, type AppRow } from './repo.js';
+import { GrantCache } from './grant-cache.js';
 import { DEFAULT_SCOPES, isAdminScope, parseScopes } from './scopes.js';
 import { pkceChallenge, randomSecret, safeEqual, sha256 } from './secrets.js';
 
@@ -50,6 +51,7 @@ export interface IssuedToken {
 export class OAuthService {
   readonly repo: OAuthRepo;
   private readonly accounts: AccountsRepo;
+  private readonly grants: GrantCache;
 
   constructor(
     private readonly ctx: SocialContext,
@@ -58,6 +60,7 @@ export class OAuthService {
   ) {
     this.repo = new OAuthRepo(ctx);
     this.accounts = new AccountsRepo(ctx);
+    this.grants = new GrantCache(ctx.reader);
   }
 
   revokeAccountTokens(
@@ -305,11 +308,17 @@ export class OAuthService {
   }
 
   /**
-   * The TokenResolver (daemon/lib/grants.ts) over the hashed tokens: one prepared lookup per
-   * request, no cache, so a revocation (also from the admin tool, another process) applies at once.
+   * The TokenResolver (daemon/lib/grants.ts) over the hashed tokens: a prepared lookup, skipped
+   * while nothing was committed since the token's last one (GrantCache), so a revocation (also from
+   * the admin tool, another process) still applies at once.
    */
-  readonly resolve = async (token: string): Promise<AuthContext | null> => {
-    const row = await this.repo.tokenByHash(sha256(token));
+  readonly resolve = (token: string): Promise<AuthContext | null> => {
+    const hash = sha256(token);
+    return this.grants.resolve(hash, () => this.lookUp(hash));
+  };
+
+  private async lookUp(hash: string): Promise<AuthContext | null> {
+    const row = await this.repo.tokenByHash(hash);
     if (!row) return null;
     if (row.account_id && (row.disabled || row.suspended_at)) throw forbidden('Your login is currently disabled');
     if (row.account_id && !row.approved) throw forbidden('Your login is currently pending approval');
@@ -328,7 +337,7 @@ export class OAuthService {
       owner,
       ...(unconfirmed ? { unconfirmed } : {}),
     };
-  };
+  }
 }
 
 function isRedirectUri(uri: string): boolean {

@@ -7,6 +7,7 @@
 import sqlite3 from 'sqlite3';
 import type { Db } from '../../store/db.js';
 import { engineOf, type DataVersion, type Engine } from '../../store/dialect.js';
+import { WalIndex } from './wal-index.js';
 
 export type Row = Record<string, unknown>;
 export type Params = Array<string | number | null>;
@@ -45,6 +46,9 @@ export class SqliteReader implements Reader {
   /** The data_version query the callers of this turn of the event loop wait for, until it is sent. */
   private versionAsked: Promise<number> | null = null;
 
+  /** Where the data version is read without a statement (null: not in WAL mode, or not yet opened). */
+  private walIndex: WalIndex | null = null;
+
   private constructor(private readonly connections: Connection[]) {}
 
   static async open(
@@ -67,7 +71,12 @@ export class SqliteReader implements Reader {
       });
     const connections: Connection[] = [];
     for (let i = 0; i < size; i++) connections.push(await open());
-    return new SqliteReader(connections);
+    const reader = new SqliteReader(connections);
+    // A first read maps the WAL index into this process and holds it while the reader lives, so
+    // the file opened below stays the one every writer updates.
+    await reader.askDataVersion();
+    reader.walIndex = WalIndex.open(filename);
+    return reader;
   }
 
   all<T = Row>(sql: string, params: Params = []): Promise<T[]> {
@@ -89,12 +98,21 @@ export class SqliteReader implements Reader {
   }
 
   /**
-   * A number that changes whenever any other connection (the writer, another process) commits:
+   * A value that changes whenever any other connection (the writer, another process) commits:
+   * read from the WAL index on this thread, no statement; where it cannot say, SQLite's
+   * data_version (the two kinds never compare equal, so a switch only costs a miss).
+   */
+  dataVersion(): Promise<DataVersion> {
+    const version = this.walIndex?.version();
+    return version ? Promise.resolve(version) : this.askDataVersion();
+  }
+
+  /**
    * SQLite's data_version, always asked of the same connection so values compare. The callers of
    * one turn of the event loop share one query, sent once all of them have asked: it sees every
-   * commit made before any of them asked, and a burst of cached answers costs one round trip.
+   * commit made before any of them asked, and a burst of callers costs one round trip.
    */
-  dataVersion(): Promise<number> {
+  private askDataVersion(): Promise<number> {
     this.versionAsked ??= new Promise<number>((resolve, reject) => {
       setImmediate(() => {
         this.versionAsked = null;
@@ -123,6 +141,7 @@ export class SqliteReader implements Reader {
   }
 
   async close(): Promise<void> {
+    this.walIndex?.close();
     for (const connection of this.connections) {
       clearCache(connection);
       await new Promise<void>((resolve, reject) => connection.db.close((error) => (error ? reject(error) : resolve())));

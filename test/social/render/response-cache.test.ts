@@ -22,13 +22,14 @@ function context(url: string) {
 
 async function withDatabase(
   run: (reader: SqliteReader, write: (sql: string) => Promise<void>, file: string) => Promise<void>,
+  journal: 'WAL' | 'DELETE' = 'WAL',
 ): Promise<void> {
   const dir = tempDir();
   const file = join(dir.path, 'cache.sqlite3');
   const writer = new sqlite3.Database(file);
   const write = (sql: string) =>
     new Promise<void>((resolve, reject) => writer.exec(sql, (error) => (error ? reject(error) : resolve())));
-  await write('PRAGMA journal_mode = WAL; CREATE TABLE t (n INTEGER)');
+  await write(`PRAGMA journal_mode = ${journal}; CREATE TABLE t (n INTEGER)`);
   const reader = await SqliteReader.open(file);
   try {
     await run(reader, write, file);
@@ -72,9 +73,28 @@ function commitElsewhere(file: string): void {
   execFileSync(process.execPath, ['-e', script, file], { cwd: process.cwd() });
 }
 
-test('callers of one turn share one data_version query, sent after the last of them asked', async () => {
+test('the data version is read from the WAL index: it moves with each commit, of any process, made before the call', async () => {
+  await withDatabase(async (reader, write, file) => {
+    const before = await reader.dataVersion();
+    assert.type(before, 'string', 'read from the WAL index, not asked of SQLite');
+    assert.is(await reader.dataVersion(), before, 'nothing committed since');
+    // Another process's commit, ended before the call and with no turn of the event loop between.
+    commitElsewhere(file);
+    const afterElsewhere = await reader.dataVersion();
+    assert.is.not(afterElsewhere, before);
+    await write('INSERT INTO t VALUES (1)');
+    const afterWriter = await reader.dataVersion();
+    assert.is.not(afterWriter, afterElsewhere);
+    // A checkpoint that restarts the WAL rewrites the index: a new version, never an old one back.
+    await write('PRAGMA wal_checkpoint(TRUNCATE); INSERT INTO t VALUES (2)');
+    assert.not.ok([before, afterElsewhere, afterWriter].includes(await reader.dataVersion()));
+  });
+});
+
+test('without a WAL index, callers of one turn share one data_version query, sent after the last of them asked', async () => {
   await withDatabase(async (reader, _write, file) => {
     const before = await reader.dataVersion();
+    assert.type(before, 'number', 'asked of SQLite: a rollback journal has no WAL index');
     const first = reader.dataVersion();
     // A commit that ends after the first caller asked but before the second did: the second must see it.
     commitElsewhere(file);
@@ -82,7 +102,7 @@ test('callers of one turn share one data_version query, sent after the last of t
     assert.is(first, second, 'one query for both');
     assert.is.not(await second, before, 'the shared answer sees the commit made before the last caller asked');
     assert.is(await reader.dataVersion(), await second, 'nothing committed since');
-  });
+  }, 'DELETE');
 });
 
 /** A promise and the function that settles it. */
