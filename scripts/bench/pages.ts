@@ -2,7 +2,8 @@
  * npm run bench -- pages: the public profile and post pages against the real daemon on loopback,
  * with 10,000 posts on the account, beside the API's GET /api/v1/accounts/:id/statuses on the
  * same data: p50 / p99 latency and requests per second at 16 connections (wrk). `--budget pi`: the
- * daemon under a CPU quota (budget.ts).
+ * daemon under a CPU quota (budget.ts); `--load N`: N spinning processes beside it while it is measured
+ * (background-load.ts).
  */
 import { join } from 'node:path';
 import { openDatabase } from '../../daemon/store/db.js';
@@ -15,6 +16,7 @@ import type { Bench } from './index.js';
 import { cpuMs, report, round, runQueueWaitMs, type Figure } from './stats.js';
 import { wrkInstalled, wrkRun } from './wrk.js';
 import { countInstructions } from './instructions.js';
+import { describeLoad, startBackgroundLoad, takeLoadArg, type BackgroundLoad } from './background-load.js';
 import { describeBudget, openBudget, takeBudgetArg } from './budget.js';
 
 const POSTS = 10_000;
@@ -73,6 +75,7 @@ export const bench: Bench = {
   description: 'public profile and post pages (10,000 posts) beside the API account statuses, wrk at 16 connections',
   async run(argv) {
     const { cores } = takeBudgetArg(argv);
+    const loadProcesses = takeLoadArg(argv);
     if (!wrkInstalled()) {
       process.stderr.write('wrk is not installed (Debian package wrk)\n');
       process.exit(1);
@@ -87,6 +90,7 @@ export const bench: Bench = {
       // The daemon answers on this process's loopback; the prefix only moves it into the cgroup.
       within: budget ? { command: budget.prefix, fetch } : undefined,
     });
+    let background: BackgroundLoad | null = null;
     try {
       const figures: Figure[] = [];
       const targets = [
@@ -112,6 +116,8 @@ export const bench: Bench = {
         await warm.arrayBuffer();
         wrkRun({ ...loadOf(path), seconds: WARM_UP_SECONDS });
       }
+      background = loadProcesses === null ? null : startBackgroundLoad(loadProcesses);
+      process.stderr.write(`[bench] ${describeLoad(background)}\n`);
       for (const { metric, path } of targets) {
         const load = loadOf(path);
         const pid = daemon.child.pid!;
@@ -151,6 +157,7 @@ export const bench: Bench = {
       }
       report('pages', figures);
     } finally {
+      background?.stop();
       await daemon.stop();
       budget?.close();
       data.remove();
