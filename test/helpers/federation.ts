@@ -69,9 +69,9 @@ export function domainOf(harness: SocialHarness): string {
 }
 
 /**
- * Polls `probe` until it returns a truthy value; fails with `what` after `timeoutMs` (a follow's
- * Accept, two deliveries and their key fetches, took over 10 s on PostgreSQL with the machine
- * at a load of 26 on its 2 cores).
+ * Polls `probe` until it returns a truthy value; fails with `what` after `timeoutMs` (generous: a
+ * follow's Accept, deliveries and key fetches are several round trips through both daemons, slow
+ * when the machine is shared).
  */
 export async function eventually<T>(
   what: string,
