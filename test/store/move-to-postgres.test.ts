@@ -11,6 +11,7 @@ import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { openDatabase } from '../../daemon/store/db.js';
+import { rawRows } from '../../daemon/store/dialect.js';
 import { openPostgres } from '../../daemon/store/postgres.js';
 import { userTables } from '../../daemon/store/move/target.js';
 import { runAdmin, type AdminRun } from '../helpers/admin-cli.js';
@@ -294,6 +295,12 @@ test('the move copies every table: the same rows on both engines, the setting as
       'settings',
     ])
       assert.ok(fromSqlite.get(table)!.length > 0, `${table} has rows to move`);
+    // The copied rows merged into the search indexes (no pending list left for searches to read).
+    const pending = await rawRows<{ pages: string }>(
+      postgres,
+      `SELECT gin_clean_pending_list(CAST('statuses_search' AS regclass)) AS pages`,
+    );
+    assert.is(Number(pending[0].pages), 0);
   } finally {
     await sqlite.destroy();
     await postgres.destroy();
