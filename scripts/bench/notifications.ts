@@ -199,7 +199,7 @@ function printLines(results: Figures[], rounds: Round[][], speeds: number[]): vo
         ratio(of(database, smallest), of(database, largest), `${metric}_rps_ratio`, (r) => r[mode][name].rps);
       }
       if (!results.some((r) => r.database === 'postgres')) continue;
-      // Issue 32's targets: PostgreSQL's p99 within 2x of SQLite's, its rps at 16 at least SQLite's.
+      // PostgreSQL's targets: its p99 within 2x of SQLite's, its rps at 16 at least SQLite's.
       const [sqlite, postgres] = [of('sqlite', largest), of('postgres', largest)];
       ratio(sqlite, postgres, `${metric}_p99_postgres_vs_sqlite`, (r) => r[mode][name].latency.p99);
       ratio(sqlite, postgres, `${metric}_rps_postgres_vs_sqlite`, (r) => r[mode][name].rps);
