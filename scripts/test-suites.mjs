@@ -322,7 +322,7 @@ function report(result, totals, layout) {
   totals.failed += counts.failed;
   totals.skipped += counts.skipped;
   const engine = result.engine ? ` (${result.engine})` : '';
-  if (counts.failed) totals.failures.push(relative(root, result.file) + engine);
+  if (counts.failed) totals.failures.push({ name: relative(root, result.file) + engine, output: result.output });
   const name =
     result.file === lintScript ? 'lint (eslint, prettier --check)' : relative(layout.tests, result.file) + engine;
   const cpu = typeof result.cpu === 'number' ? `, CPU ${result.cpu.toFixed(1)} s` : '';
@@ -330,6 +330,19 @@ function report(result, totals, layout) {
   process.stdout.write(
     `\n── ${name} (${(result.ms / 1000).toFixed(1)} s${cpu})${counts.failed ? ' FAILED' : ''}\n${result.output.trimEnd()}\n`,
   );
+}
+
+/** Lines of a failed suite's output repeated at the end, where a log cut to its tail still shows why. */
+const FAILURE_TAIL_LINES = 60;
+
+function reportFailures(failures) {
+  for (const { name, output } of failures) {
+    const lines = output.trimEnd().split('\n');
+    const tail = lines.slice(-FAILURE_TAIL_LINES).join('\n');
+    const cut = lines.length > FAILURE_TAIL_LINES ? ` (its last ${FAILURE_TAIL_LINES} lines)` : '';
+    process.stdout.write(`\n── again, ${name} FAILED${cut}\n${tail}\n`);
+  }
+  process.stdout.write(`\nFailed files:\n${failures.map(({ name }) => `  ${name}`).join('\n')}\n`);
 }
 
 /** Share of the machine's CPU time spent idle since the last call (all cores). */
@@ -411,7 +424,7 @@ export async function runSuites(filters, lint, layout = DEFAULT_LAYOUT, { timing
     recordTimes(results, layout);
   }
   const { passed, failed, skipped, failures } = totals;
-  if (failures.length) process.stdout.write(`\nFailed files:\n${failures.map((f) => `  ${f}`).join('\n')}\n`);
+  if (failures.length) reportFailures(failures);
   if (scratch) rmSync(scratch, { recursive: true, force: true });
   await removePostgres();
   process.stdout.write(

@@ -23,7 +23,7 @@ function suite(dir: string, name: string, failOnPostgres: boolean): void {
   writeFileSync(join(dir, `${name}.test.ts`), '// the source the runner looks for\n');
 }
 
-test('a listed suite runs on both engines, counted and named apart; an unlisted one runs once', async () => {
+test('a listed suite runs on both engines, counted and named apart; an unlisted one runs once; a failure is shown again at the end', async () => {
   const dir = tempDir('nestbox-both-engines-');
   try {
     suite(dir.path, 'listed', true);
@@ -35,6 +35,8 @@ test('a listed suite runs on both engines, counted and named apart; an unlisted 
     assert.match(output, /── listed\.test\.js \(postgres\) \([\d.]+ s[^)]*\) FAILED\nlisted engine=postgres/);
     assert.is(output.match(/once engine=/g)?.length, 1);
     assert.match(output, /once engine=none/);
+    // A failed suite's output again at the end, where a log cut to its tail still shows why.
+    assert.match(output, /── again, \S*listed\.test\.js \(postgres\) FAILED\nlisted engine=postgres\n[^]*Failed files:/);
     assert.match(output, /Failed files:\n {2}\S*listed\.test\.js \(postgres\)\n\n/);
     assert.is(output.trimEnd().split('\n').at(-1), '5 passed, 1 failed');
   } finally {
