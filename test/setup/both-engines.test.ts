@@ -36,7 +36,10 @@ test('a listed suite runs on both engines, counted and named apart; an unlisted 
     assert.is(output.match(/once engine=/g)?.length, 1);
     assert.match(output, /once engine=none/);
     // A failed suite's output again at the end, where a log cut to its tail still shows why.
-    assert.match(output, /── again, \S*listed\.test\.js \(postgres\) FAILED\nlisted engine=postgres\n[^]*Failed files:/);
+    assert.match(
+      output,
+      /── again, \S*listed\.test\.js \(postgres\) FAILED\nlisted engine=postgres\n[^]*Failed files:/,
+    );
     assert.match(output, /Failed files:\n {2}\S*listed\.test\.js \(postgres\)\n\n/);
     assert.is(output.trimEnd().split('\n').at(-1), '5 passed, 1 failed');
   } finally {
