@@ -19,9 +19,20 @@ export interface StatusSearch {
 
 /** The most matches one window of a status search holds (the first holds the page and those skipped before it). */
 const LARGEST_WINDOW = 400;
+/** How many of the newest statuses (below a window's start) a window looks among first. */
+const RECENT_SPAN = 5000;
+
+interface WindowRow {
+  id: string;
+  shown: number | boolean;
+}
 
 export class SearchRepo {
-  constructor(private readonly ctx: SocialContext) {}
+  /** `recentSpan`: how many of the newest statuses a window looks among first (smaller in tests). */
+  constructor(
+    private readonly ctx: SocialContext,
+    private readonly recentSpan = RECENT_SPAN,
+  ) {}
 
   /**
    * Newest matching statuses searched (public and unlisted ones, and the viewer's own) that the
@@ -48,23 +59,42 @@ export class SearchRepo {
     }
   }
 
-  /** The `size` newest matches older than `before`, newest first, each with whether it is shown. */
-  private statusWindow(
+  /**
+   * The `size` newest matches older than `before`, newest first, each with whether it is shown.
+   * From an index that keeps them in id order, at once; otherwise first among the newest statuses
+   * (a walk there is short), then, if too few, among the older ones through the index alone (a
+   * word frequent long ago may be absent from the newest rows).
+   */
+  private async statusWindow(q: StatusSearch, before: string | null, size: number): Promise<WindowRow[]> {
+    if (dialectFor(this.ctx.reader.engine).matchesInIdOrder) return this.statusMatches(q, before, size, 'all');
+    const recent = await this.statusMatches(q, before, size, 'recent');
+    if (recent.length === size) return recent;
+    return [...recent, ...(await this.statusMatches(q, before, size - recent.length, 'older'))];
+  }
+
+  /** `statusWindow`'s matches: all, those among the `recentSpan` statuses below `before`, or those older. */
+  private statusMatches(
     q: StatusSearch,
     before: string | null,
     size: number,
-  ): Promise<Array<{ id: string; shown: number | boolean }>> {
+    part: 'all' | 'recent' | 'older',
+  ): Promise<WindowRow[]> {
     const dialect = dialectFor(this.ctx.reader.engine);
     const search = dialect.textSearch('statuses', 'm', '?1');
+    const below = 'coalesce(CAST(?2 AS BIGINT), 9223372036854775807)';
+    const spanEnd = `coalesce((SELECT r.id FROM statuses r WHERE r.id < ${below} ORDER BY r.id DESC LIMIT 1 OFFSET ${this.recentSpan - 1}), 0)`;
+    const id = part === 'older' ? dialect.unwalkedId(search.id) : search.id;
+    const span = { all: '', recent: `AND ${id} > ${spanEnd}`, older: `AND ${id} <= ${spanEnd}` }[part];
     // Planned per call: the best way to the newest matches depends on how many rows hold the words.
     return this.ctx.reader.allPlannedPerCall(
       `SELECT CAST(c.id AS TEXT) AS id, (${visibleBy('?4')}
         AND NOT EXISTS (SELECT 1 FROM blocks b WHERE (b.account_id = ?4 AND b.target_account_id = s.account_id) OR (b.account_id = s.account_id AND b.target_account_id = ?4))) AS shown
       FROM (SELECT ${search.id} AS id FROM ${search.from}
-        WHERE ${search.where} AND ${search.id} < coalesce(CAST(?2 AS BIGINT), 9223372036854775807) AND ${search.id} > coalesce(CAST(?3 AS BIGINT), 0)
+        WHERE ${search.where} AND ${id} < ${below} ${span}
+          AND ${search.id} > coalesce(CAST(?3 AS BIGINT), 0)
           AND m.deleted_at IS NULL AND (m.visibility IN ('public', 'unlisted') OR m.account_id = ?4)
           AND (CAST(?5 AS BIGINT) IS NULL OR m.account_id = ?5)
-        ORDER BY ${search.id} DESC LIMIT ?6) c
+        ORDER BY ${id} DESC LIMIT ?6) c
       JOIN statuses s ON s.id = c.id
       ORDER BY c.id DESC`,
       [dialect.textQuery(q.terms), before, q.minId ?? null, q.viewerId, q.authorId, size],
