@@ -70,6 +70,19 @@ export interface Dialect {
   /** A non-negative integer as text of at least `width` digits, zeros in front (sorts as the number). */
   zeroPadded(value: string, width: number): string;
   /**
+   * Whether the full-text index gives matches in id order (SQLite's FTS5: the newest are read from
+   * its end). Otherwise (PostgreSQL's GIN) a search looks among the newest rows first, then among
+   * the older ones by `unwalkedId`.
+   */
+  readonly matchesInIdOrder: boolean;
+  /**
+   * A full-text match's id as an expression no index is walked for, to bound and order the matches
+   * older than the newest rows: PostgreSQL then reads them from the GIN index and sorts them (for a
+   * word its statistics call frequent its planner walks the id index, a walk through the whole table
+   * when the word's rows are all old).
+   */
+  unwalkedId(id: string): string;
+  /**
    * A query of the columns of the instance's own tables that can hold text, as `table_name` and
    * `column_name` (neither the engine's catalog nor knex's migration records).
    */
@@ -124,6 +137,8 @@ const sqlite: Dialect = {
   joinedText: (value, separator) => `group_concat(${value}, ${separator})`,
   position: (haystack, needle) => `instr(${haystack}, ${needle})`,
   zeroPadded: (value, width) => `printf('%0${width}d', ${value})`,
+  matchesInIdOrder: true,
+  unwalkedId: (id) => id,
   // SQLite keeps any value in any column: every column of every table.
   textColumns: `SELECT m.name AS table_name, c.name AS column_name
     FROM sqlite_master m JOIN pragma_table_info(m.name) c
@@ -167,6 +182,8 @@ const postgres: Dialect = {
     `string_agg(CAST(${value} AS TEXT), ${separator}${orderBy ? ` ORDER BY ${orderBy}` : ''})`,
   position: (haystack, needle) => `strpos(${haystack}, ${needle})`,
   zeroPadded: (value, width) => `lpad(CAST(${value} AS TEXT), ${width}, '0')`,
+  matchesInIdOrder: false,
+  unwalkedId: (id) => `(${id} + 0)`,
   textColumns: `SELECT c.table_name, c.column_name
     FROM information_schema.columns c JOIN information_schema.tables t USING (table_schema, table_name)
     WHERE c.table_schema = current_schema() AND t.table_type = 'BASE TABLE'

@@ -66,6 +66,12 @@ export class PostgresReader {
     return (await this.all<T>(sql, params))[0];
   }
 
+  /** An unnamed statement: the server plans it for the values of each call (a custom plan). */
+  async allPlannedPerCall<T = Row>(sql: string, params: Params = []): Promise<T[]> {
+    const result = await this.pool.query({ text: numberedPlaceholders(sql), values: params });
+    return result.rows as T[];
+  }
+
   /** Kept current by the watch (this process's commits, other processes' announcements): no query. */
   async dataVersion(): Promise<DataVersion> {
     return this.watch.version;

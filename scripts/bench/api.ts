@@ -20,6 +20,7 @@ import type { Bench } from './index.js';
 import { cpuMs, percentile, report, round, type Figure } from './stats.js';
 import { countInstructions } from './instructions.js';
 import { BenchCluster, databasesOf, type BenchDatabase } from './postgres-cluster.js';
+import { serverCpuMs, serverPid } from './server-cpu.js';
 
 const ACCOUNTS = 1000;
 const FOLLOWED = 100;
@@ -27,6 +28,7 @@ const STATUSES = 100_000;
 const FOLLOWED_POSTS = 10_000;
 const CLIENTS = 500;
 const TIMELINE_REQUESTS = 600;
+const SEARCHES = 300;
 
 const WORDS = Array.from({ length: 2000 }, (_, i) => `w${(i * 7919).toString(36)}x`);
 
@@ -116,15 +118,28 @@ async function benchTimeline(
   };
 }
 
-async function benchSearch(daemon: RunningDaemon): Promise<number[]> {
+/**
+ * The samples and the CPU time per search of the daemon and, on PostgreSQL, of the server's
+ * processes (`server`: its main process id), where the query's work is done.
+ */
+async function benchSearch(
+  daemon: RunningDaemon,
+  server: number | null,
+): Promise<{ samples: number[]; cpuMs: number; serverCpuMs: number | null }> {
   const samples: number[] = [];
-  for (let i = 0; i < 300; i++) {
+  const cpuBefore = cpuMs(daemon.child.pid!);
+  const serverBefore = server === null ? 0 : serverCpuMs(server);
+  for (let i = 0; i < SEARCHES; i++) {
     const word = WORDS[(i * 37) % WORDS.length];
     await timed(samples, async () => {
       await get(daemon, `/api/v2/search?q=${word}&type=statuses&limit=20`, 'token-0');
     });
   }
-  return samples;
+  return {
+    samples,
+    cpuMs: (cpuMs(daemon.child.pid!) - cpuBefore) / SEARCHES,
+    serverCpuMs: server === null ? null : (serverCpuMs(server) - serverBefore) / SEARCHES,
+  };
 }
 
 async function benchUpload(daemon: RunningDaemon): Promise<{ answered: number[]; processed: number[] }> {
@@ -262,7 +277,19 @@ async function measure(database: BenchDatabase, dataDir: string, env: Record<str
         value: round(timeline.instructionsM),
         limit: 40,
       });
-    add('search', await benchSearch(daemon), { statuses: STATUSES });
+    const search = await benchSearch(
+      daemon,
+      env.NESTBOX_DATABASE_URL ? await serverPid(env.NESTBOX_DATABASE_URL) : null,
+    );
+    add('search', search.samples, { statuses: STATUSES });
+    figures.push({ bench: 'api', metric: 'search_cpu_ms_per_request', value: round(search.cpuMs), unit: 'ms' });
+    if (search.serverCpuMs !== null)
+      figures.push({
+        bench: 'api',
+        metric: 'search_server_cpu_ms_per_request',
+        value: round(search.serverCpuMs),
+        unit: 'ms',
+      });
     const upload = await benchUpload(daemon);
     add('upload_answered', upload.answered, { bytes: '4MB' });
     add('upload_processed', upload.processed, { bytes: '4MB' });

@@ -103,6 +103,50 @@ for (const engine of ENGINES) {
     await store.ctx.db('blocks').where({ account_id: author }).delete();
   });
 
+  test('statuses: a page fills past many newer matches the viewer may not see, and stops where the matches do', async () => {
+    const blocker = await account('blocker', 'Blocks the viewer');
+    const blocked = await account('blocked', 'Blocked by the viewer');
+    const stranger = await account('stranger', 'Posts privately');
+    await store.ctx.db('blocks').insert([
+      { account_id: blocker, target_account_id: viewer, created_at: '2026-01-01T00:00:00.000Z' },
+      { account_id: viewer, target_account_id: blocked, created_at: '2026-01-01T00:00:00.000Z' },
+    ]);
+    await post('egret1', 'an egret');
+    await post('egret2', 'another egret');
+    for (let i = 0; i < 12; i++) {
+      await post(`hidden${i}`, 'egret by a blocker', { by: blocker });
+      await post(`blocked${i}`, 'egret by the blocked', { by: blocked });
+      await post(`private${i}`, 'a private egret', { by: stranger, visibility: 'private' });
+    }
+    await post('egret3', 'the newest egret');
+    const everyEgret = { terms: ['egret'], viewerId: viewer, authorId: null, limit: 40, offset: 0 };
+    assert.equal(await statuses('egret', { limit: 2 }), ['egret3', 'egret2']);
+    assert.equal(await statuses('egret', { limit: 1, offset: 1 }), ['egret2']);
+    assert.equal(await statuses('egret', { limit: 2, offset: 1 }), ['egret2', 'egret1']);
+    assert.equal(await statuses('egret', { limit: 5 }), ['egret3', 'egret2', 'egret1'], 'no more than exist');
+    assert.equal(await statuses('egret', { limit: 5, offset: 3 }), []);
+    assert.equal(await statuses('egret', { limit: 1, maxId: posts.egret3 }), ['egret2']);
+    assert.equal(await statuses('egret', { limit: 5, minId: posts.egret1 }), ['egret3', 'egret2']);
+    const wide = repo;
+    // A span of 3 newest statuses: most windows go on among the older ones, through the index alone.
+    repo = new SearchRepo(store.ctx, 3);
+    try {
+      assert.equal(await statuses('egret', { limit: 2 }), ['egret3', 'egret2'], 'a short span');
+      assert.equal(await statuses('egret', { limit: 2, offset: 1 }), ['egret2', 'egret1']);
+      assert.equal(await statuses('egret', { limit: 1, maxId: posts.egret3 }), ['egret2']);
+      assert.equal(await statuses('egret', { limit: 5, minId: posts.egret1 }), ['egret3', 'egret2']);
+      assert.equal(await statuses('kingfisher'), ['mine', 'plural', 'pond', 'kingfisher'], 'only older matches');
+      assert.equal(await statuses('kingfisher', { limit: 2, offset: 2 }), ['pond', 'kingfisher']);
+    } finally {
+      repo = wide;
+    }
+    await store.ctx.db('blocks').whereIn('account_id', [blocker, viewer]).delete();
+    const all = await statuses('egret', { limit: 40 });
+    assert.equal(all.length, 27, 'without the blocks, all but the private ones');
+    assert.equal(all.slice(0, 3), ['egret3', 'blocked11', 'hidden11']);
+    assert.equal(named(await new SearchRepo(store.ctx, 3).statuses({ ...everyEgret, limit: 40 })), all, 'a short span');
+  });
+
   test('accounts: by username, display name and domain; an exact username first, then the best match', async () => {
     await account('anna', 'Anna Riverside');
     await account('river', 'Someone');

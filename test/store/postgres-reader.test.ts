@@ -39,6 +39,24 @@ test('rows read on PostgreSQL look as SQLite gives them: 0/1, JSON as text, exac
   }
 });
 
+test('a statement planned per call takes the same placeholders and gives rows of the same shape', async () => {
+  const database = await databases.open('postgres');
+  const reader = await openReader(database.db, database.location);
+  try {
+    const sql = `SELECT CAST(?1 AS bigint) + CAST(?2 AS bigint) AS sum, CAST(?1 AS bigint) > 1 AS more, CAST(?3 AS TEXT) AS word`;
+    for (const [first, word] of [
+      ['1', 'one'],
+      ['5', 'five'],
+    ]) {
+      const expected = [{ sum: Number(first) + 2, more: Number(first) > 1 ? 1 : 0, word }];
+      assert.equal(await reader.allPlannedPerCall(sql, [first, '2', word]), expected);
+      assert.equal(await reader.all(sql, [first, '2', word]), expected);
+    }
+  } finally {
+    await reader.close();
+  }
+});
+
 test('the data version moves with every commit, of this process or another, and not with a read', async () => {
   const database = await databases.open('postgres');
   const reader = await openReader(database.db, database.location);

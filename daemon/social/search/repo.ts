@@ -17,24 +17,87 @@ export interface StatusSearch {
   offset: number;
 }
 
+/** The most matches one window of a status search holds (the first holds the page and those skipped before it). */
+const LARGEST_WINDOW = 400;
+/** How many of the newest statuses (below a window's start) a window looks among first. */
+const RECENT_SPAN = 5000;
+
+interface WindowRow {
+  id: string;
+  shown: number | boolean;
+}
+
 export class SearchRepo {
-  constructor(private readonly ctx: SocialContext) {}
+  /** `recentSpan`: how many of the newest statuses a window looks among first (smaller in tests). */
+  constructor(
+    private readonly ctx: SocialContext,
+    private readonly recentSpan = RECENT_SPAN,
+  ) {}
 
   /**
    * Newest matching statuses searched (public and unlisted ones, and the viewer's own) that the
-   * viewer may see (statuses/visibility.ts), from no one either side of a block.
+   * viewer may see (statuses/visibility.ts), from no one either side of a block. The index gives
+   * the newest matches a window at a time and the rule is asked of those alone: a word in many
+   * statuses stops after a page of them instead of asking the rule of every match. A window too
+   * poor in visible ones is followed by the next, older one, each twice the size of the last.
    */
-  statuses(q: StatusSearch): Promise<Array<{ id: string }>> {
+  async statuses(q: StatusSearch): Promise<Array<{ id: string }>> {
+    let skip = q.offset;
+    const found: Array<{ id: string }> = [];
+    let before = q.maxId ?? null;
+    let size = Math.min(q.offset + q.limit, LARGEST_WINDOW);
+    for (;;) {
+      const window = await this.statusWindow(q, before, size);
+      for (const candidate of window) {
+        if (!candidate.shown) continue;
+        if (skip > 0) skip -= 1;
+        else if (found.length < q.limit) found.push({ id: candidate.id });
+      }
+      if (found.length === q.limit || window.length < size) return found;
+      before = window[window.length - 1].id;
+      size = Math.min(size * 2, LARGEST_WINDOW);
+    }
+  }
+
+  /**
+   * The `size` newest matches older than `before`, newest first, each with whether it is shown.
+   * From an index that keeps them in id order, at once; otherwise first among the newest statuses
+   * (a walk there is short), then, if too few, among the older ones through the index alone (a
+   * word frequent long ago may be absent from the newest rows).
+   */
+  private async statusWindow(q: StatusSearch, before: string | null, size: number): Promise<WindowRow[]> {
+    if (dialectFor(this.ctx.reader.engine).matchesInIdOrder) return this.statusMatches(q, before, size, 'all');
+    const recent = await this.statusMatches(q, before, size, 'recent');
+    if (recent.length === size) return recent;
+    return [...recent, ...(await this.statusMatches(q, before, size - recent.length, 'older'))];
+  }
+
+  /** `statusWindow`'s matches: all, those among the `recentSpan` statuses below `before`, or those older. */
+  private statusMatches(
+    q: StatusSearch,
+    before: string | null,
+    size: number,
+    part: 'all' | 'recent' | 'older',
+  ): Promise<WindowRow[]> {
     const dialect = dialectFor(this.ctx.reader.engine);
-    const search = dialect.textSearch('statuses', 's', '?1');
-    return this.ctx.reader.all(
-      `SELECT CAST(s.id AS TEXT) AS id FROM ${search.from}
-      WHERE ${search.where} AND ${search.id} < coalesce(CAST(?2 AS BIGINT), 9223372036854775807) AND ${search.id} > coalesce(CAST(?3 AS BIGINT), 0)
-        AND s.deleted_at IS NULL AND (s.visibility IN ('public', 'unlisted') OR s.account_id = ?4) AND ${visibleBy('?4')}
-        AND (CAST(?5 AS BIGINT) IS NULL OR s.account_id = ?5)
-        AND NOT EXISTS (SELECT 1 FROM blocks b WHERE (b.account_id = ?4 AND b.target_account_id = s.account_id) OR (b.account_id = s.account_id AND b.target_account_id = ?4))
-      ORDER BY ${search.id} DESC LIMIT ?6 OFFSET ?7`,
-      [dialect.textQuery(q.terms), q.maxId ?? null, q.minId ?? null, q.viewerId, q.authorId, q.limit, q.offset],
+    const search = dialect.textSearch('statuses', 'm', '?1');
+    const below = 'coalesce(CAST(?2 AS BIGINT), 9223372036854775807)';
+    const spanEnd = `coalesce((SELECT r.id FROM statuses r WHERE r.id < ${below} ORDER BY r.id DESC LIMIT 1 OFFSET ${this.recentSpan - 1}), 0)`;
+    const id = part === 'older' ? dialect.unwalkedId(search.id) : search.id;
+    const span = { all: '', recent: `AND ${id} > ${spanEnd}`, older: `AND ${id} <= ${spanEnd}` }[part];
+    // Planned per call: the best way to the newest matches depends on how many rows hold the words.
+    return this.ctx.reader.allPlannedPerCall(
+      `SELECT CAST(c.id AS TEXT) AS id, (${visibleBy('?4')}
+        AND NOT EXISTS (SELECT 1 FROM blocks b WHERE (b.account_id = ?4 AND b.target_account_id = s.account_id) OR (b.account_id = s.account_id AND b.target_account_id = ?4))) AS shown
+      FROM (SELECT ${search.id} AS id FROM ${search.from}
+        WHERE ${search.where} AND ${id} < ${below} ${span}
+          AND ${search.id} > coalesce(CAST(?3 AS BIGINT), 0)
+          AND m.deleted_at IS NULL AND (m.visibility IN ('public', 'unlisted') OR m.account_id = ?4)
+          AND (CAST(?5 AS BIGINT) IS NULL OR m.account_id = ?5)
+        ORDER BY ${id} DESC LIMIT ?6) c
+      JOIN statuses s ON s.id = c.id
+      ORDER BY c.id DESC`,
+      [dialect.textQuery(q.terms), before, q.minId ?? null, q.viewerId, q.authorId, size],
     );
   }
 

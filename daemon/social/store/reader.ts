@@ -18,6 +18,12 @@ export interface Reader {
   readonly engine: Engine;
   all<T = Row>(sql: string, params?: Params): Promise<T[]>;
   get<T = Row>(sql: string, params?: Params): Promise<T | undefined>;
+  /**
+   * `all` for a statement whose best plan depends on its values (a search for a word in many rows
+   * walks the newest rows, for a rare word reads the index's matches): planned for the values on
+   * every call, where PostgreSQL would settle on one plan blind to them for a prepared statement.
+   */
+  allPlannedPerCall<T = Row>(sql: string, params?: Params): Promise<T[]>;
   /** Changes whenever any connection or process commits (the response cache's key). */
   dataVersion(): Promise<DataVersion>;
   close(): Promise<void>;
@@ -95,6 +101,11 @@ export class SqliteReader implements Reader {
   async get<T = Row>(sql: string, params: Params = []): Promise<T | undefined> {
     const rows = await this.all<T>(sql, params);
     return rows[0];
+  }
+
+  /** SQLite plans a statement without looking at its bound values: the prepared one serves. */
+  allPlannedPerCall<T = Row>(sql: string, params: Params = []): Promise<T[]> {
+    return this.all<T>(sql, params);
   }
 
   /**

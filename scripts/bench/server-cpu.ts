@@ -1,0 +1,47 @@
+/**
+ * The PostgreSQL server's CPU time beside the daemon's: a query's work on PostgreSQL is done in the
+ * server's processes, which the daemon's own CPU time does not count (on SQLite it does).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import pg from 'pg';
+
+/** The fields of /proc/PID/stat after the command name (field 3 is the first). */
+function statFields(pid: number | string): string[] | null {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  } catch {
+    return null; // gone meanwhile
+  }
+}
+
+/** The server's main process (postmaster) of the database at `url`: the parent of a session's backend. */
+export async function serverPid(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    const fields = statFields(rows[0].pid);
+    if (!fields) throw new Error('the backend is not a process of this machine');
+    return Number(fields[1]);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * CPU time (user and system, ms) of the server: its main process, its living children (backends,
+ * background workers) and the children it has already reaped.
+ */
+export function serverCpuMs(pid: number): number {
+  const ticks = (fields: string[], first: number, count: number) =>
+    fields.slice(first, first + count).reduce((sum, value) => sum + Number(value), 0);
+  const main = statFields(pid);
+  if (!main) throw new Error(`no server process ${pid}`);
+  let total = ticks(main, 11, 4);
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const fields = statFields(entry);
+    if (fields && Number(fields[1]) === pid) total += ticks(fields, 11, 2);
+  }
+  return total * 10;
+}
