@@ -7,9 +7,9 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { rootCertificates } from 'node:tls';
 import type { ChallengeResponder } from './challenges.js';
 import type { CertificateStore, IssuedCertificate } from './certificate-store.js';
+import { trustedContext } from './trusted-roots.js';
 
 type AcmeModule = typeof import('acme-client');
 
@@ -53,10 +53,13 @@ export class AcmeIssuer {
     if (this.acme) return this.acme;
     // Loaded on first use: a box that never goes public never pays for it.
     const acme = ((await import('acme-client')) as unknown as { default: AcmeModule }).default;
-    const ca = this.options.extraCa ? [...rootCertificates, this.options.extraCa] : undefined;
     acme.axios.defaults.proxy = false;
     acme.axios.defaults.timeout = 20_000;
-    acme.axios.defaults.httpsAgent = new https.Agent({ ca, lookup: this.options.lookup, keepAlive: false });
+    acme.axios.defaults.httpsAgent = new https.Agent({
+      secureContext: trustedContext(this.options.extraCa),
+      lookup: this.options.lookup,
+      keepAlive: false,
+    });
     acme.axios.defaults.httpAgent = new http.Agent({ lookup: this.options.lookup, keepAlive: false });
     this.acme = acme;
     return acme;

@@ -5,7 +5,8 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { rootCertificates } from 'node:tls';
+import type { ConnectionOptions } from 'node:tls';
+import { trustedContext } from './trusted-roots.js';
 
 export interface HttpGetOptions {
   lookup?: LookupFunction;
@@ -35,6 +36,10 @@ export function httpGet(url: string, options: HttpGetOptions = {}): Promise<Http
   target.username = '';
   target.password = '';
   const request = (secure ? https : http).request;
+  // Passed on to tls.connect, which takes the context as made.
+  const tls: ConnectionOptions = secure
+    ? { secureContext: trustedContext(options.extraCa), servername: options.servername }
+    : {};
   return new Promise((resolve, reject) => {
     const req = request(
       target,
@@ -43,8 +48,7 @@ export function httpGet(url: string, options: HttpGetOptions = {}): Promise<Http
         auth,
         headers: { 'user-agent': 'Nestbox', ...options.headers },
         lookup: options.lookup,
-        ca: secure && options.extraCa ? [...rootCertificates, options.extraCa] : undefined,
-        servername: secure ? options.servername : undefined,
+        ...tls,
         agent: false,
         timeout: options.timeoutMs ?? 10_000,
       },

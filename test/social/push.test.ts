@@ -7,7 +7,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createECDH, randomBytes } from 'node:crypto';
+import { createECDH, createPublicKey, randomBytes, verify } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
@@ -126,6 +126,7 @@ test('a notification is delivered encrypted and VAPID-signed; the policy decides
   const push = await waitFor(() => received.find((r) => r.path === '/alice'));
   assert.is(push.headers['content-encoding'], 'aes128gcm');
   assert.match(String(push.headers.authorization), /^vapid t=[\w-]+\.[\w-]+\.[\w-]+, k=[\w-]+$/);
+  await assertVapidSigned(String(push.headers.authorization));
   assert.ok(Number(push.headers.ttl) > 0);
   const payload = JSON.parse(
     ece.decrypt(push.body, { version: 'aes128gcm', privateKey: receiver, authSecret: keys.auth }).toString(),
@@ -134,6 +135,31 @@ test('a notification is delivered encrypted and VAPID-signed; the policy decides
   assert.type(payload.notification_id, 'string');
   assert.match(payload.title, /bob favourited your post/);
 });
+
+/**
+ * The VAPID header (RFC 8292): its key is the instance's public key, and the JWT's ES256 signature
+ * verifies under it, so the key pair the box made at its first start is a matching P-256 pair.
+ */
+async function assertVapidSigned(authorization: string): Promise<void> {
+  const [, jwt, k] = /^vapid t=(\S+), k=(\S+)$/.exec(authorization)!;
+  const instance = await h.api(null, 'GET', '/api/v2/instance');
+  assert.is(k, instance.body.configuration.vapid.public_key);
+  const point = Buffer.from(k, 'base64url');
+  assert.is(point.length, 65, 'an uncompressed P-256 point');
+  const key = createPublicKey({
+    key: {
+      kty: 'EC',
+      crv: 'P-256',
+      x: point.subarray(1, 33).toString('base64url'),
+      y: point.subarray(33).toString('base64url'),
+    },
+    format: 'jwk',
+  });
+  const [header, claims, signature] = jwt.split('.');
+  const signed = Buffer.from(`${header}.${claims}`);
+  const raw = Buffer.from(signature, 'base64url');
+  assert.ok(verify('sha256', signed, { key, dsaEncoding: 'ieee-p1363' }, raw), 'the JWT verifies under k');
+}
 
 test('a delivery that meets a server error is retried', async () => {
   const token = await h.token('bob', 'push');
