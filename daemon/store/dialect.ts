@@ -95,6 +95,13 @@ export interface Dialect {
   textSearchSchema(): string[];
   /** The values of `expression` over a group as JSON text of an array (`[]` for none): json_group_array. */
   jsonArrayOf(expression: string): string;
+  /** A JSON object of the named values (`[key, SQL expression]`), to nest in `jsonArray`. */
+  jsonObjectOf(entries: ReadonlyArray<readonly [string, string]>): string;
+  /**
+   * A row read back from JSON this dialect built, shaped as the engine's rows are: PostgreSQL's
+   * JSON keeps booleans and nested JSON, which its driver gives as 0/1 and text (`postgres.ts`).
+   */
+  rowFromJson(row: Record<string, unknown>): Record<string, unknown>;
   /** What a migration runs to store the searched vectors as columns (`textSearch` matches and ranks on them). */
   searchVectorColumns(): string[];
   /** A unique constraint (or unique index) refused the write. */
@@ -140,6 +147,8 @@ const sqlite: Dialect = {
   textQuery: (terms) => terms.map((term, i) => `"${term}"${i === terms.length - 1 ? '*' : ''}`).join(' '),
   textSearchSchema: () => [],
   jsonArrayOf: (expression) => `json_group_array(${expression})`,
+  jsonObjectOf: (entries) => `json_object(${entries.map(([key, value]) => `'${key}', ${value}`).join(', ')})`,
+  rowFromJson: (row) => row,
   searchVectorColumns: () => [],
   isUniqueViolation: (error) => sqliteConstraint(error, /UNIQUE constraint failed|PRIMARY KEY must be unique/),
   isForeignKeyViolation: (error) => sqliteConstraint(error, /FOREIGN KEY constraint failed/),
@@ -173,9 +182,10 @@ const postgres: Dialect = {
   idSet: (param = '?') => `(SELECT CAST(ids.value AS BIGINT) FROM ${postgresIds(param, 'ids')})`,
   least: (a, b) => `least(${a}, ${b})`,
   jsonText: (json, key) => `(CAST(${json} AS jsonb) ->> '${key}')`,
+  // json, not jsonb: the text is only read back, and jsonb builds a binary form first.
   jsonArrayAgg: (value, orderBy) =>
-    `coalesce(jsonb_agg(${value}${orderBy ? ` ORDER BY ${orderBy}` : ''}), CAST('[]' AS jsonb))`,
-  jsonArray: (values) => `jsonb_build_array(${values.join(', ')})`,
+    `coalesce(json_agg(${value}${orderBy ? ` ORDER BY ${orderBy}` : ''}), CAST('[]' AS json))`,
+  jsonArray: (values) => `json_build_array(${values.join(', ')})`,
   joinedText: (value, separator, orderBy) =>
     `string_agg(CAST(${value} AS TEXT), ${separator}${orderBy ? ` ORDER BY ${orderBy}` : ''})`,
   position: (haystack, needle) => `strpos(${haystack}, ${needle})`,
@@ -202,6 +212,18 @@ const postgres: Dialect = {
   textQuery: tsqueryText,
   textSearchSchema: postgresSearchSchema,
   jsonArrayOf: (expression) => `coalesce(CAST(json_agg(${expression}) AS text), '[]')`,
+  jsonObjectOf: (entries) => {
+    // json_build_object takes at most 100 arguments.
+    if (entries.length > 50) throw new Error(`jsonObjectOf: ${entries.length} entries, at most 50`);
+    return `json_build_object(${entries.map(([key, value]) => `'${key}', ${value}`).join(', ')})`;
+  },
+  rowFromJson: (row) => {
+    for (const [key, value] of Object.entries(row)) {
+      if (typeof value === 'boolean') row[key] = value ? 1 : 0;
+      else if (value !== null && typeof value === 'object') row[key] = JSON.stringify(value);
+    }
+    return row;
+  },
   searchVectorColumns: postgresSearchColumns,
   isUniqueViolation: (error) => postgresCode(error) === '23505',
   isForeignKeyViolation: (error) => postgresCode(error) === '23503',
