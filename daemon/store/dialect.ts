@@ -108,6 +108,13 @@ export interface Dialect {
   textSearchSchema(): string[];
   /** The values of `expression` over a group as JSON text of an array (`[]` for none): json_group_array. */
   jsonArrayOf(expression: string): string;
+  /** A JSON object of the named values (`[key, SQL expression]`), to nest in `jsonArray`. */
+  jsonObjectOf(entries: ReadonlyArray<readonly [string, string]>): string;
+  /**
+   * A row read back from JSON this dialect built, shaped as the engine's rows are: PostgreSQL's
+   * JSON keeps booleans and nested JSON, which its driver gives as 0/1 and text (`postgres.ts`).
+   */
+  rowFromJson(row: Record<string, unknown>): Record<string, unknown>;
   /** What a migration runs to store the searched vectors as columns (`textSearch` matches and ranks on them). */
   searchVectorColumns(): string[];
   /** A unique constraint (or unique index) refused the write. */
@@ -155,6 +162,8 @@ const sqlite: Dialect = {
   textQuery: (terms) => terms.map((term, i) => `"${term}"${i === terms.length - 1 ? '*' : ''}`).join(' '),
   textSearchSchema: () => [],
   jsonArrayOf: (expression) => `json_group_array(${expression})`,
+  jsonObjectOf: (entries) => `json_object(${entries.map(([key, value]) => `'${key}', ${value}`).join(', ')})`,
+  rowFromJson: (row) => row,
   searchVectorColumns: () => [],
   isUniqueViolation: (error) => sqliteConstraint(error, /UNIQUE constraint failed|PRIMARY KEY must be unique/),
   isForeignKeyViolation: (error) => sqliteConstraint(error, /FOREIGN KEY constraint failed/),
@@ -162,22 +171,36 @@ const sqlite: Dialect = {
   afterMigrations: [],
 };
 
+/**
+ * PostgreSQL's tables of a bound JSON list. The planner takes any set-returning function for 100
+ * rows, and for 100 rows a hash join over a whole table (the statuses of a page: every row read and
+ * hashed) costs less than 100 index lookups; it takes an array's unnest for 10, so a page's few ids
+ * are looked up by index. The array is built once per statement (an InitPlan).
+ */
+function postgresIds(param: string, alias: string): string {
+  return `unnest(ARRAY(SELECT jsonb_array_elements_text(CAST(${param} AS jsonb)))) AS ${alias}(value)`;
+}
+
+function postgresEntries(param: string, alias: string): string {
+  return `unnest(ARRAY(SELECT e FROM jsonb_each_text(CAST(${param} AS jsonb)) AS e)) AS ${alias}(key text, value text)`;
+}
+
 const postgres: Dialect = {
   engine: 'postgres',
-  idsTable: (alias) => `jsonb_array_elements_text(CAST(? AS jsonb)) AS ${alias}(value)`,
-  entriesTable: (alias) => `jsonb_each_text(CAST(? AS jsonb)) AS ${alias}(key, value)`,
+  idsTable: (alias) => postgresIds('?', alias),
+  entriesTable: (alias) => postgresEntries('?', alias),
   same: (a, b) => `${a} IS NOT DISTINCT FROM ${b}`,
   differs: (a, b) => `${a} IS DISTINCT FROM ${b}`,
   greatest: (a, b) => `greatest(${a}, ${b})`,
-  idsTableOf: (param, alias) => `jsonb_array_elements_text(CAST(${param} AS jsonb)) AS ${alias}(value)`,
-  entriesTableOf: (param, alias) => `jsonb_each_text(CAST(${param} AS jsonb)) AS ${alias}(key, value)`,
-  idSet: (param = '?') =>
-    `(SELECT CAST(ids.value AS BIGINT) FROM jsonb_array_elements_text(CAST(${param} AS jsonb)) AS ids(value))`,
+  idsTableOf: postgresIds,
+  entriesTableOf: postgresEntries,
+  idSet: (param = '?') => `(SELECT CAST(ids.value AS BIGINT) FROM ${postgresIds(param, 'ids')})`,
   least: (a, b) => `least(${a}, ${b})`,
   jsonText: (json, key) => `(CAST(${json} AS jsonb) ->> '${key}')`,
+  // json, not jsonb: the text is only read back, and jsonb builds a binary form first.
   jsonArrayAgg: (value, orderBy) =>
-    `coalesce(jsonb_agg(${value}${orderBy ? ` ORDER BY ${orderBy}` : ''}), CAST('[]' AS jsonb))`,
-  jsonArray: (values) => `jsonb_build_array(${values.join(', ')})`,
+    `coalesce(json_agg(${value}${orderBy ? ` ORDER BY ${orderBy}` : ''}), CAST('[]' AS json))`,
+  jsonArray: (values) => `json_build_array(${values.join(', ')})`,
   joinedText: (value, separator, orderBy) =>
     `string_agg(CAST(${value} AS TEXT), ${separator}${orderBy ? ` ORDER BY ${orderBy}` : ''})`,
   position: (haystack, needle) => `strpos(${haystack}, ${needle})`,
@@ -206,6 +229,18 @@ const postgres: Dialect = {
   textQuery: tsqueryText,
   textSearchSchema: postgresSearchSchema,
   jsonArrayOf: (expression) => `coalesce(CAST(json_agg(${expression}) AS text), '[]')`,
+  jsonObjectOf: (entries) => {
+    // json_build_object takes at most 100 arguments.
+    if (entries.length > 50) throw new Error(`jsonObjectOf: ${entries.length} entries, at most 50`);
+    return `json_build_object(${entries.map(([key, value]) => `'${key}', ${value}`).join(', ')})`;
+  },
+  rowFromJson: (row) => {
+    for (const [key, value] of Object.entries(row)) {
+      if (typeof value === 'boolean') row[key] = value ? 1 : 0;
+      else if (value !== null && typeof value === 'object') row[key] = JSON.stringify(value);
+    }
+    return row;
+  },
   searchVectorColumns: postgresSearchColumns,
   isUniqueViolation: (error) => postgresCode(error) === '23505',
   isForeignKeyViolation: (error) => postgresCode(error) === '23503',

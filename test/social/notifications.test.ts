@@ -288,6 +288,7 @@ test('limit: default 40 and at most 80 records in v1, groups in v2; limit=0 is a
 test('unread_count is capped: 100 by default, a limit lowers it, at most 1000', async () => {
   assert.equal((await h.api(alice.token, 'GET', '/api/v2/notifications/unread_count')).body, { count: 90 });
   await seedNotifications(alice.id, bob.id, 30);
+  await untilHeard(alice.token, '/api/v2/notifications/unread_count', { count: 90 });
   assert.equal((await h.api(alice.token, 'GET', '/api/v2/notifications/unread_count')).body, { count: 100 });
   assert.equal((await h.api(alice.token, 'GET', '/api/v2/notifications/unread_count?limit=7')).body, { count: 7 });
   assert.equal((await h.api(alice.token, 'GET', '/api/v2/notifications/unread_count?limit=5000')).body, { count: 120 });
@@ -646,6 +647,18 @@ test('scopes: read:notifications for the reads, write:notifications for dismiss 
 });
 
 /** Bulk rows for the size rules (limits and caps): ungroupable notifications stored straight into the database. */
+/**
+ * Rows this test process writes reach a daemon on PostgreSQL through its server's announcement,
+ * which may arrive a moment after the commit (on SQLite the daemon sees them at once): waits, a few
+ * seconds at most, until the answer at `path` is no longer the one from before the write.
+ */
+async function untilHeard(token: string, path: string, before: unknown): Promise<void> {
+  for (let tries = 0; tries < 100; tries++) {
+    if (JSON.stringify((await h.api(token, 'GET', path)).body) !== JSON.stringify(before)) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 async function seedNotifications(recipient: string, from: string, count: number): Promise<number> {
   const db = h.admin.social.ctx.db;
   const now = new Date().toISOString();

@@ -130,6 +130,7 @@ function buildGroupedPageSql(
     ? `SELECT lowest AS begin_id, CASE WHEN size = ?4 THEN highest ELSE CAST(?2 AS BIGINT) - 1 END AS end_id FROM page`
     : `SELECT CASE WHEN size = ?4 THEN lowest ELSE CAST(?3 AS BIGINT) + 1 END AS begin_id, highest AS end_id FROM page`;
   const groupOf = (alias: string) => `account_id = ?1 AND group_key = ${alias}.page_key`;
+  const newestId = `substr(newest, 1, ${dialect.position('newest', "':'")} - 1)`;
   return `
       WITH RECURSIVE walk(n_id, page_key, seen, depth, type, from_account_id, status_id, group_key, filtered, created_at) AS (
         SELECT * FROM (
@@ -168,7 +169,9 @@ function buildGroupedPageSql(
           `CASE WHEN newest IS NULL THEN NULL
                WHEN length(newest) - length(replace(newest, ',', '')) < ${SAMPLE_ACCOUNTS} THEN length(newest) - length(replace(newest, ',', '')) + 1
                ELSE (SELECT count(*) FROM notifications WHERE ${groupOf('g')} AND id <= g.end_id) END`,
-          `CASE WHEN newest IS NULL THEN NULL ELSE (SELECT created_at FROM notifications WHERE id = CAST(substr(newest, 1, ${dialect.position('newest', "':'")} - 1) AS BIGINT)) END`,
+          // The newest row's time: the walk's own row's where that is the newest (most groups).
+          `CASE WHEN newest IS NULL THEN NULL WHEN ${newestId} = CAST(n_id AS TEXT) THEN created_at
+               ELSE (SELECT created_at FROM notifications WHERE id = CAST(${newestId} AS BIGINT)) END`,
         ]),
       )} AS page
         FROM groups g`;

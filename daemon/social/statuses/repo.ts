@@ -121,8 +121,10 @@ const RENDER_ROWS_SQL = (dialect: Dialect) => `
         EXISTS (SELECT 1 FROM media_attachments WHERE status_id = s.id) AS has_media,
         EXISTS (SELECT 1 FROM status_tags WHERE status_id = s.id) AS has_tags,
         (SELECT coalesce(expires_at, '') FROM polls WHERE status_id = s.id) AS poll_ends,
+        -- reblog_of_id IS NOT NULL: where PostgreSQL hashes the reblog test, it reads the viewer's reblogs
+        -- from their partial index, not all of the viewer's statuses.
         CAST(EXISTS (SELECT 1 FROM favourites WHERE account_id = ?2 AND status_id = s.id) AS INTEGER) * ${VIEWER_FLAG.favourited}
-        + CAST(EXISTS (SELECT 1 FROM statuses r WHERE r.account_id = ?2 AND r.reblog_of_id = s.id AND r.deleted_at IS NULL) AS INTEGER) * ${VIEWER_FLAG.reblogged}
+        + CAST(EXISTS (SELECT 1 FROM statuses r WHERE r.account_id = ?2 AND r.reblog_of_id = s.id AND r.reblog_of_id IS NOT NULL AND r.deleted_at IS NULL) AS INTEGER) * ${VIEWER_FLAG.reblogged}
         + CAST(EXISTS (SELECT 1 FROM bookmarks WHERE account_id = ?2 AND status_id = s.id) AS INTEGER) * ${VIEWER_FLAG.bookmarked}
         + CAST(EXISTS (SELECT 1 FROM status_pins WHERE account_id = ?2 AND status_id = s.id) AS INTEGER) * ${VIEWER_FLAG.pinned}
         + CAST(EXISTS (SELECT 1 FROM conversation_mutes WHERE account_id = ?2 AND conversation_id = s.conversation_id) AS INTEGER) * ${VIEWER_FLAG.muted}

@@ -164,6 +164,10 @@ const BOTH_ENGINES: readonly Migration[] = [
     '20261207_20_social_search_vectors',
     async () => (await import('./20261207_20_social_search_vectors.js')).m20261207_20_social_search_vectors,
   ),
+  onDemand(
+    '20261208_10_social_accounts_suspended',
+    async () => (await import('./20261208_10_social_accounts_suspended.js')).m20261208_10_social_accounts_suspended,
+  ),
 ];
 
 /** SQLite's migrations, in name order. */
