@@ -36,6 +36,10 @@ export const RETRY_MAX_MS = 12 * 60 * 60 * 1000;
 /** 30 s doubling to 12 h, 16 attempts: about three days before a peer is given up. */
 export const MAX_ATTEMPTS = 16;
 export const GIVE_UP_AFTER_MS = 2 * 24 * 60 * 60 * 1000;
+/** How long a claimed delivery is this process's before it is due again for anyone. */
+export const CLAIM_LEASE_MS = 10 * 60 * 1000;
+/** Claimed beyond the free slots, so that a peer at its limit does not hold up the others. */
+const CLAIM_AHEAD = 64;
 
 /** Statuses a peer will answer the same way however often we ask: not retried. */
 function permanent(status: number): boolean {
@@ -58,6 +62,8 @@ export class DeliveryQueue {
   private readonly total: number;
   private readonly now: () => number;
   private readonly inFlight = new Map<number, Promise<void>>();
+  /** Claimed, waiting for a free slot (their peer at its limit). */
+  private waiting: DeliveryRow[] = [];
   private readonly domainLoad = new Map<string, number>();
   private readonly knownGood = new Set<string>();
   private timer: NodeJS.Timeout | null = null;
@@ -92,6 +98,7 @@ export class DeliveryQueue {
   /** Stops sending; what is in flight may finish for up to `graceMs`, the rest stays queued. */
   async stop(graceMs = 2000): Promise<void> {
     this.running = false;
+    this.waiting = []; // still claimed in the table: due again at the restart (start())
     this.unsubscribe?.();
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
@@ -114,12 +121,9 @@ export class DeliveryQueue {
     const withDomain = unique
       .map((inbox) => ({ inbox, domain: hostOf(inbox) }))
       .filter((row): row is { inbox: string; domain: string } => row.domain !== null);
-    const unavailable = await this.repo.unavailableDomains([...new Set(withDomain.map((row) => row.domain))]);
-    const body = JSON.stringify(activity);
-    const rows = withDomain.filter((row) => !unavailable.has(row.domain)).map((row) => ({ ...row, senderId, body }));
-    await this.repo.insert(rows, this.now());
+    const queued = await this.repo.enqueue(withDomain, senderId, JSON.stringify(activity), this.now());
     this.kick();
-    return rows.length;
+    return queued;
   }
 
   /** A peer that talks to us again is available again. */
@@ -154,16 +158,28 @@ export class DeliveryQueue {
 
   private async pump(): Promise<void> {
     if (!this.running || !this.options.online.isOnline()) return;
-    const free = this.total - this.inFlight.size;
-    if (free <= 0) return;
-    const now = this.now();
-    const rows = await this.repo.due(now, free + this.inFlight.size + 64);
-    for (const row of rows) {
-      if (this.inFlight.size >= this.total) break;
-      if (this.inFlight.has(row.id) || (this.domainLoad.get(row.domain) ?? 0) >= this.perDomain) continue;
-      this.dispatch(row);
+    this.dispatchWaiting();
+    const room = this.total + CLAIM_AHEAD - this.inFlight.size - this.waiting.length;
+    if (this.inFlight.size < this.total && room > 0) {
+      const now = this.now();
+      const held = new Set([...this.inFlight.keys(), ...this.waiting.map((row) => row.id)]);
+      // A delivery made due again while held here (back online) is claimed again: kept once.
+      const claimed = await this.repo.claim(now, now + CLAIM_LEASE_MS, room);
+      this.waiting.push(...claimed.filter((row) => !held.has(row.id)));
+      this.dispatchWaiting();
     }
     if (this.inFlight.size === 0) await this.scheduleNext();
+  }
+
+  /** Sends what was claimed while slots are free, as many per peer as it may take. */
+  private dispatchWaiting(): void {
+    const left: DeliveryRow[] = [];
+    for (const row of this.waiting) {
+      if (this.inFlight.size < this.total && (this.domainLoad.get(row.domain) ?? 0) < this.perDomain)
+        this.dispatch(row);
+      else left.push(row);
+    }
+    this.waiting = left;
   }
 
   private dispatch(row: DeliveryRow): void {
@@ -213,6 +229,7 @@ export class DeliveryQueue {
       this.now() - row.created_at >= (this.options.giveUpAfterMs ?? GIVE_UP_AFTER_MS)
     ) {
       const dropped = await this.repo.markUnavailable(row.domain, new Date(this.now()).toISOString());
+      this.waiting = this.waiting.filter((other) => other.domain !== row.domain);
       log.warn('peer marked unavailable after repeated delivery failures', {
         domain: row.domain,
         attempts,
