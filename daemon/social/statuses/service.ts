@@ -283,14 +283,26 @@ export class StatusesService {
     await this.writes.edit(authorId, id, text, steps);
   }
 
+  /** The accounts `text` mentions, in its order, once each: those known here in one query. */
   private async resolveMentions(text: string): Promise<Array<{ match: string; account: AccountRow }>> {
+    const mentions = parseMentions(text).map((mention) => ({
+      ...mention,
+      domain:
+        !mention.domain || mention.domain.toLowerCase() === this.ctx.localDomain.toLowerCase() ? null : mention.domain,
+    }));
+    const known = await this.accounts.byAddresses(mentions);
+    const at = (username: string, domain: string | null) =>
+      known.find(
+        (account) =>
+          account.username.toLowerCase() === username.toLowerCase() &&
+          (account.domain?.toLowerCase() ?? null) === (domain?.toLowerCase() ?? null),
+      );
     const out: Array<{ match: string; account: AccountRow }> = [];
-    for (const mention of parseMentions(text)) {
-      const local = !mention.domain || mention.domain.toLowerCase() === this.ctx.localDomain.toLowerCase();
+    for (const mention of mentions) {
       const account =
-        (await this.accounts.byUsername(mention.username, local ? null : mention.domain)) ??
-        (!local && this.remoteAccounts
-          ? await this.remoteAccounts.account(mention.username, mention.domain!)
+        at(mention.username, mention.domain) ??
+        (mention.domain && this.remoteAccounts
+          ? await this.remoteAccounts.account(mention.username, mention.domain)
           : undefined);
       if (account && !account.suspended_at && !out.some((m) => m.account.id === account.id))
         out.push({ match: mention.match, account });
