@@ -1,5 +1,5 @@
 /**
- * The durable delivery queue: every activity is written to SQLite (one row per inbox) before any
+ * The durable delivery queue: every activity is written to the database (one row per inbox) before any
  * attempt, so a restart or a power cut loses nothing; a row is deleted only once the peer took it.
  * Failures back off exponentially for days, then the peer's domain is marked unavailable. At most
  * `perDomain` requests run per peer and `total` overall. Nothing is sent while the box is offline.
@@ -69,6 +69,12 @@ export class DeliveryQueue {
   private timer: NodeJS.Timeout | null = null;
   private pumping = false;
   private again = false;
+  /**
+   * The last claim took every due delivery (fewer than it asked for), and nothing has come due
+   * since: a pump after a delivery ends need not ask again. `wakes` counts what can make one due.
+   */
+  private drained = false;
+  private wakes = 0;
   private running = false;
   private unsubscribe: (() => void) | null = null;
 
@@ -87,12 +93,12 @@ export class DeliveryQueue {
       this.options.log.info(online ? 'deliveries resumed: the box is online' : 'deliveries paused: the box is offline');
       if (online)
         void this.repo.retryAllNow(this.now()).then(
-          () => this.kick(),
+          () => this.wake(),
           (error) => this.options.log.warn('queue resume failed', { error }),
         );
     });
     if (!this.options.online.isOnline()) this.options.log.info('deliveries paused: the box is offline');
-    this.kick();
+    this.wake();
   }
 
   /** Stops sending; what is in flight may finish for up to `graceMs`, the rest stays queued. */
@@ -122,7 +128,7 @@ export class DeliveryQueue {
       .map((inbox) => ({ inbox, domain: hostOf(inbox) }))
       .filter((row): row is { inbox: string; domain: string } => row.domain !== null);
     const queued = await this.repo.enqueue(withDomain, senderId, JSON.stringify(activity), this.now());
-    this.kick();
+    this.wake();
     return queued;
   }
 
@@ -135,6 +141,13 @@ export class DeliveryQueue {
 
   status(): { paused: boolean; inFlight: number } {
     return { paused: !this.options.online.isOnline(), inFlight: this.inFlight.size };
+  }
+
+  /** Something may have come due (queued, retried, back online): the next pump claims again. */
+  private wake(): void {
+    this.wakes += 1;
+    this.drained = false;
+    this.kick();
   }
 
   /** Runs a pump now (or right after the current one). */
@@ -160,11 +173,13 @@ export class DeliveryQueue {
     if (!this.running || !this.options.online.isOnline()) return;
     this.dispatchWaiting();
     const room = this.total + CLAIM_AHEAD - this.inFlight.size - this.waiting.length;
-    if (this.inFlight.size < this.total && room > 0) {
+    if (this.inFlight.size < this.total && room > 0 && !this.drained) {
       const now = this.now();
+      const wakes = this.wakes;
       const held = new Set([...this.inFlight.keys(), ...this.waiting.map((row) => row.id)]);
       // A delivery made due again while held here (back online) is claimed again: kept once.
       const claimed = await this.repo.claim(now, now + CLAIM_LEASE_MS, room);
+      this.drained = claimed.length < room && wakes === this.wakes;
       this.waiting.push(...claimed.filter((row) => !held.has(row.id)));
       this.dispatchWaiting();
     }
@@ -257,7 +272,7 @@ export class DeliveryQueue {
     const wait = Math.min(Math.max(0, at - this.now()), 60 * 60 * 1000);
     this.timer = setTimeout(() => {
       this.timer = null;
-      this.kick();
+      this.wake();
     }, wait);
     this.timer.unref();
   }
