@@ -43,13 +43,13 @@ for (const engine of ENGINES) {
   test.after(() => store.close());
 
   test('the delivery queue: claimed in order and leased, rescheduled, removed, all due again, counted', async () => {
-    assert.is(await deliveries.enqueue([], local, '{}', 1000), 0);
+    assert.equal(await deliveries.enqueue([], local, '{}', 1000), []);
     const inboxes = [
       { inbox: 'https://a.example/inbox', domain: 'a.example' },
       { inbox: 'https://b.example/inbox', domain: 'b.example' },
     ];
-    assert.is(await deliveries.enqueue(inboxes.slice(0, 1), local, '{"n":1}', 1000), 1);
-    assert.is(await deliveries.enqueue(inboxes.slice(1), null, '{"n":2}', 1000), 1);
+    assert.is((await deliveries.enqueue(inboxes.slice(0, 1), local, '{"n":1}', 1000)).length, 1);
+    assert.is((await deliveries.enqueue(inboxes.slice(1), null, '{"n":2}', 1000)).length, 1);
     assert.is(await deliveries.pending(), 2);
     assert.is(await deliveries.nextDueAt(), 1000);
     assert.equal(
@@ -67,6 +67,23 @@ for (const engine of ENGINES) {
       'a claimed delivery is due again only when its lease ends',
     );
     assert.equal(await deliveries.claim(1000, 9000, 10), [], 'both claimed');
+    const born = await deliveries.enqueue(
+      [{ inbox: 'https://h.example/inbox', domain: 'h.example' }],
+      local,
+      '{}',
+      1000,
+      7000,
+    );
+    assert.equal(
+      born.map((row) => [row.inbox, row.sender_account_id, row.body, row.attempts, row.created_at]),
+      [['https://h.example/inbox', local, '{}', 0, 1000]],
+    );
+    assert.equal(await deliveries.claim(6999, 9000, 10), [], 'queued claimed until 7000');
+    assert.equal(
+      (await deliveries.claim(7000, 9000, 10)).map((row) => row.id),
+      [born[0].id],
+    );
+    await deliveries.remove(born[0].id);
     assert.is(await deliveries.nextDueAt(), 9000);
     await deliveries.reschedule(due[1].id, 1, 5000, 'x'.repeat(600));
     assert.is(await deliveries.nextDueAt(), 5000);
@@ -119,7 +136,7 @@ for (const engine of ENGINES) {
       { inbox: 'https://c.example/inbox', domain: 'c.example' },
       { inbox: 'https://d.example/users/y/inbox', domain: 'd.example' },
     ];
-    assert.is(await deliveries.enqueue(both, local, '{}', 1000), 1, 'the unavailable peer is passed over');
+    assert.is((await deliveries.enqueue(both, local, '{}', 1000)).length, 1, 'the unavailable peer is passed over');
     await deliveries.markAvailable('c.example', AT);
     assert.is(await deliveries.isUnavailable('c.example'), false);
     assert.is(await deliveries.pending(), 2);

@@ -127,9 +127,17 @@ export class DeliveryQueue {
     const withDomain = unique
       .map((inbox) => ({ inbox, domain: hostOf(inbox) }))
       .filter((row): row is { inbox: string; domain: string } => row.domain !== null);
-    const queued = await this.repo.enqueue(withDomain, senderId, JSON.stringify(activity), this.now());
+    const now = this.now();
+    // Claimed as they are queued while this process sends and has room: no claim of its own after.
+    if (this.running && this.options.online.isOnline() && this.waiting.length < CLAIM_AHEAD) {
+      const rows = await this.repo.enqueue(withDomain, senderId, JSON.stringify(activity), now, now + CLAIM_LEASE_MS);
+      this.waiting.push(...rows);
+      this.kick();
+      return rows.length;
+    }
+    const queued = await this.repo.enqueue(withDomain, senderId, JSON.stringify(activity), now);
     this.wake();
-    return queued;
+    return queued.length;
   }
 
   /** A peer that talks to us again is available again. */

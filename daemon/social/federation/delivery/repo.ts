@@ -18,24 +18,34 @@ export class DeliveryRepo {
 
   /**
    * Queues `body` for each inbox whose domain is not marked unavailable, in one statement (the body
-   * bound once); how many were queued.
+   * bound once): due now, or with `claimedUntil` already the caller's until then (as `claim` leaves
+   * them); the rows queued.
    */
   async enqueue(
     inboxes: ReadonlyArray<{ inbox: string; domain: string }>,
     senderId: string | null,
     body: string,
     now: number,
-  ): Promise<number> {
-    if (inboxes.length === 0) return 0;
-    const queued = await rawRows(
+    claimedUntil = now,
+  ): Promise<DeliveryRow[]> {
+    if (inboxes.length === 0) return [];
+    const queued = await rawRows<{ id: number; inbox: string; domain: string }>(
       this.db,
       `INSERT INTO federation_deliveries (inbox, domain, sender_account_id, body, next_attempt_at, created_at)
       SELECT q.key, q.value, CAST(? AS BIGINT), ?, CAST(? AS BIGINT), CAST(? AS BIGINT) FROM ${dialectOf(this.db).entriesTable('q')}
       WHERE NOT EXISTS (SELECT 1 FROM federation_domains d WHERE d.domain = q.value AND d.unavailable_at IS NOT NULL)
-      RETURNING id`,
-      [senderId, body, now, now, JSON.stringify(Object.fromEntries(inboxes.map((row) => [row.inbox, row.domain])))],
+      RETURNING id, inbox, domain`,
+      [
+        senderId,
+        body,
+        claimedUntil,
+        now,
+        JSON.stringify(Object.fromEntries(inboxes.map((row) => [row.inbox, row.domain]))),
+      ],
     );
-    return queued.length;
+    return queued
+      .map((row) => ({ ...row, sender_account_id: senderId, body, attempts: 0, created_at: now }))
+      .sort((a, b) => a.id - b.id);
   }
 
   /**
