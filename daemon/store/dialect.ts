@@ -123,6 +123,12 @@ export interface Dialect {
   isForeignKeyViolation(error: unknown): boolean;
   /** The database server is gone or does not answer (a request then answers 503); never on SQLite. */
   isServerLost(error: unknown): boolean;
+  /**
+   * Ends the subquery that picks the rows a statement claims (a queue's): on PostgreSQL the rows are
+   * locked and those another transaction holds passed over, so several processes claim apart; on
+   * SQLite nothing (one writer at a time).
+   */
+  readonly skipLocked: string;
   /** Statements run after the migrations at every start (idempotent): the write announcements. */
   readonly afterMigrations: readonly string[];
 }
@@ -168,6 +174,7 @@ const sqlite: Dialect = {
   isUniqueViolation: (error) => sqliteConstraint(error, /UNIQUE constraint failed|PRIMARY KEY must be unique/),
   isForeignKeyViolation: (error) => sqliteConstraint(error, /FOREIGN KEY constraint failed/),
   isServerLost: () => false,
+  skipLocked: '',
   afterMigrations: [],
 };
 
@@ -245,6 +252,7 @@ const postgres: Dialect = {
   isUniqueViolation: (error) => postgresCode(error) === '23505',
   isForeignKeyViolation: (error) => postgresCode(error) === '23503',
   isServerLost: serverLost,
+  skipLocked: 'FOR UPDATE SKIP LOCKED',
   afterMigrations: ANNOUNCE_WRITES,
 };
 

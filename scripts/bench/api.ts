@@ -2,7 +2,9 @@
  * npm run bench -- api: the social API under realistic volume, through HTTP against the real
  * daemon on loopback. Home timeline (40 statuses; 10,000 posts by 100 followed accounts), search
  * (100,000 statuses), a 4 MB JPEG upload (answer and end of processing), and streaming (500
- * WebSocket clients; one notification delivered to its recipient).
+ * WebSocket clients; one notification delivered to its recipient), and posting (12 clients at once,
+ * each status mentioning and tagging, fanned out to a follower's home feed).
+ * `--only NAME…`: only these measurements (home_timeline, search, upload, streaming, posting).
  * `--database postgres`: the seeded database is also moved into a throwaway PostgreSQL cluster
  * (postgres-cluster.ts) and the same measurements run on a daemon there, figures naming `database`.
  */
@@ -217,6 +219,42 @@ async function benchStreaming(daemon: RunningDaemon): Promise<number[]> {
   return samples;
 }
 
+const POSTING_CLIENTS = 12;
+const POSTS_PER_CLIENT = 25;
+
+/**
+ * Statuses posted by 12 accounts at once (user1..user12, whom user0 follows: each post reaches a
+ * home feed), each mentioning user0 and carrying a hashtag: the samples, posts per second and the
+ * daemon's CPU time per post.
+ */
+async function benchPosting(daemon: RunningDaemon): Promise<{ samples: number[]; perSecond: number; cpuMs: number }> {
+  const post = async (client: number, n: number) => {
+    const res = await daemon.fetch('/api/v1/statuses', {
+      method: 'POST',
+      headers: { authorization: `Bearer token-${client}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ status: `bench post ${n} from ${client} for @user0 #benchmark` }),
+    });
+    if (res.status !== 200) throw new Error(`post answered ${res.status}: ${await res.text()}`);
+    await res.arrayBuffer();
+  };
+  const clients = Array.from({ length: POSTING_CLIENTS }, (_, i) => i + 1);
+  await Promise.all(clients.map((client) => post(client, -1)));
+  const samples: number[] = [];
+  const cpuBefore = cpuMs(daemon.child.pid!);
+  const started = performance.now();
+  await Promise.all(
+    clients.map(async (client) => {
+      for (let n = 0; n < POSTS_PER_CLIENT; n++) await timed(samples, () => post(client, n));
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  return {
+    samples,
+    perSecond: samples.length / seconds,
+    cpuMs: (cpuMs(daemon.child.pid!) - cpuBefore) / samples.length,
+  };
+}
+
 async function accountId(daemon: RunningDaemon, n: number): Promise<string> {
   const account = (await get(daemon, `/api/v1/accounts/lookup?acct=user${n}`, 'token-0')) as { id: string };
   return account.id;
@@ -224,9 +262,13 @@ async function accountId(daemon: RunningDaemon, n: number): Promise<string> {
 
 export const apiBench: Bench = {
   description:
-    'home timeline, search, media upload and streaming delivery against the real daemon [--database postgres]',
+    'home timeline, search, media upload, streaming delivery and posting against the real daemon [--database postgres]',
   async run(args) {
     const databases = databasesOf(args.includes('--database') ? args[args.indexOf('--database') + 1] : undefined);
+    const only = args.includes('--only')
+      ? args.slice(args.indexOf('--only') + 1).filter((arg) => !arg.startsWith('--'))
+      : [];
+    const wanted = (name: string) => only.length === 0 || only.includes(name);
     const data = tempDir('nestbox-bench-');
     const seeding = performance.now();
     await seed(data.path);
@@ -242,7 +284,7 @@ export const apiBench: Bench = {
         const env: Record<string, string> = moved && database === 'postgres' ? { NESTBOX_DATABASE_URL: moved.url } : {};
         const dataDir = database === 'postgres' ? pgData.path : data.path;
         // Each engine's figures as soon as they are measured: a route not yet on PostgreSQL stops the run there.
-        report('api', await measure(database, dataDir, env));
+        report('api', await measure(database, dataDir, env, wanted));
       }
     } finally {
       await cluster?.stop();
@@ -253,7 +295,12 @@ export const apiBench: Bench = {
 };
 
 /** Every measurement on a daemon over `dataDir` (and `env`'s database), figures naming `database`. */
-async function measure(database: BenchDatabase, dataDir: string, env: Record<string, string>): Promise<Figure[]> {
+async function measure(
+  database: BenchDatabase,
+  dataDir: string,
+  env: Record<string, string>,
+  wanted: (name: string) => boolean,
+): Promise<Figure[]> {
   const daemon = await startDaemon({ dataDir, keepDataDir: true, env: { NESTBOX_LOG_LEVEL: 'info', ...env } });
   try {
     const figures: Figure[] = [];
@@ -261,39 +308,59 @@ async function measure(database: BenchDatabase, dataDir: string, env: Record<str
       figures.push({ bench: 'api', metric: `${metric}_p50_ms`, value: round(percentile(samples, 50)), ...extra });
       figures.push({ bench: 'api', metric: `${metric}_p99_ms`, value: round(percentile(samples, 99)), ...extra });
     };
-    const timeline = await benchTimeline(daemon);
-    add('home_timeline', timeline.samples, { limit: 40, followed_posts: FOLLOWED_POSTS });
-    figures.push({
-      bench: 'api',
-      metric: 'home_timeline_cpu_ms_per_request',
-      value: round(timeline.cpuMs),
-      unit: 'ms',
-      limit: 40,
-    });
-    if (timeline.instructionsM !== null)
+    if (wanted('home_timeline')) {
+      const timeline = await benchTimeline(daemon);
+      add('home_timeline', timeline.samples, { limit: 40, followed_posts: FOLLOWED_POSTS });
       figures.push({
         bench: 'api',
-        metric: 'home_timeline_million_instructions_per_request',
-        value: round(timeline.instructionsM),
+        metric: 'home_timeline_cpu_ms_per_request',
+        value: round(timeline.cpuMs),
+        unit: 'ms',
         limit: 40,
       });
-    const search = await benchSearch(
-      daemon,
-      env.NESTBOX_DATABASE_URL ? await serverPid(env.NESTBOX_DATABASE_URL) : null,
-    );
-    add('search', search.samples, { statuses: STATUSES });
-    figures.push({ bench: 'api', metric: 'search_cpu_ms_per_request', value: round(search.cpuMs), unit: 'ms' });
-    if (search.serverCpuMs !== null)
-      figures.push({
-        bench: 'api',
-        metric: 'search_server_cpu_ms_per_request',
-        value: round(search.serverCpuMs),
-        unit: 'ms',
-      });
-    const upload = await benchUpload(daemon);
-    add('upload_answered', upload.answered, { bytes: '4MB' });
-    add('upload_processed', upload.processed, { bytes: '4MB' });
-    add('streaming_notification', await benchStreaming(daemon), { clients: CLIENTS });
+      if (timeline.instructionsM !== null)
+        figures.push({
+          bench: 'api',
+          metric: 'home_timeline_million_instructions_per_request',
+          value: round(timeline.instructionsM),
+          limit: 40,
+        });
+    }
+    if (wanted('search')) {
+      const search = await benchSearch(
+        daemon,
+        env.NESTBOX_DATABASE_URL ? await serverPid(env.NESTBOX_DATABASE_URL) : null,
+      );
+      add('search', search.samples, { statuses: STATUSES });
+      figures.push({ bench: 'api', metric: 'search_cpu_ms_per_request', value: round(search.cpuMs), unit: 'ms' });
+      if (search.serverCpuMs !== null)
+        figures.push({
+          bench: 'api',
+          metric: 'search_server_cpu_ms_per_request',
+          value: round(search.serverCpuMs),
+          unit: 'ms',
+        });
+    }
+    if (wanted('upload')) {
+      const upload = await benchUpload(daemon);
+      add('upload_answered', upload.answered, { bytes: '4MB' });
+      add('upload_processed', upload.processed, { bytes: '4MB' });
+    }
+    if (wanted('streaming')) add('streaming_notification', await benchStreaming(daemon), { clients: CLIENTS });
+    if (wanted('posting')) {
+      const posting = await benchPosting(daemon);
+      add('post_status', posting.samples, { clients: POSTING_CLIENTS });
+      figures.push(
+        { bench: 'api', metric: 'post_status_per_s', value: round(posting.perSecond), clients: POSTING_CLIENTS },
+        {
+          bench: 'api',
+          metric: 'post_status_cpu_ms_per_request',
+          value: round(posting.cpuMs),
+          unit: 'ms',
+          clients: POSTING_CLIENTS,
+        },
+      );
+    }
     return figures.map((figure) => ({ ...figure, database }));
   } finally {
     await daemon.stop();

@@ -86,10 +86,12 @@ async function scenario(
     for (let n = 0; n < FOLLOWERS; n += 1) followers.push(await onB.make(`follower${n}`));
     const aliceOnB = (await resolveAccount(B, followers[0].token, `alice@${domainOf(A)}`)) as Account;
     for (const follower of followers) await B.api(follower.token, 'POST', `/api/v1/accounts/${aliceOnB.id}/follow`);
+    // Set-up, not measured: 50 follows and their Accepts take long on a loaded machine.
     await waitFor(
       `${FOLLOWERS} followers`,
       async () =>
         (await A.api<Account>(alice.token, 'GET', `/api/v1/accounts/${alice.id}`)).body.followers_count === FOLLOWERS,
+      120_000,
     );
     const reader = followers[FOLLOWERS - 1];
     const arrived = async (uri: string) => {

@@ -75,8 +75,11 @@ export function clusterUrl(folder: string): string {
   return `postgres://postgres@localhost/postgres?host=${encodeURIComponent(folder)}`;
 }
 
-/** Makes and starts a cluster in `folder` (from clusterFolder()). */
-export async function startClusterIn(folder: string): Promise<void> {
+/**
+ * Makes and starts a cluster in `folder` (from clusterFolder()); `settings` are more server
+ * settings (`name=value`), such as a library to preload.
+ */
+export async function startClusterIn(folder: string, settings: readonly string[] = []): Promise<void> {
   const as = owner();
   const data = join(folder, 'data');
   // C collation and ctype everywhere: text orders and lower() folds as SQLite's do (bytes, ASCII).
@@ -85,11 +88,11 @@ export async function startClusterIn(folder: string): Promise<void> {
     ['-D', data, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C', '--no-sync', '--no-instructions'],
     as,
   );
-  await startServerIn(folder);
+  await startServerIn(folder, settings);
 }
 
-/** Starts the server of the cluster made in `folder` (again, after stopServerIn). */
-export async function startServerIn(folder: string): Promise<void> {
+/** Starts the server of the cluster made in `folder` (again, after stopServerIn), with `settings` besides the tests' own. */
+export async function startServerIn(folder: string, settings: readonly string[] = []): Promise<void> {
   const as = owner();
   const data = join(folder, 'data');
   const options = [
@@ -100,6 +103,7 @@ export async function startServerIn(folder: string): Promise<void> {
     '-c full_page_writes=off',
     '-c shared_buffers=32MB',
     '-c max_connections=200',
+    ...settings.map((setting) => `-c ${setting}`),
   ].join(' ');
   await run('pg_ctl', ['-D', data, '-l', join(folder, 'server.log'), '-o', options, '-w', '-t', '60', 'start'], as);
 }

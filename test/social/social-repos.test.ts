@@ -236,10 +236,17 @@ for (const engine of ENGINES) {
 
     const limits = new RateLimitsRepo(store.ctx);
     await store.ctx.db.transaction(async (trx) => {
-      await limits.add(trx, me, 'statuses', 1000);
-      await limits.add(trx, me, 'statuses', 1000);
+      assert.is(await limits.add(trx, me, 'statuses', 1000, 2), 1);
+      assert.is(await limits.add(trx, me, 'statuses', 1000, 2), 2);
+      assert.is(await limits.add(trx, me, 'statuses', 1000, 2), null, 'a full window counts nothing');
     });
     assert.is(await limits.peek(me, 'statuses', 1000), 2);
+    await store.ctx.db.transaction(async (trx) => {
+      assert.is(await limits.add(trx, me, 'statuses', 2000, 2), 1);
+      await limits.dropOlder(trx, me, 'statuses', 2000);
+    });
+    assert.is(await limits.peek(me, 'statuses', 1000), 0, 'the older window dropped');
+    assert.is(await limits.peek(me, 'statuses', 2000), 1);
 
     const emails = new EmailsRepo(store.ctx);
     assert.is(await emails.takenByAnother('ANN@example.test', me), true);

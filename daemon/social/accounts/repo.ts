@@ -120,6 +120,25 @@ export class AccountsRepo {
     );
   }
 
+  /** The accounts at the given addresses (`domain` null for ours) that exist, in one query. */
+  async byAddresses(addresses: ReadonlyArray<{ username: string; domain: string | null }>): Promise<AccountRow[]> {
+    if (addresses.length === 0) return [];
+    const key = (username: string, domain: string | null) => `${username.toLowerCase()}@${domain?.toLowerCase() ?? ''}`;
+    const wanted = new Set(addresses.map(({ username, domain }) => key(username, domain)));
+    const dialect = dialectOf(this.ctx.db);
+    // Each list narrows through the (username, domain) index; the pairs are matched here.
+    const rows = await this.ctx.reader.all<AccountRow>(
+      `SELECT ${ACCOUNT_COLUMNS} FROM accounts a
+      WHERE lower(a.username) IN (SELECT lower(u.value) FROM ${dialect.idsTable('u')})
+        AND coalesce(lower(a.domain), '') IN (SELECT lower(d.value) FROM ${dialect.idsTable('d')})`,
+      [
+        JSON.stringify(addresses.map((address) => address.username)),
+        JSON.stringify(addresses.map((address) => address.domain ?? '')),
+      ],
+    );
+    return rows.filter((row) => wanted.has(key(row.username, row.domain)));
+  }
+
   search(query: string, limit: number, offset: number): Promise<AccountRow[]> {
     const like = `${query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     return this.ctx.reader.all<AccountRow>(
@@ -179,6 +198,11 @@ export class AccountsRepo {
   ): Promise<void> {
     const floor = dialectOf(trx).greatest('0', `${column} + ?`);
     await trx.raw(`UPDATE accounts SET ${column} = ${floor} WHERE id = ?`, [delta, id]);
+  }
+
+  /** One more status, posted at `at`: the count and the last status's time in one statement. */
+  async statusPosted(trx: Knex, id: string, at: string): Promise<void> {
+    await trx.raw(`UPDATE accounts SET statuses_count = statuses_count + 1, last_status_at = ? WHERE id = ?`, [at, id]);
   }
 
   ownerAccountId(): Promise<string | undefined> {

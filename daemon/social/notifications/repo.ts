@@ -372,6 +372,37 @@ export class NotificationsRepo {
     );
   }
 
+  /** Notifications outside any group, in one statement; each one's id by its recipient. */
+  async insertUngrouped(
+    rows: ReadonlyArray<{
+      account_id: string;
+      from_account_id: string;
+      type: string;
+      status_id: string | null;
+      activity_id: string | null;
+      filtered: boolean;
+      created_at: string;
+    }>,
+  ): Promise<Map<string, string>> {
+    if (rows.length === 0) return new Map();
+    const inserted = await rawRows<{ id: string; account_id: string }>(
+      this.ctx.db,
+      `INSERT INTO notifications (account_id, from_account_id, type, status_id, activity_id, group_key, filtered, created_at)
+      VALUES ${rows.map(() => '(?, ?, ?, ?, ?, NULL, ?, ?)').join(', ')}
+      RETURNING CAST(id AS TEXT) AS id, CAST(account_id AS TEXT) AS account_id`,
+      rows.flatMap((row) => [
+        row.account_id,
+        row.from_account_id,
+        row.type,
+        row.status_id,
+        row.activity_id,
+        row.filtered ? 1 : 0,
+        row.created_at,
+      ]),
+    );
+    return new Map(inserted.map((row) => [row.account_id, row.id]));
+  }
+
   async insert(
     trx: Knex,
     row: {

@@ -55,9 +55,9 @@ export class NotificationsService {
     if (verdict === 'drop') return null;
     const filtered = verdict === 'filter';
     const now = this.ctx.now();
-    const id = await this.ctx.db.transaction(async (trx) => {
-      const groupKey = filtered ? null : await this.groupKey(trx, input, now);
-      return this.repo.insert(trx, {
+    const prefix = filtered ? null : groupPrefix(input.type, input.statusId ?? null);
+    const insert = (trx: Knex, groupKey: string | null) =>
+      this.repo.insert(trx, {
         account_id: input.recipientId,
         from_account_id: input.fromId,
         type: input.type,
@@ -67,7 +67,12 @@ export class NotificationsService {
         group_key: groupKey,
         created_at: nowIso(now),
       });
-    });
+    // A group's window is read and moved with the insert; one that joins no group is one statement.
+    const id = prefix
+      ? await this.ctx.db.transaction(async (trx) =>
+          insert(trx, await this.groupKey(trx, input.recipientId, prefix, now)),
+        )
+      : await insert(this.ctx.db, null);
     if (!filtered)
       this.ctx.events.emit('notification.created', {
         notificationId: id,
@@ -77,12 +82,46 @@ export class NotificationsService {
     return id;
   }
 
-  private async groupKey(trx: Knex, input: NewNotification, now: number): Promise<string | null> {
-    const prefix = groupPrefix(input.type, input.statusId ?? null);
-    if (!prefix) return null;
-    const open = await this.repo.openWindow(trx, input.recipientId, prefix);
+  /**
+   * One sender's notifications of one type that never groups (a status's mentions) to several
+   * recipients, each under its own policy as notify() does, stored in one statement.
+   */
+  async notifyEach(recipientIds: readonly string[], input: Omit<NewNotification, 'recipientId'>): Promise<void> {
+    if (groupPrefix(input.type, input.statusId ?? null)) throw new Error(`${input.type} notifications group`);
+    const recipients = [...new Set(recipientIds)];
+    const verdicts = await Promise.all(
+      recipients.map((recipientId) =>
+        this.policy.verdict(recipientId, input.fromId, input.type, input.statusId ?? null),
+      ),
+    );
+    const createdAt = nowIso(this.ctx.now());
+    const kept = recipients.flatMap((recipientId, i) =>
+      verdicts[i] === 'drop' ? [] : [{ recipientId, filtered: verdicts[i] === 'filter' }],
+    );
+    const ids = await this.repo.insertUngrouped(
+      kept.map(({ recipientId, filtered }) => ({
+        account_id: recipientId,
+        from_account_id: input.fromId,
+        type: input.type,
+        status_id: input.statusId ?? null,
+        activity_id: input.activityId ?? null,
+        filtered,
+        created_at: createdAt,
+      })),
+    );
+    for (const { recipientId, filtered } of kept)
+      if (!filtered)
+        this.ctx.events.emit('notification.created', {
+          notificationId: ids.get(recipientId)!,
+          accountId: recipientId,
+          type: input.type,
+        });
+  }
+
+  private async groupKey(trx: Knex, recipientId: string, prefix: string, now: number): Promise<string> {
+    const open = await this.repo.openWindow(trx, recipientId, prefix);
     const bucket = windowBucket(hourBucket(now), open);
-    if (bucket !== open) await this.repo.setWindow(trx, input.recipientId, prefix, bucket);
+    if (bucket !== open) await this.repo.setWindow(trx, recipientId, prefix, bucket);
     return `${prefix}-${bucket}`;
   }
 

@@ -39,13 +39,11 @@ export class RateLimiter {
   /** Counts one action in `trx`; throws 429 (nothing counted) when the window is full. */
   async record(trx: Knex, accountId: string, family: Family): Promise<RateLimitHeaders> {
     const { start, reset } = this.window(family);
-    const count = await this.repo.count(trx, accountId, family.name, start);
-    if (count >= family.limit) {
-      throw rateLimited(headers(family, 0, reset));
-    }
-    // Old windows are of no use: the repo drops them as it counts.
-    await this.repo.add(trx, accountId, family.name, start);
-    return headers(family, family.limit - count - 1, reset);
+    const count = await this.repo.add(trx, accountId, family.name, start, family.limit);
+    if (count === null) throw rateLimited(headers(family, 0, reset));
+    // The window's first action: the older windows are of no use any more.
+    if (count === 1) await this.repo.dropOlder(trx, accountId, family.name, start);
+    return headers(family, family.limit - count, reset);
   }
 
   /** The headers without counting (actions that show the family but are not counted, like reblogs). */

@@ -6,16 +6,6 @@ import { rawRows } from '../../store/dialect.js';
 export class RateLimitsRepo {
   constructor(private readonly ctx: SocialContext) {}
 
-  /** The window's count so far, read in the action's transaction. */
-  async count(trx: Knex, accountId: string, family: string, windowStart: number): Promise<number> {
-    const rows = await rawRows<{ count: number }>(
-      trx,
-      `SELECT count FROM rate_limits WHERE account_id = ? AND family = ? AND window_start = ?`,
-      [accountId, family, windowStart],
-    );
-    return rows[0]?.count ?? 0;
-  }
-
   /** The window's count outside any transaction (headers shown without counting). */
   async peek(accountId: string, family: string, windowStart: number): Promise<number> {
     const row = await this.ctx.reader.get<{ count: number }>(
@@ -25,13 +15,23 @@ export class RateLimitsRepo {
     return row?.count ?? 0;
   }
 
-  /** Counts one more in the window and drops the account's older windows of the family. */
-  async add(trx: Knex, accountId: string, family: string, windowStart: number): Promise<void> {
-    await trx.raw(
+  /**
+   * Counts one more in the window unless it holds `limit` already; the window's count after it, or
+   * null when it was full (nothing counted). One statement: the row's lock orders concurrent actions.
+   */
+  async add(trx: Knex, accountId: string, family: string, windowStart: number, limit: number): Promise<number | null> {
+    const rows = await rawRows<{ count: number }>(
+      trx,
       `INSERT INTO rate_limits (account_id, family, window_start, count) VALUES (?, ?, ?, 1)
-      ON CONFLICT (account_id, family, window_start) DO UPDATE SET count = rate_limits.count + 1`,
-      [accountId, family, windowStart],
+      ON CONFLICT (account_id, family, window_start) DO UPDATE SET count = rate_limits.count + 1
+      WHERE rate_limits.count < ? RETURNING count`,
+      [accountId, family, windowStart, limit],
     );
+    return rows[0]?.count ?? null;
+  }
+
+  /** Drops the account's windows of the family older than `windowStart` (of no use once it began). */
+  async dropOlder(trx: Knex, accountId: string, family: string, windowStart: number): Promise<void> {
     await trx.raw(`DELETE FROM rate_limits WHERE account_id = ? AND family = ? AND window_start < ?`, [
       accountId,
       family,

@@ -220,18 +220,16 @@ export class StatusesRepo {
     return rows[0].id;
   }
 
-  /** Adds the status's mentions of `accountIds`; returns those it did not have yet. */
+  /** Adds the status's mentions of `accountIds` (one statement); returns those it did not have yet. */
   async insertMentions(trx: Knex, statusId: string, accountIds: readonly string[]): Promise<string[]> {
-    const added: string[] = [];
-    for (const accountId of accountIds) {
-      const rows = await rawRows<{ id: string }>(
-        trx,
-        `INSERT INTO mentions (status_id, account_id) VALUES (?, ?) ON CONFLICT DO NOTHING RETURNING CAST(account_id AS TEXT) AS id`,
-        [statusId, accountId],
-      );
-      added.push(...rows.map((row) => row.id));
-    }
-    return added;
+    if (accountIds.length === 0) return [];
+    const rows = await rawRows<{ id: string }>(
+      trx,
+      `INSERT INTO mentions (status_id, account_id) VALUES ${accountIds.map(() => '(?, ?)').join(', ')}
+      ON CONFLICT DO NOTHING RETURNING CAST(account_id AS TEXT) AS id`,
+      accountIds.flatMap((accountId) => [statusId, accountId]),
+    );
+    return rows.map((row) => row.id);
   }
 
   /** Inserts (account, status) into an action table; false when it was already there. */

@@ -8,11 +8,11 @@ import type { Knex } from 'knex';
 import { notFound, unprocessable } from '../../lib/errors.js';
 import type { SocialContext } from '../context.js';
 import { nowIso } from '../time.js';
-import { AccountsRepo, type AccountRow } from '../accounts/repo.js';
+import { AccountsRepo } from '../accounts/repo.js';
 import type { NotificationsService } from '../notifications/service.js';
 import { FAMILIES, type RateLimitHeaders, type RateLimiter } from '../ratelimit/limiter.js';
 import { textToHtml, type MentionLink } from './html.js';
-import { parseMentions } from './mentions.js';
+import { resolveMentions, type ResolvedMention } from './mentions.js';
 import { StatusesRepo, type StatusRow } from './repo.js';
 import { ThreadRepo, type Descendant, type ThreadLimits } from './thread-repo.js';
 import { StatusEditsRepo } from './edits-repo.js';
@@ -283,19 +283,8 @@ export class StatusesService {
     await this.writes.edit(authorId, id, text, steps);
   }
 
-  private async resolveMentions(text: string): Promise<Array<{ match: string; account: AccountRow }>> {
-    const out: Array<{ match: string; account: AccountRow }> = [];
-    for (const mention of parseMentions(text)) {
-      const local = !mention.domain || mention.domain.toLowerCase() === this.ctx.localDomain.toLowerCase();
-      const account =
-        (await this.accounts.byUsername(mention.username, local ? null : mention.domain)) ??
-        (!local && this.remoteAccounts
-          ? await this.remoteAccounts.account(mention.username, mention.domain!)
-          : undefined);
-      if (account && !account.suspended_at && !out.some((m) => m.account.id === account.id))
-        out.push({ match: mention.match, account });
-    }
-    return out;
+  private resolveMentions(text: string): Promise<ResolvedMention[]> {
+    return resolveMentions(text, this.ctx.localDomain, this.accounts, this.remoteAccounts);
   }
 
   /** Soft-deletes at once (the row stays for reports); its reblogs go with it. */

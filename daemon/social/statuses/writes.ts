@@ -54,8 +54,7 @@ export class StatusWrites {
     await this.mention(trx, row.id, mentionedIds);
     for (const step of steps) await step?.(trx, row.id);
     if (parent) await this.repo.adjust(trx, parent.id, 'replies_count', 1);
-    await this.accounts.adjustCounter(trx, row.account_id, 'statuses_count', 1);
-    await this.accounts.update(row.account_id, { last_status_at: row.created_at }, trx);
+    await this.accounts.statusPosted(trx, row.account_id, row.created_at);
   }
 
   /**
@@ -76,11 +75,14 @@ export class StatusWrites {
     this.ctx.events.emit('status.created', { statusId: id, accountId: authorId });
   }
 
-  /** The accounts a status mentions are told, one by one, under their notification policy. */
+  /** The accounts a status mentions are told, each under their notification policy. */
   async notifyMentions(id: string, authorId: string, recipientIds: readonly string[]): Promise<void> {
-    for (const recipientId of recipientIds) {
-      await this.notifications.notify({ recipientId, fromId: authorId, type: 'mention', statusId: id, activityId: id });
-    }
+    await this.notifications.notifyEach(recipientIds, {
+      fromId: authorId,
+      type: 'mention',
+      statusId: id,
+      activityId: id,
+    });
   }
 
   /**

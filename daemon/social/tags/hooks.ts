@@ -6,15 +6,20 @@ import { parseHashtags } from './parse.js';
 import { linkHashtags } from './html.js';
 import type { TagsRepo } from './repo.js';
 
-/** The status's hashtags become `names` (replacing any it had) and link in its stored content. */
+/**
+ * The status's hashtags become `names` (replacing any it had, unless it is `fresh`: just posted) and link in its
+ * stored content.
+ */
 async function tagAndLink(
   trx: Knex,
   repo: TagsRepo,
   baseUrl: string,
   statusId: string,
   names: readonly string[],
+  fresh = false,
 ): Promise<void> {
-  await repo.retagStatus(trx, statusId, names);
+  if (fresh) await repo.tagStatus(trx, statusId, names);
+  else await repo.retagStatus(trx, statusId, names);
   const { content } = await repo.statusText(trx, statusId);
   const linked = linkHashtags(content, baseUrl);
   if (linked !== content) await repo.linkStatusContent(trx, statusId, linked);
@@ -25,7 +30,7 @@ export function tagsCreateHook(repo: TagsRepo, baseUrl: string): StatusCreateHoo
     async prepare(_authorId, _input, text) {
       const names = parseHashtags(text);
       if (names.length === 0) return null;
-      return (trx, statusId) => tagAndLink(trx, repo, baseUrl, statusId, names);
+      return (trx, statusId) => tagAndLink(trx, repo, baseUrl, statusId, names, true);
     },
   };
 }

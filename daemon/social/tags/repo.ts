@@ -15,15 +15,19 @@ export interface TagRow {
 export class TagsRepo {
   constructor(private readonly ctx: SocialContext) {}
 
+  /** Tags a status with `names` (made as tags when new): two statements whatever their number. */
   async tagStatus(trx: Knex, statusId: string, names: readonly string[]): Promise<void> {
+    if (names.length === 0) return;
     const now = new Date(this.ctx.now()).toISOString();
-    for (const name of names) {
-      await trx.raw(`INSERT INTO tags (name, created_at) VALUES (?, ?) ON CONFLICT DO NOTHING`, [name, now]);
-      await trx.raw(
-        `INSERT INTO status_tags (status_id, tag_id) SELECT CAST(? AS BIGINT), id FROM tags WHERE lower(name) = lower(?) ON CONFLICT DO NOTHING`,
-        [statusId, name],
-      );
-    }
+    await trx.raw(
+      `INSERT INTO tags (name, created_at) VALUES ${names.map(() => '(?, ?)').join(', ')} ON CONFLICT DO NOTHING`,
+      names.flatMap((name) => [name, now]),
+    );
+    await trx.raw(
+      `INSERT INTO status_tags (status_id, tag_id) SELECT CAST(? AS BIGINT), id FROM tags
+      WHERE lower(name) IN (SELECT lower(n.value) FROM ${dialectOf(trx).idsTable('n')}) ON CONFLICT DO NOTHING`,
+      [statusId, JSON.stringify(names)],
+    );
   }
 
   /** Replaces a status's hashtags (a peer's Update of its note). */

@@ -42,52 +42,89 @@ for (const engine of ENGINES) {
   });
   test.after(() => store.close());
 
-  test('the delivery queue: due ones in order, rescheduled, removed, all due again, counted', async () => {
-    await deliveries.insert([], 1000);
-    await deliveries.insert(
-      [
-        { inbox: 'https://a.example/inbox', domain: 'a.example', senderId: local, body: '{"n":1}' },
-        { inbox: 'https://b.example/inbox', domain: 'b.example', senderId: null, body: '{"n":2}' },
-      ],
-      1000,
-    );
+  test('the delivery queue: claimed in order and leased, rescheduled, removed, all due again, counted', async () => {
+    assert.equal(await deliveries.enqueue([], local, '{}', 1000), []);
+    const inboxes = [
+      { inbox: 'https://a.example/inbox', domain: 'a.example' },
+      { inbox: 'https://b.example/inbox', domain: 'b.example' },
+    ];
+    assert.is((await deliveries.enqueue(inboxes.slice(0, 1), local, '{"n":1}', 1000)).length, 1);
+    assert.is((await deliveries.enqueue(inboxes.slice(1), null, '{"n":2}', 1000)).length, 1);
     assert.is(await deliveries.pending(), 2);
     assert.is(await deliveries.nextDueAt(), 1000);
-    const due = await deliveries.due(1000, 10);
+    assert.equal(
+      (await deliveries.claim(1000, 9000, 1)).map((row) => row.domain),
+      ['a.example'],
+      'the oldest first, as many as asked',
+    );
+    const due = [...(await deliveries.claim(1000, 9000, 10)), ...(await deliveries.claim(9000, 9000, 1))];
     assert.equal(
       due.map((row) => [row.inbox, row.domain, row.sender_account_id, row.body, row.attempts, row.created_at]),
       [
-        ['https://a.example/inbox', 'a.example', local, '{"n":1}', 0, 1000],
         ['https://b.example/inbox', 'b.example', null, '{"n":2}', 0, 1000],
+        ['https://a.example/inbox', 'a.example', local, '{"n":1}', 0, 1000],
       ],
+      'a claimed delivery is due again only when its lease ends',
     );
-    await deliveries.reschedule(due[0].id, 1, 5000, 'x'.repeat(600));
+    assert.equal(await deliveries.claim(1000, 9000, 10), [], 'both claimed');
+    const born = await deliveries.enqueue(
+      [{ inbox: 'https://h.example/inbox', domain: 'h.example' }],
+      local,
+      '{}',
+      1000,
+      7000,
+    );
     assert.equal(
-      (await deliveries.due(1000, 10)).map((row) => row.domain),
-      ['b.example'],
+      born.map((row) => [row.inbox, row.sender_account_id, row.body, row.attempts, row.created_at]),
+      [['https://h.example/inbox', local, '{}', 0, 1000]],
     );
-    assert.is(await deliveries.nextDueAt(), 1000);
-    await deliveries.remove(due[1].id);
+    assert.equal(await deliveries.claim(6999, 9000, 10), [], 'queued claimed until 7000');
+    assert.equal(
+      (await deliveries.claim(7000, 9000, 10)).map((row) => row.id),
+      [born[0].id],
+    );
+    await deliveries.remove(born[0].id);
+    assert.is(await deliveries.nextDueAt(), 9000);
+    await deliveries.reschedule(due[1].id, 1, 5000, 'x'.repeat(600));
     assert.is(await deliveries.nextDueAt(), 5000);
+    await deliveries.remove(due[0].id);
     await deliveries.retryAllNow(2000);
     assert.equal(
-      (await deliveries.due(2000, 10)).map((row) => [row.domain, row.attempts]),
+      (await deliveries.claim(2000, 9000, 10)).map((row) => [row.domain, row.attempts]),
       [['a.example', 1]],
     );
-    const stored = await store.ctx.db('federation_deliveries').where({ id: due[0].id }).first<{ last_error: string }>();
+    const stored = await store.ctx.db('federation_deliveries').where({ id: due[1].id }).first<{ last_error: string }>();
     assert.is(stored.last_error.length, 500);
-    await deliveries.remove(due[0].id);
+    await deliveries.remove(due[1].id);
     assert.is(await deliveries.nextDueAt(), null);
     assert.is(await deliveries.pending(), 0);
   });
 
-  test('a peer given up on: marked unavailable, its waiting deliveries dropped; back when it answers', async () => {
-    await deliveries.insert(
+  if (engine === 'postgres')
+    test('claims of two processes at once take different deliveries, neither waiting for the other', async () => {
+      const inboxes = ['e', 'f', 'g'].map((name) => ({
+        inbox: `https://${name}.example/inbox`,
+        domain: `${name}.example`,
+      }));
+      await deliveries.enqueue(inboxes, local, '{}', 1000);
+      await store.ctx.db.transaction(async (trx) => {
+        const first = await new DeliveryRepo(trx).claim(1000, 9000, 2);
+        // The first claim's transaction is open: its rows are locked, the other claim passes them over.
+        const second = await deliveries.claim(1000, 9000, 10);
+        assert.equal([...first, ...second].map((row) => row.domain).sort(), ['e.example', 'f.example', 'g.example']);
+      });
+      for (const row of await deliveries.claim(9000, 9000, 10)) await deliveries.remove(row.id);
+    });
+
+  test('a peer given up on: marked unavailable, its waiting deliveries dropped, none queued; back when it answers', async () => {
+    await deliveries.enqueue(
       [
-        { inbox: 'https://c.example/inbox', domain: 'c.example', senderId: local, body: '{}' },
-        { inbox: 'https://c.example/users/x/inbox', domain: 'c.example', senderId: local, body: '{}' },
-        { inbox: 'https://d.example/inbox', domain: 'd.example', senderId: local, body: '{}' },
+        { inbox: 'https://c.example/inbox', domain: 'c.example' },
+        { inbox: 'https://c.example/users/x/inbox', domain: 'c.example' },
+        { inbox: 'https://d.example/inbox', domain: 'd.example' },
       ],
+      local,
+      '{}',
       1000,
     );
     assert.is(await deliveries.markUnavailable('c.example', AT), 2);
@@ -95,9 +132,14 @@ for (const engine of ENGINES) {
     assert.is(await deliveries.isUnavailable('d.example'), false);
     assert.equal([...(await deliveries.unavailableDomains(['c.example', 'd.example', 'e.example']))], ['c.example']);
     assert.equal([...(await deliveries.unavailableDomains([]))], []);
+    const both = [
+      { inbox: 'https://c.example/inbox', domain: 'c.example' },
+      { inbox: 'https://d.example/users/y/inbox', domain: 'd.example' },
+    ];
+    assert.is((await deliveries.enqueue(both, local, '{}', 1000)).length, 1, 'the unavailable peer is passed over');
     await deliveries.markAvailable('c.example', AT);
     assert.is(await deliveries.isUnavailable('c.example'), false);
-    assert.is(await deliveries.pending(), 1);
+    assert.is(await deliveries.pending(), 2);
   });
 
   test('remote actors: found by id, uri, key and address; follower inboxes shared first, once per server', async () => {

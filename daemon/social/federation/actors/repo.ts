@@ -1,6 +1,6 @@
 /** SQL for the federation side of accounts: inboxes, keys, remote actor extras. Ids as text. */
 import type { Knex } from 'knex';
-import { rawRows } from '../../../store/dialect.js';
+import { dialectOf, idList, rawRows } from '../../../store/dialect.js';
 import type { SocialContext } from '../../context.js';
 
 export interface ActorRow {
@@ -40,6 +40,17 @@ export class ActorsRepo {
     return this.ctx.reader.get<ActorRow>(`SELECT ${COLUMNS} ${FROM} WHERE a.id = ?`, [id]);
   }
 
+  /** The actors of `ids` that exist, in the order of `ids`: one query. */
+  async byIds(ids: readonly string[]): Promise<ActorRow[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.ctx.reader.all<ActorRow>(
+      `SELECT ${COLUMNS} ${FROM} WHERE a.id IN ${dialectOf(this.ctx.db).idSet()}`,
+      [idList(ids)],
+    );
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return ids.flatMap((id) => byId.get(id) ?? []);
+  }
+
   byUri(uri: string): Promise<ActorRow | undefined> {
     return this.ctx.reader.get<ActorRow>(`SELECT ${COLUMNS} ${FROM} WHERE a.uri = ?`, [uri]);
   }
@@ -71,6 +82,23 @@ export class ActorsRepo {
       FROM follows f JOIN accounts a ON a.id = f.account_id
       WHERE f.target_account_id = ? AND a.domain IS NOT NULL AND a.suspended_at IS NULL AND coalesce(a.shared_inbox_url, a.inbox_url) IS NOT NULL`,
       [accountId],
+    );
+    return rows.map((row) => row.inbox);
+  }
+
+  /**
+   * Who hears of a status elsewhere: the inboxes of the peers' accounts it mentions and, unless
+   * `followers` is false (a direct status), of its author's remote followers; shared inboxes
+   * preferred, once each. One query, so a status nobody elsewhere reads is known as such at once.
+   */
+  async audienceInboxes(authorId: string, statusId: string, followers: boolean): Promise<string[]> {
+    const inbox = 'coalesce(a.shared_inbox_url, a.inbox_url)';
+    const following = `a.suspended_at IS NULL AND a.id IN (SELECT f.account_id FROM follows f WHERE f.target_account_id = ?)`;
+    const mentioned = `a.id IN (SELECT m.account_id FROM mentions m WHERE m.status_id = ?)`;
+    const rows = await this.ctx.reader.all<{ inbox: string }>(
+      `SELECT DISTINCT ${inbox} AS inbox FROM accounts a WHERE a.domain IS NOT NULL AND ${inbox} IS NOT NULL
+      AND (${followers ? `(${following}) OR ` : ''}${mentioned})`,
+      followers ? [authorId, statusId] : [statusId],
     );
     return rows.map((row) => row.inbox);
   }

@@ -129,13 +129,12 @@ export class Outbound {
   private async statusActivity(statusId: string, kind: 'create' | 'update' | 'delete'): Promise<void> {
     const row = await this.fed.services.statuses.byId(statusId);
     if (!row || row.reblog_of_id || !row.local) return; // reblogs travel as Announce / Undo
+    // Whom it reaches first: a status nobody elsewhere reads is not rendered as a Note at all.
+    const inboxes = await this.actors.audienceInboxes(row.account_id, row.id, row.visibility !== 'direct');
+    if (inboxes.length === 0) return;
     const rendered = await this.notes.render(row);
     if (!rendered || rendered.author.domain !== null) return;
-    const { author, note, mentioned } = rendered;
-    const inboxes = [
-      ...(row.visibility === 'direct' ? [] : await this.actors.followerInboxes(author.id)),
-      ...mentioned.map((actor) => this.inboxOf(actor)),
-    ];
+    const { author, note } = rendered;
     const activity =
       kind === 'create'
         ? activities.create(note, author.uri)

@@ -1,5 +1,5 @@
 /**
- * The durable delivery queue: every activity is written to SQLite (one row per inbox) before any
+ * The durable delivery queue: every activity is written to the database (one row per inbox) before any
  * attempt, so a restart or a power cut loses nothing; a row is deleted only once the peer took it.
  * Failures back off exponentially for days, then the peer's domain is marked unavailable. At most
  * `perDomain` requests run per peer and `total` overall. Nothing is sent while the box is offline.
@@ -36,6 +36,10 @@ export const RETRY_MAX_MS = 12 * 60 * 60 * 1000;
 /** 30 s doubling to 12 h, 16 attempts: about three days before a peer is given up. */
 export const MAX_ATTEMPTS = 16;
 export const GIVE_UP_AFTER_MS = 2 * 24 * 60 * 60 * 1000;
+/** How long a claimed delivery is this process's before it is due again for anyone. */
+export const CLAIM_LEASE_MS = 10 * 60 * 1000;
+/** Claimed beyond the free slots, so that a peer at its limit does not hold up the others. */
+const CLAIM_AHEAD = 64;
 
 /** Statuses a peer will answer the same way however often we ask: not retried. */
 function permanent(status: number): boolean {
@@ -58,11 +62,19 @@ export class DeliveryQueue {
   private readonly total: number;
   private readonly now: () => number;
   private readonly inFlight = new Map<number, Promise<void>>();
+  /** Claimed, waiting for a free slot (their peer at its limit). */
+  private waiting: DeliveryRow[] = [];
   private readonly domainLoad = new Map<string, number>();
   private readonly knownGood = new Set<string>();
   private timer: NodeJS.Timeout | null = null;
   private pumping = false;
   private again = false;
+  /**
+   * The last claim took every due delivery (fewer than it asked for), and nothing has come due
+   * since: a pump after a delivery ends need not ask again. `wakes` counts what can make one due.
+   */
+  private drained = false;
+  private wakes = 0;
   private running = false;
   private unsubscribe: (() => void) | null = null;
 
@@ -81,17 +93,18 @@ export class DeliveryQueue {
       this.options.log.info(online ? 'deliveries resumed: the box is online' : 'deliveries paused: the box is offline');
       if (online)
         void this.repo.retryAllNow(this.now()).then(
-          () => this.kick(),
+          () => this.wake(),
           (error) => this.options.log.warn('queue resume failed', { error }),
         );
     });
     if (!this.options.online.isOnline()) this.options.log.info('deliveries paused: the box is offline');
-    this.kick();
+    this.wake();
   }
 
   /** Stops sending; what is in flight may finish for up to `graceMs`, the rest stays queued. */
   async stop(graceMs = 2000): Promise<void> {
     this.running = false;
+    this.waiting = []; // still claimed in the table: due again at the restart (start())
     this.unsubscribe?.();
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
@@ -114,12 +127,17 @@ export class DeliveryQueue {
     const withDomain = unique
       .map((inbox) => ({ inbox, domain: hostOf(inbox) }))
       .filter((row): row is { inbox: string; domain: string } => row.domain !== null);
-    const unavailable = await this.repo.unavailableDomains([...new Set(withDomain.map((row) => row.domain))]);
-    const body = JSON.stringify(activity);
-    const rows = withDomain.filter((row) => !unavailable.has(row.domain)).map((row) => ({ ...row, senderId, body }));
-    await this.repo.insert(rows, this.now());
-    this.kick();
-    return rows.length;
+    const now = this.now();
+    // Claimed as they are queued while this process sends and has room: no claim of its own after.
+    if (this.running && this.options.online.isOnline() && this.waiting.length < CLAIM_AHEAD) {
+      const rows = await this.repo.enqueue(withDomain, senderId, JSON.stringify(activity), now, now + CLAIM_LEASE_MS);
+      this.waiting.push(...rows);
+      this.kick();
+      return rows.length;
+    }
+    const queued = await this.repo.enqueue(withDomain, senderId, JSON.stringify(activity), now);
+    this.wake();
+    return queued.length;
   }
 
   /** A peer that talks to us again is available again. */
@@ -131,6 +149,13 @@ export class DeliveryQueue {
 
   status(): { paused: boolean; inFlight: number } {
     return { paused: !this.options.online.isOnline(), inFlight: this.inFlight.size };
+  }
+
+  /** Something may have come due (queued, retried, back online): the next pump claims again. */
+  private wake(): void {
+    this.wakes += 1;
+    this.drained = false;
+    this.kick();
   }
 
   /** Runs a pump now (or right after the current one). */
@@ -154,16 +179,30 @@ export class DeliveryQueue {
 
   private async pump(): Promise<void> {
     if (!this.running || !this.options.online.isOnline()) return;
-    const free = this.total - this.inFlight.size;
-    if (free <= 0) return;
-    const now = this.now();
-    const rows = await this.repo.due(now, free + this.inFlight.size + 64);
-    for (const row of rows) {
-      if (this.inFlight.size >= this.total) break;
-      if (this.inFlight.has(row.id) || (this.domainLoad.get(row.domain) ?? 0) >= this.perDomain) continue;
-      this.dispatch(row);
+    this.dispatchWaiting();
+    const room = this.total + CLAIM_AHEAD - this.inFlight.size - this.waiting.length;
+    if (this.inFlight.size < this.total && room > 0 && !this.drained) {
+      const now = this.now();
+      const wakes = this.wakes;
+      const held = new Set([...this.inFlight.keys(), ...this.waiting.map((row) => row.id)]);
+      // A delivery made due again while held here (back online) is claimed again: kept once.
+      const claimed = await this.repo.claim(now, now + CLAIM_LEASE_MS, room);
+      this.drained = claimed.length < room && wakes === this.wakes;
+      this.waiting.push(...claimed.filter((row) => !held.has(row.id)));
+      this.dispatchWaiting();
     }
     if (this.inFlight.size === 0) await this.scheduleNext();
+  }
+
+  /** Sends what was claimed while slots are free, as many per peer as it may take. */
+  private dispatchWaiting(): void {
+    const left: DeliveryRow[] = [];
+    for (const row of this.waiting) {
+      if (this.inFlight.size < this.total && (this.domainLoad.get(row.domain) ?? 0) < this.perDomain)
+        this.dispatch(row);
+      else left.push(row);
+    }
+    this.waiting = left;
   }
 
   private dispatch(row: DeliveryRow): void {
@@ -213,6 +252,7 @@ export class DeliveryQueue {
       this.now() - row.created_at >= (this.options.giveUpAfterMs ?? GIVE_UP_AFTER_MS)
     ) {
       const dropped = await this.repo.markUnavailable(row.domain, new Date(this.now()).toISOString());
+      this.waiting = this.waiting.filter((other) => other.domain !== row.domain);
       log.warn('peer marked unavailable after repeated delivery failures', {
         domain: row.domain,
         attempts,
@@ -240,7 +280,7 @@ export class DeliveryQueue {
     const wait = Math.min(Math.max(0, at - this.now()), 60 * 60 * 1000);
     this.timer = setTimeout(() => {
       this.timer = null;
-      this.kick();
+      this.wake();
     }, wait);
     this.timer.unref();
   }

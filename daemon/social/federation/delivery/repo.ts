@@ -16,28 +16,53 @@ export interface DeliveryRow {
 export class DeliveryRepo {
   constructor(private readonly db: Db) {}
 
-  async insert(
-    rows: Array<{ inbox: string; domain: string; senderId: string | null; body: string }>,
+  /**
+   * Queues `body` for each inbox whose domain is not marked unavailable, in one statement (the body
+   * bound once): due now, or with `claimedUntil` already the caller's until then (as `claim` leaves
+   * them); the rows queued.
+   */
+  async enqueue(
+    inboxes: ReadonlyArray<{ inbox: string; domain: string }>,
+    senderId: string | null,
+    body: string,
     now: number,
-  ): Promise<void> {
-    if (rows.length === 0) return;
-    await this.db.transaction(async (trx) => {
-      for (const row of rows) {
-        await trx.raw(
-          `INSERT INTO federation_deliveries (inbox, domain, sender_account_id, body, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
-          [row.inbox, row.domain, row.senderId, row.body, now, now],
-        );
-      }
-    });
+    claimedUntil = now,
+  ): Promise<DeliveryRow[]> {
+    if (inboxes.length === 0) return [];
+    const queued = await rawRows<{ id: number; inbox: string; domain: string }>(
+      this.db,
+      `INSERT INTO federation_deliveries (inbox, domain, sender_account_id, body, next_attempt_at, created_at)
+      SELECT q.key, q.value, CAST(? AS BIGINT), ?, CAST(? AS BIGINT), CAST(? AS BIGINT) FROM ${dialectOf(this.db).entriesTable('q')}
+      WHERE NOT EXISTS (SELECT 1 FROM federation_domains d WHERE d.domain = q.value AND d.unavailable_at IS NOT NULL)
+      RETURNING id, inbox, domain`,
+      [
+        senderId,
+        body,
+        claimedUntil,
+        now,
+        JSON.stringify(Object.fromEntries(inboxes.map((row) => [row.inbox, row.domain]))),
+      ],
+    );
+    return queued
+      .map((row) => ({ ...row, sender_account_id: senderId, body, attempts: 0, created_at: now }))
+      .sort((a, b) => a.id - b.id);
   }
 
-  due(now: number, limit: number): Promise<DeliveryRow[]> {
-    return rawRows<DeliveryRow>(
+  /**
+   * Takes up to `limit` due deliveries (the oldest due first) for this process: each is due again
+   * only at `leaseUntil` (a process that dies holding it leaves it to the others, or to its own
+   * restart), one statement; on PostgreSQL rows another process is claiming are passed over.
+   */
+  async claim(now: number, leaseUntil: number, limit: number): Promise<DeliveryRow[]> {
+    const rows = await rawRows<DeliveryRow>(
       this.db,
-      `SELECT id, inbox, domain, CAST(sender_account_id AS TEXT) AS sender_account_id, body, attempts, created_at
-      FROM federation_deliveries WHERE next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?`,
-      [now, limit],
+      `UPDATE federation_deliveries SET next_attempt_at = ? WHERE id IN (
+        SELECT id FROM federation_deliveries WHERE next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?
+        ${dialectOf(this.db).skipLocked})
+      RETURNING id, inbox, domain, CAST(sender_account_id AS TEXT) AS sender_account_id, body, attempts, created_at`,
+      [leaseUntil, now, limit],
     );
+    return rows.sort((a, b) => a.id - b.id);
   }
 
   async nextDueAt(): Promise<number | null> {

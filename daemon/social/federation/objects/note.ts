@@ -41,9 +41,7 @@ export class NoteRenderer {
     const author = await this.actors.byId(row.account_id);
     if (!author) return null;
     const mentionRows = await this.fed.services.statuses.mentions([row.id]);
-    const mentioned = (await Promise.all(mentionRows.map((m) => this.actors.byId(m.account_id)))).filter(
-      (a): a is ActorRow => Boolean(a),
-    );
+    const mentioned = await this.actors.byIds(mentionRows.map((m) => m.account_id));
     const { to, cc } = audience(
       row.visibility,
       author,
