@@ -33,6 +33,13 @@ export interface SocialHarness {
   /** An app's own token (client credentials), as an app holds before anyone signs up. */
   clientToken(scopes?: string): Promise<string>;
   api<T = any>(token: string | null, method: string, path: string, body?: unknown): Promise<ApiResponse<T>>;
+  /**
+   * A read after a write by another process (the admin tool, `admin.social.ctx.db`): on SQLite the
+   * first read must show it (the daemon reads the data version per request); on PostgreSQL the
+   * daemon's caches hear of it when the server's announcement arrives, a moment after the commit,
+   * so `read` runs again until `shows` holds (up to 5 s). Returns the last value read.
+   */
+  heard<T>(read: () => Promise<T>, shows: (value: T) => boolean): Promise<T>;
   stop(): Promise<void>;
 }
 
@@ -124,6 +131,14 @@ export async function startSocialDaemon(
         /* keep text */
       }
       return { status: response.status, body: parsed, headers: response.headers };
+    },
+    async heard(read, shows) {
+      const deadline = Date.now() + (databaseUrl ? 5000 : 0);
+      for (;;) {
+        const value = await read();
+        if (shows(value) || Date.now() >= deadline) return value;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
     },
     async stop() {
       await admin.close();

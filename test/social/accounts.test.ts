@@ -306,7 +306,8 @@ test('npm run admin: create-account, token and reset-password through the comman
   assert.match(duplicate.stderr, 'username is already taken');
   const reset = await run('reset-password', '--username', 'cli_user');
   assert.is(reset.status, 0, reset.stderr);
-  assert.is((await h.api(accessToken, 'GET', '/api/v1/accounts/verify_credentials')).status, 401, 'tokens are revoked');
+  const verify = async () => (await h.api(accessToken, 'GET', '/api/v1/accounts/verify_credentials')).status;
+  assert.is(await h.heard(verify, (status) => status !== 200), 401, 'tokens are revoked');
   let refused = false;
   try {
     await h.admin.createAccount({

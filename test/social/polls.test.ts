@@ -217,7 +217,10 @@ test('hidden totals show once the poll has ended; an ended poll takes no vote; i
       (n) => n.status.id === status.id,
     );
   // The daemon's own minute job may have told them a moment earlier.
-  const [forAnn] = await pollNotifications(ann);
+  const [forAnn] = await h.heard(
+    () => pollNotifications(ann),
+    (shown) => shown.length > 0,
+  );
   const [forBob] = await pollNotifications(bob);
   assert.is(forAnn?.type, 'poll');
   assert.is(forAnn?.account.id, ann.id, 'from the author, to the author');

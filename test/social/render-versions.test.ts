@@ -56,7 +56,8 @@ test('a notifications page shows a sender changed behind its back, with the same
   const sender = () => first.accounts.find((a: { id: string }) => a.id === bob.id);
   assert.ok(sender());
   await elsewhere().raw(`UPDATE accounts SET display_name = 'Bob B', bot = TRUE WHERE id = ?`, [bob.id]);
-  const second = await page();
+  const renamed = (body: any) => body.accounts.find((a: { id: string }) => a.id === bob.id)?.display_name === 'Bob B';
+  const second = await h.heard(page, renamed);
   const changed = second.accounts.find((a: { id: string }) => a.id === bob.id);
   assert.is(changed.display_name, 'Bob B');
   assert.is(changed.bot, true);
