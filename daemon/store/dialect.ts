@@ -108,6 +108,12 @@ export interface Dialect {
   textSearchSchema(): string[];
   /** The values of `expression` over a group as JSON text of an array (`[]` for none): json_group_array. */
   jsonArrayOf(expression: string): string;
+  /**
+   * The texts of the one column `column` of the rows of `select`, in its order, joined by
+   * `separator` (a SQL text literal); null for no rows. PostgreSQL collects them as an array,
+   * where an ordered aggregate would sort them again per call.
+   */
+  joinedRows(select: string, column: string, separator: string): string;
   /** A JSON object of the named values (`[key, SQL expression]`), to nest in `jsonArray`. */
   jsonObjectOf(entries: ReadonlyArray<readonly [string, string]>): string;
   /**
@@ -168,6 +174,8 @@ const sqlite: Dialect = {
   textQuery: (terms) => terms.map((term, i) => `"${term}"${i === terms.length - 1 ? '*' : ''}`).join(' '),
   textSearchSchema: () => [],
   jsonArrayOf: (expression) => `json_group_array(${expression})`,
+  joinedRows: (select, column, separator) =>
+    `(SELECT group_concat(${column}, ${separator}) FROM (${select}) AS joined)`,
   jsonObjectOf: (entries) => `json_object(${entries.map(([key, value]) => `'${key}', ${value}`).join(', ')})`,
   rowFromJson: (row) => row,
   searchVectorColumns: () => [],
@@ -236,6 +244,7 @@ const postgres: Dialect = {
   textQuery: tsqueryText,
   textSearchSchema: postgresSearchSchema,
   jsonArrayOf: (expression) => `coalesce(CAST(json_agg(${expression}) AS text), '[]')`,
+  joinedRows: (select, _column, separator) => `nullif(array_to_string(ARRAY(${select}), ${separator}), '')`,
   jsonObjectOf: (entries) => {
     // json_build_object takes at most 100 arguments.
     if (entries.length > 50) throw new Error(`jsonObjectOf: ${entries.length} entries, at most 50`);

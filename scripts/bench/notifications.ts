@@ -9,7 +9,8 @@
  * walked, counted, hydrated and serialized each time. The same requests repeated (answered from
  * the response cache) are the secondary, "cached" figures. Each throughput run also reports the
  * daemon's CPU time per request (all threads, and the main thread's share, which caps throughput
- * at 1000 / main-thread ms), figures that stay comparable when other work shares the machine.
+ * at 1000 / main-thread ms), figures that stay comparable when other work shares the machine;
+ * on PostgreSQL also the server's CPU time per request (its backends do the statements' work).
  * Throughput is measured with wrk when it is installed (as the floors were), else with a Node
  * client that competes with the daemon for the same two cores.
  * Then all of it on a copy with 10,000 notifications (the newest 1% of every account), and the
@@ -38,6 +39,7 @@ import { freePort } from '../../test/helpers/ports.js';
 import { wrkInstalled, wrkThroughput, type Vary } from './wrk.js';
 import { FLOORS_KOA_RPS_16, startStackFloor } from './stack-floor.js';
 import { cpuMs } from './stats.js';
+import { serverCpuMs, serverPid } from './server-cpu.js';
 import { countInstructions } from './instructions.js';
 import { describeBudget, openBudget, takeBudgetArg, type Budget } from './budget.js';
 import { seed } from './notifications-seed.js';
@@ -57,6 +59,8 @@ interface Endpoint {
   rps: number;
   cpuMs: number;
   mainMs: number;
+  /** PostgreSQL's server CPU time per request at 16 clients (its backends' work), null on SQLite. */
+  serverMs: number | null;
   /** Millions of instructions per request at one client (perf stat), null without perf. */
   instructionsM: number | null;
 }
@@ -160,11 +164,12 @@ function printLines(results: Figures[], rounds: Round[][], speeds: number[]): vo
       // Uncached figures keep the plain metric names (they are the ones judged); cached ones say so.
       const suffix = mode === 'cached' ? '_cached' : '';
       for (const name of NAMES) {
-        const { latency: l, rps, cpuMs, mainMs, instructionsM } = figures[mode][name];
+        const { latency: l, rps, cpuMs, mainMs, serverMs, instructionsM } = figures[mode][name];
         line(`${METRIC[name]}${suffix}_p50_ms`, l.p50);
         line(`${METRIC[name]}${suffix}_p99_ms`, l.p99);
         line(`${METRIC[name]}${suffix}_rps_16`, rps);
         line(`${METRIC[name]}${suffix}_cpu_ms_per_request`, cpuMs);
+        if (serverMs !== null) line(`${METRIC[name]}${suffix}_server_cpu_ms_per_request`, serverMs);
         line(`${METRIC[name]}${suffix}_main_thread_cpu_ms_per_request`, mainMs);
         if (instructionsM !== null) line(`${METRIC[name]}${suffix}_million_instructions_per_request`, instructionsM);
       }
@@ -215,6 +220,8 @@ interface Target {
   url: string;
   token: string;
   pid: number;
+  /** The PostgreSQL server's main process (its CPU counts its backends'), null on SQLite. */
+  serverPid: number | null;
   get(path: string): Promise<{ status: number; body: string }>;
   close(keep: boolean): Promise<void>;
 }
@@ -302,7 +309,8 @@ async function startTarget(
     ) {
       throw new Error(`${database}: unexpected answer ${check.status}: ${check.body.slice(0, 200)}`);
     }
-    return { database, size, seedMs, url, token, pid: daemon.pid!, get, close };
+    const server = env.NESTBOX_DATABASE_URL ? await serverPid(env.NESTBOX_DATABASE_URL) : null;
+    return { database, size, seedMs, url, token, pid: daemon.pid!, serverPid: server, get, close };
   } catch (error) {
     await close(false);
     throw error;
@@ -358,6 +366,7 @@ async function measureEndpoint(
   const { result: l, instructions } = await countInstructions(target.pid, () => latency(call, options.requests));
   const cpuBefore = cpuMs(target.pid);
   const mainBefore = cpuMs(target.pid, target.pid);
+  const serverBefore = target.serverPid === null ? 0 : serverCpuMs(target.serverPid);
   const rps = wrk
     ? wrkThroughput({
         url: target.url,
@@ -373,6 +382,7 @@ async function measureEndpoint(
     rps,
     cpuMs: (cpuMs(target.pid) - cpuBefore) / requests,
     mainMs: (cpuMs(target.pid, target.pid) - mainBefore) / requests,
+    serverMs: target.serverPid === null ? null : (serverCpuMs(target.serverPid) - serverBefore) / requests,
     instructionsM: instructions === null ? null : instructions / options.requests / 1e6,
   };
 }
@@ -386,6 +396,7 @@ function figuresOf(target: Target, rounds: Round[]): Figures {
       rps: median(all.map((e) => e.rps)),
       cpuMs: median(all.map((e) => e.cpuMs)),
       mainMs: median(all.map((e) => e.mainMs)),
+      serverMs: all.some((e) => e.serverMs === null) ? null : median(all.map((e) => e.serverMs!)),
       instructionsM: all.some((e) => e.instructionsM === null) ? null : median(all.map((e) => e.instructionsM!)),
     };
   };
@@ -445,10 +456,12 @@ function printTable(results: Figures[]): void {
     'list rps@16',
     'list cpu ms/req',
     'list main ms/req',
+    'list server ms/req',
     'unread p50',
     'unread p99',
     'unread rps@16',
     'unread cpu ms/req',
+    'unread server ms/req',
     'RSS MB',
     'seed ms',
   ];
@@ -465,13 +478,15 @@ function printTable(results: Figures[]): void {
           list.rps,
           list.cpuMs,
           list.mainMs,
+          list.serverMs,
           unread.latency.p50,
           unread.latency.p99,
           unread.rps,
           unread.cpuMs,
+          unread.serverMs,
           r.rssMb,
           r.seedMs,
-        ].map((v) => String(round(v))),
+        ].map((v) => (v === null ? '-' : String(round(v)))),
       ];
     }),
   );

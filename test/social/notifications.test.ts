@@ -532,6 +532,42 @@ test("v2 pagination follows Mastodon's grouped walk (keys g1 g1 - g2 - g1 g2 g1)
   assert.equal(fromMin, [n[4], n[3], n[2], n[0]]);
 });
 
+test('v2: a page whose newest rows are one group still finds the older groups beneath it, both ways', async () => {
+  // A page is first looked for among 3 rows per group asked for (here 6 rows for limit=2),
+  // all of which belong to one group: the page must still reach the mention below them.
+  await clear();
+  const loud = await post(alice, 'one loud group');
+  const mention = await post(bob, '@alice below the group');
+  const senders = [rita, bob, carol, dave, erin, frank];
+  for (const who of senders) await fav(who, loud);
+  const ids = (await v1()).body.map((x: any) => x.id);
+  const newestFirst = (await v2('?limit=2')).body.notification_groups;
+  assert.equal(
+    newestFirst.map((g: any) => [g.type, g.notifications_count]),
+    [
+      ['favourite', 6],
+      ['mention', 1],
+    ],
+  );
+  assert.equal(
+    newestFirst[0].sample_account_ids,
+    [...senders].reverse().map((a) => a.id),
+  );
+  assert.is(newestFirst[0].page_max_id, ids[0]);
+  assert.is(newestFirst[0].page_min_id, ids[5]);
+  assert.is(newestFirst[1].status_id, mention);
+  // Oldest first, the page ends at its newest group's first row: the favourite counts that one alone.
+  const oldestFirst = (await v2('?limit=2&min_id=0')).body.notification_groups;
+  assert.equal(
+    oldestFirst.map((g: any) => [g.type, g.page_min_id, g.page_max_id]),
+    [
+      ['favourite', ids[5], ids[5]],
+      ['mention', ids[6], ids[6]],
+    ],
+  );
+  assert.equal((await v2(`?limit=1&max_id=${ids[0]}`)).body.notification_groups[0].notifications_count, 5);
+});
+
 test("v2 show: the group (404 for another account's); dismiss: the whole group, 200 and no change for another account's", async () => {
   await clear();
   const id = await post(alice, 'show');

@@ -1,14 +1,20 @@
 /**
- * Notification SQL. The grouped page is a recursive CTE that takes one step per group kept: each
- * step finds the next notification (in id order) whose group is not yet on the page, carrying the
- * needed columns inside the CTE. Group aggregates are bounded index lookups per group, in the same
- * statement. No query ever reads all of an account's notifications.
+ * Notification SQL (the grouped page's statement is built in grouped-page-repo.ts). No query ever reads all
+ * of an account's notifications.
  */
 import type { Knex } from 'knex';
 import type { SocialContext } from '../context.js';
-import { dialectFor, dialectOf, rawRows, type Dialect } from '../../store/dialect.js';
+import { dialectFor, dialectOf, rawRows } from '../../store/dialect.js';
 import { GROUPABLE_TYPES, sqlList } from './types.js';
-import { SAMPLE_ACCOUNTS } from './grouping.js';
+import {
+  filterSql,
+  groupedPageSqlFor,
+  NOT_SUSPENDED,
+  pageGroup,
+  WINDOW_ROWS_PER_GROUP,
+  type PageSource,
+  type PageTuple,
+} from './grouped-page-repo.js';
 
 export interface NotificationRow {
   id: string;
@@ -58,25 +64,6 @@ const MAX = '9223372036854775807';
 /** The notifications read marker of account ?1, inside the count statement: one query, not two. */
 const MARKER = `coalesce((SELECT mk.last_read_id FROM markers mk WHERE mk.account_id = ?1 AND mk.timeline = 'notifications'), 0)`;
 
-/** Notifications from suspended accounts are never shown (Mastodon's without_suspended). */
-const NOT_SUSPENDED = (alias: string) =>
-  ` AND NOT EXISTS (SELECT 1 FROM accounts sa WHERE sa.id = ${alias}.from_account_id AND sa.suspended_at IS NOT NULL)`;
-
-function filterSql(alias: string, filter: Filter): string {
-  let sql = NOT_SUSPENDED(alias);
-  if (filter.types) sql += filter.types.length ? ` AND ${alias}.type IN (${sqlList(filter.types)})` : ' AND FALSE';
-  if (!filter.includeFiltered) sql += ` AND NOT ${alias}.filtered`;
-  return sql;
-}
-
-/** The page key expression: stored keys count only for the grouped types. */
-function keySql(alias: string, groupedTypes: readonly string[]): string {
-  if (groupedTypes.length === GROUPABLE_TYPES.length)
-    return `coalesce(${alias}.group_key, 'ungrouped-' || ${alias}.id)`;
-  if (groupedTypes.length === 0) return `'ungrouped-' || ${alias}.id`;
-  return `CASE WHEN ${alias}.group_key IS NOT NULL AND ${alias}.type IN (${sqlList(groupedTypes)}) THEN ${alias}.group_key ELSE 'ungrouped-' || ${alias}.id END`;
-}
-
 /** `AND` a row of `n` is the newest of its page group among the rows passing `filter` (every ungrouped row is). */
 function notNewestOfGroup(filter: Filter, groupedTypes: readonly string[]): string {
   if (groupedTypes.length === 0) return '';
@@ -84,156 +71,6 @@ function notNewestOfGroup(filter: Filter, groupedTypes: readonly string[]): stri
     groupedTypes.length === GROUPABLE_TYPES.length ? '' : ` AND ${alias}.type IN (${sqlList(groupedTypes)})`;
   return ` AND NOT (n.group_key IS NOT NULL${typed('n')} AND EXISTS (SELECT 1 FROM notifications o
     WHERE o.account_id = ?1 AND o.group_key = n.group_key AND o.id > n.id${typed('o')}${filterSql('o', filter)}))`;
-}
-
-/** The grouped page's SQL per filter shape, built once each (few shapes exist), so the reader finds its prepared statement by the same string. */
-const groupedPageSql = new Map<string, string>();
-
-function groupedPageSqlFor(
-  dialect: Dialect,
-  filter: Filter,
-  groupedTypes: readonly string[],
-  ascending: boolean,
-): string {
-  const shape = `${dialect.engine}|${ascending}|${filter.includeFiltered}|${filter.types?.join() ?? '*'}|${groupedTypes.join()}`;
-  let sql = groupedPageSql.get(shape);
-  if (sql === undefined) {
-    if (groupedPageSql.size > 200) groupedPageSql.clear();
-    sql = buildGroupedPageSql(dialect, filter, groupedTypes, ascending);
-    groupedPageSql.set(shape, sql);
-  }
-  return sql;
-}
-
-/**
- * The page in one statement. The walk: each step finds the next notification (in id order) whose
- * page key is not yet in `seen`. ?1 account, ?2 max_id (exclusive), ?3 since_id or min_id
- * (exclusive), ?4 limit. Then the id range the page covers (Mastodon's pagination_range: a full page
- * spans its lowest to its highest representative; a short page with min_id runs from its lowest up
- * to max_id, exclusive; a short page otherwise from since_id, exclusive, up to its highest), and
- * per real group its newest id and time and 8 newest senders up to the range's end, its count
- * (counted apart only beyond the samples), and its lowest id from the range's start. One
- * statement, one JSON text: a page is one round trip to SQLite.
- */
-function buildGroupedPageSql(
-  dialect: Dialect,
-  filter: Filter,
-  groupedTypes: readonly string[],
-  ascending: boolean,
-): string {
-  const order = ascending ? 'ASC' : 'DESC';
-  const step = ascending ? '>' : '<';
-  const key = (alias: string) => keySql(alias, groupedTypes);
-  const carried = (n: string) =>
-    `${n}.type, ${n}.from_account_id, ${n}.status_id, ${n}.group_key, ${n}.filtered, ${n}.created_at`;
-  const range = ascending
-    ? `SELECT lowest AS begin_id, CASE WHEN size = ?4 THEN highest ELSE CAST(?2 AS BIGINT) - 1 END AS end_id FROM page`
-    : `SELECT CASE WHEN size = ?4 THEN lowest ELSE CAST(?3 AS BIGINT) + 1 END AS begin_id, highest AS end_id FROM page`;
-  const groupOf = (alias: string) => `account_id = ?1 AND group_key = ${alias}.page_key`;
-  const newestId = `substr(newest, 1, ${dialect.position('newest', "':'")} - 1)`;
-  return `
-      WITH RECURSIVE walk(n_id, page_key, seen, depth, type, from_account_id, status_id, group_key, filtered, created_at) AS (
-        SELECT * FROM (
-          SELECT n.id, ${key('n')}, ',' || ${key('n')} || ',', 1, ${carried('n')} FROM notifications n
-           WHERE n.account_id = ?1 AND n.id < ?2 AND n.id > ?3${filterSql('n', filter)}
-           ORDER BY n.id ${order} LIMIT 1) AS first
-        UNION ALL
-        SELECT n.id, ${key('n')}, w.seen || ${key('n')} || ',', w.depth + 1, ${carried('n')}
-          FROM walk w JOIN notifications n ON n.id = (
-            SELECT m.id FROM notifications m
-             WHERE m.account_id = ?1 AND m.id ${step} w.n_id AND m.id < ?2 AND m.id > ?3${filterSql('m', filter)}
-               AND ${dialect.position('w.seen', `',' || ${key('m')} || ','`)} = 0
-             ORDER BY m.id ${order} LIMIT 1)
-         WHERE w.depth < ?4
-      ),
-      page AS (SELECT count(*) AS size, min(n_id) AS lowest, max(n_id) AS highest FROM walk),
-      range AS (${range}),
-      -- Per real group, one walk down its newest rows up to the range's end (newest id and time,
-      -- senders, and the count when under 9), and its lowest id from the range's start.
-      groups AS MATERIALIZED (
-        SELECT w.n_id, w.type, w.status_id, w.page_key, w.from_account_id, w.created_at, r.end_id,
-          CASE WHEN ${dialect.same('w.page_key', 'w.group_key')} THEN (SELECT ${dialect.joinedText(`recent.id || ':' || recent.from_account_id`, "','", 'recent.id DESC')} FROM (SELECT id, from_account_id
-             FROM notifications WHERE ${groupOf('w')} AND id <= r.end_id ORDER BY id DESC LIMIT ${SAMPLE_ACCOUNTS + 1}) AS recent) END AS newest,
-          CASE WHEN ${dialect.same('w.page_key', 'w.group_key')} THEN (SELECT min(id) FROM notifications WHERE ${groupOf('w')} AND id >= r.begin_id) END AS min_id
-        FROM walk w, range r)
-      SELECT ${dialect.jsonArrayAgg(
-        dialect.jsonArray([
-          'CAST(n_id AS TEXT)',
-          'type',
-          'CAST(status_id AS TEXT)',
-          'page_key',
-          'CAST(from_account_id AS TEXT)',
-          'created_at',
-          'newest',
-          'CAST(min_id AS TEXT)',
-          `CASE WHEN newest IS NULL THEN NULL
-               WHEN length(newest) - length(replace(newest, ',', '')) < ${SAMPLE_ACCOUNTS} THEN length(newest) - length(replace(newest, ',', '')) + 1
-               ELSE (SELECT count(*) FROM notifications WHERE ${groupOf('g')} AND id <= g.end_id) END`,
-          // The newest row's time: the walk's own row's where that is the newest (most groups).
-          `CASE WHEN newest IS NULL THEN NULL WHEN ${newestId} = CAST(n_id AS TEXT) THEN created_at
-               ELSE (SELECT created_at FROM notifications WHERE id = CAST(${newestId} AS BIGINT)) END`,
-        ]),
-      )} AS page
-        FROM groups g`;
-}
-
-/** A group's row as the page statement returns it; `newest`, `minId`, `count` and `latestAt` only for real groups. */
-type PageTuple = [
-  id: string,
-  type: string,
-  statusId: string | null,
-  pageKey: string,
-  fromAccountId: string,
-  createdAt: string,
-  newest: string | null,
-  minId: string | null,
-  count: number | null,
-  latestAt: string | null,
-];
-
-/**
- * A page group from its row. A real group's `newest` is `id:sender` of its newest rows (at most
- * 9), newest first: the first is its newest notification, the first 8 senders are its samples.
- */
-function pageGroup([
-  representativeId,
-  type,
-  statusId,
-  groupKey,
-  fromAccountId,
-  createdAt,
-  newest,
-  minId,
-  count,
-  latestAt,
-]: PageTuple): PageGroup {
-  if (newest === null) {
-    return {
-      representativeId,
-      type,
-      statusId,
-      groupKey,
-      count: 1,
-      newestId: representativeId,
-      minId: representativeId,
-      latestAt: createdAt,
-      sampleAccountIds: [fromAccountId],
-    };
-  }
-  const rows = newest.split(',', SAMPLE_ACCOUNTS);
-  const newestId = rows[0].slice(0, rows[0].indexOf(':'));
-  const sampleAccountIds = rows.map((row) => row.slice(row.indexOf(':') + 1));
-  return {
-    representativeId,
-    type,
-    statusId,
-    groupKey,
-    count: count!,
-    newestId,
-    minId: minId!,
-    latestAt: latestAt!,
-    sampleAccountIds,
-  };
 }
 
 export class NotificationsRepo {
@@ -268,11 +105,16 @@ export class NotificationsRepo {
     if (cursor.limit === 0) return [];
     const ascending = cursor.minId !== undefined;
     const lowBound = (ascending ? cursor.minId : cursor.sinceId) ?? '0';
-    const row = await this.ctx.reader.get<{ page: string }>(
-      groupedPageSqlFor(dialectFor(this.ctx.reader.engine), filter, groupedTypes, ascending),
-      [accountId, cursor.maxId ?? MAX, lowBound, cursor.limit],
-    );
-    // Newest first, sorted here: a page has at most 40 groups, cheaper to sort in JavaScript than
+    const dialect = dialectFor(this.ctx.reader.engine);
+    const read = (source: PageSource, extra: number[]) =>
+      this.ctx.reader.get<{ page: string; complete: number | boolean }>(
+        groupedPageSqlFor(dialect, { filter, groupedTypes, ascending, source }),
+        [accountId, cursor.maxId ?? MAX, lowBound, cursor.limit, ...extra],
+      );
+    // From the window of the range's first rows; walked only when the window could not tell.
+    let row = await read('window', [cursor.limit * WINDOW_ROWS_PER_GROUP]);
+    if (row && !row.complete) row = await read('walk', []);
+    // Newest first, sorted here: a page has at most 80 groups, cheaper to sort in JavaScript than
     // with a sorter in the statement. Decimal ids: the longer is the larger.
     return (JSON.parse(row?.page ?? '[]') as PageTuple[])
       .map(pageGroup)
