@@ -114,6 +114,13 @@ export interface Dialect {
    * where an ordered aggregate would sort them again per call.
    */
   joinedRows(select: string, column: string, separator: string): string;
+  /**
+   * Whether a page of distinct keys (the grouped notifications page) is first looked for in one
+   * range scan of a few rows per key, before a walk of one index probe per key: on PostgreSQL
+   * each probe is an executor rescan and a buffer-manager descent; SQLite's probes are in-process
+   * B-tree steps, and its window function over the scan costs more than the walk.
+   */
+  readonly scansBeforeWalking: boolean;
   /** A JSON object of the named values (`[key, SQL expression]`), to nest in `jsonArray`. */
   jsonObjectOf(entries: ReadonlyArray<readonly [string, string]>): string;
   /**
@@ -176,6 +183,7 @@ const sqlite: Dialect = {
   jsonArrayOf: (expression) => `json_group_array(${expression})`,
   joinedRows: (select, column, separator) =>
     `(SELECT group_concat(${column}, ${separator}) FROM (${select}) AS joined)`,
+  scansBeforeWalking: false,
   jsonObjectOf: (entries) => `json_object(${entries.map(([key, value]) => `'${key}', ${value}`).join(', ')})`,
   rowFromJson: (row) => row,
   searchVectorColumns: () => [],
@@ -245,6 +253,7 @@ const postgres: Dialect = {
   textSearchSchema: postgresSearchSchema,
   jsonArrayOf: (expression) => `coalesce(CAST(json_agg(${expression}) AS text), '[]')`,
   joinedRows: (select, _column, separator) => `nullif(array_to_string(ARRAY(${select}), ${separator}), '')`,
+  scansBeforeWalking: true,
   jsonObjectOf: (entries) => {
     // json_build_object takes at most 100 arguments.
     if (entries.length > 50) throw new Error(`jsonObjectOf: ${entries.length} entries, at most 50`);

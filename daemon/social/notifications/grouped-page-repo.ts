@@ -1,9 +1,10 @@
 /**
  * The grouped page's SQL (v2 notifications) and its result. A page's groups are the first `limit`
- * distinct page keys met in id order. Most pages find them among a few times `limit` rows, so the
- * page is first read from one range scan of that many rows (the window: each key's first row met
- * in it); only when the window holds neither `limit` keys nor every row of the range is the page
- * walked (a recursive CTE that takes one index probe per group). Either way, the group aggregates
+ * distinct page keys met in id order. Most pages find them among a few times `limit` rows, so
+ * where the engine scans before walking (`Dialect.scansBeforeWalking`) the page is first read from
+ * one range scan of that many rows (the window: each key's first row met in it); otherwise, or when
+ * the window holds neither `limit` keys nor every row of the range, the page is walked (a recursive
+ * CTE that takes one index probe per group). Either way, the group aggregates
  * are bounded index lookups per group in the same statement. No query ever reads all of an
  * account's notifications.
  */

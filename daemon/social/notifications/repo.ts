@@ -111,9 +111,10 @@ export class NotificationsRepo {
         groupedPageSqlFor(dialect, { filter, groupedTypes, ascending, source }),
         [accountId, cursor.maxId ?? MAX, lowBound, cursor.limit, ...extra],
       );
-    // From the window of the range's first rows; walked only when the window could not tell.
-    let row = await read('window', [cursor.limit * WINDOW_ROWS_PER_GROUP]);
-    if (row && !row.complete) row = await read('walk', []);
+    // From the window of the range's first rows where the engine scans before walking; walked
+    // where it does not, or when the window could not tell.
+    let row = dialect.scansBeforeWalking ? await read('window', [cursor.limit * WINDOW_ROWS_PER_GROUP]) : undefined;
+    if (!row?.complete) row = await read('walk', []);
     // Newest first, sorted here: a page has at most 80 groups, cheaper to sort in JavaScript than
     // with a sorter in the statement. Decimal ids: the longer is the larger.
     return (JSON.parse(row?.page ?? '[]') as PageTuple[])
