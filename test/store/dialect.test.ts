@@ -133,6 +133,20 @@ for (const engine of ENGINES) {
     );
   });
 
+  test(`joined rows keep their query's order, null for no rows (${engine})`, async () => {
+    const db = await databases.get(engine);
+    const d = dialectOf(db);
+    const values = `(SELECT 2 AS n UNION ALL SELECT 10 UNION ALL SELECT 1 UNION ALL SELECT 7) AS v`;
+    const rows = (where: string) =>
+      d.joinedRows(
+        `SELECT CAST(v.n AS TEXT) || ':x' AS item FROM ${values} ${where} ORDER BY v.n DESC LIMIT 3`,
+        'item',
+        "','",
+      );
+    const row = await first(db, `SELECT ${rows('')} AS joined, ${rows('WHERE v.n > 99')} AS none`);
+    assert.equal(row, { joined: '10:x,7:x,2:x', none: null });
+  });
+
   test(`the tables' text columns, and text with a NUL told apart as unstorable (${engine})`, async () => {
     const db = await databases.get(engine);
     const d = dialectOf(db);
