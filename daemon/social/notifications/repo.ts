@@ -1,6 +1,6 @@
 /**
- * Notification SQL (the grouped page's statement is built in grouped-page-repo.ts). No query ever reads all
- * of an account's notifications.
+ * Notification SQL (the grouped page's statement is built in grouped-page-repo.ts). No query ever
+ * reads all of an account's notifications.
  */
 import type { Knex } from 'knex';
 import type { SocialContext } from '../context.js';
