@@ -12,6 +12,7 @@ import { parse } from 'pg-connection-string';
 import type { Db } from './db.js';
 import { serverLost } from './server-lost.js';
 import { ServerWatch } from './server-watch.js';
+import { WriterStatements } from './writer-statements.js';
 
 const OID = { bool: 16, int8: 20, json: 114, jsonb: 3802 } as const;
 
@@ -81,10 +82,12 @@ function wrote(result: unknown): boolean {
  * counted already, and hears of a connection that died (a commit's answer may have died with it).
  */
 function writeTellingDriver(watch: ServerWatch): unknown {
+  const statements = new WriterStatements();
   function Client(config: pg.ClientConfig): pg.Client {
     const client = new pg.Client(config) as pg.Client & { processID?: number | null };
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
     client.query = ((...args: unknown[]) => {
+      args[0] = named(args[0], statements);
       const callback = args.at(-1);
       if (typeof callback !== 'function') return query(...args);
       args[args.length - 1] = (error: unknown, result: unknown) => {
@@ -101,6 +104,14 @@ function writeTellingDriver(watch: ServerWatch): unknown {
     return client;
   }
   return Object.assign(Object.create(pg) as object, { Client });
+}
+
+/** knex's query config `{ text, values }` with the name it is prepared under (writer-statements.ts). */
+function named(config: unknown, statements: WriterStatements): unknown {
+  if (typeof config !== 'object' || config === null || 'name' in config) return config;
+  const { text, values } = config as pg.QueryConfig;
+  const name = typeof text === 'string' ? statements.nameOf(text, values) : undefined;
+  return name === undefined ? config : { ...config, name };
 }
 
 export function openPostgres(url: string, poolSize = 10): Db {

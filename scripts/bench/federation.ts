@@ -7,7 +7,8 @@
  * PostgreSQL cluster (postgres-cluster.ts), each figure naming its `database`.
  */
 import type { Bench } from './index.js';
-import { percentile, report, round, type Figure } from './stats.js';
+import { cpuMs, percentile, report, round, type Figure } from './stats.js';
+import { BACKGROUND, serverCpuByDatabase, serverPid } from './server-cpu.js';
 import { domainOf, resolveAccount, startFederatedDaemon } from '../../test/helpers/federation.js';
 import { BenchCluster, databasesOf } from './postgres-cluster.js';
 import { loadConfig } from '../../daemon/config.js';
@@ -109,6 +110,7 @@ async function scenario(
     }
 
     const uris: string[] = [];
+    const cpu = await cpuMeter(A, B, [envA, envB]);
     const started = performance.now();
     for (let n = 0; n < burst; n += 8) {
       const batch = await Promise.all(
@@ -118,6 +120,7 @@ async function scenario(
       );
       uris.push(...batch.map((r) => r.body.uri));
     }
+    const postingSeconds = (performance.now() - started) / 1000;
     // Every burst post has arrived when B counts all of alice's statuses.
     await waitFor(
       'the burst on the second daemon',
@@ -127,6 +130,7 @@ async function scenario(
       60_000,
     );
     const seconds = (performance.now() - started) / 1000;
+    const used = cpu();
 
     return [
       {
@@ -158,11 +162,62 @@ async function scenario(
         deliveries: burst,
         note: 'posts made 8 at a time, until the last arrived',
       },
+      {
+        metric: 'burst_posts_answered_per_s',
+        value: round(burst / postingSeconds, 1),
+        unit: '/s',
+        note: 'the same posts until the last was answered on the posting daemon',
+      },
+      ...Object.entries(used).map(([side, ms]) => ({
+        metric: `burst_${side}_cpu_ms_per_delivery`,
+        value: round(ms / burst, 2),
+        unit: 'ms',
+        note: CPU_NOTES[side as Side],
+      })),
     ];
   } finally {
     for (const close of after) await close();
     await Promise.all([A.stop(), B.stop()]);
   }
+}
+
+const CPU_NOTES = {
+  sender: 'the posting daemon: the post, its Note, queueing and sending',
+  receiver: "the followers' daemon: the inbox, and the bench's polling of it",
+  sender_server: "PostgreSQL: the posting daemon's backends",
+  receiver_server: "PostgreSQL: the followers' daemon's backends",
+  background_server: 'PostgreSQL: its main process, background workers and ended sessions',
+};
+type Side = keyof typeof CPU_NOTES;
+
+/**
+ * CPU time (ms) each side spends from now until the returned function is called: the two daemons
+ * and, on PostgreSQL, the server's processes (both daemons' databases are on one cluster).
+ */
+async function cpuMeter(
+  sender: SocialHarness,
+  receiver: SocialHarness,
+  envs: [Record<string, string>, Record<string, string>],
+): Promise<() => Partial<Record<Side, number>>> {
+  const [senderUrl, receiverUrl] = envs.map((env) => env.NESTBOX_DATABASE_URL);
+  const server = senderUrl === undefined ? null : await serverPid(senderUrl);
+  const read = (): Partial<Record<Side, number>> => {
+    const byDatabase = server === null ? null : serverCpuByDatabase(server);
+    return {
+      sender: cpuMs(sender.daemon.child.pid!),
+      receiver: cpuMs(receiver.daemon.child.pid!),
+      ...(byDatabase && {
+        sender_server: byDatabase[new URL(senderUrl).pathname.slice(1)] ?? 0,
+        receiver_server: byDatabase[new URL(receiverUrl).pathname.slice(1)] ?? 0,
+        background_server: byDatabase[BACKGROUND],
+      }),
+    };
+  };
+  const before = read();
+  return () => {
+    const after = read();
+    return Object.fromEntries(Object.entries(after).map(([side, ms]) => [side, ms - before[side as Side]!]));
+  };
 }
 
 /**

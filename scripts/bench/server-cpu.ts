@@ -33,15 +33,39 @@ export async function serverPid(url: string): Promise<number> {
  * background workers) and the children it has already reaped.
  */
 export function serverCpuMs(pid: number): number {
+  return Object.values(serverCpuByDatabase(pid)).reduce((sum, ms) => sum + ms, 0);
+}
+
+/**
+ * The same CPU time by database: each living backend's under the database it serves (its process
+ * title, `postgres: user database …`), the rest (main process, background workers, ended
+ * sessions) under `BACKGROUND`.
+ */
+export function serverCpuByDatabase(pid: number): Record<string, number> {
   const ticks = (fields: string[], first: number, count: number) =>
     fields.slice(first, first + count).reduce((sum, value) => sum + Number(value), 0);
   const main = statFields(pid);
   if (!main) throw new Error(`no server process ${pid}`);
-  let total = ticks(main, 11, 4);
+  const byDatabase: Record<string, number> = { [BACKGROUND]: ticks(main, 11, 4) * 10 };
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     const fields = statFields(entry);
-    if (fields && Number(fields[1]) === pid) total += ticks(fields, 11, 2);
+    if (!fields || Number(fields[1]) !== pid) continue;
+    const database = databaseOf(entry) ?? BACKGROUND;
+    byDatabase[database] = (byDatabase[database] ?? 0) + ticks(fields, 11, 2) * 10;
   }
-  return total * 10;
+  return byDatabase;
+}
+
+export const BACKGROUND = '(background)';
+
+/** The database a backend serves, from its process title; null for a background worker or one gone. */
+function databaseOf(pid: string): string | null {
+  try {
+    const words = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').trim().split(/\s+/);
+    // A backend's title: `postgres: <user> <database> <client> <state>`; a worker's has no client.
+    return words[0] === 'postgres:' && words.length >= 5 ? words[2] : null;
+  } catch {
+    return null;
+  }
 }

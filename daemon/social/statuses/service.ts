@@ -146,7 +146,6 @@ export class StatusesService {
     }));
     let headers!: RateLimitHeaders;
     await this.ctx.db.transaction(async (trx) => {
-      headers = await this.limiter.record(trx, authorId, FAMILIES.statuses);
       await this.writes.insert(
         trx,
         {
@@ -170,6 +169,9 @@ export class StatusesService {
         mentioned.map((m) => m.account.id),
         steps,
       );
+      // Counted last: the window's row stays locked until the commit, so an account's concurrent
+      // posts wait on each other only for that last round trip (a refusal still rolls all back).
+      headers = await this.limiter.record(trx, authorId, FAMILIES.statuses);
     });
     await this.writes.published(
       id,

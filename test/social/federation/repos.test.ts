@@ -7,6 +7,7 @@ import * as assert from 'uvu/assert';
 import { ActorsRepo } from '../../../daemon/social/federation/actors/repo.js';
 import { LocalMovesRepo } from '../../../daemon/social/federation/actors/moves-repo.js';
 import { DeliveryRepo } from '../../../daemon/social/federation/delivery/repo.js';
+import { DoneBatches } from '../../../daemon/social/federation/delivery/done-batches.js';
 import { PollsRepo } from '../../../daemon/social/polls/repo.js';
 import { peerPollChanged } from '../../../daemon/social/polls/service.js';
 import { dialectOf } from '../../../daemon/store/dialect.js';
@@ -97,6 +98,25 @@ for (const engine of ENGINES) {
     assert.is(stored.last_error.length, 500);
     await deliveries.remove(due[1].id);
     assert.is(await deliveries.nextDueAt(), null);
+    assert.is(await deliveries.pending(), 0);
+  });
+
+  test('deliveries done together are removed together: one statement for those that end while one runs', async () => {
+    const inboxes = ['m', 'n', 'o', 'p'].map((name) => ({
+      inbox: `https://${name}.example/inbox`,
+      domain: `${name}.example`,
+    }));
+    const rows = await deliveries.enqueue(inboxes, local, '{}', 1000);
+    const statements: number[][] = [];
+    const batches = new DoneBatches(async (ids) => {
+      statements.push([...ids]);
+      await deliveries.removeAll(ids);
+    });
+    const first = batches.remove(rows[0].id);
+    // The first removal is on its way: the next three wait for it, then go in one statement.
+    await Promise.resolve();
+    await Promise.all([first, ...rows.slice(1).map((row) => batches.remove(row.id))]);
+    assert.equal(statements, [[rows[0].id], rows.slice(1).map((row) => row.id)]);
     assert.is(await deliveries.pending(), 0);
   });
 

@@ -113,14 +113,17 @@ export class RemoteActors implements RemoteAccountFinder {
     return (await this.repo.byId(id!))!;
   }
 
-  /** The public key named by a signature's key id, and whose it is (fetched when unknown or stale). */
+  /**
+   * The public key named by a signature's key id, and whose it is (fetched when unknown or stale):
+   * the stored account when it was known, the actor's document when it was fetched.
+   */
   async keyFor(
     keyId: string,
     refresh: boolean,
-  ): Promise<{ pem: string; actorUri: string; doc?: RemoteActorDoc } | null> {
+  ): Promise<{ pem: string; actorUri: string; doc?: RemoteActorDoc; actor?: ActorRow } | null> {
     if (!refresh) {
       const known = await this.repo.byKeyId(keyId);
-      if (known?.public_key) return { pem: known.public_key, actorUri: known.uri };
+      if (known?.public_key) return { pem: known.public_key, actorUri: known.uri, actor: known };
     }
     if (isLocalUri(this.fed, keyId)) return null;
     const { url, json } = await this.fed.client.getJson(keyId.replace(/#.*$/, ''));

@@ -12,6 +12,7 @@ import type { SigningKey } from '../signatures/sign.js';
 import { hostOf } from '../objects/ld.js';
 import type { OnlineSignal } from './online.js';
 import { DeliveryRepo, type DeliveryRow } from './repo.js';
+import { DoneBatches } from './done-batches.js';
 
 export interface DeliveryQueueOptions {
   db: Db;
@@ -58,6 +59,7 @@ export function retryDelay(
 
 export class DeliveryQueue {
   readonly repo: DeliveryRepo;
+  private readonly done: DoneBatches;
   private readonly perDomain: number;
   private readonly total: number;
   private readonly now: () => number;
@@ -75,11 +77,17 @@ export class DeliveryQueue {
    */
   private drained = false;
   private wakes = 0;
+  /**
+   * When the earliest delivery left in the table is due (null: none), as last read and kept
+   * current since by this process's own retries; undefined when it must be read again.
+   */
+  private nextDue: number | null | undefined = undefined;
   private running = false;
   private unsubscribe: (() => void) | null = null;
 
   constructor(private readonly options: DeliveryQueueOptions) {
     this.repo = new DeliveryRepo(options.db);
+    this.done = new DoneBatches((ids) => this.repo.removeAll(ids));
     this.perDomain = options.perDomain ?? 4;
     this.total = options.total ?? 16;
     this.now = options.now ?? Date.now;
@@ -155,6 +163,7 @@ export class DeliveryQueue {
   private wake(): void {
     this.wakes += 1;
     this.drained = false;
+    this.nextDue = undefined;
     this.kick();
   }
 
@@ -208,7 +217,10 @@ export class DeliveryQueue {
   private dispatch(row: DeliveryRow): void {
     this.domainLoad.set(row.domain, (this.domainLoad.get(row.domain) ?? 0) + 1);
     const job = this.attempt(row)
-      .catch((error) => this.options.log.warn('delivery bookkeeping failed', { id: row.id, error }))
+      .catch((error) => {
+        this.nextDue = undefined; // the row may still be there, due when its lease ends
+        this.options.log.warn('delivery bookkeeping failed', { id: row.id, error });
+      })
       .finally(() => {
         this.inFlight.delete(row.id);
         this.domainLoad.set(row.domain, (this.domainLoad.get(row.domain) ?? 1) - 1);
@@ -225,14 +237,14 @@ export class DeliveryQueue {
       const key = await this.options.signingKey(row.sender_account_id);
       const response = await this.options.client.post(row.inbox, row.body, key);
       if (response.status >= 200 && response.status < 300) {
-        await this.repo.remove(row.id);
+        await this.done.remove(row.id);
         log.debug('delivered', { inbox: row.inbox, status: response.status, attempts: row.attempts + 1 });
         if (!this.knownGood.has(row.domain)) await this.markAvailable(row.domain);
         return;
       }
       failure = `HTTP ${response.status}`;
       if (permanent(response.status)) {
-        await this.repo.remove(row.id);
+        await this.done.remove(row.id);
         log.warn('delivery refused by the peer; not retried', { inbox: row.inbox, status: response.status });
         return;
       }
@@ -245,7 +257,7 @@ export class DeliveryQueue {
     const maxAttempts = this.options.maxAttempts ?? MAX_ATTEMPTS;
     this.knownGood.delete(row.domain);
     if (giveUp) {
-      await this.repo.remove(row.id);
+      await this.done.remove(row.id);
       log.warn('delivery dropped', { inbox: row.inbox, error: failure });
     } else if (
       attempts >= maxAttempts &&
@@ -261,7 +273,9 @@ export class DeliveryQueue {
       });
     } else {
       const delay = retryDelay(attempts, this.options.retryBaseMs, this.options.retryMaxMs);
-      await this.repo.reschedule(row.id, attempts, this.now() + delay, failure);
+      const at = this.now() + delay;
+      await this.repo.reschedule(row.id, attempts, at, failure);
+      if (this.nextDue !== undefined) this.nextDue = Math.min(this.nextDue ?? at, at);
       log.info('delivery failed; will retry', {
         inbox: row.inbox,
         attempts,
@@ -274,7 +288,9 @@ export class DeliveryQueue {
   private async scheduleNext(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    const at = await this.repo.nextDueAt();
+    // Read again only after something this process did not track (queued unclaimed, retried all, a timer).
+    const at = this.nextDue !== undefined ? this.nextDue : await this.repo.nextDueAt();
+    this.nextDue = at;
     if (at === null || !this.running) return;
     // Timers beyond ~24 days overflow; wake at least hourly.
     const wait = Math.min(Math.max(0, at - this.now()), 60 * 60 * 1000);

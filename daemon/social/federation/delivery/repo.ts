@@ -79,7 +79,13 @@ export class DeliveryRepo {
   }
 
   async remove(id: number): Promise<void> {
-    await this.db.raw(`DELETE FROM federation_deliveries WHERE id = ?`, [id]);
+    await this.removeAll([id]);
+  }
+
+  /** Deliveries done (sent, refused for good or dropped), in one statement. */
+  async removeAll(ids: readonly number[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.db.raw(`DELETE FROM federation_deliveries WHERE id IN ${dialectOf(this.db).idSet()}`, [idList(ids)]);
   }
 
   async reschedule(id: number, attempts: number, at: number, error: string): Promise<void> {

@@ -46,7 +46,7 @@ export class InboxReceiver {
       throw new HttpError(401, 'Activity actor does not match the signature');
     }
     // Verified: only now is anything stored (the sender's account first).
-    const actor = signer.doc ? await this.actors.store(signer.doc) : await this.actors.resolve(signer.uri);
+    const actor = await this.signers.signerAccount(signer);
     if (actor.suspended_at) throw new HttpError(403, 'Account is suspended');
     if (actor.domain) await this.queue.markAvailable(actor.domain);
     try {

@@ -137,8 +137,7 @@ export class RemoteStatuses {
    */
   async store(object: unknown, actor: ActorRow): Promise<string> {
     const note = parseNote(object, actor);
-    const existing = await this.byUri(note.uri);
-    if (existing) return existing.id;
+    // Stored once: the door answers a known URI's id (and a copy racing this one's).
     const parent = note.inReplyTo ? await this.byUri(note.inReplyTo) : undefined;
     const now = nowIso(this.fed.social.now());
     const poll = note.poll;

@@ -9,10 +9,17 @@ import { HttpError } from '../../../http/errors.js';
 import type { FederationContext } from '../context.js';
 import type { RemoteActors } from '../actors/remote.js';
 import type { RemoteActorDoc } from '../actors/parse.js';
+import type { ActorRow } from '../actors/repo.js';
 import { hostOf } from '../objects/ld.js';
 import { readCavageSignature } from './verify.js';
 import { readMessageSignature } from './rfc9421.js';
 import { SignatureError, type InboundSignature } from './inbound.js';
+
+export interface VerifiedSigner {
+  uri: string;
+  doc?: RemoteActorDoc;
+  actor?: ActorRow;
+}
 
 export class RequestSigners {
   constructor(
@@ -20,8 +27,11 @@ export class RequestSigners {
     private readonly actors: RemoteActors,
   ) {}
 
-  /** The verified signer: its actor URI, and its document when it was fetched just now. `body` is null for a GET. */
-  async verify(ctx: Context, body: Buffer | null): Promise<{ uri: string; doc?: RemoteActorDoc }> {
+  /**
+   * The verified signer: its actor URI, and its stored account when its key was known, or its
+   * document when it was fetched just now. `body` is null for a GET.
+   */
+  async verify(ctx: Context, body: Buffer | null): Promise<VerifiedSigner> {
     let parsed: InboundSignature;
     try {
       parsed = await this.read(ctx, body);
@@ -39,10 +49,16 @@ export class RequestSigners {
         this.refuse(ctx, `could not fetch key ${keyId}: ${(error as Error).message}`);
       }
       if (!key) this.refuse(ctx, `unknown key ${keyId}`);
-      if (await parsed.verify(key.pem)) return { uri: key.actorUri, doc: key.doc };
+      if (await parsed.verify(key.pem)) return { uri: key.actorUri, doc: key.doc, actor: key.actor };
       if (key.doc) break; // a freshly fetched key that fails will not pass on a second fetch
     }
     this.refuse(ctx, `${parsed.scheme} signature does not verify with ${keyId}`);
+  }
+
+  /** The verified signer's account: as stored when its key was known, stored now when its document was fetched. */
+  async signerAccount(signer: VerifiedSigner): Promise<ActorRow> {
+    if (signer.actor) return signer.actor;
+    return signer.doc ? this.actors.store(signer.doc) : this.actors.resolve(signer.uri);
   }
 
   private read(ctx: Context, body: Buffer | null): Promise<InboundSignature> {
@@ -64,8 +80,7 @@ export class RequestSigners {
   async account(ctx: Context): Promise<string | null> {
     if (!ctx.get('signature') && !ctx.get('signature-input')) return null;
     try {
-      const signer = await this.verify(ctx, null);
-      const actor = signer.doc ? await this.actors.store(signer.doc) : await this.actors.resolve(signer.uri);
+      const actor = await this.signerAccount(await this.verify(ctx, null));
       return actor.suspended_at ? null : actor.id;
     } catch (error) {
       this.fed.log.info('signed fetch answered as to no one', {
