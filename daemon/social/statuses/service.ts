@@ -156,7 +156,10 @@ export class StatusesService {
           url: `${this.ctx.config.baseUrl}/@${author.username}/${id}`,
           local: 1,
           text,
-          content: textToHtml(text, links),
+          content: this.hooks.create.reduce(
+            (html, hook) => hook.content?.(html, text) ?? html,
+            textToHtml(text, links),
+          ),
           spoiler_text: (input.spoiler_text ?? '').trim(),
           sensitive: input.sensitive || (input.spoiler_text ?? '').trim() !== '' ? 1 : 0,
           visibility,
@@ -172,8 +175,7 @@ export class StatusesService {
       );
     });
     await this.writes.published(
-      id,
-      authorId,
+      { id, authorId, local: true },
       mentioned.map((m) => m.account.id),
     );
     return { id, headers };
@@ -207,8 +209,7 @@ export class StatusesService {
     }
     const local = mentions.filter((m) => m.domain === null);
     await this.writes.published(
-      id,
-      columns.account_id,
+      { id, authorId: columns.account_id, local: false },
       local.map((m) => m.id),
     );
     return id;
@@ -256,6 +257,7 @@ export class StatusesService {
           this.writes.mention(
             trx,
             id,
+            row.visibility,
             mentioned.map((m) => m.account.id),
           ),
         ...steps,
@@ -390,7 +392,7 @@ export class StatusesService {
       throw error;
     }
     this.ctx.events.emit('reblog.created', { accountId: viewerId, statusId: target.id, reblogId });
-    this.ctx.events.emit('status.created', { statusId: reblogId, accountId: viewerId });
+    this.ctx.events.emit('status.created', { statusId: reblogId, accountId: viewerId, local: true });
     await this.notifications.notify({
       recipientId: target.account_id,
       fromId: viewerId,
