@@ -136,7 +136,7 @@ test('posting a status with mentions, media, a hashtag or a poll: a ceiling on i
       name: 'two mentions, a hashtag, an image',
       text: 'hello @bob and @carol #nestbox',
       extra: { media_ids: [media] },
-      most: { all: 27, writes: 11 },
+      most: { all: 26, writes: 10 },
     },
     {
       name: 'two mentions, a poll',
