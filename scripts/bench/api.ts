@@ -360,9 +360,12 @@ async function measure(
     if (wanted('posting')) {
       const costs =
         statements && env.NESTBOX_DATABASE_URL ? await StatementCosts.start(env.NESTBOX_DATABASE_URL) : null;
+      // The costs count the warm-up's posts (one a client) too.
       const posting = await benchPosting(daemon, server);
       if (costs)
-        process.stderr.write(`posting, per post:\n${(await costs.report(posting.samples.length)).join('\n')}\n`);
+        process.stderr.write(
+          `posting, per post:\n${(await costs.report(posting.samples.length + POSTING_CLIENTS)).join('\n')}\n`,
+        );
       add('post_status', posting.samples, { clients: POSTING_CLIENTS });
       figures.push(
         { bench: 'api', metric: 'post_status_per_s', value: round(posting.perSecond), clients: POSTING_CLIENTS },
