@@ -7,7 +7,8 @@
  */
 
 export interface SocialEvents {
-  'status.created': [{ statusId: string; accountId: string }];
+  /** `local`: a status written here (a post, a reblog), not a peer's. */
+  'status.created': [{ statusId: string; accountId: string; local: boolean }];
   'status.updated': [{ statusId: string; accountId: string }];
   'status.deleted': [{ statusId: string; accountId: string; uri: string }];
   /** A vote was cast (by `accountId`, local or a peer) in the poll of `statusId`. */

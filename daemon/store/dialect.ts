@@ -10,6 +10,7 @@
  */
 import type { Knex } from 'knex';
 import { ANNOUNCE_WRITES } from './migrations/postgres/announce-writes.js';
+import { RENDER_VERSION_ONCE_PER_TRANSACTION } from './migrations/postgres/render-versions.js';
 import { SEARCH_VECTOR, postgresSearchColumns, postgresSearchSchema, tsqueryText } from './search-fold.js';
 import { serverLost } from './server-lost.js';
 
@@ -137,6 +138,11 @@ export interface Dialect {
   /** The database server is gone or does not answer (a request then answers 503); never on SQLite. */
   isServerLost(error: unknown): boolean;
   /**
+   * Statements (a migration's) that make a status's render version move once per transaction when
+   * its mentions, tags, media or poll change: PostgreSQL's triggers made again; SQLite's bump each time.
+   */
+  readonly renderVersionOnce: readonly string[];
+  /**
    * Ends the subquery that picks the rows a statement claims (a queue's): on PostgreSQL the rows are
    * locked and those another transaction holds passed over, so several processes claim apart; on
    * SQLite nothing (one writer at a time).
@@ -190,6 +196,7 @@ const sqlite: Dialect = {
   isUniqueViolation: (error) => sqliteConstraint(error, /UNIQUE constraint failed|PRIMARY KEY must be unique/),
   isForeignKeyViolation: (error) => sqliteConstraint(error, /FOREIGN KEY constraint failed/),
   isServerLost: () => false,
+  renderVersionOnce: [],
   skipLocked: '',
   afterMigrations: [],
 };
@@ -270,6 +277,7 @@ const postgres: Dialect = {
   isUniqueViolation: (error) => postgresCode(error) === '23505',
   isForeignKeyViolation: (error) => postgresCode(error) === '23503',
   isServerLost: serverLost,
+  renderVersionOnce: RENDER_VERSION_ONCE_PER_TRANSACTION,
   skipLocked: 'FOR UPDATE SKIP LOCKED',
   afterMigrations: ANNOUNCE_WRITES,
 };

@@ -7,6 +7,8 @@
  * `--only NAME…`: only these measurements (home_timeline, search, upload, streaming, posting).
  * `--database postgres`: the seeded database is also moved into a throwaway PostgreSQL cluster
  * (postgres-cluster.ts) and the same measurements run on a daemon there, figures naming `database`.
+ * `--statements`: with it, posting on PostgreSQL prints its costliest statements per post (stderr).
+ * `--fast-commits`: the cluster without fsync and synchronous commits (postgres-cluster.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
@@ -23,6 +25,7 @@ import { cpuMs, percentile, report, round, type Figure } from './stats.js';
 import { countInstructions } from './instructions.js';
 import { BenchCluster, databasesOf, type BenchDatabase } from './postgres-cluster.js';
 import { serverCpuMs, serverPid } from './server-cpu.js';
+import { STATEMENT_SETTINGS, StatementCosts } from './statement-costs.js';
 
 const ACCOUNTS = 1000;
 const FOLLOWED = 100;
@@ -227,7 +230,10 @@ const POSTS_PER_CLIENT = 25;
  * home feed), each mentioning user0 and carrying a hashtag: the samples, posts per second and the
  * daemon's CPU time per post.
  */
-async function benchPosting(daemon: RunningDaemon): Promise<{ samples: number[]; perSecond: number; cpuMs: number }> {
+async function benchPosting(
+  daemon: RunningDaemon,
+  server: number | null,
+): Promise<{ samples: number[]; perSecond: number; cpuMs: number; serverCpuMs: number | null }> {
   const post = async (client: number, n: number) => {
     const res = await daemon.fetch('/api/v1/statuses', {
       method: 'POST',
@@ -241,6 +247,7 @@ async function benchPosting(daemon: RunningDaemon): Promise<{ samples: number[];
   await Promise.all(clients.map((client) => post(client, -1)));
   const samples: number[] = [];
   const cpuBefore = cpuMs(daemon.child.pid!);
+  const serverBefore = server === null ? 0 : serverCpuMs(server);
   const started = performance.now();
   await Promise.all(
     clients.map(async (client) => {
@@ -252,6 +259,7 @@ async function benchPosting(daemon: RunningDaemon): Promise<{ samples: number[];
     samples,
     perSecond: samples.length / seconds,
     cpuMs: (cpuMs(daemon.child.pid!) - cpuBefore) / samples.length,
+    serverCpuMs: server === null ? null : (serverCpuMs(server) - serverBefore) / samples.length,
   };
 }
 
@@ -275,7 +283,10 @@ export const apiBench: Bench = {
     process.stderr.write(
       `seeded ${STATUSES} statuses, ${ACCOUNTS} accounts in ${Math.round(performance.now() - seeding)} ms\n`,
     );
-    const cluster = databases.includes('postgres') ? await BenchCluster.start() : null;
+    const statements = args.includes('--statements');
+    const cluster = databases.includes('postgres')
+      ? await BenchCluster.start(statements ? STATEMENT_SETTINGS : [], !args.includes('--fast-commits'))
+      : null;
     const pgData = tempDir('nestbox-bench-');
     try {
       // Moved first: the SQLite daemon will hold the file.
@@ -284,7 +295,7 @@ export const apiBench: Bench = {
         const env: Record<string, string> = moved && database === 'postgres' ? { NESTBOX_DATABASE_URL: moved.url } : {};
         const dataDir = database === 'postgres' ? pgData.path : data.path;
         // Each engine's figures as soon as they are measured: a route not yet on PostgreSQL stops the run there.
-        report('api', await measure(database, dataDir, env, wanted));
+        report('api', await measure(database, dataDir, env, wanted, statements));
       }
     } finally {
       await cluster?.stop();
@@ -300,6 +311,7 @@ async function measure(
   dataDir: string,
   env: Record<string, string>,
   wanted: (name: string) => boolean,
+  statements: boolean,
 ): Promise<Figure[]> {
   const daemon = await startDaemon({ dataDir, keepDataDir: true, env: { NESTBOX_LOG_LEVEL: 'info', ...env } });
   try {
@@ -326,11 +338,9 @@ async function measure(
           limit: 40,
         });
     }
+    const server = env.NESTBOX_DATABASE_URL ? await serverPid(env.NESTBOX_DATABASE_URL) : null;
     if (wanted('search')) {
-      const search = await benchSearch(
-        daemon,
-        env.NESTBOX_DATABASE_URL ? await serverPid(env.NESTBOX_DATABASE_URL) : null,
-      );
+      const search = await benchSearch(daemon, server);
       add('search', search.samples, { statuses: STATUSES });
       figures.push({ bench: 'api', metric: 'search_cpu_ms_per_request', value: round(search.cpuMs), unit: 'ms' });
       if (search.serverCpuMs !== null)
@@ -348,7 +358,14 @@ async function measure(
     }
     if (wanted('streaming')) add('streaming_notification', await benchStreaming(daemon), { clients: CLIENTS });
     if (wanted('posting')) {
-      const posting = await benchPosting(daemon);
+      const costs =
+        statements && env.NESTBOX_DATABASE_URL ? await StatementCosts.start(env.NESTBOX_DATABASE_URL) : null;
+      // The costs count the warm-up's posts (one a client) too.
+      const posting = await benchPosting(daemon, server);
+      if (costs)
+        process.stderr.write(
+          `posting, per post:\n${(await costs.report(posting.samples.length + POSTING_CLIENTS)).join('\n')}\n`,
+        );
       add('post_status', posting.samples, { clients: POSTING_CLIENTS });
       figures.push(
         { bench: 'api', metric: 'post_status_per_s', value: round(posting.perSecond), clients: POSTING_CLIENTS },
@@ -360,6 +377,14 @@ async function measure(
           clients: POSTING_CLIENTS,
         },
       );
+      if (posting.serverCpuMs !== null)
+        figures.push({
+          bench: 'api',
+          metric: 'post_status_server_cpu_ms_per_request',
+          value: round(posting.serverCpuMs),
+          unit: 'ms',
+          clients: POSTING_CLIENTS,
+        });
     }
     return figures.map((figure) => ({ ...figure, database }));
   } finally {

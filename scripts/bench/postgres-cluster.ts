@@ -1,7 +1,10 @@
 /**
  * `--database postgres` for the benchmarks: a throwaway PostgreSQL cluster (the tests' own:
- * initdb in a temporary folder, a Unix socket there, fsync off) and the seeded SQLite data moved
- * into a database of it with the admin tool's move, so both engines serve the same rows.
+ * initdb in a temporary folder, a Unix socket there) and the seeded SQLite data moved into a
+ * database of it with the admin tool's move, so both engines serve the same rows. Unlike the
+ * tests' cluster it keeps PostgreSQL's durable defaults (`DURABLE`): SQLite's daemon syncs every
+ * commit to the disk (`NESTBOX_SQLITE_SYNCHRONOUS=full`), so the server must too for the figures to
+ * compare; `--fast-commits` measures without (the tests' settings).
  */
 import pg from 'pg';
 import { join } from 'node:path';
@@ -9,6 +12,9 @@ import { moveToPostgres } from '../../daemon/store/move/move.js';
 import { startPostgresCluster, type PostgresCluster } from '../../test/helpers/postgres-cluster.js';
 
 export type BenchDatabase = 'sqlite' | 'postgres';
+
+/** Every acknowledged commit on the disk, as SQLite's `synchronous = FULL` (PostgreSQL's defaults). */
+const DURABLE = ['fsync=on', 'synchronous_commit=on', 'full_page_writes=on'];
 
 /** `--database sqlite|postgres|both` (default sqlite): the engines a benchmark runs on, SQLite first. */
 export function databasesOf(value: string | undefined): BenchDatabase[] {
@@ -27,8 +33,12 @@ export class BenchCluster {
   private made = 0;
   private constructor(private readonly cluster: PostgresCluster) {}
 
-  static async start(): Promise<BenchCluster> {
-    return new BenchCluster(await startPostgresCluster());
+  /**
+   * `settings`: more server settings (`name=value`), as startClusterIn takes them; `durable` false:
+   * the tests' settings (fsync and synchronous commits off).
+   */
+  static async start(settings: readonly string[] = [], durable = true): Promise<BenchCluster> {
+    return new BenchCluster(await startPostgresCluster([...(durable ? DURABLE : []), ...settings]));
   }
 
   get url(): string {

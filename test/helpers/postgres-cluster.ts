@@ -122,11 +122,11 @@ export async function removeCluster(folder: string): Promise<void> {
   rmSync(folder, { recursive: true, force: true });
 }
 
-/** A cluster of this process's own, started now. */
-export async function startPostgresCluster(): Promise<PostgresCluster> {
+/** A cluster of this process's own, started now (`settings` as for startClusterIn). */
+export async function startPostgresCluster(settings: readonly string[] = []): Promise<PostgresCluster> {
   const folder = clusterFolder();
   try {
-    await startClusterIn(folder);
+    await startClusterIn(folder, settings);
   } catch (error) {
     await removeCluster(folder);
     throw error;

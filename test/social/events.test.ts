@@ -11,9 +11,9 @@ test('removeListeners takes back every subscription of its owner and no other', 
   bus.on(streaming, 'status.created', ({ statusId }) => seen.push(`streaming created ${statusId}`));
   bus.on(streaming, 'status.deleted', ({ statusId }) => seen.push(`streaming deleted ${statusId}`));
   bus.on(federation, 'status.created', ({ statusId }) => seen.push(`federation created ${statusId}`));
-  bus.emit('status.created', { statusId: '1', accountId: 'a' });
+  bus.emit('status.created', { statusId: '1', accountId: 'a', local: true });
   bus.removeListeners(streaming);
-  bus.emit('status.created', { statusId: '2', accountId: 'a' });
+  bus.emit('status.created', { statusId: '2', accountId: 'a', local: true });
   bus.emit('status.deleted', { statusId: '2', accountId: 'a', uri: 'u' });
   assert.equal(seen, ['streaming created 1', 'federation created 1', 'federation created 2']);
   assert.is(bus.listenerCount('status.deleted'), 0);

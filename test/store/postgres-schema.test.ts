@@ -139,9 +139,10 @@ async function scenario(db: Db): Promise<Record<string, unknown>> {
     conversations: await rows(db, 'account_conversations', 'unread'),
   };
   await db('accounts').where({ id: bob }).update({ display_name: 'Bob' });
-  const versions = await db('statuses').select(db.raw('CAST(id AS TEXT) AS id'), 'version').orderBy('id');
+  // Statuses' versions are not compared: this scenario is one transaction, in which PostgreSQL moves
+  // a status's version once (test/store/render-version-once.test.ts).
   const accountVersions = await db('accounts').select(db.raw('CAST(id AS TEXT) AS id'), 'version').orderBy('id');
-  return { feedBefore, feedAfterUnfollow, heldBack, accepted, versions, accountVersions };
+  return { feedBefore, feedAfterUnfollow, heldBack, accepted, accountVersions };
 }
 
 function feed(db: Db): Promise<unknown[]> {

@@ -32,6 +32,14 @@ export interface AccountRow {
   emojis: string;
 }
 
+/** What posting needs of its author: the account's address and the user's defaults (null for none). */
+export interface PosterRow {
+  username: string;
+  uri: string;
+  default_privacy: string | null;
+  default_language: string | null;
+}
+
 export interface UserRow {
   account_id: string;
   email: string;
@@ -90,6 +98,15 @@ const CHANGED_ROWS = new ChangedRowsQuery<AccountRow>(
 
 export class AccountsRepo {
   constructor(private readonly ctx: SocialContext) {}
+
+  /** A posting author's PosterRow, in one read. */
+  poster(id: string): Promise<PosterRow | undefined> {
+    return this.ctx.reader.get<PosterRow>(
+      `SELECT a.username, a.uri, u.default_privacy, u.default_language
+      FROM accounts a LEFT JOIN users u ON u.account_id = a.id WHERE a.id = ?`,
+      [id],
+    );
+  }
 
   byId(id: string): Promise<AccountRow | undefined> {
     return this.ctx.reader.get<AccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM accounts a WHERE a.id = ?`, [id]);

@@ -18,7 +18,9 @@ export interface NewStatus {
 
 /**
  * A resource that takes part in posting (media, hashtags): `prepare` checks the input before
- * anything is written (throwing 422) and returns a step run inside the status's transaction.
+ * anything is written (throwing 422) and returns a step run inside the status's transaction;
+ * `content`, its part in the status's HTML (from the status's text), is applied before the status
+ * is written, so that the row is written once.
  */
 export interface StatusCreateHook {
   prepare(
@@ -26,6 +28,7 @@ export interface StatusCreateHook {
     input: NewStatus,
     text: string,
   ): Promise<((trx: Knex, statusId: string) => Promise<void>) | null>;
+  content?(html: string, text: string): string;
 }
 
 /**

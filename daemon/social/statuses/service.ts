@@ -8,7 +8,7 @@ import type { Knex } from 'knex';
 import { notFound, unprocessable } from '../../lib/errors.js';
 import type { SocialContext } from '../context.js';
 import { nowIso } from '../time.js';
-import { AccountsRepo } from '../accounts/repo.js';
+import { AccountsRepo, type PosterRow } from '../accounts/repo.js';
 import type { NotificationsService } from '../notifications/service.js';
 import { FAMILIES, type RateLimitHeaders, type RateLimiter } from '../ratelimit/limiter.js';
 import { textToHtml, type MentionLink } from './html.js';
@@ -111,6 +111,7 @@ export class StatusesService {
     authorId: string,
     input: NewStatus,
   ): Promise<{
+    author: PosterRow;
     text: string;
     visibility: string;
     language: string | null;
@@ -121,21 +122,20 @@ export class StatusesService {
     if (text.trim() === '' && !input.media_ids?.length) throw unprocessable("Validation failed: Text can't be blank");
     if ([...text].length > MAX_CHARS)
       throw unprocessable(`Validation failed: Text character limit of ${MAX_CHARS} exceeded`);
-    const user = await this.accounts.userByAccountId(authorId);
-    const visibility = input.visibility ?? user?.default_privacy ?? 'public';
+    const author = (await this.accounts.poster(authorId))!;
+    const visibility = input.visibility ?? author.default_privacy ?? 'public';
     if (!(VISIBILITIES as readonly string[]).includes(visibility))
       throw unprocessable('Validation failed: Visibility is not included in the list');
     const parent = input.in_reply_to_id ? await this.visible(input.in_reply_to_id, authorId) : null;
     if (parent?.reblog_of_id) throw unprocessable('Validation failed: Cannot reply to a reblog');
     const steps = await Promise.all(this.hooks.create.map((hook) => hook.prepare(authorId, input, text)));
-    return { text, visibility, language: input.language || user?.default_language || null, parent, steps };
+    return { author, text, visibility, language: input.language || author.default_language || null, parent, steps };
   }
 
   async create(authorId: string, input: NewStatus): Promise<{ id: string; headers: RateLimitHeaders }> {
-    const { text, visibility, language, parent, steps } = await this.check(authorId, input);
+    const { author, text, visibility, language, parent, steps } = await this.check(authorId, input);
     const mentioned = await this.resolveMentions(text);
     const emojis = await localEmojisIn(this.ctx, text, input.spoiler_text ?? '');
-    const author = (await this.accounts.byId(authorId))!;
     const id = this.ctx.ids.next();
     const now = nowIso(this.ctx.now());
     const uri = `${author.uri}/statuses/${id}`;
@@ -155,7 +155,10 @@ export class StatusesService {
           url: `${this.ctx.config.baseUrl}/@${author.username}/${id}`,
           local: 1,
           text,
-          content: textToHtml(text, links),
+          content: this.hooks.create.reduce(
+            (html, hook) => hook.content?.(html, text) ?? html,
+            textToHtml(text, links),
+          ),
           spoiler_text: (input.spoiler_text ?? '').trim(),
           sensitive: input.sensitive || (input.spoiler_text ?? '').trim() !== '' ? 1 : 0,
           visibility,
@@ -174,8 +177,7 @@ export class StatusesService {
       headers = await this.limiter.record(trx, authorId, FAMILIES.statuses);
     });
     await this.writes.published(
-      id,
-      authorId,
+      { id, authorId, local: true },
       mentioned.map((m) => m.account.id),
     );
     return { id, headers };
@@ -209,8 +211,7 @@ export class StatusesService {
     }
     const local = mentions.filter((m) => m.domain === null);
     await this.writes.published(
-      id,
-      columns.account_id,
+      { id, authorId: columns.account_id, local: false },
       local.map((m) => m.id),
     );
     return id;
@@ -258,6 +259,7 @@ export class StatusesService {
           this.writes.mention(
             trx,
             id,
+            row.visibility,
             mentioned.map((m) => m.account.id),
           ),
         ...steps,
@@ -392,7 +394,7 @@ export class StatusesService {
       throw error;
     }
     this.ctx.events.emit('reblog.created', { accountId: viewerId, statusId: target.id, reblogId });
-    this.ctx.events.emit('status.created', { statusId: reblogId, accountId: viewerId });
+    this.ctx.events.emit('status.created', { statusId: reblogId, accountId: viewerId, local: true });
     await this.notifications.notify({
       recipientId: target.account_id,
       fromId: viewerId,

@@ -51,7 +51,7 @@ export class StatusWrites {
       in_reply_to_account_id: parent?.account_id ?? null,
       conversation_id: parent?.conversation_id ?? (await this.repo.newConversation(trx)),
     });
-    await this.mention(trx, row.id, mentionedIds);
+    await this.mention(trx, row.id, String(row.visibility), mentionedIds);
     for (const step of steps) await step?.(trx, row.id);
     if (parent) await this.repo.adjust(trx, parent.id, 'replies_count', 1);
     await this.accounts.statusPosted(trx, row.account_id, row.created_at);
@@ -61,18 +61,22 @@ export class StatusWrites {
    * A status's mentions of `accountIds` (those it has already are kept); a direct status reaches
    * the conversation lists of the accounts it newly mentions and of its author.
    */
-  async mention(trx: Knex, statusId: string, accountIds: readonly string[]): Promise<void> {
+  async mention(trx: Knex, statusId: string, visibility: string, accountIds: readonly string[]): Promise<void> {
     const added = await this.repo.insertMentions(trx, statusId, accountIds);
-    if (added.length) await this.conversations.reach(trx, statusId, added);
+    if (added.length && visibility === 'direct') await this.conversations.reach(trx, statusId, added);
   }
 
   /**
    * After a new status's commit: mentions first (a direct status held back by its recipient's
-   * policy leaves their conversations before the streams read them), then status.created.
+   * policy leaves their conversations before the streams read them), then status.created (`local`:
+   * written here, not a peer's: nothing of it to fetch).
    */
-  async published(id: string, authorId: string, recipientIds: readonly string[]): Promise<void> {
-    await this.notifyMentions(id, authorId, recipientIds);
-    this.ctx.events.emit('status.created', { statusId: id, accountId: authorId });
+  async published(
+    status: { id: string; authorId: string; local: boolean },
+    recipientIds: readonly string[],
+  ): Promise<void> {
+    await this.notifyMentions(status.id, status.authorId, recipientIds);
+    this.ctx.events.emit('status.created', { statusId: status.id, accountId: status.authorId, local: status.local });
   }
 
   /** The accounts a status mentions are told, each under their notification policy. */

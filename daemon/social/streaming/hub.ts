@@ -118,6 +118,7 @@ export class StreamHub {
   }
 
   private async status(statusId: string, authorId: string, event: string): Promise<void> {
+    if (this.byChannel.size === 0) return;
     const facts = await this.repo.statusFacts(statusId);
     if (!facts) return;
     await this.home(

@@ -6,32 +6,29 @@ import { parseHashtags } from './parse.js';
 import { linkHashtags } from './html.js';
 import type { TagsRepo } from './repo.js';
 
-/**
- * The status's hashtags become `names` (replacing any it had, unless it is `fresh`: just posted) and link in its
- * stored content.
- */
-async function tagAndLink(
+/** An edited status's hashtags become `names` (replacing those it had) and link in its stored content. */
+async function retagAndLink(
   trx: Knex,
   repo: TagsRepo,
   baseUrl: string,
   statusId: string,
   names: readonly string[],
-  fresh = false,
 ): Promise<void> {
-  if (fresh) await repo.tagStatus(trx, statusId, names);
-  else await repo.retagStatus(trx, statusId, names);
+  await repo.retagStatus(trx, statusId, names);
   const { content } = await repo.statusText(trx, statusId);
   const linked = linkHashtags(content, baseUrl);
   if (linked !== content) await repo.linkStatusContent(trx, statusId, linked);
 }
 
+/** A new status's hashtags: linked in the HTML it is written with, then stored with it. */
 export function tagsCreateHook(repo: TagsRepo, baseUrl: string): StatusCreateHook {
   return {
     async prepare(_authorId, _input, text) {
       const names = parseHashtags(text);
       if (names.length === 0) return null;
-      return (trx, statusId) => tagAndLink(trx, repo, baseUrl, statusId, names, true);
+      return (trx, statusId) => repo.tagStatus(trx, statusId, names);
     },
+    content: (html, text) => (parseHashtags(text).length === 0 ? html : linkHashtags(html, baseUrl)),
   };
 }
 
@@ -41,7 +38,7 @@ export function tagsEditHook(repo: TagsRepo, baseUrl: string): StatusEditHook {
     async prepare(_authorId, statusId) {
       return async (trx) => {
         const { text } = await repo.statusText(trx, statusId);
-        await tagAndLink(trx, repo, baseUrl, statusId, parseHashtags(text));
+        await retagAndLink(trx, repo, baseUrl, statusId, parseHashtags(text));
       };
     },
   };

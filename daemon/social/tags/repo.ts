@@ -15,19 +15,33 @@ export interface TagRow {
 export class TagsRepo {
   constructor(private readonly ctx: SocialContext) {}
 
-  /** Tags a status with `names` (made as tags when new): two statements whatever their number. */
+  /**
+   * Tags a status with `names` (made as tags when new): one statement when every tag exists, three
+   * when some are new, whatever their number.
+   */
   async tagStatus(trx: Knex, statusId: string, names: readonly string[]): Promise<void> {
     if (names.length === 0) return;
+    // Told apart as the engines' lower() tells them apart (ASCII letters only).
+    const distinct = new Set(names.map((name) => name.replace(/[A-Z]+/g, (letters) => letters.toLowerCase())));
+    if ((await this.linkTags(trx, statusId, names)) >= distinct.size) return;
     const now = new Date(this.ctx.now()).toISOString();
     await trx.raw(
       `INSERT INTO tags (name, created_at) VALUES ${names.map(() => '(?, ?)').join(', ')} ON CONFLICT DO NOTHING`,
       names.flatMap((name) => [name, now]),
     );
-    await trx.raw(
+    await this.linkTags(trx, statusId, names);
+  }
+
+  /** Links the status to the tags of `names` that exist: how many links it made. */
+  private async linkTags(trx: Knex, statusId: string, names: readonly string[]): Promise<number> {
+    const rows = await rawRows(
+      trx,
       `INSERT INTO status_tags (status_id, tag_id) SELECT CAST(? AS BIGINT), id FROM tags
-      WHERE lower(name) IN (SELECT lower(n.value) FROM ${dialectOf(trx).idsTable('n')}) ON CONFLICT DO NOTHING`,
+      WHERE lower(name) IN (SELECT lower(n.value) FROM ${dialectOf(trx).idsTable('n')}) ON CONFLICT DO NOTHING
+      RETURNING tag_id`,
       [statusId, JSON.stringify(names)],
     );
+    return rows.length;
   }
 
   /** Replaces a status's hashtags (a peer's Update of its note). */

@@ -168,6 +168,10 @@ const BOTH_ENGINES: readonly Migration[] = [
     '20261208_10_social_accounts_suspended',
     async () => (await import('./20261208_10_social_accounts_suspended.js')).m20261208_10_social_accounts_suspended,
   ),
+  onDemand(
+    '20261209_30_social_render_version_once',
+    async () => (await import('./20261209_30_social_render_version_once.js')).m20261209_30_social_render_version_once,
+  ),
 ];
 
 /** SQLite's migrations, in name order. */

@@ -27,6 +27,10 @@ export class RemoteMediaCache {
   private readonly onStatus = ({ statusId }: { statusId: string }) => {
     void this.queue(() => this.attachmentsOf(statusId));
   };
+  /** A status written here has no peer's media to copy: not even looked up. */
+  private readonly onCreated = ({ statusId, local }: { statusId: string; local: boolean }) => {
+    if (!local) this.onStatus({ statusId });
+  };
   private readonly onAccount = ({ accountId }: { accountId: string }) => {
     void this.queue(() => this.picturesOf(accountId));
   };
@@ -37,8 +41,8 @@ export class RemoteMediaCache {
 
   start(): void {
     this.stopped = false;
-    for (const name of ['status.created', 'status.updated'] as const)
-      this.fed.social.events.on(this, name, this.onStatus);
+    this.fed.social.events.on(this, 'status.created', this.onCreated);
+    this.fed.social.events.on(this, 'status.updated', this.onStatus);
     for (const name of ['account.created', 'account.updated'] as const)
       this.fed.social.events.on(this, name, this.onAccount);
   }
