@@ -26,36 +26,40 @@ export class PostgresReader {
   readonly engine = 'postgres';
   /** Each repository text's PostgreSQL form and the name it is prepared under on the connections. */
   private readonly statements = new Map<string, { name: string; text: string }>();
-  private named = 0;
 
   private constructor(
     private readonly pool: pg.Pool,
     private readonly watch: ServerWatch,
     private readonly release: () => Promise<void>,
+    private readonly maxNamed: number,
   ) {}
 
-  /** A pool with the writer's connection settings (and its row shapes), and the server's watch for the data version. */
-  static async open(db: Db, size = 4): Promise<PostgresReader> {
+  /**
+   * A pool with the writer's connection settings (and its row shapes), and the server's watch for
+   * the data version; at most `maxNamed` texts prepared.
+   */
+  static async open(db: Db, size = 4, maxNamed = 500): Promise<PostgresReader> {
     const connection = (db.client as { config: { connection: pg.PoolConfig } }).config.connection;
     const pool = new pg.Pool({ ...connection, max: size });
     // An idle connection the server dropped: the pool discards it; the next query opens another.
     pool.on('error', () => undefined);
     const watch = serverWatchOf(db);
-    return new PostgresReader(pool, watch, await watch.acquire());
+    return new PostgresReader(pool, watch, await watch.acquire(), maxNamed);
   }
 
   /**
    * A named (prepared) statement per text: each connection parses and plans it once, where an
    * unnamed one is planned on every call (the grouped page's recursive CTE took longer to plan than
-   * to run). Names are never reused for another text, even after the map is cleared.
+   * to run).
    */
   async all<T = Row>(sql: string, params: Params = []): Promise<T[]> {
     let statement = this.statements.get(sql);
     if (statement === undefined) {
-      // Statements built from user-chosen filter sets stay few; still, never grow without bound
-      // (a connection's prepared statements go with it when the pool closes it idle).
-      if (this.statements.size > 500) this.statements.clear();
-      statement = { name: `nestbox_${++this.named}`, text: numberedPlaceholders(sql) };
+      // Statements built from user-chosen filter sets stay few; still, never grow without bound.
+      // Past the bound new texts go unnamed: a connection keeps every statement it prepared, so
+      // names dropped and made again for the same texts would pile up on the server.
+      if (this.statements.size >= this.maxNamed) return this.allPlannedPerCall(sql, params);
+      statement = { name: `nestbox_${this.statements.size + 1}`, text: numberedPlaceholders(sql) };
       this.statements.set(sql, statement);
     }
     const result = await this.pool.query({ ...statement, values: params });

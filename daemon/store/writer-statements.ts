@@ -15,21 +15,25 @@ const NAMEABLE = /^\s*(select|insert|update|delete|with)\b/i;
 const STAR_COLUMNS = /(?<!\()\*(?!\))/;
 /** Longer texts are bulk statements (a move's batches): rare, and each plan held would be large. */
 const MAX_NAMED_TEXT = 4000;
-/** Texts built from varying row counts stay few; still, never grow without bound. */
+/**
+ * Texts built from varying row counts stay few; still, never grow without bound. Past the bound new
+ * texts go unnamed: a connection keeps every statement it prepared, so names dropped and made
+ * again for the same texts would pile up on the server.
+ */
 const MAX_NAMES = 500;
 
 export class WriterStatements {
   private readonly names = new Map<string, string>();
   private made = 0;
 
+  constructor(private readonly maxNames = MAX_NAMES) {}
+
   /** The name `text` is prepared under, or undefined to send it unnamed. */
   nameOf(text: string, values: readonly unknown[] | undefined): string | undefined {
     if (!values?.length || text.length > MAX_NAMED_TEXT) return undefined;
     let name = this.names.get(text);
     if (name !== undefined) return name;
-    if (!NAMEABLE.test(text) || STAR_COLUMNS.test(text)) return undefined;
-    // Names are never reused for another text: a connection keeps what it prepared under a name.
-    if (this.names.size >= MAX_NAMES) this.names.clear();
+    if (!NAMEABLE.test(text) || STAR_COLUMNS.test(text) || this.names.size >= this.maxNames) return undefined;
     name = `nestbox_w${++this.made}`;
     this.names.set(text, name);
     return name;

@@ -6,7 +6,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { openReader } from '../../daemon/social/store/reader.js';
-import { numberedPlaceholders } from '../../daemon/store/postgres-reader.js';
+import { numberedPlaceholders, PostgresReader } from '../../daemon/store/postgres-reader.js';
 import { EngineDatabases } from '../helpers/engines.js';
 
 const databases = new EngineDatabases();
@@ -52,6 +52,25 @@ test('a statement planned per call takes the same placeholders and gives rows of
       assert.equal(await reader.allPlannedPerCall(sql, [first, '2', word]), expected);
       assert.equal(await reader.all(sql, [first, '2', word]), expected);
     }
+  } finally {
+    await reader.close();
+  }
+});
+
+test('at most its bound of texts are prepared on a connection; the others run unnamed, with the same rows', async () => {
+  const database = await databases.open('postgres');
+  const reader = await PostgresReader.open(database.db, 1, 2);
+  try {
+    for (let round = 0; round < 3; round++)
+      for (const n of [1, 2, 3, 4]) assert.equal(await reader.all(`SELECT ${n} AS n WHERE 1 = ?`, [1]), [{ n }]);
+    // One connection (a pool of one): the view lists what its session prepared.
+    const prepared = await reader.allPlannedPerCall<{ statement: string }>(
+      'SELECT statement FROM pg_prepared_statements ORDER BY statement',
+    );
+    assert.equal(
+      prepared.map((row) => row.statement),
+      ['SELECT 1 AS n WHERE 1 = $1', 'SELECT 2 AS n WHERE 1 = $1'],
+    );
   } finally {
     await reader.close();
   }

@@ -28,6 +28,16 @@ test('which texts get a name, and a text keeps its own', () => {
   assert.is(statements.nameOf('ALTER TABLE settings ADD COLUMN x text DEFAULT ?', ['a']), undefined);
 });
 
+test('past its bound, new texts go unnamed and the named ones keep their names', () => {
+  const statements = new WriterStatements(2);
+  const first = statements.nameOf('DELETE FROM settings WHERE key = ?', ['a']);
+  const second = statements.nameOf('DELETE FROM blocks WHERE id = ?', [1]);
+  assert.ok(first && second && first !== second);
+  assert.is(statements.nameOf('DELETE FROM mutes WHERE id = ?', [1]), undefined);
+  assert.is(statements.nameOf('DELETE FROM settings WHERE key = ?', ['b']), first);
+  assert.is(statements.nameOf('DELETE FROM mutes WHERE id = ?', [2]), undefined);
+});
+
 test('on PostgreSQL the writer prepares a repeated statement once on its connection, and runs it right', async () => {
   const database = await databases.open('postgres');
   const db = openPostgres(database.location, 1);
