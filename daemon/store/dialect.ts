@@ -110,6 +110,18 @@ export interface Dialect {
   /** The values of `expression` over a group as JSON text of an array (`[]` for none): json_group_array. */
   jsonArrayOf(expression: string): string;
   /**
+   * `column` is one of the keys (ids) of the JSON object bound at `param`: a condition that looks
+   * the keys up in one index scan of `column` on PostgreSQL (`= ANY` of an array built once per
+   * statement), in SQLite's set of them.
+   */
+  amongKeys(column: string, param: string): string;
+  /**
+   * Whether a statement's small lookups for each of its rows (a viewer's flags on each status) are
+   * better made once for all of its rows: on PostgreSQL each correlated subquery is an executor
+   * rescan per row; SQLite's are in-process B-tree steps, and its set forms build temporary tables.
+   */
+  readonly looksUpAllRowsAtOnce: boolean;
+  /**
    * The texts of the one column `column` of the rows of `select`, in its order, joined by
    * `separator` (a SQL text literal); null for no rows. PostgreSQL collects them as an array,
    * where an ordered aggregate would sort them again per call.
@@ -187,6 +199,8 @@ const sqlite: Dialect = {
   textQuery: (terms) => terms.map((term, i) => `"${term}"${i === terms.length - 1 ? '*' : ''}`).join(' '),
   textSearchSchema: () => [],
   jsonArrayOf: (expression) => `json_group_array(${expression})`,
+  amongKeys: (column, param) => `${column} IN (SELECT CAST(keys.key AS INTEGER) FROM json_each(${param}) AS keys)`,
+  looksUpAllRowsAtOnce: false,
   joinedRows: (select, column, separator) =>
     `(SELECT group_concat(${column}, ${separator}) FROM (${select}) AS joined)`,
   scansBeforeWalking: false,
@@ -259,6 +273,9 @@ const postgres: Dialect = {
   textQuery: tsqueryText,
   textSearchSchema: postgresSearchSchema,
   jsonArrayOf: (expression) => `coalesce(CAST(json_agg(${expression}) AS text), '[]')`,
+  amongKeys: (column, param) =>
+    `${column} = ANY(ARRAY(SELECT CAST(keys.key AS BIGINT) FROM jsonb_object_keys(CAST(${param} AS jsonb)) AS keys(key)))`,
+  looksUpAllRowsAtOnce: true,
   joinedRows: (select, _column, separator) => `nullif(array_to_string(ARRAY(${select}), ${separator}), '')`,
   scansBeforeWalking: true,
   jsonObjectOf: (entries) => {

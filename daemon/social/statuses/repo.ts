@@ -112,8 +112,45 @@ const MENTIONS_SQL = engineSql(
   WHERE status_id IN (SELECT CAST(i.value AS BIGINT) FROM ${dialect.idsTable('i')}) ORDER BY id`,
 );
 
+/** The viewer ?2's flags on status `s`, a lookup per flag (SQLite's form, `Dialect.looksUpAllRowsAtOnce`). */
+const FLAGS_PER_STATUS = `
+        -- reblog_of_id IS NOT NULL: the reblog is looked up in the partial index of reblogs.
+        CAST(EXISTS (SELECT 1 FROM favourites WHERE account_id = ?2 AND status_id = s.id) AS INTEGER) * ${VIEWER_FLAG.favourited}
+        + CAST(EXISTS (SELECT 1 FROM statuses r WHERE r.account_id = ?2 AND r.reblog_of_id = s.id AND r.reblog_of_id IS NOT NULL AND r.deleted_at IS NULL) AS INTEGER) * ${VIEWER_FLAG.reblogged}
+        + CAST(EXISTS (SELECT 1 FROM bookmarks WHERE account_id = ?2 AND status_id = s.id) AS INTEGER) * ${VIEWER_FLAG.bookmarked}
+        + CAST(EXISTS (SELECT 1 FROM status_pins WHERE account_id = ?2 AND status_id = s.id) AS INTEGER) * ${VIEWER_FLAG.pinned}
+        + CAST(EXISTS (SELECT 1 FROM conversation_mutes WHERE account_id = ?2 AND conversation_id = s.conversation_id) AS INTEGER) * ${VIEWER_FLAG.muted}
+        + coalesce((SELECT ${VIEWER_FLAG.voted} + CAST(sum(CAST(1 AS BIGINT) << (${VOTE_CHOICE_SHIFT} + v.choice)) AS BIGINT) FROM polls p JOIN poll_votes v ON v.poll_id = p.id
+            WHERE p.status_id = s.id AND v.account_id = ?2 AND v.choice < ${MAX_FLAGGED_CHOICES}), 0)`;
+
+/**
+ * The same flags with each table read once for all of the statuses keyed in ?1 (PostgreSQL's
+ * form): the marks as a row per status and flag bit (a poll's row carries its choices too),
+ * summed per status and joined, and the conversation's mute joined.
+ */
+function flagsOfAll(dialect: Dialect): { flags: string; joins: string } {
+  const among = (column: string) => dialect.amongKeys(column, '?1');
+  const marks = `SELECT status_id AS id, ${VIEWER_FLAG.favourited} AS bit FROM favourites WHERE account_id = ?2 AND ${among('status_id')}
+    UNION ALL SELECT r.reblog_of_id, ${VIEWER_FLAG.reblogged} FROM statuses r
+      WHERE r.account_id = ?2 AND ${among('r.reblog_of_id')} AND r.reblog_of_id IS NOT NULL AND r.deleted_at IS NULL
+    UNION ALL SELECT status_id, ${VIEWER_FLAG.bookmarked} FROM bookmarks WHERE account_id = ?2 AND ${among('status_id')}
+    UNION ALL SELECT status_id, ${VIEWER_FLAG.pinned} FROM status_pins WHERE account_id = ?2 AND ${among('status_id')}
+    UNION ALL SELECT p.status_id, ${VIEWER_FLAG.voted} + CAST(sum(CAST(1 AS BIGINT) << (${VOTE_CHOICE_SHIFT} + v.choice)) AS BIGINT)
+      FROM polls p JOIN poll_votes v ON v.poll_id = p.id
+      WHERE ${among('p.status_id')} AND v.account_id = ?2 AND v.choice < ${MAX_FLAGGED_CHOICES} GROUP BY p.status_id`;
+  return {
+    flags: `coalesce(f.flags, 0) + CASE WHEN cm.account_id IS NULL THEN 0 ELSE ${VIEWER_FLAG.muted} END`,
+    joins: `
+        LEFT JOIN (SELECT marks.id, CAST(sum(marks.bit) AS BIGINT) AS flags FROM (${marks}) AS marks GROUP BY marks.id) AS f
+          ON f.id = s.id
+        LEFT JOIN conversation_mutes cm ON cm.account_id = ?2 AND cm.conversation_id = s.conversation_id`,
+  };
+}
+
 /** Render rows, viewer flags and whether viewer ?2 may see them, of the statuses in ?1 (id → known version). */
-const RENDER_ROWS_SQL = (dialect: Dialect) => `
+const RENDER_ROWS_SQL = (dialect: Dialect) => {
+  const { flags, joins } = dialect.looksUpAllRowsAtOnce ? flagsOfAll(dialect) : { flags: FLAGS_PER_STATUS, joins: '' };
+  return `
       SELECT ${STATUS_COLUMNS}, s.version AS version, CAST(j.value AS INTEGER) AS known,
         (SELECT ${dialect.jsonArrayAgg('CAST(m.account_id AS TEXT)')} FROM mentions m WHERE m.status_id = s.id) AS mention_ids,
         -- Looked up by id whatever the statistics say (a stale count of one app made SQLite scan them all per status).
@@ -121,17 +158,10 @@ const RENDER_ROWS_SQL = (dialect: Dialect) => `
         EXISTS (SELECT 1 FROM media_attachments WHERE status_id = s.id) AS has_media,
         EXISTS (SELECT 1 FROM status_tags WHERE status_id = s.id) AS has_tags,
         (SELECT coalesce(expires_at, '') FROM polls WHERE status_id = s.id) AS poll_ends,
-        -- reblog_of_id IS NOT NULL: where PostgreSQL hashes the reblog test, it reads the viewer's reblogs
-        -- from their partial index, not all of the viewer's statuses.
-        CAST(EXISTS (SELECT 1 FROM favourites WHERE account_id = ?2 AND status_id = s.id) AS INTEGER) * ${VIEWER_FLAG.favourited}
-        + CAST(EXISTS (SELECT 1 FROM statuses r WHERE r.account_id = ?2 AND r.reblog_of_id = s.id AND r.reblog_of_id IS NOT NULL AND r.deleted_at IS NULL) AS INTEGER) * ${VIEWER_FLAG.reblogged}
-        + CAST(EXISTS (SELECT 1 FROM bookmarks WHERE account_id = ?2 AND status_id = s.id) AS INTEGER) * ${VIEWER_FLAG.bookmarked}
-        + CAST(EXISTS (SELECT 1 FROM status_pins WHERE account_id = ?2 AND status_id = s.id) AS INTEGER) * ${VIEWER_FLAG.pinned}
-        + CAST(EXISTS (SELECT 1 FROM conversation_mutes WHERE account_id = ?2 AND conversation_id = s.conversation_id) AS INTEGER) * ${VIEWER_FLAG.muted}
-        + coalesce((SELECT ${VIEWER_FLAG.voted} + CAST(sum(CAST(1 AS BIGINT) << (${VOTE_CHOICE_SHIFT} + v.choice)) AS BIGINT) FROM polls p JOIN poll_votes v ON v.poll_id = p.id
-            WHERE p.status_id = s.id AND v.account_id = ?2 AND v.choice < ${MAX_FLAGGED_CHOICES}), 0) AS flags,
+        ${flags} AS flags,
         ${visibleBy('?2')} AS visible
-      FROM ${dialect.entriesTableOf('?1', 'j')} JOIN statuses s ON s.id = CAST(j.key AS BIGINT)`;
+      FROM ${dialect.entriesTableOf('?1', 'j')} JOIN statuses s ON s.id = CAST(j.key AS BIGINT)${joins}`;
+};
 const RENDER_ROWS = new ChangedRowsQuery<ChangedRenderRow['row'], { flags: number; visible: number }>(
   RENDER_ROWS_SQL,
   RENDER_FIELDS,
