@@ -8,6 +8,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { StatusVisibility } from '../../daemon/social/statuses/visibility.js';
 import { StatusesRepo, VIEWER_FLAG } from '../../daemon/social/statuses/repo.js';
+import { StatusRenderRowsRepo } from '../../daemon/social/statuses/render-rows-repo.js';
 import { ThreadRepo } from '../../daemon/social/statuses/thread-repo.js';
 import { TimelinesRepo } from '../../daemon/social/timelines/repo.js';
 import { TagsRepo } from '../../daemon/social/tags/repo.js';
@@ -62,14 +63,29 @@ for (const engine of ENGINES) {
     assert.is((await repo.visibleById(followersOnly, follower))?.id, followersOnly);
     await store.ctx.db('favourites').insert({ account_id: mentioned, status_id: direct, created_at: AT });
     await store.ctx.db('bookmarks').insert({ account_id: mentioned, status_id: direct, created_at: AT });
-    const [row] = await repo.renderRows({ [direct]: -1 }, mentioned);
+    const renderRows = new StatusRenderRowsRepo(store.ctx);
+    const [row] = await renderRows.renderRows({ [direct]: -1 }, mentioned);
     assert.is(row.id, direct);
     assert.is(row.flags, VIEWER_FLAG.favourited + VIEWER_FLAG.bookmarked);
     assert.is(row.visible, 1);
     const mentions = row.row!.mention_ids;
     assert.equal(typeof mentions === 'string' ? JSON.parse(mentions) : mentions, [mentioned]);
-    const [hidden] = await repo.renderRows({ [direct]: row.version }, stranger);
+    const [hidden] = await renderRows.renderRows({ [direct]: row.version }, stranger);
     assert.equal([hidden.visible, hidden.flags, hidden.row], [0, 0, null]);
+    // With the accounts in the same statement: the same status rows, and account rows only where
+    // the version given is not the account's.
+    const [statuses, accounts] = await renderRows.renderRowsAndAccounts({ [direct]: -1 }, mentioned, {
+      [author]: -1,
+      [stranger]: -1,
+    });
+    assert.equal(statuses, [row]);
+    const authorRow = accounts.find((account) => account.id === author)!;
+    assert.is(authorRow.row?.id, author);
+    assert.equal(accounts.map((account) => account.id).sort(), [author, stranger].sort());
+    const [, again] = await renderRows.renderRowsAndAccounts({ [direct]: row.version }, mentioned, {
+      [author]: authorRow.version,
+    });
+    assert.equal(again, [{ id: author, version: authorRow.version, row: null }]);
     const favouriters = await repo.actors('favourites', direct, { limit: 10 });
     assert.equal(
       favouriters.map((edge) => edge.account_id),

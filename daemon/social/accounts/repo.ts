@@ -89,10 +89,10 @@ export const ACCOUNT_FIELDS = [
 const USER_COLUMNS = `CAST(account_id AS TEXT) AS account_id, email, password_hash, role, approved, disabled, default_privacy,
   default_sensitive, default_language, CAST(created_by_app_id AS TEXT) AS created_by_app_id, created_at`;
 
-/** Accounts in ?1 (id → known version) with their versions. */
-const CHANGED_ROWS = new ChangedRowsQuery<AccountRow>(
-  (dialect) => `SELECT ${ACCOUNT_COLUMNS}, a.version AS version, CAST(j.value AS INTEGER) AS known
-  FROM ${dialect.entriesTable('j')} JOIN accounts a ON a.id = CAST(j.key AS BIGINT)`,
+/** Accounts in parameter 1 (id → known version) with their versions. */
+export const CHANGED_ACCOUNT_ROWS = new ChangedRowsQuery<AccountRow>(
+  (dialect, param) => `SELECT ${ACCOUNT_COLUMNS}, a.version AS version, CAST(j.value AS INTEGER) AS known
+  FROM ${dialect.entriesTableOf(param(1), 'j')} JOIN accounts a ON a.id = CAST(j.key AS BIGINT)`,
   ACCOUNT_FIELDS,
 );
 
@@ -127,7 +127,7 @@ export class AccountsRepo {
    */
   changedRows(known: Record<string, number>): Promise<Array<{ id: string; version: number; row: AccountRow | null }>> {
     if (Object.keys(known).length === 0) return Promise.resolve([]);
-    return CHANGED_ROWS.run(this.ctx.reader, [JSON.stringify(known)]);
+    return CHANGED_ACCOUNT_ROWS.run(this.ctx.reader, [JSON.stringify(known)]);
   }
 
   byUsername(username: string, domain: string | null): Promise<AccountRow | undefined> {

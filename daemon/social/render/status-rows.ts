@@ -4,8 +4,9 @@
  * viewer's flags are. Triggers move a status's version on any change to its row, mentions, media
  * or hashtags. The rows are shared between requests: never modify one.
  */
-import { VersionedCache } from './versioned-cache.js';
-import type { ChangedRenderRow, RenderRow, StatusesRepo } from '../statuses/repo.js';
+import { VersionedCache, type Held } from './versioned-cache.js';
+import type { ChangedRenderRow, RenderRow } from '../statuses/repo.js';
+import type { StatusRenderRowsRepo } from '../statuses/render-rows-repo.js';
 
 /** `visible`: whether the viewer may see the status (statuses/visibility.ts), asked afresh each time as the flags are. */
 export interface LoadedStatus {
@@ -27,7 +28,7 @@ export class StatusRenderRows {
     4000,
   );
 
-  constructor(private readonly repo: StatusesRepo) {}
+  constructor(private readonly repo: StatusRenderRowsRepo) {}
 
   /**
    * The accounts the rows held for `ids` name (authors and mentions, those of a reblogged original
@@ -50,8 +51,18 @@ export class StatusRenderRows {
 
   /** The statuses that exist among `ids`, with the viewer's flags and whether the viewer may see them. */
   async load(ids: readonly string[], viewerId: string | null): Promise<LoadedStatus[]> {
-    const loaded = await this.cache.load(ids, (known) => this.repo.renderRows(known, viewerId));
-    return loaded.map(({ value, version, changed }) => ({
+    if (ids.length === 0) return [];
+    const held = this.hold(ids);
+    return this.settle(held, await this.repo.renderRows(held.known, viewerId));
+  }
+
+  /** What is held for `ids`: `load`'s first half, for a read beside another cache's (render/cache.ts). */
+  hold(ids: readonly string[]): Held<Readonly<RenderRow>> {
+    return this.cache.hold(ids);
+  }
+
+  settle(held: Held<Readonly<RenderRow>>, rows: readonly ChangedRenderRow[]): LoadedStatus[] {
+    return this.cache.settle(held, rows).map(({ value, version, changed }) => ({
       row: value,
       version,
       flags: changed.flags,

@@ -41,22 +41,42 @@ export class VersionedCache<Row, V> {
     fetch: (known: Record<string, number>) => Promise<C[]>,
   ): Promise<Array<Versioned<V> & { changed: C }>> {
     if (ids.length === 0) return [];
+    const held = this.hold(ids);
+    return this.settle(held, await fetch(held.known));
+  }
+
+  /**
+   * `load` in two halves, for a caller that reads several caches' rows at once: what is held for
+   * `ids` (its `known` versions are what to fetch by), then the values once the rows came back.
+   */
+  hold(ids: readonly string[]): Held<V> {
     // What is held now answers even if a concurrent request evicts it before the rows come back.
-    const held = new Map<string, Versioned<V>>();
+    const entries = new Map<string, Versioned<V>>();
     const known: Record<string, number> = {};
     for (const id of ids) {
       const entry = this.byId.get(id);
-      if (entry) held.set(id, entry);
+      if (entry) entries.set(id, entry);
       known[id] = entry?.version ?? -1;
     }
+    return { entries, known };
+  }
+
+  settle<C extends ChangedRow<Row>>(held: Held<V>, rows: readonly C[]): Array<Versioned<V> & { changed: C }> {
     const out: Array<Versioned<V> & { changed: C }> = [];
-    for (const changed of await fetch(known)) {
+    for (const changed of rows) {
       const entry =
         changed.row === null
-          ? held.get(changed.id)
+          ? held.entries.get(changed.id)
           : this.byId.set(changed.id, { version: changed.version, value: this.make(changed.row) });
       if (entry) out.push({ version: entry.version, value: entry.value, changed });
     }
     return out;
   }
+}
+
+/** What a cache held for some ids when their rows were asked for (`VersionedCache.hold`). */
+export interface Held<V> {
+  entries: Map<string, Versioned<V>>;
+  /** id → version held, -1 for none. */
+  known: Record<string, number>;
 }

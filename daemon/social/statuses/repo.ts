@@ -1,9 +1,7 @@
 /** SQL for statuses and what accounts do to them (favourites, reblogs, bookmarks, pins, conversation mutes). */
 import type { Knex } from 'knex';
-import type { Dialect } from '../../store/dialect.js';
 import type { SocialContext } from '../context.js';
 import { visibleBy } from './visibility.js';
-import { ChangedRowsQuery } from '../render/changed-rows.js';
 import { dialectOf, idList, rawRows } from '../../store/dialect.js';
 import { engineSql } from '../../store/engine-sql.js';
 
@@ -78,7 +76,7 @@ export interface RenderRow extends StatusRow {
   poll_ends: string | null;
 }
 
-const RENDER_FIELDS = [
+export const RENDER_FIELDS = [
   ...STATUS_FIELDS,
   'mention_ids',
   'app_name',
@@ -112,62 +110,6 @@ const MENTIONS_SQL = engineSql(
   WHERE status_id IN (SELECT CAST(i.value AS BIGINT) FROM ${dialect.idsTable('i')}) ORDER BY id`,
 );
 
-/** The viewer ?2's flags on status `s`, a lookup per flag (SQLite's form, `Dialect.looksUpAllRowsAtOnce`). */
-const FLAGS_PER_STATUS = `
-        -- reblog_of_id IS NOT NULL: the reblog is looked up in the partial index of reblogs.
-        CAST(EXISTS (SELECT 1 FROM favourites WHERE account_id = ?2 AND status_id = s.id) AS INTEGER) * ${VIEWER_FLAG.favourited}
-        + CAST(EXISTS (SELECT 1 FROM statuses r WHERE r.account_id = ?2 AND r.reblog_of_id = s.id AND r.reblog_of_id IS NOT NULL AND r.deleted_at IS NULL) AS INTEGER) * ${VIEWER_FLAG.reblogged}
-        + CAST(EXISTS (SELECT 1 FROM bookmarks WHERE account_id = ?2 AND status_id = s.id) AS INTEGER) * ${VIEWER_FLAG.bookmarked}
-        + CAST(EXISTS (SELECT 1 FROM status_pins WHERE account_id = ?2 AND status_id = s.id) AS INTEGER) * ${VIEWER_FLAG.pinned}
-        + CAST(EXISTS (SELECT 1 FROM conversation_mutes WHERE account_id = ?2 AND conversation_id = s.conversation_id) AS INTEGER) * ${VIEWER_FLAG.muted}
-        + coalesce((SELECT ${VIEWER_FLAG.voted} + CAST(sum(CAST(1 AS BIGINT) << (${VOTE_CHOICE_SHIFT} + v.choice)) AS BIGINT) FROM polls p JOIN poll_votes v ON v.poll_id = p.id
-            WHERE p.status_id = s.id AND v.account_id = ?2 AND v.choice < ${MAX_FLAGGED_CHOICES}), 0)`;
-
-/**
- * The same flags with each table read once for all of the statuses keyed in ?1 (PostgreSQL's
- * form): the marks as a row per status and flag bit (a poll's row carries its choices too),
- * summed per status and joined, and the conversation's mute joined.
- */
-function flagsOfAll(dialect: Dialect): { flags: string; joins: string } {
-  const among = (column: string) => dialect.amongKeys(column, '?1');
-  const marks = `SELECT status_id AS id, ${VIEWER_FLAG.favourited} AS bit FROM favourites WHERE account_id = ?2 AND ${among('status_id')}
-    UNION ALL SELECT r.reblog_of_id, ${VIEWER_FLAG.reblogged} FROM statuses r
-      WHERE r.account_id = ?2 AND ${among('r.reblog_of_id')} AND r.reblog_of_id IS NOT NULL AND r.deleted_at IS NULL
-    UNION ALL SELECT status_id, ${VIEWER_FLAG.bookmarked} FROM bookmarks WHERE account_id = ?2 AND ${among('status_id')}
-    UNION ALL SELECT status_id, ${VIEWER_FLAG.pinned} FROM status_pins WHERE account_id = ?2 AND ${among('status_id')}
-    UNION ALL SELECT p.status_id, ${VIEWER_FLAG.voted} + CAST(sum(CAST(1 AS BIGINT) << (${VOTE_CHOICE_SHIFT} + v.choice)) AS BIGINT)
-      FROM polls p JOIN poll_votes v ON v.poll_id = p.id
-      WHERE ${among('p.status_id')} AND v.account_id = ?2 AND v.choice < ${MAX_FLAGGED_CHOICES} GROUP BY p.status_id`;
-  return {
-    flags: `coalesce(f.flags, 0) + CASE WHEN cm.account_id IS NULL THEN 0 ELSE ${VIEWER_FLAG.muted} END`,
-    joins: `
-        LEFT JOIN (SELECT marks.id, CAST(sum(marks.bit) AS BIGINT) AS flags FROM (${marks}) AS marks GROUP BY marks.id) AS f
-          ON f.id = s.id
-        LEFT JOIN conversation_mutes cm ON cm.account_id = ?2 AND cm.conversation_id = s.conversation_id`,
-  };
-}
-
-/** Render rows, viewer flags and whether viewer ?2 may see them, of the statuses in ?1 (id → known version). */
-const RENDER_ROWS_SQL = (dialect: Dialect) => {
-  const { flags, joins } = dialect.looksUpAllRowsAtOnce ? flagsOfAll(dialect) : { flags: FLAGS_PER_STATUS, joins: '' };
-  return `
-      SELECT ${STATUS_COLUMNS}, s.version AS version, CAST(j.value AS INTEGER) AS known,
-        (SELECT ${dialect.jsonArrayAgg('CAST(m.account_id AS TEXT)')} FROM mentions m WHERE m.status_id = s.id) AS mention_ids,
-        -- Looked up by id whatever the statistics say (a stale count of one app made SQLite scan them all per status).
-        (SELECT name FROM oauth_apps WHERE id = s.application_id) AS app_name, (SELECT website FROM oauth_apps WHERE id = s.application_id) AS app_website,
-        EXISTS (SELECT 1 FROM media_attachments WHERE status_id = s.id) AS has_media,
-        EXISTS (SELECT 1 FROM status_tags WHERE status_id = s.id) AS has_tags,
-        (SELECT coalesce(expires_at, '') FROM polls WHERE status_id = s.id) AS poll_ends,
-        ${flags} AS flags,
-        ${visibleBy('?2')} AS visible
-      FROM ${dialect.entriesTableOf('?1', 'j')} JOIN statuses s ON s.id = CAST(j.key AS BIGINT)${joins}`;
-};
-const RENDER_ROWS = new ChangedRowsQuery<ChangedRenderRow['row'], { flags: number; visible: number }>(
-  RENDER_ROWS_SQL,
-  RENDER_FIELDS,
-  ['flags', 'visible'],
-);
-
 const VISIBLE_BY_ID_SQL = `SELECT ${STATUS_COLUMNS} FROM statuses s WHERE s.id = ?1 AND s.deleted_at IS NULL AND ${visibleBy('?2')}`;
 
 export class StatusesRepo {
@@ -180,15 +122,6 @@ export class StatusesRepo {
   /** The status if it is not deleted and the viewer (null: no one signed in) may see it. */
   visibleById(id: string, viewerId: string | null): Promise<StatusRow | undefined> {
     return this.ctx.reader.get<StatusRow>(VISIBLE_BY_ID_SQL, [id, viewerId]);
-  }
-
-  /**
-   * Statuses by id with the viewer's flags, and their render rows where `known` (id → render
-   * version) is not current: one query, in which statuses already rendered cost a few index lookups.
-   */
-  renderRows(known: Record<string, number>, viewerId: string | null): Promise<ChangedRenderRow[]> {
-    if (Object.keys(known).length === 0) return Promise.resolve([]);
-    return RENDER_ROWS.run(this.ctx.reader, [JSON.stringify(known), viewerId]);
   }
 
   /** Who each status mentions, in mention order (federation addresses its deliveries with it). */

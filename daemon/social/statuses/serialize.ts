@@ -54,8 +54,8 @@ export class StatusRenderer {
 
   /**
    * Statuses and the accounts `accountIds` (notification senders) with their authors and mentions.
-   * The accounts the status rows already held name are asked for beside the rows themselves, so an
-   * unchanged page costs two round trips to SQLite side by side instead of one after the other; only
+   * The accounts the status rows already held name are asked for in the same statement as the rows
+   * themselves, so an unchanged page costs one round trip instead of one after the other; only
    * accounts a changed or new row brings are asked for after it.
    */
   async renderWithAccounts(
@@ -72,11 +72,9 @@ export class StatusRenderer {
         : Promise.resolve('anonymous');
     const uniqueIds = [...new Set(ids)];
     const asked = new Set([...accountIds, ...this.cache.statusRows.heldAccountIds(uniqueIds)]);
-    const early = this.cache.accounts.byIds([...asked]);
-    // Awaited below; if loading fails first, their own failures must not go unhandled.
+    // Awaited below; if loading fails first, its own failure must not go unhandled.
     viewerKey.catch(() => undefined);
-    early.catch(() => undefined);
-    const loaded = await this.cache.statusRows.load(uniqueIds, viewerId);
+    const { statuses: loaded, accounts: first } = await this.cache.statusesAndAccounts(uniqueIds, viewerId, [...asked]);
     const have = new Set(loaded.map(({ row }) => row.id));
     const originalIds = [
       ...new Set(loaded.map(({ row }) => row.reblog_of_id).filter((id): id is string => id !== null && !have.has(id))),
@@ -86,7 +84,7 @@ export class StatusRenderer {
     const late = [
       ...new Set(all.flatMap(({ row }) => [row.account_id, ...row.mention_ids]).filter((id) => !asked.has(id))),
     ];
-    const [first, rest, viewerPart] = await Promise.all([early, this.cache.accounts.byIds(late), viewerKey]);
+    const [rest, viewerPart] = await Promise.all([this.cache.accounts.byIds(late), viewerKey]);
     const rendered = rest.size === 0 ? first : new Map([...first, ...rest]);
     const accounts = new Map([...rendered].map(([id, entry]) => [id, entry.json]));
 
