@@ -171,10 +171,13 @@ export class StatusesService {
         parent,
         mentioned.map((m) => m.account.id),
         steps,
+        // Counted last, the author's counters in the same statement where the engine can: the
+        // window's and the account's rows stay locked until the commit, so an account's concurrent
+        // posts wait on each other only for that last round trip (a refusal still rolls all back).
+        async (counters) => {
+          headers = await this.limiter.record(trx, authorId, FAMILIES.statuses, counters);
+        },
       );
-      // Counted last: the window's row stays locked until the commit, so an account's concurrent
-      // posts wait on each other only for that last round trip (a refusal still rolls all back).
-      headers = await this.limiter.record(trx, authorId, FAMILIES.statuses);
     });
     await this.writes.published(
       { id, authorId, local: true },
