@@ -1,10 +1,10 @@
 /** SQL for statuses and what accounts do to them (favourites, reblogs, bookmarks, pins, conversation mutes). */
 import type { Knex } from 'knex';
-import type { Dialect } from '../../store/dialect.js';
+import type { BoundSql, Dialect } from '../../store/dialect.js';
 import type { SocialContext } from '../context.js';
 import { visibleBy } from './visibility.js';
 import { ChangedRowsQuery } from '../render/changed-rows.js';
-import { dialectOf, idList, rawRows } from '../../store/dialect.js';
+import { dialectOf, idList, rawRows, rowsOfLast } from '../../store/dialect.js';
 import { engineSql } from '../../store/engine-sql.js';
 
 export interface StatusRow {
@@ -211,13 +211,19 @@ export class StatusesRepo {
     await trx('statuses').insert(row);
   }
 
-  async newConversation(trx: Knex): Promise<string> {
-    const rows = await rawRows<{ id: string }>(
-      trx,
-      `INSERT INTO conversations (created_at) VALUES (?) RETURNING CAST(id AS TEXT) AS id`,
-      [new Date(this.ctx.now()).toISOString()],
-    );
-    return rows[0].id;
+  /**
+   * A status that starts a conversation, with the conversation's row (the status's id as its own)
+   * written beside it: one statement where the engine can (`Dialect.withWrite`).
+   */
+  async insertStartingConversation(trx: Knex, row: Record<string, unknown> & { id: string }): Promise<void> {
+    const conversation: BoundSql = {
+      sql: `INSERT INTO conversations (id, created_at) VALUES (?, ?)`,
+      bindings: [row.id, new Date(this.ctx.now()).toISOString()],
+    };
+    const { sql, bindings } = trx('statuses')
+      .insert({ ...row, conversation_id: row.id })
+      .toSQL();
+    await rowsOfLast(trx, dialectOf(trx).withWrite(conversation, { sql, bindings }));
   }
 
   /** Adds the status's mentions of `accountIds` (one statement); returns those it did not have yet. */

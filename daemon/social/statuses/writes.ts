@@ -48,12 +48,10 @@ export class StatusWrites {
     steps: ReadonlyArray<((trx: Knex, statusId: string) => Promise<void>) | null>,
     countLast?: (counters: BoundSql) => Promise<void>,
   ): Promise<void> {
-    await this.repo.insertStatus(trx, {
-      ...row,
-      in_reply_to_id: parent?.id ?? null,
-      in_reply_to_account_id: parent?.account_id ?? null,
-      conversation_id: parent?.conversation_id ?? (await this.repo.newConversation(trx)),
-    });
+    const replyTo = { in_reply_to_id: parent?.id ?? null, in_reply_to_account_id: parent?.account_id ?? null };
+    if (parent?.conversation_id)
+      await this.repo.insertStatus(trx, { ...row, ...replyTo, conversation_id: parent.conversation_id });
+    else await this.repo.insertStartingConversation(trx, { ...row, ...replyTo });
     await this.mention(trx, row.id, String(row.visibility), mentionedIds);
     for (const step of steps) await step?.(trx, row.id);
     if (parent) await this.repo.adjust(trx, parent.id, 'replies_count', 1);
