@@ -18,7 +18,7 @@ const DATABASE = 'nestbox_round_trips';
 /** The second daemon's, for the delivery. */
 const PEER_DATABASE = 'nestbox_round_trips_peer';
 /** Ceilings on a delivered post's statements (one of slack each, as for posting below). */
-const SENDER_MOST = 19;
+const SENDER_MOST = 15;
 const RECEIVER_MOST = 10;
 /** The role the test reads the peer's rows as, so that its reads are not counted. */
 const PROBE = 'round_trips_probe';

@@ -138,6 +138,14 @@ const RENDER_ROWS = new ChangedRowsQuery<ChangedRenderRow['row'], { flags: numbe
   ['flags', 'visible'],
 );
 
+/** Which parts a Note carries a status has (1 or 0 each), so that its renderer reads only those. */
+export interface StatusParts {
+  has_mentions: number;
+  has_tags: number;
+  has_media: number;
+  has_poll: number;
+}
+
 const VISIBLE_BY_ID_SQL = `SELECT ${STATUS_COLUMNS} FROM statuses s WHERE s.id = ?1 AND s.deleted_at IS NULL AND ${visibleBy('?2')}`;
 
 export class StatusesRepo {
@@ -145,6 +153,19 @@ export class StatusesRepo {
 
   byId(id: string): Promise<StatusRow | undefined> {
     return this.ctx.reader.get<StatusRow>(`SELECT ${STATUS_COLUMNS} FROM statuses s WHERE s.id = ?`, [id]);
+  }
+
+  /** `byId` with the parts it has (`StatusParts`), in the same statement. */
+  byIdWithParts(id: string): Promise<(StatusRow & StatusParts) | undefined> {
+    return this.ctx.reader.get<StatusRow & StatusParts>(
+      `SELECT ${STATUS_COLUMNS},
+        EXISTS (SELECT 1 FROM mentions m WHERE m.status_id = s.id) AS has_mentions,
+        EXISTS (SELECT 1 FROM status_tags st WHERE st.status_id = s.id) AS has_tags,
+        EXISTS (SELECT 1 FROM media_attachments ma WHERE ma.status_id = s.id) AS has_media,
+        EXISTS (SELECT 1 FROM polls p WHERE p.status_id = s.id) AS has_poll
+      FROM statuses s WHERE s.id = ?`,
+      [id],
+    );
   }
 
   /** The status if it is not deleted and the viewer (null: no one signed in) may see it. */

@@ -88,6 +88,9 @@ export class StatusesService {
   byId(...args: Parameters<StatusesRepo['byId']>): ReturnType<StatusesRepo['byId']> {
     return this.repo.byId(...args);
   }
+  byIdWithParts(...args: Parameters<StatusesRepo['byIdWithParts']>): ReturnType<StatusesRepo['byIdWithParts']> {
+    return this.repo.byIdWithParts(...args);
+  }
   byUri(...args: Parameters<StatusesRepo['byUri']>): ReturnType<StatusesRepo['byUri']> {
     return this.repo.byUri(...args);
   }

@@ -127,12 +127,12 @@ export class Outbound {
   }
 
   private async statusActivity(statusId: string, kind: 'create' | 'update' | 'delete'): Promise<void> {
-    const row = await this.fed.services.statuses.byId(statusId);
+    const row = await this.fed.services.statuses.byIdWithParts(statusId);
     if (!row || row.reblog_of_id || !row.local) return; // reblogs travel as Announce / Undo
     // Whom it reaches first: a status nobody elsewhere reads is not rendered as a Note at all.
     const inboxes = await this.actors.audienceInboxes(row.account_id, row.id, row.visibility !== 'direct');
     if (inboxes.length === 0) return;
-    const rendered = await this.notes.render(row);
+    const rendered = await this.notes.render(row, row);
     if (!rendered || rendered.author.domain !== null) return;
     const { author, note } = rendered;
     const activity =
