@@ -43,7 +43,10 @@ export class Outbound {
   }
 
   start(): void {
-    this.on('status.created', ({ statusId }) => this.statusActivity(statusId, 'create'));
+    // A peer's status is the peer's to deliver: not even read.
+    this.on('status.created', async ({ statusId, local }) => {
+      if (local) await this.statusActivity(statusId, 'create');
+    });
     this.on('status.updated', ({ statusId }) => this.statusActivity(statusId, 'update'));
     this.on('status.deleted', ({ statusId }) => this.statusActivity(statusId, 'delete'));
     this.on('favourite.created', ({ accountId, statusId }) => this.like(accountId, statusId, false));
