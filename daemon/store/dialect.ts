@@ -71,6 +71,12 @@ export interface Dialect {
   /** A non-negative integer as text of at least `width` digits, zeros in front (sorts as the number). */
   zeroPadded(value: string, width: number): string;
   /**
+   * `statement` with `write` (a change whose rows are not wanted) beside it, as the statements to
+   * send in order (`rowsOfLast`): one on PostgreSQL (`write` in a WITH), so that the row locks of
+   * both are taken in one round trip; two on SQLite (no change inside WITH), `write` first.
+   */
+  withWrite(write: BoundSql, statement: BoundSql): BoundSql[];
+  /**
    * Whether the full-text index gives matches in id order (SQLite's FTS5: the newest are read from
    * its end). Otherwise (PostgreSQL's GIN) a search looks among the newest rows first, then among
    * the older ones by `unwalkedId`.
@@ -181,6 +187,7 @@ const sqlite: Dialect = {
   joinedText: (value, separator) => `group_concat(${value}, ${separator})`,
   position: (haystack, needle) => `instr(${haystack}, ${needle})`,
   zeroPadded: (value, width) => `printf('%0${width}d', ${value})`,
+  withWrite: (write, statement) => [write, statement],
   matchesInIdOrder: true,
   unwalkedId: (id) => id,
   // SQLite keeps any value in any column: every column of every table.
@@ -249,6 +256,9 @@ const postgres: Dialect = {
     `string_agg(CAST(${value} AS TEXT), ${separator}${orderBy ? ` ORDER BY ${orderBy}` : ''})`,
   position: (haystack, needle) => `strpos(${haystack}, ${needle})`,
   zeroPadded: (value, width) => `lpad(CAST(${value} AS TEXT), ${width}, '0')`,
+  withWrite: (write, statement) => [
+    { sql: `WITH beside AS (${write.sql}) ${statement.sql}`, bindings: [...write.bindings, ...statement.bindings] },
+  ],
   matchesInIdOrder: false,
   unwalkedId: (id) => `(${id} + 0)`,
   textColumns: `SELECT c.table_name, c.column_name
@@ -313,6 +323,19 @@ export function isUniqueViolation(error: unknown): boolean {
 export async function rawRows<T>(db: Knex, sql: string, bindings: readonly unknown[] = []): Promise<T[]> {
   const result = (await db.raw(sql, bindings as Knex.RawBinding[])) as T[] | { rows: T[] };
   return Array.isArray(result) ? result : result.rows;
+}
+
+/** A statement's text (`?` for each binding) and its bindings. */
+export interface BoundSql {
+  sql: string;
+  bindings: readonly unknown[];
+}
+
+/** Sends `statements` in order in `db` (a transaction, for more than one); the last one's rows. */
+export async function rowsOfLast<T>(db: Knex, statements: readonly BoundSql[]): Promise<T[]> {
+  let rows: T[] = [];
+  for (const { sql, bindings } of statements) rows = await rawRows<T>(db, sql, bindings);
+  return rows;
 }
 
 /** The one bound parameter of `idsTable`: the same JSON text for both engines. */

@@ -16,6 +16,7 @@ import { TagsRepo } from '../../daemon/social/tags/repo.js';
 import { FiltersRepo } from '../../daemon/social/filters/repo.js';
 import { OAuthRepo } from '../../daemon/social/oauth/repo.js';
 import { RateLimitsRepo } from '../../daemon/social/ratelimit/repo.js';
+import { AccountsRepo } from '../../daemon/social/accounts/repo.js';
 import { EmailsRepo } from '../../daemon/social/emails/repo.js';
 import { ENGINES } from '../helpers/engines.js';
 import { openRepoContext, type RepoContext } from './repo-context.js';
@@ -247,6 +248,17 @@ for (const engine of ENGINES) {
     });
     assert.is(await limits.peek(me, 'statuses', 1000), 0, 'the older window dropped');
     assert.is(await limits.peek(me, 'statuses', 2000), 1);
+    // A change sent beside the count (one statement on PostgreSQL) is made with it.
+    const counted = () => store.ctx.db('accounts').whereRaw('id = ?', [ann]).first('statuses_count', 'last_status_at');
+    const before = (await counted()) as { statuses_count: number };
+    await store.ctx.db.transaction(async (trx) => {
+      const beside = new AccountsRepo(store.ctx).statusPostedChange(ann, '2030-01-01T00:00:00.000Z');
+      assert.is(await limits.add(trx, ann, 'statuses', 2000, 2, beside), 1);
+    });
+    assert.equal(await counted(), {
+      statuses_count: before.statuses_count + 1,
+      last_status_at: '2030-01-01T00:00:00.000Z',
+    });
 
     const emails = new EmailsRepo(store.ctx);
     assert.is(await emails.takenByAnother('ANN@example.test', me), true);

@@ -1,6 +1,6 @@
 /** SQL for accounts and the local users behind them, one text for both engines. Ids are read as text. */
 import type { Knex } from 'knex';
-import { dialectOf, rawRows } from '../../store/dialect.js';
+import { dialectOf, rawRows, type BoundSql } from '../../store/dialect.js';
 import type { SocialContext } from '../context.js';
 import { ChangedRowsQuery } from '../render/changed-rows.js';
 
@@ -219,7 +219,16 @@ export class AccountsRepo {
 
   /** One more status, posted at `at`: the count and the last status's time in one statement. */
   async statusPosted(trx: Knex, id: string, at: string): Promise<void> {
-    await trx.raw(`UPDATE accounts SET statuses_count = statuses_count + 1, last_status_at = ? WHERE id = ?`, [at, id]);
+    const { sql, bindings } = this.statusPostedChange(id, at);
+    await trx.raw(sql, bindings as Knex.RawBinding[]);
+  }
+
+  /** `statusPosted`'s statement, for a caller that sends it beside its own (`Dialect.withWrite`). */
+  statusPostedChange(id: string, at: string): BoundSql {
+    return {
+      sql: `UPDATE accounts SET statuses_count = statuses_count + 1, last_status_at = ? WHERE id = ?`,
+      bindings: [at, id],
+    };
   }
 
   ownerAccountId(): Promise<string | undefined> {

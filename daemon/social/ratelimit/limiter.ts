@@ -6,6 +6,7 @@
 import type { Knex } from 'knex';
 import { rateLimited } from '../../lib/errors.js';
 import type { SocialContext } from '../context.js';
+import type { BoundSql } from '../../store/dialect.js';
 import { RateLimitsRepo } from './repo.js';
 
 export interface Family {
@@ -36,10 +37,13 @@ export class RateLimiter {
     return { start, reset };
   }
 
-  /** Counts one action in `trx`; throws 429 (nothing counted) when the window is full. */
-  async record(trx: Knex, accountId: string, family: Family): Promise<RateLimitHeaders> {
+  /**
+   * Counts one action in `trx`; throws 429 (nothing counted) when the window is full. `beside`: the
+   * action's own last change, sent with the count (RateLimitsRepo.add).
+   */
+  async record(trx: Knex, accountId: string, family: Family, beside?: BoundSql): Promise<RateLimitHeaders> {
     const { start, reset } = this.window(family);
-    const count = await this.repo.add(trx, accountId, family.name, start, family.limit);
+    const count = await this.repo.add(trx, accountId, family.name, start, family.limit, beside);
     if (count === null) throw rateLimited(headers(family, 0, reset));
     // The window's first action: the older windows are of no use any more.
     if (count === 1) await this.repo.dropOlder(trx, accountId, family.name, start);

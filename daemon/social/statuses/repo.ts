@@ -1,8 +1,9 @@
 /** SQL for statuses and what accounts do to them (favourites, reblogs, bookmarks, pins, conversation mutes). */
 import type { Knex } from 'knex';
+import type { BoundSql } from '../../store/dialect.js';
 import type { SocialContext } from '../context.js';
 import { visibleBy } from './visibility.js';
-import { dialectOf, idList, rawRows } from '../../store/dialect.js';
+import { dialectOf, idList, rawRows, rowsOfLast } from '../../store/dialect.js';
 import { engineSql } from '../../store/engine-sql.js';
 
 export interface StatusRow {
@@ -110,6 +111,14 @@ const MENTIONS_SQL = engineSql(
   WHERE status_id IN (SELECT CAST(i.value AS BIGINT) FROM ${dialect.idsTable('i')}) ORDER BY id`,
 );
 
+/** Which parts a Note carries a status has (1 or 0 each), so that its renderer reads only those. */
+export interface StatusParts {
+  has_mentions: number;
+  has_tags: number;
+  has_media: number;
+  has_poll: number;
+}
+
 const VISIBLE_BY_ID_SQL = `SELECT ${STATUS_COLUMNS} FROM statuses s WHERE s.id = ?1 AND s.deleted_at IS NULL AND ${visibleBy('?2')}`;
 
 export class StatusesRepo {
@@ -117,6 +126,19 @@ export class StatusesRepo {
 
   byId(id: string): Promise<StatusRow | undefined> {
     return this.ctx.reader.get<StatusRow>(`SELECT ${STATUS_COLUMNS} FROM statuses s WHERE s.id = ?`, [id]);
+  }
+
+  /** `byId` with the parts it has (`StatusParts`), in the same statement. */
+  byIdWithParts(id: string): Promise<(StatusRow & StatusParts) | undefined> {
+    return this.ctx.reader.get<StatusRow & StatusParts>(
+      `SELECT ${STATUS_COLUMNS},
+        EXISTS (SELECT 1 FROM mentions m WHERE m.status_id = s.id) AS has_mentions,
+        EXISTS (SELECT 1 FROM status_tags st WHERE st.status_id = s.id) AS has_tags,
+        EXISTS (SELECT 1 FROM media_attachments ma WHERE ma.status_id = s.id) AS has_media,
+        EXISTS (SELECT 1 FROM polls p WHERE p.status_id = s.id) AS has_poll
+      FROM statuses s WHERE s.id = ?`,
+      [id],
+    );
   }
 
   /** The status if it is not deleted and the viewer (null: no one signed in) may see it. */
@@ -174,13 +196,19 @@ export class StatusesRepo {
     await trx('statuses').insert(row);
   }
 
-  async newConversation(trx: Knex): Promise<string> {
-    const rows = await rawRows<{ id: string }>(
-      trx,
-      `INSERT INTO conversations (created_at) VALUES (?) RETURNING CAST(id AS TEXT) AS id`,
-      [new Date(this.ctx.now()).toISOString()],
-    );
-    return rows[0].id;
+  /**
+   * A status that starts a conversation, with the conversation's row (the status's id as its own)
+   * written beside it: one statement where the engine can (`Dialect.withWrite`).
+   */
+  async insertStartingConversation(trx: Knex, row: Record<string, unknown> & { id: string }): Promise<void> {
+    const conversation: BoundSql = {
+      sql: `INSERT INTO conversations (id, created_at) VALUES (?, ?)`,
+      bindings: [row.id, new Date(this.ctx.now()).toISOString()],
+    };
+    const { sql, bindings } = trx('statuses')
+      .insert({ ...row, conversation_id: row.id })
+      .toSQL();
+    await rowsOfLast(trx, dialectOf(trx).withWrite(conversation, { sql, bindings }));
   }
 
   /** Adds the status's mentions of `accountIds` (one statement); returns those it did not have yet. */

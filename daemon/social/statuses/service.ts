@@ -88,6 +88,9 @@ export class StatusesService {
   byId(...args: Parameters<StatusesRepo['byId']>): ReturnType<StatusesRepo['byId']> {
     return this.repo.byId(...args);
   }
+  byIdWithParts(...args: Parameters<StatusesRepo['byIdWithParts']>): ReturnType<StatusesRepo['byIdWithParts']> {
+    return this.repo.byIdWithParts(...args);
+  }
   byUri(...args: Parameters<StatusesRepo['byUri']>): ReturnType<StatusesRepo['byUri']> {
     return this.repo.byUri(...args);
   }
@@ -171,10 +174,13 @@ export class StatusesService {
         parent,
         mentioned.map((m) => m.account.id),
         steps,
+        // Counted last, the author's counters in the same statement where the engine can: the
+        // window's and the account's rows stay locked until the commit, so an account's concurrent
+        // posts wait on each other only for that last round trip (a refusal still rolls all back).
+        async (counters) => {
+          headers = await this.limiter.record(trx, authorId, FAMILIES.statuses, counters);
+        },
       );
-      // Counted last: the window's row stays locked until the commit, so an account's concurrent
-      // posts wait on each other only for that last round trip (a refusal still rolls all back).
-      headers = await this.limiter.record(trx, authorId, FAMILIES.statuses);
     });
     await this.writes.published(
       { id, authorId, local: true },

@@ -10,6 +10,7 @@ import type { NotificationsService } from '../notifications/service.js';
 import type { StatusesRepo, StatusRow } from './repo.js';
 import type { StatusEditsRepo } from './edits-repo.js';
 import type { ConversationsRepo } from '../conversations/repo.js';
+import type { BoundSql } from '../../store/dialect.js';
 
 /** A new status's own columns; its thread's are taken from the status it answers. */
 export type NewStatusRow = Record<string, unknown> & { id: string; account_id: string; created_at: string };
@@ -36,7 +37,8 @@ export class StatusWrites {
 
   /**
    * A new status: its row, in its parent's conversation or a new one, its mentions, the
-   * resources' steps (media, hashtags, poll), the parent's reply count and the author's counters.
+   * resources' steps (media, hashtags, poll), the parent's reply count and the author's counters,
+   * last: by `countLast` when given (it sends the counters' change with its own last statement).
    */
   async insert(
     trx: Knex,
@@ -44,17 +46,17 @@ export class StatusWrites {
     parent: StatusRow | null,
     mentionedIds: readonly string[],
     steps: ReadonlyArray<((trx: Knex, statusId: string) => Promise<void>) | null>,
+    countLast?: (counters: BoundSql) => Promise<void>,
   ): Promise<void> {
-    await this.repo.insertStatus(trx, {
-      ...row,
-      in_reply_to_id: parent?.id ?? null,
-      in_reply_to_account_id: parent?.account_id ?? null,
-      conversation_id: parent?.conversation_id ?? (await this.repo.newConversation(trx)),
-    });
+    const replyTo = { in_reply_to_id: parent?.id ?? null, in_reply_to_account_id: parent?.account_id ?? null };
+    if (parent?.conversation_id)
+      await this.repo.insertStatus(trx, { ...row, ...replyTo, conversation_id: parent.conversation_id });
+    else await this.repo.insertStartingConversation(trx, { ...row, ...replyTo });
     await this.mention(trx, row.id, String(row.visibility), mentionedIds);
     for (const step of steps) await step?.(trx, row.id);
     if (parent) await this.repo.adjust(trx, parent.id, 'replies_count', 1);
-    await this.accounts.statusPosted(trx, row.account_id, row.created_at);
+    if (countLast) await countLast(this.accounts.statusPostedChange(row.account_id, row.created_at));
+    else await this.accounts.statusPosted(trx, row.account_id, row.created_at);
   }
 
   /**

@@ -43,7 +43,10 @@ export class Outbound {
   }
 
   start(): void {
-    this.on('status.created', ({ statusId }) => this.statusActivity(statusId, 'create'));
+    // A peer's status is the peer's to deliver: not even read.
+    this.on('status.created', async ({ statusId, local }) => {
+      if (local) await this.statusActivity(statusId, 'create');
+    });
     this.on('status.updated', ({ statusId }) => this.statusActivity(statusId, 'update'));
     this.on('status.deleted', ({ statusId }) => this.statusActivity(statusId, 'delete'));
     this.on('favourite.created', ({ accountId, statusId }) => this.like(accountId, statusId, false));
@@ -127,12 +130,12 @@ export class Outbound {
   }
 
   private async statusActivity(statusId: string, kind: 'create' | 'update' | 'delete'): Promise<void> {
-    const row = await this.fed.services.statuses.byId(statusId);
+    const row = await this.fed.services.statuses.byIdWithParts(statusId);
     if (!row || row.reblog_of_id || !row.local) return; // reblogs travel as Announce / Undo
     // Whom it reaches first: a status nobody elsewhere reads is not rendered as a Note at all.
     const inboxes = await this.actors.audienceInboxes(row.account_id, row.id, row.visibility !== 'direct');
     if (inboxes.length === 0) return;
-    const rendered = await this.notes.render(row);
+    const rendered = await this.notes.render(row, row);
     if (!rendered || rendered.author.domain !== null) return;
     const { author, note } = rendered;
     const activity =

@@ -4,7 +4,7 @@
  * for direct statuses) and as Mention tags, hashtags as Hashtag tags, custom emoji as Emoji tags;
  * a status with a poll is a Question.
  */
-import type { StatusRow } from '../../statuses/repo.js';
+import type { StatusParts, StatusRow } from '../../statuses/repo.js';
 import type { FederationContext } from '../context.js';
 import { ActorsRepo, type ActorRow } from '../actors/repo.js';
 import { withContext } from './context.js';
@@ -37,10 +37,12 @@ export class NoteRenderer {
     this.actors = new ActorsRepo(fed.social);
   }
 
-  async render(row: StatusRow): Promise<RenderedNote | null> {
+  /** `parts`: which parts the status has, when known (`StatusesRepo.byIdWithParts`): the others are not read. */
+  async render(row: StatusRow, parts?: StatusParts): Promise<RenderedNote | null> {
     const author = await this.actors.byId(row.account_id);
     if (!author) return null;
-    const mentionRows = await this.fed.services.statuses.mentions([row.id]);
+    const has = (part: keyof StatusParts) => !parts || Boolean(parts[part]);
+    const mentionRows = has('has_mentions') ? await this.fed.services.statuses.mentions([row.id]) : [];
     const mentioned = await this.actors.byIds(mentionRows.map((m) => m.account_id));
     const { to, cc } = audience(
       row.visibility,
@@ -63,12 +65,12 @@ export class NoteRenderer {
       contentMap: row.language ? { [row.language]: row.content } : undefined,
       tag: [
         ...mentioned.map((a) => ({ type: 'Mention', href: a.uri, name: acctAddress(a, this.fed.localDomain) })),
-        ...(await this.hashtags(row.id)),
+        ...(has('has_tags') ? await this.hashtags(row.id) : []),
         ...emojiTags(JSON.parse(row.emojis || '[]') as StoredEmoji[]),
       ],
-      attachment: await this.attachments(row.id),
+      attachment: has('has_media') ? await this.attachments(row.id) : [],
     };
-    const poll = await this.fed.services.polls.byStatus(row.id);
+    const poll = has('has_poll') ? await this.fed.services.polls.byStatus(row.id) : undefined;
     if (poll) asQuestion(note, poll, this.fed.social.now());
     if (row.edited_at) note.updated = isoSeconds(row.edited_at);
     if (note.contentMap === undefined) delete note.contentMap;
