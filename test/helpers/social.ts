@@ -7,12 +7,12 @@ import type { AdminTool } from '../../daemon/social/admin.js';
 import { loadAdminTool, openAdminTool } from './admin-tool.js';
 import { startDaemon, type RunningDaemon } from './daemon.js';
 import { databaseUrlOf } from './daemon-database.js';
-import { send } from './http-client.js';
+import { send, type AnswerHeaders } from './http-client.js';
 
 export interface ApiResponse<T = any> {
   status: number;
   body: T;
-  headers: Headers;
+  headers: AnswerHeaders;
 }
 
 export interface TestAccount {
