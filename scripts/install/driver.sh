@@ -7,7 +7,7 @@
 # lists the SHA-256 of every file of it the installer uses; the archive's other files are unused.
 PINNED_COMMIT=0ed22cbc04b65f4920ba83da005430426820e82d
 PINNED_ARCHIVE_URL="https://github.com/espressif/esp-hosted/archive/$PINNED_COMMIT.tar.gz"
-PINNED_MANIFEST="$(dirname "${BASH_SOURCE[0]}")/esp-hosted-fg.sha256"
+PINNED_MANIFEST="${BASH_SOURCE[0]%/*}/esp-hosted-fg.sha256"
 
 # The parts of Espressif's tree the installer uses, relative to the folder holding esp_hosted_fg/.
 DRIVER_DIR=esp_hosted_fg/host/linux/host_driver/esp32
@@ -85,7 +85,7 @@ board_model() {
 # RP1's, pinctrl-rp1; Pi 4 and earlier: pinctrl-bcm2711 / pinctrl-bcm2835). 512 and more on
 # current kernels, 0 on old ones. Prints "BASE LABEL"; nothing when no such chip is there.
 gpio_base() {
-  local model="$1" labels chip label
+  local model="$1" labels chip label found base
   case "$model" in
     *"Raspberry Pi 5"* | *"Compute Module 5"*) labels="pinctrl-rp1" ;;
     *"Raspberry Pi"*) labels="pinctrl-bcm2711 pinctrl-bcm2835" ;;
@@ -94,8 +94,12 @@ gpio_base() {
   for label in $labels; do
     for chip in "$root"/sys/class/gpio/gpiochip*; do
       [ -f "$chip/label" ] && [ -f "$chip/base" ] || continue
-      if [ "$(cat "$chip/label")" = "$label" ]; then
-        echo "$(cat "$chip/base") $label"
+      # One-line files, read without a process each.
+      found='' base=''
+      IFS= read -r found < "$chip/label" || true
+      if [ "$found" = "$label" ]; then
+        IFS= read -r base < "$chip/base" || true
+        echo "$base $label"
         return 0
       fi
     done

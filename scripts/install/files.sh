@@ -10,25 +10,39 @@ die() {
 }
 
 # put DEST MODE: standard input becomes DEST (a path on the box, staged under $root). Returns 0
-# when DEST changed, 1 when it already had that content.
+# when DEST changed, 1 when it already had that content. Text is read and compared in the shell
+# (no cat, no cmp: forks are most of a run's time); input holding a NUL byte goes through a file.
 put() {
-  cat > "$scratch/put"
-  put_copy "$scratch/put" "$1" "$2"
-}
-
-# put_copy SOURCE DEST MODE: a file's content to DEST; same answer as put. (Few processes per
-# file: a run compares a few hundred.)
-put_copy() {
-  local source="$1" dest="$root$2" mode=$3
-  if cmp -s "$source" "$dest" 2> /dev/null; then
-    # Same mode again changes no mtime.
+  local dest="$root$1" mode=$2 content old
+  if IFS= read -r -d '' content; then
+    { printf '%s\0' "$content" && cat; } > "$scratch/put"
+    put_copy "$scratch/put" "$1" "$mode"
+    return
+  fi
+  # read fails at the end of a file without a NUL: then $old is all of it.
+  if [ -f "$dest" ] && [ -r "$dest" ] && ! IFS= read -r -d '' old < "$dest" && [ "$old" = "$content" ]; then
     chmod "$mode" "$dest"
     return 1
   fi
-  # Beside the destination first, then renamed: a reader sees the old file or the new one.
-  mkdir -p "${dest%/*}"
-  cp "$source" "$dest.nestbox-new"
+  [ -d "${dest%/*}" ] || mkdir -p "${dest%/*}"
+  printf '%s' "$content" > "$dest.nestbox-new"
   chmod "$mode" "$dest.nestbox-new"
+  mv -f "$dest.nestbox-new" "$dest"
+  return 0
+}
+
+# put_copy SOURCE DEST MODE [HAS_MODE]: a file's content to DEST; same answer as put. HAS_MODE:
+# DEST's mode when the caller knows it (then a file already right is left without a chmod).
+put_copy() {
+  local source="$1" dest="$root$2" mode=$3 has_mode=${4:-}
+  if [ -e "$dest" ] && cmp -s "$source" "$dest" 2> /dev/null; then
+    # Same mode again changes no mtime.
+    [ "$has_mode" = "$mode" ] || chmod "$mode" "$dest"
+    return 1
+  fi
+  # Beside the destination first, then renamed: a reader sees the old file or the new one.
+  [ -d "${dest%/*}" ] || mkdir -p "${dest%/*}"
+  install -m "$mode" "$source" "$dest.nestbox-new"
   mv -f "$dest.nestbox-new" "$dest"
   return 0
 }
@@ -88,11 +102,15 @@ remove_block() {
 # modes. Returns 0 when anything changed.
 sync_tree() {
   local source="$1" dest="$2" changed=1 mode file
+  local -A has_mode=()
   while IFS=' ' read -r -d '' mode file; do
-    if put_copy "$source/$file" "$dest/$file" "$mode"; then changed=0; fi
+    has_mode[$file]=$mode
+  done < <(find "$root$dest" -type f -printf '%m %P\0' 2> /dev/null)
+  while IFS=' ' read -r -d '' mode file; do
+    if put_copy "$source/$file" "$dest/$file" "$mode" "${has_mode[$file]:-}"; then changed=0; fi
   done < <(find "$source" -type f -printf '%m %P\0' | sort -z)
-  while IFS= read -r -d '' file; do
+  for file in "${!has_mode[@]}"; do
     [ -f "$source/$file" ] || { rm -f "$root$dest/$file" && changed=0; }
-  done < <(find "$root$dest" -type f -printf '%P\0')
+  done
   return "$changed"
 }

@@ -2,7 +2,7 @@
 # units and the polkit rule. Sourced by scripts/install.sh; each function returns 0 when it
 # changed something.
 
-CONFIG_DIR="$(dirname "${BASH_SOURCE[0]}")/config"
+CONFIG_DIR="${BASH_SOURCE[0]%/*}/config"
 MODPROBE_CONF=/etc/modprobe.d/nestbox-esp-hosted.conf
 UDEV_RULE=/etc/udev/rules.d/90-nestbox-esps.rules
 NM_CONF=/etc/NetworkManager/conf.d/90-nestbox.conf
@@ -40,7 +40,7 @@ boot_block() {
 # rpi_init.sh compiles it (device_tree_dependency_spi: dtc -O dtb) into the boot folder.
 write_boot_config() {
   local config="$1" tree="$2" changed=1 overlay dtbo
-  overlay="$(dirname "$config")/overlays/spidev_disabler.dtbo"
+  overlay="${config%/*}/overlays/spidev_disabler.dtbo"
   if boot_block | put_block "$config"; then changed=0; fi
   if [ "$transport" = spi ]; then
     dtbo=$(mktemp)
@@ -85,7 +85,7 @@ remove_driver_files() {
   rmdir "$root$UNIT_DIR/nestbox.service.d" 2> /dev/null || true
   if [ -n "$config" ]; then
     remove_block "$config"
-    unput "$(dirname "$config")/overlays/spidev_disabler.dtbo"
+    unput "${config%/*}/overlays/spidev_disabler.dtbo"
   fi
   remove_block "$DHCPCD_CONF"
 }

@@ -1,11 +1,11 @@
 /** The box's owner account on a daemon's database, made as `npm run admin` makes it, and a token for it. */
 import { loadConfig } from '../../daemon/config.js';
-import { AdminTool } from '../../daemon/social/admin.js';
+import { loadAdminTool, openAdminTool } from './admin-tool.js';
 
 const OWNER_PASSWORD = 'owner-password-1';
 
 export async function createOwnerToken(dataDir: string, scopes: string): Promise<string> {
-  const admin = await AdminTool.open(loadConfig({ env: { NESTBOX_DATA_DIR: dataDir } }));
+  const admin = await openAdminTool(loadAdminTool(), loadConfig({ env: { NESTBOX_DATA_DIR: dataDir } }));
   try {
     await admin.createAccount({
       username: 'owner',

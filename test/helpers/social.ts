@@ -2,19 +2,17 @@
  * A running daemon for the social tests, plus the admin tool on its database (accounts and
  * tokens are made the way `npm run admin` makes them) and a small JSON client.
  */
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { loadConfig } from '../../daemon/config.js';
 import type { AdminTool } from '../../daemon/social/admin.js';
+import { loadAdminTool, openAdminTool } from './admin-tool.js';
 import { startDaemon, type RunningDaemon } from './daemon.js';
 import { databaseUrlOf } from './daemon-database.js';
-import { send } from './http-client.js';
-import { DIST } from './paths.js';
+import { send, type AnswerHeaders } from './http-client.js';
 
 export interface ApiResponse<T = any> {
   status: number;
   body: T;
-  headers: Headers;
+  headers: AnswerHeaders;
 }
 
 export interface TestAccount {
@@ -46,15 +44,6 @@ export interface SocialHarness {
 export const ALL_USER_SCOPES = 'read write follow push profile';
 
 /**
- * The admin tool as the bundle builds it (the daemon's own code, sharing its chunks): loaded from
- * dist/daemon/ it would read knex's and lodash's hundreds of files in every test process.
- */
-async function loadAdminTool(): Promise<typeof AdminTool> {
-  const bundled = pathToFileURL(join(DIST, 'bundle', 'social', 'admin.js')).href;
-  return ((await import(bundled)) as typeof import('../../daemon/social/admin.js')).AdminTool;
-}
-
-/**
  * A test that does not set the simulated coprocessor's pace does not look at the device side: its
  * simulator runs fast and answers the firmware probe (the documented firmware's silence takes 2 s),
  * so that no coprocessor step is still in flight, holding up the daemon's stop, when a short test ends.
@@ -79,7 +68,7 @@ export async function startSocialDaemon(
   const config = loadConfig({
     env: { NESTBOX_DATA_DIR: daemon.dataDir, ...(databaseUrl && { NESTBOX_DATABASE_URL: databaseUrl }) },
   });
-  const admin = await (await adminTool).open(config);
+  const admin = await openAdminTool(adminTool, config);
   const harness: SocialHarness = {
     daemon,
     admin,

@@ -11,7 +11,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadConfig } from '../../daemon/config.js';
-import { AdminTool } from '../../daemon/social/admin.js';
+import { loadAdminTool, openAdminTool } from '../helpers/admin-tool.js';
 import { startDaemon } from '../helpers/daemon.js';
 import { bringOnline } from '../helpers/federation.js';
 import { DYNDNS, INTERNET } from '../helpers/virtual-internet/index.js';
@@ -296,7 +296,7 @@ test('carrier-grade NAT in front of the router: degraded, and the reason says so
 
 /** A new account on the box (the admin tool beside the running daemon) and a token for it. */
 async function accountToken(dataDir: string, username: string): Promise<string> {
-  const admin = await AdminTool.open(loadConfig({ env: { NESTBOX_DATA_DIR: dataDir } }));
+  const admin = await openAdminTool(loadAdminTool(), loadConfig({ env: { NESTBOX_DATA_DIR: dataDir } }));
   try {
     await admin.createAccount({ username, email: `${username}@example.test`, password: `pw-${username}-123` });
     return (await admin.token({ username, scopes: 'read write follow' })).accessToken;
