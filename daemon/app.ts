@@ -144,7 +144,7 @@ export class App {
 
   private async startDatabase(): Promise<Db> {
     const log = this.log.child({ component: 'store' });
-    const db = await openStore(this.config);
+    const db = await openStore(this.config, { announcesWrites: false });
     this.onStop('database', () => db.destroy());
     const { applied } = await migrate(db);
     if (applied.length) log.info('migrations applied', { migrations: applied });

@@ -25,6 +25,11 @@ export interface OpenStoreOptions {
   deadlineMs?: number;
   /** How long a SQLite write waits for another connection's (db.ts's default unless given). */
   busyTimeoutMs?: number;
+  /**
+   * Whether this process's PostgreSQL commits are announced to the others (default true). The
+   * daemon counts its own commits and turns its announcements off (`migrations/postgres/announce-writes.ts`).
+   */
+  announcesWrites?: boolean;
 }
 
 /**
@@ -32,11 +37,11 @@ export interface OpenStoreOptions {
  * answer within `deadlineMs` is a ConfigError naming the setting: the daemon exits 2 with one line.
  */
 export async function openStore(config: StoreConfig, options: OpenStoreOptions = {}): Promise<Db> {
-  const { deadlineMs = POSTGRES_START_DEADLINE_MS, busyTimeoutMs } = options;
+  const { deadlineMs = POSTGRES_START_DEADLINE_MS, busyTimeoutMs, announcesWrites = true } = options;
   if (!config.databaseUrl)
     return openDatabase({ filename: sqliteFile(config), synchronous: config.sqliteSynchronous, busyTimeoutMs });
   const { openPostgres, waitForPostgres } = await import('./postgres.js');
-  const db = openPostgres(config.databaseUrl);
+  const db = openPostgres(config.databaseUrl, { announcesWrites });
   const problem = await waitForPostgres(db, deadlineMs);
   if (problem === null) return db;
   await db.destroy();

@@ -10,6 +10,7 @@ import knexFactory from 'knex';
 import pg from 'pg';
 import { parse } from 'pg-connection-string';
 import type { Db } from './db.js';
+import { ANNOUNCE_WRITES_SETTING } from './migrations/postgres/announce-writes.js';
 import { serverLost } from './server-lost.js';
 import { ServerWatch } from './server-watch.js';
 import { WriterStatements } from './writer-statements.js';
@@ -78,8 +79,9 @@ function wrote(result: unknown): boolean {
 /**
  * node-postgres for knex, each connection telling the watch when the answer to a write (or a
  * COMMIT) arrives: the write is committed then (or will be with its transaction's COMMIT, told in
- * turn). The watch also learns the connections' server processes, whose announcements it has
- * counted already, and hears of a connection that died (a commit's answer may have died with it).
+ * turn). The watch also learns the connections' server processes, whose announcements (where they
+ * send any) it has counted already, and hears of a connection that died (a commit's answer may have
+ * died with it).
  */
 function writeTellingDriver(watch: ServerWatch): unknown {
   const statements = new WriterStatements();
@@ -114,9 +116,22 @@ function named(config: unknown, statements: WriterStatements): unknown {
   return name === undefined ? config : { ...config, name };
 }
 
-export function openPostgres(url: string, poolSize = 10): Db {
+export interface PostgresOptions {
+  poolSize?: number;
+  /** False for a process that counts its own commits: its sessions then send no announcements. */
+  announcesWrites?: boolean;
+}
+
+export function openPostgres(url: string, { poolSize = 10, announcesWrites = true }: PostgresOptions = {}): Db {
   const options = parse(url);
-  const connection = { ...options, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, types };
+  const connection = {
+    ...options,
+    ...(!announcesWrites && {
+      options: [options.options, `-c ${ANNOUNCE_WRITES_SETTING}=off`].filter(Boolean).join(' '),
+    }),
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    types,
+  };
   const db = knexFactory({
     client: 'pg',
     connection: connection as never,

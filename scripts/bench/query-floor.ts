@@ -70,7 +70,7 @@ async function run(argv: string[]): Promise<void> {
         )),
       );
       // The daemon's own path: knex over node-postgres, a pool of 16.
-      const knex = openPostgres(url, 16);
+      const knex = openPostgres(url, { poolSize: 16 });
       const query = () => knex.raw('SELECT 1 AS one');
       figures.push(...(await figuresOf('pg_knex', query, query, queries, seconds)));
       await knex.destroy();

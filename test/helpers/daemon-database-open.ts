@@ -13,5 +13,5 @@ import { databaseUrlOf } from './daemon-database.js';
  */
 export function openDaemonDatabase(dataDir: string): Db {
   const url = databaseUrlOf(dataDir);
-  return url ? openPostgres(url, 2) : openDatabase({ filename: join(dataDir, 'nestbox.sqlite3') });
+  return url ? openPostgres(url, { poolSize: 2 }) : openDatabase({ filename: join(dataDir, 'nestbox.sqlite3') });
 }

@@ -86,7 +86,7 @@ async function ensureTemplate(admin: pg.Client, url: string): Promise<void> {
       import('../../daemon/store/migrate.js'),
       import('../../daemon/store/postgres.js'),
     ]);
-    const db = openPostgres(databaseUrl(url, building), 1);
+    const db = openPostgres(databaseUrl(url, building), { poolSize: 1 });
     try {
       await migrate(db);
     } finally {

@@ -104,7 +104,7 @@ test('on PostgreSQL a backup restored with pg_restore into an empty database giv
   const store = await openRepoContext(Date.now, 'postgres');
   const folder = tempDir();
   const target = await createPostgresDatabase({ empty: true });
-  const restored = openPostgres(target.url, 2);
+  const restored = openPostgres(target.url, { poolSize: 2 });
   try {
     const { db } = store.ctx;
     const [ann, bo] = [await store.account('ann'), await store.account('bo', { domain: 'b.example' })];

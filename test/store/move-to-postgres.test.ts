@@ -52,7 +52,7 @@ function refusal(run: AdminRun): string[] {
 }
 
 async function tablesOf(url: string): Promise<string[]> {
-  const db = openPostgres(url, 1);
+  const db = openPostgres(url, { poolSize: 1 });
   try {
     return await userTables(db);
   } finally {

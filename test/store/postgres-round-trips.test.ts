@@ -4,7 +4,8 @@
  * preloaded), every call a round trip of the daemon's (triggers' statements are not counted: they
  * run inside the server). The ceiling fails the suite when a change adds statements to posting.
  * Then a post delivered to followers on a second daemon: the sender's statements (queueing,
- * claiming, marking done) and the receiver's (its inbox storing the status).
+ * claiming, marking done) and the receiver's (its inbox storing the status). And the daemon's own
+ * commits announce nothing on LISTEN/NOTIFY, where another process's do.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -13,6 +14,7 @@ import { clusterFolder, clusterUrl, databaseUrl, removeCluster, startClusterIn }
 import type { SocialHarness, TestAccount } from '../helpers/social.js';
 import { domainOf, eventually, resolveAccount, startFederatedDaemon } from '../helpers/federation.js';
 import { uploadPng } from '../helpers/media-files.js';
+import { DATA_VERSION_CHANNEL } from '../../daemon/store/migrations/postgres/announce-writes.js';
 
 const DATABASE = 'nestbox_round_trips';
 /** The second daemon's, for the delivery. */
@@ -199,6 +201,28 @@ test('a post delivered to three followers on another daemon: the statements on e
     assert.ok(total(receiver) <= RECEIVER_MOST, `the receiver: ${total(receiver)}, at most ${RECEIVER_MOST}`);
   } finally {
     await probe.end();
+  }
+});
+
+test("the daemon's commits announce nothing (it counts its own); another process's commit is announced", async () => {
+  const author = await h.account('hal');
+  const url = databaseUrl(clusterUrl(folder), DATABASE);
+  const listener = new pg.Client({ connectionString: url });
+  const other = new pg.Client({ connectionString: url });
+  await Promise.all([listener.connect(), other.connect()]);
+  try {
+    const heard: number[] = [];
+    listener.on('notification', ({ processId }) => heard.push(processId));
+    await listener.query(`LISTEN ${DATA_VERSION_CHANNEL}`);
+    for (const text of ['one', 'two', 'three']) await post(author, text);
+    await h.api(author.token, 'POST', '/api/v1/markers', { notifications: { last_read_id: '1' } });
+    // Announcements reach a listener in commit order: once the fence's is in, the posts' would be.
+    const { rows } = await other.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    await other.query(`INSERT INTO settings (key, value) VALUES ('announce-fence', '1')`);
+    await eventually('the fence announced', async () => heard.includes(rows[0].pid));
+    assert.equal(heard, [rows[0].pid], 'only the other process announced');
+  } finally {
+    await Promise.all([listener.end(), other.end()]);
   }
 });
 

@@ -40,7 +40,7 @@ test('past its bound, new texts go unnamed and the named ones keep their names',
 
 test('on PostgreSQL the writer prepares a repeated statement once on its connection, and runs it right', async () => {
   const database = await databases.open('postgres');
-  const db = openPostgres(database.location, 1);
+  const db = openPostgres(database.location, { poolSize: 1 });
   try {
     for (const value of ['one', 'two', 'three'])
       await db.raw(

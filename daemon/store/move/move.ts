@@ -45,7 +45,7 @@ async function openTarget(url: string): Promise<Db> {
   if (problem) throw new MoveRefused(`${withoutCredentials(url)} is not a PostgreSQL URL: ${problem}`);
   const { openPostgres, waitForPostgres } = await import('../postgres.js');
   // One connection: the whole move is one transaction on it.
-  const db = openPostgres(url, 1);
+  const db = openPostgres(url, { poolSize: 1 });
   const unreachable = await waitForPostgres(db, CONNECT_DEADLINE_MS);
   if (unreachable) {
     await db.destroy();
