@@ -7,7 +7,8 @@
  * `--only NAME…`: only these measurements (home_timeline, search, upload, streaming, posting).
  * `--database postgres`: the seeded database is also moved into a throwaway PostgreSQL cluster
  * (postgres-cluster.ts) and the same measurements run on a daemon there, figures naming `database`.
- * `--statements`: with it, posting on PostgreSQL prints its costliest statements per post (stderr).
+ * `--statements`: with it, search and posting on PostgreSQL print their costliest statements per
+ * request (stderr).
  * `--fast-commits`: the cluster without fsync and synchronous commits (postgres-cluster.ts).
  */
 import { randomBytes } from 'node:crypto';
@@ -340,7 +341,10 @@ async function measure(
     }
     const server = env.NESTBOX_DATABASE_URL ? await serverPid(env.NESTBOX_DATABASE_URL) : null;
     if (wanted('search')) {
+      const costs =
+        statements && env.NESTBOX_DATABASE_URL ? await StatementCosts.start(env.NESTBOX_DATABASE_URL) : null;
       const search = await benchSearch(daemon, server);
+      if (costs) process.stderr.write(`search, per search:\n${(await costs.report(SEARCHES)).join('\n')}\n`);
       add('search', search.samples, { statuses: STATUSES });
       figures.push({ bench: 'api', metric: 'search_cpu_ms_per_request', value: round(search.cpuMs), unit: 'ms' });
       if (search.serverCpuMs !== null)

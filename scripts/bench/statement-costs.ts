@@ -1,12 +1,16 @@
 /**
  * `--statements` for the PostgreSQL benches: the server's own account of where a measurement's time
  * went, per statement (pg_stat_statements, with the triggers' statements tracked too): calls and
- * execution time per request, the costliest first.
+ * execution and planning time per request, the costliest first.
  */
 import pg from 'pg';
 
 /** The server settings a cluster needs for statementCosts. */
-export const STATEMENT_SETTINGS = ['shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.track=all'];
+export const STATEMENT_SETTINGS = [
+  'shared_preload_libraries=pg_stat_statements',
+  'pg_stat_statements.track=all',
+  'pg_stat_statements.track_planning=on',
+];
 
 export class StatementCosts {
   private constructor(
@@ -35,10 +39,16 @@ export class StatementCosts {
         'SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1) AS bytes',
         [this.startLsn],
       );
-      const { rows } = await this.client.query<{ query: string; calls: string; ms: number; top: boolean }>(
-        `SELECT query, calls, total_exec_time AS ms, toplevel AS top FROM pg_stat_statements
+      const { rows } = await this.client.query<{
+        query: string;
+        calls: string;
+        ms: number;
+        planMs: number;
+        top: boolean;
+      }>(
+        `SELECT query, calls, total_exec_time AS ms, total_plan_time AS "planMs", toplevel AS top FROM pg_stat_statements
         WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
-        ORDER BY total_exec_time DESC LIMIT $1`,
+        ORDER BY total_exec_time + total_plan_time DESC LIMIT $1`,
         [top],
       );
       const sent = await this.client.query<{ calls: string }>(
@@ -50,7 +60,8 @@ export class StatementCosts {
         `statements sent: ${(Number(sent.rows[0].calls) / requests).toFixed(2)} per request`,
         ...rows.map(
           (row) =>
-            `${(row.ms / requests).toFixed(3).padStart(7)} ms ${(Number(row.calls) / requests).toFixed(2).padStart(5)} calls` +
+            `${(row.ms / requests).toFixed(3).padStart(7)} ms ${(row.planMs / requests).toFixed(3).padStart(7)} ms planning ` +
+            `${(Number(row.calls) / requests).toFixed(2).padStart(5)} calls` +
             `${row.top ? '' : ' (nested)'}  ${row.query.replace(/\s+/g, ' ').slice(0, 150)}`,
         ),
       ];
