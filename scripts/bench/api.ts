@@ -7,7 +7,7 @@
  * `--only NAME…`: only these measurements (home_timeline, search, upload, streaming, posting).
  * `--database postgres`: the seeded database is also moved into a throwaway PostgreSQL cluster
  * (postgres-cluster.ts) and the same measurements run on a daemon there, figures naming `database`.
- * `--statements`: with it, search and posting on PostgreSQL print their costliest statements per
+ * `--statements`: with it, the home timeline, search and posting on PostgreSQL print their costliest statements per
  * request (stderr).
  * `--fast-commits`: the cluster without fsync and synchronous commits (postgres-cluster.ts).
  */
@@ -322,7 +322,11 @@ async function measure(
       figures.push({ bench: 'api', metric: `${metric}_p99_ms`, value: round(percentile(samples, 99)), ...extra });
     };
     if (wanted('home_timeline')) {
+      const costs =
+        statements && env.NESTBOX_DATABASE_URL ? await StatementCosts.start(env.NESTBOX_DATABASE_URL) : null;
       const timeline = await benchTimeline(daemon);
+      if (costs)
+        process.stderr.write(`home timeline, per request:\n${(await costs.report(TIMELINE_REQUESTS)).join('\n')}\n`);
       add('home_timeline', timeline.samples, { limit: 40, followed_posts: FOLLOWED_POSTS });
       figures.push({
         bench: 'api',
