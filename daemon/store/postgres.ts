@@ -81,7 +81,7 @@ function wrote(result: unknown): boolean {
  * COMMIT) arrives: the write is committed then (or will be with its transaction's COMMIT, told in
  * turn). The watch also learns the connections' server processes, whose announcements (where they
  * send any) it has counted already, and hears of a connection that died (a commit's answer may have
- * died with it).
+ * died with it: a query on it failed as the server's loss, or it ended without the pool closing it).
  */
 function writeTellingDriver(watch: ServerWatch): unknown {
   const statements = new WriterStatements();
@@ -93,15 +93,22 @@ function writeTellingDriver(watch: ServerWatch): unknown {
       const callback = args.at(-1);
       if (typeof callback !== 'function') return query(...args);
       args[args.length - 1] = (error: unknown, result: unknown) => {
-        if (!error && wrote(result)) watch.bump();
+        // A query whose connection died may have committed before its answer was lost.
+        if (error ? serverLost(error) : wrote(result)) watch.bump();
         (callback as (error: unknown, result: unknown) => void)(error, result);
       };
       return query(...args);
     }) as typeof client.query;
+    let closedByPool = false;
+    const end = client.end.bind(client) as (...args: unknown[]) => unknown;
+    client.end = ((...args: unknown[]) => {
+      closedByPool = true;
+      return end(...args);
+    }) as typeof client.end;
     client.once('connect', () => watch.ownProcess(client.processID, true));
     client.once('end', () => {
       watch.ownProcess(client.processID, false);
-      watch.bump();
+      if (!closedByPool) watch.bump();
     });
     return client;
   }

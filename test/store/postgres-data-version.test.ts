@@ -12,6 +12,8 @@ import pg from 'pg';
 import { ResponseCache } from '../../daemon/social/render/response-cache.js';
 import { openReader, type Reader } from '../../daemon/social/store/reader.js';
 import { migrate } from '../../daemon/store/migrate.js';
+import { openPostgres } from '../../daemon/store/postgres.js';
+import { serverLost } from '../../daemon/store/server-lost.js';
 import { runAdmin } from '../helpers/admin-cli.js';
 import { EngineDatabases } from '../helpers/engines.js';
 import { tempDir } from '../helpers/paths.js';
@@ -93,6 +95,32 @@ test("this process's commit moves the version as soon as it returns, without wai
     await database.db.raw('SELECT count(*) FROM settings');
     assert.is(await reader.dataVersion(), version, 'reads leave it');
   });
+});
+
+test('a connection that dies under a query moves the version; one the pool closes leaves it', async () => {
+  const database = await databases.open('postgres');
+  const db = openPostgres(database.location, { poolSize: 2 });
+  const reader = await openReader(db, database.location);
+  try {
+    await db.raw('SELECT 1');
+    let version = await reader.dataVersion();
+    // The server ends the connection under the query: had it been a COMMIT, it may have committed.
+    await db.raw('SELECT pg_terminate_backend(pg_backend_pid())').then(
+      () => assert.unreachable('the connection was ended under its query'),
+      (error: Error) => assert.ok(serverLost(error), error.message),
+    );
+    assert.is.not(await reader.dataVersion(), version, 'moved by the lost connection');
+    // Its end arrives after the error's answer; the pool then takes it out.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await db.raw('SELECT 1');
+    version = await reader.dataVersion();
+    await db.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.is(await reader.dataVersion(), version, 'connections the pool closed idle');
+  } finally {
+    await reader.close();
+    await db.destroy();
+  }
 });
 
 test('a table added by a later migration is announced too', async () => {
