@@ -71,9 +71,24 @@ const READ_COMMANDS = new Set([
   'EXPLAIN',
 ]);
 
-function wrote(result: unknown): boolean {
-  const results = (Array.isArray(result) ? result : [result]) as Array<{ command?: unknown } | null>;
-  return results.some((one) => typeof one?.command === 'string' && !READ_COMMANDS.has(one.command));
+/**
+ * Changes that touched no row (a sweep that found nothing) change nothing outside a transaction's
+ * COMMIT; but a WITH's own data changes are not in its row count.
+ */
+const ROW_CHANGES = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
+
+function wrote(result: unknown, text: unknown): boolean {
+  const results = (Array.isArray(result) ? result : [result]) as Array<{
+    command?: unknown;
+    rowCount?: unknown;
+  } | null>;
+  const plain = typeof text === 'string' && !/^\s*with\b/i.test(text);
+  return results.some(
+    (one) =>
+      typeof one?.command === 'string' &&
+      !READ_COMMANDS.has(one.command) &&
+      !(plain && ROW_CHANGES.has(one.command) && one.rowCount === 0),
+  );
 }
 
 /**
@@ -94,7 +109,7 @@ function writeTellingDriver(watch: ServerWatch): unknown {
       if (typeof callback !== 'function') return query(...args);
       args[args.length - 1] = (error: unknown, result: unknown) => {
         // A query whose connection died may have committed before its answer was lost.
-        if (error ? serverLost(error) : wrote(result)) watch.bump();
+        if (error ? serverLost(error) : wrote(result, textOf(args[0]))) watch.bump();
         (callback as (error: unknown, result: unknown) => void)(error, result);
       };
       return query(...args);
@@ -113,6 +128,10 @@ function writeTellingDriver(watch: ServerWatch): unknown {
     return client;
   }
   return Object.assign(Object.create(pg) as object, { Client });
+}
+
+function textOf(config: unknown): unknown {
+  return typeof config === 'string' ? config : (config as { text?: unknown } | null)?.text;
 }
 
 /** knex's query config `{ text, values }` with the name it is prepared under (writer-statements.ts). */

@@ -94,6 +94,20 @@ test("this process's commit moves the version as soon as it returns, without wai
     await database.db('settings').where({ key: 'own-1' }).first();
     await database.db.raw('SELECT count(*) FROM settings');
     assert.is(await reader.dataVersion(), version, 'reads leave it');
+    await database.db('settings').where({ key: 'no-such-key' }).delete();
+    await database.db('settings').where({ key: 'no-such-key' }).update({ value: '3' });
+    assert.is(await reader.dataVersion(), version, 'changes of no row leave it');
+    await database.db.raw(
+      `WITH beside AS (INSERT INTO settings (key, value) VALUES ('own-2', '1')) DELETE FROM settings WHERE key = 'no-such-key'`,
+    );
+    assert.is.not(
+      await reader.dataVersion(),
+      version,
+      "a WITH's own change moves it, whatever its last statement's count",
+    );
+    version = await reader.dataVersion();
+    await database.db('settings').where({ key: 'own-1' }).delete();
+    assert.is.not(await reader.dataVersion(), version, 'a change of a row moves it');
   });
 });
 
