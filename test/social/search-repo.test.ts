@@ -145,6 +145,12 @@ for (const engine of ENGINES) {
     assert.equal(all.length, 27, 'without the blocks, all but the private ones');
     assert.equal(all.slice(0, 3), ['egret3', 'blocked11', 'hidden11']);
     assert.equal(named(await new SearchRepo(store.ctx, 3).statuses({ ...everyEgret, limit: 40 })), all, 'a short span');
+    // The first window's span bound is kept a while: a status posted since is newer than it, and found first.
+    const keeping = new SearchRepo(store.ctx, 3);
+    assert.equal(named(await keeping.statuses({ ...everyEgret, limit: 40 })), all);
+    await post('egret4', 'an egret after the bound was read');
+    assert.equal(named(await keeping.statuses({ ...everyEgret, limit: 40 })), ['egret4', ...all], 'with a kept bound');
+    assert.equal(named(await keeping.statuses({ ...everyEgret, limit: 2 })), ['egret4', 'egret3']);
   });
 
   test('accounts: by username, display name and domain; an exact username first, then the best match', async () => {

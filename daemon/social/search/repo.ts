@@ -21,6 +21,11 @@ export interface StatusSearch {
 const LARGEST_WINDOW = 400;
 /** How many of the newest statuses (below a window's start) a window looks among first. */
 const RECENT_SPAN = 5000;
+/**
+ * How long the first window's span bound is used again: statuses posted meanwhile only widen the
+ * span a little, and any bound splits the matches into newer and older ones alike.
+ */
+const SPAN_BOUND_REUSE_MS = 10_000;
 
 interface WindowRow {
   id: string;
@@ -28,6 +33,9 @@ interface WindowRow {
 }
 
 export class SearchRepo {
+  /** The id below the `recentSpan` newest statuses (0 with fewer), and when it was read. */
+  private newestSpanBound: { id: string; at: number } | null = null;
+
   /** `recentSpan`: how many of the newest statuses a window looks among first (smaller in tests). */
   constructor(
     private readonly ctx: SocialContext,
@@ -66,23 +74,44 @@ export class SearchRepo {
    * word frequent long ago may be absent from the newest rows).
    */
   private async statusWindow(q: StatusSearch, before: string | null, size: number): Promise<WindowRow[]> {
-    if (dialectFor(this.ctx.reader.engine).matchesInIdOrder) return this.statusMatches(q, before, size, 'all');
-    const recent = await this.statusMatches(q, before, size, 'recent');
+    if (dialectFor(this.ctx.reader.engine).matchesInIdOrder) return this.statusMatches(q, before, size, 'all', null);
+    // The first window's bound is kept a while; a later window's is found in its own statements.
+    const bound = before === null ? await this.newestBound() : null;
+    const recent = await this.statusMatches(q, before, size, 'recent', bound);
     if (recent.length === size) return recent;
-    return [...recent, ...(await this.statusMatches(q, before, size - recent.length, 'older'))];
+    return [...recent, ...(await this.statusMatches(q, before, size - recent.length, 'older', bound))];
   }
 
-  /** `statusWindow`'s matches: all, those among the `recentSpan` statuses below `before`, or those older. */
+  /** The id below the `recentSpan` newest statuses, read again once it is SPAN_BOUND_REUSE_MS old. */
+  private async newestBound(): Promise<string> {
+    const now = this.ctx.now();
+    const kept = this.newestSpanBound;
+    if (kept && now - kept.at < SPAN_BOUND_REUSE_MS && now >= kept.at) return kept.id;
+    const row = await this.ctx.reader.get<{ id: string }>(
+      `SELECT CAST(coalesce((SELECT r.id FROM statuses r ORDER BY r.id DESC LIMIT 1 OFFSET ${this.recentSpan - 1}), 0) AS TEXT) AS id`,
+    );
+    this.newestSpanBound = { id: row?.id ?? '0', at: now };
+    return this.newestSpanBound.id;
+  }
+
+  /**
+   * `statusWindow`'s matches: all, those among the `recentSpan` statuses below `before`, or those
+   * older; the span ends at `bound` where given, else where the statement finds it.
+   */
   private statusMatches(
     q: StatusSearch,
     before: string | null,
     size: number,
     part: 'all' | 'recent' | 'older',
+    bound: string | null,
   ): Promise<WindowRow[]> {
     const dialect = dialectFor(this.ctx.reader.engine);
     const search = dialect.textSearch('statuses', 'm', '?1');
     const below = 'coalesce(CAST(?2 AS BIGINT), 9223372036854775807)';
-    const spanEnd = `coalesce((SELECT r.id FROM statuses r WHERE r.id < ${below} ORDER BY r.id DESC LIMIT 1 OFFSET ${this.recentSpan - 1}), 0)`;
+    const spanEnd =
+      bound === null
+        ? `coalesce((SELECT r.id FROM statuses r WHERE r.id < ${below} ORDER BY r.id DESC LIMIT 1 OFFSET ${this.recentSpan - 1}), 0)`
+        : 'CAST(?7 AS BIGINT)';
     const id = part === 'older' ? dialect.unwalkedId(search.id) : search.id;
     const span = { all: '', recent: `AND ${id} > ${spanEnd}`, older: `AND ${id} <= ${spanEnd}` }[part];
     // Planned per call: the best way to the newest matches depends on how many rows hold the words.
@@ -97,7 +126,15 @@ export class SearchRepo {
         ORDER BY ${id} DESC LIMIT ?6) c
       JOIN statuses s ON s.id = c.id
       ORDER BY c.id DESC`,
-      [dialect.textQuery(q.terms), before, q.minId ?? null, q.viewerId, q.authorId, size],
+      [
+        dialect.textQuery(q.terms),
+        before,
+        q.minId ?? null,
+        q.viewerId,
+        q.authorId,
+        size,
+        ...(bound === null ? [] : [bound]),
+      ],
     );
   }
 
