@@ -5,7 +5,6 @@
  * is to roll back and run the transaction again. A process that writes beside the running daemon
  * (the admin tool) meets this when the daemon commits at the same moment.
  */
-import type { Knex } from 'knex';
 import type { Db } from './db.js';
 import { engineOf } from './dialect.js';
 
@@ -36,6 +35,6 @@ export function retryBusyTransactions(db: Db): Db {
       }
     })();
   };
-  Object.defineProperty(db, 'transaction', { value: retrying as Knex['transaction'], configurable: true });
+  Object.defineProperty(db, 'transaction', { value: retrying, configurable: true });
   return db;
 }

@@ -53,10 +53,10 @@ test('without the retry, SQLite refuses the write at once with SQLITE_BUSY', asy
 });
 
 test('with the retry, the transaction runs again and commits', async () => {
-  const before = (await first('counts').orderBy('name').select('n')) as Array<{ n: number }>;
+  const before = await first<{ n: number }>('counts').orderBy('name').select('n');
   const runs = await readThenWrite(retryBusyTransactions(first));
   assert.is(runs, 2);
-  const after = (await first('counts').orderBy('name').select('n')) as Array<{ n: number }>;
+  const after = await first<{ n: number }>('counts').orderBy('name').select('n');
   assert.equal(
     after.map((row) => row.n),
     [before[0].n + 1, before[1].n + 1],
