@@ -14,7 +14,7 @@ export interface PlainResponse {
 /**
  * An answer's header fields, read as Headers reads them (any case; a repeated field's values joined
  * with ", "). Not Headers itself: the first one made loads fetch's library (undici) into the test
- * process, 70 ms of CPU in each suite.
+ * process, a cost each suite would pay though most make no fetch of their own.
  */
 export class AnswerHeaders {
   private readonly fields = new Map<string, string[]>();

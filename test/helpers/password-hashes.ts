@@ -1,6 +1,6 @@
 /**
  * The test accounts' password hashes, made once per test run for each password and reused by every
- * suite's admin tool: scrypt costs 60 ms of CPU a hash, and the tool's first hash starts its hash
+ * suite's admin tool: scrypt is deliberately costly, and the tool's first hash starts its hash
  * worker thread too, in each of a hundred suite processes. A reused hash is the real scrypt hash of
  * that password (its own salt, the daemon's parameters), so each sign-in still checks it for real.
  * Kept in the runner's scratch folder (TEST_SCRATCH_DIR), or per process without it.
