@@ -28,6 +28,8 @@
  *   npm run bench -- notifications [--rows 1000000] [--small 10000] [--requests 400] [--seconds 3] [--rounds 5] [--keep] [--budget pi] [--database postgres]
  *   (--budget: the daemons and the stack floor under a CPU quota, budget.ts)
  *   (--keep leaves the seeded data directories in place and names them on stderr)
+ *   (--statements: after the rounds, each uncached endpoint on the largest PostgreSQL database at one
+ *   client, its costliest statements per request on stderr; statement-costs.ts)
  */
 import type { Bench } from './index.js';
 import { spawn } from 'node:child_process';
@@ -45,41 +47,20 @@ import { describeBudget, openBudget, takeBudgetArg, type Budget } from './budget
 import { seed } from './notifications-seed.js';
 import { rss, throughput, waitReady } from './probes.js';
 import { BenchCluster, databasesOf, type BenchDatabase } from './postgres-cluster.js';
-
-interface Latency {
-  p50: number;
-  p99: number;
-}
-/**
- * cpuMs: the daemon's CPU time (all its threads) per request at 16 clients; steadier than rps on a
- * shared machine. mainMs: the main thread's share, which alone caps throughput at 1000 / mainMs.
- */
-interface Endpoint {
-  latency: Latency;
-  rps: number;
-  cpuMs: number;
-  mainMs: number;
-  /** PostgreSQL's server CPU time per request at 16 clients (its backends' work), null on SQLite. */
-  serverMs: number | null;
-  /** Millions of instructions per request at one client (perf stat), null without perf. */
-  instructionsM: number | null;
-}
-/** Per row count: each endpoint uncached (primary) and cached (secondary). */
-interface Figures {
-  database: BenchDatabase;
-  rows: number;
-  seedMs: number;
-  rssMb: number;
-  uncached: { list: Endpoint; unread: Endpoint };
-  cached: { list: Endpoint; unread: Endpoint };
-}
-type Mode = 'uncached' | 'cached';
-type Name = 'list' | 'unread';
-/** One round's figures for one target. */
-type Round = Record<Mode, Record<Name, Endpoint>>;
-const MODES: Mode[] = ['uncached', 'cached'];
-const NAMES: Name[] = ['list', 'unread'];
-const METRIC: Record<Name, string> = { list: 'v2_list', unread: 'unread_count' };
+import {
+  METRIC,
+  MODES,
+  NAMES,
+  printTable,
+  round,
+  type Endpoint,
+  type Figures,
+  type Latency,
+  type Mode,
+  type Name,
+  type Round,
+} from './notifications-figures.js';
+import { STATEMENT_SETTINGS, StatementCosts } from './statement-costs.js';
 
 export const bench: Bench = {
   description: 'GET /api/v2/notifications and unread_count over 1,000,000 notifications (and 10,000)',
@@ -98,6 +79,7 @@ async function run(argv: string[]): Promise<void> {
       rounds: { type: 'string' },
       keep: { type: 'boolean' },
       database: { type: 'string' },
+      statements: { type: 'boolean' },
     },
   });
   const rows = Number(values.rows ?? 1_000_000);
@@ -113,7 +95,10 @@ async function run(argv: string[]): Promise<void> {
   const databases = databasesOf(values.database);
   const targets: Target[] = [];
   const floor = wrk ? await startStackFloor(budget) : null;
-  const cluster = databases.includes('postgres') ? await BenchCluster.start() : null;
+  const statements = values.statements ?? false;
+  const cluster = databases.includes('postgres')
+    ? await BenchCluster.start(statements ? STATEMENT_SETTINGS : [])
+    : null;
   try {
     for (const size of [small, rows]) targets.push(...(await prepare(size, rows, budget, cluster)));
     // Both sizes are measured side by side, endpoint by endpoint, and each figure is the median of
@@ -128,6 +113,7 @@ async function run(argv: string[]): Promise<void> {
     printTable(results);
     if (floor) printSpeed(speeds);
     printLines(results, measured, speeds);
+    if (statements) await reportStatements(targets, options.requests);
   } finally {
     for (const target of targets) await target.close(values.keep ?? false);
     await cluster?.stop();
@@ -220,6 +206,8 @@ interface Target {
   url: string;
   token: string;
   pid: number;
+  /** The PostgreSQL database the daemon serves, null on SQLite. */
+  databaseUrl: string | null;
   /** The PostgreSQL server's main process (its CPU counts its backends'), null on SQLite. */
   serverPid: number | null;
   get(path: string): Promise<{ status: number; body: string }>;
@@ -310,7 +298,8 @@ async function startTarget(
       throw new Error(`${database}: unexpected answer ${check.status}: ${check.body.slice(0, 200)}`);
     }
     const server = env.NESTBOX_DATABASE_URL ? await serverPid(env.NESTBOX_DATABASE_URL) : null;
-    return { database, size, seedMs, url, token, pid: daemon.pid!, serverPid: server, get, close };
+    const databaseUrl = env.NESTBOX_DATABASE_URL ?? null;
+    return { database, size, seedMs, url, token, pid: daemon.pid!, serverPid: server, databaseUrl, get, close };
   } catch (error) {
     await close(false);
     throw error;
@@ -339,6 +328,31 @@ async function measureRound(
 /** Numbers the uncached requests: each one a URL not asked before. */
 let requestNumber = 0;
 
+/**
+ * One request of an endpoint in a mode. Uncached: every request a different URL (an always too
+ * high max_id; an unused parameter), so the response cache never answers. Cached: the same URL
+ * again and again.
+ */
+function callOf(target: Target, mode: Mode, name: Name): () => Promise<{ status: number }> {
+  if (mode === 'cached') return () => target.get(name === 'list' ? LIST_PATH : UNREAD_PATH);
+  if (name === 'list') return () => target.get(`${LIST_PATH}&max_id=${4611686018427387904n - BigInt(++requestNumber)}`);
+  return () => target.get(`${UNREAD_PATH}?bench_request=${++requestNumber}`);
+}
+
+/** Each uncached endpoint of the largest PostgreSQL target at one client: its statements per request. */
+async function reportStatements(targets: readonly Target[], requests: number): Promise<void> {
+  const onPostgres = targets.filter((target) => target.databaseUrl !== null);
+  const largest = onPostgres.find((target) => target.size === Math.max(...onPostgres.map((t) => t.size)));
+  if (!largest) return;
+  for (const name of NAMES) {
+    const call = callOf(largest, 'uncached', name);
+    const costs = await StatementCosts.start(largest.databaseUrl!);
+    await latency(call, requests);
+    const lines = await costs.report(requests);
+    process.stderr.write(`${METRIC[name]} uncached, ${largest.size} rows, per request:\n${lines.join('\n')}\n`);
+  }
+}
+
 /** One endpoint in one mode: latency at one client, then throughput at 16. */
 async function measureEndpoint(
   target: Target,
@@ -347,20 +361,11 @@ async function measureEndpoint(
   options: { requests: number; seconds: number },
   wrk: boolean,
 ): Promise<Endpoint> {
-  // Uncached: every request a different URL (an always too high max_id; an unused parameter),
-  // so the response cache never answers. Cached: the same URL again and again.
-  const calls: Record<Mode, Record<Name, () => Promise<{ status: number }>>> = {
-    uncached: {
-      list: () => target.get(`${LIST_PATH}&max_id=${4611686018427387904n - BigInt(++requestNumber)}`),
-      unread: () => target.get(`${UNREAD_PATH}?bench_request=${++requestNumber}`),
-    },
-    cached: { list: () => target.get(LIST_PATH), unread: () => target.get(UNREAD_PATH) },
-  };
   const wrkRequests: Record<Mode, Record<Name, { path: string; vary: Vary }>> = {
     uncached: { list: { path: LIST_PATH, vary: 'max_id' }, unread: { path: UNREAD_PATH, vary: 'param' } },
     cached: { list: { path: LIST_PATH, vary: 'none' }, unread: { path: UNREAD_PATH, vary: 'none' } },
   };
-  const call = calls[mode][name];
+  const call = callOf(target, mode, name);
   for (let i = 0; i < 50; i++) await call();
   // One client, one request at a time: the instructions each costs the daemon, all threads.
   const { result: l, instructions } = await countInstructions(target.pid, () => latency(call, options.requests));
@@ -442,55 +447,4 @@ async function latency(call: () => Promise<{ status: number }>, count: number): 
   }
   times.sort((x, y) => x - y);
   return { p50: times[Math.floor(count * 0.5)], p99: times[Math.min(count - 1, Math.floor(count * 0.99))] };
-}
-
-const round = (value: number) => Math.round(value * 100) / 100;
-
-function printTable(results: Figures[]): void {
-  const header = [
-    'database',
-    'rows',
-    'responses',
-    'list p50',
-    'list p99',
-    'list rps@16',
-    'list cpu ms/req',
-    'list main ms/req',
-    'list server ms/req',
-    'unread p50',
-    'unread p99',
-    'unread rps@16',
-    'unread cpu ms/req',
-    'unread server ms/req',
-    'RSS MB',
-    'seed ms',
-  ];
-  const lines = results.flatMap((r) =>
-    MODES.map((mode) => {
-      const { list, unread } = r[mode];
-      return [
-        r.database,
-        String(r.rows),
-        mode === 'uncached' ? 'uncached (primary)' : 'cached (secondary)',
-        ...[
-          list.latency.p50,
-          list.latency.p99,
-          list.rps,
-          list.cpuMs,
-          list.mainMs,
-          list.serverMs,
-          unread.latency.p50,
-          unread.latency.p99,
-          unread.rps,
-          unread.cpuMs,
-          unread.serverMs,
-          r.rssMb,
-          r.seedMs,
-        ].map((v) => (v === null ? '-' : String(round(v)))),
-      ];
-    }),
-  );
-  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((line) => line[i].length)));
-  const format = (cells: string[]) => cells.map((cell, i) => cell.padStart(widths[i])).join('  ');
-  process.stdout.write(`${format(header)}\n${lines.map(format).join('\n')}\n`);
 }

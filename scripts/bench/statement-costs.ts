@@ -42,11 +42,12 @@ export class StatementCosts {
       const { rows } = await this.client.query<{
         query: string;
         calls: string;
+        plans: string;
         ms: number;
         planMs: number;
         top: boolean;
       }>(
-        `SELECT query, calls, total_exec_time AS ms, total_plan_time AS "planMs", toplevel AS top FROM pg_stat_statements
+        `SELECT query, calls, plans, total_exec_time AS ms, total_plan_time AS "planMs", toplevel AS top FROM pg_stat_statements
         WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
         ORDER BY total_exec_time + total_plan_time DESC LIMIT $1`,
         [top],
@@ -61,7 +62,7 @@ export class StatementCosts {
         ...rows.map(
           (row) =>
             `${(row.ms / requests).toFixed(3).padStart(7)} ms ${(row.planMs / requests).toFixed(3).padStart(7)} ms planning ` +
-            `${(Number(row.calls) / requests).toFixed(2).padStart(5)} calls` +
+            `${(Number(row.calls) / requests).toFixed(2).padStart(5)} calls ${(Number(row.plans) / requests).toFixed(2).padStart(5)} plans` +
             `${row.top ? '' : ' (nested)'}  ${row.query.replace(/\s+/g, ' ').slice(0, 150)}`,
         ),
       ];
