@@ -35,12 +35,14 @@ export class PostgresReader {
   ) {}
 
   /**
-   * A pool with the writer's connection settings (and its row shapes), and the server's watch for
-   * the data version; at most `maxNamed` texts prepared.
+   * A pool with the writer's connection settings (and its row shapes) and idle time, and the
+   * server's watch for the data version; at most `maxNamed` texts prepared.
    */
   static async open(db: Db, size = 4, maxNamed = 500): Promise<PostgresReader> {
-    const connection = (db.client as { config: { connection: pg.PoolConfig } }).config.connection;
-    const pool = new pg.Pool({ ...connection, max: size });
+    const { connection, pool: writerPool } = (
+      db.client as { config: { connection: pg.PoolConfig; pool: { idleTimeoutMillis: number } } }
+    ).config;
+    const pool = new pg.Pool({ ...connection, max: size, idleTimeoutMillis: writerPool.idleTimeoutMillis });
     // An idle connection the server dropped: the pool discards it; the next query opens another.
     pool.on('error', () => undefined);
     const watch = serverWatchOf(db);

@@ -38,6 +38,14 @@ const types = {
 /** How long one connection attempt may take before it counts as no answer. */
 const CONNECT_TIMEOUT_MS = 5000;
 
+/**
+ * How long a connection may sit idle before its pool closes it. A connection holds the plans of
+ * its prepared statements (a new one plans each statement anew on its first five calls) and is a
+ * server process of its own: the pools' defaults (30 s for knex, 10 s for node-postgres) would
+ * close them between the requests of a quiet instance. Five minutes, as Rails' connection pools.
+ */
+export const IDLE_CONNECTION_MS = 5 * 60_000;
+
 const ignore = (): void => undefined;
 
 /** The URL each database was opened with, for the tools that take one (pg_dump). */
@@ -146,9 +154,14 @@ export interface PostgresOptions {
   poolSize?: number;
   /** False for a process that counts its own commits: its sessions then send no announcements. */
   announcesWrites?: boolean;
+  /** How long an idle connection is kept, by this pool and by the reader's (IDLE_CONNECTION_MS). */
+  idleConnectionMs?: number;
 }
 
-export function openPostgres(url: string, { poolSize = 10, announcesWrites = true }: PostgresOptions = {}): Db {
+export function openPostgres(
+  url: string,
+  { poolSize = 10, announcesWrites = true, idleConnectionMs = IDLE_CONNECTION_MS }: PostgresOptions = {},
+): Db {
   const options = parse(url);
   const connection = {
     ...options,
@@ -161,7 +174,7 @@ export function openPostgres(url: string, { poolSize = 10, announcesWrites = tru
   const db = knexFactory({
     client: 'pg',
     connection: connection as never,
-    pool: { min: 0, max: poolSize },
+    pool: { min: 0, max: poolSize, idleTimeoutMillis: idleConnectionMs },
     acquireConnectionTimeout: CONNECT_TIMEOUT_MS * 2,
     // knex would print every failed connection attempt on stderr; each one also rejects the query
     // that needed it, which the caller reports (and the start's wait retries) in the daemon's log.

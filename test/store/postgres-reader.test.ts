@@ -1,12 +1,16 @@
 /**
  * The social reader on PostgreSQL: SQLite's placeholders in the one SQL text, rows shaped as
- * SQLite's driver shapes them, and a data version that any commit moves and a read does not (the
- * response cache's key).
+ * SQLite's driver shapes them, a data version that any commit moves and a read does not (the
+ * response cache's key), and connections (with their plans) kept while idle.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { openReader } from '../../daemon/social/store/reader.js';
 import { numberedPlaceholders, PostgresReader } from '../../daemon/store/postgres-reader.js';
+import { openPostgres } from '../../daemon/store/postgres.js';
+import type { Db } from '../../daemon/store/db.js';
+import { rawRows } from '../../daemon/store/dialect.js';
+import type { Reader } from '../../daemon/social/store/reader.js';
 import { EngineDatabases } from '../helpers/engines.js';
 
 const databases = new EngineDatabases();
@@ -95,6 +99,35 @@ test('the data version moves with every commit, of this process or another, and 
     });
   } finally {
     await reader.close();
+  }
+});
+
+
+/** The server process behind the next query of the writer and of the reader. */
+async function backends(db: Db, reader: Reader): Promise<{ writer: number; reader: number }> {
+  const writer = await rawRows<{ pid: number }>(db, 'SELECT pg_backend_pid() AS pid');
+  const read = await reader.get<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+  return { writer: writer[0].pid, reader: read!.pid };
+}
+
+test('idle connections stay open past the pools’ own idle times, and close after the one set', async () => {
+  const database = await databases.open('postgres');
+  // Pools of one: every query of a pool runs on its one connection while it stays open.
+  const kept = await PostgresReader.open(database.db, 1);
+  const short = openPostgres(database.location, { poolSize: 1, idleConnectionMs: 1000 });
+  const shortReader = await PostgresReader.open(short, 1);
+  try {
+    const [keptBefore, shortBefore] = await Promise.all([backends(database.db, kept), backends(short, shortReader)]);
+    // node-postgres closes an idle connection after 10 s unless told otherwise.
+    await new Promise((resolve) => setTimeout(resolve, 11_000));
+    const [keptAfter, shortAfter] = await Promise.all([backends(database.db, kept), backends(short, shortReader)]);
+    assert.equal(keptAfter, keptBefore, 'the default pools keep their connections');
+    assert.is.not(shortAfter.writer, shortBefore.writer, 'the writer closed its idle connection');
+    assert.is.not(shortAfter.reader, shortBefore.reader, 'the reader closed its idle connection');
+  } finally {
+    await kept.close();
+    await shortReader.close();
+    await short.destroy();
   }
 });
 
