@@ -102,7 +102,6 @@ test('the data version moves with every commit, of this process or another, and 
   }
 });
 
-
 /** The server process behind the next query of the writer and of the reader. */
 async function backends(db: Db, reader: Reader): Promise<{ writer: number; reader: number }> {
   const writer = await rawRows<{ pid: number }>(db, 'SELECT pg_backend_pid() AS pid');
