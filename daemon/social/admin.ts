@@ -9,7 +9,6 @@ import type { Config } from '../config.js';
 import { silentLogger, type Logger } from '../log/logger.js';
 import type { Db } from '../store/db.js';
 import { openStore } from '../store/open.js';
-import { retryBusyTransactions } from '../store/busy-retry.js';
 import { migrate } from '../store/migrate.js';
 import { changeBaseUrl, settleBaseUrl } from '../store/base-url.js';
 import { DomainError } from '../lib/errors.js';
@@ -109,7 +108,7 @@ export class AdminTool {
 async function openMigrated(config: Config): Promise<Db> {
   // NESTBOX_DATABASE_URL as the daemon follows it: PostgreSQL, or the SQLite file. A command run beside a
   // busy daemon waits longer for its writer than a request would, rather than fail with "database is locked".
-  const db = retryBusyTransactions(await openStore(config, { busyTimeoutMs: ADMIN_BUSY_TIMEOUT_MS }));
+  const db = await openStore(config, { busyTimeoutMs: ADMIN_BUSY_TIMEOUT_MS });
   try {
     await migrate(db);
     return db;

@@ -1,6 +1,7 @@
 /**
  * The one SQLite database of the box, through knex: WAL so readers never wait for the writer,
- * foreign keys on, and a busy timeout so a second connection waits instead of failing.
+ * foreign keys on, a busy timeout so a second connection waits instead of failing, and
+ * transactions that take the write lock when they begin.
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -52,14 +53,37 @@ export function openDatabase({
           `PRAGMA synchronous = ${synchronous === 'normal' ? 'NORMAL' : 'FULL'}`,
           'PRAGMA foreign_keys = ON',
         ];
+        beginImmediately(conn);
         conn.exec(pragmas.join(';'), (error) => done(error ?? null, conn));
       },
     },
   });
 }
 
+type Run = (sql: string, ...rest: unknown[]) => unknown;
+
 interface SqliteConnection {
   exec(sql: string, callback: (error: Error | null) => void): void;
+  all: Run;
+  run: Run;
+}
+
+/** The statement knex opens every transaction with on SQLite. */
+const KNEX_BEGIN = 'BEGIN;';
+
+/**
+ * Makes knex's transactions on `conn` begin with BEGIN IMMEDIATE. A deferred transaction takes the
+ * write lock only at its first write; in WAL mode, if another connection (the admin tool beside
+ * the daemon) committed since the transaction first read, SQLite refuses that write at once with
+ * SQLITE_BUSY instead of waiting, since its snapshot is stale. Taking the lock at BEGIN makes the
+ * two wait for each other within the busy timeout instead. knex has no option for it, and makes
+ * a client per transaction from its class, so the connection's own methods carry it.
+ */
+function beginImmediately(conn: SqliteConnection): void {
+  for (const method of ['all', 'run'] as const) {
+    const original = conn[method].bind(conn);
+    conn[method] = (sql, ...rest) => original(sql === KNEX_BEGIN ? 'BEGIN IMMEDIATE' : sql, ...rest);
+  }
 }
 
 export async function pragma(db: Db, name: string): Promise<unknown> {
