@@ -102,6 +102,7 @@ export class App {
       onOutOfSpace: () => storage.outOfSpace(),
       serverLost: (error) => dialectOf(db).isServerLost(error),
       unstorableText: (error) => dialectOf(db).isUnstorableText(error),
+      databaseBusy: (error) => dialectOf(db).isBusy(error),
     });
     const connectivity = await this.startDeviceSide(db, networks, http);
     const check = new ReachabilityCheck((url, init) => fetch(url, init));

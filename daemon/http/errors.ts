@@ -1,9 +1,9 @@
 /**
  * Errors in Mastodon's shape: {"error": "…"} with the right status (422 adds "details"),
  * never a stack trace. A service's DomainError gets its status here, and only here; an
- * HttpError is the HTTP layer's own refusal. A database server that went away is a 503 with
- * Retry-After, text the database cannot store (a NUL on PostgreSQL) a 400; anything else thrown is
- * a 500, logged in full.
+ * HttpError is the HTTP layer's own refusal. A database server that went away, or a database
+ * another process kept locked past the wait, is a 503 with Retry-After; text the database cannot
+ * store (a NUL on PostgreSQL) a 400; anything else thrown is a 500, logged in full.
  */
 import type { Context, Next } from 'koa';
 import type { Logger } from '../log/logger.js';
@@ -65,17 +65,40 @@ export type ServerLostTest = (error: unknown) => boolean;
 /** True for an error that says the database cannot store a text the request holds (a NUL on PostgreSQL). */
 export type UnstorableTextTest = (error: unknown) => boolean;
 
+/** True for an error that says another process held the database's write lock past the wait (SQLite). */
+export type DatabaseBusyTest = (error: unknown) => boolean;
+
+/** How the HTTP layer tells the storage's and the database's failures from the code's (each optional). */
+export interface FailureTests {
+  /** Told when a request failed for lack of disk space (answered 507). */
+  onOutOfSpace?: OutOfSpaceListener;
+  /** Errors that say the database server is gone: answered 503 with Retry-After. */
+  serverLost?: ServerLostTest;
+  /** Errors that say the database cannot store a value the request holds: answered 400. */
+  unstorableText?: UnstorableTextTest;
+  /** Errors that say the database stayed locked by another process: answered 503 with Retry-After. */
+  databaseBusy?: DatabaseBusyTest;
+}
+
 const UNSTORABLE_TEXT = 'Text may not contain NUL characters';
 
 /** The answer while the database server is away: the request changed nothing, and may be sent again. */
 const SERVER_LOST = { error: 'The database does not answer at the moment; try again shortly' };
 const RETRY_AFTER_S = 10;
+/** The answer while another process holds the database's write lock: nothing changed, send it again. */
+const DATABASE_BUSY = { error: 'The database is busy; try again shortly' };
+const BUSY_RETRY_AFTER_S = 5;
+
+const never = () => false;
 
 export function errorMiddleware(
   log: Logger,
-  onOutOfSpace: OutOfSpaceListener = () => undefined,
-  serverLost: ServerLostTest = () => false,
-  unstorableText: UnstorableTextTest = () => false,
+  {
+    onOutOfSpace = () => undefined,
+    serverLost = never,
+    unstorableText = never,
+    databaseBusy = never,
+  }: FailureTests = {},
 ) {
   return async function shapeErrors(ctx: Context, next: Next): Promise<void> {
     try {
@@ -85,12 +108,20 @@ export function errorMiddleware(
     } catch (error) {
       const { status, body, headers } = serverLost(error)
         ? { status: 503, body: SERVER_LOST, headers: { 'Retry-After': String(RETRY_AFTER_S) } }
-        : unstorableText(error)
-          ? { status: 400, body: { error: UNSTORABLE_TEXT }, headers: {} }
-          : toResponse(error);
+        : databaseBusy(error)
+          ? { status: 503, body: DATABASE_BUSY, headers: { 'Retry-After': String(BUSY_RETRY_AFTER_S) } }
+          : unstorableText(error)
+            ? { status: 400, body: { error: UNSTORABLE_TEXT }, headers: {} }
+            : toResponse(error);
       if (status === 503 && body === SERVER_LOST) {
         // The server's fault, reported in /healthz: one line per refused request, no stack trace.
         log.warn('request refused: the database does not answer', { method: ctx.method, path: ctx.path });
+      } else if (status === 503 && body === DATABASE_BUSY) {
+        // Another process's long write (the admin tool, a backup): one line, no stack trace.
+        log.warn('request refused: the database is locked by another process', {
+          method: ctx.method,
+          path: ctx.path,
+        });
       } else if (status === 507) {
         // Not a fault of the code: one line per refused write, no stack trace.
         log.warn('write refused: storage full', { method: ctx.method, path: ctx.path });

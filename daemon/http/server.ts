@@ -9,22 +9,16 @@ import type Router from '@koa/router';
 
 type RouterMiddleware = ReturnType<Router['routes']>;
 import type { Logger } from '../log/logger.js';
-import { errorMiddleware, type OutOfSpaceListener, type ServerLostTest, type UnstorableTextTest } from './errors.js';
+import { errorMiddleware, type FailureTests } from './errors.js';
 import { routeTable } from './route-table.js';
 import { cors } from './cors.js';
 import { requestId } from './request-id.js';
 import { gateRouter } from './router-gate.js';
 
-export interface HttpServerOptions {
+export interface HttpServerOptions extends FailureTests {
   host: string;
   port: number;
   log: Logger;
-  /** Told when a request failed for lack of disk space (answered 507). */
-  onOutOfSpace?: OutOfSpaceListener;
-  /** Errors that say the database server is gone: answered 503 with Retry-After. */
-  serverLost?: ServerLostTest;
-  /** Errors that say the database cannot store a value the request holds: answered 400. */
-  unstorableText?: UnstorableTextTest;
 }
 
 export class HttpServer {
@@ -42,7 +36,7 @@ export class HttpServer {
     this.app.use(requestId());
     // Only at debug level: a pass-through layer still costs every request its frame.
     if (options.log.enabled('debug')) this.app.use(requestLog(options.log));
-    this.app.use(errorMiddleware(options.log, options.onOutOfSpace, options.serverLost, options.unstorableText));
+    this.app.use(errorMiddleware(options.log, options));
     // Koa composes its middleware when callback() is called: build it once, at start().
     // Koa's handler answers its own errors: the promise it returns never rejects.
     this.server = createServer((req, res) => void this.handle!(req, res));

@@ -156,6 +156,11 @@ export interface Dialect {
   /** The database server is gone or does not answer (a request then answers 503); never on SQLite. */
   isServerLost(error: unknown): boolean;
   /**
+   * Another process held SQLite's write lock past the busy timeout (a request then answers 503);
+   * never on PostgreSQL, whose lock waits have no timeout here.
+   */
+  isBusy(error: unknown): boolean;
+  /**
    * Statements (a migration's) that make a status's render version move once per transaction when
    * its mentions, tags, media or poll change: PostgreSQL's triggers made again; SQLite's bump each time.
    */
@@ -217,6 +222,7 @@ const sqlite: Dialect = {
   isUniqueViolation: (error) => sqliteConstraint(error, /UNIQUE constraint failed|PRIMARY KEY must be unique/),
   isForeignKeyViolation: (error) => sqliteConstraint(error, /FOREIGN KEY constraint failed/),
   isServerLost: () => false,
+  isBusy: (error) => (error as { code?: unknown } | null)?.code === 'SQLITE_BUSY',
   renderVersionOnce: [],
   skipLocked: '',
   afterMigrations: [],
@@ -304,6 +310,7 @@ const postgres: Dialect = {
   isUniqueViolation: (error) => postgresCode(error) === '23505',
   isForeignKeyViolation: (error) => postgresCode(error) === '23503',
   isServerLost: serverLost,
+  isBusy: () => false,
   renderVersionOnce: RENDER_VERSION_ONCE_PER_TRANSACTION,
   skipLocked: 'FOR UPDATE SKIP LOCKED',
   afterMigrations: ANNOUNCE_WRITES,

@@ -168,4 +168,34 @@ test('text the database cannot store (a NUL on PostgreSQL) is 400 with the error
   }
 });
 
+test('a SQLite database another process kept locked is 503 with Retry-After; other SQLite errors stay 500', async () => {
+  const sqlite = dialectFor('sqlite');
+  const server = new HttpServer({
+    host: '127.0.0.1',
+    port: 0,
+    log: quiet,
+    databaseBusy: (error) => sqlite.isBusy(error),
+  });
+  const router = new Router();
+  // What node-sqlite3 rejects with once the busy timeout has passed.
+  router.post('/locked', () => {
+    throw Object.assign(new Error('SQLITE_BUSY: database is locked'), { code: 'SQLITE_BUSY', errno: 5 });
+  });
+  router.post('/other', () => {
+    throw Object.assign(new Error('SQLITE_ERROR: no such table: nothing'), { code: 'SQLITE_ERROR', errno: 1 });
+  });
+  server.use(router.routes());
+  const { port } = await server.start();
+  try {
+    const locked = await fetch(`http://127.0.0.1:${port}/locked`, { method: 'POST' });
+    assert.is(locked.status, 503);
+    assert.is(locked.headers.get('retry-after'), '5');
+    assert.equal(await locked.json(), { error: 'The database is busy; try again shortly' });
+    const other = await fetch(`http://127.0.0.1:${port}/other`, { method: 'POST' });
+    assert.is(other.status, 500);
+  } finally {
+    await server.stop();
+  }
+});
+
 test.run();

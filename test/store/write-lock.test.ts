@@ -12,6 +12,11 @@ import { tempDir } from '../helpers/paths.js';
 
 const dir = tempDir();
 const filename = join(dir.path, 'write-lock.sqlite3');
+/** A row of the test's table. */
+interface Count {
+  name: string;
+  n: number;
+}
 let first: Db;
 let other: Db;
 
@@ -34,7 +39,7 @@ test('a transaction that read writes at its first run; the other connection wait
   let otherWrite: Promise<unknown> = Promise.resolve();
   await first.transaction(async (trx) => {
     runs += 1;
-    const [row] = (await trx('counts').where({ name: 'a' }).select('n')) as Array<{ n: number }>;
+    const [row] = await trx<Count>('counts').where({ name: 'a' }).select('n');
     otherWrite = other('counts')
       .where({ name: 'b' })
       .increment('n', 1)
@@ -49,7 +54,7 @@ test('a transaction that read writes at its first run; the other connection wait
   await otherWrite;
   assert.is(runs, 1);
   assert.equal(finished, ['first', 'other']);
-  const counts = (await first('counts').orderBy('name').select('n')) as Array<{ n: number }>;
+  const counts = await first<Count>('counts').orderBy('name').select('n');
   assert.equal(
     counts.map((row) => row.n),
     [1, 1],
@@ -57,7 +62,7 @@ test('a transaction that read writes at its first run; the other connection wait
 });
 
 test('a transaction that fails still rolls back whole', async () => {
-  const read = async () => (await first('counts').orderBy('name').select('n')) as Array<{ n: number }>;
+  const read = () => first<Count>('counts').orderBy('name').select('n');
   const before = await read();
   const error = await first
     .transaction(async (trx) => {
