@@ -646,6 +646,21 @@ test('unread_count honours the notifications marker; with no marker it counts al
   assert.is(await count('?types[]=favourite'), 1);
 });
 
+test('unread_count below a long run of one group still finds the older groups under a small cap', async () => {
+  const crowded = await account('crowded');
+  await post(dave, `@${crowded.username} before the crowd`);
+  const id = await post(crowded, 'popular');
+  for (let i = 0; i < 7; i++) await fav(await account('fan'), id);
+  const count = async (query = '') =>
+    (await h.api(crowded.token, 'GET', `/api/v2/notifications/unread_count${query}`)).body.count;
+  // The 7 newest unread rows are one favourite group; the mention under them is the second group.
+  assert.is(await count('?limit=2'), 2);
+  assert.is(await count('?limit=1'), 1);
+  assert.is(await count(), 2);
+  assert.is(await count('?grouped_types[]=follow'), 8, 'favourites ungrouped: one each');
+  assert.is(await count('?grouped_types[]=follow&limit=3'), 3);
+});
+
 test('scopes: read:notifications for the reads, write:notifications for dismiss and clear; write does not imply read', async () => {
   const writer = await h.token('alice', 'write write:notifications');
   const reader = await h.token('alice', 'read read:notifications');

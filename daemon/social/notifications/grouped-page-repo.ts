@@ -31,7 +31,7 @@ export function filterSql(alias: string, filter: Filter): string {
 }
 
 /** The page key expression: stored keys count only for the grouped types. */
-function keySql(alias: string, groupedTypes: readonly string[]): string {
+export function keySql(alias: string, groupedTypes: readonly string[]): string {
   if (groupedTypes.length === GROUPABLE_TYPES.length)
     return `coalesce(${alias}.group_key, 'ungrouped-' || ${alias}.id)`;
   if (groupedTypes.length === 0) return `'ungrouped-' || ${alias}.id`;

@@ -9,6 +9,7 @@ import { GROUPABLE_TYPES, sqlList } from './types.js';
 import {
   filterSql,
   groupedPageSqlFor,
+  keySql,
   NOT_SUSPENDED,
   pageGroup,
   WINDOW_ROWS_PER_GROUP,
@@ -176,11 +177,36 @@ export class NotificationsRepo {
 
   /**
    * Groups having a notification above the read marker, capped (v2 unread_count counts groups).
-   * Each group counts at its newest unread row, newest first: a row counts unless a newer one of its
-   * group passes the same filters (one probe of the group index). The scan stops at the cap on both
-   * engines, where a DISTINCT is aggregated whole on PostgreSQL before its LIMIT.
+   * Where the engine scans before walking, first from a window of the newest unread rows (distinct
+   * page keys among `cap` times WINDOW_ROWS_PER_GROUP rows: one range scan); walked where it does
+   * not, or when the window held fewer than `cap` groups yet not every unread row.
    */
   async countUnreadGroups(
+    accountId: string,
+    filter: Filter,
+    groupedTypes: readonly string[],
+    cap: number,
+  ): Promise<number> {
+    const dialect = dialectFor(this.ctx.reader.engine);
+    if (groupedTypes.length > 0 && dialect.scansBeforeWalking) {
+      const row = await this.ctx.reader.get<{ count: number; complete: number | boolean }>(
+        `WITH win AS (SELECT ${keySql('n', groupedTypes)} AS page_key FROM notifications n
+           WHERE n.account_id = ?1 AND n.id > ${MARKER}${filterSql('n', filter)} ORDER BY n.id DESC LIMIT ?3),
+         seen AS (SELECT count(*) AS rows, count(DISTINCT page_key) AS groups FROM win)
+        SELECT ${dialect.least('groups', '?2')} AS count, groups >= ?2 OR rows < ?3 AS complete FROM seen`,
+        [accountId, cap, cap * WINDOW_ROWS_PER_GROUP],
+      );
+      if (row?.complete) return row.count;
+    }
+    return this.walkUnreadGroups(accountId, filter, groupedTypes, cap);
+  }
+
+  /**
+   * The groups counted one at a time, newest first: a row counts unless a newer one of its group
+   * passes the same filters (one probe of the group index). The scan stops at the cap on both
+   * engines, where a DISTINCT is aggregated whole on PostgreSQL before its LIMIT.
+   */
+  private async walkUnreadGroups(
     accountId: string,
     filter: Filter,
     groupedTypes: readonly string[],
