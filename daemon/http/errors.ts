@@ -117,7 +117,7 @@ export function errorMiddleware(
         // The server's fault, reported in /healthz: one line per refused request, no stack trace.
         log.warn('request refused: the database does not answer', { method: ctx.method, path: ctx.path });
       } else if (status === 503 && body === DATABASE_BUSY) {
-        // Another process's long write (the admin tool, a backup): one line, no stack trace.
+        // Another process's long transaction (the admin tool, any other program): one line, no stack trace.
         log.warn('request refused: the database is locked by another process', {
           method: ctx.method,
           path: ctx.path,
