@@ -44,7 +44,7 @@ const CONNECT_TIMEOUT_MS = 5000;
  * server process of its own: the pools' defaults (30 s for knex, 10 s for node-postgres) would
  * close them between the requests of a quiet instance. Five minutes, as Rails' connection pools.
  */
-export const IDLE_CONNECTION_MS = 5 * 60_000;
+const IDLE_CONNECTION_MS = 5 * 60_000;
 
 const ignore = (): void => undefined;
 

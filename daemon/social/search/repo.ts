@@ -26,6 +26,8 @@ const RECENT_SPAN = 5000;
  * span a little, and any bound splits the matches into newer and older ones alike.
  */
 const SPAN_BOUND_REUSE_MS = 10_000;
+/** Above every id: a window with no `before` starts here. */
+const MAX_ID = 9223372036854775807n;
 
 interface WindowRow {
   id: string;
@@ -88,10 +90,15 @@ export class SearchRepo {
     const kept = this.newestSpanBound;
     if (kept && now - kept.at < SPAN_BOUND_REUSE_MS && now >= kept.at) return kept.id;
     const row = await this.ctx.reader.get<{ id: string }>(
-      `SELECT CAST(coalesce((SELECT r.id FROM statuses r ORDER BY r.id DESC LIMIT 1 OFFSET ${this.recentSpan - 1}), 0) AS TEXT) AS id`,
+      `SELECT CAST(${this.spanEndBelow(String(MAX_ID))} AS TEXT) AS id`,
     );
     this.newestSpanBound = { id: row?.id ?? '0', at: now };
     return this.newestSpanBound.id;
+  }
+
+  /** SQL for the id below the `recentSpan` newest statuses under `below` (0 with fewer). */
+  private spanEndBelow(below: string): string {
+    return `coalesce((SELECT r.id FROM statuses r WHERE r.id < ${below} ORDER BY r.id DESC LIMIT 1 OFFSET ${this.recentSpan - 1}), 0)`;
   }
 
   /**
@@ -107,11 +114,8 @@ export class SearchRepo {
   ): Promise<WindowRow[]> {
     const dialect = dialectFor(this.ctx.reader.engine);
     const search = dialect.textSearch('statuses', 'm', '?1');
-    const below = 'coalesce(CAST(?2 AS BIGINT), 9223372036854775807)';
-    const spanEnd =
-      bound === null
-        ? `coalesce((SELECT r.id FROM statuses r WHERE r.id < ${below} ORDER BY r.id DESC LIMIT 1 OFFSET ${this.recentSpan - 1}), 0)`
-        : 'CAST(?7 AS BIGINT)';
+    const below = `coalesce(CAST(?2 AS BIGINT), ${MAX_ID})`;
+    const spanEnd = bound === null ? this.spanEndBelow(below) : 'CAST(?7 AS BIGINT)';
     const id = part === 'older' ? dialect.unwalkedId(search.id) : search.id;
     const span = { all: '', recent: `AND ${id} > ${spanEnd}`, older: `AND ${id} <= ${spanEnd}` }[part];
     // Planned per call: the best way to the newest matches depends on how many rows hold the words.
