@@ -140,6 +140,12 @@ export interface Dialect {
    * B-tree steps, and its window function over the scan costs more than the walk.
    */
   readonly scansBeforeWalking: boolean;
+  /**
+   * The rows of `source` (a CTE) that come first for their `key` in the order `order` (e.g.
+   * `n_id DESC`), unordered. PostgreSQL keeps them with DISTINCT ON, one sort and no window
+   * aggregate over the sorted rows; SQLite numbers each key's rows.
+   */
+  firstOfEachKey(source: string, key: string, order: string): string;
   /** A JSON object of the named values (`[key, SQL expression]`), to nest in `jsonArray`. */
   jsonObjectOf(entries: ReadonlyArray<readonly [string, string]>): string;
   /**
@@ -216,6 +222,8 @@ const sqlite: Dialect = {
   joinedRows: (select, column, separator) =>
     `(SELECT group_concat(${column}, ${separator}) FROM (${select}) AS joined)`,
   scansBeforeWalking: false,
+  firstOfEachKey: (source, key, order) =>
+    `SELECT * FROM (SELECT ${source}.*, row_number() OVER (PARTITION BY ${key} ORDER BY ${order}) AS met FROM ${source}) AS ranked WHERE met = 1`,
   jsonObjectOf: (entries) => `json_object(${entries.map(([key, value]) => `'${key}', ${value}`).join(', ')})`,
   rowFromJson: (row) => row,
   searchVectorColumns: () => [],
@@ -294,6 +302,8 @@ const postgres: Dialect = {
   looksUpAllRowsAtOnce: true,
   joinedRows: (select, _column, separator) => `nullif(array_to_string(ARRAY(${select}), ${separator}), '')`,
   scansBeforeWalking: true,
+  firstOfEachKey: (source, key, order) =>
+    `SELECT DISTINCT ON (${key}) ${source}.* FROM ${source} ORDER BY ${key}, ${order}`,
   jsonObjectOf: (entries) => {
     // json_build_object takes at most 100 arguments.
     if (entries.length > 50) throw new Error(`jsonObjectOf: ${entries.length} entries, at most 50`);

@@ -2,7 +2,8 @@
  * The dialect (daemon/store/dialect.ts) gives the same answers on both engines: id lists and
  * object entries from one JSON parameter, null-safe equality, greatest(), now as ISO text, and
  * constraint violations told apart by what the engine says, not by the words of its message; the
- * tables' text columns, and text one engine cannot store (a NUL on PostgreSQL).
+ * tables' text columns, text one engine cannot store (a NUL on PostgreSQL), and the first row of
+ * each key.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -145,6 +146,22 @@ for (const engine of ENGINES) {
       );
     const row = await first(db, `SELECT ${rows('')} AS joined, ${rows('WHERE v.n > 99')} AS none`);
     assert.equal(row, { joined: '10:x,7:x,2:x', none: null });
+  });
+
+  test(`the first row of each key, in either order (${engine})`, async () => {
+    const db = await databases.get(engine);
+    const d = dialectOf(db);
+    const rows = `SELECT 1 AS id, 'b' AS k UNION ALL SELECT 2, 'a' UNION ALL SELECT 3, 'b' UNION ALL SELECT 4, 'c' UNION ALL SELECT 5, 'a'`;
+    const firsts = async (order: string) =>
+      (
+        await rawRows<{ id: number; k: string }>(
+          db,
+          `WITH src AS (${rows}) SELECT id, k FROM (${d.firstOfEachKey('src', 'k', order)}) AS f ORDER BY id`,
+          [],
+        )
+      ).map(({ id, k }) => `${k}${Number(id)}`);
+    assert.equal(await firsts('id DESC'), ['b3', 'c4', 'a5']);
+    assert.equal(await firsts('id ASC'), ['b1', 'a2', 'c4']);
   });
 
   test(`the tables' text columns, and text with a NUL told apart as unstorable (${engine})`, async () => {

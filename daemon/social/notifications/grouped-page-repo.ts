@@ -69,13 +69,13 @@ const CARRIED = (n: string) =>
  * them, the first `?4` of those. `complete` when they are `?4` groups or the window held every row
  * of the range: then they are the groups the walk would find, in one range scan.
  */
-function windowSql(filter: Filter, key: (alias: string) => string, order: string): string {
+function windowSql(dialect: Dialect, filter: Filter, key: (alias: string) => string, order: string): string {
   return `
       win AS (SELECT n.id AS n_id, ${key('n')} AS page_key, ${CARRIED('n')} FROM notifications n
          WHERE n.account_id = ?1 AND n.id < ?2 AND n.id > ?3${filterSql('n', filter)}
          ORDER BY n.id ${order} LIMIT ?5),
-      firsts AS (SELECT * FROM (SELECT win.*, row_number() OVER (PARTITION BY page_key ORDER BY n_id ${order}) AS met FROM win) AS ranked
-         WHERE met = 1 ORDER BY n_id ${order} LIMIT ?4),
+      firsts AS (SELECT * FROM (${dialect.firstOfEachKey('win', 'page_key', `n_id ${order}`)}) AS first_rows
+         ORDER BY n_id ${order} LIMIT ?4),
       done AS (SELECT (SELECT count(*) FROM firsts) = ?4 OR (SELECT count(*) FROM win) < ?5 AS complete),
       walk AS (SELECT f.* FROM firsts f, done WHERE done.complete),`;
 }
@@ -122,7 +122,9 @@ function buildGroupedPageSql(dialect: Dialect, { filter, groupedTypes, ascending
   const order = ascending ? 'ASC' : 'DESC';
   const key = (alias: string) => keySql(alias, groupedTypes);
   const found =
-    source === 'window' ? windowSql(filter, key, order) : walkSql(dialect, filter, key, order, ascending ? '>' : '<');
+    source === 'window'
+      ? windowSql(dialect, filter, key, order)
+      : walkSql(dialect, filter, key, order, ascending ? '>' : '<');
   const range = ascending
     ? `SELECT lowest AS begin_id, CASE WHEN size = ?4 THEN highest ELSE CAST(?2 AS BIGINT) - 1 END AS end_id FROM page`
     : `SELECT CASE WHEN size = ?4 THEN lowest ELSE CAST(?3 AS BIGINT) + 1 END AS begin_id, highest AS end_id FROM page`;
