@@ -230,13 +230,10 @@ const WARM_UP_POSTS = 10;
 /**
  * Statuses posted by 12 accounts at once (user1..user12, whom user0 follows: each post reaches a
  * home feed), each mentioning user0 and carrying a hashtag: the samples, posts per second and the
- * daemon's CPU time per post.
- */
-/**
- * Posting at 12 clients, after a warm-up of WARM_UP_POSTS a client: each database connection then
- * has its statements planned, as in a daemon that has run a while (PostgreSQL plans a prepared
- * statement anew on each of its first five calls on a connection). `measuring` is called between
- * the two (the statement costs start there); what it gives back is returned as `started`.
+ * daemon's CPU time per post. First a warm-up of WARM_UP_POSTS a client, so each database
+ * connection has its statements planned, as in a daemon that has run a while (PostgreSQL plans a
+ * prepared statement anew on each of its first five calls on a connection). `measuring` is called
+ * between the two (the statement costs start there); what it gives back is returned as `started`.
  */
 async function benchPosting<T>(
   daemon: RunningDaemon,
