@@ -29,7 +29,9 @@
  *   (--budget: the daemons and the stack floor under a CPU quota, budget.ts)
  *   (--keep leaves the seeded data directories in place and names them on stderr)
  *   (--statements: after the rounds, each uncached endpoint on the largest PostgreSQL database at one
- *   client, its costliest statements per request on stderr; statement-costs.ts)
+ *   client, its costliest statements per request on stderr; statement-costs.ts. The cluster then
+ *   loads pg_stat_statements for the whole run, which costs the server CPU in every round: take
+ *   throughput ratios from runs without it)
  */
 import type { Bench } from './index.js';
 import { spawn } from 'node:child_process';
