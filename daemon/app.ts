@@ -9,6 +9,7 @@ import type { Logger } from './log/logger.js';
 import { ping, type Db } from './store/db.js';
 import { openStore, serverWatch } from './store/open.js';
 import { dialectOf } from './store/dialect.js';
+import { databaseOutage } from './store/outage.js';
 import type { ServerWatch } from './store/server-watch.js';
 import { migrate } from './store/migrate.js';
 import { changeBaseUrl, settleDaemonBaseUrl } from './store/base-url.js';
@@ -353,7 +354,7 @@ export class App {
   }
 
   private startJobs(db: Db, storage: StorageMonitor): Jobs {
-    const jobs = new Jobs(this.log.child({ component: 'jobs' }));
+    const jobs = new Jobs(this.log.child({ component: 'jobs' }), { outage: databaseOutage(db) });
     this.onStop('jobs', () => jobs.stop());
     jobs.add('database-statistics', '47 */6 * * *', () => refreshStatistics(db));
     jobs.add(

@@ -14,6 +14,7 @@ import type { Db } from './store/db.js';
 import type { DeviceState } from './device/state.js';
 import type { Health } from './lifecycle/health.js';
 import { Jobs } from './lifecycle/jobs.js';
+import { databaseOutage } from './store/outage.js';
 import type { HttpServer } from './http/server.js';
 import { NESTED_MIDDLEWARE } from './http/route-table.js';
 import type { NetworksRepo } from './connectivity/networks-repo.js';
@@ -141,7 +142,7 @@ export class SocialSide {
     await federation.start();
     this.onStop('federation', () => federation.stop());
     health.set('federation', { status: 'ok' });
-    const jobs = new Jobs(this.options.log.child({ component: 'jobs' }));
+    const jobs = new Jobs(this.options.log.child({ component: 'jobs' }), { outage: databaseOutage(this.options.db) });
     this.onStop('social-jobs', () => jobs.stop());
     social.scheduleJobs(jobs);
     // The admin tool writes from its own process, where the bus does not reach: catch up each minute.

@@ -1,7 +1,8 @@
 /**
  * Periodic jobs on croner, in the box's local time: a job never overlaps itself, its errors are
  * logged, and all jobs stop with the daemon. Jobs added before `start()` are scheduled by it, so
- * none runs while the daemon is still starting.
+ * none runs while the daemon is still starting. A run that fails because of an outage already
+ * reported elsewhere (the database server gone: /healthz says so) is one warning line, not an error.
  */
 import { Cron } from 'croner';
 import type { Logger } from '../log/logger.js';
@@ -15,12 +16,20 @@ export interface JobInfo {
   lastRun: string | null;
 }
 
+export interface JobsOptions {
+  /** Why a failure is an outage rather than a fault of the job (null when it is not one). */
+  outage?: (error: unknown) => string | null;
+}
+
 export class Jobs {
   private readonly tasks = new Map<string, { task: Cron; info: JobInfo }>();
   private readonly waiting = new Map<string, { info: JobInfo; run: () => Promise<unknown> }>();
   private started = false;
 
-  constructor(private readonly log: Logger) {}
+  constructor(
+    private readonly log: Logger,
+    private readonly options: JobsOptions = {},
+  ) {}
 
   /** Schedules `run` (once started); "off" leaves the job out. */
   add(name: string, schedule: string, run: () => Promise<unknown>): void {
@@ -51,7 +60,9 @@ export class Jobs {
         await run();
       } catch (error) {
         info.failures += 1;
-        this.log.error('job failed', { job: name, error });
+        const outage = this.options.outage?.(error) ?? null;
+        if (outage) this.log.warn('job did not run', { job: name, reason: outage });
+        else this.log.error('job failed', { job: name, error });
       } finally {
         busy = false;
       }

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { Cron } from 'croner';
 import { Jobs } from '../../daemon/lifecycle/jobs.js';
 import { CRON_OPTIONS, isCronExpression } from '../../daemon/lifecycle/cron-expression.js';
-import { silentLogger } from '../../daemon/log/logger.js';
+import { Logger, silentLogger } from '../../daemon/log/logger.js';
 
 const log = silentLogger;
 
@@ -70,6 +70,29 @@ test('a day of month and a day of week must both match, as node-cron read them',
       [2027, 3, 1, 4],
     ],
   );
+});
+
+test('a run that meets an outage is one warning with its reason; any other failure is an error', async () => {
+  const lines: Array<Record<string, unknown>> = [];
+  const recording = new Logger('debug', {}, (line) => lines.push(JSON.parse(line) as Record<string, unknown>));
+  const lost = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+  const jobs = new Jobs(recording, { outage: (error) => (error === lost ? 'the database does not answer' : null) });
+  jobs.add('outage', '* * * * * *', () => Promise.reject(lost));
+  jobs.add('fault', '* * * * * *', () => Promise.reject(new TypeError('a bug')));
+  jobs.start();
+  const failures = (name: string) => jobs.list().find((job) => job.name === name)?.failures ?? 0;
+  const deadline = Date.now() + 3000;
+  while ((failures('outage') === 0 || failures('fault') === 0) && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  await jobs.stop();
+  const of = (job: string) => lines.filter((line) => line.job === job);
+  assert.ok(of('outage').length >= 1, 'the outage was logged');
+  for (const line of of('outage')) {
+    assert.equal([line.level, line.msg, line.reason], ['warn', 'job did not run', 'the database does not answer']);
+    assert.not.ok('error' in line, 'no stack trace for an outage');
+  }
+  assert.ok(of('fault').length >= 1, 'the fault was logged');
+  for (const line of of('fault')) assert.equal([line.level, line.msg], ['error', 'job failed']);
 });
 
 test.run();

@@ -1,0 +1,18 @@
+/**
+ * Why a failed database call met the database's state rather than a fault of the caller: the server
+ * gone or not answering (PostgreSQL), or another process holding the write lock past the busy
+ * timeout (SQLite). Both are reported elsewhere (/healthz, the answers' 503), so whoever meets one
+ * says so in a line instead of logging an error.
+ */
+import type { Db } from './db.js';
+import { dialectOf } from './dialect.js';
+
+/** The outage `error` shows, in words for a log line; null when it is not one. */
+export function databaseOutage(db: Db): (error: unknown) => string | null {
+  const dialect = dialectOf(db);
+  return (error) => {
+    if (dialect.isServerLost(error)) return 'the database does not answer';
+    if (dialect.isBusy(error)) return 'the database is locked by another process';
+    return null;
+  };
+}
