@@ -1,8 +1,8 @@
 /**
  * Periodic jobs on croner, in the box's local time: a job never overlaps itself, its errors are
  * logged, and all jobs stop with the daemon. Jobs added before `start()` are scheduled by it, so
- * none runs while the daemon is still starting. A run that fails because of an outage already
- * reported elsewhere (the database server gone: /healthz says so) is one warning line, not an error.
+ * none runs while the daemon is still starting. A run that fails because of an outage (the database
+ * server gone, which /healthz reports) is one warning line, not an error.
  */
 import { Cron } from 'croner';
 import type { Logger } from '../log/logger.js';

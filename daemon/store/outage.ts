@@ -1,7 +1,7 @@
 /**
  * Why a failed database call met the database's state rather than a fault of the caller: the server
- * gone or not answering (PostgreSQL), or another process holding the write lock past the busy
- * timeout (SQLite). Both are reported elsewhere (/healthz, the answers' 503), so whoever meets one
+ * gone or not answering (PostgreSQL; /healthz reports it), or another process holding the write
+ * lock past the busy timeout (SQLite). A request that meets either answers 503; a scheduled job
  * says so in a line instead of logging an error.
  */
 import type { Db } from './db.js';
