@@ -79,8 +79,6 @@ export interface RunnerStatus {
 }
 
 const STOP_GRACE_MS = 2000;
-/** setTimeout fires at once beyond this; a later deadline is simply re-armed on that tick. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 /** The least time a port neither open nor refused is waited for at start (the open is on a busy thread pool). */
 const PORT_OPENING_MIN_MS = 5000;
 
@@ -283,7 +281,7 @@ export class ConnectivityRunner {
         this.timer = null;
         this.dispatch({ type: 'tick' });
       },
-      Math.min(MAX_TIMER_MS, Math.max(0, deadline - this.clock.now())),
+      Math.max(0, deadline - this.clock.now()),
     );
   }
 

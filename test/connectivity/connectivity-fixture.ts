@@ -89,6 +89,7 @@ export async function startManagerFixture(
     logs,
     passphrase,
     async close() {
+      connectivity.recovery.stop();
       await connectivity.runner.stop();
       await db.destroy();
       dir.remove();
