@@ -66,6 +66,8 @@ export interface ConnectivityRunnerOptions {
   firmwareSeen?: (version: string | null, generation: FirmwareGeneration) => void;
   /** The network layer, told the chip's MACs after every (re)initialisation; absent when it is off. */
   chipInterfaces?: ChipInterfaces | null;
+  /** Why a failed operation met a database outage rather than a fault (see store/outage.ts); null when not one. */
+  outage?: (error: unknown) => string | null;
 }
 
 /** What the machine knows, for those who explain it to people. */
@@ -322,10 +324,13 @@ export class ConnectivityRunner {
   /**
    * Queues an effect's operation. Each one reports its own outcome to the machine; should one
    * fail in an unplanned way (the database, say), `fallback` keeps the machine from waiting forever.
+   * A failure that met a database outage is one warning naming it, not an error with its stack.
    */
   private run(effect: Effect, operation: () => Promise<void>, fallback?: MachineInput): void {
     this.options.operations.run(operation).catch((error) => {
-      this.log.error('connectivity operation failed', { effect: effect.type, error });
+      const outage = this.options.outage?.(error) ?? null;
+      if (outage) this.log.warn('connectivity operation did not run', { effect: effect.type, reason: outage });
+      else this.log.error('connectivity operation failed', { effect: effect.type, error });
       if (fallback) this.dispatch(fallback);
     });
   }

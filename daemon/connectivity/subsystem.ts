@@ -32,6 +32,7 @@ import { ReleaseCheck } from './release-check.js';
 import { realClock } from './clock.js';
 import type { ChipResetter } from '../coproc/chip-reset.js';
 import { loadSetupPassphrase, rememberSetupApName } from './setup-identity.js';
+import { databaseOutage } from '../store/outage.js';
 
 /** The parts as the outputs use them: web routes, MQTT commands. */
 export interface ConnectivityParts {
@@ -161,6 +162,7 @@ export async function startConnectivitySubsystem(
     driverRelease: config.espHostedRelease,
     releaseHealth: parts.releaseHealth,
     reset: chipResetPolicy(config, parts.resetter ?? null),
+    outage: databaseOutage(db),
   });
   await connectivity.firmwareFiles.refresh();
   // Never the key itself: the owner reads it on the label (npm run admin -- label) or the dashboard.

@@ -52,6 +52,7 @@ export interface ManagerFixture {
 export async function startManagerFixture(
   policy: Partial<ConnectivityPolicy> = {},
   prepare?: (coproc: CoprocTestDouble, networks: NetworksRepo) => Promise<void>,
+  outage?: (error: unknown) => string | null,
 ): Promise<ManagerFixture> {
   const dir = tempDir('nestbox-connectivity-');
   const db = await openMigratedDatabase(join(dir.path, 'test.sqlite3'));
@@ -76,6 +77,7 @@ export async function startManagerFixture(
     health: (value) => health.set('connectivity', value),
     random: () => 0.5,
     firmware: firmwareThrough(coproc),
+    outage,
   });
   await connectivity.runner.start();
   return {

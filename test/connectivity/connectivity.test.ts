@@ -121,6 +121,43 @@ test('a network out of range is reported as not_found', async () => {
   }
 });
 
+const neighbourInRangeHomeSaved = async (coproc: CoprocTestDouble, networks: NetworksRepo) => {
+  coproc.air.push({ ...HOME, ssid: utf8('Neighbour') });
+  await networks.save({ ssid: HOME.ssid, passphrase: HOME.password, hidden: false }, false);
+};
+
+/** The fixture's database closed under the runner while it retries a network out of range: its next connect fails. */
+async function connectAfterDatabaseCloses(outage?: (error: unknown) => string | null) {
+  const f = await startManagerFixture({}, neighbourInRangeHomeSaved, outage);
+  try {
+    await waitFor(() => f.connectivity.portal.status().error === 'not_found', 'not_found');
+    await f.db.destroy();
+    const failedConnect = (line: { msg: string; effect?: unknown }) =>
+      line.effect === 'connect' && line.msg.startsWith('connectivity operation');
+    await waitFor(() => f.logs.some(failedConnect), 'a failed connect');
+    return f.logs.filter(failedConnect);
+  } finally {
+    await f.close();
+  }
+}
+
+test('a connect that meets a database outage is one warning naming it; any other failure is an error with its stack', async () => {
+  const outages = await connectAfterDatabaseCloses(() => 'the database does not answer');
+  assert.equal(
+    { level: outages[0]?.level, msg: outages[0]?.msg, reason: outages[0]?.reason, error: outages[0]?.error },
+    {
+      level: 'warn',
+      msg: 'connectivity operation did not run',
+      reason: 'the database does not answer',
+      error: undefined,
+    },
+  );
+  const faults = await connectAfterDatabaseCloses(() => null);
+  assert.is(faults[0]?.level, 'error');
+  assert.is(faults[0]?.msg, 'connectivity operation failed');
+  assert.ok(JSON.stringify(faults[0]?.error).includes('stack'), 'the error is logged with its stack');
+});
+
 test('AP gone → disconnected event, reconnecting, fallback after the grace period; AP back → connected, setup AP stops', async () => {
   const f = await startManagerFixture({}, homeInRangeAndSaved);
   try {
