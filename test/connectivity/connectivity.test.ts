@@ -17,6 +17,12 @@ const homeInRangeAndSaved = async (coproc: CoprocTestDouble, networks: NetworksR
   await networks.save({ ssid: HOME.ssid, passphrase: HOME.password, hidden: false }, false);
 };
 
+/** Only a neighbour's network on the air; the saved home network is out of range. */
+const neighbourInRangeHomeSaved = async (coproc: CoprocTestDouble, networks: NetworksRepo) => {
+  coproc.air.push({ ...HOME, ssid: utf8('Neighbour') });
+  await networks.save({ ssid: HOME.ssid, passphrase: HOME.password, hidden: false }, false);
+};
+
 test('first boot with no saved network: heartbeats on, setup AP with WPA2, MAC-derived SSID and the setup passphrase', async () => {
   const f = await startManagerFixture();
   try {
@@ -109,10 +115,7 @@ test('a wrong password is told apart (auth), counted, and after the limit flagge
 });
 
 test('a network out of range is reported as not_found', async () => {
-  const f = await startManagerFixture({}, async (coproc, networks) => {
-    coproc.air.push({ ...HOME, ssid: utf8('Neighbour') });
-    await networks.save({ ssid: HOME.ssid, passphrase: HOME.password, hidden: false }, false);
-  });
+  const f = await startManagerFixture({}, neighbourInRangeHomeSaved);
   try {
     await waitFor(() => f.connectivity.portal.status().error === 'not_found', 'not_found');
     assert.is(f.connectivity.portal.status().ssid, 'Home "Net" #1');
@@ -120,11 +123,6 @@ test('a network out of range is reported as not_found', async () => {
     await f.close();
   }
 });
-
-const neighbourInRangeHomeSaved = async (coproc: CoprocTestDouble, networks: NetworksRepo) => {
-  coproc.air.push({ ...HOME, ssid: utf8('Neighbour') });
-  await networks.save({ ssid: HOME.ssid, passphrase: HOME.password, hidden: false }, false);
-};
 
 /** The fixture's database closed under the runner while it retries a network out of range: its next connect fails. */
 async function connectAfterDatabaseCloses(outage?: (error: unknown) => string | null) {
