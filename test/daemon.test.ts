@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { startDaemon } from './helpers/daemon.js';
+import { startDaemon, type RunningDaemon } from './helpers/daemon.js';
 import { daemonCommand, DIST, tempDir } from './helpers/paths.js';
 
 test('the daemon starts with embedded defaults and answers /healthz without secrets', async () => {
@@ -29,6 +29,35 @@ test('the daemon starts with embedded defaults and answers /healthz without secr
   } finally {
     assert.is(await daemon.stop(), 0);
   }
+});
+
+test('a start and a stop with the simulated coprocessor warn of nothing, though its boot cuts short the first initialisation', async () => {
+  const warnings = (daemon: RunningDaemon) =>
+    daemon.logs.filter((line) => line.level === 'warn' || line.level === 'error').map((line) => line.msg);
+  const first = await startDaemon();
+  try {
+    // The simulated chip powers up as the link opens and announces its boot after the first request went out.
+    const cut = await first.waitForLog((line) => line.msg === 'coprocessor initialisation cut short');
+    assert.match(String(cut.error), /restarted before answering/);
+    await first.waitForLog((line) => line.msg === 'coprocessor did not answer a probe');
+    await first.waitForLog((line) => line.msg === 'coprocessor initialised');
+    assert.equal(warnings(first), []);
+  } finally {
+    assert.is(await first.stop(), 0);
+  }
+  // Stopped while the documented firmware's silence to the version probe is awaited.
+  const second = await startDaemon();
+  try {
+    await second.waitForLog((line) => line.msg === 'coprocessor (re)started');
+  } finally {
+    assert.is(await second.stop(), 0);
+  }
+  assert.ok(second.logs.some((line) => line.msg === 'stopped'));
+  assert.not.ok(
+    second.logs.some((line) => line.msg === 'coprocessor initialised'),
+    'stopped before the end',
+  );
+  assert.equal(warnings(second), []);
 });
 
 test('the launcher execs Node on the entry with glibc malloc and V8 heap growth tuned; tunables already given win', () => {

@@ -39,6 +39,8 @@ export interface DeviceInitOptions {
   /** Told the firmware's version (null: it tells none) and generation at every initialisation. */
   firmwareSeen?: (version: string | null, generation: FirmwareGeneration) => void;
   report: (input: MachineInput) => void;
+  /** False once a restart, a loss or the daemon's stop has moved past `epoch`: its failure is expected. */
+  isCurrent: (epoch: number) => boolean;
 }
 
 export async function initialiseDevice(options: DeviceInitOptions, epoch: number): Promise<void> {
@@ -92,7 +94,10 @@ export async function initialiseDevice(options: DeviceInitOptions, epoch: number
     });
     options.report({ type: 'initResult', epoch, ok: true, stationUp: station !== null, softApUp });
   } catch (error) {
-    log.warn('coprocessor initialisation failed', { error: describeDeviceError(error) });
-    options.report({ type: 'initResult', epoch, ok: false, error: describeDeviceError(error) });
+    const described = describeDeviceError(error);
+    // A chip that boots after the link opened cuts short the first initialisation; another follows.
+    if (options.isCurrent(epoch)) log.warn('coprocessor initialisation failed', { error: described });
+    else log.info('coprocessor initialisation cut short', { error: described });
+    options.report({ type: 'initResult', epoch, ok: false, error: described });
   }
 }

@@ -113,7 +113,12 @@ export class ConnectivityRunner {
     };
     this.station = new StationOperations(parts);
     this.setupAp = new SetupApOperations(parts);
-    this.init = { ...parts, station: this.station, setupAp: this.setupAp };
+    this.init = {
+      ...parts,
+      station: this.station,
+      setupAp: this.setupAp,
+      isCurrent: (epoch) => !this.stopped && this.machine.snapshot().epoch === epoch,
+    };
   }
 
   /** The setup AP's name: derived from the station MAC once the device has told it. */

@@ -226,7 +226,10 @@ export class RequestPath {
     this.options.stats.timeouts += 1;
     this.settle(pending);
     const seconds = pending.timeoutMs / 1000;
-    this.options.log.warn('coprocessor did not answer', { operation: pending.spec.protocolName, timeout_s: seconds });
+    const fields = { operation: pending.spec.protocolName, timeout_s: seconds };
+    // A probe's silence is an answer (the documented firmware does not know the question).
+    if (pending.probe) this.options.log.info('coprocessor did not answer a probe', fields);
+    else this.options.log.warn('coprocessor did not answer', fields);
     pending.reject(
       new CoprocError(
         pending.spec.name,
