@@ -42,11 +42,15 @@ export class CaptiveDns {
     const packets = await this.packets();
     const socket = createSocket('udp4');
     socket.on('message', (message, peer) => this.answer(packets, socket, message, peer.port, peer.address));
-    socket.on('error', (error) => this.options.log.warn('captive DNS socket error', { error }));
+    // A bind that fails is the caller's one error (and the socket goes); later errors are logged here.
     await new Promise<void>((resolve, reject) => {
-      socket.once('error', reject);
+      socket.once('error', (error) => {
+        socket.close();
+        reject(error);
+      });
       socket.bind(this.options.port, this.options.address, () => {
-        socket.off('error', reject);
+        socket.removeAllListeners('error');
+        socket.on('error', (error) => this.options.log.warn('captive DNS socket error', { error }));
         resolve();
       });
     });

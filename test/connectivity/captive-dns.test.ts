@@ -4,7 +4,7 @@ import { createSocket } from 'node:dgram';
 import dnsPacket from 'dns-packet';
 import { CaptiveDns, captiveDnsDuringSetup } from '../../daemon/connectivity/captive-dns.js';
 import { DeviceState, initialDeviceState } from '../../daemon/device/state.js';
-import { silentLogger } from '../../daemon/log/logger.js';
+import { Logger, silentLogger } from '../../daemon/log/logger.js';
 
 /** Sends one datagram to the responder and waits for the answer (or null after a short while). */
 function ask(port: number, message: Buffer, waitMs = 300): Promise<dnsPacket.Packet | null> {
@@ -72,6 +72,29 @@ test('the responder runs only while the setup AP is up', async () => {
   device.update({ softap: { active: false } });
   await settle();
   assert.not.ok(dns.running);
+  await stop();
+});
+
+test('an address the host does not have: one warning, no socket kept, and the next start tries again', async () => {
+  const lines: Array<{ level: string; msg: string; error?: { code?: string } }> = [];
+  const log = new Logger('debug', {}, (line) => lines.push(JSON.parse(line)));
+  const device = new DeviceState(initialDeviceState('test', 'test'));
+  // TEST-NET-1 (RFC 5737): never a local address, so the bind fails before any datagram could leave.
+  const dns = new CaptiveDns({ address: '192.0.2.1', port: 0, log });
+  const stop = captiveDnsDuringSetup(device, dns, log);
+  device.update({ softap: { active: true } });
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 30));
+  await settle();
+  assert.not.ok(dns.running);
+  assert.equal(
+    lines.filter((line) => line.level !== 'debug').map((line) => [line.level, line.msg, line.error?.code]),
+    [['warn', 'captive DNS not started', 'EADDRNOTAVAIL']],
+  );
+  device.update({ softap: { active: false } });
+  device.update({ softap: { active: true } });
+  await settle();
+  assert.is(lines.filter((line) => line.msg === 'captive DNS not started').length, 2, 'tried again, once more');
+  assert.is(lines.length, 2);
   await stop();
 });
 
