@@ -10,7 +10,7 @@ import { tellChipInterfaces, type ChipInterfaces } from './chip-interfaces.js';
 import type { ConnectivityClock } from './clock.js';
 import type { ConnectivityRecord } from './connectivity-record.js';
 import type { CoprocessorRecord } from './coprocessor-record.js';
-import { describeDeviceError } from './device-operations.js';
+import { describeDeviceError, logDeviceFailure } from './device-operations.js';
 import type { FirmwareGeneration, FirmwareModel } from './firmware-model.js';
 import type { MachineInput } from './machine.js';
 import type { ConnectivityPolicy } from './policy.js';
@@ -42,6 +42,8 @@ export interface DeviceInitOptions {
   /** False once a restart, a loss or the daemon's stop has moved past `epoch`: its failure is expected. */
   isCurrent: (epoch: number) => boolean;
 }
+
+const INIT_FAILURE = { failed: 'coprocessor initialisation failed', cutShort: 'coprocessor initialisation cut short' };
 
 export async function initialiseDevice(options: DeviceInitOptions, epoch: number): Promise<void> {
   const { client, record, coprocessor, policy, firmware, log } = options;
@@ -96,8 +98,7 @@ export async function initialiseDevice(options: DeviceInitOptions, epoch: number
   } catch (error) {
     const described = describeDeviceError(error);
     // A chip that boots after the link opened cuts short the first initialisation; another follows.
-    if (options.isCurrent(epoch)) log.warn('coprocessor initialisation failed', { error: described });
-    else log.info('coprocessor initialisation cut short', { error: described });
+    logDeviceFailure(log, options.isCurrent(epoch), INIT_FAILURE, { error: described });
     options.report({ type: 'initResult', epoch, ok: false, error: described });
   }
 }

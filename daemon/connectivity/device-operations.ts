@@ -4,6 +4,7 @@
  * so every device operation waits its turn here, in the order asked.
  */
 import { CoprocError } from '../coproc/api.js';
+import type { LogFields, Logger } from '../log/logger.js';
 
 export class DeviceOperations {
   private queue: Promise<void> = Promise.resolve();
@@ -37,4 +38,20 @@ export function describeDeviceError(error: unknown): string {
   if (error instanceof CoprocError)
     return `${error.operation}: ${error.message} (${error.kind}${error.code !== null ? ` ${error.code}` : ''})`;
   return error instanceof Error ? error.message : String(error);
+}
+
+/** An operation's failure and, when the machine has moved past its epoch, what it is instead. */
+export interface FailureLines {
+  failed: string;
+  cutShort: string;
+}
+
+/**
+ * Logs an operation's failure: a warning while its epoch is current, info once a chip restart, a
+ * loss or the daemon's stop has moved past it (those cut operations short on purpose, and the
+ * machine carries on from them).
+ */
+export function logDeviceFailure(log: Logger, current: boolean, lines: FailureLines, fields: LogFields): void {
+  if (current) log.warn(lines.failed, fields);
+  else log.info(lines.cutShort, fields);
 }

@@ -110,15 +110,11 @@ export class ConnectivityRunner {
       firmware: this.firmware,
       clock: this.clock,
       report: (input: MachineInput) => this.dispatch(input),
+      isCurrent: (epoch: number) => !this.stopped && this.machine.snapshot().epoch === epoch,
     };
     this.station = new StationOperations(parts);
     this.setupAp = new SetupApOperations(parts);
-    this.init = {
-      ...parts,
-      station: this.station,
-      setupAp: this.setupAp,
-      isCurrent: (epoch) => !this.stopped && this.machine.snapshot().epoch === epoch,
-    };
+    this.init = { ...parts, station: this.station, setupAp: this.setupAp };
   }
 
   /** The setup AP's name: derived from the station MAC once the device has told it. */

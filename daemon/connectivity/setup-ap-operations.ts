@@ -9,7 +9,7 @@ import { CoprocError } from '../coproc/api.js';
 import type { Logger } from '../log/logger.js';
 import type { ConnectivityClock } from './clock.js';
 import type { ConnectivityRecord } from './connectivity-record.js';
-import { describeDeviceError, type DeviceOperations } from './device-operations.js';
+import { describeDeviceError, logDeviceFailure, type DeviceOperations } from './device-operations.js';
 import type { FirmwareModel } from './firmware-model.js';
 import type { MachineInput } from './machine.js';
 import type { NetworksRepo } from './networks-repo.js';
@@ -29,7 +29,11 @@ export interface SetupApOperationsOptions {
   log: Logger;
   /** The machine's input for an operation's outcome. */
   report: (input: MachineInput) => void;
+  /** False once a restart, a loss or the daemon's stop has moved past `epoch`: its failure is expected. */
+  isCurrent: (epoch: number) => boolean;
 }
+
+const SOFT_AP_FAILURE = { failed: 'setup access point did not start', cutShort: 'setup access point start cut short' };
 
 export class SetupApOperations {
   private ssid = setupApSsid(null);
@@ -72,8 +76,9 @@ export class SetupApOperations {
       report({ type: 'softApResult', epoch, started: true, ok: true });
       if (scanned) void this.options.operations.run(() => scan.refresh());
     } catch (error) {
-      log.warn('setup access point did not start', { error: describeDeviceError(error) });
-      report({ type: 'softApResult', epoch, started: true, ok: false, error: describeDeviceError(error) });
+      const described = describeDeviceError(error);
+      logDeviceFailure(log, this.options.isCurrent(epoch), SOFT_AP_FAILURE, { error: described });
+      report({ type: 'softApResult', epoch, started: true, ok: false, error: described });
     }
   }
 

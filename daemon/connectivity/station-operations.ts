@@ -11,7 +11,7 @@ import type { Logger } from '../log/logger.js';
 import type { ConnectivityClock } from './clock.js';
 import { watchConnectOutcome, type ConnectOutcome } from './connect-outcome.js';
 import type { ConnectivityRecord } from './connectivity-record.js';
-import { describeDeviceError } from './device-operations.js';
+import { describeDeviceError, logDeviceFailure } from './device-operations.js';
 import type { ConnectFailure } from './failures.js';
 import type { FailureEvidence, FirmwareInput, FirmwareModel } from './firmware-model.js';
 import type { MachineInput } from './machine.js';
@@ -31,6 +31,8 @@ export interface StationOperationsOptions {
   log: Logger;
   /** The machine's input for an operation's outcome. */
   report: (input: MachineInput) => void;
+  /** False once a restart, a loss or the daemon's stop has moved past `epoch`: its failure is expected. */
+  isCurrent: (epoch: number) => boolean;
 }
 
 /** The current firmware's events said no: why, and the disconnect reason that said it. */
@@ -43,6 +45,8 @@ class ConnectRefused extends Error {
     this.name = 'ConnectRefused';
   }
 }
+
+const CONNECT_FAILURE = { failed: 'connect failed', cutShort: 'connect cut short' };
 
 export class StationOperations {
   constructor(private readonly options: StationOperationsOptions) {}
@@ -84,7 +88,7 @@ export class StationOperations {
     let flagged = false;
     if (failure === 'auth') flagged = await networks.recordAuthFailure(network.id, policy.authFailureLimit);
     const networksLeft = (await networks.candidates()).length > 0;
-    this.options.log.warn('connect failed', {
+    logDeviceFailure(this.options.log, this.options.isCurrent(epoch), CONNECT_FAILURE, {
       ssid: name,
       attempt,
       failure,

@@ -188,7 +188,10 @@ export interface CoprocClientApi extends EventEmitter<CoprocEvents> {
   /** The last boot announcement heard on this link, for a part that starts listening after it. */
   readonly lastBoot: BootAnnouncement | null;
   counters(): LinkCounters;
-  /** Fails every request in flight or waiting (the daemon is stopping: no answer is worth waiting for). */
+  /**
+   * Fails every request in flight or waiting, and refuses every later one with `reason` (the daemon
+   * is stopping: no answer is worth waiting for, and an operation under way must not go on).
+   */
   abandonRequests(reason: string): void;
 
   getMac(iface: WifiInterface): Promise<string>;

@@ -82,6 +82,8 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
   private readonly requests: RequestPath;
   private answering = true;
   private closed = false;
+  /** Why requests are refused before the client closes (the daemon is stopping), or null. */
+  private refusal: string | null = null;
   private wasUp = false;
   private lastFaultLog = 0;
   private booted: BootAnnouncement | null = null;
@@ -159,18 +161,20 @@ export class CoprocClient extends EventEmitter<CoprocEvents> implements CoprocCl
    */
   call(operation: OperationName, request: Body = {}, options: CallOptions = {}): Promise<Body> {
     const spec = OPERATION[operation];
-    if (this.closed)
-      return Promise.reject(
-        new CoprocError(operation, 'link_down', null, `${spec.protocolName}: the client is closed`),
-      );
-    if (!this.transport.isOpen)
-      return Promise.reject(
-        new CoprocError(operation, 'link_down', null, `${spec.protocolName}: the coprocessor link is down`),
-      );
+    const refusal = this.refusalNow();
+    if (refusal !== null)
+      return Promise.reject(new CoprocError(operation, 'link_down', null, `${spec.protocolName}: ${refusal}`));
     return this.requests.call(operation, request, options);
   }
 
+  /** Why no request can be sent now, or null. */
+  private refusalNow(): string | null {
+    if (this.closed) return 'the client is closed';
+    return this.refusal ?? (this.transport.isOpen ? null : 'the coprocessor link is down');
+  }
+
   abandonRequests(reason: string): void {
+    this.refusal = reason;
     this.requests.failAll(reason);
   }
 
