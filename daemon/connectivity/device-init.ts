@@ -10,7 +10,7 @@ import { tellChipInterfaces, type ChipInterfaces } from './chip-interfaces.js';
 import type { ConnectivityClock } from './clock.js';
 import type { ConnectivityRecord } from './connectivity-record.js';
 import type { CoprocessorRecord } from './coprocessor-record.js';
-import { describeDeviceError, logDeviceFailure } from './device-operations.js';
+import { describeDeviceError, logDeviceFailure, type EpochCurrent } from './device-operations.js';
 import type { FirmwareGeneration, FirmwareModel } from './firmware-model.js';
 import type { MachineInput } from './machine.js';
 import type { ConnectivityPolicy } from './policy.js';
@@ -39,8 +39,7 @@ export interface DeviceInitOptions {
   /** Told the firmware's version (null: it tells none) and generation at every initialisation. */
   firmwareSeen?: (version: string | null, generation: FirmwareGeneration) => void;
   report: (input: MachineInput) => void;
-  /** False once a restart, a loss or the daemon's stop has moved past `epoch`: its failure is expected. */
-  isCurrent: (epoch: number) => boolean;
+  isCurrent: EpochCurrent;
 }
 
 const INIT_FAILURE = { failed: 'coprocessor initialisation failed', cutShort: 'coprocessor initialisation cut short' };

@@ -40,6 +40,9 @@ export function describeDeviceError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** False once a restart, a loss or the daemon's stop has moved past `epoch`: a failure then is expected. */
+export type EpochCurrent = (epoch: number) => boolean;
+
 /** An operation's failure and, when the machine has moved past its epoch, what it is instead. */
 export interface FailureLines {
   failed: string;

@@ -182,7 +182,7 @@ export class ConnectivityRunner {
     if (this.stationJoined) this.options.station?.released();
     this.stationJoined = false;
     // An operation waiting on the chip (an unanswered firmware probe, a getMac after a reboot) would
-    // hold the stop for the whole grace period.
+    // hold the stop for the whole grace period, and one under way would go on to its next request.
     this.options.client.abandonRequests('the daemon is stopping');
     await this.options.operations.settled(STOP_GRACE_MS);
   }

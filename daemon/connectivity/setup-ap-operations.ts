@@ -9,7 +9,12 @@ import { CoprocError } from '../coproc/api.js';
 import type { Logger } from '../log/logger.js';
 import type { ConnectivityClock } from './clock.js';
 import type { ConnectivityRecord } from './connectivity-record.js';
-import { describeDeviceError, logDeviceFailure, type DeviceOperations } from './device-operations.js';
+import {
+  describeDeviceError,
+  logDeviceFailure,
+  type DeviceOperations,
+  type EpochCurrent,
+} from './device-operations.js';
 import type { FirmwareModel } from './firmware-model.js';
 import type { MachineInput } from './machine.js';
 import type { NetworksRepo } from './networks-repo.js';
@@ -29,8 +34,7 @@ export interface SetupApOperationsOptions {
   log: Logger;
   /** The machine's input for an operation's outcome. */
   report: (input: MachineInput) => void;
-  /** False once a restart, a loss or the daemon's stop has moved past `epoch`: its failure is expected. */
-  isCurrent: (epoch: number) => boolean;
+  isCurrent: EpochCurrent;
 }
 
 const SOFT_AP_FAILURE = { failed: 'setup access point did not start', cutShort: 'setup access point start cut short' };

@@ -11,7 +11,7 @@ import type { Logger } from '../log/logger.js';
 import type { ConnectivityClock } from './clock.js';
 import { watchConnectOutcome, type ConnectOutcome } from './connect-outcome.js';
 import type { ConnectivityRecord } from './connectivity-record.js';
-import { describeDeviceError, logDeviceFailure } from './device-operations.js';
+import { describeDeviceError, logDeviceFailure, type EpochCurrent } from './device-operations.js';
 import type { ConnectFailure } from './failures.js';
 import type { FailureEvidence, FirmwareInput, FirmwareModel } from './firmware-model.js';
 import type { MachineInput } from './machine.js';
@@ -31,8 +31,7 @@ export interface StationOperationsOptions {
   log: Logger;
   /** The machine's input for an operation's outcome. */
   report: (input: MachineInput) => void;
-  /** False once a restart, a loss or the daemon's stop has moved past `epoch`: its failure is expected. */
-  isCurrent: (epoch: number) => boolean;
+  isCurrent: EpochCurrent;
 }
 
 /** The current firmware's events said no: why, and the disconnect reason that said it. */
