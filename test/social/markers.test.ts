@@ -3,6 +3,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startSocialDaemon, type SocialHarness, type TestAccount } from '../helpers/social.js';
 import { rawRows } from '../../daemon/store/dialect.js';
+import { FAMILIES } from '../../daemon/social/ratelimit/limiter.js';
+import { oneWindowFor } from '../helpers/rate-window.js';
 
 let h: SocialHarness;
 let kim: TestAccount, lee: TestAccount;
@@ -58,7 +60,7 @@ test('markers: a stale version is 409 "Conflict during update, please try again"
 });
 
 test('posting is limited to 300 per 3 hours per account: then 429 "Too many requests" with X-RateLimit headers', async () => {
-  const window = Math.floor(Date.now() / (3 * 3600_000)) * 3 * 3600_000;
+  const window = await oneWindowFor(FAMILIES.statuses.periodMs, 30_000);
   await h.admin.social.ctx
     .db('rate_limits')
     .insert({ account_id: lee.id, family: 'statuses', window_start: window, count: 299 });
@@ -79,7 +81,7 @@ test('posting is limited to 300 per 3 hours per account: then 429 "Too many requ
 });
 
 test('following is limited to 400 per 24 hours per account', async () => {
-  const window = Math.floor(Date.now() / (24 * 3600_000)) * 24 * 3600_000;
+  const window = await oneWindowFor(FAMILIES.follows.periodMs, 30_000);
   await h.admin.social.ctx
     .db('rate_limits')
     .insert({ account_id: lee.id, family: 'follows', window_start: window, count: 400 });
@@ -91,6 +93,7 @@ test('following is limited to 400 per 24 hours per account', async () => {
 });
 
 test('reports: the category is stored, deleted statuses stay reportable, and reporting is limited to 400 per 24 hours', async () => {
+  const window = await oneWindowFor(FAMILIES.reports.periodMs, 30_000);
   const troll = await h.account('troll');
   const post = await h.api(troll.token, 'POST', '/api/v1/statuses', { status: 'reportable' });
   await h.api(troll.token, 'DELETE', `/api/v1/statuses/${post.body.id}`);
@@ -117,7 +120,6 @@ test('reports: the category is stored, deleted statuses stay reportable, and rep
     404,
     "only the target's statuses",
   );
-  const window = Math.floor(Date.now() / (24 * 3600_000)) * 24 * 3600_000;
   await rawRows<any>(
     h.admin.social.ctx.db,
     'UPDATE rate_limits SET count = 400 WHERE account_id = ? AND family = ? AND window_start = ?',

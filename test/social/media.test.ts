@@ -7,6 +7,8 @@ import { existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from 'n
 import { dirname, join } from 'node:path';
 import { corruptPng, form, jpegWithGps, paddedJpeg, png, wav } from '../helpers/media-files.js';
 import { rawRows } from '../../daemon/store/dialect.js';
+import { MEDIA_UPLOADS } from '../../daemon/social/media/service.js';
+import { oneWindowFor } from '../helpers/rate-window.js';
 
 let h: SocialHarness;
 let alice: TestAccount;
@@ -237,6 +239,7 @@ test("statuses refuse someone else's media, unknown ids and more than four files
 
 test('uploads are limited to 30 per 30 minutes per account (429 with rate-limit headers)', async () => {
   const carol = await h.account('carol');
+  await oneWindowFor(MEDIA_UPLOADS.periodMs, 60_000);
   const file = await png(8, 8);
   for (let i = 0; i < 30; i++) {
     const res = await upload(
@@ -333,6 +336,7 @@ const uploadsCounted = async (accountId: string) =>
 
 test('an upload refused for a bad parameter (422) leaves nothing in the media folder and counts against the limit', async () => {
   const dave = await h.account('dave');
+  await oneWindowFor(MEDIA_UPLOADS.periodMs, 30_000);
   const before = onDisk();
   const badThumbnail = await upload(
     dave.token,
