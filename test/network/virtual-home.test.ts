@@ -7,7 +7,6 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { writeFileSync } from 'node:fs';
 import type { RunningDaemon } from '../helpers/daemon.js';
 import type { DhcpClient, Lease } from '../helpers/virtual-home/dhcp.js';
 import {
@@ -22,6 +21,7 @@ import type { NamespaceAgent } from '../helpers/virtual-home/agent-client.js';
 import { launchPhoneBrowser } from '../helpers/virtual-home/browser.js';
 import { rebootChip, until as storyUntil } from '../helpers/virtual-home/story.js';
 import { createOwnerToken } from '../helpers/owner-token.js';
+import { keepScenarioLog } from '../helpers/scenario-log.js';
 
 const SETUP = '192.168.4.1';
 const HOME = { ssid: 'HomeNet', password: 'nestbox-home-2024' };
@@ -52,13 +52,7 @@ test.before(async () => {
 });
 
 test.after(async () => {
-  // For a failed run: NESTBOX_VHOME_LOG=file keeps the daemon's log and the home's timeline.
-  if (process.env.NESTBOX_VHOME_LOG && daemon) {
-    writeFileSync(
-      process.env.NESTBOX_VHOME_LOG,
-      [...daemon.logs.map((line) => JSON.stringify(line)), home.describeTimeline(-1, Infinity)].join('\n') + '\n',
-    );
-  }
+  if (daemon) keepScenarioLog(daemon.logs, home.describeTimeline(-1, Infinity));
   await home?.close();
 });
 
@@ -92,8 +86,10 @@ test('the phone joins the setup AP and gets a lease: the box as router and DNS, 
 
 test('the chip reboots in setup mode: the setup AP comes back on the new ethap0 by itself, and the phone gets a lease again', async () => {
   // The machine stays in setup_ap throughout: the soft AP coming back is the sign.
-  const { recreated } = await rebootChip(home);
-  await home.waitFor((e) => e.what === 'radio_softap' && e.detail?.active === true, 20_000, recreated.at);
+  // The daemon hears the boot on the link while the driver is still making the interfaces again:
+  // its soft AP may start before they are all there, so it is looked for from the reboot on.
+  const { rebooted, recreated } = await rebootChip(home);
+  await home.waitFor((e) => e.what === 'radio_softap' && e.detail?.active === true, 20_000, rebooted.at);
   phoneDhcp = await home.phoneJoin();
   phoneLease = await phoneDhcp.waitForLease(15_000, recreated.at);
   assert.is(phoneLease.router, SETUP);
@@ -367,8 +363,8 @@ test('the home network drops and returns: the lease goes with it and comes back'
 
 test('the chip reboots while online: the box is online again by itself on the new ethsta0, with its MAC, address and name', async () => {
   const before = await home.links.boxLink(BOX_IFACES.station);
-  const { recreated } = await rebootChip(home);
-  await home.waitFor('state_connected', 30_000, recreated.at);
+  const { rebooted } = await rebootChip(home);
+  await home.waitFor('state_connected', 30_000, rebooted.at);
   const station = await home.links.boxLink(BOX_IFACES.station);
   assert.is.not(station.ifindex, before.ifindex);
   assert.is(station.mac, STATION_MAC);

@@ -3,12 +3,12 @@
  * internet's router, the box on it, and the owner's steps. The bindings below are live: a test file
  * imports them and calls `useReachabilityScenario` once, and they hold the running parts.
  */
-import { writeFileSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { VirtualHome } from '../virtual-home/index.js';
 import { DYNDNS, VirtualInternet, type VirtualInternetOptions } from './index.js';
 import { startReachableBox, type ReachableBox } from './box.js';
+import { keepScenarioLog } from '../scenario-log.js';
 
 export const NAME = 'social.example.test';
 
@@ -39,12 +39,7 @@ export function useReachabilityScenario(
   });
 
   test.after(async () => {
-    // For a failed run: NESTBOX_VHOME_LOG=file keeps the daemon's log and the home's timeline.
-    if (process.env.NESTBOX_VHOME_LOG && box)
-      writeFileSync(
-        process.env.NESTBOX_VHOME_LOG,
-        [...box.daemon.logs.map((line) => JSON.stringify(line)), home.describeTimeline(-1, Infinity)].join('\n') + '\n',
-      );
+    if (box) keepScenarioLog(box.daemon.logs, home.describeTimeline(-1, Infinity));
     await internet?.close();
     await home?.close();
   });
