@@ -37,7 +37,11 @@ let dir: ReturnType<typeof tempDir>;
 let calls: string;
 let watcher: NodeJS.Timeout;
 let resetsSeen = 0;
-/** When the daemon made the first reset (its event's own time, ms since the epoch). */
+/**
+ * When the daemon began the first reset (its state's `last_reset.at`, ms since the epoch): the
+ * window runs from there. The event is published once the reset command is done, which under load
+ * can take a while longer for one reset than for the other.
+ */
 let firstResetAt = 0;
 
 test.before(async () => {
@@ -105,7 +109,6 @@ test('a chip that stops answering is reset once through the reload command, with
     { from, timeoutMs: 10_000 },
   );
   const event = await recorder.wait((m) => m.topic === `${BASE}/event/coprocessor_reset`, { from, timeoutMs: 10_000 });
-  firstResetAt = Date.parse(JSON.parse(event.text).at);
   const lostFor = event.at - lost.at;
   assert.ok(lostFor >= (RESET_AFTER_S * 1000) / TIME_SCALE - 250, `reset after ${lostFor} ms of loss`);
   const payload = JSON.parse(event.text);
@@ -121,6 +124,7 @@ test('a chip that stops answering is reset once through the reload command, with
   );
   const shown = JSON.parse(back.text).coprocessor;
   assert.is(shown.resets, 1);
+  firstResetAt = Date.parse(shown.last_reset.at);
   assert.equal([shown.last_reset.method, shown.last_reset.ok, shown.last_reset.error], ['module_reload', true, null]);
   assert.ok(
     daemon.logs.some(
@@ -145,13 +149,13 @@ test('lost again at once: no second reset within the 10-minute window; the next 
   });
   assert.is(JSON.parse(second.text).resets, 2);
   assert.is(resetCalls().length, 2);
-  // The daemon's own times: how late each event reached the broker and the test does not count.
-  const apart = Date.parse(JSON.parse(second.text).at) - firstResetAt;
-  assert.ok(apart >= WINDOW_MS - 250, `the second reset came ${apart} ms after the first`);
-  await recorder.wait(
+  const back = await recorder.wait(
     state((s) => s.coprocessor.responding && s.coprocessor.resets === 2),
     { from, timeoutMs: 10_000 },
   );
+  // The daemon's own times: how late each message reached the broker and the test does not count.
+  const apart = Date.parse(JSON.parse(back.text).coprocessor.last_reset.at) - firstResetAt;
+  assert.ok(apart >= WINDOW_MS - 250, `the second reset began ${apart} ms after the first`);
 });
 
 test.run();
