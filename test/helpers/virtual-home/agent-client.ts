@@ -4,6 +4,9 @@ import type { AgentRequest, DnsResult, FetchResult, MdnsRecord, MdnsResult } fro
 import { DIST } from '../paths.js';
 import { spawnIn, type NsProcess } from './process.js';
 
+/** A daemon harness request's limit; probes keep the agent's shorter default. */
+const HARNESS_REQUEST_TIMEOUT_MS = 30_000;
+
 const AGENT = join(DIST, 'test', 'helpers', 'virtual-home', 'agent.js');
 
 type Op<K extends AgentRequest['op']> = Omit<Extract<AgentRequest, { op: K }>, 'op'>;
@@ -54,12 +57,17 @@ export class NamespaceAgent {
     return this.call({ op: 'fetch', url, ...init });
   }
 
-  /** The answer as a WHATWG Response, for code written against fetch(). */
+  /**
+   * The answer as a WHATWG Response, for code written against fetch(): the daemon harness's requests
+   * from inside a namespace. Such a request may wait on the daemon's own work (a federated lookup
+   * through the NAT, on a loaded machine), so it gets the time a request outside would, not a probe's.
+   */
   async response(url: string, init: RequestInit = {}): Promise<Response> {
     const result = await this.fetch(url, {
       method: init.method,
       headers: init.headers as Record<string, string> | undefined,
       body: init.body as string | undefined,
+      timeoutMs: HARNESS_REQUEST_TIMEOUT_MS,
     });
     return new Response([101, 204, 205, 304].includes(result.status) ? null : result.body, {
       status: result.status,
