@@ -6,7 +6,7 @@
  */
 
 /** The current window's start, as the daemon computes it. */
-export function windowStart(periodMs: number, now = Date.now()): number {
+function windowStart(periodMs: number, now = Date.now()): number {
   return Math.floor(now / periodMs) * periodMs;
 }
 

@@ -27,7 +27,7 @@ const SETUP = '192.168.4.1';
 const HOME = { ssid: 'HomeNet', password: 'nestbox-home-2024' };
 /**
  * Short policy timers, so the whole story runs in well under two minutes. The grace before the
- * fallback still outlasts a DHCP client started again on a loaded machine (3 s did not).
+ * fallback still outlasts a DHCP client started again on a loaded machine.
  */
 const TIMERS = {
   NESTBOX_FALLBACK_AFTER_S: '6',
