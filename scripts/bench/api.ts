@@ -6,7 +6,8 @@
  * each status mentioning and tagging, fanned out to a follower's home feed).
  * `--only NAME…`: only these measurements (home_timeline, search, upload, streaming, posting).
  * `--database postgres`: the seeded database is also moved into a throwaway PostgreSQL cluster
- * (postgres-cluster.ts) and the same measurements run on a daemon there, figures naming `database`.
+ * (postgres-cluster.ts) and the same measurements run on a daemon there, figures naming `database`;
+ * `--server-core`: that cluster's server on a core of its own (server-core.ts).
  * `--statements`: with it, the home timeline, search and posting on PostgreSQL print their costliest statements per
  * request (stderr).
  * `--fast-commits`: the cluster without fsync and synchronous commits (postgres-cluster.ts).
@@ -26,6 +27,7 @@ import { cpuMs, percentile, report, round, type Figure } from './stats.js';
 import { countInstructions } from './instructions.js';
 import { BenchCluster, databasesOf, type BenchDatabase } from './postgres-cluster.js';
 import { serverCpuMs, serverPid } from './server-cpu.js';
+import { describeSplit, serverCoreOf } from './server-core.js';
 import { STATEMENT_SETTINGS, StatementCosts } from './statement-costs.js';
 
 const ACCOUNTS = 1000;
@@ -282,9 +284,11 @@ async function accountId(daemon: RunningDaemon, n: number): Promise<string> {
 
 export const apiBench: Bench = {
   description:
-    'home timeline, search, media upload, streaming delivery and posting against the real daemon [--database postgres]',
+    'home timeline, search, media upload, streaming delivery and posting against the real daemon [--database postgres] [--server-core]',
   async run(args) {
     const databases = databasesOf(args.includes('--database') ? args[args.indexOf('--database') + 1] : undefined);
+    const split = serverCoreOf(args);
+    process.stderr.write(`[bench] ${describeSplit(split)}\n`);
     const only = args.includes('--only')
       ? args.slice(args.indexOf('--only') + 1).filter((arg) => !arg.startsWith('--'))
       : [];
@@ -297,7 +301,7 @@ export const apiBench: Bench = {
     );
     const statements = args.includes('--statements');
     const cluster = databases.includes('postgres')
-      ? await BenchCluster.start(statements ? STATEMENT_SETTINGS : [], !args.includes('--fast-commits'))
+      ? await BenchCluster.start(statements ? STATEMENT_SETTINGS : [], !args.includes('--fast-commits'), split)
       : null;
     const pgData = tempDir('nestbox-bench-');
     try {

@@ -4,13 +4,15 @@
  * (visible there through the API), p50/p99 over a series of posts, and deliveries per second
  * for a burst of posts. Followers on one server share its inbox, as Mastodon delivers.
  * `--database postgres`: the same scenario again with both daemons on databases of a throwaway
- * PostgreSQL cluster (postgres-cluster.ts), each figure naming its `database`.
+ * PostgreSQL cluster (postgres-cluster.ts), each figure naming its `database`; `--server-core`:
+ * that cluster's server on a core of its own (server-core.ts).
  */
 import type { Bench } from './index.js';
 import { cpuMs, percentile, report, round, type Figure } from './stats.js';
 import { BACKGROUND, serverCpuByDatabase, serverPid } from './server-cpu.js';
 import { domainOf, resolveAccount, startFederatedDaemon } from '../../test/helpers/federation.js';
 import { BenchCluster, databasesOf } from './postgres-cluster.js';
+import { describeSplit, serverCoreOf } from './server-core.js';
 import { loadConfig } from '../../daemon/config.js';
 import { AdminTool } from '../../daemon/social/admin.js';
 import { ALL_USER_SCOPES, type SocialHarness, type TestAccount } from '../../test/helpers/social.js';
@@ -35,7 +37,7 @@ async function waitFor<T>(
 }
 
 export const bench: Bench = {
-  description: `post → arrival at ${FOLLOWERS} followers on a second daemon (p50/p99), deliveries per second [posts] [burst] [--synchronous=full|normal] [--database postgres]`,
+  description: `post → arrival at ${FOLLOWERS} followers on a second daemon (p50/p99), deliveries per second [posts] [burst] [--synchronous=full|normal] [--database postgres] [--server-core]`,
   async run(args) {
     // `--synchronous=full|normal` runs both daemons at that SQLite level (FULL against NORMAL).
     const level = args.find((arg) => arg.startsWith('--synchronous='))?.slice('--synchronous='.length);
@@ -46,7 +48,9 @@ export const bench: Bench = {
     const numbers = args.filter((arg, i) => !arg.startsWith('--') && args[i - 1] !== '--database');
     const [posts = 40, burst = 100] = numbers.map(Number);
     const env: Record<string, string> = level ? { NESTBOX_SQLITE_SYNCHRONOUS: level } : {};
-    const cluster = databases.includes('postgres') ? await BenchCluster.start() : null;
+    const split = serverCoreOf(args);
+    process.stderr.write(`[bench] ${describeSplit(split)}\n`);
+    const cluster = databases.includes('postgres') ? await BenchCluster.start([], true, split) : null;
     try {
       for (const database of databases) {
         const on = async () =>

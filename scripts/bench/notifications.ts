@@ -25,8 +25,9 @@
  * (postgres-cluster.ts) and a second daemon serves it: both engines measured side by side, each
  * figure line naming its `database`, plus PostgreSQL's p99 and rps over SQLite's.
  *
- *   npm run bench -- notifications [--rows 1000000] [--small 10000] [--requests 400] [--seconds 3] [--rounds 5] [--keep] [--budget pi] [--database postgres]
+ *   npm run bench -- notifications [--rows 1000000] [--small 10000] [--requests 400] [--seconds 3] [--rounds 5] [--keep] [--budget pi] [--database postgres] [--server-core]
  *   (--budget: the daemons and the stack floor under a CPU quota, budget.ts)
+ *   (--server-core: PostgreSQL's server on a core of its own, the rest on the others, server-core.ts)
  *   (--keep leaves the seeded data directories in place and names them on stderr)
  *   (--statements: after the rounds, each uncached endpoint on the largest PostgreSQL database at one
  *   client, its costliest statements per request on stderr; statement-costs.ts. The cluster then
@@ -44,6 +45,7 @@ import { wrkInstalled, wrkThroughput, type Vary } from './wrk.js';
 import { FLOORS_KOA_RPS_16, startStackFloor } from './stack-floor.js';
 import { cpuMs } from './stats.js';
 import { serverCpuMs, serverPid } from './server-cpu.js';
+import { describeSplit, serverCoreOf } from './server-core.js';
 import { countInstructions } from './instructions.js';
 import { describeBudget, openBudget, takeBudgetArg, type Budget } from './budget.js';
 import { seed } from './notifications-seed.js';
@@ -82,6 +84,7 @@ async function run(argv: string[]): Promise<void> {
       keep: { type: 'boolean' },
       database: { type: 'string' },
       statements: { type: 'boolean' },
+      'server-core': { type: 'boolean' },
     },
   });
   const rows = Number(values.rows ?? 1_000_000);
@@ -92,14 +95,15 @@ async function run(argv: string[]): Promise<void> {
   process.stderr.write(
     `[bench] throughput measured with ${wrk ? 'wrk' : 'a Node client (install wrk for steadier figures)'}\n`,
   );
+  const split = serverCoreOf(rest);
   const budget = cores === null ? null : openBudget(cores);
-  process.stderr.write(`[bench] ${describeBudget(budget)}\n`);
+  process.stderr.write(`[bench] ${describeBudget(budget)}; ${describeSplit(split)}\n`);
   const databases = databasesOf(values.database);
   const targets: Target[] = [];
   const floor = wrk ? await startStackFloor(budget) : null;
   const statements = values.statements ?? false;
   const cluster = databases.includes('postgres')
-    ? await BenchCluster.start(statements ? STATEMENT_SETTINGS : [])
+    ? await BenchCluster.start(statements ? STATEMENT_SETTINGS : [], true, split)
     : null;
   try {
     for (const size of [small, rows]) targets.push(...(await prepare(size, rows, budget, cluster)));
@@ -178,10 +182,18 @@ function printLines(results: Figures[], rounds: Round[][], speeds: number[]): vo
     metric: string,
     pick: (round: Round) => number,
   ) => {
-    const value = median(b.rounds.map((r, i) => pick(r) / pick(a.rounds[i])));
+    const each = b.rounds.map((r, i) => pick(r) / pick(a.rounds[i]));
     const { rows, database } = b.figures;
-    const line = { bench: 'notifications', metric, value: round(value), rows, database, baseline_rows: a.figures.rows };
-    process.stdout.write(`${JSON.stringify({ ...line, baseline_database: a.figures.database })}\n`);
+    const line = {
+      bench: 'notifications',
+      metric,
+      value: round(median(each)),
+      rows,
+      database,
+      baseline_rows: a.figures.rows,
+    };
+    const spread = { rounds: each.map((value) => round(value)) };
+    process.stdout.write(`${JSON.stringify({ ...line, baseline_database: a.figures.database, ...spread })}\n`);
   };
   for (const mode of MODES) {
     const suffix = mode === 'cached' ? '_cached' : '';

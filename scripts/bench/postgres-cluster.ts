@@ -10,6 +10,8 @@ import pg from 'pg';
 import { join } from 'node:path';
 import { moveToPostgres } from '../../daemon/store/move/move.js';
 import { startPostgresCluster, type PostgresCluster } from '../../test/helpers/postgres-cluster.js';
+import { pinServer, type CoreSplit } from './server-core.js';
+import { serverPid } from './server-cpu.js';
 
 export type BenchDatabase = 'sqlite' | 'postgres';
 
@@ -35,10 +37,17 @@ export class BenchCluster {
 
   /**
    * `settings`: more server settings (`name=value`), as startClusterIn takes them; `durable` false:
-   * the tests' settings (fsync and synchronous commits off).
+   * the tests' settings (fsync and synchronous commits off); `split`: the server moved to a core of
+   * its own (server-core.ts).
    */
-  static async start(settings: readonly string[] = [], durable = true): Promise<BenchCluster> {
-    return new BenchCluster(await startPostgresCluster([...(durable ? DURABLE : []), ...settings]));
+  static async start(
+    settings: readonly string[] = [],
+    durable = true,
+    split: CoreSplit | null = null,
+  ): Promise<BenchCluster> {
+    const cluster = await startPostgresCluster([...(durable ? DURABLE : []), ...settings]);
+    if (split) pinServer(split, await serverPid(cluster.url));
+    return new BenchCluster(cluster);
   }
 
   get url(): string {

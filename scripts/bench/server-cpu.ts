@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import pg from 'pg';
 
 /** The fields of /proc/PID/stat after the command name (field 3 is the first). */
-function statFields(pid: number | string): string[] | null {
+export function statFields(pid: number | string): string[] | null {
   try {
     return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   } catch {
@@ -47,20 +47,28 @@ export function serverCpuByDatabase(pid: number): Record<string, number> {
   const main = statFields(pid);
   if (!main) throw new Error(`no server process ${pid}`);
   const byDatabase: Record<string, number> = { [BACKGROUND]: ticks(main, 11, 4) * 10 };
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const fields = statFields(entry);
-    if (!fields || Number(fields[1]) !== pid) continue;
-    const database = databaseOf(entry) ?? BACKGROUND;
+  for (const { pid: child, fields } of childrenOf(pid)) {
+    const database = databaseOf(child) ?? BACKGROUND;
     byDatabase[database] = (byDatabase[database] ?? 0) + ticks(fields, 11, 2) * 10;
   }
   return byDatabase;
 }
 
+/** The living children of process `parent`, each with its stat fields. */
+export function childrenOf(parent: number): Array<{ pid: number; fields: string[] }> {
+  const children: Array<{ pid: number; fields: string[] }> = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const fields = statFields(entry);
+    if (fields && Number(fields[1]) === parent) children.push({ pid: Number(entry), fields });
+  }
+  return children;
+}
+
 export const BACKGROUND = '(background)';
 
 /** The database a backend serves, from its process title; null for a background worker or one gone. */
-function databaseOf(pid: string): string | null {
+function databaseOf(pid: number): string | null {
   try {
     const words = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').trim().split(/\s+/);
     // A backend's title: `postgres: <user> <database> <client> <state>`; a worker's has no client.
