@@ -25,6 +25,10 @@ const LINT_TIMEOUT_MS = Number(process.env.TEST_LINT_TIMEOUT_MS) || 600_000;
 const loudHooks = join(DEFAULT_LAYOUT.tests, 'helpers', 'loud-hooks.js');
 // Writes the suite's CPU seconds (its own and its reaped children's) where TEST_CPU_FILE says.
 const cpuTime = join(DEFAULT_LAYOUT.tests, 'helpers', 'cpu-time.js');
+// Names the test a file was in when it is stopped for outliving FILE_TIMEOUT_MS (SIGTERM first).
+const runningTest = join(DEFAULT_LAYOUT.tests, 'helpers', 'running-test.js');
+// After that SIGTERM, the time a stopped file gets to print it before SIGKILL.
+const STOP_GRACE_MS = 3_000;
 // The run's own folder, removed at its end: each suite's CPU figure, and what the suites share
 // through TEST_SCRATCH_DIR (the migrated template database, test/helpers/migrated-database.ts).
 let scratch = null;
@@ -259,7 +263,9 @@ function prioritizeGroup(group, niceness) {
 
 function runFile(file, onSpawn = () => undefined, engine = undefined) {
   const isLint = file === lintScript;
-  const args = isLint ? [file] : ['--enable-source-maps', '--import', loudHooks, '--import', cpuTime, file];
+  const args = isLint
+    ? [file]
+    : ['--enable-source-maps', '--import', loudHooks, '--import', cpuTime, '--import', runningTest, file];
   const cpuPath = isLint ? null : cpuFile();
   return new Promise((resolve) => {
     const started = Date.now();
@@ -287,13 +293,17 @@ function runFile(file, onSpawn = () => undefined, engine = undefined) {
       output += chunk;
     });
     const timeoutMs = isLint ? LINT_TIMEOUT_MS : FILE_TIMEOUT_MS;
+    let killer = null;
     const timer = setTimeout(() => {
       output += `\n[run-tests] ${relative(root, file)} timed out after ${timeoutMs / 1000} s\n`;
-      child.kill('SIGKILL');
+      if (isLint) return child.kill('SIGKILL');
+      child.kill('SIGTERM');
+      killer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
     }, timeoutMs);
     child.on('close', (code, signal) => {
       running.delete(child);
       clearTimeout(timer);
+      clearTimeout(killer);
       resolve({ file, engine, code, signal, output, ms: Date.now() - started, cpu: cpuPath && readCpu(cpuPath) });
     });
   });
