@@ -17,7 +17,7 @@ export interface CoreSplit {
   rest: string;
 }
 
-export const SERVER_CORE_FLAG = '--server-core';
+const SERVER_CORE_FLAG = '--server-core';
 
 /** `--server-core` in `args`: this process (all its threads, and so all it starts from now on) moved to the other cores. */
 export function serverCoreOf(args: readonly string[]): CoreSplit | null {
