@@ -6,8 +6,8 @@
  */
 
 /** The current window's start, as the daemon computes it. */
-function windowStart(periodMs: number, now = Date.now()): number {
-  return Math.floor(now / periodMs) * periodMs;
+function windowStart(periodMs: number): number {
+  return Math.floor(Date.now() / periodMs) * periodMs;
 }
 
 /**
