@@ -80,6 +80,17 @@ export default defineConfig(
     },
   },
   {
+    // uvu's own named suites miss the runner's preloads (a failing hook shown, a stopped file's test named).
+    files: ['test/**/*.ts'],
+    ignores: ['test/helpers/named-suite.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { paths: [{ name: 'uvu', importNames: ['suite'], message: 'Use test/helpers/named-suite.ts.' }] },
+      ],
+    },
+  },
+  {
     files: ['**/*.js', '**/*.mjs'],
     extends: [js.configs.recommended],
     languageOptions: { globals: globals.node },

@@ -3,7 +3,7 @@
  * seed-era protocol) and the current one (2024 on: uid, ids 122–125, events 305–306, the disconnect
  * reason in its own field, asynchronous ConnectAP with the firmware's own retries).
  */
-import { suite } from 'uvu';
+import { suite } from '../helpers/named-suite.js';
 import * as assert from 'uvu/assert';
 import { CoprocError } from '../../daemon/coproc/api.js';
 import type { CoprocClient } from '../../daemon/coproc/client.js';

@@ -2,7 +2,7 @@
  * The client against the simulator over a real pseudo-terminal, for one framing. Shared by
  * link-serial.test.ts and link-esps.test.ts (separate processes, so they run in parallel).
  */
-import { suite } from 'uvu';
+import { suite } from '../helpers/named-suite.js';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { CoprocError, type CoprocEvents } from '../../daemon/coproc/api.js';

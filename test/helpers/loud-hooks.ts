@@ -1,11 +1,12 @@
 /**
  * Preloaded by scripts/test-suites.mjs. uvu returns from a `finally` block in its runner, which
  * swallows an error thrown by a before/after hook: the suite just reports "(0 / N)" with no reason.
- * This wraps the default suite's hooks so such an error is printed and fails the process. After a
+ * This wraps the default suite's hooks (and a named suite's: named-suite.ts) so such an error is
+ * printed and fails the process. After a
  * failed `before`, what it had already started (a daemon beside a browser that could not launch)
  * may be beyond the `after` hook's reach and keep the process alive: it then ends a little later.
  */
-import { test } from 'uvu';
+import { test, type Test } from 'uvu';
 
 type Hook = (context: any) => void | Promise<void>;
 
@@ -36,7 +37,14 @@ function loud(register: Register, label: string): Register {
     });
 }
 
-for (const phase of ['before', 'after'] as const) {
-  const original = test[phase];
-  test[phase] = Object.assign(loud(original, phase), { each: loud((hook) => original.each(hook), `${phase}.each`) });
+/** Makes an error in `suite`'s before/after hooks, registered from now on, print and fail the process. */
+export function loudHooksOn<T>(suite: Test<T>): void {
+  for (const phase of ['before', 'after'] as const) {
+    const original = suite[phase];
+    suite[phase] = Object.assign(loud(original as Register, phase), {
+      each: loud((hook) => original.each(hook), `${phase}.each`),
+    });
+  }
 }
+
+loudHooksOn(test);

@@ -1,5 +1,5 @@
 /** The admin repository's moderation writes on a real SQLite file, read back through its own reads. */
-import { suite } from 'uvu';
+import { suite } from '../helpers/named-suite.js';
 import * as assert from 'uvu/assert';
 import { AdminRepo } from '../../daemon/social/admin/repo.js';
 import { openRepoContext, type RepoContext } from './repo-context.js';

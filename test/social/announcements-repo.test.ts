@@ -1,5 +1,5 @@
 /** The announcements repository on both engines: the list and its read state, reactions and their counts, custom emojis. */
-import { suite } from 'uvu';
+import { suite } from '../helpers/named-suite.js';
 import * as assert from 'uvu/assert';
 import { AnnouncementsRepo } from '../../daemon/social/announcements/repo.js';
 import { ENGINES } from '../helpers/engines.js';

@@ -2,7 +2,7 @@
  * The directory repository on both engines: who may be listed, in which order, and follow
  * suggestions (friends of friends before the most followed, each account once).
  */
-import { suite } from 'uvu';
+import { suite } from '../helpers/named-suite.js';
 import * as assert from 'uvu/assert';
 import { DirectoryRepo } from '../../daemon/social/directory/repo.js';
 import { ENGINES } from '../helpers/engines.js';

@@ -1,5 +1,5 @@
 /** The invites repository on a real SQLite file: making, listing, finding, ending invites; who came in by one. */
-import { suite } from 'uvu';
+import { suite } from '../helpers/named-suite.js';
 import * as assert from 'uvu/assert';
 import { InvitesRepo } from '../../daemon/social/invites/repo.js';
 import { openRepoContext, type RepoContext } from './repo-context.js';

@@ -3,7 +3,7 @@
  * policy with its defaults, and requests (made by the filtered-mention triggers) listed, accepted
  * and dismissed.
  */
-import { suite } from 'uvu';
+import { suite } from '../helpers/named-suite.js';
 import * as assert from 'uvu/assert';
 import { NotificationPolicyRepo } from '../../daemon/social/notification-policy/repo.js';
 import { DEFAULT_POLICY } from '../../daemon/social/notification-policy/rules.js';

@@ -1,5 +1,5 @@
 /** The Web Push repository on a real SQLite file: one subscription per token, its changes, what delivery reads. */
-import { suite } from 'uvu';
+import { suite } from '../helpers/named-suite.js';
 import * as assert from 'uvu/assert';
 import { PushRepo, type PushInsert } from '../../daemon/social/push/repo.js';
 import { openRepoContext, type RepoContext } from './repo-context.js';

@@ -1,5 +1,5 @@
 /** The reports repository on both engines: the one insert, the review reads, resolving, the checks' reads. */
-import { suite } from 'uvu';
+import { suite } from '../helpers/named-suite.js';
 import * as assert from 'uvu/assert';
 import { ReportsRepo } from '../../daemon/social/reports/repo.js';
 import { dialectOf } from '../../daemon/store/dialect.js';

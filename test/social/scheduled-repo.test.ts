@@ -1,5 +1,5 @@
 /** The scheduled statuses repository on both engines: one account's own, paged; counts per day; due ones; rescheduling and removing. */
-import { suite } from 'uvu';
+import { suite } from '../helpers/named-suite.js';
 import * as assert from 'uvu/assert';
 import { ScheduledRepo } from '../../daemon/social/scheduled/repo.js';
 import { ENGINES } from '../helpers/engines.js';

@@ -4,7 +4,7 @@
  * username, display name and domain with an exact username first and the best match next, the
  * last word a prefix, case and diacritics folded, and hostile text only ever finding nothing.
  */
-import { suite } from 'uvu';
+import { suite } from '../helpers/named-suite.js';
 import * as assert from 'uvu/assert';
 import { SearchRepo, type StatusSearch } from '../../daemon/social/search/repo.js';
 import { searchTerms } from '../../daemon/social/search/query.js';

@@ -3,7 +3,7 @@
  * pages, grouped v2 pages, unread counts), conversations, relationships, markers, polls, featured
  * tags and endorsements, filters, tokens and their vacuum, rate limits and e-mail confirmation.
  */
-import { suite } from 'uvu';
+import { suite } from '../helpers/named-suite.js';
 import * as assert from 'uvu/assert';
 import { NotificationsRepo } from '../../daemon/social/notifications/repo.js';
 import { GROUPABLE_TYPES } from '../../daemon/social/notifications/types.js';

@@ -4,7 +4,7 @@
  * statuses, who favourited, a thread's walk, the home, public, hashtag and list timelines, and the
  * counters' floor, media attached to a status, and an edit's history.
  */
-import { suite } from 'uvu';
+import { suite } from '../helpers/named-suite.js';
 import * as assert from 'uvu/assert';
 import { StatusVisibility } from '../../daemon/social/statuses/visibility.js';
 import { StatusesRepo, VIEWER_FLAG } from '../../daemon/social/statuses/repo.js';

@@ -3,7 +3,7 @@
  * changed-rows read behind the render caches (a row only where the caller's version is not the
  * row's).
  */
-import { suite } from 'uvu';
+import { suite } from '../helpers/named-suite.js';
 import * as assert from 'uvu/assert';
 import { ChangedRowsQuery } from '../../daemon/social/render/changed-rows.js';
 import { StoredIdsRepo } from '../../daemon/social/store/stored-ids-repo.js';

@@ -1,5 +1,5 @@
 /** The stream hub's repository on both engines: a status's facts, and which connected accounts and lists it reaches. */
-import { suite } from 'uvu';
+import { suite } from '../helpers/named-suite.js';
 import * as assert from 'uvu/assert';
 import { StreamingRepo } from '../../daemon/social/streaming/repo.js';
 import { ENGINES } from '../helpers/engines.js';

@@ -2,7 +2,7 @@
  * Federation's repositories on both engines: the delivery queue and peers' availability, remote
  * actors (inboxes, keys, picture copies, moves), and local accounts' aliases and moves.
  */
-import { suite } from 'uvu';
+import { suite } from '../../helpers/named-suite.js';
 import * as assert from 'uvu/assert';
 import { ActorsRepo } from '../../../daemon/social/federation/actors/repo.js';
 import { LocalMovesRepo } from '../../../daemon/social/federation/actors/moves-repo.js';
