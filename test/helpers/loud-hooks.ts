@@ -2,9 +2,9 @@
  * Preloaded by scripts/test-suites.mjs. uvu returns from a `finally` block in its runner, which
  * swallows an error thrown by a before/after hook: the suite just reports "(0 / N)" with no reason.
  * This wraps the default suite's hooks (and a named suite's: named-suite.ts) so such an error is
- * printed and fails the process. After a
- * failed `before`, what it had already started (a daemon beside a browser that could not launch)
- * may be beyond the `after` hook's reach and keep the process alive: it then ends a little later.
+ * printed and fails the process. After a failed `before`, what it had already started (a daemon
+ * beside a browser that could not launch) may be beyond the `after` hook's reach and keep the
+ * process alive: it then ends a little later.
  */
 import { test, type Test } from 'uvu';
 
