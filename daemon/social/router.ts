@@ -1,8 +1,9 @@
 /** All routes of the social instance on one router, each resource adding its own. */
-import Router from '@koa/router';
+import type Router from '@koa/router';
 import type { SocialContext } from './context.js';
 import type { SocialServices } from './services.js';
 import { Routes } from './http/routes.js';
+import { MatchCachingRouter } from './http/match-caching-router.js';
 import { oauthRoutes } from './oauth/routes.js';
 import { accountRoutes } from './accounts/routes.js';
 import { relationshipRoutes } from './relationships/routes.js';
@@ -35,7 +36,7 @@ import { directoryRoutes } from './directory/routes.js';
 import { featuredRoutes } from './featured/routes.js';
 
 export function socialRouter(ctx: SocialContext, services: SocialServices): Router {
-  const router = new Router();
+  const router = new MatchCachingRouter();
   router.use(renderedJsonBodies);
   const { renderer, scheduled, media } = services;
   const routes = new Routes(router, services.oauth.resolve, media.storage.incoming);
