@@ -70,4 +70,17 @@ test('answers as the plain router does, the first time and every time after', as
   }
 });
 
+test('a long made-up path is routed but not remembered', async () => {
+  const router = new MatchCachingRouter();
+  const served = await serve(router);
+  try {
+    const id = '7'.repeat(300);
+    assert.equal(await served.get(`/api/v1/accounts/${id}`), { status: 200, body: `account ${id} [2]` });
+    assert.equal(await served.get('/api/v1/accounts/42'), { status: 200, body: 'account 42 [2]' });
+    assert.is(router.rememberedPaths, 1);
+  } finally {
+    await served.close();
+  }
+});
+
 test.run();
